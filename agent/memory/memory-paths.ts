@@ -1,0 +1,65 @@
+import path from "node:path";
+import { AppError } from "../errors/app-error";
+
+/**
+ * A path inside ELNOR_MEMORY is written as "/"-separated segments relative to the root. Each
+ * segment is a plain name: ids, slugs, file names. Anything that could climb out of the root or
+ * mean something to a shell or another OS (`..`, absolute paths, backslashes, NUL, hidden or
+ * empty segments) is refused before the file system sees it.
+ */
+const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+
+export function assertMemorySegment(segment: string): string {
+  if (!SEGMENT.test(segment) || segment.includes("..")) {
+    throw new AppError("MEMORY_PATH_INVALID", "A memory path segment must be a plain name (letters, digits, . _ -).");
+  }
+  return segment;
+}
+
+export function resolveMemoryPath(root: string, relative: string): string {
+  if (relative.length === 0 || relative.length > 1024) {
+    throw new AppError("MEMORY_PATH_INVALID", "A memory path must be 1–1024 characters.");
+  }
+  const segments = relative.split("/");
+  for (const segment of segments) assertMemorySegment(segment);
+  const resolved = path.resolve(root, ...segments);
+  // Defence in depth: the segment rule already forbids escaping, this catches any future change.
+  if (resolved !== root && !resolved.startsWith(root + path.sep)) {
+    throw new AppError("MEMORY_PATH_INVALID", "A memory path must stay inside ELNOR_MEMORY.");
+  }
+  return resolved;
+}
+
+/** DESIGN §5 — every path the agent writes, named once. */
+export const MemoryPaths = {
+  agentToken: "system/agent/token",
+  agentLock: "system/agent/lock",
+  agentPairing: "system/agent/pairing.json",
+  runtimeCurrent: "system/learning/runtime/current.json",
+  observationScopeCurrent: "system/learning/runtime/observation_scope_current.json",
+  sessions: "system/learning/sessions.jsonl",
+  proposals: "system/learning/proposals.jsonl",
+  questions: "system/learning/questions.jsonl",
+  answers: "system/learning/answers.jsonl",
+  boundaries: "system/learning/boundaries.jsonl",
+  receipts: "system/learning/receipts.jsonl",
+  checkpointReceipts: "system/learning/checkpoint_receipts.jsonl",
+  validationRuns: "system/learning/validation_runs.jsonl",
+  validationStepResults: "system/learning/validation_step_results.jsonl",
+  bridgeEntriesCurrent: "system/capabilities/bridge_entries_current.json",
+  availabilityCurrent: "system/abilities/availability_current.json",
+  catalogCurrent: "system/abilities/catalog_current.json",
+  activationHistory: "system/abilities/activation_history.jsonl",
+  interpretation: (interpretationId: string) =>
+    `system/learning/interpretations/${assertMemorySegment(interpretationId)}.json`,
+  observationEvents: (sessionId: string) =>
+    `system/learning/observations/${assertMemorySegment(sessionId)}/events.jsonl`,
+  observationSnapshot: (sessionId: string, sha256: string) =>
+    `system/learning/observations/${assertMemorySegment(sessionId)}/snapshots/${assertMemorySegment(sha256)}.json`,
+  draft: (proposalId: string) => `system/learning/drafts/${assertMemorySegment(proposalId)}`,
+  installedSkill: (skillName: string) => `system/learning/installed/${assertMemorySegment(skillName)}`,
+  capabilityManifest: (capabilityId: string) =>
+    `system/capabilities/manifests/${assertMemorySegment(capabilityId)}.json`,
+  capabilityMetadata: (capabilityId: string) =>
+    `system/capabilities/metadata/${assertMemorySegment(capabilityId)}.json`,
+} as const;

@@ -1,0 +1,188 @@
+import { spawn } from "node:child_process";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AppError } from "../errors/app-error";
+import { makeTempMemoryRoot } from "../test-support/temp-memory";
+import { openMemoryStore, type MemoryStore } from "./memory-store";
+import { MemoryPaths, resolveMemoryPath } from "./memory-paths";
+
+const Seq = z.object({ seq: z.number().int() });
+
+let root: string;
+let cleanup: () => Promise<void>;
+let store: MemoryStore | undefined;
+
+beforeEach(async () => {
+  ({ root, cleanup } = await makeTempMemoryRoot());
+});
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
+  await cleanup();
+});
+
+async function rejectsWithCode(promise: Promise<unknown>, code: string) {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  expect((error as AppError).code).toBe(code);
+}
+
+describe("memory paths", () => {
+  it.each([
+    ["../outside.json"],
+    ["system/../../etc/passwd"],
+    ["/etc/passwd"],
+    ["system\\agent\\token"],
+    ["system//token"],
+    ["system/.hidden"],
+    ["system/a\u0000b"],
+    [""],
+    ["system/learning/observations/../../agent/token"],
+  ])("rejects %j with MEMORY_PATH_INVALID", (relative) => {
+    expect(() => resolveMemoryPath("/tmp/root", relative)).toThrowError(
+      expect.objectContaining({ code: "MEMORY_PATH_INVALID" }),
+    );
+  });
+
+  it("rejects an id that would escape when placed in a path template", () => {
+    expect(() => MemoryPaths.observationEvents("../x")).toThrowError(expect.objectContaining({ code: "MEMORY_PATH_INVALID" }));
+  });
+
+  it("resolves a plain path inside the root", () => {
+    expect(resolveMemoryPath("/tmp/root", "system/learning/receipts.jsonl")).toBe("/tmp/root/system/learning/receipts.jsonl");
+  });
+});
+
+describe("memory store", () => {
+  it("replaces a current view atomically and leaves no temp file behind", async () => {
+    store = await openMemoryStore({ root });
+    await store.writeJson("system/learning/runtime/current.json", { seq: 1 });
+    await store.writeJson("system/learning/runtime/current.json", { seq: 2 });
+    expect(await store.readJson("system/learning/runtime/current.json", Seq)).toEqual({ seq: 2 });
+    expect(await store.list("system/learning/runtime")).toEqual(["current.json"]);
+  });
+
+  it("refuses to read a current view that does not match its schema", async () => {
+    store = await openMemoryStore({ root });
+    await store.writeJson("system/learning/runtime/current.json", { seq: "one" });
+    await rejectsWithCode(store.readJson("system/learning/runtime/current.json", Seq), "MEMORY_RECORD_CORRUPT");
+  });
+
+  it("keeps every record of concurrent appends, one line each", async () => {
+    store = await openMemoryStore({ root });
+    const open = store;
+    await Promise.all(Array.from({ length: 200 }, (_, seq) => open.append("system/learning/receipts.jsonl", { seq })));
+    const records = await store.readJsonl("system/learning/receipts.jsonl", Seq);
+    expect(records.map((record) => record.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+  });
+
+  it("cuts a torn last line before the next append and loses no complete record", async () => {
+    const file = path.join(root, "system/learning/receipts.jsonl");
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '{"seq":0}\n{"seq":1}\n{"seq":');
+    store = await openMemoryStore({ root });
+    // A reader never sees the torn line…
+    expect(await store.readJsonl("system/learning/receipts.jsonl", Seq)).toEqual([{ seq: 0 }, { seq: 1 }]);
+    // …and the writer removes it before appending.
+    await store.append("system/learning/receipts.jsonl", { seq: 2 });
+    expect(await readFile(file, "utf8")).toBe('{"seq":0}\n{"seq":1}\n{"seq":2}\n');
+  });
+
+  it("reports a corrupt line in the middle of a log instead of skipping it", async () => {
+    const file = path.join(root, "system/learning/receipts.jsonl");
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '{"seq":0}\nnot json\n{"seq":2}\n');
+    store = await openMemoryStore({ root });
+    await rejectsWithCode(store.readJsonl("system/learning/receipts.jsonl", Seq), "MEMORY_RECORD_CORRUPT");
+  });
+
+  it("refuses paths that escape the root on every operation", async () => {
+    store = await openMemoryStore({ root });
+    await rejectsWithCode(store.writeJson("../escape.json", {}), "MEMORY_PATH_INVALID");
+    await rejectsWithCode(store.append("system/../../escape.jsonl", {}), "MEMORY_PATH_INVALID");
+    await rejectsWithCode(store.remove("/etc"), "MEMORY_PATH_INVALID");
+    expect(await store.list("..").catch((error: AppError) => error.code)).toBe("MEMORY_PATH_INVALID");
+  });
+
+  it("lets a second store on the same root refuse to open with a clear message", async () => {
+    store = await openMemoryStore({ root });
+    const second = openMemoryStore({ root });
+    await rejectsWithCode(second, "MEMORY_LOCKED");
+    await expect(second).rejects.toThrow(/Another elnor-learn agent \(pid \d+\) is using ELNOR_MEMORY/);
+  });
+
+  it("takes over a lock left by a process that no longer exists", async () => {
+    const lock = path.join(root, "system/agent/lock");
+    await mkdir(path.dirname(lock), { recursive: true });
+    // pid 2^22+1 is above Linux's pid_max default, so no live process holds it.
+    await writeFile(lock, JSON.stringify({ pid: 4194305, host: "gone", started_at: new Date().toISOString() }));
+    store = await openMemoryStore({ root });
+    expect(JSON.parse(await readFile(lock, "utf8")).pid).toBe(process.pid);
+  });
+
+  it("releases the lock on close so another agent can open the root", async () => {
+    const first = await openMemoryStore({ root });
+    await first.close();
+    store = await openMemoryStore({ root });
+    expect(await store.exists(MemoryPaths.agentLock)).toBe(true);
+  });
+
+  it("writes text files with the requested mode", async () => {
+    store = await openMemoryStore({ root });
+    await store.writeText("system/agent/token", "secret\n", { mode: 0o600 });
+    expect((await stat(path.join(root, "system/agent/token"))).mode & 0o777).toBe(0o600);
+  });
+
+  it("removes a folder tree even while one of its logs is open", async () => {
+    store = await openMemoryStore({ root });
+    await store.append(MemoryPaths.observationEvents("s1"), { seq: 1 });
+    await store.remove("system/learning/observations/s1");
+    expect(await store.exists("system/learning/observations/s1")).toBe(false);
+    await store.append(MemoryPaths.observationEvents("s1"), { seq: 2 });
+    expect(await store.readJsonl(MemoryPaths.observationEvents("s1"), Seq)).toEqual([{ seq: 2 }]);
+  });
+});
+
+describe("memory store under SIGKILL", () => {
+  const child = fileURLToPath(new URL("../test-support/append-child.ts", import.meta.url));
+
+  it("loses no acknowledged record and leaves no corrupt line when the writer is killed mid-append", async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const acknowledged = await new Promise<number[]>((resolve, reject) => {
+        const proc = spawn(process.execPath, ["--import", "tsx", child, root], { stdio: ["ignore", "pipe", "pipe"] });
+        const acks: number[] = [];
+        let buffered = "";
+        let stderr = "";
+        proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+        proc.stdout.on("data", (chunk: Buffer) => {
+          buffered += chunk.toString();
+          const lines = buffered.split("\n");
+          buffered = lines.pop() ?? "";
+          for (const line of lines) acks.push(Number(line));
+          // Kill at a different depth each round, while appends are in flight.
+          if (acks.length >= 150 + round * 97 && proc.exitCode === null && !proc.killed) proc.kill("SIGKILL");
+        });
+        proc.on("exit", (_code, signal) => {
+          if (signal === "SIGKILL") resolve(acks);
+          else reject(new Error(`child exited without being killed: ${stderr}`));
+        });
+      });
+      expect(acknowledged.length).toBeGreaterThan(0);
+      // The dead child's lock is stale: a new store opens, repairs and reads everything back.
+      const reopened = await openMemoryStore({ root });
+      const seqs = new Set((await reopened.readJsonl("system/learning/receipts.jsonl", Seq)).map((record) => record.seq));
+      for (const seq of acknowledged) expect(seqs.has(seq)).toBe(true);
+      await reopened.append("system/learning/receipts.jsonl", { seq: -1 - round });
+      const after = await reopened.readJsonl("system/learning/receipts.jsonl", Seq);
+      expect(after.at(-1)).toEqual({ seq: -1 - round });
+      await reopened.close();
+    }
+  }, 60_000);
+});
+

@@ -1,0 +1,334 @@
+import { randomBytes } from "node:crypto";
+import { constants as fsConstants } from "node:fs";
+import { open, mkdir, readFile, rename, rm, readdir, stat, unlink, type FileHandle } from "node:fs/promises";
+import { hostname } from "node:os";
+import path from "node:path";
+import type { z } from "zod";
+import { AppError, isAppError } from "../errors/app-error";
+import { MemoryPaths, resolveMemoryPath } from "./memory-paths";
+
+/**
+ * The ELNOR_MEMORY store (DESIGN §5). Every file the agent writes goes through one of these
+ * handles: current views are replaced atomically (temp file, fsync, rename, fsync of the folder),
+ * logs are append-only JSONL whose writes are grouped and fsynced before any caller is told they
+ * are durable, and a line torn by a crash is cut off before the next append.
+ */
+export interface MemoryStore {
+  readonly root: string;
+  readJson<S extends z.ZodType>(relative: string, schema: S): Promise<z.infer<S> | undefined>;
+  writeJson(relative: string, value: unknown): Promise<void>;
+  readText(relative: string): Promise<string | undefined>;
+  writeText(relative: string, text: string, options?: { mode?: number }): Promise<void>;
+  /** Resolves once the record is on disk (fsync). Records appended together share one fsync. */
+  append(relative: string, record: unknown): Promise<void>;
+  appendMany(relative: string, records: readonly unknown[]): Promise<void>;
+  readJsonl<S extends z.ZodType>(relative: string, schema: S): Promise<Array<z.infer<S>>>;
+  exists(relative: string): Promise<boolean>;
+  list(relative: string): Promise<string[]>;
+  /** Removes a file or a folder tree; absent is fine. */
+  remove(relative: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenMemoryStoreOptions {
+  root: string;
+}
+
+interface PendingAppend {
+  text: string;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+interface AppendLog {
+  handle: FileHandle;
+  size: number;
+  pending: PendingAppend[];
+  flushing: Promise<void> | undefined;
+}
+
+const WRITE_FAILURE_CODES = new Set(["ENOSPC", "EDQUOT", "EIO", "EROFS", "EFBIG", "EACCES", "EPERM"]);
+
+function toWriteError(error: unknown): unknown {
+  if (isAppError(error)) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== undefined && WRITE_FAILURE_CODES.has(code)) {
+    return new AppError("MEMORY_WRITE_FAILED", `ELNOR_MEMORY could not be written (${code}); nothing was changed.`, {
+      cause: error,
+    });
+  }
+  return error;
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+}
+
+async function fsyncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, fsConstants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function acquireLock(root: string): Promise<string> {
+  const lockPath = resolveMemoryPath(root, MemoryPaths.agentLock);
+  await mkdir(path.dirname(lockPath), { recursive: true });
+  const body = JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() });
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const handle = await open(lockPath, "wx", 0o600);
+      await handle.writeFile(body);
+      await handle.sync();
+      await handle.close();
+      return lockPath;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw toWriteError(error);
+    }
+    const holder = await readLockHolder(lockPath);
+    if (holder !== undefined && isProcessAlive(holder)) {
+      throw new AppError(
+        "MEMORY_LOCKED",
+        `Another elnor-learn agent (pid ${holder}) is using ELNOR_MEMORY at ${root}. Stop it, or point ELNOR_MEMORY at another folder.`,
+      );
+    }
+    // The holder is gone (crash, SIGKILL): its lock is stale and safe to take over once.
+    await unlink(lockPath).catch((error: unknown) => {
+      if (!isMissing(error)) throw error;
+    });
+  }
+  throw new AppError("MEMORY_LOCKED", `ELNOR_MEMORY at ${root} is being locked by another agent right now.`);
+}
+
+async function readLockHolder(lockPath: string): Promise<number | undefined> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(lockPath, "utf8"));
+    const pid = (parsed as { pid?: unknown } | null)?.pid;
+    return typeof pid === "number" && Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    // An unreadable or half-written lock file names no live holder.
+    return undefined;
+  }
+}
+
+/** Cuts a trailing partial line (a write torn by a crash) so the next append starts clean. */
+async function repairTornTail(handle: FileHandle): Promise<number> {
+  const { size } = await handle.stat();
+  if (size === 0) return 0;
+  const probe = Buffer.alloc(1);
+  await handle.read(probe, 0, 1, size - 1);
+  if (probe[0] === 0x0a) return size;
+  const chunk = 64 * 1024;
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - chunk);
+    const buffer = Buffer.alloc(end - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const newline = buffer.lastIndexOf(0x0a);
+    if (newline >= 0) {
+      const keep = start + newline + 1;
+      await handle.truncate(keep);
+      await handle.sync();
+      return keep;
+    }
+    end = start;
+  }
+  await handle.truncate(0);
+  await handle.sync();
+  return 0;
+}
+
+export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<MemoryStore> {
+  const root = path.resolve(options.root);
+  await mkdir(root, { recursive: true });
+  const lockPath = await acquireLock(root);
+  const logs = new Map<string, Promise<AppendLog>>();
+  let closed = false;
+
+  const assertOpen = () => {
+    if (closed) throw new AppError("INTERNAL_ERROR", "The memory store is closed.");
+  };
+
+  const openLog = (absolute: string): Promise<AppendLog> => {
+    let log = logs.get(absolute);
+    if (log === undefined) {
+      log = (async () => {
+        await mkdir(path.dirname(absolute), { recursive: true });
+        const handle = await open(absolute, "a+", 0o600);
+        const size = await repairTornTail(handle);
+        return { handle, size, pending: [], flushing: undefined };
+      })();
+      logs.set(absolute, log);
+      log.catch(() => logs.delete(absolute));
+    }
+    return log;
+  };
+
+  const flush = async (log: AppendLog): Promise<void> => {
+    while (log.pending.length > 0) {
+      const batch = log.pending.splice(0, log.pending.length);
+      const bytes = Buffer.from(batch.map((entry) => entry.text).join(""), "utf8");
+      try {
+        await log.handle.write(bytes, 0, bytes.length, null);
+        await log.handle.datasync();
+        log.size += bytes.length;
+        for (const entry of batch) entry.resolve();
+      } catch (error) {
+        // Nothing of a failed batch may stay behind: cut the file back to its last durable size.
+        await log.handle.truncate(log.size).catch(() => undefined);
+        const failure = toWriteError(error);
+        for (const entry of batch) entry.reject(failure);
+      }
+    }
+  };
+
+  const enqueue = async (relative: string, records: readonly unknown[]): Promise<void> => {
+    assertOpen();
+    if (records.length === 0) return;
+    const absolute = resolveMemoryPath(root, relative);
+    const text = records.map((record) => `${JSON.stringify(record)}\n`).join("");
+    const log = await openLog(absolute).catch((error: unknown) => Promise.reject(toWriteError(error)));
+    const done = new Promise<void>((resolve, reject) => {
+      log.pending.push({ text, resolve, reject });
+    });
+    if (log.flushing === undefined) {
+      log.flushing = flush(log).finally(() => {
+        log.flushing = undefined;
+      });
+    }
+    return done;
+  };
+
+  const closeLogsUnder = async (absolute: string) => {
+    for (const [file, logPromise] of logs) {
+      if (file === absolute || file.startsWith(absolute + path.sep)) {
+        logs.delete(file);
+        const log = await logPromise.catch(() => undefined);
+        if (log === undefined) continue;
+        await log.flushing;
+        await log.handle.close();
+      }
+    }
+  };
+
+  const writeAtomic = async (relative: string, data: string, mode = 0o600) => {
+    assertOpen();
+    const absolute = resolveMemoryPath(root, relative);
+    const folder = path.dirname(absolute);
+    const temp = `${absolute}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+    try {
+      await mkdir(folder, { recursive: true });
+      const handle = await open(temp, "wx", mode);
+      try {
+        await handle.writeFile(data, "utf8");
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, absolute);
+      await fsyncFolder(folder);
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw toWriteError(error);
+    }
+  };
+
+  const readText = async (relative: string): Promise<string | undefined> => {
+    const absolute = resolveMemoryPath(root, relative);
+    try {
+      return await readFile(absolute, "utf8");
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  };
+
+  const corrupt = (relative: string, detail: string) =>
+    new AppError("MEMORY_RECORD_CORRUPT", `A record in ${relative} is not valid (${detail}).`);
+
+  return {
+    root,
+    async readJson(relative, schema) {
+      const text = await readText(relative);
+      if (text === undefined) return undefined;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw corrupt(relative, "not JSON");
+      }
+      const parsed = schema.safeParse(value);
+      if (!parsed.success) throw corrupt(relative, "does not match its schema");
+      return parsed.data;
+    },
+    writeJson: (relative, value) => writeAtomic(relative, `${JSON.stringify(value, null, 2)}\n`),
+    readText,
+    writeText: (relative, text, options) => writeAtomic(relative, text, options?.mode),
+    append: (relative, record) => enqueue(relative, [record]),
+    appendMany: (relative, records) => enqueue(relative, records),
+    async readJsonl(relative, schema) {
+      const text = await readText(relative);
+      if (text === undefined) return [];
+      const lines = text.split("\n");
+      // The last element is "" after a final newline, or a torn line that was never acknowledged.
+      lines.pop();
+      return lines.map((line, index) => {
+        let value: unknown;
+        try {
+          value = JSON.parse(line);
+        } catch {
+          throw corrupt(relative, `line ${index + 1} is not JSON`);
+        }
+        const parsed = schema.safeParse(value);
+        if (!parsed.success) throw corrupt(relative, `line ${index + 1} does not match its schema`);
+        return parsed.data;
+      });
+    },
+    async exists(relative) {
+      try {
+        await stat(resolveMemoryPath(root, relative));
+        return true;
+      } catch (error) {
+        if (isMissing(error)) return false;
+        throw error;
+      }
+    },
+    async list(relative) {
+      try {
+        return (await readdir(resolveMemoryPath(root, relative))).sort();
+      } catch (error) {
+        if (isMissing(error)) return [];
+        throw error;
+      }
+    },
+    async remove(relative) {
+      assertOpen();
+      const absolute = resolveMemoryPath(root, relative);
+      await closeLogsUnder(absolute);
+      await rm(absolute, { recursive: true, force: true }).catch((error: unknown) => Promise.reject(toWriteError(error)));
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const logPromise of logs.values()) {
+        const log = await logPromise.catch(() => undefined);
+        if (log === undefined) continue;
+        await log.flushing;
+        await log.handle.close();
+      }
+      logs.clear();
+      await unlink(lockPath).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { agentLoggerOptions, buildApp } from "./app";
+import { readAgentConfig } from "./config";
+import { isAppError } from "./errors/app-error";
+import { openMemoryStore } from "./memory/memory-store";
+import { loadOrCreateAgentToken } from "./security/agent-token";
+import { startupBanner } from "./startup-banner";
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+async function main(): Promise<void> {
+  const config = readAgentConfig();
+  const memory = await openMemoryStore({ root: config.memoryRoot });
+  const app = await buildApp({ memory, port: config.port, logger: agentLoggerOptions(process.env.ELNOR_LOG_LEVEL ?? "info") });
+  let closing = false;
+  const close = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, "closing");
+    await app.close();
+    await memory.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void close("SIGINT"));
+  process.on("SIGTERM", () => void close("SIGTERM"));
+  const url = await app.listen({ host: "127.0.0.1", port: config.port });
+  const token = await loadOrCreateAgentToken(memory);
+  process.stdout.write(startupBanner({ url, memoryRoot: memory.root, token, projectRoot }));
+}
+
+main().catch((error: unknown) => {
+  if (isAppError(error)) {
+    process.stderr.write(`elnor-learn agent did not start: ${error.message} [${error.code}]\n`);
+  } else {
+    process.stderr.write(`elnor-learn agent did not start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  }
+  process.exit(1);
+});

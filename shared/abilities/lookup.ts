@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { InstallLaneSchema } from "../skills/proposal";
+
+/**
+ * §0C.11 Body of `POST /api/abilities/lookup`. By default only approved and shared lanes are
+ * searched, plus (through `include_private_owned_by_user`) the user's own private abilities.
+ */
+export const AbilityLookupQuerySchema = z.object({
+  user_query: z.string().max(500),
+  project_id: z.string().max(120).optional(),
+  room_id: z.string().max(160).optional(),
+  install_lanes_allowed: z.array(InstallLaneSchema.extract([
+    "experimental_private",
+    "approved_workspace",
+    "shared_promoted",
+  ])).default(["approved_workspace", "shared_promoted"]),
+  include_private_owned_by_user: z.boolean().default(true),
+  schema_version: z.literal(1),
+});
+/** §0C.11 */
+export type AbilityLookupQuery = z.infer<typeof AbilityLookupQuerySchema>;
+
+/** §0C.11 Response of `POST /api/abilities/lookup`, best match first (§0C.11C). */
+export const AbilityLookupResultSchema = z.object({
+  matches: z.array(z.object({
+    ability_id: z.string().max(160),
+    score: z.number(),
+    install_lane: z.string(),
+    usable_now: z.boolean(),
+    reason_unusable: z.string().optional(),
+  })),
+  created_at: z.string().datetime(),
+  schema_version: z.literal(1),
+});
+/** §0C.11 */
+export type AbilityLookupResult = z.infer<typeof AbilityLookupResultSchema>;
+
+/**
+ * §0C.11C `ScoredAbility`: one ability scored against a query, with the reasons behind the
+ * score. The spec gives it as a TypeScript interface without limits, so none are added.
+ */
+export const ScoredAbilitySchema = z.object({
+  ability_id: z.string(),
+  score: z.number(),
+  match_reasons: z.array(z.string()),
+  install_lane: z.string(),
+  usable_now: z.boolean(),
+  reason_unusable: z.string().optional(),
+});
+/** §0C.11C */
+export type ScoredAbility = z.infer<typeof ScoredAbilitySchema>;

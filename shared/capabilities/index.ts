@@ -1,0 +1,4 @@
+export * from "./control-surface";
+export * from "./capability-manifest";
+export * from "./capability-metadata";
+export * from "./bridge-entry";

@@ -1,0 +1,4 @@
+export * from "./error-envelope";
+export * from "./error-codes";
+export * from "./agent-health";
+export * from "./pairing";

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import {
+  LearnSessionSchema,
+  LearningEntryModeSchema,
+  ObservationModeSchema,
+  BuildPolicySchema,
+  LearnExecutionModeSchema,
+  LearnTargetKindSchema,
+} from "./learn-session";
+
+/**
+ * §0C.2 Body of `POST /api/learn/sessions`. When `target_app_whitelist` is non-empty and observation
+ * is `outside_agent` or `mixed`, events outside the list are ignored (capture-scoping rule).
+ */
+export const CreateLearnSessionRequestSchema = z.object({
+  entry_mode: LearningEntryModeSchema,
+  observation_mode: ObservationModeSchema.default("none"),
+  build_policy: BuildPolicySchema.default("build_then_review"),
+  execution_mode: LearnExecutionModeSchema.default("guided"),
+  target_kind: LearnTargetKindSchema.default("new_skill"),
+  project_id: z.string().max(120).optional(),
+  room_id: z.string().max(160).optional(),
+  target_skill_id: z.string().max(160).optional(),
+  target_app_family: z.string().max(80).optional(),
+  target_app_whitelist: z.array(z.string().max(160)).default([]),
+  ask_before_build: z.boolean().default(false),
+  allow_private_install: z.boolean().default(false),
+  requested_safe_target_ref: z.string().max(240).optional(),
+});
+/** §0C.2 */
+export type CreateLearnSessionRequest = z.infer<typeof CreateLearnSessionRequestSchema>;
+
+/** §0C.2 */
+export const CreateLearnSessionResponseSchema = z.object({
+  session: LearnSessionSchema,
+  ui_mode: z.enum(["overlay", "drawer", "recent-run", "exploratory", "import"]),
+  next_action: z.enum([
+    "wait_for_first_meaningful_event",
+    "show_recent_run_picker",
+    "launch_exploration",
+    "show_skill_delta_editor",
+    "show_import_configurator",
+  ]),
+});
+/** §0C.2 */
+export type CreateLearnSessionResponse = z.infer<typeof CreateLearnSessionResponseSchema>;

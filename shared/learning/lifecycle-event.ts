@@ -1,0 +1,38 @@
+import { z } from "zod";
+
+/** §0C.13 Saga events of the learning lifecycle; the saga table there says which command emits which. */
+export const LearningLifecycleEventSchema = z.enum([
+  "learn.session.started",
+  "learn.capture.started",
+  "learn.capture.paused",
+  "learn.capture.stopped",
+  "learn.proposal.created",
+  "learn.proposal.questions_requested",
+  "learn.validation.started",
+  "learn.validation.completed",
+  "learn.install.started",
+  "learn.install.completed",
+  "bridge.rebuild.started",
+  "bridge.rebuild.completed",
+  "ability.snapshot.updated",
+  "ability.route.enabled",
+  "ability.quarantined",
+]);
+/** §0C.13 */
+export type LearningLifecycleEvent = z.infer<typeof LearningLifecycleEventSchema>;
+
+/**
+ * §0C.16C, §0C.16E The SSE `event:` names on `GET /api/learn/sessions/:sessionId/events`: every
+ * lifecycle event, the three checkpoint outcomes, and `error`, which the side panel must show as a
+ * degraded banner. `learn.session.cancelled` is not here: §0C.16D names it as a receipt kind
+ * (see ./receipts); the stream simply closes when the session becomes terminal.
+ */
+export const LearnStreamEventKindSchema = z.enum([
+  ...LearningLifecycleEventSchema.options,
+  "checkpoint.reached",
+  "checkpoint.skipped",
+  "checkpoint.failed",
+  "error",
+]);
+/** §0C.16C */
+export type LearnStreamEventKind = z.infer<typeof LearnStreamEventKindSchema>;

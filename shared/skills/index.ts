@@ -1,0 +1,5 @@
+export * from "./proposal";
+export * from "./frontmatter";
+export * from "./import-state";
+export * from "./validation-report";
+export * from "./import";

@@ -1,0 +1,28 @@
+import { z } from "zod";
+
+export const DEFAULT_AGENT_URL = "http://127.0.0.1:47630";
+
+/**
+ * The agent is only ever on this machine: the extension's permanent host permissions cover
+ * 127.0.0.1 and localhost, nothing else, so an address elsewhere is refused before any request.
+ */
+export const AgentUrlSchema = z
+  .string()
+  .trim()
+  .regex(/^http:\/\/(127\.0\.0\.1|localhost):\d{1,5}\/?$/, "Use the address the agent printed, like http://127.0.0.1:47630")
+  .transform((url) => url.replace(/\/$/, ""));
+
+/** What the side panel keeps in extension storage after pairing. */
+export const AgentConnectionSchema = z.object({
+  agent_url: AgentUrlSchema,
+  token: z.string().min(20).max(512),
+  paired_at: z.string().datetime(),
+});
+export type AgentConnection = z.infer<typeof AgentConnectionSchema>;
+
+/** Where the connection lives; the side panel entry wires it to extension storage. */
+export interface ConnectionStorage {
+  load(): Promise<AgentConnection | null>;
+  save(connection: AgentConnection): Promise<void>;
+  clear(): Promise<void>;
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+import { WxtVitest } from "wxt/testing";
+
+export default defineConfig({
+  plugins: [WxtVitest()],
+  test: {
+    include: ["shared/**/*.test.ts", "agent/**/*.test.ts", "ui/**/*.test.ts", "extension/**/*.test.ts", "e2e/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    // Browser and child-process tests start real Chromium and real agents: keep the 2-core machine calm.
+    maxWorkers: 2,
+    fileParallelism: true,
+  },
+});
