@@ -1,8 +1,10 @@
+import { svelte } from "@sveltejs/vite-plugin-svelte";
 import { defineConfig } from "vitest/config";
 import { WxtVitest } from "wxt/testing";
 
 export default defineConfig({
-  plugins: [WxtVitest()],
+  // WxtVitest gives extension code its fake browser; svelte() compiles runes in *.svelte.ts.
+  plugins: [WxtVitest(), svelte()],
   test: {
     include: ["shared/**/*.test.ts", "agent/**/*.test.ts", "ui/**/*.test.ts", "extension/**/*.test.ts", "e2e/**/*.test.ts"],
     testTimeout: 20_000,

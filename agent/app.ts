@@ -43,6 +43,8 @@ export async function buildApp(options: BuildAppOptions) {
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // JSON is the only body the local API speaks; anything else is a 415, not a string to validate.
+  app.removeContentTypeParser("text/plain");
 
   const token = await loadOrCreateAgentToken(options.memory);
   const pairing = await createPairingService({ memory: options.memory, now });

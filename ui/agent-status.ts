@@ -41,7 +41,7 @@ export function describeAgentStatus(status: AgentStatus): { headline: string; de
     case "unreachable":
       return { headline: "Agent unreachable", detail: `Nothing answered at ${status.agentUrl}. Start it with \`npm start\`, then retry.`, tone: "error" };
     case "token_rejected":
-      return { headline: "Token rejected", detail: "The agent did not accept the saved token. Paste the token it printed at start-up.", tone: "error" };
+      return { headline: "Token rejected", detail: "The agent did not accept this token. Paste the token it printed at start-up.", tone: "error" };
     case "paired_elsewhere":
       return { headline: "Paired with another extension", detail: "The agent is paired with a different browser extension. Pair this one again with the token.", tone: "warn" };
     case "failed":

@@ -1,0 +1,65 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const serverScript = fileURLToPath(new URL("../server.ts", import.meta.url));
+export const projectRoot = path.resolve(path.dirname(serverScript), "..");
+
+export interface AgentProcess {
+  proc: ChildProcess;
+  url: string;
+  port: number;
+  output: () => string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts the real agent (`agent/server.ts`, as `npm start` does) on a free loopback port with the
+ * given ELNOR_MEMORY, and resolves once it prints its address.
+ */
+export function startAgentProcess(memoryRoot: string, extraEnv: Record<string, string> = {}): Promise<AgentProcess> {
+  const proc = spawn(process.execPath, ["--import", "tsx", serverScript], {
+    cwd: projectRoot,
+    env: { ...process.env, ELNOR_MEMORY: memoryRoot, ELNOR_AGENT_PORT: "0", ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Agent address:\s+(http:\/\/127\.0\.0\.1:(\d+))/.exec(output);
+      if (match?.[1] !== undefined && match[2] !== undefined) {
+        proc.stdout?.off("data", onData);
+        proc.stdout?.on("data", (more: Buffer) => (output += more.toString()));
+        resolve({
+          proc,
+          url: match[1],
+          port: Number(match[2]),
+          output: () => output,
+          stop: () => {
+            if (proc.exitCode === null) proc.kill("SIGTERM");
+            return exited;
+          },
+        });
+      }
+    };
+    proc.stdout?.on("data", onData);
+    proc.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    void exited.then((code) => reject(new Error(`agent exited (${code}) before listening:\n${output}`)));
+  });
+}
+
+/** Runs the agent expecting it to refuse to start; resolves with its exit code and output. */
+export function runAgentExpectingFailure(memoryRoot: string): Promise<{ code: number | null; output: string }> {
+  const proc = spawn(process.execPath, ["--import", "tsx", serverScript], {
+    cwd: projectRoot,
+    env: { ...process.env, ELNOR_MEMORY: memoryRoot, ELNOR_AGENT_PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  proc.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  proc.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => proc.on("exit", (code) => resolve({ code, output })));
+}

@@ -1,0 +1,10 @@
+/** One line of the benchmark table: a figure, the baseline it is compared with, and its target. */
+export interface BenchResult {
+  name: string;
+  value: number;
+  unit: string;
+  baselineName: string;
+  baseline: number;
+  target: string;
+  pass: boolean;
+}

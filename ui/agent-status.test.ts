@@ -1,0 +1,112 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { agentLoggerOptions, buildApp, type AgentApp } from "../agent/app";
+import { openMemoryStore, type MemoryStore } from "../agent/memory/memory-store";
+import { MemoryPaths } from "../agent/memory/memory-paths";
+import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
+import type { AgentConnection, ConnectionStorage } from "./agent-connection";
+import { describeAgentStatus, statusFromFailure } from "./agent-status";
+import { AgentStatusState } from "./agent-status.svelte";
+
+const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
+
+function memoryStorage(): ConnectionStorage & { saved: AgentConnection | null } {
+  const storage = {
+    saved: null as AgentConnection | null,
+    load: async () => storage.saved,
+    save: async (connection: AgentConnection) => {
+      storage.saved = connection;
+    },
+    clear: async () => {
+      storage.saved = null;
+    },
+  };
+  return storage;
+}
+
+describe("statusFromFailure", () => {
+  it("maps the agent's coded answers to what the panel says", () => {
+    expect(statusFromFailure({ kind: "unreachable", message: "" }, "u").kind).toBe("unreachable");
+    expect(statusFromFailure({ kind: "api", status: 401, code: "AUTH_INVALID", message: "" }, "u").kind).toBe("token_rejected");
+    expect(statusFromFailure({ kind: "api", status: 401, code: "AUTH_REQUIRED", message: "" }, "u").kind).toBe("token_rejected");
+    expect(statusFromFailure({ kind: "api", status: 403, code: "ORIGIN_NOT_ALLOWED", message: "" }, "u").kind).toBe("paired_elsewhere");
+    expect(statusFromFailure({ kind: "api", status: 503, code: "MEMORY_LOCKED", message: "busy" }, "u")).toEqual({
+      kind: "failed",
+      agentUrl: "u",
+      code: "MEMORY_LOCKED",
+      message: "busy",
+    });
+  });
+
+  it("gives every status a headline a person can act on", () => {
+    expect(describeAgentStatus({ kind: "unreachable", agentUrl: "http://127.0.0.1:1" }).detail).toContain("npm start");
+    expect(describeAgentStatus({ kind: "token_rejected", agentUrl: "x" }).headline).toBe("Token rejected");
+    expect(describeAgentStatus({ kind: "connected", agentUrl: "x" }).headline).toBe("Connected");
+  });
+});
+
+describe("AgentStatusState against a real agent", () => {
+  let app: AgentApp;
+  let memory: MemoryStore;
+  let cleanup: () => Promise<void>;
+  let url: string;
+  let token: string;
+
+  beforeEach(async () => {
+    const temp = await makeTempMemoryRoot();
+    cleanup = temp.cleanup;
+    memory = await openMemoryStore({ root: temp.root });
+    app = await buildApp({ memory, port: 0, logger: agentLoggerOptions("silent") });
+    url = await app.listen({ host: "127.0.0.1", port: 0 });
+    token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
+  });
+  afterEach(async () => {
+    await app.close();
+    await memory.close();
+    await cleanup();
+  });
+
+  it("starts unpaired, pairs with the right token, saves the connection and reads back connected", async () => {
+    const storage = memoryStorage();
+    const state = new AgentStatusState({ storage, extensionId: EXTENSION_ID });
+    await state.refresh();
+    expect(state.status.kind).toBe("unpaired");
+    await state.pair(url, token);
+    expect(state.status).toEqual({ kind: "connected", agentUrl: url });
+    expect(storage.saved?.token).toBe(token);
+    const reopened = new AgentStatusState({ storage, extensionId: EXTENSION_ID });
+    await reopened.refresh();
+    expect(reopened.status.kind).toBe("connected");
+  });
+
+  it("reports a wrong token as rejected and saves nothing", async () => {
+    const storage = memoryStorage();
+    const state = new AgentStatusState({ storage, extensionId: EXTENSION_ID });
+    await state.pair(url, "not-the-token-not-the-token-not-the-token");
+    expect(state.status.kind).toBe("token_rejected");
+    expect(storage.saved).toBeNull();
+  });
+
+  it("refuses an agent address that is not on this machine before sending anything", async () => {
+    const state = new AgentStatusState({ storage: memoryStorage(), extensionId: EXTENSION_ID });
+    await state.pair("http://evil.example:47630", token);
+    expect(state.formError).toMatch(/address the agent printed/);
+  });
+
+  it("reports an unreachable agent once it stops", async () => {
+    const storage = memoryStorage();
+    const state = new AgentStatusState({ storage, extensionId: EXTENSION_ID });
+    await state.pair(url, token);
+    await app.close();
+    await state.refresh();
+    expect(state.status).toEqual({ kind: "unreachable", agentUrl: url });
+  });
+
+  it("notices when the agent has been paired with another extension since", async () => {
+    const storage = memoryStorage();
+    await new AgentStatusState({ storage, extensionId: EXTENSION_ID }).pair(url, token);
+    await new AgentStatusState({ storage: memoryStorage(), extensionId: "ponmlkjihgfedcbaponmlkjihgfedcba" }).pair(url, token);
+    const state = new AgentStatusState({ storage, extensionId: EXTENSION_ID });
+    await state.refresh();
+    expect(state.status.kind).toBe("paired_elsewhere");
+  });
+});
