@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runAgentExpectingFailure, startAgentProcess, type AgentProcess } from "./test-support/agent-process";
+import { projectRoot, runAgentExpectingFailure, startAgentProcess, type AgentProcess } from "./test-support/agent-process";
 import { makeTempMemoryRoot } from "./test-support/temp-memory";
 
 let root: string;
@@ -55,5 +55,12 @@ describe("agent server process", () => {
     expect(await agent.stop()).toBe(0);
     agent = undefined;
     await expect(readFile(path.join(root, "system/agent/lock"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
+
+describe("npm start", () => {
+  it("runs the agent entry that these tests start", async () => {
+    const pkg = JSON.parse(await readFile(path.join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    expect(pkg.scripts.start).toMatch(/^wxt build && node --import tsx agent\/server\.ts$/);
   });
 });
