@@ -1,8 +1,16 @@
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { systemClock, type Clock } from "./clock";
 import { errorHandler } from "./http/error-handler";
+import { historyRoutes } from "./learning/history-routes";
+import { createLearnEventLog, type LearnEventLog } from "./learning/learn-event-log";
 import { runtimeRoutes } from "./learning/runtime-routes";
+import { sessionEventsRoute } from "./learning/session-events-route";
+import { sessionRoutes } from "./learning/session-routes";
+import { createSessionService, type SessionService } from "./learning/session-service";
 import type { MemoryStore } from "./memory/memory-store";
+import { createAdapterRegistry, type AdapterRegistry } from "./observation/adapter-registry";
+import { adapterRoutes } from "./observation/adapter-routes";
 import { healthRoutes } from "./routes/health-routes";
 import { pairingRoutes } from "./routes/pairing-routes";
 import { loadOrCreateAgentToken } from "./security/agent-token";
@@ -14,7 +22,23 @@ export interface BuildAppOptions {
   /** The port the agent is configured for; port 0 means "whatever the OS gave us" once listening. */
   port: number;
   logger?: FastifyServerOptions["logger"] | FastifyBaseLogger;
-  now?: () => Date;
+  clock?: Clock;
+  /** SSE keepalive period (§0C.16C: 30 s); tests shorten it. */
+  keepaliveMs?: number;
+}
+
+/** The learning runtime's services, for in-process callers (ingest, retention, tests). */
+export interface LearningRuntime {
+  sessions: SessionService;
+  events: LearnEventLog;
+  adapters: AdapterRegistry;
+  clock: Clock;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    learning: LearningRuntime;
+  }
 }
 
 /** Observation bodies and the token never reach a log line: only method, path and status do. */
@@ -33,7 +57,7 @@ export function agentLoggerOptions(level = "info"): FastifyServerOptions["logger
 
 /** Builds the agent (fastify/demo style): plugins and routes wired, nothing listening yet. */
 export async function buildApp(options: BuildAppOptions) {
-  const now = options.now ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
   const logger = options.logger ?? false;
   const app = Fastify({
     ...(typeof logger === "object" && "child" in logger ? { loggerInstance: logger } : { logger }),
@@ -47,7 +71,11 @@ export async function buildApp(options: BuildAppOptions) {
   app.removeContentTypeParser("text/plain");
 
   const token = await loadOrCreateAgentToken(options.memory);
-  const pairing = await createPairingService({ memory: options.memory, now });
+  const pairing = await createPairingService({ memory: options.memory, now: () => clock.now() });
+  const adapters = createAdapterRegistry({ clock });
+  const events = await createLearnEventLog({ memory: options.memory, clock });
+  const sessions = await createSessionService({ memory: options.memory, clock, events, adapters });
+  app.decorate("learning", { sessions, events, adapters, clock });
 
   await app.register(errorHandler);
   await app.register(requestGuard, {
@@ -61,6 +89,10 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(healthRoutes);
   await app.register(pairingRoutes, { pairing });
   await app.register(runtimeRoutes, { memory: options.memory });
+  await app.register(sessionRoutes, { sessions });
+  await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
+  await app.register(historyRoutes, { sessions, memory: options.memory });
+  await app.register(adapterRoutes, { adapters });
   return app;
 }
 

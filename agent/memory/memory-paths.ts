@@ -50,6 +50,14 @@ export const MemoryPaths = {
   availabilityCurrent: "system/abilities/availability_current.json",
   catalogCurrent: "system/abilities/catalog_current.json",
   activationHistory: "system/abilities/activation_history.jsonl",
+  sessionEvents: "system/learning/session_events.jsonl",
+  testPolicies: "system/learning/test_policies.jsonl",
+  archivedSessions: "system/learning/archived/sessions",
+  observationsRoot: "system/learning/observations",
+  observationScope: (sessionId: string) =>
+    `system/learning/observation_scopes/${assertMemorySegment(sessionId)}.json`,
+  observationFolder: (sessionId: string) => `system/learning/observations/${assertMemorySegment(sessionId)}`,
+  archivedSession: (sessionId: string) => `system/learning/archived/sessions/${assertMemorySegment(sessionId)}.json`,
   interpretation: (interpretationId: string) =>
     `system/learning/interpretations/${assertMemorySegment(interpretationId)}.json`,
   observationEvents: (sessionId: string) =>

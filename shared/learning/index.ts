@@ -20,3 +20,4 @@ export * from "./route-contracts";
 export * from "./read-models";
 export * from "./compat-aliases";
 export * from "./workflow-graph";
+export * from "./session-requests";

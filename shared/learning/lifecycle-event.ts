@@ -29,6 +29,11 @@ export type LearningLifecycleEvent = z.infer<typeof LearningLifecycleEventSchema
  */
 export const LearnStreamEventKindSchema = z.enum([
   ...LearningLifecycleEventSchema.options,
+  // Session changes §0C.13 has no event for, under their receipt names (receipts.ts), so a
+  // watching panel learns of an arm, a resume or a cancel (§0C.16D's name) without polling.
+  "learn.session.cancelled",
+  "learn.capture.armed",
+  "learn.capture.resumed",
   "checkpoint.reached",
   "checkpoint.skipped",
   "checkpoint.failed",

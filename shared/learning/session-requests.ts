@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { ObservationAdapterKindSchema, ObservationAdapterStatusSchema } from "./observation-adapter";
+
+/**
+ * Request bodies of §0C.16 session routes that the spec lists without a schema. All optional:
+ * a bare `POST …/start` is valid.
+ */
+
+/**
+ * `POST /api/learn/sessions/:id/start`. `adapters_requested` lets a client ask for specific
+ * observation adapters; asking for a Phase 2/3 one answers `ADAPTER_UNAVAILABLE` with the Phase 1
+ * alternative (§0C.22 phase tiering, R11.2-44).
+ */
+export const StartSessionRequestSchema = z
+  .object({
+    adapters_requested: z.array(ObservationAdapterKindSchema).max(13).default([]),
+  })
+  .strict();
+export type StartSessionRequest = z.infer<typeof StartSessionRequestSchema>;
+
+/** `POST …/cancel`: an optional human reason, kept on the receipt. */
+export const CancelSessionRequestSchema = z
+  .object({
+    reason: z.string().max(240).optional(),
+  })
+  .strict();
+export type CancelSessionRequest = z.infer<typeof CancelSessionRequestSchema>;
+
+/**
+ * Who caused a boundary (§0C.22 `WorkflowBoundary.source`), sent by clients as the
+ * `x-boundary-source` header; without it the agent infers `user_click` for the paired extension
+ * and `api_call` for everything else. `system_inferred` is the agent's own and cannot be claimed.
+ */
+export const BoundarySourceHeaderSchema = z.enum(["user_click", "hotkey", "api_call"]);
+export type BoundarySourceHeader = z.infer<typeof BoundarySourceHeaderSchema>;
+
+/**
+ * `POST /api/observation/adapters/heartbeat`: a local adapter (desktop CLI, wrapper) says it is
+ * alive; the agent counts it healthy while heartbeats keep coming (§0C.22 adapter status).
+ */
+export const AdapterHeartbeatRequestSchema = z
+  .object({
+    adapter_id: z.string().regex(/^[A-Za-z0-9._:-]{1,80}$/),
+    kind: ObservationAdapterKindSchema,
+    enabled: z.boolean().default(true),
+    last_error_code: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
+export type AdapterHeartbeatRequest = z.infer<typeof AdapterHeartbeatRequestSchema>;
+
+/** `GET /api/observation/adapters`. */
+export const ObservationAdaptersResponseSchema = z.object({
+  adapters: z.array(ObservationAdapterStatusSchema),
+  schema_version: z.literal(1),
+});
+export type ObservationAdaptersResponse = z.infer<typeof ObservationAdaptersResponseSchema>;
