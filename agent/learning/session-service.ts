@@ -88,6 +88,8 @@ export interface SessionService {
   list(page: number, pageSize: number): { sessions: LearnSession[]; total: number };
   get(sessionId: string): LearnSession;
   all(): LearnSession[];
+  /** When the session entered its current state (§0C.16D TTLs count from here). */
+  stateSince(sessionId: string): Date;
   start(sessionId: string, request: StartSessionRequest, source: BoundarySource): Promise<StartSessionResponse>;
   pause(sessionId: string, source: BoundarySource, reason?: string): Promise<LearnSession>;
   resume(sessionId: string, source: BoundarySource): Promise<LearnSession>;
@@ -121,9 +123,19 @@ export interface SessionService {
 export async function createSessionService(deps: SessionServiceDeps): Promise<SessionService> {
   const newId = deps.newId ?? randomUUID;
   const sessions = new Map<string, LearnSession>();
+  // When each session entered its current state: TTLs count from there, not from the last mark.
+  const stateEnteredAt = new Map<string, string>();
+  const track = (session: LearnSession) => {
+    const previous = sessions.get(session.learn_session_id);
+    if (previous === undefined || previous.state !== session.state) stateEnteredAt.set(session.learn_session_id, session.updated_at);
+    sessions.set(session.learn_session_id, session);
+  };
   for (const record of await deps.memory.readJsonl(MemoryPaths.sessions, SessionLogRecordSchema)) {
-    if (record.op === "put") sessions.set(record.session.learn_session_id, record.session);
-    else sessions.delete(record.learn_session_id);
+    if (record.op === "put") track(record.session);
+    else {
+      sessions.delete(record.learn_session_id);
+      stateEnteredAt.delete(record.learn_session_id);
+    }
   }
   const scopes = new Map<string, ObservationScopeRuntime>();
   for (const id of sessions.keys()) {
@@ -159,7 +171,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
 
   const put = async (session: LearnSession) => {
     await deps.memory.append(MemoryPaths.sessions, { op: "put", session });
-    sessions.set(session.learn_session_id, session);
+    track(session);
   };
   const withChanges = (session: LearnSession, changes: Partial<LearnSession>): LearnSession => ({
     ...session,
@@ -349,6 +361,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
     },
     get: find,
     all: () => [...sessions.values()],
+    stateSince: (sessionId) => new Date(stateEnteredAt.get(find(sessionId).learn_session_id) ?? find(sessionId).updated_at),
 
     start: (sessionId, request, source) =>
       exclusive(async () => {
@@ -563,6 +576,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
         await deps.memory.remove(MemoryPaths.observationFolder(sessionId));
         await deps.memory.append(MemoryPaths.sessions, { op: "delete", learn_session_id: sessionId, deleted_at: now().toISOString() });
         sessions.delete(sessionId);
+        stateEnteredAt.delete(sessionId);
         scopes.delete(sessionId);
         await deps.memory.remove(MemoryPaths.observationScope(sessionId));
         deps.events.forget(sessionId);
@@ -577,6 +591,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
       await deps.memory.writeJson(MemoryPaths.archivedSession(sessionId), { session, scope: scopes.get(sessionId) ?? null, archived_at: now().toISOString() });
       await deps.memory.append(MemoryPaths.sessions, { op: "delete", learn_session_id: sessionId, deleted_at: now().toISOString() });
       sessions.delete(sessionId);
+      stateEnteredAt.delete(sessionId);
       scopes.delete(sessionId);
       await deps.memory.remove(MemoryPaths.observationScope(sessionId));
       await refreshRuntimeViews();
