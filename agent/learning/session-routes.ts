@@ -26,7 +26,8 @@ export interface SessionRoutesOptions {
 }
 
 const SessionParamsSchema = z.object({ sessionId: z.string().uuid() });
-const OptionalBody = <S extends z.ZodType>(schema: S) => schema.optional();
+/** A POST without a body reaches the validator as null; both mean "no options". */
+const OptionalBody = <S extends z.ZodType>(schema: S) => schema.nullish();
 
 /**
  * Who caused a boundary: the `x-boundary-source` header when a client says so, else the paired

@@ -17,13 +17,14 @@ export interface TestAgent {
   logs: string[];
   /** Headers a well-behaved local client sends. */
   headers(extra?: Record<string, string>): Record<string, string>;
+  /** Closes the app and the store and opens both again on the same ELNOR_MEMORY, as a restart would. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** A real agent app on a temp ELNOR_MEMORY, driven through `inject`, with its logs captured. */
 export async function startTestAgent(): Promise<TestAgent> {
   const { root, cleanup } = await makeTempMemoryRoot();
-  const memory = await openMemoryStore({ root });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -33,20 +34,34 @@ export async function startTestAgent(): Promise<TestAgent> {
   });
   // The server's own logger options, pointed at a buffer, so the test sees what production logs.
   const logger = { ...(agentLoggerOptions("trace") as object), stream: sink };
-  const app = await buildApp({ memory, port: TEST_PORT, logger });
-  await app.ready();
+  let memory = await openMemoryStore({ root });
+  const boot = async () => {
+    const app = await buildApp({ memory, port: TEST_PORT, logger });
+    await app.ready();
+    return app;
+  };
+  let app = await boot();
   const token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
-  return {
+  const handle: TestAgent = {
     app,
     memory,
     root,
     token,
     logs,
     headers: (extra = {}) => ({ host: `127.0.0.1:${TEST_PORT}`, authorization: `Bearer ${token}`, ...extra }),
+    async restart() {
+      await app.close();
+      await memory.close();
+      memory = await openMemoryStore({ root });
+      app = await boot();
+      handle.app = app;
+      handle.memory = memory;
+    },
     async close() {
       await app.close();
       await memory.close();
       await cleanup();
     },
   };
+  return handle;
 }
