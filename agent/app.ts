@@ -4,13 +4,16 @@ import { systemClock, type Clock } from "./clock";
 import { errorHandler } from "./http/error-handler";
 import { historyRoutes } from "./learning/history-routes";
 import { createLearnEventLog, type LearnEventLog } from "./learning/learn-event-log";
+import { retentionRoutes } from "./learning/retention-routes";
 import { runtimeRoutes } from "./learning/runtime-routes";
+import { createSessionCleanup, isCleanupReportEmpty } from "./learning/session-cleanup";
 import { sessionEventsRoute } from "./learning/session-events-route";
 import { sessionRoutes } from "./learning/session-routes";
 import { createSessionService, type SessionService } from "./learning/session-service";
 import type { MemoryStore } from "./memory/memory-store";
 import { createAdapterRegistry, type AdapterRegistry } from "./observation/adapter-registry";
 import { adapterRoutes } from "./observation/adapter-routes";
+import { deprecatedRoutes } from "./routes/deprecated-routes";
 import { healthRoutes } from "./routes/health-routes";
 import { pairingRoutes } from "./routes/pairing-routes";
 import { loadOrCreateAgentToken } from "./security/agent-token";
@@ -25,7 +28,11 @@ export interface BuildAppOptions {
   clock?: Clock;
   /** SSE keepalive period (§0C.16C: 30 s); tests shorten it. */
   keepaliveMs?: number;
+  /** How often §0C.16D retention runs after the first run at start-up; default 10 minutes. */
+  retentionIntervalMs?: number;
 }
+
+const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
 
 /** The learning runtime's services, for in-process callers (ingest, retention, tests). */
 export interface LearningRuntime {
@@ -93,6 +100,37 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(adapterRoutes, { adapters });
+  await app.register(retentionRoutes, { sessions, memory: options.memory, clock });
+  await app.register(deprecatedRoutes, { sessions });
+
+  // §0C.16D TTL enforcement: once when ready, then on a timer that never keeps the process alive.
+  // A failed run is logged and retried next time; it never takes the agent down.
+  const cleanup = createSessionCleanup({ sessions, memory: options.memory, clock });
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const runRetention = (): Promise<void> => {
+    running ??= cleanup
+      .runOnce()
+      .then((report) => {
+        if (report.failures.length > 0) app.log.error({ failures: report.failures }, "retention cleanup could not finish some sessions");
+        if (!isCleanupReportEmpty(report)) app.log.info({ retention: report }, "retention cleanup");
+      })
+      .catch((error: unknown) => app.log.error({ err: error }, "retention cleanup failed"))
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  app.addHook("onReady", async () => {
+    await runRetention();
+    timer = setInterval(() => void runRetention(), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
+    timer.unref();
+  });
+  app.addHook("onClose", async () => {
+    clearInterval(timer);
+    // The memory store is closed after the app; a run still writing must finish first.
+    await running;
+  });
   return app;
 }
 

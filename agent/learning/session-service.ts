@@ -36,6 +36,15 @@ import { currentSession, runtimeSnapshotOf } from "./session-views";
 
 export type BoundarySource = WorkflowBoundary["source"];
 
+/**
+ * "Only if the session is still in this state, entered at this time": a TTL decision taken before
+ * the lock must not apply to a session a user has moved on in the meantime.
+ */
+export interface StateGuard {
+  state: LearnSessionState;
+  since: Date;
+}
+
 export interface SessionServiceDeps {
   memory: MemoryStore;
   clock: Clock;
@@ -91,10 +100,10 @@ export interface SessionService {
   /** When the session entered its current state (§0C.16D TTLs count from here). */
   stateSince(sessionId: string): Date;
   start(sessionId: string, request: StartSessionRequest, source: BoundarySource): Promise<StartSessionResponse>;
-  pause(sessionId: string, source: BoundarySource, reason?: string): Promise<LearnSession>;
+  pause(sessionId: string, source: BoundarySource, reason?: string, unchangedSince?: StateGuard): Promise<LearnSession>;
   resume(sessionId: string, source: BoundarySource): Promise<LearnSession>;
   stop(sessionId: string, source: BoundarySource): Promise<StopSessionResponse>;
-  cancel(sessionId: string, source: BoundarySource, reason?: string): Promise<LearnSession>;
+  cancel(sessionId: string, source: BoundarySource, reason?: string, unchangedSince?: StateGuard): Promise<LearnSession>;
   markGoal(sessionId: string, request: MarkGoalRequest, source: BoundarySource): Promise<LearnSession>;
   markStep(sessionId: string, request: MarkStepRequest, source: BoundarySource): Promise<LearnSession>;
   trim(sessionId: string, request: TrimRequest, source: BoundarySource): Promise<LearnSession>;
@@ -166,6 +175,14 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
   const assertTransition = (session: LearnSession, to: LearnSessionState) => {
     if (!validateTransition(session.state, to)) {
       throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A session that is ${session.state} cannot become ${to}.`);
+    }
+  };
+
+  const assertUnchanged = (session: LearnSession, guard: StateGuard | undefined) => {
+    if (guard === undefined) return;
+    const since = stateEnteredAt.get(session.learn_session_id) ?? session.updated_at;
+    if (session.state !== guard.state || since !== guard.since.toISOString()) {
+      throw new AppError("INVALID_LEARN_STATE_TRANSITION", `The session changed to ${session.state} in the meantime; nothing was done.`);
     }
   };
 
@@ -377,9 +394,10 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
         return { session: next, observation_active: adapters.length > 0, adapters_armed: adapters };
       }),
 
-    pause: (sessionId, source, reason) =>
+    pause: (sessionId, source, reason, unchangedSince) =>
       exclusive(async () => {
         const session = find(sessionId);
+        assertUnchanged(session, unchangedSince);
         assertTransition(session, "paused");
         await writeBoundary(session, "pause", source);
         const next = withChanges(session, { state: "paused" });
@@ -423,9 +441,10 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
         };
       }),
 
-    cancel: (sessionId, source, reason) =>
+    cancel: (sessionId, source, reason, unchangedSince) =>
       exclusive(async () => {
         const session = find(sessionId);
+        assertUnchanged(session, unchangedSince);
         assertTransition(session, "cancelled");
         await writeBoundary(session, "cancel", source, { label: reason });
         const next = withChanges(session, { state: "cancelled" });

@@ -57,6 +57,9 @@ export const MemoryPaths = {
   observationScope: (sessionId: string) =>
     `system/learning/observation_scopes/${assertMemorySegment(sessionId)}.json`,
   observationFolder: (sessionId: string) => `system/learning/observations/${assertMemorySegment(sessionId)}`,
+  /** §0C.16D `retain=true`: the user's flag that keeps a session's raw observations past the 7-day purge. */
+  observationRetention: (sessionId: string) =>
+    `system/learning/observation_retention/${assertMemorySegment(sessionId)}.json`,
   archivedSession: (sessionId: string) => `system/learning/archived/sessions/${assertMemorySegment(sessionId)}.json`,
   interpretation: (interpretationId: string) =>
     `system/learning/interpretations/${assertMemorySegment(interpretationId)}.json`,

@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
-import { agentLoggerOptions, buildApp, type AgentApp } from "../app";
+import { agentLoggerOptions, buildApp, type AgentApp, type BuildAppOptions } from "../app";
+import type { Clock } from "../clock";
 import { openMemoryStore, type MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import { makeTempMemoryRoot } from "./temp-memory";
@@ -22,8 +23,30 @@ export interface TestAgent {
   close(): Promise<void>;
 }
 
+/** What a test may change about the agent it starts; everything else is production's. */
+export type TestAgentOptions = Pick<BuildAppOptions, "clock" | "retentionIntervalMs">;
+
+/** A clock that stands still until a test moves it, for TTL rules (§0C.16D). */
+export interface FakeClock extends Clock {
+  set(at: Date | string): void;
+  advance(ms: number): void;
+}
+
+export function createFakeClock(start: Date | string = "2026-01-05T09:00:00.000Z"): FakeClock {
+  let time = new Date(start).getTime();
+  return {
+    now: () => new Date(time),
+    set: (at) => {
+      time = new Date(at).getTime();
+    },
+    advance: (ms) => {
+      time += ms;
+    },
+  };
+}
+
 /** A real agent app on a temp ELNOR_MEMORY, driven through `inject`, with its logs captured. */
-export async function startTestAgent(): Promise<TestAgent> {
+export async function startTestAgent(options: TestAgentOptions = {}): Promise<TestAgent> {
   const { root, cleanup } = await makeTempMemoryRoot();
   const logs: string[] = [];
   const sink = new Writable({
@@ -36,7 +59,7 @@ export async function startTestAgent(): Promise<TestAgent> {
   const logger = { ...(agentLoggerOptions("trace") as object), stream: sink };
   let memory = await openMemoryStore({ root });
   const boot = async () => {
-    const app = await buildApp({ memory, port: TEST_PORT, logger });
+    const app = await buildApp({ ...options, memory, port: TEST_PORT, logger });
     await app.ready();
     return app;
   };

@@ -101,10 +101,11 @@ describe("events and receipts", () => {
     expect(event.payload).toEqual({});
   });
 
-  it("streams checkpoint outcomes and error, but not receipt-only kinds", () => {
+  it("streams checkpoint outcomes, error and the session changes a panel must hear of, but not other receipt kinds", () => {
     expect(LearnStreamEventKindSchema.safeParse("checkpoint.reached").success).toBe(true);
     expect(LearnStreamEventKindSchema.safeParse("error").success).toBe(true);
-    expect(LearnStreamEventKindSchema.safeParse("learn.session.cancelled").success).toBe(false);
+    expect(LearnStreamEventKindSchema.safeParse("learn.session.cancelled").success).toBe(true);
+    expect(LearnStreamEventKindSchema.safeParse("migration_backfill").success).toBe(false);
   });
 
   it("records a TTL cancel as a learn.session.cancelled receipt with its reason (§0C.16D)", () => {

@@ -55,3 +55,29 @@ export const ObservationAdaptersResponseSchema = z.object({
   schema_version: z.literal(1),
 });
 export type ObservationAdaptersResponse = z.infer<typeof ObservationAdaptersResponseSchema>;
+
+/**
+ * `POST /api/learn/sessions/:sessionId/retain-observations`: §0C.16D's `retain=true` flag. Raw
+ * observations are purged 7 days after a session ends unless the user keeps them; `false` takes
+ * the flag back, and the next retention run purges them if they are already due.
+ */
+export const RetainObservationsRequestSchema = z
+  .object({
+    retain: z.boolean(),
+  })
+  .strict();
+export type RetainObservationsRequest = z.infer<typeof RetainObservationsRequestSchema>;
+
+/** Answer of `POST …/retain-observations`: the flag as now stored. */
+export const RetainObservationsResponseSchema = z.object({
+  learn_session_id: z.string().uuid(),
+  retain: z.boolean(),
+});
+export type RetainObservationsResponse = z.infer<typeof RetainObservationsResponseSchema>;
+
+/** The stored flag, `system/learning/observation_retention/<sessionId>.json` (§0C.16D). */
+export const ObservationRetentionRecordSchema = z.object({
+  retain: z.boolean(),
+  set_at: z.string().datetime(),
+});
+export type ObservationRetentionRecord = z.infer<typeof ObservationRetentionRecordSchema>;
