@@ -8,3 +8,4 @@ export * from "./learning";
 export * from "./abilities";
 export * from "./capabilities";
 export * from "./skills";
+export * from "./observation";

@@ -31,12 +31,22 @@ export type ObservedActionEvent = z.infer<typeof ObservedActionEventSchema>;
  * coarse length, and, for `hash_only`, a per-session keyed hash so equal values can be matched
  * without being known. The raw value never has a field to go in.
  */
-export const MaskedFieldSchema = z.object({
-  masked: z.boolean(),
-  length_class: z.enum(["empty", "short", "medium", "long"]).optional(),
-  value_hash: z.string().max(128).optional(),
-  reason: z.string().max(120).optional(),
-});
+export const MaskedFieldSchema = z
+  .object({
+    masked: z.boolean(),
+    length_class: z.enum(["empty", "short", "medium", "long"]).optional(),
+    value_hash: z.string().max(128).optional(),
+    reason: z.string().max(120).optional(),
+    /**
+     * The typed value itself: only ever present when the user consented to `redaction_mode = none`
+     * for this session (§0C.22 privacy rule 4); the agent refuses it otherwise.
+     */
+    value: z.string().max(1000).optional(),
+  })
+  .refine((field) => !(field.masked && field.value !== undefined), {
+    message: "a masked field carries no value",
+    path: ["value"],
+  });
 /** DESIGN §4 */
 export type MaskedField = z.infer<typeof MaskedFieldSchema>;
 
@@ -83,6 +93,9 @@ export const BrowserEventDetailSchema = z
     }
     if (detail.masked_field.value_hash !== undefined) {
       ctx.addIssue({ code: "custom", message: "password fields are never hashed", path: ["masked_field", "value_hash"] });
+    }
+    if (detail.masked_field.value !== undefined) {
+      ctx.addIssue({ code: "custom", message: "password values never leave the page", path: ["masked_field", "value"] });
     }
   });
 /** §0C.22, DESIGN §6 */

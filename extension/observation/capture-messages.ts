@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { ObservedActionEventWithDetailSchema } from "../../shared/learning/observed-action";
+import { SnapshotUploadSchema } from "../../shared/observation/capture-protocol";
+
+/**
+ * Messages between the extension's own parts during a capture (runtime messaging). The content
+ * script masks before it sends anything here; the background only forwards to the agent.
+ */
+
+/** What the content script on an allowed page needs to know: which session, which state, which masking. */
+export const CaptureConfigSchema = z.object({
+  learn_session_id: z.string().uuid(),
+  state: z.enum(["armed", "capturing", "paused"]),
+  /** `mask_text` (default), `hash_only`, or `none` when the user consented for this session. */
+  text_entry_mode: z.enum(["mask_text", "hash_only", "none"]),
+  /** Per-session HMAC key (base64url) for `hash_only`; it never leaves the extension. */
+  hash_key: z.string().min(16).max(128),
+  /** Allowed sites of the session, for the page to double-check its own origin. */
+  allowed_origins: z.array(z.string().max(200)),
+});
+export type CaptureConfig = z.infer<typeof CaptureConfigSchema>;
+
+/** Content script → background. */
+export const ContentMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("capture/get-config") }),
+  z.object({
+    type: z.literal("capture/events"),
+    events: z.array(ObservedActionEventWithDetailSchema).max(200),
+    snapshots: z.array(SnapshotUploadSchema).max(20),
+  }),
+  /** The in-page indicator's buttons. */
+  z.object({ type: z.literal("capture/control"), action: z.enum(["pause", "resume", "stop"]) }),
+]);
+export type ContentMessage = z.infer<typeof ContentMessageSchema>;
+
+/** Background → content script (tabs.sendMessage): the capture changed; null means stop observing. */
+export const BackgroundToContentMessageSchema = z.object({
+  type: z.literal("capture/config"),
+  config: CaptureConfigSchema.nullable(),
+});
+export type BackgroundToContentMessage = z.infer<typeof BackgroundToContentMessageSchema>;

@@ -1,0 +1,3 @@
+export * from "./capture-protocol";
+export * from "./masking-rules";
+export * from "./page-snapshot";

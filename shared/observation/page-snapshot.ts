@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+const Name = z.string().max(200);
+
+/**
+ * The browser_snapshot adapter's structural view of a page (§0C.22, issue #4): what is on it,
+ * never what was typed into it. Field entries carry labels and types only; page text is limited
+ * to headings, landmark, dialog, button and link names. Serialized, it must fit in 32 KB.
+ */
+export const PageSnapshotSchema = z.object({
+  url: z.string().max(2048),
+  title: z.string().max(200),
+  headings: z.array(z.object({ level: z.number().int().min(1).max(6), text: Name })).max(60),
+  landmarks: z.array(z.object({ role: z.string().max(40), name: Name.optional() })).max(40),
+  dialogs: z.array(z.object({ name: Name.optional(), open: z.boolean() })).max(10),
+  forms: z
+    .array(
+      z.object({
+        name: Name.optional(),
+        fields: z.array(z.object({ label: Name.optional(), type: z.string().max(40), required: z.boolean() })).max(60),
+      }),
+    )
+    .max(20),
+  buttons: z.array(Name).max(80),
+  links: z.array(Name).max(80),
+  /** Short status or alert text (role=status/alert, output) — how a page says "Order placed". */
+  status_messages: z.array(Name).max(20),
+  schema_version: z.literal(1),
+});
+export type PageSnapshot = z.infer<typeof PageSnapshotSchema>;
+
+export const PAGE_SNAPSHOT_MAX_BYTES = 32 * 1024;
+
+/** `before_state_ref` / `after_state_ref` point at snapshots by content hash. */
+export const SNAPSHOT_REF_PREFIX = "snapshot:";
+export const SnapshotRefSchema = z.string().regex(/^snapshot:[0-9a-f]{64}$/);
