@@ -1,3 +1,4 @@
+import websocket from "@fastify/websocket";
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { systemClock, type Clock } from "./clock";
@@ -13,6 +14,8 @@ import { createSessionService, type SessionService } from "./learning/session-se
 import type { MemoryStore } from "./memory/memory-store";
 import { createAdapterRegistry, type AdapterRegistry } from "./observation/adapter-registry";
 import { adapterRoutes } from "./observation/adapter-routes";
+import { createIngestService } from "./observation/ingest-service";
+import { ingestRoutes } from "./observation/ingest-routes";
 import { deprecatedRoutes } from "./routes/deprecated-routes";
 import { healthRoutes } from "./routes/health-routes";
 import { pairingRoutes } from "./routes/pairing-routes";
@@ -85,6 +88,9 @@ export async function buildApp(options: BuildAppOptions) {
   app.decorate("learning", { sessions, events, adapters, clock });
 
   await app.register(errorHandler);
+  // Before the guard: the plugin's own onRequest hook marks upgrade requests, which is how a
+  // refused upgrade gets its socket closed after the 4xx answer.
+  await app.register(websocket, { options: { maxPayload: 4 * 1024 * 1024 } });
   await app.register(requestGuard, {
     token,
     pairing,
@@ -100,6 +106,8 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(adapterRoutes, { adapters });
+  const ingest = createIngestService({ memory: options.memory, sessions });
+  await app.register(ingestRoutes, { ingest, sessions, adapters, token });
   await app.register(retentionRoutes, { sessions, memory: options.memory, clock });
   await app.register(deprecatedRoutes, { sessions });
 

@@ -119,6 +119,14 @@ export interface SessionService {
   archive(sessionId: string): Promise<void>;
   /** Rewrites `runtime/current.json` and `observation_scope_current.json` from the sessions. */
   refreshRuntimeViews(): Promise<void>;
+  /** Counts what ingest did for a session's scope: data classes seen, events dropped as off-site. */
+  recordIngest(sessionId: string, update: { dataClasses: readonly string[]; offTargetDropped: number }): Promise<void>;
+  /** Sets the text-entry masking mode (§0C.22 rule 4); `none` is the user's recorded consent. */
+  setRedaction(sessionId: string, textEntry: "mask_text" | "hash_only" | "none"): Promise<ObservationScopeRuntime>;
+  /** Called with the current session after every change (the capture clients mirror it). */
+  onCurrentChange(listener: (session: LearnSession | undefined, scope: ObservationScopeRuntime | undefined) => void): () => void;
+  /** The session the runtime views describe right now. */
+  current(): { session: LearnSession; scope: ObservationScopeRuntime | undefined } | undefined;
   /** Runs `fn` with every other session change held back (used by TTL enforcement). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -237,8 +245,19 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
     return receipt;
   };
 
+  const currentListeners = new Set<(session: LearnSession | undefined, scope: ObservationScopeRuntime | undefined) => void>();
   const refreshRuntimeViews = async () => {
     const current = currentSession(sessions.values());
+    const notify = () => {
+      for (const listener of currentListeners) listener(current, current === undefined ? undefined : scopes.get(current.learn_session_id));
+    };
+    try {
+      await writeRuntimeViews(current);
+    } finally {
+      notify();
+    }
+  };
+  const writeRuntimeViews = async (current: LearnSession | undefined) => {
     if (current === undefined) {
       await deps.memory.remove(MemoryPaths.runtimeCurrent);
       await deps.memory.remove(MemoryPaths.observationScopeCurrent);
@@ -322,6 +341,47 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
     exclusive,
     refreshRuntimeViews: () => exclusive(refreshRuntimeViews),
 
+    recordIngest: (sessionId, update) =>
+      exclusive(async () => {
+        const scope = scopes.get(sessionId);
+        if (scope === undefined) return;
+        const dataClasses = [...new Set([...scope.data_classes_observed, ...update.dataClasses])].sort();
+        if (update.offTargetDropped === 0 && dataClasses.length === scope.data_classes_observed.length) return;
+        await putScope({
+          ...scope,
+          data_classes_observed: dataClasses,
+          off_target_events_dropped: scope.off_target_events_dropped + update.offTargetDropped,
+        });
+        await refreshRuntimeViews();
+      }),
+
+    setRedaction: (sessionId, textEntry) =>
+      exclusive(async () => {
+        const session = find(sessionId);
+        if (!["idle", "armed", "capturing", "paused"].includes(session.state)) {
+          throw new AppError("INVALID_LEARN_STATE_TRANSITION", `Masking is chosen before capture ends, not when ${session.state}.`);
+        }
+        const scope = scopes.get(sessionId);
+        if (scope === undefined) throw new AppError("LEARN_SESSION_NOT_FOUND", `No observation scope for session ${sessionId}.`);
+        const next = { ...scope, redaction_modes: { ...scope.redaction_modes, text_entry: textEntry } };
+        await putScope(next);
+        await writeReceipt(session, "learn.capture.redaction_set", {
+          details: { text_entry: textEntry, ...(textEntry === "none" ? { consent: "user consented to record typed text for this session" } : {}) },
+        });
+        await refreshRuntimeViews();
+        return next;
+      }),
+
+    onCurrentChange(listener) {
+      currentListeners.add(listener);
+      return () => currentListeners.delete(listener);
+    },
+
+    current() {
+      const session = currentSession(sessions.values());
+      return session === undefined ? undefined : { session, scope: scopes.get(session.learn_session_id) };
+    },
+
     create: (request) =>
       exclusive(async () => {
         const active = [...sessions.values()].find((session) => !isTerminalLearnSessionState(session.state));
@@ -361,7 +421,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
           learn_session_id: session.learn_session_id,
           adapters_active: [],
           data_classes_observed: [],
-          redaction_modes: {},
+          redaction_modes: { text_entry: "mask_text" },
           scope: session.observation_mode,
           target_app_whitelist: session.target_app_whitelist,
           off_target_events_dropped: 0,

@@ -8,8 +8,10 @@ import type { PairingService } from "./pairing-service";
  * Who may call a route. `public` is only `GET /api/health`; `pairing` routes accept any
  * extension Origin because that is how the agent learns the extension's id, but they still need
  * the token; everything else needs the token and, from a browser, the paired extension's Origin.
+ * `socket` (the observation WebSocket) checks Host and Origin here and the token in its first
+ * frame, because a browser cannot put an Authorization header on a WebSocket.
  */
-export type RouteAccess = "public" | "pairing" | "paired";
+export type RouteAccess = "public" | "pairing" | "paired" | "socket";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -86,7 +88,7 @@ export const requestGuard = fp<RequestGuardOptions>(
       checkHost(request, options.allowedPorts());
       checkNoTokenInUrl(request);
       checkOrigin(request, access, options.pairing);
-      if (access !== "public") checkToken(request, options.token);
+      if (access === "paired" || access === "pairing") checkToken(request, options.token);
     });
   },
   { name: "request-guard" },

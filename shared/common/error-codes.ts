@@ -30,6 +30,9 @@ export const ERROR_CODE_TABLE = {
   HOST_NOT_ALLOWED: { http: 403, retryable: false },
   ORIGIN_NOT_ALLOWED: { http: 403, retryable: false },
   TOKEN_IN_URL_REJECTED: { http: 400, retryable: false },
+  // Observation ingest (DESIGN §4): an event that carries what masking should have removed.
+  OBSERVATION_NOT_MASKED: { http: 400, retryable: false },
+  SNAPSHOT_INVALID: { http: 400, retryable: false },
   // Requests
   REQUEST_INVALID: { http: 400, retryable: false },
   ROUTE_NOT_FOUND: { http: 404, retryable: false },

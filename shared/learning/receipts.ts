@@ -21,6 +21,8 @@ export const LearningReceiptKindSchema = z.enum([
   "learn.session.cancelled",
   "learn.capture.armed",
   "learn.capture.resumed",
+  // The text-entry masking mode chosen for a session; for `none` this is the consent record (§0C.22 rule 4).
+  "learn.capture.redaction_set",
   "learn.proposal.questions_answered",
   "learn.proposal.revision_requested",
   "learn.proposal.approved",

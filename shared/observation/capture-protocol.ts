@@ -53,6 +53,8 @@ export const ObservationBatchAckSchema = z.object({
   refused: z.array(z.string().uuid()),
   rejected: z.array(RejectedEventSchema),
   snapshots_stored: z.array(z.string().regex(/^[0-9a-f]{64}$/)),
+  /** Snapshots that will never be stored (bad hash, too large, unmasked URL, unknown session). */
+  snapshots_rejected: z.array(z.object({ index: z.number().int().min(0), reason: z.string().max(240) })),
   schema_version: z.literal(1),
 });
 export type ObservationBatchAck = z.infer<typeof ObservationBatchAckSchema>;

@@ -1,3 +1,4 @@
 export * from "./capture-protocol";
 export * from "./masking-rules";
 export * from "./page-snapshot";
+export * from "./site-allowlist";

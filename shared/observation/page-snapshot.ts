@@ -34,3 +34,16 @@ export const PAGE_SNAPSHOT_MAX_BYTES = 32 * 1024;
 /** `before_state_ref` / `after_state_ref` point at snapshots by content hash. */
 export const SNAPSHOT_REF_PREFIX = "snapshot:";
 export const SnapshotRefSchema = z.string().regex(/^snapshot:[0-9a-f]{64}$/);
+
+/**
+ * JSON with object keys sorted at every level: the form a snapshot is hashed in, so the content
+ * script and the agent compute the same `snapshot:<sha256>` whatever order keys were built in.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+}
