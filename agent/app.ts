@@ -18,6 +18,7 @@ import { createIngestService } from "./observation/ingest-service";
 import { ingestRoutes } from "./observation/ingest-routes";
 import { deprecatedRoutes } from "./routes/deprecated-routes";
 import { healthRoutes } from "./routes/health-routes";
+import { openApiDocs } from "./routes/openapi-routes";
 import { pairingRoutes } from "./routes/pairing-routes";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
@@ -48,6 +49,7 @@ export interface LearningRuntime {
 declare module "fastify" {
   interface FastifyInstance {
     learning: LearningRuntime;
+    registeredRoutes: ReadonlyArray<{ method: string; url: string }>;
   }
 }
 
@@ -69,12 +71,18 @@ export function agentLoggerOptions(level = "info"): FastifyServerOptions["logger
 export async function buildApp(options: BuildAppOptions) {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? false;
+  const registeredRoutes: Array<{ method: string; url: string }> = [];
   const app = Fastify({
     ...(typeof logger === "object" && "child" in logger ? { loggerInstance: logger } : { logger }),
     bodyLimit: 1024 * 1024,
     // Request ids double as the envelope's correlation_id; random, never derived from input.
     genReqId: () => crypto.randomUUID(),
   }).withTypeProvider<ZodTypeProvider>();
+  // Kept so tests can check that the OpenAPI description covers every route.
+  app.decorate("registeredRoutes", registeredRoutes);
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url });
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON is the only body the local API speaks; anything else is a 415, not a string to validate.
@@ -99,6 +107,7 @@ export async function buildApp(options: BuildAppOptions) {
       return typeof address === "object" && address !== null ? [address.port] : [options.port];
     },
   });
+  await app.register(openApiDocs);
   await app.register(healthRoutes);
   await app.register(pairingRoutes, { pairing });
   await app.register(runtimeRoutes, { memory: options.memory });

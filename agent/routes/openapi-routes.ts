@@ -1,0 +1,33 @@
+import swagger from "@fastify/swagger";
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { jsonSchemaTransform } from "fastify-type-provider-zod";
+import { AGENT_VERSION } from "../version";
+
+/**
+ * The local API described as OpenAPI 3, generated from the same zod schemas that validate the
+ * routes, so the description cannot drift from what the agent accepts. Served at
+ * `GET /api/openapi.json` (token required like every route but health) for adapter authors.
+ * Registered before the routes so it sees each of them.
+ */
+export const openApiDocs = fp(
+  async (app: FastifyInstance) => {
+    await app.register(swagger, {
+      openapi: {
+        info: {
+          title: "elnor-learn local agent API",
+          version: AGENT_VERSION,
+          description:
+            "Loopback-only API of the elnor-learn agent. Send `Authorization: Bearer <token>` (printed by `npm start`, stored in ELNOR_MEMORY/system/agent/token); the observation WebSocket `GET /api/observations/stream` takes the token in its first frame instead (frames: shared/observation/capture-protocol.ts — hello, batch, heartbeat in; welcome, ack, session, error out).",
+        },
+        components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+        security: [{ bearer: [] }],
+      },
+      transform: jsonSchemaTransform,
+    });
+    app.after(() => {
+      app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+    });
+  },
+  { name: "openapi-docs" },
+);
