@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ObservationAdapterKindSchema } from "./observation-adapter";
 import { ControlSurfaceSchema } from "../capabilities/control-surface";
+import { DesktopEventDetailSchema } from "../observation/desktop-detail";
 
 /**
  * §0C.22 The canonical observed action (promoted from §0A.9; supersedes the §0.2F version per
@@ -107,6 +108,7 @@ export type BrowserEventDetail = z.infer<typeof BrowserEventDetailSchema>;
  */
 export const ObservedActionEventWithDetailSchema = ObservedActionEventSchema.extend({
   browser_detail: BrowserEventDetailSchema.optional(),
+  desktop_detail: DesktopEventDetailSchema.optional(),
 });
 /** §0C.22 */
 export type ObservedActionEventWithDetail = z.infer<typeof ObservedActionEventWithDetailSchema>;

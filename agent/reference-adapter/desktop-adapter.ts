@@ -1,0 +1,101 @@
+// The reference desktop adapter (issue #4): a small CLI that runs a command and reports it to the
+// agent as `process_launch` and `terminal_command` observations, through the same documented local
+// API any third-party adapter would use. Arguments that look like secrets are masked before they
+// leave this process.
+//
+//   npm run adapter -- --register                 say "I am here" (healthy for 90 s)
+//   npm run adapter -- <program> [args...]        run it and report it to the current session
+//
+// Environment: ELNOR_AGENT_URL (default http://127.0.0.1:47630), ELNOR_TOKEN (default: read from
+// $ELNOR_MEMORY/system/agent/token), ELNOR_SESSION (default: the agent's current session).
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import path from "node:path";
+import { LearningRuntimeSnapshotSchema } from "../../shared/learning/runtime-snapshot";
+import { ObservationBatchAckSchema } from "../../shared/observation/capture-protocol";
+import { maskCommandArguments } from "../../shared/observation/command-masking";
+import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+
+const ADAPTER_ID = "reference-desktop-cli";
+
+async function resolveToken(): Promise<string> {
+  if (process.env.ELNOR_TOKEN) return process.env.ELNOR_TOKEN;
+  const root = process.env.ELNOR_MEMORY || path.join(homedir(), ".elnor", "memory");
+  return (await readFile(path.join(root, "system", "agent", "token"), "utf8")).trim();
+}
+
+function client(baseUrl: string, token: string) {
+  return async (method: string, route: string, body?: unknown): Promise<unknown> => {
+    const response = await fetch(`${baseUrl}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const payload: unknown = await response.json();
+    if (!response.ok) {
+      const code = (payload as { error?: { code?: string; message?: string } }).error;
+      throw new Error(`${method} ${route} → ${response.status} ${code?.code ?? ""}: ${code?.message ?? ""}`);
+    }
+    return payload;
+  };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const call = client((process.env.ELNOR_AGENT_URL ?? "http://127.0.0.1:47630").replace(/\/$/, ""), await resolveToken());
+  for (const kind of ["process_launch", "terminal_command"]) {
+    await call("POST", "/api/observation/adapters/heartbeat", { adapter_id: `${ADAPTER_ID}:${kind}`, kind, schema_version: 1 });
+  }
+  if (argv[0] === "--register") {
+    process.stderr.write("elnor-learn desktop adapter registered.\n");
+    return 0;
+  }
+  const [program, ...args] = argv;
+  if (program === undefined) {
+    process.stderr.write("usage: npm run adapter -- --register | <program> [args...]\n");
+    return 2;
+  }
+  const sessionId =
+    process.env.ELNOR_SESSION ?? LearningRuntimeSnapshotSchema.parse(await call("GET", "/api/learn/runtime/current")).learn_session_id;
+  const programName = path.basename(program);
+  const maskedArgs = maskCommandArguments(args);
+  const shown = [programName, ...maskedArgs].join(" ").slice(0, 200);
+  const event = (kind: "process_launch" | "terminal_command", label: string, extra: Partial<ObservedActionEventWithDetail["desktop_detail"]>) => ({
+    event_id: randomUUID(),
+    learn_session_id: sessionId,
+    adapter_kind: kind,
+    app_family: programName.toLowerCase(),
+    window_title: `Terminal — ${path.basename(process.cwd())}`.slice(0, 200),
+    action_label: label.slice(0, 240),
+    control_surface: "wrapper_script",
+    redaction_mode: "mask_text",
+    created_at: new Date().toISOString(),
+    schema_version: 1,
+    desktop_detail: { program: programName, args: maskedArgs, cwd_name: path.basename(process.cwd()), ...extra },
+  });
+  const report = async (events: unknown[]) => {
+    const ack = ObservationBatchAckSchema.parse(
+      await call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [], schema_version: 1 }),
+    );
+    for (const rejected of ack.rejected) process.stderr.write(`elnor-learn: event not recorded (${rejected.code}): ${rejected.reason}\n`);
+  };
+
+  await report([event("process_launch", `Launch '${programName}'`, {})]);
+  const started = Date.now();
+  const exitCode = await new Promise<number>((resolve) => {
+    const child = spawn(program, args, { stdio: "inherit" });
+    child.on("error", () => resolve(127));
+    child.on("exit", (code, signal) => resolve(code ?? (signal === null ? 1 : 128)));
+  });
+  await report([event("terminal_command", `Run '${shown}'`, { exit_code: exitCode, duration_ms: Date.now() - started })]);
+  return exitCode;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`elnor-learn desktop adapter: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
