@@ -3,8 +3,9 @@ export interface BenchResult {
   name: string;
   value: number;
   unit: string;
-  baselineName: string;
-  baseline: number;
+  /** Absent for figures that are only reported against their target (latencies). */
+  baselineName?: string;
+  baseline?: number;
   target: string;
   pass: boolean;
 }

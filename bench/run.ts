@@ -1,17 +1,18 @@
 import os from "node:os";
+import { benchIngest } from "./ingest.bench";
 import { benchMemoryAppend } from "./memory-append.bench";
 import type { BenchResult } from "./bench-result";
 
 // `npm run bench`: every benchmark, one table (figure, baseline, ratio, target), in one run.
-const results: BenchResult[] = [...(await benchMemoryAppend())];
+const results: BenchResult[] = [...(await benchMemoryAppend()), ...(await benchIngest())];
 
 const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));
 console.log(`elnor-learn benchmarks — ${new Date().toISOString()} — node ${process.version}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "cpu"}`);
 console.log("| figure | value | baseline | ratio | target | met |");
 console.log("|---|---|---|---|---|---|");
 for (const result of results) {
-  console.log(
-    `| ${result.name} | ${format(result.value)} ${result.unit} | ${format(result.baseline)} ${result.unit} (${result.baselineName}) | ${(result.value / result.baseline).toFixed(2)}× | ${result.target} | ${result.pass ? "yes" : "NO"} |`,
-  );
+  const baseline = result.baseline === undefined ? "—" : `${format(result.baseline)} ${result.unit} (${result.baselineName ?? ""})`;
+  const ratio = result.baseline === undefined ? "—" : `${(result.value / result.baseline).toFixed(2)}×`;
+  console.log(`| ${result.name} | ${format(result.value)} ${result.unit} | ${baseline} | ${ratio} | ${result.target} | ${result.pass ? "yes" : "NO"} |`);
 }
 process.exitCode = results.every((result) => result.pass) ? 0 : 1;
