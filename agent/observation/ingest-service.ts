@@ -17,6 +17,8 @@ export interface IngestService {
 
 const EventIdSchema = z.object({ event_id: z.string() }).passthrough();
 const ACCEPTING: ReadonlySet<LearnSession["state"]> = new Set(["armed", "capturing"]);
+/** States right after capturing in which late deliveries of earlier actions still belong to the trace. */
+const JUST_LEFT_CAPTURE: ReadonlySet<LearnSession["state"]> = new Set(["paused", "stopped"]);
 
 /** The data class an event adds to the session's observation scope (§0C.8 `data_classes_observed`). */
 function dataClassOf(event: ObservedActionEventWithDetail): string {
@@ -138,7 +140,10 @@ export function createIngestService(deps: { memory: MemoryStore; sessions: Sessi
           reject(index, event.event_id, "REQUEST_INVALID", "State refs must be snapshot:<sha256>.");
           continue;
         }
-        if (!ACCEPTING.has(session.state)) {
+        // An event made before Pause/Stop but delivered after it (agent down, outbox draining) is
+        // part of the demonstration; one made after it is not.
+        const deliveredLate = JUST_LEFT_CAPTURE.has(session.state) && event.created_at <= deps.sessions.stateSince(session.learn_session_id).toISOString();
+        if (!ACCEPTING.has(session.state) && !deliveredLate) {
           ack.refused.push(event.event_id);
           continue;
         }

@@ -139,6 +139,14 @@ describe("POST /api/observations/events", () => {
     expect(await agent.memory.readText(MemoryPaths.observationEvents(sessionId))).not.toContain(late.event_id);
   });
 
+  it("keeps an event made before Pause but delivered after it (lossless delivery)", async () => {
+    await post([domEvent(sessionId)]);
+    const madeBeforePause = domEvent(sessionId, { created_at: new Date(Date.now() - 1000).toISOString() });
+    await call("POST", `/api/learn/sessions/${sessionId}/pause`);
+    const ack = await post([madeBeforePause]);
+    expect(ack.accepted).toEqual([madeBeforePause.event_id]);
+  });
+
   it("stores snapshots content-addressed and computes caused_state_change from the refs", async () => {
     const before = upload(sessionId, snapshot("Checkout"));
     const after = upload(sessionId, snapshot("Order placed"));

@@ -54,10 +54,10 @@ describe("ObservedActionEventSchema (§0C.22)", () => {
 });
 
 describe("ObservedActionEventWithDetailSchema", () => {
-  it("keeps every canonical field and only adds browser_detail", () => {
+  it("keeps every canonical field and only adds the browser and desktop detail", () => {
     const canonicalKeys = Object.keys(ObservedActionEventSchema.shape).sort();
     const extendedKeys = Object.keys(ObservedActionEventWithDetailSchema.shape).sort();
-    expect(extendedKeys).toEqual([...canonicalKeys, "browser_detail"].sort());
+    expect(extendedKeys).toEqual([...canonicalKeys, "browser_detail", "desktop_detail"].sort());
   });
 
   it("parses to the canonical event plus the detail", () => {
