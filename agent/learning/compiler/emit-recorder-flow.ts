@@ -1,0 +1,64 @@
+import type { Interpretation } from "./interpret";
+import type { NormalizedStep } from "./normalize-trace";
+
+/** A step of the Chrome DevTools Recorder format (the subset we emit). */
+export type RecorderStep =
+  | { type: "setViewport"; width: number; height: number; deviceScaleFactor: number; isMobile: boolean; hasTouch: boolean; isLandscape: boolean }
+  | { type: "navigate"; url: string }
+  | { type: "click"; selectors: string[][]; offsetX: number; offsetY: number; frame?: number[] }
+  | { type: "change"; selectors: string[][]; value: string; frame?: number[] }
+  | { type: "keyDown" | "keyUp"; key: string }
+  | { type: "waitForElement"; selectors: string[][] };
+
+export interface RecorderFlow {
+  title: string;
+  steps: RecorderStep[];
+}
+
+const KEY = /^Press (Enter|Escape|Tab)/;
+
+/**
+ * The demonstration as a Chrome DevTools Recorder flow (DESIGN §6.3): ordered selector
+ * alternatives per step, and `{{parameter}}` placeholders where a value was typed — never the
+ * value. A rehearsal replays it; SKILL.md never contains it.
+ */
+export function emitRecorderFlow(interpretation: Interpretation, steps: readonly NormalizedStep[]): RecorderFlow {
+  const out: RecorderStep[] = [{ type: "setViewport", width: 1280, height: 800, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: true }];
+  const firstUrl = steps.find((step) => step.page_url !== undefined)?.page_url;
+  if (firstUrl !== undefined) out.push({ type: "navigate", url: firstUrl });
+  for (const step of steps) {
+    const frame = step.frame_path !== undefined && step.frame_path.length > 0 ? { frame: step.frame_path } : {};
+    if (step.selectors.length === 0 && step.action !== "navigate" && step.action !== "press") continue;
+    switch (step.action) {
+      case "navigate":
+        if (step.page_url !== undefined && step.page_url !== firstUrl) out.push({ type: "navigate", url: step.page_url });
+        break;
+      case "fill": {
+        const parameter = interpretation.parameters.find((candidate) => candidate.step_ids.includes(step.step_id));
+        out.push({ type: "change", selectors: step.selectors, value: parameter !== undefined ? `{{${parameter.name}}}` : "", ...frame });
+        break;
+      }
+      case "upload":
+        break;
+      case "press": {
+        const key = KEY.exec(step.label)?.[1];
+        if (key !== undefined) out.push({ type: "keyDown", key }, { type: "keyUp", key });
+        break;
+      }
+      case "click":
+      case "toggle":
+      case "select":
+      case "submit":
+        out.push({ type: "click", selectors: step.selectors, offsetX: 1, offsetY: 1, ...frame });
+        break;
+      case "command":
+      case "launch":
+        break;
+      default: {
+        const unreachable: never = step.action;
+        throw new Error(`unknown step action ${String(unreachable)}`);
+      }
+    }
+  }
+  return { title: interpretation.title, steps: out };
+}

@@ -1,0 +1,158 @@
+import { PortableSkillFrontmatterSchema, type PortableSkillFrontmatter } from "../../../shared/skills/frontmatter";
+import type { CapabilityManifest } from "../../../shared/capabilities/capability-manifest";
+import type { TestPolicy } from "../../../shared/learning/test-policy";
+import type { Interpretation } from "./interpret";
+
+/** Trigger tests (issue #5): phrasings that must find the skill, and ones that must not. */
+export interface TriggerTests {
+  positive: string[];
+  paraphrases: string[];
+  negative: string[];
+}
+
+/**
+ * Frontmatter lines are `key: <JSON>`: JSON scalars and arrays are valid YAML flow values, so the
+ * block is YAML for any reader and round-trips exactly for ours.
+ */
+function frontmatterBlock(frontmatter: PortableSkillFrontmatter): string {
+  const lines = Object.entries(frontmatter)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+  return `---\n${lines.join("\n")}\n---\n`;
+}
+
+export function parseSkillFrontmatter(markdown: string): PortableSkillFrontmatter | undefined {
+  const match = /^---\n([\s\S]*?)\n---\n/.exec(markdown);
+  if (match?.[1] === undefined) return undefined;
+  const record: Record<string, unknown> = {};
+  for (const line of match[1].split("\n")) {
+    const colon = line.indexOf(": ");
+    if (colon <= 0) return undefined;
+    try {
+      record[line.slice(0, colon)] = JSON.parse(line.slice(colon + 2));
+    } catch {
+      return undefined;
+    }
+  }
+  const parsed = PortableSkillFrontmatterSchema.safeParse(record);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Page-derived text goes into Markdown as plain text: no markup, links, HTML or code fences from a page. */
+export function plainText(text: string): string {
+  return text
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .replace(/[\\`*_[\]<>#|~]/g, (character) => `\\${character}`)
+    .trim();
+}
+
+export function buildFrontmatter(interpretation: Interpretation): PortableSkillFrontmatter {
+  return PortableSkillFrontmatterSchema.parse({
+    name: interpretation.slug,
+    title: interpretation.title.slice(0, 120),
+    description: interpretation.goal_summary.slice(0, 500),
+    version: "0.1.0",
+    triggers: interpretation.triggers.length > 0 ? interpretation.triggers : [interpretation.title.toLowerCase().slice(0, 200)],
+    negative_triggers: interpretation.negative_triggers,
+    preferred_control_surfaces: interpretation.preferred_control_surfaces,
+    estimated_cost_class: "free",
+    portability_grade: interpretation.site?.startsWith("127.0.0.1") || interpretation.site?.startsWith("localhost") ? "local_only" : "direct",
+    schema_version: 1,
+  });
+}
+
+/**
+ * SKILL.md as goals and checkpoints a runtime agent can follow on a page that changed (§0C.9A):
+ * when to use it, inputs asked for at run time, checkpoints with observable success, controls by
+ * their visible names. Never a click script, a selector, a coordinate, a typed value, or the IR.
+ */
+export function emitSkillMarkdown(interpretation: Interpretation, policy?: TestPolicy): string {
+  const out: string[] = [frontmatterBlock(buildFrontmatter(interpretation))];
+  out.push(`# ${plainText(interpretation.title)}\n`, `${plainText(interpretation.goal_summary)}\n`);
+  out.push("## When to use\n", ...interpretation.use_conditions.map((line) => `- ${plainText(line)}`), "");
+  out.push("## When not to use\n");
+  out.push(
+    ...(interpretation.non_use_conditions.length > 0
+      ? interpretation.non_use_conditions.map((line) => `- ${plainText(line)}`)
+      : ["- When the user only asks about this task without asking you to do it.", "- When any input below is missing and the user cannot provide it."]),
+    "",
+  );
+  out.push("## Inputs\n", "Ask the user for each of these when you run the skill. Never reuse values from the demonstration.\n");
+  if (interpretation.parameters.length === 0) out.push("- None.");
+  for (const parameter of interpretation.parameters) {
+    out.push(`- \`{{${parameter.name}}}\` — ${plainText(parameter.label)} (${parameter.type_hint.replace("_", " ")})`);
+  }
+  out.push("", "## Checkpoints\n");
+  out.push(
+    "Work toward each checkpoint in order. Pages change: find controls by their visible names and roles, not by position, and confirm each checkpoint before moving on. If a checkpoint cannot be confirmed, stop and tell the user what you see.\n",
+  );
+  interpretation.checkpoints.forEach((checkpoint, index) => {
+    out.push(`${index + 1}. **${plainText(checkpoint.goal)}** — success: ${plainText(checkpoint.success_condition)}`);
+  });
+  out.push("", "## Guidance\n");
+  interpretation.checkpoints.forEach((checkpoint, index) => {
+    out.push(`### ${index + 1}. ${plainText(checkpoint.goal)}\n`);
+    if (checkpoint.where !== undefined) out.push(`- Where: the "${plainText(checkpoint.where)}" page${interpretation.site ? ` on ${plainText(interpretation.site)}` : ""}.`);
+    if (checkpoint.controls.length > 0) {
+      const controls = checkpoint.controls.map((control) =>
+        control.parameter !== undefined ? `"${plainText(control.name)}" (${plainText(control.role)}) with {{${control.parameter}}}` : `"${plainText(control.name)}" (${plainText(control.role)})`,
+      );
+      out.push(`- Controls involved: ${[...new Set(controls)].join("; ")}.`);
+    }
+    out.push(`- Done when: ${plainText(checkpoint.success_condition)}.`, "");
+  });
+  out.push("## Safety\n");
+  out.push("- Confirm with the user before anything that sends, pays, deletes or publishes.");
+  if (policy !== undefined) {
+    if (policy.allowed_domains.length > 0) out.push(`- When rehearsing, stay on: ${policy.allowed_domains.map(plainText).join(", ")}.`);
+    if (policy.mode === "dry_run_only") out.push("- When rehearsing, stop before the final committing step.");
+    if (policy.forbid_external_send) out.push("- Never submit data to a site other than the one this skill was learned on.");
+    if (policy.forbid_destructive_writes) out.push("- Never delete or overwrite anything as part of this skill.");
+  }
+  out.push("");
+  return out.join("\n");
+}
+
+/** The spec's capability manifest for a learned browser/desktop skill (§0C.23). */
+export function emitCapabilityManifest(interpretation: Interpretation, capabilityId: string): CapabilityManifest {
+  return {
+    capability_id: capabilityId,
+    family: interpretation.site !== undefined ? "browser" : "desktop",
+    kind: "workflow_pattern",
+    title: interpretation.title.slice(0, 200),
+    origin_skill: interpretation.slug,
+    aliases: [],
+    action_verbs: [],
+    surface_order: interpretation.preferred_control_surfaces.length > 0 ? interpretation.preferred_control_surfaces : ["raw_ui"],
+    runtime_binding: { binding_kind: "workflow_pattern", target: `skills/${interpretation.slug}/SKILL.md` },
+    required_runtime_caps: interpretation.site !== undefined ? ["browser"] : [],
+    permissions: [],
+    requires_supervision: true,
+    dry_run_supported: false,
+    routing_eligible: true,
+    verification: interpretation.checkpoints.map((checkpoint) => ({
+      kind: checkpoint.observable ? "snapshot_label" : "manual_confirmation",
+      target: checkpoint.checkpoint_id,
+      expected: checkpoint.success_condition.slice(0, 240),
+    })),
+    health_probe: { kind: interpretation.site !== undefined ? "browser" : "noop", target: interpretation.site ?? "none", timeout_ms: 3000 },
+    learning_policy: { teach_mode_allowed: true, auto_capture_trace: true, proposal_required_for_mutation: true },
+    retrieval_corpus_hints: [],
+    schema_version: 1,
+  };
+}
+
+/** At least 3 positives, 3 paraphrases and 3 negatives, from the meaning (issue #5). */
+export function emitTriggerTests(interpretation: Interpretation): TriggerTests {
+  const base = interpretation.title.replace(/[.]$/, "").toLowerCase();
+  const positive = [...new Set([base, ...interpretation.triggers])].slice(0, 5);
+  while (positive.length < 3) positive.push(`please ${base}`);
+  const paraphrases = [`could you ${base} for me`, `i need to ${base}`, `go ahead and ${base} now`];
+  const negative = [
+    ...interpretation.negative_triggers,
+    "what is the weather tomorrow",
+    "summarize this document for me",
+    "translate this paragraph into french",
+  ].slice(0, Math.max(3, interpretation.negative_triggers.length));
+  return { positive, paraphrases, negative };
+}
