@@ -11,9 +11,23 @@ export default defineConfig({
     name: "elnor-learn — Ability Learning",
     description: "Teach your assistant a new ability by demonstrating it once.",
     minimum_chrome_version: "116",
-    permissions: ["storage", "sidePanel"],
-    // Only the local agent is a permanent host; observed sites are asked for per session.
+    // scripting: the observation content script is registered at runtime, only for a session's
+    // sites; alarms: a capture in progress wakes the service worker if it slept (issue #4).
+    permissions: ["storage", "sidePanel", "scripting", "alarms"],
+    // Only the local agent is a permanent host; observed sites are asked for per session, at
+    // Start, through chrome.permissions.request (extension/background/site-permissions.ts).
     host_permissions: ["http://127.0.0.1/*", "http://localhost/*"],
+    optional_host_permissions: ["http://*/*", "https://*/*"],
     action: { default_title: "Ability Learning" },
+    commands: {
+      "toggle-capture-pause": {
+        suggested_key: { default: "Alt+Shift+P" },
+        description: "Pause or resume the recording of a demonstration",
+      },
+      "mark-capture-step": {
+        suggested_key: { default: "Alt+Shift+M" },
+        description: "Mark a step in the recording of a demonstration",
+      },
+    },
   },
 });

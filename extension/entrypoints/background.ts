@@ -1,7 +1,29 @@
 import { browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
+import { storage } from "wxt/utils/storage";
+import { createBackgroundStore } from "../background/background-storage";
+import { startBackground } from "../background/background-app";
+import { extensionConnectionStorage } from "../connection-storage";
 
 export default defineBackground(() => {
   // The toolbar button opens the Ability Learning side panel.
   void browser.sidePanel.setPanelBehavior({ openPanelOnActionClick: true });
+  startBackground({
+    browser,
+    connection: extensionConnectionStorage,
+    // The pairing's key in extension/connection-storage.ts.
+    watchConnection: (onChange) => void storage.watch("local:agentConnection", onChange),
+    store: createBackgroundStore(),
+    openSocket: (url) => new WebSocket(url),
+    fetch: (input, init) => fetch(input, init),
+    timers: {
+      setTimeout: (handler, ms) => setTimeout(handler, ms),
+      clearTimeout: (id) => clearTimeout(id),
+      setInterval: (handler, ms) => setInterval(handler, ms),
+      clearInterval: (id) => clearInterval(id),
+    },
+    randomBytes: (bytes) => void crypto.getRandomValues(bytes),
+    newId: () => crypto.randomUUID(),
+    now: () => new Date(),
+  });
 });

@@ -1,13 +1,65 @@
+import { browser } from "wxt/browser";
 import { defineContentScript } from "wxt/utils/define-content-script";
+import { BackgroundToContentMessageSchema, CaptureConfigSchema, type ContentMessage } from "../observation/capture-messages";
+import { createContentCapture, type ContentCapture } from "../observation/content-capture";
 
 /**
- * The observation content script (browser_dom, browser_snapshot). It is registered at runtime,
- * only for the sites a session allows and only between Start and Stop (DESIGN §4), so the
- * manifest never lists it. The observers themselves arrive with the observation issue (#4);
- * until then this entry is built but never registered, and observes nothing.
+ * The observation content script (browser_dom, browser_snapshot; issue #4). It is registered at
+ * runtime, only for the sites a session allows and only between Start and Stop (DESIGN §4), so the
+ * manifest never lists it. It only wires: ask for the config, follow `capture/config`, and hand
+ * the capture's messages to the background. The work is in extension/observation/.
  */
 export default defineContentScript({
   matches: [],
   registration: "runtime",
-  main() {},
+  main(ctx) {
+    // The top frame observes its same-origin frames itself; a copy inside a frame would double every event.
+    if (window.top !== window) return;
+    // A second injection (registration plus executeScript, or an update) takes over from the first.
+    const slot = globalThis as { __elnorContentCapture?: ContentCapture };
+    slot.__elnorContentCapture?.destroy();
+
+    /** Bumped by every pushed config, so an answer requested before a push never overrides it. */
+    let pushes = 0;
+    const requestConfig = async (): Promise<void> => {
+      const pushesBefore = pushes;
+      const request: ContentMessage = { type: "capture/get-config" };
+      let config: unknown = null;
+      try {
+        const reply: unknown = await browser.runtime.sendMessage(request);
+        // The background answers with a BackgroundToContentMessage; a bare config (or null) is accepted too.
+        const asMessage = BackgroundToContentMessageSchema.safeParse(reply);
+        config = asMessage.success ? asMessage.data.config : (CaptureConfigSchema.nullable().safeParse(reply).data ?? null);
+      } catch {
+        // No background to answer (the extension is reloading): observe nothing.
+      }
+      if (pushes === pushesBefore) await capture.setConfig(config);
+    };
+
+    const capture = createContentCapture({
+      send: async (message: ContentMessage) => {
+        const reply: unknown = await browser.runtime.sendMessage(message);
+        // The pill pauses and stops the page at once; the background's answer is what holds.
+        if (message.type === "capture/control") void requestConfig();
+        return reply;
+      },
+    });
+    slot.__elnorContentCapture = capture;
+
+    const onMessage = (message: unknown, _sender: unknown, sendResponse: (response: unknown) => void): boolean | undefined => {
+      const parsed = BackgroundToContentMessageSchema.safeParse(message);
+      if (!parsed.success) return undefined;
+      pushes += 1;
+      // Answered once what was seen before a pause or stop has been handed to the background.
+      void capture.setConfig(parsed.data.config).then(() => sendResponse({ ok: true }));
+      return true;
+    };
+    browser.runtime.onMessage.addListener(onMessage);
+    ctx.onInvalidated(() => {
+      browser.runtime.onMessage.removeListener(onMessage);
+      capture.destroy();
+    });
+
+    void requestConfig();
+  },
 });

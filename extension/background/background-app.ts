@@ -1,0 +1,186 @@
+import type { WxtBrowser } from "wxt/browser";
+import type { ConnectionStorage } from "../../ui/agent-connection";
+import type { AgentLinkState, CaptureControlReply } from "./background-messages";
+import { createFailureRecorder } from "./background-failures";
+import { createAgentSocket, type SocketLike, type Timers } from "./agent-socket";
+import type { BackgroundStore } from "./background-storage";
+import { createCaptureScripts } from "./capture-scripts";
+import { createCaptureSession } from "./capture-session";
+import { createKeepalive, KEEPALIVE_ALARM } from "./keepalive";
+import { createMessageRouter } from "./message-router";
+import { openOutboxDb } from "./outbox-db";
+import { createOutboxLedger } from "./outbox-ledger";
+import { createOutboxSender, type OutboxSender } from "./outbox-sender";
+import type { OutboxStatus } from "./outbox-status";
+import { createSessionControlClient } from "./session-control-client";
+import { commandControl, planControl, type CaptureControl } from "./session-controls";
+
+export interface BackgroundDeps {
+  browser: WxtBrowser;
+  connection: ConnectionStorage;
+  /** Calls back when the pairing in extension storage changes. */
+  watchConnection(onChange: () => void): void;
+  store: BackgroundStore;
+  openSocket(url: string): SocketLike;
+  fetch: typeof fetch;
+  timers: Timers;
+  randomBytes(bytes: Uint8Array): void;
+  newId(): string;
+  now(): Date;
+}
+
+/**
+ * The background service worker's composition root. Every Chrome event listener is added
+ * synchronously here, as MV3 requires for the worker to be woken by those events; the state
+ * they need is loaded afterwards from `chrome.storage.session` and IndexedDB, so a worker started
+ * by any event (alarm, message, command) picks up a capture where the last one left it.
+ */
+export function startBackground(deps: BackgroundDeps): void {
+  const { browser } = deps;
+  const failed = createFailureRecorder(deps.store, deps.now);
+  let captureActive = false;
+  let queued = 0;
+  const wantsLink = () => captureActive || queued > 0;
+
+  const keepalive = createKeepalive(browser.alarms);
+  const syncKeepalive = () => void keepalive.set(wantsLink()).catch(failed("keepalive"));
+
+  const capture = createCaptureSession({
+    store: deps.store,
+    scripts: createCaptureScripts({ scripting: browser.scripting, tabs: browser.tabs, permissions: browser.permissions }),
+    action: browser.action,
+    releaseSites: (origins) => browser.permissions.remove({ origins }),
+    randomBytes: deps.randomBytes,
+    now: deps.now,
+    onActiveChange(active) {
+      captureActive = active;
+      syncKeepalive();
+      socket.refresh();
+    },
+  });
+
+  let senderPromise: Promise<OutboxSender> | undefined;
+  const openSender = () =>
+    openOutboxDb({ now: () => deps.now().getTime() }).then((db) =>
+      createOutboxSender({
+        outbox: db,
+        ledger: createOutboxLedger({ now: () => deps.now().getTime() }),
+        channel: {
+          isReady: () => socket.isReady(),
+          sendBatch: (batch) => socket.send({ type: "batch", batch: { ...batch, schema_version: 1 } }),
+          drop: (reason) => socket.drop(reason),
+        },
+        newBatchId: deps.newId,
+        onStatus: (status: OutboxStatus) => {
+          const wasWaiting = queued > 0;
+          queued = status.queued + status.snapshots_queued;
+          void deps.store.saveOutboxStatus(status).catch(failed("outbox status"));
+          if (wasWaiting !== (queued > 0)) {
+            syncKeepalive();
+            socket.refresh();
+          }
+        },
+      }),
+    );
+  // Opened once per worker; a failed open is tried again by the next caller rather than cached.
+  const outbox = () =>
+    (senderPromise ??= openSender().catch((error: unknown) => {
+      senderPromise = undefined;
+      throw error;
+    }));
+  const drain = () => void outbox().then((sender) => sender.drain()).catch(failed("outbox drain"));
+
+  const socket = createAgentSocket({
+    loadConnection: () => deps.connection.load(),
+    openSocket: deps.openSocket,
+    adapterId: `chrome-extension:${browser.runtime.id}`,
+    timers: deps.timers,
+    wantsLink,
+    onWelcome(session) {
+      void capture.apply(session).catch(failed("session mirror"));
+      drain();
+    },
+    onFrame(frame) {
+      switch (frame.type) {
+        case "session":
+          void capture.apply(frame.session).catch(failed("session mirror"));
+          return;
+        case "ack":
+          void outbox().then((sender) => sender.acknowledged(frame.ack)).catch(failed("outbox ack"));
+          return;
+        case "error":
+          // The agent could not take a batch (it says so instead of acking): start over on a new
+          // link after backoff, so everything unacknowledged is resent rather than retried hot.
+          socket.drop("agent error");
+          return;
+        default:
+          return assertNever(frame);
+      }
+    },
+    onLost() {
+      void outbox().then((sender) => sender.connectionLost()).catch(failed("outbox"));
+    },
+    onState(state: AgentLinkState) {
+      void deps.store.saveAgentLink(state).catch(failed("agent link"));
+    },
+  });
+
+  const controls = createSessionControlClient({ loadConnection: () => deps.connection.load(), fetch: deps.fetch });
+  const control = async (action: CaptureControl, source: "user_click" | "hotkey"): Promise<CaptureControlReply> => {
+    const plan = planControl(action, await capture.current());
+    const reply: CaptureControlReply =
+      plan.kind === "skip" ? { ok: false, code: plan.code, message: plan.message } : await controls.call(plan.sessionId, plan.route, source);
+    await deps.store.saveLastControl({ control: action, source, at: deps.now().toISOString(), reply });
+    return reply;
+  };
+
+  const router = createMessageRouter({
+    extensionId: browser.runtime.id,
+    capture,
+    outbox,
+    control,
+    async ensureConnected(timeoutMs) {
+      // Already up: a heartbeat now keeps the agent counting us healthy for the Start that follows.
+      if (socket.isReady()) socket.send({ type: "heartbeat" });
+      else await socket.whenReady(timeoutMs);
+      return socket.state();
+    },
+    linkState: () => socket.state(),
+    lastControl: () => deps.store.loadLastControl(),
+    lastFailure: () => deps.store.loadLastFailure(),
+    // Site access the user took back in Chrome's menu ends capture there, even for a page already observed.
+    isGranted: (url) => browser.permissions.contains({ origins: [`${new URL(url).origin}/*`] }),
+  });
+
+  // Listeners first, synchronously (MV3): these events are what wake a sleeping worker.
+  browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
+    const answer = router.route(message, sender);
+    if (answer === undefined) return undefined;
+    void answer.then(sendResponse);
+    return true;
+  });
+  browser.commands.onCommand.addListener((command) => {
+    const action = commandControl(command);
+    if (action !== undefined) void control(action, "hotkey").catch(failed("keyboard command"));
+  });
+  browser.alarms.onAlarm.addListener((alarm) => {
+    if (alarm.name !== KEEPALIVE_ALARM) return;
+    socket.refresh();
+    drain();
+  });
+  browser.permissions.onAdded.addListener(() => void capture.permissionsChanged().catch(failed("site access")));
+  browser.permissions.onRemoved.addListener(() => void capture.permissionsChanged().catch(failed("site access")));
+  deps.watchConnection(() => socket.restart());
+
+  // Then the state: the badge and registration as mirrored, the outbox's size, and the agent's word.
+  void capture
+    .restore()
+    .catch(failed("restore"))
+    .then(() => outbox().then((sender) => sender.status()))
+    .catch(failed("outbox open"))
+    .finally(() => socket.connect());
+}
+
+function assertNever(value: never): never {
+  throw new Error(`Unhandled agent frame ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { CaptureSessionStateSchema } from "../../shared/observation/capture-protocol";
+import { OutboxStatusSchema } from "./outbox-status";
+
+/**
+ * What the background answers on runtime messaging, and what other extension pages (the side
+ * panel) may ask it. Requests from content scripts are `ContentMessage`
+ * (extension/observation/capture-messages); `capture/get-config` is answered with a
+ * `BackgroundToContentMessage` (`{ type: "capture/config", config }`), the same shape that is
+ * pushed to the tabs on every change.
+ */
+
+/** Answer to `capture/events`: how many events went into the outbox, and why any did not. */
+export const CaptureEventsReplySchema = z.object({
+  queued: z.number().int().min(0),
+  /** Already in the outbox (a resend after a lost reply): kept once, not counted again. */
+  duplicates: z.number().int().min(0),
+  refused: z.number().int().min(0),
+  /**
+   * Why events were refused: the outbox is full (counted in the outbox status), the page is not
+   * one the current session observes, the events broke the contract, or IndexedDB failed.
+   */
+  refused_reason: z.enum(["outbox_full", "not_observed", "invalid", "outbox_unavailable"]).optional(),
+});
+export type CaptureEventsReply = z.infer<typeof CaptureEventsReplySchema>;
+
+/** Answer to `capture/control` and the result of a keyboard command. */
+export const CaptureControlReplySchema = z.object({
+  ok: z.boolean(),
+  /** The agent's error code, or ours: NO_CAPTURE, NOTHING_TO_PAUSE, NOT_PAIRED, AGENT_UNREACHABLE. */
+  code: z.string().max(80).optional(),
+  message: z.string().max(400).optional(),
+});
+export type CaptureControlReply = z.infer<typeof CaptureControlReplySchema>;
+
+/** The background's link to the agent, as the side panel may show it. */
+export const AgentLinkStateSchema = z.enum(["unpaired", "connecting", "connected", "disconnected", "token_rejected"]);
+export type AgentLinkState = z.infer<typeof AgentLinkStateSchema>;
+
+/** Side panel → background. */
+export const PanelRequestSchema = z.discriminatedUnion("type", [
+  /** The outbox's size and bound (also kept in `chrome.storage.session`, see background-storage). */
+  z.object({ type: z.literal("capture/outbox-status") }),
+  /**
+   * Open the agent socket now (waking the service worker) and answer once the agent has welcomed
+   * it or `timeout_ms` passed. Call before `POST …/start`: the agent only starts a browser capture
+   * while the extension is connected as its browser_dom adapter.
+   */
+  z.object({ type: z.literal("capture/ensure-connected"), timeout_ms: z.number().int().min(0).max(30_000).default(5_000) }),
+  /** Everything at once: link, mirrored session, outbox. */
+  z.object({ type: z.literal("capture/status") }),
+]);
+/** What the side panel sends (defaults may be left out). */
+export type PanelRequest = z.input<typeof PanelRequestSchema>;
+
+export const EnsureConnectedReplySchema = z.object({ connection: AgentLinkStateSchema });
+export type EnsureConnectedReply = z.infer<typeof EnsureConnectedReplySchema>;
+
+/** The last control made outside the side panel (keyboard or in-page indicator), and how it went. */
+export const LastControlSchema = z.object({
+  control: z.enum(["pause", "resume", "stop", "toggle-pause", "mark-step"]),
+  source: z.enum(["hotkey", "user_click"]),
+  at: z.string().datetime(),
+  reply: CaptureControlReplySchema,
+});
+export type LastControl = z.infer<typeof LastControlSchema>;
+
+/** The background's last own failure (IndexedDB, storage, Chrome API), for diagnostics in the panel. */
+export const BackgroundFailureSchema = z.object({
+  where: z.string().max(80),
+  message: z.string().max(400),
+  at: z.string().datetime(),
+});
+export type BackgroundFailure = z.infer<typeof BackgroundFailureSchema>;
+
+export const CaptureStatusReplySchema = z.object({
+  connection: AgentLinkStateSchema,
+  session: CaptureSessionStateSchema.nullable(),
+  outbox: OutboxStatusSchema,
+  /** A keyboard command fails without a page to say so; the panel can (e.g. "Agent unreachable"). */
+  last_control: LastControlSchema.nullable(),
+  last_failure: BackgroundFailureSchema.nullable(),
+});
+export type CaptureStatusReply = z.infer<typeof CaptureStatusReplySchema>;

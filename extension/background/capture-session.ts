@@ -1,0 +1,134 @@
+import type { CaptureSessionState } from "../../shared/observation/capture-protocol";
+import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
+import type { CaptureConfig } from "../observation/capture-messages";
+import { badgeForSession, showBadge, type BadgeSurface } from "./capture-badge";
+import { captureConfigFor, isActiveCapture } from "./capture-config";
+import type { CaptureScripts } from "./capture-scripts";
+import type { BackgroundStore } from "./background-storage";
+import { hashKeyForSession, type RandomBytes } from "./hash-key";
+import { originPatternsForWhitelist, releaseOriginPatterns, type OriginPermissionRemove } from "./site-permissions";
+
+export interface CaptureSessionDeps {
+  store: BackgroundStore;
+  scripts: CaptureScripts;
+  action: BadgeSurface;
+  releaseSites: OriginPermissionRemove;
+  randomBytes: RandomBytes;
+  now(): Date;
+  /** Told whether a capture is on, so the keepalive and the socket's heartbeat follow it. */
+  onActiveChange(active: boolean): void;
+}
+
+export interface CaptureSession {
+  /** The agent said what the current session is (`welcome` or `session` frame). */
+  apply(session: CaptureSessionState | null): Promise<void>;
+  /** Service-worker start: badge, registration and keepalive from the mirrored state, before the agent answers. */
+  restore(): Promise<void>;
+  /** Site access changed (granted or revoked in Chrome): register for what is granted now. */
+  permissionsChanged(): Promise<void>;
+  current(): Promise<CaptureSessionState | null>;
+  /** The config for a page at `url`, or null when that page must not be observed. */
+  configForPage(url: string | undefined): Promise<CaptureConfig | null>;
+}
+
+/**
+ * Mirrors the agent's current learning session into the extension (issue #4): the badge is the
+ * observation banner, the content script runs only on the session's granted sites and only while
+ * it is armed, capturing or paused, and every tab there is told each change. The mirror lives in
+ * `chrome.storage.session` so all of it comes back after a service-worker restart.
+ */
+export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
+  let chain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = chain.then(work, work);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+
+  // One key per session even when a page asks for its config while a change is being applied:
+  // concurrent askers share the same pending lookup instead of each making a key.
+  const keyLookups = new Map<string, Promise<string>>();
+  const keyFor = (sessionId: string): Promise<string> => {
+    let lookup = keyLookups.get(sessionId);
+    if (lookup === undefined) {
+      lookup = hashKeyForSession(deps.store, sessionId, deps.randomBytes);
+      keyLookups.clear();
+      keyLookups.set(sessionId, lookup);
+      lookup.catch(() => keyLookups.delete(sessionId));
+    }
+    return lookup;
+  };
+
+  const configOf = async (session: CaptureSessionState | null): Promise<CaptureConfig | null> => {
+    if (!isActiveCapture(session)) return null;
+    return captureConfigFor(session, await keyFor(session.learn_session_id));
+  };
+
+  /** Brings badge, registration and tabs in line with `session`, given what was mirrored before. */
+  const reconcile = async (previous: CaptureSessionState | null, session: CaptureSessionState | null, options: { injectMissing: boolean }) => {
+    const active = isActiveCapture(session);
+    deps.onActiveChange(active);
+    await showBadge(deps.action, badgeForSession(session));
+    if (active) {
+      const config = await configOf(session);
+      await deps.scripts.register(session.target_app_whitelist);
+      await deps.scripts.broadcast(config, session.target_app_whitelist, options);
+      // Sites dropped from the allow-list mid-session are told to stop too.
+      if (previous !== null && previous.learn_session_id === session.learn_session_id) {
+        const dropped = previous.target_app_whitelist.filter((site) => !session.target_app_whitelist.includes(site));
+        if (dropped.length > 0) await deps.scripts.broadcast(null, dropped, { injectMissing: false });
+      }
+      if (previous !== null && previous.learn_session_id !== session.learn_session_id) await end(previous, session.target_app_whitelist);
+      return;
+    }
+    if (previous !== null) await end(previous, []);
+    else await deps.scripts.unregister();
+    keyLookups.clear();
+    await deps.store.forgetHashKey();
+  };
+
+  /** A capture is over: pages stop observing first, then the script goes, then the site access. */
+  const end = async (previous: CaptureSessionState, stillAllowed: readonly string[]) => {
+    const keep = new Set(stillAllowed);
+    const over = previous.target_app_whitelist.filter((site) => !keep.has(site));
+    await deps.scripts.broadcast(null, over, { injectMissing: false });
+    if (keep.size === 0) await deps.scripts.unregister();
+    if (!isActiveCapture(previous)) return;
+    const kept = new Set(originPatternsForWhitelist(stillAllowed));
+    const release = originPatternsForWhitelist(over).filter((pattern) => !kept.has(pattern));
+    await releaseOriginPatterns(release, deps.releaseSites);
+  };
+
+  return {
+    apply: (session) =>
+      serial(async () => {
+        const previous = await deps.store.loadMirror();
+        await deps.store.saveMirror(session, deps.now());
+        await reconcile(previous, session, { injectMissing: true });
+      }),
+    restore: () =>
+      serial(async () => {
+        const session = await deps.store.loadMirror();
+        const active = isActiveCapture(session);
+        deps.onActiveChange(active);
+        await showBadge(deps.action, badgeForSession(session));
+        if (active) await deps.scripts.register(session.target_app_whitelist);
+        else await deps.scripts.unregister();
+      }),
+    permissionsChanged: () =>
+      serial(async () => {
+        const session = await deps.store.loadMirror();
+        if (!isActiveCapture(session)) return;
+        await deps.scripts.register(session.target_app_whitelist);
+        await deps.scripts.broadcast(await configOf(session), session.target_app_whitelist, { injectMissing: true });
+      }),
+    current: () => deps.store.loadMirror(),
+    // Not on the serial chain: applying a change waits for the pages to take the new config, and
+    // a page flushing its last events then asks here; queueing behind that change would deadlock.
+    async configForPage(url) {
+      const session = await deps.store.loadMirror();
+      if (!isActiveCapture(session) || url === undefined || !urlMatchesAllowList(url, session.target_app_whitelist)) return null;
+      return configOf(session);
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import type { Browser } from "wxt/browser";
+import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+import type { CaptureSessionState } from "../../shared/observation/capture-protocol";
+import { captureConfigFor } from "./capture-config";
+import type { CaptureSession } from "./capture-session";
+import { createMessageRouter } from "./message-router";
+import type { OutboxSender } from "./outbox-sender";
+
+const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
+const SESSION: CaptureSessionState = {
+  learn_session_id: "7b0a5c8e-8f64-4a43-9d0c-1f2d3e4a5b6c",
+  state: "capturing",
+  target_app_whitelist: ["http://127.0.0.1:8123"],
+  redaction_modes: {},
+};
+const KEY = "k".repeat(43);
+
+function event(sessionId = SESSION.learn_session_id): ObservedActionEventWithDetail {
+  return {
+    event_id: crypto.randomUUID(),
+    learn_session_id: sessionId,
+    adapter_kind: "browser_dom",
+    action_label: "Click 'Place order'",
+    caused_state_change: false,
+    redaction_mode: "mask_text",
+    created_at: new Date().toISOString(),
+    schema_version: 1,
+  };
+}
+
+function setup(session: CaptureSessionState | null = SESSION) {
+  const enqueued: ObservedActionEventWithDetail[] = [];
+  const capture = {
+    current: async () => session,
+    configForPage: async () => captureConfigFor(session, KEY),
+  } as Pick<CaptureSession, "current" | "configForPage"> as CaptureSession;
+  const outbox = {
+    enqueue: async (events: readonly ObservedActionEventWithDetail[]) => {
+      enqueued.push(...events);
+      return { queued: events.length, duplicates: 0, refused: 0, snapshotsQueued: 0, snapshotsRefused: 0 };
+    },
+  } as Pick<OutboxSender, "enqueue"> as OutboxSender;
+  const router = createMessageRouter({
+    extensionId: EXTENSION_ID,
+    capture,
+    outbox: async () => outbox,
+    control: async () => ({ ok: true }),
+    ensureConnected: async () => "connected",
+    linkState: () => "connected",
+    lastControl: async () => null,
+    lastFailure: async () => null,
+    isGranted: async (url) => !url.includes(":8124"),
+  });
+  return { router, enqueued };
+}
+
+const page = (url: string) => ({ id: EXTENSION_ID, url, tab: { id: 7 } as Browser.tabs.Tab, frameId: 0 });
+
+describe("message router", () => {
+  it("queues events from a page the session observes", async () => {
+    const { router, enqueued } = setup();
+    const reply = await router.route({ type: "capture/events", events: [event()], snapshots: [] }, page("http://127.0.0.1:8123/cart"));
+    expect(reply).toEqual({ queued: 1, duplicates: 0, refused: 0 });
+    expect(enqueued).toHaveLength(1);
+  });
+
+  it("refuses events from a page off the allow-list, and says so", async () => {
+    const { router, enqueued } = setup();
+    const reply = await router.route({ type: "capture/events", events: [event()], snapshots: [] }, page("http://127.0.0.1:9999/"));
+    expect(reply).toEqual({ queued: 0, duplicates: 0, refused: 1, refused_reason: "not_observed" });
+    expect(enqueued).toHaveLength(0);
+  });
+
+  it("refuses events from an allowed page whose site access was taken back", async () => {
+    const { router, enqueued } = setup({ ...SESSION, target_app_whitelist: ["http://127.0.0.1:8123", "http://127.0.0.1:8124"] });
+    const reply = await router.route({ type: "capture/events", events: [event()], snapshots: [] }, page("http://127.0.0.1:8124/"));
+    expect(reply).toMatchObject({ queued: 0, refused: 1, refused_reason: "not_observed" });
+    expect(enqueued).toHaveLength(0);
+  });
+
+  it("refuses events once the capture is over", async () => {
+    const { router, enqueued } = setup({ ...SESSION, state: "stopped" });
+    const reply = await router.route({ type: "capture/events", events: [event()], snapshots: [] }, page("http://127.0.0.1:8123/"));
+    expect(reply).toMatchObject({ queued: 0, refused: 1, refused_reason: "not_observed" });
+    expect(enqueued).toHaveLength(0);
+  });
+
+  it("refuses events that claim another session", async () => {
+    const { router } = setup();
+    const reply = await router.route(
+      { type: "capture/events", events: [event("9c1b2d3e-0000-4000-8000-000000000000")], snapshots: [] },
+      page("http://127.0.0.1:8123/"),
+    );
+    expect(reply).toMatchObject({ refused: 1, refused_reason: "not_observed" });
+  });
+
+  it("answers a batch that breaks the contract instead of dropping it silently", async () => {
+    const { router } = setup();
+    const reply = await router.route({ type: "capture/events", events: [{ event_id: "x" }, {}], snapshots: [] }, page("http://127.0.0.1:8123/"));
+    expect(reply).toEqual({ queued: 0, duplicates: 0, refused: 2, refused_reason: "invalid" });
+  });
+
+  it("gives an observed page its config and any other page none", async () => {
+    const { router } = setup();
+    expect(await router.route({ type: "capture/get-config" }, page("http://127.0.0.1:8123/"))).toMatchObject({
+      type: "capture/config",
+      config: { learn_session_id: SESSION.learn_session_id, state: "capturing", hash_key: KEY },
+    });
+    expect(await router.route({ type: "capture/get-config" }, page("https://elsewhere.example/"))).toEqual({ type: "capture/config", config: null });
+  });
+
+  it("ignores other extensions, and panel requests that come from a web page", async () => {
+    const { router } = setup();
+    expect(router.route({ type: "capture/get-config" }, { ...page("http://127.0.0.1:8123/"), id: "another" })).toBeUndefined();
+    expect(router.route({ type: "capture/status" }, page("http://127.0.0.1:8123/"))).toBeUndefined();
+    expect(router.route({ type: "capture/status" }, { id: EXTENSION_ID, url: `chrome-extension://${EXTENSION_ID}/sidepanel.html` })).toBeDefined();
+  });
+});

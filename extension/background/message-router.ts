@@ -1,0 +1,142 @@
+import type { Browser } from "wxt/browser";
+import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
+import { z } from "zod";
+import { ContentMessageSchema, type BackgroundToContentMessage, type ContentMessage } from "../observation/capture-messages";
+import {
+  PanelRequestSchema,
+  type AgentLinkState,
+  type CaptureControlReply,
+  type CaptureEventsReply,
+  type CaptureStatusReply,
+  type EnsureConnectedReply,
+  type LastControl,
+  type BackgroundFailure,
+} from "./background-messages";
+import type { CaptureSession } from "./capture-session";
+import type { AddResult } from "./outbox-db";
+import type { OutboxSender } from "./outbox-sender";
+import type { OutboxStatus } from "./outbox-status";
+import type { CaptureControl } from "./session-controls";
+
+/** The outline of a `capture/events` message whose events did not pass the contract. */
+const InvalidEventsMessageSchema = z.object({ type: z.literal("capture/events"), events: z.array(z.unknown()) });
+
+export interface MessageRouterDeps {
+  extensionId: string;
+  capture: CaptureSession;
+  outbox(): Promise<OutboxSender>;
+  control(control: CaptureControl, source: "user_click" | "hotkey"): Promise<CaptureControlReply>;
+  ensureConnected(timeoutMs: number): Promise<AgentLinkState>;
+  linkState(): AgentLinkState;
+  lastControl(): Promise<LastControl | null>;
+  lastFailure(): Promise<BackgroundFailure | null>;
+  /** Whether the extension (still) holds site access for the page at this URL. */
+  isGranted(url: string): Promise<boolean>;
+}
+
+/**
+ * Runtime messages into the background. Content scripts may only speak for a page the current
+ * session observes (checked on the sender's URL, which Chrome sets, not on anything the page
+ * says); other extension pages (the side panel) may ask for status. Anything else is ignored.
+ */
+export function createMessageRouter(deps: MessageRouterDeps) {
+  const extensionOrigin = `chrome-extension://${deps.extensionId}/`;
+
+  const fromContent = async (request: ContentMessage, sender: Browser.runtime.MessageSender): Promise<unknown> => {
+    const session = await deps.capture.current();
+    const url = sender.url;
+    const observed =
+      session !== null && url !== undefined && urlMatchesAllowList(url, session.target_app_whitelist) && (await deps.isGranted(url));
+    switch (request.type) {
+      case "capture/get-config": {
+        const reply: BackgroundToContentMessage = { type: "capture/config", config: observed ? await deps.capture.configForPage(sender.url) : null };
+        return reply;
+      }
+      case "capture/events": {
+        const config = observed ? await deps.capture.configForPage(sender.url) : null;
+        const sameSession = config !== null && request.events.every((event) => event.learn_session_id === config.learn_session_id);
+        if (!sameSession) {
+          const reply: CaptureEventsReply = { queued: 0, duplicates: 0, refused: request.events.length, refused_reason: "not_observed" };
+          return reply;
+        }
+        let result: AddResult;
+        try {
+          result = await (await deps.outbox()).enqueue(request.events, request.snapshots);
+        } catch {
+          // IndexedDB failed (quota, disk): nothing was kept, and the page is told so.
+          const reply: CaptureEventsReply = { queued: 0, duplicates: 0, refused: request.events.length, refused_reason: "outbox_unavailable" };
+          return reply;
+        }
+        const reply: CaptureEventsReply = {
+          queued: result.queued,
+          duplicates: result.duplicates,
+          refused: result.refused,
+          ...(result.refused > 0 ? { refused_reason: "outbox_full" as const } : {}),
+        };
+        return reply;
+      }
+      case "capture/control": {
+        if (!observed) return { ok: false, code: "NO_CAPTURE", message: "This page is not being recorded." } satisfies CaptureControlReply;
+        return deps.control(request.action, "user_click");
+      }
+      default:
+        return assertNever(request);
+    }
+  };
+
+  const fromPanel = async (request: z.infer<typeof PanelRequestSchema>): Promise<unknown> => {
+    switch (request.type) {
+      case "capture/outbox-status": {
+        const status: OutboxStatus = await (await deps.outbox()).status();
+        return status;
+      }
+      case "capture/ensure-connected":
+        return { connection: await deps.ensureConnected(request.timeout_ms) } satisfies EnsureConnectedReply;
+      case "capture/status":
+        return {
+          connection: deps.linkState(),
+          session: await deps.capture.current(),
+          outbox: await (await deps.outbox()).status(),
+          last_control: await deps.lastControl(),
+          last_failure: await deps.lastFailure(),
+        } satisfies CaptureStatusReply;
+      default:
+        return assertNever(request);
+    }
+  };
+
+  return {
+    /**
+     * Answers a message, or returns undefined when it is not ours to answer (so the caller does
+     * not hold the channel open). The promise never rejects: failures answer `{ ok: false }`.
+     */
+    route(message: unknown, sender: Browser.runtime.MessageSender): Promise<unknown> | undefined {
+      if (sender.id !== deps.extensionId) return undefined;
+      const isExtensionPage = (sender.url ?? "").startsWith(extensionOrigin);
+      if (sender.tab !== undefined && !isExtensionPage) {
+        const content = ContentMessageSchema.safeParse(message);
+        if (content.success) return fromContent(content.data, sender).catch(failure);
+        // A batch that does not parse is answered, not ignored: nothing is dropped silently.
+        const events = InvalidEventsMessageSchema.safeParse(message);
+        if (events.success) {
+          const reply: CaptureEventsReply = { queued: 0, duplicates: 0, refused: events.data.events.length, refused_reason: "invalid" };
+          return Promise.resolve(reply);
+        }
+        return undefined;
+      }
+      if (isExtensionPage) {
+        const panel = PanelRequestSchema.safeParse(message);
+        if (panel.success) return fromPanel(panel.data).catch(failure);
+      }
+      return undefined;
+    },
+  };
+}
+
+function failure(error: unknown): CaptureControlReply {
+  return { ok: false, code: "BACKGROUND_ERROR", message: (error instanceof Error ? error.message : String(error)).slice(0, 400) };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`Unhandled message ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,473 @@
+import { ObservedActionEventWithDetailSchema, type MaskedField, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
+import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
+import { CaptureConfigSchema, type CaptureConfig, type ContentMessage } from "./capture-messages";
+import { observeDom, quoted, type DomObservation, type DomObserver } from "./dom-observer";
+import { createErrorGuard, type ErrorGuard } from "./error-guard";
+import { createFieldMasker, createValueScrubber, typedValuesIn, type FieldMasker } from "./field-masking";
+import { createIndicator, type Indicator, type IndicatorAction } from "./indicator";
+import { takePageSnapshot, type TakenSnapshot } from "./snapshot-observer";
+
+/**
+ * The content side of a capture (issue #4), independent of `browser.*` so the e2e harness runs the
+ * very same code: it follows the CaptureConfig (observe only while armed or capturing, only on an
+ * allowed origin), turns the observers' output into `ObservedActionEventWithDetail`s, ties each
+ * DOM event to the snapshot before it and the debounced snapshot after it, and delivers batches
+ * (`capture/events`) and the indicator's buttons (`capture/control`) through `send`.
+ *
+ * Timing: a DOM event is held until the snapshot taken `snapshotDelayMs` after the last action
+ * exists (or the page hides: then it goes without), then waits in the outgoing batch at most
+ * `batchDelayMs` or until `batchSize` events are ready. Pause, Stop and `flush()` deliver at once.
+ */
+
+export interface ContentCaptureOptions {
+  /** Delivers a message to the background (the content script: runtime.sendMessage; the harness: its sink). */
+  send: (message: ContentMessage) => unknown;
+  window?: Window;
+  /** Where the single prefixed warning goes (default console.warn). */
+  warn?: (message: string) => void;
+  snapshotDelayMs?: number;
+  batchDelayMs?: number;
+  batchSize?: number;
+  newId?: () => string;
+}
+
+export interface ContentCapture {
+  /** Applies the background's config (null: stop). Resolves once what was seen before a pause or stop has been handed to `send`. */
+  setConfig(config: unknown): Promise<void>;
+  /** Takes the pending snapshot now and delivers everything held. */
+  flush(): Promise<void>;
+  /** Stops everything without delivering (the extension context is gone). */
+  destroy(): void;
+  readonly observing: boolean;
+}
+
+/** A snapshot being taken: done once hashed (or failed). */
+interface SnapshotHandle {
+  done: boolean;
+  taken: TakenSnapshot | undefined;
+}
+
+/** An event on its way out: complete once its masked value, its before and its after snapshot are known. */
+interface HeldEvent {
+  event: ObservedActionEventWithDetail;
+  masked: { done: boolean; value: MaskedField | undefined } | undefined;
+  /** Finishes the label from the settled page title (navigation). */
+  finishLabel: ((title: string) => string) | undefined;
+  before: SnapshotHandle | undefined;
+  /** "none": the page hid before the after-snapshot; the event goes without. */
+  after: SnapshotHandle | "none" | undefined;
+  /** Snapshot events are dropped when the page did not change. */
+  isSnapshotEvent: boolean;
+}
+
+const MAX_EVENTS_PER_MESSAGE = 200;
+const MAX_SNAPSHOTS_PER_MESSAGE = 20;
+const SEND_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 1000;
+
+export function createContentCapture(options: ContentCaptureOptions): ContentCapture {
+  const {
+    send,
+    window: win = window,
+    warn,
+    snapshotDelayMs = 300,
+    batchDelayMs = 500,
+    batchSize = 50,
+    newId = () => crypto.randomUUID(),
+  } = options;
+  const guard: ErrorGuard = createErrorGuard(warn);
+
+  let config: CaptureConfig | null = null;
+  // Replaced by the session's own masker before anything is observed.
+  let masker: FieldMasker = createFieldMasker({ text_entry_mode: "mask_text", hash_key: "no-session-key-yet" });
+  let observer: DomObserver | undefined;
+  let stopListening: AbortController | undefined;
+  let indicator: Indicator | undefined;
+  /** The URL this document was last observed at; "" until the first start ("Open" is reported then). */
+  let observedUrl = "";
+
+  const held: HeldEvent[] = [];
+  let awaitingAfter: HeldEvent[] = [];
+  let latestSnapshot: SnapshotHandle | undefined;
+  let snapshotTimer: number | undefined;
+  const inFlight = new Set<Promise<unknown>>();
+
+  const outbox: { events: ObservedActionEventWithDetail[]; snapshots: SnapshotUpload[] } = { events: [], snapshots: [] };
+  const uploaded = new Set<string>();
+  let batchTimer: number | undefined;
+  let sending: Promise<void> = Promise.resolve();
+
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    inFlight.add(promise);
+    void promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
+    return promise;
+  };
+
+  // The masker is swapped when the session's mode changes; the observer always asks the current one.
+  const currentMasker: FieldMasker = {
+    get mode() {
+      return masker.mode;
+    },
+    mask: (value, hints) => masker.mask(value, hints),
+  };
+
+  const scrubPageText = (): ((text: string) => string) => createValueScrubber(typedValuesIn(observer?.roots() ?? [win.document]));
+
+  // --- events in ---
+  const onObservation = (observation: DomObservation): void => {
+    if (config === null) return;
+    const { target } = observation;
+    const event: ObservedActionEventWithDetail = {
+      event_id: newId(),
+      learn_session_id: config.learn_session_id,
+      adapter_kind: "browser_dom",
+      app_family: "browser",
+      window_title: observation.pageTitle,
+      action_label: typeof observation.label === "string" ? observation.label : "",
+      caused_state_change: false,
+      redaction_mode: config.text_entry_mode,
+      created_at: observation.createdAt,
+      schema_version: 1,
+      browser_detail: {
+        page_url: observation.pageUrl,
+        page_title: observation.pageTitle,
+        target_role: target?.role,
+        target_name: target?.name || undefined,
+        target_tag: target?.tag,
+        input_type: target?.inputType,
+        selectors: target?.selectors ?? [],
+        frame_path: target && target.framePath.length > 0 ? target.framePath : undefined,
+        dom_event_kind: observation.kind,
+      },
+    };
+    const entry: HeldEvent = {
+      event,
+      masked: undefined,
+      finishLabel: typeof observation.label === "function" ? observation.label : undefined,
+      before: latestSnapshot,
+      after: undefined,
+      isSnapshotEvent: false,
+    };
+    if (observation.maskedField !== undefined) {
+      const masked: NonNullable<HeldEvent["masked"]> = { done: false, value: undefined };
+      entry.masked = masked;
+      void track(
+        observation.maskedField
+          .then((value) => {
+            masked.value = value;
+          })
+          .catch(guard.report)
+          .finally(() => {
+            masked.done = true;
+            pump();
+          }),
+      );
+    }
+    held.push(entry);
+    awaitingAfter.push(entry);
+    scheduleSnapshot();
+  };
+
+  // --- snapshots: debounced after actions, each distinct one reported once ---
+  const scheduleSnapshot = (): void => {
+    if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
+    snapshotTimer = win.setTimeout(guard.wrap(takeSnapshotNow), snapshotDelayMs);
+  };
+
+  const takeSnapshotNow = (): void => {
+    if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
+    snapshotTimer = undefined;
+    if (config === null || observer === undefined) return;
+    const previous = latestSnapshot;
+    const handle: SnapshotHandle = { done: false, taken: undefined };
+    latestSnapshot = handle;
+    for (const entry of awaitingAfter) entry.after = handle;
+    awaitingAfter = [];
+    const createdAt = new Date().toISOString();
+    const snapshotEvent: HeldEvent = {
+      event: {
+        event_id: newId(),
+        learn_session_id: config.learn_session_id,
+        adapter_kind: "browser_snapshot",
+        app_family: "browser",
+        action_label: "",
+        caused_state_change: true,
+        redaction_mode: config.text_entry_mode,
+        created_at: createdAt,
+        schema_version: 1,
+      },
+      masked: undefined,
+      finishLabel: undefined,
+      before: previous,
+      after: handle,
+      isSnapshotEvent: true,
+    };
+    held.push(snapshotEvent);
+    const documents = observer.roots().filter((root): root is Document => root.nodeType === Node.DOCUMENT_NODE);
+    void track(
+      takePageSnapshot({ window: win, documents, scrub: scrubPageText() })
+        .then((taken) => {
+          handle.taken = taken;
+        })
+        .catch(guard.report)
+        .finally(() => {
+          handle.done = true;
+          pump();
+        }),
+    );
+  };
+
+  // --- held → outbox, in order ---
+  const isComplete = (entry: HeldEvent): boolean =>
+    (entry.masked === undefined || entry.masked.done) &&
+    (entry.before === undefined || entry.before.done) &&
+    (entry.after === "none" || (entry.after !== undefined && entry.after.done));
+
+  const pump = guard.wrap(() => {
+    while (held.length > 0 && isComplete(held[0]!)) {
+      const entry = held.shift()!;
+      const finished = finish(entry);
+      if (finished !== undefined) queueOut(finished.event, finished.uploads);
+    }
+  });
+
+  const finish = (entry: HeldEvent): { event: ObservedActionEventWithDetail; uploads: SnapshotUpload[] } | undefined => {
+    const before = entry.before?.taken;
+    const after = entry.after === "none" ? undefined : entry.after?.taken;
+    const event = entry.event;
+    if (entry.isSnapshotEvent) {
+      // No hash (insecure context) or no change since the last snapshot: nothing to report.
+      if (after?.ref === undefined || after.ref === before?.ref) return undefined;
+      event.action_label = `Snapshot of ${quoted(after.snapshot.title, "the page")}`;
+      event.window_title = after.snapshot.title;
+      event.browser_detail = { page_url: after.snapshot.url, page_title: after.snapshot.title, selectors: [] };
+    }
+    event.before_state_ref = before?.ref;
+    event.after_state_ref = after?.ref;
+    event.caused_state_change = after?.ref !== undefined && after.ref !== before?.ref;
+    if (entry.finishLabel !== undefined) event.action_label = entry.finishLabel(after?.snapshot.title ?? win.document.title);
+    if (entry.masked?.value !== undefined && event.browser_detail !== undefined) event.browser_detail.masked_field = entry.masked.value;
+    const uploads: SnapshotUpload[] = [];
+    for (const taken of [before, after]) {
+      if (taken?.sha256 === undefined || uploaded.has(taken.sha256)) continue;
+      uploaded.add(taken.sha256);
+      uploads.push({ sha256: taken.sha256, learn_session_id: event.learn_session_id, snapshot: taken.snapshot });
+    }
+    return { event, uploads };
+  };
+
+  // --- outbox → background, batched ---
+  const queueOut = (event: ObservedActionEventWithDetail, uploads: SnapshotUpload[]): void => {
+    const parsed = ObservedActionEventWithDetailSchema.safeParse(event);
+    if (!parsed.success) {
+      // A bug of ours: the background would refuse the whole message for it, so it is left out (and reported once).
+      guard.report(new Error(`event left out: ${parsed.error.issues[0]?.path.join(".") ?? "invalid"}`));
+      return;
+    }
+    outbox.events.push(parsed.data);
+    outbox.snapshots.push(...uploads);
+    if (outbox.events.length >= batchSize) {
+      void sendBatch();
+    } else if (batchTimer === undefined) {
+      batchTimer = win.setTimeout(guard.wrap(() => void sendBatch()), batchDelayMs);
+    }
+  };
+
+  const sendBatch = (): Promise<void> => {
+    if (batchTimer !== undefined) win.clearTimeout(batchTimer);
+    batchTimer = undefined;
+    while (outbox.events.length > 0 || outbox.snapshots.length > 0) {
+      const events = outbox.events.splice(0, MAX_EVENTS_PER_MESSAGE);
+      const snapshots = outbox.snapshots.splice(0, MAX_SNAPSHOTS_PER_MESSAGE);
+      const message: ContentMessage = { type: "capture/events", events, snapshots };
+      sending = sending.then(() => deliver(message, SEND_ATTEMPTS));
+    }
+    return sending;
+  };
+
+  /** Sends one message; a failed send (the service worker was restarting) is retried a few times. */
+  const deliver = async (message: ContentMessage, attempts: number): Promise<void> => {
+    try {
+      await send(message);
+    } catch (error) {
+      if (attempts <= 1) {
+        guard.report(error);
+        return;
+      }
+      await new Promise((resolve) => win.setTimeout(resolve, RETRY_DELAY_MS));
+      await deliver(message, attempts - 1);
+    }
+  };
+
+  // --- flushing ---
+  /** Page hidden: what is held goes now, without the after-snapshot it was waiting for. */
+  const flushForHiding = guard.wrap(() => {
+    observer?.flushFields();
+    if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
+    snapshotTimer = undefined;
+    for (const entry of awaitingAfter) entry.after = "none";
+    awaitingAfter = [];
+    pump();
+    void sendBatch();
+  });
+
+  /** Finishes pending field edits and takes the pending after-snapshot now (both need the observer). */
+  const finishPending = (): void => {
+    guard.run(() => observer?.flushFields());
+    if (awaitingAfter.length > 0) guard.run(takeSnapshotNow);
+  };
+
+  /** Waits for the hashes under way, then delivers everything held. */
+  const settleAndSend = async (): Promise<void> => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    // Whatever still waits (no observer left to snapshot with) goes without an after-snapshot.
+    for (const entry of awaitingAfter) entry.after = "none";
+    awaitingAfter = [];
+    pump();
+    await sendBatch();
+  };
+
+  /** flush(): deliver everything now, and keep observing. */
+  const flushAll = async (): Promise<void> => {
+    finishPending();
+    await settleAndSend();
+  };
+
+  // --- observing on and off ---
+  const isAllowedDocument = (document: Document): boolean => {
+    if (config === null) return false;
+    try {
+      // The origin, not the URL: about:blank and srcdoc frames report their creator's origin.
+      return urlMatchesAllowList(document.defaultView?.location.origin ?? "", config.allowed_origins);
+    } catch {
+      return false;
+    }
+  };
+
+  const startObserving = (): void => {
+    const ownNode = (node: EventTarget): boolean => indicator?.isOwnNode(node) ?? false;
+    const pageChanged = observedUrl !== win.location.href;
+    observer = observeDom({
+      window: win,
+      masker: currentMasker,
+      guard,
+      isOwnNode: ownNode,
+      isAllowedDocument,
+      emit: guard.wrap(onObservation),
+      emitInitialNavigation: pageChanged,
+    });
+    observedUrl = win.location.href;
+    stopListening = new AbortController();
+    const options = { capture: true, signal: stopListening.signal };
+    win.document.addEventListener(
+      "visibilitychange",
+      guard.wrap(() => {
+        if (win.document.visibilityState === "hidden") flushForHiding();
+      }),
+      options,
+    );
+    win.addEventListener("pagehide", flushForHiding, options);
+    if (!pageChanged) scheduleSnapshot();
+  };
+
+  /** Pause, stop: the observer goes first (nothing is seen from now on), then what it saw is delivered. */
+  const stopObserving = async (): Promise<void> => {
+    if (observer === undefined) return;
+    finishPending();
+    observedUrl = observer.lastUrl;
+    observer.stop();
+    observer = undefined;
+    stopListening?.abort();
+    stopListening = undefined;
+    await settleAndSend();
+  };
+
+  /** A later session on this page starts afresh: its own "Open", its own snapshots. */
+  const forgetSession = (): void => {
+    latestSnapshot = undefined;
+    uploaded.clear();
+    observedUrl = "";
+  };
+
+  const showIndicator = (state: "recording" | "paused"): void => {
+    indicator ??= createIndicator({ document: win.document, guard, onAction: (action) => void onIndicatorAction(action) });
+    indicator.show(state);
+  };
+
+  /** Pause and Stop take effect here at once; what was seen before goes out first, then the control message. */
+  const onIndicatorAction = async (action: IndicatorAction): Promise<void> => {
+    try {
+      if (action !== "resume") {
+        await stopObserving();
+        if (action === "stop") {
+          config = null;
+          indicator?.remove();
+          forgetSession();
+        } else if (config !== null) {
+          config = { ...config, state: "paused" };
+          showIndicator("paused");
+        }
+      }
+      await send({ type: "capture/control", action });
+    } catch (error) {
+      guard.report(error);
+    }
+  };
+
+  let applying: Promise<void> = Promise.resolve();
+  const applyConfig = async (input: unknown): Promise<void> => {
+    const parsed = input === null || input === undefined ? null : CaptureConfigSchema.safeParse(input);
+    const next = parsed === null || !parsed.success ? null : parsed.data;
+    // The same check the background and the agent scope with (shared/observation/site-allowlist).
+    const allowed = next !== null && urlMatchesAllowList(win.location.origin, next.allowed_origins);
+    if (next === null || !allowed || (config !== null && next.learn_session_id !== config.learn_session_id)) {
+      // Stopped, not for this site, or another session: deliver what the old one saw, then forget it.
+      await stopObserving();
+      config = null;
+      indicator?.remove();
+      forgetSession();
+      if (next === null || !allowed) return;
+    }
+    if (config === null || config.text_entry_mode !== next.text_entry_mode || config.hash_key !== next.hash_key) {
+      masker = createFieldMasker(next);
+    }
+    if (next.state === "paused") {
+      await stopObserving();
+      config = next;
+      showIndicator("paused");
+      return;
+    }
+    config = next;
+    showIndicator("recording");
+    if (observer === undefined) startObserving();
+  };
+
+  return {
+    setConfig(input) {
+      applying = applying.then(() => applyConfig(input)).catch(guard.report);
+      return applying;
+    },
+    async flush() {
+      try {
+        await flushAll();
+      } catch (error) {
+        guard.report(error);
+      }
+    },
+    destroy() {
+      guard.run(() => {
+        observer?.stop();
+        observer = undefined;
+        stopListening?.abort();
+        if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
+        if (batchTimer !== undefined) win.clearTimeout(batchTimer);
+        indicator?.remove();
+        config = null;
+      });
+    },
+    get observing() {
+      return observer !== undefined;
+    },
+  };
+}

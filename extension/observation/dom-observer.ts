@@ -1,0 +1,468 @@
+import type { DomEventKind, MaskedField } from "../../shared/learning/observed-action";
+import { maskUrl } from "../../shared/observation/masking-rules";
+import { accessibleName, cleanText, inputType, roleOf, subtreeText } from "./accessible-name";
+import type { ErrorGuard } from "./error-guard";
+import { createValueScrubber, fieldHints, readFieldValue, textFieldOf, typedValuesIn, type FieldMasker } from "./field-masking";
+import { framePathOf, isShadowRoot, selectorsFor } from "./selectors";
+
+/**
+ * The browser_dom adapter's observers (issue #4): capture-phase listeners on the page, its open
+ * shadow roots and its same-origin frames, one small handler per event source. Each handler turns
+ * a user action into a `DomObservation`: a label written for a person, the target described by
+ * role, accessible name and selectors, and — for fields — the value already masked. Typed values
+ * are read here and handed only to the masker; noise (focus, hover, ordinary typing, untrusted
+ * events a page script dispatched) is dropped here.
+ */
+
+export interface TargetDescription {
+  role: string;
+  name: string;
+  tag: string;
+  inputType: string | undefined;
+  selectors: string[][];
+  framePath: number[];
+}
+
+export interface DomObservation {
+  kind: DomEventKind;
+  /** Navigation labels are finished once the page has settled, because SPAs set the title late. */
+  label: string | ((settledTitle: string) => string);
+  target: TargetDescription | undefined;
+  /** Already masked: the raw value never leaves this module. */
+  maskedField: Promise<MaskedField> | undefined;
+  /** The top page's URL, masked. */
+  pageUrl: string;
+  /** The top page's title, with typed values cut out (at most 200 characters). */
+  pageTitle: string;
+  createdAt: string;
+}
+
+export interface DomObserverOptions {
+  /** The top window: its document, frames and history are observed. */
+  window: Window;
+  masker: FieldMasker;
+  guard: ErrorGuard;
+  /** Our own in-page indicator: never observed. */
+  isOwnNode: (node: EventTarget) => boolean;
+  /** Whether a (frame's) document is on the session's allow-list. */
+  isAllowedDocument: (document: Document) => boolean;
+  emit: (observation: DomObservation) => void;
+  /** Emit "Open '…'" for the page as it is now (a fresh load, or the first start on this page). */
+  emitInitialNavigation: boolean;
+}
+
+export interface DomObserver {
+  /** Emits the pending edit of every field typed into but not yet left (before the page hides or capture pauses). */
+  flushFields(): void;
+  /** Documents and open shadow roots currently observed (for scrubbing page text and snapshots). */
+  roots(): (Document | ShadowRoot)[];
+  /** The top URL the observer last reported, so a restart knows whether the page changed meanwhile. */
+  readonly lastUrl: string;
+  stop(): void;
+}
+
+/** Ordinary editing shortcuts are typing, not commands: never recorded. */
+const EDITING_KEYS = new Set(["a", "c", "v", "x", "y", "z", "arrowleft", "arrowright", "arrowup", "arrowdown", "backspace", "delete", "home", "end"]);
+const MODIFIER_KEYS = new Set(["Control", "Meta", "Alt", "Shift", "AltGraph", "CapsLock", "Fn", "OS"]);
+const INTERACTIVE_TAGS = new Set(["A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY", "LABEL", "OPTION"]);
+const INTERACTIVE_ROLES = new Set([
+  "button",
+  "link",
+  "menuitem",
+  "menuitemcheckbox",
+  "menuitemradio",
+  "tab",
+  "checkbox",
+  "radio",
+  "switch",
+  "option",
+  "treeitem",
+  "combobox",
+  "gridcell",
+]);
+const MAX_NAME_IN_LABEL = 100;
+
+/** The Navigation API (Chrome 102+) is not in TypeScript's DOM library yet; only its events are used. */
+type NavigationApi = EventTarget;
+
+export function observeDom(options: DomObserverOptions): DomObserver {
+  const { window: top, masker, guard, isOwnNode, isAllowedDocument, emit, emitInitialNavigation } = options;
+  const controller = new AbortController();
+  const { signal } = controller;
+  const attached = new Set<Document | ShadowRoot>();
+  const framesSeen = new WeakSet<Element>();
+  const mutationObservers: MutationObserver[] = [];
+  /** A field's value when it got focus, to tell an edit from a focus-and-leave. Memory only. */
+  const valueAtFocus = new WeakMap<Element, string>();
+  /** Fields typed into since their last reported edit. */
+  const dirty = new Set<Element>();
+  let lastUrl = top.location.href;
+
+  const listen = (target: EventTarget, type: string, handler: (event: Event) => void): void => {
+    target.addEventListener(type, guard.wrap(handler), { capture: true, passive: true, signal });
+  };
+
+  const liveRoots = (): (Document | ShadowRoot)[] => {
+    for (const root of attached) {
+      const gone = isShadowRoot(root) ? !root.host.isConnected : root.defaultView === null;
+      if (gone) attached.delete(root);
+    }
+    return [...attached];
+  };
+
+  const scrubber = (): ((text: string) => string) => createValueScrubber(typedValuesIn(liveRoots()));
+
+  const describe = (element: Element, scrub: (text: string) => string): TargetDescription => {
+    const name = scrub(accessibleName(element));
+    // A selector that would carry a typed value (a button that echoes it) is left out.
+    const selectors = selectorsFor(element, name).filter((parts) => parts.every((part) => scrub(part) === part));
+    return {
+      role: roleOf(element),
+      name,
+      tag: element.localName,
+      inputType: element.tagName === "INPUT" ? inputType(element) : undefined,
+      selectors,
+      framePath: framePathOf(element.ownerDocument),
+    };
+  };
+
+  const observe = (
+    kind: DomEventKind,
+    label: DomObservation["label"],
+    target?: TargetDescription,
+    maskedField?: Promise<MaskedField>,
+    scrub: (text: string) => string = scrubber(),
+  ): void => {
+    const pageTitle = cleanText(scrub(top.document.title), 200);
+    emit({ kind, label, target, maskedField, pageUrl: maskUrl(top.location.href), pageTitle, createdAt: new Date().toISOString() });
+  };
+
+  // --- field edits: keystrokes merged into one change per edit, reported on change/blur/Enter ---
+  const emitFill = (field: Element): void => {
+    if (!dirty.delete(field)) return;
+    const value = readFieldValue(field);
+    const previous = valueAtFocus.get(field);
+    valueAtFocus.set(field, value);
+    if (previous !== undefined && previous === value) return;
+    const scrub = scrubber();
+    const target = describe(field, scrub);
+    const maskedField = masker.mask(value, fieldHints(field, accessibleName(field)));
+    observe("change", `Fill ${quoted(target.name, "the text field")}`, target, maskedField, scrub);
+  };
+
+  const emitChoice = (element: Element): void => {
+    const scrub = scrubber();
+    if (element.tagName === "SELECT") {
+      const select = element as HTMLSelectElement;
+      const chosen = scrub(cleanText([...select.selectedOptions].map((option) => option.label || option.text).join(", "), MAX_NAME_IN_LABEL));
+      const target = describe(select, scrub);
+      observe("select", `Select ${quoted(chosen, "nothing")}${target.name ? ` in ${quoted(target.name)}` : ""}`, target, undefined, scrub);
+      return;
+    }
+    const input = element as HTMLInputElement;
+    const type = inputType(input);
+    const target = describe(input, scrub);
+    if (type === "checkbox") {
+      observe("change", `${input.checked ? "Check" : "Uncheck"} ${quoted(target.name, "the checkbox")}`, target, undefined, scrub);
+    } else if (type === "radio") {
+      const group = radioGroupName(input, scrub);
+      observe("select", `Select ${quoted(target.name, "an option")}${group ? ` in ${quoted(group)}` : ""}`, target, undefined, scrub);
+    } else if (type === "file") {
+      // File names are personal: only how many were chosen is kept.
+      const count = input.files?.length ?? 0;
+      const files = count === 1 ? "1 file" : `${count} files`;
+      const masked: MaskedField = { masked: true, reason: `file names are not recorded (${files})` };
+      const label = count === 0 ? `Clear the files of ${quoted(target.name, "the file field")}` : `Choose ${files} for ${quoted(target.name, "the file field")}`;
+      observe("file_select", label, target, Promise.resolve(masked), scrub);
+    }
+  };
+
+  const onInput = (event: Event): void => {
+    const target = trustedTarget(event);
+    if (target === undefined) return;
+    const field = textFieldOf(target);
+    if (field !== undefined) {
+      dirty.add(field);
+      return;
+    }
+    // Choices report at once; `input` (unlike `change`) crosses shadow boundaries.
+    if (target.tagName === "SELECT" || (target.tagName === "INPUT" && ["checkbox", "radio", "file"].includes(inputType(target)))) {
+      emitChoice(target);
+    }
+  };
+
+  const onChange = (event: Event): void => {
+    const target = trustedTarget(event);
+    const field = target && textFieldOf(target);
+    if (field !== undefined) emitFill(field);
+  };
+
+  const onFocusIn = (event: Event): void => {
+    if (!event.isTrusted) return;
+    const path = event.composedPath();
+    if (path.some(isOwnNode)) return;
+    attachShadowRootsOnPath(path);
+    const target = path[0];
+    const field = isElement(target) ? textFieldOf(target) : undefined;
+    if (field !== undefined && !dirty.has(field)) valueAtFocus.set(field, readFieldValue(field));
+  };
+
+  const onFocusOut = (event: Event): void => {
+    const target = trustedTarget(event);
+    const field = target && textFieldOf(target);
+    if (field !== undefined) emitFill(field);
+  };
+
+  // --- clicks on things a person would name; focus clicks into fields and choice clicks are covered elsewhere ---
+  const onClick = (event: Event): void => {
+    if (!event.isTrusted) return;
+    const path = event.composedPath();
+    if (path.some(isOwnNode)) return;
+    attachShadowRootsOnPath(path);
+    const start = path[0];
+    if (!isElement(start) || textFieldOf(start) !== undefined || (start as HTMLElement).isContentEditable) return;
+    const actionable = path.find((node): node is Element => isElement(node) && isInteractive(node));
+    if (actionable !== undefined) {
+      if (coveredByFieldEvents(actionable)) return;
+      const scrub = scrubber();
+      const target = describe(actionable, scrub);
+      observe("click", `Click ${quoted(target.name, `the ${target.role === "generic" ? target.tag : target.role}`)}`, target, undefined, scrub);
+      return;
+    }
+    if (start.tagName === "HTML" || start.tagName === "BODY") return;
+    const scrub = scrubber();
+    const target = describe(start, scrub);
+    // An unnamed, non-interactive spot (a backdrop, a margin) is not a step a person would name.
+    if (target.name) observe("click", `Click ${quoted(target.name)}`, target, undefined, scrub);
+  };
+
+  const onSubmit = (event: Event): void => {
+    const target = trustedTarget(event);
+    if (target === undefined || target.tagName !== "FORM") return;
+    const form = target as HTMLFormElement;
+    for (const field of [...dirty]) if (form.contains(field)) emitFill(field);
+    const scrub = scrubber();
+    const description = describe(form, scrub);
+    const name = description.name || scrub(formName(form, (event as SubmitEvent).submitter));
+    observe("submit", `Submit ${quoted(name, "the form")}`, { ...description, name }, undefined, scrub);
+  };
+
+  // --- keys: Enter, Escape and modifier shortcuts only; ordinary typing never ---
+  const onKeyDown = (event: Event): void => {
+    const keyboard = event as KeyboardEvent;
+    if (keyboard.repeat || keyboard.isComposing) return;
+    const target = trustedTarget(event);
+    if (target === undefined) return;
+    const key = shortcutName(keyboard, target);
+    if (key === undefined) return;
+    const field = textFieldOf(target);
+    if (field !== undefined) emitFill(field);
+    const onPage = target.tagName === "BODY" || target.tagName === "HTML";
+    const scrub = scrubber();
+    const description = onPage ? undefined : describe(field ?? target, scrub);
+    const where = description?.name ? ` in ${quoted(description.name)}` : "";
+    observe("keydown", `Press ${key}${where}`, description, undefined, scrub);
+  };
+
+  const trustedTarget = (event: Event): Element | undefined => {
+    if (!event.isTrusted) return undefined;
+    const path = event.composedPath();
+    if (path.some(isOwnNode)) return undefined;
+    const target = path[0];
+    return isElement(target) ? target : undefined;
+  };
+
+  // --- roots: documents (all sources), open shadow roots (the events that do not cross them), same-origin frames ---
+  const attachShadowRoot = (root: ShadowRoot): void => {
+    if (attached.has(root) || isOwnNode(root.host)) return;
+    attached.add(root);
+    listen(root, "change", onChange);
+    listen(root, "submit", onSubmit);
+  };
+
+  const attachShadowRootsOnPath = (path: EventTarget[]): void => {
+    for (const node of path) if (isShadowRoot(node as Node)) attachShadowRoot(node as ShadowRoot);
+  };
+
+  const attachFrame = (frame: Element): void => {
+    const load = (): void => {
+      let document: Document | null = null;
+      try {
+        document = (frame as HTMLIFrameElement).contentDocument;
+      } catch {
+        document = null; // cross-origin: not ours to observe
+      }
+      if (document !== null) attachDocument(document);
+    };
+    if (!framesSeen.has(frame)) {
+      framesSeen.add(frame);
+      listen(frame, "load", load);
+    }
+    load();
+  };
+
+  const attachDocument = (document: Document): void => {
+    if (attached.has(document) || !isAllowedDocument(document)) return;
+    attached.add(document);
+    listen(document, "click", onClick);
+    listen(document, "input", onInput);
+    listen(document, "change", onChange);
+    listen(document, "focusin", onFocusIn);
+    listen(document, "focusout", onFocusOut);
+    listen(document, "submit", onSubmit);
+    listen(document, "keydown", onKeyDown);
+    for (const frame of document.querySelectorAll("iframe, frame")) attachFrame(frame);
+    for (const shadow of openShadowRootsIn(document)) attachShadowRoot(shadow);
+    const observer = new MutationObserver(
+      guard.wrap((records: MutationRecord[]) => {
+        for (const record of records) {
+          for (const node of record.addedNodes) {
+            if (!isElement(node)) continue;
+            if (node.tagName === "IFRAME" || node.tagName === "FRAME") attachFrame(node);
+            for (const frame of node.getElementsByTagName("iframe")) attachFrame(frame);
+          }
+        }
+      }),
+    );
+    observer.observe(document, { childList: true, subtree: true });
+    mutationObservers.push(observer);
+  };
+
+  // --- navigation: the Navigation API sees pushState/replaceState from the isolated world; popstate and hashchange back it up ---
+  const onUrlMaybeChanged = (): void => {
+    const href = top.location.href;
+    if (href === lastUrl) return;
+    const hashOnly = withoutHash(href) === withoutHash(lastUrl);
+    lastUrl = href;
+    const hash = hashOnly ? new URL(maskUrl(href) || "about:blank").hash.slice(0, 60) : "";
+    observe("navigation", navigationLabel(top, hash), undefined);
+  };
+
+  attachDocument(top.document);
+  const navigation = (top as Window & { navigation?: NavigationApi }).navigation;
+  if (navigation !== undefined) {
+    listen(navigation, "currententrychange", onUrlMaybeChanged);
+  } else {
+    // No Navigation API (older browsers): a cheap poll catches pushState/replaceState without a main-world hook.
+    const timer = top.setInterval(guard.wrap(onUrlMaybeChanged), 500);
+    signal.addEventListener("abort", () => top.clearInterval(timer));
+  }
+  listen(top, "popstate", onUrlMaybeChanged);
+  listen(top, "hashchange", onUrlMaybeChanged);
+  if (emitInitialNavigation) observe("navigation", navigationLabel(top, ""), undefined);
+
+  return {
+    flushFields() {
+      for (const field of [...dirty]) guard.run(() => emitFill(field));
+    },
+    roots: liveRoots,
+    get lastUrl() {
+      return lastUrl;
+    },
+    stop() {
+      controller.abort();
+      for (const observer of mutationObservers) observer.disconnect();
+      attached.clear();
+      dirty.clear();
+    },
+  };
+}
+
+/** "Open 'Orders'": the page's title once it has settled, else its masked path. */
+function navigationLabel(top: Window, hash: string): (settledTitle: string) => string {
+  return (settledTitle) => {
+    const title = cleanText(settledTitle, MAX_NAME_IN_LABEL);
+    const path = (() => {
+      try {
+        return new URL(maskUrl(top.location.href)).pathname;
+      } catch {
+        return "";
+      }
+    })();
+    const page = quoted(title || path, "the page");
+    return hash ? `Open ${page} at ${quoted(hash)}` : `Open ${page}`;
+  };
+}
+
+function withoutHash(url: string): string {
+  const index = url.indexOf("#");
+  return index < 0 ? url : url.slice(0, index);
+}
+
+export function quoted(name: string, fallback?: string): string {
+  if (!name) return fallback ?? "";
+  return `'${cleanText(name, MAX_NAME_IN_LABEL)}'`;
+}
+
+/** Works across frames, where `instanceof Element` does not (each window has its own constructors). */
+function isElement(node: unknown): node is Element {
+  return typeof node === "object" && node !== null && (node as Node).nodeType === 1;
+}
+
+function isInteractive(element: Element): boolean {
+  if (INTERACTIVE_TAGS.has(element.tagName)) return element.tagName !== "A" || element.hasAttribute("href");
+  const role = element.getAttribute("role");
+  if (role !== null && INTERACTIVE_ROLES.has(role.trim().toLowerCase())) return true;
+  return element.hasAttribute("onclick");
+}
+
+/** Clicks whose effect is reported by the field events (a focus click, a toggle, a file dialog, a select). */
+function coveredByFieldEvents(element: Element): boolean {
+  const control = element.tagName === "LABEL" ? (element as HTMLLabelElement).control : element;
+  if (control === null) return false;
+  if (control.tagName === "SELECT" || control.tagName === "OPTION" || control.tagName === "TEXTAREA") return true;
+  if (control.tagName !== "INPUT") return false;
+  return ["checkbox", "radio", "file"].includes(inputType(control)) || textFieldOf(control) !== undefined;
+}
+
+function radioGroupName(input: HTMLInputElement, scrub: (text: string) => string): string {
+  const group = input.closest("fieldset, [role=radiogroup]");
+  return group ? scrub(accessibleName(group)) : "";
+}
+
+/** A form's name for a person: its own name, a heading or legend inside or around it, or its submit button. */
+function formName(form: HTMLFormElement, submitter: HTMLElement | null | undefined): string {
+  const inside = form.querySelector("h1, h2, h3, h4, h5, h6, legend");
+  if (inside) return cleanText(subtreeText(inside));
+  const around = form.closest("section, article, dialog, [role=dialog], main")?.querySelector("h1, h2, h3, h4, h5, h6");
+  if (around) return cleanText(subtreeText(around));
+  return submitter ? accessibleName(submitter) : "";
+}
+
+/**
+ * "Enter", "Escape", "Ctrl+S", "Ctrl+Shift+P" — or undefined for anything that is typing: a
+ * printable key without Ctrl/Meta, AltGr combinations, editing shortcuts, Enter in a multi-line field.
+ */
+function shortcutName(event: KeyboardEvent, target: Element): string | undefined {
+  const { key } = event;
+  if (MODIFIER_KEYS.has(key) || event.getModifierState?.("AltGraph")) return undefined;
+  const command = event.ctrlKey || event.metaKey;
+  if (!command) {
+    if (key === "Escape") return "Escape";
+    if (key !== "Enter" || event.altKey) return undefined;
+    const multiLine = target.tagName === "TEXTAREA" || (target as HTMLElement).isContentEditable;
+    return multiLine ? undefined : event.shiftKey ? "Shift+Enter" : "Enter";
+  }
+  if (EDITING_KEYS.has(key.toLowerCase()) && !event.altKey) return undefined;
+  const code = /^(?:Key|Digit)([A-Z0-9])$/.exec(event.code)?.[1];
+  const name = code ?? (key.length === 1 ? key.toUpperCase() : key);
+  const parts = [event.ctrlKey ? "Ctrl" : "", event.altKey ? "Alt" : "", event.shiftKey ? "Shift" : "", event.metaKey ? "Meta" : "", name];
+  return parts.filter(Boolean).join("+");
+}
+
+/** Open shadow roots under a root (a one-off walk at attach time and per snapshot; later ones are found lazily on focus). */
+export function openShadowRootsIn(root: Document | ShadowRoot): ShadowRoot[] {
+  const found: ShadowRoot[] = [];
+  const visit = (scope: Document | ShadowRoot): void => {
+    const walker = (scope.ownerDocument ?? (scope as Document)).createTreeWalker(scope, NodeFilter.SHOW_ELEMENT);
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      const shadow = (node as Element).shadowRoot;
+      if (shadow) {
+        found.push(shadow);
+        visit(shadow);
+      }
+    }
+  };
+  visit(root);
+  return found;
+}

@@ -1,0 +1,169 @@
+import type { MaskedField } from "../../shared/learning/observed-action";
+import { isAlwaysSecretField, lengthClass, looksLikeCardNumber, type FieldHints } from "../../shared/observation/masking-rules";
+import { NON_TEXT_INPUT_TYPES, inputType } from "./accessible-name";
+import type { CaptureConfig } from "./capture-messages";
+
+/**
+ * Masking at the source (DESIGN §4, issue #4): a field's value is turned into a `MaskedField` here,
+ * inside the observer that read it, before anything is built around it. Secrets (passwords,
+ * one-time codes, card data, anything whose type, autocomplete, name, id or label says so, and any
+ * value that contains a card-like number) are masked in every mode, `none` included, and never hashed.
+ */
+
+export type TextEntryMode = CaptureConfig["text_entry_mode"];
+
+/** The editable field an event target belongs to: a text-like input, a textarea, or the root of an editable region. */
+export function textFieldOf(target: Element): HTMLInputElement | HTMLTextAreaElement | HTMLElement | undefined {
+  if (target.tagName === "TEXTAREA") return target as HTMLTextAreaElement;
+  if (target.tagName === "INPUT") return NON_TEXT_INPUT_TYPES.has(inputType(target)) ? undefined : (target as HTMLInputElement);
+  const html = target as HTMLElement;
+  if (html.isContentEditable !== true) return undefined;
+  let root = html;
+  while (root.parentElement?.isContentEditable === true) root = root.parentElement;
+  return root;
+}
+
+/** What was typed into a field. It stays in this module's callers' memory and is only ever passed to `mask`. */
+export function readFieldValue(field: Element): string {
+  if (field.tagName === "INPUT" || field.tagName === "TEXTAREA") return (field as HTMLInputElement).value;
+  return field.textContent ?? "";
+}
+
+export function fieldHints(field: Element, label: string): FieldHints {
+  return {
+    inputType: field.tagName === "INPUT" ? inputType(field) : undefined,
+    autocomplete: field.getAttribute("autocomplete") ?? undefined,
+    name: field.getAttribute("name") ?? undefined,
+    id: field.id || undefined,
+    label: label || undefined,
+  };
+}
+
+/** True when some run of digits (spaces and dashes allowed) inside the text looks like a card number. */
+export function containsCardLikeNumber(value: string): boolean {
+  if (looksLikeCardNumber(value)) return true;
+  for (const match of value.matchAll(/\d[\d -]{11,}\d/g)) {
+    if (looksLikeCardNumber(match[0])) return true;
+    // A longer run may hide a card number among other digits (an order id, a phone number).
+    const digits = match[0].replace(/[\s-]/g, "");
+    if (digits.length > 19) return true;
+  }
+  return false;
+}
+
+export interface FieldMasker {
+  readonly mode: TextEntryMode;
+  mask(value: string, hints: FieldHints): Promise<MaskedField>;
+}
+
+/** Limit of `MaskedFieldSchema.value`. */
+const MAX_VALUE_LENGTH = 1000;
+
+/**
+ * A masker for one session's mode and key. The HMAC key is imported once (non-extractable) and
+ * never leaves the page's memory: `hash_only` sends HMAC-SHA-256(key, value) so equal values match.
+ */
+export function createFieldMasker(config: Pick<CaptureConfig, "text_entry_mode" | "hash_key">): FieldMasker {
+  const mode = config.text_entry_mode;
+  let key: Promise<CryptoKey | undefined> | undefined;
+  const hmacKey = (): Promise<CryptoKey | undefined> => {
+    key ??= importHmacKey(config.hash_key);
+    return key;
+  };
+  return {
+    mode,
+    async mask(value, hints) {
+      const length_class = lengthClass(value.length);
+      if (isAlwaysSecretField(hints)) return { masked: true, length_class, reason: "secret_field" };
+      if (containsCardLikeNumber(value)) return { masked: true, length_class, reason: "card_number" };
+      switch (mode) {
+        case "mask_text":
+          return { masked: true, length_class };
+        case "hash_only": {
+          const cryptoKey = await hmacKey();
+          // crypto.subtle exists only in secure contexts: without it the value is masked, not sent.
+          if (cryptoKey === undefined) return { masked: true, length_class, reason: "hash_unavailable" };
+          return { masked: true, length_class, value_hash: await hmacHex(cryptoKey, value) };
+        }
+        case "none":
+          return { masked: false, length_class, value: value.slice(0, MAX_VALUE_LENGTH) };
+        default:
+          return assertNever(mode);
+      }
+    },
+  };
+}
+
+async function importHmacKey(hashKey: string): Promise<CryptoKey | undefined> {
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle === undefined) return undefined;
+  return subtle.importKey("raw", decodeKey(hashKey), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+}
+
+/** The key is base64url (CaptureConfig); anything else is used as its UTF-8 bytes rather than refused. */
+function decodeKey(hashKey: string): Uint8Array<ArrayBuffer> {
+  if (/^[A-Za-z0-9_-]+={0,2}$/.test(hashKey)) {
+    try {
+      const binary = atob(hashKey.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, ""));
+      const bytes = new Uint8Array(binary.length);
+      for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
+      return bytes;
+    } catch {
+      // Not valid base64 after all: fall through to the UTF-8 bytes.
+    }
+  }
+  return new TextEncoder().encode(hashKey);
+}
+
+async function hmacHex(key: CryptoKey, value: string): Promise<string> {
+  const signature = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(value));
+  return toHex(signature);
+}
+
+export function toHex(buffer: ArrayBuffer): string {
+  return [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** SHA-256 hex of a string (snapshots are content-addressed by it); undefined outside a secure context. */
+export async function sha256Hex(text: string): Promise<string | undefined> {
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle === undefined) return undefined;
+  return toHex(await subtle.digest("SHA-256", new TextEncoder().encode(text)));
+}
+
+/** Typed values shorter than this are not scrubbed from page text: "a" or "12" would blank out half a page. */
+const MIN_SCRUB_LENGTH = 3;
+export const SCRUBBED = "•••";
+
+/**
+ * Pages echo what is typed ("Welcome, Ada", "3 results for 'x'"). Before page text leaves in a
+ * label or a snapshot, every value currently typed into a field of the observed roots is cut out of it.
+ */
+export function createValueScrubber(values: Iterable<string>): (text: string) => string {
+  const needles = [...new Set([...values].map((value) => value.trim()).filter((value) => value.length >= MIN_SCRUB_LENGTH))]
+    // Longest first, so a value containing another is cut whole.
+    .sort((a, b) => b.length - a.length);
+  if (needles.length === 0) return (text) => text;
+  const pattern = new RegExp(needles.map(escapeRegExp).join("|"), "gi");
+  return (text) => text.replace(pattern, SCRUBBED);
+}
+
+/** Current values of the editable fields under the given roots (documents and open shadow roots). */
+export function typedValuesIn(roots: Iterable<Document | ShadowRoot>): string[] {
+  const values: string[] = [];
+  for (const root of roots) {
+    for (const element of root.querySelectorAll("input, textarea, [contenteditable]")) {
+      const field = textFieldOf(element);
+      if (field === element) values.push(readFieldValue(field));
+    }
+  }
+  return values;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${String(value)}`);
+}
