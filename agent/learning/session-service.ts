@@ -127,6 +127,17 @@ export interface SessionService {
   onCurrentChange(listener: (session: LearnSession | undefined, scope: ObservationScopeRuntime | undefined) => void): () => void;
   /** The session the runtime views describe right now. */
   current(): { session: LearnSession; scope: ObservationScopeRuntime | undefined } | undefined;
+  /**
+   * Moves a session through `path` (each hop checked against §0C.1A), applying `changes` and
+   * writing one receipt and stream event per entry of `announcements`. Used by the proposal
+   * service, which owns what happens after capture.
+   */
+  advance(
+    sessionId: string,
+    path: readonly LearnSessionState[],
+    changes: Partial<Pick<LearnSession, "proposal_id" | "interpretation_id" | "validation_run_id" | "ability_id">>,
+    announcements: ReadonlyArray<{ receipt: LearningReceiptKind; event?: LearnStreamEventKind; payload?: Record<string, unknown> }>,
+  ): Promise<LearnSession>;
   /** Runs `fn` with every other session change held back (used by TTL enforcement). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -227,12 +238,13 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
   const writeReceipt = async (
     session: LearnSession,
     kind: LearningReceiptKind,
-    extra: { reason?: string | undefined; details?: Record<string, unknown> } = {},
+    extra: { reason?: string | undefined; details?: Record<string, unknown> | undefined } = {},
   ): Promise<LearningReceipt> => {
     const receipt: LearningReceipt = {
       receipt_id: newId(),
       receipt_kind: kind,
       learn_session_id: session.learn_session_id,
+      ...(session.proposal_id === undefined ? {} : { proposal_id: session.proposal_id }),
       ...(extra.reason === undefined ? {} : { reason: extra.reason }),
       ...(extra.details === undefined ? {} : { details: extra.details }),
       created_at: now().toISOString(),
@@ -340,6 +352,28 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
   const service: SessionService = {
     exclusive,
     refreshRuntimeViews: () => exclusive(refreshRuntimeViews),
+
+    advance: (sessionId, path, changes, announcements) =>
+      exclusive(async () => {
+        const session = find(sessionId);
+        let from = session.state;
+        for (const to of path) {
+          if (!validateTransition(from, to)) {
+            throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A session that is ${from} cannot become ${to}.`);
+          }
+          from = to;
+        }
+        const next = withChanges(session, { ...changes, state: from });
+        await put(next);
+        for (const announcement of announcements) {
+          await writeReceipt(next, announcement.receipt, { details: announcement.payload });
+          if (announcement.event !== undefined) {
+            await deps.events.emit(sessionId, announcement.event, { state: next.state, ...announcement.payload });
+          }
+        }
+        await refreshRuntimeViews();
+        return next;
+      }),
 
     recordIngest: (sessionId, update) =>
       exclusive(async () => {

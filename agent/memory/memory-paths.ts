@@ -68,6 +68,8 @@ export const MemoryPaths = {
   observationSnapshot: (sessionId: string, sha256: string) =>
     `system/learning/observations/${assertMemorySegment(sessionId)}/snapshots/${assertMemorySegment(sha256)}.json`,
   draft: (proposalId: string) => `system/learning/drafts/${assertMemorySegment(proposalId)}`,
+  draftRevision: (proposalId: string, revision: number) =>
+    `system/learning/drafts/${assertMemorySegment(proposalId)}/rev-${String(Math.trunc(revision)).padStart(3, "0")}`,
   installedSkill: (skillName: string) => `system/learning/installed/${assertMemorySegment(skillName)}`,
   capabilityManifest: (capabilityId: string) =>
     `system/capabilities/manifests/${assertMemorySegment(capabilityId)}.json`,

@@ -1,0 +1,342 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { WorkflowBoundarySchema } from "../../shared/learning/boundary";
+import { ObservedActionEventWithDetailSchema } from "../../shared/learning/observed-action";
+import { LearningAnswerSchema, LearningQuestionSchema, type LearningQuestion } from "../../shared/learning/proposal";
+import type { ProposalDetailResponse, ProposalReviseRequest } from "../../shared/learning/route-contracts";
+import {
+  SemanticWorkflowInterpretationSchema,
+  type SemanticWorkflowInterpretation,
+} from "../../shared/learning/semantic-workflow-interpretation";
+import { TestPolicyRecordSchema } from "./session-log";
+import { PageSnapshotSchema, type PageSnapshot } from "../../shared/observation/page-snapshot";
+import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../shared/skills/proposal";
+import type { Clock } from "../clock";
+import { AppError } from "../errors/app-error";
+import type { MemoryStore } from "../memory/memory-store";
+import { MemoryPaths } from "../memory/memory-paths";
+import { lintCheckpoints, type CheckpointLintReport } from "./compiler/checkpoint-lint";
+import { emitRecorderFlow } from "./compiler/emit-recorder-flow";
+import { emitCapabilityManifest, emitSkillMarkdown, emitTriggerTests } from "./compiler/emit-skill";
+import { interpretTrace, type AnswersByField, type Interpretation } from "./compiler/interpret";
+import { normalizeTrace } from "./compiler/normalize-trace";
+import type { SessionService } from "./session-service";
+
+/** One line of `proposals.jsonl`: the proposal as it is after a change (last line per id wins). */
+const ProposalLogRecordSchema = z.object({
+  proposal: SkillBundleProposalSchema,
+  revision: z.number().int().min(1),
+  lint: z.object({
+    passed: z.boolean(),
+    findings: z.array(
+      z.object({
+        rule: z.enum(["CKP-001", "CKP-002", "CKP-003", "CKP-004", "CKP-005"]),
+        checkpoint_id: z.string(),
+        field: z.enum(["goal", "success_condition"]),
+        message: z.string(),
+      }),
+    ),
+    checked: z.number().int(),
+  }),
+});
+type ProposalLogRecord = z.infer<typeof ProposalLogRecordSchema>;
+
+/** Edits a user may make when revising (issue #5): the meaning, never the recorded trace. */
+const EditedFieldsSchema = z
+  .object({
+    title: z.string().min(1).max(160),
+    goal_summary: z.string().min(1).max(600),
+    use_conditions: z.array(z.string().max(240)).max(20),
+    non_use_conditions: z.array(z.string().max(240)).max(20),
+    trigger_phrases: z.array(z.string().max(120)).max(20),
+    negative_triggers: z.array(z.string().max(120)).max(20),
+    checkpoints: z.array(z.object({ checkpoint_id: z.string().max(80), goal: z.string().min(1).max(240).optional(), success_condition: z.string().max(240).optional() })).max(40),
+  })
+  .partial()
+  .strict();
+
+export interface ProposalService {
+  /** `POST …/generate-proposal` (R11.2-11): compile the stopped session into a proposal. */
+  generate(sessionId: string): Promise<{ proposalId: string }>;
+  /** After answers: rebuild the current proposal with them; moves the session on when none remain. */
+  regenerateAfterAnswers(sessionId: string): Promise<void>;
+  list(page: number, pageSize: number): { proposals: SkillBundleProposal[]; total: number };
+  detail(proposalId: string): Promise<ProposalDetailResponse>;
+  revise(proposalId: string, request: ProposalReviseRequest): Promise<ProposalDetailResponse>;
+  reject(proposalId: string, reason: string): Promise<ProposalDetailResponse>;
+}
+
+const EventsFileSchema = ObservedActionEventWithDetailSchema;
+
+/**
+ * From demonstration to proposal (issue #5, DESIGN §6): normalize → interpret → emit → lint,
+ * drafts under `learning/drafts/<proposal_id>/rev-NNN/`, questions for what cannot be inferred.
+ * Deterministic: no model is needed.
+ */
+export async function createProposalService(deps: { memory: MemoryStore; sessions: SessionService; clock: Clock }): Promise<ProposalService> {
+  const records = new Map<string, ProposalLogRecord>();
+  for (const record of await deps.memory.readJsonl(MemoryPaths.proposals, ProposalLogRecordSchema)) records.set(record.proposal.proposal_id, record);
+  const now = () => deps.clock.now().toISOString();
+
+  const find = (proposalId: string): ProposalLogRecord => {
+    const record = records.get(proposalId);
+    if (record === undefined) throw new AppError("PROPOSAL_NOT_FOUND", `No proposal ${proposalId}.`);
+    return record;
+  };
+  const put = async (record: ProposalLogRecord) => {
+    await deps.memory.append(MemoryPaths.proposals, record);
+    records.set(record.proposal.proposal_id, record);
+  };
+
+  const questionsOf = async (proposalId: string) =>
+    (await deps.memory.readJsonl(MemoryPaths.questions, LearningQuestionSchema)).filter((question) => question.proposal_id === proposalId);
+  const answersOf = async (proposalId: string): Promise<AnswersByField> => {
+    const questions = await questionsOf(proposalId);
+    const answers: AnswersByField = {};
+    for (const answer of await deps.memory.readJsonl(MemoryPaths.answers, LearningAnswerSchema)) {
+      const question = questions.find((candidate) => candidate.question_id === answer.question_id);
+      if (question !== undefined && answer.answer.trim().length > 0) answers[question.field] = answer.answer.trim();
+    }
+    return answers;
+  };
+
+  /** Compiles the session's demonstration with the answers and edits known so far. */
+  const compile = async (sessionId: string, answers: AnswersByField) => {
+    const session = deps.sessions.get(sessionId);
+    const events = await deps.memory.readJsonl(MemoryPaths.observationEvents(sessionId), EventsFileSchema);
+    const boundaries = (await deps.memory.readJsonl(MemoryPaths.boundaries, WorkflowBoundarySchema)).filter((boundary) => boundary.learn_session_id === sessionId);
+    const trace = normalizeTrace({ events, boundaries, start_boundary_ref: session.start_boundary_ref, stop_boundary_ref: session.stop_boundary_ref });
+    if (trace.steps.length === 0) {
+      throw new AppError(
+        "INSUFFICIENT_TRACES",
+        events.length === 0
+          ? "Nothing was observed in this session: demonstrate the task (at least one action) before generating a proposal."
+          : "No action is left within the session's boundaries: widen the trim or demonstrate again.",
+      );
+    }
+    const snapshots = new Map<string, PageSnapshot>();
+    for (const sha of new Set(events.flatMap((event) => [event.before_state_ref, event.after_state_ref]).filter((ref): ref is string => ref?.startsWith("snapshot:") === true).map((ref) => ref.slice(9)))) {
+      const snapshot = await deps.memory.readJson(MemoryPaths.observationSnapshot(sessionId, sha), PageSnapshotSchema).catch(() => undefined);
+      if (snapshot !== undefined) snapshots.set(sha, snapshot);
+    }
+    const interpretation = interpretTrace({ trace, snapshots, answers, target_skill_id: session.target_skill_id });
+    const literals = trace.steps.map((step) => step.consented_value).filter((value): value is string => value !== undefined);
+    return { trace, interpretation, literals };
+  };
+
+  const policyOf = async (sessionId: string) => {
+    const ref = deps.sessions.get(sessionId).test_policy_ref?.replace(/^test_policy:/, "");
+    if (ref === undefined) return undefined;
+    return (await deps.memory.readJsonl(MemoryPaths.testPolicies, TestPolicyRecordSchema)).reverse().find((record) => record.test_policy.policy_id === ref)?.test_policy;
+  };
+
+  /** Writes one draft revision: SKILL.md, interpretation, IR, Recorder flow, manifest, trigger tests, lint. */
+  const writeDraft = async (proposalId: string, revision: number, sessionId: string, interpretation: Interpretation, trace: ReturnType<typeof normalizeTrace>, lint: CheckpointLintReport) => {
+    const folder = MemoryPaths.draftRevision(proposalId, revision);
+    await deps.memory.writeText(`${folder}/SKILL.md`, emitSkillMarkdown(interpretation, await policyOf(sessionId)));
+    await deps.memory.writeJson(`${folder}/workflow-graph.json`, interpretation.graph);
+    await deps.memory.writeJson(`${folder}/flow.recorder.json`, emitRecorderFlow(interpretation, trace.steps));
+    await deps.memory.writeJson(`${folder}/capability-manifest.json`, emitCapabilityManifest(interpretation, `learned.${interpretation.slug}`));
+    await deps.memory.writeJson(`${folder}/trigger-tests.json`, emitTriggerTests(interpretation));
+    await deps.memory.writeJson(`${folder}/checkpoint-lint.json`, lint);
+    await deps.memory.writeJson(`${folder}/parameters.json`, interpretation.parameters);
+    return folder;
+  };
+
+  const semanticOf = (interpretationId: string, sessionId: string, proposalId: string, interpretation: Interpretation, confirmed: boolean): SemanticWorkflowInterpretation =>
+    SemanticWorkflowInterpretationSchema.parse({
+      interpretation_id: interpretationId,
+      learn_session_id: sessionId,
+      proposal_id: proposalId,
+      title: interpretation.title,
+      goal_summary: interpretation.goal_summary,
+      use_conditions: interpretation.use_conditions,
+      non_use_conditions: interpretation.non_use_conditions,
+      project_scope: interpretation.project_scope,
+      preferred_control_surfaces: interpretation.preferred_control_surfaces,
+      success_conditions: interpretation.checkpoints.map((checkpoint) => checkpoint.success_condition),
+      checkpoints: interpretation.checkpoints.map(({ checkpoint_id, goal, success_condition, order_hint }) => ({ checkpoint_id, goal, success_condition, order_hint })),
+      user_confirmed: confirmed,
+      created_at: now(),
+      schema_version: 1,
+    });
+
+  /** Builds revision `revision` of a proposal and stores everything; returns the record (not yet put). */
+  const build = async (
+    sessionId: string,
+    proposalId: string,
+    revision: number,
+    answers: AnswersByField,
+    edits: z.infer<typeof EditedFieldsSchema>,
+    base: SkillBundleProposal | undefined,
+  ) => {
+    const { trace, interpretation: compiled, literals } = await compile(sessionId, answers);
+    const interpretation: Interpretation = {
+      ...compiled,
+      ...(edits.title === undefined ? {} : { title: edits.title }),
+      ...(edits.goal_summary === undefined ? {} : { goal_summary: edits.goal_summary }),
+      ...(edits.use_conditions === undefined ? {} : { use_conditions: edits.use_conditions }),
+      ...(edits.non_use_conditions === undefined ? {} : { non_use_conditions: edits.non_use_conditions, negative_triggers: edits.non_use_conditions.map((line) => line.slice(0, 120)) }),
+      ...(edits.trigger_phrases === undefined ? {} : { triggers: edits.trigger_phrases }),
+      ...(edits.negative_triggers === undefined ? {} : { negative_triggers: edits.negative_triggers }),
+      checkpoints: compiled.checkpoints.map((checkpoint) => {
+        const edit = edits.checkpoints?.find((candidate) => candidate.checkpoint_id === checkpoint.checkpoint_id);
+        return edit === undefined ? checkpoint : { ...checkpoint, ...(edit.goal === undefined ? {} : { goal: edit.goal }), ...(edit.success_condition === undefined ? {} : { success_condition: edit.success_condition, observable: true }) };
+      }),
+    };
+    const lint = lintCheckpoints(interpretation.checkpoints, literals);
+    const folder = await writeDraft(proposalId, revision, sessionId, interpretation, trace, lint);
+    const interpretationId = randomUUID();
+    await deps.memory.writeJson(MemoryPaths.interpretation(interpretationId), semanticOf(interpretationId, sessionId, proposalId, interpretation, revision > 1));
+    const at = now();
+    const proposal: SkillBundleProposal = SkillBundleProposalSchema.parse({
+      proposal_id: proposalId,
+      learn_session_id: sessionId,
+      interpretation_id: interpretationId,
+      source_trace_ids: [sessionId],
+      source_mode: "user_guided",
+      title: interpretation.title,
+      proposed_skill_slug: interpretation.slug,
+      trigger_phrases: interpretation.triggers,
+      negative_triggers: interpretation.negative_triggers,
+      draft_skill_path: `${folder}/SKILL.md`,
+      draft_manifest_path: `${folder}/capability-manifest.json`,
+      draft_graph_ref: `${folder}/workflow-graph.json`,
+      proposal_state: "draft",
+      install_lane: "pending",
+      ambiguity_flags: interpretation.questions.filter((question) => question.required).map((question) => `needs_${question.field}`),
+      created_at: base?.created_at ?? at,
+      updated_at: at,
+      schema_version: 1,
+    });
+    return { proposal, lint, interpretation };
+  };
+
+  const askQuestions = async (proposalId: string, interpretation: Interpretation): Promise<LearningQuestion[]> => {
+    const existing = await questionsOf(proposalId);
+    const fresh = interpretation.questions
+      .filter((question) => !existing.some((old) => old.field === question.field))
+      .map((question) =>
+        LearningQuestionSchema.parse({ question_id: randomUUID(), proposal_id: proposalId, field: question.field, prompt: question.prompt, required: question.required, created_at: now(), schema_version: 1 }),
+      );
+    await deps.memory.appendMany(MemoryPaths.questions, fresh);
+    return [...existing, ...fresh];
+  };
+
+  const service: ProposalService = {
+    async generate(sessionId) {
+      const session = deps.sessions.get(sessionId);
+      if (session.state !== "stopped" && session.state !== "reviewing") {
+        throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A proposal is generated from a stopped session, not one that is ${session.state}.`);
+      }
+      const proposalId = randomUUID();
+      const { proposal, lint, interpretation } = await build(sessionId, proposalId, 1, {}, {}, undefined);
+      const questions = await askQuestions(proposalId, interpretation);
+      const pendingRequired = questions.filter((question) => question.required && interpretation.questions.some((open) => open.field === question.field && open.required));
+      const toReview = session.state === "stopped" ? (["reviewing"] as const) : ([] as const);
+      if (pendingRequired.length > 0) {
+        await put({ proposal: { ...proposal, proposal_state: "awaiting_questions" }, revision: 1, lint });
+        await deps.sessions.advance(sessionId, [...toReview, "awaiting_questions"], { proposal_id: proposalId, interpretation_id: proposal.interpretation_id }, [
+          { receipt: "learn.proposal.created", event: "learn.proposal.created", payload: { proposal_id: proposalId } },
+          { receipt: "learn.proposal.questions_requested", event: "learn.proposal.questions_requested", payload: { proposal_id: proposalId, questions: pendingRequired.length } },
+        ]);
+      } else {
+        const ready = lint.passed;
+        await put({ proposal: { ...proposal, proposal_state: ready ? "ready_for_review" : "draft" }, revision: 1, lint });
+        await deps.sessions.advance(
+          sessionId,
+          [...toReview, "drafting_proposal", ...(ready ? (["ready_for_review"] as const) : [])],
+          { proposal_id: proposalId, interpretation_id: proposal.interpretation_id },
+          [{ receipt: "learn.proposal.created", event: "learn.proposal.created", payload: { proposal_id: proposalId, checkpoint_lint_passed: lint.passed } }],
+        );
+      }
+      return { proposalId };
+    },
+
+    async regenerateAfterAnswers(sessionId) {
+      const session = deps.sessions.get(sessionId);
+      const proposalId = session.proposal_id;
+      if (proposalId === undefined) return;
+      const record = find(proposalId);
+      const answers = await answersOf(proposalId);
+      const { proposal, lint, interpretation } = await build(sessionId, proposalId, record.revision + 1, answers, {}, record.proposal);
+      const questions = await askQuestions(proposalId, interpretation);
+      const answered = new Set((await deps.memory.readJsonl(MemoryPaths.answers, LearningAnswerSchema)).filter((answer) => answer.proposal_id === proposalId).map((answer) => answer.question_id));
+      const remaining = questions.filter((question) => question.required && !answered.has(question.question_id));
+      if (remaining.length > 0) {
+        await put({ proposal: { ...proposal, proposal_state: "awaiting_questions" }, revision: record.revision + 1, lint });
+        return;
+      }
+      const ready = lint.passed;
+      await put({ proposal: { ...proposal, proposal_state: ready ? "ready_for_review" : "draft" }, revision: record.revision + 1, lint });
+      await deps.sessions.advance(sessionId, ["drafting_proposal", ...(ready ? (["ready_for_review"] as const) : [])], { interpretation_id: proposal.interpretation_id }, [
+        { receipt: "learn.proposal.created", event: "learn.proposal.created", payload: { proposal_id: proposalId, revision: record.revision + 1, checkpoint_lint_passed: lint.passed } },
+      ]);
+    },
+
+    list(page, pageSize) {
+      const ordered = [...records.values()].map((record) => record.proposal).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+      return { proposals: ordered.slice((page - 1) * pageSize, page * pageSize), total: ordered.length };
+    },
+
+    async detail(proposalId) {
+      const record = find(proposalId);
+      const interpretation =
+        record.proposal.interpretation_id === undefined
+          ? undefined
+          : await deps.memory.readJson(MemoryPaths.interpretation(record.proposal.interpretation_id), SemanticWorkflowInterpretationSchema);
+      const answers = (await deps.memory.readJsonl(MemoryPaths.answers, LearningAnswerSchema)).filter((answer) => answer.proposal_id === proposalId);
+      const questions = (await questionsOf(proposalId)).map((question) => {
+        const answer = [...answers].reverse().find((candidate) => candidate.question_id === question.question_id);
+        return {
+          question_id: question.question_id,
+          question_text: question.required ? question.prompt : `${question.prompt} (optional)`.slice(0, 400),
+          answered: answer !== undefined,
+          ...(answer === undefined ? {} : { answer_text: answer.answer }),
+        };
+      });
+      return { proposal: record.proposal, ...(interpretation === undefined ? {} : { interpretation }), checkpoint_lint_report: record.lint, questions };
+    },
+
+    async revise(proposalId, request) {
+      const record = find(proposalId);
+      const edits = EditedFieldsSchema.safeParse(request.edited_fields);
+      if (!edits.success) {
+        throw new AppError("REQUEST_INVALID", "edited_fields has fields that cannot be edited or values that are not valid.", {
+          issues: edits.error.issues.slice(0, 20).map((issue) => ({ path: `body/edited_fields/${issue.path.join("/")}`.slice(0, 240), message: issue.message.slice(0, 240) })),
+        });
+      }
+      const sessionId = record.proposal.learn_session_id as string;
+      const session = deps.sessions.get(sessionId);
+      if (!["ready_for_review", "testing_proposal", "quarantined", "drafting_proposal"].includes(session.state)) {
+        throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A proposal is revised from review, testing or quarantine, not while the session is ${session.state}.`);
+      }
+      const answers = await answersOf(proposalId);
+      const { proposal, lint } = await build(sessionId, proposalId, record.revision + 1, answers, edits.data, record.proposal);
+      const ready = lint.passed;
+      const path = [...(session.state === "drafting_proposal" ? [] : (["drafting_proposal"] as const)), ...(ready ? (["ready_for_review"] as const) : [])];
+      await put({ proposal: { ...proposal, proposal_state: ready ? "ready_for_review" : "draft" }, revision: record.revision + 1, lint });
+      await deps.sessions.advance(sessionId, path, { interpretation_id: proposal.interpretation_id }, [
+        {
+          receipt: "learn.proposal.revision_requested",
+          event: "learn.proposal.created",
+          payload: { proposal_id: proposalId, revision: record.revision + 1, instructions_length: request.revision_instructions.length, checkpoint_lint_passed: lint.passed },
+        },
+      ]);
+      return service.detail(proposalId);
+    },
+
+    async reject(proposalId, reason) {
+      const record = find(proposalId);
+      const sessionId = record.proposal.learn_session_id as string;
+      const session = deps.sessions.get(sessionId);
+      if (session.state !== "ready_for_review") {
+        throw new AppError("INVALID_LEARN_STATE_TRANSITION", `Only a proposal ready for review can be rejected; the session is ${session.state}.`);
+      }
+      await put({ ...record, proposal: { ...record.proposal, proposal_state: "rejected", updated_at: now() } });
+      await deps.sessions.advance(sessionId, ["rejected"], {}, [{ receipt: "learn.proposal.rejected", payload: { proposal_id: proposalId, reason: reason.slice(0, 240) } }]);
+      return service.detail(proposalId);
+    },
+  };
+  return service;
+}
