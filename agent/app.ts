@@ -4,6 +4,8 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fas
 import { systemClock, type Clock } from "./clock";
 import { errorHandler } from "./http/error-handler";
 import { historyRoutes } from "./learning/history-routes";
+import { proposalRoutes } from "./learning/proposal-routes";
+import { createProposalService, type ProposalService } from "./learning/proposal-service";
 import { createLearnEventLog, type LearnEventLog } from "./learning/learn-event-log";
 import { retentionRoutes } from "./learning/retention-routes";
 import { runtimeRoutes } from "./learning/runtime-routes";
@@ -43,6 +45,7 @@ export interface LearningRuntime {
   sessions: SessionService;
   events: LearnEventLog;
   adapters: AdapterRegistry;
+  proposals: ProposalService;
   clock: Clock;
 }
 
@@ -93,7 +96,8 @@ export async function buildApp(options: BuildAppOptions) {
   const adapters = createAdapterRegistry({ clock });
   const events = await createLearnEventLog({ memory: options.memory, clock });
   const sessions = await createSessionService({ memory: options.memory, clock, events, adapters });
-  app.decorate("learning", { sessions, events, adapters, clock });
+  const proposals = await createProposalService({ memory: options.memory, sessions, clock });
+  app.decorate("learning", { sessions, events, adapters, proposals, clock });
 
   await app.register(errorHandler);
   // Before the guard: the plugin's own onRequest hook marks upgrade requests, which is how a
@@ -111,7 +115,8 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(healthRoutes);
   await app.register(pairingRoutes, { pairing });
   await app.register(runtimeRoutes, { memory: options.memory });
-  await app.register(sessionRoutes, { sessions });
+  await app.register(sessionRoutes, { sessions, proposals });
+  await app.register(proposalRoutes, { proposals, sessions });
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(adapterRoutes, { adapters });

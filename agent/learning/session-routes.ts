@@ -19,10 +19,12 @@ import {
   TrimRequestSchema,
 } from "../../shared/learning/route-contracts";
 import { BoundarySourceHeaderSchema, CancelSessionRequestSchema, StartSessionRequestSchema } from "../../shared/learning/session-requests";
+import type { ProposalService } from "./proposal-service";
 import type { BoundarySource, SessionService } from "./session-service";
 
 export interface SessionRoutesOptions {
   sessions: SessionService;
+  proposals: ProposalService;
 }
 
 const SessionParamsSchema = z.object({ sessionId: z.string().uuid() });
@@ -40,7 +42,7 @@ function boundarySource(request: FastifyRequest): BoundarySource {
 }
 
 /** §0C.16 session lifecycle routes; the work is the session service's, the routes only parse and answer. */
-export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async (app, { sessions }) => {
+export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async (app, { sessions, proposals }) => {
   app.post(
     "/api/learn/sessions",
     { schema: { body: CreateLearnSessionRequestSchema, response: { 201: CreateLearnSessionResponseSchema } } },
@@ -122,7 +124,14 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
   app.post(
     "/api/learn/sessions/:sessionId/answer-questions",
     { schema: { params: SessionParamsSchema, body: AnswerQuestionsRequestSchema, response: { 200: AnswerQuestionsResponseSchema } } },
-    async (request) => sessions.answerQuestions(request.params.sessionId, request.body),
+    async (request) => {
+      const answered = await sessions.answerQuestions(request.params.sessionId, request.body);
+      if (answered.remaining_questions > 0) return answered;
+      // Every required question is answered: rebuild the proposal with the answers (issue #5).
+      await proposals.regenerateAfterAnswers(request.params.sessionId);
+      const session = sessions.get(request.params.sessionId);
+      return { session, remaining_questions: 0, next_action: session.state === "ready_for_review" ? ("ready_for_review" as const) : ("generate_proposal" as const) };
+    },
   );
 
   // §0C.16A maps this route to ObservationScopeRuntimeSchema (§0C.8), the file the runtime keeps;

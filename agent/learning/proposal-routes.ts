@@ -1,0 +1,59 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { RejectProposalRequestSchema } from "../../shared/learning/compat-aliases";
+import { LearnProposalsListResponseSchema } from "../../shared/learning/read-models";
+import {
+  GenerateProposalResponseSchema,
+  PaginationQuerySchema,
+  ProposalDetailResponseSchema,
+  ProposalReviseRequestSchema,
+} from "../../shared/learning/route-contracts";
+import type { ProposalService } from "./proposal-service";
+import type { SessionService } from "./session-service";
+
+export interface ProposalRoutesOptions {
+  proposals: ProposalService;
+  sessions: SessionService;
+}
+
+const SessionParamsSchema = z.object({ sessionId: z.string().uuid() });
+const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
+
+/** §0C.16 proposal routes and the session's generate-proposal hand-off (issue #5). */
+export const proposalRoutes: FastifyPluginAsyncZod<ProposalRoutesOptions> = async (app, { proposals, sessions }) => {
+  app.post(
+    "/api/learn/sessions/:sessionId/generate-proposal",
+    { schema: { params: SessionParamsSchema, response: { 200: GenerateProposalResponseSchema } } },
+    async (request) => {
+      const { proposalId } = await proposals.generate(request.params.sessionId);
+      return { session: sessions.get(request.params.sessionId), proposal_id: proposalId };
+    },
+  );
+
+  app.get(
+    "/api/learn/proposals",
+    { schema: { querystring: PaginationQuerySchema, response: { 200: LearnProposalsListResponseSchema } } },
+    async (request) => {
+      const { page, page_size } = request.query;
+      return { ...proposals.list(page, page_size), page, page_size, schema_version: 1 as const };
+    },
+  );
+
+  app.get(
+    "/api/learn/proposals/:proposalId/detail",
+    { schema: { params: ProposalParamsSchema, response: { 200: ProposalDetailResponseSchema } } },
+    async (request) => proposals.detail(request.params.proposalId),
+  );
+
+  app.post(
+    "/api/learn/proposals/:proposalId/revise",
+    { schema: { params: ProposalParamsSchema, body: ProposalReviseRequestSchema, response: { 200: ProposalDetailResponseSchema } } },
+    async (request) => proposals.revise(request.params.proposalId, request.body),
+  );
+
+  app.post(
+    "/api/learn/proposals/:proposalId/reject",
+    { schema: { params: ProposalParamsSchema, body: RejectProposalRequestSchema, response: { 200: ProposalDetailResponseSchema } } },
+    async (request) => proposals.reject(request.params.proposalId, request.body.reason),
+  );
+};
