@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fas
 import { systemClock, type Clock } from "./clock";
 import { errorHandler } from "./http/error-handler";
 import { historyRoutes } from "./learning/history-routes";
+import { observationRoutes } from "./learning/observation-routes";
 import { proposalRoutes } from "./learning/proposal-routes";
 import { createProposalService, type ProposalService } from "./learning/proposal-service";
 import { createLearnEventLog, type LearnEventLog } from "./learning/learn-event-log";
@@ -116,7 +117,8 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(pairingRoutes, { pairing });
   await app.register(runtimeRoutes, { memory: options.memory });
   await app.register(sessionRoutes, { sessions, proposals });
-  await app.register(proposalRoutes, { proposals, sessions });
+  await app.register(proposalRoutes, { proposals, sessions, memory: options.memory });
+  await app.register(observationRoutes, { sessions, memory: options.memory });
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(adapterRoutes, { adapters });

@@ -149,6 +149,24 @@ describe("generate-proposal and the proposal routes", () => {
     expect(receipts.find((receipt) => receipt.receipt_kind === "learn.proposal.rejected")?.details?.reason).toBe("Not useful");
   });
 
+  it("lists what was captured after a cursor, and leaves excluded events out of the proposal", async () => {
+    const id = await demonstrate({ goal: "Create a shop account" });
+    const all = await call("GET", `/api/learn/sessions/${id}/observations`);
+    expect(all.body.total).toBe(2);
+    const [fill, click] = all.body.events as Array<{ event_id: string; action_label: string }>;
+    expect(fill?.action_label).toBe("Fill 'Email'");
+    const after = await call("GET", `/api/learn/sessions/${id}/observations?after=${fill?.event_id}`);
+    expect((after.body.events as Array<{ event_id: string }>).map((event) => event.event_id)).toEqual([click?.event_id]);
+
+    const excluded = await call("POST", `/api/learn/sessions/${id}/exclude-events`, { event_ids: [fill?.event_id] });
+    expect(excluded.body.excluded_event_ids).toEqual([fill?.event_id]);
+    expect((await call("POST", `/api/learn/sessions/${id}/exclude-events`, { event_ids: [randomUUID()] })).status).toBe(400);
+    const proposalId = (await call("POST", `/api/learn/sessions/${id}/generate-proposal`)).body.proposal_id as string;
+    const markdown = (await call("GET", `/api/learn/proposals/${proposalId}/skill-md`)).body.markdown as string;
+    expect(markdown).toContain("## Checkpoints");
+    expect(markdown).not.toContain("{{email}}");
+  });
+
   it("answers PROPOSAL_NOT_FOUND for an unknown proposal", async () => {
     const result = await call("GET", `/api/learn/proposals/${randomUUID()}/detail`);
     expect(ApiErrorResponseSchema.parse(result.body).error.code).toBe("PROPOSAL_NOT_FOUND");

@@ -8,19 +8,22 @@ import {
   ProposalDetailResponseSchema,
   ProposalReviseRequestSchema,
 } from "../../shared/learning/route-contracts";
+import { ProposalSkillMarkdownResponseSchema } from "../../shared/learning/session-requests";
+import type { MemoryStore } from "../memory/memory-store";
 import type { ProposalService } from "./proposal-service";
 import type { SessionService } from "./session-service";
 
 export interface ProposalRoutesOptions {
   proposals: ProposalService;
   sessions: SessionService;
+  memory: MemoryStore;
 }
 
 const SessionParamsSchema = z.object({ sessionId: z.string().uuid() });
 const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
 
 /** §0C.16 proposal routes and the session's generate-proposal hand-off (issue #5). */
-export const proposalRoutes: FastifyPluginAsyncZod<ProposalRoutesOptions> = async (app, { proposals, sessions }) => {
+export const proposalRoutes: FastifyPluginAsyncZod<ProposalRoutesOptions> = async (app, { proposals, sessions, memory }) => {
   app.post(
     "/api/learn/sessions/:sessionId/generate-proposal",
     { schema: { params: SessionParamsSchema, response: { 200: GenerateProposalResponseSchema } } },
@@ -43,6 +46,15 @@ export const proposalRoutes: FastifyPluginAsyncZod<ProposalRoutesOptions> = asyn
     "/api/learn/proposals/:proposalId/detail",
     { schema: { params: ProposalParamsSchema, response: { 200: ProposalDetailResponseSchema } } },
     async (request) => proposals.detail(request.params.proposalId),
+  );
+
+  app.get(
+    "/api/learn/proposals/:proposalId/skill-md",
+    { schema: { params: ProposalParamsSchema, response: { 200: ProposalSkillMarkdownResponseSchema } } },
+    async (request) => {
+      const { proposal } = await proposals.detail(request.params.proposalId);
+      return { proposal_id: proposal.proposal_id, markdown: (await memory.readText(proposal.draft_skill_path)) ?? "", schema_version: 1 as const };
+    },
   );
 
   app.post(

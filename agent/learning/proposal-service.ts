@@ -20,6 +20,7 @@ import { emitRecorderFlow } from "./compiler/emit-recorder-flow";
 import { emitCapabilityManifest, emitSkillMarkdown, emitTriggerTests } from "./compiler/emit-skill";
 import { interpretTrace, type AnswersByField, type Interpretation } from "./compiler/interpret";
 import { normalizeTrace } from "./compiler/normalize-trace";
+import { readExclusions } from "./observation-exclusions";
 import type { SessionService } from "./session-service";
 
 /** One line of `proposals.jsonl`: the proposal as it is after a change (last line per id wins). */
@@ -103,7 +104,8 @@ export async function createProposalService(deps: { memory: MemoryStore; session
   /** Compiles the session's demonstration with the answers and edits known so far. */
   const compile = async (sessionId: string, answers: AnswersByField) => {
     const session = deps.sessions.get(sessionId);
-    const events = await deps.memory.readJsonl(MemoryPaths.observationEvents(sessionId), EventsFileSchema);
+    const excluded = new Set(await readExclusions(deps.memory, sessionId));
+    const events = (await deps.memory.readJsonl(MemoryPaths.observationEvents(sessionId), EventsFileSchema)).filter((event) => !excluded.has(event.event_id));
     const boundaries = (await deps.memory.readJsonl(MemoryPaths.boundaries, WorkflowBoundarySchema)).filter((boundary) => boundary.learn_session_id === sessionId);
     const trace = normalizeTrace({ events, boundaries, start_boundary_ref: session.start_boundary_ref, stop_boundary_ref: session.stop_boundary_ref });
     if (trace.steps.length === 0) {

@@ -57,6 +57,8 @@ export const MemoryPaths = {
   observationScope: (sessionId: string) =>
     `system/learning/observation_scopes/${assertMemorySegment(sessionId)}.json`,
   observationFolder: (sessionId: string) => `system/learning/observations/${assertMemorySegment(sessionId)}`,
+  observationExclusions: (sessionId: string) =>
+    `system/learning/observations/${assertMemorySegment(sessionId)}/exclusions.json`,
   /** §0C.16D `retain=true`: the user's flag that keeps a session's raw observations past the 7-day purge. */
   observationRetention: (sessionId: string) =>
     `system/learning/observation_retention/${assertMemorySegment(sessionId)}.json`,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ObservationAdapterKindSchema, ObservationAdapterStatusSchema } from "./observation-adapter";
+import { ObservedActionEventWithDetailSchema } from "./observed-action";
 
 /**
  * Request bodies of §0C.16 session routes that the spec lists without a schema. All optional:
@@ -81,3 +82,38 @@ export const ObservationRetentionRecordSchema = z.object({
   set_at: z.string().datetime(),
 });
 export type ObservationRetentionRecord = z.infer<typeof ObservationRetentionRecordSchema>;
+
+/** `GET /api/learn/sessions/:id/observations`: the captured events, oldest first, after a cursor. */
+export const SessionObservationsQuerySchema = z.object({
+  after: z.string().uuid().optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(200),
+});
+export type SessionObservationsQuery = z.infer<typeof SessionObservationsQuerySchema>;
+
+export const SessionObservationsResponseSchema = z.object({
+  events: z.array(ObservedActionEventWithDetailSchema),
+  total: z.number().int().min(0),
+  excluded_event_ids: z.array(z.string().uuid()),
+  schema_version: z.literal(1),
+});
+export type SessionObservationsResponse = z.infer<typeof SessionObservationsResponseSchema>;
+
+/**
+ * `POST /api/learn/sessions/:id/exclude-events`: leave events out of the proposal (issue #7
+ * "exclude events") or put them back; the events themselves are kept until the session's purge.
+ */
+export const ExcludeEventsRequestSchema = z
+  .object({
+    event_ids: z.array(z.string().uuid()).min(1).max(500),
+    excluded: z.boolean().default(true),
+  })
+  .strict();
+export type ExcludeEventsRequest = z.infer<typeof ExcludeEventsRequestSchema>;
+
+/** `GET /api/learn/proposals/:id/skill-md`: the current draft SKILL.md, as text. */
+export const ProposalSkillMarkdownResponseSchema = z.object({
+  proposal_id: z.string().uuid(),
+  markdown: z.string().max(200_000),
+  schema_version: z.literal(1),
+});
+export type ProposalSkillMarkdownResponse = z.infer<typeof ProposalSkillMarkdownResponseSchema>;
