@@ -44,10 +44,19 @@ const FIXTURE_PAGE = `<!doctype html><html><head><title>Fixture shop</title></he
 <h1>Checkout</h1><form><label>Email <input name="email" type="email"></label>
 <button type="button" id="place">Place order</button></form></body></html>`;
 
+/** Every kind of text entry the privacy test types a canary into. */
+const PRIVACY_PAGE = `<!doctype html><html><head><title>Profile</title></head><body>
+<h1>Edit profile</h1><form>
+<label>Display name <input name="display_name" type="text"></label>
+<label>Password <input name="password" type="password"></label>
+<label>Notes <textarea name="notes"></textarea></label>
+<div role="textbox" aria-label="Bio" contenteditable="true" id="bio"></div>
+<button type="button" id="save">Save profile</button></form></body></html>`;
+
 async function startFixture(): Promise<string> {
-  const server = http.createServer((_request, response) => {
+  const server = http.createServer((request, response) => {
     response.setHeader("content-type", "text/html; charset=utf-8");
-    response.end(FIXTURE_PAGE);
+    response.end(request.url?.startsWith("/profile") === true ? PRIVACY_PAGE : FIXTURE_PAGE);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   fixtures.push(server);
@@ -181,9 +190,18 @@ async function serviceWorker(): Promise<WebWorker> {
   return worker;
 }
 
+/** Every file under ELNOR_MEMORY, as text. */
+async function memoryText(): Promise<string> {
+  const { readdir } = await import("node:fs/promises");
+  const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+  const texts = await Promise.all(files.map((entry) => readFile(path.join(entry.parentPath, entry.name), "utf8").catch(() => "")));
+  return texts.join("\n");
+}
+
 beforeAll(async () => {
   ({ root, cleanup } = await makeTempMemoryRoot());
-  agent = await startAgentProcess(root);
+  // Trace-level logs, so the privacy test checks everything the agent could possibly log.
+  agent = await startAgentProcess(root, { ELNOR_LOG_LEVEL: "trace" });
   token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
   allowedOrigin = await startFixture();
   otherOrigin = await startFixture();
@@ -327,7 +345,7 @@ describe("the background service worker in real Chromium", () => {
     const kept = (await panel.evaluate(() => chrome.storage.session.get("outboxStatus"))) as { outboxStatus: { queued: number } };
     expect(kept.outboxStatus.queued).toBe(waiting.queued);
 
-    agent = await startAgentProcess(root, { ELNOR_AGENT_PORT: String(port) });
+    agent = await startAgentProcess(root, { ELNOR_AGENT_PORT: String(port), ELNOR_LOG_LEVEL: "trace" });
     const ids = await waitUntil(
       () => storedEventIds(sessionId),
       (stored) => during.every((event) => stored.includes(event.event_id)),
@@ -383,4 +401,79 @@ describe("the background service worker in real Chromium", () => {
     await endSession(sessionId);
     await shop.close();
   });
+
+  it("never lets a canary typed into a text field, a password, a textarea or a contenteditable reach ELNOR_MEMORY, the agent's logs or a WebSocket frame", async () => {
+    const worker = await chromium.browser.waitForTarget(
+      (target) => target.type() === "service_worker" && target.url() === `chrome-extension://${chromium.extensionId}/background.js`,
+    );
+    const network = await worker.createCDPSession();
+    const frames: string[] = [];
+    network.on("Network.webSocketFrameSent", ({ response }) => frames.push(response.payloadData));
+    network.on("Network.webSocketFrameReceived", ({ response }) => frames.push(response.payloadData));
+    await network.send("Network.enable");
+
+    const profile = await chromium.browser.newPage();
+    await profile.goto(`${allowedOrigin}/profile`);
+    const sessionId = await startCapture([allowedOrigin]);
+    const world = await contentWorld(profile);
+    await waitUntil(
+      () => sendFromContent(world, { type: "capture/get-config" }) as Promise<{ config: unknown }>,
+      (reply) => reply.config !== null,
+      "the page's config",
+    );
+    const canary = `CANARY${crypto.randomUUID().replaceAll("-", "")}`;
+    for (const selector of ['input[name="display_name"]', 'input[name="password"]', 'textarea[name="notes"]', "#bio"]) {
+      await profile.click(selector);
+      await profile.keyboard.type(`${canary}-${selector.length}`);
+    }
+    await profile.click("#save");
+    const lines = await waitUntil(
+      () => storedLines(sessionId),
+      (stored) => stored.some((line) => line.includes("Save profile")) && stored.filter((line) => line.includes('"masked_field"')).length >= 4,
+      "the four masked field edits and the click at the agent",
+    );
+    // The test can see the edits: each field's change was recorded, masked.
+    const edits = lines.map((line) => JSON.parse(line) as { browser_detail?: { masked_field?: { masked: boolean } } }).filter((event) => event.browser_detail?.masked_field !== undefined);
+    expect(edits.every((event) => event.browser_detail?.masked_field?.masked === true)).toBe(true);
+    // The WebSocket carried the batch (so the frame capture works), and no frame carried the canary.
+    await waitUntil(async () => frames.some((frame) => frame.includes("Save profile")), (seen) => seen, "the batch frame");
+    expect(frames.join("\n")).not.toContain(canary);
+    expect(await memoryText()).not.toContain(canary);
+    expect(agent!.output()).not.toContain(canary);
+    expect(agent!.output()).toContain("/api/observations/stream");
+    await network.detach();
+    await endSession(sessionId);
+    await profile.close();
+  });
+
+  it("delivers every event exactly once when the agent is killed (SIGKILL) in the middle of a capture and restarted", async () => {
+    const shop = await chromium.browser.newPage();
+    await shop.goto(`${allowedOrigin}/checkout`);
+    const sessionId = await startCapture([allowedOrigin]);
+    const world = await contentWorld(shop);
+    await waitUntil(
+      () => sendFromContent(world, { type: "capture/get-config" }) as Promise<{ config: unknown }>,
+      (reply) => reply.config !== null,
+      "the page's config",
+    );
+    const clicks = async () => (await storedLines(sessionId)).filter((line) => line.includes("Place order")).length;
+    for (let i = 0; i < 3; i += 1) await shop.locator("#place").click();
+    await waitUntil(clicks, (count) => count === 3, "the clicks before the crash");
+
+    const port = agent!.port;
+    agent!.proc.kill("SIGKILL");
+    await new Promise<void>((resolve) => agent!.proc.once("exit", () => resolve()));
+    agent = undefined;
+    for (let i = 0; i < 4; i += 1) await shop.locator("#place").click();
+    // Give the page time to hand its batch to the background's outbox while the agent is gone.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+
+    agent = await startAgentProcess(root, { ELNOR_AGENT_PORT: String(port), ELNOR_LOG_LEVEL: "trace" });
+    await waitUntil(clicks, (count) => count >= 7, "every click at the agent after the restart", 45_000);
+    const ids = await storedEventIds(sessionId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(await clicks()).toBe(7);
+    await endSession(sessionId);
+    await shop.close();
+  }, 60_000);
 });
