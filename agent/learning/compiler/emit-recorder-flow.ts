@@ -25,6 +25,7 @@ const KEY = /^Press (Enter|Escape|Tab)/;
 export function emitRecorderFlow(interpretation: Interpretation, steps: readonly NormalizedStep[]): RecorderFlow {
   const out: RecorderStep[] = [{ type: "setViewport", width: 1280, height: 800, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: true }];
   const firstUrl = steps.find((step) => step.page_url !== undefined)?.page_url;
+  const parameterOf = new Map(interpretation.parameters.flatMap((parameter) => parameter.step_ids.map((stepId) => [stepId, parameter] as const)));
   if (firstUrl !== undefined) out.push({ type: "navigate", url: firstUrl });
   for (const step of steps) {
     const frame = step.frame_path !== undefined && step.frame_path.length > 0 ? { frame: step.frame_path } : {};
@@ -34,7 +35,7 @@ export function emitRecorderFlow(interpretation: Interpretation, steps: readonly
         if (step.page_url !== undefined && step.page_url !== firstUrl) out.push({ type: "navigate", url: step.page_url });
         break;
       case "fill": {
-        const parameter = interpretation.parameters.find((candidate) => candidate.step_ids.includes(step.step_id));
+        const parameter = parameterOf.get(step.step_id);
         out.push({ type: "change", selectors: step.selectors, value: parameter !== undefined ? `{{${parameter.name}}}` : "", ...frame });
         break;
       }

@@ -91,6 +91,7 @@ function lowerFirst(text: string): string {
 function extractParameters(steps: readonly NormalizedStep[]): SkillParameter[] {
   const parameters: SkillParameter[] = [];
   const byHash = new Map<string, SkillParameter>();
+  const taken = new Set<string>();
   for (const step of steps) {
     const entered = step.action === "fill" || step.action === "upload";
     if (!entered || (step.masked_value === undefined && step.consented_value === undefined && step.action !== "upload")) continue;
@@ -104,7 +105,8 @@ function extractParameters(steps: readonly NormalizedStep[]): SkillParameter[] {
     let name = slugify(label) || "value";
     if (/^\d/.test(name)) name = `field_${name}`;
     let unique = name;
-    for (let n = 2; parameters.some((parameter) => parameter.name === unique); n += 1) unique = `${name}_${n}`;
+    for (let n = 2; taken.has(unique); n += 1) unique = `${name}_${n}`;
+    taken.add(unique);
     const typeHint =
       step.action === "upload" ? "file" : step.target_tag === "textarea" || step.target_role === "textbox" && step.input_type === undefined && step.target_tag !== "input" ? "long_text" : TYPE_HINTS[step.input_type ?? ""] ?? "text";
     const parameter: SkillParameter = { name: unique, label, type_hint: typeHint, step_ids: [step.step_id] };
@@ -133,11 +135,11 @@ function evidence(before: PageSnapshot | undefined, after: PageSnapshot | undefi
   return undefined;
 }
 
-function stageGoal(stage: NormalizedStep[], parameters: SkillParameter[], nextTitle: string | undefined): string {
+function stageGoal(stage: NormalizedStep[], parameterOf: ReadonlyMap<string, SkillParameter>, nextTitle: string | undefined): string {
   const labelled = stage.find((step) => step.user_labelled);
   if (labelled !== undefined) return labelled.label;
   const last = stage.at(-1) as NormalizedStep;
-  const used = parameters.filter((parameter) => parameter.step_ids.some((id) => stage.some((step) => step.step_id === id)));
+  const used = [...new Set(stage.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined))];
   const inputs = used.map((parameter) => `{{${parameter.name}}}`).join(", ");
   const target = last.target_name ?? last.page_title ?? "the form";
   switch (last.action) {
@@ -170,6 +172,8 @@ export function interpretTrace(input: InterpretInput): Interpretation {
   const { trace, snapshots, answers } = input;
   const steps = trace.steps;
   const parameters = extractParameters(steps);
+  const parameterOf = new Map(parameters.flatMap((parameter) => parameter.step_ids.map((stepId) => [stepId, parameter] as const)));
+  const stepById = new Map(steps.map((step) => [step.step_id, step]));
   const snapshotOf = (ref: string | undefined) => (ref?.startsWith("snapshot:") ? snapshots.get(ref.slice("snapshot:".length)) : undefined);
 
   // A stage ends where the page changed state: each stage becomes a checkpoint.
@@ -195,7 +199,7 @@ export function interpretTrace(input: InterpretInput): Interpretation {
       found ?? (index === stages.length - 1 && answers.success_condition !== undefined ? answers.success_condition : "Not yet known: ask the user what shows this worked");
     return {
       checkpoint_id: `cp-${String(index + 1).padStart(2, "0")}`,
-      goal: stageGoal(stage, parameters, after?.title),
+      goal: stageGoal(stage, parameterOf, after?.title),
       success_condition: success.slice(0, 240),
       order_hint: index,
       where: first.page_title,
@@ -204,7 +208,7 @@ export function interpretTrace(input: InterpretInput): Interpretation {
         .map((step) => ({
           name: step.target_name as string,
           role: step.target_role ?? step.action,
-          parameter: parameters.find((parameter) => parameter.step_ids.includes(step.step_id))?.name,
+          parameter: parameterOf.get(step.step_id)?.name,
         })),
       step_ids: stage.map((step) => step.step_id),
       observable: observable || (index === stages.length - 1 && answers.success_condition !== undefined),
@@ -233,7 +237,7 @@ export function interpretTrace(input: InterpretInput): Interpretation {
   const graphSteps: WorkflowStep[] = [];
   for (const checkpoint of checkpoints) {
     for (const stepId of checkpoint.step_ids) {
-      const step = steps.find((candidate) => candidate.step_id === stepId) as NormalizedStep;
+      const step = stepById.get(stepId) as NormalizedStep;
       graphSteps.push({ step_id: step.step_id, step_type: "action", label: step.label.slice(0, 240), preferred_surfaces: [], next_step_ids: [], schema_version: 1 });
     }
     graphSteps.push({
