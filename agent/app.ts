@@ -129,7 +129,7 @@ export async function buildApp(options: BuildAppOptions) {
 
   // §0C.16D TTL enforcement: once when ready, then on a timer that never keeps the process alive.
   // A failed run is logged and retried next time; it never takes the agent down.
-  const cleanup = createSessionCleanup({ sessions, memory: options.memory, clock });
+  const cleanup = createSessionCleanup({ sessions, memory: options.memory, clock, proposals });
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const runRetention = (): Promise<void> => {

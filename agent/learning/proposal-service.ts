@@ -24,7 +24,7 @@ import { readExclusions } from "./observation-exclusions";
 import type { SessionService } from "./session-service";
 
 /** One line of `proposals.jsonl`: the proposal as it is after a change (last line per id wins). */
-const ProposalLogRecordSchema = z.object({
+const LiveProposalRecordSchema = z.object({
   proposal: SkillBundleProposalSchema,
   revision: z.number().int().min(1),
   lint: z.object({
@@ -40,7 +40,9 @@ const ProposalLogRecordSchema = z.object({
     checked: z.number().int(),
   }),
 });
-type ProposalLogRecord = z.infer<typeof ProposalLogRecordSchema>;
+type ProposalLogRecord = z.infer<typeof LiveProposalRecordSchema>;
+/** A line is the proposal as it is now, or the tombstone its archive (§0C.16D, 14 days) leaves. */
+const ProposalLogLineSchema = z.union([LiveProposalRecordSchema, z.object({ archived_proposal_id: z.string().uuid(), archived_at: z.string().datetime() })]);
 
 /** Edits a user may make when revising (issue #5): the meaning, never the recorded trace. */
 const EditedFieldsSchema = z
@@ -65,6 +67,13 @@ export interface ProposalService {
   detail(proposalId: string): Promise<ProposalDetailResponse>;
   revise(proposalId: string, request: ProposalReviseRequest): Promise<ProposalDetailResponse>;
   reject(proposalId: string, reason: string): Promise<ProposalDetailResponse>;
+  /** The live proposal of a session, if any. */
+  ofSession(sessionId: string): SkillBundleProposal | undefined;
+  /**
+   * §0C.16D: moves a proposal of a finished session to `archived/proposals/<id>/` (its record,
+   * answers to nothing live any more, and the last SKILL.md) and out of the live list.
+   */
+  archive(proposalId: string): Promise<void>;
 }
 
 const EventsFileSchema = ObservedActionEventWithDetailSchema;
@@ -76,7 +85,10 @@ const EventsFileSchema = ObservedActionEventWithDetailSchema;
  */
 export async function createProposalService(deps: { memory: MemoryStore; sessions: SessionService; clock: Clock }): Promise<ProposalService> {
   const records = new Map<string, ProposalLogRecord>();
-  for (const record of await deps.memory.readJsonl(MemoryPaths.proposals, ProposalLogRecordSchema)) records.set(record.proposal.proposal_id, record);
+  for (const line of await deps.memory.readJsonl(MemoryPaths.proposals, ProposalLogLineSchema)) {
+    if ("archived_proposal_id" in line) records.delete(line.archived_proposal_id);
+    else records.set(line.proposal.proposal_id, line);
+  }
   const now = () => deps.clock.now().toISOString();
 
   const find = (proposalId: string): ProposalLogRecord => {
@@ -326,6 +338,20 @@ export async function createProposalService(deps: { memory: MemoryStore; session
         },
       ]);
       return service.detail(proposalId);
+    },
+
+    ofSession: (sessionId) => [...records.values()].find((record) => record.proposal.learn_session_id === sessionId)?.proposal,
+
+    async archive(proposalId) {
+      const record = find(proposalId);
+      const finalState = record.proposal.proposal_state === "rejected" ? "rejected" : "cancelled";
+      const folder = MemoryPaths.archivedProposal(proposalId);
+      const markdown = await deps.memory.readText(record.proposal.draft_skill_path);
+      await deps.memory.writeJson(`${folder}/proposal.json`, { ...record, proposal: { ...record.proposal, proposal_state: finalState }, archived_at: now() });
+      if (markdown !== undefined) await deps.memory.writeText(`${folder}/SKILL.md`, markdown);
+      await deps.memory.append(MemoryPaths.proposals, { archived_proposal_id: proposalId, archived_at: now() });
+      records.delete(proposalId);
+      await deps.memory.remove(MemoryPaths.draft(proposalId));
     },
 
     async reject(proposalId, reason) {

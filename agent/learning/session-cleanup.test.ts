@@ -80,7 +80,8 @@ async function writeObservations(id: string) {
 
 const hasObservations = (id: string) => agent.memory.exists(MemoryPaths.observationFolder(id));
 
-const runCleanup = () => createSessionCleanup({ sessions: agent.app.learning.sessions, memory: agent.memory, clock }).runOnce();
+const runCleanup = () =>
+  createSessionCleanup({ sessions: agent.app.learning.sessions, memory: agent.memory, clock, proposals: agent.app.learning.proposals }).runOnce();
 
 describe("armed and capturing time limits (§0C.16D)", () => {
   it("R11.2-14: a session armed > 1 h auto-cancels with a session_timeout receipt", async () => {
@@ -206,7 +207,7 @@ describe("raw observations after a session ends (§0C.16D)", () => {
     clock.advance(90 * DAY);
     const report = await runCleanup();
 
-    expect(report).toEqual({ cancelled: [], paused: [], observations_purged: [], observations_retained: [], archived: [], failures: [] });
+    expect(report).toEqual({ cancelled: [], paused: [], observations_purged: [], observations_retained: [], proposals_archived: [], archived: [], failures: [] });
     expect(await hasObservations(id)).toBe(true);
     expect((await detail(id)).state).toBe("paused");
   });
@@ -252,5 +253,53 @@ describe("archiving terminal sessions (§0C.16D)", () => {
     expect(report.observations_purged).toEqual([id]);
     expect(report.archived).toEqual([id]);
     expect(await hasObservations(id)).toBe(false);
+  });
+});
+
+describe("proposal archive (§0C.16D)", () => {
+  /** A captured click, stopped, compiled into a proposal that is then rejected. */
+  async function rejectedProposal(): Promise<{ sessionId: string; proposalId: string }> {
+    const sessionId = await armedSession();
+    await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: "Export the invoices" });
+    const event = {
+      event_id: randomUUID(),
+      learn_session_id: sessionId,
+      adapter_kind: "browser_dom",
+      action_label: "Click 'Export'",
+      redaction_mode: "mask_text",
+      created_at: clock.now().toISOString(),
+      schema_version: 1,
+      browser_detail: { page_url: "http://127.0.0.1:8123/invoices", page_title: "Invoices", target_name: "Export", target_role: "button", selectors: [["#export"], ["aria/Export"]], dom_event_kind: "click" },
+    };
+    const ack = await call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 });
+    expect(ack.body.accepted).toEqual([event.event_id]);
+    await call("POST", `/api/learn/sessions/${sessionId}/stop`);
+    const generated = await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`);
+    const proposalId = generated.body.proposal_id as string;
+    const answer = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{ question_id: string }>;
+    if ((await detail(sessionId)).state === "awaiting_questions") {
+      await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, { answers: answer.map((question) => ({ question_id: question.question_id, answer_text: "The export file is listed" })) });
+    }
+    expect((await call("POST", `/api/learn/proposals/${proposalId}/reject`, { reason: "not now", schema_version: 1 })).status).toBe(200);
+    return { sessionId, proposalId };
+  }
+
+  it("archives a rejected proposal 14 days after its session ended, keeping its record and SKILL.md", async () => {
+    const { proposalId } = await rejectedProposal();
+    clock.advance(13 * DAY);
+    expect((await runCleanup()).proposals_archived).toEqual([]);
+    expect((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).status).toBe(200);
+
+    clock.advance(DAY + MINUTE);
+    expect((await runCleanup()).proposals_archived).toEqual([proposalId]);
+    expectError(await call("GET", `/api/learn/proposals/${proposalId}/detail`), 404, "PROPOSAL_NOT_FOUND");
+    expect((await call("GET", "/api/learn/proposals")).body.total).toBe(0);
+    expect(await agent.memory.exists(MemoryPaths.draft(proposalId))).toBe(false);
+    const archived = JSON.parse((await agent.memory.readText(`${MemoryPaths.archivedProposal(proposalId)}/proposal.json`)) ?? "{}");
+    expect(archived.proposal.proposal_state).toBe("rejected");
+    expect(await agent.memory.readText(`${MemoryPaths.archivedProposal(proposalId)}/SKILL.md`)).toContain("## Checkpoints");
+    // A restart reads the archive tombstone back: the proposal stays archived.
+    await agent.restart();
+    expectError(await call("GET", `/api/learn/proposals/${proposalId}/detail`), 404, "PROPOSAL_NOT_FOUND");
   });
 });

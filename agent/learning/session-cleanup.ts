@@ -4,6 +4,7 @@ import type { Clock } from "../clock";
 import { isAppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
+import type { ProposalService } from "./proposal-service";
 import type { SessionService } from "./session-service";
 
 const MINUTE = 60_000;
@@ -15,10 +16,11 @@ export const RETENTION_LIMITS = {
   armedMs: HOUR,
   capturingMs: 4 * HOUR,
   observationsAfterTerminalMs: 7 * DAY,
+  proposalAfterTerminalMs: 14 * DAY,
   sessionAfterTerminalMs: 30 * DAY,
 } as const;
 
-export type CleanupAction = "cancel" | "pause" | "purge_observations" | "archive";
+export type CleanupAction = "cancel" | "pause" | "purge_observations" | "archive_proposal" | "archive";
 
 export interface CleanupFailure {
   learn_session_id: string;
@@ -37,6 +39,8 @@ export interface CleanupReport {
   observations_purged: string[];
   /** Due for the purge but flagged `retain=true` (or the flag could not be read), so kept. */
   observations_retained: string[];
+  /** Proposals of sessions terminal (cancelled/rejected) for more than 14 days: moved to `archived/proposals/`. */
+  proposals_archived: string[];
   /** Terminal for more than 30 days: moved to `archived/sessions/`. */
   archived: string[];
   /** Actions that failed; the run went on with the other sessions. */
@@ -51,6 +55,7 @@ export interface SessionCleanupDeps {
   sessions: SessionService;
   memory: MemoryStore;
   clock: Clock;
+  proposals?: ProposalService;
 }
 
 export function isCleanupReportEmpty(report: CleanupReport): boolean {
@@ -59,6 +64,7 @@ export function isCleanupReportEmpty(report: CleanupReport): boolean {
       report.paused.length +
       report.observations_purged.length +
       report.archived.length +
+      report.proposals_archived.length +
       report.failures.length ===
     0
   );
@@ -101,6 +107,7 @@ export function createSessionCleanup(deps: SessionCleanupDeps): SessionCleanup {
         paused: [],
         observations_purged: [],
         observations_retained: [],
+        proposals_archived: [],
         archived: [],
         failures: [],
       };
@@ -152,6 +159,17 @@ export function createSessionCleanup(deps: SessionCleanupDeps): SessionCleanup {
             report.observations_purged.push(id);
           }),
         );
+        // §0C.16D: a proposal whose session ended (cancelled or rejected) is archived after 14 days.
+        await attempt(id, "archive_proposal", () =>
+          sessions.exclusive(async () => {
+            const session = current(id);
+            const proposal = deps.proposals?.ofSession(id);
+            if (session === undefined || proposal === undefined || !isTerminalLearnSessionState(session.state)) return;
+            if (elapsed(id) <= RETENTION_LIMITS.proposalAfterTerminalMs) return;
+            await deps.proposals?.archive(proposal.proposal_id);
+            report.proposals_archived.push(proposal.proposal_id);
+          }),
+        );
         // The purge above always gets its turn first (7 < 30 days): once archived, a session is no
         // longer listed, and observations it left behind would never be looked at again.
         if (report.failures.some((failure) => failure.learn_session_id === id)) continue;
@@ -166,7 +184,6 @@ export function createSessionCleanup(deps: SessionCleanupDeps): SessionCleanup {
         );
       }
 
-      // §0C.16D: proposals in `cancelled`/`rejected` are archived after 14 days; that rule plugs in here once proposals exist.
       return report;
     },
   };

@@ -53,6 +53,7 @@ export const MemoryPaths = {
   sessionEvents: "system/learning/session_events.jsonl",
   testPolicies: "system/learning/test_policies.jsonl",
   archivedSessions: "system/learning/archived/sessions",
+  archivedProposal: (proposalId: string) => `system/learning/archived/proposals/${assertMemorySegment(proposalId)}`,
   observationsRoot: "system/learning/observations",
   observationScope: (sessionId: string) =>
     `system/learning/observation_scopes/${assertMemorySegment(sessionId)}.json`,
