@@ -13,6 +13,11 @@ export type RecorderStep =
 export interface RecorderFlow {
   title: string;
   steps: RecorderStep[];
+  /**
+   * For each entry of `steps`, the normalized step it replays (null for set-up steps), so a
+   * rehearsal can check each checkpoint after its last step. Recorder parsers ignore the field.
+   */
+  step_ids: Array<string | null>;
 }
 
 const KEY = /^Press (Enter|Escape|Tab)/;
@@ -24,33 +29,40 @@ const KEY = /^Press (Enter|Escape|Tab)/;
  */
 export function emitRecorderFlow(interpretation: Interpretation, steps: readonly NormalizedStep[]): RecorderFlow {
   const out: RecorderStep[] = [{ type: "setViewport", width: 1280, height: 800, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: true }];
+  const stepIds: Array<string | null> = [null];
+  const push = (stepId: string | null, ...recorded: RecorderStep[]) => {
+    for (const step of recorded) {
+      out.push(step);
+      stepIds.push(stepId);
+    }
+  };
   const firstUrl = steps.find((step) => step.page_url !== undefined)?.page_url;
   const parameterOf = new Map(interpretation.parameters.flatMap((parameter) => parameter.step_ids.map((stepId) => [stepId, parameter] as const)));
-  if (firstUrl !== undefined) out.push({ type: "navigate", url: firstUrl });
+  if (firstUrl !== undefined) push(null, { type: "navigate", url: firstUrl });
   for (const step of steps) {
     const frame = step.frame_path !== undefined && step.frame_path.length > 0 ? { frame: step.frame_path } : {};
     if (step.selectors.length === 0 && step.action !== "navigate" && step.action !== "press") continue;
     switch (step.action) {
       case "navigate":
-        if (step.page_url !== undefined && step.page_url !== firstUrl) out.push({ type: "navigate", url: step.page_url });
+        if (step.page_url !== undefined && step.page_url !== firstUrl) push(step.step_id, { type: "navigate", url: step.page_url });
         break;
       case "fill": {
         const parameter = parameterOf.get(step.step_id);
-        out.push({ type: "change", selectors: step.selectors, value: parameter !== undefined ? `{{${parameter.name}}}` : "", ...frame });
+        push(step.step_id, { type: "change", selectors: step.selectors, value: parameter !== undefined ? `{{${parameter.name}}}` : "", ...frame });
         break;
       }
       case "upload":
         break;
       case "press": {
         const key = KEY.exec(step.label)?.[1];
-        if (key !== undefined) out.push({ type: "keyDown", key }, { type: "keyUp", key });
+        if (key !== undefined) push(step.step_id, { type: "keyDown", key }, { type: "keyUp", key });
         break;
       }
       case "click":
       case "toggle":
       case "select":
       case "submit":
-        out.push({ type: "click", selectors: step.selectors, offsetX: 1, offsetY: 1, ...frame });
+        push(step.step_id, { type: "click", selectors: step.selectors, offsetX: 1, offsetY: 1, ...frame });
         break;
       case "command":
       case "launch":
@@ -61,5 +73,5 @@ export function emitRecorderFlow(interpretation: Interpretation, steps: readonly
       }
     }
   }
-  return { title: interpretation.title, steps: out };
+  return { title: interpretation.title, steps: out, step_ids: stepIds };
 }
