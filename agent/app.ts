@@ -1,6 +1,10 @@
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { createAbilityRegistry } from "./abilities/ability-registry";
+import { abilityRoutes } from "./abilities/ability-routes";
+import { createAbilityService, type AbilityService, type InstallSagaStep } from "./abilities/ability-service";
+import { createWorkspaceProjector } from "./abilities/workspace-projection";
 import { systemClock, type Clock } from "./clock";
 import { errorHandler } from "./http/error-handler";
 import { historyRoutes } from "./learning/history-routes";
@@ -37,6 +41,14 @@ export interface BuildAppOptions {
   keepaliveMs?: number;
   /** How often §0C.16D retention runs after the first run at start-up; default 10 minutes. */
   retentionIntervalMs?: number;
+  /**
+   * Where installed skills are projected for the assistant (`$OPENCLAW_WORKSPACE`). The server
+   * always passes the configured folder; embedded uses (tests) default to a folder inside the
+   * memory root so nothing outside it is touched.
+   */
+  openclawWorkspace?: string;
+  /** Test seam: fail the install saga at a step (R11.2-36). */
+  failInstallAt?: () => InstallSagaStep | undefined;
 }
 
 const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
@@ -47,6 +59,7 @@ export interface LearningRuntime {
   events: LearnEventLog;
   adapters: AdapterRegistry;
   proposals: ProposalService;
+  abilities: AbilityService;
   clock: Clock;
 }
 
@@ -98,7 +111,16 @@ export async function buildApp(options: BuildAppOptions) {
   const events = await createLearnEventLog({ memory: options.memory, clock });
   const sessions = await createSessionService({ memory: options.memory, clock, events, adapters });
   const proposals = await createProposalService({ memory: options.memory, sessions, clock });
-  app.decorate("learning", { sessions, events, adapters, proposals, clock });
+  const abilities = createAbilityService({
+    memory: options.memory,
+    registry: await createAbilityRegistry(options.memory),
+    projector: createWorkspaceProjector(options.openclawWorkspace ?? `${options.memory.root}/openclaw-workspace`),
+    sessions,
+    proposals,
+    clock,
+    ...(options.failInstallAt === undefined ? {} : { failInstallAt: options.failInstallAt }),
+  });
+  app.decorate("learning", { sessions, events, adapters, proposals, abilities, clock });
 
   await app.register(errorHandler);
   // Before the guard: the plugin's own onRequest hook marks upgrade requests, which is how a
@@ -119,6 +141,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(sessionRoutes, { sessions, proposals });
   await app.register(proposalRoutes, { proposals, sessions, memory: options.memory });
   await app.register(observationRoutes, { sessions, memory: options.memory });
+  await app.register(abilityRoutes, { abilities, proposals, clock });
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(adapterRoutes, { adapters });

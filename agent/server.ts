@@ -12,7 +12,7 @@ const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 async function main(): Promise<void> {
   const config = readAgentConfig();
   const memory = await openMemoryStore({ root: config.memoryRoot });
-  const app = await buildApp({ memory, port: config.port, logger: agentLoggerOptions(process.env.ELNOR_LOG_LEVEL ?? "warn") });
+  const app = await buildApp({ memory, port: config.port, openclawWorkspace: config.openclawWorkspace, logger: agentLoggerOptions(process.env.ELNOR_LOG_LEVEL ?? "warn") });
   let closing = false;
   const close = async (signal: string) => {
     if (closing) return;

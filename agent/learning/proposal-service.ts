@@ -67,6 +67,10 @@ export interface ProposalService {
   detail(proposalId: string): Promise<ProposalDetailResponse>;
   revise(proposalId: string, request: ProposalReviseRequest): Promise<ProposalDetailResponse>;
   reject(proposalId: string, reason: string): Promise<ProposalDetailResponse>;
+  /** The files of the proposal's current draft revision, as text, by file name. */
+  draftFiles(proposalId: string): Promise<Record<string, string>>;
+  /** Records the install saga's outcome on the proposal (state, lane, ability). */
+  recordInstall(proposalId: string, patch: Pick<SkillBundleProposal, "proposal_state" | "install_lane"> & Partial<Pick<SkillBundleProposal, "ability_id" | "primary_capability_id">>): Promise<SkillBundleProposal>;
   /** The live proposal of a session, if any. */
   ofSession(sessionId: string): SkillBundleProposal | undefined;
   /**
@@ -338,6 +342,24 @@ export async function createProposalService(deps: { memory: MemoryStore; session
         },
       ]);
       return service.detail(proposalId);
+    },
+
+    async draftFiles(proposalId) {
+      const record = find(proposalId);
+      const folder = record.proposal.draft_skill_path.replace(/\/SKILL\.md$/, "");
+      const files: Record<string, string> = {};
+      for (const name of await deps.memory.list(folder)) {
+        const text = await deps.memory.readText(`${folder}/${name}`);
+        if (text !== undefined) files[name] = text;
+      }
+      return files;
+    },
+
+    async recordInstall(proposalId, patch) {
+      const record = find(proposalId);
+      const proposal = SkillBundleProposalSchema.parse({ ...record.proposal, ...patch, updated_at: now() });
+      await put({ ...record, proposal });
+      return proposal;
     },
 
     ofSession: (sessionId) => [...records.values()].find((record) => record.proposal.learn_session_id === sessionId)?.proposal,

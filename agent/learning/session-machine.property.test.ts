@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isTerminalLearnSessionState, LearnSessionSchema, type LearnSessionState } from "../../shared/learning/learn-session";
+import { isLearnSessionInProgress, LearnSessionSchema, type LearnSessionState } from "../../shared/learning/learn-session";
 import { LearningRuntimeSnapshotSchema } from "../../shared/learning/runtime-snapshot";
 import { validateTransition } from "../../shared/learning/state-machine";
 import { MemoryPaths } from "../memory/memory-paths";
@@ -79,7 +79,7 @@ describe("session command sequences (property)", () => {
               }
               states.set(knownId, session.state);
             }
-            const open = [...states.entries()].filter(([, state]) => !isTerminalLearnSessionState(state));
+            const open = [...states.entries()].filter(([, state]) => isLearnSessionInProgress(state));
             expect(open.length).toBeLessThanOrEqual(1);
             const current = await agent.memory.readJson(MemoryPaths.runtimeCurrent, LearningRuntimeSnapshotSchema);
             if (known.length === 0) {

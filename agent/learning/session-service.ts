@@ -3,6 +3,7 @@ import { z } from "zod";
 import { WorkflowBoundarySchema, type WorkflowBoundary } from "../../shared/learning/boundary";
 import type { CreateLearnSessionRequest, CreateLearnSessionResponse } from "../../shared/learning/create-learn-session";
 import {
+  isLearnSessionInProgress,
   isTerminalLearnSessionState,
   type LearnSession,
   type LearnSessionState,
@@ -418,7 +419,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
 
     create: (request) =>
       exclusive(async () => {
-        const active = [...sessions.values()].find((session) => !isTerminalLearnSessionState(session.state));
+        const active = [...sessions.values()].find((session) => isLearnSessionInProgress(session.state));
         if (active !== undefined) {
           throw new AppError("LEARN_SESSION_ALREADY_ACTIVE", "Another learning session is still open; cancel or finish it first.", {
             activeSessionId: active.learn_session_id,

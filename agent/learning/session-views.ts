@@ -1,16 +1,16 @@
 import type { LearnSession } from "../../shared/learning/learn-session";
 import type { ObservationScopeRuntime } from "../../shared/learning/observation-scope-runtime";
 import type { LearningRuntimeSnapshot } from "../../shared/learning/runtime-snapshot";
-import { isTerminalLearnSessionState } from "../../shared/learning/learn-session";
+import { isLearnSessionInProgress } from "../../shared/learning/learn-session";
 
 /**
- * The session the runtime views describe: the one non-terminal session (§0C.1B allows one), or
+ * The session the runtime views describe: the one in progress (§0C.1B allows one), or
  * else the one changed last, so "what just happened" stays answerable after a cancel.
  */
 export function currentSession(sessions: Iterable<LearnSession>): LearnSession | undefined {
   let latest: LearnSession | undefined;
   for (const session of sessions) {
-    if (!isTerminalLearnSessionState(session.state)) return session;
+    if (isLearnSessionInProgress(session.state)) return session;
     if (latest === undefined || session.updated_at > latest.updated_at) latest = session;
   }
   return latest;

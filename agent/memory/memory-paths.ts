@@ -50,6 +50,7 @@ export const MemoryPaths = {
   availabilityCurrent: "system/abilities/availability_current.json",
   catalogCurrent: "system/abilities/catalog_current.json",
   activationHistory: "system/abilities/activation_history.jsonl",
+  abilityRegistry: "system/abilities/registry.jsonl",
   sessionEvents: "system/learning/session_events.jsonl",
   testPolicies: "system/learning/test_policies.jsonl",
   archivedSessions: "system/learning/archived/sessions",

@@ -113,3 +113,17 @@ export type TerminalLearnSessionState = (typeof TERMINAL_LEARN_SESSION_STATES)[n
 export function isTerminalLearnSessionState(state: LearnSessionState): state is TerminalLearnSessionState {
   return (TERMINAL_LEARN_SESSION_STATES as readonly LearnSessionState[]).includes(state);
 }
+
+/**
+ * States in which a session's learning is over for the user although §0C.1A keeps them
+ * non-terminal (an installed or approved ability can still be quarantined later). §0C.1B read
+ * literally would let one approved ability block every later session for ever; our decision
+ * (DESIGN §2 "holes"): the one-session rule counts a session as in progress only outside these
+ * and the terminal states.
+ */
+export const FINISHED_LEARN_SESSION_STATES = ["installed_private", "approved", "quarantined"] as const satisfies readonly LearnSessionState[];
+
+/** §0C.1B as we apply it: the session that blocks a new one, and that the runtime views describe first. */
+export function isLearnSessionInProgress(state: LearnSessionState): boolean {
+  return !isTerminalLearnSessionState(state) && !(FINISHED_LEARN_SESSION_STATES as readonly LearnSessionState[]).includes(state);
+}

@@ -117,3 +117,7 @@ export const ProposalSkillMarkdownResponseSchema = z.object({
   schema_version: z.literal(1),
 });
 export type ProposalSkillMarkdownResponse = z.infer<typeof ProposalSkillMarkdownResponseSchema>;
+
+/** `POST /api/abilities/:id/quarantine`: why (kept on the receipt and shown in Skills). */
+export const QuarantineAbilityRequestSchema = z.object({ reason: z.string().min(1).max(240) }).strict();
+export type QuarantineAbilityRequest = z.infer<typeof QuarantineAbilityRequestSchema>;

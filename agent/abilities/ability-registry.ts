@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { ControlSurfaceSchema } from "../../shared/capabilities/control-surface";
+import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
+import { InstallLaneSchema } from "../../shared/skills/proposal";
+import type { MemoryStore } from "../memory/memory-store";
+import { MemoryPaths } from "../memory/memory-paths";
+
+/**
+ * An installed ability as the agent keeps it (one line of `abilities/registry.jsonl`, last line
+ * per id wins): where its files are, its lane, and whether the user switched it off or
+ * quarantined it. The availability snapshot and the Skills catalog are derived from these.
+ */
+export const InstalledAbilitySchema = z.object({
+  ability_id: z.string().max(160),
+  skill_name: z.string().max(64),
+  capability_id: z.string().max(160),
+  title: z.string().max(200),
+  family: z.string().max(80),
+  install_lane: InstallLaneSchema.exclude(["pending", "quarantined"]),
+  enabled: z.boolean(),
+  quarantined: z.boolean(),
+  quarantine_reason: z.string().max(240).optional(),
+  trigger_phrases: z.array(z.string().max(120)),
+  negative_triggers: z.array(z.string().max(120)),
+  project_scopes: z.array(z.string().max(160)),
+  preferred_control_surfaces: z.array(ControlSurfaceSchema),
+  support_pack_refs: z.array(z.string().max(240)),
+  proposal_id: z.string().uuid(),
+  learn_session_id: z.string().uuid().optional(),
+  last_validated_at: z.string().datetime().optional(),
+  installed_at: z.string().datetime(),
+  updated_at: z.string().datetime(),
+});
+export type InstalledAbility = z.infer<typeof InstalledAbilitySchema>;
+
+export interface AbilityRegistry {
+  all(): InstalledAbility[];
+  get(abilityId: string): InstalledAbility | undefined;
+  bySkillName(skillName: string): InstalledAbility | undefined;
+  put(ability: InstalledAbility): Promise<void>;
+}
+
+export async function createAbilityRegistry(memory: MemoryStore): Promise<AbilityRegistry> {
+  const abilities = new Map<string, InstalledAbility>();
+  for (const ability of await memory.readJsonl(MemoryPaths.abilityRegistry, InstalledAbilitySchema)) abilities.set(ability.ability_id, ability);
+  return {
+    all: () => [...abilities.values()],
+    get: (abilityId) => abilities.get(abilityId),
+    bySkillName: (skillName) => [...abilities.values()].find((ability) => ability.skill_name === skillName),
+    async put(ability) {
+      await memory.append(MemoryPaths.abilityRegistry, ability);
+      abilities.set(ability.ability_id, ability);
+    },
+  };
+}
+
+/** §0C.11A: one availability entry; an ability is usable when it is on, not quarantined, and its files exist. */
+export function availabilityEntryOf(
+  ability: InstalledAbility,
+  facts: { filesPresent: boolean; checkpointHealth?: AbilityAvailabilityEntry["checkpoint_health"] },
+): AbilityAvailabilityEntry {
+  const reason = ability.quarantined
+    ? `quarantined${ability.quarantine_reason ? `: ${ability.quarantine_reason}` : ""}`
+    : !ability.enabled
+      ? "deactivated by the user"
+      : !facts.filesPresent
+        ? "skill files are missing from the workspace"
+        : undefined;
+  return AbilityAvailabilityEntrySchema.parse({
+    ability_id: ability.ability_id,
+    title: ability.title,
+    family: ability.family,
+    source: "learned",
+    skill_slug: ability.skill_name,
+    primary_capability_id: ability.capability_id,
+    install_lane: ability.quarantined ? "quarantined" : ability.install_lane,
+    enabled: ability.enabled,
+    usable_now: reason === undefined,
+    ...(reason === undefined ? {} : { reason_unusable: reason.slice(0, 240) }),
+    trigger_phrases: ability.trigger_phrases,
+    negative_triggers: ability.negative_triggers,
+    aliases: [],
+    project_scopes: ability.project_scopes,
+    preferred_control_surfaces: ability.preferred_control_surfaces,
+    support_pack_refs: ability.support_pack_refs,
+    checkpoint_health: ability.quarantined ? "quarantined" : (facts.checkpointHealth ?? "no_data"),
+    ...(ability.last_validated_at === undefined ? {} : { last_validated_at: ability.last_validated_at }),
+    schema_version: 1,
+  });
+}

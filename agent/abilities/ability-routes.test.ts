@@ -1,0 +1,162 @@
+import { randomUUID } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
+import { MemoryPaths } from "../memory/memory-paths";
+import { startTestAgent, type TestAgent } from "../test-support/test-agent";
+import { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./ability-service";
+
+let agent: TestAgent;
+let failAt: InstallSagaStep | undefined;
+
+afterEach(async () => {
+  failAt = undefined;
+  await agent.close();
+});
+
+async function boot() {
+  agent = await startTestAgent({ failInstallAt: () => failAt });
+}
+
+async function call(method: "GET" | "POST", url: string, payload?: unknown) {
+  const response = await agent.app.inject({ method, url, headers: agent.headers(), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  return { status: response.statusCode, body: response.json() as Record<string, any>, headers: response.headers };
+}
+
+const workspace = () => `${agent.memory.root}/openclaw-workspace`;
+
+/** A demonstration compiled into a proposal that is ready for review. */
+async function readyProposal(goal = "Export the monthly invoices"): Promise<{ sessionId: string; proposalId: string }> {
+  const created = await call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill" });
+  const sessionId = created.body.session.learn_session_id as string;
+  await call("POST", `/api/learn/sessions/${sessionId}/start`);
+  await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: goal });
+  const event = {
+    event_id: randomUUID(),
+    learn_session_id: sessionId,
+    adapter_kind: "browser_dom",
+    action_label: "Click 'Export'",
+    redaction_mode: "mask_text",
+    created_at: new Date().toISOString(),
+    schema_version: 1,
+    browser_detail: { page_url: "http://127.0.0.1:8123/invoices", page_title: "Invoices", target_name: "Export", target_role: "button", selectors: [["#export"], ["aria/Export"]], dom_event_kind: "click" },
+  };
+  await call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 });
+  await call("POST", `/api/learn/sessions/${sessionId}/stop`);
+  const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
+  if ((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state === "awaiting_questions") {
+    const questions = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{ question_id: string; question_text: string }>;
+    await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
+      answers: questions.filter((question) => !question.question_text.endsWith("(optional)")).map((question) => ({ question_id: question.question_id, answer_text: "The export file appears in the downloads list" })),
+    });
+  }
+  expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("ready_for_review");
+  return { sessionId, proposalId };
+}
+
+function expectError(result: { status: number; body: unknown }, status: number, code: string) {
+  expect(result.status).toBe(status);
+  expect(ApiErrorResponseSchema.parse(result.body).error.code).toBe(code);
+}
+
+describe("install saga and later use", () => {
+  it("R11.2-28/29: install materializes, projects read-only, rebuilds the bridge and makes the ability usable now", async () => {
+    await boot();
+    const { sessionId, proposalId } = await readyProposal();
+    const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
+    expect(installed.status).toBe(200);
+    const abilityId = installed.body.ability_id as string;
+    expect(installed.body.proposal).toMatchObject({ proposal_state: "installed_private", install_lane: "experimental_private", ability_id: abilityId });
+    expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("installed_private");
+
+    const skill = "export-the-monthly-invoices";
+    expect(await agent.memory.readText(`${MemoryPaths.installedSkill(skill)}/SKILL.md`)).toContain("## Checkpoints");
+    const projected = path.join(workspace(), "skills", skill, "SKILL.md");
+    expect(await readFile(projected, "utf8")).toContain("name: \"export-the-monthly-invoices\"");
+    expect((await stat(projected)).mode & 0o222).toBe(0);
+    const bridge = JSON.parse((await agent.memory.readText(MemoryPaths.bridgeEntriesCurrent)) ?? "{}");
+    expect(bridge.entries).toEqual([expect.objectContaining({ capability_id: `learned.${skill}`, routing_eligible: true, health_status: "healthy" })]);
+    const availability = await call("GET", "/api/abilities/availability");
+    expect(availability.body.abilities).toEqual([expect.objectContaining({ ability_id: abilityId, usable_now: true, install_lane: "experimental_private", source: "learned" })]);
+    const receipts = (await call("GET", `/api/learn/receipts?page_size=100`)).body.receipts as Array<{ receipt_kind: string }>;
+    expect(receipts.map((receipt) => receipt.receipt_kind)).toEqual(expect.arrayContaining(["learn.install.started", "bridge.rebuild.completed", "ability.snapshot.updated", "learn.install.completed"]));
+  });
+
+  it("R11.2-30/31/32/33: lookup finds a paraphrase; deactivate makes it unusable; quarantine hides it; approve then promote-shared changes the lane", async () => {
+    await boot();
+    const { proposalId } = await readyProposal();
+    const abilityId = (await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" })).body.ability_id as string;
+    const lookup = await call("POST", "/api/abilities/lookup", { user_query: "please export the monthly invoices for me", schema_version: 1 });
+    expect(lookup.body.matches[0]).toMatchObject({ ability_id: abilityId, usable_now: true });
+    expect(lookup.body.matches[0].score).toBeGreaterThanOrEqual(0.15);
+    const explained = await call("POST", "/api/abilities/explain-match", { user_query: "export the monthly invoices", ability_id: abilityId });
+    expect(explained.body).toMatchObject({ matched: true });
+    expect(explained.body.match_reasons.join(" ")).toContain("trigger");
+
+    expect((await call("POST", `/api/abilities/${abilityId}/deactivate`)).body).toEqual({ ability_id: abilityId, enabled: false });
+    const single = await call("GET", `/api/abilities/${abilityId}/availability`);
+    expect(single.body).toMatchObject({ usable_now: false, reason_unusable: "deactivated by the user" });
+    await call("POST", `/api/abilities/${abilityId}/activate`);
+
+    expectError(await call("POST", `/api/abilities/${abilityId}/promote-shared`), 403, "INSTALL_LANE_DENIED");
+    expect((await call("POST", `/api/learn/proposals/${proposalId}/approve`, { schema_version: 1 })).body.proposal).toMatchObject({ proposal_state: "approved", install_lane: "approved_workspace" });
+    expect((await call("POST", `/api/abilities/${abilityId}/promote-shared`)).body).toEqual({ ability_id: abilityId, install_lane: "shared_promoted" });
+    expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body.install_lane).toBe("shared_promoted");
+
+    expect((await call("POST", `/api/abilities/${abilityId}/quarantine`, { reason: "misbehaved" })).body).toMatchObject({ quarantined: true });
+    const after = await call("POST", "/api/abilities/lookup", { user_query: "please export the monthly invoices for me", install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 });
+    expect(after.body.matches).toEqual([]);
+    const history = (await agent.memory.readText(MemoryPaths.activationHistory)) ?? "";
+    expect(history.trim().split("\n").map((line) => JSON.parse(line).action)).toEqual(["deactivate", "activate", "promote_shared", "quarantine"]);
+  });
+
+  it("R11.2-12: approve moves a proposal ready for review to approved, in the workspace lane", async () => {
+    await boot();
+    const { sessionId, proposalId } = await readyProposal();
+    expectError(await call("POST", `/api/learn/proposals/${proposalId}/approve`, { approval_scope: "shared_promoted", schema_version: 1 }), 403, "INSTALL_LANE_DENIED");
+    const approved = await call("POST", `/api/learn/proposals/${proposalId}/approve`, { schema_version: 1 });
+    expect(approved.body.proposal).toMatchObject({ proposal_state: "approved", install_lane: "approved_workspace" });
+    expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("approved");
+  });
+
+  it("refuses the workspace lane through install and a second skill with the same name", async () => {
+    await boot();
+    const first = await readyProposal();
+    expectError(await call("POST", `/api/learn/proposals/${first.proposalId}/install`, { install_lane: "approved_workspace" }), 403, "INSTALL_LANE_DENIED");
+    await call("POST", `/api/learn/proposals/${first.proposalId}/install`, { install_lane: "experimental_private" });
+    await call("POST", `/api/learn/proposals/${first.proposalId}/approve`, { schema_version: 1 });
+    const second = await readyProposal();
+    expectError(await call("POST", `/api/learn/proposals/${second.proposalId}/install`, { install_lane: "experimental_private" }), 403, "INSTALL_LANE_DENIED");
+  });
+
+  it.each(INSTALL_SAGA_STEPS)("R11.2-36: when %s fails, the proposal is quarantined, nothing is projected, and the previous bridge and snapshot stay", async (step) => {
+    await boot();
+    const kept = await readyProposal("Archive old reports");
+    await call("POST", `/api/learn/proposals/${kept.proposalId}/install`, { install_lane: "experimental_private" });
+    await call("POST", `/api/learn/proposals/${kept.proposalId}/approve`, { schema_version: 1 });
+    const bridgeBefore = await agent.memory.readText(MemoryPaths.bridgeEntriesCurrent);
+    const availabilityBefore = await agent.memory.readText(MemoryPaths.availabilityCurrent);
+
+    const { sessionId, proposalId } = await readyProposal();
+    failAt = step;
+    const failed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("quarantined");
+    expect((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.proposal.proposal_state).toBe("quarantined");
+    await expect(stat(path.join(workspace(), "skills", "export-the-monthly-invoices"))).rejects.toMatchObject({ code: "ENOENT" });
+    expect(await agent.memory.exists(MemoryPaths.installedSkill("export-the-monthly-invoices"))).toBe(false);
+    expect(await agent.memory.readText(MemoryPaths.bridgeEntriesCurrent)).toBe(bridgeBefore);
+    expect(await agent.memory.readText(MemoryPaths.availabilityCurrent)).toBe(availabilityBefore);
+    const lookup = await call("POST", "/api/abilities/lookup", { user_query: "export the monthly invoices", schema_version: 1 });
+    expect(lookup.body.matches.map((match: { ability_id: string }) => match.ability_id)).not.toContain("learned.export-the-monthly-invoices");
+    const receipts = (await call("GET", `/api/learn/receipts?session_id=${sessionId}`)).body.receipts as Array<{ receipt_kind: string; details?: { failed_step?: string } }>;
+    expect(receipts.find((receipt) => receipt.receipt_kind === "learn.install.failed")?.details?.failed_step).toBe(step);
+  });
+
+  it("answers ABILITY_NOT_FOUND for an unknown ability and refuses path tricks in its id", async () => {
+    await boot();
+    expectError(await call("POST", "/api/abilities/learned.nothing/deactivate"), 404, "ABILITY_NOT_FOUND");
+    expectError(await call("GET", "/api/abilities/..%2F..%2Fetc/availability"), 400, "REQUEST_INVALID");
+  });
+});

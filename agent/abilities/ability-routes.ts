@@ -1,0 +1,147 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { lookupAbilities, lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE } from "../../shared/abilities/ability-lookup";
+import { AbilityAvailabilityEntrySchema } from "../../shared/abilities/availability";
+import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../../shared/abilities/lookup";
+import { ApproveProposalRequestSchema } from "../../shared/learning/compat-aliases";
+import {
+  AbilityActivateResponseSchema,
+  AbilityAvailabilityResponseSchema,
+  AbilityDeactivateResponseSchema,
+  AbilityExplainMatchRequestSchema,
+  AbilityExplainMatchResponseSchema,
+  AbilityPromoteSharedResponseSchema,
+  AbilityQuarantineResponseSchema,
+  AbilityUnquarantineResponseSchema,
+  ProposalDetailResponseSchema,
+  ProposalInstallRequestSchema,
+  ProposalInstallResponseSchema,
+} from "../../shared/learning/route-contracts";
+import { QuarantineAbilityRequestSchema } from "../../shared/learning/session-requests";
+import type { Clock } from "../clock";
+import { AppError } from "../errors/app-error";
+import type { ProposalService } from "../learning/proposal-service";
+import type { AbilityService } from "./ability-service";
+
+export interface AbilityRoutesOptions {
+  abilities: AbilityService;
+  proposals: ProposalService;
+  clock: Clock;
+}
+
+const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
+const AbilityParamsSchema = z.object({ abilityId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/) });
+
+/** Install and approve (§0C.16 proposal routes) and the §0C.16 ability routes (issue #6). */
+export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, clock }) => {
+  app.post(
+    "/api/learn/proposals/:proposalId/install",
+    { schema: { params: ProposalParamsSchema, body: ProposalInstallRequestSchema, response: { 200: ProposalInstallResponseSchema } } },
+    async (request) => {
+      // Lanes (issue #6): install is the private lane; the workspace lane is an explicit approval.
+      if (request.body.install_lane !== "experimental_private") {
+        throw new AppError("INSTALL_LANE_DENIED", "Install goes to your private lane; use Approve for the workspace lane.");
+      }
+      return abilities.install(request.params.proposalId, "experimental_private");
+    },
+  );
+
+  app.post(
+    "/api/learn/proposals/:proposalId/approve",
+    { schema: { params: ProposalParamsSchema, body: ApproveProposalRequestSchema, response: { 200: ProposalDetailResponseSchema } } },
+    async (request) => {
+      if (request.body.approval_scope !== "approved_workspace") {
+        throw new AppError("INSTALL_LANE_DENIED", "Approve for the workspace first; sharing is a separate promote-shared step afterwards.");
+      }
+      await abilities.install(request.params.proposalId, "approved_workspace");
+      return proposals.detail(request.params.proposalId);
+    },
+  );
+
+  app.get("/api/abilities/availability", { schema: { response: { 200: AbilityAvailabilityResponseSchema } } }, async (_request, reply) => {
+    const { snapshot, stale } = await abilities.snapshot();
+    // §0C.11B staleness: say so rather than present an outdated snapshot as current.
+    if (stale) void reply.header("x-availability-stale", "true");
+    return {
+      abilities: snapshot.abilities.map((entry) => ({
+        ability_id: entry.ability_id,
+        title: entry.title,
+        family: entry.family,
+        install_lane: entry.install_lane,
+        enabled: entry.enabled,
+        usable_now: entry.usable_now,
+        ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
+        ...(entry.checkpoint_health === undefined ? {} : { checkpoint_health: entry.checkpoint_health }),
+        source: entry.source,
+      })),
+      snapshot_as_of: snapshot.snapshot_as_of,
+      schema_version: 1 as const,
+    };
+  });
+
+  app.get(
+    "/api/abilities/:abilityId/availability",
+    { schema: { params: AbilityParamsSchema, response: { 200: AbilityAvailabilityEntrySchema } } },
+    async (request) => {
+      const entry = (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === request.params.abilityId);
+      if (entry === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.params.abilityId}.`);
+      return entry;
+    },
+  );
+
+  app.post("/api/abilities/lookup", { schema: { body: AbilityLookupQuerySchema, response: { 200: AbilityLookupResultSchema } } }, async (request) => ({
+    matches: lookupAbilities(request.body, (await abilities.snapshot()).snapshot.abilities),
+    created_at: clock.now().toISOString(),
+    schema_version: 1 as const,
+  }));
+
+  app.post(
+    "/api/abilities/explain-match",
+    { schema: { body: AbilityExplainMatchRequestSchema, response: { 200: AbilityExplainMatchResponseSchema } } },
+    async (request) => {
+      const entry = (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === request.body.ability_id);
+      if (entry === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.body.ability_id}.`);
+      const query = AbilityLookupQuerySchema.parse({ user_query: request.body.user_query, project_id: request.body.project_id, schema_version: 1 });
+      const scored = scoreAbilityMatch(query.user_query, entry, query.project_id);
+      const rejections = [lookupRejectionReason(query, entry), scored.score < LOOKUP_MIN_SCORE ? `score ${scored.score.toFixed(2)} is below ${LOOKUP_MIN_SCORE}` : undefined].filter(
+        (reason): reason is string => reason !== undefined,
+      );
+      return {
+        ability_id: entry.ability_id,
+        matched: rejections.length === 0,
+        score: scored.score,
+        match_reasons: scored.match_reasons.map((reason) => reason.slice(0, 240)),
+        rejection_reasons: rejections.map((reason) => reason.slice(0, 240)),
+      };
+    },
+  );
+
+  app.post("/api/abilities/:abilityId/activate", { schema: { params: AbilityParamsSchema, response: { 200: AbilityActivateResponseSchema } } }, async (request) => {
+    await abilities.lifecycle(request.params.abilityId, "activate");
+    return { ability_id: request.params.abilityId, enabled: true as const };
+  });
+
+  app.post("/api/abilities/:abilityId/deactivate", { schema: { params: AbilityParamsSchema, response: { 200: AbilityDeactivateResponseSchema } } }, async (request) => {
+    await abilities.lifecycle(request.params.abilityId, "deactivate");
+    return { ability_id: request.params.abilityId, enabled: false as const };
+  });
+
+  app.post(
+    "/api/abilities/:abilityId/quarantine",
+    { schema: { params: AbilityParamsSchema, body: QuarantineAbilityRequestSchema, response: { 200: AbilityQuarantineResponseSchema } } },
+    async (request) => {
+      await abilities.lifecycle(request.params.abilityId, "quarantine", request.body.reason);
+      return { ability_id: request.params.abilityId, quarantined: true as const, reason: request.body.reason };
+    },
+  );
+
+  app.post("/api/abilities/:abilityId/unquarantine", { schema: { params: AbilityParamsSchema, response: { 200: AbilityUnquarantineResponseSchema } } }, async (request) => {
+    await abilities.lifecycle(request.params.abilityId, "unquarantine");
+    return { ability_id: request.params.abilityId, quarantined: false as const };
+  });
+
+  app.post("/api/abilities/:abilityId/promote-shared", { schema: { params: AbilityParamsSchema, response: { 200: AbilityPromoteSharedResponseSchema } } }, async (request) => {
+    await abilities.lifecycle(request.params.abilityId, "promote_shared");
+    return { ability_id: request.params.abilityId, install_lane: "shared_promoted" as const };
+  });
+};

@@ -1,0 +1,331 @@
+import { randomUUID } from "node:crypto";
+import { AbilityAvailabilitySnapshotSchema, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
+import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
+import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
+import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
+import { CapabilityManifestSchema } from "../../shared/capabilities/capability-manifest";
+import type { LearningReceiptKind } from "../../shared/learning/receipts";
+import type { SkillBundleProposal } from "../../shared/skills/proposal";
+import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
+import type { Clock } from "../clock";
+import { AppError, isAppError } from "../errors/app-error";
+import type { MemoryStore } from "../memory/memory-store";
+import { MemoryPaths } from "../memory/memory-paths";
+import type { ProposalService } from "../learning/proposal-service";
+import type { SessionService } from "../learning/session-service";
+import { availabilityEntryOf, type AbilityRegistry, type InstalledAbility } from "./ability-registry";
+import type { WorkspaceProjector } from "./workspace-projection";
+
+/** The saga's steps, in order (§0C.23 post-materialization saga); tests fail each in turn. */
+export const INSTALL_SAGA_STEPS = ["materialize", "project", "bridge", "availability"] as const;
+export type InstallSagaStep = (typeof INSTALL_SAGA_STEPS)[number];
+
+export interface AbilityServiceDeps {
+  memory: MemoryStore;
+  registry: AbilityRegistry;
+  projector: WorkspaceProjector;
+  sessions: SessionService;
+  proposals: ProposalService;
+  clock: Clock;
+  /** Test seam: make the saga fail at a step, to prove each compensation (R11.2-36). */
+  failInstallAt?: () => InstallSagaStep | undefined;
+}
+
+export interface AbilityService {
+  install(proposalId: string, lane: "experimental_private" | "approved_workspace"): Promise<{ proposal: SkillBundleProposal; ability_id: string; saga_id: string }>;
+  snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot; stale: boolean }>;
+  lifecycle(abilityId: string, action: AbilityLifecycleAction, reason?: string): Promise<InstalledAbility>;
+  refreshAvailability(): Promise<AbilityAvailabilitySnapshot>;
+}
+
+/**
+ * Installing and managing learned abilities (issue #6, §0C.11–§0C.13, §0C.23): the install saga
+ * (materialize → project → rebuild bridge → refresh availability) with compensation on any
+ * failure, the availability snapshot and Skills catalog, and the lifecycle commands.
+ */
+export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
+  const now = () => deps.clock.now().toISOString();
+  let lastTriggerAt = "";
+
+  const receipt = async (kind: LearningReceiptKind, fields: { ability_id?: string; proposal_id?: string; learn_session_id?: string; reason?: string; details?: Record<string, unknown> }) => {
+    await deps.memory.append(MemoryPaths.receipts, {
+      receipt_id: randomUUID(),
+      receipt_kind: kind,
+      ...fields,
+      created_at: now(),
+      schema_version: 1,
+    });
+  };
+
+  const fail = (step: InstallSagaStep) => {
+    if (deps.failInstallAt?.() === step) throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "MEMORY_WRITE_FAILED", `Install step "${step}" failed.`);
+  };
+
+  const bridgeOf = (abilities: readonly InstalledAbility[]): CapabilityBridgeCurrent => ({
+    entries: abilities.map((ability) => ({
+      capability_id: ability.capability_id,
+      family: ability.family,
+      title: ability.title,
+      aliases: [],
+      action_verbs: [],
+      route_tier: 3,
+      requires_supervision: true,
+      dry_run_supported: false,
+      routing_eligible: ability.enabled && !ability.quarantined,
+      health_status: ability.quarantined ? "quarantined" : ability.enabled ? "healthy" : "disabled",
+      origin_owner: "doc3",
+      built_in_openclaw: false,
+      metadata_ref: MemoryPaths.capabilityMetadata(ability.capability_id),
+      updated_at: ability.updated_at,
+      schema_version: 1,
+    })),
+    rebuilt_at: now(),
+    schema_version: 1,
+  });
+
+  const snapshotOf = async (abilities: readonly InstalledAbility[]): Promise<AbilityAvailabilitySnapshot> => ({
+    abilities: await Promise.all(abilities.map(async (ability) => availabilityEntryOf(ability, { filesPresent: await deps.projector.exists(ability.skill_name) }))),
+    snapshot_as_of: now(),
+    schema_version: 1,
+  });
+
+  const catalogOf = (snapshot: AbilityAvailabilitySnapshot, abilities: readonly InstalledAbility[]): SkillCatalogCurrent => ({
+    items: snapshot.abilities.map((entry) => {
+      const ability = abilities.find((candidate) => candidate.ability_id === entry.ability_id) as InstalledAbility;
+      return {
+        ability_id: entry.ability_id,
+        title: entry.title,
+        family: entry.family,
+        source: entry.source,
+        install_lane: entry.install_lane,
+        enabled: entry.enabled,
+        usable_now: entry.usable_now,
+        ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
+        tags: [],
+        category_ids: [],
+        created_at: ability.installed_at,
+        updated_at: ability.updated_at,
+        schema_version: 1,
+      };
+    }),
+    refreshed_at: snapshot.snapshot_as_of,
+    schema_version: 1,
+  });
+
+  /** §0C.11B: every trigger rebuilds the snapshot and the catalog from the registry. */
+  const writeAvailability = async (abilities: readonly InstalledAbility[]) => {
+    const snapshot = await snapshotOf(abilities);
+    await deps.memory.writeJson(MemoryPaths.availabilityCurrent, snapshot);
+    await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(snapshot, abilities));
+    return snapshot;
+  };
+
+  const refreshAvailability = async () => {
+    lastTriggerAt = now();
+    const snapshot = await writeAvailability(deps.registry.all());
+    await receipt("ability.snapshot.updated", { details: { abilities: snapshot.abilities.length } });
+    return snapshot;
+  };
+
+  return {
+    refreshAvailability,
+
+    async install(proposalId, lane) {
+      const detail = await deps.proposals.detail(proposalId);
+      const proposal = detail.proposal;
+      const sessionId = proposal.learn_session_id as string;
+      const session = deps.sessions.get(sessionId);
+      const approving = lane === "approved_workspace";
+      const allowedFrom = approving ? ["ready_for_review", "installed_private"] : ["ready_for_review"];
+      if (!allowedFrom.includes(session.state)) {
+        throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A proposal is ${approving ? "approved" : "installed"} from review, not while the session is ${session.state}.`);
+      }
+      const files = await deps.proposals.draftFiles(proposalId);
+      const markdown = files["SKILL.md"] ?? "";
+      const frontmatter = parseSkillFrontmatter(markdown);
+      if (frontmatter === undefined) throw new AppError("CHECKPOINT_LINT_FAILED", "The draft SKILL.md has no valid frontmatter; revise the proposal.");
+      const skillName = frontmatter.name;
+      const existing = deps.registry.bySkillName(skillName);
+      if (existing !== undefined && existing.proposal_id !== proposalId) {
+        throw new AppError("INSTALL_LANE_DENIED", `A skill named "${skillName}" is already installed; rename this one before installing it.`);
+      }
+      const manifest = CapabilityManifestSchema.parse(JSON.parse(files["capability-manifest.json"] ?? "{}"));
+      const capabilityId = manifest.capability_id;
+      const abilityId = existing?.ability_id ?? `learned.${skillName}`;
+      const sagaId = randomUUID();
+      const at = now();
+
+      // The session moves first so a crash mid-saga leaves it visibly installing, never "installed".
+      if (session.state === "ready_for_review") {
+        await deps.sessions.advance(sessionId, [approving ? "approved" : "installing_private"], {}, [
+          { receipt: "learn.install.started", event: "learn.install.started", payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } },
+        ]);
+      } else {
+        await deps.sessions.advance(sessionId, ["approved"], {}, [
+          { receipt: "learn.install.started", event: "learn.install.started", payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } },
+        ]);
+      }
+      await deps.proposals.recordInstall(proposalId, { proposal_state: approving ? "approved" : "installing_private", install_lane: "pending" });
+
+      const installedFolder = MemoryPaths.installedSkill(skillName);
+      const previousBridge = await deps.memory.readText(MemoryPaths.bridgeEntriesCurrent);
+      const previousAvailability = await deps.memory.readText(MemoryPaths.availabilityCurrent);
+      const previousCatalog = await deps.memory.readText(MemoryPaths.catalogCurrent);
+      const hadProjection = await deps.projector.exists(skillName);
+      let step: InstallSagaStep = "materialize";
+      try {
+        // 1. Materialize the canonical files in ELNOR_MEMORY (§0C.23 target paths).
+        fail("materialize");
+        await deps.memory.writeText(`${installedFolder}/SKILL.md`, markdown);
+        await deps.memory.writeText(`${installedFolder}/tests/trigger-tests.json`, files["trigger-tests.json"] ?? "{}");
+        await deps.memory.writeText(`${installedFolder}/tests/flow.recorder.json`, files["flow.recorder.json"] ?? "{}");
+        await deps.memory.writeJson(`${installedFolder}/support-packs.json`, { support_pack_refs: proposal.support_pack_refs });
+        await deps.memory.writeJson(MemoryPaths.capabilityManifest(capabilityId), manifest);
+        await deps.memory.writeJson(MemoryPaths.capabilityMetadata(capabilityId), {
+          capability_id: capabilityId,
+          summary: frontmatter.description,
+          source_refs: [`proposal:${proposalId}`, `learn_session:${sessionId}`],
+          control_surface_notes: [],
+          dependency_refs: [],
+          page_knowledge_refs: [],
+          ui_anchor_refs: [],
+          bucket_refs: [],
+          known_failure_modes: [],
+          schema_version: 1,
+        });
+        // 2. Project the read-only copy into the assistant's workspace.
+        step = "project";
+        fail("project");
+        await deps.projector.project(skillName, {
+          "SKILL.md": markdown,
+          [`capabilities/${capabilityId}.json`]: `${JSON.stringify(manifest, null, 2)}\n`,
+          "tests/trigger-tests.json": files["trigger-tests.json"] ?? "{}",
+          "support-packs/README.md": "No support packs.\n",
+        });
+        // 3. Rebuild the capability bridge with the new ability in it.
+        step = "bridge";
+        const ability: InstalledAbility = {
+          ability_id: abilityId,
+          skill_name: skillName,
+          capability_id: capabilityId,
+          title: proposal.title,
+          family: manifest.family,
+          install_lane: lane,
+          enabled: true,
+          quarantined: false,
+          trigger_phrases: proposal.trigger_phrases,
+          negative_triggers: proposal.negative_triggers,
+          project_scopes: [],
+          preferred_control_surfaces: frontmatter.preferred_control_surfaces,
+          support_pack_refs: proposal.support_pack_refs,
+          proposal_id: proposalId,
+          learn_session_id: sessionId,
+          installed_at: existing?.installed_at ?? at,
+          updated_at: at,
+        };
+        const abilities = [...deps.registry.all().filter((candidate) => candidate.ability_id !== abilityId), ability];
+        await receipt("bridge.rebuild.started", { ability_id: abilityId, proposal_id: proposalId });
+        fail("bridge");
+        await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(abilities));
+        await receipt("bridge.rebuild.completed", { ability_id: abilityId, proposal_id: proposalId });
+        // 4. Refresh the availability snapshot and catalog; only now is the ability registered.
+        step = "availability";
+        fail("availability");
+        lastTriggerAt = now();
+        await writeAvailability(abilities);
+        await deps.registry.put(ability);
+        await receipt("ability.snapshot.updated", { ability_id: abilityId });
+      } catch (error) {
+        // Compensation (§0C.13, R11.2-36): nothing half-installed stays visible or usable.
+        if (!hadProjection) await deps.projector.remove(skillName).catch(() => undefined);
+        if (existing === undefined) await deps.memory.remove(installedFolder).catch(() => undefined);
+        const restore = async (file: string, text: string | undefined) => {
+          if (text === undefined) await deps.memory.remove(file).catch(() => undefined);
+          else await deps.memory.writeText(file, text).catch(() => undefined);
+        };
+        await restore(MemoryPaths.bridgeEntriesCurrent, previousBridge);
+        await restore(MemoryPaths.availabilityCurrent, previousAvailability);
+        await restore(MemoryPaths.catalogCurrent, previousCatalog);
+        await deps.proposals.recordInstall(proposalId, { proposal_state: "quarantined", install_lane: "quarantined" });
+        await deps.sessions.advance(sessionId, ["quarantined"], {}, [
+          { receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } },
+        ]).catch(() => undefined);
+        if (isAppError(error)) throw new AppError(error.code, `Install failed at "${step}"; the proposal is quarantined and nothing was installed. ${error.message}`.slice(0, 240));
+        throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", `Install failed at "${step}"; the proposal is quarantined and nothing was installed.`, { cause: error });
+      }
+
+      const finalState = approving ? "approved" : "installed_private";
+      const updated = await deps.proposals.recordInstall(proposalId, {
+        proposal_state: finalState,
+        install_lane: lane,
+        ability_id: abilityId,
+        primary_capability_id: capabilityId,
+      });
+      await deps.sessions.advance(sessionId, approving ? [] : ["installed_private"], { ability_id: abilityId }, [
+        { receipt: "learn.install.completed", event: "learn.install.completed", payload: { proposal_id: proposalId, ability_id: abilityId, install_lane: lane, saga_id: sagaId } },
+      ]);
+      return { proposal: updated, ability_id: abilityId, saga_id: sagaId };
+    },
+
+    async snapshot() {
+      const stored = await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
+      const snapshot = stored ?? (await writeAvailability(deps.registry.all()));
+      return { snapshot, stale: lastTriggerAt !== "" && snapshot.snapshot_as_of < lastTriggerAt };
+    },
+
+    async lifecycle(abilityId, action, reason) {
+      const ability = deps.registry.get(abilityId);
+      if (ability === undefined) throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${abilityId}.`);
+      let next: InstalledAbility;
+      let kind: LearningReceiptKind;
+      switch (action) {
+        case "activate":
+          next = { ...ability, enabled: true };
+          kind = "ability.activated";
+          break;
+        case "deactivate":
+          next = { ...ability, enabled: false };
+          kind = "ability.deactivated";
+          break;
+        case "quarantine":
+          next = { ...ability, quarantined: true, ...(reason === undefined ? {} : { quarantine_reason: reason }) };
+          kind = "ability.quarantined";
+          break;
+        case "unquarantine": {
+          const { quarantine_reason: _dropped, ...rest } = ability;
+          next = { ...rest, quarantined: false };
+          kind = "ability.unquarantined";
+          break;
+        }
+        case "promote_shared":
+          if (ability.install_lane !== "approved_workspace" || ability.quarantined) {
+            throw new AppError("INSTALL_LANE_DENIED", "Only an approved, healthy ability can be promoted to shared; approve it first.");
+          }
+          next = { ...ability, install_lane: "shared_promoted" };
+          kind = "ability.promoted_shared";
+          break;
+        case "demote_private":
+        case "archive":
+          throw new AppError("REQUEST_INVALID", `The ${action} command is not offered by this agent.`);
+        default: {
+          const unreachable: never = action;
+          throw new AppError("REQUEST_INVALID", `Unknown lifecycle action ${String(unreachable)}.`);
+        }
+      }
+      next = { ...next, updated_at: now() };
+      await deps.memory.append(MemoryPaths.activationHistory, {
+        ability_id: abilityId,
+        action,
+        ...(reason === undefined ? {} : { reason }),
+        requested_by: "user",
+        created_at: next.updated_at,
+        schema_version: 1,
+      });
+      await deps.registry.put(next);
+      await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all()));
+      await receipt(kind, { ability_id: abilityId, ...(reason === undefined ? {} : { reason: reason.slice(0, 240) }) });
+      await refreshAvailability();
+      return next;
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { PORTABLE_SKILL_NAME_PATTERN } from "../../shared/skills/frontmatter";
+import { AppError } from "../errors/app-error";
+
+/**
+ * The read-only copy of an installed skill in the assistant's workspace
+ * (`$OPENCLAW_WORKSPACE/skills/<skill-name>/`, §0C.23). Derived, never the source of truth: the
+ * folder is built beside its final place and swapped in with a rename, so the assistant never
+ * sees half a skill.
+ */
+export interface WorkspaceProjector {
+  readonly root: string;
+  project(skillName: string, files: Readonly<Record<string, string>>): Promise<string>;
+  remove(skillName: string): Promise<void>;
+  exists(skillName: string): Promise<boolean>;
+}
+
+const FILE_PATH = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i;
+
+function skillFolder(root: string, skillName: string): string {
+  if (!PORTABLE_SKILL_NAME_PATTERN.test(skillName)) throw new AppError("MEMORY_PATH_INVALID", "A skill name must match the portable skill name rule.");
+  return path.join(root, "skills", skillName);
+}
+
+export function createWorkspaceProjector(root: string): WorkspaceProjector {
+  const absoluteRoot = path.resolve(root);
+  return {
+    root: absoluteRoot,
+    async project(skillName, files) {
+      const target = skillFolder(absoluteRoot, skillName);
+      const staging = path.join(absoluteRoot, "skills", `.${skillName}.staging-${randomBytes(4).toString("hex")}`);
+      try {
+        for (const [relative, content] of Object.entries(files)) {
+          if (!FILE_PATH.test(relative) || relative.split("/").includes("..")) {
+            throw new AppError("MEMORY_PATH_INVALID", `Refusing to project ${relative}.`);
+          }
+          const file = path.join(staging, ...relative.split("/"));
+          await mkdir(path.dirname(file), { recursive: true });
+          await writeFile(file, content, { mode: 0o444 });
+        }
+        const previous = `${target}.previous-${randomBytes(4).toString("hex")}`;
+        const hadPrevious = await stat(target).then(() => true, () => false);
+        if (hadPrevious) await rename(target, previous);
+        await rename(staging, target);
+        if (hadPrevious) await rm(previous, { recursive: true, force: true });
+        return target;
+      } catch (error) {
+        await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+        throw error;
+      }
+    },
+    async remove(skillName) {
+      const target = skillFolder(absoluteRoot, skillName);
+      // Read-only files inside a writable folder can be removed; make sure the folder is writable.
+      await chmod(target, 0o755).catch(() => undefined);
+      await rm(target, { recursive: true, force: true });
+    },
+    exists: (skillName) => stat(path.join(skillFolder(absoluteRoot, skillName), "SKILL.md")).then(() => true, () => false),
+  };
+}
