@@ -224,6 +224,17 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     const actionable = path.find((node): node is Element => isElement(node) && isInteractive(node));
     if (actionable !== undefined) {
       if (coveredByFieldEvents(actionable)) return;
+      // Enter in a text field submits its form through a click the browser dispatches on the
+      // default button (trusted, but detail 0, with focus still in the field): not a user's click.
+      const focused = actionable.ownerDocument.activeElement;
+      const implicitSubmit =
+        (event as MouseEvent).detail === 0 &&
+        focused !== null &&
+        focused !== actionable &&
+        textFieldOf(focused) !== undefined &&
+        (actionable as HTMLButtonElement).form !== undefined &&
+        (actionable as HTMLButtonElement).form === (focused as HTMLInputElement).form;
+      if (implicitSubmit) return;
       const scrub = scrubber();
       const target = describe(actionable, scrub);
       observe("click", `Click ${quoted(target.name, `the ${target.role === "generic" ? target.tag : target.role}`)}`, target, undefined, scrub);

@@ -61,8 +61,10 @@ export function emitRecorderFlow(interpretation: Interpretation, steps: readonly
       case "click":
       case "toggle":
       case "select":
-      case "submit":
         push(step.step_id, { type: "click", selectors: step.selectors, offsetX: 1, offsetY: 1, ...frame });
+        break;
+      case "submit":
+        // A form cannot be clicked; a submit not folded into its button's click has no replayable gesture.
         break;
       case "command":
       case "launch":

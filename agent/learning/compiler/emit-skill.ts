@@ -40,9 +40,12 @@ export function parseSkillFrontmatter(markdown: string): PortableSkillFrontmatte
 
 /** Page-derived text goes into Markdown as plain text: no markup, links, HTML or code fences from a page. */
 export function plainText(text: string): string {
+  // {{parameter}} placeholders stay as declared; everything around them is escaped.
   return text
     .replace(/[\u0000-\u001f\u007f]/g, " ")
-    .replace(/[\\`*_[\]<>#|~]/g, (character) => `\\${character}`)
+    .split(/(\{\{[a-z0-9_]+\}\})/)
+    .map((part, index) => (index % 2 === 1 ? part : part.replace(/[\\`*_[\]<>#|~]/g, (character) => `\\${character}`)))
+    .join("")
     .trim();
 }
 
@@ -95,7 +98,11 @@ export function emitSkillMarkdown(interpretation: Interpretation, policy?: TestP
     if (checkpoint.where !== undefined) out.push(`- Where: the "${plainText(checkpoint.where)}" page${interpretation.site ? ` on ${plainText(interpretation.site)}` : ""}.`);
     if (checkpoint.controls.length > 0) {
       const controls = checkpoint.controls.map((control) =>
-        control.parameter !== undefined ? `"${plainText(control.name)}" (${plainText(control.role)}) with {{${control.parameter}}}` : `"${plainText(control.name)}" (${plainText(control.role)})`,
+        control.parameter !== undefined
+          ? `"${plainText(control.name)}" (${plainText(control.role)}) with {{${control.parameter}}}`
+          : control.choice !== undefined
+            ? `"${plainText(control.name)}" (${plainText(control.role)}) set to "${plainText(control.choice)}" in the demonstration; ask if unsure`
+            : `"${plainText(control.name)}" (${plainText(control.role)})`,
       );
       out.push(`- Controls involved: ${[...new Set(controls)].join("; ")}.`);
     }

@@ -74,13 +74,13 @@ const FLOWS: Record<"signup" | "search" | "checkout" | "dialog", Expected> = {
       "Fill 'Card number'",
       "Click 'Place order'",
     ],
-    // The card number's type is a known defect (below).
-    parameters: { full_name: { uses: 1, type: "text" }, street_address: { uses: 1, type: "text" }, city: { uses: 1, type: "text" }, card_number: { uses: 1 } },
+    parameters: { full_name: { uses: 1, type: "text" }, street_address: { uses: 1, type: "text" }, city: { uses: 1, type: "text" }, card_number: { uses: 1, type: "secret" } },
     successes: [
       'A page titled "Your cart — Fixture Shop" is shown',
       'A page titled "Shipping — Fixture Shop" is shown',
       'A page titled "Payment — Fixture Shop" is shown',
-      expect.stringMatching(/^The page says "Order number .+ is confirmed"$/),
+      // Not the status line: it carries this run's order number, which the next run will not show.
+      'A page titled "Order placed — Fixture Shop" is shown',
     ],
   },
   dialog: {
@@ -254,38 +254,40 @@ describe.each(Object.keys(FLOWS) as FlowName[])("the golden %s demonstration", (
  * and turns red once one is fixed: then make it an `it`. Not fixed here (compiler and content
  * script belong to others).
  */
-describe("known defects of the golden results (expected to fail until fixed)", () => {
+describe("defects the golden traces showed (fixed ones are plain tests; the rest expected to fail)", () => {
   const compiled = Object.fromEntries((Object.keys(FLOWS) as FlowName[]).map((flow) => [flow, compile(loadFixture(flow))])) as Record<FlowName, ReturnType<typeof compile>>;
   const formClicks = (flow: FlowName) =>
     compiled[flow].recorder.steps.filter((step) => step.type === "click" && step.selectors.every((parts) => /(^|[\s/>])form$/.test(parts.at(-1) ?? "")));
 
-  it.fails("emit-recorder-flow: a form sent by its button is not clicked again on the next page (the submit step)", () => {
+  it("emit-recorder-flow: a form sent by its button is not clicked again on the next page (the submit step)", () => {
     expect([...formClicks("signup"), ...formClicks("search"), ...formClicks("checkout")]).toEqual([]);
   });
 
-  it.fails("emit-skill: checkpoint lines name inputs as declared ({{full_name}}, not {{full\\_name}})", () => {
+  it("emit-skill: checkpoint lines name inputs as declared ({{full_name}}, not {{full\\_name}})", () => {
     const { markdown, interpretation } = compiled.signup;
     const placeholders = [...markdown.matchAll(/\{\{([^}]+)\}\}/g)].map((match) => match[1]);
     expect(new Set(placeholders)).toEqual(new Set(interpretation.parameters.map((parameter) => parameter.name)));
   });
 
-  it.fails("interpret: a card number is asked for as a secret", () => {
+  it("interpret: a card number is asked for as a secret", () => {
     expect(compiled.checkout.interpretation.parameters.find((parameter) => parameter.name === "card_number")?.type_hint).toBe("secret");
   });
 
-  it.fails("interpret: the delivery speed chosen in the demonstration is kept (as guidance or an input)", () => {
+  it("interpret: the delivery speed chosen in the demonstration is kept (as guidance or an input)", () => {
     const { markdown, interpretation } = compiled.checkout;
     expect(markdown.includes("Express") || interpretation.parameters.some((parameter) => parameter.label === "Delivery speed")).toBe(true);
   });
 
-  it.fails("interpret: success does not hinge on this run's order number", () => {
+  it("interpret: success does not hinge on this run's order number", () => {
     expect(compiled.checkout.interpretation.checkpoints.at(-1)?.success_condition).not.toMatch(/\d{4,}/);
   });
 
-  it.fails("interpret: a dialog step is not described as reaching the page it stayed on", () => {
+  it("interpret: a dialog step is not described as reaching the page it stayed on", () => {
     for (const checkpoint of compiled.dialog.interpretation.checkpoints.slice(1)) expect(checkpoint.goal).not.toMatch(/page is reached through/);
   });
 
+  // Fixed in dom-observer.ts (a click the browser dispatches for Enter is skipped); the committed
+  // search fixture was recorded before the fix, so this stays expected-to-fail until it is re-recorded.
   it.fails("content script: Enter in the search box is not also recorded as a click on 'Search'", () => {
     expect(compiled.search.trace.steps.map((step) => step.label)).not.toContain("Click 'Search'");
   });

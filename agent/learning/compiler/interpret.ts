@@ -20,7 +20,7 @@ export interface CheckpointPlan extends WorkflowCheckpoint {
   /** Where it happens (page title), for the guidance. */
   where?: string | undefined;
   /** Controls involved, by accessible name: what a runtime agent looks for on a changed page. */
-  controls: Array<{ name: string; role: string; parameter?: string | undefined }>;
+  controls: Array<{ name: string; role: string; parameter?: string | undefined; choice?: string | undefined }>;
   step_ids: string[];
   observable: boolean;
 }
@@ -107,8 +107,9 @@ function extractParameters(steps: readonly NormalizedStep[]): SkillParameter[] {
     let unique = name;
     for (let n = 2; taken.has(unique); n += 1) unique = `${name}_${n}`;
     taken.add(unique);
+    const secret = step.masked_value?.reason !== undefined && /secret|password|card|otp|one[-_ ]?time/i.test(step.masked_value.reason);
     const typeHint =
-      step.action === "upload" ? "file" : step.target_tag === "textarea" || step.target_role === "textbox" && step.input_type === undefined && step.target_tag !== "input" ? "long_text" : TYPE_HINTS[step.input_type ?? ""] ?? "text";
+      secret ? "secret" : step.action === "upload" ? "file" : step.target_tag === "textarea" || step.target_role === "textbox" && step.input_type === undefined && step.target_tag !== "input" ? "long_text" : TYPE_HINTS[step.input_type ?? ""] ?? "text";
     const parameter: SkillParameter = { name: unique, label, type_hint: typeHint, step_ids: [step.step_id] };
     parameters.push(parameter);
     if (hash !== undefined) byHash.set(hash, parameter);
@@ -119,8 +120,10 @@ function extractParameters(steps: readonly NormalizedStep[]): SkillParameter[] {
 /** What changed between two snapshots, as observable evidence, best first. */
 function evidence(before: PageSnapshot | undefined, after: PageSnapshot | undefined): string | undefined {
   if (after === undefined) return undefined;
-  const newStatus = after.status_messages.find((message) => !(before?.status_messages ?? []).includes(message));
-  if (newStatus !== undefined) return `The page says "${newStatus}"`;
+  const newStatuses = after.status_messages.filter((message) => !(before?.status_messages ?? []).includes(message));
+  // A message carrying this run's numbers (an order number) would not match the next run.
+  const stableStatus = newStatuses.find((message) => !/\d{3,}/.test(message));
+  if (stableStatus !== undefined) return `The page says "${stableStatus}"`;
   const openedDialog = after.dialogs.find((dialog) => dialog.open && !(before?.dialogs ?? []).some((old) => old.open && old.name === dialog.name));
   if (openedDialog !== undefined) return openedDialog.name ? `A dialog "${openedDialog.name}" is open` : "A dialog is open";
   const closedDialog = (before?.dialogs ?? []).find((dialog) => dialog.open && !after.dialogs.some((now) => now.open && now.name === dialog.name));
@@ -128,8 +131,10 @@ function evidence(before: PageSnapshot | undefined, after: PageSnapshot | undefi
   if (before === undefined || after.title !== before.title) {
     if (after.title.trim().length > 0) return `A page titled "${after.title}" is shown`;
   }
-  const newHeading = after.headings.find((heading) => !(before?.headings ?? []).some((old) => old.text === heading.text));
+  const newHeading = after.headings.find((heading) => !(before?.headings ?? []).some((old) => old.text === heading.text) && !/\d{3,}/.test(heading.text));
   if (newHeading !== undefined) return `The heading "${newHeading.text}" appears`;
+  const numbered = newStatuses[0];
+  if (numbered !== undefined) return `The page says "${numbered.replace(/\d{3,}/g, "…")}" (with this run's own number)`;
   const newButton = after.buttons.find((name) => !(before?.buttons ?? []).includes(name));
   if (newButton !== undefined) return `A "${newButton}" button appears`;
   return undefined;
@@ -150,7 +155,7 @@ function stageGoal(stage: NormalizedStep[], parameterOf: ReadonlyMap<string, Ski
       return `"${target}" has run successfully`;
     default:
       if (used.length > 0) return `"${target}" is completed with ${inputs}`;
-      if (nextTitle !== undefined) return `The "${nextTitle}" page is reached through "${target}"`;
+      if (nextTitle !== undefined && nextTitle !== last.page_title) return `The "${nextTitle}" page is reached through "${target}"`;
       return `"${target}" has taken effect`;
   }
 }
@@ -209,6 +214,8 @@ export function interpretTrace(input: InterpretInput): Interpretation {
           name: step.target_name as string,
           role: step.target_role ?? step.action,
           parameter: parameterOf.get(step.step_id)?.name,
+          // The option picked in a list is part of the page, not something typed: keep it as guidance.
+          choice: step.action === "select" ? /^Select '(.+)' in '/.exec(step.label)?.[1] : undefined,
         })),
       step_ids: stage.map((step) => step.step_id),
       observable: observable || (index === stages.length - 1 && answers.success_condition !== undefined),

@@ -20,7 +20,7 @@ export interface NormalizedStep {
   selectors: string[][];
   frame_path?: number[] | undefined;
   /** For a masked text entry: how the value was masked (a hash lets equal values be one parameter). */
-  masked_value?: { length_class?: string | undefined; value_hash?: string | undefined } | undefined;
+  masked_value?: { length_class?: string | undefined; value_hash?: string | undefined; reason?: string | undefined } | undefined;
   /** Present only when the session consented to recording text (`none`); never written to SKILL.md. */
   consented_value?: string | undefined;
   before_state_ref?: string | undefined;
@@ -138,7 +138,7 @@ export function normalizeTrace(input: NormalizeInput): NormalizedTrace {
       frame_path: detail?.frame_path,
       masked_value:
         detail?.masked_field?.masked === true
-          ? { length_class: detail.masked_field.length_class, value_hash: detail.masked_field.value_hash }
+          ? { length_class: detail.masked_field.length_class, value_hash: detail.masked_field.value_hash, reason: detail.masked_field.reason }
           : undefined,
       consented_value: detail?.masked_field?.masked === false ? detail.masked_field.value : undefined,
       before_state_ref: event.before_state_ref,
@@ -148,6 +148,14 @@ export function normalizeTrace(input: NormalizeInput): NormalizedTrace {
       event_ids: [event.event_id],
       created_at: event.created_at,
     };
+    if (previous !== undefined && action === "submit" && (previous.action === "click" || previous.action === "press") && previous.page_url === step.page_url) {
+      // A form sent by its button (or Enter) is that click's consequence, not a second step.
+      previous.caused_state_change = previous.caused_state_change || step.caused_state_change;
+      previous.after_state_ref = step.after_state_ref ?? previous.after_state_ref;
+      previous.event_ids.push(...step.event_ids);
+      dropped.merged += 1;
+      continue;
+    }
     if (previous !== undefined && action === "fill" && previous.action === "fill" && sameTarget(previous, step)) {
       // Several edits of one field are one step: the last value is the one that counted.
       steps[steps.length - 1] = { ...step, event_ids: [...previous.event_ids, ...step.event_ids], before_state_ref: previous.before_state_ref };
