@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from "fast
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { createAbilityRegistry } from "./abilities/ability-registry";
 import { abilityRoutes } from "./abilities/ability-routes";
+import { checkpointRoutes } from "./abilities/checkpoint-routes";
 import { createAbilityService, type AbilityService, type InstallSagaStep } from "./abilities/ability-service";
 import { createWorkspaceProjector } from "./abilities/workspace-projection";
 import { systemClock, type Clock } from "./clock";
@@ -142,6 +143,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(proposalRoutes, { proposals, sessions, memory: options.memory });
   await app.register(observationRoutes, { sessions, memory: options.memory });
   await app.register(abilityRoutes, { abilities, proposals, clock });
+  await app.register(checkpointRoutes, { memory: options.memory, sessions, abilities, clock });
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(adapterRoutes, { adapters });

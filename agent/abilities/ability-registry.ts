@@ -88,3 +88,17 @@ export function availabilityEntryOf(
     schema_version: 1,
   });
 }
+
+/**
+ * §0C.11A `checkpoint_health` from an ability's latest checkpoint receipts (issue #6): no receipts
+ * → no_data; ≥ 30 % failed among the last ten → weak; three or more reached and none failed →
+ * strong; anything else → moderate.
+ */
+export function checkpointHealthOf(statuses: ReadonlyArray<"reached" | "skipped" | "failed">): NonNullable<AbilityAvailabilityEntry["checkpoint_health"]> {
+  const recent = statuses.slice(-10);
+  if (recent.length === 0) return "no_data";
+  const failed = recent.filter((status) => status === "failed").length;
+  if (failed / recent.length >= 0.3) return "weak";
+  if (failed === 0 && recent.filter((status) => status === "reached").length >= 3) return "strong";
+  return "moderate";
+}

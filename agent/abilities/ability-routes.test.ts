@@ -160,3 +160,42 @@ describe("install saga and later use", () => {
     expectError(await call("GET", "/api/abilities/..%2F..%2Fetc/availability"), 400, "REQUEST_INVALID");
   });
 });
+
+describe("checkpoint receipts (§0C.9B)", () => {
+  it("R11.2-18/21: verify-checkpoint appends receipts, readable per dispatch; health follows them; a dispatch leaves a used_later receipt", async () => {
+    await boot();
+    const { proposalId } = await readyProposal();
+    const abilityId = (await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" })).body.ability_id as string;
+    expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body.checkpoint_health).toBe("no_data");
+    for (let i = 0; i < 3; i += 1) {
+      const verified = await call("POST", "/api/bridge/verify-checkpoint", {
+        dispatch_id: "dispatch-1",
+        ability_id: abilityId,
+        checkpoint_id: "cp-01",
+        status: "reached",
+        evidence: "The export file is listed",
+        schema_version: 1,
+      });
+      expect(verified.status).toBe(200);
+    }
+    expect((await agent.memory.readText(MemoryPaths.checkpointReceipts))?.trim().split("\n")).toHaveLength(3);
+    const byDispatch = await call("GET", "/api/dispatches/dispatch-1/checkpoint-receipts");
+    expect(byDispatch.body).toMatchObject({ total: 3, receipts: [expect.objectContaining({ status: "reached", checkpoint_id: "cp-01" }), expect.anything(), expect.anything()] });
+    expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body.checkpoint_health).toBe("strong");
+    await call("POST", "/api/bridge/verify-checkpoint", { dispatch_id: "dispatch-2", ability_id: abilityId, checkpoint_id: "cp-01", status: "failed", evidence: "No file appeared", reason: "timeout", schema_version: 1 });
+    await call("POST", "/api/bridge/verify-checkpoint", { dispatch_id: "dispatch-2", ability_id: abilityId, checkpoint_id: "cp-01", status: "failed", evidence: "No file appeared", schema_version: 1 });
+    expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body.checkpoint_health).toBe("weak");
+    const usedLater = ((await call("GET", "/api/learn/receipts?page_size=100")).body.receipts as Array<{ receipt_kind: string }>).filter((receipt) => receipt.receipt_kind === "ability.used_later");
+    expect(usedLater).toHaveLength(2);
+  });
+
+  it("needs a session or a dispatch, and a known ability", async () => {
+    await boot();
+    expectError(await call("POST", "/api/bridge/verify-checkpoint", { checkpoint_id: "cp-01", status: "reached", evidence: "x", schema_version: 1 }), 400, "REQUEST_INVALID");
+    expectError(
+      await call("POST", "/api/bridge/verify-checkpoint", { dispatch_id: "d", ability_id: "learned.none", checkpoint_id: "cp-01", status: "reached", evidence: "x", schema_version: 1 }),
+      404,
+      "ABILITY_NOT_FOUND",
+    );
+  });
+});

@@ -13,7 +13,8 @@ import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { ProposalService } from "../learning/proposal-service";
 import type { SessionService } from "../learning/session-service";
-import { availabilityEntryOf, type AbilityRegistry, type InstalledAbility } from "./ability-registry";
+import { CheckpointVerificationReceiptSchema } from "../../shared/learning/checkpoint-receipt";
+import { availabilityEntryOf, checkpointHealthOf, type AbilityRegistry, type InstalledAbility } from "./ability-registry";
 import type { WorkspaceProjector } from "./workspace-projection";
 
 /** The saga's steps, in order (§0C.23 post-materialization saga); tests fail each in turn. */
@@ -83,11 +84,25 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     schema_version: 1,
   });
 
-  const snapshotOf = async (abilities: readonly InstalledAbility[]): Promise<AbilityAvailabilitySnapshot> => ({
-    abilities: await Promise.all(abilities.map(async (ability) => availabilityEntryOf(ability, { filesPresent: await deps.projector.exists(ability.skill_name) }))),
-    snapshot_as_of: now(),
-    schema_version: 1,
-  });
+  const snapshotOf = async (abilities: readonly InstalledAbility[]): Promise<AbilityAvailabilitySnapshot> => {
+    const statuses = new Map<string, Array<"reached" | "skipped" | "failed">>();
+    for (const receipt of await deps.memory.readJsonl(MemoryPaths.checkpointReceipts, CheckpointVerificationReceiptSchema)) {
+      if (receipt.ability_id === undefined) continue;
+      statuses.set(receipt.ability_id, [...(statuses.get(receipt.ability_id) ?? []), receipt.status]);
+    }
+    return {
+      abilities: await Promise.all(
+        abilities.map(async (ability) =>
+          availabilityEntryOf(ability, {
+            filesPresent: await deps.projector.exists(ability.skill_name),
+            checkpointHealth: checkpointHealthOf(statuses.get(ability.ability_id) ?? []),
+          }),
+        ),
+      ),
+      snapshot_as_of: now(),
+      schema_version: 1,
+    };
+  };
 
   const catalogOf = (snapshot: AbilityAvailabilitySnapshot, abilities: readonly InstalledAbility[]): SkillCatalogCurrent => ({
     items: snapshot.abilities.map((entry) => {

@@ -34,3 +34,29 @@ export const CheckpointVerificationReceiptSchema = z
   });
 /** §0C.9B */
 export type CheckpointVerificationReceipt = z.infer<typeof CheckpointVerificationReceiptSchema>;
+
+/**
+ * `POST /api/bridge/verify-checkpoint` (§0C.16 bridge tool): a runtime agent, voluntarily
+ * (R11.2-21), reports a checkpoint of a skill it is running. Either the learning session (a
+ * rehearsal) or the dispatch (later use) it belongs to must be named.
+ */
+export const VerifyCheckpointRequestSchema = z
+  .object({
+    learn_session_id: z.string().uuid().optional(),
+    dispatch_id: z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/).optional(),
+    ability_id: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/).optional(),
+    checkpoint_id: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/),
+    status: z.enum(["reached", "skipped", "failed"]),
+    evidence: z.string().max(1000),
+    reason: z.string().max(240).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict()
+  .refine((request) => request.learn_session_id !== undefined || request.dispatch_id !== undefined, {
+    message: "name the learn_session_id or the dispatch_id the checkpoint belongs to",
+    path: ["dispatch_id"],
+  });
+export type VerifyCheckpointRequest = z.infer<typeof VerifyCheckpointRequestSchema>;
+
+export const VerifyCheckpointResponseSchema = z.object({ receipt: CheckpointVerificationReceiptSchema });
+export type VerifyCheckpointResponse = z.infer<typeof VerifyCheckpointResponseSchema>;

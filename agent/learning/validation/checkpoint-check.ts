@@ -113,9 +113,12 @@ async function readPageText(page: Page): Promise<PageText> {
   return { statuses, body };
 }
 
-/** Role and name of what the browser exposes to assistive technology: hidden and closed things are not in it. */
+/**
+ * Role and name of what the browser exposes to assistive technology: hidden and closed things are
+ * not in it. The whole tree: Puppeteer's "interesting only" pruning drops headings.
+ */
 async function readAccessibleNodes(page: Page, roles: ReadonlySet<string>): Promise<Array<{ role: string; name: string }>> {
-  const root = await page.accessibility.snapshot({ interestingOnly: true, includeIframes: true });
+  const root = await page.accessibility.snapshot({ interestingOnly: false, includeIframes: true });
   const found: Array<{ role: string; name: string }> = [];
   const stack: SerializedAXNode[] = root === null ? [] : [root];
   while (stack.length > 0) {

@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import {
+  CheckpointVerificationReceiptSchema,
+  VerifyCheckpointRequestSchema,
+  VerifyCheckpointResponseSchema,
+  type CheckpointVerificationReceipt,
+} from "../../shared/learning/checkpoint-receipt";
+import { LearnCheckpointReceiptsResponseSchema } from "../../shared/learning/read-models";
+import { PaginationQuerySchema } from "../../shared/learning/route-contracts";
+import type { Clock } from "../clock";
+import { AppError } from "../errors/app-error";
+import type { MemoryStore } from "../memory/memory-store";
+import { MemoryPaths } from "../memory/memory-paths";
+import type { SessionService } from "../learning/session-service";
+import type { AbilityService } from "./ability-service";
+
+export interface CheckpointRoutesOptions {
+  memory: MemoryStore;
+  sessions: SessionService;
+  abilities: AbilityService;
+  clock: Clock;
+}
+
+const DispatchParamsSchema = z.object({ dispatchId: z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/) });
+
+/**
+ * §0C.9B / §0C.16 bridge tool: checkpoint receipts in, per dispatch out. A receipt about an
+ * installed ability is a capability-health trigger (§0C.11B), so the availability snapshot is
+ * refreshed and the ability's `checkpoint_health` follows its receipts.
+ */
+export const checkpointRoutes: FastifyPluginAsyncZod<CheckpointRoutesOptions> = async (app, { memory, sessions, abilities, clock }) => {
+  app.post(
+    "/api/bridge/verify-checkpoint",
+    { schema: { body: VerifyCheckpointRequestSchema, response: { 200: VerifyCheckpointResponseSchema } } },
+    async (request) => {
+      const body = request.body;
+      if (body.learn_session_id !== undefined) sessions.get(body.learn_session_id);
+      const all = await memory.readJsonl(MemoryPaths.checkpointReceipts, CheckpointVerificationReceiptSchema);
+      if (body.ability_id !== undefined && !(await abilities.snapshot()).snapshot.abilities.some((entry) => entry.ability_id === body.ability_id)) {
+        throw new AppError("ABILITY_NOT_FOUND", `No ability ${body.ability_id}.`);
+      }
+      const { schema_version: _version, ...fields } = body;
+      const receipt: CheckpointVerificationReceipt = CheckpointVerificationReceiptSchema.parse({
+        receipt_id: randomUUID(),
+        ...fields,
+        created_at: clock.now().toISOString(),
+        schema_version: 1,
+      });
+      await memory.append(MemoryPaths.checkpointReceipts, receipt);
+      if (body.dispatch_id !== undefined && body.ability_id !== undefined && !all.some((old) => old.dispatch_id === body.dispatch_id)) {
+        await memory.append(MemoryPaths.receipts, {
+          receipt_id: randomUUID(),
+          receipt_kind: "ability.used_later",
+          ability_id: body.ability_id,
+          details: { dispatch_id: body.dispatch_id },
+          created_at: receipt.created_at,
+          schema_version: 1,
+        });
+      }
+      if (body.ability_id !== undefined) await abilities.refreshAvailability();
+      return { receipt };
+    },
+  );
+
+  app.get(
+    "/api/dispatches/:dispatchId/checkpoint-receipts",
+    { schema: { params: DispatchParamsSchema, querystring: PaginationQuerySchema, response: { 200: LearnCheckpointReceiptsResponseSchema } } },
+    async (request) => {
+      const receipts = (await memory.readJsonl(MemoryPaths.checkpointReceipts, CheckpointVerificationReceiptSchema))
+        .filter((receipt) => receipt.dispatch_id === request.params.dispatchId)
+        .reverse();
+      const { page, page_size } = request.query;
+      return { receipts: receipts.slice((page - 1) * page_size, page * page_size), total: receipts.length, page, page_size, schema_version: 1 as const };
+    },
+  );
+};

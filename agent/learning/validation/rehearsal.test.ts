@@ -1,0 +1,320 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveRehearsalSite, type RehearsalSite } from "../../../e2e/rehearsal-fixtures/server";
+import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
+import { ValidationStepResultSchema } from "../../../shared/learning/validation-run";
+import type { RecorderFlow, RecorderStep } from "../compiler/emit-recorder-flow";
+import { REHEARSAL_PROFILE_PREFIX, hostAllowed, runRehearsal, toPuppeteerSelector, type RehearsalCheckpoint, type RehearsalInput, type RehearsalResult } from "./rehearsal";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+const VIEWPORT: RecorderStep = { type: "setViewport", width: 1280, height: 800, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: true };
+const PARAMETERS: RehearsalInput["parameters"] = [
+  { name: "full_name", type_hint: "text" },
+  { name: "email", type_hint: "email" },
+  { name: "password", type_hint: "secret" },
+  { name: "plan", type_hint: "text" },
+];
+const TEST_VALUES = { full_name: "Test User", email: "tester@example.test", password: "s3cret-test-pw", plan: "Pro" };
+
+/** The sign-up demonstration as emit-recorder-flow.ts writes it, with some selectors gone stale since. */
+function signupFlow(origin: string): RecorderFlow {
+  return {
+    title: "Create an account on the shop",
+    steps: [
+      VIEWPORT,
+      { type: "navigate", url: `${origin}/signup.html` },
+      { type: "change", selectors: [['aria/Full name[role="textbox"]'], ["#full-name"]], value: "{{full_name}}" },
+      // The first alternative is stale (the field's id changed): the second must resolve.
+      { type: "change", selectors: [["#old-email-field"], ['aria/Email[role="textbox"]'], ["#email"]], value: "{{email}}" },
+      { type: "change", selectors: [['[data-testid="password-field"]'], ['xpath/id("password")']], value: "{{password}}" },
+      { type: "change", selectors: [["#plan"]], value: "{{plan}}" },
+      {
+        type: "click",
+        selectors: [['[data-testid="signup-button"]'], ['aria/Create account (free)[role="button"]'], ["text/Create account (free)"]],
+        offsetX: 1,
+        offsetY: 1,
+      },
+      // Inside a shadow root: a two-part alternative pierces it.
+      { type: "click", selectors: [["finish-panel", "button.finish"], ['aria/Finish setup[role="button"]']], offsetX: 1, offsetY: 1 },
+    ],
+    step_ids: [null, null, "s2", "s3", "s4", "s5", "s6", "s7"],
+  };
+}
+
+const SIGNUP_CHECKPOINTS: RehearsalCheckpoint[] = [
+  // Its only step is the opening navigation, which the flow replays as a set-up step.
+  { checkpoint_id: "cp-01", goal: 'The "Sign up" page is open', success_condition: 'A page titled "Sign up — Rehearsal Shop" is shown', step_ids: ["s1"] },
+  { checkpoint_id: "cp-02", goal: '"Email" is completed with {{full_name}}, {{email}}', success_condition: 'The page says "Email looks good"', step_ids: ["s2", "s3"] },
+  { checkpoint_id: "cp-03", goal: "The account is created", success_condition: 'The heading "Welcome aboard" appears', step_ids: ["s4", "s5", "s6"] },
+  { checkpoint_id: "cp-04", goal: "Setup is finished", success_condition: 'A dialog "All set" is open', step_ids: ["s7"] },
+];
+
+function policy(overrides: Partial<TestPolicy> = {}): TestPolicy {
+  return TestPolicySchema.parse({ policy_id: randomUUID(), mode: "controlled_live_test", allowed_domains: ["127.0.0.1"], schema_version: 1, ...overrides });
+}
+
+function rehearse(overrides: Partial<RehearsalInput> & Pick<RehearsalInput, "flow">): Promise<RehearsalResult> {
+  return runRehearsal({ checkpoints: [], parameters: PARAMETERS, testValues: TEST_VALUES, policy: policy(), chromiumPath: CHROMIUM, stepTimeoutMs: 3_000, timeoutMs: 45_000, ...overrides });
+}
+
+const byId = (result: RehearsalResult, id: string) => result.steps.find((step) => step.test_case_id === id);
+
+async function profiles(): Promise<string[]> {
+  return (await readdir(tmpdir())).filter((name) => name.startsWith(REHEARSAL_PROFILE_PREFIX));
+}
+
+describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", () => {
+  let site: RehearsalSite;
+  let other: RehearsalSite;
+
+  beforeAll(async () => {
+    other = await serveRehearsalSite();
+    site = await serveRehearsalSite({ otherOrigin: other.origin, posts: { "/signup": "/welcome.html" } });
+  });
+  afterAll(async () => {
+    await site.close();
+    await other.close();
+  });
+
+  it("passes a sign-up flow, says which selector alternative resolved, and checks every checkpoint in the page", async () => {
+    const before = await profiles();
+    const flow = signupFlow(site.origin);
+    const result = await rehearse({ flow, checkpoints: SIGNUP_CHECKPOINTS });
+
+    expect(result.steps.map((step) => [step.test_case_id, step.result])).toEqual([
+      ["rehearsal:setup-1", "passed"],
+      ["rehearsal:setup-2", "passed"],
+      ["checkpoint:cp-01", "passed"],
+      ["rehearsal:s2", "passed"],
+      ["rehearsal:s3", "passed"],
+      ["checkpoint:cp-02", "passed"],
+      ["rehearsal:s4", "passed"],
+      ["rehearsal:s5", "passed"],
+      ["rehearsal:s6", "passed"],
+      ["checkpoint:cp-03", "passed"],
+      ["rehearsal:s7", "passed"],
+      ["checkpoint:cp-04", "passed"],
+    ]);
+    expect(result.overall).toBe("passed");
+    expect(result.policy_violation).toBeUndefined();
+
+    // Which alternative resolved, for each replayed element.
+    expect(byId(result, "rehearsal:s2")?.details).toContain('resolved by selector alternative 1 of 2: aria/Full name[role="textbox"]');
+    expect(byId(result, "rehearsal:s3")?.details).toContain('resolved by selector alternative 2 of 3: aria/Email[role="textbox"] (no match for 1 #old-email-field)');
+    expect(byId(result, "rehearsal:s3")?.resolved_selector).toEqual({ index: 1, selector: ['aria/Email[role="textbox"]'] });
+    expect(byId(result, "rehearsal:s4")?.details).toContain('resolved by selector alternative 2 of 2: xpath/id("password")');
+    expect(byId(result, "rehearsal:s6")?.details).toContain('resolved by selector alternative 2 of 3: aria/Create account (free)[role="button"]');
+    expect(byId(result, "rehearsal:s7")?.details).toContain("resolved by selector alternative 1 of 2: finish-panel >>> button.finish");
+    expect(byId(result, "rehearsal:s7")?.resolved_selector).toEqual({ index: 0, selector: ["finish-panel", "button.finish"] });
+
+    // Evidence from the page, per checkpoint.
+    expect(byId(result, "checkpoint:cp-01")?.details).toBe('page title is "Sign up — Rehearsal Shop"');
+    expect(byId(result, "checkpoint:cp-02")?.details).toBe('found status "Email looks good"');
+    expect(byId(result, "checkpoint:cp-03")?.details).toBe('found heading "Welcome aboard"');
+    expect(byId(result, "checkpoint:cp-04")?.details).toBe('found open dialog "All set"');
+
+    // The site got the test values, never anything from the capture; the secret is not in the result.
+    const signup = site.requests.find((request) => request.method === "POST" && request.path === "/signup");
+    expect(new URLSearchParams(signup?.body)).toEqual(new URLSearchParams({ full_name: "Test User", email: "tester@example.test", password: "s3cret-test-pw", plan: "pro" }));
+    expect(JSON.stringify(result)).not.toContain("s3cret-test-pw");
+    expect(byId(result, "rehearsal:s4")?.details).toContain("typed the test value for {{password}} (14 characters)");
+
+    // Every step maps onto a §0C.10 ValidationStepResult, and the profile is gone.
+    for (const step of result.steps) {
+      expect(ValidationStepResultSchema.safeParse({ ...step, validation_run_id: randomUUID(), created_at: result.completed_at, schema_version: 1 }).success).toBe(true);
+    }
+    expect(await profiles()).toEqual(before);
+  });
+
+  it("fails at the step whose selectors all miss, and skips everything after it", async () => {
+    const flow = signupFlow(site.origin);
+    flow.steps[3] = { type: "change", selectors: [["#nope"], ['aria/No such field[role="textbox"]']], value: "{{email}}" };
+    const result = await rehearse({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 1_000 });
+
+    expect(result.overall).toBe("failed");
+    expect(result.policy_violation).toBeUndefined();
+    expect(byId(result, "rehearsal:s2")?.result).toBe("passed");
+    const failed = byId(result, "rehearsal:s3");
+    expect(failed?.result).toBe("failed");
+    expect(failed?.details).toBe('none of the 2 selector alternatives found the element within 1 s: 1 #nope, 2 aria/No such field[role="textbox"]');
+    const after = result.steps.slice(result.steps.indexOf(failed as NonNullable<typeof failed>) + 1);
+    expect(after.map((step) => step.test_case_id)).toEqual(["checkpoint:cp-02", "rehearsal:s4", "rehearsal:s5", "rehearsal:s6", "checkpoint:cp-03", "rehearsal:s7", "checkpoint:cp-04"]);
+    expect(after.every((step) => step.result === "skipped" && step.details.includes("s3 failed"))).toBe(true);
+  });
+
+  it("fails a step whose parameter has no test value, with the reason, and types nothing", async () => {
+    const requestsBefore = site.requests.length;
+    const { password: _omitted, ...withoutPassword } = TEST_VALUES;
+    const result = await rehearse({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, testValues: withoutPassword });
+
+    expect(result.overall).toBe("failed");
+    const failed = byId(result, "rehearsal:s4");
+    expect(failed?.result).toBe("failed");
+    expect(failed?.details).toContain("no test value for {{password}}");
+    expect(failed?.details).toContain("nothing was typed");
+    expect(byId(result, "rehearsal:s6")?.result).toBe("skipped");
+    expect(site.requests.slice(requestsBefore).some((request) => request.method === "POST")).toBe(false);
+  });
+
+  it("stops before the final committing step in dry_run_only, and skips it and its checkpoint", async () => {
+    const requestsBefore = site.requests.length;
+    const full = signupFlow(site.origin);
+    const flow: RecorderFlow = { ...full, steps: full.steps.slice(0, 7), step_ids: full.step_ids.slice(0, 7) };
+    const result = await rehearse({ flow, checkpoints: SIGNUP_CHECKPOINTS.slice(0, 3), policy: policy({ mode: "dry_run_only" }) });
+
+    expect(byId(result, "rehearsal:s5")?.result).toBe("passed");
+    expect(byId(result, "rehearsal:s6")).toMatchObject({ result: "skipped", details: "dry run: final committing step not performed" });
+    expect(byId(result, "checkpoint:cp-02")?.result).toBe("passed");
+    expect(byId(result, "checkpoint:cp-03")).toMatchObject({ result: "skipped", details: "not checked: dry run: the final committing step was not performed" });
+    expect(result.overall).toBe("partial");
+    expect(site.requests.slice(requestsBefore).some((request) => request.method === "POST")).toBe(false);
+  });
+
+  it("refuses a request to a host outside allowed_domains as TEST_POLICY_VIOLATION", async () => {
+    const otherRequestsBefore = other.requests.length;
+    const flow: RecorderFlow = {
+      title: "Load my avatar",
+      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/leaky.html` }, { type: "click", selectors: [['aria/Load avatar[role="button"]'], ["#load-avatar"]], offsetX: 1, offsetY: 1 }],
+      step_ids: [null, null, "s2"],
+    };
+    const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "The avatar is loaded", success_condition: 'The page says "Avatar loaded"', step_ids: ["s2"] }];
+    // Only this site's port: the other one, on the same 127.0.0.1, is not allowed.
+    const result = await rehearse({ flow, checkpoints, policy: policy({ allowed_domains: [`127.0.0.1:${site.port}`] }) });
+
+    expect(result.overall).toBe("failed");
+    expect(result.policy_violation).toEqual({
+      code: "TEST_POLICY_VIOLATION",
+      message: `request to ${other.origin} refused: 127.0.0.1:${other.port} is not in the test policy's allowed_domains (127.0.0.1:${site.port})`,
+    });
+    expect(result.steps.filter((step) => step.result === "failed").map((step) => step.details)).toEqual([expect.stringContaining("test policy: request to")]);
+    expect(other.requests.length).toBe(otherRequestsBefore);
+  });
+
+  it("refuses to open a page outside allowed_domains without requesting it", async () => {
+    const otherRequestsBefore = other.requests.length;
+    const flow: RecorderFlow = { title: "Open elsewhere", steps: [VIEWPORT, { type: "navigate", url: `${other.origin}/leaky.html` }], step_ids: [null, null] };
+    const result = await rehearse({ flow, policy: policy({ allowed_domains: ["example.test"] }) });
+
+    expect(result.overall).toBe("failed");
+    expect(result.policy_violation?.message).toContain("not in the test policy's allowed_domains (example.test)");
+    expect(byId(result, "rehearsal:setup-2")?.result).toBe("failed");
+    expect(other.requests.length).toBe(otherRequestsBefore);
+  });
+
+  it.each([
+    ["a form posted", "Send", `form submission to`],
+    ["a script's POST", "Sync", `POST to`],
+  ])("refuses %s to another origin when forbid_external_send", async (_, button, refused) => {
+    const otherRequestsBefore = other.requests.length;
+    const flow: RecorderFlow = {
+      title: "Send a message",
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/send.html` },
+        { type: "change", selectors: [['aria/Message[role="textbox"]']], value: "{{full_name}}" },
+        { type: "click", selectors: [[`aria/${button}[role="button"]`]], offsetX: 1, offsetY: 1 },
+      ],
+      step_ids: [null, null, "s2", "s3"],
+    };
+    const result = await rehearse({ flow, policy: policy({ allowed_domains: ["127.0.0.1"], forbid_external_send: true }) });
+
+    expect(result.overall).toBe("failed");
+    expect(result.policy_violation?.code).toBe("TEST_POLICY_VIOLATION");
+    expect(result.policy_violation?.message).toContain(`${refused} ${other.origin} refused: the test policy forbids sending to another origin than the page's (${site.origin})`);
+    expect(byId(result, "rehearsal:s3")?.result).toBe("failed");
+    expect(other.requests.slice(otherRequestsBefore).filter((request) => request.method === "POST")).toEqual([]);
+  });
+
+  it("stops at max_actions with TEST_POLICY_VIOLATION", async () => {
+    const result = await rehearse({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, policy: policy({ max_actions: 3 }) });
+
+    expect(result.overall).toBe("failed");
+    expect(result.policy_violation).toEqual({ code: "TEST_POLICY_VIOLATION", message: "the test policy allows at most 3 actions (max_actions); this step would be action 4" });
+    expect(byId(result, "rehearsal:s3")?.result).toBe("passed");
+    expect(byId(result, "rehearsal:s4")).toMatchObject({ result: "failed", details: "test policy: the test policy allows at most 3 actions (max_actions); this step would be action 4" });
+    expect(byId(result, "rehearsal:s5")).toMatchObject({ result: "skipped", details: "not run: the test policy was breached" });
+  });
+
+  it("skips a free-text checkpoint for a person to confirm, so the run is partial rather than passed", async () => {
+    const full = signupFlow(site.origin);
+    const flow: RecorderFlow = { ...full, steps: full.steps.slice(0, 4), step_ids: full.step_ids.slice(0, 4) };
+    const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "Details entered", success_condition: "The shop emails a confirmation link", step_ids: ["s3"] }];
+    const result = await rehearse({ flow, checkpoints });
+
+    expect(byId(result, "checkpoint:cp-02")).toMatchObject({ result: "skipped", details: 'not machine-checkable; confirm by hand: "The shop emails a confirmation link"' });
+    expect(result.overall).toBe("partial");
+  });
+
+  it("fails with the reason when the whole-run time limit is reached, and still closes the browser", async () => {
+    const before = await profiles();
+    const flow: RecorderFlow = {
+      title: "Wait forever",
+      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/signup.html` }, { type: "click", selectors: [["#never-there"]], offsetX: 1, offsetY: 1 }],
+      step_ids: [null, null, "s2"],
+    };
+    const started = Date.now();
+    const result = await rehearse({ flow, stepTimeoutMs: 20_000, timeoutMs: 3_000 });
+
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.overall).toBe("failed");
+    expect(byId(result, "rehearsal:s2")?.details).toBe("the rehearsal ran out of time (3 s limit)");
+    expect(await profiles()).toEqual(before);
+  });
+});
+
+describe("rehearsal without a browser", () => {
+  it("is partial with one skipped step, never passed, when Chromium is missing", async () => {
+    const flow = signupFlow("http://127.0.0.1:9");
+    const result = await runRehearsal({ flow, checkpoints: SIGNUP_CHECKPOINTS, parameters: PARAMETERS, testValues: TEST_VALUES, policy: policy(), chromiumPath: "/nonexistent/chromium" });
+
+    expect(result.overall).toBe("partial");
+    expect(result.steps).toEqual([
+      {
+        test_case_id: "rehearsal:browser",
+        label: "Start a fresh headless Chromium profile",
+        result: "skipped",
+        details: "No Chromium at /nonexistent/chromium: install Debian's chromium package (or set the agent's Chromium path). The flow was not replayed.",
+      },
+    ]);
+  });
+
+  it("is partial, not passed, when the browser cannot start", async () => {
+    // A file that exists but is no browser.
+    const result = await runRehearsal({ flow: signupFlow("http://127.0.0.1:9"), checkpoints: [], parameters: PARAMETERS, testValues: TEST_VALUES, policy: policy(), chromiumPath: "/bin/false", timeoutMs: 10_000 });
+
+    expect(result.overall).toBe("partial");
+    expect(result.steps).toHaveLength(1);
+    expect(result.steps[0]).toMatchObject({ test_case_id: "rehearsal:browser", result: "skipped" });
+    expect(result.steps[0]?.details).toContain("Chromium at /bin/false could not start");
+  });
+
+  it("fails a flow that is not a Recorder flow, without starting anything", async () => {
+    const flow = { title: "Broken", steps: [{ type: "click" }], step_ids: [null] } as unknown as RecorderFlow;
+    const result = await runRehearsal({ flow, checkpoints: [], parameters: [], testValues: {}, policy: policy(), chromiumPath: "/nonexistent/chromium" });
+
+    expect(result.overall).toBe("failed");
+    expect(result.steps[0]).toMatchObject({ test_case_id: "rehearsal:flow", result: "failed" });
+  });
+
+  it("reads allowed_domains as hosts with their subdomains, or one port when a port is given", () => {
+    const url = (text: string) => new URL(text);
+    expect(hostAllowed(url("https://shop.example.com/cart"), ["example.com"])).toBe(true);
+    expect(hostAllowed(url("https://example.com.evil.test/"), ["example.com"])).toBe(false);
+    expect(hostAllowed(url("http://127.0.0.1:8123/"), ["127.0.0.1:8123"])).toBe(true);
+    expect(hostAllowed(url("http://127.0.0.1:8124/"), ["127.0.0.1:8123"])).toBe(false);
+    expect(hostAllowed(url("http://localhost:8123/"), ["127.0.0.1"])).toBe(false);
+    expect(hostAllowed(url("https://a.example.com/"), ["*.example.com"])).toBe(true);
+    expect(hostAllowed(url("https://example.com/"), [])).toBe(false);
+  });
+
+  it("translates Recorder selectors to Puppeteer's, quoting names with brackets and quotes", () => {
+    expect(toPuppeteerSelector('aria/Save (draft)[role="button"]')).toBe('::-p-aria("Save (draft)[role=\\"button\\"]")');
+    expect(toPuppeteerSelector("text/Sign up")).toBe('::-p-text("Sign up")');
+    expect(toPuppeteerSelector('xpath//html/body/div[1]/button[@id="x"]')).toBe('::-p-xpath("/html/body/div[1]/button[@id=\\"x\\"]")');
+    expect(toPuppeteerSelector("#email")).toBe("#email");
+  });
+});
