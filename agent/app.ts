@@ -4,6 +4,8 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fas
 import { createAbilityRegistry } from "./abilities/ability-registry";
 import { abilityRoutes } from "./abilities/ability-routes";
 import { checkpointRoutes } from "./abilities/checkpoint-routes";
+import { createValidationService, type ValidationService } from "./learning/validation/validation-service";
+import { validationRoutes } from "./learning/validation/validation-routes";
 import { createAbilityService, type AbilityService, type InstallSagaStep } from "./abilities/ability-service";
 import { createWorkspaceProjector } from "./abilities/workspace-projection";
 import { systemClock, type Clock } from "./clock";
@@ -48,6 +50,8 @@ export interface BuildAppOptions {
    * memory root so nothing outside it is touched.
    */
   openclawWorkspace?: string;
+  /** Chromium for rehearsals (default /usr/bin/chromium); a missing one makes rehearsals `partial`. */
+  chromiumPath?: string;
   /** Test seam: fail the install saga at a step (R11.2-36). */
   failInstallAt?: () => InstallSagaStep | undefined;
 }
@@ -61,6 +65,7 @@ export interface LearningRuntime {
   adapters: AdapterRegistry;
   proposals: ProposalService;
   abilities: AbilityService;
+  validation: ValidationService;
   clock: Clock;
 }
 
@@ -121,7 +126,15 @@ export async function buildApp(options: BuildAppOptions) {
     clock,
     ...(options.failInstallAt === undefined ? {} : { failInstallAt: options.failInstallAt }),
   });
-  app.decorate("learning", { sessions, events, adapters, proposals, abilities, clock });
+  const validation = createValidationService({
+    memory: options.memory,
+    sessions,
+    proposals,
+    abilities,
+    clock,
+    ...(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }),
+  });
+  app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, clock });
 
   await app.register(errorHandler);
   // Before the guard: the plugin's own onRequest hook marks upgrade requests, which is how a
@@ -142,7 +155,8 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(sessionRoutes, { sessions, proposals });
   await app.register(proposalRoutes, { proposals, sessions, memory: options.memory });
   await app.register(observationRoutes, { sessions, memory: options.memory });
-  await app.register(abilityRoutes, { abilities, proposals, clock });
+  await app.register(abilityRoutes, { abilities, proposals, validation, clock });
+  await app.register(validationRoutes, { validation });
   await app.register(checkpointRoutes, { memory: options.memory, sessions, abilities, clock });
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(historyRoutes, { sessions, memory: options.memory });

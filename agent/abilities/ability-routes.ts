@@ -21,11 +21,13 @@ import { QuarantineAbilityRequestSchema } from "../../shared/learning/session-re
 import type { Clock } from "../clock";
 import { AppError } from "../errors/app-error";
 import type { ProposalService } from "../learning/proposal-service";
+import type { ValidationService } from "../learning/validation/validation-service";
 import type { AbilityService } from "./ability-service";
 
 export interface AbilityRoutesOptions {
   abilities: AbilityService;
   proposals: ProposalService;
+  validation: ValidationService;
   clock: Clock;
 }
 
@@ -33,12 +35,16 @@ const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
 const AbilityParamsSchema = z.object({ abilityId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/) });
 
 /** Install and approve (§0C.16 proposal routes) and the §0C.16 ability routes (issue #6). */
-export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, clock }) => {
+export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock }) => {
+  const notWhileValidating = (proposalId: string) => {
+    if (validation.inProgress(proposalId)) throw new AppError("VALIDATION_IN_PROGRESS", "This proposal is being validated; install it once the run has finished.");
+  };
   app.post(
     "/api/learn/proposals/:proposalId/install",
     { schema: { params: ProposalParamsSchema, body: ProposalInstallRequestSchema, response: { 200: ProposalInstallResponseSchema } } },
     async (request) => {
       // Lanes (issue #6): install is the private lane; the workspace lane is an explicit approval.
+      notWhileValidating(request.params.proposalId);
       if (request.body.install_lane !== "experimental_private") {
         throw new AppError("INSTALL_LANE_DENIED", "Install goes to your private lane; use Approve for the workspace lane.");
       }
@@ -50,6 +56,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     "/api/learn/proposals/:proposalId/approve",
     { schema: { params: ProposalParamsSchema, body: ApproveProposalRequestSchema, response: { 200: ProposalDetailResponseSchema } } },
     async (request) => {
+      notWhileValidating(request.params.proposalId);
       if (request.body.approval_scope !== "approved_workspace") {
         throw new AppError("INSTALL_LANE_DENIED", "Approve for the workspace first; sharing is a separate promote-shared step afterwards.");
       }

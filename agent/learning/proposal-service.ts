@@ -9,6 +9,7 @@ import {
   type SemanticWorkflowInterpretation,
 } from "../../shared/learning/semantic-workflow-interpretation";
 import { TestPolicyRecordSchema } from "./session-log";
+import type { TestPolicy } from "../../shared/learning/test-policy";
 import { PageSnapshotSchema, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../shared/skills/proposal";
 import type { Clock } from "../clock";
@@ -67,6 +68,10 @@ export interface ProposalService {
   detail(proposalId: string): Promise<ProposalDetailResponse>;
   revise(proposalId: string, request: ProposalReviseRequest): Promise<ProposalDetailResponse>;
   reject(proposalId: string, reason: string): Promise<ProposalDetailResponse>;
+  /** The session's rehearsal policy (§0C.14), if the user set one. */
+  testPolicyOf(sessionId: string): Promise<TestPolicy | undefined>;
+  /** Moves the proposal's state (validation outcomes). */
+  setState(proposalId: string, state: SkillBundleProposal["proposal_state"]): Promise<void>;
   /** The files of the proposal's current draft revision, as text, by file name. */
   draftFiles(proposalId: string): Promise<Record<string, string>>;
   /** Records the install saga's outcome on the proposal (state, lane, ability). */
@@ -158,6 +163,7 @@ export async function createProposalService(deps: { memory: MemoryStore; session
     await deps.memory.writeJson(`${folder}/trigger-tests.json`, emitTriggerTests(interpretation));
     await deps.memory.writeJson(`${folder}/checkpoint-lint.json`, lint);
     await deps.memory.writeJson(`${folder}/parameters.json`, interpretation.parameters);
+    await deps.memory.writeJson(`${folder}/checkpoints.json`, interpretation.checkpoints);
     return folder;
   };
 
@@ -342,6 +348,13 @@ export async function createProposalService(deps: { memory: MemoryStore; session
         },
       ]);
       return service.detail(proposalId);
+    },
+
+    testPolicyOf: policyOf,
+
+    async setState(proposalId, state) {
+      const record = find(proposalId);
+      await put({ ...record, proposal: { ...record.proposal, proposal_state: state, updated_at: now() } });
     },
 
     async draftFiles(proposalId) {

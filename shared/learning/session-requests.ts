@@ -121,3 +121,19 @@ export type ProposalSkillMarkdownResponse = z.infer<typeof ProposalSkillMarkdown
 /** `POST /api/abilities/:id/quarantine`: why (kept on the receipt and shown in Skills). */
 export const QuarantineAbilityRequestSchema = z.object({ reason: z.string().min(1).max(240) }).strict();
 export type QuarantineAbilityRequest = z.infer<typeof QuarantineAbilityRequestSchema>;
+
+/**
+ * `POST /api/learn/proposals/:id/validate`: §0C.28's StartValidationRunRequest plus the values
+ * the rehearsal types into the skill's inputs. They are the user's test values, given now —
+ * never values from the demonstration — and they are used for the run only, never stored.
+ */
+export const ValidateProposalRequestSchema = z
+  .object({
+    run_label: z.string().max(120).optional(),
+    selected_tests: z.array(z.enum(["lint", "trigger", "dependency_check", "rehearsal"])).default([]),
+    client_request_id: z.string().max(120).optional(),
+    test_values: z.record(z.string().regex(/^[a-z0-9_]{1,60}$/), z.string().max(1000)).default({}),
+    schema_version: z.literal(1),
+  })
+  .strict();
+export type ValidateProposalRequest = z.infer<typeof ValidateProposalRequestSchema>;

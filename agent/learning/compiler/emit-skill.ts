@@ -157,9 +157,11 @@ export function emitTriggerTests(interpretation: Interpretation): TriggerTests {
   const paraphrases = [`could you ${base} for me`, `i need to ${base}`, `go ahead and ${base} now`];
   const negative = [
     ...interpretation.negative_triggers,
-    "what is the weather tomorrow",
-    "summarize this document for me",
-    "translate this paragraph into french",
+    // §0C.11C matches title words as substrings, so short words ("is", "the") would match almost
+    // any title: unrelated requests are phrased without them.
+    "forecast tomorrow's rainfall",
+    "summarize quarterly earnings",
+    "translate paragraph into french",
   ].slice(0, Math.max(3, interpretation.negative_triggers.length));
   return { positive, paraphrases, negative };
 }

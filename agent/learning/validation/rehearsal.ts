@@ -47,6 +47,8 @@ export interface RehearsalInput {
   timeoutMs?: number;
   /** How long one step may wait for its element, and a checkpoint for its state. */
   stepTimeoutMs?: number;
+  /** Where the throw-away profile folder is made (the OS temp dir by default); it is removed after. */
+  tempDir?: string;
   now?: () => Date;
 }
 
@@ -85,6 +87,11 @@ class StepFailure extends Error {
   override name = "StepFailure";
 }
 
+/** Chromium started but could not be driven: like a missing browser, the rehearsal did not happen. */
+class BrowserUnusable extends Error {
+  override name = "BrowserUnusable";
+}
+
 /**
  * §0C.14 rehearsal: replays the recorded flow in a fresh headless Chromium profile under the
  * session's TestPolicy, fills parameters from test values, and checks each checkpoint in the page
@@ -101,6 +108,7 @@ export async function runRehearsal(input: RehearsalInput): Promise<RehearsalResu
     chromiumPath = DEFAULT_CHROMIUM_PATH,
     timeoutMs = DEFAULT_REHEARSAL_TIMEOUT_MS,
     stepTimeoutMs = DEFAULT_STEP_TIMEOUT_MS,
+    tempDir = tmpdir(),
     now = () => new Date(),
   } = input;
   const startedAt = now().toISOString();
@@ -126,7 +134,7 @@ export async function runRehearsal(input: RehearsalInput): Promise<RehearsalResu
   if (!existsSync(chromiumPath)) {
     return finish([browserSkipped(`No Chromium at ${chromiumPath}: install Debian's chromium package (or set the agent's Chromium path). The flow was not replayed.`)]);
   }
-  const profile = await mkdtemp(path.join(tmpdir(), REHEARSAL_PROFILE_PREFIX));
+  const profile = await mkdtemp(path.join(tempDir, REHEARSAL_PROFILE_PREFIX));
   let browser: Browser | undefined;
   try {
     try {
@@ -142,8 +150,14 @@ export async function runRehearsal(input: RehearsalInput): Promise<RehearsalResu
     } catch (error) {
       return finish([browserSkipped(`Chromium at ${chromiumPath} could not start (${firstLine(error)}). The flow was not replayed.`)]);
     }
-    const steps = await replay(browser, plan, { flow, policy, testValues, stepTimeoutMs, timeoutMs, runDeadline });
-    return finish(steps.results, steps.violation);
+    let outcome: ReplayOutcome;
+    try {
+      outcome = await replay(browser, plan, { flow, policy, testValues, stepTimeoutMs, timeoutMs, runDeadline });
+    } catch (error) {
+      if (error instanceof BrowserUnusable) return finish([browserSkipped(error.message)]);
+      return finish([{ test_case_id: "rehearsal:error", label: "Replay the recorded flow", result: "failed", details: `the rehearsal stopped unexpectedly: ${firstLine(error)}` }]);
+    }
+    return finish(outcome.results, outcome.violation);
   } finally {
     await closeBrowser(browser);
     await rm(profile, { recursive: true, force: true, maxRetries: 3 });
@@ -247,6 +261,8 @@ function isCommitting(step: RecorderStep | undefined): boolean {
   return step !== undefined && (step.type === "click" || (step.type === "keyDown" && step.key === "Enter"));
 }
 
+const PLACEHOLDERS_ONLY = /^(\s*\{\{\s*[^{}\s]+\s*\}\}\s*)+$/;
+
 function stepLabel(step: RecorderStep): string {
   switch (step.type) {
     case "setViewport":
@@ -256,7 +272,8 @@ function stepLabel(step: RecorderStep): string {
     case "click":
       return `Click ${describeTarget(step.selectors)}`;
     case "change":
-      return `Fill ${describeTarget(step.selectors)}${step.value === "" ? "" : ` with ${step.value}`}`;
+      // Only placeholders are shown: a literal value in a hand-edited flow could be something once typed.
+      return `Fill ${describeTarget(step.selectors)}${step.value === "" ? "" : PLACEHOLDERS_ONLY.test(step.value) ? ` with ${step.value}` : " with a fixed value"}`;
     case "keyDown":
     case "keyUp":
       return `Press ${step.key}`;
@@ -316,8 +333,17 @@ async function replay(browser: Browser, plan: RehearsalPlan, options: ReplayOpti
   };
   const results: RehearsalStepResult[] = [];
   let page: Page | undefined;
-  // Guard the network before any page exists, so not even the first request escapes it.
-  const guard = await guardNetwork(browser, policy, () => page, watch);
+  let guard: { dispose(): Promise<void> };
+  try {
+    // Guard the network before any page exists, so not even the first request escapes it.
+    guard = await within(guardNetwork(browser, policy, () => page, watch), runDeadline - Date.now(), "the rehearsal ran out of time");
+    page = await within(browser.newPage(), runDeadline - Date.now(), "the rehearsal ran out of time");
+    await within(preparePage(page, policy, watch), runDeadline - Date.now(), "the rehearsal ran out of time");
+  } catch (error) {
+    throw new BrowserUnusable(`Chromium started but the rehearsal page could not be prepared (${firstLine(error)}). The flow was not replayed.`);
+  }
+  // Ends polling left behind by a step that ran out of time, once the rehearsal is over.
+  const over = new AbortController();
   let stop: string | undefined;
   let actions = 0;
   let violationReported = false;
@@ -357,14 +383,12 @@ async function replay(browser: Browser, plan: RehearsalPlan, options: ReplayOpti
         }
         actions += 1;
       }
-      done.push(await runStep(page as Page, step, { ...options, watch, deadline: Date.now() + stepTimeoutMs }));
+      done.push(await runStep(page as Page, step, { ...options, watch, deadline: Date.now() + stepTimeoutMs, signal: over.signal }));
     }
     return done;
   };
 
   try {
-    page = await browser.newPage();
-    await preparePage(page, policy, watch);
     await checkAll(plan.checkpointsBefore);
     for (const [groupIndex, group] of plan.groups.entries()) {
       const base = { test_case_id: group.testCaseId, label: group.label };
@@ -384,8 +408,8 @@ async function replay(browser: Browser, plan: RehearsalPlan, options: ReplayOpti
         try {
           const done = await within(runGroup(group), budget, limit);
           const resolved = done.find((outcome) => outcome.resolved !== undefined)?.resolved;
-          const details = [...done.map((outcome) => outcome.details), ...watch.notes].join("; ");
           const breach = unreportedViolation();
+          const details = [...done.map((outcome) => outcome.details), ...watch.notes.filter((note) => note !== breach)].join("; ");
           if (breach !== undefined) results.push({ ...base, result: "failed", details: `test policy: ${breach}${details ? ` (${details})` : ""}` });
           else results.push({ ...base, result: "passed", details, ...(resolved !== undefined ? { resolved_selector: resolved } : {}) });
         } catch (error) {
@@ -400,6 +424,7 @@ async function replay(browser: Browser, plan: RehearsalPlan, options: ReplayOpti
       await checkAll(group.checkpointsAfter);
     }
   } finally {
+    over.abort();
     await guard.dispose();
   }
   return { results, violation: watch.violation };
@@ -418,6 +443,7 @@ interface StepOutcome {
 interface StepContext extends ReplayOptions {
   watch: PolicyWatch;
   deadline: number;
+  signal: AbortSignal;
 }
 
 async function runStep(page: Page, step: RecorderStep, context: StepContext): Promise<StepOutcome> {
@@ -574,7 +600,7 @@ async function waitUntilEnabled(handle: ElementHandle<Element>, context: StepCon
   for (;;) {
     const enabled = await handle.evaluate((element) => !(element as HTMLButtonElement).disabled && element.getAttribute("aria-disabled") !== "true");
     if (enabled) return;
-    if (Date.now() + POLL_MS > context.deadline) throw new StepFailure("the element stayed disabled");
+    if (Date.now() + POLL_MS > context.deadline || context.signal.aborted) throw new StepFailure("the element stayed disabled");
     await sleep(POLL_MS);
   }
 }
@@ -637,7 +663,7 @@ async function resolveTarget(page: Page, step: { selectors: string[][]; frame?: 
         return { handle, resolved: { index, selector: [...parts] }, how };
       }
     }
-    if (Date.now() + POLL_MS > context.deadline) break;
+    if (Date.now() + POLL_MS > context.deadline || context.signal.aborted) break;
     await sleep(POLL_MS);
   }
   const frameNote = frameAt(page, step.frame ?? []) === undefined ? ` (frame ${JSON.stringify(step.frame)} not found)` : "";
