@@ -247,7 +247,7 @@ describe("the background service worker in real Chromium", () => {
     expect(ours.map((adapter) => adapter.kind).sort()).toEqual(["browser_dom", "browser_snapshot"]);
   });
 
-  it("observes only the granted allowed site, shows ARM, REC and II in turn, and lets go of everything at Stop", async () => {
+  it("R11.2-45: observes only the granted allowed site, shows ARM, REC and II in turn (the banner), and lets go of everything at Stop", async () => {
     const shop = await chromium.browser.newPage();
     await shop.goto(`${allowedOrigin}/checkout`);
     const shopWorld = await contentWorld(shop);

@@ -36,6 +36,12 @@ describe("shared contracts barrel", () => {
     }
   });
 
+  it("R11.2-02: exports none of the schemas §0C.19 marks as superseded", () => {
+    for (const superseded of ["TeachSessionSchema", "LearningEntryPointSchema"]) {
+      expect(superseded in barrel, superseded).toBe(false);
+    }
+  });
+
   it("R11.2-03: does not export the superseded LearningEntryPointSchema", () => {
     expect("LearningEntryPointSchema" in barrel).toBe(false);
     expect(Object.keys(barrel).filter((name) => /entry_?point/i.test(name))).toEqual([]);
