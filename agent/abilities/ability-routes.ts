@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { lookupAbilities, lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE } from "../../shared/abilities/ability-lookup";
+import { lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE } from "../../shared/abilities/ability-lookup";
 import { AbilityAvailabilityEntrySchema } from "../../shared/abilities/availability";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../../shared/abilities/lookup";
 import { ApproveProposalRequestSchema } from "../../shared/learning/compat-aliases";
@@ -97,7 +97,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
   );
 
   app.post("/api/abilities/lookup", { schema: { body: AbilityLookupQuerySchema, response: { 200: AbilityLookupResultSchema } } }, async (request) => ({
-    matches: lookupAbilities(request.body, (await abilities.snapshot()).snapshot.abilities),
+    matches: await abilities.lookup(request.body),
     created_at: clock.now().toISOString(),
     schema_version: 1 as const,
   }));

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { AbilityAvailabilitySnapshotSchema, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
+import { createLookupIndex } from "../../shared/abilities/ability-lookup";
+import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup";
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
 import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
 import { CapabilityManifestSchema } from "../../shared/capabilities/capability-manifest";
@@ -37,6 +39,8 @@ export interface AbilityService {
   snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot; stale: boolean }>;
   lifecycle(abilityId: string, action: AbilityLifecycleAction, reason?: string): Promise<InstalledAbility>;
   refreshAvailability(): Promise<AbilityAvailabilitySnapshot>;
+  /** §0C.11C over the current snapshot, through an index rebuilt only when the snapshot changes. */
+  lookup(query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
 }
 
 /**
@@ -142,8 +146,16 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     return snapshot;
   };
 
-  return {
+  let index: { asOf: string; lookup: ReturnType<typeof createLookupIndex>["lookup"] } | undefined;
+
+  const service: AbilityService = {
     refreshAvailability,
+
+    async lookup(query) {
+      const { snapshot } = await service.snapshot();
+      if (index?.asOf !== snapshot.snapshot_as_of) index = { asOf: snapshot.snapshot_as_of, lookup: createLookupIndex(snapshot.abilities).lookup };
+      return index.lookup(query);
+    },
 
     async install(proposalId, lane) {
       const detail = await deps.proposals.detail(proposalId);
@@ -343,4 +355,5 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       return next;
     },
   };
+  return service;
 }

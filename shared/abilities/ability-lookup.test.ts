@@ -237,3 +237,42 @@ describe("lookupAbilities (§0C.11C)", () => {
     ).toBe(true);
   });
 });
+
+describe("createLookupIndex", () => {
+  it("answers exactly what lookupAbilities answers, on random snapshots and queries", async () => {
+    const fc = (await import("fast-check")).default;
+    const { createLookupIndex, lookupAbilities } = await import("./ability-lookup");
+    const { AbilityLookupQuerySchema } = await import("./lookup");
+    const availabilitySchemas = await import("./availability");
+    const word = fc.constantFrom("export", "the", "invoice", "list", "a", "report", "is", "monthly", "help", "me", "shop");
+    const phrase = fc.array(word, { minLength: 1, maxLength: 5 }).map((words) => words.join(" "));
+    const ability = fc.record({
+      ability_id: fc.stringMatching(/^[a-z]{1,6}$/),
+      title: phrase,
+      install_lane: fc.constantFrom("experimental_private", "approved_workspace", "shared_promoted", "quarantined"),
+      usable_now: fc.boolean(),
+      trigger_phrases: fc.array(phrase, { maxLength: 3 }),
+      negative_triggers: fc.array(phrase, { maxLength: 1 }),
+      project_scopes: fc.constantFrom([], ["p1"], ["*"]),
+      checkpoint_health: fc.constantFrom(undefined, "strong", "weak", "no_data"),
+    });
+    fc.assert(
+      fc.property(fc.array(ability, { maxLength: 30 }), phrase, fc.constantFrom(undefined, "p1"), (abilities, userQuery, projectId) => {
+        const { AbilityAvailabilityEntrySchema } = availabilitySchemas;
+        const entries = abilities.map((raw) =>
+          AbilityAvailabilityEntrySchema.parse({
+            ...raw,
+            project_scopes: [...raw.project_scopes],
+            family: "browser",
+            source: "learned",
+            enabled: true,
+            schema_version: 1,
+          }),
+        );
+        const query = AbilityLookupQuerySchema.parse({ user_query: userQuery, project_id: projectId, schema_version: 1 });
+        expect(createLookupIndex(entries).lookup(query)).toEqual(lookupAbilities(query, entries));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
