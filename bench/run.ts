@@ -1,11 +1,19 @@
 import os from "node:os";
+import { benchAbilities } from "./abilities.bench";
+import { benchContentScript } from "./content-script.bench";
 import { benchIngest } from "./ingest.bench";
 import { benchMemoryAppend } from "./memory-append.bench";
 import { benchProposalCompile } from "./proposal-compile.bench";
 import type { BenchResult } from "./bench-result";
 
 // `npm run bench`: every benchmark, one table (figure, baseline, ratio, target), in one run.
-const results: BenchResult[] = [...(await benchMemoryAppend()), ...(await benchIngest()), ...(await benchProposalCompile())];
+const results: BenchResult[] = [
+  ...(await benchMemoryAppend()),
+  ...(await benchIngest()),
+  ...(await benchProposalCompile()),
+  ...(await benchAbilities()),
+  ...(await benchContentScript()),
+];
 
 const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));
 console.log(`elnor-learn benchmarks — ${new Date().toISOString()} — node ${process.version}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "cpu"}`);
