@@ -12,8 +12,10 @@ export default defineConfig({
     description: "Teach your assistant a new ability by demonstrating it once.",
     minimum_chrome_version: "116",
     // scripting: the observation content script is registered at runtime, only for a session's
-    // sites; alarms: a capture in progress wakes the service worker if it slept (issue #4).
-    permissions: ["storage", "sidePanel", "scripting", "alarms"],
+    // sites; alarms: a capture in progress wakes the service worker if it slept (issue #4);
+    // activeTab: opening the panel from the toolbar lets it read the current tab's site, to prefill
+    // the allow-list, without a permanent right to read every tab.
+    permissions: ["storage", "sidePanel", "scripting", "alarms", "activeTab"],
     // Only the local agent is a permanent host; observed sites are asked for per session, at
     // Start, through chrome.permissions.request (extension/background/site-permissions.ts).
     host_permissions: ["http://127.0.0.1/*", "http://localhost/*"],

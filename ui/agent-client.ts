@@ -1,7 +1,54 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { AgentHealthResponseSchema } from "../shared/common/agent-health";
 import { ApiErrorResponseSchema } from "../shared/common/error-envelope";
 import { PairingResponseSchema } from "../shared/common/pairing";
+import { ApproveProposalRequestSchema, RejectProposalRequestSchema } from "../shared/learning/compat-aliases";
+import {
+  CreateLearnSessionRequestSchema,
+  CreateLearnSessionResponseSchema,
+} from "../shared/learning/create-learn-session";
+import { ObservationScopeRuntimeSchema } from "../shared/learning/observation-scope-runtime";
+import {
+  LearnCheckpointReceiptsResponseSchema,
+  LearnProposalsListResponseSchema,
+} from "../shared/learning/read-models";
+import {
+  AbilityAvailabilityResponseSchema,
+  AnswerQuestionsRequestSchema,
+  AnswerQuestionsResponseSchema,
+  DeleteSessionResponseSchema,
+  GenerateProposalResponseSchema,
+  LearnHistoryResponseSchema,
+  LearnReceiptsResponseSchema,
+  LearnSessionDetailResponseSchema,
+  LearnSessionsListResponseSchema,
+  MarkGoalRequestSchema,
+  MarkStepRequestSchema,
+  AbilityActivateResponseSchema,
+  AbilityDeactivateResponseSchema,
+  AbilityPromoteSharedResponseSchema,
+  AbilityQuarantineResponseSchema,
+  AbilityUnquarantineResponseSchema,
+  ProposalDetailResponseSchema,
+  ProposalInstallResponseSchema,
+  ProposalReviseRequestSchema,
+  SessionActionResponseSchema,
+  SetTestPolicyRequestSchema,
+  StartSessionResponseSchema,
+  StopSessionResponseSchema,
+  TrimRequestSchema,
+  ValidateProposalResponseSchema,
+  ValidationRunsResponseSchema,
+} from "../shared/learning/route-contracts";
+import { LearningRuntimeSnapshotSchema } from "../shared/learning/runtime-snapshot";
+import {
+  ExcludeEventsRequestSchema,
+  ProposalSkillMarkdownResponseSchema,
+  QuarantineAbilityRequestSchema,
+  ValidateProposalRequestSchema,
+  SessionObservationsResponseSchema,
+} from "../shared/learning/session-requests";
+import { SetRedactionRequestSchema } from "../shared/observation/capture-protocol";
 
 /**
  * Why a call to the agent failed: it could not be reached at all, it answered with a coded
@@ -9,7 +56,7 @@ import { PairingResponseSchema } from "../shared/common/pairing";
  */
 export type AgentFailure =
   | { kind: "unreachable"; message: string }
-  | { kind: "api"; status: number; code: string; message: string }
+  | { kind: "api"; status: number; code: string; message: string; activeSessionId?: string }
   | { kind: "protocol"; status: number; message: string };
 
 export class AgentRequestError extends Error {
@@ -21,6 +68,11 @@ export class AgentRequestError extends Error {
   }
 }
 
+/** A route this agent does not have yet (partial deployment, R11.2): the UI says "not available yet". */
+export function isRouteMissing(error: unknown): boolean {
+  return error instanceof AgentRequestError && error.failure.kind === "api" && error.failure.code === "ROUTE_NOT_FOUND";
+}
+
 export interface AgentClientOptions {
   baseUrl: string;
   token?: string;
@@ -28,56 +80,197 @@ export interface AgentClientOptions {
   timeoutMs?: number;
 }
 
+/** Only the part of an OpenAPI document the panel reads (ui/agent-features parses the rest). */
+const OpenApiDocumentSchema = z.object({ paths: z.record(z.string(), z.unknown()) }).passthrough();
+
+/** `exclude-events` answers the exclusions only (the observations response, trimmed to them). */
+const ExcludeEventsResponseSchema = SessionObservationsResponseSchema.pick({ excluded_event_ids: true, schema_version: true });
+
+type Input<S extends z.ZodType> = z.input<S>;
+
 /** The one typed client the side panel uses to talk to the agent (DESIGN §3). */
 export function createAgentClient(options: AgentClientOptions) {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const timeoutMs = options.timeoutMs ?? 5000;
 
-  async function call<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
-    const headers: Record<string, string> = {};
-    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-    if (body !== undefined) headers["content-type"] = "application/json";
-    let response: Response;
+  function headers(body: boolean, extra: Record<string, string> = {}): Record<string, string> {
+    const result: Record<string, string> = { ...extra };
+    if (options.token !== undefined) result.authorization = `Bearer ${options.token}`;
+    if (body) result["content-type"] = "application/json";
+    return result;
+  }
+
+  async function failureOf(response: Response): Promise<AgentRequestError> {
+    let payload: unknown;
     try {
-      response = await doFetch(`${options.baseUrl}${path}`, {
+      payload = await response.json();
+    } catch {
+      return new AgentRequestError({ kind: "protocol", status: response.status, message: `The agent answered ${response.status} without an error envelope.` });
+    }
+    const envelope = ApiErrorResponseSchema.safeParse(payload);
+    if (!envelope.success) {
+      return new AgentRequestError({ kind: "protocol", status: response.status, message: `The agent answered ${response.status} without an error envelope.` });
+    }
+    return new AgentRequestError({
+      kind: "api",
+      status: response.status,
+      code: envelope.data.error.code,
+      message: envelope.data.error.message,
+      ...(envelope.data.active_session_id === undefined ? {} : { activeSessionId: envelope.data.active_session_id }),
+    });
+  }
+
+  async function send(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Response> {
+    try {
+      return await doFetch(`${options.baseUrl}${path}`, {
         method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+        headers: headers(init.body !== undefined, init.headers),
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        ...(init.signal === undefined ? {} : { signal: init.signal }),
       });
     } catch {
       throw new AgentRequestError({ kind: "unreachable", message: `No agent answered at ${options.baseUrl}.` });
     }
+  }
+
+  async function call<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown, timeout = timeoutMs): Promise<z.infer<S>> {
+    return (await callWithHeaders(method, path, schema, body, timeout)).data;
+  }
+
+  async function callWithHeaders<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    body?: unknown,
+    timeout = timeoutMs,
+  ): Promise<{ data: z.infer<S>; headers: Headers }> {
+    const response = await send(method, path, { body, signal: AbortSignal.timeout(timeout) });
+    if (!response.ok) throw await failureOf(response);
     let payload: unknown;
     try {
       payload = await response.json();
     } catch {
       throw new AgentRequestError({ kind: "protocol", status: response.status, message: "The agent's answer was not JSON." });
     }
-    if (!response.ok) {
-      const envelope = ApiErrorResponseSchema.safeParse(payload);
-      if (!envelope.success) {
-        throw new AgentRequestError({ kind: "protocol", status: response.status, message: `The agent answered ${response.status} without an error envelope.` });
-      }
-      throw new AgentRequestError({
-        kind: "api",
-        status: response.status,
-        code: envelope.data.error.code,
-        message: envelope.data.error.message,
-      });
-    }
     const parsed = schema.safeParse(payload);
     if (!parsed.success) {
       throw new AgentRequestError({ kind: "protocol", status: response.status, message: "The agent's answer did not match the contract." });
     }
-    return parsed.data;
+    return { data: parsed.data, headers: response.headers };
   }
+
+  /** Request bodies go through their shared schema too: a bug here is caught before it is sent. */
+  const body = <S extends z.ZodType>(schema: S, value: Input<S>): z.infer<S> => schema.parse(value);
+  const session = (id: string) => `/api/learn/sessions/${encodeURIComponent(id)}`;
+  const proposal = (id: string) => `/api/learn/proposals/${encodeURIComponent(id)}`;
+  const page = (pageNumber: number, pageSize: number) => `page=${pageNumber}&page_size=${pageSize}`;
+  // Compiling a demonstration reads every event and snapshot of the session: give it longer.
+  const SLOW = 30_000;
+  // A validation rehearses the skill in a fresh headless browser.
+  const VERY_SLOW = 180_000;
+  const ability = (id: string) => `/api/abilities/${encodeURIComponent(id)}`;
 
   return {
     health: () => call("GET", "/api/health", AgentHealthResponseSchema),
     pair: (extensionId: string) =>
       call("POST", "/api/pairing", PairingResponseSchema, { extension_id: extensionId, schema_version: 1 }),
     pairingStatus: () => call("GET", "/api/pairing", PairingResponseSchema),
+
+    // --- sessions (§0C.16A) ---
+    createSession: (request: Input<typeof CreateLearnSessionRequestSchema>) =>
+      call("POST", "/api/learn/sessions", CreateLearnSessionResponseSchema, body(CreateLearnSessionRequestSchema, request)),
+    listSessions: (pageNumber = 1, pageSize = 50) =>
+      call("GET", `/api/learn/sessions?${page(pageNumber, pageSize)}`, LearnSessionsListResponseSchema),
+    sessionDetail: (id: string) => call("GET", `${session(id)}/detail`, LearnSessionDetailResponseSchema),
+    startSession: (id: string) => call("POST", `${session(id)}/start`, StartSessionResponseSchema, {}),
+    pauseSession: (id: string) => call("POST", `${session(id)}/pause`, SessionActionResponseSchema, {}),
+    resumeSession: (id: string) => call("POST", `${session(id)}/resume`, SessionActionResponseSchema, {}),
+    stopSession: (id: string) => call("POST", `${session(id)}/stop`, StopSessionResponseSchema, {}),
+    cancelSession: (id: string, reason?: string) =>
+      call("POST", `${session(id)}/cancel`, SessionActionResponseSchema, reason === undefined ? {} : { reason }),
+    deleteSession: (id: string) => call("DELETE", session(id), DeleteSessionResponseSchema),
+    markGoal: (id: string, request: Input<typeof MarkGoalRequestSchema>) =>
+      call("POST", `${session(id)}/mark-goal`, SessionActionResponseSchema, body(MarkGoalRequestSchema, request)),
+    markStep: (id: string, request: Input<typeof MarkStepRequestSchema>) =>
+      call("POST", `${session(id)}/mark-step`, SessionActionResponseSchema, body(MarkStepRequestSchema, request)),
+    trim: (id: string, request: Input<typeof TrimRequestSchema>) =>
+      call("POST", `${session(id)}/trim`, SessionActionResponseSchema, body(TrimRequestSchema, request)),
+    setTestPolicy: (id: string, request: Input<typeof SetTestPolicyRequestSchema>) =>
+      call("POST", `${session(id)}/set-test-policy`, SessionActionResponseSchema, body(SetTestPolicyRequestSchema, request)),
+    setRedaction: (id: string, request: Input<typeof SetRedactionRequestSchema>) =>
+      call("PUT", `${session(id)}/redaction`, ObservationScopeRuntimeSchema, body(SetRedactionRequestSchema, request)),
+    answerQuestions: (id: string, request: Input<typeof AnswerQuestionsRequestSchema>) =>
+      call("POST", `${session(id)}/answer-questions`, AnswerQuestionsResponseSchema, body(AnswerQuestionsRequestSchema, request), SLOW),
+    generateProposal: (id: string) => call("POST", `${session(id)}/generate-proposal`, GenerateProposalResponseSchema, {}, SLOW),
+    observationScope: (id: string) => call("GET", `${session(id)}/observation-scope`, ObservationScopeRuntimeSchema),
+    checkpointReceipts: (id: string) =>
+      call("GET", `${session(id)}/checkpoint-receipts?${page(1, 100)}`, LearnCheckpointReceiptsResponseSchema),
+    /** The captured events, masked as they were in the page, oldest first, after `after` (an event id). */
+    observations: (id: string, after?: string) =>
+      call("GET", `${session(id)}/observations${after === undefined ? "" : `?after=${encodeURIComponent(after)}`}`, SessionObservationsResponseSchema),
+    excludeEvents: (id: string, request: Input<typeof ExcludeEventsRequestSchema>) =>
+      call("POST", `${session(id)}/exclude-events`, ExcludeEventsResponseSchema, body(ExcludeEventsRequestSchema, request)),
+    runtimeCurrent: () => call("GET", "/api/learn/runtime/current", LearningRuntimeSnapshotSchema),
+    history: (pageNumber = 1, pageSize = 50) => call("GET", `/api/learn/history?${page(pageNumber, pageSize)}`, LearnHistoryResponseSchema),
+    receipts: (pageNumber = 1, pageSize = 50, sessionId?: string) =>
+      call(
+        "GET",
+        `/api/learn/receipts?${page(pageNumber, pageSize)}${sessionId === undefined ? "" : `&session_id=${encodeURIComponent(sessionId)}`}`,
+        LearnReceiptsResponseSchema,
+      ),
+    /** The agent's own description of its routes (which features it has, ui/agent-features). */
+    openApi: () => call("GET", "/api/openapi.json", OpenApiDocumentSchema, undefined, 15_000),
+
+    /**
+     * `GET …/events` (§0C.16C): the SSE stream, read with fetch because it needs the bearer header
+     * (EventSource cannot send one, and the token never goes into a URL). Resolves with the open
+     * response once the agent accepted; the caller reads the body and aborts through `signal`.
+     */
+    async openSessionEvents(id: string, init: { lastEventId?: string; signal: AbortSignal }): Promise<ReadableStream<Uint8Array>> {
+      const response = await send("GET", `${session(id)}/events`, {
+        headers: { accept: "text/event-stream", ...(init.lastEventId === undefined ? {} : { "last-event-id": init.lastEventId }) },
+        signal: init.signal,
+      });
+      if (!response.ok) throw await failureOf(response);
+      if (response.body === null) throw new AgentRequestError({ kind: "protocol", status: response.status, message: "The event stream had no body." });
+      return response.body;
+    },
+
+    // --- proposals (§0C.16A) ---
+    listProposals: (pageNumber = 1, pageSize = 50) =>
+      call("GET", `/api/learn/proposals?${page(pageNumber, pageSize)}`, LearnProposalsListResponseSchema),
+    proposalDetail: (id: string) => call("GET", `${proposal(id)}/detail`, ProposalDetailResponseSchema),
+    skillMarkdown: (id: string) => call("GET", `${proposal(id)}/skill-md`, ProposalSkillMarkdownResponseSchema),
+    reviseProposal: (id: string, request: Input<typeof ProposalReviseRequestSchema>) =>
+      call("POST", `${proposal(id)}/revise`, ProposalDetailResponseSchema, body(ProposalReviseRequestSchema, request), SLOW),
+    rejectProposal: (id: string, reason: string) =>
+      call("POST", `${proposal(id)}/reject`, ProposalDetailResponseSchema, body(RejectProposalRequestSchema, { reason, schema_version: 1 })),
+    validateProposal: (id: string, request: Input<typeof ValidateProposalRequestSchema>) =>
+      call("POST", `${proposal(id)}/validate`, ValidateProposalResponseSchema, body(ValidateProposalRequestSchema, request), VERY_SLOW),
+    validationRuns: (id: string) => call("GET", `${proposal(id)}/validation-runs`, ValidationRunsResponseSchema),
+    /** Installs privately: the workspace lane is Approve's (an explicit, separate decision). */
+    installPrivately: (id: string) => call("POST", `${proposal(id)}/install`, ProposalInstallResponseSchema, { install_lane: "experimental_private" }, SLOW),
+    approveProposal: (id: string, note?: string) =>
+      call(
+        "POST",
+        `${proposal(id)}/approve`,
+        ProposalDetailResponseSchema,
+        body(ApproveProposalRequestSchema, { approval_scope: "approved_workspace", ...(note === undefined ? {} : { approval_note: note }), schema_version: 1 }),
+        SLOW,
+      ),
+
+    // --- abilities (§0C.16A; routes of issue #6, absent on older agents: ROUTE_NOT_FOUND) ---
+    /** The snapshot, and whether the agent says it is stale (§0C.11B: "refreshing abilities…"). */
+    async abilityAvailability() {
+      const { data, headers } = await callWithHeaders("GET", "/api/abilities/availability", AbilityAvailabilityResponseSchema);
+      return { ...data, stale: headers.get("x-availability-stale") === "true" };
+    },
+    activateAbility: (id: string) => call("POST", `${ability(id)}/activate`, AbilityActivateResponseSchema, {}),
+    deactivateAbility: (id: string) => call("POST", `${ability(id)}/deactivate`, AbilityDeactivateResponseSchema, {}),
+    quarantineAbility: (id: string, reason: string) =>
+      call("POST", `${ability(id)}/quarantine`, AbilityQuarantineResponseSchema, body(QuarantineAbilityRequestSchema, { reason })),
+    unquarantineAbility: (id: string) => call("POST", `${ability(id)}/unquarantine`, AbilityUnquarantineResponseSchema, {}),
+    promoteAbility: (id: string) => call("POST", `${ability(id)}/promote-shared`, AbilityPromoteSharedResponseSchema, {}),
   };
 }
 

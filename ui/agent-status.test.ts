@@ -110,3 +110,50 @@ describe("AgentStatusState against a real agent", () => {
     expect(state.status.kind).toBe("paired_elsewhere");
   });
 });
+
+describe("AgentStatusState when Learn calls fail", () => {
+  let app: AgentApp;
+  let memory: MemoryStore;
+  let cleanup: () => Promise<void>;
+  let url: string;
+  let token: string;
+
+  beforeEach(async () => {
+    const temp = await makeTempMemoryRoot();
+    cleanup = temp.cleanup;
+    memory = await openMemoryStore({ root: temp.root });
+    app = await buildApp({ memory, port: 0, logger: agentLoggerOptions("silent") });
+    url = await app.listen({ host: "127.0.0.1", port: 0 });
+    token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
+  });
+  afterEach(async () => {
+    await app.close();
+    await memory.close();
+    await cleanup();
+  });
+
+  it("keeps the Learn page's client while the agent is merely unreachable, and drops it when the token is refused", async () => {
+    const state = new AgentStatusState({ storage: memoryStorage(), extensionId: EXTENSION_ID, recheckMs: 60_000 });
+    await state.pair(url, token);
+    const client = state.client;
+    expect(client).not.toBeNull();
+    state.noteFailure({ kind: "unreachable", message: "gone" });
+    expect(state.status.kind).toBe("unreachable");
+    expect(state.client).toBe(client);
+    await state.refresh();
+    expect(state.status.kind).toBe("connected");
+    expect(state.client).toBe(client);
+    state.noteFailure({ kind: "api", status: 401, code: "AUTH_INVALID", message: "no" });
+    expect(state.status.kind).toBe("token_rejected");
+    expect(state.client).toBeNull();
+    state.destroy();
+  });
+
+  it("ignores failures that are about the request, not the agent", async () => {
+    const state = new AgentStatusState({ storage: memoryStorage(), extensionId: EXTENSION_ID });
+    await state.pair(url, token);
+    state.noteFailure({ kind: "api", status: 409, code: "LEARN_SESSION_ALREADY_ACTIVE", message: "busy" });
+    expect(state.status.kind).toBe("connected");
+    state.destroy();
+  });
+});

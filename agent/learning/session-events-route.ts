@@ -66,6 +66,8 @@ export const sessionEventsRoute: FastifyPluginAsyncZod<SessionEventsRouteOptions
         connection: "keep-alive",
         "x-accel-buffering": "no",
       });
+      // Send the headers now: a client reconnecting with nothing to replay must not wait for the next event.
+      raw.flushHeaders();
       let closed = false;
       let unsubscribe = () => {};
       let keepalive: NodeJS.Timeout | undefined;

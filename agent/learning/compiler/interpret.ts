@@ -198,7 +198,10 @@ export function interpretTrace(input: InterpretInput): Interpretation {
     const first = stage[0] as NormalizedStep;
     const last = stage.at(-1) as NormalizedStep;
     const after = snapshotOf(last.after_state_ref);
-    const found = evidence(snapshotOf(first.before_state_ref), after);
+    // A page opened with no snapshot yet still shows its title: that is what proves it is open.
+    const found =
+      evidence(snapshotOf(first.before_state_ref), after) ??
+      (last.action === "navigate" && last.page_title !== undefined && last.page_title.trim().length > 0 ? `A page titled "${last.page_title}" is shown` : undefined);
     const observable = found !== undefined;
     const success =
       found ?? (index === stages.length - 1 && answers.success_condition !== undefined ? answers.success_condition : "Not yet known: ask the user what shows this worked");

@@ -1,0 +1,27 @@
+import type { LearnTab } from "./learn-labels";
+import type { SetupEntryMode } from "./setup-plan";
+
+export type AbilitiesView = "learn" | "skills";
+
+/** Where the person is: Abilities → Learn (which tab, which set-up) or Skills, and the open drawer. */
+export class LearnNavigation {
+  view = $state<AbilitiesView>("learn");
+  tab = $state<LearnTab>("new");
+  /** The set-up form shown under Learn New Ability, if a card was chosen. */
+  setupMode = $state<SetupEntryMode | null>(null);
+  /** The proposal open in the review drawer. */
+  drawerProposalId = $state<string | null>(null);
+
+  showTab(tab: LearnTab): void {
+    this.view = "learn";
+    this.tab = tab;
+  }
+
+  openProposal(proposalId: string): void {
+    this.drawerProposalId = proposalId;
+  }
+
+  closeProposal(): void {
+    this.drawerProposalId = null;
+  }
+}
