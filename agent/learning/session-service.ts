@@ -5,6 +5,7 @@ import type { CreateLearnSessionRequest, CreateLearnSessionResponse } from "../.
 import {
   isLearnSessionInProgress,
   isTerminalLearnSessionState,
+  LearnSessionStateSchema,
   type LearnSession,
   type LearnSessionState,
   type LearningEntryMode,
@@ -67,20 +68,9 @@ const ENTRY_MODE_UI: Record<LearningEntryMode, Pick<CreateLearnSessionResponse, 
 const WEB_FAMILIES = new Set(["browser", "web", "chrome", "chromium"]);
 
 /** States in which capture has already ended, so Stop answers CAPTURE_ALREADY_STOPPED (§0C.28). */
-const CAPTURE_ENDED: ReadonlySet<LearnSessionState> = new Set([
-  "stopped",
-  "reviewing",
-  "awaiting_questions",
-  "drafting_proposal",
-  "testing_proposal",
-  "ready_for_review",
-  "installing_private",
-  "installed_private",
-  "approved",
-  "quarantined",
-  "rejected",
-  "cancelled",
-]);
+const CAPTURE_ENDED: ReadonlySet<LearnSessionState> = new Set(
+  LearnSessionStateSchema.options.filter((state) => !["idle", "armed", "capturing", "paused"].includes(state)),
+);
 
 /** States in which trims and exclusions still shape what a proposal will be built from. */
 const TRIMMABLE: ReadonlySet<LearnSessionState> = new Set(["capturing", "paused", "stopped", "reviewing", "awaiting_questions"]);

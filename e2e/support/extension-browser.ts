@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { CHROMIUM_ARGS } from "../../agent/learning/validation/rehearsal";
 import { projectRoot } from "../../agent/test-support/agent-process";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -34,15 +35,7 @@ export async function launchExtensionBrowser(): Promise<ExtensionBrowser> {
     pipe: true,
     enableExtensions: [EXTENSION_DIR],
     userDataDir: profile,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    args: [...CHROMIUM_ARGS],
   });
   const worker = await browser.waitForTarget((target) => target.type() === "service_worker" && target.url().endsWith("/background.js"), {
     timeout: 15_000,

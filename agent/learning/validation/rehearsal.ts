@@ -19,9 +19,9 @@ export const REHEARSAL_PROFILE_PREFIX = "elnor-rehearsal-";
 
 /**
  * Flags that let Debian's Chromium run headless here without reaching for Google's services
- * (as in e2e/support/extension-browser.ts). No extension is loaded: the rehearsal is the page alone.
+ * (the e2e tests launch with the same list). No extension is loaded: the rehearsal is the page alone.
  */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS: readonly string[] = [
   "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",
@@ -143,7 +143,7 @@ export async function runRehearsal(input: RehearsalInput): Promise<RehearsalResu
         headless: true,
         pipe: true,
         userDataDir: profile,
-        args: CHROMIUM_ARGS,
+        args: [...CHROMIUM_ARGS],
         timeout: Math.max(1_000, Math.min(30_000, runDeadline - Date.now())),
         protocolTimeout: 30_000,
       });
