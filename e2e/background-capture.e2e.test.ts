@@ -299,8 +299,11 @@ describe("the background service worker in real Chromium", () => {
     await waitUntil(clicksStored, (count) => count === 1, "the first click at the agent");
     await waitForBadge("REC");
 
-    // Wipe the badge, then stop the worker: only its start-up can put the badge back.
+    // Wipe the badge, then stop the worker: only its start-up can put the badge back. The side
+    // panel checks the capture's health every few seconds, which would wake the worker at once, so
+    // it is closed for this part (a user closing the panel) and opened again afterwards.
     await panel.evaluate(() => chrome.action.setBadgeText({ text: "" }));
+    await panel.close();
     await (await serviceWorker()).close();
     await waitUntil(
       async () => chromium.browser.targets().some((target) => target.type() === "service_worker" && target.url().endsWith("/background.js")),
@@ -311,6 +314,7 @@ describe("the background service worker in real Chromium", () => {
     // The page goes on recording; its next message wakes the worker, which picks the capture up.
     await shop.locator("#place").click();
     await waitUntil(clicksStored, (count) => count === 2, "the click made while the worker was stopped, at the agent");
+    panel = await chromium.openSidePanel();
     await waitForBadge("REC");
     expect((await badge()).title).toContain(allowedOrigin);
     expect(await registeredMatches()).toEqual([`${allowedOrigin}/*`]);
