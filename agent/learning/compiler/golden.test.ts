@@ -250,11 +250,10 @@ describe.each(Object.keys(FLOWS) as FlowName[])("the golden %s demonstration", (
 });
 
 /**
- * Weaknesses the golden traces show, written as what should hold. `it.fails` keeps them visible
- * and turns red once one is fixed: then make it an `it`. Not fixed here (compiler and content
- * script belong to others).
+ * Weaknesses the first golden recordings showed, written as what must hold; each was fixed in
+ * the compiler or the content script, and these keep them fixed.
  */
-describe("defects the golden traces showed (fixed ones are plain tests; the rest expected to fail)", () => {
+describe("defects the golden traces showed, now fixed", () => {
   const compiled = Object.fromEntries((Object.keys(FLOWS) as FlowName[]).map((flow) => [flow, compile(loadFixture(flow))])) as Record<FlowName, ReturnType<typeof compile>>;
   const formClicks = (flow: FlowName) =>
     compiled[flow].recorder.steps.filter((step) => step.type === "click" && step.selectors.every((parts) => /(^|[\s/>])form$/.test(parts.at(-1) ?? "")));
@@ -286,9 +285,8 @@ describe("defects the golden traces showed (fixed ones are plain tests; the rest
     for (const checkpoint of compiled.dialog.interpretation.checkpoints.slice(1)) expect(checkpoint.goal).not.toMatch(/page is reached through/);
   });
 
-  // Fixed in dom-observer.ts (a click the browser dispatches for Enter is skipped); the committed
-  // search fixture was recorded before the fix, so this stays expected-to-fail until it is re-recorded.
-  it.fails("content script: Enter in the search box is not also recorded as a click on 'Search'", () => {
+  // Fixed in dom-observer.ts: the click the browser dispatches for Enter is skipped.
+  it("content script: Enter in the search box is not also recorded as a click on 'Search'", () => {
     expect(compiled.search.trace.steps.map((step) => step.label)).not.toContain("Click 'Search'");
   });
 });
