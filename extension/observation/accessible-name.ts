@@ -137,6 +137,27 @@ function hasOwnName(element: Element): boolean {
   return element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby");
 }
 
+/**
+ * The `<label>`s of a labelable element. Form fields use the `labels` getter; for buttons, meters,
+ * outputs and progress bars the same two attachments (an enclosing label, a `label[for=id]`) are
+ * looked up directly, because Chromium recomputes `labels` by walking the whole document after
+ * any DOM change, and a page with hundreds of buttons made that most of the capture's cost
+ * (BENCHMARKS.md).
+ */
+function labelsOf(element: Element, tag: string): HTMLLabelElement[] {
+  if (FIELD_TAGS.has(tag)) return [...((element as HTMLInputElement).labels ?? [])];
+  const found: HTMLLabelElement[] = [];
+  const enclosing = element.parentElement?.closest("label");
+  if (enclosing) found.push(enclosing);
+  if (element.id) {
+    const root = element.getRootNode() as Document | ShadowRoot;
+    for (const label of root.querySelectorAll<HTMLLabelElement>(`label[for="${CSS.escape(element.id)}"]`)) {
+      if (!found.includes(label)) found.push(label);
+    }
+  }
+  return found;
+}
+
 /** The accessible name of an element (trimmed, at most 240 characters), or "" when it has none. */
 export function accessibleName(element: Element): string {
   return cleanText(computeName(element));
@@ -159,9 +180,9 @@ function computeName(element: Element): string {
 
   const tag = element.tagName;
   if (FIELD_TAGS.has(tag) || tag === "BUTTON" || tag === "METER" || tag === "OUTPUT" || tag === "PROGRESS") {
-    const labels = (element as HTMLInputElement).labels;
-    if (labels && labels.length > 0) {
-      const text = [...labels].map((label) => subtreeText(label)).join(" ");
+    const labels = labelsOf(element, tag);
+    if (labels.length > 0) {
+      const text = labels.map((label) => subtreeText(label)).join(" ");
       if (text.trim()) return text;
     }
   }
