@@ -1,11 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentLoggerOptions, buildApp, type AgentApp } from "../agent/app";
-import { openMemoryStore, type MemoryStore } from "../agent/memory/memory-store";
-import { MemoryPaths } from "../agent/memory/memory-paths";
-import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import type { AgentConnection, ConnectionStorage } from "./agent-connection";
 import { describeAgentStatus, statusFromFailure } from "./agent-status";
 import { AgentStatusState } from "./agent-status.svelte";
+import { startListeningAgent, type ListeningAgent } from "./testing/listening-agent";
 
 const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
 
@@ -45,24 +42,16 @@ describe("statusFromFailure", () => {
 });
 
 describe("AgentStatusState against a real agent", () => {
-  let app: AgentApp;
-  let memory: MemoryStore;
-  let cleanup: () => Promise<void>;
+  let agent: ListeningAgent;
   let url: string;
   let token: string;
 
   beforeEach(async () => {
-    const temp = await makeTempMemoryRoot();
-    cleanup = temp.cleanup;
-    memory = await openMemoryStore({ root: temp.root });
-    app = await buildApp({ memory, port: 0, logger: agentLoggerOptions("silent") });
-    url = await app.listen({ host: "127.0.0.1", port: 0 });
-    token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
+    agent = await startListeningAgent();
+    ({ url, token } = agent);
   });
   afterEach(async () => {
-    await app.close();
-    await memory.close();
-    await cleanup();
+    await agent.close();
   });
 
   it("starts unpaired, pairs with the right token, saves the connection and reads back connected", async () => {
@@ -96,7 +85,7 @@ describe("AgentStatusState against a real agent", () => {
     const storage = memoryStorage();
     const state = new AgentStatusState({ storage, extensionId: EXTENSION_ID });
     await state.pair(url, token);
-    await app.close();
+    await agent.stop();
     await state.refresh();
     expect(state.status).toEqual({ kind: "unreachable", agentUrl: url });
   });
@@ -112,24 +101,16 @@ describe("AgentStatusState against a real agent", () => {
 });
 
 describe("AgentStatusState when Learn calls fail", () => {
-  let app: AgentApp;
-  let memory: MemoryStore;
-  let cleanup: () => Promise<void>;
+  let agent: ListeningAgent;
   let url: string;
   let token: string;
 
   beforeEach(async () => {
-    const temp = await makeTempMemoryRoot();
-    cleanup = temp.cleanup;
-    memory = await openMemoryStore({ root: temp.root });
-    app = await buildApp({ memory, port: 0, logger: agentLoggerOptions("silent") });
-    url = await app.listen({ host: "127.0.0.1", port: 0 });
-    token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
+    agent = await startListeningAgent();
+    ({ url, token } = agent);
   });
   afterEach(async () => {
-    await app.close();
-    await memory.close();
-    await cleanup();
+    await agent.close();
   });
 
   it("keeps the Learn page's client while the agent is merely unreachable, and drops it when the token is refused", async () => {

@@ -98,18 +98,22 @@ export class ProposalReviewState {
     }
   }
 
-  async #loadMarkdown(): Promise<void> {
+  /** One optional part of the review: ready, not offered by this agent (route missing), or failed. */
+  async #loadPart<T>(fetch: () => Promise<T>, unavailable: string): Promise<Loadable<T>> {
     try {
-      const answer = await this.#deps.client.skillMarkdown(this.proposalId);
-      this.markdown = { status: "ready", value: answer.markdown };
+      return { status: "ready", value: await fetch() };
     } catch (error) {
-      if (isRouteMissing(error)) {
-        this.markdown = { status: "unavailable", reason: "The SKILL.md preview is not available yet on this agent." };
-        return;
-      }
+      if (isRouteMissing(error)) return { status: "unavailable", reason: unavailable };
       report(this.#deps, error);
-      this.markdown = { status: "error", message: describeFailure(error) };
+      return { status: "error", message: describeFailure(error) };
     }
+  }
+
+  async #loadMarkdown(): Promise<void> {
+    this.markdown = await this.#loadPart(
+      async () => (await this.#deps.client.skillMarkdown(this.proposalId)).markdown,
+      "The SKILL.md preview is not available yet on this agent.",
+    );
   }
 
   async #loadReceipts(sessionId: string | undefined): Promise<void> {
@@ -117,34 +121,19 @@ export class ProposalReviewState {
       this.receipts = { status: "ready", value: [] };
       return;
     }
-    try {
-      const answer = await this.#deps.client.checkpointReceipts(sessionId);
-      this.receipts = { status: "ready", value: answer.receipts };
-    } catch (error) {
-      if (isRouteMissing(error)) {
-        this.receipts = { status: "unavailable", reason: "Checkpoint receipts are not available yet on this agent." };
-        return;
-      }
-      report(this.#deps, error);
-      this.receipts = { status: "error", message: describeFailure(error) };
-    }
+    this.receipts = await this.#loadPart(
+      async () => (await this.#deps.client.checkpointReceipts(sessionId)).receipts,
+      "Checkpoint receipts are not available yet on this agent.",
+    );
   }
 
   async #loadValidation(): Promise<void> {
+    const unavailable = "Validation arrives with the next agent update.";
     if (!this.#deps.features.has("validation_runs")) {
-      this.validation = { status: "unavailable", reason: "Validation arrives with the next agent update." };
+      this.validation = { status: "unavailable", reason: unavailable };
       return;
     }
-    try {
-      this.validation = { status: "ready", value: await this.#deps.client.validationRuns(this.proposalId) };
-    } catch (error) {
-      if (isRouteMissing(error)) {
-        this.validation = { status: "unavailable", reason: "Validation arrives with the next agent update." };
-        return;
-      }
-      report(this.#deps, error);
-      this.validation = { status: "error", message: describeFailure(error) };
-    }
+    this.validation = await this.#loadPart(() => this.#deps.client.validationRuns(this.proposalId), unavailable);
   }
 
   async #loadInstallSteps(sessionId: string | undefined): Promise<void> {

@@ -1,4 +1,4 @@
-import type { LearnSessionState } from "../shared/learning/learn-session";
+import { isLearnSessionInProgress, LearnSessionStateSchema, type LearnSessionState } from "../shared/learning/learn-session";
 import { validateTransition } from "../shared/learning/state-machine";
 
 /** The controls of the active session view (issue #7). */
@@ -14,19 +14,7 @@ export const CAPTURE_STATES: ReadonlySet<LearnSessionState> = new Set(["armed", 
  * Sessions shown under Active Capability Learning: in flight — set up, capturing, being clarified,
  * drafted, tested or reviewed (§0B.8). Installed, approved and finished ones are elsewhere.
  */
-export const IN_FLIGHT_STATES: ReadonlySet<LearnSessionState> = new Set([
-  "idle",
-  "armed",
-  "capturing",
-  "paused",
-  "stopped",
-  "reviewing",
-  "awaiting_questions",
-  "drafting_proposal",
-  "testing_proposal",
-  "ready_for_review",
-  "installing_private",
-]);
+export const IN_FLIGHT_STATES: ReadonlySet<LearnSessionState> = new Set(LearnSessionStateSchema.options.filter(isLearnSessionInProgress));
 /** States with a proposal worth opening in the review drawer. */
 const REVIEWABLE: ReadonlySet<LearnSessionState> = new Set([
   "drafting_proposal",

@@ -132,10 +132,14 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
   });
 
   /** §0C.11B: every trigger rebuilds the snapshot and the catalog from the registry. */
+  /** The snapshot as last written, so lookups do not re-read the file; undefined means "read it". */
+  let current: AbilityAvailabilitySnapshot | undefined;
   const writeAvailability = async (abilities: readonly InstalledAbility[]) => {
     const snapshot = await snapshotOf(abilities);
+    current = undefined;
     await deps.memory.writeJson(MemoryPaths.availabilityCurrent, snapshot);
     await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(snapshot, abilities));
+    current = snapshot;
     return snapshot;
   };
 
@@ -273,6 +277,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         await restore(MemoryPaths.bridgeEntriesCurrent, previousBridge);
         await restore(MemoryPaths.availabilityCurrent, previousAvailability);
         await restore(MemoryPaths.catalogCurrent, previousCatalog);
+        current = undefined;
         await deps.proposals.recordInstall(proposalId, { proposal_state: "quarantined", install_lane: "quarantined" });
         await deps.sessions.advance(sessionId, ["quarantined"], {}, [
           { receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } },
@@ -295,8 +300,8 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     },
 
     async snapshot() {
-      const stored = await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
-      const snapshot = stored ?? (await writeAvailability(deps.registry.all()));
+      current ??= await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
+      const snapshot = current ?? (await writeAvailability(deps.registry.all()));
       return { snapshot, stale: lastTriggerAt !== "" && snapshot.snapshot_as_of < lastTriggerAt };
     },
 
