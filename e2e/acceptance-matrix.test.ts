@@ -11,7 +11,6 @@ import { projectRoot } from "../agent/test-support/agent-process";
 const NOT_COVERED: Record<string, string> = {
   "R11.2-19": "out of scope here: the DOC8 friction system a skipped checkpoint feeds does not exist in this product",
   "R11.2-20": "out of scope here: the DOC9 repair system a failed checkpoint feeds does not exist in this product",
-  "R11.2-35": "not done yet: the side panel's Skills view refreshing on ability.snapshot.updated (issue #7)",
   "R11.2-37": "out of scope here: no wrappers or ConfigurationIntent queue are part of this product (§0C.9C)",
   "R11.2-38": "out of scope here: legal_tables_configure is not part of this product",
   "R11.2-39": "out of scope: M365 connectors (DESIGN §2)",

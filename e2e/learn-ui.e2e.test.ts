@@ -387,7 +387,7 @@ describe("the Ability Learning page in real Chromium", () => {
     await panel.waitForSelector("[data-proposal-drawer]", { hidden: true });
   }, 120_000);
 
-  it("shows Skills from the agent's availability snapshot, or says it is not available yet — never a made-up list", async () => {
+  it("R11.2-35: shows Skills from the agent's availability snapshot (never a made-up list) and follows a promotion made elsewhere", async () => {
     await panel.locator('nav[aria-label="Abilities"] button::-p-text(Skills)').click();
     await panel.waitForSelector('[data-skills-status="unavailable"], [data-skills-status="ready"]');
     expect(await panel.$eval("h1", (h1) => h1.textContent)).toBe("Skills");
@@ -406,6 +406,10 @@ describe("the Ability Learning page in real Chromium", () => {
       await waitForText(panel, "[data-ability-id]", "Usable now");
       await panel.locator('.filters button::-p-text(Learned)').click();
       expect(await panel.$$eval("[data-ability-id]", (elements) => elements.length)).toBe(abilities.length);
+      // R11.2-35: another client promotes it; the open page shows the new lane by itself.
+      const learned = abilities.find((ability) => ability.title.toLowerCase().includes("newsletter")) as { ability_id: string };
+      expect((await agentApi("POST", `/api/abilities/${learned.ability_id}/promote-shared`)).status).toBe(200);
+      await waitForText(panel, `[data-ability-id="${learned.ability_id}"] .head`, "· shared", 15_000);
     }
     await assertCleanScreen(panel, "Skills");
     await saveScreenshot(panel, "learn-skills");

@@ -145,6 +145,11 @@ export function createAgentClient(options: AgentClientOptions) {
     timeout = timeoutMs,
   ): Promise<{ data: z.infer<S>; headers: Headers }> {
     const response = await send(method, path, { body, signal: AbortSignal.timeout(timeout) });
+    return { data: await answerOf(response, schema), headers: response.headers };
+  }
+
+  /** A response's body checked against its contract; a non-2xx answer becomes its failure. */
+  async function answerOf<S extends z.ZodType>(response: Response, schema: S): Promise<z.infer<S>> {
     if (!response.ok) throw await failureOf(response);
     let payload: unknown;
     try {
@@ -156,7 +161,7 @@ export function createAgentClient(options: AgentClientOptions) {
     if (!parsed.success) {
       throw new AgentRequestError({ kind: "protocol", status: response.status, message: "The agent's answer did not match the contract." });
     }
-    return { data: parsed.data, headers: response.headers };
+    return parsed.data;
   }
 
   /** Request bodies go through their shared schema too: a bug here is caught before it is sent. */
@@ -263,7 +268,17 @@ export function createAgentClient(options: AgentClientOptions) {
     /** The snapshot, and whether the agent says it is stale (§0C.11B: "refreshing abilities…"). */
     async abilityAvailability() {
       const { data, headers } = await callWithHeaders("GET", "/api/abilities/availability", AbilityAvailabilityResponseSchema);
-      return { ...data, stale: headers.get("x-availability-stale") === "true" };
+      return { ...data, stale: headers.get("x-availability-stale") === "true", etag: headers.get("etag") };
+    },
+    /**
+     * The availability snapshot unless it is still the one tagged `etag` (the agent answers 304):
+     * what the Skills page polls while it is open (R11.2-35).
+     */
+    async abilityAvailabilityIfChanged(etag: string) {
+      const response = await send("GET", "/api/abilities/availability", { headers: { "if-none-match": etag }, signal: AbortSignal.timeout(timeoutMs) });
+      if (response.status === 304) return { changed: false as const };
+      const data = await answerOf(response, AbilityAvailabilityResponseSchema);
+      return { changed: true as const, ...data, stale: response.headers.get("x-availability-stale") === "true", etag: response.headers.get("etag") };
     },
     activateAbility: (id: string) => call("POST", `${ability(id)}/activate`, AbilityActivateResponseSchema, {}),
     deactivateAbility: (id: string) => call("POST", `${ability(id)}/deactivate`, AbilityDeactivateResponseSchema, {}),

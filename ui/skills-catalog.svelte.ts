@@ -70,8 +70,14 @@ export class SkillsCatalogState {
   stale = $state(false);
   busy = $state<string | null>(null);
   message = $state<string | null>(null);
+  /** Abilities that appeared while the page was open (R11.2-35): marked as new. */
+  arrived = $state.raw<ReadonlySet<string>>(new Set());
   readonly #deps: LearnDeps;
   #recheck: ReturnType<typeof setTimeout> | undefined;
+  #watch: ReturnType<typeof setInterval> | undefined;
+  #etag: string | null = null;
+  #seen: Set<string> | undefined;
+  #polling = false;
 
   constructor(deps: LearnDeps) {
     this.#deps = deps;
@@ -84,13 +90,7 @@ export class SkillsCatalogState {
   async load(): Promise<void> {
     if (this.status !== "ready") this.status = "loading";
     try {
-      const answer = await this.#deps.client.abilityAvailability();
-      this.abilities = answer.abilities;
-      this.snapshotAsOf = answer.snapshot_as_of;
-      this.stale = answer.stale;
-      this.status = "ready";
-      if (this.#recheck !== undefined) clearTimeout(this.#recheck);
-      this.#recheck = answer.stale ? setTimeout(() => void this.load(), 2000) : undefined;
+      this.#apply(await this.#deps.client.abilityAvailability());
     } catch (error) {
       if (isRouteMissing(error)) {
         this.status = "unavailable";
@@ -100,6 +100,53 @@ export class SkillsCatalogState {
       this.error = describeFailure(error);
       this.status = "error";
     }
+  }
+
+  /**
+   * Keeps the page current while it is open (R11.2-35): every `intervalMs` it asks the agent
+   * whether the availability snapshot changed (a 304 when it did not), so an ability installed,
+   * promoted or quarantined by another client shows up without the user doing anything. Skipped
+   * while the panel is hidden.
+   */
+  watch(intervalMs = 3000): void {
+    this.unwatch();
+    this.#watch = setInterval(() => void this.#poll(), intervalMs);
+  }
+
+  unwatch(): void {
+    if (this.#watch !== undefined) clearInterval(this.#watch);
+    this.#watch = undefined;
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#polling || this.status !== "ready" || this.#etag === null) return;
+    if (typeof document !== "undefined" && document.visibilityState === "hidden") return;
+    this.#polling = true;
+    try {
+      const answer = await this.#deps.client.abilityAvailabilityIfChanged(this.#etag);
+      if (answer.changed) this.#apply(answer);
+    } catch (error) {
+      // The status bar says the agent is unreachable; the list stays as it was, not emptied.
+      report(this.#deps, error);
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  #apply(answer: { abilities: Ability[]; snapshot_as_of: string; stale: boolean; etag: string | null }): void {
+    if (this.#seen !== undefined) {
+      const seen = this.#seen;
+      const fresh = answer.abilities.filter((ability) => !seen.has(ability.ability_id)).map((ability) => ability.ability_id);
+      if (fresh.length > 0) this.arrived = new Set([...this.arrived, ...fresh]);
+    }
+    this.#seen = new Set([...(this.#seen ?? []), ...answer.abilities.map((ability) => ability.ability_id)]);
+    this.abilities = answer.abilities;
+    this.snapshotAsOf = answer.snapshot_as_of;
+    this.stale = answer.stale;
+    this.#etag = answer.etag;
+    this.status = "ready";
+    if (this.#recheck !== undefined) clearTimeout(this.#recheck);
+    this.#recheck = answer.stale ? setTimeout(() => void this.load(), 2000) : undefined;
   }
 
   /** Activate, deactivate, quarantine (with a reason), unquarantine or promote to shared. */
@@ -140,6 +187,7 @@ export class SkillsCatalogState {
   }
 
   destroy(): void {
+    this.unwatch();
     if (this.#recheck !== undefined) clearTimeout(this.#recheck);
   }
 }

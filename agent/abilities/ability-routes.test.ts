@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { MemoryPaths } from "../memory/memory-paths";
-import { startTestAgent, type TestAgent } from "../test-support/test-agent";
+import { readyProposal as readyProposalThrough } from "../test-support/ready-proposal";
+import { createFakeClock, startTestAgent, type TestAgent } from "../test-support/test-agent";
 import { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./ability-service";
 
 let agent: TestAgent;
@@ -15,45 +15,18 @@ afterEach(async () => {
   await agent.close();
 });
 
-async function boot() {
-  agent = await startTestAgent({ failInstallAt: () => failAt });
+async function boot(options: Parameters<typeof startTestAgent>[0] = {}) {
+  agent = await startTestAgent({ failInstallAt: () => failAt, ...options });
 }
 
-async function call(method: "GET" | "POST", url: string, payload?: unknown) {
-  const response = await agent.app.inject({ method, url, headers: agent.headers(), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-  return { status: response.statusCode, body: response.json() as Record<string, any>, headers: response.headers };
+async function call(method: "GET" | "POST", url: string, payload?: unknown, extraHeaders: Record<string, string> = {}) {
+  const response = await agent.app.inject({ method, url, headers: agent.headers(extraHeaders), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  return { status: response.statusCode, body: (response.body === "" ? {} : response.json()) as Record<string, any>, headers: response.headers };
 }
 
 const workspace = () => `${agent.memory.root}/openclaw-workspace`;
 
-/** A demonstration compiled into a proposal that is ready for review. */
-async function readyProposal(goal = "Export the monthly invoices"): Promise<{ sessionId: string; proposalId: string }> {
-  const created = await call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill" });
-  const sessionId = created.body.session.learn_session_id as string;
-  await call("POST", `/api/learn/sessions/${sessionId}/start`);
-  await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: goal });
-  const event = {
-    event_id: randomUUID(),
-    learn_session_id: sessionId,
-    adapter_kind: "browser_dom",
-    action_label: "Click 'Export'",
-    redaction_mode: "mask_text",
-    created_at: new Date().toISOString(),
-    schema_version: 1,
-    browser_detail: { page_url: "http://127.0.0.1:8123/invoices", page_title: "Invoices", target_name: "Export", target_role: "button", selectors: [["#export"], ["aria/Export"]], dom_event_kind: "click" },
-  };
-  await call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 });
-  await call("POST", `/api/learn/sessions/${sessionId}/stop`);
-  const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
-  if ((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state === "awaiting_questions") {
-    const questions = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{ question_id: string; question_text: string }>;
-    await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
-      answers: questions.filter((question) => !question.question_text.endsWith("(optional)")).map((question) => ({ question_id: question.question_id, answer_text: "The export file appears in the downloads list" })),
-    });
-  }
-  expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("ready_for_review");
-  return { sessionId, proposalId };
-}
+const readyProposal = (goal?: string) => readyProposalThrough(call, goal);
 
 function expectError(result: { status: number; body: unknown }, status: number, code: string) {
   expect(result.status).toBe(status);
@@ -197,5 +170,31 @@ describe("checkpoint receipts (§0C.9B)", () => {
       404,
       "ABILITY_NOT_FOUND",
     );
+  });
+});
+
+describe("R11.2-35: the availability snapshot as something a page can follow", () => {
+  it("tags each snapshot: unchanged → 304 without a body; every trigger, even within one clock tick, → a new tag and a fresh lookup", async () => {
+    // A clock that never moves: every snapshot carries the same snapshot_as_of.
+    await boot({ clock: createFakeClock() });
+    const { proposalId } = await readyProposal();
+    const abilityId = (await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" })).body.ability_id as string;
+    const first = await call("GET", "/api/abilities/availability");
+    const tag = first.headers.etag as string;
+    expect(tag).toMatch(/^"[\w-]+"$/);
+    const unchanged = await call("GET", "/api/abilities/availability", undefined, { "if-none-match": tag });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.body).toEqual({});
+    const query = { user_query: "please export the monthly invoices for me", schema_version: 1 };
+    expect((await call("POST", "/api/abilities/lookup", query)).body.matches[0]).toMatchObject({ ability_id: abilityId, usable_now: true });
+
+    await call("POST", `/api/abilities/${abilityId}/deactivate`);
+    const changed = await call("GET", "/api/abilities/availability", undefined, { "if-none-match": tag });
+    expect(changed.status).toBe(200);
+    expect(changed.body.snapshot_as_of).toBe(first.body.snapshot_as_of);
+    expect(changed.headers.etag).not.toBe(tag);
+    expect(changed.body.abilities).toEqual([expect.objectContaining({ ability_id: abilityId, usable_now: false })]);
+    // The lookup follows the new snapshot too, though its timestamp did not move.
+    expect((await call("POST", "/api/abilities/lookup", query)).body.matches[0]).toMatchObject({ ability_id: abilityId, usable_now: false });
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE } from "../../shared/abilities/ability-lookup";
@@ -34,6 +35,20 @@ export interface AbilityRoutesOptions {
 const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
 const AbilityParamsSchema = z.object({ abilityId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/) });
 
+/**
+ * The availability answer's entity tag: a digest of the snapshot, computed once per snapshot the
+ * service holds (each §0C.11B trigger writes a new one), plus the stale flag.
+ */
+const snapshotDigests = new WeakMap<object, string>();
+function availabilityTag(snapshot: object, stale: boolean): string {
+  let digest = snapshotDigests.get(snapshot);
+  if (digest === undefined) {
+    digest = createHash("sha256").update(JSON.stringify(snapshot)).digest("base64url").slice(0, 22);
+    snapshotDigests.set(snapshot, digest);
+  }
+  return `"${digest}${stale ? "-stale" : ""}"`;
+}
+
 /** Install and approve (§0C.16 proposal routes) and the §0C.16 ability routes (issue #6). */
 export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock }) => {
   const notWhileValidating = (proposalId: string) => {
@@ -65,10 +80,14 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     },
   );
 
-  app.get("/api/abilities/availability", { schema: { response: { 200: AbilityAvailabilityResponseSchema } } }, async (_request, reply) => {
+  app.get("/api/abilities/availability", { schema: { response: { 200: AbilityAvailabilityResponseSchema, 304: z.void() } } }, async (request, reply) => {
     const { snapshot, stale } = await abilities.snapshot();
     // §0C.11B staleness: say so rather than present an outdated snapshot as current.
     if (stale) void reply.header("x-availability-stale", "true");
+    // R11.2-35: the Skills page re-reads this while it is open; an unchanged snapshot costs a 304.
+    const tag = availabilityTag(snapshot, stale);
+    void reply.header("etag", tag);
+    if (request.headers["if-none-match"] === tag) return reply.code(304).send();
     return {
       abilities: snapshot.abilities.map((entry) => ({
         ability_id: entry.ability_id,

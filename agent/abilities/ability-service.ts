@@ -150,14 +150,16 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     return snapshot;
   };
 
-  let index: { asOf: string; lookup: ReturnType<typeof createLookupIndex>["lookup"] } | undefined;
+  // Keyed by the snapshot object, not its timestamp: two writes within one clock tick (or under a
+  // fixed test clock) carry the same `snapshot_as_of` but different abilities.
+  let index: { of: AbilityAvailabilitySnapshot; lookup: ReturnType<typeof createLookupIndex>["lookup"] } | undefined;
 
   const service: AbilityService = {
     refreshAvailability,
 
     async lookup(query) {
       const { snapshot } = await service.snapshot();
-      if (index?.asOf !== snapshot.snapshot_as_of) index = { asOf: snapshot.snapshot_as_of, lookup: createLookupIndex(snapshot.abilities).lookup };
+      if (index?.of !== snapshot) index = { of: snapshot, lookup: createLookupIndex(snapshot.abilities).lookup };
       return index.lookup(query);
     },
 

@@ -1,0 +1,38 @@
+import { randomUUID } from "node:crypto";
+
+/** One HTTP call to a test agent: an `inject` or a real request, with the pairing token. */
+export type AgentCall = (method: "GET" | "POST", url: string, payload?: unknown) => Promise<{ status: number; body: Record<string, any> }>;
+
+/**
+ * A one-click demonstration ("Click 'Export'") compiled into a proposal that is ready for review,
+ * through the same routes the side panel and the extension use; questions the compiler asks are
+ * answered with an observable outcome.
+ */
+export async function readyProposal(call: AgentCall, goal = "Export the monthly invoices"): Promise<{ sessionId: string; proposalId: string }> {
+  const created = await call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill" });
+  const sessionId = created.body.session.learn_session_id as string;
+  await call("POST", `/api/learn/sessions/${sessionId}/start`);
+  await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: goal });
+  const event = {
+    event_id: randomUUID(),
+    learn_session_id: sessionId,
+    adapter_kind: "browser_dom",
+    action_label: "Click 'Export'",
+    redaction_mode: "mask_text",
+    created_at: new Date().toISOString(),
+    schema_version: 1,
+    browser_detail: { page_url: "http://127.0.0.1:8123/invoices", page_title: "Invoices", target_name: "Export", target_role: "button", selectors: [["#export"], ["aria/Export"]], dom_event_kind: "click" },
+  };
+  await call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 });
+  await call("POST", `/api/learn/sessions/${sessionId}/stop`);
+  const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
+  if ((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state === "awaiting_questions") {
+    const questions = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{ question_id: string; question_text: string }>;
+    await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
+      answers: questions.filter((question) => !question.question_text.endsWith("(optional)")).map((question) => ({ question_id: question.question_id, answer_text: "The export file appears in the downloads list" })),
+    });
+  }
+  const state = (await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state;
+  if (state !== "ready_for_review") throw new Error(`the demonstration did not reach ready_for_review (state ${String(state)})`);
+  return { sessionId, proposalId };
+}
