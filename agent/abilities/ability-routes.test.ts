@@ -173,6 +173,34 @@ describe("checkpoint receipts (§0C.9B)", () => {
   });
 });
 
+describe("approving an ability that is already installed privately", () => {
+  it.each(INSTALL_SAGA_STEPS)("when %s fails, the private ability, its proposal and session stay as they were, and a retry approves it", async (step) => {
+    await boot();
+    const { sessionId, proposalId } = await readyProposal();
+    const abilityId = (await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" })).body.ability_id as string;
+    const files = [MemoryPaths.bridgeEntriesCurrent, MemoryPaths.availabilityCurrent, MemoryPaths.catalogCurrent, `${MemoryPaths.installedSkill("export-the-monthly-invoices")}/SKILL.md`];
+    const before = await Promise.all(files.map((file) => agent.memory.readText(file)));
+    const projected = await readFile(path.join(workspace(), "skills", "export-the-monthly-invoices", "SKILL.md"), "utf8");
+
+    failAt = step;
+    const failed = await call("POST", `/api/learn/proposals/${proposalId}/approve`, { schema_version: 1 });
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(ApiErrorResponseSchema.parse(failed.body).error.message).toContain("stays installed for you only");
+    expect(await Promise.all(files.map((file) => agent.memory.readText(file)))).toEqual(before);
+    expect(await readFile(path.join(workspace(), "skills", "export-the-monthly-invoices", "SKILL.md"), "utf8")).toBe(projected);
+    expect((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.proposal).toMatchObject({ proposal_state: "installed_private", install_lane: "experimental_private" });
+    expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("installed_private");
+    expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body).toMatchObject({ install_lane: "experimental_private", usable_now: true });
+    const receipts = (await call("GET", "/api/learn/receipts?page_size=100")).body.receipts as Array<{ receipt_kind: string }>;
+    expect(receipts.map((receipt) => receipt.receipt_kind)).toContain("learn.install.failed");
+
+    failAt = undefined;
+    expect((await call("POST", `/api/learn/proposals/${proposalId}/approve`, { schema_version: 1 })).body.proposal).toMatchObject({ proposal_state: "approved", install_lane: "approved_workspace" });
+    expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("approved");
+    expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body).toMatchObject({ install_lane: "approved_workspace", usable_now: true });
+  });
+});
+
 describe("R11.2-35: the availability snapshot as something a page can follow", () => {
   it("tags each snapshot: unchanged → 304 without a body; every trigger, even within one clock tick, → a new tag and a fresh lookup", async () => {
     // A clock that never moves: every snapshot carries the same snapshot_as_of.

@@ -188,17 +188,17 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       const sagaId = randomUUID();
       const at = now();
 
-      // The session moves first so a crash mid-saga leaves it visibly installing, never "installed".
-      if (session.state === "ready_for_review") {
-        await deps.sessions.advance(sessionId, [approving ? "approved" : "installing_private"], {}, [
-          { receipt: "learn.install.started", event: "learn.install.started", payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } },
-        ]);
+      // Approving what is already installed privately upgrades a working ability: until the saga
+      // has finished, the proposal, the session and the ability stay exactly as they were.
+      const upgrading = approving && session.state === "installed_private";
+      const started = { receipt: "learn.install.started" as const, event: "learn.install.started" as const, payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } };
+      if (upgrading) {
+        await deps.sessions.advance(sessionId, [], {}, [started]);
       } else {
-        await deps.sessions.advance(sessionId, ["approved"], {}, [
-          { receipt: "learn.install.started", event: "learn.install.started", payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } },
-        ]);
+        // The session moves first so a crash mid-saga leaves it visibly installing, never "installed".
+        await deps.sessions.advance(sessionId, [approving ? "approved" : "installing_private"], {}, [started]);
+        await deps.proposals.recordInstall(proposalId, { proposal_state: approving ? "approved" : "installing_private", install_lane: "pending" });
       }
-      await deps.proposals.recordInstall(proposalId, { proposal_state: approving ? "approved" : "installing_private", install_lane: "pending" });
 
       const installedFolder = MemoryPaths.installedSkill(skillName);
       const previousBridge = await deps.memory.readText(MemoryPaths.bridgeEntriesCurrent);
@@ -280,6 +280,12 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         await restore(MemoryPaths.availabilityCurrent, previousAvailability);
         await restore(MemoryPaths.catalogCurrent, previousCatalog);
         current = undefined;
+        if (upgrading) {
+          await deps.sessions.advance(sessionId, [], {}, [{ receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } }]).catch(() => undefined);
+          const message = `Approval failed at "${step}"; the ability stays installed for you only, as it was.`;
+          if (isAppError(error)) throw new AppError(error.code, `${message} ${error.message}`.slice(0, 240));
+          throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", message, { cause: error });
+        }
         await deps.proposals.recordInstall(proposalId, { proposal_state: "quarantined", install_lane: "quarantined" });
         await deps.sessions.advance(sessionId, ["quarantined"], {}, [
           { receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } },
@@ -295,7 +301,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         ability_id: abilityId,
         primary_capability_id: capabilityId,
       });
-      await deps.sessions.advance(sessionId, approving ? [] : ["installed_private"], { ability_id: abilityId }, [
+      await deps.sessions.advance(sessionId, upgrading ? ["approved"] : approving ? [] : ["installed_private"], { ability_id: abilityId }, [
         { receipt: "learn.install.completed", event: "learn.install.completed", payload: { proposal_id: proposalId, ability_id: abilityId, install_lane: lane, saga_id: sagaId } },
       ]);
       return { proposal: updated, ability_id: abilityId, saga_id: sagaId };
