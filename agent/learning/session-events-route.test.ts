@@ -197,4 +197,27 @@ describe("GET /api/learn/sessions/:id/events", () => {
     expect(unknown.response.statusCode).toBe(404);
     unknown.close();
   });
+
+  it("paces a client that stops reading instead of cutting it off: it gets every event, in order, once it reads again; a long backlog replays in full", async () => {
+    const id = await newSession();
+    const slow = await openStream(id);
+    await slow.until(() => slow.events().length === 1);
+    // The client stops reading while the agent keeps producing: 400 events of 64 KB, far more
+    // than the socket buffers hold.
+    slow.response.pause();
+    const note = "x".repeat(64 * 1024);
+    const emitted = await Promise.all(Array.from({ length: 400 }, (_, index) => app.learning.events.emit(id, "checkpoint.reached", { index, note })));
+    slow.response.resume();
+    await slow.until(() => slow.events().length === 1 + emitted.length, 20_000);
+    expect(slow.ended).toBe(false);
+    expect(slow.events().slice(1).map((frame) => Number(frame.id))).toEqual(emitted.map((stored) => stored.event_id));
+    slow.close();
+
+    // A client reconnecting from the first of them is replayed the other 399 (25 MB), not cut off.
+    const resumed = await openStream(id, String(emitted[0]?.event_id));
+    await resumed.until(() => resumed.events().length === emitted.length - 1, 20_000);
+    expect(resumed.events().map((frame) => Number(frame.id))).toEqual(emitted.slice(1).map((stored) => stored.event_id));
+    expect(resumed.events().every((frame) => frame.event === "checkpoint.reached")).toBe(true);
+    resumed.close();
+  }, 60_000);
 });

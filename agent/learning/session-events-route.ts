@@ -10,8 +10,6 @@ export interface SessionEventsRouteOptions {
   events: LearnEventLog;
   /** §0C.16C: a `:keepalive` comment this often (30 s); tests shorten it. */
   keepaliveMs?: number;
-  /** A client this far behind is cut off with an `error` event; it reconnects with Last-Event-ID. */
-  maxBufferedBytes?: number;
 }
 
 const SessionParamsSchema = z.object({ sessionId: z.string().uuid() });
@@ -21,15 +19,6 @@ const StateInPayloadSchema = z.object({ state: LearnSessionStateSchema }).partia
 function frame(stored: StoredLearnEvent): string {
   const envelope: LearnSessionEventEnvelope = { event: stored.event, data: stored.data, schema_version: 1 };
   return `id: ${stored.event_id}\nevent: ${stored.event}\ndata: ${JSON.stringify(envelope)}\n\n`;
-}
-
-function errorFrame(sessionId: string, code: string, message: string, at: string): string {
-  const envelope: LearnSessionEventEnvelope = {
-    event: "error",
-    data: { event_kind: "error", session_id: sessionId, payload: { code, message }, timestamp: at },
-    schema_version: 1,
-  };
-  return `event: error\ndata: ${JSON.stringify(envelope)}\n\n`;
 }
 
 function endsSession(stored: StoredLearnEvent): boolean {
@@ -45,7 +34,6 @@ function endsSession(stored: StoredLearnEvent): boolean {
  */
 export const sessionEventsRoute: FastifyPluginAsyncZod<SessionEventsRouteOptions> = async (app, options) => {
   const keepaliveMs = options.keepaliveMs ?? 30_000;
-  const maxBufferedBytes = options.maxBufferedBytes ?? 1024 * 1024;
   const open = new Set<() => void>();
   app.addHook("preClose", async () => {
     for (const end of open) end();
@@ -82,15 +70,34 @@ export const sessionEventsRoute: FastifyPluginAsyncZod<SessionEventsRouteOptions
       open.add(end);
       request.raw.on("close", end);
 
-      const send = (stored: StoredLearnEvent) => {
-        if (closed) return;
-        if (raw.writableLength > maxBufferedBytes) {
-          raw.write(errorFrame(sessionId, "STREAM_BEHIND", "This client fell behind; reconnect with Last-Event-ID.", new Date().toISOString()));
-          end();
-          return;
+      // Frames go out no faster than the client reads them: a write the socket cannot take yet
+      // pauses the queue until `drain`. The queue holds references to events the log keeps anyway,
+      // so a client that stops reading costs no more memory than the session itself, and a
+      // reconnect with a long backlog is replayed at the client's pace instead of all at once.
+      const queue: StoredLearnEvent[] = [];
+      let next = 0;
+      let waiting = false;
+      const pump = () => {
+        while (!closed && !waiting && next < queue.length) {
+          const stored = queue[next] as StoredLearnEvent;
+          next += 1;
+          const flushed = raw.write(frame(stored));
+          if (endsSession(stored)) {
+            end();
+            return;
+          }
+          if (!flushed) {
+            waiting = true;
+            raw.once("drain", () => {
+              waiting = false;
+              pump();
+            });
+          }
         }
-        raw.write(frame(stored));
-        if (endsSession(stored)) end();
+        if (next === queue.length) {
+          queue.length = 0;
+          next = 0;
+        }
       };
 
       // Subscribing and replaying happen in one synchronous turn, so no event can slip between them.
@@ -98,7 +105,8 @@ export const sessionEventsRoute: FastifyPluginAsyncZod<SessionEventsRouteOptions
       const deliver = (stored: StoredLearnEvent) => {
         if (stored.event_id <= highest) return;
         highest = stored.event_id;
-        send(stored);
+        queue.push(stored);
+        pump();
       };
       unsubscribe = options.events.subscribe(sessionId, deliver);
       for (const stored of options.events.since(sessionId, lastEventId)) deliver(stored);
@@ -107,7 +115,7 @@ export const sessionEventsRoute: FastifyPluginAsyncZod<SessionEventsRouteOptions
         return;
       }
       keepalive = setInterval(() => {
-        if (!closed) raw.write(":keepalive\n\n");
+        if (!closed && !waiting) raw.write(":keepalive\n\n");
       }, keepaliveMs);
     },
   );
