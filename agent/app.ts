@@ -14,6 +14,7 @@ import { historyRoutes } from "./learning/history-routes";
 import { observationRoutes } from "./learning/observation-routes";
 import { proposalRoutes } from "./learning/proposal-routes";
 import { createProposalService, type ProposalService } from "./learning/proposal-service";
+import type { RefinerConfig } from "./learning/refiner/model-refiner";
 import { createLearnEventLog, type LearnEventLog } from "./learning/learn-event-log";
 import { retentionRoutes } from "./learning/retention-routes";
 import { runtimeRoutes } from "./learning/runtime-routes";
@@ -52,6 +53,8 @@ export interface BuildAppOptions {
   openclawWorkspace?: string;
   /** Chromium for rehearsals (default /usr/bin/chromium); a missing one makes rehearsals `partial`. */
   chromiumPath?: string;
+  /** DESIGN §6 step 4: an OpenAI-compatible model that may reword proposals; none by default. */
+  refiner?: RefinerConfig | undefined;
   /** Test seam: fail the install saga at a step (R11.2-36). */
   failInstallAt?: () => InstallSagaStep | undefined;
 }
@@ -116,7 +119,7 @@ export async function buildApp(options: BuildAppOptions) {
   const adapters = createAdapterRegistry({ clock });
   const events = await createLearnEventLog({ memory: options.memory, clock });
   const sessions = await createSessionService({ memory: options.memory, clock, events, adapters });
-  const proposals = await createProposalService({ memory: options.memory, sessions, clock });
+  const proposals = await createProposalService({ memory: options.memory, sessions, clock, refiner: options.refiner });
   const abilities = createAbilityService({
     memory: options.memory,
     registry: await createAbilityRegistry(options.memory),

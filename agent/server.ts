@@ -2,6 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { agentLoggerOptions, buildApp } from "./app";
 import { readAgentConfig } from "./config";
+import { readRefinerConfig } from "./learning/refiner/model-refiner";
 import { isAppError } from "./errors/app-error";
 import { openMemoryStore } from "./memory/memory-store";
 import { loadOrCreateAgentToken } from "./security/agent-token";
@@ -12,7 +13,8 @@ const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 async function main(): Promise<void> {
   const config = readAgentConfig();
   const memory = await openMemoryStore({ root: config.memoryRoot });
-  const app = await buildApp({ memory, port: config.port, openclawWorkspace: config.openclawWorkspace, logger: agentLoggerOptions(process.env.ELNOR_LOG_LEVEL ?? "warn") });
+  const refiner = readRefinerConfig();
+  const app = await buildApp({ memory, port: config.port, openclawWorkspace: config.openclawWorkspace, refiner, logger: agentLoggerOptions(process.env.ELNOR_LOG_LEVEL ?? "warn") });
   let closing = false;
   const close = async (signal: string) => {
     if (closing) return;
@@ -26,7 +28,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void close("SIGTERM"));
   const url = await app.listen({ host: "127.0.0.1", port: config.port });
   const token = await loadOrCreateAgentToken(memory);
-  process.stdout.write(startupBanner({ url, memoryRoot: memory.root, token, projectRoot }));
+  process.stdout.write(startupBanner({ url, memoryRoot: memory.root, token, projectRoot, refiner }));
 }
 
 main().catch((error: unknown) => {

@@ -283,10 +283,8 @@ describe("the Ability Learning page in real Chromium", () => {
     expect(markdown).toContain("## Checkpoints");
     expect(await panel.$eval("[data-proposal-drawer]", (drawer) => drawer.textContent ?? "")).toContain("Join the shop newsletter");
     const disabled = (name: string) => panel.$eval(`[data-proposal-drawer] button[name="${name}"]`, (button) => (button as HTMLButtonElement).disabled);
-    // This agent has validate, install and approve (issue #6); request-more-tests is not a route yet.
-    for (const name of ["validate", "install", "approve", "revise", "reject"]) expect(await disabled(name), name).toBe(false);
-    expect(await disabled("request_more_tests")).toBe(true);
-    await waitForText(panel, "[data-proposal-drawer]", "Requesting more tests arrives with a later agent update.");
+    // This agent has validate, install and approve (issue #6) and request-more-tests (§0C.18).
+    for (const name of ["validate", "install", "approve", "revise", "reject", "request_more_tests"]) expect(await disabled(name), name).toBe(false);
     // The first checkpoint's detail opens on demand.
     await panel.locator("[data-proposal-drawer] [data-checkpoint-status] summary").click();
     await waitForText(panel, "[data-proposal-drawer] [data-checkpoint-status]", "(not yet reached)");

@@ -41,6 +41,7 @@ import {
   ValidationRunsResponseSchema,
 } from "../shared/learning/route-contracts";
 import { LearningRuntimeSnapshotSchema } from "../shared/learning/runtime-snapshot";
+import { RequestMoreTestsRequestSchema, RequestMoreTestsResponseSchema } from "../shared/learning/proposal-tests";
 import {
   ExcludeEventsRequestSchema,
   ProposalSkillMarkdownResponseSchema,
@@ -253,6 +254,9 @@ export function createAgentClient(options: AgentClientOptions) {
     validateProposal: (id: string, request: Input<typeof ValidateProposalRequestSchema>) =>
       call("POST", `${proposal(id)}/validate`, ValidateProposalResponseSchema, body(ValidateProposalRequestSchema, request), VERY_SLOW),
     validationRuns: (id: string) => call("GET", `${proposal(id)}/validation-runs`, ValidationRunsResponseSchema),
+    /** §0C.18 Request More Tests: a new draft revision with more trigger tests, to validate again. */
+    requestMoreTests: (id: string, request: Input<typeof RequestMoreTestsRequestSchema>) =>
+      call("POST", `${proposal(id)}/request-more-tests`, RequestMoreTestsResponseSchema, body(RequestMoreTestsRequestSchema, request), SLOW),
     /** Installs privately: the workspace lane is Approve's (an explicit, separate decision). */
     installPrivately: (id: string) => call("POST", `${proposal(id)}/install`, ProposalInstallResponseSchema, { install_lane: "experimental_private" }, SLOW),
     approveProposal: (id: string, note?: string) =>

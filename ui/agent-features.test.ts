@@ -18,9 +18,9 @@ describe("the agent's features, read from its OpenAPI description", () => {
     for (const [feature, [method, route]] of Object.entries(FEATURE_ROUTES)) {
       expect(features!.has(feature as keyof typeof FEATURE_ROUTES), feature).toBe(registered.has(`${method} ${route}`));
     }
-    // What the panel is built against today (issue #6 landed; request-more-tests has not).
+    // What the panel is built against today (issue #6 landed, and request-more-tests with it).
     expect(features!.has("validate")).toBe(true);
-    expect(features!.has("request_more_tests")).toBe(false);
+    expect(features!.has("request_more_tests")).toBe(true);
   });
 
   it("reads nothing from a document that is not an OpenAPI description", () => {

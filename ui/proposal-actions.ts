@@ -17,7 +17,8 @@ const ALLOWED: Record<ProposalAction, readonly SkillBundleProposalState[]> = {
   validate: ["draft", "ready_for_review"],
   install: ["ready_for_review"],
   approve: ["ready_for_review", "installed_private"],
-  request_more_tests: ["ready_for_review", "installed_private"],
+  // A new draft revision that must be validated again: from where the session may go back to drafting.
+  request_more_tests: ["draft", "ready_for_review", "quarantined"],
 };
 
 /** Which route each action needs; revise and reject are part of every agent the panel pairs with. */
@@ -45,6 +46,8 @@ function stateReason(action: ProposalAction, state: SkillBundleProposalState): s
   if (action === "install" && (state === "installed_private" || state === "approved")) return "Already installed.";
   if (action === "validate" && (state === "installed_private" || state === "approved")) return "Already installed; revise it to validate a new draft.";
   if (action === "reject" && state === "draft") return "Revise it or validate it first: a draft is not ready for review.";
+  if ((action === "install" || action === "approve") && state === "draft") return "Validate it first (revise it if validation fails): a draft is not ready for review.";
+  if (action === "request_more_tests" && (state === "installed_private" || state === "approved")) return "Already installed: to test a new version, improve it from Skills (Improving Existing Skill).";
   return "Not possible in this state.";
 }
 

@@ -6,6 +6,7 @@ import { checkpointProgress, type CheckpointProgressRow } from "./checkpoint-pro
 import { describeFailure } from "./failure-text";
 import { report, type LearnDeps } from "./learn-deps";
 import { readLintReport, type CheckpointLintReportView } from "./lint-report";
+import { moreTestsRequestOf, type MoreTestsDraft } from "./more-tests-form";
 import { parametersFromSkillMarkdown, type SkillParameter } from "./skill-markdown";
 
 export type Loadable<T> =
@@ -37,12 +38,13 @@ export const INSTALL_SAGA_KINDS: readonly LearningReceiptKind[] = [
   "learn.install.failed",
 ];
 
-export type ReviewBusy = "revise" | "reject" | "validate" | "install" | "approve";
+export type ReviewBusy = "revise" | "reject" | "validate" | "install" | "approve" | "request_more_tests";
 
 /**
  * The proposal review drawer: the proposal and its interpretation, checkpoint progress from the
- * session's checkpoint receipts (§0C.9B), the draft SKILL.md as text, lint findings, and the two
- * decisions the agent supports today: revise and reject.
+ * session's checkpoint receipts (§0C.9B), the draft SKILL.md as text, lint findings, for an
+ * improvement its changes to the installed skill, and the decisions: validate, install, approve,
+ * revise, reject and request more tests.
  */
 export class ProposalReviewState {
   detail = $state.raw<ProposalDetailResponse | null>(null);
@@ -190,6 +192,25 @@ export class ProposalReviewState {
         : run.overall_result === "partial"
           ? "Validation finished with some checks skipped; see the steps below."
           : "Validation failed; see the steps below. The proposal went back to drafting: revise it, then validate again.";
+    });
+  }
+
+  /**
+   * §0C.18 Request More Tests: the examples become trigger tests of a new draft revision, which
+   * goes back to draft until validated.
+   */
+  requestMoreTests(draft: MoreTestsDraft): Promise<boolean> {
+    const checked = moreTestsRequestOf(draft);
+    if (!checked.ok) {
+      this.error = checked.problems.join(" ");
+      return Promise.resolve(false);
+    }
+    return this.#decide("request_more_tests", async () => {
+      const { added_trigger_tests: added, ...detail } = await this.#deps.client.requestMoreTests(this.proposalId, checked.request);
+      this.detail = detail;
+      await this.#afterDecision();
+      const total = added.positive.length + added.paraphrases.length + added.negative.length;
+      return `Added ${total} trigger ${total === 1 ? "test" : "tests"}: ${added.positive.length + added.paraphrases.length} that should use it, ${added.negative.length} that should not. It is a draft again until you validate it.`;
     });
   }
 

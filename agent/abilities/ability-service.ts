@@ -179,7 +179,9 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       if (frontmatter === undefined) throw new AppError("CHECKPOINT_LINT_FAILED", "The draft SKILL.md has no valid frontmatter; revise the proposal.");
       const skillName = frontmatter.name;
       const existing = deps.registry.bySkillName(skillName);
-      if (existing !== undefined && existing.proposal_id !== proposalId) {
+      // Another proposal's skill of the same name may only be replaced by an improvement of it
+      // (Improving Existing Skill: the proposal names the installed ability it improves).
+      if (existing !== undefined && existing.proposal_id !== proposalId && proposal.ability_id !== existing.ability_id) {
         throw new AppError("INSTALL_LANE_DENIED", `A skill named "${skillName}" is already installed; rename this one before installing it.`);
       }
       const manifest = CapabilityManifestSchema.parse(JSON.parse(files["capability-manifest.json"] ?? "{}"));
@@ -190,9 +192,9 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
 
       // Approving what is already installed privately upgrades a working ability: until the saga
       // has finished, the proposal, the session and the ability stay exactly as they were.
-      const upgrading = approving && session.state === "installed_private";
+      const approvingInstalled = approving && session.state === "installed_private";
       const started = { receipt: "learn.install.started" as const, event: "learn.install.started" as const, payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } };
-      if (upgrading) {
+      if (approvingInstalled) {
         await deps.sessions.advance(sessionId, [], {}, [started]);
       } else {
         // The session moves first so a crash mid-saga leaves it visibly installing, never "installed".
@@ -201,10 +203,21 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       }
 
       const installedFolder = MemoryPaths.installedSkill(skillName);
-      const previousBridge = await deps.memory.readText(MemoryPaths.bridgeEntriesCurrent);
-      const previousAvailability = await deps.memory.readText(MemoryPaths.availabilityCurrent);
-      const previousCatalog = await deps.memory.readText(MemoryPaths.catalogCurrent);
-      const hadProjection = await deps.projector.exists(skillName);
+      // Every file the saga writes, as it was, so a failure puts each back byte for byte: the
+      // previous version of an improved skill, the bridge, the snapshot and the catalog.
+      const written = [
+        `${installedFolder}/SKILL.md`,
+        `${installedFolder}/tests/trigger-tests.json`,
+        `${installedFolder}/tests/flow.recorder.json`,
+        `${installedFolder}/support-packs.json`,
+        MemoryPaths.capabilityManifest(capabilityId),
+        MemoryPaths.capabilityMetadata(capabilityId),
+        MemoryPaths.bridgeEntriesCurrent,
+        MemoryPaths.availabilityCurrent,
+        MemoryPaths.catalogCurrent,
+      ];
+      const previous = await Promise.all(written.map(async (file) => [file, await deps.memory.readText(file)] as const));
+      const previousProjection = await deps.projector.read(skillName);
       let step: InstallSagaStep = "materialize";
       try {
         // 1. Materialize the canonical files in ELNOR_MEMORY (§0C.23 target paths).
@@ -269,18 +282,17 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         await deps.registry.put(ability);
         await receipt("ability.snapshot.updated", { ability_id: abilityId });
       } catch (error) {
-        // Compensation (§0C.13, R11.2-36): nothing half-installed stays visible or usable.
-        if (!hadProjection) await deps.projector.remove(skillName).catch(() => undefined);
+        // Compensation (§0C.13, R11.2-36): nothing half-installed stays visible or usable, and
+        // what was installed before stays exactly as it was.
+        if (previousProjection === undefined) await deps.projector.remove(skillName).catch(() => undefined);
+        else await deps.projector.project(skillName, previousProjection).catch(() => undefined);
         if (existing === undefined) await deps.memory.remove(installedFolder).catch(() => undefined);
-        const restore = async (file: string, text: string | undefined) => {
+        for (const [file, text] of previous) {
           if (text === undefined) await deps.memory.remove(file).catch(() => undefined);
           else await deps.memory.writeText(file, text).catch(() => undefined);
-        };
-        await restore(MemoryPaths.bridgeEntriesCurrent, previousBridge);
-        await restore(MemoryPaths.availabilityCurrent, previousAvailability);
-        await restore(MemoryPaths.catalogCurrent, previousCatalog);
+        }
         current = undefined;
-        if (upgrading) {
+        if (approvingInstalled) {
           await deps.sessions.advance(sessionId, [], {}, [{ receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } }]).catch(() => undefined);
           const message = `Approval failed at "${step}"; the ability stays installed for you only, as it was.`;
           if (isAppError(error)) throw new AppError(error.code, `${message} ${error.message}`.slice(0, 240));
@@ -290,8 +302,9 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         await deps.sessions.advance(sessionId, ["quarantined"], {}, [
           { receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } },
         ]).catch(() => undefined);
-        if (isAppError(error)) throw new AppError(error.code, `Install failed at "${step}"; the proposal is quarantined and nothing was installed. ${error.message}`.slice(0, 240));
-        throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", `Install failed at "${step}"; the proposal is quarantined and nothing was installed.`, { cause: error });
+        const outcome = existing === undefined ? "nothing was installed" : "the installed version stays as it was";
+        if (isAppError(error)) throw new AppError(error.code, `Install failed at "${step}"; the proposal is quarantined and ${outcome}. ${error.message}`.slice(0, 240));
+        throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", `Install failed at "${step}"; the proposal is quarantined and ${outcome}.`, { cause: error });
       }
 
       const finalState = approving ? "approved" : "installed_private";
@@ -301,7 +314,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         ability_id: abilityId,
         primary_capability_id: capabilityId,
       });
-      await deps.sessions.advance(sessionId, upgrading ? ["approved"] : approving ? [] : ["installed_private"], { ability_id: abilityId }, [
+      await deps.sessions.advance(sessionId, approvingInstalled ? ["approved"] : approving ? [] : ["installed_private"], { ability_id: abilityId }, [
         { receipt: "learn.install.completed", event: "learn.install.completed", payload: { proposal_id: proposalId, ability_id: abilityId, install_lane: lane, saga_id: sagaId } },
       ]);
       return { proposal: updated, ability_id: abilityId, saga_id: sagaId };

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PORTABLE_SKILL_NAME_PATTERN } from "../../shared/skills/frontmatter";
 import { AppError } from "../errors/app-error";
@@ -15,6 +15,8 @@ export interface WorkspaceProjector {
   project(skillName: string, files: Readonly<Record<string, string>>): Promise<string>;
   remove(skillName: string): Promise<void>;
   exists(skillName: string): Promise<boolean>;
+  /** The projected files by relative path, to put them back as they were; undefined when none. */
+  read(skillName: string): Promise<Record<string, string> | undefined>;
 }
 
 const FILE_PATH = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i;
@@ -58,5 +60,16 @@ export function createWorkspaceProjector(root: string): WorkspaceProjector {
       await rm(target, { recursive: true, force: true });
     },
     exists: (skillName) => stat(path.join(skillFolder(absoluteRoot, skillName), "SKILL.md")).then(() => true, () => false),
+    async read(skillName) {
+      const target = skillFolder(absoluteRoot, skillName);
+      const entries = await readdir(target, { recursive: true, withFileTypes: true }).catch(() => undefined);
+      if (entries === undefined) return undefined;
+      const files: Record<string, string> = {};
+      for (const entry of entries.filter((candidate) => candidate.isFile())) {
+        const file = path.join(entry.parentPath, entry.name);
+        files[path.relative(target, file).split(path.sep).join("/")] = await readFile(file, "utf8");
+      }
+      return files;
+    },
   };
 }

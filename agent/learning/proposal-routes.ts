@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { RejectProposalRequestSchema } from "../../shared/learning/compat-aliases";
+import { RequestMoreTestsRequestSchema, RequestMoreTestsResponseSchema } from "../../shared/learning/proposal-tests";
 import { LearnProposalsListResponseSchema } from "../../shared/learning/read-models";
 import {
   GenerateProposalResponseSchema,
@@ -61,6 +62,20 @@ export const proposalRoutes: FastifyPluginAsyncZod<ProposalRoutesOptions> = asyn
     "/api/learn/proposals/:proposalId/revise",
     { schema: { params: ProposalParamsSchema, body: ProposalReviseRequestSchema, response: { 200: ProposalDetailResponseSchema } } },
     async (request) => proposals.revise(request.params.proposalId, request.body),
+  );
+
+  // §0C.18 "Request More Tests": a new draft revision with more trigger tests, to validate again.
+  app.post(
+    "/api/learn/proposals/:proposalId/request-more-tests",
+    {
+      schema: {
+        summary: "Request More Tests: add trigger tests as a new draft revision, to validate again",
+        params: ProposalParamsSchema,
+        body: RequestMoreTestsRequestSchema,
+        response: { 200: RequestMoreTestsResponseSchema },
+      },
+    },
+    async (request) => proposals.requestMoreTests(request.params.proposalId, request.body),
   );
 
   app.post(

@@ -3,7 +3,10 @@ import { z } from "zod";
 import { WorkflowBoundarySchema } from "../../shared/learning/boundary";
 import { ObservedActionEventWithDetailSchema } from "../../shared/learning/observed-action";
 import { LearningAnswerSchema, LearningQuestionSchema, type LearningQuestion } from "../../shared/learning/proposal";
-import type { ProposalDetailResponse, ProposalReviseRequest } from "../../shared/learning/route-contracts";
+import { ProposalTriggerTestsSchema, type RequestMoreTestsRequest, type RequestMoreTestsResponse } from "../../shared/learning/proposal-tests";
+import { RefinementOutcomeSchema, type ProposalDetailResponse, type ProposalReviseRequest } from "../../shared/learning/route-contracts";
+import { SkillDeltaSchema, type SkillDelta } from "../../shared/learning/skill-delta";
+import type { LearnSession } from "../../shared/learning/learn-session";
 import {
   SemanticWorkflowInterpretationSchema,
   type SemanticWorkflowInterpretation,
@@ -12,6 +15,7 @@ import { TestPolicyRecordSchema } from "./session-log";
 import type { TestPolicy } from "../../shared/learning/test-policy";
 import { PageSnapshotSchema, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../shared/skills/proposal";
+import { createAbilityRegistry, type InstalledAbility } from "../abilities/ability-registry";
 import type { Clock } from "../clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
@@ -19,8 +23,11 @@ import { MemoryPaths } from "../memory/memory-paths";
 import { lintCheckpoints, type CheckpointLintReport } from "./compiler/checkpoint-lint";
 import { emitRecorderFlow } from "./compiler/emit-recorder-flow";
 import { emitCapabilityManifest, emitSkillMarkdown, emitTriggerTests } from "./compiler/emit-skill";
-import { interpretTrace, type AnswersByField, type Interpretation } from "./compiler/interpret";
+import { interpretTrace, type AnswersByField, type ImprovedSkillBase, type Interpretation } from "./compiler/interpret";
+import { moreTriggerTests } from "./compiler/more-trigger-tests";
+import { diffSkills, nextSkillVersion, readSkillOutline } from "./compiler/skill-delta";
 import { normalizeTrace } from "./compiler/normalize-trace";
+import { refineInterpretation, type RefinerConfig } from "./refiner/model-refiner";
 import { readExclusions } from "./observation-exclusions";
 import type { SessionService } from "./session-service";
 
@@ -44,6 +51,29 @@ const LiveProposalRecordSchema = z.object({
 type ProposalLogRecord = z.infer<typeof LiveProposalRecordSchema>;
 /** A line is the proposal as it is now, or the tombstone its archive (§0C.16D, 14 days) leaves. */
 const ProposalLogLineSchema = z.union([LiveProposalRecordSchema, z.object({ archived_proposal_id: z.string().uuid(), archived_at: z.string().datetime() })]);
+
+/**
+ * A draft revision's `trigger-tests.json`: the tests, and each "Request More Tests" that added
+ * some (what the user asked for, kept with the revision it produced).
+ */
+const TriggerTestsFileSchema = ProposalTriggerTestsSchema.extend({
+  requests: z
+    .array(
+      z.object({
+        requested_at: z.string().datetime(),
+        positive_examples: z.array(z.string()),
+        negative_examples: z.array(z.string()),
+        note: z.string().optional(),
+      }),
+    )
+    .default([]),
+});
+
+/** §0C.4: the installed skill a session improves, as read (read-only) from ELNOR_MEMORY. */
+interface ImprovedSkill {
+  ability: InstalledAbility;
+  markdown: string;
+}
 
 /** Edits a user may make when revising (issue #5): the meaning, never the recorded trace. */
 const EditedFieldsSchema = z
@@ -76,6 +106,12 @@ export interface ProposalService {
   draftFiles(proposalId: string): Promise<Record<string, string>>;
   /** Records the install saga's outcome on the proposal (state, lane, ability). */
   recordInstall(proposalId: string, patch: Pick<SkillBundleProposal, "proposal_state" | "install_lane"> & Partial<Pick<SkillBundleProposal, "ability_id" | "primary_capability_id">>): Promise<SkillBundleProposal>;
+  /**
+   * §0C.18 "Request More Tests": the current revision's trigger tests plus the user's examples and
+   * generated ones, as a new draft revision (the previous one is kept). The proposal goes back to
+   * `draft` / `drafting_proposal` until a validation runs the new tests.
+   */
+  requestMoreTests(proposalId: string, request: RequestMoreTestsRequest): Promise<RequestMoreTestsResponse>;
   /** The live proposal of a session, if any. */
   ofSession(sessionId: string): SkillBundleProposal | undefined;
   /**
@@ -92,13 +128,22 @@ const EventsFileSchema = ObservedActionEventWithDetailSchema;
  * drafts under `learning/drafts/<proposal_id>/rev-NNN/`, questions for what cannot be inferred.
  * Deterministic: no model is needed.
  */
-export async function createProposalService(deps: { memory: MemoryStore; sessions: SessionService; clock: Clock }): Promise<ProposalService> {
+export async function createProposalService(deps: {
+  memory: MemoryStore;
+  sessions: SessionService;
+  clock: Clock;
+  /** DESIGN §6 step 4: an OpenAI-compatible model that may reword the deterministic result. */
+  refiner?: RefinerConfig | undefined;
+}): Promise<ProposalService> {
   const records = new Map<string, ProposalLogRecord>();
   for (const line of await deps.memory.readJsonl(MemoryPaths.proposals, ProposalLogLineSchema)) {
     if ("archived_proposal_id" in line) records.delete(line.archived_proposal_id);
     else records.set(line.proposal.proposal_id, line);
   }
   const now = () => deps.clock.now().toISOString();
+
+  /** The draft revision folder a proposal currently points at. */
+  const folderOf = (proposal: SkillBundleProposal) => proposal.draft_skill_path.replace(/\/SKILL\.md$/, "");
 
   const find = (proposalId: string): ProposalLogRecord => {
     const record = records.get(proposalId);
@@ -122,9 +167,52 @@ export async function createProposalService(deps: { memory: MemoryStore; session
     return answers;
   };
 
-  /** Compiles the session's demonstration with the answers and edits known so far. */
+  /**
+   * §0C.4 Improving Existing Skill: the installed skill the session names, read from the ability
+   * registry and the skill's canonical SKILL.md. Nothing here writes: the installed skill is never
+   * edited in place; installing the proposal replaces it through the install saga.
+   */
+  const improvedSkillOf = async (session: LearnSession): Promise<ImprovedSkill | undefined> => {
+    if (session.target_kind !== "existing_skill" && session.entry_mode !== "improving_existing_skill") return undefined;
+    const target = session.target_skill_id?.trim();
+    if (target === undefined || target === "") {
+      throw new AppError("ABILITY_NOT_FOUND", "This session improves an existing skill but names none (target_skill_id): start it again from the skill to improve.");
+    }
+    // The registry file, read afresh: the same lines the ability service keeps (last per id wins).
+    const registry = await createAbilityRegistry(deps.memory);
+    const ability = registry.get(target) ?? registry.bySkillName(target);
+    if (ability === undefined) {
+      throw new AppError("ABILITY_NOT_FOUND", "The skill this session improves (target_skill_id) is not installed: pick one of your skills under Skills, or learn a new ability instead.");
+    }
+    const markdown = await deps.memory.readText(`${MemoryPaths.installedSkill(ability.skill_name)}/SKILL.md`);
+    if (markdown === undefined) {
+      throw new AppError("ABILITY_NOT_FOUND", "The skill this session improves has no SKILL.md in memory any more; reinstall it or learn a new ability instead.");
+    }
+    return { ability, markdown };
+  };
+
+  const baseOf = (improved: ImprovedSkill): ImprovedSkillBase => {
+    const outline = readSkillOutline(improved.markdown);
+    return {
+      slug: improved.ability.skill_name,
+      title: outline.title || improved.ability.title,
+      goal_summary: outline.description || `${improved.ability.title}.`,
+      use_conditions: outline.use_conditions,
+      non_use_conditions: outline.non_use_conditions,
+      triggers: outline.triggers.length > 0 ? outline.triggers : improved.ability.trigger_phrases,
+      negative_triggers: outline.negative_triggers.length > 0 ? outline.negative_triggers : improved.ability.negative_triggers,
+      next_version: nextSkillVersion(outline.version),
+    };
+  };
+
+  /**
+   * Compiles the session's demonstration with the answers known so far. The interpretation it
+   * returns is the deterministic result (DESIGN §6): the one place a refiner would start from;
+   * edits, lint and emit follow in `build`.
+   */
   const compile = async (sessionId: string, answers: AnswersByField) => {
     const session = deps.sessions.get(sessionId);
+    const improved = await improvedSkillOf(session);
     const excluded = new Set(await readExclusions(deps.memory, sessionId));
     const events = (await deps.memory.readJsonl(MemoryPaths.observationEvents(sessionId), EventsFileSchema)).filter((event) => !excluded.has(event.event_id));
     const boundaries = (await deps.memory.readJsonl(MemoryPaths.boundaries, WorkflowBoundarySchema)).filter((boundary) => boundary.learn_session_id === sessionId);
@@ -142,9 +230,9 @@ export async function createProposalService(deps: { memory: MemoryStore; session
       const snapshot = await deps.memory.readJson(MemoryPaths.observationSnapshot(sessionId, sha), PageSnapshotSchema).catch(() => undefined);
       if (snapshot !== undefined) snapshots.set(sha, snapshot);
     }
-    const interpretation = interpretTrace({ trace, snapshots, answers, target_skill_id: session.target_skill_id });
+    const interpretation = interpretTrace({ trace, snapshots, answers, improves: improved === undefined ? undefined : baseOf(improved) });
     const literals = trace.steps.map((step) => step.consented_value).filter((value): value is string => value !== undefined);
-    return { trace, interpretation, literals };
+    return { trace, interpretation, literals, improved };
   };
 
   const policyOf = async (sessionId: string) => {
@@ -153,10 +241,38 @@ export async function createProposalService(deps: { memory: MemoryStore; session
     return (await deps.memory.readJsonl(MemoryPaths.testPolicies, TestPolicyRecordSchema)).reverse().find((record) => record.test_policy.policy_id === ref)?.test_policy;
   };
 
-  /** Writes one draft revision: SKILL.md, interpretation, IR, Recorder flow, manifest, trigger tests, lint. */
-  const writeDraft = async (proposalId: string, revision: number, sessionId: string, interpretation: Interpretation, trace: ReturnType<typeof normalizeTrace>, lint: CheckpointLintReport) => {
+  /** §0C.4 The delta of a draft against the installed skill it improves, both read from their SKILL.md. */
+  const deltaOf = (improved: ImprovedSkill, markdown: string, version: string): SkillDelta => {
+    const installed = readSkillOutline(improved.markdown);
+    return SkillDeltaSchema.parse({
+      target_ability_id: improved.ability.ability_id,
+      target_skill_name: improved.ability.skill_name,
+      installed_title: (installed.title || improved.ability.title).slice(0, 200),
+      ...(installed.version === undefined ? {} : { installed_version: installed.version }),
+      proposed_version: version,
+      ...diffSkills(installed, readSkillOutline(markdown)),
+      compared_at: now(),
+      schema_version: 1,
+    });
+  };
+
+  /**
+   * Writes one draft revision: SKILL.md, interpretation, IR, Recorder flow, manifest, trigger tests,
+   * lint, and for an improvement its delta against the installed skill (`skill-delta.json`).
+   */
+  const writeDraft = async (
+    proposalId: string,
+    revision: number,
+    sessionId: string,
+    interpretation: Interpretation,
+    trace: ReturnType<typeof normalizeTrace>,
+    lint: CheckpointLintReport,
+    improved: ImprovedSkill | undefined,
+  ) => {
     const folder = MemoryPaths.draftRevision(proposalId, revision);
-    await deps.memory.writeText(`${folder}/SKILL.md`, emitSkillMarkdown(interpretation, await policyOf(sessionId)));
+    const markdown = emitSkillMarkdown(interpretation, await policyOf(sessionId));
+    await deps.memory.writeText(`${folder}/SKILL.md`, markdown);
+    if (improved !== undefined) await deps.memory.writeJson(`${folder}/skill-delta.json`, deltaOf(improved, markdown, interpretation.version ?? nextSkillVersion(undefined)));
     await deps.memory.writeJson(`${folder}/workflow-graph.json`, interpretation.graph);
     await deps.memory.writeJson(`${folder}/flow.recorder.json`, emitRecorderFlow(interpretation, trace.steps));
     await deps.memory.writeJson(`${folder}/capability-manifest.json`, emitCapabilityManifest(interpretation, `learned.${interpretation.slug}`));
@@ -194,7 +310,15 @@ export async function createProposalService(deps: { memory: MemoryStore; session
     edits: z.infer<typeof EditedFieldsSchema>,
     base: SkillBundleProposal | undefined,
   ) => {
-    const { trace, interpretation: compiled, literals } = await compile(sessionId, answers);
+    const { trace, interpretation: deterministic, literals, improved } = await compile(sessionId, answers);
+    // The model only rewords a new skill: an improvement keeps the installed skill's wording.
+    const refined =
+      deps.refiner === undefined
+        ? undefined
+        : improved === undefined
+          ? await refineInterpretation(deps.refiner, deterministic, literals)
+          : { interpretation: deterministic, outcome: { used: "deterministic" as const, model: deps.refiner.model, reason: "an improvement keeps the installed skill's wording" } };
+    const compiled = refined?.interpretation ?? deterministic;
     const interpretation: Interpretation = {
       ...compiled,
       ...(edits.title === undefined ? {} : { title: edits.title }),
@@ -209,7 +333,8 @@ export async function createProposalService(deps: { memory: MemoryStore; session
       }),
     };
     const lint = lintCheckpoints(interpretation.checkpoints, literals);
-    const folder = await writeDraft(proposalId, revision, sessionId, interpretation, trace, lint);
+    const folder = await writeDraft(proposalId, revision, sessionId, interpretation, trace, lint, improved);
+    if (refined !== undefined) await deps.memory.writeJson(`${folder}/refinement.json`, refined.outcome);
     const interpretationId = randomUUID();
     await deps.memory.writeJson(MemoryPaths.interpretation(interpretationId), semanticOf(interpretationId, sessionId, proposalId, interpretation, revision > 1));
     const at = now();
@@ -228,6 +353,9 @@ export async function createProposalService(deps: { memory: MemoryStore; session
       draft_graph_ref: `${folder}/workflow-graph.json`,
       proposal_state: "draft",
       install_lane: "pending",
+      // An improvement names the ability it will replace: validation does not count that ability's
+      // name and triggers as collisions, and the install saga upgrades it.
+      ...(improved === undefined ? {} : { ability_id: improved.ability.ability_id }),
       ambiguity_flags: interpretation.questions.filter((question) => question.required).map((question) => `needs_${question.field}`),
       created_at: base?.created_at ?? at,
       updated_at: at,
@@ -319,7 +447,16 @@ export async function createProposalService(deps: { memory: MemoryStore; session
           ...(answer === undefined ? {} : { answer_text: answer.answer }),
         };
       });
-      return { proposal: record.proposal, ...(interpretation === undefined ? {} : { interpretation }), checkpoint_lint_report: record.lint, questions };
+      const delta = await deps.memory.readJson(`${folderOf(record.proposal)}/skill-delta.json`, SkillDeltaSchema);
+      const refinement = await deps.memory.readJson(`${folderOf(record.proposal)}/refinement.json`, RefinementOutcomeSchema);
+      return {
+        proposal: record.proposal,
+        ...(interpretation === undefined ? {} : { interpretation }),
+        checkpoint_lint_report: record.lint,
+        questions,
+        ...(delta === undefined ? {} : { skill_delta: delta }),
+        ...(refinement === undefined ? {} : { wording_refinement: refinement }),
+      };
     },
 
     async revise(proposalId, request) {
@@ -350,6 +487,69 @@ export async function createProposalService(deps: { memory: MemoryStore; session
       return service.detail(proposalId);
     },
 
+    async requestMoreTests(proposalId, request) {
+      const record = find(proposalId);
+      const sessionId = record.proposal.learn_session_id as string;
+      const session = deps.sessions.get(sessionId);
+      if (session.state === "testing_proposal") {
+        throw new AppError("VALIDATION_IN_PROGRESS", "A validation of this proposal is running; request more tests once it has finished.");
+      }
+      // §0C.1A: each of these may move to drafting_proposal (or is there already).
+      if (!["ready_for_review", "drafting_proposal", "quarantined"].includes(session.state)) {
+        throw new AppError("INVALID_LEARN_STATE_TRANSITION", `More tests are added to a proposal in review, drafting or quarantine, not while the session is ${session.state}.`);
+      }
+      const from = folderOf(record.proposal);
+      const tests = (await deps.memory.readJson(`${from}/trigger-tests.json`, TriggerTestsFileSchema)) ?? { positive: [], paraphrases: [], negative: [], requests: [] };
+      const added = moreTriggerTests(tests, { title: record.proposal.title, triggers: record.proposal.trigger_phrases }, request);
+      const count = added.positive.length + added.paraphrases.length + added.negative.length;
+      if (count === 0) {
+        throw new AppError("REQUEST_INVALID", "Every one of these requests is already a test of this proposal; give a new example request.");
+      }
+      // A new revision: the current one's files as they are, with the longer test list.
+      const revision = record.revision + 1;
+      const folder = MemoryPaths.draftRevision(proposalId, revision);
+      for (const name of await deps.memory.list(from)) {
+        if (name === "trigger-tests.json") continue;
+        const text = await deps.memory.readText(`${from}/${name}`);
+        if (text !== undefined) await deps.memory.writeText(`${folder}/${name}`, text);
+      }
+      const at = now();
+      await deps.memory.writeJson(`${folder}/trigger-tests.json`, {
+        positive: [...tests.positive, ...added.positive],
+        paraphrases: [...tests.paraphrases, ...added.paraphrases],
+        negative: [...tests.negative, ...added.negative],
+        requests: [
+          ...tests.requests,
+          { requested_at: at, positive_examples: request.positive_examples, negative_examples: request.negative_examples, ...(request.note === undefined || request.note === "" ? {} : { note: request.note }) },
+        ],
+      });
+      const moved = (path: string | undefined) => (path === undefined ? undefined : `${folder}/${path.slice(from.length + 1)}`);
+      // Tests that never ran cannot leave it ready for review: back to draft until validated.
+      const proposal = SkillBundleProposalSchema.parse({
+        ...record.proposal,
+        draft_skill_path: moved(record.proposal.draft_skill_path),
+        draft_manifest_path: moved(record.proposal.draft_manifest_path),
+        ...(record.proposal.draft_graph_ref === undefined ? {} : { draft_graph_ref: moved(record.proposal.draft_graph_ref) }),
+        proposal_state: "draft",
+        install_lane: "pending",
+        updated_at: at,
+      });
+      await put({ proposal, revision, lint: record.lint });
+      await deps.sessions.advance(sessionId, session.state === "drafting_proposal" ? [] : ["drafting_proposal"], {}, [
+        {
+          receipt: "learn.proposal.revision_requested",
+          event: "learn.proposal.created",
+          payload: {
+            proposal_id: proposalId,
+            revision,
+            more_tests: { positive: added.positive.length, paraphrases: added.paraphrases.length, negative: added.negative.length },
+            note_length: request.note?.length ?? 0,
+          },
+        },
+      ]);
+      return { ...(await service.detail(proposalId)), added_trigger_tests: added };
+    },
+
     testPolicyOf: policyOf,
 
     async setState(proposalId, state) {
@@ -359,7 +559,7 @@ export async function createProposalService(deps: { memory: MemoryStore; session
 
     async draftFiles(proposalId) {
       const record = find(proposalId);
-      const folder = record.proposal.draft_skill_path.replace(/\/SKILL\.md$/, "");
+      const folder = folderOf(record.proposal);
       const files: Record<string, string> = {};
       for (const name of await deps.memory.list(folder)) {
         const text = await deps.memory.readText(`${folder}/${name}`);

@@ -21,3 +21,5 @@ export * from "./read-models";
 export * from "./compat-aliases";
 export * from "./workflow-graph";
 export * from "./session-requests";
+export * from "./skill-delta";
+export * from "./proposal-tests";

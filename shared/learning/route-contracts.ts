@@ -5,6 +5,7 @@ import { ValidationRunSchema, ValidationStepResultSchema } from "./validation-ru
 import { TestPolicySchema } from "./test-policy";
 import { SkillBundleProposalSchema } from "../skills/proposal";
 import { LearningReceiptSchema } from "./receipts";
+import { SkillDeltaSchema } from "./skill-delta";
 
 // §0C.16A also imports the runtime snapshot, observation scope, checkpoint receipt and lookup
 // schemas, but only to name them in its route table: those routes answer with the schemas
@@ -101,6 +102,16 @@ export type GenerateProposalResponse = z.infer<typeof GenerateProposalResponseSc
 
 // --- Proposal lifecycle ---
 
+/**
+ * DESIGN §6 step 4: what the optional model refiner did to a draft revision's wording. `reason`
+ * says why the deterministic wording was kept; it is absent when the model's wording is used.
+ */
+export const RefinementOutcomeSchema = z.object({
+  used: z.enum(["model", "deterministic"]),
+  model: z.string().max(200).optional(),
+  reason: z.string().max(240).optional(),
+});
+
 /** §0C.16A detail, revise, approve and reject all answer with this. */
 export const ProposalDetailResponseSchema = z.object({
   proposal: SkillBundleProposalSchema,
@@ -112,6 +123,12 @@ export const ProposalDetailResponseSchema = z.object({
     answered: z.boolean(),
     answer_text: z.string().max(2000).optional(),
   })).default([]),
+  /**
+   * Ours, not §0C.16A: for a proposal that improves an installed skill (`target_kind =
+   * existing_skill`), its changes to that skill (./skill-delta). Absent for a new skill.
+   */
+  wording_refinement: RefinementOutcomeSchema.optional().describe("Present only when a model refiner is configured: whether its wording was used, and if not, why."),
+  skill_delta: SkillDeltaSchema.optional().describe("Present only when the proposal improves an installed skill (target_kind = existing_skill): its changes to that skill."),
 });
 /** §0C.16A */
 export type ProposalDetailResponse = z.infer<typeof ProposalDetailResponseSchema>;

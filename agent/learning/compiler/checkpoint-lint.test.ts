@@ -16,6 +16,7 @@ describe("checkpoint lint", () => {
     expect(rulesOf("div-8472")).toContain("CKP-001");
     expect(rulesOf("The element #confirm-banner is shown")).toContain("CKP-001");
     expect(rulesOf("[data-testid=order-ok] is visible")).toContain("CKP-001");
+    expect(rulesOf("div#export-done > span is shown")).toContain("CKP-001");
   });
 
   it("R11.2-23: a success condition that is a coordinate fails CKP-002", () => {

@@ -18,6 +18,7 @@ export interface CheckpointLintReport {
 
 const SELECTOR = [
   /(^|\s)[#.][A-Za-z_][\w-]*/, // #submit, .btn-primary
+  /\b[a-z][a-z0-9]*#[A-Za-z_][\w-]*/i, // div#export-done, button#save
   /\[[\w-]+(?:[~|^$*]?=[^\]]*)?\]/, // [data-testid=x]
   /(^|\s)\/\/?[a-z*]+[[/]/i, // //div[…], xpath
   /\b(xpath|css selector|queryselector|getelementbyid)\b/i,

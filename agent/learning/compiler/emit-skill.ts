@@ -1,14 +1,20 @@
 import { PortableSkillFrontmatterSchema, type PortableSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import type { CapabilityManifest } from "../../../shared/capabilities/capability-manifest";
 import type { TestPolicy } from "../../../shared/learning/test-policy";
+import type { ProposalTriggerTests } from "../../../shared/learning/proposal-tests";
 import type { Interpretation } from "./interpret";
 
 /** Trigger tests (issue #5): phrasings that must find the skill, and ones that must not. */
-export interface TriggerTests {
-  positive: string[];
-  paraphrases: string[];
-  negative: string[];
-}
+export type TriggerTests = ProposalTriggerTests;
+
+/** "When not to use" lines a skill gets when the user named none; not conditions of their own. */
+export const DEFAULT_NON_USE_CONDITIONS: readonly string[] = [
+  "When the user only asks about this task without asking you to do it.",
+  "When any input below is missing and the user cannot provide it.",
+];
+
+/** The version of a first draft; a proposal improving an installed skill carries the next one. */
+export const FIRST_SKILL_VERSION = "0.1.0";
 
 /**
  * Frontmatter lines are `key: <JSON>`: JSON scalars and arrays are valid YAML flow values, so the
@@ -54,7 +60,7 @@ export function buildFrontmatter(interpretation: Interpretation): PortableSkillF
     name: interpretation.slug,
     title: interpretation.title.slice(0, 120),
     description: interpretation.goal_summary.slice(0, 500),
-    version: "0.1.0",
+    version: interpretation.version ?? FIRST_SKILL_VERSION,
     triggers: interpretation.triggers.length > 0 ? interpretation.triggers : [interpretation.title.toLowerCase().slice(0, 200)],
     negative_triggers: interpretation.negative_triggers,
     preferred_control_surfaces: interpretation.preferred_control_surfaces,
@@ -77,7 +83,7 @@ export function emitSkillMarkdown(interpretation: Interpretation, policy?: TestP
   out.push(
     ...(interpretation.non_use_conditions.length > 0
       ? interpretation.non_use_conditions.map((line) => `- ${plainText(line)}`)
-      : ["- When the user only asks about this task without asking you to do it.", "- When any input below is missing and the user cannot provide it."]),
+      : DEFAULT_NON_USE_CONDITIONS.map((line) => `- ${line}`)),
     "",
   );
   out.push("## Inputs\n", "Ask the user for each of these when you run the skill. Never reuse values from the demonstration.\n");

@@ -44,6 +44,26 @@ export interface Interpretation {
   /** Questions still needed, without ids (the proposal service gives them ids). */
   questions: Array<{ field: LearningQuestion["field"]; prompt: string; required: boolean }>;
   site: string | undefined;
+  /** The frontmatter version; absent for a first draft (emit-skill's FIRST_SKILL_VERSION). */
+  version?: string | undefined;
+}
+
+/**
+ * §0C.4 Improving Existing Skill: what the installed skill already says, read from its SKILL.md.
+ * The demonstration supplies new steps, parameters and checkpoints; the skill keeps its name (so
+ * installing upgrades it), and its title, purpose, conditions and triggers unless the user's
+ * answers change them.
+ */
+export interface ImprovedSkillBase {
+  slug: string;
+  title: string;
+  goal_summary: string;
+  use_conditions: string[];
+  non_use_conditions: string[];
+  triggers: string[];
+  negative_triggers: string[];
+  /** The version the proposal will carry (the installed one's successor). */
+  next_version: string;
 }
 
 const TYPE_HINTS: Record<string, SkillParameter["type_hint"]> = {
@@ -165,7 +185,7 @@ export interface InterpretInput {
   snapshots: ReadonlyMap<string, PageSnapshot>;
   answers: AnswersByField;
   /** `target_kind = existing_skill`: the installed skill this demonstration improves. */
-  target_skill_id?: string | undefined;
+  improves?: ImprovedSkillBase | undefined;
 }
 
 /**
@@ -228,9 +248,10 @@ export function interpretTrace(input: InterpretInput): Interpretation {
   const site = hostOf(trace.pages[0]?.url);
   const siteTitle = trace.pages[0]?.title;
   const lastTarget = [...steps].reverse().find((step) => step.target_name !== undefined && step.action !== "navigate")?.target_name;
+  const base = input.improves;
   const goal = answers.goal_summary ?? trace.goal;
-  const title = (answers.name ?? goal ?? (lastTarget !== undefined ? `${lastTarget}${siteTitle ? ` on ${siteTitle}` : ""}` : siteTitle ?? "Learned ability")).slice(0, 160);
-  const goalSummary = (goal ?? `${title}.`).slice(0, 600);
+  const title = (answers.name ?? base?.title ?? goal ?? (lastTarget !== undefined ? `${lastTarget}${siteTitle ? ` on ${siteTitle}` : ""}` : siteTitle ?? "Learned ability")).slice(0, 160);
+  const goalSummary = (goal ?? base?.goal_summary ?? `${title}.`).slice(0, 600);
   const split = (text: string | undefined) =>
     (text ?? "")
       .split(/\n|;/)
@@ -238,8 +259,13 @@ export function interpretTrace(input: InterpretInput): Interpretation {
       .filter((line) => line.length > 0)
       .map((line) => line.slice(0, 240));
 
-  const useConditions = answers.use_conditions !== undefined ? split(answers.use_conditions) : [`When the user asks to ${lowerFirst(title)}`];
-  const nonUse = answers.non_use_conditions !== undefined ? split(answers.non_use_conditions) : [];
+  const useConditions =
+    answers.use_conditions !== undefined
+      ? split(answers.use_conditions)
+      : base !== undefined && base.use_conditions.length > 0
+        ? base.use_conditions
+        : [`When the user asks to ${lowerFirst(title)}`];
+  const nonUse = answers.non_use_conditions !== undefined ? split(answers.non_use_conditions) : (base?.non_use_conditions ?? []);
   const scopeAnswer = answers.project_scope?.toLowerCase();
   const projectScope = scopeAnswer === undefined ? "unclear" : /project|matter|only/.test(scopeAnswer) ? "project_scoped" : "global";
   const web = steps.some((step) => step.page_url !== undefined);
@@ -267,7 +293,7 @@ export function interpretTrace(input: InterpretInput): Interpretation {
   });
 
   const questions: Interpretation["questions"] = [];
-  if (goal === undefined) {
+  if (goal === undefined && base === undefined) {
     questions.push({ field: "goal_summary", prompt: "What is this ability for? Describe the outcome in one sentence (for example: \"Submit a travel expense for approval\").", required: true });
   }
   if (checkpoints.some((checkpoint) => !checkpoint.observable) && answers.success_condition === undefined) {
@@ -283,14 +309,22 @@ export function interpretTrace(input: InterpretInput): Interpretation {
     questions.push({ field: "project_scope", prompt: "Is this for all your work, or only for one project?", required: false });
   }
 
-  const base = lowerFirst(title.replace(/[.]$/, ""));
-  const triggers = [...new Set([base, `help me ${base}`, `can you ${base}`, ...useConditions.map((line) => lowerFirst(line.replace(/^when the user asks to /i, "")))])]
+  const phrase = lowerFirst(title.replace(/[.]$/, ""));
+  const derived = [...new Set([phrase, `help me ${phrase}`, `can you ${phrase}`, ...useConditions.map((line) => lowerFirst(line.replace(/^when the user asks to /i, "")))])]
     .filter((text) => text.length > 2)
     .slice(0, 8)
     .map((text) => text.slice(0, 120));
+  // An improved skill keeps the triggers it was installed with (the user may have edited them);
+  // only answers that change its name or use conditions bring new ones.
+  const triggers =
+    base === undefined
+      ? derived
+      : [...new Set([...base.triggers, ...(answers.name !== undefined || answers.use_conditions !== undefined ? derived : [])].map((text) => text.slice(0, 120)))].slice(0, 20);
+  const negativeTriggers =
+    base === undefined || answers.non_use_conditions !== undefined ? nonUse.map((line) => line.slice(0, 120)).slice(0, 8) : base.negative_triggers.slice(0, 20);
   return {
     title,
-    slug: skillSlug(answers.name ?? title),
+    slug: base?.slug ?? skillSlug(answers.name ?? title),
     goal_summary: goalSummary,
     use_conditions: useConditions,
     non_use_conditions: nonUse,
@@ -306,8 +340,9 @@ export function interpretTrace(input: InterpretInput): Interpretation {
       schema_version: 1,
     },
     triggers,
-    negative_triggers: nonUse.map((line) => line.slice(0, 120)).slice(0, 8),
+    negative_triggers: negativeTriggers,
     questions,
     site,
+    ...(base === undefined ? {} : { version: base.next_version }),
   };
 }
