@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AbilityAvailabilitySnapshotSchema, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
-import { createLookupIndex } from "../../shared/abilities/ability-lookup";
+import { createLookupIndex } from "../../shared/abilities/lookup-index";
 import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup";
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
 import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";

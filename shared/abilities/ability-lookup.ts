@@ -9,7 +9,7 @@ export const LOOKUP_MAX_RESULTS = 10;
 
 // The weights are sums of decimal fractions, so a score that is 0.15 on paper can land a hair
 // below it in binary floating point; the threshold tolerates that much and no more.
-const SCORE_EPSILON = 1e-9;
+export const SCORE_EPSILON = 1e-9;
 
 /**
  * §0C.11C Scores one ability against a query. Transcribed line for line from the spec, including
@@ -120,15 +120,18 @@ export function lookupRejectionReason(
   if (ability.install_lane === "quarantined" || ability.checkpoint_health === "quarantined") {
     return "quarantined";
   }
-  if (query.install_lanes_allowed.some((lane) => lane === ability.install_lane)) return undefined;
-  if (ability.install_lane === "experimental_private" && query.include_private_owned_by_user) {
-    return undefined;
-  }
+  if (searchesLane(query, ability.install_lane)) return undefined;
   return `install_lane_not_allowed: ${ability.install_lane}`;
 }
 
+/** Whether a query searches a lane: one it allows, or the private lane when it includes the user's own. */
+export function searchesLane(query: AbilityLookupQuery, lane: AbilityAvailabilityEntry["install_lane"]): boolean {
+  if (query.install_lanes_allowed.some((allowed) => allowed === lane)) return true;
+  return lane === "experimental_private" && query.include_private_owned_by_user;
+}
+
 // Plain code-unit order: `localeCompare` would make the tie order depend on the host's locale.
-function compareCodeUnits(a: string, b: string): number {
+export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -164,101 +167,4 @@ export function lookupAbilities(
     usable_now: scored.usable_now,
     ...(scored.reason_unusable === undefined ? {} : { reason_unusable: scored.reason_unusable }),
   }));
-}
-
-interface IndexedAbility {
-  entry: AbilityAvailabilityEntry;
-  triggers: string[];
-  triggerTokens: Array<Set<string>>;
-  negatives: string[];
-  title: string;
-  scopes: ReadonlySet<string>;
-  global: boolean;
-  /** Lane and checkpoint-health weights, which do not depend on the query. */
-  fixed: number;
-}
-
-/**
- * The §0C.11C lookup over a snapshot, with everything that does not depend on the query
- * (lower-cased phrases, trigger tokens, lane and health weights) computed once per snapshot, so a
- * lookup over 10,000 abilities stays in the low milliseconds. Scores are exactly
- * `scoreAbilityMatch`'s (shared/abilities/ability-lookup.test.ts checks that on random data);
- * the returned matches carry its reasons.
- */
-export function createLookupIndex(abilities: readonly AbilityAvailabilityEntry[]) {
-  const indexed: IndexedAbility[] = abilities.map((entry) => {
-    const triggers = entry.trigger_phrases.map((phrase) => phrase.toLowerCase());
-    const lane = entry.install_lane === "shared_promoted" ? 0.1 : entry.install_lane === "approved_workspace" ? 0.07 : entry.install_lane === "experimental_private" ? 0.03 : 0;
-    const health = entry.checkpoint_health === "strong" ? 0.05 : entry.checkpoint_health === "weak" ? -0.05 : 0;
-    return {
-      entry,
-      triggers,
-      triggerTokens: triggers.map((phrase) => new Set(phrase.split(/\s+/))),
-      negatives: entry.negative_triggers.map((phrase) => phrase.toLowerCase()),
-      title: entry.title.toLowerCase(),
-      scopes: new Set(entry.project_scopes),
-      global: entry.project_scopes.length === 0 || entry.project_scopes.includes("*"),
-      fixed: lane + health,
-    };
-  });
-
-  const score = (item: IndexedAbility, queryLower: string, queryTokens: readonly string[], projectId: string | undefined): number => {
-    // Same order of additions as scoreAbilityMatch, so floating-point results are identical.
-    let total = 0;
-    for (let i = 0; i < item.triggers.length; i += 1) {
-      const trigger = item.triggers[i] as string;
-      if (queryLower.includes(trigger) || trigger.includes(queryLower)) {
-        total += 0.4;
-        break;
-      }
-      const tokens = item.triggerTokens[i] as Set<string>;
-      let overlap = 0;
-      for (const token of queryTokens) if (tokens.has(token)) overlap += 1;
-      if (overlap >= 2) {
-        total += 0.2;
-        break;
-      }
-    }
-    for (const negative of item.negatives) if (queryLower.includes(negative)) return 0;
-    let titleOverlap = 0;
-    for (const token of queryTokens) {
-      if (item.title.includes(token)) {
-        titleOverlap += 1;
-        if (titleOverlap >= 2) break;
-      }
-    }
-    if (titleOverlap >= 2) total += 0.2;
-    if (projectId && item.scopes.has(projectId)) total += 0.15;
-    else if (item.global) total += 0.05;
-    const lane = item.entry.install_lane;
-    if (lane === "shared_promoted") total += 0.1;
-    else if (lane === "approved_workspace") total += 0.07;
-    else if (lane === "experimental_private") total += 0.03;
-    if (item.entry.checkpoint_health === "strong") total += 0.05;
-    else if (item.entry.checkpoint_health === "weak") total -= 0.05;
-    if (!item.entry.usable_now) total *= 0.5;
-    return Math.min(1, Math.max(0, total));
-  };
-
-  return {
-    /** Same answer as `lookupAbilities(query, abilities)`. */
-    lookup(query: AbilityLookupQuery): AbilityLookupResult["matches"] {
-      const queryLower = query.user_query.toLowerCase();
-      const queryTokens = queryLower.split(/\s+/);
-      const hits: Array<{ item: IndexedAbility; score: number }> = [];
-      for (const item of indexed) {
-        if (lookupRejectionReason(query, item.entry) !== undefined) continue;
-        const value = score(item, queryLower, queryTokens, query.project_id);
-        if (value >= LOOKUP_MIN_SCORE - SCORE_EPSILON) hits.push({ item, score: value });
-      }
-      hits.sort((a, b) => b.score - a.score || compareCodeUnits(a.item.entry.ability_id, b.item.entry.ability_id));
-      return hits.slice(0, LOOKUP_MAX_RESULTS).map(({ item, score: value }) => ({
-        ability_id: item.entry.ability_id,
-        score: value,
-        install_lane: item.entry.install_lane,
-        usable_now: item.entry.usable_now,
-        ...(item.entry.reason_unusable === undefined ? {} : { reason_unusable: item.entry.reason_unusable }),
-      }));
-    },
-  };
 }
