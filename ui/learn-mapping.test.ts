@@ -167,6 +167,17 @@ describe("the questions panel reads the detail route's questions", () => {
       { question_id: "a", text: "When should it be used?", required: false },
     ]);
   });
+
+  it("trusts the agent's required flag over the text", () => {
+    const questions = openQuestions([
+      { question_id: "a", question_text: "Which project is it for? (optional)", required: true, answered: false },
+      { question_id: "b", question_text: "Anything else to know?", required: false, answered: false },
+    ]);
+    expect(questions).toEqual([
+      { question_id: "a", text: "Which project is it for?", required: true },
+      { question_id: "b", text: "Anything else to know?", required: false },
+    ]);
+  });
 });
 
 describe("sites", () => {

@@ -11,9 +11,9 @@ export interface OpenQuestion {
 const OPTIONAL_SUFFIX = /\s*\(optional\)$/i;
 
 /**
- * The detail route's questions that are still open, required ones first. The route has no
- * `required` flag: it marks optional questions by appending "(optional)" to their text, which is
- * read back here and taken off the text.
+ * The detail route's questions that are still open, required ones first. The agent says which
+ * are required (`required`) and also ends an optional one's text with "(optional)", which is taken
+ * off here; an agent without the flag is read by that marker alone.
  */
 export function openQuestions(questions: ProposalDetailResponse["questions"]): OpenQuestion[] {
   return questions
@@ -21,7 +21,7 @@ export function openQuestions(questions: ProposalDetailResponse["questions"]): O
     .map((question) => ({
       question_id: question.question_id,
       text: question.question_text.replace(OPTIONAL_SUFFIX, ""),
-      required: !OPTIONAL_SUFFIX.test(question.question_text),
+      required: question.required ?? !OPTIONAL_SUFFIX.test(question.question_text),
     }))
     .sort((a, b) => Number(b.required) - Number(a.required));
 }

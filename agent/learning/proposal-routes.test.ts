@@ -96,6 +96,9 @@ describe("generate-proposal and the proposal routes", () => {
     const detail = ProposalDetailResponseSchema.parse((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body);
     const goalQuestion = detail.questions.find((question) => question.question_text.startsWith("What is this ability for"));
     expect(goalQuestion).toBeDefined();
+    // Each question says whether it is required; the optional ones also say so in their text.
+    expect(goalQuestion?.required).toBe(true);
+    for (const question of detail.questions) expect(question.question_text.endsWith("(optional)")).toBe(question.required === false);
 
     const answered = await call("POST", `/api/learn/sessions/${id}/answer-questions`, {
       answers: [{ question_id: goalQuestion?.question_id, answer_text: "Open a customer account" }],

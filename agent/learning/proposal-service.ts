@@ -443,6 +443,7 @@ export async function createProposalService(deps: {
         return {
           question_id: question.question_id,
           question_text: question.required ? question.prompt : `${question.prompt} (optional)`.slice(0, 400),
+          required: question.required,
           answered: answer !== undefined,
           ...(answer === undefined ? {} : { answer_text: answer.answer }),
         };

@@ -27,9 +27,9 @@ export async function readyProposal(call: AgentCall, goal = "Export the monthly 
   await call("POST", `/api/learn/sessions/${sessionId}/stop`);
   const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
   if ((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state === "awaiting_questions") {
-    const questions = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{ question_id: string; question_text: string }>;
+    const questions = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{ question_id: string; question_text: string; required: boolean }>;
     await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
-      answers: questions.filter((question) => !question.question_text.endsWith("(optional)")).map((question) => ({ question_id: question.question_id, answer_text: "The export file appears in the downloads list" })),
+      answers: questions.filter((question) => question.required).map((question) => ({ question_id: question.question_id, answer_text: "The export file appears in the downloads list" })),
     });
   }
   const state = (await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state;

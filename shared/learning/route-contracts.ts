@@ -120,6 +120,8 @@ export const ProposalDetailResponseSchema = z.object({
   questions: z.array(z.object({
     question_id: z.string().max(80),
     question_text: z.string().max(400),
+    /** Ours, not §0C.16A: the question's `LearningQuestion.required`; the text of an optional one also ends in "(optional)". */
+    required: z.boolean().optional(),
     answered: z.boolean(),
     answer_text: z.string().max(2000).optional(),
   })).default([]),
