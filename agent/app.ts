@@ -156,7 +156,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(pairingRoutes, { pairing });
   await app.register(runtimeRoutes, { memory: options.memory });
   await app.register(sessionRoutes, { sessions, proposals });
-  await app.register(proposalRoutes, { proposals, sessions, memory: options.memory });
+  await app.register(proposalRoutes, { proposals, sessions, memory: options.memory, validation });
   await app.register(observationRoutes, { sessions, memory: options.memory });
   await app.register(abilityRoutes, { abilities, proposals, validation, clock });
   await app.register(validationRoutes, { validation });

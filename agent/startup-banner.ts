@@ -2,6 +2,14 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 
 /** What `npm start` prints once the agent listens: where things are and how to pair. */
+/** A URL as it may be printed: any `user:password@` taken out. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = "";
+  parsed.password = "";
+  return parsed.toString().replace(/\/$/, "");
+}
+
 export function startupBanner(details: { url: string; memoryRoot: string; token: string; projectRoot: string; refiner?: { baseUrl: string; model: string } | undefined }): string {
   const extensionDir = path.join(details.projectRoot, ".output", "chrome-mv3");
   const built = existsSync(path.join(extensionDir, "manifest.json"));
@@ -11,7 +19,7 @@ export function startupBanner(details: { url: string; memoryRoot: string; token:
     `  Agent address:   ${details.url}`,
     `  ELNOR_MEMORY:    ${details.memoryRoot}`,
     `  Extension folder: ${built ? extensionDir : `${extensionDir} (not built yet: run \`npm run build\`)`}`,
-    `  Model refiner:   ${details.refiner === undefined ? "off (proposals are worded by the deterministic compiler)" : `${details.refiner.model} at ${details.refiner.baseUrl}`}`,
+    `  Model refiner:   ${details.refiner === undefined ? "off (proposals are worded by the deterministic compiler)" : `${details.refiner.model} at ${withoutCredentials(details.refiner.baseUrl)}`}`,
     "",
     "Load the extension in Chrome:",
     "  1. Open chrome://extensions and turn on Developer mode.",

@@ -78,6 +78,8 @@ export class SkillsCatalogState {
   #etag: string | null = null;
   #seen: Set<string> | undefined;
   #polling = false;
+  /** Numbers the availability requests, so only the latest one's answer is shown. */
+  #requests = 0;
 
   constructor(deps: LearnDeps) {
     this.#deps = deps;
@@ -89,8 +91,10 @@ export class SkillsCatalogState {
 
   async load(): Promise<void> {
     if (this.status !== "ready") this.status = "loading";
+    const request = ++this.#requests;
     try {
-      this.#apply(await this.#deps.client.abilityAvailability());
+      const answer = await this.#deps.client.abilityAvailability();
+      if (request === this.#requests) this.#apply(answer);
     } catch (error) {
       if (isRouteMissing(error)) {
         this.status = "unavailable";
@@ -123,8 +127,10 @@ export class SkillsCatalogState {
     if (typeof document !== "undefined" && document.visibilityState === "hidden") return;
     this.#polling = true;
     try {
+      const request = ++this.#requests;
       const answer = await this.#deps.client.abilityAvailabilityIfChanged(this.#etag);
-      if (answer.changed) this.#apply(answer);
+      // An answer overtaken by a later request (a reload after a command) is older than what it would replace.
+      if (answer.changed && request === this.#requests) this.#apply(answer);
     } catch (error) {
       // The status bar says the agent is unreachable; the list stays as it was, not emptied.
       report(this.#deps, error);

@@ -35,22 +35,21 @@ export interface AbilityRoutesOptions {
 const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
 const AbilityParamsSchema = z.object({ abilityId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/) });
 
-/**
- * The availability answer's entity tag: a digest of the snapshot, computed once per snapshot the
- * service holds (each §0C.11B trigger writes a new one), plus the stale flag.
- */
-const snapshotDigests = new WeakMap<object, string>();
-function availabilityTag(snapshot: object, stale: boolean): string {
-  let digest = snapshotDigests.get(snapshot);
-  if (digest === undefined) {
-    digest = createHash("sha256").update(JSON.stringify(snapshot)).digest("base64url").slice(0, 22);
-    snapshotDigests.set(snapshot, digest);
-  }
-  return `"${digest}${stale ? "-stale" : ""}"`;
-}
-
 /** Install and approve (§0C.16 proposal routes) and the §0C.16 ability routes (issue #6). */
 export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock }) => {
+  /**
+   * The availability answer's entity tag: a digest of the snapshot, computed once per snapshot the
+   * service holds (each §0C.11B trigger writes a new one), plus the stale flag.
+   */
+  const snapshotDigests = new WeakMap<object, string>();
+  const availabilityTag = (snapshot: object, stale: boolean): string => {
+    let digest = snapshotDigests.get(snapshot);
+    if (digest === undefined) {
+      digest = createHash("sha256").update(JSON.stringify(snapshot)).digest("base64url").slice(0, 22);
+      snapshotDigests.set(snapshot, digest);
+    }
+    return `"${digest}${stale ? "-stale" : ""}"`;
+  };
   const notWhileValidating = (proposalId: string) => {
     if (validation.inProgress(proposalId)) throw new AppError("VALIDATION_IN_PROGRESS", "This proposal is being validated; install it once the run has finished.");
   };

@@ -154,6 +154,177 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
   // fixed test clock) carry the same `snapshot_as_of` but different abilities.
   let index: { of: AbilityAvailabilitySnapshot; lookup: ReturnType<typeof createLookupIndex>["lookup"] } | undefined;
 
+  let sagas: Promise<unknown> = Promise.resolve();
+  const installSaga = async (proposalId: string, lane: "experimental_private" | "approved_workspace") => {
+    const detail = await deps.proposals.detail(proposalId);
+    const proposal = detail.proposal;
+    const sessionId = proposal.learn_session_id as string;
+    const session = deps.sessions.get(sessionId);
+    const approving = lane === "approved_workspace";
+    const allowedFrom = approving ? ["ready_for_review", "installed_private"] : ["ready_for_review"];
+    if (!allowedFrom.includes(session.state)) {
+      throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A proposal is ${approving ? "approved" : "installed"} from review, not while the session is ${session.state}.`);
+    }
+    const files = await deps.proposals.draftFiles(proposalId);
+    const markdown = files["SKILL.md"] ?? "";
+    const frontmatter = parseSkillFrontmatter(markdown);
+    if (frontmatter === undefined) throw new AppError("CHECKPOINT_LINT_FAILED", "The draft SKILL.md has no valid frontmatter; revise the proposal.");
+    const skillName = frontmatter.name;
+    const existing = deps.registry.bySkillName(skillName);
+    // Another proposal's skill of the same name may only be replaced by an improvement of it: a
+    // session that improves an existing skill, whose proposal names that installed ability.
+    const improves = existing !== undefined && existing.proposal_id !== proposalId && session.target_kind === "existing_skill" && proposal.ability_id === existing.ability_id;
+    if (existing !== undefined && existing.proposal_id !== proposalId && !improves) {
+      throw new AppError(
+        "INSTALL_LANE_DENIED",
+        proposal.ability_id === existing.ability_id
+          ? `A newer version of "${skillName}" is installed; review and install that one instead.`
+          : `A skill named "${skillName}" is already installed; rename this one before installing it.`,
+      );
+    }
+    // New content never reaches the workspace or shared lane without an approval (DESIGN §4): an
+    // improvement of an approved or shared skill is approved, not installed privately over it.
+    if (improves && !approving && existing.install_lane !== "experimental_private") {
+      throw new AppError("INSTALL_LANE_DENIED", `"${skillName}" is ${existing.install_lane === "shared_promoted" ? "shared" : "approved for your workspace"}; approve this improvement to replace it (installing it privately would take it out of that lane).`);
+    }
+    const manifest = CapabilityManifestSchema.parse(JSON.parse(files["capability-manifest.json"] ?? "{}"));
+    const capabilityId = manifest.capability_id;
+    const abilityId = existing?.ability_id ?? `learned.${skillName}`;
+    const sagaId = randomUUID();
+    const at = now();
+
+    // Read before anything changes, so a failed read leaves nothing to undo.
+    const installedFolder = MemoryPaths.installedSkill(skillName);
+    // Every file the saga writes, as it was, so a failure puts each back byte for byte: the
+    // previous version of an improved skill, the bridge, the snapshot and the catalog.
+    const written = [
+      `${installedFolder}/SKILL.md`,
+      `${installedFolder}/tests/trigger-tests.json`,
+      `${installedFolder}/tests/flow.recorder.json`,
+      `${installedFolder}/support-packs.json`,
+      MemoryPaths.capabilityManifest(capabilityId),
+      MemoryPaths.capabilityMetadata(capabilityId),
+      MemoryPaths.bridgeEntriesCurrent,
+      MemoryPaths.availabilityCurrent,
+      MemoryPaths.catalogCurrent,
+    ];
+    const previous = await Promise.all(written.map(async (file) => [file, await deps.memory.readText(file)] as const));
+    const previousProjection = await deps.projector.read(skillName);
+    // Approving what is already installed privately upgrades a working ability: until the saga
+    // has finished, the proposal, the session and the ability stay exactly as they were.
+    const approvingInstalled = approving && session.state === "installed_private";
+    const started = { receipt: "learn.install.started" as const, event: "learn.install.started" as const, payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } };
+    if (approvingInstalled) {
+      await deps.sessions.advance(sessionId, [], {}, [started]);
+    } else {
+      // The session moves first so a crash mid-saga leaves it visibly installing, never "installed".
+      await deps.sessions.advance(sessionId, [approving ? "approved" : "installing_private"], {}, [started]);
+      await deps.proposals.recordInstall(proposalId, { proposal_state: approving ? "approved" : "installing_private", install_lane: "pending" });
+    }
+
+    let step: InstallSagaStep = "materialize";
+    try {
+      // 1. Materialize the canonical files in ELNOR_MEMORY (§0C.23 target paths).
+      fail("materialize");
+      await deps.memory.writeText(`${installedFolder}/SKILL.md`, markdown);
+      await deps.memory.writeText(`${installedFolder}/tests/trigger-tests.json`, files["trigger-tests.json"] ?? "{}");
+      await deps.memory.writeText(`${installedFolder}/tests/flow.recorder.json`, files["flow.recorder.json"] ?? "{}");
+      await deps.memory.writeJson(`${installedFolder}/support-packs.json`, { support_pack_refs: proposal.support_pack_refs });
+      await deps.memory.writeJson(MemoryPaths.capabilityManifest(capabilityId), manifest);
+      await deps.memory.writeJson(MemoryPaths.capabilityMetadata(capabilityId), {
+        capability_id: capabilityId,
+        summary: frontmatter.description,
+        source_refs: [`proposal:${proposalId}`, `learn_session:${sessionId}`],
+        control_surface_notes: [],
+        dependency_refs: [],
+        page_knowledge_refs: [],
+        ui_anchor_refs: [],
+        bucket_refs: [],
+        known_failure_modes: [],
+        schema_version: 1,
+      });
+      // 2. Project the read-only copy into the assistant's workspace.
+      step = "project";
+      fail("project");
+      await deps.projector.project(skillName, {
+        "SKILL.md": markdown,
+        [`capabilities/${capabilityId}.json`]: `${JSON.stringify(manifest, null, 2)}\n`,
+        "tests/trigger-tests.json": files["trigger-tests.json"] ?? "{}",
+        "support-packs/README.md": "No support packs.\n",
+      });
+      // 3. Rebuild the capability bridge with the new ability in it.
+      step = "bridge";
+      const ability: InstalledAbility = {
+        ability_id: abilityId,
+        skill_name: skillName,
+        capability_id: capabilityId,
+        title: proposal.title,
+        family: manifest.family,
+        install_lane: lane,
+        // An improvement replaces the content, not the user's decisions about the ability.
+        enabled: existing?.enabled ?? true,
+        quarantined: existing?.quarantined ?? false,
+        trigger_phrases: proposal.trigger_phrases,
+        negative_triggers: proposal.negative_triggers,
+        project_scopes: [],
+        preferred_control_surfaces: frontmatter.preferred_control_surfaces,
+        support_pack_refs: proposal.support_pack_refs,
+        proposal_id: proposalId,
+        learn_session_id: sessionId,
+        installed_at: existing?.installed_at ?? at,
+        updated_at: at,
+      };
+      const abilities = [...deps.registry.all().filter((candidate) => candidate.ability_id !== abilityId), ability];
+      await receipt("bridge.rebuild.started", { ability_id: abilityId, proposal_id: proposalId });
+      fail("bridge");
+      await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(abilities));
+      await receipt("bridge.rebuild.completed", { ability_id: abilityId, proposal_id: proposalId });
+      // 4. Refresh the availability snapshot and catalog; only now is the ability registered.
+      step = "availability";
+      fail("availability");
+      lastTriggerAt = now();
+      await writeAvailability(abilities);
+      await deps.registry.put(ability);
+      await receipt("ability.snapshot.updated", { ability_id: abilityId });
+    } catch (error) {
+      // Compensation (§0C.13, R11.2-36): nothing half-installed stays visible or usable, and
+      // what was installed before stays exactly as it was.
+      if (previousProjection === undefined) await deps.projector.remove(skillName).catch(() => undefined);
+      else await deps.projector.project(skillName, previousProjection).catch(() => undefined);
+      if (existing === undefined) await deps.memory.remove(installedFolder).catch(() => undefined);
+      for (const [file, text] of previous) {
+        if (text === undefined) await deps.memory.remove(file).catch(() => undefined);
+        else await deps.memory.writeText(file, text).catch(() => undefined);
+      }
+      current = undefined;
+      if (approvingInstalled) {
+        await deps.sessions.advance(sessionId, [], {}, [{ receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } }]).catch(() => undefined);
+        const message = `Approval failed at "${step}"; the ability stays installed for you only, as it was.`;
+        if (isAppError(error)) throw new AppError(error.code, `${message} ${error.message}`.slice(0, 240));
+        throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", message, { cause: error });
+      }
+      await deps.proposals.recordInstall(proposalId, { proposal_state: "quarantined", install_lane: "quarantined" });
+      await deps.sessions.advance(sessionId, ["quarantined"], {}, [
+        { receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } },
+      ]).catch(() => undefined);
+      const outcome = existing === undefined ? "nothing was installed" : "the installed version stays as it was";
+      if (isAppError(error)) throw new AppError(error.code, `Install failed at "${step}"; the proposal is quarantined and ${outcome}. ${error.message}`.slice(0, 240));
+      throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", `Install failed at "${step}"; the proposal is quarantined and ${outcome}.`, { cause: error });
+    }
+
+    const finalState = approving ? "approved" : "installed_private";
+    const updated = await deps.proposals.recordInstall(proposalId, {
+      proposal_state: finalState,
+      install_lane: lane,
+      ability_id: abilityId,
+      primary_capability_id: capabilityId,
+    });
+    await deps.sessions.advance(sessionId, approvingInstalled ? ["approved"] : approving ? [] : ["installed_private"], { ability_id: abilityId }, [
+      { receipt: "learn.install.completed", event: "learn.install.completed", payload: { proposal_id: proposalId, ability_id: abilityId, install_lane: lane, saga_id: sagaId } },
+    ]);
+    return { proposal: updated, ability_id: abilityId, saga_id: sagaId };
+  };
+
   const service: AbilityService = {
     refreshAvailability,
 
@@ -164,161 +335,13 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     },
 
     async install(proposalId, lane) {
-      const detail = await deps.proposals.detail(proposalId);
-      const proposal = detail.proposal;
-      const sessionId = proposal.learn_session_id as string;
-      const session = deps.sessions.get(sessionId);
-      const approving = lane === "approved_workspace";
-      const allowedFrom = approving ? ["ready_for_review", "installed_private"] : ["ready_for_review"];
-      if (!allowedFrom.includes(session.state)) {
-        throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A proposal is ${approving ? "approved" : "installed"} from review, not while the session is ${session.state}.`);
-      }
-      const files = await deps.proposals.draftFiles(proposalId);
-      const markdown = files["SKILL.md"] ?? "";
-      const frontmatter = parseSkillFrontmatter(markdown);
-      if (frontmatter === undefined) throw new AppError("CHECKPOINT_LINT_FAILED", "The draft SKILL.md has no valid frontmatter; revise the proposal.");
-      const skillName = frontmatter.name;
-      const existing = deps.registry.bySkillName(skillName);
-      // Another proposal's skill of the same name may only be replaced by an improvement of it
-      // (Improving Existing Skill: the proposal names the installed ability it improves).
-      if (existing !== undefined && existing.proposal_id !== proposalId && proposal.ability_id !== existing.ability_id) {
-        throw new AppError("INSTALL_LANE_DENIED", `A skill named "${skillName}" is already installed; rename this one before installing it.`);
-      }
-      const manifest = CapabilityManifestSchema.parse(JSON.parse(files["capability-manifest.json"] ?? "{}"));
-      const capabilityId = manifest.capability_id;
-      const abilityId = existing?.ability_id ?? `learned.${skillName}`;
-      const sagaId = randomUUID();
-      const at = now();
-
-      // Approving what is already installed privately upgrades a working ability: until the saga
-      // has finished, the proposal, the session and the ability stay exactly as they were.
-      const approvingInstalled = approving && session.state === "installed_private";
-      const started = { receipt: "learn.install.started" as const, event: "learn.install.started" as const, payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } };
-      if (approvingInstalled) {
-        await deps.sessions.advance(sessionId, [], {}, [started]);
-      } else {
-        // The session moves first so a crash mid-saga leaves it visibly installing, never "installed".
-        await deps.sessions.advance(sessionId, [approving ? "approved" : "installing_private"], {}, [started]);
-        await deps.proposals.recordInstall(proposalId, { proposal_state: approving ? "approved" : "installing_private", install_lane: "pending" });
-      }
-
-      const installedFolder = MemoryPaths.installedSkill(skillName);
-      // Every file the saga writes, as it was, so a failure puts each back byte for byte: the
-      // previous version of an improved skill, the bridge, the snapshot and the catalog.
-      const written = [
-        `${installedFolder}/SKILL.md`,
-        `${installedFolder}/tests/trigger-tests.json`,
-        `${installedFolder}/tests/flow.recorder.json`,
-        `${installedFolder}/support-packs.json`,
-        MemoryPaths.capabilityManifest(capabilityId),
-        MemoryPaths.capabilityMetadata(capabilityId),
-        MemoryPaths.bridgeEntriesCurrent,
-        MemoryPaths.availabilityCurrent,
-        MemoryPaths.catalogCurrent,
-      ];
-      const previous = await Promise.all(written.map(async (file) => [file, await deps.memory.readText(file)] as const));
-      const previousProjection = await deps.projector.read(skillName);
-      let step: InstallSagaStep = "materialize";
-      try {
-        // 1. Materialize the canonical files in ELNOR_MEMORY (§0C.23 target paths).
-        fail("materialize");
-        await deps.memory.writeText(`${installedFolder}/SKILL.md`, markdown);
-        await deps.memory.writeText(`${installedFolder}/tests/trigger-tests.json`, files["trigger-tests.json"] ?? "{}");
-        await deps.memory.writeText(`${installedFolder}/tests/flow.recorder.json`, files["flow.recorder.json"] ?? "{}");
-        await deps.memory.writeJson(`${installedFolder}/support-packs.json`, { support_pack_refs: proposal.support_pack_refs });
-        await deps.memory.writeJson(MemoryPaths.capabilityManifest(capabilityId), manifest);
-        await deps.memory.writeJson(MemoryPaths.capabilityMetadata(capabilityId), {
-          capability_id: capabilityId,
-          summary: frontmatter.description,
-          source_refs: [`proposal:${proposalId}`, `learn_session:${sessionId}`],
-          control_surface_notes: [],
-          dependency_refs: [],
-          page_knowledge_refs: [],
-          ui_anchor_refs: [],
-          bucket_refs: [],
-          known_failure_modes: [],
-          schema_version: 1,
-        });
-        // 2. Project the read-only copy into the assistant's workspace.
-        step = "project";
-        fail("project");
-        await deps.projector.project(skillName, {
-          "SKILL.md": markdown,
-          [`capabilities/${capabilityId}.json`]: `${JSON.stringify(manifest, null, 2)}\n`,
-          "tests/trigger-tests.json": files["trigger-tests.json"] ?? "{}",
-          "support-packs/README.md": "No support packs.\n",
-        });
-        // 3. Rebuild the capability bridge with the new ability in it.
-        step = "bridge";
-        const ability: InstalledAbility = {
-          ability_id: abilityId,
-          skill_name: skillName,
-          capability_id: capabilityId,
-          title: proposal.title,
-          family: manifest.family,
-          install_lane: lane,
-          enabled: true,
-          quarantined: false,
-          trigger_phrases: proposal.trigger_phrases,
-          negative_triggers: proposal.negative_triggers,
-          project_scopes: [],
-          preferred_control_surfaces: frontmatter.preferred_control_surfaces,
-          support_pack_refs: proposal.support_pack_refs,
-          proposal_id: proposalId,
-          learn_session_id: sessionId,
-          installed_at: existing?.installed_at ?? at,
-          updated_at: at,
-        };
-        const abilities = [...deps.registry.all().filter((candidate) => candidate.ability_id !== abilityId), ability];
-        await receipt("bridge.rebuild.started", { ability_id: abilityId, proposal_id: proposalId });
-        fail("bridge");
-        await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(abilities));
-        await receipt("bridge.rebuild.completed", { ability_id: abilityId, proposal_id: proposalId });
-        // 4. Refresh the availability snapshot and catalog; only now is the ability registered.
-        step = "availability";
-        fail("availability");
-        lastTriggerAt = now();
-        await writeAvailability(abilities);
-        await deps.registry.put(ability);
-        await receipt("ability.snapshot.updated", { ability_id: abilityId });
-      } catch (error) {
-        // Compensation (§0C.13, R11.2-36): nothing half-installed stays visible or usable, and
-        // what was installed before stays exactly as it was.
-        if (previousProjection === undefined) await deps.projector.remove(skillName).catch(() => undefined);
-        else await deps.projector.project(skillName, previousProjection).catch(() => undefined);
-        if (existing === undefined) await deps.memory.remove(installedFolder).catch(() => undefined);
-        for (const [file, text] of previous) {
-          if (text === undefined) await deps.memory.remove(file).catch(() => undefined);
-          else await deps.memory.writeText(file, text).catch(() => undefined);
-        }
-        current = undefined;
-        if (approvingInstalled) {
-          await deps.sessions.advance(sessionId, [], {}, [{ receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } }]).catch(() => undefined);
-          const message = `Approval failed at "${step}"; the ability stays installed for you only, as it was.`;
-          if (isAppError(error)) throw new AppError(error.code, `${message} ${error.message}`.slice(0, 240));
-          throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", message, { cause: error });
-        }
-        await deps.proposals.recordInstall(proposalId, { proposal_state: "quarantined", install_lane: "quarantined" });
-        await deps.sessions.advance(sessionId, ["quarantined"], {}, [
-          { receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } },
-        ]).catch(() => undefined);
-        const outcome = existing === undefined ? "nothing was installed" : "the installed version stays as it was";
-        if (isAppError(error)) throw new AppError(error.code, `Install failed at "${step}"; the proposal is quarantined and ${outcome}. ${error.message}`.slice(0, 240));
-        throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", `Install failed at "${step}"; the proposal is quarantined and ${outcome}.`, { cause: error });
-      }
-
-      const finalState = approving ? "approved" : "installed_private";
-      const updated = await deps.proposals.recordInstall(proposalId, {
-        proposal_state: finalState,
-        install_lane: lane,
-        ability_id: abilityId,
-        primary_capability_id: capabilityId,
-      });
-      await deps.sessions.advance(sessionId, approvingInstalled ? ["approved"] : approving ? [] : ["installed_private"], { ability_id: abilityId }, [
-        { receipt: "learn.install.completed", event: "learn.install.completed", payload: { proposal_id: proposalId, ability_id: abilityId, install_lane: lane, saga_id: sagaId } },
-      ]);
-      return { proposal: updated, ability_id: abilityId, saga_id: sagaId };
+      // One saga at a time: a second Install or Approve started while one runs would capture
+      // "previous" files the first is rewriting. It waits, then meets the state the first left.
+      const run = sagas.then(() => installSaga(proposalId, lane));
+      sagas = run.catch(() => undefined);
+      return run;
     },
+
 
     async snapshot() {
       current ??= await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);

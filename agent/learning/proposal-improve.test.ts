@@ -219,4 +219,42 @@ describe("Improving Existing Skill: a delta proposal against the installed skill
     expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body).toMatchObject({ usable_now: true, install_lane: "experimental_private" });
     expect((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.proposal.proposal_state).toBe("quarantined");
   });
+
+  it("refuses to put the original proposal back over an installed improvement", async () => {
+    const { proposalId: original } = await readyProposal(call);
+    const abilityId = (await call("POST", `/api/learn/proposals/${original}/install`, { install_lane: "experimental_private" })).body.ability_id as string;
+    const sessionId = await demonstrateImprovement(abilityId);
+    const improvement = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
+    expect((await call("POST", `/api/learn/proposals/${improvement}/install`, { install_lane: "experimental_private" })).status).toBe(200);
+    const before = await installedFiles();
+    const approved = await call("POST", `/api/learn/proposals/${original}/approve`, { schema_version: 1 });
+    expectError(approved, 403, "INSTALL_LANE_DENIED");
+    expect(ApiErrorResponseSchema.parse(approved.body).error.message).toContain("A newer version");
+    expect(await installedFiles()).toEqual(before);
+    expect(parseSkillFrontmatter((await agent.memory.readText(`${MemoryPaths.installedSkill(SKILL)}/SKILL.md`)) ?? "")?.version).toBe("0.2.0");
+  });
+
+  it("keeps the user's decisions: a deactivated skill stays deactivated; an approved one is replaced only by an approval", async () => {
+    const { proposalId: original } = await readyProposal(call);
+    const abilityId = (await call("POST", `/api/learn/proposals/${original}/install`, { install_lane: "experimental_private" })).body.ability_id as string;
+    await call("POST", `/api/learn/proposals/${original}/approve`, { schema_version: 1 });
+    await call("POST", `/api/abilities/${abilityId}/deactivate`);
+    const sessionId = await demonstrateImprovement(abilityId);
+    const improvement = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
+    const before = await installedFiles();
+    expectError(await call("POST", `/api/learn/proposals/${improvement}/install`, { install_lane: "experimental_private" }), 403, "INSTALL_LANE_DENIED");
+    expect(await installedFiles()).toEqual(before);
+    expect((await call("POST", `/api/learn/proposals/${improvement}/approve`, { schema_version: 1 })).status).toBe(200);
+    expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body).toMatchObject({ install_lane: "approved_workspace", enabled: false, usable_now: false });
+  });
+
+  it("runs one install saga at a time: two Approves at once give one approval and one refusal", async () => {
+    const { sessionId, proposalId } = await readyProposal(call);
+    await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
+    const answers = await Promise.all([1, 2].map(() => call("POST", `/api/learn/proposals/${proposalId}/approve`, { schema_version: 1 })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+    expect(ApiErrorResponseSchema.parse(answers.find((answer) => answer.status === 400)?.body).error.code).toBe("INVALID_LEARN_STATE_TRANSITION");
+    const receipts = (await call("GET", `/api/learn/receipts?session_id=${sessionId}&page_size=100`)).body.receipts as Array<{ receipt_kind: string }>;
+    expect(receipts.filter((receipt) => receipt.receipt_kind === "learn.install.started")).toHaveLength(2); // the private install, one approval
+  });
 });

@@ -12,19 +12,22 @@ import {
 import { ProposalSkillMarkdownResponseSchema } from "../../shared/learning/session-requests";
 import type { MemoryStore } from "../memory/memory-store";
 import type { ProposalService } from "./proposal-service";
+import { AppError } from "../errors/app-error";
 import type { SessionService } from "./session-service";
 
 export interface ProposalRoutesOptions {
   proposals: ProposalService;
   sessions: SessionService;
   memory: MemoryStore;
+  /** Whether a proposal is being validated right now (Request More Tests waits for it). */
+  validation: { inProgress(proposalId: string): boolean };
 }
 
 const SessionParamsSchema = z.object({ sessionId: z.string().uuid() });
 const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
 
 /** §0C.16 proposal routes and the session's generate-proposal hand-off (issue #5). */
-export const proposalRoutes: FastifyPluginAsyncZod<ProposalRoutesOptions> = async (app, { proposals, sessions, memory }) => {
+export const proposalRoutes: FastifyPluginAsyncZod<ProposalRoutesOptions> = async (app, { proposals, sessions, memory, validation }) => {
   app.post(
     "/api/learn/sessions/:sessionId/generate-proposal",
     { schema: { params: SessionParamsSchema, response: { 200: GenerateProposalResponseSchema } } },
@@ -75,7 +78,12 @@ export const proposalRoutes: FastifyPluginAsyncZod<ProposalRoutesOptions> = asyn
         response: { 200: RequestMoreTestsResponseSchema },
       },
     },
-    async (request) => proposals.requestMoreTests(request.params.proposalId, request.body),
+    async (request) => {
+      if (validation.inProgress(request.params.proposalId)) {
+        throw new AppError("VALIDATION_IN_PROGRESS", "A validation of this proposal is running; request more tests once it has finished.");
+      }
+      return proposals.requestMoreTests(request.params.proposalId, request.body);
+    },
   );
 
   app.post(

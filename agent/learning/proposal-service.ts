@@ -334,7 +334,7 @@ export async function createProposalService(deps: {
     };
     const lint = lintCheckpoints(interpretation.checkpoints, literals);
     const folder = await writeDraft(proposalId, revision, sessionId, interpretation, trace, lint, improved);
-    if (refined !== undefined) await deps.memory.writeJson(`${folder}/refinement.json`, refined.outcome);
+    if (refined !== undefined) await deps.memory.writeJson(`${folder}/refinement.json`, RefinementOutcomeSchema.parse(refined.outcome));
     const interpretationId = randomUUID();
     await deps.memory.writeJson(MemoryPaths.interpretation(interpretationId), semanticOf(interpretationId, sessionId, proposalId, interpretation, revision > 1));
     const at = now();
@@ -508,6 +508,22 @@ export async function createProposalService(deps: {
       }
       // A new revision: the current one's files as they are, with the longer test list.
       const revision = record.revision + 1;
+      // The session moves first: if the move is refused (the proposal was rejected or a validation
+      // started meanwhile), nothing points at the new revision.
+      const current = deps.sessions.get(sessionId).state;
+      if (current !== session.state) throw new AppError(current === "testing_proposal" ? "VALIDATION_IN_PROGRESS" : "INVALID_LEARN_STATE_TRANSITION", `The proposal changed while the tests were being added (the session is now ${current}); try again.`);
+      await deps.sessions.advance(sessionId, current === "drafting_proposal" ? [] : ["drafting_proposal"], {}, [
+        {
+          receipt: "learn.proposal.revision_requested",
+          event: "learn.proposal.created",
+          payload: {
+            proposal_id: proposalId,
+            revision,
+            more_tests: { positive: added.positive.length, paraphrases: added.paraphrases.length, negative: added.negative.length },
+            note_length: request.note?.length ?? 0,
+          },
+        },
+      ]);
       const folder = MemoryPaths.draftRevision(proposalId, revision);
       for (const name of await deps.memory.list(from)) {
         if (name === "trigger-tests.json") continue;
@@ -536,18 +552,6 @@ export async function createProposalService(deps: {
         updated_at: at,
       });
       await put({ proposal, revision, lint: record.lint });
-      await deps.sessions.advance(sessionId, session.state === "drafting_proposal" ? [] : ["drafting_proposal"], {}, [
-        {
-          receipt: "learn.proposal.revision_requested",
-          event: "learn.proposal.created",
-          payload: {
-            proposal_id: proposalId,
-            revision,
-            more_tests: { positive: added.positive.length, paraphrases: added.paraphrases.length, negative: added.negative.length },
-            note_length: request.note?.length ?? 0,
-          },
-        },
-      ]);
       return { ...(await service.detail(proposalId)), added_trigger_tests: added };
     },
 

@@ -219,5 +219,11 @@ describe("GET /api/learn/sessions/:id/events", () => {
     expect(resumed.events().map((frame) => Number(frame.id))).toEqual(emitted.slice(1).map((stored) => stored.event_id));
     expect(resumed.events().every((frame) => frame.event === "checkpoint.reached")).toBe(true);
     resumed.close();
+
+    // Once the session is over, a reconnect still gets its whole backlog, then the stream closes.
+    await post(`/api/learn/sessions/${id}/cancel`);
+    const late = await openStream(id, String(emitted[0]?.event_id));
+    await late.until(() => late.ended, 20_000);
+    expect(late.events().map((frame) => frame.event)).toEqual([...emitted.slice(1).map(() => "checkpoint.reached"), "learn.session.cancelled"]);
   }, 60_000);
 });

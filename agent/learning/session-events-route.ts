@@ -77,6 +77,8 @@ export const sessionEventsRoute: FastifyPluginAsyncZod<SessionEventsRouteOptions
       const queue: StoredLearnEvent[] = [];
       let next = 0;
       let waiting = false;
+      // A session that is already over: its replay is all there is, and the stream closes after it.
+      let endWhenDrained = false;
       const pump = () => {
         while (!closed && !waiting && next < queue.length) {
           const stored = queue[next] as StoredLearnEvent;
@@ -97,6 +99,7 @@ export const sessionEventsRoute: FastifyPluginAsyncZod<SessionEventsRouteOptions
         if (next === queue.length) {
           queue.length = 0;
           next = 0;
+          if (endWhenDrained) end();
         }
       };
 
@@ -111,7 +114,8 @@ export const sessionEventsRoute: FastifyPluginAsyncZod<SessionEventsRouteOptions
       unsubscribe = options.events.subscribe(sessionId, deliver);
       for (const stored of options.events.since(sessionId, lastEventId)) deliver(stored);
       if (!closed && isTerminalLearnSessionState(session.state)) {
-        end();
+        endWhenDrained = true;
+        pump();
         return;
       }
       keepalive = setInterval(() => {

@@ -125,11 +125,12 @@ export const ProposalDetailResponseSchema = z.object({
     answered: z.boolean(),
     answer_text: z.string().max(2000).optional(),
   })).default([]),
+  /** Ours, not §0C.16A: what the optional model refiner did to this revision's wording. */
+  wording_refinement: RefinementOutcomeSchema.optional().describe("Present only when a model refiner is configured: whether its wording was used, and if not, why."),
   /**
    * Ours, not §0C.16A: for a proposal that improves an installed skill (`target_kind =
    * existing_skill`), its changes to that skill (./skill-delta). Absent for a new skill.
    */
-  wording_refinement: RefinementOutcomeSchema.optional().describe("Present only when a model refiner is configured: whether its wording was used, and if not, why."),
   skill_delta: SkillDeltaSchema.optional().describe("Present only when the proposal improves an installed skill (target_kind = existing_skill): its changes to that skill."),
 });
 /** §0C.16A */

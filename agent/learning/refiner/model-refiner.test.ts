@@ -112,6 +112,7 @@ describe("optional model refiner (DESIGN §6 step 4)", () => {
     ["a dropped checkpoint", (wording) => ({ ...wording, checkpoints: wording.checkpoints.slice(1) }), /changed the checkpoints/],
     ["reordered checkpoints", (wording) => ({ ...wording, checkpoints: [...wording.checkpoints].reverse() }), /changed the checkpoints/],
     ["an unknown parameter", (wording) => ({ ...wording, goal_summary: "Check out and pay with {{coupon_code}} applied to the order." }), /unknown parameters: coupon_code/],
+    ["many unknown parameters (the reason stays short)", (wording) => ({ ...wording, goal_summary: Array.from({ length: 15 }, (_, index) => `{{a_rather_long_parameter_name_${index}}}`).join(" ") }), /^the answer used unknown parameters: .{0,204}$/],
     ["a missing field", (wording) => ({ ...wording, triggers: undefined }), /does not have the skill's shape/],
     ["an extra field", (wording) => ({ ...wording, selectors: ["#buy"] }), /does not have the skill's shape/],
     ["an empty title", (wording) => ({ ...wording, title: "" }), /does not have the skill's shape/],
@@ -177,6 +178,7 @@ describe("optional model refiner (DESIGN §6 step 4)", () => {
       timeoutMs: 15_000,
     });
     expect(readRefinerConfig({ ELNOR_REFINER_URL: "http://x/v1", ELNOR_REFINER_MODEL: "m", ELNOR_REFINER_API_KEY: "k", ELNOR_REFINER_TIMEOUT_MS: "5000" })).toMatchObject({ apiKey: "k", timeoutMs: 5000 });
+    expect(readRefinerConfig({ ELNOR_REFINER_URL: "http://x/v1", ELNOR_REFINER_MODEL: "m", ELNOR_REFINER_TIMEOUT_MS: "120000" })?.timeoutMs).toBe(25_000);
     expect(() => readRefinerConfig({ ELNOR_REFINER_URL: "not a url", ELNOR_REFINER_MODEL: "m" })).toThrow();
   });
 });

@@ -38,6 +38,8 @@ export type RefinableWording = z.infer<typeof RefinableWordingSchema>;
 
 export type RefinementOutcome = z.infer<typeof RefinementOutcomeSchema>;
 
+const MAX_TIMEOUT_MS = 25_000;
+
 /** Reads the refiner's settings from the environment; `undefined` when none is configured. */
 export function readRefinerConfig(env: NodeJS.ProcessEnv = process.env): RefinerConfig | undefined {
   const baseUrl = env.ELNOR_REFINER_URL?.trim();
@@ -48,7 +50,8 @@ export function readRefinerConfig(env: NodeJS.ProcessEnv = process.env): Refiner
     baseUrl: z.string().url().parse(baseUrl).replace(/\/+$/, ""),
     model,
     apiKey: env.ELNOR_REFINER_API_KEY?.trim() || undefined,
-    timeoutMs: Number.isInteger(timeout) && timeout > 0 ? timeout : 15_000,
+    // Generation waits for the model; the side panel gives a generate or revise 30 s in all.
+    timeoutMs: Number.isInteger(timeout) && timeout > 0 ? Math.min(timeout, MAX_TIMEOUT_MS) : 15_000,
   };
 }
 
@@ -121,7 +124,7 @@ export async function refineInterpretation(
   literals: readonly string[],
   fetchImpl: typeof fetch = globalThis.fetch,
 ): Promise<{ interpretation: Interpretation; outcome: RefinementOutcome }> {
-  const keep = (reason: string) => ({ interpretation, outcome: { used: "deterministic" as const, model: config.model, reason } });
+  const keep = (reason: string) => ({ interpretation, outcome: { used: "deterministic" as const, model: config.model.slice(0, 200), reason: reason.slice(0, 240) } });
   const original = wordingOf(interpretation);
   const typed = literals.map((value) => value.trim().toLowerCase()).filter((value) => value.length > 0);
   // A value the user consented to record stays on this machine: it is not sent anywhere.
@@ -182,6 +185,6 @@ export async function refineInterpretation(
         return refined === undefined ? checkpoint : { ...checkpoint, goal: refined.goal, success_condition: refined.success_condition };
       }),
     },
-    outcome: { used: "model", model: config.model },
+    outcome: { used: "model", model: config.model.slice(0, 200) },
   };
 }
