@@ -9,7 +9,8 @@ import { validationRoutes } from "./learning/validation/validation-routes";
 import { createAbilityService, type AbilityService, type InstallSagaStep } from "./abilities/ability-service";
 import { createWorkspaceProjector } from "./abilities/workspace-projection";
 import { systemClock, type Clock } from "./clock";
-import { errorHandler } from "./http/error-handler";
+import { AppError } from "./errors/app-error";
+import { clientErrorHandler, errorHandler, frameworkErrorHandler } from "./http/error-handler";
 import { historyRoutes } from "./learning/history-routes";
 import { observationRoutes } from "./learning/observation-routes";
 import { proposalRoutes } from "./learning/proposal-routes";
@@ -103,6 +104,12 @@ export async function buildApp(options: BuildAppOptions) {
     bodyLimit: 1024 * 1024,
     // Request ids double as the envelope's correlation_id; random, never derived from input.
     genReqId: () => crypto.randomUUID(),
+    // What the router and Node's HTTP parser refuse gets the envelope too (issue #8 fuzzing).
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+    // Node would answer a request without Host with its own bare 400; the guard answers it instead
+    // (HOST_NOT_ALLOWED, in the envelope), as it does every other Host it will not serve.
+    http: { requireHostHeader: false },
   }).withTypeProvider<ZodTypeProvider>();
   // Kept so tests can check that the OpenAPI description covers every route.
   app.decorate("registeredRoutes", registeredRoutes);
@@ -113,6 +120,13 @@ export async function buildApp(options: BuildAppOptions) {
   app.setSerializerCompiler(serializerCompiler);
   // JSON is the only body the local API speaks; anything else is a 415, not a string to validate.
   app.removeContentTypeParser("text/plain");
+  // … and uncompressed: fastify ignores Content-Encoding, so a "gzip" body would be read as if it were plain JSON.
+  app.addHook("preParsing", async (request) => {
+    const encoding = request.headers["content-encoding"];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
+      throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the request body uncompressed, without a Content-Encoding.");
+    }
+  });
 
   const token = await loadOrCreateAgentToken(options.memory);
   const pairing = await createPairingService({ memory: options.memory, now: () => clock.now() });
@@ -129,6 +143,7 @@ export async function buildApp(options: BuildAppOptions) {
     clock,
     ...(options.failInstallAt === undefined ? {} : { failInstallAt: options.failInstallAt }),
   });
+  await abilities.recover();
   const validation = createValidationService({
     memory: options.memory,
     sessions,

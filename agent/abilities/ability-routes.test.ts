@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { MemoryPaths } from "../memory/memory-paths";
 import { readyProposal as readyProposalThrough } from "../test-support/ready-proposal";
-import { createFakeClock, startTestAgent, type TestAgent } from "../test-support/test-agent";
+import { createFakeClock, expectError, startTestAgent, type TestAgent } from "../test-support/test-agent";
 import { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./ability-service";
 
 let agent: TestAgent;
@@ -19,19 +19,12 @@ async function boot(options: Parameters<typeof startTestAgent>[0] = {}) {
   agent = await startTestAgent({ failInstallAt: () => failAt, ...options });
 }
 
-async function call(method: "GET" | "POST", url: string, payload?: unknown, extraHeaders: Record<string, string> = {}) {
-  const response = await agent.app.inject({ method, url, headers: agent.headers(extraHeaders), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-  return { status: response.statusCode, body: (response.body === "" ? {} : response.json()) as Record<string, any>, headers: response.headers };
-}
+const call: TestAgent["call"] = (...args) => agent.call(...args);
 
 const workspace = () => `${agent.memory.root}/openclaw-workspace`;
 
 const readyProposal = (goal?: string) => readyProposalThrough(call, goal);
 
-function expectError(result: { status: number; body: unknown }, status: number, code: string) {
-  expect(result.status).toBe(status);
-  expect(ApiErrorResponseSchema.parse(result.body).error.code).toBe(code);
-}
 
 describe("install saga and later use", () => {
   it("R11.2-28/29: install materializes, projects read-only, rebuilds the bridge and makes the ability usable now", async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { AbilityAvailabilitySnapshotSchema, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
 import { createLookupIndex } from "../../shared/abilities/lookup-index";
@@ -19,6 +20,26 @@ import { CheckpointVerificationReceiptSchema } from "../../shared/learning/check
 import { availabilityEntryOf, checkpointHealthOf, type AbilityRegistry, type InstalledAbility } from "./ability-registry";
 import type { WorkspaceProjector } from "./workspace-projection";
 
+/**
+ * An install saga's journal, written before the saga changes anything and removed when it has
+ * finished or been undone: the files it will write as they were (`text: null` for absent) and the
+ * workspace projection as it was.
+ */
+const InstallSagaJournalSchema = z.object({
+  saga_id: z.string().uuid(),
+  proposal_id: z.string().uuid(),
+  learn_session_id: z.string(),
+  ability_id: z.string(),
+  skill_name: z.string(),
+  lane: z.enum(["experimental_private", "approved_workspace"]),
+  approving_installed: z.boolean(),
+  existed: z.boolean(),
+  previous: z.array(z.object({ path: z.string(), text: z.string().nullable() })),
+  previous_projection: z.record(z.string(), z.string()).nullable(),
+  started_at: z.string(),
+});
+type InstallSagaJournal = z.infer<typeof InstallSagaJournalSchema>;
+
 /** The saga's steps, in order (§0C.23 post-materialization saga); tests fail each in turn. */
 export const INSTALL_SAGA_STEPS = ["materialize", "project", "bridge", "availability"] as const;
 export type InstallSagaStep = (typeof INSTALL_SAGA_STEPS)[number];
@@ -35,6 +56,12 @@ export interface AbilityServiceDeps {
 }
 
 export interface AbilityService {
+  /**
+   * At start-up: finishes or undoes any install saga the agent was stopped in the middle of (its
+   * journal says which files to put back), then rebuilds the bridge and the availability snapshot
+   * from the registry, the saga's commit point.
+   */
+  recover(): Promise<void>;
   install(proposalId: string, lane: "experimental_private" | "approved_workspace"): Promise<{ proposal: SkillBundleProposal; ability_id: string; saga_id: string }>;
   snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot; stale: boolean }>;
   lifecycle(abilityId: string, action: AbilityLifecycleAction, reason?: string): Promise<InstalledAbility>;
@@ -208,11 +235,24 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       MemoryPaths.availabilityCurrent,
       MemoryPaths.catalogCurrent,
     ];
-    const previous = await Promise.all(written.map(async (file) => [file, await deps.memory.readText(file)] as const));
-    const previousProjection = await deps.projector.read(skillName);
+    const previous = await Promise.all(written.map(async (file) => ({ path: file, text: (await deps.memory.readText(file)) ?? null })));
+    const journal: InstallSagaJournal = {
+      saga_id: sagaId,
+      proposal_id: proposalId,
+      learn_session_id: sessionId,
+      ability_id: abilityId,
+      skill_name: skillName,
+      lane,
+      approving_installed: approving && session.state === "installed_private",
+      existed: existing !== undefined,
+      previous,
+      previous_projection: (await deps.projector.read(skillName)) ?? null,
+      started_at: at,
+    };
+    await deps.memory.writeJson(MemoryPaths.installSaga(sagaId), journal);
     // Approving what is already installed privately upgrades a working ability: until the saga
     // has finished, the proposal, the session and the ability stay exactly as they were.
-    const approvingInstalled = approving && session.state === "installed_private";
+    const approvingInstalled = journal.approving_installed;
     const started = { receipt: "learn.install.started" as const, event: "learn.install.started" as const, payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } };
     if (approvingInstalled) {
       await deps.sessions.advance(sessionId, [], {}, [started]);
@@ -287,46 +327,87 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       await deps.registry.put(ability);
       await receipt("ability.snapshot.updated", { ability_id: abilityId });
     } catch (error) {
-      // Compensation (§0C.13, R11.2-36): nothing half-installed stays visible or usable, and
-      // what was installed before stays exactly as it was.
-      if (previousProjection === undefined) await deps.projector.remove(skillName).catch(() => undefined);
-      else await deps.projector.project(skillName, previousProjection).catch(() => undefined);
-      if (existing === undefined) await deps.memory.remove(installedFolder).catch(() => undefined);
-      for (const [file, text] of previous) {
-        if (text === undefined) await deps.memory.remove(file).catch(() => undefined);
-        else await deps.memory.writeText(file, text).catch(() => undefined);
-      }
-      current = undefined;
+      await undo(journal, step);
       if (approvingInstalled) {
-        await deps.sessions.advance(sessionId, [], {}, [{ receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } }]).catch(() => undefined);
         const message = `Approval failed at "${step}"; the ability stays installed for you only, as it was.`;
         if (isAppError(error)) throw new AppError(error.code, `${message} ${error.message}`.slice(0, 240));
         throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", message, { cause: error });
       }
-      await deps.proposals.recordInstall(proposalId, { proposal_state: "quarantined", install_lane: "quarantined" });
-      await deps.sessions.advance(sessionId, ["quarantined"], {}, [
-        { receipt: "learn.install.failed", payload: { proposal_id: proposalId, saga_id: sagaId, failed_step: step } },
-      ]).catch(() => undefined);
       const outcome = existing === undefined ? "nothing was installed" : "the installed version stays as it was";
       if (isAppError(error)) throw new AppError(error.code, `Install failed at "${step}"; the proposal is quarantined and ${outcome}. ${error.message}`.slice(0, 240));
       throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", `Install failed at "${step}"; the proposal is quarantined and ${outcome}.`, { cause: error });
     }
 
-    const finalState = approving ? "approved" : "installed_private";
-    const updated = await deps.proposals.recordInstall(proposalId, {
-      proposal_state: finalState,
-      install_lane: lane,
-      ability_id: abilityId,
+    const updated = await complete(journal, capabilityId);
+    return { proposal: updated, ability_id: abilityId, saga_id: sagaId };
+  };
+
+  /** After the commit point (the registry names the new install): the proposal and session follow. */
+  const complete = async (journal: InstallSagaJournal, capabilityId: string) => {
+    const approving = journal.lane === "approved_workspace";
+    const updated = await deps.proposals.recordInstall(journal.proposal_id, {
+      proposal_state: approving ? "approved" : "installed_private",
+      install_lane: journal.lane,
+      ability_id: journal.ability_id,
       primary_capability_id: capabilityId,
     });
-    await deps.sessions.advance(sessionId, approvingInstalled ? ["approved"] : approving ? [] : ["installed_private"], { ability_id: abilityId }, [
-      { receipt: "learn.install.completed", event: "learn.install.completed", payload: { proposal_id: proposalId, ability_id: abilityId, install_lane: lane, saga_id: sagaId } },
+    const state = deps.sessions.get(journal.learn_session_id).state;
+    const path = state === "installing_private" ? ["installed_private" as const] : journal.approving_installed && state === "installed_private" ? ["approved" as const] : [];
+    await deps.sessions.advance(journal.learn_session_id, path, { ability_id: journal.ability_id }, [
+      { receipt: "learn.install.completed", event: "learn.install.completed", payload: { proposal_id: journal.proposal_id, ability_id: journal.ability_id, install_lane: journal.lane, saga_id: journal.saga_id } },
     ]);
-    return { proposal: updated, ability_id: abilityId, saga_id: sagaId };
+    await deps.memory.remove(MemoryPaths.installSaga(journal.saga_id));
+    return updated;
+  };
+
+  /**
+   * Compensation (§0C.13, R11.2-36): nothing half-installed stays visible or usable, and what was
+   * installed before stays exactly as it was. The proposal is quarantined, except when approving an
+   * ability already installed privately, which stays as it was.
+   */
+  const undo = async (journal: InstallSagaJournal, step: InstallSagaStep | "interrupted") => {
+    if (journal.previous_projection === null) await deps.projector.remove(journal.skill_name).catch(() => undefined);
+    else await deps.projector.project(journal.skill_name, journal.previous_projection).catch(() => undefined);
+    if (!journal.existed) await deps.memory.remove(MemoryPaths.installedSkill(journal.skill_name)).catch(() => undefined);
+    for (const { path, text } of journal.previous) {
+      if (text === null) await deps.memory.remove(path).catch(() => undefined);
+      else await deps.memory.writeText(path, text).catch(() => undefined);
+    }
+    current = undefined;
+    const failed = { receipt: "learn.install.failed" as const, payload: { proposal_id: journal.proposal_id, saga_id: journal.saga_id, failed_step: step } };
+    if (journal.approving_installed) {
+      await deps.sessions.advance(journal.learn_session_id, [], {}, [failed]).catch(() => undefined);
+    } else {
+      await deps.proposals.recordInstall(journal.proposal_id, { proposal_state: "quarantined", install_lane: "quarantined" }).catch(() => undefined);
+      const state = deps.sessions.get(journal.learn_session_id).state;
+      await deps.sessions.advance(journal.learn_session_id, state === "quarantined" ? [] : ["quarantined"], {}, [failed]).catch(() => undefined);
+    }
+    await deps.memory.remove(MemoryPaths.installSaga(journal.saga_id)).catch(() => undefined);
   };
 
   const service: AbilityService = {
     refreshAvailability,
+
+    async recover() {
+      const names = await deps.memory.list(MemoryPaths.installSagas).catch(() => []);
+      for (const name of names.filter((candidate) => candidate.endsWith(".json")).sort()) {
+        const file = `${MemoryPaths.installSagas}/${name}`;
+        const journal = await deps.memory.readJson(file, InstallSagaJournalSchema).catch(() => undefined);
+        if (journal === undefined) {
+          // Written atomically, so never half a journal: this one is not ours to read.
+          await deps.memory.remove(file);
+          continue;
+        }
+        const installed = deps.registry.get(journal.ability_id);
+        const committed = installed !== undefined && installed.proposal_id === journal.proposal_id && installed.install_lane === journal.lane;
+        if (committed) await complete(journal, installed.capability_id);
+        else await undo(journal, "interrupted");
+      }
+      // The registry is what was committed; the bridge and the snapshot are rebuilt from it, which
+      // also repairs a lifecycle change the agent stopped in the middle of.
+      await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all()));
+      await writeAvailability(deps.registry.all());
+    },
 
     async lookup(query) {
       const { snapshot } = await service.snapshot();

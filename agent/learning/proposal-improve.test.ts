@@ -8,7 +8,7 @@ import { canonicalJson, type PageSnapshot } from "../../shared/observation/page-
 import { INSTALL_SAGA_STEPS, type InstallSagaStep } from "../abilities/ability-service";
 import { MemoryPaths } from "../memory/memory-paths";
 import { readyProposal } from "../test-support/ready-proposal";
-import { startTestAgent, type TestAgent } from "../test-support/test-agent";
+import { expectError, startTestAgent, type TestAgent } from "../test-support/test-agent";
 import { parseSkillFrontmatter } from "./compiler/emit-skill";
 
 const SITE = "http://127.0.0.1:8123";
@@ -24,15 +24,8 @@ afterEach(async () => {
   await agent.close();
 });
 
-async function call(method: "GET" | "POST", url: string, payload?: unknown) {
-  const response = await agent.app.inject({ method, url, headers: agent.headers(), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-  return { status: response.statusCode, body: response.json() as Record<string, any> };
-}
+const call: TestAgent["call"] = (...args) => agent.call(...args);
 
-function expectError(result: { status: number; body: unknown }, status: number, code: string) {
-  expect(result.status).toBe(status);
-  expect(ApiErrorResponseSchema.parse(result.body).error.code).toBe(code);
-}
 
 /** "Export the monthly invoices", installed privately: one click, its outcome answered by the user. */
 async function installedSkill(): Promise<string> {

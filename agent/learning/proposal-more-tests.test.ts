@@ -4,7 +4,7 @@ import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { ProposalTriggerTestsSchema, RequestMoreTestsResponseSchema } from "../../shared/learning/proposal-tests";
 import { MemoryPaths } from "../memory/memory-paths";
 import { readyProposal } from "../test-support/ready-proposal";
-import { startTestAgent, type TestAgent } from "../test-support/test-agent";
+import { expectError, startTestAgent, type TestAgent } from "../test-support/test-agent";
 
 let agent: TestAgent;
 
@@ -15,15 +15,8 @@ afterEach(async () => {
   await agent.close();
 });
 
-async function call(method: "GET" | "POST", url: string, payload?: unknown) {
-  const response = await agent.app.inject({ method, url, headers: agent.headers(), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-  return { status: response.statusCode, body: response.json() as Record<string, any> };
-}
+const call: TestAgent["call"] = (...args) => agent.call(...args);
 
-function expectError(result: { status: number; body: unknown }, status: number, code: string) {
-  expect(result.status).toBe(status);
-  expect(ApiErrorResponseSchema.parse(result.body).error.code).toBe(code);
-}
 
 const testsOf = async (skillPath: string) => ProposalTriggerTestsSchema.parse(JSON.parse((await agent.memory.readText(skillPath.replace(/SKILL\.md$/, "trigger-tests.json"))) ?? "{}"));
 

@@ -17,10 +17,7 @@ afterEach(async () => {
   await agent.close();
 });
 
-async function call(method: "GET" | "POST", url: string, payload?: unknown) {
-  const response = await agent.app.inject({ method, url, headers: agent.headers(), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-  return { status: response.statusCode, body: response.json() as Record<string, any> };
-}
+const call: TestAgent["call"] = (...args) => agent.call(...args);
 
 function snapshot(title: string, extra: Partial<PageSnapshot> = {}): PageSnapshot {
   return { url: `${SITE}/`, title, headings: [{ level: 1, text: title }], landmarks: [], dialogs: [], forms: [], buttons: [], links: [], status_messages: [], schema_version: 1, ...extra };

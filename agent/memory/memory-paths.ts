@@ -75,6 +75,9 @@ export const MemoryPaths = {
   draftRevision: (proposalId: string, revision: number) =>
     `system/learning/drafts/${assertMemorySegment(proposalId)}/rev-${String(Math.trunc(revision)).padStart(3, "0")}`,
   installedSkill: (skillName: string) => `system/learning/installed/${assertMemorySegment(skillName)}`,
+  /** An install saga in progress: what it may have to put back if the agent stops mid-way. */
+  installSagas: "system/learning/install-sagas",
+  installSaga: (sagaId: string) => `system/learning/install-sagas/${assertMemorySegment(sagaId)}.json`,
   capabilityManifest: (capabilityId: string) =>
     `system/capabilities/manifests/${assertMemorySegment(capabilityId)}.json`,
   capabilityMetadata: (capabilityId: string) =>

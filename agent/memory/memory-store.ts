@@ -53,7 +53,9 @@ function toWriteError(error: unknown): unknown {
   if (isAppError(error)) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code !== undefined && WRITE_FAILURE_CODES.has(code)) {
-    return new AppError("MEMORY_WRITE_FAILED", `ELNOR_MEMORY could not be written (${code}); nothing was changed.`, {
+    // Not "nothing was changed": this one write left nothing behind, but a request that had already
+    // written other files before it (a session change and its receipt) may have changed those.
+    return new AppError("MEMORY_WRITE_FAILED", `ELNOR_MEMORY could not be written (${code}); free some space or fix its permissions, then try again.`, {
       cause: error,
     });
   }
@@ -180,7 +182,13 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
       const batch = log.pending.splice(0, log.pending.length);
       const bytes = Buffer.from(batch.map((entry) => entry.text).join(""), "utf8");
       try {
-        await log.handle.write(bytes, 0, bytes.length, null);
+        // One write may take only part of the bytes (a nearly full disk gives a short write, not an
+        // error): keep writing the rest, so a full disk ends in ENOSPC and the truncate below.
+        for (let offset = 0; offset < bytes.length; ) {
+          const { bytesWritten } = await log.handle.write(bytes, offset, bytes.length - offset, null);
+          if (bytesWritten === 0) throw Object.assign(new Error("The file system accepted no bytes."), { code: "EIO" });
+          offset += bytesWritten;
+        }
         await log.handle.datasync();
         log.size += bytes.length;
         for (const entry of batch) entry.resolve();

@@ -1,4 +1,5 @@
 /// <reference types="@fastify/websocket" />
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { WebSocket } from "ws";
 import { z } from "zod";
@@ -15,6 +16,7 @@ import {
   type AgentFrame,
   type CaptureSessionState,
 } from "../../shared/observation/capture-protocol";
+import { AppError } from "../errors/app-error";
 import { toAppError, toEnvelope } from "../http/error-handler";
 import type { SessionService } from "../learning/session-service";
 import { tokensMatch } from "../security/agent-token";
@@ -68,7 +70,8 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
     for (const socket of sockets) socket.close(1001, "agent closing");
   });
 
-  app.get("/api/observations/stream", { websocket: true, config: { access: "socket" } }, (socket, request) => {
+  /** The extension's socket: hello with the token first, then batches, each answered once it is durable. */
+  const onSocket = (socket: WebSocket, request: FastifyRequest) => {
     sockets.add(socket);
     let adapterIds: string[] = [];
     let hello = false;
@@ -92,6 +95,9 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
     socket.on("message", (data) => {
       // Frames are handled one at a time, in order, so acks follow the batches they answer.
       queue = queue.then(async () => {
+        // Once the agent has closed the socket (bad frame, no hello), frames that were already on
+        // the wire are dropped, not ingested behind a close the sender reads as "not delivered".
+        if (socket.readyState !== socket.OPEN) return;
         let frame;
         try {
           frame = ClientFrameSchema.safeParse(JSON.parse(data.toString()));
@@ -144,5 +150,17 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
       sockets.delete(socket);
       for (const id of adapterIds) options.adapters.disconnect(id.split("|")[0] ?? "");
     });
+  };
+
+  app.route({
+    method: "GET",
+    url: "/api/observations/stream",
+    config: { access: "socket" },
+    schema: { hide: true },
+    // A plain GET (no upgrade) gets a coded answer instead of the plugin's empty 404.
+    handler: async () => {
+      throw new AppError("REQUEST_INVALID", "This route speaks WebSocket only; open it with an upgrade request.");
+    },
+    wsHandler: onSocket,
   });
 };

@@ -36,11 +36,28 @@ function splitHost(host: string): { name: string; port: number | undefined } {
   return { name: match[1] ?? "", port: match[2] === undefined ? undefined : Number(match[2]) };
 }
 
+function isAllowedHost(host: string, allowedPorts: readonly number[]): boolean {
+  const { name, port } = splitHost(host);
+  return LOOPBACK_HOSTS.has(name) && port !== undefined && allowedPorts.includes(port);
+}
+
+/** The authority of an absolute-form target (`GET http://host/path`), which RFC 9112 §3.2.2 puts before Host. */
+function targetAuthority(rawUrl: string): string | undefined {
+  if (rawUrl.startsWith("/")) return undefined;
+  try {
+    const { host, protocol } = new URL(rawUrl);
+    return protocol === "http:" ? host : "";
+  } catch {
+    return "";
+  }
+}
+
 function checkHost(request: FastifyRequest, allowedPorts: readonly number[]): void {
   const host = request.headers.host;
-  const { name, port } = splitHost(typeof host === "string" ? host : "");
-  // A DNS-rebinding page reaches us under its own host name; only loopback names with our port pass.
-  if (!LOOPBACK_HOSTS.has(name) || port === undefined || !allowedPorts.includes(port)) {
+  const authority = targetAuthority(request.raw.url ?? "");
+  // A DNS-rebinding page reaches us under its own host name; only loopback names with our port pass,
+  // in the Host header and in a proxy-style target alike.
+  if (!isAllowedHost(typeof host === "string" ? host : "", allowedPorts) || (authority !== undefined && !isAllowedHost(authority, allowedPorts))) {
     throw new AppError("HOST_NOT_ALLOWED", "The Host header must be a loopback address with the agent's port.");
   }
 }

@@ -1,4 +1,6 @@
 import { Writable } from "node:stream";
+import { expect } from "vitest";
+import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { agentLoggerOptions, buildApp, type AgentApp, type BuildAppOptions } from "../app";
 import type { Clock } from "../clock";
 import { openMemoryStore, type MemoryStore } from "../memory/memory-store";
@@ -18,6 +20,8 @@ export interface TestAgent {
   logs: string[];
   /** Headers a well-behaved local client sends. */
   headers(extra?: Record<string, string>): Record<string, string>;
+  /** One request as a well-behaved local client sends it; an empty body (a 304) reads as `{}`. */
+  call(method: "GET" | "POST" | "PUT" | "DELETE", url: string, payload?: unknown, extraHeaders?: Record<string, string>): Promise<{ status: number; body: Record<string, any>; headers: Record<string, unknown> }>;
   /** Closes the app and the store and opens both again on the same ELNOR_MEMORY, as a restart would. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -72,6 +76,10 @@ export async function startTestAgent(options: TestAgentOptions = {}): Promise<Te
     token,
     logs,
     headers: (extra = {}) => ({ host: `127.0.0.1:${TEST_PORT}`, authorization: `Bearer ${token}`, ...extra }),
+    async call(method, url, payload, extraHeaders = {}) {
+      const response = await handle.app.inject({ method, url, headers: handle.headers(extraHeaders), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+      return { status: response.statusCode, body: (response.body === "" ? {} : response.json()) as Record<string, any>, headers: response.headers };
+    },
     async restart() {
       await app.close();
       await memory.close();
@@ -87,4 +95,10 @@ export async function startTestAgent(options: TestAgentOptions = {}): Promise<Te
     },
   };
   return handle;
+}
+
+/** Asserts an answer is the `ApiErrorEnvelope` with this status and code. */
+export function expectError(result: { status: number; body: unknown }, status: number, code: string): void {
+  expect(result.status).toBe(status);
+  expect(ApiErrorResponseSchema.parse(result.body).error.code).toBe(code);
 }
