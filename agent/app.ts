@@ -32,6 +32,7 @@ import { deprecatedRoutes } from "./routes/deprecated-routes";
 import { healthRoutes } from "./routes/health-routes";
 import { openApiDocs } from "./routes/openapi-routes";
 import { pairingRoutes } from "./routes/pairing-routes";
+import { diskSpaceGuard } from "./memory/disk-space-guard";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
 import { requestGuard } from "./security/request-guard";
@@ -166,6 +167,7 @@ export async function buildApp(options: BuildAppOptions) {
       return typeof address === "object" && address !== null ? [address.port] : [options.port];
     },
   });
+  await app.register(diskSpaceGuard, { root: options.memory.root });
   await app.register(openApiDocs);
   await app.register(healthRoutes);
   await app.register(pairingRoutes, { pairing });
