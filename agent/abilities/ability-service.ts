@@ -403,6 +403,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         if (committed) await complete(journal, installed.capability_id);
         else await undo(journal, "interrupted");
       }
+      await deps.projector.sweep();
       // The registry is what was committed; the bridge and the snapshot are rebuilt from it, which
       // also repairs a lifecycle change the agent stopped in the middle of.
       await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all()));

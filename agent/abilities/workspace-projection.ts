@@ -17,7 +17,12 @@ export interface WorkspaceProjector {
   exists(skillName: string): Promise<boolean>;
   /** The projected files by relative path, to put them back as they were; undefined when none. */
   read(skillName: string): Promise<Record<string, string> | undefined>;
+  /** Removes staging and replaced folders a crash left beside the skills (never a skill itself). */
+  sweep(): Promise<string[]>;
 }
+
+/** `.<skill>.staging-<hex>` and `<skill>.previous-<hex>`: what `project` builds and swaps. */
+const LEFTOVER = /^(\.[a-z0-9][a-z0-9._-]*\.staging-[0-9a-f]{8}|[a-z0-9][a-z0-9._-]*\.previous-[0-9a-f]{8})$/;
 
 const FILE_PATH = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i;
 
@@ -60,6 +65,16 @@ export function createWorkspaceProjector(root: string): WorkspaceProjector {
       await rm(target, { recursive: true, force: true });
     },
     exists: (skillName) => stat(path.join(skillFolder(absoluteRoot, skillName), "SKILL.md")).then(() => true, () => false),
+    async sweep() {
+      const skills = path.join(absoluteRoot, "skills");
+      const names = await readdir(skills).catch(() => [] as string[]);
+      const leftovers = names.filter((name) => LEFTOVER.test(name));
+      for (const name of leftovers) {
+        await chmod(path.join(skills, name), 0o755).catch(() => undefined);
+        await rm(path.join(skills, name), { recursive: true, force: true });
+      }
+      return leftovers;
+    },
     async read(skillName) {
       const target = skillFolder(absoluteRoot, skillName);
       const entries = await readdir(target, { recursive: true, withFileTypes: true }).catch(() => undefined);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, watch, writeSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, watch, writeSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -156,6 +156,7 @@ interface InstallAftermath {
   sessionAtCrash: string;
   session: string;
   corrupt: string[];
+  projectionLeftovers: string[];
   installedFiles: string[];
   fullyInstalled: boolean;
   projectionWhole: boolean;
@@ -239,6 +240,8 @@ async function runInstallDrill(): Promise<InstallAftermath[]> {
         fullyInstalled: COMPLETE_INSTALL.every((file) => installedFiles.includes(file)) && readFileSync(path.join(installedDir, "SKILL.md"), "utf8") === markdown,
         projectionWhole: !existsSync(projected) || readFileSync(projected, "utf8") === markdown,
         projected: existsSync(projected),
+        // What a crash left beside the skills in the workspace, after the restart swept it.
+        projectionLeftovers: (existsSync(path.join(workspace, "skills")) ? readdirSync(path.join(workspace, "skills")) : []).filter((name) => /\.(staging|previous)-/.test(name)),
         registered: readLog<{ ability_id: string }>(path.join(root, "system/abilities/registry.jsonl")).some((entry) => entry.ability_id === ABILITY_ID),
         usable: availability.some((entry) => entry.ability_id === ABILITY_ID && entry.usable_now),
         found: (lookup.matches as Array<{ ability_id: string; usable_now: boolean }>).some((match) => match.ability_id === ABILITY_ID && match.usable_now),
@@ -288,6 +291,7 @@ describe("fault drill: SIGKILL during the install saga", () => {
       }
       if (result.installedFiles.length > 0 && !result.fullyInstalled) expect.soft(result.session, `half-installed files left: ${result.context}`).toBe("quarantined");
       expect.soft(["ready_for_review", "installed_private", "quarantined"], `stuck mid-saga after restart: ${result.context}`).toContain(result.session);
+      expect.soft(result.projectionLeftovers, `projection folders left after restart: ${result.context}`).toEqual([]);
       // A proposal still waiting for review blocks a new session by design (§0C.1B); nothing else may.
       if (result.session !== "ready_for_review") expect.soft(result.newSessionStatus, `learning blocked after restart: ${result.context}`).not.toBe(409);
     }

@@ -21,7 +21,7 @@ export interface IntegrityReport {
   corrupt: string[];
   /** Logs ending in a partial line: allowed after a crash (the store cuts it before the next append), reported. */
   tornTails: string[];
-  /** Temp files of an atomic write cut short (`*.tmp-<pid>-<hex>`): garbage, not corruption, reported. */
+  /** Temp files of an atomic write or projection folders cut short by a crash: garbage, not corruption, reported. */
   leftovers: string[];
 }
 
@@ -33,7 +33,9 @@ export function checkMemoryIntegrity(root: string): IntegrityReport {
   const report: IntegrityReport = { corrupt: [], tornTails: [], leftovers: [] };
   for (const file of filesUnder(root)) {
     const absolute = path.join(root, file);
-    if (/\.tmp-\d+-[0-9a-f]+$/.test(file)) {
+    // Temp files of an atomic write, and a projection's staging or replaced folder (built beside
+    // the skill's folder, then swapped in with a rename): cut short by a crash, never read.
+    if (/\.tmp-\d+-[0-9a-f]+$/.test(file) || /(^|\/)[^/]+\.(staging|previous)-[0-9a-f]+\//.test(file)) {
       report.leftovers.push(file);
       continue;
     }
