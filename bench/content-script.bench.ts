@@ -23,7 +23,10 @@ import type { BenchResult } from "./bench-result";
  *   input pipeline and our listeners (which drop untrusted events) and rrweb's run as for a person.
  * - Three recorders: none; ours (the bundle the content-capture e2e tests run, in an isolated world
  *   as a content script is); rrweb (bundled by vite, in the page's world as it is deployed). Both
- *   sinks JSON-serialise what they are handed: the least any transport does.
+ *   sinks JSON-serialise what they are handed: the least any transport does. A fourth run, "event
+ *   sources only", is reported beside them: our capture's listeners and MutationObserver, in the
+ *   same world, with handlers that do nothing — what observing at all costs under this
+ *   instrument, below which no work of ours can go.
  * - A Chromium trace per run. A step's window runs from a `performance.mark` just before its input
  *   to the next step's mark; its cost is the main thread's CPU time (`tdur`) in JavaScript
  *   (`SCRIPT_ROOTS`). Runs are interleaved (none, ours, rrweb) `REPEATS` times; per step the median
@@ -49,8 +52,8 @@ const END_MARK = "elnor-bench-end";
 const TARGET_RATIO = 0.1;
 const TARGET_P95_MS = 0.5;
 
-type Recorder = "none" | "ours" | "rrweb";
-const RECORDERS: readonly Recorder[] = ["none", "ours", "rrweb"];
+type Recorder = "none" | "ours" | "rrweb" | "sources";
+const RECORDERS: readonly Recorder[] = ["none", "ours", "rrweb", "sources"];
 
 // --- the fixture page ---
 
@@ -330,8 +333,29 @@ interface Bundles {
 const SinkTallySchema = z.object({ messages: z.number(), items: z.number(), chars: z.number() });
 type SinkTally = z.infer<typeof SinkTallySchema>;
 
+/**
+ * The event sources our capture listens to (extension/observation/dom-observer.ts and page-index.ts:
+ * capture-phase listeners on the document and the window, one MutationObserver over the document),
+ * each with a handler that does nothing.
+ */
+const EVENT_SOURCES_ONLY = `(() => {
+  if (window.top !== window) return;
+  const nothing = () => {};
+  const options = { capture: true, passive: true };
+  const start = () => {
+    for (const type of ["click", "change", "focusin", "submit", "keydown", "toggle"]) document.addEventListener(type, nothing, options);
+    for (const type of ["popstate", "hashchange", "resize"]) window.addEventListener(type, nothing, options);
+    if (window.navigation) window.navigation.addEventListener("currententrychange", nothing, options);
+    new MutationObserver(nothing).observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start, { once: true });
+  else start();
+})();`;
+
 function recorderScript(recorder: Exclude<Recorder, "none">, bundles: Bundles, origin: string): string {
   switch (recorder) {
+    case "sources":
+      return EVENT_SOURCES_ONLY;
     case "ours":
       return `${bundles.capture}
 ;(() => {
@@ -401,8 +425,8 @@ async function runSequence(
     await cdp.send("Runtime.enable");
     await cdp.send("Page.enable");
     const origin = new URL(url).origin;
-    if (recorder === "ours") {
-      await cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: recorderScript("ours", bundles, origin), worldName: CAPTURE_WORLD });
+    if (recorder === "ours" || recorder === "sources") {
+      await cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: recorderScript(recorder, bundles, origin), worldName: CAPTURE_WORLD });
     } else if (recorder === "rrweb") {
       await cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: recorderScript("rrweb", bundles, origin) });
     }
@@ -552,7 +576,7 @@ export async function benchContentScript(): Promise<BenchResult[]> {
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const steps = scriptedSteps();
-    const runs: Record<Recorder, RunResult[]> = { none: [], ours: [], rrweb: [] };
+    const runs: Record<Recorder, RunResult[]> = { none: [], ours: [], rrweb: [], sources: [] };
     // Interleaved, so a slow spell of the machine hits every recorder alike.
     for (let repeat = 0; repeat < REPEATS; repeat += 1) {
       for (const recorder of RECORDERS) runs[recorder].push(await runSequence(harness.browser, url, recorder, bundles, steps));
@@ -582,9 +606,10 @@ function summarise(runs: Record<Recorder, RunResult[]>, steps: readonly Step[]):
     }
   }
   const none = medianPerStep(runs.none);
-  const added = (recorder: "ours" | "rrweb"): number[] => medianPerStep(runs[recorder]).map((value, step) => value - none[step]!);
+  const added = (recorder: Exclude<Recorder, "none">): number[] => medianPerStep(runs[recorder]).map((value, step) => value - none[step]!);
   const ours = added("ours");
   const rrweb = added("rrweb");
+  const sources = added("sources");
   const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   const figures = {
     p50: { ours: percentile(ours, 50), rrweb: percentile(rrweb, 50) },
@@ -623,6 +648,20 @@ function summarise(runs: Record<Recorder, RunResult[]>, steps: readonly Step[]):
       baseline: figures.mean.rrweb,
       target: `≤ ${TARGET_RATIO}× rrweb`,
       pass: withinRatio(figures.mean),
+    },
+    {
+      name: `content script bench: our event sources alone, handlers doing nothing, p50 (${label})`,
+      value: percentile(sources, 50),
+      unit: "ms",
+      target: "reported (the floor under our p50)",
+      pass: true,
+    },
+    {
+      name: `content script bench: our event sources alone, handlers doing nothing, p95 (${label})`,
+      value: percentile(sources, 95),
+      unit: "ms",
+      target: "reported (the floor under our p95)",
+      pass: true,
     },
     {
       name: "content script bench: noise floor (p95 of a no-recorder run’s distance from the median, per step)",

@@ -137,33 +137,41 @@ function hasOwnName(element: Element): boolean {
   return element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby");
 }
 
+/** The `<label>`s of a labelable element, in tree order (what the `labels` getter answers). */
+export type LabelLookup = (element: Element) => readonly HTMLLabelElement[];
+
 /**
- * The `<label>`s of a labelable element. Form fields use the `labels` getter; for buttons, meters,
- * outputs and progress bars the same two attachments (an enclosing label, a `label[for=id]`) are
- * looked up directly, because Chromium recomputes `labels` by walking the whole document after
- * any DOM change, and a page with hundreds of buttons made that most of the capture's cost
- * (BENCHMARKS.md).
+ * `labels` as Chromium's getter answers it, without the getter: Chromium recomputes `labels` by
+ * walking the whole document after any DOM change, and a page with hundreds of buttons made that
+ * most of the capture's cost (BENCHMARKS.md). A label belongs to the control its `control` names
+ * (its `for` target, or else its first labelable descendant), so the enclosing labels and the
+ * `label[for=id]`s of the element's tree are the only ones to ask.
  */
-function labelsOf(element: Element, tag: string): HTMLLabelElement[] {
-  if (FIELD_TAGS.has(tag)) return [...((element as HTMLInputElement).labels ?? [])];
+export function labelsByQuery(element: Element): HTMLLabelElement[] {
   const found: HTMLLabelElement[] = [];
-  const enclosing = element.parentElement?.closest("label");
-  if (enclosing) found.push(enclosing);
+  for (let ancestor = element.parentElement; ancestor !== null; ancestor = ancestor.parentElement) {
+    if (ancestor.tagName === "LABEL" && (ancestor as HTMLLabelElement).control === element) found.push(ancestor as HTMLLabelElement);
+  }
+  found.reverse();
   if (element.id) {
     const root = element.getRootNode() as Document | ShadowRoot;
     for (const label of root.querySelectorAll<HTMLLabelElement>(`label[for="${CSS.escape(element.id)}"]`)) {
-      if (!found.includes(label)) found.push(label);
+      if (!found.includes(label) && label.control === element) found.push(label);
     }
   }
-  return found;
+  return found.length > 1 ? sortedInTreeOrder(found) : found;
+}
+
+function sortedInTreeOrder<T extends Node>(nodes: T[]): T[] {
+  return nodes.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
 }
 
 /** The accessible name of an element (trimmed, at most 240 characters), or "" when it has none. */
-export function accessibleName(element: Element): string {
-  return cleanText(computeName(element));
+export function accessibleName(element: Element, labels: LabelLookup = labelsByQuery): string {
+  return cleanText(computeName(element, labels));
 }
 
-function computeName(element: Element): string {
+function computeName(element: Element, labelsOf: LabelLookup): string {
   const labelledBy = element.getAttribute("aria-labelledby");
   if (labelledBy) {
     const root = element.getRootNode() as Document | ShadowRoot;
@@ -180,7 +188,7 @@ function computeName(element: Element): string {
 
   const tag = element.tagName;
   if (FIELD_TAGS.has(tag) || tag === "BUTTON" || tag === "METER" || tag === "OUTPUT" || tag === "PROGRESS") {
-    const labels = labelsOf(element, tag);
+    const labels = labelsOf(element);
     if (labels.length > 0) {
       const text = labels.map((label) => subtreeText(label)).join(" ");
       if (text.trim()) return text;
@@ -277,4 +285,118 @@ export function subtreeText(root: Node): string {
   };
   visit(root);
   return parts.join("").replace(/\s+/g, " ").trim();
+}
+
+/** Names, texts and labels of elements: `accessibleName`, `subtreeText`, `labels`, possibly remembered. */
+export interface Names {
+  name(element: Element): string;
+  text(element: Element): string;
+  labels: LabelLookup;
+  /**
+   * Something else read from an element and what is below it (and the names there), remembered
+   * like its name: `compute` must read nothing else. `key` tells such facts apart.
+   */
+  memo<T>(element: Element, key: string, compute: (element: Element) => T): T;
+}
+
+export const UNCACHED_NAMES: Names = {
+  name: (element) => accessibleName(element),
+  text: subtreeText,
+  labels: labelsByQuery,
+  memo: (element, _key, compute) => compute(element),
+};
+
+/**
+ * Names and texts remembered per element: the snapshot and the uniqueness checks of selectors ask
+ * for the same hundreds of names after every action. The page index (page-index.ts) forgets an
+ * element when a DOM change could alter its name: a change to it or below it (through shadow roots
+ * and slots), to a label that names it, or to an element its `aria-labelledby` points at.
+ */
+export interface NameCache extends Names {
+  forget(element: Element): void;
+  /** Forgets everything, the label maps included (a change whose reach is not local). */
+  forgetAll(): void;
+  /** True for an id that names something: a label's `for`, or an `aria-labelledby` reference a cached name was read through. */
+  isReferencedId(id: string): boolean;
+}
+
+interface CachedEntry {
+  name?: string;
+  text?: string;
+  facts?: Map<string, unknown>;
+}
+
+export function createNameCache(): NameCache {
+  let entries = new WeakMap<Element, CachedEntry>();
+  /** Per tree (document, shadow root): which labels name which control, as `labels` would answer. */
+  let labelMaps = new WeakMap<Node, Map<Element, HTMLLabelElement[]>>();
+  const referencedIds = new Set<string>();
+
+  const labelsOf: LabelLookup = (element) => {
+    const root = element.getRootNode();
+    let map = labelMaps.get(root);
+    if (map === undefined) {
+      map = new Map();
+      const scope = root as ParentNode;
+      if (typeof scope.querySelectorAll === "function") {
+        for (const label of scope.querySelectorAll<HTMLLabelElement>("label")) {
+          const forId = label.getAttribute("for");
+          if (forId !== null) referencedIds.add(forId);
+          const control = label.control;
+          if (control === null) continue;
+          const labels = map.get(control);
+          if (labels === undefined) map.set(control, [label]);
+          else labels.push(label);
+        }
+      }
+      labelMaps.set(root, map);
+    }
+    return map.get(element) ?? [];
+  };
+
+  const entryOf = (element: Element): CachedEntry => {
+    let entry = entries.get(element);
+    if (entry === undefined) {
+      entry = {};
+      entries.set(element, entry);
+    }
+    return entry;
+  };
+
+  return {
+    labels: labelsOf,
+    name(element) {
+      const entry = entryOf(element);
+      if (entry.name === undefined) {
+        const labelledBy = element.getAttribute("aria-labelledby");
+        if (labelledBy) for (const id of labelledBy.split(/\s+/)) if (id) referencedIds.add(id);
+        entry.name = accessibleName(element, labelsOf);
+      }
+      return entry.name;
+    },
+    text(element) {
+      const entry = entryOf(element);
+      entry.text ??= subtreeText(element);
+      return entry.text;
+    },
+    memo(element, key, compute) {
+      const entry = entryOf(element);
+      entry.facts ??= new Map();
+      if (entry.facts.has(key)) return entry.facts.get(key) as ReturnType<typeof compute>;
+      const value = compute(element);
+      entry.facts.set(key, value);
+      return value;
+    },
+    forget(element) {
+      entries.delete(element);
+    },
+    forgetAll() {
+      entries = new WeakMap();
+      labelMaps = new WeakMap();
+      referencedIds.clear();
+    },
+    isReferencedId(id) {
+      return referencedIds.has(id);
+    },
+  };
 }

@@ -1,12 +1,13 @@
 import { ObservedActionEventWithDetailSchema, type MaskedField, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
+import { maskUrl } from "../../shared/observation/masking-rules";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { CaptureConfigSchema, type CaptureConfig, type ContentMessage } from "./capture-messages";
 import { observeDom, quoted, type DomObservation, type DomObserver } from "./dom-observer";
 import { createErrorGuard, type ErrorGuard } from "./error-guard";
-import { createFieldMasker, createValueScrubber, typedValuesIn, type FieldMasker } from "./field-masking";
+import { createFieldMasker, type FieldMasker } from "./field-masking";
 import { createIndicator, type Indicator, type IndicatorAction } from "./indicator";
-import { takePageSnapshot, type TakenSnapshot } from "./snapshot-observer";
+import { nameSnapshot, readPageSnapshot, snapshotText, type TakenSnapshot } from "./snapshot-observer";
 
 /**
  * The content side of a capture (issue #4), independent of `browser.*` so the e2e harness runs the
@@ -18,6 +19,11 @@ import { takePageSnapshot, type TakenSnapshot } from "./snapshot-observer";
  * Timing: a DOM event is held until the snapshot taken `snapshotDelayMs` after the last action
  * exists (or the page hides: then it goes without), then waits in the outgoing batch at most
  * `batchDelayMs` or until `batchSize` events are ready. Pause, Stop and `flush()` deliver at once.
+ *
+ * A snapshot is read only when the page may have changed since the last one: the page index's
+ * change count (any DOM change in the observed roots, a root coming or going, a toggle, a resize)
+ * or the URL moved, or a value typed since then occurs in the last snapshot's text (it must be cut
+ * out). Otherwise the last snapshot is the after-state, as reading it again would have given.
  */
 
 export interface ContentCaptureOptions {
@@ -40,12 +46,26 @@ export interface ContentCapture {
   /** Stops everything without delivering (the extension context is gone). */
   destroy(): void;
   readonly observing: boolean;
+  /** How many times the page was read for a snapshot (for tests and diagnostics: an unchanged page is not read again). */
+  readonly snapshotReads: number;
 }
 
 /** A snapshot being taken: done once hashed (or failed). */
 interface SnapshotHandle {
   done: boolean;
   taken: TakenSnapshot | undefined;
+}
+
+/** What the last snapshot was read from: while none of it moved, reading again would give the same snapshot. */
+interface SnapshotBasis {
+  handle: SnapshotHandle;
+  observer: DomObserver;
+  changeCount: number;
+  url: string;
+  maskedUrl: string;
+  /** The scrubber it was read with, and its text (to look for values typed since, when the scrubber changed). */
+  scrub: (text: string) => string;
+  text: () => string;
 }
 
 /** An event on its way out: complete once its masked value, its before and its after snapshot are known. */
@@ -90,7 +110,9 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   const held: HeldEvent[] = [];
   let awaitingAfter: HeldEvent[] = [];
   let latestSnapshot: SnapshotHandle | undefined;
+  let snapshotBasis: SnapshotBasis | undefined;
   let snapshotTimer: number | undefined;
+  let snapshotReads = 0;
   const inFlight = new Set<Promise<unknown>>();
 
   const outbox: { events: ObservedActionEventWithDetail[]; snapshots: SnapshotUpload[] } = { events: [], snapshots: [] };
@@ -111,8 +133,6 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     },
     mask: (value, hints) => masker.mask(value, hints),
   };
-
-  const scrubPageText = (): ((text: string) => string) => createValueScrubber(typedValuesIn(observer?.roots() ?? [win.document]));
 
   // --- events in ---
   const onObservation = (observation: DomObservation): void => {
@@ -170,15 +190,45 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   };
 
   // --- snapshots: debounced after actions, each distinct one reported once ---
+  /** When the debounced snapshot is due: one timer is re-armed for the rest when actions came meanwhile, instead of a timer per action. */
+  let snapshotDue = 0;
   const scheduleSnapshot = (): void => {
-    if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
-    snapshotTimer = win.setTimeout(guard.wrap(takeSnapshotNow), snapshotDelayMs);
+    snapshotDue = win.performance.now() + snapshotDelayMs;
+    snapshotTimer ??= win.setTimeout(onSnapshotTimer, snapshotDelayMs);
+  };
+
+  const onSnapshotTimer = guard.wrap(() => {
+    snapshotTimer = undefined;
+    const rest = snapshotDue - win.performance.now();
+    if (rest >= 1) snapshotTimer = win.setTimeout(onSnapshotTimer, rest);
+    else takeSnapshotNow();
+  });
+
+  /** True when the last snapshot still describes the page, as read with `scrub` now. */
+  const lastSnapshotHolds = (basis: SnapshotBasis | undefined, current: DomObserver, scrub: (text: string) => string): boolean => {
+    if (basis === undefined || basis.handle !== latestSnapshot || basis.observer !== current) return false;
+    if (basis.changeCount !== current.index.changeCount || basis.url !== win.location.href) return false;
+    if (basis.scrub !== scrub) {
+      // New typing: the page did not change, but a value typed now may already have been on it.
+      const text = basis.text();
+      if (scrub(text) !== text) return false;
+      basis.scrub = scrub;
+    }
+    return true;
   };
 
   const takeSnapshotNow = (): void => {
     if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
     snapshotTimer = undefined;
     if (config === null || observer === undefined) return;
+    const scrub = observer.scrubber();
+    const basis = snapshotBasis;
+    if (basis !== undefined && lastSnapshotHolds(basis, observer, scrub)) {
+      for (const entry of awaitingAfter) entry.after = basis.handle;
+      awaitingAfter = [];
+      pump();
+      return;
+    }
     const previous = latestSnapshot;
     const handle: SnapshotHandle = { done: false, taken: undefined };
     latestSnapshot = handle;
@@ -204,9 +254,26 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       isSnapshotEvent: true,
     };
     held.push(snapshotEvent);
-    const documents = observer.roots().filter((root): root is Document => root.nodeType === Node.DOCUMENT_NODE);
+    // Read now (one consistent DOM); hashed asynchronously.
+    const changeCount = observer.index.changeCount;
+    const url = win.location.href;
+    let read: ReturnType<typeof readPageSnapshot>;
+    snapshotReads += 1;
+    try {
+      read = readPageSnapshot({ window: win, source: observer.index, scrub, maskedUrl: basis?.url === url ? basis.maskedUrl : maskUrl(url) });
+    } catch (error) {
+      // A bug of ours: the events waiting for this snapshot go without it.
+      guard.report(error);
+      snapshotBasis = undefined;
+      handle.done = true;
+      pump();
+      return;
+    }
+    const { snapshot, json } = read;
+    let text: string | undefined;
+    snapshotBasis = { handle, observer, changeCount, url, maskedUrl: snapshot.url, scrub, text: () => (text ??= snapshotText(snapshot)) };
     void track(
-      takePageSnapshot({ window: win, documents, scrub: scrubPageText() })
+      nameSnapshot(snapshot, json)
         .then((taken) => {
           handle.taken = taken;
         })
@@ -386,6 +453,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   /** A later session on this page starts afresh: its own "Open", its own snapshots. */
   const forgetSession = (): void => {
     latestSnapshot = undefined;
+    snapshotBasis = undefined;
     uploaded.clear();
     observedUrl = "";
   };
@@ -468,6 +536,9 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     },
     get observing() {
       return observer !== undefined;
+    },
+    get snapshotReads() {
+      return snapshotReads;
     },
   };
 }

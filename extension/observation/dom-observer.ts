@@ -1,9 +1,12 @@
 import type { DomEventKind, MaskedField } from "../../shared/learning/observed-action";
 import { maskUrl } from "../../shared/observation/masking-rules";
-import { accessibleName, cleanText, inputType, roleOf, subtreeText } from "./accessible-name";
+import { cleanText, inputType, roleOf, type Names } from "./accessible-name";
 import type { ErrorGuard } from "./error-guard";
-import { createValueScrubber, fieldHints, readFieldValue, textFieldOf, typedValuesIn, type FieldMasker } from "./field-masking";
-import { framePathOf, isShadowRoot, selectorsFor } from "./selectors";
+import { createScrubberCache, fieldHints, isTypedField, readFieldValue, textFieldOf, type FieldMasker } from "./field-masking";
+import { createPageIndex, type PageIndex, type Root } from "./page-index";
+import { framePathOf, selectorsFor, type SelectorContext } from "./selectors";
+import { isShadowRoot, mayHostShadowRoot } from "./shadow-roots";
+import { createStateStyles } from "./state-styles";
 
 /**
  * The browser_dom adapter's observers (issue #4): capture-phase listeners on the page, its open
@@ -12,6 +15,9 @@ import { framePathOf, isShadowRoot, selectorsFor } from "./selectors";
  * role, accessible name and selectors, and — for fields — the value already masked. Typed values
  * are read here and handed only to the masker; noise (focus, hover, ordinary typing, untrusted
  * events a page script dispatched) is dropped here.
+ *
+ * The roots it observes are also indexed (page-index.ts): the snapshot and the target descriptions
+ * read elements and names from there, and its change count tells whether the page moved at all.
  */
 
 export interface TargetDescription {
@@ -54,8 +60,12 @@ export interface DomObserverOptions {
 export interface DomObserver {
   /** Emits the pending edit of every field typed into but not yet left (before the page hides or capture pauses). */
   flushFields(): void;
-  /** Documents and open shadow roots currently observed (for scrubbing page text and snapshots). */
-  roots(): (Document | ShadowRoot)[];
+  /** Documents and open shadow roots currently observed: each document, then its shadow roots in tree order. */
+  roots(): readonly Root[];
+  /** The observed roots' elements, names and change count. */
+  readonly index: PageIndex;
+  /** Cuts the values currently typed into observed fields out of page text. */
+  scrubber(): (text: string) => string;
   /** The top URL the observer last reported, so a restart knows whether the page changed meanwhile. */
   readonly lastUrl: string;
   stop(): void;
@@ -89,33 +99,70 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   const { window: top, masker, guard, isOwnNode, isAllowedDocument, emit, emitInitialNavigation } = options;
   const controller = new AbortController();
   const { signal } = controller;
-  const attached = new Set<Document | ShadowRoot>();
+  /** Roots our listeners are on (once each, even if a shadow root leaves the page and comes back). */
+  const listening = new WeakSet<Root>();
   const framesSeen = new WeakSet<Element>();
-  const mutationObservers: MutationObserver[] = [];
   /** A field's value when it got focus, to tell an edit from a focus-and-leave. Memory only. */
   const valueAtFocus = new WeakMap<Element, string>();
   /** Fields typed into since their last reported edit. */
   const dirty = new Set<Element>();
+  /** Editable regions (no `change` event of their own) that carry our element-level `input` and `focusout` listeners. */
+  const editableRoots = new WeakSet<Element>();
   let lastUrl = top.location.href;
 
+  /** The top URL, masked (parsed again only when it changed). */
+  let maskedFor: { href: string; masked: string } | undefined;
+  const maskedTopUrl = (): string => {
+    const href = top.location.href;
+    if (maskedFor?.href !== href) maskedFor = { href, masked: maskUrl(href) };
+    return maskedFor.masked;
+  };
+
+  /** Every listener inside the error guard (as `guard.wrap`, written for the one argument: it runs for every key press). */
   const listen = (target: EventTarget, type: string, handler: (event: Event) => void): void => {
-    target.addEventListener(type, guard.wrap(handler), { capture: true, passive: true, signal });
+    const listener = (event: Event): void => {
+      try {
+        handler(event);
+      } catch (error) {
+        guard.report(error);
+      }
+    };
+    target.addEventListener(type, listener, { capture: true, passive: true, signal });
   };
 
-  const liveRoots = (): (Document | ShadowRoot)[] => {
-    for (const root of attached) {
-      const gone = isShadowRoot(root) ? !root.host.isConnected : root.defaultView === null;
-      if (gone) attached.delete(root);
+  // Frames and shadow roots that arrive with added nodes are attached from the index's walk.
+  const index: PageIndex = createPageIndex({
+    onFrame: (frame) => attachFrame(frame),
+    onShadowRoot: (root) => attachShadowRoot(root),
+    isOwnNode: (node) => isOwnNode(node),
+    guard,
+  });
+  const names: Names = index.names;
+  const selectorContext: SelectorContext = {
+    names,
+    elements: (root, kind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined),
+  };
+
+  // A field's edit or choice may show or hide content through CSS alone (`:checked ~ .menu`, `:invalid + .error`).
+  const stateStyles = createStateStyles();
+  const stateChanged = (): void => {
+    if (stateStyles.selectOnState(index.roots())) index.touch();
+  };
+
+  const scrubber = createScrubberCache(() => {
+    const values: string[] = [];
+    // Which listed fields hold typed text is remembered with their names (a `type` or `contenteditable` change forgets it).
+    for (const root of index.roots()) {
+      for (const field of index.elements(root, "fields")) if (names.memo(field, "typed-field", isTypedField)) values.push(readFieldValue(field));
     }
-    return [...attached];
-  };
-
-  const scrubber = (): ((text: string) => string) => createValueScrubber(typedValuesIn(liveRoots()));
+    return values;
+  });
 
   const describe = (element: Element, scrub: (text: string) => string): TargetDescription => {
-    const name = scrub(accessibleName(element));
+    index.sync();
+    const name = scrub(names.name(element));
     // A selector that would carry a typed value (a button that echoes it) is left out.
-    const selectors = selectorsFor(element, name).filter((parts) => parts.every((part) => scrub(part) === part));
+    const selectors = selectorsFor(element, name, selectorContext).filter((parts) => parts.every((part) => scrub(part) === part));
     return {
       role: roleOf(element),
       name,
@@ -134,23 +181,29 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     scrub: (text: string) => string = scrubber(),
   ): void => {
     const pageTitle = cleanText(scrub(top.document.title), 200);
-    emit({ kind, label, target, maskedField, pageUrl: maskUrl(top.location.href), pageTitle, createdAt: new Date().toISOString() });
+    emit({ kind, label, target, maskedField, pageUrl: maskedTopUrl(), pageTitle, createdAt: new Date().toISOString() });
   };
 
   // --- field edits: keystrokes merged into one change per edit, reported on change/blur/Enter ---
-  const emitFill = (field: Element): void => {
-    if (!dirty.delete(field)) return;
+  /**
+   * Reports a field's edit. `committed`: the browser's `change` (a user's edit by definition, also
+   * one made without keys: a paste from the menu, autofill, a drop); otherwise only a field typed into.
+   */
+  const emitFill = (field: Element, committed = false): void => {
+    if (!dirty.delete(field) && !committed) return;
     const value = readFieldValue(field);
     const previous = valueAtFocus.get(field);
     valueAtFocus.set(field, value);
     if (previous !== undefined && previous === value) return;
+    stateChanged();
     const scrub = scrubber();
     const target = describe(field, scrub);
-    const maskedField = masker.mask(value, fieldHints(field, accessibleName(field)));
+    const maskedField = masker.mask(value, fieldHints(field, names.name(field)));
     observe("change", `Fill ${quoted(target.name, "the text field")}`, target, maskedField, scrub);
   };
 
   const emitChoice = (element: Element): void => {
+    stateChanged();
     const scrub = scrubber();
     if (element.tagName === "SELECT") {
       const select = element as HTMLSelectElement;
@@ -165,7 +218,7 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     if (type === "checkbox") {
       observe("change", `${input.checked ? "Check" : "Uncheck"} ${quoted(target.name, "the checkbox")}`, target, undefined, scrub);
     } else if (type === "radio") {
-      const group = radioGroupName(input, scrub);
+      const group = radioGroupName(input, scrub, names);
       observe("select", `Select ${quoted(target.name, "an option")}${group ? ` in ${quoted(group)}` : ""}`, target, undefined, scrub);
     } else if (type === "file") {
       // File names are personal: only how many were chosen is kept.
@@ -177,51 +230,59 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     }
   };
 
-  const onInput = (event: Event): void => {
-    const target = trustedTarget(event);
-    if (target === undefined) return;
-    const field = textFieldOf(target);
-    if (field !== undefined) {
-      dirty.add(field);
+  /**
+   * `change` reports an edited text field as it is left (or on Enter), and a choice at once; it does
+   * not cross shadow boundaries, so every attached shadow root listens too (roots are attached on
+   * the focus, click or key that precedes any change inside them). No listener runs per keystroke
+   * but `keydown`: that is where typing is noticed.
+   */
+  const onChange = (event: Event): void => {
+    const target = startOf(event);
+    if (target === undefined) {
+      // A page script's change to a checkbox still shows or hides what CSS ties to it.
+      if (isCheckable(event.composedPath()[0])) stateChanged();
       return;
     }
-    // Choices report at once; `input` (unlike `change`) crosses shadow boundaries.
-    if (target.tagName === "SELECT" || (target.tagName === "INPUT" && ["checkbox", "radio", "file"].includes(inputType(target)))) {
-      emitChoice(target);
+    const field = fieldOf(target);
+    if (field !== undefined) {
+      emitFill(field, true);
+      return;
     }
-  };
-
-  const onChange = (event: Event): void => {
-    const target = trustedTarget(event);
-    const field = target && textFieldOf(target);
-    if (field !== undefined) emitFill(field);
+    if (target.tagName === "SELECT" || (target.tagName === "INPUT" && ["checkbox", "radio", "file"].includes(inputType(target)))) emitChoice(target);
   };
 
   const onFocusIn = (event: Event): void => {
-    if (!event.isTrusted) return;
-    const path = event.composedPath();
-    if (path.some(isOwnNode)) return;
-    attachShadowRootsOnPath(path);
-    const target = path[0];
-    const field = isElement(target) ? textFieldOf(target) : undefined;
-    if (field !== undefined && !dirty.has(field)) valueAtFocus.set(field, readFieldValue(field));
+    const target = startOf(event);
+    const field = target && fieldOf(target);
+    if (field === undefined) return;
+    if (!dirty.has(field)) valueAtFocus.set(field, readFieldValue(field));
+    // An editable region has no `change`: its edits are noticed and reported by listeners of its own.
+    if (field.tagName !== "INPUT" && field.tagName !== "TEXTAREA" && !editableRoots.has(field)) {
+      editableRoots.add(field);
+      listen(field, "input", onEditableInput);
+      listen(field, "focusout", onEditableFocusOut);
+    }
   };
 
-  const onFocusOut = (event: Event): void => {
-    const target = trustedTarget(event);
+  const onEditableInput = (event: Event): void => {
+    const target = startOf(event);
     const field = target && textFieldOf(target);
-    if (field !== undefined) emitFill(field);
+    if (field !== undefined) dirty.add(field);
+  };
+
+  const onEditableFocusOut = (event: Event): void => {
+    const target = startOf(event);
+    const field = target && textFieldOf(target);
+    // Focus moving inside the region is not leaving it.
+    const next = (event as FocusEvent).relatedTarget;
+    if (field !== undefined && !(isElement(next) && field.contains(next))) emitFill(field);
   };
 
   // --- clicks on things a person would name; focus clicks into fields and choice clicks are covered elsewhere ---
   const onClick = (event: Event): void => {
-    if (!event.isTrusted) return;
-    const path = event.composedPath();
-    if (path.some(isOwnNode)) return;
-    attachShadowRootsOnPath(path);
-    const start = path[0];
-    if (!isElement(start) || textFieldOf(start) !== undefined || (start as HTMLElement).isContentEditable) return;
-    const actionable = path.find((node): node is Element => isElement(node) && isInteractive(node));
+    const start = startOf(event);
+    if (start === undefined || fieldOf(start) !== undefined || (index.mayHoldEditable() && (start as HTMLElement).isContentEditable)) return;
+    const actionable = event.composedPath().find((node): node is Element => isElement(node) && isInteractive(node));
     if (actionable !== undefined) {
       if (coveredByFieldEvents(actionable)) return;
       // Enter in a text field submits its form through a click the browser dispatches on the
@@ -231,7 +292,7 @@ export function observeDom(options: DomObserverOptions): DomObserver {
         (event as MouseEvent).detail === 0 &&
         focused !== null &&
         focused !== actionable &&
-        textFieldOf(focused) !== undefined &&
+        fieldOf(focused) !== undefined &&
         (actionable as HTMLButtonElement).form !== undefined &&
         (actionable as HTMLButtonElement).form === (focused as HTMLInputElement).form;
       if (implicitSubmit) return;
@@ -248,25 +309,30 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   };
 
   const onSubmit = (event: Event): void => {
-    const target = trustedTarget(event);
+    const target = startOf(event);
     if (target === undefined || target.tagName !== "FORM") return;
     const form = target as HTMLFormElement;
     for (const field of [...dirty]) if (form.contains(field)) emitFill(field);
     const scrub = scrubber();
     const description = describe(form, scrub);
-    const name = description.name || scrub(formName(form, (event as SubmitEvent).submitter));
+    const name = description.name || scrub(formName(form, (event as SubmitEvent).submitter, names));
     observe("submit", `Submit ${quoted(name, "the form")}`, { ...description, name }, undefined, scrub);
   };
 
   // --- keys: Enter, Escape and modifier shortcuts only; ordinary typing never ---
   const onKeyDown = (event: Event): void => {
     const keyboard = event as KeyboardEvent;
-    if (keyboard.repeat || keyboard.isComposing) return;
-    const target = trustedTarget(event);
+    // Shadow roots on the way are attached: a key may act inside one whose `change` or `submit` follows.
+    const target = startOf(event);
     if (target === undefined) return;
+    const field = fieldOf(target);
+    if (field !== undefined && editsText(keyboard, field)) {
+      dirty.add(field);
+      return;
+    }
+    if (keyboard.repeat || keyboard.isComposing) return;
     const key = shortcutName(keyboard, target);
     if (key === undefined) return;
-    const field = textFieldOf(target);
     if (field !== undefined) emitFill(field);
     const onPage = target.tagName === "BODY" || target.tagName === "HTML";
     const scrub = scrubber();
@@ -275,20 +341,40 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     observe("keydown", `Press ${key}${where}`, description, undefined, scrub);
   };
 
-  const trustedTarget = (event: Event): Element | undefined => {
+  /**
+   * The element a trusted event started at, inside open shadow roots too (their roots get attached
+   * on the way), or undefined for a page script's event or one from our own indicator. Only an
+   * event retargeted at a shadow host needs its composed path (each DOM call counts on a keystroke).
+   */
+  const startOf = (event: Event): Element | undefined => {
     if (!event.isTrusted) return undefined;
+    const target = event.target;
+    if (!isElement(target) || isOwnNode(target)) return undefined;
+    if (!mayHostShadowRoot(target) || target.shadowRoot === null) return target;
     const path = event.composedPath();
-    if (path.some(isOwnNode)) return undefined;
-    const target = path[0];
-    return isElement(target) ? target : undefined;
+    attachShadowRootsOnPath(path);
+    return isElement(path[0]) ? path[0] : undefined;
   };
+
+  /** `textFieldOf`, without asking `isContentEditable` (a style update) where nothing can be editable. */
+  const fieldOf = (element: Element): ReturnType<typeof textFieldOf> => {
+    if (element.tagName === "INPUT" || element.tagName === "TEXTAREA" || index.mayHoldEditable()) return textFieldOf(element);
+    return undefined;
+  };
+
+  /** A popover opened or closed (no attribute changes for it), or a <details>: what a snapshot sees changed. */
+  const onToggle = (): void => index.touch();
 
   // --- roots: documents (all sources), open shadow roots (the events that do not cross them), same-origin frames ---
   const attachShadowRoot = (root: ShadowRoot): void => {
-    if (attached.has(root) || isOwnNode(root.host)) return;
-    attached.add(root);
-    listen(root, "change", onChange);
-    listen(root, "submit", onSubmit);
+    if (index.hasRoot(root) || isOwnNode(root.host)) return;
+    if (!listening.has(root)) {
+      listening.add(root);
+      listen(root, "change", onChange);
+      listen(root, "submit", onSubmit);
+      listen(root, "toggle", onToggle);
+    }
+    index.addRoot(root);
   };
 
   const attachShadowRootsOnPath = (path: EventTarget[]): void => {
@@ -313,30 +399,18 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   };
 
   const attachDocument = (document: Document): void => {
-    if (attached.has(document) || !isAllowedDocument(document)) return;
-    attached.add(document);
-    listen(document, "click", onClick);
-    listen(document, "input", onInput);
-    listen(document, "change", onChange);
-    listen(document, "focusin", onFocusIn);
-    listen(document, "focusout", onFocusOut);
-    listen(document, "submit", onSubmit);
-    listen(document, "keydown", onKeyDown);
-    for (const frame of document.querySelectorAll("iframe, frame")) attachFrame(frame);
-    for (const shadow of openShadowRootsIn(document)) attachShadowRoot(shadow);
-    const observer = new MutationObserver(
-      guard.wrap((records: MutationRecord[]) => {
-        for (const record of records) {
-          for (const node of record.addedNodes) {
-            if (!isElement(node)) continue;
-            if (node.tagName === "IFRAME" || node.tagName === "FRAME") attachFrame(node);
-            for (const frame of node.getElementsByTagName("iframe")) attachFrame(frame);
-          }
-        }
-      }),
-    );
-    observer.observe(document, { childList: true, subtree: true });
-    mutationObservers.push(observer);
+    if (index.hasRoot(document) || !isAllowedDocument(document)) return;
+    if (!listening.has(document)) {
+      listening.add(document);
+      listen(document, "click", onClick);
+      listen(document, "change", onChange);
+      listen(document, "focusin", onFocusIn);
+      listen(document, "submit", onSubmit);
+      listen(document, "keydown", onKeyDown);
+      listen(document, "toggle", onToggle);
+    }
+    // Indexing walks the document once: its frames and open shadow roots are attached from there.
+    index.addRoot(document);
   };
 
   // --- navigation: the Navigation API sees pushState/replaceState from the isolated world; popstate and hashchange back it up ---
@@ -360,20 +434,23 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   }
   listen(top, "popstate", onUrlMaybeChanged);
   listen(top, "hashchange", onUrlMaybeChanged);
+  // Media queries may show or hide content at another size.
+  listen(top, "resize", () => index.touch());
   if (emitInitialNavigation) observe("navigation", navigationLabel(top, ""), undefined);
 
   return {
     flushFields() {
       for (const field of [...dirty]) guard.run(() => emitFill(field));
     },
-    roots: liveRoots,
+    roots: () => index.roots(),
+    index,
+    scrubber,
     get lastUrl() {
       return lastUrl;
     },
     stop() {
       controller.abort();
-      for (const observer of mutationObservers) observer.disconnect();
-      attached.clear();
+      index.disconnect();
       dirty.clear();
     },
   };
@@ -417,6 +494,23 @@ function isInteractive(element: Element): boolean {
   return element.hasAttribute("onclick");
 }
 
+function isCheckable(node: unknown): boolean {
+  return isElement(node) && node.tagName === "INPUT" && ["checkbox", "radio"].includes(inputType(node));
+}
+
+/**
+ * Whether a key press edits the text of the field it is pressed in: printable keys (with Ctrl or
+ * Meta only paste, cut, undo and redo), deletion, composition, Enter in a multi-line field. Keys
+ * that move or leave (Tab, arrows) do not, so a field a page script cleared is not taken for typing.
+ */
+function editsText(event: KeyboardEvent, field: Element): boolean {
+  const { key } = event;
+  if (event.isComposing || key === "Process" || key === "Unidentified" || key === "Dead" || key === "Backspace" || key === "Delete") return true;
+  if (key === "Enter") return field.tagName !== "INPUT" && !event.ctrlKey && !event.metaKey;
+  if (key.length !== 1) return false;
+  return !(event.ctrlKey || event.metaKey) || ["v", "x", "z", "y"].includes(key.toLowerCase());
+}
+
 /** Clicks whose effect is reported by the field events (a focus click, a toggle, a file dialog, a select). */
 function coveredByFieldEvents(element: Element): boolean {
   const control = element.tagName === "LABEL" ? (element as HTMLLabelElement).control : element;
@@ -426,18 +520,18 @@ function coveredByFieldEvents(element: Element): boolean {
   return ["checkbox", "radio", "file"].includes(inputType(control)) || textFieldOf(control) !== undefined;
 }
 
-function radioGroupName(input: HTMLInputElement, scrub: (text: string) => string): string {
+function radioGroupName(input: HTMLInputElement, scrub: (text: string) => string, names: Names): string {
   const group = input.closest("fieldset, [role=radiogroup]");
-  return group ? scrub(accessibleName(group)) : "";
+  return group ? scrub(names.name(group)) : "";
 }
 
 /** A form's name for a person: its own name, a heading or legend inside or around it, or its submit button. */
-function formName(form: HTMLFormElement, submitter: HTMLElement | null | undefined): string {
+function formName(form: HTMLFormElement, submitter: HTMLElement | null | undefined, names: Names): string {
   const inside = form.querySelector("h1, h2, h3, h4, h5, h6, legend");
-  if (inside) return cleanText(subtreeText(inside));
+  if (inside) return cleanText(names.text(inside));
   const around = form.closest("section, article, dialog, [role=dialog], main")?.querySelector("h1, h2, h3, h4, h5, h6");
-  if (around) return cleanText(subtreeText(around));
-  return submitter ? accessibleName(submitter) : "";
+  if (around) return cleanText(names.text(around));
+  return submitter ? names.name(submitter) : "";
 }
 
 /**
@@ -459,21 +553,4 @@ function shortcutName(event: KeyboardEvent, target: Element): string | undefined
   const name = code ?? (key.length === 1 ? key.toUpperCase() : key);
   const parts = [event.ctrlKey ? "Ctrl" : "", event.altKey ? "Alt" : "", event.shiftKey ? "Shift" : "", event.metaKey ? "Meta" : "", name];
   return parts.filter(Boolean).join("+");
-}
-
-/** Open shadow roots under a root (a one-off walk at attach time and per snapshot; later ones are found lazily on focus). */
-export function openShadowRootsIn(root: Document | ShadowRoot): ShadowRoot[] {
-  const found: ShadowRoot[] = [];
-  const visit = (scope: Document | ShadowRoot): void => {
-    const walker = (scope.ownerDocument ?? (scope as Document)).createTreeWalker(scope, NodeFilter.SHOW_ELEMENT);
-    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
-      const shadow = (node as Element).shadowRoot;
-      if (shadow) {
-        found.push(shadow);
-        visit(shadow);
-      }
-    }
-  };
-  visit(root);
-  return found;
 }

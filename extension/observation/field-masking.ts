@@ -116,19 +116,24 @@ function decodeKey(hashKey: string): Uint8Array<ArrayBuffer> {
 }
 
 async function hmacHex(key: CryptoKey, value: string): Promise<string> {
-  const signature = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(value));
+  const signature = await crypto.subtle.sign("HMAC", key, UTF8.encode(value));
   return toHex(signature);
 }
 
 export function toHex(buffer: ArrayBuffer): string {
-  return [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  let hex = "";
+  for (const byte of new Uint8Array(buffer)) hex += (byte < 16 ? "0" : "") + byte.toString(16);
+  return hex;
 }
+
+/** Stateless, so one serves every call. */
+const UTF8 = new TextEncoder();
 
 /** SHA-256 hex of a string (snapshots are content-addressed by it); undefined outside a secure context. */
 export async function sha256Hex(text: string): Promise<string | undefined> {
   const subtle = globalThis.crypto?.subtle;
   if (subtle === undefined) return undefined;
-  return toHex(await subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return toHex(await subtle.digest("SHA-256", UTF8.encode(text)));
 }
 
 /** Typed values shorter than this are not scrubbed from page text: "a" or "12" would blank out half a page. */
@@ -148,16 +153,28 @@ export function createValueScrubber(values: Iterable<string>): (text: string) =>
   return (text) => text.replace(pattern, SCRUBBED);
 }
 
-/** Current values of the editable fields under the given roots (documents and open shadow roots). */
-export function typedValuesIn(roots: Iterable<Document | ShadowRoot>): string[] {
-  const values: string[] = [];
-  for (const root of roots) {
-    for (const element of root.querySelectorAll("input, textarea, [contenteditable]")) {
-      const field = textFieldOf(element);
-      if (field === element) values.push(readFieldValue(field));
+/** A field whose value is typed text: a text-like input, a textarea, or the root of an editable region. */
+export function isTypedField(element: Element): boolean {
+  return textFieldOf(element) === element;
+}
+
+/**
+ * The scrubber for the values typed right now, rebuilt only when they changed: reading a page's
+ * values is cheap, building the pattern is not, and most events come with no new typing. The values
+ * are read every time (a page script may set one without any event), never remembered beyond the
+ * last scrubber.
+ */
+export function createScrubberCache(readValues: () => string[]): () => (text: string) => string {
+  let values: string[] = [];
+  let scrub = createValueScrubber(values);
+  return () => {
+    const now = readValues();
+    if (now.length !== values.length || now.some((value, index) => value !== values[index])) {
+      values = now;
+      scrub = createValueScrubber(now);
     }
-  }
-  return values;
+    return scrub;
+  };
 }
 
 function escapeRegExp(text: string): string {

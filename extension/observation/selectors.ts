@@ -1,4 +1,6 @@
-import { accessibleName, isEditable, roleOf, subtreeText } from "./accessible-name";
+import { UNCACHED_NAMES, isEditable, roleOf, type Names } from "./accessible-name";
+import type { IndexKind } from "./page-index";
+import { isShadowRoot } from "./shadow-roots";
 
 /**
  * Several selectors for one element, best first, in the Chrome DevTools Recorder shape (DESIGN §6):
@@ -6,17 +8,31 @@ import { accessibleName, isEditable, roleOf, subtreeText } from "./accessible-na
  * ARIA and text selectors pierce by themselves and have one part. Kinds, in order: test-id
  * attribute, `aria/Name[role="…"]`, label-based, `text/…`, stable css, `xpath/…`. A selector is
  * offered only when it finds exactly this element where it can be checked.
+ *
+ * The checks are what a click costs on a large page, so they do only what their answer needs: the
+ * names of other elements come from the page index's cache, candidates for a role from its lists,
+ * a uniqueness check stops at the first other match, and a text is looked for in the page's text
+ * before any node is visited.
  */
+
+export interface SelectorContext {
+  names: Names;
+  /** The indexed elements of a kind in a root (page-index.ts); undefined when the root is not indexed. */
+  elements?: (root: Root, kind: IndexKind) => readonly Element[] | undefined;
+}
+
+const UNINDEXED: SelectorContext = { names: UNCACHED_NAMES };
 
 /** Attributes teams put on elements for tests (the Recorder's list, most common first). */
 const TEST_ID_ATTRIBUTES = ["data-testid", "data-test", "data-qa", "data-cy", "data-test-id", "data-qa-id", "data-testing"];
+const TEST_ID_ATTRIBUTE_SET = new Set(TEST_ID_ATTRIBUTES);
 const MAX_TEXT_SELECTOR_LENGTH = 64;
 const MAX_SELECTOR_LENGTH = 1024;
 const MAX_ALTERNATIVES = 12;
 
 type Root = Document | ShadowRoot;
 
-export function selectorsFor(element: Element, name: string): string[][] {
+export function selectorsFor(element: Element, name: string, context: SelectorContext = UNINDEXED): string[][] {
   const chain = shadowChain(element);
   const inShadow = chain.length > 1;
   const alternatives: string[][] = [];
@@ -32,12 +48,14 @@ export function selectorsFor(element: Element, name: string): string[][] {
 
   const testId = testIdSelector(own.element, own.root);
   if (testId) add([...hostParts, testId]);
-  add(ariaSelector(own.element, own.root, name));
-  for (const selector of labelSelectors(own.element, own.root, name, inShadow)) add([...hostParts, selector]);
-  add(textSelector(own.element, own.root));
-  const css = stableCss(own.element, own.root) ?? structuralCss(own.element, own.root);
+  add(ariaSelector(own.element, own.root, name, context));
+  for (const selector of labelSelectors(own.element, own.root, name, inShadow, context.names)) add([...hostParts, selector]);
+  add(textSelector(own.element, own.root, context.names));
+  // Both positional kinds need an element's place among its siblings: counted once (a list of 500 rows is long).
+  const positions = new Map<Element, number | undefined>();
+  const css = stableCss(own.element, own.root) ?? structuralCss(own.element, own.root, positions);
   add([...hostParts, css]);
-  if (!inShadow) add(xpathSelector(own.element));
+  if (!inShadow) add(xpathSelector(own.element, positions));
   return alternatives.slice(0, MAX_ALTERNATIVES);
 }
 
@@ -53,14 +71,11 @@ function shadowChain(element: Element): { element: Element; root: Root }[] {
   return chain;
 }
 
-export function isShadowRoot(node: Node): node is ShadowRoot {
-  return node.nodeType === Node.DOCUMENT_FRAGMENT_NODE && (node as ShadowRoot).host !== undefined;
-}
-
+/** Exactly this element matches: the first match must be it (most selectors fail here, early), and there must be no second. */
 function isUnique(root: Root, selector: string, element: Element): boolean {
   try {
-    const found = root.querySelectorAll(selector);
-    return found.length === 1 && found[0] === element;
+    if (root.querySelector(selector) !== element) return false;
+    return root.querySelectorAll(selector).length === 1;
   } catch {
     return false;
   }
@@ -71,6 +86,8 @@ function quote(value: string): string {
 }
 
 function testIdSelector(element: Element, root: Root): string | undefined {
+  // Asked of every ancestor by the anchored and structural kinds: most have no test id at all.
+  if (!element.hasAttributes() || !element.getAttributeNames().some((attribute) => TEST_ID_ATTRIBUTE_SET.has(attribute))) return undefined;
   for (const attribute of TEST_ID_ATTRIBUTES) {
     const value = element.getAttribute(attribute);
     if (!value) continue;
@@ -94,34 +111,57 @@ const ROLE_TAGS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Elements that may have this role: by tag (a document's tag collections are cheap) and by explicit role. */
-function roleCandidates(root: Root, role: string): Element[] {
+function queriedRoleCandidates(root: Root, role: string): ArrayLike<Element>[] {
   const byTag = (tag: string): ArrayLike<Element> => (isShadowRoot(root) ? root.querySelectorAll(tag) : root.getElementsByTagName(tag));
-  const candidates: Element[] = [];
-  for (const tag of ROLE_TAGS[role] ?? []) candidates.push(...Array.from(byTag(tag)));
-  candidates.push(...Array.from(root.querySelectorAll(role === "textbox" ? `[role=${quote(role)}], [contenteditable]` : `[role=${quote(role)}]`)));
-  return candidates;
+  const lists = (ROLE_TAGS[role] ?? []).map(byTag);
+  lists.push(root.querySelectorAll(role === "textbox" ? `[role=${quote(role)}], [contenteditable]` : `[role=${quote(role)}]`));
+  return lists;
 }
+
+/**
+ * The page index's lists that hold every element `queriedRoleCandidates` would find for a role
+ * (and others, which `isRoleCandidate` leaves out): `a` and `area` without `href` are not listed
+ * there, but they have no role unless an explicit one, and then they are among the explicit roles.
+ */
+const INDEXED_ROLE_LISTS: Readonly<Record<string, readonly IndexKind[]>> = {
+  button: ["buttons", "fields"],
+  link: ["links", "areas"],
+  textbox: ["fields", "roles"],
+  searchbox: ["fields", "roles"],
+  checkbox: ["fields", "roles"],
+  radio: ["fields", "roles"],
+  combobox: ["fields", "roles"],
+  listbox: ["fields", "roles"],
+  heading: ["headings"],
+};
+
+/** Whether the element is among the candidates `queriedRoleCandidates` finds for a role. */
+function isRoleCandidate(element: Element, role: string): boolean {
+  if ((ROLE_TAGS[role] ?? []).includes(element.localName) || element.getAttribute("role") === role) return true;
+  return role === "textbox" && element.hasAttribute("contenteditable");
+}
+
 /** Above this many candidates uniqueness cannot be checked cheaply, and an unchecked selector is not offered. */
 const MAX_ROLE_CANDIDATES = 1000;
-/** Attributes a name can come from without appearing in the element's text. */
-const NAME_ATTRIBUTES = ["aria-label", "aria-labelledby", "title", "alt", "value", "placeholder"];
 
-function ariaSelector(element: Element, root: Root, name: string): string[] | undefined {
+function ariaSelector(element: Element, root: Root, name: string, { names, elements }: SelectorContext): string[] | undefined {
   // Puppeteer's ARIA syntax reads `[attr="…"]` after the name: a name with brackets cannot be written.
   if (!name || /[[\]"]/.test(name) || name.endsWith("…")) return undefined;
   const role = roleOf(element);
   if (role === "generic" || role === "none" || role === "presentation") return undefined;
-  const candidates = roleCandidates(root, role);
-  if (candidates.length > MAX_ROLE_CANDIDATES) return undefined;
-  const firstWord = name.split(" ")[0]!;
-  for (const candidate of candidates) {
-    if (candidate === element) continue;
-    // Cheap pre-check before the full name computation: could this candidate have the same name at all?
-    const mayMatch =
-      (candidate.textContent ?? "").includes(firstWord) ||
-      NAME_ATTRIBUTES.some((attribute) => candidate.hasAttribute(attribute)) ||
-      ((candidate as HTMLInputElement).labels?.length ?? 0) > 0;
-    if (mayMatch && roleOf(candidate) === role && accessibleName(candidate) === name) return undefined;
+  // Chromium exposes an editable region without a role of its own as generic: `[role="textbox"]` would not find it.
+  if (role === "textbox" && !element.hasAttribute("role") && element.tagName !== "INPUT" && element.tagName !== "TEXTAREA") return undefined;
+  const indexed = elements?.(root, "roles") !== undefined;
+  const candidateLists = indexed ? (INDEXED_ROLE_LISTS[role] ?? ["roles"]).map((kind) => elements!(root, kind) ?? []) : queriedRoleCandidates(root, role);
+  // Indexed lists hold a few more elements than the candidates (about the same count).
+  if (candidateLists.reduce((sum, list) => sum + list.length, 0) > MAX_ROLE_CANDIDATES) return undefined;
+  for (const candidates of candidateLists) {
+    for (let index = 0; index < candidates.length; index += 1) {
+      const candidate = candidates[index]!;
+      // The remembered name first: it rules out almost every candidate without touching the DOM.
+      if (candidate === element || names.name(candidate) !== name || names.memo(candidate, "role", roleOf) !== role) continue;
+      if (!indexed || isRoleCandidate(candidate, role)) return undefined;
+    }
   }
   return [`aria/${name}[role="${role}"]`];
 }
@@ -130,7 +170,7 @@ function ariaSelector(element: Element, root: Root, name: string): string[] | un
  * Label-based alternatives for fields: the aria-label or placeholder as an attribute selector, and
  * (outside shadow DOM) an XPath that finds the field through its <label>, which survives generated ids.
  */
-function labelSelectors(element: Element, root: Root, name: string, inShadow: boolean): string[] {
+function labelSelectors(element: Element, root: Root, name: string, inShadow: boolean, names: Names): string[] {
   const selectors: string[] = [];
   const tag = element.tagName.toLowerCase();
   for (const attribute of ["aria-label", "placeholder"]) {
@@ -139,42 +179,123 @@ function labelSelectors(element: Element, root: Root, name: string, inShadow: bo
     const selector = `${tag}[${attribute}=${quote(value)}]`;
     if (isUnique(root, selector, element)) selectors.push(selector);
   }
-  const labels = (element as HTMLInputElement).labels;
-  const label = labels?.[0];
+  const label = names.labels(element)[0];
   if (!inShadow && label && name) {
     const text = xpathLiteral(name);
     if (text !== undefined) {
       // id(…/@for) looks the id up once; `//*[@id=//label…]` would scan the page once per element.
-      const xpath = label.contains(element)
-        ? `//label[starts-with(normalize-space(), ${text})]//${xpathNameTest(element)}`
-        : `id(//label[normalize-space()=${text}]/@for)`;
-      if (xpathFinds(element, xpath)) selectors.push(`xpath/${xpath}`);
+      const nested = label.contains(element);
+      const xpath = nested ? `//label[starts-with(normalize-space(), ${text})]//${xpathNameTest(element)}` : `id(//label[normalize-space()=${text}]/@for)`;
+      const found = labelXPathFinds(element, name, nested) ?? xpathFinds(element, xpath);
+      if (found) selectors.push(`xpath/${xpath}`);
     }
   }
   return selectors;
 }
 
+const XHTML = "http://www.w3.org/1999/xhtml";
+/** Whitespace XPath's normalize-space() and our text agree on; with any other kind the XPath is evaluated instead. */
+const OTHER_WHITESPACE = /[^\S \t\r\n]/;
+
+/**
+ * What the label XPaths above find, answered from the document's labels without evaluating them
+ * (Blink's XPath walks the whole page): `id(//label[normalize-space()=T]/@for)` is the elements
+ * whose id a label with that exact text names, `//label[starts-with(normalize-space(), T)]//tag`
+ * the tag's elements inside labels starting so. Undefined where the answer could differ from
+ * Blink's (not an HTML document, unusual whitespace, non-HTML labels): then the XPath is evaluated.
+ */
+function labelXPathFinds(element: Element, text: string, nested: boolean): boolean | undefined {
+  const document = element.ownerDocument;
+  if (document.contentType !== "text/html" || element.namespaceURI !== XHTML) return undefined;
+  const found = new Set<Element>();
+  for (const label of document.getElementsByTagName("label")) {
+    if (label.namespaceURI !== XHTML) return undefined;
+    const value = label.textContent ?? "";
+    if (OTHER_WHITESPACE.test(value)) return undefined;
+    const normalized = value.replace(/[ \t\r\n]+/g, " ").replace(/^ | $/g, "");
+    if (nested) {
+      if (!normalized.startsWith(text)) continue;
+      for (const inside of label.getElementsByTagName(element.localName)) {
+        if (inside.namespaceURI !== XHTML) return undefined;
+        found.add(inside);
+      }
+    } else {
+      if (normalized !== text) continue;
+      const forId = label.getAttribute("for");
+      if (forId === null) continue;
+      if (/\s/.test(forId)) return undefined;
+      const target = document.getElementById(forId);
+      if (target !== null) found.add(target);
+    }
+    if (found.size > 1) return false;
+  }
+  return found.size === 1 && found.has(element);
+}
+
 /** Above this many elements in a root, checking a text selector's uniqueness costs more than it is worth. */
 const MAX_ELEMENTS_FOR_TEXT_CHECK = 5000;
 
-function textSelector(element: Element, root: Root): string[] | undefined {
+/** Text nodes a text selector's check visits before it counts occurrences in the root's whole text instead. */
+const TEXT_NODES_WALKED = 64;
+
+function textSelector(element: Element, root: Root, names: Names): string[] | undefined {
   if (isEditable(element) || ["INPUT", "SELECT", "TEXTAREA"].includes(element.tagName)) return undefined;
-  const text = subtreeText(element);
+  const text = names.text(element);
   if (!text || text.length > MAX_TEXT_SELECTOR_LENGTH) return undefined;
   // A document's live element collection knows its length cheaply; a shadow root is small enough to count.
   const elementCount = isShadowRoot(root) ? root.querySelectorAll("*").length : root.getElementsByTagName("*").length;
   if (elementCount > MAX_ELEMENTS_FOR_TEXT_CHECK) return undefined;
-  // Unique when exactly one text node in the root holds the whole text, and it is the element's own.
-  const walker = element.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  // Unique when exactly one text node in the root holds the whole text, and it is the element's
+  // own. A repeated text usually shows within the first text nodes ("Add" in "Address"), and a
+  // small root is walked whole.
+  const holders = textHolders(element.ownerDocument, root, text, 2, TEXT_NODES_WALKED);
+  if (holders.complete || holders.found.length > 1) return holders.found.length === 1 && element.contains(holders.found[0]!) ? [`text/${text}`] : undefined;
+  // Else the root's whole text (its text nodes, concatenated) is searched once: every holder is a
+  // place where the text occurs there, so one place means at most one holder, which must be the
+  // element's own. Two places count as not unique even when one straddles two text nodes: Puppeteer
+  // finds `text/` by an element's whole text content, so it would match there too.
+  if (countOccurrences(wholeText(root), text, 2) !== 1) return undefined;
+  const own = textHolders(element.ownerDocument, element, text, 1, Number.POSITIVE_INFINITY);
+  return own.found.length === 1 ? [`text/${text}`] : undefined;
+}
+
+/** Text nodes under `scope` whose whitespace-collapsed value holds the text: up to `limit` of them, walking at most `budget` nodes. */
+function textHolders(document: Document, scope: Node, text: string, limit: number, budget: number): { found: Node[]; complete: boolean } {
+  const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
   const firstWord = text.split(" ")[0]!;
-  let holder: Node | undefined;
+  const found: Node[] = [];
+  let visited = 0;
   for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    if (++visited > budget) return { found, complete: false };
     const value = node.nodeValue ?? "";
     if (!value.includes(firstWord) || !value.replace(/\s+/g, " ").includes(text)) continue;
-    if (holder !== undefined) return undefined;
-    holder = node;
+    found.push(node);
+    if (found.length >= limit) return { found, complete: false };
   }
-  return holder !== undefined && element.contains(holder) ? [`text/${text}`] : undefined;
+  return { found, complete: true };
+}
+
+/** The text of every text node in the root, in tree order (what a walk of its text nodes reads). */
+function wholeText(root: Root): string {
+  return (isShadowRoot(root) ? root.textContent : root.documentElement?.textContent) ?? "";
+}
+
+/** How many places (up to `limit`) a whitespace-normalized text starts at in a raw text where it occurs with any whitespace runs. */
+function countOccurrences(haystack: string, text: string, limit: number): number {
+  const pattern = new RegExp(text.split(" ").map(escapeRegExp).join("\\s+"), "g");
+  let count = 0;
+  while (count < limit) {
+    const match = pattern.exec(haystack);
+    if (match === null) break;
+    count += 1;
+    // Overlapping places count too: every holder starts one.
+    pattern.lastIndex = match.index + 1;
+  }
+  return count;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** Ids and classes that frameworks and CSS-in-JS generate change between builds or renders. */
@@ -260,7 +381,7 @@ function nearestAnchor(element: Element, root: Root): string | undefined {
  * A child-combinator path with :nth-of-type from the nearest anchor (or <html>): the least stable
  * kind, offered only when nothing stable exists. Inside a shadow root it starts at the root's top element.
  */
-function structuralCss(element: Element, root: Root): string {
+function structuralCss(element: Element, root: Root, positions: Map<Element, number | undefined> = new Map()): string {
   const steps: string[] = [];
   let current: Element | null = element;
   while (current !== null) {
@@ -272,8 +393,8 @@ function structuralCss(element: Element, root: Root): string {
       }
     }
     const parent: Element | null = current.parentElement;
-    const sameTag = parent ? [...parent.children].filter((child) => child.localName === current!.localName) : [];
-    const step = sameTag.length > 1 ? `${cssTag(current)}:nth-of-type(${sameTag.indexOf(current) + 1})` : cssTag(current);
+    const position = parent ? positionAmongSameName(current, positions) : undefined;
+    const step = position !== undefined ? `${cssTag(current)}:nth-of-type(${position})` : cssTag(current);
     steps.unshift(step);
     current = parent;
   }
@@ -285,7 +406,7 @@ function structuralCss(element: Element, root: Root): string {
  * construction. The Recorder writes the anchor as `//*[@id="main"]`; `id("main")` is the same in
  * XPath 1.0 and looks the id up instead of scanning the page.
  */
-function xpathSelector(element: Element): string[] | undefined {
+function xpathSelector(element: Element, positions: Map<Element, number | undefined>): string[] | undefined {
   const steps: string[] = [];
   for (let current: Element | null = element; current !== null; current = current.parentElement) {
     const literal = current.id && !looksGenerated(current.id) ? xpathLiteral(current.id) : undefined;
@@ -293,12 +414,33 @@ function xpathSelector(element: Element): string[] | undefined {
       steps.unshift(`id(${literal})`);
       return [`xpath/${steps.join("/")}`];
     }
-    const parent: Element | null = current.parentElement;
     const test = xpathNameTest(current);
-    const siblings = parent ? [...parent.children].filter((child) => child.localName === current!.localName && child.namespaceURI === current!.namespaceURI) : [];
-    steps.unshift(siblings.length > 1 ? `${test}[${siblings.indexOf(current) + 1}]` : test);
+    const position = current.parentElement ? positionAmongSameName(current, positions) : undefined;
+    steps.unshift(position !== undefined ? `${test}[${position}]` : test);
   }
   return [`xpath//${steps.join("/")}`];
+}
+
+/**
+ * The element's 1-based position among its siblings of the same local name and namespace (what
+ * both `:nth-of-type` and XPath's `name[n]` count), or undefined when it has no such sibling.
+ * Stops early instead of copying the parent's children; remembered in `positions` for the call.
+ */
+function positionAmongSameName(element: Element, positions: Map<Element, number | undefined>): number | undefined {
+  if (positions.has(element)) return positions.get(element);
+  const { localName, namespaceURI } = element;
+  const same = (other: Element): boolean => other.localName === localName && other.namespaceURI === namespaceURI;
+  const position = countSameName(element, same);
+  positions.set(element, position);
+  return position;
+}
+
+function countSameName(element: Element, same: (other: Element) => boolean): number | undefined {
+  let position = 1;
+  for (let sibling = element.previousElementSibling; sibling !== null; sibling = sibling.previousElementSibling) if (same(sibling)) position += 1;
+  if (position > 1) return position;
+  for (let sibling = element.nextElementSibling; sibling !== null; sibling = sibling.nextElementSibling) if (same(sibling)) return 1;
+  return undefined;
 }
 
 /** HTML elements by name; others (SVG, MathML) by local-name(), which XPath in HTML documents needs. */

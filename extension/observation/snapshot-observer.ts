@@ -1,8 +1,8 @@
 import { maskUrl } from "../../shared/observation/masking-rules";
 import { PAGE_SNAPSHOT_MAX_BYTES, PageSnapshotSchema, SNAPSHOT_REF_PREFIX, canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
-import { accessibleName, cleanText, inputType, roleOf, subtreeText } from "./accessible-name";
+import { UNCACHED_NAMES, cleanText, inputType, roleOf, type Names } from "./accessible-name";
 import { sha256Hex, textFieldOf } from "./field-masking";
-import { openShadowRootsIn } from "./dom-observer";
+import { openShadowRootsIn } from "./shadow-roots";
 
 /**
  * The browser_snapshot adapter (issue #4): a structural view of the page — title, headings,
@@ -10,7 +10,46 @@ import { openShadowRootsIn } from "./dom-observer";
  * text. Never a field's value, never the content of an editable region; page text that echoes a
  * typed value is scrubbed by the caller's `scrub`. Its canonical JSON (shared `canonicalJson`) fits
  * in 32 KB, and it is named by the SHA-256 of that JSON, so equal pages give equal refs.
+ *
+ * Where the elements and their names come from is the caller's `SnapshotSource`: while capturing,
+ * the page index (page-index.ts), which keeps them up to date from DOM changes; `querySource`
+ * reads the page afresh (the reference the index is tested against). Either way only the work the
+ * limits keep is done: lists stop at their limit, and an element whose name was already listed is
+ * not checked for visibility again (500 "Add" buttons give one name).
  */
+
+export type SnapshotRoot = Document | ShadowRoot;
+
+/** The kinds of element a snapshot lists, by the selectors that find them. */
+export const HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading]";
+export const LANDMARKS =
+  "main, nav, aside, header, footer, search, [role=main], [role=navigation], [role=complementary], [role=banner], [role=contentinfo], [role=region], [role=search], section[aria-label], section[aria-labelledby]";
+export const DIALOGS = "dialog, [role=dialog], [role=alertdialog]";
+export const BUTTONS = "button, summary, input[type=button], input[type=submit], input[type=reset], input[type=image], [role=button]";
+export const FIELDS = "input, select, textarea, [contenteditable]";
+export const LINKS = "a[href], [role=link]";
+export const STATUS = "[role=status], [role=alert], output, [aria-live=polite], [aria-live=assertive]";
+
+export const SNAPSHOT_KINDS = {
+  headings: HEADINGS,
+  landmarks: LANDMARKS,
+  dialogs: DIALOGS,
+  forms: "form",
+  fields: FIELDS,
+  buttons: BUTTONS,
+  links: LINKS,
+  status: STATUS,
+} as const;
+export type SnapshotKind = keyof typeof SNAPSHOT_KINDS;
+
+/** The elements a snapshot reads and their names. */
+export interface SnapshotSource {
+  /** Each observed document, followed by its open shadow roots in tree order (asked first: the lists are as of this call). */
+  roots(): readonly SnapshotRoot[];
+  /** The elements of one kind in one root, in tree order (one that left the page may linger: readers skip what is not connected). */
+  elements(root: SnapshotRoot, kind: SnapshotKind): readonly Element[];
+  names: Names;
+}
 
 export interface TakenSnapshot {
   snapshot: PageSnapshot;
@@ -22,92 +61,232 @@ export interface TakenSnapshot {
 export interface SnapshotOptions {
   /** The top window; its URL and title name the snapshot. */
   window: Window;
-  /** The documents to describe: the top document and the observed same-origin frames. */
-  documents: readonly Document[];
+  source: SnapshotSource;
   /** Cuts typed values out of page text. */
   scrub: (text: string) => string;
+  /** The top URL already masked (`maskUrl`), when the caller has it. */
+  maskedUrl?: string;
 }
 
 const NAME_MAX = 200;
 const LIMITS = { headings: 60, landmarks: 40, dialogs: 10, forms: 20, fields: 60, buttons: 80, links: 80, status_messages: 20 } as const;
-const LANDMARKS =
-  "main, nav, aside, header, footer, search, [role=main], [role=navigation], [role=complementary], [role=banner], [role=contentinfo], [role=region], [role=search], section[aria-label], section[aria-labelledby]";
-const BUTTONS = "button, summary, input[type=button], input[type=submit], input[type=reset], input[type=image], [role=button]";
-const FIELDS = "input, select, textarea, [contenteditable]";
-const STATUS = "[role=status], [role=alert], output, [aria-live=polite], [aria-live=assertive]";
 
-/** Reads the page into a snapshot. Synchronous: it sees one consistent DOM. */
-export function readPageSnapshot({ window: top, documents, scrub }: SnapshotOptions): PageSnapshot {
-  const roots: (Document | ShadowRoot)[] = [];
-  for (const document of documents) roots.push(document, ...openShadowRootsIn(document));
-  const all = (selector: string): Element[] => roots.flatMap((root) => [...root.querySelectorAll(selector)]).filter((element) => !insideEditable(element));
-  const name = (element: Element): string => cleanText(scrub(accessibleName(element)), NAME_MAX);
-
-  const headings = all("h1, h2, h3, h4, h5, h6, [role=heading]")
-    .filter(isVisible)
-    .map((element) => ({ level: headingLevel(element), text: cleanText(scrub(subtreeText(element)), NAME_MAX) }))
-    .filter((heading) => heading.text !== "");
-
-  const landmarks = all(LANDMARKS)
-    .map((element) => ({ role: roleOf(element), element }))
-    .filter(({ role }) => role !== "generic")
-    .map(({ role, element }) => optional({ role: role.slice(0, 40), name: name(element) }));
-
-  const dialogs = all("dialog, [role=dialog], [role=alertdialog]").map((element) =>
-    optional({ name: name(element), open: element.tagName === "DIALOG" ? (element as HTMLDialogElement).open : isVisible(element) }),
-  );
-
-  const forms = describeForms(roots, name);
-
-  const buttons = unique(all(BUTTONS).filter(isVisible).map(name));
-  const links = unique(all("a[href], [role=link]").filter(isVisible).map(name));
-  const status_messages = unique(all(STATUS).map((element) => cleanText(scrub(subtreeText(element)), NAME_MAX)));
-
-  const snapshot: PageSnapshot = {
-    url: maskUrl(top.location.href),
-    title: cleanText(scrub(top.document.title), NAME_MAX),
-    headings: headings.slice(0, LIMITS.headings),
-    landmarks: landmarks.slice(0, LIMITS.landmarks),
-    dialogs: dialogs.slice(0, LIMITS.dialogs),
-    forms: forms.slice(0, LIMITS.forms),
-    buttons: buttons.slice(0, LIMITS.buttons),
-    links: links.slice(0, LIMITS.links),
-    status_messages: status_messages.slice(0, LIMITS.status_messages),
-    schema_version: 1,
+/** A source that reads the given documents and all their open shadow roots afresh, with uncached names. */
+export function querySource(documents: readonly Document[], names: Names = UNCACHED_NAMES): SnapshotSource {
+  return {
+    roots: () => documents.flatMap((document) => [document, ...openShadowRootsIn(document)]),
+    elements: (root, kind) => [...root.querySelectorAll(SNAPSHOT_KINDS[kind])],
+    names,
   };
-  return fitToLimit(snapshot);
+}
+
+/** Reads the page into a snapshot (validated, within 32 KB) and its canonical JSON. Synchronous: it sees one consistent DOM. */
+export function readPageSnapshot(options: SnapshotOptions): { snapshot: PageSnapshot; json: string } {
+  const fitted = fitToLimit(readLists(options));
+  // Parsing only checks (the snapshot has no other keys and no defaults): the JSON stays the one of `fitted.snapshot`.
+  return { snapshot: PageSnapshotSchema.parse(fitted.snapshot), json: fitted.json };
 }
 
 /**
- * Reads the page and names the snapshot: SHA-256 over its `canonicalJson` (keys sorted), the form
- * the agent checks and stores it in.
+ * `canonicalJson(snapshot)` (keys sorted at every level, absent optional keys left out), written
+ * directly for the snapshot's fixed shape: the generic one sorts the keys of every object again.
+ * A test holds the two equal.
  */
-export async function takePageSnapshot(options: SnapshotOptions): Promise<TakenSnapshot> {
-  const snapshot = PageSnapshotSchema.parse(readPageSnapshot(options));
-  const sha256 = await sha256Hex(canonicalJson(snapshot));
+export function snapshotJson(snapshot: PageSnapshot): string {
+  const text = JSON.stringify;
+  const optionalKey = (key: string, value: string | undefined): string => (value === undefined ? "" : `"${key}":${text(value)},`);
+  const strings = (list: readonly string[]): string => `[${list.map((item) => text(item)).join(",")}]`;
+  const dialogs = snapshot.dialogs.map((dialog) => `{${optionalKey("name", dialog.name)}"open":${dialog.open}}`);
+  const forms = snapshot.forms.map((form) => {
+    const fields = form.fields.map((field) => `{${optionalKey("label", field.label)}"required":${field.required},"type":${text(field.type)}}`);
+    return `{"fields":[${fields.join(",")}]${form.name === undefined ? "" : `,"name":${text(form.name)}`}}`;
+  });
+  const headings = snapshot.headings.map((heading) => `{"level":${text(heading.level)},"text":${text(heading.text)}}`);
+  const landmarks = snapshot.landmarks.map((landmark) => `{${optionalKey("name", landmark.name)}"role":${text(landmark.role)}}`);
+  return (
+    `{"buttons":${strings(snapshot.buttons)},"dialogs":[${dialogs.join(",")}],"forms":[${forms.join(",")}],"headings":[${headings.join(",")}],` +
+    `"landmarks":[${landmarks.join(",")}],"links":${strings(snapshot.links)},"schema_version":${text(snapshot.schema_version)},` +
+    `"status_messages":${strings(snapshot.status_messages)},"title":${text(snapshot.title)},"url":${text(snapshot.url)}}`
+  );
+}
+
+/**
+ * Names a snapshot: SHA-256 over its `canonicalJson` (keys sorted), the form the agent checks and
+ * stores it in.
+ */
+export async function nameSnapshot(snapshot: PageSnapshot, json: string = canonicalJson(snapshot)): Promise<TakenSnapshot> {
+  const sha256 = await sha256Hex(json);
   return { snapshot, sha256, ref: sha256 === undefined ? undefined : `${SNAPSHOT_REF_PREFIX}${sha256}` };
 }
 
-function describeForms(roots: readonly (Document | ShadowRoot)[], name: (element: Element) => string): PageSnapshot["forms"] {
+/** Every piece of page text in a snapshot, one per line: what a new typed value is looked for in before the snapshot is reused. */
+export function snapshotText(snapshot: PageSnapshot): string {
+  // The URL is left out: it is masked, not scrubbed.
+  const lines: string[] = [snapshot.title];
+  for (const heading of snapshot.headings) lines.push(heading.text);
+  for (const landmark of snapshot.landmarks) lines.push(landmark.name ?? "");
+  for (const dialog of snapshot.dialogs) lines.push(dialog.name ?? "");
+  for (const form of snapshot.forms) {
+    lines.push(form.name ?? "");
+    for (const field of form.fields) lines.push(field.label ?? "");
+  }
+  lines.push(...snapshot.buttons, ...snapshot.links, ...snapshot.status_messages);
+  return lines.join("\n");
+}
+
+function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): PageSnapshot {
+  const { names } = source;
+  const roots = source.roots();
+  const clean = (text: string): string => cleanText(scrub(text), NAME_MAX);
+  // Editable regions hold typed content: nothing inside one is listed (only a document that has one pays for the check).
+  const editableRoots = new Set(roots.filter((root) => mayHoldEditable(root, source)));
+
+  /** Visits the elements of a kind in every root, in order, until `take` says it has enough. */
+  const visit = (kind: SnapshotKind, take: (element: Element) => boolean | void): void => {
+    for (const root of roots) {
+      const checkEditable = editableRoots.has(root);
+      for (const element of source.elements(root, kind)) {
+        if (!element.isConnected || (checkEditable && insideEditable(element))) continue;
+        if (take(element) === true) return;
+      }
+    }
+  };
+
+  /** Distinct names of visible elements, in order of first appearance (a plain loop: on a large page it is the longest one). */
+  const distinctVisibleNames = (kind: "buttons" | "links", limit: number): string[] => {
+    const listed: string[] = [];
+    const cleaned = new Set<string>();
+    const seen = new Set<string>();
+    for (const root of roots) {
+      const checkEditable = editableRoots.has(root);
+      const elements = source.elements(root, kind);
+      for (let index = 0; index < elements.length; index += 1) {
+        const element = elements[index]!;
+        const raw = names.name(element);
+        // An element with a name already listed adds nothing: no visibility check for it.
+        if (raw === "" || seen.has(raw) || (checkEditable && insideEditable(element)) || !isVisible(element)) continue;
+        seen.add(raw);
+        const name = clean(raw);
+        if (cleaned.has(name)) continue;
+        cleaned.add(name);
+        listed.push(name);
+        if (listed.length >= limit) return listed;
+      }
+    }
+    return listed;
+  };
+
+  const headings: PageSnapshot["headings"] = [];
+  visit("headings", (element) => {
+    const text = names.text(element);
+    if (text === "" || !isVisible(element)) return false;
+    headings.push({ level: names.memo(element, "heading-level", headingLevel), text: clean(text) });
+    return headings.length >= LIMITS.headings;
+  });
+
+  const landmarks: PageSnapshot["landmarks"] = [];
+  visit("landmarks", (element) => {
+    // A role is read from the element's attributes and tag (and a header's or footer's ancestors): remembered like its name.
+    const role = names.memo(element, "role", roleOf);
+    if (role === "generic") return false;
+    landmarks.push(optional({ role: role.slice(0, 40), name: clean(names.name(element)) }));
+    return landmarks.length >= LIMITS.landmarks;
+  });
+
+  const dialogs: PageSnapshot["dialogs"] = [];
+  visit("dialogs", (element) => {
+    dialogs.push(optional({ name: clean(names.name(element)), open: element.tagName === "DIALOG" ? (element as HTMLDialogElement).open : isVisible(element) }));
+    return dialogs.length >= LIMITS.dialogs;
+  });
+
+  const forms = describeForms(roots, source, clean);
+  const buttons = distinctVisibleNames("buttons", LIMITS.buttons);
+  const links = distinctVisibleNames("links", LIMITS.links);
+
+  const status_messages: string[] = [];
+  const statusSeen = new Set<string>();
+  visit("status", (element) => {
+    const raw = names.text(element);
+    if (raw === "") return false;
+    const text = clean(raw);
+    if (statusSeen.has(text)) return false;
+    statusSeen.add(text);
+    status_messages.push(text);
+    return status_messages.length >= LIMITS.status_messages;
+  });
+
+  return {
+    url: maskedUrl ?? maskUrl(top.location.href),
+    title: clean(top.document.title),
+    headings,
+    landmarks,
+    dialogs,
+    forms,
+    buttons,
+    links,
+    status_messages,
+    schema_version: 1,
+  };
+}
+
+/** What a form's entry is read from, before typed values are cut out: remembered per form until something in it changes. */
+interface FormFacts {
+  name: string;
+  heading: string;
+  fields: { label: string; type: string; required: boolean }[];
+}
+
+/** Forms in tree order with their fields, then the fields outside any form (common in SPAs) as one unnamed form. */
+function describeForms(roots: readonly SnapshotRoot[], source: SnapshotSource, clean: (text: string) => string): PageSnapshot["forms"] {
+  const { names } = source;
   const forms: PageSnapshot["forms"] = [];
   const loose: Element[] = [];
   for (const root of roots) {
-    for (const form of root.querySelectorAll("form")) {
-      const fields = [...form.querySelectorAll(FIELDS)].filter(isField);
-      forms.push(optional({ name: name(form) || formHeading(form), fields: fields.slice(0, LIMITS.fields).map((field) => describeField(field, name)) }));
+    // Runs of the tree-ordered list are found by tree position, which only connected elements have.
+    const fields = source.elements(root, "fields").filter((field) => field.isConnected);
+    for (const form of source.elements(root, "forms")) {
+      if (forms.length >= LIMITS.forms) break;
+      if (!form.isConnected) continue;
+      // Its fields are its descendants: one run of the tree-ordered list.
+      const facts = names.memo(form, "snapshot-form", (): FormFacts => {
+        const own: FormFacts["fields"] = [];
+        for (let index = firstFollowing(fields, form); index < fields.length && form.contains(fields[index]!) && own.length < LIMITS.fields; index += 1) {
+          if (isField(fields[index]!)) own.push(fieldFacts(fields[index]!, names));
+        }
+        return { name: names.name(form), heading: formHeading(form, names), fields: own };
+      });
+      const name = clean(facts.name) || clean(facts.heading);
+      forms.push(optional({ name, fields: facts.fields.map((field) => optional({ label: clean(field.label), type: field.type, required: field.required })) }));
     }
-    loose.push(...[...root.querySelectorAll(FIELDS)].filter((field) => isField(field) && field.closest("form") === null));
+    if (forms.length >= LIMITS.forms) continue; // the unnamed form would be cut
+    for (let index = 0; index < fields.length && loose.length < LIMITS.fields; index += 1) {
+      const field = fields[index]!;
+      if (names.memo(field, "loose-field", (element) => isField(element) && element.closest("form") === null)) loose.push(field);
+    }
   }
-  // Fields outside any form (common in SPAs) are listed as one unnamed form.
-  if (loose.length > 0) forms.push({ fields: loose.slice(0, LIMITS.fields).map((field) => describeField(field, name)) });
+  if (loose.length > 0 && forms.length < LIMITS.forms) {
+    forms.push({ fields: loose.map((field) => fieldFacts(field, names)).map((field) => optional({ label: clean(field.label), type: field.type, required: field.required })) });
+  }
   return forms;
 }
 
-function describeField(field: Element, name: (element: Element) => string): PageSnapshot["forms"][number]["fields"][number] {
+/** Index of the first element of a tree-ordered list that comes after `node` (its descendants do). */
+export function firstFollowing(list: readonly Node[], node: Node): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (node.compareDocumentPosition(list[middle]!) & Node.DOCUMENT_POSITION_FOLLOWING) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+function fieldFacts(field: Element, names: Names): FormFacts["fields"][number] {
   const type =
     field.tagName === "INPUT" ? inputType(field) : field.tagName === "SELECT" ? "select" : field.tagName === "TEXTAREA" ? "textarea" : "contenteditable";
   const required = (field as HTMLInputElement).required === true || field.getAttribute("aria-required") === "true";
-  return optional({ label: name(field), type: type.slice(0, 40), required });
+  return { label: names.name(field), type: type.slice(0, 40), required };
 }
 
 function isField(element: Element): boolean {
@@ -117,15 +296,26 @@ function isField(element: Element): boolean {
   return textFieldOf(element) === element;
 }
 
-function formHeading(form: Element): string {
+function formHeading(form: Element, names: Names): string {
   const heading = form.querySelector("h1, h2, h3, h4, h5, h6, legend");
-  return heading ? cleanText(subtreeText(heading), NAME_MAX) : "";
+  return heading ? cleanText(names.text(heading), NAME_MAX) : "";
 }
 
 function headingLevel(element: Element): number {
   const fromTag = /^H([1-6])$/.exec(element.tagName)?.[1];
   const level = Number(fromTag ?? element.getAttribute("aria-level") ?? 2);
   return Number.isInteger(level) && level >= 1 && level <= 6 ? level : 2;
+}
+
+/** Whether anything in the root can be editable: an element with `contenteditable`, or a document in design mode. */
+function mayHoldEditable(root: SnapshotRoot, source: SnapshotSource): boolean {
+  const document = root.nodeType === Node.DOCUMENT_NODE ? (root as Document) : root.ownerDocument;
+  if (document?.designMode === "on") return true;
+  return source.elements(root, "fields").some((field) => source.names.memo(field, "has-contenteditable", hasContentEditable));
+}
+
+function hasContentEditable(element: Element): boolean {
+  return element.hasAttribute("contenteditable");
 }
 
 function insideEditable(element: Element): boolean {
@@ -136,10 +326,6 @@ function isVisible(element: Element): boolean {
   return typeof element.checkVisibility === "function" ? element.checkVisibility() : true;
 }
 
-function unique(names: string[]): string[] {
-  return [...new Set(names.filter((name) => name !== ""))];
-}
-
 /** Drops empty optional names so the JSON stays small and the schema's optional fields stay absent. */
 function optional<T extends { name?: string; label?: string }>(entry: T): T {
   const copy = { ...entry };
@@ -148,11 +334,26 @@ function optional<T extends { name?: string; label?: string }>(entry: T): T {
   return copy;
 }
 
+/** UTF-8 length as TextEncoder would encode it (a lone surrogate becomes U+FFFD), without encoding. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      index += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
 /** Halves the longest list until the canonical JSON fits in 32 KB (links and buttons go first). */
-function fitToLimit(snapshot: PageSnapshot): PageSnapshot {
-  const encoder = new TextEncoder();
+function fitToLimit(snapshot: PageSnapshot): { snapshot: PageSnapshot; json: string } {
   let current = snapshot;
-  for (let round = 0; round < 64 && encoder.encode(canonicalJson(current)).length > PAGE_SNAPSHOT_MAX_BYTES; round += 1) {
+  let json = snapshotJson(current);
+  for (let round = 0; round < 64 && utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES; round += 1) {
     const lists = ["links", "buttons", "headings", "landmarks", "status_messages", "dialogs"] as const;
     const longest = lists.reduce((best, key) => (current[key].length > current[best].length ? key : best), lists[0]);
     const fieldCount = current.forms.reduce((sum, form) => sum + form.fields.length, 0);
@@ -163,6 +364,7 @@ function fitToLimit(snapshot: PageSnapshot): PageSnapshot {
     } else {
       current = { ...current, forms: [], title: current.title.slice(0, 80) };
     }
+    json = snapshotJson(current);
   }
-  return current;
+  return { snapshot: current, json };
 }

@@ -1,0 +1,31 @@
+/** Open shadow roots: found by walking a tree (at attach time, and when the page adds nodes), else on an event's path. */
+
+/** HTML elements `attachShadow` accepts besides custom elements (DOM, "valid shadow host name"). */
+const SHADOW_HOST_TAGS = new Set(["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"]);
+
+/** Whether the element could have a shadow root at all: asking `shadowRoot` of every added node or event target is a DOM call saved. */
+export function mayHostShadowRoot(element: Element): boolean {
+  return SHADOW_HOST_TAGS.has(element.localName) || element.localName.includes("-");
+}
+
+export function isShadowRoot(node: Node): node is ShadowRoot {
+  return node.nodeType === Node.DOCUMENT_FRAGMENT_NODE && (node as ShadowRoot).host !== undefined;
+}
+
+/** Open shadow roots under a root or element, nested ones included, in tree order of their hosts. */
+export function openShadowRootsIn(root: Document | ShadowRoot | Element): ShadowRoot[] {
+  const found: ShadowRoot[] = [];
+  const visit = (scope: Node): void => {
+    const document = scope.nodeType === Node.DOCUMENT_NODE ? (scope as Document) : scope.ownerDocument!;
+    const walker = document.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT);
+    for (let node: Node | null = scope.nodeType === Node.ELEMENT_NODE ? scope : walker.nextNode(); node !== null; node = walker.nextNode()) {
+      const shadow = (node as Element).shadowRoot;
+      if (shadow) {
+        found.push(shadow);
+        visit(shadow);
+      }
+    }
+  };
+  visit(root);
+  return found;
+}
