@@ -96,14 +96,7 @@ describe("Request More Tests against a real agent", () => {
     await agent.close();
   });
 
-  const call: AgentCall = async (method, url, payload) => {
-    const response = await fetch(`${agent.url}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${agent.token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
-      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
+  const call: AgentCall = (...args) => agent.call(...args);
 
   it("is a feature of this agent, enabled in the drawer; sending the form adds the tests and puts the proposal back to draft", async () => {
     expect(featuresFromOpenApi(await agent.client.openApi())?.has("request_more_tests")).toBe(true);

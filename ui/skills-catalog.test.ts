@@ -17,14 +17,7 @@ afterEach(async () => {
 });
 
 /** Another client of the same agent (the assistant runtime, a second panel, a script). */
-const otherClient: AgentCall = async (method, url, payload) => {
-  const response = await fetch(`${agent.url}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${agent.token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
-    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-};
+const otherClient: AgentCall = (...args) => agent.call(...args);
 
 async function installElsewhere(goal: string): Promise<{ abilityId: string; proposalId: string }> {
   const { proposalId } = await readyProposal(otherClient, goal);

@@ -23,6 +23,7 @@ import { startListeningAgent, type ListeningAgent } from "./support/listening-ag
 import { diffMemoryTrees, type MemoryTree } from "./support/memory-tree";
 import { rawRequest, type RawRequest, type RawResponse } from "./support/raw-http";
 import { routeCatalog, targetOf, type RouteOperation } from "./support/route-catalog";
+import { exportClick } from "../test-support/ready-proposal";
 
 /**
  * Issue #8: every route of the local API, fuzzed over a real loopback socket with hostile path
@@ -106,19 +107,7 @@ interface FuzzRequest {
 function bodySamples(operation: RouteOperation, known: KnownIds): fc.Arbitrary<unknown> | undefined {
   if (operation.path !== "/api/observations/events") return undefined;
   const event = fc.record({ event_id: fc.uuid(), session: fc.constantFrom(...(known.sessionId ?? [])), change: mutation }).map(({ event_id, session, change }) =>
-    applyMutation(
-      {
-        event_id,
-        learn_session_id: session,
-        adapter_kind: "browser_dom",
-        action_label: "Click 'Export'",
-        redaction_mode: "mask_text",
-        created_at: new Date().toISOString(),
-        schema_version: 1,
-        browser_detail: { page_url: "http://127.0.0.1:8123/invoices", page_title: "Invoices", target_name: "Export", target_role: "button", selectors: [["#export"]], dom_event_kind: "click" },
-      },
-      change,
-    ),
+    applyMutation({ ...exportClick(session), event_id }, change),
   );
   return fc.record({ batch_id: fc.uuid(), events: fc.array(event, { maxLength: 4 }), snapshots: fc.array(conforming(undefined, known), { maxLength: 1 }), schema_version: fc.constant(1) });
 }

@@ -12,6 +12,7 @@ import { applyMutation, conforming, DEEP_ARRAY_TEXT, hostileValue, mutation, toJ
 import { startListeningAgent, type ListeningAgent } from "./support/listening-agent";
 import { diffMemoryTrees } from "./support/memory-tree";
 import { rawRequest } from "./support/raw-http";
+import { exportClick } from "../test-support/ready-proposal";
 
 /**
  * Issue #8: the observation WebSocket `GET /api/observations/stream` under garbage, binary,
@@ -50,15 +51,7 @@ const batchOf = (events: unknown[], snapshots: unknown[] = []): string =>
   toJsonText({ type: "batch", batch: { batch_id: randomUUID(), events, snapshots, schema_version: 1 } });
 
 /** A click on the capturing session ("SESSION" is replaced by its id once the frame is text). */
-const sampleEvent = {
-  learn_session_id: "SESSION",
-  adapter_kind: "browser_dom",
-  action_label: "Click 'Export'",
-  redaction_mode: "mask_text",
-  created_at: new Date().toISOString(),
-  schema_version: 1,
-  browser_detail: { page_url: "http://127.0.0.1:8123/invoices", page_title: "Invoices", target_name: "Export", target_role: "button", selectors: [["#export"]], dom_event_kind: "click" },
-};
+const { event_id: _unused, ...sampleEvent } = exportClick("SESSION");
 
 /** That click with one field made hostile, or none. */
 const event = fc.record({ event_id: fc.uuid(), change: mutation }).map(({ event_id, change }) => applyMutation({ event_id, ...sampleEvent }, change));

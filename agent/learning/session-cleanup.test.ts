@@ -4,6 +4,7 @@ import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { LearnSessionSchema, type LearnSession } from "../../shared/learning/learn-session";
 import { LearnHistoryResponseSchema, LearnReceiptsResponseSchema } from "../../shared/learning/route-contracts";
 import { MemoryPaths } from "../memory/memory-paths";
+import { exportClick } from "../test-support/ready-proposal";
 import { createFakeClock, startTestAgent, type FakeClock, type TestAgent, type TestAgentOptions } from "../test-support/test-agent";
 import { createSessionCleanup } from "./session-cleanup";
 
@@ -261,16 +262,7 @@ describe("proposal archive (§0C.16D)", () => {
   async function rejectedProposal(): Promise<{ sessionId: string; proposalId: string }> {
     const sessionId = await armedSession();
     await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: "Export the invoices" });
-    const event = {
-      event_id: randomUUID(),
-      learn_session_id: sessionId,
-      adapter_kind: "browser_dom",
-      action_label: "Click 'Export'",
-      redaction_mode: "mask_text",
-      created_at: clock.now().toISOString(),
-      schema_version: 1,
-      browser_detail: { page_url: "http://127.0.0.1:8123/invoices", page_title: "Invoices", target_name: "Export", target_role: "button", selectors: [["#export"], ["aria/Export"]], dom_event_kind: "click" },
-    };
+    const event = exportClick(sessionId, clock.now().toISOString());
     const ack = await call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 });
     expect(ack.body.accepted).toEqual([event.event_id]);
     await call("POST", `/api/learn/sessions/${sessionId}/stop`);

@@ -3,6 +3,20 @@ import { randomUUID } from "node:crypto";
 /** One HTTP call to a test agent: an `inject` or a real request, with the pairing token. */
 export type AgentCall = (method: "GET" | "POST", url: string, payload?: unknown) => Promise<{ status: number; body: Record<string, any> }>;
 
+/** An observed click on "Export" on an invoices page, as the extension reports it (ids fresh). */
+export function exportClick(sessionId: string, createdAt = new Date().toISOString()) {
+  return {
+    event_id: randomUUID(),
+    learn_session_id: sessionId,
+    adapter_kind: "browser_dom",
+    action_label: "Click 'Export'",
+    redaction_mode: "mask_text",
+    created_at: createdAt,
+    schema_version: 1,
+    browser_detail: { page_url: "http://127.0.0.1:8123/invoices", page_title: "Invoices", target_name: "Export", target_role: "button", selectors: [["#export"], ["aria/Export"]], dom_event_kind: "click" },
+  };
+}
+
 /**
  * A one-click demonstration ("Click 'Export'") compiled into a proposal that is ready for review,
  * through the same routes the side panel and the extension use; questions the compiler asks are
@@ -13,16 +27,7 @@ export async function readyProposal(call: AgentCall, goal = "Export the monthly 
   const sessionId = created.body.session.learn_session_id as string;
   await call("POST", `/api/learn/sessions/${sessionId}/start`);
   await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: goal });
-  const event = {
-    event_id: randomUUID(),
-    learn_session_id: sessionId,
-    adapter_kind: "browser_dom",
-    action_label: "Click 'Export'",
-    redaction_mode: "mask_text",
-    created_at: new Date().toISOString(),
-    schema_version: 1,
-    browser_detail: { page_url: "http://127.0.0.1:8123/invoices", page_title: "Invoices", target_name: "Export", target_role: "button", selectors: [["#export"], ["aria/Export"]], dom_event_kind: "click" },
-  };
+  const event = exportClick(sessionId);
   await call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 });
   await call("POST", `/api/learn/sessions/${sessionId}/stop`);
   const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
