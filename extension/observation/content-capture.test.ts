@@ -190,6 +190,53 @@ describe("field edits without an input listener", () => {
     await capture.close();
   });
 
+  it("reports the edit of a field whose formatter sets the value itself (no `change` fires) when the field is left, before the next action", async () => {
+    const capture = await open();
+    // An input mask: it takes every key and writes the value itself, as phone and card formatters do.
+    await capture.page.evaluate(() =>
+      document.getElementById("full-name")!.addEventListener("keydown", (event) => {
+        const key = (event as KeyboardEvent).key;
+        if (key.length !== 1) return;
+        event.preventDefault();
+        const input = event.target as HTMLInputElement;
+        input.value = `${input.value}${key.toUpperCase()}`;
+      }),
+    );
+    await capture.page.type("#full-name", "ada");
+    expect(await capture.page.$eval("#full-name", (input) => (input as HTMLInputElement).value)).toBe("ADA");
+    await capture.page.click("h1");
+    await capture.flush();
+    const labels = capture.events().map((event) => event.action_label);
+    expect(labels.filter((label) => label === "Fill 'Full name'")).toHaveLength(1);
+    expect(labels.indexOf("Fill 'Full name'")).toBeLessThan(labels.indexOf("Click 'Create your account'"));
+    await capture.close();
+  });
+
+  it("reports a pasted value before the Enter that follows it", async () => {
+    const capture = await open();
+    await capture.page.focus("#full-name");
+    const cdp = await capture.page.createCDPSession();
+    await cdp.send("Input.insertText", { text: "Ada Lovelace" });
+    await capture.page.keyboard.press("Enter");
+    await capture.flush();
+    const labels = capture.events().map((event) => event.action_label);
+    expect(labels.filter((label) => label === "Fill 'Full name'")).toHaveLength(1);
+    expect(labels.indexOf("Fill 'Full name'")).toBeLessThan(labels.indexOf("Press Enter in 'Full name'"));
+    await capture.close();
+  });
+
+  it("reports a pasted value still in the focused field when the capture is flushed (the page is hidden or capture stops)", async () => {
+    const capture = await open();
+    await capture.page.focus("#email-confirm");
+    const cdp = await capture.page.createCDPSession();
+    await cdp.send("Input.insertText", { text: "pasted@example.org" });
+    await capture.flush();
+    expect(capture.events().filter((event) => event.action_label === "Fill 'Confirm email'")).toHaveLength(1);
+    await capture.flush();
+    expect(capture.events().filter((event) => event.action_label === "Fill 'Confirm email'")).toHaveLength(1);
+    await capture.close();
+  });
+
   it("reports an editable region's edit once, when focus leaves it", async () => {
     const capture = await open();
     await capture.page.click("#notes");

@@ -252,6 +252,8 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   };
 
   const onFocusIn = (event: Event): void => {
+    // The page may have just made a region editable (in its own click handler, after ours).
+    index.sync();
     const target = startOf(event);
     const field = target && fieldOf(target);
     if (field === undefined) return;
@@ -262,6 +264,18 @@ export function observeDom(options: DomObserverOptions): DomObserver {
       listen(field, "input", onEditableInput);
       listen(field, "focusout", onEditableFocusOut);
     }
+  };
+
+  /**
+   * A field left with an edit `change` did not report: formatters that take keys and set `.value`
+   * themselves (phone, card, date masks) leave no `change` behind. Chromium fires `change` first,
+   * so an edit it reported is not dirty any more.
+   */
+  const onFocusOut = (event: Event): void => {
+    const target = startOf(event);
+    if (target === undefined || (target.tagName !== "INPUT" && target.tagName !== "TEXTAREA")) return;
+    const field = fieldOf(target);
+    if (field !== undefined && dirty.has(field)) emitFill(field);
   };
 
   const onEditableInput = (event: Event): void => {
@@ -333,7 +347,8 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     if (keyboard.repeat || keyboard.isComposing) return;
     const key = shortcutName(keyboard, target);
     if (key === undefined) return;
-    if (field !== undefined) emitFill(field);
+    // The field's edit goes first, even one made without keys (a paste, autofill): a replay fills, then presses.
+    if (field !== undefined) emitFill(field, true);
     const onPage = target.tagName === "BODY" || target.tagName === "HTML";
     const scrub = scrubber();
     const description = onPage ? undefined : describe(field ?? target, scrub);
@@ -390,6 +405,8 @@ export function observeDom(options: DomObserverOptions): DomObserver {
         document = null; // cross-origin: not ours to observe
       }
       if (document !== null) attachDocument(document);
+      // A frame that loaded another page (cross-origin too, which no root shows) changed what a snapshot reads.
+      else index.touch();
     };
     if (!framesSeen.has(frame)) {
       framesSeen.add(frame);
@@ -405,6 +422,7 @@ export function observeDom(options: DomObserverOptions): DomObserver {
       listen(document, "click", onClick);
       listen(document, "change", onChange);
       listen(document, "focusin", onFocusIn);
+      listen(document, "focusout", onFocusOut);
       listen(document, "submit", onSubmit);
       listen(document, "keydown", onKeyDown);
       listen(document, "toggle", onToggle);
@@ -441,6 +459,12 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   return {
     flushFields() {
       for (const field of [...dirty]) guard.run(() => emitFill(field));
+      // The field still focused may hold an edit made without keys (a pasted code the page submits).
+      for (const root of index.roots()) {
+        const active = root.activeElement;
+        const field = active === null ? undefined : fieldOf(active);
+        if (field !== undefined) guard.run(() => emitFill(field, true));
+      }
     },
     roots: () => index.roots(),
     index,

@@ -315,7 +315,15 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
     take(observer.takeRecords());
     const records = pending;
     pending = [];
-    if (records.length > 0) applyRecords(records);
+    if (records.length > 0) {
+      try {
+        applyRecords(records);
+      } catch (error) {
+        // Half-applied lists would be wrong for the rest of the session: list every root afresh.
+        rebuild();
+        throw error;
+      }
+    }
     for (const element of pendingUpgrades) {
       if (!element.isConnected) pendingUpgrades.delete(element);
       else if (element.matches(":defined")) {
@@ -347,6 +355,9 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
         }
         case "childList":
           forgetUpFrom(target, true, visitedByStructure);
+          // A node slotted into a shadow host can name elements inside its shadow tree (a <label>
+          // around a <slot>), which the walk up the light tree does not reach.
+          if (target.nodeType === Node.ELEMENT_NODE && (target as Element).shadowRoot !== null) names.forgetAll();
           for (const node of record.removedNodes) {
             if (node.nodeType === Node.ELEMENT_NODE && !hooks.isOwnNode(node)) unlistSubtree(node as Element, entryOfTarget(target));
           }
@@ -398,6 +409,14 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
     entries.delete(root);
     orderedRoots = undefined;
     changeCount += 1;
+  };
+
+  /** Forgets everything listed and lists every live root again, as if just added. */
+  const rebuild = (): void => {
+    const live = [...entries.keys()].filter(isLive);
+    for (const root of [...entries.keys()]) removeRoot(root);
+    names.forgetAll();
+    for (const root of live) addRoot(root);
   };
 
   /** A frame's document is gone once the frame navigates; a shadow root while its host is out of the page (it is found again if the host comes back). */
