@@ -343,7 +343,7 @@ const EVENT_SOURCES_ONLY = `(() => {
   const nothing = () => {};
   const options = { capture: true, passive: true };
   const start = () => {
-    for (const type of ["click", "change", "focusin", "submit", "keydown", "toggle"]) document.addEventListener(type, nothing, options);
+    for (const type of ["click", "change", "focusin", "focusout", "submit", "keydown", "toggle"]) document.addEventListener(type, nothing, options);
     for (const type of ["popstate", "hashchange", "resize"]) window.addEventListener(type, nothing, options);
     if (window.navigation) window.navigation.addEventListener("currententrychange", nothing, options);
     new MutationObserver(nothing).observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
