@@ -344,6 +344,11 @@ describe("the Ability Learning page in real Chromium", () => {
 
   it("validates the proposal with test values: a rehearsal, its steps, and checkpoint progress from its receipts", async () => {
     await panel.locator("#learn-tab-pending").click();
+    // Seen once in CI (not reproduced): this button never appeared. Say what the page showed instead.
+    await panel.waitForSelector('[data-pending-group="ready_for_review"] button', { timeout: 20_000 }).catch(async (error: unknown) => {
+      const shown = await panel.$eval("body", (body) => (body.textContent ?? "").replace(/\s+/g, " ").slice(0, 1500));
+      throw new Error(`no proposal ready for review in Pending Abilities; the panel showed: ${shown}`, { cause: error });
+    });
     await panel.locator('[data-pending-group="ready_for_review"] button::-p-text(Review)').click();
     await panel.waitForSelector('[data-proposal-drawer] button[name="validate"]:not([disabled])');
     await panel.locator('[data-proposal-drawer] button[name="validate"]').click();

@@ -172,6 +172,8 @@ function pathsOf(value: unknown, at: Array<string | number> = []): Array<Array<s
 
 /** Sets an own, enumerable property even for `__proto__`, so JSON.stringify writes it as a key. */
 function defineOwn(target: Record<string | number, unknown>, key: string | number, value: unknown): void {
+  // An array's `length` cannot be redefined (and is no JSON key): such a mutation leaves it as it is.
+  if (Array.isArray(target) && key === "length") return;
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
