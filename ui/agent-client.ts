@@ -135,18 +135,7 @@ export function createAgentClient(options: AgentClientOptions) {
   }
 
   async function call<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown, timeout = timeoutMs): Promise<z.infer<S>> {
-    return (await callWithHeaders(method, path, schema, body, timeout)).data;
-  }
-
-  async function callWithHeaders<S extends z.ZodType>(
-    method: string,
-    path: string,
-    schema: S,
-    body?: unknown,
-    timeout = timeoutMs,
-  ): Promise<{ data: z.infer<S>; headers: Headers }> {
-    const response = await send(method, path, { body, signal: AbortSignal.timeout(timeout) });
-    return { data: await answerOf(response, schema), headers: response.headers };
+    return answerOf(await send(method, path, { body, signal: AbortSignal.timeout(timeout) }), schema);
   }
 
   /** A response's body checked against its contract; a non-2xx answer becomes its failure. */
@@ -163,6 +152,12 @@ export function createAgentClient(options: AgentClientOptions) {
       throw new AgentRequestError({ kind: "protocol", status: response.status, message: "The agent's answer did not match the contract." });
     }
     return parsed.data;
+  }
+
+  /** The availability answer with what its headers say: stale (§0C.11B) and its entity tag. */
+  async function availabilityOf(response: Response) {
+    const data = await answerOf(response, AbilityAvailabilityResponseSchema);
+    return { ...data, stale: response.headers.get("x-availability-stale") === "true", etag: response.headers.get("etag") };
   }
 
   /** Request bodies go through their shared schema too: a bug here is caught before it is sent. */
@@ -270,10 +265,7 @@ export function createAgentClient(options: AgentClientOptions) {
 
     // --- abilities (§0C.16A; routes of issue #6, absent on older agents: ROUTE_NOT_FOUND) ---
     /** The snapshot, and whether the agent says it is stale (§0C.11B: "refreshing abilities…"). */
-    async abilityAvailability() {
-      const { data, headers } = await callWithHeaders("GET", "/api/abilities/availability", AbilityAvailabilityResponseSchema);
-      return { ...data, stale: headers.get("x-availability-stale") === "true", etag: headers.get("etag") };
-    },
+    abilityAvailability: async () => availabilityOf(await send("GET", "/api/abilities/availability", { signal: AbortSignal.timeout(timeoutMs) })),
     /**
      * The availability snapshot unless it is still the one tagged `etag` (the agent answers 304):
      * what the Skills page polls while it is open (R11.2-35).
@@ -281,8 +273,7 @@ export function createAgentClient(options: AgentClientOptions) {
     async abilityAvailabilityIfChanged(etag: string) {
       const response = await send("GET", "/api/abilities/availability", { headers: { "if-none-match": etag }, signal: AbortSignal.timeout(timeoutMs) });
       if (response.status === 304) return { changed: false as const };
-      const data = await answerOf(response, AbilityAvailabilityResponseSchema);
-      return { changed: true as const, ...data, stale: response.headers.get("x-availability-stale") === "true", etag: response.headers.get("etag") };
+      return { changed: true as const, ...(await availabilityOf(response)) };
     },
     activateAbility: (id: string) => call("POST", `${ability(id)}/activate`, AbilityActivateResponseSchema, {}),
     deactivateAbility: (id: string) => call("POST", `${ability(id)}/deactivate`, AbilityDeactivateResponseSchema, {}),

@@ -98,6 +98,12 @@ function allText(wording: RefinableWording): string[] {
   ];
 }
 
+/** Whether any text contains any of `values` (case-insensitive) at least `minLength` long once trimmed. */
+function mentionsAny(texts: readonly string[], values: readonly string[], minLength: number): boolean {
+  const needles = values.map((value) => value.trim().toLowerCase()).filter((value) => value.length >= minLength);
+  return needles.length > 0 && texts.some((text) => needles.some((needle) => text.toLowerCase().includes(needle)));
+}
+
 /** Why a model's answer cannot replace the deterministic wording; `undefined` when it can. */
 export function refusalOf(answer: RefinableWording, original: RefinableWording, parameters: readonly string[], literals: readonly string[]): string | undefined {
   const ids = answer.checkpoints.map((checkpoint) => checkpoint.checkpoint_id);
@@ -107,8 +113,7 @@ export function refusalOf(answer: RefinableWording, original: RefinableWording, 
   const known = new Set(parameters);
   const unknown = allText(answer).flatMap(placeholdersIn).filter((name) => !known.has(name));
   if (unknown.length > 0) return `the answer used unknown parameters: ${[...new Set(unknown)].join(", ")}`;
-  const typed = literals.map((value) => value.trim().toLowerCase()).filter((value) => value.length >= 3);
-  if (allText(answer).some((text) => typed.some((value) => text.toLowerCase().includes(value)))) return "the answer contains a value typed during the demonstration";
+  if (mentionsAny(allText(answer), literals, 3)) return "the answer contains a value typed during the demonstration";
   const lint = lintCheckpoints(answer.checkpoints, literals);
   if (!lint.passed) return `the answer failed the checkpoint lint (${[...new Set(lint.findings.map((finding) => finding.rule))].join(", ")})`;
   return undefined;
@@ -126,9 +131,8 @@ export async function refineInterpretation(
 ): Promise<{ interpretation: Interpretation; outcome: RefinementOutcome }> {
   const keep = (reason: string) => ({ interpretation, outcome: { used: "deterministic" as const, model: config.model.slice(0, 200), reason: reason.slice(0, 240) } });
   const original = wordingOf(interpretation);
-  const typed = literals.map((value) => value.trim().toLowerCase()).filter((value) => value.length > 0);
   // A value the user consented to record stays on this machine: it is not sent anywhere.
-  if (allText(original).some((text) => typed.some((value) => text.toLowerCase().includes(value)))) {
+  if (mentionsAny(allText(original), literals, 1)) {
     return keep("the wording contains a value typed during the demonstration, so it was not sent");
   }
   let response: Response;
