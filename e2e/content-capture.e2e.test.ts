@@ -78,8 +78,13 @@ async function demonstrate(capture: HarnessPage): Promise<void> {
   await capture.flush();
 }
 
+/**
+ * What the page sends that the background forwards to the agent: everything but the session's
+ * typed values (`capture/typed-values`), which stay in the extension's memory for the session's
+ * other pages (the leak corpus checks every WebSocket frame to the agent).
+ */
 function everything(capture: HarnessPage): string {
-  return JSON.stringify(capture.messages);
+  return JSON.stringify(capture.messages.filter((message) => message.type !== "capture/typed-values"));
 }
 
 function find(events: ObservedActionEventWithDetail[], label: string): ObservedActionEventWithDetail {
@@ -105,6 +110,11 @@ describe("content capture in real Chromium (browser_dom, browser_snapshot)", () 
       expect(sent).not.toContain("nav-token-value");
       // The test can see what it looks for: the page did get the canaries.
       expect(capture.events().length).toBeGreaterThan(10);
+    });
+
+    it("tells the background (only) every value typed, so the session's other pages cut them out too", () => {
+      const told = capture.messages.flatMap((message) => (message.type === "capture/typed-values" ? message.values : []));
+      for (const canary of [CANARY.text, CANARY.email, CANARY.password, CANARY.textarea, CANARY.editable, CANARY.card]) expect(told).toContain(canary);
     });
 
     it("sends only messages the background can parse, with every field masked", () => {

@@ -203,6 +203,7 @@ export function captureConfig(allowedOrigins: string[], overrides: Partial<Captu
     text_entry_mode: "mask_text",
     hash_key: "dGVzdC1zZXNzaW9uLWhtYWMta2V5LTEyMzQ1Ng",
     allowed_origins: allowedOrigins,
+    typed_values: [],
     ...overrides,
   };
 }

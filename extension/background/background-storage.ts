@@ -10,6 +10,7 @@ import {
   type LastControl,
 } from "./background-messages";
 import { OutboxStatusSchema, type OutboxStatus } from "./outbox-status";
+import { TYPED_VALUES_MAX, TYPED_VALUE_MAX_LENGTH } from "../observation/capture-messages";
 
 /**
  * What the background keeps in `chrome.storage.session`: it outlives a service-worker restart
@@ -31,9 +32,20 @@ export const HashKeyRecordSchema = z.object({
 });
 export type HashKeyRecord = z.infer<typeof HashKeyRecordSchema>;
 
+/**
+ * Values typed on the session's pages (privacy-boundary.ts): in `chrome.storage.session`, which is
+ * memory only (never written to disk) and unreadable by content scripts; forgotten with the session.
+ */
+export const TypedValuesRecordSchema = z.object({
+  learn_session_id: z.string().uuid(),
+  values: z.array(z.string().max(TYPED_VALUE_MAX_LENGTH)).max(TYPED_VALUES_MAX),
+});
+export type TypedValuesRecord = z.infer<typeof TypedValuesRecordSchema>;
+
 export const STORAGE_KEYS = {
   mirror: "session:captureMirror",
   hashKey: "session:captureHashKey",
+  typedValues: "session:captureTypedValues",
   outboxStatus: "session:outboxStatus",
   agentLink: "session:agentLink",
   lastControl: "session:lastControl",
@@ -46,6 +58,9 @@ export interface BackgroundStore {
   loadHashKey(): Promise<HashKeyRecord | null>;
   saveHashKey(record: HashKeyRecord): Promise<void>;
   forgetHashKey(): Promise<void>;
+  loadTypedValues(): Promise<TypedValuesRecord | null>;
+  saveTypedValues(record: TypedValuesRecord): Promise<void>;
+  forgetTypedValues(): Promise<void>;
   loadOutboxStatus(): Promise<OutboxStatus | null>;
   saveOutboxStatus(status: OutboxStatus): Promise<void>;
   loadAgentLink(): Promise<AgentLinkState>;
@@ -64,6 +79,7 @@ function parsedOr<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> | 
 export function createBackgroundStore(): BackgroundStore {
   const mirror = storage.defineItem<unknown>(STORAGE_KEYS.mirror, { fallback: null, version: 1 });
   const hashKey = storage.defineItem<unknown>(STORAGE_KEYS.hashKey, { fallback: null, version: 1 });
+  const typedValues = storage.defineItem<unknown>(STORAGE_KEYS.typedValues, { fallback: null, version: 1 });
   const outboxStatus = storage.defineItem<unknown>(STORAGE_KEYS.outboxStatus, { fallback: null, version: 1 });
   const agentLink = storage.defineItem<unknown>(STORAGE_KEYS.agentLink, { fallback: null, version: 1 });
   const lastControl = storage.defineItem<unknown>(STORAGE_KEYS.lastControl, { fallback: null, version: 1 });
@@ -74,6 +90,9 @@ export function createBackgroundStore(): BackgroundStore {
     loadHashKey: async () => parsedOr(HashKeyRecordSchema, await hashKey.getValue()),
     saveHashKey: (record) => hashKey.setValue(HashKeyRecordSchema.parse(record)),
     forgetHashKey: () => hashKey.removeValue(),
+    loadTypedValues: async () => parsedOr(TypedValuesRecordSchema, await typedValues.getValue()),
+    saveTypedValues: (record) => typedValues.setValue(TypedValuesRecordSchema.parse(record)),
+    forgetTypedValues: () => typedValues.removeValue(),
     loadOutboxStatus: async () => parsedOr(OutboxStatusSchema, await outboxStatus.getValue()),
     saveOutboxStatus: (status) => outboxStatus.setValue(OutboxStatusSchema.parse(status)),
     loadAgentLink: async () => parsedOr(AgentLinkStateSchema, await agentLink.getValue()) ?? "disconnected",

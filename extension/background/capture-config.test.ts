@@ -17,6 +17,7 @@ describe("captureConfigFor", () => {
       learn_session_id: "7b0a5c8e-8f64-4a43-9d0c-1f2d3e4a5b6c",
       state: "capturing",
       text_entry_mode: "mask_text",
+      typed_values: [],
       hash_key: KEY,
       allowed_origins: ["shop.example.com"],
     });

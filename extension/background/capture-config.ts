@@ -23,7 +23,7 @@ export function textEntryModeOf(session: CaptureSessionState): CaptureConfig["te
  * `allowed_origins` carries the allow-list entries as the agent holds them, so the page checks
  * itself with the same `urlMatchesAllowList` the agent scopes with.
  */
-export function captureConfigFor(session: CaptureSessionState | null, hashKey: string | undefined): CaptureConfig | null {
+export function captureConfigFor(session: CaptureSessionState | null, hashKey: string | undefined, typedValues: readonly string[] = []): CaptureConfig | null {
   if (!isActiveCapture(session) || hashKey === undefined) return null;
   return CaptureConfigSchema.parse({
     learn_session_id: session.learn_session_id,
@@ -31,5 +31,6 @@ export function captureConfigFor(session: CaptureSessionState | null, hashKey: s
     text_entry_mode: textEntryModeOf(session),
     hash_key: hashKey,
     allowed_origins: session.target_app_whitelist,
+    typed_values: [...typedValues],
   });
 }

@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { CaptureSessionState } from "../../shared/observation/capture-protocol";
 import type { CaptureConfig } from "../observation/capture-messages";
-import type { BackgroundStore, HashKeyRecord } from "./background-storage";
+import type { BackgroundStore, HashKeyRecord, TypedValuesRecord } from "./background-storage";
 import type { BadgeSpec } from "./capture-badge";
 import type { CaptureScripts } from "./capture-scripts";
 import { createCaptureSession } from "./capture-session";
@@ -19,6 +19,7 @@ const session = (id: string, state: CaptureSessionState["state"], sites: string[
 function setup() {
   let mirror: CaptureSessionState | null = null;
   let hashKey: HashKeyRecord | null = null;
+  let typedValues: TypedValuesRecord | null = null;
   const store = {
     loadMirror: async () => mirror,
     saveMirror: async (value: CaptureSessionState | null) => {
@@ -30,6 +31,13 @@ function setup() {
     },
     forgetHashKey: async () => {
       hashKey = null;
+    },
+    loadTypedValues: async () => typedValues,
+    saveTypedValues: async (record: TypedValuesRecord) => {
+      typedValues = record;
+    },
+    forgetTypedValues: async () => {
+      typedValues = null;
     },
   } as Partial<BackgroundStore> as BackgroundStore;
   const log: string[] = [];
@@ -68,7 +76,7 @@ function setup() {
     now: () => new Date("2025-01-01T00:00:00Z"),
     onActiveChange: (value) => active.push(value),
   });
-  return { capture, log, configs, released, badges, active, hashKey: () => hashKey };
+  return { capture, log, configs, released, badges, active, hashKey: () => hashKey, typedValues: () => typedValues };
 }
 
 describe("capture session mirror", () => {
@@ -111,5 +119,37 @@ describe("capture session mirror", () => {
     expect(await capture.configForPage("https://other.example.com/")).toBeNull();
     await capture.apply(null);
     expect(await capture.configForPage("https://shop.example.com/cart")).toBeNull();
+  });
+
+  it("tells every page of the session the values typed on any of them, and forgets them when the session ends", async () => {
+    const { capture, configs, typedValues } = setup();
+    await capture.apply(session(A, "capturing", ["shop.example.com"]));
+    await capture.addTypedValues(A, ["Ada Lovelace"]);
+    // Every open page is told at once; a page opened next (a search's results page) gets them in its config.
+    await vi.waitFor(() => expect(configs.at(-1)?.config?.typed_values).toEqual(["Ada Lovelace"]));
+    expect((await capture.configForPage("https://shop.example.com/results"))?.typed_values).toEqual(["Ada Lovelace"]);
+    // Known values are not told again; values for another session are ignored.
+    const told = configs.length;
+    await capture.addTypedValues(A, ["Ada Lovelace"]);
+    await capture.addTypedValues(B, ["not this session"]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(configs.length).toBe(told);
+    await capture.apply(session(A, "stopped", ["shop.example.com"]));
+    expect(typedValues()).toBeNull();
+    await capture.apply(session(B, "capturing", ["shop.example.com"]));
+    expect((await capture.configForPage("https://shop.example.com/"))?.typed_values).toEqual([]);
+  });
+
+  it("makes a page that asks for its config wait for values still being handled", async () => {
+    const { capture } = setup();
+    await capture.apply(session(A, "capturing", ["shop.example.com"]));
+    let release!: () => void;
+    const handling = new Promise<void>((resolve) => {
+      release = resolve;
+    }).then(() => capture.addTypedValues(A, ["late value"]));
+    capture.holdConfigsFor(handling);
+    const config = capture.configForPage("https://shop.example.com/next");
+    release();
+    expect((await config)?.typed_values).toEqual(["late value"]);
   });
 });

@@ -1,6 +1,6 @@
 import type { CaptureSessionState } from "../../shared/observation/capture-protocol";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
-import type { CaptureConfig } from "../observation/capture-messages";
+import { TYPED_VALUES_MAX, type CaptureConfig } from "../observation/capture-messages";
 import { badgeForSession, showBadge, type BadgeSurface } from "./capture-badge";
 import { captureConfigFor, isActiveCapture } from "./capture-config";
 import type { CaptureScripts } from "./capture-scripts";
@@ -29,6 +29,13 @@ export interface CaptureSession {
   current(): Promise<CaptureSessionState | null>;
   /** The config for a page at `url`, or null when that page must not be observed. */
   configForPage(url: string | undefined): Promise<CaptureConfig | null>;
+  /**
+   * A page of the session learned typed values: kept in memory for the session (resolved once
+   * kept) and told to every open page of it.
+   */
+  addTypedValues(sessionId: string, values: readonly string[]): Promise<void>;
+  /** Configs wait for this work (a `capture/typed-values` message being handled), registered as the message arrives. */
+  holdConfigsFor(work: Promise<unknown>): void;
 }
 
 /**
@@ -59,9 +66,29 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
     return lookup;
   };
 
+  /** Typed values on their way into the store: a page's config is made only once they are there. */
+  const valuesArriving = new Set<Promise<unknown>>();
+  const typedValuesOf = async (sessionId: string): Promise<string[]> => {
+    const record = await deps.store.loadTypedValues();
+    return record?.learn_session_id === sessionId ? record.values : [];
+  };
+
   const configOf = async (session: CaptureSessionState | null): Promise<CaptureConfig | null> => {
     if (!isActiveCapture(session)) return null;
-    return captureConfigFor(session, await keyFor(session.learn_session_id));
+    return captureConfigFor(session, await keyFor(session.learn_session_id), await typedValuesOf(session.learn_session_id));
+  };
+
+  const storeTypedValues = async (sessionId: string, values: readonly string[]): Promise<boolean> => {
+    const session = await deps.store.loadMirror();
+    if (!isActiveCapture(session) || session.learn_session_id !== sessionId) return false;
+    const record = await deps.store.loadTypedValues();
+    const known = record?.learn_session_id === sessionId ? record.values : [];
+    const added = values.filter((value) => !known.includes(value));
+    if (added.length === 0) return false;
+    // Bounded: the newest values are kept (a session typing more than this is rare; see the README).
+    const kept = [...known, ...added].slice(-TYPED_VALUES_MAX);
+    await deps.store.saveTypedValues({ learn_session_id: sessionId, values: kept });
+    return true;
   };
 
   /** Brings badge, registration and tabs in line with `session`, given what was mirrored before. */
@@ -85,6 +112,7 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
     else await deps.scripts.unregister();
     keyLookups.clear();
     await deps.store.forgetHashKey();
+    await deps.store.forgetTypedValues();
   };
 
   /** A capture is over: pages stop observing first, then the script goes, then the site access. */
@@ -128,7 +156,21 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
     async configForPage(url) {
       const session = await deps.store.loadMirror();
       if (!isActiveCapture(session) || url === undefined || !urlMatchesAllowList(url, session.target_app_whitelist)) return null;
+      await Promise.allSettled([...valuesArriving]);
       return configOf(session);
+    },
+    holdConfigsFor(work) {
+      valuesArriving.add(work);
+      void work.finally(() => valuesArriving.delete(work)).catch(() => undefined);
+    },
+    async addTypedValues(sessionId, values) {
+      if (!(await storeTypedValues(sessionId, values))) return;
+      // Told to the open pages in turn with other changes; a page asking meanwhile reads the store.
+      void serial(async () => {
+        const session = await deps.store.loadMirror();
+        if (!isActiveCapture(session) || session.learn_session_id !== sessionId) return;
+        await deps.scripts.broadcast(await configOf(session), session.target_app_whitelist, { injectMissing: false });
+      }).catch(() => undefined);
     },
   };
 }

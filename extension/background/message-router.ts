@@ -75,6 +75,11 @@ export function createMessageRouter(deps: MessageRouterDeps) {
         };
         return reply;
       }
+      case "capture/typed-values": {
+        // Kept in the extension for the session's other pages; nothing of it goes to the agent.
+        if (observed) await deps.capture.addTypedValues(request.learn_session_id, request.values);
+        return { ok: true };
+      }
       case "capture/control": {
         if (!observed) return { ok: false, code: "NO_CAPTURE", message: "This page is not being recorded." } satisfies CaptureControlReply;
         return deps.control(request.action, "user_click");
@@ -115,7 +120,12 @@ export function createMessageRouter(deps: MessageRouterDeps) {
       const isExtensionPage = (sender.url ?? "").startsWith(extensionOrigin);
       if (sender.tab !== undefined && !isExtensionPage) {
         const content = ContentMessageSchema.safeParse(message);
-        if (content.success) return fromContent(content.data, sender).catch(failure);
+        if (content.success) {
+          const work = fromContent(content.data, sender).catch(failure);
+          // A page that asks for its config next (the results page of a search) must get these values: it waits for them.
+          if (content.data.type === "capture/typed-values") deps.capture.holdConfigsFor(work);
+          return work;
+        }
         // A batch that does not parse is answered, not ignored: nothing is dropped silently.
         const events = InvalidEventsMessageSchema.safeParse(message);
         if (events.success) {

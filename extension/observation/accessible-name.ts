@@ -260,6 +260,8 @@ export function subtreeText(root: Node): string {
         }
       }
       if ((element as HTMLElement).isContentEditable) return;
+      // Typed text outside a form field (field-masking.ts TYPED_ROLE_SELECTOR) is not page text.
+      if (node !== root && isTypedRole(element)) return;
       if (element.tagName === "IMG") {
         parts.push(` ${element.getAttribute("alt") ?? ""} `);
         return;
@@ -285,6 +287,11 @@ export function subtreeText(root: Node): string {
   };
   visit(root);
   return parts.join("").replace(/\s+/g, " ").trim();
+}
+
+function isTypedRole(element: Element): boolean {
+  const role = element.getAttribute("role");
+  return role === "textbox" || role === "searchbox" || (role === "combobox" && element.hasAttribute("aria-autocomplete"));
 }
 
 /** Names, texts and labels of elements: `accessibleName`, `subtreeText`, `labels`, possibly remembered. */

@@ -7,6 +7,10 @@ import { SnapshotUploadSchema } from "../../shared/observation/capture-protocol"
  * script masks before it sends anything here; the background only forwards to the agent.
  */
 
+/** Bounds of the session's typed values (a value longer than this is kept by its start: a scrubber needs no more). */
+export const TYPED_VALUE_MAX_LENGTH = 4000;
+export const TYPED_VALUES_MAX = 500;
+
 /** What the content script on an allowed page needs to know: which session, which state, which masking. */
 export const CaptureConfigSchema = z.object({
   learn_session_id: z.string().uuid(),
@@ -17,6 +21,11 @@ export const CaptureConfigSchema = z.object({
   hash_key: z.string().min(16).max(128),
   /** Allowed sites of the session, for the page to double-check its own origin. */
   allowed_origins: z.array(z.string().max(200)),
+  /**
+   * Values typed on the session's pages so far (privacy-boundary.ts): every page of the session cuts
+   * them out of what it sends. Kept in the extension's memory only, forgotten when the session ends.
+   */
+  typed_values: z.array(z.string().max(TYPED_VALUE_MAX_LENGTH)).max(TYPED_VALUES_MAX).default([]),
 });
 export type CaptureConfig = z.infer<typeof CaptureConfigSchema>;
 
@@ -30,6 +39,12 @@ export const ContentMessageSchema = z.discriminatedUnion("type", [
   }),
   /** The in-page indicator's buttons. */
   z.object({ type: z.literal("capture/control"), action: z.enum(["pause", "resume", "stop"]) }),
+  /** Values typed on this page that the session's other pages must cut out too. Never forwarded to the agent. */
+  z.object({
+    type: z.literal("capture/typed-values"),
+    learn_session_id: z.string().uuid(),
+    values: z.array(z.string().max(TYPED_VALUE_MAX_LENGTH)).min(1).max(50),
+  }),
 ]);
 export type ContentMessage = z.infer<typeof ContentMessageSchema>;
 

@@ -1,12 +1,12 @@
 import { ObservedActionEventWithDetailSchema, type MaskedField, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
-import { maskUrl } from "../../shared/observation/masking-rules";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
-import { CaptureConfigSchema, type CaptureConfig, type ContentMessage } from "./capture-messages";
+import { CaptureConfigSchema, TYPED_VALUE_MAX_LENGTH, type CaptureConfig, type ContentMessage } from "./capture-messages";
 import { observeDom, quoted, type DomObservation, type DomObserver } from "./dom-observer";
 import { createErrorGuard, type ErrorGuard } from "./error-guard";
 import { createFieldMasker, type FieldMasker } from "./field-masking";
 import { createIndicator, type Indicator, type IndicatorAction } from "./indicator";
+import { createPrivacyBoundary, type PrivacyBoundary } from "./privacy-boundary";
 import { nameSnapshot, readPageSnapshot, snapshotText, type TakenSnapshot } from "./snapshot-observer";
 
 /**
@@ -97,6 +97,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     newId = () => crypto.randomUUID(),
   } = options;
   const guard: ErrorGuard = createErrorGuard(warn);
+  /** Everything that leaves this page passes through it (privacy-boundary.ts). */
+  const boundary: PrivacyBoundary = createPrivacyBoundary();
 
   let config: CaptureConfig | null = null;
   // Replaced by the session's own masker before anything is observed.
@@ -209,9 +211,9 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     if (basis === undefined || basis.handle !== latestSnapshot || basis.observer !== current) return false;
     if (basis.changeCount !== current.index.changeCount || basis.url !== win.location.href) return false;
     if (basis.scrub !== scrub) {
-      // New typing: the page did not change, but a value typed now may already have been on it.
+      // New typing: the page did not change, but a value typed now may already have been on it (or in its URL).
       const text = basis.text();
-      if (scrub(text) !== text) return false;
+      if (scrub(text) !== text || boundary.url(basis.url) !== basis.maskedUrl) return false;
       basis.scrub = scrub;
     }
     return true;
@@ -260,7 +262,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     let read: ReturnType<typeof readPageSnapshot>;
     snapshotReads += 1;
     try {
-      read = readPageSnapshot({ window: win, source: observer.index, scrub, maskedUrl: basis?.url === url ? basis.maskedUrl : maskUrl(url) });
+      read = readPageSnapshot({ window: win, source: observer.index, scrub, sanitize: boundary.snapshot, maskedUrl: boundary.url(url) });
     } catch (error) {
       // A bug of ours: the events waiting for this snapshot go without it.
       guard.report(error);
@@ -313,7 +315,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     event.before_state_ref = before?.ref;
     event.after_state_ref = after?.ref;
     event.caused_state_change = after?.ref !== undefined && after.ref !== before?.ref;
-    if (entry.finishLabel !== undefined) event.action_label = entry.finishLabel(after?.snapshot.title ?? win.document.title);
+    if (entry.finishLabel !== undefined) event.action_label = entry.finishLabel(after?.snapshot.title ?? boundary.text(win.document.title));
     if (entry.masked?.value !== undefined && event.browser_detail !== undefined) event.browser_detail.masked_field = entry.masked.value;
     const uploads: SnapshotUpload[] = [];
     for (const taken of [before, after]) {
@@ -326,7 +328,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
 
   // --- outbox → background, batched ---
   const queueOut = (event: ObservedActionEventWithDetail, uploads: SnapshotUpload[]): void => {
-    const parsed = ObservedActionEventWithDetailSchema.safeParse(event);
+    // The last gate: whatever the event carries, typed values are cut out of it here.
+    const parsed = ObservedActionEventWithDetailSchema.safeParse(boundary.event(event));
     if (!parsed.success) {
       // A bug of ours: the background would refuse the whole message for it, so it is left out (and reported once).
       guard.report(new Error(`event left out: ${parsed.error.issues[0]?.path.join(".") ?? "invalid"}`));
@@ -422,6 +425,15 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       isOwnNode: ownNode,
       isAllowedDocument,
       emit: guard.wrap(onObservation),
+      boundary,
+      shareTypedValues: (values) => {
+        // Inside the extension only (the background keeps them in memory for the session's other pages); never sent to the agent.
+        if (config === null) return;
+        const bounded = values.map((value) => value.slice(0, TYPED_VALUE_MAX_LENGTH));
+        for (let start = 0; start < bounded.length; start += 50) {
+          void deliver({ type: "capture/typed-values", learn_session_id: config.learn_session_id, values: bounded.slice(start, start + 50) }, SEND_ATTEMPTS);
+        }
+      },
       emitInitialNavigation: pageChanged,
     });
     observedUrl = win.location.href;
@@ -452,6 +464,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
 
   /** A later session on this page starts afresh: its own "Open", its own snapshots. */
   const forgetSession = (): void => {
+    boundary.forget();
     latestSnapshot = undefined;
     snapshotBasis = undefined;
     uploaded.clear();
@@ -500,6 +513,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     if (config === null || config.text_entry_mode !== next.text_entry_mode || config.hash_key !== next.hash_key) {
       masker = createFieldMasker(next);
     }
+    boundary.setSessionValues(next.typed_values);
     if (next.state === "paused") {
       await stopObserving();
       config = next;

@@ -1,8 +1,9 @@
 import type { DomEventKind, MaskedField } from "../../shared/learning/observed-action";
-import { maskUrl } from "../../shared/observation/masking-rules";
 import { cleanText, inputType, roleOf, type Names } from "./accessible-name";
 import type { ErrorGuard } from "./error-guard";
-import { createScrubberCache, fieldHints, isTypedField, readFieldValue, textFieldOf, type FieldMasker } from "./field-masking";
+import { blockText, fieldHints, isTypedField, readFieldValue, textFieldOf, type FieldMasker } from "./field-masking";
+import type { PrivacyBoundary } from "./privacy-boundary";
+import type { TypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
 import { createPageIndex, type PageIndex, type Root } from "./page-index";
 import { framePathOf, selectorsFor, type SelectorContext } from "./selectors";
 import { isShadowRoot, mayHostShadowRoot } from "./shadow-roots";
@@ -53,6 +54,10 @@ export interface DomObserverOptions {
   /** Whether a (frame's) document is on the session's allow-list. */
   isAllowedDocument: (document: Document) => boolean;
   emit: (observation: DomObservation) => void;
+  /** The page's privacy boundary: told every value typed here, asked for the scrubber of all of them. */
+  boundary: PrivacyBoundary;
+  /** Values typed here that the session did not know yet (the other pages of the session must cut them out too). */
+  shareTypedValues: (values: string[]) => void;
   /** Emit "Open '…'" for the page as it is now (a fresh load, or the first start on this page). */
   emitInitialNavigation: boolean;
 }
@@ -64,7 +69,7 @@ export interface DomObserver {
   roots(): readonly Root[];
   /** The observed roots' elements, names and change count. */
   readonly index: PageIndex;
-  /** Cuts the values currently typed into observed fields out of page text. */
+  /** Cuts every value typed in the session so far (and what the fields hold now) out of page text. */
   scrubber(): (text: string) => string;
   /** The top URL the observer last reported, so a restart knows whether the page changed meanwhile. */
   readonly lastUrl: string;
@@ -96,7 +101,7 @@ const MAX_NAME_IN_LABEL = 100;
 type NavigationApi = EventTarget;
 
 export function observeDom(options: DomObserverOptions): DomObserver {
-  const { window: top, masker, guard, isOwnNode, isAllowedDocument, emit, emitInitialNavigation } = options;
+  const { window: top, masker, guard, isOwnNode, isAllowedDocument, emit, boundary, shareTypedValues, emitInitialNavigation } = options;
   const controller = new AbortController();
   const { signal } = controller;
   /** Roots our listeners are on (once each, even if a shadow root leaves the page and comes back). */
@@ -108,13 +113,22 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   const dirty = new Set<Element>();
   /** Editable regions (no `change` event of their own) that carry our element-level `input` and `focusout` listeners. */
   const editableRoots = new WeakSet<Element>();
+  /** A field's text just before the last key typed into it: what a page that clears the field on that key had been shown. Memory only. */
+  const lastSeen = new WeakMap<Element, string>();
+  /**
+   * Code editors type into a hidden textarea and render the text elsewhere (CodeMirror, Ace,
+   * Monaco): the region they render into, by its textarea, and the textarea by its region.
+   */
+  const editorRegions = new WeakMap<Element, Element>();
+  const regionFields = new WeakMap<Element, Element>();
   let lastUrl = top.location.href;
 
-  /** The top URL, masked (parsed again only when it changed). */
-  let maskedFor: { href: string; masked: string } | undefined;
+  /** The top URL, masked and scrubbed (again only when it or the typed values changed). */
+  let maskedFor: { href: string; scrub: TypedValueScrubber; masked: string } | undefined;
   const maskedTopUrl = (): string => {
     const href = top.location.href;
-    if (maskedFor?.href !== href) maskedFor = { href, masked: maskUrl(href) };
+    const scrub = boundary.scrubber();
+    if (maskedFor?.href !== href || maskedFor.scrub !== scrub) maskedFor = { href, scrub, masked: boundary.url(href) };
     return maskedFor.masked;
   };
 
@@ -149,20 +163,56 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     if (stateStyles.selectOnState(index.roots())) index.touch();
   };
 
-  const scrubber = createScrubberCache(() => {
+  /** What a field holds: its value, and for a code editor's hidden textarea the text it renders. */
+  const fieldValue = (field: Element): string => {
+    const region = editorRegions.get(field);
+    return region === undefined ? readFieldValue(field) : `${readFieldValue(field)}\n${blockText(region)}`;
+  };
+
+  boundary.setLiveValues(() => {
     const values: string[] = [];
     // Which listed fields hold typed text is remembered with their names (a `type` or `contenteditable` change forgets it).
     for (const root of index.roots()) {
-      for (const field of index.elements(root, "fields")) if (names.memo(field, "typed-field", isTypedField)) values.push(readFieldValue(field));
+      for (const field of index.elements(root, "fields")) if (names.memo(field, "typed-field", isTypedField)) values.push(fieldValue(field));
+    }
+    for (const field of dirty) {
+      const seen = lastSeen.get(field);
+      if (seen !== undefined) values.push(seen);
     }
     return values;
   });
 
+  /** The session's values from now on include these: kept here, shared with the session's other pages. */
+  const remember = (...values: (string | undefined)[]): void => {
+    const added = boundary.remember(values.filter((value): value is string => value !== undefined));
+    if (added.length > 0) shareTypedValues(added);
+  };
+
+  /** A field's edit is done: its value, and what it showed before the page cleared or rewrote it, are the session's from now on. */
+  const rememberField = (field: Element, value: string): void => {
+    const seen = lastSeen.get(field);
+    remember(value, seen !== undefined && !value.includes(seen) ? seen : undefined);
+  };
+
+  /** The scrub function for the current scrubber: the same function while the values stay the same (snapshots compare it). */
+  const scrubFunctions = new WeakMap<TypedValueScrubber, (text: string) => string>();
+  const scrubber = (): ((text: string) => string) => {
+    const current = boundary.scrubber();
+    let scrub = scrubFunctions.get(current);
+    if (scrub === undefined) {
+      scrub = (text) => current.scrub(text);
+      scrubFunctions.set(current, scrub);
+    }
+    return scrub;
+  };
+
   const describe = (element: Element, scrub: (text: string) => string): TargetDescription => {
     index.sync();
-    const name = scrub(names.name(element));
-    // A selector that would carry a typed value (a button that echoes it) is left out.
-    const selectors = selectorsFor(element, name, selectorContext).filter((parts) => parts.every((part) => scrub(part) === part));
+    const raw = names.name(element);
+    const name = scrub(raw);
+    // Selectors are made from the page's own text and then checked: one that would carry a typed
+    // value (a button that echoes it), escaped or not, is left out, and none is made from a scrubbed name.
+    const selectors = boundary.selectors(selectorsFor(element, raw, selectorContext));
     return {
       role: roleOf(element),
       name,
@@ -191,7 +241,8 @@ export function observeDom(options: DomObserverOptions): DomObserver {
    */
   const emitFill = (field: Element, committed = false): void => {
     if (!dirty.delete(field) && !committed) return;
-    const value = readFieldValue(field);
+    const value = fieldValue(field);
+    rememberField(field, value);
     const previous = valueAtFocus.get(field);
     valueAtFocus.set(field, value);
     if (previous !== undefined && previous === value) return;
@@ -257,7 +308,8 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     const target = startOf(event);
     const field = target && fieldOf(target);
     if (field === undefined) return;
-    if (!dirty.has(field)) valueAtFocus.set(field, readFieldValue(field));
+    if ((field.tagName === "TEXTAREA" || field.tagName === "INPUT") && !editorRegions.has(field)) findEditorRegion(field);
+    if (!dirty.has(field)) valueAtFocus.set(field, fieldValue(field));
     // An editable region has no `change`: its edits are noticed and reported by listeners of its own.
     if (field.tagName !== "INPUT" && field.tagName !== "TEXTAREA" && !editableRoots.has(field)) {
       editableRoots.add(field);
@@ -296,6 +348,10 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   const onClick = (event: Event): void => {
     const start = startOf(event);
     if (start === undefined || fieldOf(start) !== undefined || (index.mayHoldEditable() && (start as HTMLElement).isContentEditable)) return;
+    // A click into a code editor's rendered text focuses its hidden textarea: not a step.
+    if (inEditorRegion(start)) return;
+    // A field typed into and not left (focus stayed there: a button that keeps it) is edited before the click acts.
+    for (const field of [...dirty]) emitFill(field);
     const actionable = event.composedPath().find((node): node is Element => isElement(node) && isInteractive(node));
     if (actionable !== undefined) {
       if (coveredByFieldEvents(actionable)) return;
@@ -342,6 +398,7 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     const field = fieldOf(target);
     if (field !== undefined && editsText(keyboard, field)) {
       dirty.add(field);
+      lastSeen.set(field, fieldValue(field));
       return;
     }
     if (keyboard.repeat || keyboard.isComposing) return;
@@ -354,6 +411,31 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     const description = onPage ? undefined : describe(field ?? target, scrub);
     const where = description?.name ? ` in ${quoted(description.name)}` : "";
     observe("keydown", `Press ${key}${where}`, description, undefined, scrub);
+  };
+
+  /**
+   * A textarea or input drawn nowhere (a few pixels, transparent) takes the keys of a code editor
+   * that renders the text in a region around it: that region's text is what was typed.
+   */
+  const findEditorRegion = (field: Element): void => {
+    const box = field.getBoundingClientRect();
+    const style = field.ownerDocument.defaultView?.getComputedStyle(field);
+    const hidden = box.width <= 4 || box.height <= 4 || style?.opacity === "0" || style?.clipPath === "inset(50%)";
+    if (!hidden) return;
+    let region = field.parentElement;
+    for (let depth = 0; region !== null && depth < 6; depth += 1, region = region.parentElement) {
+      const area = region.getBoundingClientRect();
+      if (area.width >= 40 && area.height >= 14) {
+        editorRegions.set(field, region);
+        regionFields.set(region, field);
+        return;
+      }
+    }
+  };
+
+  const inEditorRegion = (element: Element): boolean => {
+    for (let current: Element | null = element; current !== null; current = current.parentElement) if (regionFields.has(current)) return true;
+    return false;
   };
 
   /**
@@ -437,8 +519,8 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     if (href === lastUrl) return;
     const hashOnly = withoutHash(href) === withoutHash(lastUrl);
     lastUrl = href;
-    const hash = hashOnly ? new URL(maskUrl(href) || "about:blank").hash.slice(0, 60) : "";
-    observe("navigation", navigationLabel(top, hash), undefined);
+    const hash = hashOnly ? new URL(boundary.url(href) || "about:blank").hash.slice(0, 60) : "";
+    observe("navigation", navigationLabel(top, hash, boundary), undefined);
   };
 
   attachDocument(top.document);
@@ -454,7 +536,7 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   listen(top, "hashchange", onUrlMaybeChanged);
   // Media queries may show or hide content at another size.
   listen(top, "resize", () => index.touch());
-  if (emitInitialNavigation) observe("navigation", navigationLabel(top, ""), undefined);
+  if (emitInitialNavigation) observe("navigation", navigationLabel(top, "", boundary), undefined);
 
   return {
     flushFields() {
@@ -473,6 +555,7 @@ export function observeDom(options: DomObserverOptions): DomObserver {
       return lastUrl;
     },
     stop() {
+      boundary.setLiveValues(undefined);
       controller.abort();
       index.disconnect();
       dirty.clear();
@@ -480,13 +563,13 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   };
 }
 
-/** "Open 'Orders'": the page's title once it has settled, else its masked path. */
-function navigationLabel(top: Window, hash: string): (settledTitle: string) => string {
+/** "Open 'Orders'": the page's title once it has settled (scrubbed, as every title), else its masked path. */
+function navigationLabel(top: Window, hash: string, boundary: PrivacyBoundary): (settledTitle: string) => string {
   return (settledTitle) => {
-    const title = cleanText(settledTitle, MAX_NAME_IN_LABEL);
+    const title = cleanText(boundary.text(settledTitle), MAX_NAME_IN_LABEL);
     const path = (() => {
       try {
-        return new URL(maskUrl(top.location.href)).pathname;
+        return new URL(boundary.url(top.location.href)).pathname;
       } catch {
         return "";
       }

@@ -12,21 +12,54 @@ import type { CaptureConfig } from "./capture-messages";
 
 export type TextEntryMode = CaptureConfig["text_entry_mode"];
 
-/** The editable field an event target belongs to: a text-like input, a textarea, or the root of an editable region. */
+/**
+ * Roles whose element takes typed text without being a form field (issue 13): a `div role=textbox`
+ * that renders what is typed into itself, a search box, an autocompleting combobox. A select-only
+ * combobox (no `aria-autocomplete`) shows a choice, not typed text, and stays a clickable control.
+ */
+export const TYPED_ROLE_SELECTOR = '[role=textbox], [role=searchbox], [role=combobox][aria-autocomplete]';
+
+/** The editable field an event target belongs to: a text-like input, a textarea, the root of an editable region, or an element with a typed-text role. */
 export function textFieldOf(target: Element): HTMLInputElement | HTMLTextAreaElement | HTMLElement | undefined {
   if (target.tagName === "TEXTAREA") return target as HTMLTextAreaElement;
   if (target.tagName === "INPUT") return NON_TEXT_INPUT_TYPES.has(inputType(target)) ? undefined : (target as HTMLInputElement);
   const html = target as HTMLElement;
-  if (html.isContentEditable !== true) return undefined;
-  let root = html;
-  while (root.parentElement?.isContentEditable === true) root = root.parentElement;
-  return root;
+  if (html.isContentEditable === true) {
+    let root = html;
+    while (root.parentElement?.isContentEditable === true) root = root.parentElement;
+    // An editable region inside a typed-text role (a rich editor's surface) belongs to that role.
+    return (root.closest(TYPED_ROLE_SELECTOR) as HTMLElement | null) ?? root;
+  }
+  const typed = target.closest(TYPED_ROLE_SELECTOR);
+  // An input or select inside a combobox's wrapper is a field of its own (or a choice).
+  return typed === null || typed.tagName === "SELECT" ? undefined : (typed as HTMLElement);
 }
 
-/** What was typed into a field. It stays in this module's callers' memory and is only ever passed to `mask`. */
+/** Tags that start a new line in rendered text: an editor's paragraphs and lines are told apart by them. */
+const BLOCK_TAGS = new Set(["DIV", "P", "LI", "BR", "H1", "H2", "H3", "H4", "H5", "H6", "PRE", "BLOCKQUOTE", "TR", "SECTION", "ARTICLE", "UL", "OL", "TABLE"]);
+
+/** The text of an editable region with its blocks on lines of their own (what `innerText` gives, without a layout). */
+export function blockText(root: Node): string {
+  let text = "";
+  const visit = (node: Node): void => {
+    if (node.nodeType === 3) {
+      text += node.nodeValue ?? "";
+      return;
+    }
+    if (node.nodeType !== 1 && node.nodeType !== 11) return;
+    const block = node.nodeType === 1 && BLOCK_TAGS.has((node as Element).tagName);
+    if (block) text += "\n";
+    for (let child = node.firstChild; child !== null; child = child.nextSibling) visit(child);
+    if (block) text += "\n";
+  };
+  visit(root);
+  return text.replace(/\n{2,}/g, "\n").trim();
+}
+
+/** What was typed into a field. It stays in this module's callers' memory and is only ever passed to `mask` and the privacy boundary. */
 export function readFieldValue(field: Element): string {
   if (field.tagName === "INPUT" || field.tagName === "TEXTAREA") return (field as HTMLInputElement).value;
-  return field.textContent ?? "";
+  return blockText(field);
 }
 
 export function fieldHints(field: Element, label: string): FieldHints {
@@ -136,49 +169,9 @@ export async function sha256Hex(text: string): Promise<string | undefined> {
   return toHex(await subtle.digest("SHA-256", UTF8.encode(text)));
 }
 
-/** Typed values shorter than this are not scrubbed from page text: "a" or "12" would blank out half a page. */
-const MIN_SCRUB_LENGTH = 3;
-export const SCRUBBED = "•••";
-
-/**
- * Pages echo what is typed ("Welcome, Ada", "3 results for 'x'"). Before page text leaves in a
- * label or a snapshot, every value currently typed into a field of the observed roots is cut out of it.
- */
-export function createValueScrubber(values: Iterable<string>): (text: string) => string {
-  const needles = [...new Set([...values].map((value) => value.trim()).filter((value) => value.length >= MIN_SCRUB_LENGTH))]
-    // Longest first, so a value containing another is cut whole.
-    .sort((a, b) => b.length - a.length);
-  if (needles.length === 0) return (text) => text;
-  const pattern = new RegExp(needles.map(escapeRegExp).join("|"), "gi");
-  return (text) => text.replace(pattern, SCRUBBED);
-}
-
-/** A field whose value is typed text: a text-like input, a textarea, or the root of an editable region. */
+/** A field whose value is typed text: a text-like input, a textarea, an editable region's root, a typed-text role. */
 export function isTypedField(element: Element): boolean {
   return textFieldOf(element) === element;
-}
-
-/**
- * The scrubber for the values typed right now, rebuilt only when they changed: reading a page's
- * values is cheap, building the pattern is not, and most events come with no new typing. The values
- * are read every time (a page script may set one without any event), never remembered beyond the
- * last scrubber.
- */
-export function createScrubberCache(readValues: () => string[]): () => (text: string) => string {
-  let values: string[] = [];
-  let scrub = createValueScrubber(values);
-  return () => {
-    const now = readValues();
-    if (now.length !== values.length || now.some((value, index) => value !== values[index])) {
-      values = now;
-      scrub = createValueScrubber(now);
-    }
-    return scrub;
-  };
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 export function assertNever(value: never): never {

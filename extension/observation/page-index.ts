@@ -36,7 +36,11 @@ const KINDS = Object.keys(KIND_BITS) as IndexKind[];
 const ALL_KINDS = (1 << KINDS.length) - 1;
 
 /** Selectors of the kinds the snapshot does not list (what `kindsOf` answers for them). */
-export const EXTRA_KINDS = { roles: "[role]", areas: "area[href]", editables: "[contenteditable]" } as const;
+export const EXTRA_KINDS = {
+  roles: "[role]",
+  areas: "area[href]",
+  editables: "[contenteditable], [role=textbox], [role=searchbox], [role=combobox][aria-autocomplete]",
+} as const;
 
 const LANDMARK_TAGS = new Set(["main", "nav", "aside", "header", "footer", "search"]);
 const LANDMARK_ROLES = new Set(["main", "navigation", "complementary", "banner", "contentinfo", "region", "search"]);
@@ -106,6 +110,10 @@ export function kindsOf(element: Element): number {
     else if (role === "dialog" || role === "alertdialog") kinds |= KIND_BITS.dialogs;
     else if (role === "status" || role === "alert") kinds |= KIND_BITS.status;
     else if (LANDMARK_ROLES.has(role)) kinds |= KIND_BITS.landmarks;
+    // Typed text outside a form field (field-masking.ts TYPED_ROLE_SELECTOR).
+    else if (role === "textbox" || role === "searchbox" || (role === "combobox" && element.hasAttribute("aria-autocomplete"))) {
+      kinds |= KIND_BITS.fields | KIND_BITS.editables;
+    }
   }
   if (element.hasAttribute("contenteditable")) kinds |= KIND_BITS.fields | KIND_BITS.editables;
   const live = element.getAttribute("aria-live");
@@ -114,7 +122,7 @@ export function kindsOf(element: Element): number {
 }
 
 /** Attributes `kindsOf` reads: a change to one may move the element between lists. */
-const KIND_ATTRIBUTES = new Set(["role", "href", "type", "contenteditable", "aria-live", "aria-label", "aria-labelledby"]);
+const KIND_ATTRIBUTES = new Set(["role", "href", "type", "contenteditable", "aria-live", "aria-label", "aria-labelledby", "aria-autocomplete"]);
 /** Attributes no name or text is computed from (how an element looks; data for scripts). */
 const NAMELESS_ATTRIBUTE = /^(class|style|data-.*)$/;
 /** Attributes whose change can alter names anywhere: ids and `for` tie labels and references, `slot` moves text between trees, `contenteditable` and `type` change what counts as typed content or as a labelable control. */

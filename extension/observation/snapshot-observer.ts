@@ -1,7 +1,7 @@
 import { maskUrl } from "../../shared/observation/masking-rules";
 import { PAGE_SNAPSHOT_MAX_BYTES, PageSnapshotSchema, SNAPSHOT_REF_PREFIX, canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { UNCACHED_NAMES, cleanText, inputType, roleOf, type Names } from "./accessible-name";
-import { sha256Hex, textFieldOf } from "./field-masking";
+import { TYPED_ROLE_SELECTOR, sha256Hex, textFieldOf } from "./field-masking";
 import { openShadowRootsIn } from "./shadow-roots";
 
 /**
@@ -26,7 +26,7 @@ export const LANDMARKS =
   "main, nav, aside, header, footer, search, [role=main], [role=navigation], [role=complementary], [role=banner], [role=contentinfo], [role=region], [role=search], section[aria-label], section[aria-labelledby]";
 export const DIALOGS = "dialog, [role=dialog], [role=alertdialog]";
 export const BUTTONS = "button, summary, input[type=button], input[type=submit], input[type=reset], input[type=image], [role=button]";
-export const FIELDS = "input, select, textarea, [contenteditable]";
+export const FIELDS = "input, select, textarea, [contenteditable], [role=textbox], [role=searchbox], [role=combobox][aria-autocomplete]";
 export const LINKS = "a[href], [role=link]";
 export const STATUS = "[role=status], [role=alert], output, [aria-live=polite], [aria-live=assertive]";
 
@@ -66,6 +66,8 @@ export interface SnapshotOptions {
   scrub: (text: string) => string;
   /** The top URL already masked (`maskUrl`), when the caller has it. */
   maskedUrl?: string;
+  /** The last pass over every string before the snapshot is sized and named (the privacy boundary's `snapshot`). */
+  sanitize?: (snapshot: PageSnapshot) => PageSnapshot;
 }
 
 const NAME_MAX = 200;
@@ -82,7 +84,8 @@ export function querySource(documents: readonly Document[], names: Names = UNCAC
 
 /** Reads the page into a snapshot (validated, within 32 KB) and its canonical JSON. Synchronous: it sees one consistent DOM. */
 export function readPageSnapshot(options: SnapshotOptions): { snapshot: PageSnapshot; json: string } {
-  const fitted = fitToLimit(readLists(options));
+  const lists = readLists(options);
+  const fitted = fitToLimit(options.sanitize === undefined ? lists : options.sanitize(lists));
   // Parsing only checks (the snapshot has no other keys and no defaults): the JSON stays the one of `fitted.snapshot`.
   return { snapshot: PageSnapshotSchema.parse(fitted.snapshot), json: fitted.json };
 }
@@ -315,11 +318,13 @@ function mayHoldEditable(root: SnapshotRoot, source: SnapshotSource): boolean {
 }
 
 function hasContentEditable(element: Element): boolean {
-  return element.hasAttribute("contenteditable");
+  return element.hasAttribute("contenteditable") || element.matches(TYPED_ROLE_SELECTOR);
 }
 
+/** Inside typed content: an editable region, or an element with a typed-text role (field-masking.ts), below its root. */
 function insideEditable(element: Element): boolean {
-  return (element as HTMLElement).isContentEditable === true && textFieldOf(element) !== element;
+  const field = textFieldOf(element);
+  return field !== undefined && field !== element && field.tagName !== "INPUT" && field.tagName !== "TEXTAREA";
 }
 
 function isVisible(element: Element): boolean {

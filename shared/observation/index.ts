@@ -4,3 +4,4 @@ export * from "./page-snapshot";
 export * from "./site-allowlist";
 export * from "./command-masking";
 export * from "./desktop-detail";
+export * from "./typed-value-scrubber";

@@ -50,12 +50,19 @@ export function looksLikeCardNumber(value: string): boolean {
 
 export const MASKED_QUERY_VALUE = "*";
 
+/** Something that cuts typed values out of text (`shared/observation/typed-value-scrubber.ts`). */
+export interface UrlScrubber {
+  scrub(text: string, replacement?: string): string;
+}
+
 /**
- * Keeps a URL's origin, path and query keys, and masks every query value (and the fragment's
- * key=value pairs), so a search term or a token in a link never leaves the page. Unparseable
- * input yields "" rather than the raw text.
+ * Keeps a URL's origin, path and query keys, and masks every query value, the fragment's
+ * key=value pairs and the query of a fragment route (`#/search?q=…`), so a search term or a token
+ * in a link never leaves the page. With a scrubber, values typed in the session are also cut out
+ * of the path and the fragment (`/search/<q>`, `#search/<q>` → `*`). Unparseable input yields ""
+ * rather than the raw text.
  */
-export function maskUrl(url: string): string {
+export function maskUrl(url: string, scrubber?: UrlScrubber): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -67,14 +74,25 @@ export function maskUrl(url: string): string {
   const keys = [...parsed.searchParams.keys()];
   parsed.search = "";
   for (const key of keys) parsed.searchParams.append(key, MASKED_QUERY_VALUE);
-  if (parsed.hash.includes("=")) {
-    const hashKeys = [...new URLSearchParams(parsed.hash.slice(1)).keys()];
-    parsed.hash = hashKeys.map((key) => `${encodeURIComponent(key)}=${MASKED_QUERY_VALUE}`).join("&");
+  if (scrubber !== undefined) parsed.pathname = scrubber.scrub(parsed.pathname, MASKED_QUERY_VALUE);
+  const hash = parsed.hash.slice(1);
+  if (hash !== "") {
+    const query = hash.indexOf("?");
+    const route = query >= 0 ? hash.slice(0, query) : hash.includes("=") ? "" : hash;
+    const pairs = query >= 0 ? hash.slice(query + 1) : hash.includes("=") ? hash : undefined;
+    const maskedRoute = scrubber === undefined ? route : scrubber.scrub(route, MASKED_QUERY_VALUE);
+    const maskedPairs =
+      pairs === undefined ? undefined : [...new URLSearchParams(pairs).keys()].map((key) => `${encodeURIComponent(key)}=${MASKED_QUERY_VALUE}`).join("&");
+    parsed.hash = maskedPairs === undefined ? maskedRoute : query >= 0 ? `${maskedRoute}?${maskedPairs}` : maskedPairs;
   }
   return parsed.toString();
 }
 
-/** True when a URL's query values (and fragment pairs) are all masked — what the agent checks on arrival. */
+/**
+ * What the agent checks on arrival (it knows no typed value): no credentials, every query value,
+ * fragment pair and fragment-route query value masked. Paths and fragment routes are masked by the
+ * page's scrubber, which only the page can apply.
+ */
 export function isMaskedUrl(url: string): boolean {
   return maskUrl(url) === url;
 }

@@ -1,3 +1,4 @@
+import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
 import { z } from "zod";
 import { RefinementOutcomeSchema } from "../../../shared/learning/route-contracts";
 import { lintCheckpoints } from "../compiler/checkpoint-lint";
@@ -98,10 +99,10 @@ function allText(wording: RefinableWording): string[] {
   ];
 }
 
-/** Whether any text contains any of `values` (case-insensitive) at least `minLength` long once trimmed. */
-function mentionsAny(texts: readonly string[], values: readonly string[], minLength: number): boolean {
-  const needles = values.map((value) => value.trim().toLowerCase()).filter((value) => value.length >= minLength);
-  return needles.length > 0 && texts.some((text) => needles.some((needle) => text.toLowerCase().includes(needle)));
+/** Whether any text holds any of `values` by the shared typed-value rule (case, spacing, encodings, lines). */
+function mentionsAny(texts: readonly string[], values: readonly string[]): boolean {
+  const scrubber = createTypedValueScrubber(values);
+  return scrubber.size > 0 && texts.some((text) => scrubber.contains(text));
 }
 
 /** Why a model's answer cannot replace the deterministic wording; `undefined` when it can. */
@@ -113,7 +114,7 @@ export function refusalOf(answer: RefinableWording, original: RefinableWording, 
   const known = new Set(parameters);
   const unknown = allText(answer).flatMap(placeholdersIn).filter((name) => !known.has(name));
   if (unknown.length > 0) return `the answer used unknown parameters: ${[...new Set(unknown)].join(", ")}`;
-  if (mentionsAny(allText(answer), literals, 3)) return "the answer contains a value typed during the demonstration";
+  if (mentionsAny(allText(answer), literals)) return "the answer contains a value typed during the demonstration";
   const lint = lintCheckpoints(answer.checkpoints, literals);
   if (!lint.passed) return `the answer failed the checkpoint lint (${[...new Set(lint.findings.map((finding) => finding.rule))].join(", ")})`;
   return undefined;
@@ -132,7 +133,7 @@ export async function refineInterpretation(
   const keep = (reason: string) => ({ interpretation, outcome: { used: "deterministic" as const, model: config.model.slice(0, 200), reason: reason.slice(0, 240) } });
   const original = wordingOf(interpretation);
   // A value the user consented to record stays on this machine: it is not sent anywhere.
-  if (mentionsAny(allText(original), literals, 1)) {
+  if (mentionsAny(allText(original), literals)) {
     return keep("the wording contains a value typed during the demonstration, so it was not sent");
   }
   let response: Response;

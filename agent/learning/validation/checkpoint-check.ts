@@ -1,3 +1,4 @@
+import { SCRUBBED } from "../../../shared/observation/typed-value-scrubber";
 import type { Page, SerializedAXNode } from "puppeteer-core";
 
 /**
@@ -22,8 +23,6 @@ export interface CheckpointVerdict {
 
 export const BY_HAND_REASON = "not machine-checkable; confirm by hand";
 
-/** The extension's mark for a typed value cut out of page text (extension/observation/field-masking.ts `SCRUBBED`). */
-const SCRUBBED = "•••";
 /** `cleanText` ends text it shortened with this (extension/observation/accessible-name.ts). */
 const ELLIPSIS = "…";
 /** Success conditions are cut at this length (interpret.ts), which may cut off the closing quote. */

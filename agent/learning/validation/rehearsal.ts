@@ -1,3 +1,4 @@
+import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -860,17 +861,15 @@ async function preparePage(page: Page, policy: TestPolicy, watch: PolicyWatch): 
 
 /**
  * Secret test values (type hint `secret`) never appear in a result, even where the page echoed
- * them; they become the extension's scrub mark.
+ * them (in any case, spacing or encoding): the shared rule of the extension's privacy boundary.
  */
 function secretRedactor(parameters: readonly RehearsalParameter[], testValues: Readonly<Record<string, string>>): (text: string) => string {
   const secrets = parameters
     .filter((parameter) => parameter.type_hint === "secret")
     .map((parameter) => testValues[parameter.name])
-    .filter((value): value is string => typeof value === "string" && value.length >= 3)
-    .sort((a, b) => b.length - a.length);
-  if (secrets.length === 0) return (text) => text;
-  const pattern = new RegExp(secrets.map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
-  return (text) => text.replace(pattern, "•••");
+    .filter((value): value is string => typeof value === "string");
+  const scrubber = createTypedValueScrubber(secrets);
+  return (text) => scrubber.scrub(text);
 }
 
 function clamp(text: string, max: number): string {

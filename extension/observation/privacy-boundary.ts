@@ -1,0 +1,156 @@
+import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+import { maskUrl } from "../../shared/observation/masking-rules";
+import type { PageSnapshot } from "../../shared/observation/page-snapshot";
+import { createTypedValueScrubber, type TypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
+
+/**
+ * The content script's privacy boundary (DESIGN §8, issue 13): every string that leaves a page
+ * passes through here, with one rule (`shared/observation/typed-value-scrubber.ts`) applied to every
+ * value typed in the session so far.
+ *
+ * What it knows, all in memory only and forgotten with the session:
+ * - values typed on this page, remembered when an edit is reported (and the last text seen in a
+ *   field before the page cleared it), so a page that echoes a value after clearing its field
+ *   (a chat line, a toast, "No results for …", a title, a hash route) still has it cut out;
+ * - values typed on the session's other pages, from the background (`CaptureConfig.typed_values`),
+ *   so the results page of a search shows no query either;
+ * - what the fields of the page hold right now (a value being typed, one a script set).
+ *
+ * `event()` and `snapshot()` walk every string of what is about to leave: a field added to the
+ * contract later is scrubbed by default; only the keys listed as structural (ids, enums, refs,
+ * hashes, times) pass as they are, and the masked field is the masker's own output.
+ */
+export interface PrivacyBoundary {
+  /** Values typed on this page; returns those the session did not know yet (to share with its other pages). */
+  remember(values: Iterable<string>): string[];
+  /** Values typed on the session's other pages (the background's list). */
+  setSessionValues(values: readonly string[]): void;
+  /** Where the values in the page's fields right now are read from (undefined: nothing observed). */
+  setLiveValues(read: (() => string[]) | undefined): void;
+  /** The scrubber for every value known now (rebuilt only when the values changed). */
+  scrubber(): TypedValueScrubber;
+  /** Page text with every typed value cut out. */
+  text(text: string): string;
+  /** A URL masked (query values, fragment pairs) with typed values cut out of its path and fragment. */
+  url(url: string): string;
+  /** Selector alternatives without those that would carry a typed value, escaped or not. */
+  selectors(alternatives: readonly (readonly string[])[]): string[][];
+  /** The event as it may leave: every page-derived string scrubbed, URLs masked, selectors filtered. */
+  event(event: ObservedActionEventWithDetail): ObservedActionEventWithDetail;
+  /** The snapshot as it may leave (before it is named by its hash). */
+  snapshot(snapshot: PageSnapshot): PageSnapshot;
+  /** The session ended: every value is forgotten. */
+  forget(): void;
+}
+
+/** Keys whose values are ours, not the page's: ids, enums, refs, hashes, times, counts. */
+const STRUCTURAL_KEYS: ReadonlySet<string> = new Set([
+  "event_id",
+  "learn_session_id",
+  "adapter_kind",
+  "app_family",
+  "control_surface",
+  "target_ref",
+  "before_state_ref",
+  "after_state_ref",
+  "redaction_mode",
+  "created_at",
+  "schema_version",
+  "target_role",
+  "target_tag",
+  "input_type",
+  "dom_event_kind",
+  // Snapshot structure.
+  "level",
+  "type",
+  "role",
+]);
+const URL_KEYS: ReadonlySet<string> = new Set(["page_url", "url"]);
+/** The masker's output: masked already (or the consented value itself, which is the point of `none`). */
+const MASKED_KEYS: ReadonlySet<string> = new Set(["masked_field"]);
+
+export function createPrivacyBoundary(): PrivacyBoundary {
+  const pageValues = new Set<string>();
+  let sessionValues: readonly string[] = [];
+  let readLive: (() => string[]) | undefined;
+  let builtFrom: string[] = [];
+  let current: TypedValueScrubber = createTypedValueScrubber([]);
+
+  const scrubber = (): TypedValueScrubber => {
+    const values = [...sessionValues, ...pageValues, ...(readLive?.() ?? [])];
+    if (values.length !== builtFrom.length || values.some((value, index) => value !== builtFrom[index])) {
+      builtFrom = values;
+      current = createTypedValueScrubber(values);
+    }
+    return current;
+  };
+
+  const url = (raw: string, scrub: TypedValueScrubber = scrubber()): string => maskUrl(raw, scrub);
+
+  const selectors = (alternatives: readonly (readonly string[])[], scrub: TypedValueScrubber = scrubber()): string[][] =>
+    alternatives.filter((parts) => parts.every((part) => !carriesValue(part, scrub))).map((parts) => [...parts]);
+
+  /** Walks a value, scrubbing every page-derived string (see STRUCTURAL_KEYS). */
+  const walk = (value: unknown, key: string | undefined, scrub: TypedValueScrubber): unknown => {
+    if (typeof value === "string") {
+      if (key !== undefined && STRUCTURAL_KEYS.has(key)) return value;
+      if (key !== undefined && URL_KEYS.has(key)) return url(value, scrub);
+      return scrub.scrub(value);
+    }
+    if (Array.isArray(value)) {
+      if (key === "selectors") return selectors(value as string[][], scrub);
+      return value.map((item) => walk(item, undefined, scrub));
+    }
+    if (typeof value === "object" && value !== null) {
+      const copy: Record<string, unknown> = {};
+      for (const [name, item] of Object.entries(value)) copy[name] = MASKED_KEYS.has(name) ? item : walk(item, name, scrub);
+      return copy;
+    }
+    return value;
+  };
+
+  return {
+    remember(values) {
+      const added: string[] = [];
+      for (const value of values) {
+        const trimmed = value.trim();
+        if (trimmed === "" || pageValues.has(trimmed) || sessionValues.includes(trimmed)) continue;
+        pageValues.add(trimmed);
+        added.push(trimmed);
+      }
+      return added;
+    },
+    setSessionValues(values) {
+      sessionValues = [...values];
+    },
+    setLiveValues(read) {
+      readLive = read;
+    },
+    scrubber,
+    text: (text) => scrubber().scrub(text),
+    url: (raw) => url(raw),
+    selectors: (alternatives) => selectors(alternatives),
+    event: (event) => walk(event, undefined, scrubber()) as ObservedActionEventWithDetail,
+    snapshot: (snapshot) => walk(snapshot, undefined, scrubber()) as PageSnapshot,
+    forget() {
+      pageValues.clear();
+      sessionValues = [];
+      builtFrom = [];
+      current = createTypedValueScrubber([]);
+    },
+  };
+}
+
+/** Whether a selector part holds a typed value as written, or once its CSS or XPath escapes are undone. */
+function carriesValue(part: string, scrub: TypedValueScrubber): boolean {
+  return scrub.contains(part) || scrub.contains(unescapeCss(part));
+}
+
+/** `\31 23` → `123`, `\"` → `"`: what a CSS selector's escaped identifier or string says. */
+export function unescapeCss(text: string): string {
+  return text.replace(/\\([0-9a-fA-F]{1,6})[ \t\n]?|\\([\s\S])/g, (_, hex: string | undefined, char: string | undefined) => {
+    if (hex === undefined) return char ?? "";
+    const code = Number.parseInt(hex, 16);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "\ufffd";
+  });
+}

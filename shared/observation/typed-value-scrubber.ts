@@ -1,0 +1,124 @@
+/**
+ * The one rule for finding typed values in text (DESIGN §8 "Privacy boundary", issue 13). The
+ * content script cuts them out of everything that leaves a page, the rehearsal out of what it
+ * reports, the refiner checks its wording with it: one rule, so no path is looser than another.
+ *
+ * A value is found:
+ * - whatever the case (`Canary`, `CANARY`, `canary`);
+ * - whatever the whitespace between its words (runs of spaces, tabs, line breaks and non-breaking
+ *   spaces match each other; leading and trailing whitespace is not part of the value);
+ * - whole, and each line of a multi-line value on its own;
+ * - as the page may have written it into a URL or markup: percent-encoded (`%20`, `+` for spaces,
+ *   any percent-encoding of its characters) and HTML-escaped (`&amp;`, `&lt;`, `&#39;`…).
+ * Values (and lines) shorter than `MIN_SCRUB_LENGTH` characters are not looked for: "a" or "12"
+ * would blank out half of every page.
+ */
+
+/** Shorter values are not scrubbed from page text (see the README's privacy section). */
+export const MIN_SCRUB_LENGTH = 3;
+/** What a typed value becomes in page text. */
+export const SCRUBBED = "•••";
+/** What a typed value becomes in a URL's path or fragment (as a masked query value). */
+export const SCRUBBED_IN_URL = "*";
+
+export interface TypedValueScrubber {
+  /** The text with every occurrence of every value replaced by `replacement` (default `SCRUBBED`). */
+  scrub(text: string, replacement?: string): string;
+  /** Whether the text holds any of the values, in any of the forms above. */
+  contains(text: string): boolean;
+  /** How many distinct values (and lines) it looks for: 0 means it changes nothing. */
+  readonly size: number;
+}
+
+/** Between two words of a value: any run of whitespace, as written in text, URLs or markup. */
+const GAP = String.raw`(?:[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]|%20|%09|%0a|%0d|%c2%a0|\+|&nbsp;|&#160;|&#x0*a0;|&#32;|&#x0*20;|&#0*9;|&#0*10;)+`;
+
+const NO_VALUES: TypedValueScrubber = { scrub: (text) => text, contains: () => false, size: 0 };
+
+/** The words of each needle (the whole value and each of its lines), trimmed, long enough, distinct. */
+export function needlesOf(values: Iterable<string>): string[] {
+  const needles = new Set<string>();
+  for (const value of values) {
+    if (typeof value !== "string") continue;
+    const whole = value.normalize("NFC").trim();
+    const pieces = [whole, ...whole.split(/\r\n|\r|\n/)];
+    for (const piece of pieces) {
+      const words = piece.trim().split(/[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+/).filter(Boolean);
+      const joined = words.join(" ");
+      if (joined.length >= MIN_SCRUB_LENGTH) needles.add(joined);
+    }
+  }
+  // Longest first, so a value that contains another is cut whole.
+  return [...needles].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+}
+
+/** Builds the scrubber for a set of typed values. Pure: the values stay in the returned closure only. */
+export function createTypedValueScrubber(values: Iterable<string>): TypedValueScrubber {
+  const needles = needlesOf(values);
+  if (needles.length === 0) return NO_VALUES;
+  const alternatives = new Set<string>();
+  for (const needle of needles) {
+    const words = needle.split(" ");
+    for (const encode of ENCODINGS) alternatives.add(words.map((word) => escapeRegExp(encode(word))).join(GAP));
+  }
+  const source = [...alternatives].join("|");
+  const replacer = new RegExp(source, "giu");
+  const tester = new RegExp(source, "iu");
+  const lowered = needles.map((needle) => needle.toLowerCase());
+  return {
+    scrub: (text, replacement = SCRUBBED) => (text === "" ? text : cutDanglingPrefix(text.replace(replacer, replacement), lowered, replacement)),
+    contains: (text) => text !== "" && (tester.test(text) || cutDanglingPrefix(text, lowered, "") !== text),
+    size: needles.length,
+  };
+}
+
+/** The mark our text clipping ends a cut text with. */
+const CLIPPED = "…";
+
+/**
+ * A text cut short before it was scrubbed ("… Ship to: Canar…") may end in the start of a value:
+ * that start goes too, when it is at least `MIN_SCRUB_LENGTH` characters long.
+ */
+function cutDanglingPrefix(text: string, needles: readonly string[], replacement: string): string {
+  if (!text.endsWith(CLIPPED)) return text;
+  const body = text.slice(0, -CLIPPED.length);
+  const tail = body.slice(-200).toLowerCase();
+  for (const needle of needles) {
+    for (let length = Math.min(needle.length - 1, tail.length); length >= MIN_SCRUB_LENGTH; length -= 1) {
+      if (tail.endsWith(needle.slice(0, length))) return `${body.slice(0, body.length - length)}${replacement}${CLIPPED}`;
+    }
+  }
+  return text;
+}
+
+/** The forms in which a page may write a word of a typed value. */
+const ENCODINGS: readonly ((word: string) => string)[] = [
+  (word) => word,
+  // Full case mapping changes lengths where the regular expression's case folding does not (ß → SS).
+  (word) => word.toUpperCase(),
+  (word) => word.toLowerCase(),
+  (word) => safeEncode(word, encodeURIComponent),
+  // encodeURI leaves reserved characters (`/`, `?`, `&`, `=`…) as they are, as paths often do.
+  (word) => safeEncode(word, encodeURI),
+  // Form encoding escapes a few more characters than encodeURIComponent does.
+  (word) => safeEncode(word, encodeURIComponent).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`),
+  escapeHtml,
+  (word) => escapeHtml(word).replace(/&#39;/g, "&apos;").replace(/&quot;/g, "&#34;"),
+];
+
+function safeEncode(word: string, encode: (text: string) => string): string {
+  try {
+    return encode(word);
+  } catch {
+    // A lone surrogate cannot be percent-encoded: it cannot appear encoded either.
+    return word;
+  }
+}
+
+function escapeHtml(word: string): string {
+  return word.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
