@@ -546,6 +546,8 @@ async function fill(page: Page, handle: ElementHandle<Element>, value: string): 
     if (element instanceof HTMLTextAreaElement) return "text";
     if (element instanceof HTMLInputElement) return ["text", "email", "password", "search", "tel", "url", "number"].includes(element.type) ? "text" : "other";
     if (element instanceof HTMLElement && element.isContentEditable) return "editable";
+    // A widget that takes typed text without being a form field (a div role=textbox that renders keys itself).
+    if (element instanceof HTMLElement && /^(textbox|searchbox|combobox)$/.test(element.getAttribute("role") ?? "")) return "keys";
     return "none";
   });
   switch (kind) {
@@ -576,6 +578,10 @@ async function fill(page: Page, handle: ElementHandle<Element>, value: string): 
       });
       await page.keyboard.press("Backspace");
       if (value !== "") await handle.type(value);
+      return "typed";
+    case "keys":
+      await handle.evaluate((element) => (element as HTMLElement).focus());
+      if (value !== "") await page.keyboard.type(value);
       return "typed";
     case "other": {
       const took = await handle.evaluate((element, text) => {
