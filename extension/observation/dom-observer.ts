@@ -121,6 +121,8 @@ export function observeDom(options: DomObserverOptions): DomObserver {
    */
   const editorRegions = new WeakMap<Element, Element>();
   const regionFields = new WeakMap<Element, Element>();
+  /** Fields whose size was (or is being) checked once. */
+  const editorChecks = new WeakSet<Element>();
   let lastUrl = top.location.href;
 
   /** The top URL, masked and scrubbed (again only when it or the typed values changed). */
@@ -418,19 +420,31 @@ export function observeDom(options: DomObserverOptions): DomObserver {
    * that renders the text in a region around it: that region's text is what was typed.
    */
   const findEditorRegion = (field: Element): void => {
-    const box = field.getBoundingClientRect();
-    const style = field.ownerDocument.defaultView?.getComputedStyle(field);
-    const hidden = box.width <= 4 || box.height <= 4 || style?.opacity === "0" || style?.clipPath === "inset(50%)";
-    if (!hidden) return;
-    let region = field.parentElement;
-    for (let depth = 0; region !== null && depth < 6; depth += 1, region = region.parentElement) {
-      const area = region.getBoundingClientRect();
-      if (area.width >= 40 && area.height >= 14) {
-        editorRegions.set(field, region);
-        regionFields.set(region, field);
-        return;
-      }
-    }
+    // Sizes are read in a ResizeObserver callback, after the browser's own layout: asking at focus
+    // would force a layout of the whole page into the user's click.
+    if (editorChecks.has(field)) return;
+    editorChecks.add(field);
+    const view = field.ownerDocument.defaultView;
+    if (view === null || typeof view.ResizeObserver !== "function") return;
+    const sizes = new view.ResizeObserver(
+      guard.wrap(() => {
+        sizes.disconnect();
+        const box = field.getBoundingClientRect();
+        const style = view.getComputedStyle(field);
+        const hidden = box.width <= 4 || box.height <= 4 || style.opacity === "0" || style.clipPath === "inset(50%)";
+        if (!hidden) return;
+        let region = field.parentElement;
+        for (let depth = 0; region !== null && depth < 6; depth += 1, region = region.parentElement) {
+          const area = region.getBoundingClientRect();
+          if (area.width >= 40 && area.height >= 14) {
+            editorRegions.set(field, region);
+            regionFields.set(region, field);
+            return;
+          }
+        }
+      }),
+    );
+    sizes.observe(field);
   };
 
   const inEditorRegion = (element: Element): boolean => {

@@ -56,12 +56,18 @@ export function needlesOf(values: Iterable<string>): string[] {
 export function createTypedValueScrubber(values: Iterable<string>): TypedValueScrubber {
   const needles = needlesOf(values);
   if (needles.length === 0) return NO_VALUES;
-  const alternatives = new Set<string>();
+  // One alternative per distinct form, compared as the case-insensitive pattern compares them: for a
+  // plain word every encoding is the word itself, so the pattern stays one alternative per needle.
+  const alternatives = new Map<string, string>();
   for (const needle of needles) {
     const words = needle.split(" ");
-    for (const encode of ENCODINGS) alternatives.add(words.map((word) => escapeRegExp(encode(word))).join(GAP));
+    for (const encode of ENCODINGS) {
+      const form = words.map((word) => encode(word));
+      const key = form.join(" ").toLowerCase();
+      if (!alternatives.has(key)) alternatives.set(key, form.map(escapeRegExp).join(GAP));
+    }
   }
-  const source = [...alternatives].join("|");
+  const source = [...alternatives.values()].join("|");
   const replacer = new RegExp(source, "giu");
   const tester = new RegExp(source, "iu");
   const lowered = needles.map((needle) => needle.toLowerCase());
