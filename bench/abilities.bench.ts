@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { createLookupIndex } from "../shared/abilities/lookup-index";
-import { AbilityLookupQuerySchema } from "../shared/abilities/lookup";
+import { createBaselineIndex } from "../shared/abilities/baseline-index";
+import { AbilityLookupQuerySchema } from "../shared/abilities/lookup-contract";
 import type { AbilityAvailabilityEntry } from "../shared/abilities/availability";
 import { agentLoggerOptions, buildApp } from "../agent/app";
 import { openMemoryStore } from "../agent/memory/memory-store";
@@ -41,7 +41,7 @@ function percentile(sorted: number[], p: number): number {
 function lookupLatency(count: number): { p50: number; p99: number; buildMs: number } {
   const snapshot = entries(count);
   const buildStart = performance.now();
-  const index = createLookupIndex(snapshot);
+  const index = createBaselineIndex(snapshot);
   const buildMs = performance.now() - buildStart;
   const queries = Array.from({ length: 400 }, (_, index) => AbilityLookupQuerySchema.parse({ user_query: `please ${WORDS[index % WORDS.length]} the ${WORDS[(index + 5) % WORDS.length]} for me`, schema_version: 1 }));
   // Warm-up: one pass over every query, so that the optimizing compiler has finished with the

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE } from "../../shared/abilities/ability-lookup";
+import { lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE } from "../../shared/abilities/baseline-scorer";
 import { AbilityAvailabilityEntrySchema } from "../../shared/abilities/availability";
-import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../../shared/abilities/lookup";
+import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../../shared/abilities/lookup-contract";
 import { ApproveProposalRequestSchema } from "../../shared/learning/compat-aliases";
 import {
   AbilityActivateResponseSchema,

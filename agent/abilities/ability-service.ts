@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { AbilityAvailabilitySnapshotSchema, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
-import { createLookupIndex } from "../../shared/abilities/lookup-index";
-import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup";
+import { createBaselineIndex } from "../../shared/abilities/baseline-index";
+import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup-contract";
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
 import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
 import { CapabilityManifestSchema } from "../../shared/capabilities/capability-manifest";
@@ -179,7 +179,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
 
   // Keyed by the snapshot object, not its timestamp: two writes within one clock tick (or under a
   // fixed test clock) carry the same `snapshot_as_of` but different abilities.
-  let index: { of: AbilityAvailabilitySnapshot; lookup: ReturnType<typeof createLookupIndex>["lookup"] } | undefined;
+  let index: { of: AbilityAvailabilitySnapshot; lookup: ReturnType<typeof createBaselineIndex>["lookup"] } | undefined;
 
   let sagas: Promise<unknown> = Promise.resolve();
   const installSaga = async (proposalId: string, lane: "experimental_private" | "approved_workspace") => {
@@ -412,7 +412,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
 
     async lookup(query) {
       const { snapshot } = await service.snapshot();
-      if (index?.of !== snapshot) index = { of: snapshot, lookup: createLookupIndex(snapshot.abilities).lookup };
+      if (index?.of !== snapshot) index = { of: snapshot, lookup: createBaselineIndex(snapshot.abilities).lookup };
       return index.lookup(query);
     },
 

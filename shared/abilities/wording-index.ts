@@ -1,0 +1,171 @@
+import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
+import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
+import type { Lexicon } from "./wording-lexicon";
+import {
+  documentLemmas,
+  explainWording,
+  FIELD_WEIGHTS,
+  FIELDS,
+  lemmaSetOf,
+  negativeTriggerHit,
+  queryTermsOf,
+  TEXT_MIN,
+  textScore,
+  wordingRejection,
+  wordingScore,
+  type LookupDocument,
+  type WordingExplanation,
+} from "./wording-matcher";
+
+/** One match of the wording matcher: the lookup response's fields and the text score behind it. */
+export interface WordingMatch {
+  ability_id: string;
+  score: number;
+  text: number;
+  install_lane: string;
+  usable_now: boolean;
+  reason_unusable?: string;
+}
+
+/**
+ * The wording matcher over one availability snapshot (issue #15): an inverted index from each base
+ * form to the abilities whose wording holds it (with the best field weight, and whether the title
+ * holds it), built once per snapshot. A lookup expands each request word through the lexicon,
+ * walks the postings of the forms the index holds, and scores only the abilities reached — the
+ * same numbers `explainWording` gives one ability (wording-index.test.ts compares them).
+ *
+ * The scratch arrays are per handle; `lookup` is synchronous, so lookups never share them at once.
+ */
+export function createWordingIndex(documents: readonly LookupDocument[], lexicon: Lexicon) {
+  const count = documents.length;
+  const titleTerms = new Int32Array(count);
+  // Postings as (doc, field weight, in title) built per lemma, then frozen into typed arrays.
+  const building = new Map<string, { docs: number[]; weights: number[]; titles: number[] }>();
+  documents.forEach((document, doc) => {
+    const { fields, titleTerms: terms } = documentLemmas(document, lexicon);
+    titleTerms[doc] = terms;
+    const best = new Map<string, { weight: number; title: number }>();
+    for (const field of FIELDS) {
+      for (const lemma of fields.get(field) ?? []) {
+        const seen = best.get(lemma) ?? { weight: 0, title: 0 };
+        if (FIELD_WEIGHTS[field] > seen.weight) seen.weight = FIELD_WEIGHTS[field];
+        if (field === "title") seen.title = 1;
+        best.set(lemma, seen);
+      }
+    }
+    for (const [lemma, { weight, title }] of best) {
+      let postings = building.get(lemma);
+      if (postings === undefined) building.set(lemma, (postings = { docs: [], weights: [], titles: [] }));
+      postings.docs.push(doc);
+      postings.weights.push(weight);
+      postings.titles.push(title);
+    }
+  });
+  const postings = new Map<string, { docs: Int32Array; weights: Float64Array; titles: Uint8Array }>();
+  for (const [lemma, list] of building) {
+    postings.set(lemma, { docs: Int32Array.from(list.docs), weights: Float64Array.from(list.weights), titles: Uint8Array.from(list.titles) });
+  }
+  building.clear();
+
+  // Per-query scratch: an entry is valid where its stamp equals the current term's (or query's) epoch.
+  let epoch = 0;
+  const termStamp = new Int32Array(count);
+  const termValue = new Float64Array(count);
+  const termTitle = new Float64Array(count);
+  const queryStamp = new Int32Array(count);
+  const found = new Float64Array(count);
+  const titleFound = new Float64Array(count);
+  const touched = new Int32Array(count);
+  const reached = new Int32Array(count);
+  const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
+
+  const nextEpoch = () => {
+    epoch += 1;
+    if (epoch === 0x7fffffff) {
+      termStamp.fill(0);
+      queryStamp.fill(0);
+      epoch = 1;
+    }
+    return epoch;
+  };
+
+  /** Every ability the request's words reach, with its text score, best first (all of them). */
+  const rank = (query: AbilityLookupQuery): WordingMatch[] => {
+    const terms = queryTermsOf(query.user_query, lexicon);
+    if (terms.length === 0) return [];
+    const queryEpoch = nextEpoch();
+    let reachedCount = 0;
+    let totalWeight = 0;
+    for (const term of terms) {
+      totalWeight += term.weight;
+      const termEpoch = nextEpoch();
+      let touchedCount = 0;
+      for (const [lemma, { closeness }] of term.expansions) {
+        const list = postings.get(lemma);
+        if (list === undefined) continue;
+        for (let at = 0; at < list.docs.length; at += 1) {
+          const doc = list.docs[at] as number;
+          if (termStamp[doc] !== termEpoch) {
+            termStamp[doc] = termEpoch;
+            termValue[doc] = 0;
+            termTitle[doc] = 0;
+            touched[touchedCount] = doc;
+            touchedCount += 1;
+          }
+          const value = closeness * (list.weights[at] as number);
+          if (value > (termValue[doc] as number)) termValue[doc] = value;
+          if (list.titles[at] === 1 && closeness > (termTitle[doc] as number)) termTitle[doc] = closeness;
+        }
+      }
+      for (let n = 0; n < touchedCount; n += 1) {
+        const doc = touched[n] as number;
+        if (queryStamp[doc] !== queryEpoch) {
+          queryStamp[doc] = queryEpoch;
+          found[doc] = 0;
+          titleFound[doc] = 0;
+          reached[reachedCount] = doc;
+          reachedCount += 1;
+        }
+        found[doc] = (found[doc] as number) + term.weight * (termValue[doc] as number);
+        titleFound[doc] = (titleFound[doc] as number) + (termTitle[doc] as number);
+      }
+    }
+    const lemmas = lemmaSetOf(terms);
+    const matches: WordingMatch[] = [];
+    for (let n = 0; n < reachedCount; n += 1) {
+      const doc = reached[n] as number;
+      const text = textScore(totalWeight, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
+      if (text < TEXT_MIN) continue;
+      const { entry } = documents[doc] as LookupDocument;
+      if (wordingRejection(query, entry) !== undefined) continue;
+      if (negativeTriggerHit(query.user_query, lemmas, entry, lexicon) !== undefined) continue;
+      matches.push({
+        ability_id: entry.ability_id,
+        score: wordingScore(text, entry, query.project_id),
+        text,
+        install_lane: entry.install_lane,
+        usable_now: entry.usable_now,
+        ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
+      });
+    }
+    return matches.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits(a.ability_id, b.ability_id));
+  };
+
+  return {
+    /** The best matches, at most `LOOKUP_MAX_RESULTS`, with their text scores. */
+    rank: (query: AbilityLookupQuery): WordingMatch[] => rank(query).slice(0, LOOKUP_MAX_RESULTS),
+    /** §0C.11 `matches` of a lookup answer, ranked by the wording matcher. */
+    lookup(query: AbilityLookupQuery): AbilityLookupResult["matches"] {
+      return rank(query)
+        .slice(0, LOOKUP_MAX_RESULTS)
+        .map(({ text: _text, ...match }) => match);
+    },
+    /** The matcher's verdict on one ability of the snapshot, with reasons; undefined if it is not in it. */
+    explain(query: AbilityLookupQuery, abilityId: string): WordingExplanation | undefined {
+      const doc = byId.get(abilityId);
+      return doc === undefined ? undefined : explainWording(query, documents[doc] as LookupDocument, lexicon);
+    },
+  };
+}
+
+export type WordingIndex = ReturnType<typeof createWordingIndex>;

@@ -1,0 +1,196 @@
+import type { AbilityAvailabilityEntry } from "./availability";
+import { searchesLane } from "./baseline-scorer";
+import type { AbilityLookupQuery } from "./lookup-contract";
+import type { Lexicon } from "./wording-lexicon";
+import { normalizeText, termsOf, type Term } from "./wording-terms";
+
+/**
+ * The wording matcher (issue #15): how well an ability's wording covers a request, whatever words
+ * the request uses. `wording-index.ts` answers lookups over a whole snapshot with the same numbers;
+ * this file says what they are and explains them for one ability (`explain-match`).
+ *
+ * - Text: each word of the request that carries meaning is looked for in the ability's fields —
+ *   as written, by base form, or through a related word from the lexicon (synonym, derivation,
+ *   broader or narrower word), scaled by how close the relation is and by the field it is found in
+ *   (title and triggers count fully, trigger tests and "when to use" lines a little less, the
+ *   description less). `coverage` is the share of the request's meaning found, each word weighed
+ *   by how much it says (rare words more than "get" or "make"); `title_share` is the share of the
+ *   ability's title the request covers, which prefers "Export invoices" over "Export invoices and
+ *   email them" for "export the invoices".
+ * - A match needs `text ≥ TEXT_MIN`: calibrated so a request about something else returns nothing.
+ * - `score` (what lookup returns) = 0.6 × text, plus §0C.11C's scope, lane and checkpoint-health
+ *   weights, halved when the ability is not usable now, in [0, 1]. 0.6 is what §0C.11C gives its
+ *   text signals (trigger 0.4 + title 0.2), so scope and lane weigh as they do there.
+ * - Never matched: quarantined abilities, disabled ones, lanes the query does not search, and
+ *   any request containing a negative trigger (as written, or all its words by base form).
+ */
+
+/** The wording of one ability, as the matcher reads it: its availability entry and its SKILL.md. */
+export interface LookupDocument {
+  entry: AbilityAvailabilityEntry;
+  /** The SKILL.md description (the goal summary). */
+  description?: string | undefined;
+  /** The "When to use" lines of SKILL.md. */
+  when_to_use?: readonly string[] | undefined;
+  /** Requests the skill was validated with (positive trigger tests and paraphrases). */
+  trigger_tests?: readonly string[] | undefined;
+}
+
+export const FIELDS = ["title", "triggers", "trigger_tests", "when_to_use", "description"] as const;
+export type Field = (typeof FIELDS)[number];
+export const FIELD_WEIGHTS: Record<Field, number> = { title: 1, triggers: 1, trigger_tests: 0.9, when_to_use: 0.9, description: 0.8 };
+
+/** Most words of a request the matcher reads; the rest of a very long request is ignored. */
+export const MAX_QUERY_TERMS = 32;
+export const COVERAGE_SHARE = 0.8;
+/** Calibrated on the issue #15 evaluation set (BENCHMARKS.md): below it, nothing is matched. */
+export const TEXT_MIN = 0.5;
+export const TEXT_WEIGHT = 0.6;
+
+/** The texts of each field of a document. */
+export function fieldTexts(document: LookupDocument): Record<Field, readonly string[]> {
+  return {
+    title: [document.entry.title],
+    triggers: [...document.entry.trigger_phrases, ...document.entry.aliases],
+    trigger_tests: document.trigger_tests ?? [],
+    when_to_use: document.when_to_use ?? [],
+    description: document.description === undefined ? [] : [document.description],
+  };
+}
+
+/** A request word's ways to be found: base forms (closeness 1) and related words. */
+export interface QueryTerm extends Term {
+  weight: number;
+  expansions: ReadonlyMap<string, { closeness: number; via: string }>;
+}
+
+export function queryTermsOf(query: string, lexicon: Lexicon): QueryTerm[] {
+  return termsOf(query, lexicon)
+    .slice(0, MAX_QUERY_TERMS)
+    .map((term) => {
+      const expansions = new Map<string, { closeness: number; via: string }>();
+      const note = (lemma: string, closeness: number, via: string) => {
+        if ((expansions.get(lemma)?.closeness ?? 0) < closeness) expansions.set(lemma, { closeness, via });
+      };
+      for (const lemma of term.lemmas) note(lemma, 1, lemma);
+      for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
+      return { ...term, weight: Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma))), expansions };
+    });
+}
+
+/** `text` from the per-word results: Σ weight × found / Σ weight, and the title's share. */
+export function textScore(totalWeight: number, found: number, titleFound: number, titleTerms: number): number {
+  if (totalWeight <= 0) return 0;
+  const coverage = found / totalWeight;
+  const titleShare = titleTerms === 0 ? 0 : Math.min(1, titleFound / titleTerms);
+  return COVERAGE_SHARE * coverage + (1 - COVERAGE_SHARE) * titleShare;
+}
+
+/** §0C.11C steps 4–7 around the text score: scope, lane, checkpoint health, usability. */
+export function wordingScore(text: number, entry: AbilityAvailabilityEntry, projectId: string | undefined): number {
+  let score = TEXT_WEIGHT * text;
+  if (projectId && entry.project_scopes.includes(projectId)) score += 0.15;
+  else if (entry.project_scopes.length === 0 || entry.project_scopes.includes("*")) score += 0.05;
+  if (entry.install_lane === "shared_promoted") score += 0.1;
+  else if (entry.install_lane === "approved_workspace") score += 0.07;
+  else if (entry.install_lane === "experimental_private") score += 0.03;
+  if (entry.checkpoint_health === "strong") score += 0.05;
+  else if (entry.checkpoint_health === "weak") score -= 0.05;
+  if (!entry.usable_now) score *= 0.5;
+  return Math.min(1, Math.max(0, score));
+}
+
+/** Why a lookup never returns an ability, whatever the request's words; undefined when it may. */
+export function wordingRejection(query: AbilityLookupQuery, entry: AbilityAvailabilityEntry): string | undefined {
+  if (entry.install_lane === "quarantined" || entry.checkpoint_health === "quarantined") return "quarantined";
+  if (!entry.enabled) return "disabled by the user";
+  if (!searchesLane(query, entry.install_lane)) return `install_lane_not_allowed: ${entry.install_lane}`;
+  return undefined;
+}
+
+/**
+ * The negative trigger a request hits, if any: contained as written (as §0C.11C checks), or every
+ * word of it present in the request by base form ("deleting invoices" hits "delete the invoice").
+ */
+export function negativeTriggerHit(queryText: string, queryLemmas: ReadonlySet<string>, entry: AbilityAvailabilityEntry, lexicon: Lexicon): string | undefined {
+  const lower = queryText.toLowerCase();
+  for (const negative of entry.negative_triggers) {
+    if (negative.trim().length > 0 && lower.includes(negative.toLowerCase())) return negative;
+    const terms = termsOf(negative, lexicon);
+    if (terms.length > 0 && terms.every((term) => term.lemmas.some((lemma) => queryLemmas.has(lemma)))) return negative;
+  }
+  return undefined;
+}
+
+export function lemmaSetOf(terms: readonly Term[]): Set<string> {
+  return new Set(terms.flatMap((term) => term.lemmas));
+}
+
+/** What the matcher found for one ability, with reasons a person can read. */
+export interface WordingExplanation {
+  matched: boolean;
+  score: number;
+  text: number;
+  reasons: string[];
+  rejections: string[];
+}
+
+/** The best place a request word is found in a document: closeness × field weight, and whether in the title. */
+export function findTerm(term: QueryTerm, fields: ReadonlyMap<Field, ReadonlySet<string>>): { value: number; title: number; reason?: string } {
+  let value = 0;
+  let title = 0;
+  let reason: string | undefined;
+  for (const [lemma, { closeness, via }] of term.expansions) {
+    for (const field of FIELDS) {
+      if (!fields.get(field)?.has(lemma)) continue;
+      const found = closeness * FIELD_WEIGHTS[field];
+      if (found > value) {
+        value = found;
+        const how = closeness === 1 ? (lemma === term.word.replace(" ", "_") || lemma === term.word ? "as written" : `as "${lemma}"`) : `via related word "${lemma}" (of "${via}", ${closeness.toFixed(2)})`;
+        reason = `"${term.word}" found ${how} in ${field}`;
+      }
+      if (field === "title" && closeness > title) title = closeness;
+    }
+  }
+  return reason === undefined ? { value, title } : { value, title, reason };
+}
+
+/** The lemmas of each field of a document, and how many words its title has. */
+export function documentLemmas(document: LookupDocument, lexicon: Lexicon): { fields: Map<Field, Set<string>>; titleTerms: number } {
+  const texts = fieldTexts(document);
+  const fields = new Map<Field, Set<string>>();
+  for (const field of FIELDS) fields.set(field, new Set(texts[field].flatMap((text) => termsOf(text, lexicon).flatMap((term) => term.lemmas))));
+  return { fields, titleTerms: termsOf(document.entry.title, lexicon).length };
+}
+
+/** The matcher's verdict on one ability, with its reasons: the same score a lookup gives it. */
+export function explainWording(query: AbilityLookupQuery, document: LookupDocument, lexicon: Lexicon): WordingExplanation {
+  const terms = queryTermsOf(query.user_query, lexicon);
+  const { fields, titleTerms } = documentLemmas(document, lexicon);
+  let total = 0;
+  let found = 0;
+  let titleFound = 0;
+  const reasons: string[] = [];
+  const missing: string[] = [];
+  for (const term of terms) {
+    total += term.weight;
+    const hit = findTerm(term, fields);
+    found += term.weight * hit.value;
+    titleFound += hit.title;
+    if (hit.reason !== undefined) reasons.push(hit.reason);
+    else missing.push(term.word);
+  }
+  const text = textScore(total, found, titleFound, titleTerms);
+  const score = wordingScore(text, document.entry, query.project_id);
+  const rejections: string[] = [];
+  const rejection = wordingRejection(query, document.entry);
+  if (rejection !== undefined) rejections.push(rejection);
+  const negative = negativeTriggerHit(query.user_query, lemmaSetOf(terms), document.entry, lexicon);
+  if (negative !== undefined) rejections.push(`negative_trigger_match: "${negative}"`);
+  if (terms.length === 0) rejections.push(`the request "${normalizeText(query.user_query).slice(0, 80)}" has no words that carry meaning`);
+  else if (text < TEXT_MIN) rejections.push(`wording covers ${(text * 100).toFixed(0)} % of the request, below ${(TEXT_MIN * 100).toFixed(0)} %`);
+  if (missing.length > 0) reasons.push(`not found: ${missing.map((word) => `"${word}"`).join(", ")}`);
+  reasons.unshift(`wording text score ${text.toFixed(2)} (matches from ${TEXT_MIN.toFixed(2)})`);
+  if (!document.entry.usable_now) reasons.push(`usable_now=false: ${document.entry.reason_unusable ?? "unknown"}`);
+  return { matched: rejections.length === 0, score, text, reasons, rejections };
+}
