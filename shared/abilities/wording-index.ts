@@ -2,7 +2,8 @@ import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
 import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
 import {
-  documentLemmas,
+  documentWords,
+  evidence,
   explainWording,
   FIELD_WEIGHTS,
   FIELDS,
@@ -42,14 +43,15 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   // Postings as (doc, field weight, in title) built per lemma, then frozen into typed arrays.
   const building = new Map<string, { docs: number[]; weights: number[]; titles: number[] }>();
   documents.forEach((document, doc) => {
-    const { fields, titleTerms: terms } = documentLemmas(document, lexicon);
+    const { fields, titleTerms: terms } = documentWords(document, lexicon);
     titleTerms[doc] = terms;
     const best = new Map<string, { weight: number; title: number }>();
     for (const field of FIELDS) {
-      for (const lemma of fields.get(field) ?? []) {
+      for (const [lemma, own] of fields.get(field) ?? []) {
         const seen = best.get(lemma) ?? { weight: 0, title: 0 };
-        if (FIELD_WEIGHTS[field] > seen.weight) seen.weight = FIELD_WEIGHTS[field];
-        if (field === "title") seen.title = 1;
+        const weight = own * FIELD_WEIGHTS[field];
+        if (weight > seen.weight) seen.weight = weight;
+        if (field === "title" && own > seen.title) seen.title = own;
         best.set(lemma, seen);
       }
     }
@@ -61,9 +63,9 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
       postings.titles.push(title);
     }
   });
-  const postings = new Map<string, { docs: Int32Array; weights: Float64Array; titles: Uint8Array }>();
+  const postings = new Map<string, { docs: Int32Array; weights: Float64Array; titles: Float64Array }>();
   for (const [lemma, list] of building) {
-    postings.set(lemma, { docs: Int32Array.from(list.docs), weights: Float64Array.from(list.weights), titles: Uint8Array.from(list.titles) });
+    postings.set(lemma, { docs: Int32Array.from(list.docs), weights: Float64Array.from(list.weights), titles: Float64Array.from(list.titles) });
   }
   building.clear();
 
@@ -114,7 +116,8 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
           }
           const value = closeness * (list.weights[at] as number);
           if (value > (termValue[doc] as number)) termValue[doc] = value;
-          if (list.titles[at] === 1 && closeness > (termTitle[doc] as number)) termTitle[doc] = closeness;
+          const title = closeness * (list.titles[at] as number);
+          if (title > (termTitle[doc] as number)) termTitle[doc] = title;
         }
       }
       for (let n = 0; n < touchedCount; n += 1) {
@@ -126,7 +129,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
           reached[reachedCount] = doc;
           reachedCount += 1;
         }
-        found[doc] = (found[doc] as number) + term.weight * (termValue[doc] as number);
+        found[doc] = (found[doc] as number) + term.weight * evidence(termValue[doc] as number);
         titleFound[doc] = (titleFound[doc] as number) + (termTitle[doc] as number);
       }
     }

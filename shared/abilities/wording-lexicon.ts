@@ -17,6 +17,15 @@ export interface Lexicon {
   /** Words related to a base form, with their closeness (the word itself is not listed). */
   related(lemma: string): ReadonlyMap<string, number>;
   /**
+   * The broader words of a base form ("update" → "change", "modify"), with the closeness a request
+   * word has to this one when it is one of them. The matcher adds them to an ability's own words,
+   * so that a general request word finds a specific ability word without listing every narrower
+   * word of the request (general words have hundreds).
+   */
+  broader(lemma: string): ReadonlyMap<string, number>;
+  /** The definitions of a base form's most frequent senses, without their examples ("checkout" → "counter … where you pay for your purchases"). */
+  definitions(lemma: string): readonly string[];
+  /**
    * How much a word says about a request, in (0, 1]: 1 for words rare in running text (WordNet's
    * sense-tagged corpus counts), down to about 0.35 for the most common ("get", "make").
    */
@@ -41,17 +50,19 @@ const POS_LIST: readonly WordNetPos[] = ["noun", "verb", "adj", "adv"];
 const POS_LETTER: Record<string, number> = { n: 0, v: 1, a: 2, s: 2, r: 3 };
 
 /** Closeness by relation. */
-export const CLOSENESS = { synonym: 0.85, derived: 0.8, similar: 0.7, broader: 0.6, narrower: 0.55, sibling: 0.45 } as const;
+export const CLOSENESS = { synonym: 0.85, derived: 0.8, similar: 0.7, broader: 0.6, narrower: 0.55 } as const;
 /** Senses of a word followed, per part of speech: WordNet lists the most frequent first. */
 const SENSES_FOLLOWED = 8;
 /** The first senses count fully; rarer ones are followed at this share of their closeness. */
 const MAIN_SENSES = 3;
 const RARE_SENSE_SHARE = 0.8;
-/** Other narrower words of a broader word ("download" and "export" are both "transfer"): at most this many. */
-const SIBLINGS_PER_SENSE = 20;
-/** Narrower words are many for general words ("get" has hundreds): at most this many per sense. */
-const NARROWER_PER_SENSE = 12;
-
+/** Senses whose definitions a word's meaning is read from, per part of speech. */
+const DEFINED_SENSES = 2;
+/** WordNet lexicographer files: `noun.time` and `adv.all`. */
+const LEXFILE_NOUN_TIME = 28;
+const LEXFILE_ADVERB = 2;
+/** How much a time word or an adverb weighs next to a word of the same frequency. */
+const CIRCUMSTANTIAL_SHARE = 0.35;
 // Detachment rules of WordNet's morphy, by part of speech: [suffix, replacement].
 const DETACH: Record<WordNetPos, ReadonlyArray<readonly [string, string]>> = {
   noun: [["s", ""], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["ies", "y"]],
@@ -105,6 +116,8 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
   // Synsets by "pos:offset", numbered in reading order; words and pointers as flat (synset, value) pairs.
   const synsetIds = new Map<string, number>();
   const synsetWords: number[] = [];
+  const lexFiles: number[] = [];
+  const glosses: string[] = [];
   const rawPointers: Array<string | number> = [];
   let synsetCount = 0;
   POS_LIST.forEach((pos) => {
@@ -119,8 +132,11 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
         const id = synsetCount;
         synsetCount += 1;
         synsetIds.set(`${POS_LETTER[fields[2] as string]}:${fields[0]}`, id);
+        lexFiles.push(Number.parseInt(fields[1] as string, 10));
+        // The definition is the gloss up to its first quoted example.
+        glosses.push(bar < 0 || bar > end ? "" : text.slice(bar + 3, end).split(/;\s*"/)[0]?.replace(/\n/g, " ").trim() ?? "");
         const count = Number.parseInt(fields[3] as string, 16);
-        for (let n = 0; n < count; n += 1) synsetWords.push(id, wordId((fields[4 + 2 * n] as string).toLowerCase().replace(/\(.*\)$/, "")));
+        for (let n = 0; n < count; n += 1) synsetWords.push(id, wordId(canonical((fields[4 + 2 * n] as string).toLowerCase().replace(/\(.*\)$/, ""))));
         let at = 4 + 2 * count;
         const pointerCount = Number.parseInt(fields[at] as string, 10);
         at += 1;
@@ -136,7 +152,6 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
   // Pointers as (synset, relation × 2^28 + target) and, for lexical ones, the target word (1-based, 0 = the synset).
   const pointerPairs: number[] = [];
   const pointerWordPairs: number[] = [];
-  const narrowerPairs: number[] = [];
   for (let at = 0; at < rawPointers.length; at += 4) {
     const target = synsetIds.get(rawPointers[at + 2] as string);
     if (target === undefined) continue;
@@ -144,20 +159,23 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
     const relation = rawPointers[at + 1] as number;
     pointerPairs.push(from, relation * 2 ** 28 + target);
     pointerWordPairs.push(from, rawPointers[at + 3] as number);
-    if (RELATIONS[relation] === "broader") narrowerPairs.push(target, from);
   }
   rawPointers.length = 0;
 
   // Senses of each lemma, most frequent first, every part of speech.
   const sensePairs: number[] = [];
   const posPairs: number[] = [];
+  const primaryFile = new Map<number, number>();
   POS_LIST.forEach((pos, posIndex) => {
     for (const line of texts.index[pos].split("\n")) {
       if (line.length === 0 || line.charCodeAt(0) === 32) continue;
       const fields = line.trim().split(" ");
-      const lemma = wordId(fields[0] as string);
+      const lemma = wordId(canonical(fields[0] as string));
       const count = Number.parseInt(fields[2] as string, 10);
       posPairs.push(lemma, posIndex);
+      // The lexicographer file of the word's most frequent sense, kept for the first part of speech listed (nouns first).
+      const first = synsetIds.get(`${posIndex}:${fields[fields.length - count]}`);
+      if (first !== undefined && !primaryFile.has(lemma)) primaryFile.set(lemma, lexFiles[first] as number);
       fields.slice(fields.length - count).slice(0, SENSES_FOLLOWED).forEach((offset, rank) => {
         const id = synsetIds.get(`${posIndex}:${offset}`);
         // The sense's rank rides along: rank × 2^28 + synset.
@@ -171,6 +189,17 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
   const words = [...wordIds.keys()].join("\n").split("\n");
   wordIds.clear();
   words.forEach((word, id) => wordIds.set(word, id));
+  const definitionTexts = glosses.join("\n").split("\n");
+  glosses.length = 0;
+  // Written without the joint ("coworker", "checkin", "email") a joined word is still found.
+  const joinedForms = new Map<string, number>();
+  words.forEach((word, id) => {
+    const joined = word.replace(/_/g, "");
+    if (joined !== word && !wordIds.has(joined) && !joinedForms.has(joined)) joinedForms.set(joined, id);
+  });
+  // Words that say when or how rather than what (time nouns, adverbs): the details of a request, not its task.
+  const circumstantial = new Uint8Array(words.length);
+  for (const [id, file] of primaryFile) if (file === LEXFILE_NOUN_TIME || file === LEXFILE_ADVERB) circumstantial[id] = 1;
   const counts = new Float64Array(words.length);
   for (const line of texts.senses.split("\n")) {
     const percent = line.indexOf("%");
@@ -182,7 +211,6 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
   const synsetMembers = listsOf(synsetCount, synsetWords);
   const pointers = listsOf(synsetCount, pointerPairs);
   const pointerWords = listsOf(synsetCount, pointerWordPairs);
-  const narrower = listsOf(synsetCount, narrowerPairs);
   const senses = listsOf(words.length, sensePairs);
   const hasSenses = (id: number | undefined) => id !== undefined && (senses.starts[id + 1] as number) > (senses.starts[id] as number);
   // Parts of speech each word is a lemma of, as bits: a detachment rule only yields a lemma of its own.
@@ -203,6 +231,8 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
       if (pos === undefined || ((partsOfSpeech[id] as number) & (1 << pos)) !== 0) found.push(candidate);
     };
     add(word);
+    const joined = joinedForms.get(word);
+    if (joined !== undefined) add(words[joined] as string);
     for (const base of irregular.get(word) ?? []) add(base);
     for (const [posIndex, pos] of POS_LIST.entries()) {
       for (const [suffix, replacement] of DETACH[pos]) {
@@ -243,11 +273,7 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
           const targetMembers = members(target);
           if (relation === "derived" && targetWord > 0) note(targetMembers[targetWord - 1] as number, share * CLOSENESS.derived);
           else for (const word of targetMembers) note(word, share * CLOSENESS[relation]);
-          if (relation === "broader") {
-            for (const sibling of firstOf(narrower, target, SIBLINGS_PER_SENSE)) if (sibling !== synset) for (const word of members(sibling)) note(word, share * CLOSENESS.sibling);
-          }
         }
-        for (const child of firstOf(narrower, synset, NARROWER_PER_SENSE)) for (const word of members(child)) note(word, share * CLOSENESS.narrower);
       }
     }
     if (relatedCache.size > 20_000) relatedCache.clear();
@@ -255,20 +281,56 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
     return out;
   };
 
+  const broaderCache = new Map<string, ReadonlyMap<string, number>>();
+  const broader = (lemma: string): ReadonlyMap<string, number> => {
+    const cached = broaderCache.get(lemma);
+    if (cached !== undefined) return cached;
+    const out = new Map<string, number>();
+    const id = wordIds.get(lemma);
+    if (id !== undefined) {
+      for (let sense = senses.starts[id] as number; sense < (senses.starts[id + 1] as number); sense += 1) {
+        const value = senses.items[sense] as number;
+        const synset = value % 2 ** 28;
+        const closeness = (Math.floor(value / 2 ** 28) < MAIN_SENSES ? 1 : RARE_SENSE_SHARE) * CLOSENESS.narrower;
+        for (let at = pointers.starts[synset] as number; at < (pointers.starts[synset + 1] as number); at += 1) {
+          const pointer = pointers.items[at] as number;
+          if (RELATIONS[Math.floor(pointer / 2 ** 28)] !== "broader") continue;
+          const target = pointer % 2 ** 28;
+          for (let member = synsetMembers.starts[target] as number; member < (synsetMembers.starts[target + 1] as number); member += 1) {
+            const word = words[synsetMembers.items[member] as number] as string;
+            if (word !== lemma && (out.get(word) ?? 0) < closeness) out.set(word, closeness);
+          }
+        }
+      }
+    }
+    if (broaderCache.size > 20_000) broaderCache.clear();
+    broaderCache.set(lemma, out);
+    return out;
+  };
+
+  const definitions = (lemma: string): readonly string[] => {
+    const id = wordIds.get(lemma);
+    if (id === undefined) return [];
+    const out: string[] = [];
+    for (let sense = senses.starts[id] as number; sense < (senses.starts[id + 1] as number); sense += 1) {
+      const value = senses.items[sense] as number;
+      if (Math.floor(value / 2 ** 28) < DEFINED_SENSES) out.push(definitionTexts[value % 2 ** 28] as string);
+    }
+    return out;
+  };
+
   return {
     lemmas,
     related,
+    broader,
+    definitions,
     weight: (lemma) => {
       const id = wordIds.get(lemma);
-      return 1 / (1 + Math.log1p(id === undefined ? 0 : (counts[id] as number)) / 4);
+      if (id === undefined) return 1;
+      return (circumstantial[id] === 1 ? CIRCUMSTANTIAL_SHARE : 1) / (1 + Math.log1p(counts[id] as number) / 4);
     },
     has: (lemma) => hasSenses(wordIds.get(lemma)),
   };
-}
-
-function firstOf(lists: Lists, list: number, most: number): Int32Array {
-  const start = lists.starts[list] as number;
-  return lists.items.subarray(start, Math.min(lists.starts[list + 1] as number, start + most));
 }
 
 function relationOf(symbol: string): (typeof RELATIONS)[number] | undefined {
@@ -286,6 +348,11 @@ function relationOf(symbol: string): (typeof RELATIONS)[number] | undefined {
   }
 }
 
+/** WordNet joins the words of a collocation with `_` and some compounds with `-`: both become `_`. */
+function canonical(word: string): string {
+  return word.replace(/-/g, "_");
+}
+
 function fallbackStem(word: string): string {
   for (const suffix of FALLBACK_SUFFIXES) {
     if (word.endsWith(suffix) && word.length - suffix.length >= 3) return word.slice(0, word.length - suffix.length);
@@ -297,6 +364,8 @@ function fallbackStem(word: string): string {
 export const BARE_LEXICON: Lexicon = {
   lemmas: (word) => [fallbackStem(word)],
   related: () => new Map(),
+  broader: () => new Map(),
+  definitions: () => [],
   weight: () => 1,
   has: () => false,
 };

@@ -44,7 +44,7 @@ export const FIELD_WEIGHTS: Record<Field, number> = { title: 1, triggers: 1, tri
 export const MAX_QUERY_TERMS = 32;
 export const COVERAGE_SHARE = 0.8;
 /** Calibrated on the issue #15 evaluation set (BENCHMARKS.md): below it, nothing is matched. */
-export const TEXT_MIN = 0.5;
+export const TEXT_MIN = 0.45;
 export const TEXT_WEIGHT = 0.6;
 
 /** The texts of each field of a document. */
@@ -76,6 +76,15 @@ export function queryTermsOf(query: string, lexicon: Lexicon): QueryTerm[] {
       for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
       return { ...term, weight: Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma))), expansions };
     });
+}
+
+/**
+ * What finding a word at a closeness counts for: squared, so that one close word (a synonym, 0.72)
+ * counts for more than several loosely related ones (a broader word, 0.36): requests about
+ * something else meet an ability's words only loosely, and must not add up to a match.
+ */
+export function evidence(value: number): number {
+  return value * value;
 }
 
 /** `text` from the per-word results: Σ weight × found / Σ weight, and the title's share. */
@@ -135,38 +144,73 @@ export interface WordingExplanation {
   rejections: string[];
 }
 
-/** The best place a request word is found in a document: closeness × field weight, and whether in the title. */
-export function findTerm(term: QueryTerm, fields: ReadonlyMap<Field, ReadonlySet<string>>): { value: number; title: number; reason?: string } {
+/**
+ * The words of each field of a document: its own base forms (closeness 1) and their broader words
+ * (`Lexicon.broader`), each with the closeness it is found at.
+ */
+export type DocumentWords = ReadonlyMap<Field, ReadonlyMap<string, number>>;
+
+/** The best place a request word is found in a document: closeness × field weight, and the title's closeness. */
+export function findTerm(term: QueryTerm, fields: DocumentWords): { value: number; title: number; reason?: string } {
   let value = 0;
   let title = 0;
   let reason: string | undefined;
   for (const [lemma, { closeness, via }] of term.expansions) {
     for (const field of FIELDS) {
-      if (!fields.get(field)?.has(lemma)) continue;
-      const found = closeness * FIELD_WEIGHTS[field];
+      const own = fields.get(field)?.get(lemma);
+      if (own === undefined) continue;
+      // Multiplied in the order the index multiplies: closeness × (own closeness × field weight).
+      const found = closeness * (own * FIELD_WEIGHTS[field]);
       if (found > value) {
         value = found;
-        const how = closeness === 1 ? (lemma === term.word.replace(" ", "_") || lemma === term.word ? "as written" : `as "${lemma}"`) : `via related word "${lemma}" (of "${via}", ${closeness.toFixed(2)})`;
+        const how =
+          closeness === 1 && own === 1
+            ? lemma === term.word.replace(" ", "_") || lemma === term.word
+              ? "as written"
+              : `as "${lemma}"`
+            : own < 1
+              ? `via "${lemma}", which a word of the ability is a kind of or is defined by (${(closeness * own).toFixed(2)})`
+              : `via related word "${lemma}" (of "${via}", ${closeness.toFixed(2)})`;
         reason = `"${term.word}" found ${how} in ${field}`;
       }
-      if (field === "title" && closeness > title) title = closeness;
+      if (field === "title" && closeness * own > title) title = closeness * own;
     }
   }
   return reason === undefined ? { value, title } : { value, title, reason };
 }
 
-/** The lemmas of each field of a document, and how many words its title has. */
-export function documentLemmas(document: LookupDocument, lexicon: Lexicon): { fields: Map<Field, Set<string>>; titleTerms: number } {
+/** How close a word of an ability word's definition is to it. */
+export const DEFINITION_CLOSENESS = 0.5;
+
+/** The base forms of the words that define a word (its most frequent senses). */
+export function definitionWords(lemma: string, lexicon: Lexicon): string[] {
+  return lexicon.definitions(lemma).flatMap((definition) => termsOf(definition, lexicon).flatMap((term) => term.lemmas));
+}
+
+/** The words of each field of a document, and how many words its title has. */
+export function documentWords(document: LookupDocument, lexicon: Lexicon): { fields: Map<Field, Map<string, number>>; titleTerms: number } {
   const texts = fieldTexts(document);
-  const fields = new Map<Field, Set<string>>();
-  for (const field of FIELDS) fields.set(field, new Set(texts[field].flatMap((text) => termsOf(text, lexicon).flatMap((term) => term.lemmas))));
+  const fields = new Map<Field, Map<string, number>>();
+  for (const field of FIELDS) {
+    const words = new Map<string, number>();
+    const lemmas = texts[field].flatMap((text) => termsOf(text, lexicon).flatMap((term) => term.lemmas));
+    const note = (word: string, closeness: number) => {
+      if ((words.get(word) ?? 0) < closeness) words.set(word, closeness);
+    };
+    for (const lemma of lemmas) {
+      for (const [broader, closeness] of lexicon.broader(lemma)) note(broader, closeness);
+      for (const word of definitionWords(lemma, lexicon)) note(word, DEFINITION_CLOSENESS);
+    }
+    for (const lemma of lemmas) words.set(lemma, 1);
+    fields.set(field, words);
+  }
   return { fields, titleTerms: termsOf(document.entry.title, lexicon).length };
 }
 
 /** The matcher's verdict on one ability, with its reasons: the same score a lookup gives it. */
 export function explainWording(query: AbilityLookupQuery, document: LookupDocument, lexicon: Lexicon): WordingExplanation {
   const terms = queryTermsOf(query.user_query, lexicon);
-  const { fields, titleTerms } = documentLemmas(document, lexicon);
+  const { fields, titleTerms } = documentWords(document, lexicon);
   let total = 0;
   let found = 0;
   let titleFound = 0;
@@ -175,7 +219,7 @@ export function explainWording(query: AbilityLookupQuery, document: LookupDocume
   for (const term of terms) {
     total += term.weight;
     const hit = findTerm(term, fields);
-    found += term.weight * hit.value;
+    found += term.weight * evidence(hit.value);
     titleFound += hit.title;
     if (hit.reason !== undefined) reasons.push(hit.reason);
     else missing.push(term.word);
