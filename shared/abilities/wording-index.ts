@@ -1,9 +1,11 @@
 import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
 import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
+import { termsOf } from "./wording-terms";
 import {
-  documentWords,
   evidence,
+  fieldTexts,
+  wordsAround,
   explainWording,
   FIELD_WEIGHTS,
   FIELDS,
@@ -42,17 +44,43 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   const titleTerms = new Int32Array(count);
   // Postings as (doc, field weight, in title) built per lemma, then frozen into typed arrays.
   const building = new Map<string, { docs: number[]; weights: number[]; titles: number[] }>();
+  // Shared by all documents while building: the lemmas of a text, and the words around a lemma.
+  const around = new Map<string, ReadonlyMap<string, number>>();
+  const textLemmas = new Map<string, readonly string[]>();
+  const lemmasOfText = (text: string): readonly string[] => {
+    let lemmas = textLemmas.get(text);
+    if (lemmas === undefined) textLemmas.set(text, (lemmas = termsOf(text, lexicon).flatMap((term) => term.lemmas)));
+    return lemmas;
+  };
   documents.forEach((document, doc) => {
-    const { fields, titleTerms: terms } = documentWords(document, lexicon);
-    titleTerms[doc] = terms;
-    const best = new Map<string, { weight: number; title: number }>();
+    // The same numbers as `documentWords` + `findTerm` (explain), computed per distinct lemma:
+    // a word's best place is max over lemmas of closeness × the best field weight of that lemma.
+    const texts = fieldTexts(document);
+    const own = new Map<string, { weight: number; title: number }>();
     for (const field of FIELDS) {
-      for (const [lemma, own] of fields.get(field) ?? []) {
-        const seen = best.get(lemma) ?? { weight: 0, title: 0 };
-        const weight = own * FIELD_WEIGHTS[field];
+      for (const text of texts[field]) {
+        for (const lemma of lemmasOfText(text)) {
+          const seen = own.get(lemma) ?? { weight: 0, title: 0 };
+          if (FIELD_WEIGHTS[field] > seen.weight) seen.weight = FIELD_WEIGHTS[field];
+          if (field === "title") seen.title = 1;
+          own.set(lemma, seen);
+        }
+      }
+    }
+    titleTerms[doc] = termsOf(document.entry.title, lexicon).length;
+    const best = new Map<string, { weight: number; title: number }>();
+    const note = (word: string, weight: number, title: number) => {
+      const seen = best.get(word);
+      if (seen === undefined) best.set(word, { weight, title });
+      else {
         if (weight > seen.weight) seen.weight = weight;
-        if (field === "title" && own > seen.title) seen.title = own;
-        best.set(lemma, seen);
+        if (title > seen.title) seen.title = title;
+      }
+    };
+    for (const [lemma, { weight, title }] of own) note(lemma, weight, title);
+    for (const [lemma, { weight, title }] of own) {
+      for (const [word, closeness] of wordsAround(lemma, lexicon, around)) {
+        note(word, closeness * weight, title === 1 ? closeness : 0);
       }
     }
     for (const [lemma, { weight, title }] of best) {

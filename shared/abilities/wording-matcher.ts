@@ -187,9 +187,28 @@ export function definitionWords(lemma: string, lexicon: Lexicon): string[] {
   return lexicon.definitions(lemma).flatMap((definition) => termsOf(definition, lexicon).flatMap((term) => term.lemmas));
 }
 
+/** The words an ability word brings with it: its broader words and the words that define it. */
+export function wordsAround(lemma: string, lexicon: Lexicon, cache: Map<string, ReadonlyMap<string, number>>): ReadonlyMap<string, number> {
+  let found = cache.get(lemma);
+  if (found === undefined) {
+    const words = new Map<string, number>();
+    for (const [broader, closeness] of lexicon.broader(lemma)) if ((words.get(broader) ?? 0) < closeness) words.set(broader, closeness);
+    for (const word of definitionWords(lemma, lexicon)) if ((words.get(word) ?? 0) < DEFINITION_CLOSENESS) words.set(word, DEFINITION_CLOSENESS);
+    words.delete(lemma);
+    cache.set(lemma, (found = words));
+  }
+  return found;
+}
+
 /** The words of each field of a document, and how many words its title has. */
-export function documentWords(document: LookupDocument, lexicon: Lexicon): { fields: Map<Field, Map<string, number>>; titleTerms: number } {
+export function documentWords(
+  document: LookupDocument,
+  lexicon: Lexicon,
+  /** Shared by the documents of one index: a word's broader and defining words are the same in each. */
+  cache: Map<string, ReadonlyMap<string, number>> = new Map(),
+): { fields: Map<Field, Map<string, number>>; titleTerms: number } {
   const texts = fieldTexts(document);
+  const around = (lemma: string) => wordsAround(lemma, lexicon, cache);
   const fields = new Map<Field, Map<string, number>>();
   for (const field of FIELDS) {
     const words = new Map<string, number>();
@@ -197,10 +216,7 @@ export function documentWords(document: LookupDocument, lexicon: Lexicon): { fie
     const note = (word: string, closeness: number) => {
       if ((words.get(word) ?? 0) < closeness) words.set(word, closeness);
     };
-    for (const lemma of lemmas) {
-      for (const [broader, closeness] of lexicon.broader(lemma)) note(broader, closeness);
-      for (const word of definitionWords(lemma, lexicon)) note(word, DEFINITION_CLOSENESS);
-    }
+    for (const lemma of lemmas) for (const [word, closeness] of around(lemma)) note(word, closeness);
     for (const lemma of lemmas) words.set(lemma, 1);
     fields.set(field, words);
   }

@@ -50,7 +50,7 @@ function siteName(input: TriggerPhrasingInput): string | undefined {
   const named = headingPhrase(parts.at(-1) ?? "");
   if (named !== undefined && parts.length > 1) return named;
   const host = input.site?.replace(/^www\./, "").replace(/:\d+$/, "");
-  if (host === undefined || /^[\d.]+$/.test(host) || host === "localhost") return named;
+  if (host === undefined || /^[\d.]+$/.test(host) || host === "localhost") return undefined;
   return host.split(".")[0];
 }
 
