@@ -120,15 +120,33 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     },
   );
 
-  app.post("/api/abilities/lookup", { schema: { body: AbilityLookupQuerySchema, response: { 200: AbilityLookupResultSchema } } }, async (request) => ({
-    matches: await lookups.lookup(request.body),
-    created_at: clock.now().toISOString(),
-    schema_version: 1 as const,
-  }));
+  app.post(
+    "/api/abilities/lookup",
+    {
+      schema: {
+        description:
+          "Abilities that fit a request in the user's own words, best first (at most 10). Ranked by the wording matcher (issue #15): normalization, base forms and WordNet's related words, field-weighted over title, description, triggers, when-to-use lines and trigger tests. Negative triggers, quarantined and disabled abilities and lanes not searched are never matched. `score` is the matcher's, not §0C.11C's; explain-match shows both.",
+        body: AbilityLookupQuerySchema,
+        response: { 200: AbilityLookupResultSchema },
+      },
+    },
+    async (request) => ({
+      matches: await lookups.lookup(request.body),
+      created_at: clock.now().toISOString(),
+      schema_version: 1 as const,
+    }),
+  );
 
   app.post(
     "/api/abilities/explain-match",
-    { schema: { body: AbilityExplainMatchRequestSchema, response: { 200: AbilityExplainMatchResponseSchema } } },
+    {
+      schema: {
+        description:
+          "Why lookup would or would not return one ability for a request. `matched`, `score` and `rejection_reasons` are the wording matcher's (what lookup does); `match_reasons` gives its reasons (prefixed \"wording:\": each request word and where and how it was found, or that it was not), then the §0C.11C baseline's score and verdict and its own reasons (prefixed \"§0C.11C baseline:\").",
+        body: AbilityExplainMatchRequestSchema,
+        response: { 200: AbilityExplainMatchResponseSchema },
+      },
+    },
     async (request) => {
       const entry = (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === request.body.ability_id);
       if (entry === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.body.ability_id}.`);
