@@ -37,6 +37,7 @@ const documents: LookupDocument[] = [
   { entry: entry(), description: "Export the monthly invoices as CSV." },
   { entry: entry({ ability_id: "learned.book-room", title: "Book a meeting room for the team", trigger_phrases: ["book a meeting room for the team", "reserve a room"] }) },
   { entry: entry({ ability_id: "learned.reset-password", title: "Reset my account password", trigger_phrases: ["reset my account password", "forgot password"] }), when_to_use: ["When the user cannot sign in"] },
+  { entry: entry({ ability_id: "learned.new-repo", title: "Create a new repository", trigger_phrases: ["create a new repository"] }) },
   { entry: entry({ ability_id: "learned.pay-bill", title: "Pay the electricity bill", install_lane: "shared_promoted", trigger_phrases: ["pay the electricity bill"], negative_triggers: ["water bill"] }) },
 ];
 
@@ -61,6 +62,9 @@ describe("the wording matcher (issue #15)", () => {
     expect(index.lookup(query("download the monthly bills"))[0]?.ability_id).toBe("learned.export-invoices");
     expect(index.lookup(query("reserve a conference room"))[0]?.ability_id).toBe("learned.book-room");
     expect(index.lookup(query("I forgot my password"))[0]?.ability_id).toBe("learned.reset-password");
+    // A word WordNet does not know, found as the beginning of an ability's word.
+    expect(index.lookup(query("make a new repo"))[0]?.ability_id).toBe("learned.new-repo");
+    expect(index.explain(query("make a new repo"), "learned.new-repo")?.reasons.join(" ")).toContain('"repo" found via related word "repository"');
     const why = index.explain(query("download the monthly bills"), "learned.export-invoices");
     expect(why?.reasons.join(" ")).toContain('"bills" found via related word "invoice"');
   });
@@ -112,7 +116,7 @@ describe("the wording matcher (issue #15)", () => {
 
   it("answers a lookup with the numbers explain-match gives each ability, on random requests", () => {
     const index = createWordingIndex(documents, lexicon);
-    const words = ["export", "bills", "monthly", "reserve", "room", "team", "forgot", "password", "pay", "power", "the", "my", "please", "joke", "invoice", "meeting", "account", "sign", "in"];
+    const words = ["export", "bills", "monthly", "reserve", "room", "team", "forgot", "password", "pay", "power", "the", "my", "please", "joke", "invoice", "meeting", "account", "sign", "in", "repo", "new", "make"];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...words), { minLength: 0, maxLength: 7 }), (picked) => {
         const request = query(picked.join(" "));

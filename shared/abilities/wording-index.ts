@@ -96,6 +96,18 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     postings.set(lemma, { docs: Int32Array.from(list.docs), weights: Float64Array.from(list.weights), titles: Float64Array.from(list.titles) });
   }
   building.clear();
+  // The index's words in code-unit order, for the words that begin with a prefix.
+  const vocabulary = [...postings.keys()].sort((a, b) => compareCodeUnits(a, b));
+  const wordsStartingWith = function* (prefix: string): Generator<string> {
+    let low = 0;
+    let high = vocabulary.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((vocabulary[middle] as string) < prefix) low = middle + 1;
+      else high = middle;
+    }
+    for (let at = low; at < vocabulary.length && (vocabulary[at] as string).startsWith(prefix); at += 1) yield vocabulary[at] as string;
+  };
 
   // Per-query scratch: an entry is valid where its stamp equals the current term's (or query's) epoch.
   let epoch = 0;
@@ -121,7 +133,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
 
   /** Every ability the request's words reach, with its text score, best first (all of them). */
   const rank = (query: AbilityLookupQuery): WordingMatch[] => {
-    const terms = queryTermsOf(query.user_query, lexicon);
+    const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith);
     if (terms.length === 0) return [];
     const queryEpoch = nextEpoch();
     let reachedCount = 0;

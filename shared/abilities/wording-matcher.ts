@@ -69,7 +69,16 @@ export interface QueryTerm extends Term {
   expansions: ReadonlyMap<string, { closeness: number; via: string }>;
 }
 
-export function queryTermsOf(query: string, lexicon: Lexicon): QueryTerm[] {
+/** How close a word WordNet does not know is to an ability word it begins ("repo" → "repository"). */
+export const ABBREVIATION_CLOSENESS = 0.7;
+const MIN_ABBREVIATION = 3;
+
+export function queryTermsOf(
+  query: string,
+  lexicon: Lexicon,
+  /** The ability words (of the snapshot, or of one ability) that begin with a prefix. */
+  wordsStartingWith?: (prefix: string) => Iterable<string>,
+): QueryTerm[] {
   return termsOf(query, lexicon)
     .slice(0, MAX_QUERY_TERMS)
     .map((term) => {
@@ -79,6 +88,13 @@ export function queryTermsOf(query: string, lexicon: Lexicon): QueryTerm[] {
       };
       for (const lemma of term.lemmas) note(lemma, 1, lemma);
       for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
+      // A word WordNet does not know may be a shortening of an ability's word: "repo", "meds".
+      if (wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma))) {
+        for (const lemma of term.lemmas) {
+          if (lemma.length < MIN_ABBREVIATION || !/^[a-z]+$/.test(lemma)) continue;
+          for (const word of wordsStartingWith(lemma)) if (word !== lemma) note(word, ABBREVIATION_CLOSENESS, lemma);
+        }
+      }
       return { ...term, weight: Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma))), expansions };
     });
 }
@@ -230,8 +246,9 @@ export function documentWords(
 
 /** The matcher's verdict on one ability, with its reasons: the same score a lookup gives it. */
 export function explainWording(query: AbilityLookupQuery, document: LookupDocument, lexicon: Lexicon): WordingExplanation {
-  const terms = queryTermsOf(query.user_query, lexicon);
   const { fields, titleTerms } = documentWords(document, lexicon);
+  const words = [...new Set([...fields.values()].flatMap((field) => [...field.keys()]))];
+  const terms = queryTermsOf(query.user_query, lexicon, (prefix) => words.filter((word) => word.startsWith(prefix)));
   let total = 0;
   let found = 0;
   let titleFound = 0;
