@@ -142,6 +142,15 @@ export async function benchLookupQuality(options: { printMisses?: boolean } = {}
   const largeWording = createWordingIndex(large, lexicon);
   const buildMs = performance.now() - buildStart;
   const largeBaseline = createBaselineIndex(large.map((document) => document.entry));
+  // Each request once on a fresh index: no request word's expansion is cached yet.
+  const coldIndex = createWordingIndex(large, lexicon);
+  const coldTimes = [...EVAL_ABILITIES.flatMap((ability) => ability.requests), ...EVAL_UNRELATED].map((text) => {
+    const item = query(text);
+    const start = performance.now();
+    coldIndex.lookup(item);
+    return performance.now() - start;
+  });
+  coldTimes.sort((a, b) => a - b);
   const oursLatency = latency((item) => largeWording.lookup(item));
   const theirsLatency = latency((item) => largeBaseline.lookup(item));
 
@@ -153,6 +162,8 @@ export async function benchLookupQuality(options: { printMisses?: boolean } = {}
     { name: `lookup unrelated requests matched, wording matcher (${EVAL_UNRELATED.length} requests)`, value: ours.unrelatedMatched, unit: "", baselineName: "§0C.11C", baseline: theirs.unrelatedMatched, target: "0", pass: ours.unrelatedMatched === 0 },
     { name: "lookup p50, 10,000 abilities, wording matcher (in process)", value: oursLatency.p50, unit: "ms", baselineName: "§0C.11C index", baseline: theirsLatency.p50, target: "≤ 2 ms", pass: oursLatency.p50 <= 2 },
     { name: "lookup p99, 10,000 abilities, wording matcher (in process)", value: oursLatency.p99, unit: "ms", baselineName: "§0C.11C index", baseline: theirsLatency.p99, target: "reported", pass: true },
+    { name: "lookup p50, 10,000 abilities, wording matcher, each request's first time (fresh index)", value: percentile(coldTimes, 50), unit: "ms", target: "reported", pass: true },
+    { name: "lookup p99, 10,000 abilities, wording matcher, each request's first time (fresh index)", value: percentile(coldTimes, 99), unit: "ms", target: "reported", pass: true },
     { name: "wording index build, 10,000 abilities (once per availability snapshot)", value: buildMs, unit: "ms", target: "reported", pass: true },
     { name: "lexicon load, WordNet 3.1 (once per agent, on the first lookup)", value: loadMs, unit: "ms", target: "reported", pass: true },
     { name: "lexicon memory kept (heap)", value: heapMb, unit: "MB", target: "reported", pass: true },

@@ -17,6 +17,7 @@ import {
   wordingRejection,
   wordingScore,
   type LookupDocument,
+  type QueryTerm,
   type WordingExplanation,
 } from "./wording-matcher";
 
@@ -119,6 +120,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   const titleFound = new Float64Array(count);
   const touched = new Int32Array(count);
   const reached = new Int32Array(count);
+  const expansions = new Map<string, QueryTerm>();
   const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
 
   const nextEpoch = () => {
@@ -133,7 +135,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
 
   /** Every ability the request's words reach, with its text score, best first (all of them). */
   const rank = (query: AbilityLookupQuery): WordingMatch[] => {
-    const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith);
+    const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith, expansions);
     if (terms.length === 0) return [];
     const queryEpoch = nextEpoch();
     let reachedCount = 0;

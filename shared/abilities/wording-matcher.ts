@@ -78,16 +78,22 @@ export function queryTermsOf(
   lexicon: Lexicon,
   /** The ability words (of the snapshot, or of one ability) that begin with a prefix. */
   wordsStartingWith?: (prefix: string) => Iterable<string>,
+  /** Expansions already made with the same lexicon and words, by request word (an index keeps one). */
+  cache?: Map<string, QueryTerm>,
 ): QueryTerm[] {
   return termsOf(query, lexicon)
     .slice(0, MAX_QUERY_TERMS)
     .map((term) => {
+      const cached = cache?.get(term.word);
+      if (cached !== undefined) return cached;
       const expansions = new Map<string, { closeness: number; via: string }>();
       const note = (lemma: string, closeness: number, via: string) => {
         if ((expansions.get(lemma)?.closeness ?? 0) < closeness) expansions.set(lemma, { closeness, via });
       };
       for (const lemma of term.lemmas) note(lemma, 1, lemma);
       for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
+      // The words that define it, as an ability's words bring theirs (documentWords).
+      for (const lemma of term.lemmas) for (const word of definitionWords(lemma, lexicon)) note(word, DEFINITION_CLOSENESS, lemma);
       // A word WordNet does not know may be a shortening of an ability's word: "repo", "meds".
       if (wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma))) {
         for (const lemma of term.lemmas) {
@@ -95,7 +101,12 @@ export function queryTermsOf(
           for (const word of wordsStartingWith(lemma)) if (word !== lemma) note(word, ABBREVIATION_CLOSENESS, lemma);
         }
       }
-      return { ...term, weight: Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma))), expansions };
+      const expanded = { ...term, weight: Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma))), expansions };
+      if (cache !== undefined) {
+        if (cache.size > 5_000) cache.clear();
+        cache.set(term.word, expanded);
+      }
+      return expanded;
     });
 }
 
@@ -203,9 +214,13 @@ export function findTerm(term: QueryTerm, fields: DocumentWords): { value: numbe
 /** How close a word of an ability word's definition is to it. */
 export const DEFINITION_CLOSENESS = 0.5;
 
+/** Words of a definition weighing less than this (the most common words) are left out. */
+export const DEFINING_WORD_MIN_WEIGHT = 0.4;
+
 /** The base forms of the words that define a word (its most frequent senses). */
 export function definitionWords(lemma: string, lexicon: Lexicon): string[] {
-  return lexicon.definitions(lemma).flatMap((definition) => termsOf(definition, lexicon).flatMap((term) => term.lemmas));
+  // The common words of a definition ("something", "make", "person") say little about the word defined.
+  return lexicon.definitions(lemma).flatMap((definition) => termsOf(definition, lexicon).flatMap((term) => term.lemmas.filter((word) => lexicon.weight(word) >= DEFINING_WORD_MIN_WEIGHT)));
 }
 
 /** The words an ability word brings with it: its broader words and the words that define it. */
