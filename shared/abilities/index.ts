@@ -4,3 +4,7 @@ export * from "./catalog";
 export * from "./baseline-scorer";
 export * from "./lifecycle-command";
 export * from "./baseline-index";
+export * from "./wording-lexicon";
+export * from "./wording-terms";
+export * from "./wording-matcher";
+export * from "./wording-index";

@@ -1,7 +1,7 @@
 import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
 import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
-import { termsOf } from "./wording-terms";
+import { termsOf, type Term } from "./wording-terms";
 import {
   evidence,
   fieldTexts,
@@ -121,6 +121,13 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   const touched = new Int32Array(count);
   const reached = new Int32Array(count);
   const expansions = new Map<string, QueryTerm>();
+  // Each negative trigger's words, read once.
+  const negatives = new Map<string, readonly Term[]>();
+  const negativeTerms = (text: string): readonly Term[] => {
+    let terms = negatives.get(text);
+    if (terms === undefined) negatives.set(text, (terms = termsOf(text, lexicon)));
+    return terms;
+  };
   const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
 
   const nextEpoch = () => {
@@ -133,7 +140,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     return epoch;
   };
 
-  /** Every ability the request's words reach, with its text score, best first (all of them). */
+  /** The best matches, at most `LOOKUP_MAX_RESULTS`, best first. */
   const rank = (query: AbilityLookupQuery): WordingMatch[] => {
     const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith, expansions);
     if (terms.length === 0) return [];
@@ -175,35 +182,41 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
         titleFound[doc] = (titleFound[doc] as number) + (termTitle[doc] as number);
       }
     }
-    const lemmas = lemmaSetOf(terms);
-    const matches: WordingMatch[] = [];
+    // Scores first (numbers only), then the best read in order, each checked against the gates,
+    // until ten pass: most abilities a common word reaches are never turned into a match.
+    const scored: Array<{ doc: number; text: number; score: number }> = [];
     for (let n = 0; n < reachedCount; n += 1) {
       const doc = reached[n] as number;
       const text = textScore(totalWeight, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
       if (text < TEXT_MIN) continue;
+      scored.push({ doc, text, score: wordingScore(text, (documents[doc] as LookupDocument).entry, query.project_id) });
+    }
+    scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));
+    const lemmas = lemmaSetOf(terms);
+    const matches: WordingMatch[] = [];
+    for (const { doc, text, score } of scored) {
+      if (matches.length === LOOKUP_MAX_RESULTS) break;
       const { entry } = documents[doc] as LookupDocument;
       if (wordingRejection(query, entry) !== undefined) continue;
-      if (negativeTriggerHit(query.user_query, lemmas, entry, lexicon) !== undefined) continue;
+      if (negativeTriggerHit(query.user_query, lemmas, entry, lexicon, negativeTerms) !== undefined) continue;
       matches.push({
         ability_id: entry.ability_id,
-        score: wordingScore(text, entry, query.project_id),
+        score,
         text,
         install_lane: entry.install_lane,
         usable_now: entry.usable_now,
         ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
       });
     }
-    return matches.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits(a.ability_id, b.ability_id));
+    return matches;
   };
 
   return {
     /** The best matches, at most `LOOKUP_MAX_RESULTS`, with their text scores. */
-    rank: (query: AbilityLookupQuery): WordingMatch[] => rank(query).slice(0, LOOKUP_MAX_RESULTS),
+    rank,
     /** §0C.11 `matches` of a lookup answer, ranked by the wording matcher. */
     lookup(query: AbilityLookupQuery): AbilityLookupResult["matches"] {
-      return rank(query)
-        .slice(0, LOOKUP_MAX_RESULTS)
-        .map(({ text: _text, ...match }) => match);
+      return rank(query).map(({ text: _text, ...match }) => match);
     },
     /** The matcher's verdict on one ability of the snapshot, with reasons; undefined if it is not in it. */
     explain(query: AbilityLookupQuery, abilityId: string): WordingExplanation | undefined {

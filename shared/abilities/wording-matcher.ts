@@ -153,11 +153,18 @@ export function wordingRejection(query: AbilityLookupQuery, entry: AbilityAvaila
  * The negative trigger a request hits, if any: contained as written (as §0C.11C checks), or every
  * word of it present in the request by base form ("deleting invoices" hits "delete the invoice").
  */
-export function negativeTriggerHit(queryText: string, queryLemmas: ReadonlySet<string>, entry: AbilityAvailabilityEntry, lexicon: Lexicon): string | undefined {
+export function negativeTriggerHit(
+  queryText: string,
+  queryLemmas: ReadonlySet<string>,
+  entry: AbilityAvailabilityEntry,
+  lexicon: Lexicon,
+  /** `termsOf`, or a cached version of it (an index reads each negative trigger once). */
+  termsOfText: (text: string) => readonly Term[] = (text) => termsOf(text, lexicon),
+): string | undefined {
   const lower = queryText.toLowerCase();
   for (const negative of entry.negative_triggers) {
     if (negative.trim().length > 0 && lower.includes(negative.toLowerCase())) return negative;
-    const terms = termsOf(negative, lexicon);
+    const terms = termsOfText(negative);
     if (terms.length > 0 && terms.every((term) => term.lemmas.some((lemma) => queryLemmas.has(lemma)))) return negative;
   }
   return undefined;
