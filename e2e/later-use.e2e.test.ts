@@ -70,8 +70,10 @@ describe("from a demonstration to an ability found later (issue #6)", () => {
     expect(found.matches[0]!.score).toBeGreaterThanOrEqual(0.3);
 
     await api("POST", `/api/abilities/${abilityId}/deactivate`);
+    // Deactivated, it is unusable (R11.2-32) and stays out of lookups (issue #15).
+    expect((await api<{ usable_now: boolean }>("GET", `/api/abilities/${abilityId}/availability`)).usable_now).toBe(false);
     const deactivated = await api<{ matches: Array<{ ability_id: string; usable_now: boolean }> }>("POST", "/api/abilities/lookup", paraphrase);
-    expect(deactivated.matches.find((match) => match.ability_id === abilityId)?.usable_now).toBe(false);
+    expect(deactivated.matches.map((match) => match.ability_id)).not.toContain(abilityId);
 
     await api("POST", `/api/abilities/${abilityId}/quarantine`, { reason: "checking quarantine" });
     const quarantined = await api<{ matches: Array<{ ability_id: string }> }>("POST", "/api/abilities/lookup", paraphrase);

@@ -8,6 +8,7 @@ import {
   CreateLearnSessionResponseSchema,
 } from "../shared/learning/create-learn-session";
 import { ObservationScopeRuntimeSchema } from "../shared/learning/observation-scope-runtime";
+import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
 import {
   LearnCheckpointReceiptsResponseSchema,
   LearnProposalsListResponseSchema,
@@ -281,6 +282,14 @@ export function createAgentClient(options: AgentClientOptions) {
       call("POST", `${ability(id)}/quarantine`, AbilityQuarantineResponseSchema, body(QuarantineAbilityRequestSchema, { reason })),
     unquarantineAbility: (id: string) => call("POST", `${ability(id)}/unquarantine`, AbilityUnquarantineResponseSchema, {}),
     promoteAbility: (id: string) => call("POST", `${ability(id)}/promote-shared`, AbilityPromoteSharedResponseSchema, {}),
+    /** Issue #15: abilities that fit a request in the user's words, best first, in every lane (the Skills search). */
+    lookupAbilities: (userQuery: string) =>
+      call(
+        "POST",
+        "/api/abilities/lookup",
+        AbilityLookupResultSchema,
+        body(AbilityLookupQuerySchema, { user_query: userQuery.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 }),
+      ),
   };
 }
 

@@ -85,8 +85,44 @@ export class SkillsCatalogState {
     this.#deps = deps;
   }
 
+  /** What the user typed in the search box. */
+  search = $state("");
+  /**
+   * Issue #15: the abilities the agent's lookup found for `search`, best first (the wording
+   * matcher, as the assistant finds them); null while there is no search.
+   */
+  found = $state.raw<string[] | null>(null);
+  #searches = 0;
+  #searchTimer: ReturnType<typeof setTimeout> | undefined;
+
   get shown(): Ability[] {
-    return filterAbilities(this.abilities, this.filter);
+    const filtered = filterAbilities(this.abilities, this.filter);
+    if (this.found === null) return filtered;
+    const rank = new Map(this.found.map((id, index) => [id, index]));
+    return filtered.filter((ability) => rank.has(ability.ability_id)).sort((a, b) => (rank.get(a.ability_id) ?? 0) - (rank.get(b.ability_id) ?? 0));
+  }
+
+  /** Searches as the user types, once they pause: an empty box shows every skill again. */
+  searchSoon(text: string, delayMs = 250): void {
+    this.search = text;
+    if (this.#searchTimer !== undefined) clearTimeout(this.#searchTimer);
+    this.#searchTimer = setTimeout(() => void this.runSearch(), delayMs);
+  }
+
+  async runSearch(): Promise<void> {
+    const request = ++this.#searches;
+    const text = this.search.trim();
+    if (text.length === 0) {
+      this.found = null;
+      return;
+    }
+    try {
+      const answer = await this.#deps.client.lookupAbilities(text);
+      if (request === this.#searches) this.found = answer.matches.map((match) => match.ability_id);
+    } catch (error) {
+      report(this.#deps, error);
+      if (request === this.#searches) this.error = describeFailure(error);
+    }
   }
 
   async load(): Promise<void> {
@@ -194,6 +230,7 @@ export class SkillsCatalogState {
 
   destroy(): void {
     this.unwatch();
+    if (this.#searchTimer !== undefined) clearTimeout(this.#searchTimer);
     if (this.#recheck !== undefined) clearTimeout(this.#recheck);
   }
 }

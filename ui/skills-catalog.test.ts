@@ -80,3 +80,25 @@ describe("Skills follows the availability snapshot while it is open (R11.2-35)",
     expect(skills.abilities).toHaveLength(1);
   });
 });
+
+describe("Skills search (issue #15)", () => {
+  it("finds a skill asked for in other words, through the agent's lookup, and shows every skill again when cleared", async () => {
+    const invoices = await installElsewhere("Export the monthly invoices");
+    const reports = await installElsewhere("Archive old reports");
+    skills = new SkillsCatalogState(agent.deps());
+    await skills.load();
+    expect(skills.shown).toHaveLength(2);
+
+    skills.search = "download the monthly bills";
+    await skills.runSearch();
+    expect(skills.shown.map((ability) => ability.ability_id)).toEqual([invoices.abilityId]);
+
+    skills.search = "tell me a joke";
+    await skills.runSearch();
+    expect(skills.shown).toEqual([]);
+
+    skills.search = "  ";
+    await skills.runSearch();
+    expect(skills.shown.map((ability) => ability.ability_id).sort()).toEqual([invoices.abilityId, reports.abilityId].sort());
+  }, 60_000);
+});

@@ -59,6 +59,18 @@ describe("install saga and later use", () => {
     const explained = await call("POST", "/api/abilities/explain-match", { user_query: "export the monthly invoices", ability_id: abilityId });
     expect(explained.body).toMatchObject({ matched: true });
     expect(explained.body.match_reasons.join(" ")).toContain("trigger");
+    // Both scorers: the wording matcher's verdict (the score lookup returns), then the §0C.11C baseline's.
+    expect(explained.body.match_reasons.some((reason: string) => reason.startsWith("wording:"))).toBe(true);
+    expect(explained.body.match_reasons).toEqual(expect.arrayContaining([expect.stringMatching(/^§0C\.11C baseline: score 0\.\d\d, would match$/), expect.stringMatching(/^§0C\.11C baseline: trigger_phrase_match/)]));
+    // Worded differently, the ability is still found, and explain-match says through which words.
+    const reworded = { user_query: "download the monthly bills", install_lanes_allowed: ["experimental_private"], schema_version: 1 };
+    expect((await call("POST", "/api/abilities/lookup", reworded)).body.matches[0]).toMatchObject({ ability_id: abilityId });
+    const why = await call("POST", "/api/abilities/explain-match", { user_query: reworded.user_query, ability_id: abilityId });
+    expect(why.body.matched).toBe(true);
+    expect(why.body.match_reasons.join(" ")).toMatch(/"bills" found via related word "invoice"/);
+    const unrelated = await call("POST", "/api/abilities/explain-match", { user_query: "tell me a joke", ability_id: abilityId });
+    expect(unrelated.body.matched).toBe(false);
+    expect(unrelated.body.rejection_reasons.join(" ")).toMatch(/covers \d+ % of the request, below \d+ %/);
 
     expect((await call("POST", `/api/abilities/${abilityId}/deactivate`)).body).toEqual({ ability_id: abilityId, enabled: false });
     const single = await call("GET", `/api/abilities/${abilityId}/availability`);
@@ -215,7 +227,10 @@ describe("R11.2-35: the availability snapshot as something a page can follow", (
     expect(changed.body.snapshot_as_of).toBe(first.body.snapshot_as_of);
     expect(changed.headers.etag).not.toBe(tag);
     expect(changed.body.abilities).toEqual([expect.objectContaining({ ability_id: abilityId, usable_now: false })]);
-    // The lookup follows the new snapshot too, though its timestamp did not move.
-    expect((await call("POST", "/api/abilities/lookup", query)).body.matches[0]).toMatchObject({ ability_id: abilityId, usable_now: false });
+    // The lookup follows the new snapshot too, though its timestamp did not move: a disabled
+    // ability stays out of lookups (issue #15), and explain-match says why.
+    expect((await call("POST", "/api/abilities/lookup", query)).body.matches).toEqual([]);
+    const explained = await call("POST", "/api/abilities/explain-match", { user_query: query.user_query, ability_id: abilityId });
+    expect(explained.body).toMatchObject({ matched: false, rejection_reasons: ["disabled by the user"] });
   });
 });

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE } from "../../shared/abilities/ability-lookup";
+import { lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE, SCORE_EPSILON } from "../../shared/abilities/baseline-scorer";
 import { AbilityAvailabilityEntrySchema } from "../../shared/abilities/availability";
-import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../../shared/abilities/lookup";
+import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../../shared/abilities/lookup-contract";
 import { ApproveProposalRequestSchema } from "../../shared/learning/compat-aliases";
 import {
   AbilityActivateResponseSchema,
@@ -23,20 +23,26 @@ import type { Clock } from "../clock";
 import { AppError } from "../errors/app-error";
 import type { ProposalService } from "../learning/proposal-service";
 import type { ValidationService } from "../learning/validation/validation-service";
+import type { MemoryStore } from "../memory/memory-store";
+import { createAbilityLookupService } from "./ability-lookup-service";
 import type { AbilityService } from "./ability-service";
+import { createWordNetLexiconLoader } from "./wordnet-lexicon";
 
 export interface AbilityRoutesOptions {
   abilities: AbilityService;
   proposals: ProposalService;
   validation: ValidationService;
   clock: Clock;
+  memory: MemoryStore;
 }
 
 const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
 const AbilityParamsSchema = z.object({ abilityId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/) });
 
 /** Install and approve (§0C.16 proposal routes) and the §0C.16 ability routes (issue #6). */
-export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock }) => {
+export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock, memory }) => {
+  // Issue #15: lookups are ranked by the wording matcher; WordNet is read on the first lookup, not at start.
+  const lookups = createAbilityLookupService({ memory, snapshot: () => abilities.snapshot(), lexicon: createWordNetLexiconLoader() });
   /**
    * The availability answer's entity tag: a digest of the snapshot, computed once per snapshot the
    * service holds (each §0C.11B trigger writes a new one), plus the stale flag.
@@ -114,29 +120,52 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     },
   );
 
-  app.post("/api/abilities/lookup", { schema: { body: AbilityLookupQuerySchema, response: { 200: AbilityLookupResultSchema } } }, async (request) => ({
-    matches: await abilities.lookup(request.body),
-    created_at: clock.now().toISOString(),
-    schema_version: 1 as const,
-  }));
+  app.post(
+    "/api/abilities/lookup",
+    {
+      schema: {
+        description:
+          "Abilities that fit a request in the user's own words, best first (at most 10). Ranked by the wording matcher (issue #15): normalization, base forms and WordNet's related words, field-weighted over title, description, triggers, when-to-use lines and trigger tests. Negative triggers, quarantined and disabled abilities and lanes not searched are never matched. `score` is the matcher's, not §0C.11C's; explain-match shows both.",
+        body: AbilityLookupQuerySchema,
+        response: { 200: AbilityLookupResultSchema },
+      },
+    },
+    async (request) => ({
+      matches: await lookups.lookup(request.body),
+      created_at: clock.now().toISOString(),
+      schema_version: 1 as const,
+    }),
+  );
 
   app.post(
     "/api/abilities/explain-match",
-    { schema: { body: AbilityExplainMatchRequestSchema, response: { 200: AbilityExplainMatchResponseSchema } } },
+    {
+      schema: {
+        description:
+          "Why lookup would or would not return one ability for a request. `matched`, `score` and `rejection_reasons` are the wording matcher's (what lookup does); `match_reasons` gives its reasons (prefixed \"wording:\": each request word and where and how it was found, or that it was not), then the §0C.11C baseline's score and verdict and its own reasons (prefixed \"§0C.11C baseline:\").",
+        body: AbilityExplainMatchRequestSchema,
+        response: { 200: AbilityExplainMatchResponseSchema },
+      },
+    },
     async (request) => {
       const entry = (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === request.body.ability_id);
       if (entry === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.body.ability_id}.`);
       const query = AbilityLookupQuerySchema.parse({ user_query: request.body.user_query, project_id: request.body.project_id, schema_version: 1 });
-      const scored = scoreAbilityMatch(query.user_query, entry, query.project_id);
-      const rejections = [lookupRejectionReason(query, entry), scored.score < LOOKUP_MIN_SCORE ? `score ${scored.score.toFixed(2)} is below ${LOOKUP_MIN_SCORE}` : undefined].filter(
+      // Both scorers (issue #15): the verdict and score are the wording matcher's, which ranks
+      // lookups; the §0C.11C baseline's score, verdict and reasons follow as reasons of their own.
+      const wording = await lookups.explain(query, entry.ability_id);
+      if (wording === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.body.ability_id}.`);
+      const baseline = scoreAbilityMatch(query.user_query, entry, query.project_id);
+      const baselineRejections = [lookupRejectionReason(query, entry), baseline.score < LOOKUP_MIN_SCORE - SCORE_EPSILON ? `score ${baseline.score.toFixed(2)} is below ${LOOKUP_MIN_SCORE}` : undefined].filter(
         (reason): reason is string => reason !== undefined,
       );
+      const baselineVerdict = `§0C.11C baseline: score ${baseline.score.toFixed(2)}, ${baselineRejections.length === 0 ? "would match" : `would not match (${baselineRejections.join("; ")})`}`;
       return {
         ability_id: entry.ability_id,
-        matched: rejections.length === 0,
-        score: scored.score,
-        match_reasons: scored.match_reasons.map((reason) => reason.slice(0, 240)),
-        rejection_reasons: rejections.map((reason) => reason.slice(0, 240)),
+        matched: wording.matched,
+        score: wording.score,
+        match_reasons: [...wording.reasons.map((reason) => `wording: ${reason}`), baselineVerdict, ...baseline.match_reasons.map((reason) => `§0C.11C baseline: ${reason}`)].map((reason) => reason.slice(0, 240)),
+        rejection_reasons: wording.rejections.map((reason) => reason.slice(0, 240)),
       };
     },
   );

@@ -2,8 +2,6 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { AbilityAvailabilitySnapshotSchema, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
-import { createLookupIndex } from "../../shared/abilities/lookup-index";
-import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup";
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
 import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
 import { CapabilityManifestSchema } from "../../shared/capabilities/capability-manifest";
@@ -66,8 +64,6 @@ export interface AbilityService {
   snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot; stale: boolean }>;
   lifecycle(abilityId: string, action: AbilityLifecycleAction, reason?: string): Promise<InstalledAbility>;
   refreshAvailability(): Promise<AbilityAvailabilitySnapshot>;
-  /** §0C.11C over the current snapshot, through an index rebuilt only when the snapshot changes. */
-  lookup(query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
 }
 
 /**
@@ -176,10 +172,6 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     await receipt("ability.snapshot.updated", { details: { abilities: snapshot.abilities.length } });
     return snapshot;
   };
-
-  // Keyed by the snapshot object, not its timestamp: two writes within one clock tick (or under a
-  // fixed test clock) carry the same `snapshot_as_of` but different abilities.
-  let index: { of: AbilityAvailabilitySnapshot; lookup: ReturnType<typeof createLookupIndex>["lookup"] } | undefined;
 
   let sagas: Promise<unknown> = Promise.resolve();
   const installSaga = async (proposalId: string, lane: "experimental_private" | "approved_workspace") => {
@@ -408,12 +400,6 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       // also repairs a lifecycle change the agent stopped in the middle of.
       await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all()));
       await writeAvailability(deps.registry.all());
-    },
-
-    async lookup(query) {
-      const { snapshot } = await service.snapshot();
-      if (index?.of !== snapshot) index = { of: snapshot, lookup: createLookupIndex(snapshot.abilities).lookup };
-      return index.lookup(query);
     },
 
     async install(proposalId, lane) {

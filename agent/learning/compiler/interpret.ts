@@ -5,6 +5,7 @@ import type { ControlSurface } from "../../../shared/capabilities/control-surfac
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { PORTABLE_SKILL_NAME_PATTERN } from "../../../shared/skills/frontmatter";
 import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
+import { triggerPhrasings } from "./trigger-phrasing";
 
 /** A value the skill asks for at run time instead of repeating what was typed (DESIGN §6.2). */
 export interface SkillParameter {
@@ -309,11 +310,7 @@ export function interpretTrace(input: InterpretInput): Interpretation {
     questions.push({ field: "project_scope", prompt: "Is this for all your work, or only for one project?", required: false });
   }
 
-  const phrase = lowerFirst(title.replace(/[.]$/, ""));
-  const derived = [...new Set([phrase, `help me ${phrase}`, `can you ${phrase}`, ...useConditions.map((line) => lowerFirst(line.replace(/^when the user asks to /i, "")))])]
-    .filter((text) => text.length > 2)
-    .slice(0, 8)
-    .map((text) => text.slice(0, 120));
+  const derived = triggerPhrasings({ title, useConditions, site, pages: trace.pages, snapshots });
   // An improved skill keeps the triggers it was installed with (the user may have edited them);
   // only answers that change its name or use conditions bring new ones.
   const triggers =

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { scoreAbilityMatch, LOOKUP_MIN_SCORE } from "../../../shared/abilities/ability-lookup";
+import { scoreAbilityMatch, LOOKUP_MIN_SCORE } from "../../../shared/abilities/baseline-scorer";
 import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
 import { ValidationRunSchema, ValidationStepResultSchema, type ValidationRun, type ValidationStepResult } from "../../../shared/learning/validation-run";
 import type { ValidateProposalRequest } from "../../../shared/learning/session-requests";

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { AbilityAvailabilityEntrySchema } from "./availability";
-import { AbilityLookupQuerySchema } from "./lookup";
+import { AbilityLookupQuerySchema } from "./lookup-contract";
 
 describe("AbilityLookupQuerySchema (§0C.11)", () => {
   it("searches approved and shared lanes plus the user's private abilities by default", () => {

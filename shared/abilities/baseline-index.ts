@@ -1,6 +1,6 @@
-import { compareCodeUnits, LOOKUP_MAX_RESULTS, LOOKUP_MIN_SCORE, SCORE_EPSILON, searchesLane } from "./ability-lookup";
+import { compareCodeUnits, LOOKUP_MAX_RESULTS, LOOKUP_MIN_SCORE, SCORE_EPSILON, searchesLane } from "./baseline-scorer";
 import type { AbilityAvailabilityEntry } from "./availability";
-import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup";
+import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
 
 // The weights of §0C.11C steps 1 and 3–6 by position. Quarantined abilities are never returned, so
 // only the three searchable lanes have a position.
@@ -289,7 +289,7 @@ const sortedKeys = (keys: readonly number[]) => Float64Array.from(keys).sort();
 
 /**
  * The §0C.11C lookup over one snapshot: exactly `lookupAbilities(query, abilities)`
- * (lookup-index.test.ts compares them on random snapshots) without scoring every ability.
+ * (baseline-scorer.test.ts compares them on random snapshots) without scoring every ability.
  *
  * - Scope, lane, health and usability do not depend on the query's text, so the abilities that
  *   reach the threshold without a text match are known per snapshot, sorted best first, per lane:
@@ -304,7 +304,7 @@ const sortedKeys = (keys: readonly number[]) => Float64Array.from(keys).sort();
  *
  * The scratch arrays are per handle; `lookup` is synchronous, so lookups never share them at once.
  */
-export function createLookupIndex(abilities: readonly AbilityAvailabilityEntry[]) {
+export function createBaselineIndex(abilities: readonly AbilityAvailabilityEntry[]) {
   const count = abilities.length;
   // Rank: position in (ability_id, snapshot position) order, the tie order of rankAbilities' stable sort.
   const byRank = abilities.map((_, position) => position);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { InstallLaneSchema } from "../skills/proposal";
+import { TEXT_MIN } from "./wording-matcher";
 
 /**
  * §0C.11 Body of `POST /api/abilities/lookup`. By default only approved and shared lanes are
@@ -20,11 +21,14 @@ export const AbilityLookupQuerySchema = z.object({
 /** §0C.11 */
 export type AbilityLookupQuery = z.infer<typeof AbilityLookupQuerySchema>;
 
-/** §0C.11 Response of `POST /api/abilities/lookup`, best match first (§0C.11C). */
+/** What a lookup match's `score` means since issue #15 (the OpenAPI description says the same). */
+export const LOOKUP_SCORE_MEANING = `The wording matcher's score in [0, 1]: 0.6 × how much of the request the ability's wording covers (its title, description, triggers, when-to-use lines and trigger tests; words matched by base form or through WordNet's related words), plus §0C.11C's scope, lane and checkpoint-health weights, halved when the ability is not usable now. A match needs a wording score of at least ${TEXT_MIN}.`;
+
+/** §0C.11 Response of `POST /api/abilities/lookup`, best match first (the wording matcher, issue #15). */
 export const AbilityLookupResultSchema = z.object({
   matches: z.array(z.object({
     ability_id: z.string().max(160),
-    score: z.number(),
+    score: z.number().describe(LOOKUP_SCORE_MEANING),
     install_lane: z.string(),
     usable_now: z.boolean(),
     reason_unusable: z.string().optional(),

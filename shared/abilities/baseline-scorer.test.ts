@@ -2,15 +2,15 @@ import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import type { z } from "zod";
 import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "./availability";
-import { AbilityLookupQuerySchema, AbilityLookupResultSchema, type AbilityLookupQuery } from "./lookup";
+import { AbilityLookupQuerySchema, AbilityLookupResultSchema, type AbilityLookupQuery } from "./lookup-contract";
 import {
   LOOKUP_MAX_RESULTS,
   LOOKUP_MIN_SCORE,
   lookupAbilities,
   lookupRejectionReason,
   scoreAbilityMatch,
-} from "./ability-lookup";
-import { createLookupIndex } from "./lookup-index";
+} from "./baseline-scorer";
+import { createBaselineIndex } from "./baseline-index";
 
 // Baseline: private lane (+0.03), scoped to a project the tests never query (no scope bonus),
 // a title no query shares two tokens with. Anything above 0.03 comes from the rule under test.
@@ -240,13 +240,13 @@ describe("lookupAbilities (§0C.11C)", () => {
   });
 });
 
-// createLookupIndex must answer exactly what the full scan (lookupAbilities) answers: same ids,
+// createBaselineIndex must answer exactly what the full scan (lookupAbilities) answers: same ids,
 // same scores bit for bit, same order. Every test here checks that, and the hand-written ones also
 // check the answer itself, so each pruning path is shown to find what it has to find.
 
 /** The index's answer, after checking it against the full scan. */
 function lookUp(abilities: readonly AbilityAvailabilityEntry[], asked: AbilityLookupQuery) {
-  const matches = createLookupIndex(abilities).lookup(asked);
+  const matches = createBaselineIndex(abilities).lookup(asked);
   expect(matches).toEqual(lookupAbilities(asked, abilities));
   return matches;
 }
@@ -259,7 +259,7 @@ const filler = Array.from({ length: 40 }, (_, n) =>
   entry({ ability_id: `filler-${n}`, title: `Filler ${n}`, trigger_phrases: [`zebra ${n}`, "quartz"] }),
 );
 
-describe("createLookupIndex finds every ability a text match lifts over the threshold", () => {
+describe("createBaselineIndex finds every ability a text match lifts over the threshold", () => {
   it("finds a trigger phrase that contains the whole query, even a 1- or 2-letter one", () => {
     const abilities = [...filler, entry({ ability_id: "inv", trigger_phrases: ["zebra 1", "Export Invoices"] })];
     expect(ids(lookUp(abilities, query({ user_query: "invoice" })))).toEqual(["inv"]);
@@ -330,7 +330,7 @@ describe("createLookupIndex finds every ability a text match lifts over the thre
   });
 });
 
-describe("createLookupIndex finds abilities that reach the threshold without a text match", () => {
+describe("createBaselineIndex finds abilities that reach the threshold without a text match", () => {
   const noText = [
     ...filler,
     // Both 0.15000000000000002: equal, so ordered by id.
@@ -368,7 +368,7 @@ describe("createLookupIndex finds abilities that reach the threshold without a t
   });
 });
 
-describe("createLookupIndex ranks and filters as the full scan does", () => {
+describe("createBaselineIndex ranks and filters as the full scan does", () => {
   it("keeps the ten best of hundreds of equal scores, ties by ability_id, duplicate ids in snapshot order", () => {
     const abilities = Array.from({ length: 300 }, (_, n) =>
       entry({ ability_id: `id-${String(299 - n).padStart(3, "0")}`, trigger_phrases: ["export invoices"], reason_unusable: `copy ${n}` }),
@@ -401,7 +401,7 @@ describe("createLookupIndex ranks and filters as the full scan does", () => {
       entry({ ability_id: "inv", trigger_phrases: ["export invoices"], title: "Invoices export" }),
       entry({ ability_id: "cust", install_lane: "shared_promoted", title: "Customer Refunds", project_scopes: ["p1"] }),
     ];
-    const index = createLookupIndex(abilities);
+    const index = createBaselineIndex(abilities);
     const queries = ["export invoices", "me refund", "", "  ", "export", "refund for p1", "invoices invoices"].flatMap((user_query) => [
       query({ user_query }),
       query({ user_query, project_id: "p1" }),
@@ -450,12 +450,12 @@ const snapshotOf = (raw: ReadonlyArray<typeof ability extends fc.Arbitrary<infer
 
 const queryOf = (fields: typeof lookupQuery extends fc.Arbitrary<infer T> ? T : never) => AbilityLookupQuerySchema.parse({ ...fields, schema_version: 1 });
 
-describe("createLookupIndex on random snapshots", () => {
+describe("createBaselineIndex on random snapshots", () => {
   it("answers exactly what lookupAbilities answers (small snapshots, several queries per index)", () => {
     fc.assert(
       fc.property(fc.array(ability, { maxLength: 40 }), fc.array(lookupQuery, { minLength: 1, maxLength: 4 }), (raw, rawQueries) => {
         const abilities = snapshotOf(raw);
-        const index = createLookupIndex(abilities);
+        const index = createBaselineIndex(abilities);
         for (const asked of rawQueries.map(queryOf)) expect(index.lookup(asked)).toEqual(lookupAbilities(asked, abilities));
       }),
       { numRuns: 2500 },
@@ -466,7 +466,7 @@ describe("createLookupIndex on random snapshots", () => {
     fc.assert(
       fc.property(fc.array(ability, { minLength: 100, maxLength: 400 }), fc.array(lookupQuery, { minLength: 1, maxLength: 8 }), (raw, rawQueries) => {
         const abilities = snapshotOf(raw);
-        const index = createLookupIndex(abilities);
+        const index = createBaselineIndex(abilities);
         for (const asked of rawQueries.map(queryOf)) expect(index.lookup(asked)).toEqual(lookupAbilities(asked, abilities));
       }),
       { numRuns: 150 },

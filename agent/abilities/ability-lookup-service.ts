@@ -1,0 +1,93 @@
+import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
+import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup-contract";
+import type { Lexicon } from "../../shared/abilities/wording-lexicon";
+import { createWordingIndex, type WordingIndex } from "../../shared/abilities/wording-index";
+import type { LookupDocument, WordingExplanation } from "../../shared/abilities/wording-matcher";
+import { ProposalTriggerTestsSchema } from "../../shared/learning/proposal-tests";
+import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
+import type { MemoryStore } from "../memory/memory-store";
+import { MemoryPaths } from "../memory/memory-paths";
+
+export interface AbilityLookupServiceDeps {
+  memory: MemoryStore;
+  /** The current availability snapshot (the ability service's). */
+  snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot }>;
+  /** The lexical resource, loaded on the first lookup. */
+  lexicon: { load(): Promise<Lexicon> };
+}
+
+export interface AbilityLookupService {
+  /** §0C.11 `matches`, ranked by the wording matcher (issue #15). */
+  lookup(query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
+  /** The wording matcher's verdict on one ability; undefined when the snapshot has no such ability. */
+  explain(query: AbilityLookupQuery, abilityId: string): Promise<WordingExplanation | undefined>;
+}
+
+/** The "When to use" lines of a SKILL.md, as written (emit-skill.ts escapes Markdown with backslashes). */
+export function whenToUseLines(markdown: string): string[] {
+  const section = /^## When to use\s*\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(markdown)?.[1] ?? "";
+  return section
+    .split("\n")
+    .filter((line) => line.startsWith("- "))
+    .map((line) => line.slice(2).replace(/\\(.)/g, "$1").trim())
+    .filter((line) => line.length > 0);
+}
+
+/**
+ * Lookups through the wording matcher (issue #15). Its index is built once per availability
+ * snapshot, from each ability's entry and its installed SKILL.md (description, "When to use") and
+ * trigger tests; an ability whose files cannot be read is matched on its entry alone.
+ */
+export function createAbilityLookupService(deps: AbilityLookupServiceDeps): AbilityLookupService {
+  // Keyed by the snapshot object, as the availability route's entity tag is: a new snapshot, a new index.
+  let current: { of: AbilityAvailabilitySnapshot; index: Promise<WordingIndex> } | undefined;
+
+  const documentOf = async (entry: AbilityAvailabilityEntry): Promise<LookupDocument> => {
+    if (entry.skill_slug === undefined) return { entry };
+    let folder: string;
+    try {
+      folder = MemoryPaths.installedSkill(entry.skill_slug);
+    } catch {
+      return { entry };
+    }
+    const [markdown, tests] = await Promise.all([
+      deps.memory.readText(`${folder}/SKILL.md`).catch(() => undefined),
+      deps.memory.readText(`${folder}/tests/trigger-tests.json`).catch(() => undefined),
+    ]);
+    let parsedTests: unknown;
+    try {
+      parsedTests = tests === undefined ? undefined : JSON.parse(tests);
+    } catch {
+      parsedTests = undefined;
+    }
+    const triggerTests = ProposalTriggerTestsSchema.safeParse(parsedTests);
+    return {
+      entry,
+      description: markdown === undefined ? undefined : parseSkillFrontmatter(markdown)?.description,
+      when_to_use: markdown === undefined ? [] : whenToUseLines(markdown),
+      trigger_tests: triggerTests.success ? [...triggerTests.data.positive, ...triggerTests.data.paraphrases] : [],
+    };
+  };
+
+  const indexFor = async (): Promise<WordingIndex> => {
+    const { snapshot } = await deps.snapshot();
+    if (current?.of !== snapshot) {
+      const building = Promise.all([deps.lexicon.load(), Promise.all(snapshot.abilities.map(documentOf))]).then(([lexicon, documents]) => createWordingIndex(documents, lexicon));
+      current = { of: snapshot, index: building };
+      // A failed build (the lexicon could not be read) is not kept: the next lookup tries again.
+      building.catch(() => {
+        if (current?.index === building) current = undefined;
+      });
+    }
+    return current.index;
+  };
+
+  return {
+    async lookup(query) {
+      return (await indexFor()).lookup(query);
+    },
+    async explain(query, abilityId) {
+      return (await indexFor()).explain(query, abilityId);
+    },
+  };
+}

