@@ -49,8 +49,9 @@ const CAPTURE_WORLD = "elnor-capture";
 const CAPTURE_GLOBAL = "ElnorContentCapture";
 const MARK_PREFIX = "elnor-bench-step-";
 const END_MARK = "elnor-bench-end";
-const TARGET_RATIO = 0.1;
-const TARGET_P95_MS = 0.5;
+/** Issue 17's targets: half of rrweb's cost at p50 and on average, no more than rrweb's at p95. */
+const TARGET_RATIO = 0.5;
+const TARGET_P95_RATIO = 1.0;
 
 type Recorder = "none" | "ours" | "rrweb" | "sources";
 const RECORDERS: readonly Recorder[] = ["none", "ours", "rrweb", "sources"];
@@ -618,7 +619,7 @@ function summarise(runs: Record<Recorder, RunResult[]>, steps: readonly Step[]):
   };
   // How far one no-recorder run of a step strays from the median of its runs: what this instrument cannot resolve.
   const noise = percentile(runs.none.flatMap((run) => run.stepScriptMs.map((value, step) => Math.abs(value - none[step]!))), 95);
-  const withinRatio = (figure: { ours: number; rrweb: number }) => figure.rrweb > 0 && figure.ours <= TARGET_RATIO * figure.rrweb;
+  const withinRatio = (figure: { ours: number; rrweb: number }, ratio = TARGET_RATIO) => figure.rrweb > 0 && figure.ours <= ratio * figure.rrweb;
   const baselineName = "rrweb record(), maskAllInputs: true";
   const label = `${steps.length} steps`;
   return [
@@ -637,8 +638,8 @@ function summarise(runs: Record<Recorder, RunResult[]>, steps: readonly Step[]):
       unit: "ms",
       baselineName,
       baseline: figures.p95.rrweb,
-      target: `≤ ${TARGET_RATIO}× rrweb and < ${TARGET_P95_MS} ms`,
-      pass: withinRatio(figures.p95) && figures.p95.ours < TARGET_P95_MS,
+      target: `≤ ${TARGET_P95_RATIO}× rrweb`,
+      pass: withinRatio(figures.p95, TARGET_P95_RATIO),
     },
     {
       name: `content script: main-thread time added per interaction, mean (${label})`,
@@ -667,7 +668,7 @@ function summarise(runs: Record<Recorder, RunResult[]>, steps: readonly Step[]):
       name: "content script bench: noise floor (p95 of a no-recorder run’s distance from the median, per step)",
       value: noise,
       unit: "ms",
-      target: "reported (the p95 target needs it below 0.5 ms)",
+      target: "reported (what this instrument cannot resolve)",
       pass: true,
     },
   ];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isAlwaysSecretField, isMaskedUrl, lengthClass, looksLikeCardNumber, maskUrl } from "./masking-rules";
+import { createTypedValueScrubber } from "./typed-value-scrubber";
 
 describe("masking rules", () => {
   it("keeps only a length class", () => {
@@ -46,5 +47,19 @@ describe("masking rules", () => {
   it("recognises a masked URL and an unmasked one", () => {
     expect(isMaskedUrl("https://shop.example.com/search?q=*")).toBe(true);
     expect(isMaskedUrl("https://shop.example.com/search?q=secret")).toBe(false);
+  });
+
+  it("masks the query of a fragment route, and with a scrubber cuts typed values out of the path and the fragment", () => {
+    expect(maskUrl("https://notes.example.com/app#/search?q=secret&sort=new")).toBe("https://notes.example.com/app#/search?q=*&sort=*");
+    const scrubber = createTypedValueScrubber(["Red Shoes"]);
+    expect(maskUrl("https://shop.example.com/search/red%20shoes/page/2#search/Red%20Shoes", scrubber)).toBe("https://shop.example.com/search/*/page/2#search/*");
+    expect(maskUrl("https://shop.example.com/tag/RED+SHOES", scrubber)).toBe("https://shop.example.com/tag/*");
+  });
+
+  it("refuses at the agent a fragment route whose query still carries a value (not only the page's own query)", () => {
+    expect(isMaskedUrl("https://notes.example.com/app#/search?q=secret")).toBe(false);
+    expect(isMaskedUrl("https://notes.example.com/app#/search?q=*")).toBe(true);
+    expect(isMaskedUrl("https://notes.example.com/app#/todos/active")).toBe(true);
+    expect(isMaskedUrl("https://user:pw@notes.example.com/")).toBe(false);
   });
 });
