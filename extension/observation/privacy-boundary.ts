@@ -1,7 +1,7 @@
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import { maskUrl } from "../../shared/observation/masking-rules";
 import type { PageSnapshot } from "../../shared/observation/page-snapshot";
-import { createTypedValueScrubber, type TypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
+import { createNeedleCache, createTypedValueScrubber, type TypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
 
 /**
  * The content script's privacy boundary (DESIGN §8, issue 13): every string that leaves a page
@@ -74,13 +74,15 @@ export function createPrivacyBoundary(): PrivacyBoundary {
   let sessionValues: readonly string[] = [];
   let readLive: (() => string[]) | undefined;
   let builtFrom: string[] = [];
-  let current: TypedValueScrubber = createTypedValueScrubber([]);
+  // Values come and go one at a time: each one's pattern is compiled once, not at every rebuild.
+  let compiled = createNeedleCache();
+  let current: TypedValueScrubber = createTypedValueScrubber([], compiled);
 
   const scrubber = (): TypedValueScrubber => {
     const values = [...sessionValues, ...pageValues, ...(readLive?.() ?? [])];
     if (values.length !== builtFrom.length || values.some((value, index) => value !== builtFrom[index])) {
       builtFrom = values;
-      current = createTypedValueScrubber(values);
+      current = createTypedValueScrubber(values, compiled);
     }
     return current;
   };
@@ -136,7 +138,8 @@ export function createPrivacyBoundary(): PrivacyBoundary {
       pageValues.clear();
       sessionValues = [];
       builtFrom = [];
-      current = createTypedValueScrubber([]);
+      compiled = createNeedleCache();
+      current = createTypedValueScrubber([], compiled);
     },
   };
 }

@@ -52,28 +52,71 @@ export function needlesOf(values: Iterable<string>): string[] {
   return [...needles].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
 }
 
-/** Builds the scrubber for a set of typed values. Pure: the values stay in the returned closure only. */
-export function createTypedValueScrubber(values: Iterable<string>): TypedValueScrubber {
+/**
+ * A value's compiled pattern and the cheap keys that say whether a text may hold it at all. Kept
+ * by the caller across scrubbers (`NeedleCache`): a session's values change one at a time, and
+ * compiling one pattern of every value at each change cost tens of milliseconds on a busy page.
+ */
+interface CompiledNeedle {
+  /** Lower-cased forms of the value's longest word, as any of the encodings writes it. */
+  keys: string[];
+  replacer: RegExp;
+}
+
+/** Compiled needles by needle, shared by the scrubbers one caller builds (a page's boundary keeps one). */
+export type NeedleCache = Map<string, CompiledNeedle>;
+
+export function createNeedleCache(): NeedleCache {
+  return new Map();
+}
+
+/** The most needles a cache keeps (the oldest go first; they are compiled again if asked for). */
+const CACHE_LIMIT = 2000;
+
+function compile(needle: string, cache: NeedleCache): CompiledNeedle {
+  const cached = cache.get(needle);
+  if (cached !== undefined) return cached;
+  const words = needle.split(" ");
+  const longest = words.reduce((best, word) => (word.length > best.length ? word : best), "");
+  // One alternative per distinct form, compared as the case-insensitive pattern compares them: for a
+  // plain word every encoding is the word itself, so the pattern stays one alternative.
+  const alternatives = new Map<string, string>();
+  const keys = new Set<string>();
+  for (const encode of ENCODINGS) {
+    const form = words.map((word) => encode(word));
+    const key = form.join(" ").toLowerCase();
+    if (!alternatives.has(key)) alternatives.set(key, form.map(escapeRegExp).join(GAP));
+    keys.add(encode(longest).toLowerCase());
+  }
+  const compiled: CompiledNeedle = { keys: [...keys], replacer: new RegExp([...alternatives.values()].join("|"), "gi") };
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(needle, compiled);
+  return compiled;
+}
+
+/**
+ * Builds the scrubber for a set of typed values. Pure but for `cache`, which only remembers compiled
+ * patterns: the values stay in the returned closure (and the cache) only.
+ */
+export function createTypedValueScrubber(values: Iterable<string>, cache: NeedleCache = createNeedleCache()): TypedValueScrubber {
   const needles = needlesOf(values);
   if (needles.length === 0) return NO_VALUES;
-  // One alternative per distinct form, compared as the case-insensitive pattern compares them: for a
-  // plain word every encoding is the word itself, so the pattern stays one alternative per needle.
-  const alternatives = new Map<string, string>();
-  for (const needle of needles) {
-    const words = needle.split(" ");
-    for (const encode of ENCODINGS) {
-      const form = words.map((word) => encode(word));
-      const key = form.join(" ").toLowerCase();
-      if (!alternatives.has(key)) alternatives.set(key, form.map(escapeRegExp).join(GAP));
-    }
-  }
-  const source = [...alternatives.values()].join("|");
-  const replacer = new RegExp(source, "giu");
-  const tester = new RegExp(source, "iu");
+  const compiled = needles.map((needle) => compile(needle, cache));
   const lowered = needles.map((needle) => needle.toLowerCase());
+  /** The needles a text may hold: a key of theirs is in it (a plain substring test, before any pattern runs). */
+  const candidates = (text: string): CompiledNeedle[] => {
+    const lower = text.toLowerCase();
+    return compiled.filter((needle) => needle.keys.some((key) => lower.includes(key)));
+  };
+  const scrub = (text: string, replacement: string): string => {
+    let result = text;
+    // Longest first (needles are sorted so), so a value that contains another is cut whole.
+    for (const needle of candidates(text)) result = result.replace(needle.replacer, replacement);
+    return cutDanglingPrefix(result, lowered, replacement);
+  };
   return {
-    scrub: (text, replacement = SCRUBBED) => (text === "" ? text : cutDanglingPrefix(text.replace(replacer, replacement), lowered, replacement)),
-    contains: (text) => text !== "" && (tester.test(text) || cutDanglingPrefix(text, lowered, "") !== text),
+    scrub: (text, replacement = SCRUBBED) => (text === "" ? text : scrub(text, replacement)),
+    contains: (text) => text !== "" && scrub(text, "\u0000") !== text,
     size: needles.length,
   };
 }
