@@ -8,6 +8,14 @@ import type { Clock } from "../clock";
 /** An adapter that has not been heard from for this long is no longer healthy. */
 export const ADAPTER_HEARTBEAT_TTL_MS = 90_000;
 
+/**
+ * How many adapters the registry remembers at once. Any paired client may report in under a new
+ * `adapter_id` (every extension reload, every reconnect of a desktop adapter, `id:kind` per socket),
+ * so the list is bounded: past the cap, adapters that are gone (disconnected or silent past the
+ * TTL) are forgotten first, then the one heard from longest ago.
+ */
+export const MAX_TRACKED_ADAPTERS = 256;
+
 /** Phase 1 adapters that observe desktop programs rather than web pages (§0C.22). */
 export const DESKTOP_PHASE_1_KINDS: readonly ObservationAdapterKind[] = [
   "terminal_command",
@@ -45,8 +53,24 @@ export interface AdapterRegistry {
  * Which observation adapters are alive right now. Live connection state, so it is held in memory
  * and rebuilt by heartbeats after a restart rather than read back from disk.
  */
-export function createAdapterRegistry(deps: { clock: Clock }): AdapterRegistry {
+export function createAdapterRegistry(deps: { clock: Clock; maxAdapters?: number }): AdapterRegistry {
+  const maxAdapters = Math.max(1, deps.maxAdapters ?? MAX_TRACKED_ADAPTERS);
+  // Insertion order is "least recently heard from first": a heartbeat moves its adapter to the end.
   const adapters = new Map<string, { kind: ObservationAdapterKind; enabled: boolean; lastSeen: number; lastError?: string | undefined; connected: boolean }>();
+
+  /** Makes room for one more adapter: the gone ones first, then the longest silent. */
+  const makeRoom = () => {
+    if (adapters.size < maxAdapters) return;
+    const now = deps.clock.now().getTime();
+    for (const [id, entry] of adapters) {
+      if (adapters.size < maxAdapters) return;
+      if (!entry.connected || now - entry.lastSeen > ADAPTER_HEARTBEAT_TTL_MS) adapters.delete(id);
+    }
+    for (const id of adapters.keys()) {
+      if (adapters.size < maxAdapters) return;
+      adapters.delete(id);
+    }
+  };
 
   const statusOf = (adapterId: string): ObservationAdapterStatus | undefined => {
     const entry = adapters.get(adapterId);
@@ -68,6 +92,7 @@ export function createAdapterRegistry(deps: { clock: Clock }): AdapterRegistry {
 
   return {
     heartbeat(input) {
+      if (!adapters.delete(input.adapter_id)) makeRoom();
       adapters.set(input.adapter_id, {
         kind: input.kind,
         enabled: input.enabled,
