@@ -157,17 +157,30 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
     }
   }
   const scopes = new Map<string, ObservationScopeRuntime>();
-  for (const id of sessions.keys()) {
-    const scope = await deps.memory.readJson(MemoryPaths.observationScope(id), ObservationScopeRuntimeSchema);
-    if (scope !== undefined) scopes.set(id, scope);
+  // One small file per session: read a few at a time rather than one after another.
+  const ids = [...sessions.keys()];
+  for (let start = 0; start < ids.length; start += 32) {
+    await Promise.all(
+      ids.slice(start, start + 32).map(async (id) => {
+        const scope = await deps.memory.readJson(MemoryPaths.observationScope(id), ObservationScopeRuntimeSchema);
+        if (scope !== undefined) scopes.set(id, scope);
+      }),
+    );
   }
-  const receiptIds = new Map<string, string[]>();
-  for (const receipt of await deps.memory.readJsonl(MemoryPaths.receipts, LearningReceiptSchema)) {
-    if (receipt.learn_session_id === undefined) continue;
-    const list = receiptIds.get(receipt.learn_session_id) ?? [];
-    list.push(receipt.receipt_id);
-    receiptIds.set(receipt.learn_session_id, list.slice(-10));
-  }
+  // A session's last ten receipt ids (the runtime view lists them), read from the receipts log the
+  // first time that session needs them, not at start: the log holds every receipt ever written.
+  const receiptIds = new Map<string, Promise<string[]>>();
+  const recentReceiptIds = (sessionId: string): Promise<string[]> => {
+    let list = receiptIds.get(sessionId);
+    if (list === undefined) {
+      list = deps.memory
+        .readJsonlContaining(MemoryPaths.receipts, LearningReceiptSchema, sessionId)
+        .then((receipts) => receipts.filter((receipt) => receipt.learn_session_id === sessionId).map((receipt) => receipt.receipt_id).slice(-10));
+      receiptIds.set(sessionId, list);
+      list.catch(() => receiptIds.delete(sessionId));
+    }
+    return list;
+  };
 
   let queue: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -241,10 +254,11 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
       created_at: now().toISOString(),
       schema_version: 1,
     };
+    // Known before the append, so the list read from the log never misses or repeats this receipt.
+    const list = await recentReceiptIds(session.learn_session_id);
     await deps.memory.append(MemoryPaths.receipts, receipt);
-    const list = receiptIds.get(session.learn_session_id) ?? [];
     list.push(receipt.receipt_id);
-    receiptIds.set(session.learn_session_id, list.slice(-10));
+    list.splice(0, Math.max(0, list.length - 10));
     return receipt;
   };
 
@@ -269,7 +283,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
     const scope = scopes.get(current.learn_session_id);
     await deps.memory.writeJson(
       MemoryPaths.runtimeCurrent,
-      runtimeSnapshotOf(current, scope, receiptIds.get(current.learn_session_id) ?? [], now()),
+      runtimeSnapshotOf(current, scope, [...(await recentReceiptIds(current.learn_session_id))], now()),
     );
     if (scope === undefined) await deps.memory.remove(MemoryPaths.observationScopeCurrent);
     else await deps.memory.writeJson(MemoryPaths.observationScopeCurrent, scope);

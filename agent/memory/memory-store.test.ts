@@ -102,6 +102,32 @@ describe("memory store", () => {
     await rejectsWithCode(store.readJsonl("system/learning/receipts.jsonl", Seq), "MEMORY_RECORD_CORRUPT");
   });
 
+  it("reads only the lines of a large log that contain a key, across chunk boundaries and multi-byte text (issue 17)", async () => {
+    const Line = z.object({ seq: z.number().int(), key: z.string(), note: z.string() });
+    const file = path.join(root, "system/learning/receipts.jsonl");
+    await mkdir(path.dirname(file), { recursive: true });
+    // ~3 MB over many 1 MB reads; the notes carry multi-byte characters so some land on a boundary.
+    const lines = Array.from({ length: 20_000 }, (_, seq) => JSON.stringify({ seq, key: seq % 997 === 0 ? "wanted-key" : `other-${seq % 13}`, note: `é€🙂 ${"x".repeat(seq % 211)}` }));
+    await writeFile(file, `${lines.join("\n")}\n{"seq":99999,"key":"wanted-key"`);
+    store = await openMemoryStore({ root });
+    const kept = await store.readJsonlContaining("system/learning/receipts.jsonl", Line, "wanted-key");
+    const expected = (await store.readJsonl("system/learning/receipts.jsonl", Line)).filter((line) => line.key === "wanted-key");
+    expect(kept).toEqual(expected);
+    expect(kept.map((line) => line.seq)).toEqual(Array.from({ length: 21 }, (_, index) => index * 997));
+    expect(await store.readJsonlContaining(MemoryPaths.answers, Line, "wanted-key")).toEqual([]);
+  });
+
+  it("reports a corrupt line it keeps, with its line number", async () => {
+    const file = path.join(root, "system/learning/receipts.jsonl");
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '{"seq":0}\n{"seq":"k"\n{"seq":2}\n');
+    store = await openMemoryStore({ root });
+    const error = await store.readJsonlContaining("system/learning/receipts.jsonl", Seq, '"k"').catch((caught: unknown) => caught);
+    expect((error as AppError).code).toBe("MEMORY_RECORD_CORRUPT");
+    expect((error as AppError).message).toContain("line 2");
+    expect(await store.readJsonlContaining("system/learning/receipts.jsonl", Seq, '"seq":2')).toEqual([{ seq: 2 }]);
+  });
+
   it("refuses paths that escape the root on every operation", async () => {
     store = await openMemoryStore({ root });
     await rejectsWithCode(store.writeJson("../escape.json", {}), "MEMORY_PATH_INVALID");

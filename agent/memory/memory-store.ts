@@ -23,6 +23,12 @@ export interface MemoryStore {
   append(relative: string, record: unknown): Promise<void>;
   appendMany(relative: string, records: readonly unknown[]): Promise<void>;
   readJsonl<S extends z.ZodType>(relative: string, schema: S): Promise<Array<z.infer<S>>>;
+  /**
+   * The records of a JSONL log whose line contains `containing` (a plain substring test before any
+   * parsing), read in chunks so a large log is never held whole; only the kept lines are parsed
+   * and checked against the schema.
+   */
+  readJsonlContaining<S extends z.ZodType>(relative: string, schema: S, containing: string): Promise<Array<z.infer<S>>>;
   exists(relative: string): Promise<boolean>;
   list(relative: string): Promise<string[]>;
   /** Removes a file or a folder tree; absent is fine. */
@@ -300,6 +306,48 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
         }
         const parsed = schema.safeParse(value);
         if (!parsed.success) throw corrupt(relative, `line ${index + 1} does not match its schema`);
+        return parsed.data;
+      });
+    },
+    async readJsonlContaining(relative, schema, containing) {
+      let handle: FileHandle;
+      try {
+        handle = await open(resolveMemoryPath(root, relative), "r");
+      } catch (error) {
+        if (isMissing(error)) return [];
+        throw error;
+      }
+      const kept: Array<{ line: string; number: number }> = [];
+      try {
+        const chunk = Buffer.alloc(1024 * 1024);
+        let carry = Buffer.alloc(0);
+        let number = 0;
+        for (;;) {
+          const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+          if (bytesRead === 0) break;
+          const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+          // Decode whole lines only, so a character split between two reads is never cut.
+          const last = data.lastIndexOf(0x0a);
+          carry = Buffer.from(data.subarray(last + 1));
+          if (last < 0) continue;
+          for (const line of data.toString("utf8", 0, last).split("\n")) {
+            number += 1;
+            if (line.includes(containing)) kept.push({ line, number });
+          }
+        }
+        // What is left after the last newline is a torn line that was never acknowledged.
+      } finally {
+        await handle.close();
+      }
+      return kept.map(({ line, number }) => {
+        let value: unknown;
+        try {
+          value = JSON.parse(line);
+        } catch {
+          throw corrupt(relative, `line ${number} is not JSON`);
+        }
+        const parsed = schema.safeParse(value);
+        if (!parsed.success) throw corrupt(relative, `line ${number} does not match its schema`);
         return parsed.data;
       });
     },
