@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { MemoryPaths } from "../agent/memory/memory-paths";
@@ -62,6 +63,22 @@ async function measureStart(root: string, workspace: string): Promise<StartFigur
   }
 }
 
+/** Node with the tsx loader running an empty TypeScript module: time to its first output, and RSS. */
+async function measureFloor(): Promise<{ readyMs: number; rssMb: number }> {
+  const started = performance.now();
+  const proc = spawn(process.execPath, ["--import", "tsx", new URL("./tsx-floor.ts", import.meta.url).pathname], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      proc.stdout.once("data", () => resolve());
+      proc.once("exit", (code) => reject(new Error(`the floor process exited (${code})`)));
+    });
+    const readyMs = performance.now() - started;
+    return { readyMs, rssMb: await residentMb(proc.pid) };
+  } finally {
+    proc.kill("SIGTERM");
+  }
+}
+
 async function medianStart(root: string, workspace: string): Promise<StartFigures> {
   const runs: StartFigures[] = [];
   for (let run = 0; run < STARTS; run += 1) runs.push(await measureStart(root, workspace));
@@ -89,6 +106,8 @@ export async function benchAgentScale(): Promise<BenchResult[]> {
     await measureStart(empty.root, path.join(empty.root, "openclaw-workspace"));
     const atScale = await medianStart(scale.root, path.join(scale.root, "openclaw-workspace"));
     const baseline = await medianStart(empty.root, path.join(empty.root, "openclaw-workspace"));
+    const floors = [await measureFloor(), await measureFloor(), await measureFloor()];
+    const floor = { readyMs: median(floors.map((run) => run.readyMs)), rssMb: median(floors.map((run) => run.rssMb)) };
     const label = `${built.abilities.toLocaleString("en")} abilities, ${built.receipts.toLocaleString("en")} receipts (${(built.bytes / 1024 / 1024).toFixed(0)} MB in ${built.files.toLocaleString("en")} files)`;
     return [
       {
@@ -118,6 +137,8 @@ export async function benchAgentScale(): Promise<BenchResult[]> {
         target: "≤ 150 MB",
         pass: atScale.rssAfterLookupMb <= 150,
       },
+      { name: "floor: node --import tsx running an empty module, spawn → first output, median of 3", value: floor.readyMs, unit: "ms", target: "reported (part of every start above)", pass: true },
+      { name: "floor: RSS of node --import tsx running an empty module", value: floor.rssMb, unit: "MB", target: "reported (part of every RSS above)", pass: true },
       { name: `first lookup after start (through HTTP), ${label}`, value: atScale.firstLookupMs, unit: "ms", baselineName: "empty ELNOR_MEMORY", baseline: baseline.firstLookupMs, target: "reported", pass: true },
       ...(await benchLongCapture()),
     ];

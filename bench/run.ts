@@ -1,5 +1,6 @@
 import os from "node:os";
 import { benchAbilities } from "./abilities.bench";
+import { benchAgentScale } from "./agent-scale.bench";
 import { benchContentScript } from "./content-script.bench";
 import { benchIngest } from "./ingest.bench";
 import { benchMemoryAppend } from "./memory-append.bench";
@@ -12,6 +13,7 @@ const results: BenchResult[] = [
   ...(await benchIngest()),
   ...(await benchProposalCompile()),
   ...(await benchAbilities()),
+  ...(await benchAgentScale()),
   ...(await benchContentScript()),
 ];
 

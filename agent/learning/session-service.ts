@@ -77,6 +77,12 @@ const TRIMMABLE: ReadonlySet<LearnSessionState> = new Set(["capturing", "paused"
 
 const EventIdOnlySchema = z.object({ event_id: z.string() }).passthrough();
 
+/** What folding `sessions.jsonl` needs of each line; the winning versions are then parsed in full. */
+const SessionLogFoldSchema = z.discriminatedUnion("op", [
+  z.object({ op: z.literal("put"), session: z.object({ learn_session_id: z.string(), state: z.string(), updated_at: z.string() }).passthrough() }),
+  z.object({ op: z.literal("delete"), learn_session_id: z.string() }),
+]);
+
 function isWebTarget(session: LearnSession): boolean {
   if (session.target_app_family !== undefined) return WEB_FAMILIES.has(session.target_app_family.toLowerCase());
   // No family given: an allow-list of sites (host names or origins) means the browser.
@@ -149,12 +155,25 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
     if (previous === undefined || previous.state !== session.state) stateEnteredAt.set(session.learn_session_id, session.updated_at);
     sessions.set(session.learn_session_id, session);
   };
-  for (const record of await deps.memory.readJsonl(MemoryPaths.sessions, SessionLogRecordSchema)) {
-    if (record.op === "put") track(record.session);
-    else {
-      sessions.delete(record.learn_session_id);
+  // The log keeps every version of every session: it is folded on the fields the fold needs, and
+  // only the version that wins (the last per id) is checked against the full schema.
+  const latest = new Map<string, Extract<z.infer<typeof SessionLogFoldSchema>, { op: "put" }>["session"]>();
+  for (const record of await deps.memory.readJsonl(MemoryPaths.sessions, SessionLogFoldSchema)) {
+    if (record.op === "put") {
+      const previous = latest.get(record.session.learn_session_id);
+      if (previous === undefined || previous.state !== record.session.state) stateEnteredAt.set(record.session.learn_session_id, record.session.updated_at);
+      latest.set(record.session.learn_session_id, record.session);
+    } else {
+      latest.delete(record.learn_session_id);
       stateEnteredAt.delete(record.learn_session_id);
     }
+  }
+  for (const [id, session] of latest) {
+    const parsed = SessionLogRecordSchema.safeParse({ op: "put", session });
+    if (!parsed.success || parsed.data.op !== "put") {
+      throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.sessions} is not valid (the last version of session ${id} does not match its schema).`);
+    }
+    sessions.set(id, parsed.data.session);
   }
   const scopes = new Map<string, ObservationScopeRuntime>();
   // One small file per session: read a few at a time rather than one after another.
