@@ -271,6 +271,50 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
   const corrupt = (relative: string, detail: string) =>
     new AppError("MEMORY_RECORD_CORRUPT", `A record in ${relative} is not valid (${detail}).`);
 
+  /**
+   * Calls `visit` with each complete line of a log, in order, reading it in 1 MB chunks so a large
+   * log is never held whole. What follows the last newline is a line torn by a crash that was
+   * never acknowledged: it is not visited. An absent log has no lines.
+   */
+  const forEachLine = async (relative: string, visit: (line: string, number: number) => void): Promise<void> => {
+    let handle: FileHandle;
+    try {
+      handle = await open(resolveMemoryPath(root, relative), "r");
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    try {
+      const chunk = Buffer.allocUnsafe(1024 * 1024);
+      let carry = Buffer.alloc(0);
+      let number = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+        if (bytesRead === 0) break;
+        const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+        // Decode whole lines only, so a character split between two reads is never cut.
+        const last = data.lastIndexOf(0x0a);
+        carry = Buffer.from(data.subarray(last + 1));
+        if (last < 0) continue;
+        for (const line of data.toString("utf8", 0, last).split("\n")) visit(line, (number += 1));
+      }
+    } finally {
+      await handle.close();
+    }
+  };
+
+  const parseLine = <S extends z.ZodType>(relative: string, schema: S, line: string, number: number): z.infer<S> => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw corrupt(relative, `line ${number} is not JSON`);
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) throw corrupt(relative, `line ${number} does not match its schema`);
+    return parsed.data;
+  };
+
   return {
     root,
     async readJson(relative, schema) {
@@ -292,64 +336,16 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
     append: (relative, record) => enqueue(relative, [record]),
     appendMany: (relative, records) => enqueue(relative, records),
     async readJsonl(relative, schema) {
-      const text = await readText(relative);
-      if (text === undefined) return [];
-      const lines = text.split("\n");
-      // The last element is "" after a final newline, or a torn line that was never acknowledged.
-      lines.pop();
-      return lines.map((line, index) => {
-        let value: unknown;
-        try {
-          value = JSON.parse(line);
-        } catch {
-          throw corrupt(relative, `line ${index + 1} is not JSON`);
-        }
-        const parsed = schema.safeParse(value);
-        if (!parsed.success) throw corrupt(relative, `line ${index + 1} does not match its schema`);
-        return parsed.data;
-      });
+      const records: Array<z.infer<typeof schema>> = [];
+      await forEachLine(relative, (line, number) => void records.push(parseLine(relative, schema, line, number)));
+      return records;
     },
     async readJsonlContaining(relative, schema, containing) {
-      let handle: FileHandle;
-      try {
-        handle = await open(resolveMemoryPath(root, relative), "r");
-      } catch (error) {
-        if (isMissing(error)) return [];
-        throw error;
-      }
       const kept: Array<{ line: string; number: number }> = [];
-      try {
-        const chunk = Buffer.alloc(1024 * 1024);
-        let carry = Buffer.alloc(0);
-        let number = 0;
-        for (;;) {
-          const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-          if (bytesRead === 0) break;
-          const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
-          // Decode whole lines only, so a character split between two reads is never cut.
-          const last = data.lastIndexOf(0x0a);
-          carry = Buffer.from(data.subarray(last + 1));
-          if (last < 0) continue;
-          for (const line of data.toString("utf8", 0, last).split("\n")) {
-            number += 1;
-            if (line.includes(containing)) kept.push({ line, number });
-          }
-        }
-        // What is left after the last newline is a torn line that was never acknowledged.
-      } finally {
-        await handle.close();
-      }
-      return kept.map(({ line, number }) => {
-        let value: unknown;
-        try {
-          value = JSON.parse(line);
-        } catch {
-          throw corrupt(relative, `line ${number} is not JSON`);
-        }
-        const parsed = schema.safeParse(value);
-        if (!parsed.success) throw corrupt(relative, `line ${number} does not match its schema`);
-        return parsed.data;
+      await forEachLine(relative, (line, number) => {
+        if (line.includes(containing)) kept.push({ line, number });
       });
+      return kept.map(({ line, number }) => parseLine(relative, schema, line, number));
     },
     async exists(relative) {
       try {
