@@ -474,6 +474,8 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
           updated_at: at,
           schema_version: 1,
         };
+        // A session made just now has no receipts in the log: nothing to look for there.
+        receiptIds.set(session.learn_session_id, Promise.resolve([]));
         await put(session);
         await putScope({
           learn_session_id: session.learn_session_id,
