@@ -8,6 +8,7 @@ import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-co
 import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
 import { CapabilityManifestSchema } from "../../shared/capabilities/capability-manifest";
 import type { LearningReceiptKind } from "../../shared/learning/receipts";
+import { toAgentSkillsMarkdown } from "../../shared/skills/agent-skills-format";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
 import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
 import type { Clock } from "../clock";
@@ -287,7 +288,8 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       step = "project";
       fail("project");
       await deps.projector.project(skillName, {
-        "SKILL.md": markdown,
+        // The assistant's copy is an Agent Skills bundle (DESIGN §8); ELNOR_MEMORY keeps §0.2C.
+        "SKILL.md": toAgentSkillsMarkdown(markdown),
         [`capabilities/${capabilityId}.json`]: `${JSON.stringify(manifest, null, 2)}\n`,
         "tests/trigger-tests.json": files["trigger-tests.json"] ?? "{}",
         "support-packs/README.md": "No support packs.\n",

@@ -3,3 +3,4 @@ export * from "./frontmatter";
 export * from "./import-state";
 export * from "./validation-report";
 export * from "./import";
+export * from "./agent-skills-format";
