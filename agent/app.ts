@@ -32,6 +32,7 @@ import { deprecatedRoutes } from "./routes/deprecated-routes";
 import { healthRoutes } from "./routes/health-routes";
 import { openApiDocs } from "./routes/openapi-routes";
 import { pairingRoutes } from "./routes/pairing-routes";
+import { skillImport } from "./skill-import/skill-import-plugin";
 import { diskSpaceGuard } from "./memory/disk-space-guard";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
@@ -135,10 +136,12 @@ export async function buildApp(options: BuildAppOptions) {
   const events = await createLearnEventLog({ memory: options.memory, clock });
   const sessions = await createSessionService({ memory: options.memory, clock, events, adapters });
   const proposals = await createProposalService({ memory: options.memory, sessions, clock, refiner: options.refiner });
+  const registry = await createAbilityRegistry(options.memory);
+  const projector = createWorkspaceProjector(options.openclawWorkspace ?? `${options.memory.root}/openclaw-workspace`);
   const abilities = createAbilityService({
     memory: options.memory,
-    registry: await createAbilityRegistry(options.memory),
-    projector: createWorkspaceProjector(options.openclawWorkspace ?? `${options.memory.root}/openclaw-workspace`),
+    registry,
+    projector,
     sessions,
     proposals,
     clock,
@@ -185,6 +188,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(ingestRoutes, { ingest, sessions, adapters, token });
   await app.register(retentionRoutes, { sessions, memory: options.memory, clock });
   await app.register(deprecatedRoutes, { sessions });
+  await app.register(skillImport, { memory: options.memory, registry, abilities, projector, clock });
 
   // §0C.16D TTL enforcement: once when ready, then on a timer that never keeps the process alive.
   // A failed run is logged and retried next time; it never takes the agent down.

@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { AbilityAvailabilitySnapshotSchema, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
-import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
+import type { AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import { createLookupIndex } from "../../shared/abilities/lookup-index";
 import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup";
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
-import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
 import { CapabilityManifestSchema } from "../../shared/capabilities/capability-manifest";
 import type { LearningReceiptKind } from "../../shared/learning/receipts";
 import { toAgentSkillsMarkdown } from "../../shared/skills/agent-skills-format";
@@ -17,8 +15,8 @@ import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { ProposalService } from "../learning/proposal-service";
 import type { SessionService } from "../learning/session-service";
-import { CheckpointVerificationReceiptSchema } from "../../shared/learning/checkpoint-receipt";
-import { availabilityEntryOf, checkpointHealthOf, type AbilityRegistry, type InstalledAbility } from "./ability-registry";
+import type { AbilityRegistry, InstalledAbility } from "./ability-registry";
+import { createAvailabilityViews } from "./availability-views";
 import type { WorkspaceProjector } from "./workspace-projection";
 
 /**
@@ -67,6 +65,12 @@ export interface AbilityService {
   snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot; stale: boolean }>;
   lifecycle(abilityId: string, action: AbilityLifecycleAction, reason?: string): Promise<InstalledAbility>;
   refreshAvailability(): Promise<AbilityAvailabilitySnapshot>;
+  /**
+   * Registers an ability whose files another part of the agent installed and projected (an
+   * imported bundle, §0C.20): the bridge and the snapshot are rebuilt with it, then the registry
+   * names it (the commit point). On failure the views are rebuilt without it.
+   */
+  register(ability: InstalledAbility): Promise<void>;
   /** §0C.11C over the current snapshot, through an index rebuilt only when the snapshot changes. */
   lookup(query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
 }
@@ -94,82 +98,9 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     if (deps.failInstallAt?.() === step) throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "MEMORY_WRITE_FAILED", `Install step "${step}" failed.`);
   };
 
-  const bridgeOf = (abilities: readonly InstalledAbility[]): CapabilityBridgeCurrent => ({
-    entries: abilities.map((ability) => ({
-      capability_id: ability.capability_id,
-      family: ability.family,
-      title: ability.title,
-      aliases: [],
-      action_verbs: [],
-      route_tier: 3,
-      requires_supervision: true,
-      dry_run_supported: false,
-      routing_eligible: ability.enabled && !ability.quarantined,
-      health_status: ability.quarantined ? "quarantined" : ability.enabled ? "healthy" : "disabled",
-      origin_owner: "doc3",
-      built_in_openclaw: false,
-      metadata_ref: MemoryPaths.capabilityMetadata(ability.capability_id),
-      updated_at: ability.updated_at,
-      schema_version: 1,
-    })),
-    rebuilt_at: now(),
-    schema_version: 1,
-  });
-
-  const snapshotOf = async (abilities: readonly InstalledAbility[]): Promise<AbilityAvailabilitySnapshot> => {
-    const statuses = new Map<string, Array<"reached" | "skipped" | "failed">>();
-    for (const receipt of await deps.memory.readJsonl(MemoryPaths.checkpointReceipts, CheckpointVerificationReceiptSchema)) {
-      if (receipt.ability_id === undefined) continue;
-      statuses.set(receipt.ability_id, [...(statuses.get(receipt.ability_id) ?? []), receipt.status]);
-    }
-    return {
-      abilities: await Promise.all(
-        abilities.map(async (ability) =>
-          availabilityEntryOf(ability, {
-            filesPresent: await deps.projector.exists(ability.skill_name),
-            checkpointHealth: checkpointHealthOf(statuses.get(ability.ability_id) ?? []),
-          }),
-        ),
-      ),
-      snapshot_as_of: now(),
-      schema_version: 1,
-    };
-  };
-
-  const catalogOf = (snapshot: AbilityAvailabilitySnapshot, abilities: readonly InstalledAbility[]): SkillCatalogCurrent => ({
-    items: snapshot.abilities.map((entry) => {
-      const ability = abilities.find((candidate) => candidate.ability_id === entry.ability_id) as InstalledAbility;
-      return {
-        ability_id: entry.ability_id,
-        title: entry.title,
-        family: entry.family,
-        source: entry.source,
-        install_lane: entry.install_lane,
-        enabled: entry.enabled,
-        usable_now: entry.usable_now,
-        ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
-        tags: [],
-        category_ids: [],
-        created_at: ability.installed_at,
-        updated_at: ability.updated_at,
-        schema_version: 1,
-      };
-    }),
-    refreshed_at: snapshot.snapshot_as_of,
-    schema_version: 1,
-  });
-
-  /** §0C.11B: every trigger rebuilds the snapshot and the catalog from the registry. */
-  /** The snapshot as last written, so lookups do not re-read the file; undefined means "read it". */
-  let current: AbilityAvailabilitySnapshot | undefined;
-  const writeAvailability = async (abilities: readonly InstalledAbility[]) => {
-    const snapshot = await snapshotOf(abilities);
-    current = undefined;
-    await deps.memory.writeJson(MemoryPaths.availabilityCurrent, snapshot);
-    await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(snapshot, abilities));
-    current = snapshot;
-    return snapshot;
-  };
+  const views = createAvailabilityViews({ memory: deps.memory, projector: deps.projector, clock: deps.clock });
+  const bridgeOf = views.bridgeOf;
+  const writeAvailability = views.write;
 
   const refreshAvailability = async () => {
     lastTriggerAt = now();
@@ -306,6 +237,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         // An improvement replaces the content, not the user's decisions about the ability.
         enabled: existing?.enabled ?? true,
         quarantined: existing?.quarantined ?? false,
+        source: "learned",
         trigger_phrases: proposal.trigger_phrases,
         negative_triggers: proposal.negative_triggers,
         project_scopes: [],
@@ -375,7 +307,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       if (text === null) await deps.memory.remove(path).catch(() => undefined);
       else await deps.memory.writeText(path, text).catch(() => undefined);
     }
-    current = undefined;
+    views.forget();
     const failed = { receipt: "learn.install.failed" as const, payload: { proposal_id: journal.proposal_id, saga_id: journal.saga_id, failed_step: step } };
     if (journal.approving_installed) {
       await deps.sessions.advance(journal.learn_session_id, [], {}, [failed]).catch(() => undefined);
@@ -412,6 +344,25 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       await writeAvailability(deps.registry.all());
     },
 
+    async register(ability) {
+      const run = sagas.then(async () => {
+        const abilities = [...deps.registry.all().filter((candidate) => candidate.ability_id !== ability.ability_id), ability];
+        try {
+          await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(abilities));
+          lastTriggerAt = now();
+          await writeAvailability(abilities);
+          await deps.registry.put(ability);
+        } catch (error) {
+          await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all())).catch(() => undefined);
+          await writeAvailability(deps.registry.all()).catch(() => views.forget());
+          throw error;
+        }
+        await receipt("ability.snapshot.updated", { ability_id: ability.ability_id });
+      });
+      sagas = run.catch(() => undefined);
+      return run;
+    },
+
     async lookup(query) {
       const { snapshot } = await service.snapshot();
       if (index?.of !== snapshot) index = { of: snapshot, lookup: createLookupIndex(snapshot.abilities).lookup };
@@ -428,8 +379,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
 
 
     async snapshot() {
-      current ??= await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
-      const snapshot = current ?? (await writeAvailability(deps.registry.all()));
+      const snapshot = (await views.read()) ?? (await writeAvailability(deps.registry.all()));
       return { snapshot, stale: lastTriggerAt !== "" && snapshot.snapshot_as_of < lastTriggerAt };
     },
 

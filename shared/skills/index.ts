@@ -4,3 +4,4 @@ export * from "./import-state";
 export * from "./validation-report";
 export * from "./import";
 export * from "./agent-skills-format";
+export * from "./import-bundle";

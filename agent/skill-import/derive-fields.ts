@@ -1,0 +1,92 @@
+/**
+ * What our records need and a public Agent Skills bundle does not carry, derived from its name and
+ * description (DESIGN §8 "imported bundles as published"): trigger phrases, "when to use" lines,
+ * a title, and a summary within §0.2C's 500 characters. Deterministic; the bundle's own text is
+ * never changed, and the import record says what was derived.
+ */
+
+const TRIGGER_MAX = 120;
+const MAX_TRIGGERS = 12;
+
+/** Sentences, split at . ! ? followed by a space (abbreviations like "e.g." are rejoined). */
+function sentencesOf(text: string): string[] {
+  const parts = text.replace(/\s+/g, " ").trim().split(/(?<=[.!?])\s+(?=[A-Z("'])/);
+  const out: string[] = [];
+  for (const part of parts) {
+    const last = out[out.length - 1];
+    if (last !== undefined && /\b(e\.g|i\.e|etc|vs|approx)\.$/i.test(last)) out[out.length - 1] = `${last} ${part}`;
+    else out.push(part);
+  }
+  return out.filter((sentence) => sentence.length > 0);
+}
+
+const WHEN = /\b(use (this skill )?(when|for|to|whenever)|use it (when|for)|should be used (when|for)|when (claude|the user|users|you|asked|a user|someone)|whenever|triggers? (on|when)|for requests)\b/i;
+
+/** The description's sentences that say when to use the skill. */
+export function whenToUseOf(description: string): string[] {
+  return sentencesOf(description)
+    .filter((sentence) => WHEN.test(sentence))
+    .map((sentence) => (sentence.length <= 240 ? sentence : `${sentence.slice(0, 239)}…`))
+    .slice(0, 20);
+}
+
+/** Up to 500 characters, cut after a whole sentence where one fits, else after a whole word. */
+export function summaryOf(description: string, max = 500): string {
+  const clean = description.replace(/\s+/g, " ").trim();
+  if (clean.length <= max) return clean;
+  let summary = "";
+  for (const sentence of sentencesOf(clean)) {
+    const next = summary.length === 0 ? sentence : `${summary} ${sentence}`;
+    if (next.length > max) break;
+    summary = next;
+  }
+  if (summary.length >= 40) return summary;
+  const cut = clean.slice(0, max - 1);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), 1)).replace(/[,;:]$/, "")}…`;
+}
+
+/** The first Markdown heading of the body when it is short enough, else the name in words. */
+export function titleOf(name: string, body: string): string {
+  const heading = /^#\s+(.+?)\s*#*\s*$/m.exec(body)?.[1]?.replace(/[*_`]/g, "").trim();
+  if (heading !== undefined && heading.length > 0 && heading.length <= 120) return heading;
+  return name
+    .split("-")
+    .map((word) => (word.length <= 4 && /^[a-z]+$/.test(word) && !/^(and|or|for|the|to|of|a|an|in|on|with)$/.test(word) && word.length <= 3 ? word.toUpperCase() : `${word.charAt(0).toUpperCase()}${word.slice(1)}`))
+    .join(" ");
+}
+
+function phrase(text: string): string | undefined {
+  const clean = text
+    .toLowerCase()
+    .replace(/[“”"'`()[\]{}]/g, " ")
+    .replace(/\s+/g, " ")
+    .replace(/^(and|or|to|for|when|if|the user wants to|the user asks to|users ask to|you need to|claude needs to|asked to|needs to|wants to)\s+/, "")
+    .replace(/[.,;:!?]+$/, "")
+    .trim();
+  const words = clean.split(" ").filter((word) => word.length > 0);
+  if (words.length < 2 || words.length > 14 || clean.length > TRIGGER_MAX) return undefined;
+  return clean;
+}
+
+/**
+ * Trigger phrases: the name in words, then the clauses of the "when to use" sentences (split at
+ * commas, semicolons and "or"), then the first sentence's clauses; whole clauses only, 2–14 words,
+ * at most twelve, no repeats.
+ */
+export function deriveTriggers(name: string, description: string): string[] {
+  const out: string[] = [];
+  const add = (candidate: string | undefined) => {
+    if (candidate !== undefined && !out.includes(candidate) && out.length < MAX_TRIGGERS) out.push(candidate);
+  };
+  const named = name.replace(/-/g, " ");
+  add(named.includes(" ") ? named : `use ${named}`);
+  const sentences = sentencesOf(description);
+  const when = sentences.filter((sentence) => WHEN.test(sentence));
+  for (const sentence of when) {
+    const after = sentence.replace(/^.*?\b(when|whenever|for|to)\b\s*/i, "");
+    for (const clause of after.split(/[,;:]|\s(?:or|and\/or)\s|\s\(/i)) add(phrase(clause));
+  }
+  const first = sentences.find((sentence) => !WHEN.test(sentence));
+  if (first !== undefined) for (const clause of first.split(/[,;:]|\s(?:or|and)\s/i)) add(phrase(clause));
+  return out;
+}
