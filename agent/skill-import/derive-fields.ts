@@ -51,27 +51,35 @@ export function titleOf(name: string, body: string): string {
   if (heading !== undefined && heading.length > 0 && heading.length <= 120) return heading;
   return name
     .split("-")
-    .map((word) => (word.length <= 4 && /^[a-z]+$/.test(word) && !/^(and|or|for|the|to|of|a|an|in|on|with)$/.test(word) && word.length <= 3 ? word.toUpperCase() : `${word.charAt(0).toUpperCase()}${word.slice(1)}`))
+    // Short words of a name are usually acronyms (pdf, csv, api); the rest are capitalised.
+    .map((word) => (/^[a-z]{2,3}$/.test(word) && !/^(and|or|for|the|to|of|an|in|on|via)$/.test(word) ? word.toUpperCase() : `${word.charAt(0).toUpperCase()}${word.slice(1)}`))
     .join(" ");
 }
+
+const STOPWORDS = new Set(["the", "and", "for", "with", "this", "that", "from", "into", "your", "you", "are", "was", "its", "not", "but", "any", "all", "can", "will", "use", "when", "which", "what", "them", "they", "their", "has", "have", "still", "also", "need", "needs"]);
 
 function phrase(text: string): string | undefined {
   const clean = text
     .toLowerCase()
-    .replace(/[“”"'`()[\]{}]/g, " ")
+    .replace(/(\w)['’](\w)/g, "$1$2")
+    .replace(/[“”"'‘’`()[\]{}]/g, " ")
     .replace(/\s+/g, " ")
+    .replace(/^\s*\d+\s+/, "")
     .replace(/^(and|or|to|for|when|if|the user wants to|the user asks to|users ask to|you need to|claude needs to|asked to|needs to|wants to)\s+/, "")
     .replace(/[.,;:!?]+$/, "")
+    .replace(/\s+(for|to|with|of|and|or|in|on)$/, "")
     .trim();
   const words = clean.split(" ").filter((word) => word.length > 0);
-  if (words.length < 2 || words.length > 14 || clean.length > TRIGGER_MAX) return undefined;
+  const meaningful = words.filter((word) => word.length > 2 && !STOPWORDS.has(word));
+  if (words.length < 2 || words.length > 14 || meaningful.length < 2 || clean.length > TRIGGER_MAX) return undefined;
   return clean;
 }
 
 /**
  * Trigger phrases: the name in words, then the clauses of the "when to use" sentences (split at
- * commas, semicolons and "or"), then the first sentence's clauses; whole clauses only, 2–14 words,
- * at most twelve, no repeats.
+ * commas and semicolons, and at "or" only between two whole clauses), then the first sentence up
+ * to its first colon or semicolon; whole clauses of 2–14 words with at least two meaningful
+ * words, at most twelve, no repeats.
  */
 export function deriveTriggers(name: string, description: string): string[] {
   const out: string[] = [];
@@ -84,9 +92,17 @@ export function deriveTriggers(name: string, description: string): string[] {
   const when = sentences.filter((sentence) => WHEN.test(sentence));
   for (const sentence of when) {
     const after = sentence.replace(/^.*?\b(when|whenever|for|to)\b\s*/i, "");
-    for (const clause of after.split(/[,;:]|\s(?:or|and\/or)\s|\s\(/i)) add(phrase(clause));
+    for (const clause of after.split(/[,;:]|\s\(/)) {
+      // "… a PDF form, or check which fields …": split at "or" only where both sides are clauses of their own.
+      const halves = clause.split(/\s(?:or|and\/or)\s/i);
+      if (halves.length > 1 && halves.every((half) => half.trim().split(/\s+/).length >= 4)) halves.forEach((half) => add(phrase(half)));
+      else add(phrase(clause.replace(/^\s*or\s+/i, "")));
+    }
   }
   const first = sentences.find((sentence) => !WHEN.test(sentence));
-  if (first !== undefined) for (const clause of first.split(/[,;:]|\s(?:or|and)\s/i)) add(phrase(clause));
+  if (first !== undefined) {
+    const head = first.split(/[:;]/)[0] ?? "";
+    add(phrase(head.replace(/,/g, "")) ?? phrase(head.split(",")[0] ?? ""));
+  }
   return out;
 }

@@ -1,0 +1,127 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { ElementHandle, Page } from "puppeteer-core";
+import { validate as validateAgentSkill } from "skills-ref";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
+import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
+import { FONT_BYTES, publicBundle } from "../agent/skill-import/import-test-support";
+import { findForbiddenLabels } from "../ui/forbidden-labels";
+import { launchExtensionBrowser, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
+
+/**
+ * Import Skill (issue #20) in real Chromium: the built extension's side panel against a real
+ * agent. A bundle as people publish it (name and description only, a script with the executable
+ * bit, a binary font, nested code) is picked in the panel's file input, scanned, reviewed under
+ * Pending Abilities, trigger-tested and installed; then Skills lists it as imported and lookup
+ * finds it.
+ */
+
+let root: string;
+let cleanup: () => Promise<void>;
+let workspace: string;
+let files: string;
+let agent: AgentProcess | undefined;
+let chromium: ExtensionBrowser;
+let panel: Page;
+let token: string;
+
+async function waitForText(page: Page, selector: string, text: string, timeout = 20_000): Promise<void> {
+  await page.waitForFunction(
+    (sel, wanted) => [...document.querySelectorAll(sel)].some((element) => (element.textContent ?? "").includes(wanted)),
+    { timeout },
+    selector,
+    text,
+  );
+}
+
+async function importState(page: Page, state: string, timeout = 20_000): Promise<void> {
+  await page.waitForSelector(`[data-import-flow][data-import-state="${state}"]`, { timeout });
+}
+
+async function agentApi<T>(method: string, route: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${agent!.url}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return (await response.json()) as T;
+}
+
+beforeAll(async () => {
+  ({ root, cleanup } = await makeTempMemoryRoot());
+  workspace = await mkdtemp(path.join(tmpdir(), "elnor-import-ws-"));
+  files = await mkdtemp(path.join(tmpdir(), "elnor-import-files-"));
+  await writeFile(path.join(files, "pdf-form-filler.zip"), publicBundle());
+  agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: workspace });
+  token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
+  chromium = await launchExtensionBrowser();
+  panel = await chromium.openSidePanel({ width: 400, height: 900 });
+  await waitForStatus(panel, "unpaired");
+  await panel.locator('input[name="agent-url"]').fill(agent.url);
+  await panel.locator('input[name="token"]').fill(token);
+  await panel.locator('button[type="submit"]').click();
+  await waitForStatus(panel, "connected");
+}, 90_000);
+
+afterAll(async () => {
+  await chromium?.close();
+  await agent?.stop();
+  await cleanup?.();
+  for (const folder of [workspace, files]) if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+});
+
+describe("Import Skill in the side panel, in real Chromium", () => {
+  it("picks a bundle, shows the scan in words with every script flagged, before any decision", async () => {
+    await panel.waitForFunction(() => !(document.querySelector('[data-card="Import Skill"] button') as HTMLButtonElement | null)?.disabled, { timeout: 20_000 });
+    await panel.locator('[data-card="Import Skill"] button').click();
+    const input = (await panel.waitForSelector('[data-import-flow] input[type="file"]')) as ElementHandle<HTMLInputElement>;
+    await input.uploadFile(path.join(files, "pdf-form-filler.zip"));
+    await importState(panel, "scan_complete");
+    const text = await panel.evaluate(() => document.body.innerText);
+    for (const expected of ["What it says it does", "Fill in, flatten and check PDF forms", "What it contains", "7 files", "Flagged for you to check", "scripts/fill_form.py has the executable bit", "How your assistant will find it"]) {
+      expect(text).toContain(expected);
+    }
+    expect(await panel.$$eval('[data-file-kind="script"]', (elements) => elements.length)).toBe(3);
+    expect(await panel.$('button::-p-text(Install for me only)')).toBeNull();
+    expect(findForbiddenLabels(text)).toEqual([]);
+    await saveScreenshot(panel, "import-skill-scan");
+  });
+
+  it("waits under Pending Abilities, then passes a trigger test and installs for me only", async () => {
+    await panel.locator("button::-p-text(Continue to review)").click();
+    await importState(panel, "ready_for_review");
+    await panel.locator("#learn-tab-pending").click();
+    await waitForText(panel, '[data-pending-group="imports"]', "pdf-form-filler");
+    await panel.locator('[data-pending-group="imports"] button::-p-text(Review)').click();
+    await importState(panel, "ready_for_review");
+
+    await panel.locator('[data-import-flow] input[type="text"]').fill("please fill in this PDF form");
+    await panel.locator("button::-p-text(Run trigger test)").click();
+    await panel.waitForSelector('[data-trigger-test="matched"]', { timeout: 20_000 });
+    await saveScreenshot(panel, "import-skill-review");
+    await panel.locator("button::-p-text(Install for me only)").click();
+    await importState(panel, "installed_private");
+    await waitForText(panel, "[data-import-flow]", "It is in Skills now");
+  });
+
+  it("lists it in Skills as imported and lookup finds it; the assistant's copy is the bundle, byte for byte", async () => {
+    await panel.locator("button::-p-text(Open Skills)").click();
+    await panel.waitForSelector('[data-ability-id="imported.pdf-form-filler"]', { timeout: 20_000 });
+    await panel.locator("button::-p-text(Imported)").click();
+    expect(await panel.$$eval("[data-ability-id]", (elements) => elements.map((element) => element.getAttribute("data-ability-id")))).toEqual(["imported.pdf-form-filler"]);
+    await saveScreenshot(panel, "import-skill-in-skills");
+
+    const lookup = await agentApi<{ matches: Array<{ ability_id: string; usable_now: boolean }> }>("POST", "/api/abilities/lookup", {
+      user_query: "fill in a pdf form",
+      install_lanes_allowed: ["experimental_private"],
+      schema_version: 1,
+    });
+    expect(lookup.matches[0]).toMatchObject({ ability_id: "imported.pdf-form-filler", usable_now: true });
+    const folder = path.join(workspace, "skills", "pdf-form-filler");
+    expect(await validateAgentSkill(folder)).toEqual([]);
+    expect((await readFile(path.join(folder, "assets", "Inter-Regular.ttf"))).equals(FONT_BYTES)).toBe(true);
+    expect((await stat(path.join(folder, "scripts", "fill_form.py"))).mode & 0o111).not.toBe(0);
+  });
+});
