@@ -33,6 +33,7 @@ import { healthRoutes } from "./routes/health-routes";
 import { openApiDocs } from "./routes/openapi-routes";
 import { pairingRoutes } from "./routes/pairing-routes";
 import { skillImport } from "./skill-import/skill-import-plugin";
+import { categoryRoutes } from "./categories/category-routes";
 import { diskSpaceGuard } from "./memory/disk-space-guard";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
@@ -189,6 +190,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(retentionRoutes, { sessions, memory: options.memory, clock });
   await app.register(deprecatedRoutes, { sessions });
   await app.register(skillImport, { memory: options.memory, registry, abilities, projector, clock });
+  await app.register(categoryRoutes, { memory: options.memory, clock });
 
   // §0C.16D TTL enforcement: once when ready, then on a timer that never keeps the process alive.
   // A failed run is logged and retried next time; it never takes the agent down.
