@@ -124,4 +124,31 @@ describe("Import Skill in the side panel, in real Chromium", () => {
     expect((await readFile(path.join(folder, "assets", "Inter-Regular.ttf"))).equals(FONT_BYTES)).toBe(true);
     expect((await stat(path.join(folder, "scripts", "fill_form.py"))).mode & 0o111).not.toBe(0);
   });
+
+  it("R11.2-41/42: files the skill into two categories from Add to Category…, and filters Skills by either", async () => {
+    await panel.locator("button::-p-text(All)").click();
+    const item = '[data-ability-id="imported.pdf-form-filler"]';
+    // Right-click opens the menu, as §0C.21 asks.
+    await panel.click(item, { button: "right" });
+    await panel.waitForSelector(`${item} [role="group"][aria-label="Add to Category"]`);
+    for (const title of ["Litigation", "Daily Tasks"]) {
+      await panel.locator(`${item} button::-p-text(+ New Category)`).click();
+      await panel.locator(`${item} input[type="text"][maxlength="80"]`).fill(title);
+      await panel.locator(`${item} button[type="submit"]::-p-text(Add)`).click();
+      await panel.waitForSelector(`[data-category="${title}"]`, { timeout: 10_000 });
+    }
+    const checked = await panel.$$eval(`${item} [role="group"] label`, (labels) => labels.map((label) => `${label.textContent?.trim()}:${(label.querySelector("input") as HTMLInputElement).checked}`));
+    expect(checked).toEqual(["Litigation:true", "Daily Tasks:true"]);
+    await saveScreenshot(panel, "skills-categories");
+
+    await panel.locator('[data-category="Daily Tasks"]').click();
+    expect(await panel.$$eval("[data-ability-id]", (elements) => elements.map((element) => element.getAttribute("data-ability-id")))).toEqual(["imported.pdf-form-filler"]);
+    // Taken out of Daily Tasks, it leaves that filter and stays in Litigation.
+    await panel.locator(`${item} label::-p-text(Daily Tasks) input`).click();
+    await panel.waitForFunction(() => document.querySelectorAll("[data-ability-id]").length === 0, { timeout: 10_000 });
+    await panel.locator('[data-category="Litigation"]').click();
+    await panel.waitForSelector(item);
+    const categories = await agentApi<{ categories: Array<{ title: string; item_count: number }> }>("GET", "/api/categories");
+    expect(categories.categories.map((category) => `${category.title}:${category.item_count}`)).toEqual(["Litigation:1", "Daily Tasks:0"]);
+  });
 });

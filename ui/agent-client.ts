@@ -63,6 +63,16 @@ import {
   type SkillImportRetryRequest,
 } from "../shared/skills/import";
 import { SkillImportDetailViewSchema } from "../shared/skills/import-bundle";
+import {
+  CategoriesListResponseSchema,
+  CategoryAssignmentResponseSchema,
+  CategoryItemsResponseSchema,
+  CategoryResponseSchema,
+  CreateCategoryRequestSchema,
+  DeleteCategoryResponseSchema,
+  UpdateCategoryRequestSchema,
+  type CategoryItemKind,
+} from "../shared/common/category";
 
 /**
  * Why a call to the agent failed: it could not be reached at all, it answered with a coded
@@ -330,6 +340,18 @@ export function createAgentClient(options: AgentClientOptions) {
     retrySkillImport: (importId: string, kind: SkillImportRetryRequest["retry_kind"]) =>
       call("POST", "/api/skills/import/retry", SkillImportTerminalActionResponseSchema, { import_id: importId, retry_kind: kind, schema_version: 1 }, SLOW),
     skillPacks: () => call("GET", "/api/skills/packs", SkillPacksListResponseSchema),
+
+    // --- categories (§0C.21) ---
+    listCategories: () => call("GET", "/api/categories", CategoriesListResponseSchema),
+    createCategory: (request: Input<typeof CreateCategoryRequestSchema>) => call("POST", "/api/categories", CategoryResponseSchema, body(CreateCategoryRequestSchema, request)),
+    updateCategory: (id: string, request: Input<typeof UpdateCategoryRequestSchema>) =>
+      call("PUT", `/api/categories/${encodeURIComponent(id)}`, CategoryResponseSchema, body(UpdateCategoryRequestSchema, request)),
+    deleteCategory: (id: string) => call("DELETE", `/api/categories/${encodeURIComponent(id)}`, DeleteCategoryResponseSchema),
+    categoryItems: (id: string) => call("GET", `/api/categories/${encodeURIComponent(id)}/items`, CategoryItemsResponseSchema),
+    assignToCategory: (id: string, kind: CategoryItemKind, itemId: string) =>
+      call("POST", `/api/categories/${encodeURIComponent(id)}/assign`, CategoryAssignmentResponseSchema, { item_kind: kind, item_id: itemId, schema_version: 1 }),
+    removeFromCategory: (id: string, kind: CategoryItemKind, itemId: string) =>
+      call("DELETE", `/api/categories/${encodeURIComponent(id)}/items/${kind}/${encodeURIComponent(itemId)}`, CategoryAssignmentResponseSchema),
   };
 }
 
