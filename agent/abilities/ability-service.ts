@@ -17,6 +17,7 @@ import type { ProposalService } from "../learning/proposal-service";
 import type { SessionService } from "../learning/session-service";
 import type { AbilityRegistry, InstalledAbility } from "./ability-registry";
 import { createAvailabilityViews } from "./availability-views";
+import type { SkillFolderSource } from "./skill-folders";
 import type { WorkspaceProjector } from "./workspace-projection";
 
 /**
@@ -50,6 +51,8 @@ export interface AbilityServiceDeps {
   sessions: SessionService;
   proposals: ProposalService;
   clock: Clock;
+  /** The assistant's own skill folders, listed read-only beside what this agent installed. */
+  folders?: SkillFolderSource;
   /** Test seam: make the saga fail at a step, to prove each compensation (R11.2-36). */
   failInstallAt?: () => InstallSagaStep | undefined;
 }
@@ -98,7 +101,13 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     if (deps.failInstallAt?.() === step) throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "MEMORY_WRITE_FAILED", `Install step "${step}" failed.`);
   };
 
-  const views = createAvailabilityViews({ memory: deps.memory, projector: deps.projector, clock: deps.clock });
+  const folders = deps.folders;
+  const views = createAvailabilityViews({
+    memory: deps.memory,
+    projector: deps.projector,
+    clock: deps.clock,
+    ...(folders === undefined ? {} : { external: async (own: ReadonlySet<string>) => (await folders.scan(own)).map((skill) => skill.entry) }),
+  });
   const bridgeOf = views.bridgeOf;
   const writeAvailability = views.write;
 

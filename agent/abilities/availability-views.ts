@@ -1,4 +1,4 @@
-import type { AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
+import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import { AbilityAvailabilitySnapshotSchema } from "../../shared/abilities/availability";
 import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
 import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
@@ -13,6 +13,8 @@ export interface AvailabilityViewsDeps {
   memory: MemoryStore;
   projector: WorkspaceProjector;
   clock: Clock;
+  /** Skills the agent did not install (the assistant's own skill folders), given the names it did. */
+  external?: (own: ReadonlySet<string>) => Promise<AbilityAvailabilityEntry[]>;
 }
 
 /**
@@ -51,15 +53,17 @@ export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
       if (receipt.ability_id === undefined) continue;
       statuses.set(receipt.ability_id, [...(statuses.get(receipt.ability_id) ?? []), receipt.status]);
     }
-    return {
-      abilities: await Promise.all(
-        abilities.map(async (ability) =>
-          availabilityEntryOf(ability, {
-            filesPresent: await deps.projector.exists(ability.skill_name),
-            checkpointHealth: checkpointHealthOf(statuses.get(ability.ability_id) ?? []),
-          }),
-        ),
+    const installed = await Promise.all(
+      abilities.map(async (ability) =>
+        availabilityEntryOf(ability, {
+          filesPresent: await deps.projector.exists(ability.skill_name),
+          checkpointHealth: checkpointHealthOf(statuses.get(ability.ability_id) ?? []),
+        }),
       ),
+    );
+    const external = (await deps.external?.(new Set(abilities.map((ability) => ability.skill_name)))) ?? [];
+    return {
+      abilities: [...installed, ...external],
       snapshot_as_of: now(),
       schema_version: 1,
     };
@@ -67,7 +71,8 @@ export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
 
   const catalogOf = (snapshot: AbilityAvailabilitySnapshot, abilities: readonly InstalledAbility[]): SkillCatalogCurrent => ({
     items: snapshot.abilities.map((entry) => {
-      const ability = abilities.find((candidate) => candidate.ability_id === entry.ability_id) as InstalledAbility;
+      // A skill of the assistant's own folders has no install record: it is as old as this snapshot says.
+      const ability = abilities.find((candidate) => candidate.ability_id === entry.ability_id);
       return {
         ability_id: entry.ability_id,
         title: entry.title,
@@ -79,8 +84,8 @@ export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
         ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
         tags: [],
         category_ids: [],
-        created_at: ability.installed_at,
-        updated_at: ability.updated_at,
+        created_at: ability?.installed_at ?? snapshot.snapshot_as_of,
+        updated_at: ability?.updated_at ?? snapshot.snapshot_as_of,
         schema_version: 1,
       };
     }),
