@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
-import { AgentSkillsFrontmatterSchema, readFrontmatterMapping } from "../../shared/skills/agent-skills-format";
+import { normalizeAgentSkillsFrontmatter, readFrontmatterMapping } from "../../shared/skills/agent-skills-format";
 import { deriveTriggers, titleOf } from "../skill-import/derive-fields";
 
 /**
@@ -74,14 +74,14 @@ async function readSkill(folder: SkillFolder, name: string): Promise<FolderSkill
   if (text === undefined) return unusable("SKILL.md cannot be read");
   const mapping = readFrontmatterMapping(text);
   if (!mapping.ok) return unusable(mapping.reason.slice(0, 240));
-  const parsed = AgentSkillsFrontmatterSchema.safeParse(mapping.value);
-  if (!parsed.success) return unusable("SKILL.md needs a name and a description");
-  const triggers = deriveTriggers(parsed.data.name, parsed.data.description).map((trigger) => trigger.slice(0, 120));
+  const front = normalizeAgentSkillsFrontmatter(mapping.value).frontmatter;
+  if (front === undefined) return unusable("SKILL.md needs a name and a description");
+  const triggers = deriveTriggers(front.name, front.description).map((trigger) => trigger.slice(0, 120));
   return {
     name,
     folder: folder.path,
     kind: folder.kind,
-    entry: AbilityAvailabilityEntrySchema.parse({ ...base, title: titleOf(parsed.data.name, mapping.body).slice(0, 200), usable_now: true, trigger_phrases: triggers }),
+    entry: AbilityAvailabilityEntrySchema.parse({ ...base, title: titleOf(front.name, mapping.body).slice(0, 200), usable_now: true, trigger_phrases: triggers }),
   };
 }
 

@@ -3,7 +3,7 @@ import {
   AGENT_SKILLS_COMPATIBILITY_MAX,
   AGENT_SKILLS_DESCRIPTION_MAX,
   AGENT_SKILLS_FIELDS,
-  AgentSkillsFrontmatterSchema,
+  normalizeAgentSkillsFrontmatter,
   portableFrontmatterFromMetadata,
   readFrontmatterMapping,
 } from "../../shared/skills/agent-skills-format";
@@ -81,6 +81,18 @@ function fileOf(file: BundleFile): SkillImportFile {
   };
 }
 
+/** §0.2C and the Agent Skills format agree on this: lowercase letters, digits, single inner hyphens. */
+const isSkillName = (name: string) => PORTABLE_SKILL_NAME_PATTERN.test(name) && !name.includes("--") && !name.endsWith("-");
+const slugOf = (name: string) =>
+  name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64)
+    .replace(/-+$/, "");
+
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 export function scanBundle(archive: BundleArchive, context: ScanContext): ScanOutcome {
@@ -126,20 +138,29 @@ export function scanBundle(archive: BundleArchive, context: ScanContext): ScanOu
     finding("error", "FRONTMATTER_INVALID", mapping.reason, "SKILL.md");
     return failed(root.folder ?? "");
   }
-  const parsed = AgentSkillsFrontmatterSchema.safeParse(mapping.value);
-  if (!parsed.success) {
-    finding("error", "FRONTMATTER_INVALID", "The frontmatter needs a `name` (up to 64 characters) and a `description`, both text.", "SKILL.md");
+  const normalized = normalizeAgentSkillsFrontmatter(mapping.value);
+  const front = normalized.frontmatter;
+  if (front === undefined) {
+    finding("error", "FRONTMATTER_INVALID", `${normalized.problems.join(" ")} An Agent Skills SKILL.md needs both.`, "SKILL.md");
     return failed(root.folder ?? "");
   }
-  const front = parsed.data;
-  const name = front.name.trim();
+  for (const problem of normalized.problems) finding("warning", "FRONTMATTER_FIELD_IGNORED", problem, "SKILL.md");
+  const declared = front.name.trim();
+  let name = declared;
 
   // The Agent Skills format's own rules (what `skills-ref validate` checks).
   for (const key of Object.keys(mapping.value).filter((key) => !(AGENT_SKILLS_FIELDS as readonly string[]).includes(key))) {
     finding("warning", "FRONTMATTER_FIELD_UNKNOWN", `The frontmatter has "${clip(key, 60)}", which the Agent Skills format does not define; it is kept in SKILL.md and not used.`, "SKILL.md");
   }
-  if (!PORTABLE_SKILL_NAME_PATTERN.test(name) || name.includes("--") || name.endsWith("-")) {
-    finding("error", "NAME_INVALID", `The name "${clip(name, 64)}" must be 2–64 lowercase letters, digits and single hyphens, not starting or ending with a hyphen.`, "SKILL.md");
+  if (!isSkillName(declared)) {
+    // Accepted as published: installed under a name that follows the rule, its SKILL.md unchanged.
+    const candidate = root.folder !== undefined && isSkillName(root.folder) ? root.folder : slugOf(declared);
+    if (isSkillName(candidate)) {
+      name = candidate;
+      finding("warning", "NAME_DERIVED", `The name "${clip(declared, 64)}" does not follow the Agent Skills rule (2–64 lowercase letters, digits and single hyphens); it is installed as "${name}". Its SKILL.md keeps its own name, so an assistant that checks strictly may refuse it.`, "SKILL.md");
+    } else {
+      finding("error", "NAME_INVALID", `The name "${clip(declared, 64)}" must be 2–64 lowercase letters, digits and single hyphens, not starting or ending with a hyphen.`, "SKILL.md");
+    }
   }
   if (root.folder !== undefined && root.folder !== name) {
     finding("warning", "NAME_FOLDER_MISMATCH", `The bundle's folder is "${clip(root.folder, 80)}" but its name is "${clip(name, 64)}"; it is installed as "${clip(name, 64)}".`);

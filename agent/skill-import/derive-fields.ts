@@ -20,7 +20,7 @@ function sentencesOf(text: string): string[] {
   return out.filter((sentence) => sentence.length > 0);
 }
 
-const WHEN = /\b(use (this skill )?(when|for|to|whenever)|use it (when|for)|should be used (when|for)|when (claude|the user|users|you|asked|a user|someone)|whenever|triggers? (on|when)|for requests)\b/i;
+const WHEN = /\b(use (this skill )?(when|for|to|whenever)|use it (when|for)|should be used (when|for)|when (claude|the user|users|you|asked|a user|someone)( needs to| wants to| asks to| asks for)?|whenever|if (the |a )?(user|users|you|someone)|triggers? (on|when)|for requests)\b/i;
 
 /** The description's sentences that say when to use the skill. */
 export function whenToUseOf(description: string): string[] {
@@ -64,8 +64,9 @@ function phrase(text: string): string | undefined {
     .replace(/(\w)['’](\w)/g, "$1$2")
     .replace(/[“”"'‘’`()[\]{}]/g, " ")
     .replace(/\s+/g, " ")
-    .replace(/^\s*\d+\s+/, "")
-    .replace(/^(and|or|to|for|when|if|the user wants to|the user asks to|users ask to|you need to|claude needs to|asked to|needs to|wants to)\s+/, "")
+    .trim()
+    .replace(/^\d+\s+/, "")
+    .replace(/^(and|or|to|for|when|if|the user wants to|the user asks to|the user asks for|users ask to|users ask for|you need to|claude needs to|asked to|asks to|asks for|needs to|wants to)\s+/, "")
     .replace(/[.,;:!?]+$/, "")
     .replace(/\s+(for|to|with|of|and|or|in|on)$/, "")
     .trim();
@@ -91,7 +92,8 @@ export function deriveTriggers(name: string, description: string): string[] {
   const sentences = sentencesOf(description);
   const when = sentences.filter((sentence) => WHEN.test(sentence));
   for (const sentence of when) {
-    const after = sentence.replace(/^.*?\b(when|whenever|for|to)\b\s*/i, "");
+    const match = WHEN.exec(sentence);
+    const after = match === null ? sentence : sentence.slice(match.index + match[0].length);
     for (const clause of after.split(/[,;:]|\s\(/)) {
       // "… a PDF form, or check which fields …": split at "or" only where both sides are clauses of their own.
       const halves = clause.split(/\s(?:or|and\/or)\s/i);

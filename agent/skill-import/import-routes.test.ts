@@ -114,6 +114,37 @@ describe("Import Skill: a bundle as people publish it", () => {
     expect(detail.bundle.derived.join(" ")).toMatch(/summary/);
   });
 
+  it("accepts frontmatter as people write it: block scalars, a tools list, a top-level version, nested metadata, a name that breaks the rule", async () => {
+    await boot();
+    const markdown = [
+      "---",
+      "name: PDF Processing",
+      "description: |",
+      "  Extract text and tables from PDF files.",
+      "  Use when the user asks to read or merge PDF documents.",
+      "version: 2.1.0",
+      "allowed-tools: [Read, Bash]",
+      "metadata:",
+      "  author: someone",
+      "  tags: [pdf, documents]",
+      "---",
+      "# PDF Processing",
+      "",
+    ].join("\n");
+    const scanned = await stageOrScan(zipFolder("pdf-processing", { "SKILL.md": markdown }));
+    expect(scanned.state).toBe("scan_complete");
+    expect(scanned.findings).toContainEqual(expect.objectContaining({ code: "NAME_DERIVED", severity: "warning" }));
+    expect(scanned.findings).toContainEqual(expect.objectContaining({ code: "FRONTMATTER_FIELD_UNKNOWN", message: expect.stringContaining('"version"') }));
+    const detail = (await agent.call("GET", `/api/skills/import/${scanned.importId}`)).body;
+    expect(detail.bundle.skill_name).toBe("pdf-processing");
+    expect(detail.bundle.frontmatter).toMatchObject({ name: "pdf-processing", allowed_tools: ["Read", "Bash"] });
+    expect(detail.bundle.frontmatter.triggers).toContain("read or merge pdf documents");
+
+    const noDescription = await stageOrScan(zipFolder("x", { "SKILL.md": "---\nname: x-skill\n---\n# X\n" }));
+    expect(noDescription.state).toBe("scan_failed");
+    expect(noDescription.findings).toContainEqual(expect.objectContaining({ code: "FRONTMATTER_INVALID", message: expect.stringContaining("description") }));
+  });
+
   it("fails the scan of a description over 1,024 characters, a taken name or a secret, and says why", async () => {
     await boot();
     const tooLong = await stageOrScan(publicBundle("long-one", "x ".repeat(700)));
@@ -167,7 +198,47 @@ describe("Import Skill: refusals change nothing", () => {
   });
 });
 
+describe("Import Skill: malformed multipart uploads", () => {
+  async function rawUpload(parts: Array<{ name: string; filename?: string; type?: string; body: string | Buffer }>) {
+    const boundary = "----elnorTestBoundary";
+    const chunks: Buffer[] = [];
+    for (const part of parts) {
+      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${part.filename === undefined ? "" : `; filename="${part.filename}"`}\r\n${part.type === undefined ? "" : `Content-Type: ${part.type}\r\n`}\r\n`));
+      chunks.push(Buffer.isBuffer(part.body) ? part.body : Buffer.from(part.body));
+      chunks.push(Buffer.from("\r\n"));
+    }
+    chunks.push(Buffer.from(`--${boundary}--\r\n`));
+    const response = await agent.app.inject({ method: "POST", url: "/api/skills/import/uploads", headers: agent.headers({ "content-type": `multipart/form-data; boundary=${boundary}` }), payload: Buffer.concat(chunks) });
+    return { status: response.statusCode, body: response.json() as Record<string, any> };
+  }
+
+  it("answers each with a coded error and keeps ELNOR_MEMORY as it was", async () => {
+    await boot();
+    const zip = publicBundle();
+    const before = readMemoryTree(agent.memory.root);
+    expectError(await rawUpload([{ name: "bundle", filename: "a.zip", type: "application/zip", body: zip }, { name: "bundle", filename: "b.zip", type: "application/zip", body: zip }]), 400, "REQUEST_INVALID");
+    expectError(await rawUpload([{ name: "file", filename: "a.zip", type: "application/zip", body: zip }]), 400, "REQUEST_INVALID");
+    expectError(await rawUpload([{ name: "metadata", body: "{not json" }, { name: "bundle", filename: "a.zip", type: "application/zip", body: zip }]), 400, "REQUEST_INVALID");
+    expectError(await rawUpload([{ name: "metadata", body: JSON.stringify({ source: "somewhere", schema_version: 1 }) }, { name: "bundle", filename: "a.zip", type: "application/zip", body: zip }]), 400, "REQUEST_INVALID");
+    expectError(await rawUpload([{ name: "metadata", body: JSON.stringify({ schema_version: 1 }) }]), 400, "SKILL_IMPORT_ARCHIVE_REQUIRED");
+    expectError(await rawUpload([{ name: "bundle", filename: "a.zip", type: "application/zip", body: Buffer.alloc(0) }]), 400, "SKILL_IMPORT_ARCHIVE_REQUIRED");
+    expect(diffMemoryTrees(before, readMemoryTree(agent.memory.root))).toEqual([]);
+  });
+});
+
 describe("Import Skill: the state machine, retries, expiry and idempotency", () => {
+  it("approves a staged import into the workspace lane, where the default lookup finds it", async () => {
+    await boot();
+    const importId = await stageThrough(agent, publicBundle());
+    const approved = await agent.call("POST", "/api/skills/import/approve", { import_id: importId, approval_note: "Reviewed the scripts", schema_version: 1 });
+    expect(approved.body.import_record.stage_state).toBe("approved");
+    expect((await agent.call("GET", `/api/skills/import/${importId}`)).body.ability_id).toBe("imported.pdf-form-filler");
+    const lookup = await agent.call("POST", "/api/abilities/lookup", { user_query: "fill in a pdf form", schema_version: 1 });
+    expect(lookup.body.matches[0]).toMatchObject({ ability_id: "imported.pdf-form-filler", install_lane: "approved_workspace" });
+    expect(await receiptKinds()).toContain("skill.import.approved");
+    expectError(await agent.call("POST", "/api/skills/import/discard", { import_id: importId, schema_version: 1 }), 409, "INVALID_SKILL_IMPORT_TRANSITION");
+  });
+
   it("answers a repeated client_request_id with the first answer and makes one import", async () => {
     await boot();
     const uploaded = await uploadThrough(agent, { name: "b.zip", bytes: publicBundle() }, { client_request_id: "up-1", schema_version: 1 });

@@ -20,7 +20,7 @@ export const AGENT_SKILLS_FIELDS = ["name", "description", "license", "allowed-t
 /** Agent Skills frontmatter as a reader meets it; unknown keys are kept so a scan can name them. */
 export const AgentSkillsFrontmatterSchema = z
   .object({
-    name: z.string().trim().min(1).max(64),
+    name: z.string().trim().min(1),
     description: z.string().trim().min(1),
     license: z.string().optional(),
     compatibility: z.string().optional(),
@@ -29,6 +29,43 @@ export const AgentSkillsFrontmatterSchema = z
   })
   .loose();
 export type AgentSkillsFrontmatter = z.infer<typeof AgentSkillsFrontmatterSchema>;
+
+/**
+ * Agent Skills frontmatter read as published: `allowed-tools` as a list or a string, `license` and
+ * `compatibility` of any type, `metadata` with values of any type. Only `name` and `description`
+ * must be text; anything else that does not fit is reported, not refused.
+ */
+export function normalizeAgentSkillsFrontmatter(value: Record<string, unknown>): { frontmatter?: AgentSkillsFrontmatter; problems: string[] } {
+  const problems: string[] = [];
+  const text = (key: string): string | undefined => {
+    const field = value[key];
+    if (field === undefined || field === null) return undefined;
+    if (typeof field === "string") return field;
+    if (typeof field === "number" || typeof field === "boolean") return String(field);
+    problems.push(`"${key}" is not text; it is ignored.`);
+    return undefined;
+  };
+  if (typeof value.name !== "string" || value.name.trim() === "") problems.push("The frontmatter has no `name` (text).");
+  if (typeof value.description !== "string" || value.description.trim() === "") problems.push("The frontmatter has no `description` (text).");
+  if (problems.length > 0) return { problems };
+  const tools = value["allowed-tools"];
+  const allowedTools = Array.isArray(tools) ? tools.filter((tool): tool is string => typeof tool === "string").join(" ") : text("allowed-tools");
+  const metadata = value.metadata;
+  if (metadata !== undefined && (metadata === null || typeof metadata !== "object" || Array.isArray(metadata))) problems.push("`metadata` is not a mapping; it is ignored.");
+  const license = text("license");
+  const compatibility = text("compatibility");
+  const parsed = AgentSkillsFrontmatterSchema.safeParse({
+    ...value,
+    name: value.name,
+    description: value.description,
+    license,
+    compatibility,
+    "allowed-tools": allowedTools,
+    metadata: metadata !== null && typeof metadata === "object" && !Array.isArray(metadata) ? metadata : undefined,
+  });
+  if (!parsed.success) return { problems: [...problems, "The frontmatter's fields could not be read."] };
+  return { frontmatter: parsed.data, problems };
+}
 
 /** Marks `metadata` written by us, so an import knows the §0.2C fields beside it are ours. */
 export const ELNOR_METADATA_MARKER = "elnor-frontmatter";
