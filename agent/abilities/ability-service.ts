@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
 import type { AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import { createLookupIndex } from "../../shared/abilities/lookup-index";
 import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup";
@@ -16,33 +15,13 @@ import { MemoryPaths } from "../memory/memory-paths";
 import type { ProposalService } from "../learning/proposal-service";
 import type { SessionService } from "../learning/session-service";
 import type { AbilityRegistry, InstalledAbility } from "./ability-registry";
+import { lifecycleChange } from "./ability-lifecycle";
 import { createAvailabilityViews } from "./availability-views";
 import type { SkillFolderSource } from "./skill-folders";
+import { InstallSagaJournalSchema, type InstallSagaJournal, type InstallSagaStep } from "./install-saga-journal";
 import type { WorkspaceProjector } from "./workspace-projection";
 
-/**
- * An install saga's journal, written before the saga changes anything and removed when it has
- * finished or been undone: the files it will write as they were (`text: null` for absent) and the
- * workspace projection as it was.
- */
-const InstallSagaJournalSchema = z.object({
-  saga_id: z.string().uuid(),
-  proposal_id: z.string().uuid(),
-  learn_session_id: z.string(),
-  ability_id: z.string(),
-  skill_name: z.string(),
-  lane: z.enum(["experimental_private", "approved_workspace"]),
-  approving_installed: z.boolean(),
-  existed: z.boolean(),
-  previous: z.array(z.object({ path: z.string(), text: z.string().nullable() })),
-  previous_projection: z.record(z.string(), z.string()).nullable(),
-  started_at: z.string(),
-});
-type InstallSagaJournal = z.infer<typeof InstallSagaJournalSchema>;
-
-/** The saga's steps, in order (§0C.23 post-materialization saga); tests fail each in turn. */
-export const INSTALL_SAGA_STEPS = ["materialize", "project", "bridge", "availability"] as const;
-export type InstallSagaStep = (typeof INSTALL_SAGA_STEPS)[number];
+export { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./install-saga-journal";
 
 export interface AbilityServiceDeps {
   memory: MemoryStore;
@@ -395,43 +374,9 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     async lifecycle(abilityId, action, reason) {
       const ability = deps.registry.get(abilityId);
       if (ability === undefined) throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${abilityId}.`);
-      let next: InstalledAbility;
-      let kind: LearningReceiptKind;
-      switch (action) {
-        case "activate":
-          next = { ...ability, enabled: true };
-          kind = "ability.activated";
-          break;
-        case "deactivate":
-          next = { ...ability, enabled: false };
-          kind = "ability.deactivated";
-          break;
-        case "quarantine":
-          next = { ...ability, quarantined: true, ...(reason === undefined ? {} : { quarantine_reason: reason }) };
-          kind = "ability.quarantined";
-          break;
-        case "unquarantine": {
-          const { quarantine_reason: _dropped, ...rest } = ability;
-          next = { ...rest, quarantined: false };
-          kind = "ability.unquarantined";
-          break;
-        }
-        case "promote_shared":
-          if (ability.install_lane !== "approved_workspace" || ability.quarantined) {
-            throw new AppError("INSTALL_LANE_DENIED", "Only an approved, healthy ability can be promoted to shared; approve it first.");
-          }
-          next = { ...ability, install_lane: "shared_promoted" };
-          kind = "ability.promoted_shared";
-          break;
-        case "demote_private":
-        case "archive":
-          throw new AppError("REQUEST_INVALID", `The ${action} command is not offered by this agent.`);
-        default: {
-          const unreachable: never = action;
-          throw new AppError("REQUEST_INVALID", `Unknown lifecycle action ${String(unreachable)}.`);
-        }
-      }
-      next = { ...next, updated_at: now() };
+      const change = lifecycleChange(ability, action, reason);
+      const next: InstalledAbility = { ...change.next, updated_at: now() };
+      const kind = change.kind;
       await deps.memory.append(MemoryPaths.activationHistory, {
         ability_id: abilityId,
         action,
