@@ -36,6 +36,7 @@ import { openApiDocs } from "./routes/openapi-routes";
 import { pairingRoutes } from "./routes/pairing-routes";
 import { skillImport } from "./skill-import/skill-import-plugin";
 import { categoryRoutes } from "./categories/category-routes";
+import { createCategoryService } from "./categories/category-service";
 import { diskSpaceGuard } from "./memory/disk-space-guard";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
@@ -148,12 +149,14 @@ export async function buildApp(options: BuildAppOptions) {
   const proposals = await createProposalService({ memory: options.memory, sessions, clock, refiner: options.refiner });
   const registry = await createAbilityRegistry(options.memory);
   const projector = createWorkspaceProjector(options.openclawWorkspace ?? `${options.memory.root}/openclaw-workspace`);
+  const categories = await createCategoryService(options.memory, clock);
   const folders = createSkillFolderSource([{ path: path.join(projector.root, "skills"), kind: "native" }, ...(options.skillFolders ?? [])]);
   const abilities = createAbilityService({
     memory: options.memory,
     registry,
     projector,
     folders,
+    categoriesOf: (abilityId) => categories.categoriesOfSkill(abilityId),
     sessions,
     proposals,
     clock,
@@ -202,7 +205,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(deprecatedRoutes, { sessions });
   const folderSkillNames = async () => new Map((await folders.scan(new Set(registry.all().map((ability) => ability.skill_name)))).map((skill) => [skill.name, `one of the assistant's own skills (${skill.folder})`]));
   await app.register(skillImport, { memory: options.memory, registry, abilities, projector, clock, otherSkillNames: folderSkillNames });
-  await app.register(categoryRoutes, { memory: options.memory, clock });
+  await app.register(categoryRoutes, { categories, onChange: () => abilities.refreshCatalog() });
 
   // §0C.16D TTL enforcement: once when ready, then on a timer that never keeps the process alive.
   // A failed run is logged and retried next time; it never takes the agent down.

@@ -32,6 +32,8 @@ export interface AbilityServiceDeps {
   clock: Clock;
   /** The assistant's own skill folders, listed read-only beside what this agent installed. */
   folders?: SkillFolderSource;
+  /** §0C.21 the categories an ability is filed in (the catalog's `category_ids`). */
+  categoriesOf?: (abilityId: string) => string[];
   /** Test seam: make the saga fail at a step, to prove each compensation (R11.2-36). */
   failInstallAt?: () => InstallSagaStep | undefined;
 }
@@ -53,6 +55,8 @@ export interface AbilityService {
    * names it (the commit point). On failure the views are rebuilt without it.
    */
   register(ability: InstalledAbility): Promise<void>;
+  /** Rewrites the Skills catalog after a category change (§0C.21); the snapshot is unchanged. */
+  refreshCatalog(): Promise<void>;
   /** §0C.11C over the current snapshot, through an index rebuilt only when the snapshot changes. */
   lookup(query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
 }
@@ -85,6 +89,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     memory: deps.memory,
     projector: deps.projector,
     clock: deps.clock,
+    ...(deps.categoriesOf === undefined ? {} : { categoriesOf: deps.categoriesOf }),
     ...(folders === undefined ? {} : { external: async (own: ReadonlySet<string>) => (await folders.scan(own)).map((skill) => skill.entry) }),
   });
   const bridgeOf = views.bridgeOf;
@@ -331,6 +336,8 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all()));
       await writeAvailability(deps.registry.all());
     },
+
+    refreshCatalog: () => views.refreshCatalog(deps.registry.all()),
 
     async register(ability) {
       const run = sagas.then(async () => {

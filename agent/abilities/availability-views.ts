@@ -13,6 +13,8 @@ export interface AvailabilityViewsDeps {
   memory: MemoryStore;
   projector: WorkspaceProjector;
   clock: Clock;
+  /** §0C.21 the categories an ability is filed in, for the Skills catalog. */
+  categoriesOf?: (abilityId: string) => string[];
   /** Skills the agent did not install (the assistant's own skill folders), given the names it did. */
   external?: (own: ReadonlySet<string>) => Promise<AbilityAvailabilityEntry[]>;
 }
@@ -83,7 +85,7 @@ export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
         usable_now: entry.usable_now,
         ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
         tags: [],
-        category_ids: [],
+        category_ids: deps.categoriesOf?.(entry.ability_id) ?? [],
         created_at: ability?.installed_at ?? snapshot.snapshot_as_of,
         updated_at: ability?.updated_at ?? snapshot.snapshot_as_of,
         schema_version: 1,
@@ -113,6 +115,11 @@ export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
     async read(): Promise<AbilityAvailabilitySnapshot | undefined> {
       current ??= await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
       return current;
+    },
+    /** Rewrites the catalog from the current snapshot (categories changed, nothing else did). */
+    async refreshCatalog(abilities: readonly InstalledAbility[]): Promise<void> {
+      const snapshot = current ?? (await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema));
+      if (snapshot !== undefined) await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(snapshot, abilities));
     },
     /** Forget the kept snapshot (files were put back behind our back by a compensation). */
     forget(): void {

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { CATEGORY_LIMIT } from "../../shared/common/category";
 import { diffMemoryTrees, readMemoryTree } from "../adversarial/support/memory-tree";
+import { MemoryPaths } from "../memory/memory-paths";
+import { publicBundle, stageThrough } from "../skill-import/import-test-support";
 import { expectError, startTestAgent, type TestAgent } from "../test-support/test-agent";
 
 let agent: TestAgent;
@@ -71,5 +73,17 @@ describe("categories (§0C.21)", () => {
     const before = readMemoryTree(agent.memory.root);
     expectError(await agent.call("POST", "/api/categories", { title: "One too many", schema_version: 1 }), 409, "CATEGORY_LIMIT_REACHED");
     expect(diffMemoryTrees(before, readMemoryTree(agent.memory.root))).toEqual([]);
+  });
+
+  it("keeps the Skills catalog's category_ids in step with the assignments", async () => {
+    agent = await startTestAgent();
+    await agent.call("POST", "/api/skills/import/install-private", { import_id: await stageThrough(agent, publicBundle()), schema_version: 1 });
+    const [forms, daily] = [await create("Forms"), await create("Daily")];
+    await assign(forms, "imported.pdf-form-filler");
+    await assign(daily, "imported.pdf-form-filler");
+    const catalogIds = async () => JSON.parse((await agent.memory.readText(MemoryPaths.catalogCurrent)) ?? "{}").items[0].category_ids as string[];
+    expect((await catalogIds()).sort()).toEqual([forms, daily].sort());
+    await agent.call("DELETE", `/api/categories/${daily}`);
+    expect(await catalogIds()).toEqual([forms]);
   });
 });

@@ -12,24 +12,26 @@ import {
   DeleteCategoryResponseSchema,
   UpdateCategoryRequestSchema,
 } from "../../shared/common/category";
-import type { Clock } from "../clock";
-import type { MemoryStore } from "../memory/memory-store";
-import { createCategoryService } from "./category-service";
+import type { CategoryService } from "./category-service";
 
 export interface CategoryRoutesOptions {
-  memory: MemoryStore;
-  clock: Clock;
+  categories: CategoryService;
+  /** Told after every change of assignments (the Skills catalog carries `category_ids`). */
+  onChange?: () => Promise<void>;
 }
 
 const CategoryParamsSchema = z.object({ categoryId: z.string().max(80) });
 const ItemParamsSchema = z.object({ categoryId: z.string().max(80), itemKind: CategoryItemKindSchema, itemId: z.string().min(1).max(160) });
 
 /** §0C.21's seven routes; removing one item is §0C.28's normalised `…/items/:itemKind/:itemId`. */
-export const categoryRoutes: FastifyPluginAsyncZod<CategoryRoutesOptions> = async (app, { memory, clock }) => {
-  const categories = await createCategoryService(memory, clock);
+export const categoryRoutes: FastifyPluginAsyncZod<CategoryRoutesOptions> = async (app, { categories, onChange }) => {
   let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(run: () => Promise<T>): Promise<T> => {
-    const next = queue.then(run);
+  const serial = <T>(run: () => Promise<T>, changes = false): Promise<T> => {
+    const next = queue.then(async () => {
+      const result = await run();
+      if (changes) await onChange?.();
+      return result;
+    });
     queue = next.catch(() => undefined);
     return next;
   };
@@ -49,18 +51,18 @@ export const categoryRoutes: FastifyPluginAsyncZod<CategoryRoutesOptions> = asyn
   app.delete("/api/categories/:categoryId", { schema: { params: CategoryParamsSchema, response: { 200: DeleteCategoryResponseSchema } } }, async (request) => ({
     deleted: true,
     category_id: request.params.categoryId,
-    assignments_removed: await serial(() => categories.remove(request.params.categoryId)),
+    assignments_removed: await serial(() => categories.remove(request.params.categoryId), true),
     schema_version: 1 as const,
   }));
 
   app.post("/api/categories/:categoryId/assign", { schema: { params: CategoryParamsSchema, body: AssignCategoryItemRequestSchema, response: { 200: CategoryAssignmentResponseSchema } } }, async (request) => ({
-    assignment: await serial(() => categories.assign(request.params.categoryId, request.body.item_kind, request.body.item_id)),
+    assignment: await serial(() => categories.assign(request.params.categoryId, request.body.item_kind, request.body.item_id), true),
     assigned: true,
     schema_version: 1 as const,
   }));
 
   app.delete("/api/categories/:categoryId/items/:itemKind/:itemId", { schema: { params: ItemParamsSchema, response: { 200: CategoryAssignmentResponseSchema } } }, async (request) => ({
-    assignment: await serial(() => categories.unassign(request.params.categoryId, request.params.itemKind, request.params.itemId)),
+    assignment: await serial(() => categories.unassign(request.params.categoryId, request.params.itemKind, request.params.itemId), true),
     assigned: false,
     schema_version: 1 as const,
   }));

@@ -35,6 +35,8 @@ export interface CategoryService {
   assign(categoryId: string, kind: CategoryItemKind, itemId: string): Promise<CategoryAssignment>;
   unassign(categoryId: string, kind: CategoryItemKind, itemId: string): Promise<CategoryAssignment>;
   items(categoryId: string): { category: Category; items: CategoryAssignment[] };
+  /** The categories a skill is filed in (its ability id as a `skill` item). */
+  categoriesOfSkill(abilityId: string): string[];
 }
 
 const key = (kind: string, itemId: string) => `${kind}\u0000${itemId}`;
@@ -118,6 +120,8 @@ export async function createCategoryService(memory: MemoryStore, clock: Clock): 
       apply(line);
       return existing;
     },
+
+    categoriesOfSkill: (abilityId) => categories.filter((category) => assigned.get(category.category_id)?.has(key("skill", abilityId)) === true).map((category) => category.category_id),
 
     items(categoryId) {
       const category = find(categoryId);
