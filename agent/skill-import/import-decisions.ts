@@ -11,7 +11,7 @@ import type { Clock } from "../clock";
 import { AppError, isAppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { scanBundle } from "./bundle-scan";
-import { archiveOf, type ImportFlow } from "./import-service";
+import { archiveOf, type ImportFlow } from "./import-flow";
 import { ImportPaths, type ImportCase, type ImportStore } from "./import-store";
 
 /**
@@ -65,8 +65,8 @@ export function createImportDecisions(deps: ImportDecisionDeps) {
   const install = async (entry: ImportCase, lane: "experimental_private" | "approved_workspace"): Promise<string> => {
     const bytes = await memory.readBytes(ImportPaths.stagedBytes(entry.record.import_id));
     if (bytes === undefined) throw new AppError("SKILL_IMPORT_NOT_FOUND", "The staged bundle is missing; upload it again.");
-    const taken = new Map(deps.registry.all().map((ability) => [ability.skill_name, `installed ("${ability.title}")`]));
-    const outcome = scanBundle(await archiveOf(entry.format, bytes), { takenNames: taken, installedTriggers: new Map() });
+    // Scanned again at install: a skill of the same name may have been installed or added since.
+    const outcome = scanBundle(await archiveOf(entry.format, bytes), await flow.scanContext(entry.record.import_id, false));
     const frontmatter = outcome.bundle.frontmatter;
     if (!outcome.report.compatible || frontmatter === undefined) {
       const reason = outcome.report.findings.find((finding) => finding.severity === "error")?.message ?? "The bundle no longer passes its scan.";

@@ -93,6 +93,10 @@ describe("Import Skill: a bundle as people publish it", () => {
     expect(lookup.body.matches[0]).toMatchObject({ ability_id: "imported.pdf-form-filler", usable_now: true });
 
     expect(await receiptKinds()).toEqual(["skill.import.uploaded", "skill.import.scanned", "skill.import.staged", "skill.import.trigger_tested", "skill.import.trigger_tested", "skill.import.installed_private"]);
+    // Each step's receipt is in the import's detail, with the ability it installed.
+    const receipts = (await agent.call("GET", `/api/skills/import/${importId}`)).body.receipts as Array<{ receipt_kind: string; ability_id?: string }>;
+    expect(receipts.map((receipt) => receipt.receipt_kind)).toEqual(["skill.import.uploaded", "skill.import.scanned", "skill.import.staged", "skill.import.trigger_tested", "skill.import.trigger_tested", "skill.import.installed_private"]);
+    expect(receipts.at(-1)?.ability_id).toBe("imported.pdf-form-filler");
     const listed = await agent.call("GET", "/api/skills/import/list?page=1&page_size=10");
     expect(listed.body).toMatchObject({ total: 1, page: 1, page_size: 10, items: [expect.objectContaining({ import_id: importId, stage_state: "installed_private" })] });
     // The lifecycle controls of Skills work on it like on a learned one.

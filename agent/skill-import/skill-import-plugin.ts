@@ -6,7 +6,7 @@ import type { Clock } from "../clock";
 import type { MemoryStore } from "../memory/memory-store";
 import { createImportDecisions } from "./import-decisions";
 import { importRoutes } from "./import-routes";
-import { createImportFlow } from "./import-service";
+import { createImportFlow } from "./import-flow";
 import { createImportStore } from "./import-store";
 
 export interface SkillImportOptions {

@@ -42,14 +42,6 @@ export const SkillImportBundleSummarySchema = z.object({
 });
 export type SkillImportBundleSummary = z.infer<typeof SkillImportBundleSummarySchema>;
 
-/** `GET /api/skills/import/:importId`: §0C.20's detail plus the bundle and the upload it came from. */
-export const SkillImportDetailViewSchema = SkillImportDetailResponseSchema.extend({
-  bundle: SkillImportBundleSummarySchema.optional(),
-  temp_artifact: TempArtifactRefSchema.optional(),
-  /** The installed ability, once the import is installed privately or approved. */
-  ability_id: z.string().max(160).optional(),
-});
-export type SkillImportDetailView = z.infer<typeof SkillImportDetailViewSchema>;
 
 /** Receipts of the import flow, one per step (§0C.20 "receipts at every step"). */
 export const SkillImportReceiptKindSchema = z.enum([
@@ -80,3 +72,14 @@ export const SkillImportReceiptSchema = z.object({
   schema_version: z.literal(1),
 });
 export type SkillImportReceipt = z.infer<typeof SkillImportReceiptSchema>;
+
+/** `GET /api/skills/import/:importId`: §0C.20's detail plus the bundle, the upload it came from and its receipts. */
+export const SkillImportDetailViewSchema = SkillImportDetailResponseSchema.extend({
+  bundle: SkillImportBundleSummarySchema.optional(),
+  temp_artifact: TempArtifactRefSchema.optional(),
+  /** The installed ability, once the import is installed privately or approved. */
+  ability_id: z.string().max(160).optional(),
+  /** Every step's receipt, oldest first. */
+  receipts: z.array(SkillImportReceiptSchema).max(500).default([]),
+});
+export type SkillImportDetailView = z.infer<typeof SkillImportDetailViewSchema>;

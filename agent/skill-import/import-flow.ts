@@ -98,14 +98,15 @@ export function createImportFlow(deps: ImportFlowDeps) {
   };
   const expired = (expiresAt: string) => new Date(expiresAt).getTime() <= now().getTime();
 
-  const scanContext = async (excluding?: string): Promise<ScanContext> => {
+  /** Names and triggers a bundle must not collide with; `pending` adds other imports waiting for review. */
+  const scanContext = async (excluding?: string, pending = true): Promise<ScanContext> => {
     const takenNames = new Map<string, string>(await deps.otherSkillNames?.() ?? []);
     const installedTriggers = new Map<string, string>();
     for (const ability of deps.registry.all()) {
       takenNames.set(ability.skill_name, `installed ("${ability.title}")`);
       for (const trigger of ability.trigger_phrases) installedTriggers.set(trigger.toLowerCase(), `"${ability.title}"`);
     }
-    for (const other of await store.cases()) {
+    for (const other of pending ? await store.cases() : []) {
       if (other.record.import_id === excluding || !["ready_for_review", "install_queued"].includes(other.record.stage_state)) continue;
       takenNames.set(other.record.skill_name, "waiting for review in another import");
     }
@@ -166,6 +167,7 @@ export function createImportFlow(deps: ImportFlowDeps) {
   return {
     caseOf,
     assertMove,
+    scanContext,
     runScan,
     runStage,
 
@@ -276,6 +278,7 @@ export function createImportFlow(deps: ImportFlowDeps) {
         ...(entry.bundle === undefined ? {} : { bundle: entry.bundle }),
         ...(upload === undefined ? {} : { temp_artifact: upload.temp_artifact }),
         ...(entry.ability_id === undefined ? {} : { ability_id: entry.ability_id }),
+        receipts: await store.receiptsOf(importId, entry.temp_artifact_ref),
         schema_version: 1,
       };
     },
