@@ -43,5 +43,7 @@ describe("the source filters of Skills (§0B.9)", () => {
     const imported = render(AbilityItem, { props: { ability: all[1] as Ability, ...props } }).body;
     expect(imported).toContain("Activate");
     expect(imported).not.toContain("Read-only");
+    expect(imported).not.toContain("Improve This Skill");
+    expect(render(AbilityItem, { props: { ability: all[0] as Ability, ...props } }).body).toContain("Improve This Skill");
   });
 });
