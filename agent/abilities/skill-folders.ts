@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
 import { normalizeAgentSkillsFrontmatter, readFrontmatterMapping } from "../../shared/skills/agent-skills-format";
-import { deriveTriggers, titleOf } from "../skill-import/derive-fields";
+import { deriveNegativeTriggers, deriveTriggers, titleOf } from "../skill-import/derive-fields";
 
 /**
  * The assistant's own skills (§0B.9 "every skill in Skills"): the Agent Skills folders of the
@@ -81,7 +81,13 @@ async function readSkill(folder: SkillFolder, name: string): Promise<FolderSkill
     name,
     folder: folder.path,
     kind: folder.kind,
-    entry: AbilityAvailabilityEntrySchema.parse({ ...base, title: titleOf(front.name, mapping.body).slice(0, 200), usable_now: true, trigger_phrases: triggers }),
+    entry: AbilityAvailabilityEntrySchema.parse({
+      ...base,
+      title: titleOf(front.name, mapping.body).slice(0, 200),
+      usable_now: true,
+      trigger_phrases: triggers,
+      negative_triggers: deriveNegativeTriggers(front.description).map((trigger) => trigger.slice(0, 120)),
+    }),
   };
 }
 

@@ -11,7 +11,7 @@ import { PORTABLE_SKILL_NAME_PATTERN, PortableSkillFrontmatterSchema, type Porta
 import type { SkillCompatibilityFinding, SkillCompatibilityReport } from "../../shared/skills/import";
 import type { SkillImportBundleSummary, SkillImportFile } from "../../shared/skills/import-bundle";
 import type { BundleArchive, BundleFile } from "./bundle-reader";
-import { deriveTriggers, summaryOf, titleOf, whenToUseOf } from "./derive-fields";
+import { deriveNegativeTriggers, deriveTriggers, summaryOf, titleOf, whenToUseOf } from "./derive-fields";
 
 /**
  * The compatibility scan of §0C.20: reads a bundle's SKILL.md (Agent Skills frontmatter, and our
@@ -180,7 +180,9 @@ export function scanBundle(archive: BundleArchive, context: ScanContext): ScanOu
   const body = mapping.body;
   if (body.trim().length === 0) finding("warning", "BODY_EMPTY", "SKILL.md has no instructions below its frontmatter.", "SKILL.md");
   const present = new Set(files.map((file) => file.path));
-  for (const match of body.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
+  // Links in code blocks are examples, not references to the bundle's files.
+  const prose = body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "");
+  for (const match of prose.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
     const target = (match[1] as string).replace(/^\.\//, "");
     if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("/")) continue;
     const decoded = (() => {
@@ -232,6 +234,7 @@ export function scanBundle(archive: BundleArchive, context: ScanContext): ScanOu
       description: summary,
       version,
       triggers,
+      negative_triggers: deriveNegativeTriggers(front.description).map((trigger) => trigger.slice(0, 200)),
       allowed_tools: (front["allowed-tools"] ?? "").split(/\s+/).filter((tool) => tool.length > 0 && tool.length <= 80).slice(0, 50),
       estimated_cost_class: "unknown",
       portability_grade: listed.some((file) => file.kind === "script") ? "adapter_required" : "direct",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deriveTriggers, summaryOf, titleOf, whenToUseOf } from "./derive-fields";
+import { deriveNegativeTriggers, deriveTriggers, summaryOf, titleOf, whenToUseOf } from "./derive-fields";
 
 /** Descriptions written the way public Agent Skills bundles write them: what, then when. */
 const DOCX =
@@ -20,7 +20,15 @@ describe("fields derived from a bundle that carries only name and description", 
       "any other document tasks",
       "comprehensive document creation",
     ]);
-    expect(deriveTriggers("brand-guidelines", BRAND)).toEqual(["brand guidelines", "brand colors or style guidelines", "visual formatting", "company design standards apply"]);
+    expect(deriveTriggers("brand-guidelines", BRAND)).toEqual(["brand guidelines", "brand colors or style guidelines", "visual formatting or company design standards apply"]);
+  });
+
+  it("reads 'Do NOT use for …' as negative triggers, never as triggers", () => {
+    const WORD =
+      "Use this skill whenever the user wants to create, read, edit, or manipulate Word documents (.docx files). Do NOT use for PDFs, spreadsheets, Google Docs, or general coding tasks unrelated to document generation.";
+    expect(deriveTriggers("word-docs", WORD)).toEqual(["word docs", "read edit or manipulate word documents", ".docx files"]);
+    expect(deriveNegativeTriggers(WORD)).toEqual(["pdfs spreadsheets google docs", "general coding tasks unrelated to document generation"]);
+    expect(whenToUseOf(WORD)).toHaveLength(1);
   });
 
   it("finds the when-to-use sentences", () => {

@@ -20,12 +20,16 @@ function sentencesOf(text: string): string[] {
   return out.filter((sentence) => sentence.length > 0);
 }
 
-const WHEN = /\b(use (this skill )?(when|for|to|whenever)|use it (when|for)|should be used (when|for)|when (claude|the user|users|you|asked|a user|someone)( needs to| wants to| asks to| asks for)?|whenever|if (the |a )?(user|users|you|someone)|triggers? (on|when)|for requests)\b/i;
+const WHEN = /\b(use (this skill )?(when|for|to|whenever)|use it (when|for)|should be used (when|for)|when (claude|the user|users|you|asked|a user|someone)( needs to| wants to| asks to| asks for)?|whenever|if (the |a )?(user|users|you|someone)|triggers? (on|when|include)|for requests)\b/i;
+/** "Do NOT use for …", "Not for …": when the skill must not be used (negative triggers). */
+const NOT_WHEN = /\b(do not|don't|never|not to) use( this skill| it)?( for| when| with| on| to)?|\bnot for\b/i;
+
+const isWhen = (sentence: string) => WHEN.test(sentence) && !NOT_WHEN.test(sentence);
 
 /** The description's sentences that say when to use the skill. */
 export function whenToUseOf(description: string): string[] {
   return sentencesOf(description)
-    .filter((sentence) => WHEN.test(sentence))
+    .filter(isWhen)
     .map((sentence) => (sentence.length <= 240 ? sentence : `${sentence.slice(0, 239)}…`))
     .slice(0, 20);
 }
@@ -62,7 +66,7 @@ function phrase(text: string): string | undefined {
   const clean = text
     .toLowerCase()
     .replace(/(\w)['’](\w)/g, "$1$2")
-    .replace(/[“”"'‘’`()[\]{}]/g, " ")
+    .replace(/[“”"'‘’`()[\]{},]/g, " ")
     .replace(/\s+/g, " ")
     .trim()
     .replace(/^\d+\s+/, "")
@@ -74,6 +78,43 @@ function phrase(text: string): string | undefined {
   const meaningful = words.filter((word) => word.length > 2 && !STOPWORDS.has(word));
   if (words.length < 2 || words.length > 14 || meaningful.length < 2 || clean.length > TRIGGER_MAX) return undefined;
   return clean;
+}
+
+/**
+ * The clauses of a "when" clause list: split at commas, semicolons, colons and parentheses, a
+ * piece under three words joined to the next ("create, read, edit, or manipulate Word documents"
+ * stays one), and at "or" only where both sides are clauses of their own.
+ */
+function clausesOf(text: string): string[] {
+  const pieces = text.split(/[,;:]|\s\(/).map((piece) => piece.trim()).filter((piece) => piece.length > 0);
+  const joined: string[] = [];
+  let carry = "";
+  for (const piece of pieces) {
+    const current = carry === "" ? piece : `${carry} ${piece}`;
+    if (current.split(/\s+/).length < 3) carry = current;
+    else {
+      joined.push(current);
+      carry = "";
+    }
+  }
+  if (carry !== "") joined.push(carry);
+  return joined.flatMap((clause) => {
+    const halves = clause.split(/\s(?:or|and\/or)\s/i);
+    return halves.length > 1 && halves.every((half) => half.trim().split(/\s+/).length >= 4) ? halves : [clause.replace(/^\s*or\s+/i, "")];
+  });
+}
+
+/** Negative triggers: the clauses of "Do NOT use for …" sentences, at most eight. */
+export function deriveNegativeTriggers(description: string): string[] {
+  const out: string[] = [];
+  for (const sentence of sentencesOf(description).filter((candidate) => NOT_WHEN.test(candidate))) {
+    const match = NOT_WHEN.exec(sentence);
+    for (const clause of clausesOf(match === null ? sentence : sentence.slice(match.index + match[0].length))) {
+      const candidate = phrase(clause);
+      if (candidate !== undefined && !out.includes(candidate) && out.length < 8) out.push(candidate);
+    }
+  }
+  return out;
 }
 
 /**
@@ -90,18 +131,11 @@ export function deriveTriggers(name: string, description: string): string[] {
   const named = name.replace(/-/g, " ");
   add(named.includes(" ") ? named : `use ${named}`);
   const sentences = sentencesOf(description);
-  const when = sentences.filter((sentence) => WHEN.test(sentence));
-  for (const sentence of when) {
+  for (const sentence of sentences.filter(isWhen)) {
     const match = WHEN.exec(sentence);
-    const after = match === null ? sentence : sentence.slice(match.index + match[0].length);
-    for (const clause of after.split(/[,;:]|\s\(/)) {
-      // "… a PDF form, or check which fields …": split at "or" only where both sides are clauses of their own.
-      const halves = clause.split(/\s(?:or|and\/or)\s/i);
-      if (halves.length > 1 && halves.every((half) => half.trim().split(/\s+/).length >= 4)) halves.forEach((half) => add(phrase(half)));
-      else add(phrase(clause.replace(/^\s*or\s+/i, "")));
-    }
+    for (const clause of clausesOf(match === null ? sentence : sentence.slice(match.index + match[0].length))) add(phrase(clause));
   }
-  const first = sentences.find((sentence) => !WHEN.test(sentence));
+  const first = sentences.find((sentence) => !WHEN.test(sentence) && !NOT_WHEN.test(sentence));
   if (first !== undefined) {
     const head = first.split(/[:;]/)[0] ?? "";
     add(phrase(head.replace(/,/g, "")) ?? phrase(head.split(",")[0] ?? ""));
