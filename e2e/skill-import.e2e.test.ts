@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ElementHandle, Page } from "puppeteer-core";
@@ -54,7 +54,10 @@ beforeAll(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "elnor-import-ws-"));
   files = await mkdtemp(path.join(tmpdir(), "elnor-import-files-"));
   await writeFile(path.join(files, "pdf-form-filler.zip"), publicBundle());
-  agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: workspace });
+  // A skill shipped with the assistant, in a bundled skills folder the agent is told about.
+  await mkdir(path.join(files, "bundled", "theme-factory"), { recursive: true });
+  await writeFile(path.join(files, "bundled", "theme-factory", "SKILL.md"), "---\nname: theme-factory\ndescription: Style slides and documents with a ready-made theme. Use when the user wants a consistent colour theme for a deck.\n---\n# Theme factory\n");
+  agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: workspace, ELNOR_BUNDLED_SKILLS_DIRS: path.join(files, "bundled") });
   token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
   chromium = await launchExtensionBrowser();
   panel = await chromium.openSidePanel({ width: 400, height: 900 });
@@ -150,5 +153,15 @@ describe("Import Skill in the side panel, in real Chromium", () => {
     await panel.waitForSelector(item);
     const categories = await agentApi<{ categories: Array<{ title: string; item_count: number }> }>("GET", "/api/categories");
     expect(categories.categories.map((category) => `${category.title}:${category.item_count}`)).toEqual(["Litigation:1", "Daily Tasks:0"]);
+  });
+
+  it("lists the assistant's bundled skill under Bundle, read-only, and lookup finds it", async () => {
+    await panel.locator('button::-p-text(Any category)').click();
+    await panel.locator("button::-p-text(Bundle)").click();
+    await panel.waitForSelector('[data-ability-id="bundled.theme-factory"] [data-read-only]', { timeout: 10_000 });
+    expect(await panel.$$eval("[data-ability-id]", (elements) => elements.map((element) => element.getAttribute("data-ability-id")))).toEqual(["bundled.theme-factory"]);
+    expect(await panel.$('[data-ability-id="bundled.theme-factory"] button::-p-text(Deactivate)')).toBeNull();
+    const lookup = await agentApi<{ matches: Array<{ ability_id: string }> }>("POST", "/api/abilities/lookup", { user_query: "give my deck a consistent colour theme", schema_version: 1 });
+    expect(lookup.matches[0]?.ability_id).toBe("bundled.theme-factory");
   });
 });
