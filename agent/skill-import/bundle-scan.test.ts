@@ -20,4 +20,11 @@ describe("the compatibility scan", () => {
     expect(outcome.report.findings).toContainEqual(expect.objectContaining({ code: "EXECUTABLE_FILE", path_hint: "tools/convert" }));
     expect(outcome.bundle.frontmatter?.portability_grade).toBe("adapter_required");
   });
+
+  it("imports a bundle whose Ability Learning fields do not read back like any other, and says so", () => {
+    const outcome = scanBundle({ files: [file("SKILL.md", "---\nname: tampered\ndescription: Does a thing. Use when asked to do the thing.\nmetadata:\n  elnor-frontmatter: \"1\"\n  triggers: \"[not json\"\n---\n# Tampered\n")], skipped: [] }, context);
+    expect(outcome.bundle.format).toBe("agent_skills");
+    expect(outcome.report.findings).toContainEqual(expect.objectContaining({ code: "ELNOR_FIELDS_INVALID", severity: "warning" }));
+    expect(outcome.report.compatible).toBe(true);
+  });
 });

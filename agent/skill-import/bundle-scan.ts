@@ -3,6 +3,7 @@ import {
   AGENT_SKILLS_COMPATIBILITY_MAX,
   AGENT_SKILLS_DESCRIPTION_MAX,
   AGENT_SKILLS_FIELDS,
+  ELNOR_METADATA_MARKER,
   normalizeAgentSkillsFrontmatter,
   portableFrontmatterFromMetadata,
   readFrontmatterMapping,
@@ -215,6 +216,9 @@ export function scanBundle(archive: BundleArchive, context: ScanContext): ScanOu
 
   // Our records: the bundle's own §0.2C fields when it is ours, else derived from its description.
   const own = portableFrontmatterFromMetadata(front);
+  if (own === undefined && front.metadata?.[ELNOR_METADATA_MARKER] !== undefined) {
+    finding("warning", "ELNOR_FIELDS_INVALID", "The bundle says it was exported by Ability Learning, but its fields under metadata do not read back; it is imported like any Agent Skills bundle.", "SKILL.md");
+  }
   const derived: string[] = [];
   let frontmatter: PortableSkillFrontmatter | undefined = own;
   const whenToUse = whenToUseOf(front.description);
