@@ -122,7 +122,16 @@ export function createImportFlow(deps: ImportFlowDeps) {
       const receiptId = await store.receipt("skill.import.scan_failed", { import_id: entry.record.import_id, details: { error_code: "SKILL_IMPORT_UPLOAD_EXPIRED" } });
       return { entry: next, outcome: undefined, receiptId };
     }
-    const outcome = scanBundle(await archiveOf(upload.format, bytes), await scanContext(entry.record.import_id));
+    let archive: BundleArchive;
+    try {
+      archive = await archiveOf(upload.format, bytes);
+    } catch (error) {
+      // Checked at upload, so only a file changed on disk since lands here: the scan fails, it does not hang.
+      const code = error instanceof AppError ? error.code : "SKILL_IMPORT_ARCHIVE_UNSAFE";
+      const next = await store.move(entry, "scan_failed", "the stored upload could not be read", { last_error_code: code });
+      return { entry: next, outcome: undefined, receiptId: await store.receipt("skill.import.scan_failed", { import_id: entry.record.import_id, details: { error_code: code } }) };
+    }
+    const outcome = scanBundle(archive, await scanContext(entry.record.import_id));
     const ok = outcome.report.compatible;
     const errors = outcome.report.findings.filter((finding) => finding.severity === "error").map((finding) => finding.code);
     const next = await store.move(

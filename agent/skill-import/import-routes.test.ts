@@ -255,6 +255,15 @@ describe("Import Skill: the state machine, retries, expiry and idempotency", () 
     expect((await agent.call("GET", "/api/skills/import/list")).body.total).toBe(1);
   });
 
+  it("fails the scan, rather than leaving it scanning, when the stored upload was damaged on disk", async () => {
+    await boot();
+    const uploaded = await uploadThrough(agent, { name: "b.zip", bytes: publicBundle() });
+    const ref = uploaded.body.temp_artifact.temp_artifact_ref as string;
+    await agent.memory.writeBytes(`system/skills/import/uploads/${ref}.bin`, Buffer.from("damaged"));
+    const scanned = await agent.call("POST", "/api/skills/import/scan", { source: "manual_upload", temp_artifact_ref: ref, schema_version: 1 });
+    expect(scanned.body.import_record).toMatchObject({ stage_state: "scan_failed", last_error_code: "SKILL_IMPORT_ARCHIVE_REQUIRED" });
+  });
+
   it("refuses moves the graph does not have, with INVALID_SKILL_IMPORT_TRANSITION", async () => {
     await boot();
     const importId = await stageThrough(agent, publicBundle());
