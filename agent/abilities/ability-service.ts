@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
+import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import { createLookupIndex } from "../../shared/abilities/lookup-index";
 import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup";
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
@@ -57,6 +57,11 @@ export interface AbilityService {
   register(ability: InstalledAbility): Promise<void>;
   /** Rewrites the Skills catalog after a category change (§0C.21); the snapshot is unchanged. */
   refreshCatalog(): Promise<void>;
+  /**
+   * The same lookup over the current snapshot with `candidate` in place of any entry of its id:
+   * would this request find an ability that is not installed yet (an import's trigger test)?
+   */
+  lookupWith(candidate: AbilityAvailabilityEntry, query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
   /** §0C.11C over the current snapshot, through an index rebuilt only when the snapshot changes. */
   lookup(query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
 }
@@ -356,6 +361,11 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       });
       sagas = run.catch(() => undefined);
       return run;
+    },
+
+    async lookupWith(candidate, query) {
+      const { snapshot } = await service.snapshot();
+      return createLookupIndex([...snapshot.abilities.filter((entry) => entry.ability_id !== candidate.ability_id), candidate]).lookup(query);
     },
 
     async lookup(query) {

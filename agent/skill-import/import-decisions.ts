@@ -1,4 +1,3 @@
-import { createLookupIndex } from "../../shared/abilities/lookup-index";
 import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
 import { readFrontmatterMapping, renderPortableFrontmatter } from "../../shared/skills/agent-skills-format";
 import type { PortableSkillFrontmatter } from "../../shared/skills/frontmatter";
@@ -211,8 +210,7 @@ export function createImportDecisions(deps: ImportDecisionDeps) {
         if (found === undefined) throw new AppError("ABILITY_NOT_FOUND", "No installed ability with this id.");
         candidate = found;
       }
-      const others = snapshot.abilities.filter((ability) => ability.ability_id !== candidate.ability_id);
-      const matches = createLookupIndex([...others, candidate]).lookup({
+      const matches = await deps.abilities.lookupWith(candidate, {
         user_query: request.trigger_text.slice(0, 500),
         install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"],
         include_private_owned_by_user: true,
