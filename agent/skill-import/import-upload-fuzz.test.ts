@@ -75,7 +75,7 @@ describe("upload fuzzing: random multipart bodies and damaged zips", () => {
     expect([...outcomes.keys()].sort()).toEqual(["SKILL_IMPORT_ARCHIVE_REQUIRED", "SKILL_IMPORT_ARCHIVE_UNSAFE", "read"]);
   });
 
-  it("answers every upload with 200 or a coded envelope, and a refusal changes nothing", async () => {
+  it("answers every upload with 200 or a coded envelope, scans what it accepted, and a refusal changes nothing", async () => {
     let before = readMemoryTree(agent.memory.root);
     const statuses = new Set<number>();
     await fc.assert(
@@ -96,10 +96,15 @@ describe("upload fuzzing: random multipart bodies and damaged zips", () => {
             expect(ERROR_CODE_TABLE[envelope.error.code as keyof typeof ERROR_CODE_TABLE]?.http, what).toBe(response.statusCode);
             expect(diffMemoryTrees(before, after), what).toEqual([]);
           } else {
-            expect(JSON.parse(response.body).accepted, what).toBe(true);
+            const uploaded = JSON.parse(response.body) as { accepted: boolean; temp_artifact: { temp_artifact_ref: string } };
+            expect(uploaded.accepted, what).toBe(true);
+            // Whatever was accepted scans to an answer, never to a crash or a record stuck in scanning.
+            const scanned = await agent.call("POST", "/api/skills/import/scan", { source: "manual_upload", temp_artifact_ref: uploaded.temp_artifact.temp_artifact_ref, schema_version: 1 });
+            expect(scanned.status, JSON.stringify(scanned.body).slice(0, 300)).toBe(200);
+            expect(["scan_complete", "scan_failed"]).toContain(scanned.body.import_record.stage_state);
           }
         } finally {
-          before = after;
+          before = readMemoryTree(agent.memory.root);
         }
       }),
       { numRuns: RUNS },
