@@ -222,6 +222,8 @@ describe("Import Skill: malformed multipart uploads", () => {
     const before = readMemoryTree(agent.memory.root);
     expectError(await rawUpload([{ name: "bundle", filename: "a.zip", type: "application/zip", body: zip }, { name: "bundle", filename: "b.zip", type: "application/zip", body: zip }]), 400, "REQUEST_INVALID");
     expectError(await rawUpload([{ name: "file", filename: "a.zip", type: "application/zip", body: zip }]), 400, "REQUEST_INVALID");
+    // Found by the upload fuzzer: bytes typed application/octet-stream without a file name are a "file" to the parser.
+    expectError(await rawUpload([{ name: "bundle", type: "application/octet-stream", body: zip }]), 415, "SKILL_IMPORT_UNSUPPORTED_EXTENSION");
     expectError(await rawUpload([{ name: "metadata", body: "{not json" }, { name: "bundle", filename: "a.zip", type: "application/zip", body: zip }]), 400, "REQUEST_INVALID");
     expectError(await rawUpload([{ name: "metadata", body: JSON.stringify({ source: "somewhere", schema_version: 1 }) }, { name: "bundle", filename: "a.zip", type: "application/zip", body: zip }]), 400, "REQUEST_INVALID");
     expectError(await rawUpload([{ name: "metadata", body: JSON.stringify({ schema_version: 1 }) }]), 400, "SKILL_IMPORT_ARCHIVE_REQUIRED");

@@ -59,7 +59,9 @@ async function readUpload(request: FastifyRequest): Promise<UploadInput> {
       if (part.type === "file") {
         const bytes = await part.toBuffer();
         if (part.fieldname !== "bundle" || file !== undefined) throw new AppError("REQUEST_INVALID", "Send exactly one file part, named bundle.");
-        file = { filename: part.filename, mimetype: part.mimetype, bytes };
+        // A part sent as bytes without a file name is still a "file" to the parser; its kind cannot be told.
+        if (typeof part.filename !== "string" || part.filename === "") throw new AppError("SKILL_IMPORT_UNSUPPORTED_EXTENSION", "Send the bundle part with its file name (.zip, .skillbundle.zip or SKILL.md).");
+        file = { filename: part.filename, mimetype: typeof part.mimetype === "string" ? part.mimetype : "", bytes };
       } else if (part.fieldname === "metadata") {
         if (part.valueTruncated) throw new AppError("REQUEST_INVALID", "The metadata part is too long.");
         metadataText = String(part.value);

@@ -14,6 +14,8 @@ import { readBundleArchive } from "./bundle-reader";
  * envelope whose status is its code's row; nothing is a 5xx; a refusal changes nothing.
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25) * 4;
+/** `FUZZ_SEED=<seed>` replays a run fast-check reported. */
+const seeded = process.env.FUZZ_SEED === undefined ? {} : { seed: Number(process.env.FUZZ_SEED) };
 const GOOD = publicBundle();
 const SMALL = buildTestZip([{ name: "s/SKILL.md", data: "---\nname: small-one\ndescription: Does a small thing. Use when asked.\n---\n# Small\n" }, { name: "s/run.sh", data: "#!/bin/sh\n", mode: 0o100755 }]);
 
@@ -69,7 +71,7 @@ describe("upload fuzzing: random multipart bodies and damaged zips", () => {
         }
         outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
       }),
-      { numRuns: RUNS * 4 },
+      { numRuns: RUNS * 4, ...seeded },
     );
     // The damage reached the reader both ways: some archives still read, others were refused.
     expect([...outcomes.keys()].sort()).toEqual(["SKILL_IMPORT_ARCHIVE_REQUIRED", "SKILL_IMPORT_ARCHIVE_UNSAFE", "read"]);
@@ -107,7 +109,7 @@ describe("upload fuzzing: random multipart bodies and damaged zips", () => {
           before = readMemoryTree(agent.memory.root);
         }
       }),
-      { numRuns: RUNS },
+      { numRuns: RUNS, ...seeded },
     );
     // Both accepted uploads and refusals were produced, so both branches above were checked.
     expect(statuses.has(200)).toBe(true);
