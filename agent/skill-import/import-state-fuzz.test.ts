@@ -78,5 +78,5 @@ describe("import state machine fuzzing", () => {
     // The sequences went somewhere: review, both kinds of install, both ways out, failures and their retries.
     const reached = new Set(moves.map((move) => move.to_state));
     for (const state of ["ready_for_review", "installed_private", "approved", "rejected", "discarded", "scan_failed"] as const) expect(reached, state).toContain(state);
-  });
+  }, 20_000 + RUNS * 1_500);
 });
