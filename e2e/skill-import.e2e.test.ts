@@ -97,6 +97,8 @@ describe("Import Skill in the side panel, in real Chromium", () => {
     await importState(panel, "ready_for_review");
     await panel.locator("#learn-tab-pending").click();
     await waitForText(panel, '[data-pending-group="imports"]', "pdf-form-filler");
+    expect(await panel.evaluate(() => document.body.innerText)).not.toContain("No pending abilities");
+    await saveScreenshot(panel, "import-skill-pending");
     await panel.locator('[data-pending-group="imports"] button::-p-text(Review)').click();
     await importState(panel, "ready_for_review");
 
