@@ -1,6 +1,7 @@
 import { render } from "svelte/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CATEGORY_LIMIT } from "../shared/common/category";
+import CategoryFilter from "./CategoryFilter.svelte";
 import CategoryMenu from "./CategoryMenu.svelte";
 import { SkillCategoriesState } from "./skill-categories.svelte";
 import { startListeningAgent, type ListeningAgent } from "./testing/listening-agent";
@@ -26,6 +27,13 @@ describe("categories in Skills, against a real agent", () => {
     await categories.toggle(categories.categories[1]?.category_id as string, "learned.a");
     expect(categories.filter(skills)).toEqual([]);
     expect(categories.categoriesOf("learned.a").map((category) => category.title)).toEqual(["Litigation"]);
+    // R11.2-43 from the panel: deleting the selected category removes it and its assignments, and the filter lets all through again.
+    categories.selected = categories.categories[0]?.category_id ?? null;
+    expect(render(CategoryFilter, { props: { categories } }).body).toContain("Delete category “Litigation”");
+    await categories.remove(categories.categories[0]?.category_id as string);
+    expect(categories.selected).toBeNull();
+    expect(categories.categoriesOf("learned.a")).toEqual([]);
+    expect(categories.filter(skills)).toEqual(skills);
   });
 
   it("category_limit_reached_error_rendered: says CATEGORY_LIMIT_REACHED and offers no new category", async () => {
