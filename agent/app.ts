@@ -1,3 +1,4 @@
+import path from "node:path";
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
@@ -8,6 +9,7 @@ import { createValidationService, type ValidationService } from "./learning/vali
 import { validationRoutes } from "./learning/validation/validation-routes";
 import { createAbilityService, type AbilityService, type InstallSagaStep } from "./abilities/ability-service";
 import { createWorkspaceProjector } from "./abilities/workspace-projection";
+import { createSkillFolderSource, type SkillFolder } from "./abilities/skill-folders";
 import { systemClock, type Clock } from "./clock";
 import { AppError } from "./errors/app-error";
 import { clientErrorHandler, errorHandler, frameworkErrorHandler } from "./http/error-handler";
@@ -32,6 +34,9 @@ import { deprecatedRoutes } from "./routes/deprecated-routes";
 import { healthRoutes } from "./routes/health-routes";
 import { openApiDocs } from "./routes/openapi-routes";
 import { pairingRoutes } from "./routes/pairing-routes";
+import { skillImport } from "./skill-import/skill-import-plugin";
+import { categoryRoutes } from "./categories/category-routes";
+import { createCategoryService } from "./categories/category-service";
 import { diskSpaceGuard } from "./memory/disk-space-guard";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
@@ -53,6 +58,13 @@ export interface BuildAppOptions {
    * memory root so nothing outside it is touched.
    */
   openclawWorkspace?: string;
+  /**
+   * The assistant's skill folders besides the workspace's own (`~/.openclaw/skills`, bundled
+   * folders), listed read-only in Skills; none by default, so embedded uses read nothing else.
+   */
+  skillFolders?: SkillFolder[];
+  /** How often the skill folders are checked for a change (default 30 s). */
+  skillFoldersIntervalMs?: number;
   /** Chromium for rehearsals (default /usr/bin/chromium); a missing one makes rehearsals `partial`. */
   chromiumPath?: string;
   /** DESIGN §6 step 4: an OpenAI-compatible model that may reword proposals; none by default. */
@@ -135,10 +147,16 @@ export async function buildApp(options: BuildAppOptions) {
   const events = await createLearnEventLog({ memory: options.memory, clock });
   const sessions = await createSessionService({ memory: options.memory, clock, events, adapters });
   const proposals = await createProposalService({ memory: options.memory, sessions, clock, refiner: options.refiner });
+  const registry = await createAbilityRegistry(options.memory);
+  const projector = createWorkspaceProjector(options.openclawWorkspace ?? `${options.memory.root}/openclaw-workspace`);
+  const categories = await createCategoryService(options.memory, clock);
+  const folders = createSkillFolderSource([{ path: path.join(projector.root, "skills"), kind: "native" }, ...(options.skillFolders ?? [])]);
   const abilities = createAbilityService({
     memory: options.memory,
-    registry: await createAbilityRegistry(options.memory),
-    projector: createWorkspaceProjector(options.openclawWorkspace ?? `${options.memory.root}/openclaw-workspace`),
+    registry,
+    projector,
+    folders,
+    categoriesOf: (abilityId) => categories.categoriesOfSkill(abilityId),
     sessions,
     proposals,
     clock,
@@ -185,6 +203,9 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(ingestRoutes, { ingest, sessions, adapters, token });
   await app.register(retentionRoutes, { sessions, memory: options.memory, clock });
   await app.register(deprecatedRoutes, { sessions });
+  const folderSkillNames = async () => new Map((await folders.scan(new Set(registry.all().map((ability) => ability.skill_name)))).map((skill) => [skill.name, `one of the assistant's own skills (${skill.folder})`]));
+  await app.register(skillImport, { memory: options.memory, registry, abilities, projector, clock, otherSkillNames: folderSkillNames });
+  await app.register(categoryRoutes, { categories, onChange: () => abilities.refreshCatalog() });
 
   // §0C.16D TTL enforcement: once when ready, then on a timer that never keeps the process alive.
   // A failed run is logged and retried next time; it never takes the agent down.
@@ -204,6 +225,20 @@ export async function buildApp(options: BuildAppOptions) {
       });
     return running;
   };
+  // A skill added to or removed from the assistant's folders reaches Skills and lookup on the next check.
+  let folderPrint = await folders.fingerprint();
+  let folderTimer: NodeJS.Timeout | undefined;
+  const checkFolders = async () => {
+    const print = await folders.fingerprint();
+    if (print === folderPrint) return;
+    folderPrint = print;
+    await abilities.refreshAvailability();
+  };
+  app.addHook("onReady", async () => {
+    folderTimer = setInterval(() => void checkFolders().catch((error: unknown) => app.log.error({ err: error }, "skill folder check failed")), options.skillFoldersIntervalMs ?? 30_000);
+    folderTimer.unref();
+  });
+  app.addHook("onClose", async () => clearInterval(folderTimer));
   app.addHook("onReady", async () => {
     await runRetention();
     timer = setInterval(() => void runRetention(), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);

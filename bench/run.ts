@@ -5,6 +5,7 @@ import { benchContentScript } from "./content-script.bench";
 import { benchIngest } from "./ingest.bench";
 import { benchMemoryAppend } from "./memory-append.bench";
 import { benchProposalCompile } from "./proposal-compile.bench";
+import { benchSkillImport } from "./skill-import.bench";
 import type { BenchResult } from "./bench-result";
 
 // `npm run bench`: every benchmark, one table (figure, baseline, ratio, target), in one run.
@@ -13,6 +14,7 @@ const results: BenchResult[] = [
   ...(await benchIngest()),
   ...(await benchProposalCompile()),
   ...(await benchAbilities()),
+  ...(await benchSkillImport()),
   ...(await benchAgentScale()),
   ...(await benchContentScript()),
 ];

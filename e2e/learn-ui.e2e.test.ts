@@ -153,11 +153,13 @@ afterAll(async () => {
 });
 
 describe("the Ability Learning page in real Chromium", () => {
-  it("opens on Learn New Ability with the four tabs and the five cards, three disabled with their reasons", async () => {
+  it("opens on Learn New Ability with the four tabs and the five cards, two disabled with their reasons", async () => {
     expect(await panel.$eval("h1", (h1) => h1.textContent)).toBe("Ability Learning");
     const tabs = await panel.$$eval('[role="tab"]', (elements) => elements.map((element) => element.textContent?.trim()));
     expect(tabs).toEqual(["Learn New Ability", "Active Capability Learning", "Pending Abilities", "History"]);
     await waitForText(panel, "h2", "Create new ability by:");
+    // Import Skill is offered once the agent's description (read at pairing) lists its routes.
+    await panel.waitForFunction(() => !(document.querySelector('[data-card="Import Skill"] button') as HTMLButtonElement | null)?.disabled, { timeout: 15_000 });
     const cards = await panel.$$eval("[data-card]", (elements) =>
       elements.map((element) => ({ title: element.getAttribute("data-card"), disabled: element.querySelector("button")?.disabled ?? false })),
     );
@@ -166,7 +168,7 @@ describe("the Ability Learning page in real Chromium", () => {
       { title: "Coaching Agent", disabled: true },
       { title: "Autonomous Agent Practice", disabled: true },
       { title: "Improving Existing Skill", disabled: false },
-      { title: "Import Skill", disabled: true },
+      { title: "Import Skill", disabled: false },
     ]);
     expect(await panel.evaluate(() => document.body.innerText)).toContain("Not available yet");
     await assertCleanScreen(panel, "Learn New Ability");

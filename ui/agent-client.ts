@@ -51,6 +51,29 @@ import {
   SessionObservationsResponseSchema,
 } from "../shared/learning/session-requests";
 import { SetRedactionRequestSchema } from "../shared/observation/capture-protocol";
+import {
+  SkillImportDeleteUploadResponseSchema,
+  SkillImportListResponseSchema,
+  SkillImportScanResponseSchema,
+  SkillImportStageResponseSchema,
+  SkillImportTerminalActionResponseSchema,
+  SkillImportUploadResponseSchema,
+  SkillPacksListResponseSchema,
+  SkillTriggerTestRequestSchema,
+  SkillTriggerTestResponseSchema,
+  type SkillImportRetryRequest,
+} from "../shared/skills/import";
+import { SkillImportDetailViewSchema } from "../shared/skills/import-bundle";
+import {
+  CategoriesListResponseSchema,
+  CategoryAssignmentResponseSchema,
+  CategoryItemsResponseSchema,
+  CategoryResponseSchema,
+  CreateCategoryRequestSchema,
+  DeleteCategoryResponseSchema,
+  UpdateCategoryRequestSchema,
+  type CategoryItemKind,
+} from "../shared/common/category";
 
 /**
  * Why a call to the agent failed: it could not be reached at all, it answered with a coded
@@ -290,6 +313,54 @@ export function createAgentClient(options: AgentClientOptions) {
         AbilityLookupResultSchema,
         body(AbilityLookupQuerySchema, { user_query: userQuery.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 }),
       ),
+
+    // --- Import Skill (§0C.20) ---
+    /**
+     * Uploads a bundle (a .zip, or one SKILL.md) as multipart/form-data (§0C.20 multipart contract),
+     * its MIME type named from its extension, since browsers name zips differently.
+     */
+    async uploadSkillBundle(file: Blob, filename: string, clientRequestId?: string) {
+      const form = new FormData();
+      form.append("metadata", JSON.stringify({ source: "manual_upload", ...(clientRequestId === undefined ? {} : { client_request_id: clientRequestId }), schema_version: 1 }));
+      const type = /\.zip$/i.test(filename) ? "application/zip" : /\.md$/i.test(filename) ? "text/markdown" : file.type;
+      form.append("bundle", new Blob([file], { type }), filename);
+      let response: Response;
+      try {
+        response = await doFetch(`${options.baseUrl}/api/skills/import/uploads`, { method: "POST", headers: headers(false), body: form, signal: AbortSignal.timeout(VERY_SLOW) });
+      } catch {
+        throw new AgentRequestError({ kind: "unreachable", message: `No agent answered at ${options.baseUrl}.` });
+      }
+      return answerOf(response, SkillImportUploadResponseSchema);
+    },
+    deleteSkillUpload: (ref: string) => call("DELETE", `/api/skills/import/uploads/${encodeURIComponent(ref)}`, SkillImportDeleteUploadResponseSchema),
+    scanSkillImport: (tempArtifactRef: string) =>
+      call("POST", "/api/skills/import/scan", SkillImportScanResponseSchema, { source: "manual_upload", temp_artifact_ref: tempArtifactRef, schema_version: 1 }, SLOW),
+    stageSkillImport: (importId: string) => call("POST", "/api/skills/import/stage", SkillImportStageResponseSchema, { import_id: importId, schema_version: 1 }, SLOW),
+    skillImportDetail: (importId: string) => call("GET", `/api/skills/import/${encodeURIComponent(importId)}`, SkillImportDetailViewSchema),
+    listSkillImports: (pageNumber = 1, pageSize = 50) => call("GET", `/api/skills/import/list?${page(pageNumber, pageSize)}`, SkillImportListResponseSchema),
+    triggerTest: (request: Input<typeof SkillTriggerTestRequestSchema>) =>
+      call("POST", "/api/skills/trigger-test", SkillTriggerTestResponseSchema, body(SkillTriggerTestRequestSchema, request)),
+    installSkillImport: (importId: string) =>
+      call("POST", "/api/skills/import/install-private", SkillImportTerminalActionResponseSchema, { import_id: importId, target_scope: "private", schema_version: 1 }, SLOW),
+    approveSkillImport: (importId: string) => call("POST", "/api/skills/import/approve", SkillImportTerminalActionResponseSchema, { import_id: importId, schema_version: 1 }, SLOW),
+    rejectSkillImport: (importId: string, reason: string) =>
+      call("POST", "/api/skills/import/reject", SkillImportTerminalActionResponseSchema, { import_id: importId, reason, schema_version: 1 }),
+    discardSkillImport: (importId: string) => call("POST", "/api/skills/import/discard", SkillImportTerminalActionResponseSchema, { import_id: importId, schema_version: 1 }),
+    retrySkillImport: (importId: string, kind: SkillImportRetryRequest["retry_kind"]) =>
+      call("POST", "/api/skills/import/retry", SkillImportTerminalActionResponseSchema, { import_id: importId, retry_kind: kind, schema_version: 1 }, SLOW),
+    skillPacks: () => call("GET", "/api/skills/packs", SkillPacksListResponseSchema),
+
+    // --- categories (§0C.21) ---
+    listCategories: () => call("GET", "/api/categories", CategoriesListResponseSchema),
+    createCategory: (request: Input<typeof CreateCategoryRequestSchema>) => call("POST", "/api/categories", CategoryResponseSchema, body(CreateCategoryRequestSchema, request)),
+    updateCategory: (id: string, request: Input<typeof UpdateCategoryRequestSchema>) =>
+      call("PUT", `/api/categories/${encodeURIComponent(id)}`, CategoryResponseSchema, body(UpdateCategoryRequestSchema, request)),
+    deleteCategory: (id: string) => call("DELETE", `/api/categories/${encodeURIComponent(id)}`, DeleteCategoryResponseSchema),
+    categoryItems: (id: string) => call("GET", `/api/categories/${encodeURIComponent(id)}/items`, CategoryItemsResponseSchema),
+    assignToCategory: (id: string, kind: CategoryItemKind, itemId: string) =>
+      call("POST", `/api/categories/${encodeURIComponent(id)}/assign`, CategoryAssignmentResponseSchema, { item_kind: kind, item_id: itemId, schema_version: 1 }),
+    removeFromCategory: (id: string, kind: CategoryItemKind, itemId: string) =>
+      call("DELETE", `/api/categories/${encodeURIComponent(id)}/items/${kind}/${encodeURIComponent(itemId)}`, CategoryAssignmentResponseSchema),
   };
 }
 

@@ -16,6 +16,8 @@ export const FEATURE_ROUTES = {
   request_more_tests: ["post", "/api/learn/proposals/{proposalId}/request-more-tests"],
   availability: ["get", "/api/abilities/availability"],
   ability_lifecycle: ["post", "/api/abilities/{abilityId}/activate"],
+  skill_import: ["post", "/api/skills/import/uploads"],
+  categories: ["get", "/api/categories"],
 } as const satisfies Record<string, readonly ["get" | "post", string]>;
 
 export type AgentFeature = keyof typeof FEATURE_ROUTES;

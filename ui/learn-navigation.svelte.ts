@@ -9,6 +9,8 @@ export class LearnNavigation {
   tab = $state<LearnTab>("new");
   /** The set-up form shown under Learn New Ability, if a card was chosen. */
   setupMode = $state<SetupEntryMode | null>(null);
+  /** The Import Skill flow is open under Learn New Ability (§0C.20). */
+  importOpen = $state(false);
   /** The proposal open in the review drawer. */
   drawerProposalId = $state<string | null>(null);
 

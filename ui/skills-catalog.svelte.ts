@@ -18,23 +18,23 @@ export const SKILLS_FILTERS: ReadonlyArray<{ id: SkillsFilter; label: string }> 
   { id: "quarantined", label: "Quarantined" },
 ];
 
-/**
- * Which abilities a filter shows. The availability contract has no "bundle" source yet, so the
- * Bundle filter shows nothing until the agent reports bundled skills.
- */
+/** A skill shipped with the assistant: `native` by source (§0C.11A has no bundle source), `bundled` by family. */
+export const isBundled = (ability: Ability) => ability.source === "native" && ability.family === "bundled";
+
+/** Which abilities a filter shows (§0B.9). Native and bundled skills are the assistant's own, read-only. */
 export function filterAbilities(abilities: readonly Ability[], filter: SkillsFilter): Ability[] {
   const quarantined = (ability: Ability) => ability.install_lane === "quarantined" || ability.checkpoint_health === "quarantined";
   switch (filter) {
     case "all":
       return abilities.filter((ability) => !quarantined(ability));
     case "native":
-      return abilities.filter((ability) => ability.source === "native");
+      return abilities.filter((ability) => ability.source === "native" && !isBundled(ability));
     case "imported":
       return abilities.filter((ability) => ability.source === "imported");
     case "learned":
       return abilities.filter((ability) => ability.source === "learned" || ability.source === "promoted");
     case "bundle":
-      return [];
+      return abilities.filter(isBundled);
     case "disabled":
       return abilities.filter((ability) => !ability.enabled);
     case "quarantined":

@@ -1,5 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { validate as validateAgentSkill } from "skills-ref";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { MemoryPaths } from "../memory/memory-paths";
@@ -39,7 +40,10 @@ describe("install saga and later use", () => {
     const skill = "export-the-monthly-invoices";
     expect(await agent.memory.readText(`${MemoryPaths.installedSkill(skill)}/SKILL.md`)).toContain("## Checkpoints");
     const projected = path.join(workspace(), "skills", skill, "SKILL.md");
-    expect(await readFile(projected, "utf8")).toContain("name: \"export-the-monthly-invoices\"");
+    // The assistant's copy is a valid Agent Skills bundle (reference validator); ELNOR_MEMORY keeps §0.2C.
+    expect(await validateAgentSkill(path.dirname(projected))).toEqual([]);
+    expect(await readFile(projected, "utf8")).toContain("\nname: export-the-monthly-invoices\n");
+    expect(await agent.memory.readText(`${MemoryPaths.installedSkill(skill)}/SKILL.md`)).toContain('\nname: "export-the-monthly-invoices"\n');
     expect((await stat(projected)).mode & 0o222).toBe(0);
     const bridge = JSON.parse((await agent.memory.readText(MemoryPaths.bridgeEntriesCurrent)) ?? "{}");
     expect(bridge.entries).toEqual([expect.objectContaining({ capability_id: `learned.${skill}`, routing_eligible: true, health_status: "healthy" })]);

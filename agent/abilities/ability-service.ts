@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
-import { AbilityAvailabilitySnapshotSchema, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
-import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
+import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
+import { createBaselineIndex } from "../../shared/abilities/baseline-index";
+import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup-contract";
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
-import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
 import { CapabilityManifestSchema } from "../../shared/capabilities/capability-manifest";
 import type { LearningReceiptKind } from "../../shared/learning/receipts";
+import { toAgentSkillsMarkdown } from "../../shared/skills/agent-skills-format";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
 import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
 import type { Clock } from "../clock";
@@ -14,33 +14,14 @@ import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { ProposalService } from "../learning/proposal-service";
 import type { SessionService } from "../learning/session-service";
-import { CheckpointVerificationReceiptSchema } from "../../shared/learning/checkpoint-receipt";
-import { availabilityEntryOf, checkpointHealthOf, type AbilityRegistry, type InstalledAbility } from "./ability-registry";
+import type { AbilityRegistry, InstalledAbility } from "./ability-registry";
+import { lifecycleChange } from "./ability-lifecycle";
+import { createAvailabilityViews } from "./availability-views";
+import type { SkillFolderSource } from "./skill-folders";
+import { InstallSagaJournalSchema, type InstallSagaJournal, type InstallSagaStep } from "./install-saga-journal";
 import type { WorkspaceProjector } from "./workspace-projection";
 
-/**
- * An install saga's journal, written before the saga changes anything and removed when it has
- * finished or been undone: the files it will write as they were (`text: null` for absent) and the
- * workspace projection as it was.
- */
-const InstallSagaJournalSchema = z.object({
-  saga_id: z.string().uuid(),
-  proposal_id: z.string().uuid(),
-  learn_session_id: z.string(),
-  ability_id: z.string(),
-  skill_name: z.string(),
-  lane: z.enum(["experimental_private", "approved_workspace"]),
-  approving_installed: z.boolean(),
-  existed: z.boolean(),
-  previous: z.array(z.object({ path: z.string(), text: z.string().nullable() })),
-  previous_projection: z.record(z.string(), z.string()).nullable(),
-  started_at: z.string(),
-});
-type InstallSagaJournal = z.infer<typeof InstallSagaJournalSchema>;
-
-/** The saga's steps, in order (§0C.23 post-materialization saga); tests fail each in turn. */
-export const INSTALL_SAGA_STEPS = ["materialize", "project", "bridge", "availability"] as const;
-export type InstallSagaStep = (typeof INSTALL_SAGA_STEPS)[number];
+export { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./install-saga-journal";
 
 export interface AbilityServiceDeps {
   memory: MemoryStore;
@@ -49,6 +30,10 @@ export interface AbilityServiceDeps {
   sessions: SessionService;
   proposals: ProposalService;
   clock: Clock;
+  /** The assistant's own skill folders, listed read-only beside what this agent installed. */
+  folders?: SkillFolderSource;
+  /** §0C.21 the categories an ability is filed in (the catalog's `category_ids`). */
+  categoriesOf?: (abilityId: string) => string[];
   /** Test seam: make the saga fail at a step, to prove each compensation (R11.2-36). */
   failInstallAt?: () => InstallSagaStep | undefined;
 }
@@ -64,6 +49,19 @@ export interface AbilityService {
   snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot; stale: boolean }>;
   lifecycle(abilityId: string, action: AbilityLifecycleAction, reason?: string): Promise<InstalledAbility>;
   refreshAvailability(): Promise<AbilityAvailabilitySnapshot>;
+  /**
+   * Registers an ability whose files another part of the agent installed and projected (an
+   * imported bundle, §0C.20): the bridge and the snapshot are rebuilt with it, then the registry
+   * names it (the commit point). On failure the views are rebuilt without it.
+   */
+  register(ability: InstalledAbility): Promise<void>;
+  /** Rewrites the Skills catalog after a category change (§0C.21); the snapshot is unchanged. */
+  refreshCatalog(): Promise<void>;
+  /**
+   * The same lookup over the current snapshot with `candidate` in place of any entry of its id:
+   * would this request find an ability that is not installed yet (an import's trigger test)?
+   */
+  lookupWith(candidate: AbilityAvailabilityEntry, query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
 }
 
 /**
@@ -89,82 +87,16 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     if (deps.failInstallAt?.() === step) throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "MEMORY_WRITE_FAILED", `Install step "${step}" failed.`);
   };
 
-  const bridgeOf = (abilities: readonly InstalledAbility[]): CapabilityBridgeCurrent => ({
-    entries: abilities.map((ability) => ({
-      capability_id: ability.capability_id,
-      family: ability.family,
-      title: ability.title,
-      aliases: [],
-      action_verbs: [],
-      route_tier: 3,
-      requires_supervision: true,
-      dry_run_supported: false,
-      routing_eligible: ability.enabled && !ability.quarantined,
-      health_status: ability.quarantined ? "quarantined" : ability.enabled ? "healthy" : "disabled",
-      origin_owner: "doc3",
-      built_in_openclaw: false,
-      metadata_ref: MemoryPaths.capabilityMetadata(ability.capability_id),
-      updated_at: ability.updated_at,
-      schema_version: 1,
-    })),
-    rebuilt_at: now(),
-    schema_version: 1,
+  const folders = deps.folders;
+  const views = createAvailabilityViews({
+    memory: deps.memory,
+    projector: deps.projector,
+    clock: deps.clock,
+    ...(deps.categoriesOf === undefined ? {} : { categoriesOf: deps.categoriesOf }),
+    ...(folders === undefined ? {} : { external: async (own: ReadonlySet<string>) => (await folders.scan(own)).map((skill) => skill.entry) }),
   });
-
-  const snapshotOf = async (abilities: readonly InstalledAbility[]): Promise<AbilityAvailabilitySnapshot> => {
-    const statuses = new Map<string, Array<"reached" | "skipped" | "failed">>();
-    for (const receipt of await deps.memory.readJsonl(MemoryPaths.checkpointReceipts, CheckpointVerificationReceiptSchema)) {
-      if (receipt.ability_id === undefined) continue;
-      statuses.set(receipt.ability_id, [...(statuses.get(receipt.ability_id) ?? []), receipt.status]);
-    }
-    return {
-      abilities: await Promise.all(
-        abilities.map(async (ability) =>
-          availabilityEntryOf(ability, {
-            filesPresent: await deps.projector.exists(ability.skill_name),
-            checkpointHealth: checkpointHealthOf(statuses.get(ability.ability_id) ?? []),
-          }),
-        ),
-      ),
-      snapshot_as_of: now(),
-      schema_version: 1,
-    };
-  };
-
-  const catalogOf = (snapshot: AbilityAvailabilitySnapshot, abilities: readonly InstalledAbility[]): SkillCatalogCurrent => ({
-    items: snapshot.abilities.map((entry) => {
-      const ability = abilities.find((candidate) => candidate.ability_id === entry.ability_id) as InstalledAbility;
-      return {
-        ability_id: entry.ability_id,
-        title: entry.title,
-        family: entry.family,
-        source: entry.source,
-        install_lane: entry.install_lane,
-        enabled: entry.enabled,
-        usable_now: entry.usable_now,
-        ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
-        tags: [],
-        category_ids: [],
-        created_at: ability.installed_at,
-        updated_at: ability.updated_at,
-        schema_version: 1,
-      };
-    }),
-    refreshed_at: snapshot.snapshot_as_of,
-    schema_version: 1,
-  });
-
-  /** §0C.11B: every trigger rebuilds the snapshot and the catalog from the registry. */
-  /** The snapshot as last written, so lookups do not re-read the file; undefined means "read it". */
-  let current: AbilityAvailabilitySnapshot | undefined;
-  const writeAvailability = async (abilities: readonly InstalledAbility[]) => {
-    const snapshot = await snapshotOf(abilities);
-    current = undefined;
-    await deps.memory.writeJson(MemoryPaths.availabilityCurrent, snapshot);
-    await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(snapshot, abilities));
-    current = snapshot;
-    return snapshot;
-  };
+  const bridgeOf = views.bridgeOf;
+  const writeAvailability = views.write;
 
   const refreshAvailability = async () => {
     lastTriggerAt = now();
@@ -279,7 +211,8 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       step = "project";
       fail("project");
       await deps.projector.project(skillName, {
-        "SKILL.md": markdown,
+        // The assistant's copy is an Agent Skills bundle (DESIGN §8); ELNOR_MEMORY keeps §0.2C.
+        "SKILL.md": toAgentSkillsMarkdown(markdown),
         [`capabilities/${capabilityId}.json`]: `${JSON.stringify(manifest, null, 2)}\n`,
         "tests/trigger-tests.json": files["trigger-tests.json"] ?? "{}",
         "support-packs/README.md": "No support packs.\n",
@@ -296,6 +229,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         // An improvement replaces the content, not the user's decisions about the ability.
         enabled: existing?.enabled ?? true,
         quarantined: existing?.quarantined ?? false,
+        source: "learned",
         trigger_phrases: proposal.trigger_phrases,
         negative_triggers: proposal.negative_triggers,
         project_scopes: [],
@@ -365,7 +299,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       if (text === null) await deps.memory.remove(path).catch(() => undefined);
       else await deps.memory.writeText(path, text).catch(() => undefined);
     }
-    current = undefined;
+    views.forget();
     const failed = { receipt: "learn.install.failed" as const, payload: { proposal_id: journal.proposal_id, saga_id: journal.saga_id, failed_step: step } };
     if (journal.approving_installed) {
       await deps.sessions.advance(journal.learn_session_id, [], {}, [failed]).catch(() => undefined);
@@ -402,6 +336,32 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       await writeAvailability(deps.registry.all());
     },
 
+    refreshCatalog: () => views.refreshCatalog(deps.registry.all()),
+
+    async register(ability) {
+      const run = sagas.then(async () => {
+        const abilities = [...deps.registry.all().filter((candidate) => candidate.ability_id !== ability.ability_id), ability];
+        try {
+          await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(abilities));
+          lastTriggerAt = now();
+          await writeAvailability(abilities);
+          await deps.registry.put(ability);
+        } catch (error) {
+          await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all())).catch(() => undefined);
+          await writeAvailability(deps.registry.all()).catch(() => views.forget());
+          throw error;
+        }
+        await receipt("ability.snapshot.updated", { ability_id: ability.ability_id });
+      });
+      sagas = run.catch(() => undefined);
+      return run;
+    },
+
+    async lookupWith(candidate, query) {
+      const { snapshot } = await service.snapshot();
+      return createBaselineIndex([...snapshot.abilities.filter((entry) => entry.ability_id !== candidate.ability_id), candidate]).lookup(query);
+    },
+
     async install(proposalId, lane) {
       // One saga at a time: a second Install or Approve started while one runs would capture
       // "previous" files the first is rewriting. It waits, then meets the state the first left.
@@ -412,51 +372,16 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
 
 
     async snapshot() {
-      current ??= await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
-      const snapshot = current ?? (await writeAvailability(deps.registry.all()));
+      const snapshot = (await views.read()) ?? (await writeAvailability(deps.registry.all()));
       return { snapshot, stale: lastTriggerAt !== "" && snapshot.snapshot_as_of < lastTriggerAt };
     },
 
     async lifecycle(abilityId, action, reason) {
       const ability = deps.registry.get(abilityId);
       if (ability === undefined) throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${abilityId}.`);
-      let next: InstalledAbility;
-      let kind: LearningReceiptKind;
-      switch (action) {
-        case "activate":
-          next = { ...ability, enabled: true };
-          kind = "ability.activated";
-          break;
-        case "deactivate":
-          next = { ...ability, enabled: false };
-          kind = "ability.deactivated";
-          break;
-        case "quarantine":
-          next = { ...ability, quarantined: true, ...(reason === undefined ? {} : { quarantine_reason: reason }) };
-          kind = "ability.quarantined";
-          break;
-        case "unquarantine": {
-          const { quarantine_reason: _dropped, ...rest } = ability;
-          next = { ...rest, quarantined: false };
-          kind = "ability.unquarantined";
-          break;
-        }
-        case "promote_shared":
-          if (ability.install_lane !== "approved_workspace" || ability.quarantined) {
-            throw new AppError("INSTALL_LANE_DENIED", "Only an approved, healthy ability can be promoted to shared; approve it first.");
-          }
-          next = { ...ability, install_lane: "shared_promoted" };
-          kind = "ability.promoted_shared";
-          break;
-        case "demote_private":
-        case "archive":
-          throw new AppError("REQUEST_INVALID", `The ${action} command is not offered by this agent.`);
-        default: {
-          const unreachable: never = action;
-          throw new AppError("REQUEST_INVALID", `Unknown lifecycle action ${String(unreachable)}.`);
-        }
-      }
-      next = { ...next, updated_at: now() };
+      const change = lifecycleChange(ability, action, reason);
+      const next: InstalledAbility = { ...change.next, updated_at: now() };
+      const kind = change.kind;
       await deps.memory.append(MemoryPaths.activationHistory, {
         ability_id: abilityId,
         action,

@@ -10,9 +10,12 @@ import { AppError } from "../errors/app-error";
  * folder is built beside its final place and swapped in with a rename, so the assistant never
  * sees half a skill.
  */
+/** A projected file: text, bytes kept exactly, or bytes an imported bundle marked executable. */
+export type ProjectedFile = string | Uint8Array | { bytes: Uint8Array; executable: boolean };
+
 export interface WorkspaceProjector {
   readonly root: string;
-  project(skillName: string, files: Readonly<Record<string, string>>): Promise<string>;
+  project(skillName: string, files: Readonly<Record<string, ProjectedFile>>): Promise<string>;
   remove(skillName: string): Promise<void>;
   exists(skillName: string): Promise<boolean>;
   /** The projected files by relative path, to put them back as they were; undefined when none. */
@@ -24,7 +27,9 @@ export interface WorkspaceProjector {
 /** `.<skill>.staging-<hex>` and `<skill>.previous-<hex>`: what `project` builds and swaps. */
 const LEFTOVER = /^(\.[a-z0-9][a-z0-9._-]*\.staging-[0-9a-f]{8}|[a-z0-9][a-z0-9._-]*\.previous-[0-9a-f]{8})$/;
 
-const FILE_PATH = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i;
+/** Each segment a plain name: no "." or "..", no separators or control characters (imported bundles name files freely). */
+const FILE_SEGMENT = /^(?!\.{1,2}$)[^/\\\u0000-\u001f\u007f]{1,255}$/;
+const isProjectablePath = (relative: string) => relative.length <= 1024 && relative.split("/").every((segment) => FILE_SEGMENT.test(segment));
 
 function skillFolder(root: string, skillName: string): string {
   if (!PORTABLE_SKILL_NAME_PATTERN.test(skillName)) throw new AppError("MEMORY_PATH_INVALID", "A skill name must match the portable skill name rule.");
@@ -40,12 +45,15 @@ export function createWorkspaceProjector(root: string): WorkspaceProjector {
       const staging = path.join(absoluteRoot, "skills", `.${skillName}.staging-${randomBytes(4).toString("hex")}`);
       try {
         for (const [relative, content] of Object.entries(files)) {
-          if (!FILE_PATH.test(relative) || relative.split("/").includes("..")) {
-            throw new AppError("MEMORY_PATH_INVALID", `Refusing to project ${relative}.`);
+          if (!isProjectablePath(relative)) {
+            throw new AppError("MEMORY_PATH_INVALID", `Refusing to project ${JSON.stringify(relative.slice(0, 120))}.`);
           }
           const file = path.join(staging, ...relative.split("/"));
+          if (!file.startsWith(staging + path.sep)) throw new AppError("MEMORY_PATH_INVALID", "A projected file must stay inside its skill folder.");
           await mkdir(path.dirname(file), { recursive: true });
-          await writeFile(file, content, { mode: 0o444 });
+          // Read-only for the assistant; a script the bundle marked executable keeps its x bits.
+          if (typeof content === "string" || content instanceof Uint8Array) await writeFile(file, content, { mode: 0o444 });
+          else await writeFile(file, content.bytes, { mode: content.executable ? 0o555 : 0o444 });
         }
         const previous = `${target}.previous-${randomBytes(4).toString("hex")}`;
         const hadPrevious = await stat(target).then(() => true, () => false);

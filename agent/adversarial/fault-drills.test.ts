@@ -1,3 +1,4 @@
+import { toAgentSkillsMarkdown } from "../../shared/skills/agent-skills-format";
 import { execFileSync } from "node:child_process";
 import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, watch, writeSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -238,7 +239,7 @@ async function runInstallDrill(): Promise<InstallAftermath[]> {
         corrupt,
         installedFiles,
         fullyInstalled: COMPLETE_INSTALL.every((file) => installedFiles.includes(file)) && readFileSync(path.join(installedDir, "SKILL.md"), "utf8") === markdown,
-        projectionWhole: !existsSync(projected) || readFileSync(projected, "utf8") === markdown,
+        projectionWhole: !existsSync(projected) || readFileSync(projected, "utf8") === toAgentSkillsMarkdown(markdown),
         projected: existsSync(projected),
         // What a crash left beside the skills in the workspace, after the restart swept it.
         projectionLeftovers: (existsSync(path.join(workspace, "skills")) ? readdirSync(path.join(workspace, "skills")) : []).filter((name) => /\.(staging|previous)-/.test(name)),

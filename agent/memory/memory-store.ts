@@ -19,6 +19,9 @@ export interface MemoryStore {
   writeJson(relative: string, value: unknown): Promise<void>;
   readText(relative: string): Promise<string | undefined>;
   writeText(relative: string, text: string, options?: { mode?: number }): Promise<void>;
+  /** Bytes kept exactly (an imported bundle's archive), replaced atomically like a view. */
+  writeBytes(relative: string, bytes: Uint8Array): Promise<void>;
+  readBytes(relative: string): Promise<Buffer | undefined>;
   /** Resolves once the record is on disk (fsync). Records appended together share one fsync. */
   append(relative: string, record: unknown): Promise<void>;
   appendMany(relative: string, records: readonly unknown[]): Promise<void>;
@@ -236,7 +239,7 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
     }
   };
 
-  const writeAtomic = async (relative: string, data: string, mode = 0o600) => {
+  const writeAtomic = async (relative: string, data: string | Uint8Array, mode = 0o600) => {
     assertOpen();
     const absolute = resolveMemoryPath(root, relative);
     const folder = path.dirname(absolute);
@@ -245,7 +248,7 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
       await mkdir(folder, { recursive: true });
       const handle = await open(temp, "wx", mode);
       try {
-        await handle.writeFile(data, "utf8");
+        await handle.writeFile(data, typeof data === "string" ? "utf8" : undefined);
         await handle.sync();
       } finally {
         await handle.close();
@@ -333,6 +336,15 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
     writeJson: (relative, value) => writeAtomic(relative, `${JSON.stringify(value, null, 2)}\n`),
     readText,
     writeText: (relative, text, options) => writeAtomic(relative, text, options?.mode),
+    writeBytes: (relative, bytes) => writeAtomic(relative, bytes),
+    async readBytes(relative) {
+      try {
+        return await readFile(resolveMemoryPath(root, relative));
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw error;
+      }
+    },
     append: (relative, record) => enqueue(relative, [record]),
     appendMany: (relative, records) => enqueue(relative, records),
     async readJsonl(relative, schema) {

@@ -21,7 +21,8 @@ export interface AgentProcess {
 export function startAgentProcess(memoryRoot: string, extraEnv: Record<string, string> = {}): Promise<AgentProcess> {
   const proc = spawn(process.execPath, ["--import", "tsx", serverScript], {
     cwd: projectRoot,
-    env: { ...process.env, ELNOR_MEMORY: memoryRoot, ELNOR_AGENT_PORT: "0", ...extraEnv },
+    // The machine's own ~/.openclaw/skills never reaches a test agent's Skills.
+    env: { ...process.env, ELNOR_MEMORY: memoryRoot, ELNOR_AGENT_PORT: "0", OPENCLAW_SKILLS_DIR: `${memoryRoot}/no-user-skills`, ELNOR_BUNDLED_SKILLS_DIRS: "", ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

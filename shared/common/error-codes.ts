@@ -24,6 +24,20 @@ export const ERROR_CODE_TABLE = {
   // §0C.28 DOC3AdditionalErrorCodeSchema
   CAPTURE_ALREADY_STOPPED: { http: 409, retryable: false },
   CATEGORY_LIMIT_REACHED: { http: 409, retryable: false },
+  // §0C.20 skill import (the five upload codes are the spec's; the others name what it leaves open)
+  SKILL_IMPORT_FILE_TOO_LARGE: { http: 413, retryable: false },
+  SKILL_IMPORT_UNSUPPORTED_MIME: { http: 415, retryable: false },
+  SKILL_IMPORT_UNSUPPORTED_EXTENSION: { http: 415, retryable: false },
+  SKILL_IMPORT_ARCHIVE_REQUIRED: { http: 400, retryable: false },
+  SKILL_IMPORT_UPLOAD_EXPIRED: { http: 410, retryable: false },
+  SKILL_IMPORT_ARCHIVE_UNSAFE: { http: 400, retryable: false },
+  SKILL_IMPORT_NOT_FOUND: { http: 404, retryable: false },
+  SKILL_IMPORT_UPLOAD_NOT_FOUND: { http: 404, retryable: false },
+  SKILL_IMPORT_UPLOAD_IN_USE: { http: 409, retryable: true },
+  INVALID_SKILL_IMPORT_TRANSITION: { http: 409, retryable: false },
+  SKILL_PACK_NOT_FOUND: { http: 404, retryable: false },
+  // §0C.21 categories
+  CATEGORY_NOT_FOUND: { http: 404, retryable: false },
   // Security guard (§0A.32 "fail closed"; DESIGN §4)
   AUTH_REQUIRED: { http: 401, retryable: false },
   AUTH_INVALID: { http: 401, retryable: false },

@@ -2,3 +2,4 @@ export * from "./error-envelope";
 export * from "./error-codes";
 export * from "./agent-health";
 export * from "./pairing";
+export * from "./category";

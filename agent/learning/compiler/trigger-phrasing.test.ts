@@ -18,7 +18,9 @@ describe("triggerPhrasings (issue #15)", () => {
       snapshots: new Map([["a", snapshot("Cart", ["Shopping cart", "Order confirmation"])]]),
     });
     expect(phrases.slice(0, 3)).toEqual(["check out the cart and place the order", "help me check out the cart and place the order", "can you check out the cart and place the order"]);
-    expect(phrases).toEqual(expect.arrayContaining(["buy what is in the cart", "check out the cart", "place the order", "check out the cart and place the order on example shop", "shopping cart", "order confirmation", "checkout"]));
+    expect(phrases).toEqual(expect.arrayContaining(["buy what is in the cart", "check out the cart", "place the order", "check out the cart and place the order on example shop", "check out the cart and place the order in shopping cart", "check out the cart and place the order in order confirmation"]));
+    // A heading alone names a page, not the task: it never becomes a trigger on its own (two skills on one site would share it).
+    for (const heading of ["shopping cart", "order confirmation", "checkout"]) expect(phrases).not.toContain(heading);
     expect(phrases.length).toBeLessThanOrEqual(MAX_TRIGGERS);
     expect(new Set(phrases).size).toBe(phrases.length);
   });
@@ -31,8 +33,8 @@ describe("triggerPhrasings (issue #15)", () => {
       pages: [{ url: "http://127.0.0.1:8123/orders", title: "Orders" }],
       snapshots: new Map([["a", snapshot("Orders", ["Order #12345", "Welcome back, Jane", "jane@example.com", "Search", "This heading is far too long to be a way of asking", "Shipment progress"])]]),
     });
-    expect(phrases).toContain("shipment progress");
-    expect(phrases).toContain("orders");
+    expect(phrases).toContain("track my order in shipment progress");
+    expect(phrases).toContain("track my order in orders");
     for (const left of ["order #12345", "welcome back, jane", "jane@example.com", "search"]) expect(phrases.join("|")).not.toContain(left);
     expect(phrases.some((phrase) => phrase.includes(" on 127"))).toBe(false);
   });

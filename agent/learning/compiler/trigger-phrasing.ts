@@ -6,8 +6,8 @@ import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
  * - the goal as written, and as an assistant is asked for it ("help me …", "can you …");
  * - each part of a goal that does two things ("check out the cart" and "place the order");
  * - the goal on the site's name ("… on Example Shop"), so naming the site finds it;
- * - the headings and titles of the pages the demonstration passed through ("Shopping cart",
- *   "Order confirmation"): the words the site itself uses for the task;
+ * - the goal with the headings and titles of the pages the demonstration passed through
+ *   ("… in shopping cart"): the words the site itself uses for the task;
  * - the user's "when to use" lines.
  * Page text is structural (names of headings), never a typed value; headings that look like
  * anything else — digits, e-mail signs, greetings with a name, long sentences — are left out.
@@ -74,6 +74,13 @@ export function triggerPhrasings(input: TriggerPhrasingInput): string[] {
       if (text !== undefined) headings.push(text);
     }
   }
-  phrases.push(...[...new Set(headings)].filter((heading) => heading !== site && !phrase.includes(heading)).slice(0, MAX_HEADING_PHRASES));
+  // A page's heading alone ("notes", "shopping list") names the page, not the task: two skills
+  // learned on one site would share it (and fail the trigger collision check), so it rides on the goal.
+  phrases.push(
+    ...[...new Set(headings)]
+      .filter((heading) => heading !== site && !phrase.includes(heading))
+      .slice(0, MAX_HEADING_PHRASES)
+      .map((heading) => `${phrase} in ${heading}`),
+  );
   return [...new Set(phrases.map((text) => text.slice(0, 120)))].filter((text) => text.length > 2).slice(0, MAX_TRIGGERS);
 }

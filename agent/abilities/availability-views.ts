@@ -1,0 +1,131 @@
+import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
+import { AbilityAvailabilitySnapshotSchema } from "../../shared/abilities/availability";
+import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
+import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
+import { CheckpointVerificationReceiptSchema } from "../../shared/learning/checkpoint-receipt";
+import type { Clock } from "../clock";
+import type { MemoryStore } from "../memory/memory-store";
+import { MemoryPaths } from "../memory/memory-paths";
+import { availabilityEntryOf, checkpointHealthOf, type InstalledAbility } from "./ability-registry";
+import type { WorkspaceProjector } from "./workspace-projection";
+
+export interface AvailabilityViewsDeps {
+  memory: MemoryStore;
+  projector: WorkspaceProjector;
+  clock: Clock;
+  /** §0C.21 the categories an ability is filed in, for the Skills catalog. */
+  categoriesOf?: (abilityId: string) => string[];
+  /** Skills the agent did not install (the assistant's own skill folders), given the names it did. */
+  external?: (own: ReadonlySet<string>) => Promise<AbilityAvailabilityEntry[]>;
+}
+
+/**
+ * The views derived from the registry (§0C.11A–B): the capability bridge, the availability
+ * snapshot and the Skills catalog. Every trigger rebuilds them from the installed abilities;
+ * the last snapshot written is kept so lookups do not re-read the file.
+ */
+export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
+  const now = () => deps.clock.now().toISOString();
+
+  const bridgeOf = (abilities: readonly InstalledAbility[]): CapabilityBridgeCurrent => ({
+    entries: abilities.map((ability) => ({
+      capability_id: ability.capability_id,
+      family: ability.family,
+      title: ability.title,
+      aliases: [],
+      action_verbs: [],
+      route_tier: 3,
+      requires_supervision: true,
+      dry_run_supported: false,
+      routing_eligible: ability.enabled && !ability.quarantined,
+      health_status: ability.quarantined ? "quarantined" : ability.enabled ? "healthy" : "disabled",
+      origin_owner: "doc3",
+      built_in_openclaw: false,
+      metadata_ref: MemoryPaths.capabilityMetadata(ability.capability_id),
+      updated_at: ability.updated_at,
+      schema_version: 1,
+    })),
+    rebuilt_at: now(),
+    schema_version: 1,
+  });
+
+  const snapshotOf = async (abilities: readonly InstalledAbility[]): Promise<AbilityAvailabilitySnapshot> => {
+    const statuses = new Map<string, Array<"reached" | "skipped" | "failed">>();
+    for (const receipt of await deps.memory.readJsonl(MemoryPaths.checkpointReceipts, CheckpointVerificationReceiptSchema)) {
+      if (receipt.ability_id === undefined) continue;
+      statuses.set(receipt.ability_id, [...(statuses.get(receipt.ability_id) ?? []), receipt.status]);
+    }
+    const installed = await Promise.all(
+      abilities.map(async (ability) =>
+        availabilityEntryOf(ability, {
+          filesPresent: await deps.projector.exists(ability.skill_name),
+          checkpointHealth: checkpointHealthOf(statuses.get(ability.ability_id) ?? []),
+        }),
+      ),
+    );
+    const external = (await deps.external?.(new Set(abilities.map((ability) => ability.skill_name)))) ?? [];
+    return {
+      abilities: [...installed, ...external],
+      snapshot_as_of: now(),
+      schema_version: 1,
+    };
+  };
+
+  const catalogOf = (snapshot: AbilityAvailabilitySnapshot, abilities: readonly InstalledAbility[]): SkillCatalogCurrent => ({
+    items: snapshot.abilities.map((entry) => {
+      // A skill of the assistant's own folders has no install record: it is as old as this snapshot says.
+      const ability = abilities.find((candidate) => candidate.ability_id === entry.ability_id);
+      return {
+        ability_id: entry.ability_id,
+        title: entry.title,
+        family: entry.family,
+        source: entry.source,
+        install_lane: entry.install_lane,
+        enabled: entry.enabled,
+        usable_now: entry.usable_now,
+        ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
+        tags: [],
+        category_ids: deps.categoriesOf?.(entry.ability_id) ?? [],
+        created_at: ability?.installed_at ?? snapshot.snapshot_as_of,
+        updated_at: ability?.updated_at ?? snapshot.snapshot_as_of,
+        schema_version: 1,
+      };
+    }),
+    refreshed_at: snapshot.snapshot_as_of,
+    schema_version: 1,
+  });
+
+  /** §0C.11B: every trigger rebuilds the snapshot and the catalog from the registry. */
+  /** The snapshot as last written, so lookups do not re-read the file; undefined means "read it". */
+  let current: AbilityAvailabilitySnapshot | undefined;
+  const writeAvailability = async (abilities: readonly InstalledAbility[]) => {
+    const snapshot = await snapshotOf(abilities);
+    current = undefined;
+    await deps.memory.writeJson(MemoryPaths.availabilityCurrent, snapshot);
+    await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(snapshot, abilities));
+    current = snapshot;
+    return snapshot;
+  };
+
+  return {
+    bridgeOf,
+    /** Rebuilds and writes the snapshot and the catalog for these abilities. */
+    write: writeAvailability,
+    /** The snapshot as last written or on disk; undefined when there is none yet. */
+    async read(): Promise<AbilityAvailabilitySnapshot | undefined> {
+      current ??= await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
+      return current;
+    },
+    /** Rewrites the catalog from the current snapshot (categories changed, nothing else did). */
+    async refreshCatalog(abilities: readonly InstalledAbility[]): Promise<void> {
+      const snapshot = current ?? (await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema));
+      if (snapshot !== undefined) await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(snapshot, abilities));
+    },
+    /** Forget the kept snapshot (files were put back behind our back by a compensation). */
+    forget(): void {
+      current = undefined;
+    },
+  };
+}
+
+export type AvailabilityViews = ReturnType<typeof createAvailabilityViews>;
