@@ -141,7 +141,9 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
       const snapshot = await deps.memory.readJson(MemoryPaths.observationSnapshot(sessionId, sha), PageSnapshotSchema).catch(() => undefined);
       if (snapshot !== undefined) snapshots.set(sha, snapshot);
     }
-    const interpretation = interpretTrace({ trace, snapshots, answers, improves: improved === undefined ? undefined : baseOf(improved) });
+    // The snapshots the page took as it settled after an action (issue #14: evidence that lasts).
+    const moments = events.flatMap((event) => (event.adapter_kind === "browser_snapshot" && event.after_state_ref !== undefined ? [{ at: event.created_at, ref: event.after_state_ref }] : []));
+    const interpretation = interpretTrace({ trace, snapshots, moments, answers, improves: improved === undefined ? undefined : baseOf(improved) });
     const literals = trace.steps.map((step) => step.consented_value).filter((value): value is string => value !== undefined);
     return { trace, interpretation, literals, improved };
   };
