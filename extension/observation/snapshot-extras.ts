@@ -4,8 +4,9 @@ import { roleOf, subtreeText, type Names } from "./accessible-name";
 /**
  * The parts of a snapshot that say whether a sub-goal was reached (issue #14): lists and how many
  * items they show, controls with a state (checked, expanded, sorted), short texts with numbers (a
- * counter), and which buttons only show while the pointer is over something. All text goes through
- * the caller's `clean` (scrub of typed values + length cut), as the rest of the snapshot does.
+ * counter), and which buttons only show while the pointer is over something. No list item's text
+ * and no name of a control inside a row leaves the page: a row often shows what was typed. Other
+ * text goes through the caller's `clean` (scrub of typed values + length cut).
  */
 
 type Root = Document | ShadowRoot;
@@ -20,8 +21,7 @@ const CHECKED_INSIDE = "input[type=checkbox], input[type=radio], [aria-checked],
 const NOT_COUNTER = "li, tr, button, a, h1, h2, h3, h4, h5, h6, input, textarea, select, option, script, style, noscript, svg, [role=status], [role=alert], [contenteditable], [role=button], [role=heading], [role=listitem], [role=row]";
 const INLINE_TAGS = new Set(["STRONG", "B", "EM", "I", "SMALL", "SPAN", "MARK", "CODE", "DATA", "TIME", "ABBR"]);
 const CONTAINERS = new Set(["BODY", "HTML", "MAIN", "SECTION", "ARTICLE", "FORM", "UL", "OL", "TABLE"]);
-const LIMITS = { lists: 8, items: 12, toggles: 40, texts: 20, hover: 40, counted: 500 } as const;
-const ITEM_TEXT_MAX = 80;
+const LIMITS = { lists: 8, toggles: 40, texts: 20, hover: 40, counted: 500 } as const;
 const COUNTER_TEXT_MAX = 60;
 /** Pseudo-classes that show or hide things while the pointer is over, or focus is inside, an ancestor. */
 const POINTER_STATE = /:(hover|focus-within|focus-visible|focus)\b/g;
@@ -151,8 +151,22 @@ function contextOf(element: Element): Element | undefined {
   for (let depth = 0; node !== null && depth < 12; depth += 1) {
     const parent: Element | null = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host ?? null);
     if (parent === null) return undefined;
-    if (parent.matches(LIST_ITEMS) || parent.matches("fieldset, [role=group], [role=radiogroup]")) return parent;
+    // A row is a list item, or any element a list holds directly (a custom element in a <ul>).
+    if (parent.matches(LIST_ITEMS) || parent.matches("fieldset, [role=group], [role=radiogroup]") || parent.parentElement?.matches("ul, ol, [role=list]") === true) return parent;
     node = parent;
+  }
+  return undefined;
+}
+
+/** 1-based position of a row among its visible siblings. */
+function rowPosition(row: Element): number | undefined {
+  const parent = row.parentElement;
+  if (parent === null || !isVisible(row)) return undefined;
+  let position = 0;
+  for (const sibling of parent.children) {
+    if (sibling.tagName === "TEMPLATE" || sibling.tagName === "SCRIPT" || !isVisible(sibling)) continue;
+    position += 1;
+    if (sibling === row) return position;
   }
   return undefined;
 }
@@ -188,7 +202,6 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
       role: roleOf(list).slice(0, 40),
       items: items.length,
       checked: items.filter((item) => (item.matches(CHECKED_INSIDE) && isChecked(item)) || deepQueryAll(item, CHECKED_INSIDE, 4).some(isChecked)).length,
-      item_texts: items.slice(0, LIMITS.items).map((item) => clean(subtreeText(item), ITEM_TEXT_MAX)),
     });
   }
 
@@ -197,10 +210,11 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
     for (const element of root.querySelectorAll(TOGGLES)) {
       if (toggles.length >= LIMITS.toggles) break;
       if (!isVisible(element) && !(element instanceof HTMLInputElement && element.parentElement !== null && isVisible(element.parentElement))) continue;
-      const name = clean(names.name(element));
       const around = contextOf(element);
-      const context = around === undefined ? "" : clean(subtreeText(around), ITEM_TEXT_MAX);
-      toggles.push({ ...(name === "" ? {} : { name }), role: roleOf(element).slice(0, 40), state: stateOf(element), ...(context === "" || context === name ? {} : { context }) });
+      // In a row: known by the row's position, never by a name that may be the row's (typed) text.
+      const name = around === undefined ? clean(names.name(element)) : "";
+      const row = around === undefined ? undefined : rowPosition(around);
+      toggles.push({ ...(name === "" ? {} : { name }), role: roleOf(element).slice(0, 40), state: stateOf(element), ...(row === undefined ? {} : { row }) });
     }
   }
 

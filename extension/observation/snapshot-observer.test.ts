@@ -35,14 +35,14 @@ const snapshotArbitrary: fc.Arbitrary<PageSnapshot> = fc.record({
   lists: fc.option(
     fc.array(
       fc.record(
-        { name: optionalText, role: text, items: fc.nat({ max: 50 }), checked: fc.nat({ max: 50 }), item_texts: fc.array(text, { maxLength: 3 }) },
-        { requiredKeys: ["role", "items", "checked", "item_texts"] },
+        { name: optionalText, role: text, items: fc.nat({ max: 50 }), checked: fc.nat({ max: 50 }) },
+        { requiredKeys: ["role", "items", "checked"] },
       ),
       { maxLength: 3 },
     ),
     { nil: undefined },
   ),
-  toggles: fc.option(fc.array(fc.record({ name: optionalText, role: text, state: text, context: optionalText }, { requiredKeys: ["role", "state"] }), { maxLength: 3 }), { nil: undefined }),
+  toggles: fc.option(fc.array(fc.record({ name: optionalText, role: text, state: text, row: fc.option(fc.integer({ min: 1, max: 99 }), { nil: undefined }) }, { requiredKeys: ["role", "state"] }), { maxLength: 3 }), { nil: undefined }),
   texts: fc.option(fc.array(text, { maxLength: 3 }), { nil: undefined }),
   hover_revealed: fc.option(fc.array(text, { maxLength: 3 }), { nil: undefined }),
   schema_version: fc.constant(1 as const),

@@ -105,8 +105,8 @@ export function snapshotJson(snapshot: PageSnapshot): string {
   const headings = snapshot.headings.map((heading) => `{"level":${text(heading.level)},"text":${text(heading.text)}}`);
   const landmarks = snapshot.landmarks.map((landmark) => `{${optionalKey("name", landmark.name)}"role":${text(landmark.role)}}`);
   // Issue #14's optional lists, in their sorted places.
-  const lists = snapshot.lists?.map((list) => `{"checked":${list.checked},"item_texts":${strings(list.item_texts)},"items":${list.items},${optionalKey("name", list.name)}"role":${text(list.role)}}`);
-  const toggles = snapshot.toggles?.map((toggle) => `{${optionalKey("context", toggle.context)}${optionalKey("name", toggle.name)}"role":${text(toggle.role)},"state":${text(toggle.state)}}`);
+  const lists = snapshot.lists?.map((list) => `{"checked":${list.checked},"items":${list.items},${optionalKey("name", list.name)}"role":${text(list.role)}}`);
+  const toggles = snapshot.toggles?.map((toggle) => `{${optionalKey("name", toggle.name)}"role":${text(toggle.role)},${toggle.row === undefined ? "" : `"row":${toggle.row},`}"state":${text(toggle.state)}}`);
   const after = (key: string, value: string | undefined) => (value === undefined ? "" : `"${key}":${value},`);
   return (
     `{"buttons":${strings(snapshot.buttons)},"dialogs":[${dialogs.join(",")}],"forms":[${forms.join(",")}],"headings":[${headings.join(",")}],` +
@@ -138,8 +138,8 @@ export function snapshotText(snapshot: PageSnapshot): string {
     for (const field of form.fields) lines.push(field.label ?? "");
   }
   lines.push(...snapshot.buttons, ...snapshot.links, ...snapshot.status_messages);
-  for (const list of snapshot.lists ?? []) lines.push(list.name ?? "", ...list.item_texts);
-  for (const toggle of snapshot.toggles ?? []) lines.push(toggle.name ?? "", toggle.context ?? "");
+  for (const list of snapshot.lists ?? []) lines.push(list.name ?? "");
+  for (const toggle of snapshot.toggles ?? []) lines.push(toggle.name ?? "");
   lines.push(...(snapshot.texts ?? []), ...(snapshot.hover_revealed ?? []));
   return lines.join("\n");
 }
@@ -371,11 +371,7 @@ export function utf8Length(text: string): number {
 function fitToLimit(snapshot: PageSnapshot): { snapshot: PageSnapshot; json: string } {
   let current = snapshot;
   let json = snapshotJson(current);
-  // Issue #14's extras go first: the items' text, then the rest of them.
-  if (utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES && current.lists !== undefined) {
-    current = { ...current, lists: current.lists.map((list) => ({ ...list, item_texts: [] })) };
-    json = snapshotJson(current);
-  }
+  // Issue #14's extras go first.
   if (utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES) {
     const { lists: _lists, toggles: _toggles, texts: _texts, hover_revealed: _hover, ...rest } = current;
     current = rest;

@@ -26,9 +26,9 @@ export const PageSnapshotSchema = z.object({
   /** Short status or alert text (role=status/alert, output) — how a page says "Order placed". */
   status_messages: z.array(Name).max(20),
   /**
-   * Lists, tables and grids (issue #14): how many items each shows, how many of them are checked or
-   * selected, and the items' text (scrubbed of typed values: a row that shows one reads `•••`). What
-   * proves that adding, removing, ticking or sorting worked. Absent in snapshots taken before #14.
+   * Lists, tables and grids (issue #14): how many items each shows and how many of them are checked
+   * or selected — never the items' text, which may show what was typed. What proves that adding,
+   * removing or ticking worked. Absent in snapshots taken before #14.
    */
   lists: z
     .array(
@@ -37,18 +37,17 @@ export const PageSnapshotSchema = z.object({
         role: z.string().max(40),
         items: z.number().int().min(0),
         checked: z.number().int().min(0),
-        item_texts: z.array(z.string().max(80)).max(12),
       }),
     )
     .max(8)
     .optional(),
   /**
    * Controls with a state a person sets (checkbox, radio, switch, pressed, expanded, selected tab,
-   * sorted column), named by their own name or, when they have none, by the row or label around
-   * them (`context`).
+   * sorted column). One in a list's row is known by the row's position (`row`, 1-based) and never by
+   * its name, which may be the row's text; others by their name.
    */
   toggles: z
-    .array(z.object({ name: Name.optional(), role: z.string().max(40), state: z.string().max(40), context: Name.optional() }))
+    .array(z.object({ name: Name.optional(), role: z.string().max(40), state: z.string().max(40), row: z.number().int().min(1).optional() }))
     .max(40)
     .optional(),
   /** Short visible texts with a number in them (a counter, "2 items left"), outside fields and lists. */

@@ -1,7 +1,5 @@
-import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import type { StepEvidence } from "./attribute-evidence";
 import type { NormalizedStep } from "./normalize-trace";
-import { SCRUBBED } from "./page-diff";
 
 /** Names that only say what kind of control it is: not a name a person would recognize. */
 const ROLE_ONLY = /^(the )?(checkbox|check box|radio|radio button|switch|button|link|textbox|text box|field|input|element|item|toggle|option|combobox|menuitem|tab|row|cell|generic|img|image|icon|svg|×|x|✕|✓)$/i;
@@ -12,30 +10,20 @@ export function isRoleOnly(name: string | undefined, role?: string): boolean {
   return trimmed === "" || ROLE_ONLY.test(trimmed) || (role !== undefined && trimmed.toLowerCase() === role.toLowerCase());
 }
 
-/** What each list shows typed values for: parameter names in the order their rows were added. */
-export type RowsByList = Map<string, string[]>;
-
 /**
- * Which row a control sits in, said by what the row shows: the parameter whose value it shows
- * (rows showing typed values read `•••`; the k-th such row of a list shows the k-th value added to
- * it), else the row's own text, else its position.
+ * What each list shows typed values in: how many items it had before the first one was added, and
+ * the parameters added since, in order (rows are appended: the k-th new row shows the k-th value).
  */
-export function describeRow(context: string, settled: PageSnapshot | undefined, rows: RowsByList): { text: string; parameter?: string | undefined; position?: number | undefined } {
-  const list = settled?.lists?.find((candidate) => candidate.item_texts.includes(context));
-  if (context.includes(SCRUBBED)) {
-    if (list !== undefined) {
-      const scrubbedRows = list.item_texts.filter((text) => text.includes(SCRUBBED));
-      const index = scrubbedRows.indexOf(context);
-      const added = rows.get(list.name ?? "") ?? [];
-      const parameter = scrubbedRows.length === added.length ? added[index] : undefined;
-      if (parameter !== undefined) return { text: `the item showing {{${parameter}}}`, parameter };
-      const position = list.item_texts.indexOf(context) + 1;
-      return { text: `item ${position} of the ${list.name ? `"${list.name}" ` : ""}list`, position };
-    }
-    return { text: "the item showing the value typed" };
+export type RowsByList = Map<string, { before: number; parameters: string[] }>;
+
+/** Which row a control sits in, said by the parameter whose value it shows, else by its position. */
+export function describeRow(row: number, listName: string | undefined, rows: RowsByList): { text: string; parameter?: string | undefined } {
+  const candidates = listName !== undefined ? [rows.get(listName)] : [...rows.values()];
+  for (const added of candidates) {
+    const parameter = added === undefined ? undefined : added.parameters[row - added.before - 1];
+    if (parameter !== undefined) return { text: `the item showing {{${parameter}}}`, parameter };
   }
-  const clean = context.replace(/\s+[×✕✖xX]$/, "").trim();
-  return { text: `the item "${clean.slice(0, 60)}"` };
+  return { text: `item ${row} of the ${listName ? `"${listName}" ` : ""}list` };
 }
 
 /**
@@ -48,11 +36,17 @@ export function nameFromContext(step: NormalizedStep, evidence: StepEvidence | u
   const toggle = evidence?.changes.find((change) => change.kind === "toggle");
   if (toggle !== undefined && toggle.kind === "toggle") {
     if (!isRoleOnly(toggle.name)) return toggle.name;
-    if (toggle.context !== undefined) return `the ${toggle.role === "radio" ? "option" : toggle.role} of ${describeRow(toggle.context, evidence?.settled, rows).text}`;
+    if (toggle.row !== undefined) return `the ${toggle.role === "radio" ? "option" : toggle.role} of ${describeRow(toggle.row, onlyList(evidence), rows).text}`;
   }
   // The nearest label: a heading of the page the step was on.
   const heading = evidence?.before?.headings.at(-1)?.text ?? evidence?.settled?.headings.at(-1)?.text;
   const role = step.target_role && step.target_role !== "generic" ? step.target_role : "control";
   if (heading !== undefined && heading.trim() !== "") return `the ${role} under "${heading}"`;
   return undefined;
+}
+
+/** The list a row is in, when the page shows one list with items (the usual case). */
+export function onlyList(evidence: StepEvidence | undefined): string | undefined {
+  const lists = (evidence?.settled?.lists ?? []).filter((list) => list.items > 0);
+  return lists.length === 1 ? lists[0]?.name : undefined;
 }

@@ -5,6 +5,7 @@ import type { ControlSurface } from "../../../shared/capabilities/control-surfac
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { PORTABLE_SKILL_NAME_PATTERN } from "../../../shared/skills/frontmatter";
 import { attributeEvidence, type SnapshotMoment } from "./attribute-evidence";
+import type { RelocationHint } from "./emit-recorder-flow";
 import { cutSubGoals } from "./cut-subgoals";
 import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
 import { extractParameters, slugify } from "./parameters";
@@ -55,6 +56,8 @@ export interface Interpretation {
   /** Questions still needed, without ids (the proposal service gives them ids). */
   questions: Array<{ field: LearningQuestion["field"]; prompt: string; required: boolean }>;
   site: string | undefined;
+  /** What is known of each step's element beyond its selectors, by step id (relocation, issue #14). */
+  targets?: Record<string, RelocationHint> | undefined;
   /** The frontmatter version; absent for a first draft (emit-skill's FIRST_SKILL_VERSION). */
   version?: string | undefined;
 }
@@ -126,7 +129,7 @@ export function interpretTrace(input: InterpretInput): Interpretation {
   const evidence = attributeEvidence(steps, snapshotOf, input.moments ?? []);
   const goals = cutSubGoals(steps, evidence);
   const finalPage = [...evidence].reverse().find((entry) => entry.settled !== undefined)?.settled ?? snapshotOf(steps.at(-1)?.after_state_ref);
-  const { checkpoints, stepLabels } = wordCheckpoints(goals, parameterOf, answers.success_condition, finalPage);
+  const { checkpoints, stepLabels, targets } = wordCheckpoints(goals, parameterOf, answers.success_condition, finalPage);
 
   const site = hostOf(trace.pages[0]?.url);
   const siteTitle = trace.pages[0]?.title;
@@ -227,6 +230,7 @@ export function interpretTrace(input: InterpretInput): Interpretation {
     negative_triggers: negativeTriggers,
     questions,
     site,
+    targets,
     ...(base === undefined ? {} : { version: base.next_version }),
   };
 }

@@ -16,10 +16,9 @@ export type PageChange =
   | { kind: "dialog_opened"; name: string | undefined }
   | { kind: "dialog_closed"; name: string }
   | { kind: "status"; text: string }
-  | { kind: "list_grew"; list: string | undefined; by: number; added: string[] }
+  | { kind: "list_grew"; list: string | undefined; by: number; from: number }
   | { kind: "list_shrank"; list: string | undefined; by: number }
-  | { kind: "list_reordered"; list: string | undefined }
-  | { kind: "toggle"; name: string | undefined; role: string; context: string | undefined; state: string }
+  | { kind: "toggle"; name: string | undefined; role: string; row: number | undefined; state: string }
   | { kind: "counter"; pattern: string; delta: number | undefined; text: string }
   | { kind: "heading"; text: string }
   | { kind: "button"; name: string };
@@ -57,7 +56,7 @@ function pairLists(before: readonly List[], after: readonly List[]): Array<[List
   });
 }
 
-const toggleKey = (toggle: Toggle) => `${toggle.role}|${toggle.name ?? ""}|${toggle.context ?? ""}`;
+const toggleKey = (toggle: Toggle) => `${toggle.role}|${toggle.name ?? ""}|${toggle.row ?? ""}`;
 
 /**
  * What changed from `before` to `after`, best evidence first within each kind. `before` missing
@@ -82,19 +81,9 @@ export function diffPages(before: PageSnapshot | undefined, after: PageSnapshot)
     for (const [old, list] of pairLists(before.lists ?? [], after.lists)) {
       const from = old?.items ?? 0;
       if (list.items > from) {
-        // Texts now shown more often than before (two rows may both read `•••`).
-        const remaining = [...(old?.item_texts ?? [])];
-        const added = list.item_texts.filter((text) => {
-          const at = remaining.indexOf(text);
-          if (at < 0) return true;
-          remaining.splice(at, 1);
-          return false;
-        });
-        changes.push({ kind: "list_grew", list: list.name, by: list.items - from, added });
+        changes.push({ kind: "list_grew", list: list.name, by: list.items - from, from });
       } else if (list.items < from) {
         changes.push({ kind: "list_shrank", list: list.name, by: from - list.items });
-      } else if (old !== undefined && old.item_texts.length > 1 && old.item_texts.join("\n") !== list.item_texts.join("\n") && [...old.item_texts].sort().join("\n") === [...list.item_texts].sort().join("\n")) {
-        changes.push({ kind: "list_reordered", list: list.name });
       }
     }
     // A list that went away altogether (the last item removed and the list hidden).
@@ -106,7 +95,9 @@ export function diffPages(before: PageSnapshot | undefined, after: PageSnapshot)
     const previous = new Map((before.toggles ?? []).map((toggle) => [toggleKey(toggle), toggle.state]));
     for (const toggle of after.toggles) {
       const was = previous.get(toggleKey(toggle));
-      if (was !== undefined && was !== toggle.state) changes.push({ kind: "toggle", name: toggle.name, role: toggle.role, context: toggle.context, state: toggle.state });
+      // Rows are known by position: when a list gained or lost rows, a position names another row.
+      const rowsMoved = toggle.row !== undefined && changes.some((change) => change.kind === "list_grew" || change.kind === "list_shrank");
+      if (was !== undefined && was !== toggle.state && !rowsMoved) changes.push({ kind: "toggle", name: toggle.name, role: toggle.role, row: toggle.row, state: toggle.state });
     }
   }
   if (before !== undefined && after.texts !== undefined) {

@@ -27,8 +27,8 @@ function page(url: string, parts: { lists?: Lists; toggles?: PageSnapshot["toggl
   };
 }
 
-const list = (items: string[], checked = 0): Lists => [{ role: "list", items: items.length, checked, item_texts: items }];
-const box = (context: string, state: "checked" | "unchecked") => ({ role: "checkbox", state, context });
+const list = (items: number, checked = 0): Lists => [{ role: "list", items, checked }];
+const box = (row: number, state: "checked" | "unchecked") => ({ role: "checkbox", state, row });
 
 let clock = 0;
 const at = () => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, (clock += 1000))).toISOString();
@@ -50,10 +50,10 @@ function todoDemonstration() {
     return `snapshot:${name}`;
   };
   const s0 = ref("s0", page("http://app.test/#/", { texts: [] }));
-  const s1 = ref("s1", page("http://app.test/#/", { lists: list(["•••"]), toggles: [box("•••", "unchecked")], texts: ["1 item left"], hover: ["Remove"], buttons: ["Remove"] }));
-  const s2 = ref("s2", page("http://app.test/#/", { lists: list(["•••", "•••"]), toggles: [box("•••", "unchecked"), box("•••", "unchecked")], texts: ["2 items left"] }));
-  const s3 = ref("s3", page("http://app.test/#/", { lists: list(["•••", "•••"], 1), toggles: [box("•••", "checked"), box("•••", "unchecked")], texts: ["1 item left"], buttons: ["Clear completed"] }));
-  const s4 = ref("s4", page("http://app.test/#/active", { lists: list(["•••"]), toggles: [box("•••", "unchecked")], texts: ["1 item left"], buttons: ["Clear completed"] }));
+  const s1 = ref("s1", page("http://app.test/#/", { lists: list(1), toggles: [box(1, "unchecked")], texts: ["1 item left"], hover: ["Remove"], buttons: ["Remove"] }));
+  const s2 = ref("s2", page("http://app.test/#/", { lists: list(2), toggles: [box(1, "unchecked"), box(2, "unchecked")], texts: ["2 items left"] }));
+  const s3 = ref("s3", page("http://app.test/#/", { lists: list(2, 1), toggles: [box(1, "checked"), box(2, "unchecked")], texts: ["1 item left"], buttons: ["Clear completed"] }));
+  const s4 = ref("s4", page("http://app.test/#/active", { lists: list(1), toggles: [box(1, "unchecked")], texts: ["1 item left"], buttons: ["Clear completed"] }));
   const field = { target_name: "New todo", target_role: "textbox", target_tag: "input", selectors: [["aria/New todo[role=\"textbox\"]"]] };
   const steps: NormalizedStep[] = [
     step({ action: "fill", label: "Fill 'New todo'", ...field, masked_value: { value_hash: "h1" }, before_state_ref: s0, after_state_ref: s1 }),

@@ -1,9 +1,10 @@
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { describeRow, nameFromContext, type RowsByList } from "./control-names";
+import { describeRow, nameFromContext, onlyList, type RowsByList } from "./control-names";
 import type { CheckpointPlan, SkillParameter } from "./interpret";
 import type { NormalizedStep } from "./normalize-trace";
 import { SCRUBBED, type PageChange } from "./page-diff";
 import type { SubGoal } from "./cut-subgoals";
+import type { RelocationHint } from "./emit-recorder-flow";
 import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "./success-conditions";
 
 /** What the success condition of a checkpoint no evidence proves says until the user answers. */
@@ -16,6 +17,8 @@ export interface WordedCheckpoints {
   checkpoints: CheckpointPlan[];
   /** Human labels for steps whose control had no name of its own, by step id. */
   stepLabels: Map<string, string>;
+  /** What is known of each step's element for relocating it, by step id. */
+  targets: Record<string, RelocationHint>;
 }
 
 /** A check from a change, or undefined when the change proves nothing a rehearsal can look for. */
@@ -32,20 +35,19 @@ function checkOf(change: PageChange, goal: SubGoal, parameters: readonly SkillPa
     case "status":
       return RUN_NUMBER.test(change.text) || change.text.includes(SCRUBBED) ? undefined : { kind: "page_says", text: change.text };
     case "list_grew": {
-      // The new row shows a typed value (read `•••`): the value typed for this sub-goal.
-      const shown = change.by === 1 && change.added.some((text) => text.includes(SCRUBBED)) ? parameters.at(-1) : undefined;
+      // One row appeared right after a value was entered: the row shows it (the rehearsal checks
+      // that with its own test value). The capture never sends a row's text, which may be typed.
+      const shown = change.by === 1 ? parameters.at(-1) : undefined;
       return shown !== undefined ? { kind: "list_has_value", parameter: shown.name, list: change.list } : { kind: "list_count", list: change.list, delta: change.by };
     }
     case "list_shrank":
       return { kind: "list_count", list: change.list, delta: -change.by };
-    case "list_reordered":
-      return undefined; // a sorted column says it (aria-sort); an order alone is not checked
     case "toggle": {
       if (change.name !== undefined && change.name.trim() !== "" && !change.name.includes(SCRUBBED)) return { kind: "control_state", name: change.name, row: undefined, role: change.role, state: change.state };
-      if (change.context === undefined) return undefined;
-      const row = describeRow(change.context, goal.evidence?.settled, rows);
-      const ref = row.parameter !== undefined ? { parameter: row.parameter } : row.position !== undefined ? { position: row.position, list: goal.evidence?.settled?.lists?.find((list) => list.item_texts.includes(change.context as string))?.name } : change.context.includes(SCRUBBED) ? undefined : { text: change.context.replace(/\s+[×✕✖xX]$/, "").slice(0, 60) };
-      return ref === undefined ? undefined : { kind: "control_state", name: undefined, row: ref, role: change.role, state: change.state };
+      if (change.row === undefined) return undefined;
+      const list = onlyList(goal.evidence);
+      const row = describeRow(change.row, list, rows);
+      return { kind: "control_state", name: undefined, row: row.parameter !== undefined ? { parameter: row.parameter } : { position: change.row, list }, role: change.role, state: change.state };
     }
     case "counter":
       return { kind: "counter", pattern: change.pattern, delta: change.delta };
@@ -139,6 +141,7 @@ export function answerToCheck(answer: string, finalPage: PageSnapshot | undefine
 export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: ReadonlyMap<string, SkillParameter>, successAnswer: string | undefined, finalPage: PageSnapshot | undefined): WordedCheckpoints {
   const rows: RowsByList = new Map();
   const stepLabels = new Map<string, string>();
+  const targets: Record<string, RelocationHint> = {};
   const checkpoints = goals.map((goal, index): CheckpointPlan => {
     const used = [...new Set(goal.steps.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined))];
     const changes = [...(goal.evidence?.changes ?? [])].sort((a, b) => PREFERENCE.indexOf(a.kind) - PREFERENCE.indexOf(b.kind));
@@ -150,7 +153,11 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
     const last = goal.steps.at(-1) as NormalizedStep;
     // A page opened with no snapshot yet still shows its title: that is what proves it is open.
     if (check === undefined && last.action === "navigate" && last.page_title !== undefined && last.page_title.trim() !== "") check = { kind: "page_title", text: last.page_title };
-    if (check?.kind === "list_has_value") rows.set(check.list ?? "", [...(rows.get(check.list ?? "") ?? []), check.parameter]);
+    if (check?.kind === "list_has_value") {
+      const grew = changes.find((change) => change.kind === "list_grew");
+      const known = rows.get(check.list ?? "") ?? { before: grew?.kind === "list_grew" ? grew.from : 0, parameters: [] };
+      rows.set(check.list ?? "", { ...known, parameters: [...known.parameters, check.parameter] });
+    }
 
     const names = new Map<string, string>();
     for (const step of goal.steps) {
@@ -162,6 +169,18 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
       }
     }
     const stepName = (step: NormalizedStep) => names.get(step.step_id) ?? step.target_name;
+    for (const step of goal.steps) {
+      if (step.action === "navigate" || step.action === "command" || step.action === "launch") continue;
+      const hint: RelocationHint = { role: step.target_role, ...(step.target_name !== undefined && !step.target_name.includes(SCRUBBED) ? { name: step.target_name } : {}) };
+      // The row of a control that changed state: by the parameter it shows, or its position.
+      const toggled = step === last ? goal.evidence?.changes.find((change) => change.kind === "toggle") : undefined;
+      if (toggled?.kind === "toggle" && toggled.row !== undefined) {
+        const row = describeRow(toggled.row, onlyList(goal.evidence), rows);
+        if (row.parameter !== undefined) hint.row_parameter = row.parameter;
+        else hint.row_position = toggled.row;
+      }
+      targets[step.step_id] = hint;
+    }
 
     const isLast = index === goals.length - 1;
     let verification: CheckpointPlan["verification"];
@@ -194,5 +213,5 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
       verification,
     };
   });
-  return { checkpoints, stepLabels };
+  return { checkpoints, stepLabels, targets };
 }

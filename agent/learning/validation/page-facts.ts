@@ -115,7 +115,7 @@ const PAGE_FACTS_SCRIPT = `(() => {
     for (let depth = 0; node && depth < 12; depth += 1) {
       const parent = node.parentElement || (node.getRootNode() && node.getRootNode().host) || null;
       if (!parent) return "";
-      if (parent.matches(ITEMS) || parent.matches("fieldset, [role=group], [role=radiogroup]")) return textOf(parent);
+      if (parent.matches(ITEMS) || parent.matches("fieldset, [role=group], [role=radiogroup]") || (parent.parentElement && parent.parentElement.matches("ul, ol, [role=list]"))) return textOf(parent);
       node = parent;
     }
     return "";

@@ -7,7 +7,7 @@ import puppeteer, { type Browser, type CDPSession, type ElementHandle, type Fram
 import type { ErrorCode } from "../../../shared/common/error-codes";
 import type { TestPolicy } from "../../../shared/learning/test-policy";
 import type { ValidationStepResult } from "../../../shared/learning/validation-run";
-import type { RecorderFlow, RecorderStep } from "../compiler/emit-recorder-flow";
+import type { RecorderFlow, RecorderStep, RelocationHint } from "../compiler/emit-recorder-flow";
 import type { CheckpointPlan, SkillParameter } from "../compiler/interpret";
 import { checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
 import type { PageFacts } from "./page-facts";
@@ -652,7 +652,7 @@ interface ResolvedTarget {
  * alternative costs a poll, not a timeout. Says which one resolved: that is what tells a person the
  * flow is drifting from the page.
  */
-async function resolveTarget(page: Page, step: { selectors: string[][]; frame?: number[] }, context: StepContext, visible: boolean): Promise<ResolvedTarget> {
+async function resolveTarget(page: Page, step: { selectors: string[][]; frame?: number[]; hint?: RelocationHint }, context: StepContext, visible: boolean): Promise<ResolvedTarget> {
   const alternatives = step.selectors;
   if (alternatives.length === 0) throw new StepFailure("the step has no selector to find its element with");
   let hiddenMatch: number | undefined;
@@ -684,7 +684,7 @@ async function resolveTarget(page: Page, step: { selectors: string[][]; frame?: 
   }
   // Issue #14: every selector missed; the most similar element, if one clearly is (target-relocation.ts).
   const frame = frameAt(page, step.frame ?? []);
-  const relocated = frame === undefined || context.watch.violation !== undefined ? undefined : await relocateBySimilarity(frame, alternatives).catch(() => undefined);
+  const relocated = frame === undefined || context.watch.violation !== undefined ? undefined : await relocateBySimilarity(frame, alternatives, step.hint, context.testValues).catch(() => undefined);
   if (relocated !== undefined) {
     if (!visible || (await relocated.handle.isVisible().catch(() => false)) || (await revealByHover(relocated.handle))) {
       const how = `relocated by similarity (${relocated.matched.join(", ")}; score ${relocated.score}) after none of the ${alternatives.length} selector alternatives matched, first ${showSelector(alternatives[0] ?? [])}`;

@@ -1,4 +1,5 @@
 import type { ElementHandle, Frame } from "puppeteer-core";
+import type { RelocationHint } from "../compiler/emit-recorder-flow";
 
 /**
  * Replay that survives change (issue #14): when every selector of a step misses, the target is
@@ -22,6 +23,9 @@ export interface TargetFingerprint {
   ancestors: string[];
   /** 1-based position among same-tag siblings, from the last step of an xpath or `:nth-of-type`/`:nth-child`. */
   position?: number | undefined;
+  /** The row it sits in: the text that row shows (a test value), or the row's position. */
+  rowText?: string | undefined;
+  rowPosition?: number | undefined;
 }
 
 export interface Relocated {
@@ -102,6 +106,17 @@ const SCORE_SCRIPT = `(print) => {
     if (el.tagName === "INPUT") { if (["button", "submit"].includes(el.type) && el.value) return clean(el.value); return clean(el.getAttribute("placeholder") || el.getAttribute("title") || ""); }
     return clean(el.textContent).slice(0, 200);
   };
+  const rowOf = (el) => {
+    for (let node = el, depth = 0; node && depth < 14; depth += 1) {
+      const parent = node.parentElement || (node.getRootNode() && node.getRootNode().host) || null;
+      if (!parent) return null;
+      if (parent.matches("li, tr, [role=listitem], [role=option], [role=row], [role=treeitem]") || (parent.parentElement && parent.parentElement.matches("ul, ol, [role=list]"))) return parent;
+      node = parent;
+    }
+    return null;
+  };
+  const rowIndex = (row) => { let n = 0; for (const sibling of row.parentElement ? row.parentElement.children : []) { if (typeof sibling.checkVisibility === "function" && !sibling.checkVisibility()) continue; n += 1; if (sibling === row) return n; } return 0; };
+  const deepText = (node) => { let text = ""; const visit = (n) => { if (n.nodeType === 3) text += " " + n.nodeValue; if (n.shadowRoot) n.shadowRoot.childNodes.forEach(visit); n.childNodes && n.childNodes.forEach(visit); }; visit(node); return clean(text); };
   const positionOf = (el) => { let n = 1; for (let s = el.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === el.tagName) n += 1; return n; };
   const hasAncestor = (el, token) => { for (let a = el.parentElement || (el.getRootNode() && el.getRootNode().host); a; a = a.parentElement || (a.getRootNode() && a.getRootNode().host)) { if (token[0] === "#" ? a.id === token.slice(1) : a.classList.contains(token.slice(1))) return true; } return false; };
   let best = -1, bestScore = 0, second = 0, bestMatched = [];
@@ -120,6 +135,11 @@ const SCORE_SCRIPT = `(print) => {
     for (const a of print.attributes) if (el.getAttribute(a.name) === a.value) add(a.name === "name" ? 3 : a.name === "type" ? 1 : 2, a.name + "=" + a.value);
     for (const c of print.classes) if (el.classList.contains(c)) add(1, "class " + c);
     for (const t of print.ancestors) if (hasAncestor(el, t)) add(0.5, "inside " + t);
+    if (print.rowText || print.rowPosition) {
+      const row = rowOf(el);
+      if (row && print.rowText && deepText(row).includes(clean(print.rowText))) add(6, "in the row showing the test value");
+      if (row && print.rowPosition && rowIndex(row) === print.rowPosition) add(3, "in row " + print.rowPosition);
+    }
     if (print.position !== undefined && print.tag && el.tagName.toLowerCase() === print.tag && positionOf(el) === print.position) add(0.5, "position " + print.position);
     if (score > bestScore) { second = bestScore; bestScore = score; best = index; bestMatched = matched; }
     else if (score > second) second = score;
@@ -142,10 +162,22 @@ const MIN_MARGIN = 1.5;
  * Finds the element most similar to the fingerprint, or undefined when none is similar enough or
  * two are equally so (acting on a guess would be worse than failing the step).
  */
-export async function relocateBySimilarity(frame: Frame, selectors: readonly string[][]): Promise<Relocated | undefined> {
+export async function relocateBySimilarity(
+  frame: Frame,
+  selectors: readonly string[][],
+  hint: RelocationHint | undefined = undefined,
+  values: Readonly<Record<string, string>> = {},
+): Promise<Relocated | undefined> {
   const print = fingerprintOf(selectors);
+  // What the compiler knew of it beyond its selectors (its role and name, the row it sits in).
+  if (hint !== undefined) {
+    print.role ??= hint.role;
+    print.name ??= hint.name;
+    if (hint.row_parameter !== undefined) print.rowText = values[hint.row_parameter];
+    print.rowPosition = hint.row_position;
+  }
   // A fingerprint with nothing but a tag and a position would match any sibling: not enough to act on.
-  if (print.name === undefined && print.text === undefined && print.testId === undefined && print.id === undefined && print.attributes.length === 0 && print.classes.length === 0) return undefined;
+  if (print.name === undefined && print.text === undefined && print.testId === undefined && print.id === undefined && print.attributes.length === 0 && print.classes.length === 0 && print.rowText === undefined && print.rowPosition === undefined) return undefined;
   const scored = (await frame.evaluate(`(${SCORE_SCRIPT})(${JSON.stringify(print)})`)) as { index: number; score: number; second: number; matched: string[] };
   if (scored.index < 0 || scored.score < MIN_SCORE || scored.score - scored.second < MIN_MARGIN) return undefined;
   const handle = (await frame.evaluateHandle(`(${HANDLE_SCRIPT})(${scored.index})`)).asElement() as ElementHandle<Element> | null;
