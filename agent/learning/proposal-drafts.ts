@@ -9,6 +9,7 @@ import {
   SemanticWorkflowInterpretationSchema,
   type SemanticWorkflowInterpretation,
 } from "../../shared/learning/semantic-workflow-interpretation";
+import { parseSuccessCondition } from "../../shared/learning/success-conditions";
 import type { TestPolicy } from "../../shared/learning/test-policy";
 import { PageSnapshotSchema, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../shared/skills/proposal";
@@ -208,7 +209,13 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
       project_scope: interpretation.project_scope,
       preferred_control_surfaces: interpretation.preferred_control_surfaces,
       success_conditions: interpretation.checkpoints.map((checkpoint) => checkpoint.success_condition),
-      checkpoints: interpretation.checkpoints.map(({ checkpoint_id, goal, success_condition, order_hint }) => ({ checkpoint_id, goal, success_condition, order_hint })),
+      checkpoints: interpretation.checkpoints.map(({ checkpoint_id, goal, success_condition, order_hint, verification }) => ({
+        checkpoint_id,
+        goal,
+        success_condition,
+        order_hint,
+        ...(verification === undefined ? {} : { verification }),
+      })),
       user_confirmed: confirmed,
       created_at: now(),
       schema_version: 1,
@@ -242,7 +249,15 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
       ...(edits.negative_triggers === undefined ? {} : { negative_triggers: edits.negative_triggers }),
       checkpoints: compiled.checkpoints.map((checkpoint) => {
         const edit = edits.checkpoints?.find((candidate) => candidate.checkpoint_id === checkpoint.checkpoint_id);
-        return edit === undefined ? checkpoint : { ...checkpoint, ...(edit.goal === undefined ? {} : { goal: edit.goal }), ...(edit.success_condition === undefined ? {} : { success_condition: edit.success_condition, observable: true }) };
+        if (edit === undefined) return checkpoint;
+        // A condition the user wrote is checked in the page only when it is one of the sentences the rehearsal reads.
+        const verification =
+          edit.success_condition === undefined
+            ? checkpoint.verification
+            : parseSuccessCondition(edit.success_condition).kind === "by_hand"
+              ? { by: "person" as const, reason: "You wrote this condition in your own words; a person confirms it." }
+              : { by: "page" as const };
+        return { ...checkpoint, ...(edit.goal === undefined ? {} : { goal: edit.goal }), ...(edit.success_condition === undefined ? {} : { success_condition: edit.success_condition, observable: true }), verification };
       }),
     };
     const lint = lintCheckpoints(interpretation.checkpoints, literals);

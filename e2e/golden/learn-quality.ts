@@ -17,7 +17,7 @@ import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import type { RecorderFlow } from "../../agent/learning/compiler/emit-recorder-flow";
 import type { CheckpointPlan, SkillParameter } from "../../agent/learning/compiler/interpret";
 import { isRoleOnly } from "../../agent/learning/compiler/control-names";
-import { parseSuccessCondition } from "../../agent/learning/compiler/success-conditions";
+import { parseSuccessCondition } from "../../shared/learning/success-conditions";
 import { runRehearsal, type RehearsalResult } from "../../agent/learning/validation/rehearsal";
 import type { WorkflowGraph } from "../../shared/learning/workflow-graph";
 import { launchExtensionBrowser, type ExtensionBrowser } from "../support/extension-browser";

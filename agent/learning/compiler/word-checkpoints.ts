@@ -5,7 +5,7 @@ import type { NormalizedStep } from "./normalize-trace";
 import { SCRUBBED, type PageChange } from "./page-diff";
 import type { SubGoal } from "./cut-subgoals";
 import type { RelocationHint } from "./emit-recorder-flow";
-import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "./success-conditions";
+import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/success-conditions";
 
 /** What the success condition of a checkpoint no evidence proves says until the user answers. */
 export const NOT_YET_KNOWN = "Not yet known: ask the user what shows this worked";

@@ -160,3 +160,42 @@ export function parseSuccessCondition(condition: string): SuccessCheck {
   }
   return { kind: "by_hand", text: trimmed };
 }
+
+/**
+ * How the rehearsal checks a condition, in words for the person reviewing a proposal (the review
+ * drawer). Undefined for a person's own words: only a person confirms those.
+ */
+export function explainCheck(check: SuccessCheck): string | undefined {
+  switch (check.kind) {
+    case "page_says":
+      return `Looks for the text “${check.text}” on the page (a status or alert message first).`;
+    case "dialog_open":
+      return check.name ? `Checks that a dialog named “${check.name}” is open.` : "Checks that a dialog is open.";
+    case "dialog_closed":
+      return `Checks that the “${check.name}” dialog is no longer open.`;
+    case "page_title":
+      return `Checks that the page's title is “${check.text}”.`;
+    case "heading":
+      return `Checks that a heading “${check.text}” is shown.`;
+    case "button":
+      return `Checks that a “${check.name}” button is shown (not one that only appears under the pointer).`;
+    case "route":
+      return `Checks that the page's address ends with “${check.route}”.`;
+    case "list_has_value":
+      return `Checks that an item of the ${check.list ? `“${check.list}” ` : ""}list shows the value given for {{${check.parameter}}}.`;
+    case "list_count":
+      return `Counts the items of the ${check.list ? `“${check.list}” ` : ""}list before and after these steps: ${check.delta > 0 ? `${check.delta} more` : `${-check.delta} fewer`}.`;
+    case "control_state":
+      return check.row !== undefined
+        ? `Checks that the ${roleWord(check.role)} in the row ${"parameter" in check.row ? `showing the value given for {{${check.row.parameter}}}` : "text" in check.row ? `“${check.row.text}”` : `at position ${check.row.position}`} is ${check.state}.`
+        : `Checks that the “${check.name}” ${roleWord(check.role)} is ${check.state}.`;
+    case "counter":
+      return `Reads the number in “${check.pattern.replace("#", "…")}” before and after these steps: ${check.delta === undefined ? "it changes" : `${check.delta > 0 ? "up" : "down"} by ${Math.abs(check.delta)}`}.`;
+    case "by_hand":
+      return undefined;
+    default: {
+      const unreachable: never = check;
+      throw new Error(`unknown success check ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
