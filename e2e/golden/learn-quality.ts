@@ -79,9 +79,16 @@ async function learnOne(flow: QualityFlow, context: { root: string; agent: Agent
   } finally {
     await site.close();
   }
+  const phase = (what: string) => console.error(`  ${flow.name}: ${what} at ${new Date().toISOString().slice(11, 19)}`);
+  phase("demonstrated");
   const recording = await readRecording(root, sessionId);
   const stored = [...recording.events, ...recording.snapshots.values()].join("\n").toLowerCase();
-  const leaked = qualityNeedles().filter((needle) => stored.includes(needle.toLowerCase()));
+  const leaked = qualityNeedles()
+    .filter((needle) => stored.includes(needle.toLowerCase()))
+    .map((needle) => {
+      const at = stored.indexOf(needle.toLowerCase());
+      return `${needle} (in …${stored.slice(Math.max(0, at - 160), at).replace(/\s+/g, " ")}…)`;
+    });
 
   const { proposal_id: proposalId } = GeneratedSchema.parse(await api("POST", `/api/learn/sessions/${sessionId}/generate-proposal`));
   let detail = DetailSchema.parse(await api("GET", `/api/learn/proposals/${proposalId}/detail`));
@@ -116,6 +123,7 @@ async function learnOne(flow: QualityFlow, context: { root: string; agent: Agent
     schema_version: 1,
   };
 
+  phase("compiled");
   const rehearse = async (transform: ((html: string) => string) | undefined) => {
     site = await serveFixtureSite({ ...flow.routes, sitesDir: QUALITY_SITES_DIR, ...(transform === undefined ? {} : { transform }) }, flow.port);
     try {
@@ -128,6 +136,7 @@ async function learnOne(flow: QualityFlow, context: { root: string; agent: Agent
   let unchanged: RehearsalResult | undefined;
   for (const variant of VARIANTS) {
     const result = await rehearse(variant.transform);
+    phase(`rehearsed ${variant.name}`);
     if (variant.transform === undefined) unchanged = result;
     const actionResults = result.steps.filter((step) => /^rehearsal:s\d+$/.test(step.test_case_id));
     const checkpointResults = result.steps.filter((step) => step.test_case_id.startsWith("checkpoint:"));

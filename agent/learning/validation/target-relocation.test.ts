@@ -22,6 +22,7 @@ describe("a target's fingerprint from its selectors", () => {
       ancestors: ["#editor", ".actions"],
       position: 2,
     });
+    expect(fingerprintOf([["html > body > main > ul > li:nth-of-type(2) > button"], ["xpath//html/body/main/ul/li[2]/button"]])).toMatchObject({ tag: "button", rowPosition: 2 });
   });
 });
 
@@ -47,6 +48,12 @@ describe.skipIf(!existsSync(CHROMIUM))("relocating a target whose selectors all 
     expect(found).toBeDefined();
     expect(await found?.handle.evaluate((element) => element.getAttribute("name"))).toBe("save");
     expect(found?.matched.join(", ")).toMatch(/role button.*name=save/);
+  });
+
+  it("tells buttons of the same name apart by the row they sit in", async () => {
+    await page.setContent(`<div class="shell"><ul><li>Rice <button>Remove</button></li><li>Lentils <button>Remove</button></li><li>Oil <button>Remove</button></li></ul></div>`);
+    const found = await relocateBySimilarity(page.mainFrame(), [["html > body > main > ul > li:nth-of-type(2) > button"]], { role: "button", name: "Remove" });
+    expect(await found?.handle.evaluate((element) => element.parentElement?.firstChild?.textContent?.trim())).toBe("Lentils");
   });
 
   it("refuses to guess between two equally similar elements", async () => {

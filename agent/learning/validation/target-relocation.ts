@@ -54,6 +54,9 @@ export function fingerprintOf(selectors: readonly string[][]): TargetFingerprint
       continue;
     }
     if (last.startsWith("xpath/")) {
+      // The row it sits in: the last list item or table row on its path, and where that row is.
+      const rowStep = [...last.matchAll(/\/(?:li|tr)\[(\d+)\]/g)].at(-1)?.[1];
+      if (rowStep !== undefined) print.rowPosition ??= Number(rowStep);
       const position = /\[(\d+)\]$/.exec(last)?.[1];
       if (position !== undefined) print.position ??= Number(position);
       print.tag ??= /\/([a-z][a-z0-9-]*)(?:\[\d+\])?$/i.exec(last)?.[1]?.toLowerCase();
@@ -73,6 +76,12 @@ export function fingerprintOf(selectors: readonly string[][]): TargetFingerprint
     }
     const nth = /:nth-(?:of-type|child)\((\d+)\)/.exec(own)?.[1];
     if (nth !== undefined) print.position ??= Number(nth);
+    const row = compounds
+      .slice(0, -1)
+      .map((compound) => /^(?:li|tr)\b.*:nth-(?:of-type|child)\((\d+)\)/.exec(compound)?.[1])
+      .filter((position): position is string => position !== undefined)
+      .at(-1);
+    if (row !== undefined) print.rowPosition ??= Number(row);
     for (const ancestor of compounds.slice(0, -1)) for (const token of ancestor.match(/[#.][A-Za-z_][\w-]*/g) ?? []) if (!print.ancestors.includes(token)) print.ancestors.push(token);
   }
   return print;
@@ -174,7 +183,7 @@ export async function relocateBySimilarity(
     print.role ??= hint.role;
     print.name ??= hint.name;
     if (hint.row_parameter !== undefined) print.rowText = values[hint.row_parameter];
-    print.rowPosition = hint.row_position;
+    print.rowPosition = hint.row_position ?? print.rowPosition;
   }
   // A fingerprint with nothing but a tag and a position would match any sibling: not enough to act on.
   if (print.name === undefined && print.text === undefined && print.testId === undefined && print.id === undefined && print.attributes.length === 0 && print.classes.length === 0 && print.rowText === undefined && print.rowPosition === undefined) return undefined;
