@@ -145,14 +145,18 @@ function stateOf(element: Element): string {
   return expanded === "true" ? "expanded" : "collapsed";
 }
 
-/** The row or labelled group a control sits in: what names a checkbox that has no name of its own. */
+/**
+ * The list row a control sits in (its name may be the row's text, which may be typed). A column
+ * header is not in a row of the list: it is known by its name.
+ */
 function contextOf(element: Element): Element | undefined {
+  if (element.tagName === "TH" || element.matches("[role=columnheader], [role=rowheader]")) return undefined;
   let node: Element | null = element;
   for (let depth = 0; node !== null && depth < 12; depth += 1) {
     const parent: Element | null = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host ?? null);
     if (parent === null) return undefined;
     // A row is a list item, or any element a list holds directly (a custom element in a <ul>).
-    if (parent.matches(LIST_ITEMS) || parent.matches("fieldset, [role=group], [role=radiogroup]") || parent.parentElement?.matches("ul, ol, [role=list]") === true) return parent;
+    if (parent.matches(LIST_ITEMS) || parent.parentElement?.matches("ul, ol, [role=list]") === true) return parent;
     node = parent;
   }
   return undefined;

@@ -27,13 +27,18 @@ export interface StepEvidence {
  */
 export function attributeEvidence(steps: readonly NormalizedStep[], snapshotOf: (ref: string | undefined) => PageSnapshot | undefined, moments: readonly SnapshotMoment[]): StepEvidence[] {
   const ordered = [...moments].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  let cursor = 0; // steps come in time order: one pass over the moments
   return steps.map((step, index) => {
     const next = steps[index + 1];
     const before = snapshotOf(step.before_state_ref);
     let settledRef: string | undefined;
     if (ordered.length > 0) {
-      const window = ordered.filter((moment) => moment.at >= step.created_at && (next === undefined || moment.at < next.created_at));
-      settledRef = window.at(-1)?.ref;
+      while (cursor < ordered.length && (ordered[cursor] as SnapshotMoment).at < step.created_at) cursor += 1;
+      // The last moment before the next action.
+      while (cursor < ordered.length && (next === undefined || (ordered[cursor] as SnapshotMoment).at < next.created_at)) {
+        settledRef = (ordered[cursor] as SnapshotMoment).ref;
+        cursor += 1;
+      }
       // A page load the step caused is its own document's first snapshot: the step's after-state.
       if (settledRef === undefined && step.after_state_ref !== undefined && step.after_state_ref !== next?.after_state_ref && step.after_state_ref !== next?.before_state_ref) settledRef = step.after_state_ref;
     } else if (next === undefined || step.after_state_ref === next.before_state_ref || step.after_state_ref !== next.after_state_ref) {

@@ -144,7 +144,9 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
   const targets: Record<string, RelocationHint> = {};
   const checkpoints = goals.map((goal, index): CheckpointPlan => {
     const used = [...new Set(goal.steps.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined))];
-    const changes = [...(goal.evidence?.changes ?? [])].sort((a, b) => PREFERENCE.indexOf(a.kind) - PREFERENCE.indexOf(b.kind));
+    // Within a kind, a control that became checked (the option picked) says more than the one that lost it.
+    const turnedOn = (change: PageChange) => (change.kind === "toggle" && /^(checked|selected|pressed|expanded|sorted)/.test(change.state) ? 0 : 1);
+    const changes = [...(goal.evidence?.changes ?? [])].sort((a, b) => PREFERENCE.indexOf(a.kind) - PREFERENCE.indexOf(b.kind) || turnedOn(a) - turnedOn(b));
     let check: SuccessCheck | undefined;
     for (const change of changes) {
       check = checkOf(change, goal, used, rows);

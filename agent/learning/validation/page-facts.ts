@@ -111,11 +111,12 @@ const PAGE_FACTS_SCRIPT = `(() => {
     lists.push({ name: listName(list), role: roleOf(list), items: itemsOf(list).slice(0, 300).map(textOf) });
   }
   const contextOf = (el) => {
+    if (el.tagName === "TH" || el.matches("[role=columnheader], [role=rowheader]")) return "";
     let node = el;
     for (let depth = 0; node && depth < 12; depth += 1) {
       const parent = node.parentElement || (node.getRootNode() && node.getRootNode().host) || null;
       if (!parent) return "";
-      if (parent.matches(ITEMS) || parent.matches("fieldset, [role=group], [role=radiogroup]") || (parent.parentElement && parent.parentElement.matches("ul, ol, [role=list]"))) return textOf(parent);
+      if (parent.matches(ITEMS) || (parent.parentElement && parent.parentElement.matches("ul, ol, [role=list]"))) return textOf(parent);
       node = parent;
     }
     return "";
