@@ -216,29 +216,42 @@ const wanted = process.argv.slice(2).filter((argument) => !argument.startsWith("
 const flows = QUALITY_FLOWS.filter((flow) => wanted.length === 0 || wanted.includes(flow.name));
 if (flows.length === 0) throw new Error(`Unknown fixture(s): ${wanted.join(", ")}; known: ${QUALITY_FLOWS.map((flow) => flow.name).join(", ")}`);
 
-const { root, cleanup } = await makeTempMemoryRoot("elnor-quality-");
-let agent: AgentProcess | undefined;
-let chromium: ExtensionBrowser | undefined;
+/** One fixture at most this long (a hung browser must not stop the run). */
+const FIXTURE_TIMEOUT_MS = 300_000;
+
 const rows: Row[] = [];
-try {
-  agent = await startAgentProcess(root);
-  const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  chromium = await launchExtensionBrowser();
-  const panel = await pair(chromium, agent, token);
-  for (const flow of flows) {
-    const started = Date.now();
-    try {
-      rows.push(await learnOne(flow, { root, agent, token, chromium, panel }));
-    } catch (error) {
-      // One fixture that cannot be learned is reported; the others still run.
-      console.error(`${flow.name}: could not be learned: ${error instanceof Error ? error.message : String(error)}`);
-    }
+const notLearned: string[] = [];
+for (const flow of flows) {
+  // Each fixture on its own agent, memory and browser profile, as a new user would start.
+  const { root, cleanup } = await makeTempMemoryRoot("elnor-quality-");
+  let agent: AgentProcess | undefined;
+  let chromium: ExtensionBrowser | undefined;
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const run = (async () => {
+      agent = await startAgentProcess(root);
+      const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
+      chromium = await launchExtensionBrowser();
+      const panel = await pair(chromium, agent, token);
+      return learnOne(flow, { root, agent, token, chromium, panel });
+    })();
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no result within ${FIXTURE_TIMEOUT_MS / 1000} s`)), FIXTURE_TIMEOUT_MS);
+    });
+    rows.push(await Promise.race([run, timeout]));
     console.error(`${flow.name}: done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } catch (error) {
+    // One fixture that cannot be learned is reported; the others still run.
+    console.error(`${flow.name}: could not be learned: ${error instanceof Error ? error.message : String(error)}`);
+    notLearned.push(flow.name);
+  } finally {
+    clearTimeout(timer);
+    await chromium?.close().catch(() => undefined);
+    await agent?.stop().catch(() => undefined);
+    await cleanup();
   }
-} finally {
-  await chromium?.close();
-  await agent?.stop();
-  await cleanup();
 }
 printTable(rows);
+if (notLearned.length > 0) console.log(`fixtures that could not be learned (count as failed): ${notLearned.join(", ")}`);
 if (process.argv.includes("--details")) printFailures(rows);
