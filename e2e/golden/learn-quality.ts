@@ -7,12 +7,12 @@
  *
  *   npm run build && node --import tsx e2e/golden/learn-quality.ts [fixture …]
  */
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { TestPolicy } from "../../shared/learning/test-policy";
-import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
+import { projectRoot, startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import type { RecorderFlow } from "../../agent/learning/compiler/emit-recorder-flow";
 import type { CheckpointPlan, SkillParameter } from "../../agent/learning/compiler/interpret";
@@ -82,6 +82,7 @@ async function learnOne(flow: QualityFlow, context: { root: string; agent: Agent
   const phase = (what: string) => console.error(`  ${flow.name}: ${what} at ${new Date().toISOString().slice(11, 19)}`);
   phase("demonstrated");
   const recording = await readRecording(root, sessionId);
+  if (process.argv.includes("--keep")) await keepRecording(flow.name, recording);
   const stored = [...recording.events, ...recording.snapshots.values()].join("\n").toLowerCase();
   const leaked = qualityNeedles()
     .filter((needle) => stored.includes(needle.toLowerCase()))
@@ -165,6 +166,27 @@ async function learnOne(flow: QualityFlow, context: { root: string; agent: Agent
     variants: variants.filter((variant) => variant.name !== "unchanged"),
     leaked,
   };
+}
+
+/**
+ * `--keep`: the demonstration as the agent stored it becomes a golden fixture under
+ * agent/learning/compiler/golden/quality-<fixture>/ (compiled by quality-golden.test.ts), unless a
+ * typed value is in it.
+ */
+async function keepRecording(name: string, recording: Awaited<ReturnType<typeof readRecording>>): Promise<void> {
+  const files = new Map<string, string>([
+    ["events.jsonl", `${recording.events.join("\n")}\n`],
+    ["boundaries.json", `${JSON.stringify(recording.boundaries, null, 2)}\n`],
+    ...[...recording.snapshots].map(([sha, text]): [string, string] => [`snapshots/${sha}.json`, text]),
+  ]);
+  for (const [file, text] of files) {
+    const leaked = qualityNeedles().find((needle) => text.toLowerCase().includes(needle.toLowerCase()));
+    if (leaked !== undefined) throw new Error(`quality-${name}/${file} contains the typed value "${leaked}": not kept`);
+  }
+  const folder = path.join(projectRoot, "agent", "learning", "compiler", "golden", `quality-${name}`);
+  await rm(folder, { recursive: true, force: true });
+  await mkdir(path.join(folder, "snapshots"), { recursive: true });
+  for (const [file, text] of files) await writeFile(path.join(folder, file), text);
 }
 
 const percent = (part: number, whole: number) => (whole === 0 ? "—" : `${((100 * part) / whole).toFixed(1)}%`);

@@ -28,11 +28,15 @@ describe("the snapshot's lists, states, counters and hover-revealed controls", (
           "beforeend",
           `<style>.r .x { visibility: hidden } .r:hover .x { visibility: visible }</style>
            <h2>Chores</h2><ul><li class="r"><input type="checkbox" checked> ${rowText} <button class="x">Drop</button></li><li class="r"><input type="checkbox"> Two</li></ul>
-           <p><span><strong>1</strong> chores left</span></p>
+           <p><span><strong>1</strong> chores left</span></p><ul><li><span class="host"></span></li></ul>
            <label><input type="checkbox" name="digest"> Weekly digest</label>`,
         ),
       ROW_TEXT,
     );
+    // A row whose text (with a digit in it) sits in a shadow root: still not a counter to report.
+    await capture.page.evaluate((rowText) => {
+      document.querySelector(".host")!.attachShadow({ mode: "open" }).innerHTML = `<span>${rowText} 2</span>`;
+    }, ROW_TEXT);
     await capture.page.click("h1");
     await capture.flush();
     const snapshot = capture.snapshots().at(-1)?.snapshot as PageSnapshot;

@@ -232,7 +232,8 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
       let holder = node.parentElement;
       // Up from the number to the short phrase it is part of ("<strong>2</strong> items left"), never to a whole section.
       while (holder !== null && INLINE_TAGS.has(holder.tagName) && holder.parentElement !== null && !CONTAINERS.has(holder.parentElement.tagName) && holder.parentElement.childElementCount <= 3 && subtreeText(holder.parentElement).length <= COUNTER_TEXT_MAX) holder = holder.parentElement;
-      if (holder === null || holder.closest(NOT_COUNTER) !== null || !isVisible(holder)) continue;
+      // Nothing from inside a list's row, even across a shadow boundary: a row may show what was typed.
+      if (holder === null || holder.closest(NOT_COUNTER) !== null || contextOf(holder) !== undefined || !isVisible(holder)) continue;
       const text = clean(subtreeText(holder), COUNTER_TEXT_MAX + 1);
       if (text === "" || text.length > COUNTER_TEXT_MAX || texts.includes(text)) continue;
       texts.push(text);
