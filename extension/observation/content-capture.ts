@@ -244,7 +244,10 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     if (config === null || observer === undefined) return;
     const scrub = observer.scrubber();
     const basis = snapshotBasis;
-    if (basis !== undefined && lastSnapshotHolds(basis, observer, scrub)) {
+    // Ticking a box or picking a radio option changes no node: the page is read again so the
+    // snapshot's control states (issue #14) follow it.
+    const mayToggle = awaitingAfter.some((entry) => ["checkbox", "radio", "switch"].includes(entry.event.browser_detail?.target_role ?? ""));
+    if (basis !== undefined && !mayToggle && lastSnapshotHolds(basis, observer, scrub)) {
       for (const entry of awaitingAfter) entry.after = basis.handle;
       awaitingAfter = [];
       pump();
