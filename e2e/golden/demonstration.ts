@@ -48,25 +48,29 @@ export function agentApi(agent: AgentProcess, token: string) {
   };
 }
 
-/** Real input on the page; every step waits for the capture to see it settle. */
-export function actorFor(page: Page): FlowActor {
+/**
+ * Real input on the page; every step waits for the capture to see it settle (`pauseMs`, the time a
+ * person leaves between two actions; `npm run learn-quality` leaves as long as a person reading the
+ * page would, so the capture's settled snapshot is taken).
+ */
+export function actorFor(page: Page, pause = SETTLE_MS): FlowActor {
   const captureRunning = async () => {
     await page.waitForSelector(INDICATOR, { timeout: 15_000 });
-    await sleep(SETTLE_MS);
+    await sleep(pause);
   };
   return {
     async type(selector, text) {
       await page.click(selector);
       await page.keyboard.type(text);
-      await sleep(SETTLE_MS);
+      await sleep(pause);
     },
     async click(selector) {
       await page.click(selector);
-      await sleep(SETTLE_MS);
+      await sleep(pause);
     },
     async press(key: KeyInput) {
       await page.keyboard.press(key);
-      await sleep(SETTLE_MS);
+      await sleep(pause);
     },
     async clickAndLoad(selector) {
       await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(selector)]);
@@ -138,7 +142,16 @@ export const GeneratedSchema = z.object({ proposal_id: z.string(), session: z.ob
  * for the site, the flow with real input, Stop. Resolves with the session once the agent has stored
  * everything the page sent.
  */
-export async function demonstrate(options: { root: string; agent: AgentProcess; token: string; chromium: ExtensionBrowser; panel: Page; site: FixtureSite; flow: GoldenFlow }): Promise<string> {
+export async function demonstrate(options: {
+  root: string;
+  agent: AgentProcess;
+  token: string;
+  chromium: ExtensionBrowser;
+  panel: Page;
+  site: FixtureSite;
+  flow: Pick<GoldenFlow, "goal" | "textEntry" | "startPath" | "perform">;
+  pauseMs?: number;
+}): Promise<string> {
   const { root, agent, token, chromium, panel, site, flow } = options;
   const api = agentApi(agent, token);
     // What the side panel does at Start: ask for the site, make sure the agent sees the extension.
@@ -165,7 +178,7 @@ export async function demonstrate(options: { root: string; agent: AgentProcess; 
     await page.goto(`${site.origin}${flow.startPath}`, { waitUntil: "load" });
     await page.waitForSelector(INDICATOR, { timeout: 15_000 });
     await sleep(SETTLE_MS);
-    await flow.perform(actorFor(page));
+    await flow.perform(actorFor(page, options.pauseMs));
     await quiet(root, sessionId);
 
     await api("POST", `/api/learn/sessions/${sessionId}/stop`);

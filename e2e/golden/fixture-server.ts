@@ -13,6 +13,10 @@ export interface FixtureSiteRoutes {
   pages?: Readonly<Record<string, string>>;
   /** POST paths: the form is taken and the browser is sent on (303), as a real site would. */
   posts?: Readonly<Record<string, string>>;
+  /** Where the folder is (`sites/` by default). */
+  sitesDir?: string;
+  /** Rewrites each HTML page before it is served (the cosmetic variants of `npm run learn-quality`). */
+  transform?: (html: string) => string;
 }
 
 export interface FixtureSite {
@@ -27,7 +31,8 @@ const TYPES: Readonly<Record<string, string>> = { ".html": "text/html; charset=u
  * e2e/background-capture.e2e.test.ts). Form bodies are read and dropped: nothing typed is kept.
  */
 export async function serveFixtureSite(routes: FixtureSiteRoutes, port: number): Promise<FixtureSite> {
-  const root = path.join(SITES_DIR, routes.folder);
+  const sitesDir = routes.sitesDir ?? SITES_DIR;
+  const root = path.join(sitesDir, routes.folder);
   const server = http.createServer((request, response) => {
     void answer(request, response).catch((error: unknown) => {
       response.statusCode = 500;
@@ -46,8 +51,8 @@ export async function serveFixtureSite(routes: FixtureSiteRoutes, port: number):
     }
     const relative = routes.pages?.[pathname] ?? pathname;
     // The shared stylesheet sits next to the sites; everything else comes from the site's folder.
-    const file = relative === "/site.css" ? path.join(SITES_DIR, "site.css") : path.join(root, path.normalize(relative));
-    if (!file.startsWith(SITES_DIR)) {
+    const file = relative === "/site.css" ? path.join(sitesDir, "site.css") : path.join(root, path.normalize(relative));
+    if (!file.startsWith(sitesDir)) {
       response.writeHead(403).end();
       return;
     }
@@ -57,7 +62,7 @@ export async function serveFixtureSite(routes: FixtureSiteRoutes, port: number):
       return;
     }
     response.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
-    response.end(body);
+    response.end(routes.transform !== undefined && path.extname(file) === ".html" ? routes.transform(body.toString("utf8")) : body);
   };
 
   await new Promise<void>((resolve, reject) => {

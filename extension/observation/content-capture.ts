@@ -33,6 +33,11 @@ export interface ContentCaptureOptions {
   /** Where the single prefixed warning goes (default console.warn). */
   warn?: (message: string) => void;
   snapshotDelayMs?: number;
+  /**
+   * Issue #14: a second snapshot this long after the last action's (when no action came since), so
+   * the agent can tell a lasting change from one that went away (a toast, a spinner).
+   */
+  settleDelayMs?: number;
   batchDelayMs?: number;
   batchSize?: number;
   newId?: () => string;
@@ -92,6 +97,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     window: win = window,
     warn,
     snapshotDelayMs = 300,
+    settleDelayMs = 2500,
     batchDelayMs = 500,
     batchSize = 50,
     newId = () => crypto.randomUUID(),
@@ -114,6 +120,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   let latestSnapshot: SnapshotHandle | undefined;
   let snapshotBasis: SnapshotBasis | undefined;
   let snapshotTimer: number | undefined;
+  let settleTimer: number | undefined;
   let snapshotReads = 0;
   const inFlight = new Set<Promise<unknown>>();
 
@@ -195,6 +202,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   /** When the debounced snapshot is due: one timer is re-armed for the rest when actions came meanwhile, instead of a timer per action. */
   let snapshotDue = 0;
   const scheduleSnapshot = (): void => {
+    if (settleTimer !== undefined) win.clearTimeout(settleTimer);
+    settleTimer = undefined;
     snapshotDue = win.performance.now() + snapshotDelayMs;
     snapshotTimer ??= win.setTimeout(onSnapshotTimer, snapshotDelayMs);
   };
@@ -203,7 +212,19 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     snapshotTimer = undefined;
     const rest = snapshotDue - win.performance.now();
     if (rest >= 1) snapshotTimer = win.setTimeout(onSnapshotTimer, rest);
-    else takeSnapshotNow();
+    else {
+      takeSnapshotNow();
+      // The settled page: reported (as a snapshot event) only if it changed meanwhile.
+      if (settleTimer !== undefined) win.clearTimeout(settleTimer);
+      settleTimer = win.setTimeout(
+        guard.wrap(() => {
+          settleTimer = undefined;
+          takeSnapshotNow();
+          pump();
+        }),
+        settleDelayMs,
+      );
+    }
   });
 
   /** True when the last snapshot still describes the page, as read with `scrub` now. */
@@ -225,7 +246,10 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     if (config === null || observer === undefined) return;
     const scrub = observer.scrubber();
     const basis = snapshotBasis;
-    if (basis !== undefined && lastSnapshotHolds(basis, observer, scrub)) {
+    // Ticking a box or picking a radio option changes no node: the page is read again so the
+    // snapshot's control states (issue #14) follow it.
+    const mayToggle = awaitingAfter.some((entry) => ["checkbox", "radio", "switch"].includes(entry.event.browser_detail?.target_role ?? ""));
+    if (basis !== undefined && !mayToggle && lastSnapshotHolds(basis, observer, scrub)) {
       for (const entry of awaitingAfter) entry.after = basis.handle;
       awaitingAfter = [];
       pump();
@@ -374,6 +398,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   /** Page hidden: what is held goes now, without the after-snapshot it was waiting for. */
   const flushForHiding = guard.wrap(() => {
     observer?.flushFields();
+    if (settleTimer !== undefined) win.clearTimeout(settleTimer);
+    settleTimer = undefined;
     if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
     snapshotTimer = undefined;
     for (const entry of awaitingAfter) entry.after = "none";
@@ -455,6 +481,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     if (observer === undefined) return;
     finishPending();
     observedUrl = observer.lastUrl;
+    if (settleTimer !== undefined) win.clearTimeout(settleTimer);
+    settleTimer = undefined;
     observer.stop();
     observer = undefined;
     stopListening?.abort();
@@ -543,6 +571,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
         observer = undefined;
         stopListening?.abort();
         if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
+        if (settleTimer !== undefined) win.clearTimeout(settleTimer);
         if (batchTimer !== undefined) win.clearTimeout(batchTimer);
         indicator?.remove();
         config = null;

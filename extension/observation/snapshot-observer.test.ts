@@ -31,8 +31,22 @@ const snapshotArbitrary: fc.Arbitrary<PageSnapshot> = fc.record({
   buttons: fc.array(text, { maxLength: 5 }),
   links: fc.array(text, { maxLength: 5 }),
   status_messages: fc.array(text, { maxLength: 3 }),
+  // Issue #14's optional parts, present or absent.
+  lists: fc.option(
+    fc.array(
+      fc.record(
+        { name: optionalText, role: text, items: fc.nat({ max: 50 }), checked: fc.nat({ max: 50 }) },
+        { requiredKeys: ["role", "items", "checked"] },
+      ),
+      { maxLength: 3 },
+    ),
+    { nil: undefined },
+  ),
+  toggles: fc.option(fc.array(fc.record({ name: optionalText, role: text, state: text, row: fc.option(fc.integer({ min: 1, max: 99 }), { nil: undefined }) }, { requiredKeys: ["role", "state"] }), { maxLength: 3 }), { nil: undefined }),
+  texts: fc.option(fc.array(text, { maxLength: 3 }), { nil: undefined }),
+  hover_revealed: fc.option(fc.array(text, { maxLength: 3 }), { nil: undefined }),
   schema_version: fc.constant(1 as const),
-});
+}, { requiredKeys: ["url", "title", "headings", "landmarks", "dialogs", "forms", "buttons", "links", "status_messages", "schema_version"] });
 
 describe("snapshot JSON", () => {
   it("is exactly the shared canonical JSON of the snapshot, whatever it holds", () => {

@@ -2,6 +2,7 @@ import { maskUrl } from "../../shared/observation/masking-rules";
 import { PAGE_SNAPSHOT_MAX_BYTES, PageSnapshotSchema, SNAPSHOT_REF_PREFIX, canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { UNCACHED_NAMES, cleanText, inputType, roleOf, type Names } from "./accessible-name";
 import { TYPED_ROLE_SELECTOR, sha256Hex, textFieldOf } from "./field-masking";
+import { readSnapshotExtras } from "./snapshot-extras";
 import { openShadowRootsIn } from "./shadow-roots";
 
 /**
@@ -106,10 +107,16 @@ export function snapshotJson(snapshot: PageSnapshot): string {
   });
   const headings = snapshot.headings.map((heading) => `{"level":${text(heading.level)},"text":${text(heading.text)}}`);
   const landmarks = snapshot.landmarks.map((landmark) => `{${optionalKey("name", landmark.name)}"role":${text(landmark.role)}}`);
+  // Issue #14's optional lists, in their sorted places.
+  const lists = snapshot.lists?.map((list) => `{"checked":${list.checked},"items":${list.items},${optionalKey("name", list.name)}"role":${text(list.role)}}`);
+  const toggles = snapshot.toggles?.map((toggle) => `{${optionalKey("name", toggle.name)}"role":${text(toggle.role)},${toggle.row === undefined ? "" : `"row":${toggle.row},`}"state":${text(toggle.state)}}`);
+  const after = (key: string, value: string | undefined) => (value === undefined ? "" : `"${key}":${value},`);
   return (
     `{"buttons":${strings(snapshot.buttons)},"dialogs":[${dialogs.join(",")}],"forms":[${forms.join(",")}],"headings":[${headings.join(",")}],` +
-    `"landmarks":[${landmarks.join(",")}],"links":${strings(snapshot.links)},"schema_version":${text(snapshot.schema_version)},` +
-    `"status_messages":${strings(snapshot.status_messages)},"title":${text(snapshot.title)},"url":${text(snapshot.url)}}`
+    `${after("hover_revealed", snapshot.hover_revealed && strings(snapshot.hover_revealed))}` +
+    `"landmarks":[${landmarks.join(",")}],"links":${strings(snapshot.links)},${after("lists", lists && `[${lists.join(",")}]`)}"schema_version":${text(snapshot.schema_version)},` +
+    `"status_messages":${strings(snapshot.status_messages)},${after("texts", snapshot.texts && strings(snapshot.texts))}"title":${text(snapshot.title)},` +
+    `${after("toggles", toggles && `[${toggles.join(",")}]`)}"url":${text(snapshot.url)}}`
   );
 }
 
@@ -134,6 +141,9 @@ export function snapshotText(snapshot: PageSnapshot): string {
     for (const field of form.fields) lines.push(field.label ?? "");
   }
   lines.push(...snapshot.buttons, ...snapshot.links, ...snapshot.status_messages);
+  for (const list of snapshot.lists ?? []) lines.push(list.name ?? "");
+  for (const toggle of snapshot.toggles ?? []) lines.push(toggle.name ?? "");
+  lines.push(...(snapshot.texts ?? []), ...(snapshot.hover_revealed ?? []));
   return lines.join("\n");
 }
 
@@ -218,6 +228,13 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
     return status_messages.length >= LIMITS.status_messages;
   });
 
+  // Issue #14: lists, control states, counters and hover-revealed controls (snapshot-extras.ts).
+  const extras = readSnapshotExtras({
+    roots,
+    names,
+    clean: (text, max) => cleanText(scrub(text), max ?? NAME_MAX),
+    controls: (root) => [...source.elements(root, "buttons"), ...source.elements(root, "links")],
+  });
   return {
     url: maskedUrl ?? maskUrl(top.location.href),
     title: clean(top.document.title),
@@ -228,6 +245,7 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
     buttons,
     links,
     status_messages,
+    ...extras,
     schema_version: 1,
   };
 }
@@ -358,6 +376,12 @@ export function utf8Length(text: string): number {
 function fitToLimit(snapshot: PageSnapshot): { snapshot: PageSnapshot; json: string } {
   let current = snapshot;
   let json = snapshotJson(current);
+  // Issue #14's extras go first.
+  if (utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES) {
+    const { lists: _lists, toggles: _toggles, texts: _texts, hover_revealed: _hover, ...rest } = current;
+    current = rest;
+    json = snapshotJson(current);
+  }
   for (let round = 0; round < 64 && utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES; round += 1) {
     const lists = ["links", "buttons", "headings", "landmarks", "status_messages", "dialogs"] as const;
     const longest = lists.reduce((best, key) => (current[key].length > current[best].length ? key : best), lists[0]);

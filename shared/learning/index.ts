@@ -22,4 +22,5 @@ export * from "./compat-aliases";
 export * from "./workflow-graph";
 export * from "./session-requests";
 export * from "./skill-delta";
+export * from "./success-conditions";
 export * from "./proposal-tests";

@@ -25,6 +25,35 @@ export const PageSnapshotSchema = z.object({
   links: z.array(Name).max(80),
   /** Short status or alert text (role=status/alert, output) — how a page says "Order placed". */
   status_messages: z.array(Name).max(20),
+  /**
+   * Lists, tables and grids (issue #14): how many items each shows and how many of them are checked
+   * or selected — never the items' text, which may show what was typed. What proves that adding,
+   * removing or ticking worked. Absent in snapshots taken before #14.
+   */
+  lists: z
+    .array(
+      z.object({
+        name: Name.optional(),
+        role: z.string().max(40),
+        items: z.number().int().min(0),
+        checked: z.number().int().min(0),
+      }),
+    )
+    .max(8)
+    .optional(),
+  /**
+   * Controls with a state a person sets (checkbox, radio, switch, pressed, expanded, selected tab,
+   * sorted column). One in a list's row is known by the row's position (`row`, 1-based) and never by
+   * its name, which may be the row's text; others by their name.
+   */
+  toggles: z
+    .array(z.object({ name: Name.optional(), role: z.string().max(40), state: z.string().max(40), row: z.number().int().min(1).optional() }))
+    .max(40)
+    .optional(),
+  /** Short visible texts with a number in them (a counter, "2 items left"), outside fields and lists. */
+  texts: z.array(Name).max(20).optional(),
+  /** Names of buttons and links shown only while the pointer is over (or focus is inside) something: never evidence. */
+  hover_revealed: z.array(Name).max(40).optional(),
   schema_version: z.literal(1),
 });
 export type PageSnapshot = z.infer<typeof PageSnapshotSchema>;

@@ -1,12 +1,24 @@
 import type { Interpretation } from "./interpret";
 import type { NormalizedStep } from "./normalize-trace";
 
+/**
+ * What else is known of a step's element, for relocating it when every selector misses (issue
+ * #14, validation/target-relocation.ts): its role and name, and the row it sits in — by the
+ * parameter whose value the row shows, or by position. Recorder parsers ignore the field.
+ */
+export interface RelocationHint {
+  role?: string | undefined;
+  name?: string | undefined;
+  row_parameter?: string | undefined;
+  row_position?: number | undefined;
+}
+
 /** A step of the Chrome DevTools Recorder format (the subset we emit). */
 export type RecorderStep =
   | { type: "setViewport"; width: number; height: number; deviceScaleFactor: number; isMobile: boolean; hasTouch: boolean; isLandscape: boolean }
   | { type: "navigate"; url: string }
-  | { type: "click"; selectors: string[][]; offsetX: number; offsetY: number; frame?: number[] }
-  | { type: "change"; selectors: string[][]; value: string; frame?: number[] }
+  | { type: "click"; selectors: string[][]; offsetX: number; offsetY: number; frame?: number[]; hint?: RelocationHint }
+  | { type: "change"; selectors: string[][]; value: string; frame?: number[]; hint?: RelocationHint }
   | { type: "keyDown" | "keyUp"; key: string }
   | { type: "waitForElement"; selectors: string[][] };
 
@@ -40,7 +52,10 @@ export function emitRecorderFlow(interpretation: Interpretation, steps: readonly
   const parameterOf = new Map(interpretation.parameters.flatMap((parameter) => parameter.step_ids.map((stepId) => [stepId, parameter] as const)));
   if (firstUrl !== undefined) push(null, { type: "navigate", url: firstUrl });
   for (const step of steps) {
-    const frame = step.frame_path !== undefined && step.frame_path.length > 0 ? { frame: step.frame_path } : {};
+    const frame = {
+      ...(step.frame_path !== undefined && step.frame_path.length > 0 ? { frame: step.frame_path } : {}),
+      ...(interpretation.targets?.[step.step_id] !== undefined ? { hint: interpretation.targets[step.step_id] } : {}),
+    };
     if (step.selectors.length === 0 && step.action !== "navigate" && step.action !== "press") continue;
     switch (step.action) {
       case "navigate":

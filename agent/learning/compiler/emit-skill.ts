@@ -91,12 +91,16 @@ export function emitSkillMarkdown(interpretation: Interpretation, policy?: TestP
   for (const parameter of interpretation.parameters) {
     out.push(`- \`{{${parameter.name}}}\` — ${plainText(parameter.label)} (${parameter.type_hint.replace("_", " ")})`);
   }
+  // Issue #14: why a field filled several times gives numbered inputs, said once per field.
+  const notes = [...new Set(interpretation.parameters.map((parameter) => parameter.note).filter((note): note is string => note !== undefined))];
+  if (notes.length > 0) out.push("", ...notes.map((note) => `Numbered inputs — ${plainText(note)}.`));
   out.push("", "## Checkpoints\n");
   out.push(
     "Work toward each checkpoint in order. Pages change: find controls by their visible names and roles, not by position, and confirm each checkpoint before moving on. If a checkpoint cannot be confirmed, stop and tell the user what you see.\n",
   );
   interpretation.checkpoints.forEach((checkpoint, index) => {
-    out.push(`${index + 1}. **${plainText(checkpoint.goal)}** — success: ${plainText(checkpoint.success_condition)}`);
+    const byPerson = checkpoint.verification?.by === "person" ? " (ask the user to confirm this one)" : "";
+    out.push(`${index + 1}. **${plainText(checkpoint.goal)}** — success: ${plainText(checkpoint.success_condition)}${byPerson}`);
   });
   out.push("", "## Guidance\n");
   interpretation.checkpoints.forEach((checkpoint, index) => {

@@ -124,7 +124,8 @@ function loadFixture(flow: FlowName) {
 /** normalize → interpret → emit → lint, as the proposal service does it (agent/learning/proposal-service.ts). */
 function compile(fixture: ReturnType<typeof loadFixture>, answers: AnswersByField = {}) {
   const trace = normalizeTrace({ events: fixture.events, boundaries: fixture.boundaries });
-  const interpretation = interpretTrace({ trace, snapshots: fixture.snapshots, answers });
+  const moments = fixture.events.flatMap((event) => (event.adapter_kind === "browser_snapshot" && event.after_state_ref !== undefined ? [{ at: event.created_at, ref: event.after_state_ref }] : []));
+  const interpretation = interpretTrace({ trace, snapshots: fixture.snapshots, moments, answers });
   const literals = trace.steps.map((step) => step.consented_value).filter((value): value is string => value !== undefined);
   return {
     trace,

@@ -4,8 +4,13 @@ import type { WorkflowGraph, WorkflowStep } from "../../../shared/learning/workf
 import type { ControlSurface } from "../../../shared/capabilities/control-surface";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { PORTABLE_SKILL_NAME_PATTERN } from "../../../shared/skills/frontmatter";
+import { attributeEvidence, type SnapshotMoment } from "./attribute-evidence";
+import type { RelocationHint } from "./emit-recorder-flow";
+import { cutSubGoals } from "./cut-subgoals";
 import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
 import { triggerPhrasings } from "./trigger-phrasing";
+import { extractParameters, slugify } from "./parameters";
+import { wordCheckpoints } from "./word-checkpoints";
 
 /** A value the skill asks for at run time instead of repeating what was typed (DESIGN §6.2). */
 export interface SkillParameter {
@@ -14,6 +19,8 @@ export interface SkillParameter {
   type_hint: "text" | "long_text" | "email" | "phone" | "number" | "date" | "url" | "secret" | "file";
   /** Steps that use it: a hashed value typed twice is one parameter. */
   step_ids: string[];
+  /** Why it is shaped as it is (numbered entries of one field, issue #14). */
+  note?: string | undefined;
 }
 
 /** A checkpoint with what the skill body says about it. */
@@ -24,6 +31,11 @@ export interface CheckpointPlan extends WorkflowCheckpoint {
   controls: Array<{ name: string; role: string; parameter?: string | undefined; choice?: string | undefined }>;
   step_ids: string[];
   observable: boolean;
+  /**
+   * Issue #14: who confirms it — the page (a check the rehearsal runs), or a person, and why
+   * (nothing observable changed, or the user's answer names nothing on the page).
+   */
+  verification?: { by: "page" | "person"; reason?: string | undefined; from_answer?: boolean | undefined } | undefined;
 }
 
 /** Answers the user gave to earlier questions, by question field. */
@@ -45,6 +57,8 @@ export interface Interpretation {
   /** Questions still needed, without ids (the proposal service gives them ids). */
   questions: Array<{ field: LearningQuestion["field"]; prompt: string; required: boolean }>;
   site: string | undefined;
+  /** What is known of each step's element beyond its selectors, by step id (relocation, issue #14). */
+  targets?: Record<string, RelocationHint> | undefined;
   /** The frontmatter version; absent for a first draft (emit-skill's FIRST_SKILL_VERSION). */
   version?: string | undefined;
 }
@@ -67,27 +81,7 @@ export interface ImprovedSkillBase {
   next_version: string;
 }
 
-const TYPE_HINTS: Record<string, SkillParameter["type_hint"]> = {
-  email: "email",
-  tel: "phone",
-  number: "number",
-  date: "date",
-  "datetime-local": "date",
-  month: "date",
-  url: "url",
-  password: "secret",
-  file: "file",
-};
-
-export function slugify(text: string, max = 40): string {
-  return text
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/[^a-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "")
-    .slice(0, max)
-    .replace(/_+$/, "");
-}
+export { slugify };
 
 function skillSlug(title: string): string {
   const slug = slugify(title, 60).replace(/_/g, "-");
@@ -108,82 +102,11 @@ function lowerFirst(text: string): string {
   return text.length === 0 ? text : text[0]?.toLowerCase() + text.slice(1);
 }
 
-/** Names the parameters: one per masked field, one per distinct hashed value (DESIGN §6.2). */
-function extractParameters(steps: readonly NormalizedStep[]): SkillParameter[] {
-  const parameters: SkillParameter[] = [];
-  const byHash = new Map<string, SkillParameter>();
-  const taken = new Set<string>();
-  for (const step of steps) {
-    const entered = step.action === "fill" || step.action === "upload";
-    if (!entered || (step.masked_value === undefined && step.consented_value === undefined && step.action !== "upload")) continue;
-    const hash = step.masked_value?.value_hash;
-    const same = hash === undefined ? undefined : byHash.get(hash);
-    if (same !== undefined) {
-      same.step_ids.push(step.step_id);
-      continue;
-    }
-    const label = step.target_name ?? "value";
-    let name = slugify(label) || "value";
-    if (/^\d/.test(name)) name = `field_${name}`;
-    let unique = name;
-    for (let n = 2; taken.has(unique); n += 1) unique = `${name}_${n}`;
-    taken.add(unique);
-    const secret = step.masked_value?.reason !== undefined && /secret|password|card|otp|one[-_ ]?time/i.test(step.masked_value.reason);
-    const typeHint =
-      secret ? "secret" : step.action === "upload" ? "file" : step.target_tag === "textarea" || step.target_role === "textbox" && step.input_type === undefined && step.target_tag !== "input" ? "long_text" : TYPE_HINTS[step.input_type ?? ""] ?? "text";
-    const parameter: SkillParameter = { name: unique, label, type_hint: typeHint, step_ids: [step.step_id] };
-    parameters.push(parameter);
-    if (hash !== undefined) byHash.set(hash, parameter);
-  }
-  return parameters;
-}
-
-/** What changed between two snapshots, as observable evidence, best first. */
-function evidence(before: PageSnapshot | undefined, after: PageSnapshot | undefined): string | undefined {
-  if (after === undefined) return undefined;
-  const newStatuses = after.status_messages.filter((message) => !(before?.status_messages ?? []).includes(message));
-  // A message carrying this run's numbers (an order number) would not match the next run.
-  const stableStatus = newStatuses.find((message) => !/\d{3,}/.test(message));
-  if (stableStatus !== undefined) return `The page says "${stableStatus}"`;
-  const openedDialog = after.dialogs.find((dialog) => dialog.open && !(before?.dialogs ?? []).some((old) => old.open && old.name === dialog.name));
-  if (openedDialog !== undefined) return openedDialog.name ? `A dialog "${openedDialog.name}" is open` : "A dialog is open";
-  const closedDialog = (before?.dialogs ?? []).find((dialog) => dialog.open && !after.dialogs.some((now) => now.open && now.name === dialog.name));
-  if (closedDialog !== undefined && closedDialog.name) return `The "${closedDialog.name}" dialog is closed`;
-  if (before === undefined || after.title !== before.title) {
-    if (after.title.trim().length > 0) return `A page titled "${after.title}" is shown`;
-  }
-  const newHeading = after.headings.find((heading) => !(before?.headings ?? []).some((old) => old.text === heading.text) && !/\d{3,}/.test(heading.text));
-  if (newHeading !== undefined) return `The heading "${newHeading.text}" appears`;
-  const numbered = newStatuses[0];
-  if (numbered !== undefined) return `The page says "${numbered.replace(/\d{3,}/g, "…")}" (with this run's own number)`;
-  const newButton = after.buttons.find((name) => !(before?.buttons ?? []).includes(name));
-  if (newButton !== undefined) return `A "${newButton}" button appears`;
-  return undefined;
-}
-
-function stageGoal(stage: NormalizedStep[], parameterOf: ReadonlyMap<string, SkillParameter>, nextTitle: string | undefined): string {
-  const labelled = stage.find((step) => step.user_labelled);
-  if (labelled !== undefined) return labelled.label;
-  const last = stage.at(-1) as NormalizedStep;
-  const used = [...new Set(stage.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined))];
-  const inputs = used.map((parameter) => `{{${parameter.name}}}`).join(", ");
-  const target = last.target_name ?? last.page_title ?? "the form";
-  switch (last.action) {
-    case "navigate":
-      return `The "${last.page_title ?? target}" page is open`;
-    case "command":
-    case "launch":
-      return `"${target}" has run successfully`;
-    default:
-      if (used.length > 0) return `"${target}" is completed with ${inputs}`;
-      if (nextTitle !== undefined && nextTitle !== last.page_title) return `The "${nextTitle}" page is reached through "${target}"`;
-      return `"${target}" has taken effect`;
-  }
-}
-
 export interface InterpretInput {
   trace: NormalizedTrace;
   snapshots: ReadonlyMap<string, PageSnapshot>;
+  /** Snapshots the capture took on its own (the page settling after an action), in any order. */
+  moments?: readonly SnapshotMoment[] | undefined;
   answers: AnswersByField;
   /** `target_kind = existing_skill`: the installed skill this demonstration improves. */
   improves?: ImprovedSkillBase | undefined;
@@ -202,49 +125,12 @@ export function interpretTrace(input: InterpretInput): Interpretation {
   const stepById = new Map(steps.map((step) => [step.step_id, step]));
   const snapshotOf = (ref: string | undefined) => (ref?.startsWith("snapshot:") ? snapshots.get(ref.slice("snapshot:".length)) : undefined);
 
-  // A stage ends where the page changed state: each stage becomes a checkpoint.
-  const stages: NormalizedStep[][] = [];
-  let current: NormalizedStep[] = [];
-  for (const step of steps) {
-    current.push(step);
-    const ends = step.caused_state_change || step.action === "submit" || step.action === "navigate" || step.action === "command";
-    if (ends) {
-      stages.push(current);
-      current = [];
-    }
-  }
-  if (current.length > 0) stages.push(current);
-
-  const checkpoints: CheckpointPlan[] = stages.map((stage, index) => {
-    const first = stage[0] as NormalizedStep;
-    const last = stage.at(-1) as NormalizedStep;
-    const after = snapshotOf(last.after_state_ref);
-    // A page opened with no snapshot yet still shows its title: that is what proves it is open.
-    const found =
-      evidence(snapshotOf(first.before_state_ref), after) ??
-      (last.action === "navigate" && last.page_title !== undefined && last.page_title.trim().length > 0 ? `A page titled "${last.page_title}" is shown` : undefined);
-    const observable = found !== undefined;
-    const success =
-      found ?? (index === stages.length - 1 && answers.success_condition !== undefined ? answers.success_condition : "Not yet known: ask the user what shows this worked");
-    return {
-      checkpoint_id: `cp-${String(index + 1).padStart(2, "0")}`,
-      goal: stageGoal(stage, parameterOf, after?.title),
-      success_condition: success.slice(0, 240),
-      order_hint: index,
-      where: first.page_title,
-      controls: stage
-        .filter((step) => step.target_name !== undefined && step.action !== "navigate")
-        .map((step) => ({
-          name: step.target_name as string,
-          role: step.target_role ?? step.action,
-          parameter: parameterOf.get(step.step_id)?.name,
-          // The option picked in a list is part of the page, not something typed: keep it as guidance.
-          choice: step.action === "select" ? /^Select '(.+)' in '/.exec(step.label)?.[1] : undefined,
-        })),
-      step_ids: stage.map((step) => step.step_id),
-      observable: observable || (index === stages.length - 1 && answers.success_condition !== undefined),
-    };
-  });
+  // Issue #14: credit each lasting change to the action after which it appeared, cut the
+  // demonstration into sub-goals where the page's lasting state changed, word each as a checkpoint.
+  const evidence = attributeEvidence(steps, snapshotOf, input.moments ?? []);
+  const goals = cutSubGoals(steps, evidence);
+  const finalPage = [...evidence].reverse().find((entry) => entry.settled !== undefined)?.settled ?? snapshotOf(steps.at(-1)?.after_state_ref);
+  const { checkpoints, stepLabels, targets } = wordCheckpoints(goals, parameterOf, answers.success_condition, finalPage);
 
   const site = hostOf(trace.pages[0]?.url);
   const siteTitle = trace.pages[0]?.title;
@@ -275,7 +161,8 @@ export function interpretTrace(input: InterpretInput): Interpretation {
   for (const checkpoint of checkpoints) {
     for (const stepId of checkpoint.step_ids) {
       const step = stepById.get(stepId) as NormalizedStep;
-      graphSteps.push({ step_id: step.step_id, step_type: "action", label: step.label.slice(0, 240), preferred_surfaces: [], next_step_ids: [], schema_version: 1 });
+      const label = step.user_labelled ? step.label : (stepLabels.get(step.step_id) ?? step.label);
+      graphSteps.push({ step_id: step.step_id, step_type: "action", label: label.slice(0, 240), preferred_surfaces: [], next_step_ids: [], schema_version: 1 });
     }
     graphSteps.push({
       step_id: `verify-${checkpoint.checkpoint_id}`,
@@ -340,6 +227,7 @@ export function interpretTrace(input: InterpretInput): Interpretation {
     negative_triggers: negativeTriggers,
     questions,
     site,
+    targets,
     ...(base === undefined ? {} : { version: base.next_version }),
   };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkSuccessCondition, parseSuccessCondition, textMatcher } from "./checkpoint-check";
+import { checkSuccessCondition, parseSuccessCondition, readBaseline, textMatcher } from "./checkpoint-check";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -105,6 +105,34 @@ describe.skipIf(!existsSync(CHROMIUM))("checking success conditions in a live pa
     expect(await check('A dialog "Confirm order" is open')).toEqual({ result: "passed", details: 'found open dialog "Confirm order"' });
     expect(await check("A dialog is open")).toEqual({ result: "passed", details: 'found open dialog "Confirm order"' });
     expect(await check('The "Confirm order" dialog is closed')).toEqual({ result: "failed", details: 'expected dialog "Confirm order" to be closed; it is still open' });
+  });
+
+  it("checks issue #14's checks: a row showing a test value, a control of that row, a count and a number that change, the address", async () => {
+    await page.setContent(`<h2>Todos</h2><ul id="l"><li><input type="checkbox"> Buy milk</li></ul><span id="c"><strong>1</strong> item left</span>
+      <todo-row></todo-row>
+      <script>
+        const row = document.querySelector("todo-row").attachShadow({ mode: "open" });
+        row.innerHTML = '<ul aria-label="Shadow list"><li><input type="checkbox" checked> Pay rent</li></ul>';
+        function add(text) { const li = document.createElement("li"); li.innerHTML = '<input type="checkbox"> ' + text; document.getElementById("l").append(li); document.querySelector("#c strong").textContent = String(document.getElementById("l").children.length); }
+      </script>`);
+    const values = { task_1: "Buy milk", task_2: "Walk dog", rent: "Pay rent" };
+    const checkWith = (condition: string, baseline?: Awaited<ReturnType<typeof readBaseline>>) => checkSuccessCondition(page, condition, { timeoutMs: 300, values, baseline });
+    expect((await checkWith("An item showing {{task_1}} is in the list")).result).toBe("passed");
+    expect((await checkWith('An item showing {{task_1}} is in the "Todos" list')).result).toBe("passed");
+    expect((await checkWith("An item showing {{task_2}} is in the list")).result).toBe("failed");
+    expect((await checkWith("The checkbox of the item showing {{task_1}} is unchecked")).result).toBe("passed");
+    expect((await checkWith("The checkbox of the item showing {{task_1}} is checked")).details).toMatch(/it is unchecked/);
+    expect((await checkWith("The checkbox of the item showing {{rent}} is checked")).result).toBe("passed");
+    const countBaseline = await readBaseline(page, 'The "Todos" list has 1 item more');
+    const numberBaseline = await readBaseline(page, 'The number in "# item left" goes up by 1');
+    expect(countBaseline).toBeDefined();
+    await page.evaluate(`add("Walk dog")`);
+    expect((await checkWith('The "Todos" list has 1 item more', countBaseline)).result).toBe("passed");
+    expect((await checkWith('The "Todos" list has 2 items more', countBaseline)).result).toBe("failed");
+    expect((await checkWith('The number in "# item left" goes up by 1', numberBaseline)).result).toBe("passed");
+    expect((await checkWith('The number in "# item left" goes down by 1', numberBaseline)).result).toBe("failed");
+    expect((await checkWith('The "Todos" list has 1 item more')).details).toMatch(/not read before/);
+    expect((await checkWith('The address ends with "about:blank"')).result).toBe("failed");
   });
 
   it("checks a button by its accessible name, inside shadow DOM too", async () => {

@@ -1,19 +1,10 @@
 import { SCRUBBED } from "../../../shared/observation/typed-value-scrubber";
 import type { Page, SerializedAXNode } from "puppeteer-core";
+import { needsBaseline, parseSuccessCondition, type SuccessCheck } from "../../../shared/learning/success-conditions";
+import { firstNumberIn, numberShape, readPageFacts, type PageFacts } from "./page-facts";
 
-/**
- * What a checkpoint's `success_condition` asks of the page. The compiler writes these sentences
- * from fixed templates (`evidence()` in compiler/interpret.ts); anything else is a person's own
- * words, which only a person can confirm.
- */
-export type SuccessCheck =
-  | { kind: "page_says"; text: string }
-  | { kind: "dialog_open"; name: string | undefined }
-  | { kind: "dialog_closed"; name: string }
-  | { kind: "page_title"; text: string }
-  | { kind: "heading"; text: string }
-  | { kind: "button"; name: string }
-  | { kind: "by_hand"; text: string };
+export type { SuccessCheck } from "../../../shared/learning/success-conditions";
+export { parseSuccessCondition } from "../../../shared/learning/success-conditions";
 
 export interface CheckpointVerdict {
   result: "passed" | "failed" | "skipped";
@@ -25,34 +16,6 @@ export const BY_HAND_REASON = "not machine-checkable; confirm by hand";
 
 /** `cleanText` ends text it shortened with this (extension/observation/accessible-name.ts). */
 const ELLIPSIS = "…";
-/** Success conditions are cut at this length (interpret.ts), which may cut off the closing quote. */
-const CONDITION_MAX = 240;
-
-// The templates of interpret.ts `evidence()`, in the same order. `(.*)` is greedy so a quote inside the text is kept.
-const TEMPLATES: ReadonlyArray<{ prefix: string; suffix: string; make: (text: string) => SuccessCheck }> = [
-  { prefix: 'The page says "', suffix: '"', make: (text) => ({ kind: "page_says", text }) },
-  { prefix: 'A dialog "', suffix: '" is open', make: (name) => ({ kind: "dialog_open", name }) },
-  { prefix: 'The "', suffix: '" dialog is closed', make: (name) => ({ kind: "dialog_closed", name }) },
-  { prefix: 'A page titled "', suffix: '" is shown', make: (text) => ({ kind: "page_title", text }) },
-  { prefix: 'The heading "', suffix: '" appears', make: (text) => ({ kind: "heading", text }) },
-  { prefix: 'A "', suffix: '" button appears', make: (name) => ({ kind: "button", name }) },
-];
-
-/** Reads a success condition back into the check it was written from. */
-export function parseSuccessCondition(condition: string): SuccessCheck {
-  const trimmed = condition.trim();
-  if (trimmed === "A dialog is open") return { kind: "dialog_open", name: undefined };
-  for (const template of TEMPLATES) {
-    if (!trimmed.startsWith(template.prefix)) continue;
-    if (trimmed.endsWith(template.suffix) && trimmed.length > template.prefix.length + template.suffix.length) {
-      return template.make(trimmed.slice(template.prefix.length, trimmed.length - template.suffix.length));
-    }
-    // Cut at 240 characters: what is left is a prefix of the text, matched as one.
-    if (condition.length >= CONDITION_MAX) return template.make(`${trimmed.slice(template.prefix.length)}${ELLIPSIS}`);
-  }
-  return { kind: "by_hand", text: trimmed };
-}
-
 function normalize(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
@@ -139,7 +102,7 @@ function quoteList(items: readonly string[], max = 5): string {
 }
 
 /** One look at the page: passed with the evidence found, or failed with what was there instead. */
-async function lookOnce(page: Page, check: Exclude<SuccessCheck, { kind: "by_hand" }>): Promise<CheckpointVerdict> {
+async function lookOnce(page: Page, check: Exclude<SuccessCheck, { kind: "by_hand" }>, values: Readonly<Record<string, string>>, baseline: PageFacts | undefined): Promise<CheckpointVerdict> {
   switch (check.kind) {
     case "page_says": {
       const { statuses, body } = await readPageText(page);
@@ -183,6 +146,78 @@ async function lookOnce(page: Page, check: Exclude<SuccessCheck, { kind: "by_han
       if (button !== undefined) return { result: "passed", details: `found button "${button}"` };
       return { result: "failed", details: `expected a button "${check.name}"; buttons on the page: ${quoteList(buttons)}` };
     }
+    case "route": {
+      const url = new URL(page.url());
+      const route = `${url.pathname}${url.hash}`;
+      if (route.endsWith(check.route) || decodeURIComponent(route).endsWith(check.route)) return { result: "passed", details: `the address is ${route}` };
+      return { result: "failed", details: `expected the address to end with "${check.route}"; it is ${route}` };
+    }
+    case "list_has_value": {
+      const value = values[check.parameter];
+      if (value === undefined || value.trim() === "") return { result: "failed", details: `no test value for {{${check.parameter}}} to look for` };
+      const facts = await readPageFacts(page);
+      const lists = facts.lists.filter((list) => check.list === undefined || textMatcher(check.list, true)(list.name));
+      const wanted = normalize(value).toLowerCase();
+      const found = lists.find((list) => list.items.some((item) => item.toLowerCase().includes(wanted)));
+      if (found !== undefined) return { result: "passed", details: `an item of the ${found.name ? `"${found.name}" ` : ""}list shows the test value of {{${check.parameter}}}` };
+      return { result: "failed", details: `no item of ${check.list ? `the "${check.list}" list` : "any list"} shows the test value of {{${check.parameter}}} (${lists.length} list(s), ${lists.reduce((sum, list) => sum + list.items.length, 0)} items)` };
+    }
+    case "list_count": {
+      if (baseline === undefined) return { result: "failed", details: "the page was not read before the steps, so the change in the list cannot be told" };
+      const facts = await readPageFacts(page);
+      const named = (name: string) => check.list === undefined || textMatcher(check.list, true)(name);
+      const countOf = (lists: PageFacts["lists"]) => lists.filter((list) => named(list.name)).map((list) => list.items.length);
+      const before = countOf(baseline.lists);
+      const after = countOf(facts.lists);
+      // Lists pair by position among the matching ones; one that appeared counted from 0 (and one that went, to 0).
+      const length = Math.max(before.length, after.length);
+      for (let index = 0; index < length; index += 1) {
+        if ((after[index] ?? 0) - (before[index] ?? 0) === check.delta) return { result: "passed", details: `the ${check.list ? `"${check.list}" ` : ""}list went from ${before[index] ?? 0} to ${after[index] ?? 0} items` };
+      }
+      return { result: "failed", details: `expected the ${check.list ? `"${check.list}" ` : ""}list to change by ${check.delta} item(s); item counts before ${JSON.stringify(before)}, now ${JSON.stringify(after)}` };
+    }
+    case "control_state": {
+      const facts = await readPageFacts(page);
+      const sameRole = facts.toggles.filter((toggle) => toggle.role === check.role || (check.role === "checkbox" && toggle.role === "switch"));
+      let candidates = sameRole;
+      let where: string;
+      if (check.row === undefined) {
+        candidates = sameRole.filter((toggle) => textMatcher(check.name ?? "", true)(toggle.name));
+        where = `"${check.name}"`;
+      } else if ("parameter" in check.row) {
+        const value = values[check.row.parameter];
+        if (value === undefined) return { result: "failed", details: `no test value for {{${check.row.parameter}}} to find its item by` };
+        const wanted = normalize(value).toLowerCase();
+        candidates = sameRole.filter((toggle) => toggle.context.toLowerCase().includes(wanted));
+        where = `the item showing the test value of {{${check.row.parameter}}}`;
+      } else if ("text" in check.row) {
+        const matches = textMatcher(check.row.text, false);
+        candidates = sameRole.filter((toggle) => matches(toggle.context));
+        where = `the item "${check.row.text}"`;
+      } else {
+        const position = check.row.position;
+        const listName = check.row.list;
+        const list = (await readPageFacts(page)).lists.find((candidate) => listName === undefined || textMatcher(listName, true)(candidate.name));
+        const item = list?.items[position - 1];
+        candidates = item === undefined ? [] : sameRole.filter((toggle) => toggle.context === item);
+        where = `item ${position}`;
+      }
+      const good = candidates.find((toggle) => toggle.state === check.state);
+      if (good !== undefined) return { result: "passed", details: `the ${check.role} of ${where} is ${check.state}` };
+      if (candidates.length === 0) return { result: "failed", details: `no ${check.role} of ${where} found (${sameRole.length} ${check.role}(es) on the page)` };
+      return { result: "failed", details: `expected the ${check.role} of ${where} to be ${check.state}; it is ${candidates.map((toggle) => toggle.state).join(", ")}` };
+    }
+    case "counter": {
+      if (baseline === undefined) return { result: "failed", details: "the page was not read before the steps, so the change of the number cannot be told" };
+      const facts = await readPageFacts(page);
+      const shape = textMatcher(check.pattern, true);
+      const numbersOf = (texts: readonly string[]) => texts.filter((text) => shape(numberShape(text))).map(firstNumberIn);
+      const before = numbersOf(baseline.texts);
+      const after = numbersOf(facts.texts);
+      const changed = after.some((now, index) => now !== undefined && before[index] !== undefined && (check.delta === undefined ? now !== before[index] : now - (before[index] as number) === check.delta));
+      if (changed) return { result: "passed", details: `the number in "${check.pattern}" went from ${before.join(", ")} to ${after.join(", ")}` };
+      return { result: "failed", details: `expected the number in "${check.pattern}" to ${check.delta === undefined ? "change" : `change by ${check.delta}`}; before ${before.join(", ") || "none"}, now ${after.join(", ") || "none"}` };
+    }
     default: {
       const unreachable: never = check;
       throw new Error(`unknown success check ${JSON.stringify(unreachable)}`);
@@ -197,6 +232,15 @@ export interface CheckOptions {
   intervalMs?: number;
   /** Stops waiting early, for instance when the rehearsal found a policy breach. */
   shouldStop?: () => boolean;
+  /** The test values, by parameter name: what a row showing `{{parameter}}` shows in this run. */
+  values?: Readonly<Record<string, string>>;
+  /** The page as it was before the checkpoint's steps (`readBaseline`), for a count that changes. */
+  baseline?: PageFacts | undefined;
+}
+
+/** Reads what a relative check compares against, before the checkpoint's steps run; undefined when the check needs none. */
+export async function readBaseline(page: Page, condition: string): Promise<PageFacts | undefined> {
+  return needsBaseline(parseSuccessCondition(condition)) ? readPageFacts(page).catch(() => undefined) : undefined;
 }
 
 /**
@@ -211,7 +255,7 @@ export async function checkSuccessCondition(page: Page, condition: string, optio
   let last: CheckpointVerdict = { result: "failed", details: "the page could not be read" };
   for (;;) {
     try {
-      last = await lookOnce(page, check);
+      last = await lookOnce(page, check, options.values ?? {}, options.baseline);
       if (last.result === "passed") return last;
     } catch (error) {
       // The page may be between documents (execution context destroyed): look again.

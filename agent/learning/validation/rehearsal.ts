@@ -8,9 +8,11 @@ import puppeteer, { type Browser, type CDPSession, type ElementHandle, type Fram
 import type { ErrorCode } from "../../../shared/common/error-codes";
 import type { TestPolicy } from "../../../shared/learning/test-policy";
 import type { ValidationStepResult } from "../../../shared/learning/validation-run";
-import type { RecorderFlow, RecorderStep } from "../compiler/emit-recorder-flow";
+import type { RecorderFlow, RecorderStep, RelocationHint } from "../compiler/emit-recorder-flow";
 import type { CheckpointPlan, SkillParameter } from "../compiler/interpret";
-import { checkSuccessCondition, firstLine } from "./checkpoint-check";
+import { checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
+import type { PageFacts } from "./page-facts";
+import { relocateBySimilarity, revealByHover } from "./target-relocation";
 
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
 export const DEFAULT_REHEARSAL_TIMEOUT_MS = 60_000;
@@ -203,6 +205,8 @@ interface StepGroup {
   indexes: number[];
   /** Checkpoints to check once this group has run. */
   checkpointsAfter: RehearsalCheckpoint[];
+  /** Checkpoints whose first step this group runs: a count that changes is read before it. */
+  checkpointsStarting: RehearsalCheckpoint[];
 }
 
 interface RehearsalPlan {
@@ -224,7 +228,7 @@ function planRehearsal(flow: RecorderFlow, checkpoints: readonly RehearsalCheckp
       return;
     }
     if (stepId === null) setupCount += 1;
-    groups.push({ testCaseId: stepId === null ? `rehearsal:setup-${setupCount}` : `rehearsal:${stepId}`, label: stepLabel(step), indexes: [index], checkpointsAfter: [] });
+    groups.push({ testCaseId: stepId === null ? `rehearsal:setup-${setupCount}` : `rehearsal:${stepId}`, label: stepLabel(step), indexes: [index], checkpointsAfter: [], checkpointsStarting: [] });
   });
 
   // A checkpoint is checked after the last group that replays one of its steps. One whose steps are
@@ -243,6 +247,7 @@ function planRehearsal(flow: RecorderFlow, checkpoints: readonly RehearsalCheckp
   for (const checkpoint of checkpoints) {
     const anchors = checkpoint.step_ids.map((stepId) => groupOfStep.get(stepId)).filter((anchor): anchor is number => anchor !== undefined);
     const anchor = anchors.length > 0 ? Math.max(...anchors) : previousAnchor;
+    if (anchors.length > 0) groups[Math.min(...anchors)]?.checkpointsStarting.push(checkpoint);
     if (anchor < 0) checkpointsBefore.push(checkpoint);
     else groups[anchor]?.checkpointsAfter.push(checkpoint);
     previousAnchor = anchor;
@@ -357,6 +362,7 @@ async function replay(browser: Browser, plan: RehearsalPlan, options: ReplayOpti
     return watch.violation;
   };
 
+  const baselines = new Map<string, PageFacts | undefined>();
   const checkAll = async (list: readonly RehearsalCheckpoint[]) => {
     for (const checkpoint of list) {
       const base = { test_case_id: `checkpoint:${checkpoint.checkpoint_id}`, label: `Checkpoint ${checkpoint.checkpoint_id}: ${checkpoint.goal}` };
@@ -367,6 +373,8 @@ async function replay(browser: Browser, plan: RehearsalPlan, options: ReplayOpti
       const verdict = await checkSuccessCondition(page as Page, checkpoint.success_condition, {
         timeoutMs: Math.max(0, Math.min(stepTimeoutMs, remaining())),
         shouldStop: () => watch.violation !== undefined,
+        values: options.testValues,
+        baseline: baselines.get(checkpoint.checkpoint_id),
       });
       const breach = unreportedViolation();
       results.push(breach === undefined ? { ...base, ...verdict } : { ...base, result: "failed", details: `test policy: ${breach} (while checking: ${verdict.details})` });
@@ -403,6 +411,7 @@ async function replay(browser: Browser, plan: RehearsalPlan, options: ReplayOpti
         stop = "dry run: the final committing step was not performed";
       } else {
         watch.notes = [];
+        for (const checkpoint of group.checkpointsStarting) baselines.set(checkpoint.checkpoint_id, await readBaseline(page as Page, checkpoint.success_condition));
         const needed = group.indexes.length * (stepTimeoutMs + 2_000);
         const budget = Math.min(needed, remaining());
         const limit = budget < needed ? `the rehearsal ran out of time (${Math.round(options.timeoutMs / 1000)} s limit)` : `the step did not finish within ${Math.round(budget / 1000)} s`;
@@ -640,7 +649,8 @@ async function whileWatchingNavigation(page: Page, context: StepContext, action:
 
 interface ResolvedTarget {
   handle: ElementHandle<Element>;
-  resolved: { index: number; selector: string[] };
+  /** Undefined when the target was relocated by similarity (no selector found it). */
+  resolved: { index: number; selector: string[] } | undefined;
   how: string;
 }
 
@@ -649,7 +659,7 @@ interface ResolvedTarget {
  * alternative costs a poll, not a timeout. Says which one resolved: that is what tells a person the
  * flow is drifting from the page.
  */
-async function resolveTarget(page: Page, step: { selectors: string[][]; frame?: number[] }, context: StepContext, visible: boolean): Promise<ResolvedTarget> {
+async function resolveTarget(page: Page, step: { selectors: string[][]; frame?: number[]; hint?: RelocationHint }, context: StepContext, visible: boolean): Promise<ResolvedTarget> {
   const alternatives = step.selectors;
   if (alternatives.length === 0) throw new StepFailure("the step has no selector to find its element with");
   let hiddenMatch: number | undefined;
@@ -660,20 +670,36 @@ async function resolveTarget(page: Page, step: { selectors: string[][]; frame?: 
       for (const [index, parts] of alternatives.entries()) {
         const handle = await queryAlternative(frame, parts).catch(() => null);
         if (handle === null) continue;
+        let revealed = "";
         if (visible && !(await handle.isVisible().catch(() => false))) {
-          hiddenMatch ??= index;
-          await handle.dispose().catch(() => undefined);
-          continue;
+          // Shown only while the pointer is over its row (issue #14): hover there, as a person would.
+          if (await revealByHover(handle)) {
+            revealed = " (shown by hovering over its row)";
+          } else {
+            hiddenMatch ??= index;
+            await handle.dispose().catch(() => undefined);
+            continue;
+          }
         }
         const skipped = alternatives.slice(0, index).map((earlier, earlierIndex) => `${earlierIndex + 1} ${showSelector(earlier)}`);
-        const how = `resolved by selector alternative ${index + 1} of ${alternatives.length}: ${showSelector(parts)}${skipped.length > 0 ? ` (no match for ${skipped.join(", ")})` : ""}`;
+        const how = `resolved by selector alternative ${index + 1} of ${alternatives.length}: ${showSelector(parts)}${skipped.length > 0 ? ` (no match for ${skipped.join(", ")})` : ""}${revealed}`;
         return { handle, resolved: { index, selector: [...parts] }, how };
       }
     }
     if (Date.now() + POLL_MS > context.deadline || context.signal.aborted) break;
     await sleep(POLL_MS);
   }
-  const frameNote = frameAt(page, step.frame ?? []) === undefined ? ` (frame ${JSON.stringify(step.frame)} not found)` : "";
+  // Issue #14: every selector missed; the most similar element, if one clearly is (target-relocation.ts).
+  const frame = frameAt(page, step.frame ?? []);
+  const relocated = frame === undefined || context.watch.violation !== undefined ? undefined : await relocateBySimilarity(frame, alternatives, step.hint, context.testValues).catch(() => undefined);
+  if (relocated !== undefined) {
+    if (!visible || (await relocated.handle.isVisible().catch(() => false)) || (await revealByHover(relocated.handle))) {
+      const how = `relocated by similarity (${relocated.matched.join(", ")}; score ${relocated.score}) after none of the ${alternatives.length} selector alternatives matched, first ${showSelector(alternatives[0] ?? [])}`;
+      return { handle: relocated.handle, resolved: undefined, how };
+    }
+    await relocated.handle.dispose().catch(() => undefined);
+  }
+  const frameNote = frame === undefined ? ` (frame ${JSON.stringify(step.frame)} not found)` : "";
   const hidden = hiddenMatch !== undefined ? `; alternative ${hiddenMatch + 1} matched an element that is not visible` : "";
   const tried = alternatives.map((parts, index) => `${index + 1} ${showSelector(parts)}`).join(", ");
   throw new StepFailure(`none of the ${alternatives.length} selector alternatives found the element within ${Math.round(context.stepTimeoutMs / 1000)} s${frameNote}: ${tried}${hidden}`);

@@ -1,0 +1,219 @@
+import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
+import { describeRow, nameFromContext, onlyList, type RowsByList } from "./control-names";
+import type { CheckpointPlan, SkillParameter } from "./interpret";
+import type { NormalizedStep } from "./normalize-trace";
+import { SCRUBBED, type PageChange } from "./page-diff";
+import type { SubGoal } from "./cut-subgoals";
+import type { RelocationHint } from "./emit-recorder-flow";
+import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/success-conditions";
+
+/** What the success condition of a checkpoint no evidence proves says until the user answers. */
+export const NOT_YET_KNOWN = "Not yet known: ask the user what shows this worked";
+
+/** A number this long is this run's own (an order number): not evidence the next run shows. */
+const RUN_NUMBER = /\d{3,}/;
+
+export interface WordedCheckpoints {
+  checkpoints: CheckpointPlan[];
+  /** Human labels for steps whose control had no name of its own, by step id. */
+  stepLabels: Map<string, string>;
+  /** What is known of each step's element for relocating it, by step id. */
+  targets: Record<string, RelocationHint>;
+}
+
+/** A check from a change, or undefined when the change proves nothing a rehearsal can look for. */
+function checkOf(change: PageChange, goal: SubGoal, parameters: readonly SkillParameter[], rows: RowsByList): SuccessCheck | undefined {
+  switch (change.kind) {
+    case "route":
+      return RUN_NUMBER.test(change.to) ? undefined : { kind: "route", route: change.to };
+    case "title":
+      return RUN_NUMBER.test(change.text) ? undefined : { kind: "page_title", text: change.text };
+    case "dialog_opened":
+      return { kind: "dialog_open", name: change.name };
+    case "dialog_closed":
+      return { kind: "dialog_closed", name: change.name };
+    case "status":
+      return RUN_NUMBER.test(change.text) || change.text.includes(SCRUBBED) ? undefined : { kind: "page_says", text: change.text };
+    case "list_grew": {
+      // One row appeared right after a value was entered: the row shows it (the rehearsal checks
+      // that with its own test value). The capture never sends a row's text, which may be typed.
+      const shown = change.by === 1 ? parameters.at(-1) : undefined;
+      return shown !== undefined ? { kind: "list_has_value", parameter: shown.name, list: change.list } : { kind: "list_count", list: change.list, delta: change.by };
+    }
+    case "list_shrank":
+      return { kind: "list_count", list: change.list, delta: -change.by };
+    case "toggle": {
+      if (change.name !== undefined && change.name.trim() !== "" && !change.name.includes(SCRUBBED)) return { kind: "control_state", name: change.name, row: undefined, role: change.role, state: change.state };
+      if (change.row === undefined) return undefined;
+      const list = onlyList(goal.evidence);
+      const row = describeRow(change.row, list, rows);
+      return { kind: "control_state", name: undefined, row: row.parameter !== undefined ? { parameter: row.parameter } : { position: change.row, list }, role: change.role, state: change.state };
+    }
+    case "counter":
+      return { kind: "counter", pattern: change.pattern, delta: change.delta };
+    case "heading":
+      return RUN_NUMBER.test(change.text) || change.text.includes(SCRUBBED) ? undefined : { kind: "heading", text: change.text };
+    case "button":
+      return change.name.includes(SCRUBBED) ? undefined : { kind: "button", name: change.name };
+    default: {
+      const unreachable: never = change;
+      throw new Error(`unknown page change ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** Kinds of evidence, most telling first: what the sub-goal was for, then where it led. */
+const PREFERENCE: readonly PageChange["kind"][] = ["dialog_opened", "list_grew", "toggle", "status", "title", "route", "list_shrank", "dialog_closed", "counter", "heading", "button"];
+
+function goalWords(check: SuccessCheck | undefined, goal: SubGoal, used: readonly SkillParameter[], stepName: (step: NormalizedStep) => string | undefined): string {
+  const labelled = goal.steps.find((step) => step.user_labelled);
+  if (labelled !== undefined) return labelled.label;
+  const last = goal.steps.at(-1) as NormalizedStep;
+  const target = stepName(last) ?? last.page_title ?? "the form";
+  const inputs = used.map((parameter) => `{{${parameter.name}}}`).join(", ");
+  switch (check?.kind) {
+    case "list_has_value":
+      return `{{${check.parameter}}} is added to the ${check.list ? `"${check.list}" ` : ""}list`;
+    case "list_count":
+      return check.delta > 0 ? `An item is added to the ${check.list ? `"${check.list}" ` : ""}list through "${target}"` : `An item is removed from the ${check.list ? `"${check.list}" ` : ""}list through "${target}"`;
+    case "control_state":
+      return check.row !== undefined ? writeSuccessCondition(check) : `"${check.name}" is ${check.state}`;
+    case "dialog_open":
+      return check.name ? `The "${check.name}" dialog is open` : `A dialog opens from "${target}"`;
+    case "dialog_closed":
+      return `The "${check.name}" dialog is answered with "${target}"`;
+    case "page_title":
+      if (used.length > 0) return `"${target}" is completed with ${inputs}`;
+      return `The "${check.text}" page is open`;
+    case "route":
+    case "heading":
+      if (used.length > 0) return `"${target}" is completed with ${inputs}`;
+      return last.action === "navigate" ? `The "${last.page_title ?? target}" page is open` : `The "${target}" view is shown`;
+    case "counter":
+      return `The count changes through "${target}"`;
+    case "page_says":
+      if (used.length > 0) return `"${target}" is completed with ${inputs}`;
+      return `The page confirms "${check.text}"`;
+    default:
+      if (last.action === "command" || last.action === "launch") return `"${target}" has run successfully`;
+      if (used.length > 0) return `"${target}" is completed with ${inputs}`;
+      return `"${target}" has taken effect`;
+  }
+}
+
+/**
+ * The user's answer to "How can you tell it worked?" as a check when it names something on the
+ * page: a quoted text, a heading or button the final page shows, or an address. Otherwise their
+ * words, for a person to confirm.
+ */
+export function answerToCheck(answer: string, finalPage: PageSnapshot | undefined): SuccessCheck {
+  const quoted = /["“”'‘’]([^"“”'‘’]{2,120})["“”'‘’]/.exec(answer)?.[1]?.trim();
+  const lower = answer.toLowerCase();
+  if (finalPage !== undefined) {
+    const heading = finalPage.headings.find((candidate) => candidate.text.length >= 3 && lower.includes(candidate.text.toLowerCase()));
+    if (quoted !== undefined && finalPage.headings.some((candidate) => candidate.text.toLowerCase() === quoted.toLowerCase())) return { kind: "heading", text: quoted };
+    if (quoted !== undefined && finalPage.buttons.some((name) => name.toLowerCase() === quoted.toLowerCase())) return { kind: "button", name: quoted };
+    if (quoted === undefined && heading !== undefined) return { kind: "heading", text: heading.text };
+    const button = finalPage.buttons.find((name) => name.length >= 3 && lower.includes(name.toLowerCase()) && !(finalPage.hover_revealed ?? []).includes(name));
+    if (quoted === undefined && button !== undefined) return { kind: "button", name: button };
+  }
+  if (quoted !== undefined) return { kind: "page_says", text: quoted };
+  const address = /(?:https?:\/\/\S+|(?:^|\s)(\/[\w./#-]+))/.exec(answer);
+  if (address !== null) {
+    const route = address[1] ?? (() => {
+      try {
+        const url = new URL(address[0].trim());
+        return `${url.pathname}${url.hash}`;
+      } catch {
+        return undefined;
+      }
+    })();
+    if (route !== undefined && route.length > 1) return { kind: "route", route };
+  }
+  return { kind: "by_hand", text: answer.trim() };
+}
+
+/**
+ * Words each sub-goal as a checkpoint (issue #14): a goal, and a success condition the rehearsal
+ * can check, from the evidence of the step that reached it. A sub-goal no evidence proves asks the
+ * user; their answer becomes a check when it names something on the page.
+ */
+export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: ReadonlyMap<string, SkillParameter>, successAnswer: string | undefined, finalPage: PageSnapshot | undefined): WordedCheckpoints {
+  const rows: RowsByList = new Map();
+  const stepLabels = new Map<string, string>();
+  const targets: Record<string, RelocationHint> = {};
+  const checkpoints = goals.map((goal, index): CheckpointPlan => {
+    const used = [...new Set(goal.steps.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined))];
+    // Within a kind, a control that became checked (the option picked) says more than the one that lost it.
+    const turnedOn = (change: PageChange) => (change.kind === "toggle" && /^(checked|selected|pressed|expanded|sorted)/.test(change.state) ? 0 : 1);
+    const changes = [...(goal.evidence?.changes ?? [])].sort((a, b) => PREFERENCE.indexOf(a.kind) - PREFERENCE.indexOf(b.kind) || turnedOn(a) - turnedOn(b));
+    let check: SuccessCheck | undefined;
+    for (const change of changes) {
+      check = checkOf(change, goal, used, rows);
+      if (check !== undefined) break;
+    }
+    const last = goal.steps.at(-1) as NormalizedStep;
+    // A page opened with no snapshot yet still shows its title: that is what proves it is open.
+    if (check === undefined && last.action === "navigate" && last.page_title !== undefined && last.page_title.trim() !== "") check = { kind: "page_title", text: last.page_title };
+    if (check?.kind === "list_has_value") {
+      const grew = changes.find((change) => change.kind === "list_grew");
+      const known = rows.get(check.list ?? "") ?? { before: grew?.kind === "list_grew" ? grew.from : 0, parameters: [] };
+      rows.set(check.list ?? "", { ...known, parameters: [...known.parameters, check.parameter] });
+    }
+
+    const names = new Map<string, string>();
+    for (const step of goal.steps) {
+      if (step.action !== "click" && step.action !== "toggle" && step.action !== "fill" && step.action !== "select") continue;
+      const named = nameFromContext(step, step === last ? goal.evidence : undefined, rows);
+      if (named !== undefined) {
+        names.set(step.step_id, named);
+        stepLabels.set(step.step_id, `${step.action === "toggle" ? (/^Uncheck/.test(step.label) ? "Uncheck" : "Check") : step.action === "fill" ? "Fill" : "Click"} ${named}`);
+      }
+    }
+    const stepName = (step: NormalizedStep) => names.get(step.step_id) ?? step.target_name;
+    for (const step of goal.steps) {
+      if (step.action === "navigate" || step.action === "command" || step.action === "launch") continue;
+      const hint: RelocationHint = { role: step.target_role, ...(step.target_name !== undefined && !step.target_name.includes(SCRUBBED) ? { name: step.target_name } : {}) };
+      // The row of a control that changed state: by the parameter it shows, or its position.
+      const toggled = step === last ? goal.evidence?.changes.find((change) => change.kind === "toggle") : undefined;
+      if (toggled?.kind === "toggle" && toggled.row !== undefined) {
+        const row = describeRow(toggled.row, onlyList(goal.evidence), rows);
+        if (row.parameter !== undefined) hint.row_parameter = row.parameter;
+        else hint.row_position = toggled.row;
+      }
+      targets[step.step_id] = hint;
+    }
+
+    const isLast = index === goals.length - 1;
+    let verification: CheckpointPlan["verification"];
+    if (check !== undefined) {
+      verification = { by: "page" };
+    } else if (isLast && successAnswer !== undefined) {
+      check = answerToCheck(successAnswer, finalPage);
+      verification = check.kind === "by_hand" ? { by: "person", reason: "Your answer names nothing the page shows (no quoted text, heading, button or address), so a person confirms it." } : { by: "page", from_answer: true };
+    } else {
+      verification = { by: "person", reason: "Nothing on the page changed after these steps that a check could look for." };
+    }
+    const success = check === undefined ? NOT_YET_KNOWN : writeSuccessCondition(check);
+    return {
+      checkpoint_id: `cp-${String(index + 1).padStart(2, "0")}`,
+      goal: goalWords(check, goal, used, stepName).slice(0, 240),
+      success_condition: success.slice(0, 240),
+      order_hint: index,
+      where: goal.steps[0]?.page_title,
+      controls: goal.steps
+        .filter((step) => stepName(step) !== undefined && step.action !== "navigate")
+        .map((step) => ({
+          name: stepName(step) as string,
+          role: step.target_role ?? step.action,
+          parameter: parameterOf.get(step.step_id)?.name,
+          // The option picked in a list is part of the page, not something typed: keep it as guidance.
+          choice: step.action === "select" ? /^Select '(.+)' in '/.exec(step.label)?.[1] : undefined,
+        })),
+      step_ids: goal.steps.map((step) => step.step_id),
+      observable: check !== undefined && parseSuccessCondition(success).kind !== "by_hand",
+      verification,
+    };
+  });
+  return { checkpoints, stepLabels, targets };
+}

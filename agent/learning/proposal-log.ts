@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../shared/skills/proposal";
+import { AppError } from "../errors/app-error";
+import type { MemoryStore } from "../memory/memory-store";
+import { MemoryPaths } from "../memory/memory-paths";
+
+/** One line of `proposals.jsonl`: the proposal as it is after a change (last line per id wins). */
+const LiveProposalRecordSchema = z.object({
+  proposal: SkillBundleProposalSchema,
+  revision: z.number().int().min(1),
+  lint: z.object({
+    passed: z.boolean(),
+    findings: z.array(
+      z.object({
+        rule: z.enum(["CKP-001", "CKP-002", "CKP-003", "CKP-004", "CKP-005"]),
+        checkpoint_id: z.string(),
+        field: z.enum(["goal", "success_condition"]),
+        message: z.string(),
+      }),
+    ),
+    checked: z.number().int(),
+  }),
+});
+type ProposalLogRecord = z.infer<typeof LiveProposalRecordSchema>;
+/** A line is the proposal as it is now, or the tombstone its archive (§0C.16D, 14 days) leaves. */
+const ProposalLogLineSchema = z.union([LiveProposalRecordSchema, z.object({ archived_proposal_id: z.string().uuid(), archived_at: z.string().datetime() })]);
+
+export type { ProposalLogRecord };
+
+/** The live proposals, as `proposals.jsonl` says they are now (last line per id wins). */
+export interface ProposalLog {
+  /** The record of a proposal, or `PROPOSAL_NOT_FOUND`. */
+  find(proposalId: string): ProposalLogRecord;
+  /** Appends the record as the proposal's current state. */
+  put(record: ProposalLogRecord): Promise<void>;
+  /** Leaves the archive's tombstone (§0C.16D): the proposal is no longer live. */
+  tombstone(proposalId: string, at: string): Promise<void>;
+  all(): ProposalLogRecord[];
+}
+
+/** The draft revision folder a proposal currently points at. */
+export const draftFolderOf = (proposal: SkillBundleProposal) => proposal.draft_skill_path.replace(/\/SKILL\.md$/, "");
+
+export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
+  const records = new Map<string, ProposalLogRecord>();
+  for (const line of await memory.readJsonl(MemoryPaths.proposals, ProposalLogLineSchema)) {
+    if ("archived_proposal_id" in line) records.delete(line.archived_proposal_id);
+    else records.set(line.proposal.proposal_id, line);
+  }
+  return {
+    find(proposalId) {
+      const record = records.get(proposalId);
+      if (record === undefined) throw new AppError("PROPOSAL_NOT_FOUND", `No proposal ${proposalId}.`);
+      return record;
+    },
+    async put(record) {
+      await memory.append(MemoryPaths.proposals, record);
+      records.set(record.proposal.proposal_id, record);
+    },
+    async tombstone(proposalId, at) {
+      await memory.append(MemoryPaths.proposals, { archived_proposal_id: proposalId, archived_at: at });
+      records.delete(proposalId);
+    },
+    all: () => [...records.values()],
+  };
+}

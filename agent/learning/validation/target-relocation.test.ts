@@ -1,0 +1,70 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fingerprintOf, relocateBySimilarity, revealByHover } from "./target-relocation";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+describe("a target's fingerprint from its selectors", () => {
+  it("reads role and name, text, test id, id, attributes, classes, ancestors and position", () => {
+    expect(
+      fingerprintOf([['aria/Save draft[role="button"]'], ["text/Save draft"], ['form#editor > div.actions > button.btn.save[name="save"]:nth-of-type(2)'], ["xpath//html/body/form/div/button[2]"]]),
+    ).toEqual({
+      role: "button",
+      name: "Save draft",
+      text: "Save draft",
+      tag: "button",
+      attributes: [{ name: "name", value: "save" }],
+      classes: ["btn", "save"],
+      ancestors: ["#editor", ".actions"],
+      position: 2,
+    });
+    expect(fingerprintOf([["html > body > main > ul > li:nth-of-type(2) > button"], ["xpath//html/body/main/ul/li[2]/button"]])).toMatchObject({ tag: "button", rowPosition: 2 });
+  });
+});
+
+describe.skipIf(!existsSync(CHROMIUM))("relocating a target whose selectors all miss", () => {
+  let browser: Browser;
+  let page: Page;
+  let profile: string;
+  beforeAll(async () => {
+    profile = await mkdtemp(path.join(tmpdir(), "elnor-relocation-"));
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, pipe: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+    page = await browser.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await rm(profile, { recursive: true, force: true });
+  });
+
+  it("finds the most similar element after its classes and wrappers changed, and says what matched", async () => {
+    await page.setContent(`<div class="x9"><form id="editor"><div class="k2"><button class="q1" name="save">Save as draft</button><button class="q1" name="send">Send</button></div></form></div>`);
+    const selectors = [['aria/Save draft[role="button"]'], ['form#editor > div.actions > button.save[name="save"]']];
+    for (const [selector] of selectors) expect(await page.$(selector === undefined ? "none" : selector.startsWith("aria/") ? `::-p-aria(${selector.slice(5)})` : selector)).toBeNull();
+    const found = await relocateBySimilarity(page.mainFrame(), selectors);
+    expect(found).toBeDefined();
+    expect(await found?.handle.evaluate((element) => element.getAttribute("name"))).toBe("save");
+    expect(found?.matched.join(", ")).toMatch(/role button.*name=save/);
+  });
+
+  it("tells buttons of the same name apart by the row they sit in", async () => {
+    await page.setContent(`<div class="shell"><ul><li>Rice <button>Remove</button></li><li>Lentils <button>Remove</button></li><li>Oil <button>Remove</button></li></ul></div>`);
+    const found = await relocateBySimilarity(page.mainFrame(), [["html > body > main > ul > li:nth-of-type(2) > button"]], { role: "button", name: "Remove" });
+    expect(await found?.handle.evaluate((element) => element.parentElement?.firstChild?.textContent?.trim())).toBe("Lentils");
+  });
+
+  it("refuses to guess between two equally similar elements", async () => {
+    await page.setContent(`<button class="a">One</button><button class="a">Two</button>`);
+    expect(await relocateBySimilarity(page.mainFrame(), [["button.a.gone"]])).toBeUndefined();
+  });
+
+  it("shows a control revealed on hover by hovering over its row", async () => {
+    await page.setContent(`<style>.row .remove { display: none } .row:hover .remove { display: inline }</style><ul><li class="row">Milk <button class="remove">Remove</button></li></ul>`);
+    const handle = (await page.$("button.remove"))!;
+    expect(await handle.isVisible()).toBe(false);
+    expect(await revealByHover(handle)).toBe(true);
+  });
+});

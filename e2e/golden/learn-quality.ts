@@ -1,0 +1,279 @@
+/**
+ * `npm run learn-quality` (issue #14): the measure of whether a demonstration becomes a skill that
+ * works later. For every fixture app (quality-sites/, quality-flows.ts): a real demonstration with
+ * the built extension in Chromium and a real agent, the proposal the agent compiles (answering the
+ * one question a user would, if asked), then the rehearsal of that proposal on the unchanged app
+ * and on each cosmetic variant (quality-variants.ts). Prints one table.
+ *
+ *   npm run build && node --import tsx e2e/golden/learn-quality.ts [fixture …]
+ */
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { TestPolicy } from "../../shared/learning/test-policy";
+import { projectRoot, startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
+import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
+import type { RecorderFlow } from "../../agent/learning/compiler/emit-recorder-flow";
+import type { CheckpointPlan, SkillParameter } from "../../agent/learning/compiler/interpret";
+import { isRoleOnly } from "../../agent/learning/compiler/control-names";
+import { parseSuccessCondition } from "../../shared/learning/success-conditions";
+import { runRehearsal, type RehearsalResult } from "../../agent/learning/validation/rehearsal";
+import type { WorkflowGraph } from "../../shared/learning/workflow-graph";
+import { launchExtensionBrowser, type ExtensionBrowser } from "../support/extension-browser";
+import { agentApi, demonstrate, pair, readRecording } from "./demonstration";
+import { serveFixtureSite } from "./fixture-server";
+import { QUALITY_FLOWS, QUALITY_SITES_DIR, qualityNeedles, type QualityFlow } from "./quality-flows";
+import { VARIANTS } from "./quality-variants";
+
+/** The time a person leaves between two actions (long enough for the capture's settled snapshot, 2.5 s). */
+const PAUSE_MS = 2_800;
+
+const GeneratedSchema = z.object({ proposal_id: z.string(), session: z.object({ state: z.string() }) });
+const DetailSchema = z.object({
+  proposal: z.object({ draft_skill_path: z.string(), proposal_state: z.string() }),
+  questions: z.array(z.object({ question_id: z.string(), question_text: z.string(), required: z.boolean(), answered: z.boolean() })),
+});
+
+interface Row {
+  fixture: string;
+  pattern: string;
+  steps: number;
+  humanLabels: number;
+  roleOnly: number;
+  checkpoints: number;
+  checkable: number;
+  asked: boolean;
+  unchanged: RehearsalResult;
+  unchangedEvidenceFails: number;
+  variants: Array<{ name: string; result: RehearsalResult; actionsPassed: number; actions: number; checkpointsPassed: number; checkpointsTotal: number; relocated: number }>;
+  leaked: string[];
+}
+
+function testValue(parameter: SkillParameter, index: number): string {
+  switch (parameter.type_hint) {
+    case "email":
+      return `rehearsal${index}@example.test`;
+    case "number":
+      return String(40 + index);
+    case "secret":
+      return `Rehearsal-Secret-${index}!`;
+    case "phone":
+      return `+1 555 010${index}`;
+    case "date":
+      return "2026-03-15";
+    case "url":
+      return "https://example.test/";
+    default:
+      return `Rehearsal ${parameter.label} ${index + 1}`;
+  }
+}
+
+async function learnOne(flow: QualityFlow, context: { root: string; agent: AgentProcess; token: string; chromium: ExtensionBrowser; panel: Awaited<ReturnType<typeof pair>> }): Promise<Row> {
+  const { root, agent, token, chromium, panel } = context;
+  const api = agentApi(agent, token);
+  let site = await serveFixtureSite({ ...flow.routes, sitesDir: QUALITY_SITES_DIR }, flow.port);
+  let sessionId: string;
+  try {
+    sessionId = await demonstrate({ root, agent, token, chromium, panel, site, flow, pauseMs: PAUSE_MS });
+  } finally {
+    await site.close();
+  }
+  const phase = (what: string) => console.error(`  ${flow.name}: ${what} at ${new Date().toISOString().slice(11, 19)}`);
+  phase("demonstrated");
+  const recording = await readRecording(root, sessionId);
+  if (process.argv.includes("--keep")) await keepRecording(flow.name, recording);
+  const stored = [...recording.events, ...recording.snapshots.values()].join("\n").toLowerCase();
+  const leaked = qualityNeedles()
+    .filter((needle) => stored.includes(needle.toLowerCase()))
+    .map((needle) => {
+      const at = stored.indexOf(needle.toLowerCase());
+      return `${needle} (in …${stored.slice(Math.max(0, at - 160), at).replace(/\s+/g, " ")}…)`;
+    });
+
+  const { proposal_id: proposalId } = GeneratedSchema.parse(await api("POST", `/api/learn/sessions/${sessionId}/generate-proposal`));
+  let detail = DetailSchema.parse(await api("GET", `/api/learn/proposals/${proposalId}/detail`));
+  const open = detail.questions.filter((question) => question.required && !question.answered);
+  const asked = open.length > 0;
+  if (asked) {
+    const answers = open.map((question) => ({ question_id: question.question_id, answer_text: flow.answer ?? "It looks done." }));
+    await api("POST", `/api/learn/sessions/${sessionId}/answer-questions`, { answers });
+    detail = DetailSchema.parse(await api("GET", `/api/learn/proposals/${proposalId}/detail`));
+  }
+  // The next demonstration needs no open session: this one is done with once its files are read.
+  const folder = path.join(root, path.dirname(detail.proposal.draft_skill_path));
+  const read = async <T>(name: string) => JSON.parse(await readFile(path.join(folder, name), "utf8")) as T;
+  const recorder = await read<RecorderFlow>("flow.recorder.json");
+  const checkpoints = await read<CheckpointPlan[]>("checkpoints.json");
+  const parameters = await read<SkillParameter[]>("parameters.json");
+  const graph = await read<WorkflowGraph>("workflow-graph.json");
+  // A proposal in review is rejected; one still drafting (a failed lint) is cancelled.
+  await api("POST", `/api/learn/proposals/${proposalId}/reject`, { reason: "learn-quality run", schema_version: 1 }).catch(() => api("POST", `/api/learn/sessions/${sessionId}/cancel`, {}));
+  const actions = graph.steps.filter((step) => step.step_type === "action");
+  const roleOnly = actions.filter((step) => isRoleOnly(step.label.replace(/^(Click|Check|Uncheck|Fill|Select|Press \w+ in|Open|Toggle)\s+/i, "").replace(/^'(.*)'$/, "$1"))).length;
+  const testValues = Object.fromEntries(parameters.map((parameter, index) => [parameter.name, testValue(parameter, index)]));
+  const policy: TestPolicy = {
+    policy_id: randomUUID(),
+    mode: "live_read_safe_write",
+    safe_targets: [],
+    forbid_destructive_writes: false,
+    forbid_external_send: true,
+    allowed_domains: [`127.0.0.1:${flow.port}`],
+    max_actions: 60,
+    cleanup_required: false,
+    schema_version: 1,
+  };
+
+  phase("compiled");
+  const rehearse = async (transform: ((html: string) => string) | undefined) => {
+    site = await serveFixtureSite({ ...flow.routes, sitesDir: QUALITY_SITES_DIR, ...(transform === undefined ? {} : { transform }) }, flow.port);
+    try {
+      return await runRehearsal({ flow: recorder, checkpoints, parameters, testValues, policy, stepTimeoutMs: 6_000, timeoutMs: 120_000 });
+    } finally {
+      await site.close();
+    }
+  };
+  const variants: Row["variants"] = [];
+  let unchanged: RehearsalResult | undefined;
+  for (const variant of VARIANTS) {
+    const result = await rehearse(variant.transform);
+    phase(`rehearsed ${variant.name}`);
+    if (variant.transform === undefined) unchanged = result;
+    const actionResults = result.steps.filter((step) => /^rehearsal:s\d+$/.test(step.test_case_id));
+    const checkpointResults = result.steps.filter((step) => step.test_case_id.startsWith("checkpoint:"));
+    variants.push({
+      name: variant.name,
+      result,
+      actions: actionResults.length,
+      actionsPassed: actionResults.filter((step) => step.result === "passed").length,
+      checkpointsTotal: checkpointResults.length,
+      checkpointsPassed: checkpointResults.filter((step) => step.result === "passed").length,
+      relocated: actionResults.filter((step) => step.details.includes("relocated by similarity")).length,
+    });
+  }
+  const base = unchanged as RehearsalResult;
+  return {
+    fixture: flow.name,
+    pattern: flow.pattern,
+    steps: actions.length,
+    humanLabels: actions.length - roleOnly,
+    roleOnly,
+    checkpoints: checkpoints.length,
+    checkable: checkpoints.filter((checkpoint) => parseSuccessCondition(checkpoint.success_condition).kind !== "by_hand").length,
+    asked,
+    unchanged: base,
+    unchangedEvidenceFails: base.steps.filter((step) => step.test_case_id.startsWith("checkpoint:") && step.result === "failed").length,
+    variants: variants.filter((variant) => variant.name !== "unchanged"),
+    leaked,
+  };
+}
+
+/**
+ * `--keep`: the demonstration as the agent stored it becomes a golden fixture under
+ * agent/learning/compiler/golden/quality-<fixture>/ (compiled by quality-golden.test.ts), unless a
+ * typed value is in it.
+ */
+async function keepRecording(name: string, recording: Awaited<ReturnType<typeof readRecording>>): Promise<void> {
+  const files = new Map<string, string>([
+    ["events.jsonl", `${recording.events.join("\n")}\n`],
+    ["boundaries.json", `${JSON.stringify(recording.boundaries, null, 2)}\n`],
+    ...[...recording.snapshots].map(([sha, text]): [string, string] => [`snapshots/${sha}.json`, text]),
+  ]);
+  for (const [file, text] of files) {
+    const leaked = qualityNeedles().find((needle) => text.toLowerCase().includes(needle.toLowerCase()));
+    if (leaked !== undefined) throw new Error(`quality-${name}/${file} contains the typed value "${leaked}": not kept`);
+  }
+  const folder = path.join(projectRoot, "agent", "learning", "compiler", "golden", `quality-${name}`);
+  await rm(folder, { recursive: true, force: true });
+  await mkdir(path.join(folder, "snapshots"), { recursive: true });
+  for (const [file, text] of files) await writeFile(path.join(folder, file), text);
+}
+
+const percent = (part: number, whole: number) => (whole === 0 ? "—" : `${((100 * part) / whole).toFixed(1)}%`);
+
+function printTable(rows: readonly Row[]): void {
+  const header = ["fixture", "steps", "human labels", "checkpoints", "checkable", "asked", "unchanged", "evidence fails", ...VARIANTS.slice(1).flatMap((variant) => [`${variant.name}: actions`, "checkpoints", "overall"])];
+  const lines = rows.map((row) => [
+    row.fixture,
+    String(row.steps),
+    `${row.humanLabels}/${row.steps}`,
+    String(row.checkpoints),
+    `${row.checkable}/${row.checkpoints}`,
+    row.asked ? "yes" : "no",
+    row.unchanged.overall,
+    String(row.unchangedEvidenceFails),
+    ...row.variants.flatMap((variant) => [`${variant.actionsPassed}/${variant.actions}${variant.relocated > 0 ? ` (${variant.relocated} relocated)` : ""}`, `${variant.checkpointsPassed}/${variant.checkpointsTotal}`, variant.result.overall]),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => (line[column] ?? "").length)));
+  const show = (cells: readonly string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  console.log(show(header));
+  console.log(`|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`);
+  for (const line of lines) console.log(show(line));
+
+  const sum = (pick: (row: Row) => number) => rows.reduce((total, row) => total + pick(row), 0);
+  const variantSum = (pick: (variant: Row["variants"][number]) => number) => rows.reduce((total, row) => total + row.variants.reduce((inner, variant) => inner + pick(variant), 0), 0);
+  const checkable = sum((row) => row.checkable);
+  const checkpoints = sum((row) => row.checkpoints);
+  const unchangedPassed = rows.filter((row) => row.unchanged.overall === "passed").length;
+  console.log("");
+  console.log(`checkpoints machine-checkable: ${checkable}/${checkpoints} = ${percent(checkable, checkpoints)} (target ≥ 90%)`);
+  console.log(`unchanged rehearsals passed: ${unchangedPassed}/${rows.length} (target: all)`);
+  console.log(`variant action steps passed: ${variantSum((v) => v.actionsPassed)}/${variantSum((v) => v.actions)} = ${percent(variantSum((v) => v.actionsPassed), variantSum((v) => v.actions))} (target ≥ 95%)`);
+  console.log(`variant checkpoints passed: ${variantSum((v) => v.checkpointsPassed)}/${variantSum((v) => v.checkpointsTotal)} = ${percent(variantSum((v) => v.checkpointsPassed), variantSum((v) => v.checkpointsTotal))} (target: all)`);
+  console.log(`checkpoints whose evidence fails on the unchanged app: ${sum((row) => row.unchangedEvidenceFails)} (target 0)`);
+  console.log(`steps with a human label: ${sum((row) => row.humanLabels)}/${sum((row) => row.steps)} = ${percent(sum((row) => row.humanLabels), sum((row) => row.steps))}; named only by role: ${sum((row) => row.roleOnly)} (target ≥ 95%, 0)`);
+  const leaks = rows.flatMap((row) => row.leaked.map((needle) => `${row.fixture}: "${needle}"`));
+  console.log(`typed values found in what the agent stored: ${leaks.length === 0 ? "none" : leaks.join(", ")}`);
+}
+
+function printFailures(rows: readonly Row[]): void {
+  for (const row of rows) {
+    for (const [name, result] of [["unchanged", row.unchanged] as const, ...row.variants.map((variant) => [variant.name, variant.result] as const)]) {
+      for (const step of result.steps.filter((candidate) => candidate.result !== "passed")) console.log(`  ${row.fixture} / ${name} / ${step.test_case_id} ${step.result}: ${step.label} — ${step.details.slice(0, 300)}`);
+    }
+  }
+}
+
+const wanted = process.argv.slice(2).filter((argument) => !argument.startsWith("--"));
+const flows = QUALITY_FLOWS.filter((flow) => wanted.length === 0 || wanted.includes(flow.name));
+if (flows.length === 0) throw new Error(`Unknown fixture(s): ${wanted.join(", ")}; known: ${QUALITY_FLOWS.map((flow) => flow.name).join(", ")}`);
+
+/** One fixture at most this long (a hung browser must not stop the run). */
+const FIXTURE_TIMEOUT_MS = 300_000;
+
+const rows: Row[] = [];
+const notLearned: string[] = [];
+for (const flow of flows) {
+  // Each fixture on its own agent, memory and browser profile, as a new user would start.
+  const { root, cleanup } = await makeTempMemoryRoot("elnor-quality-");
+  let agent: AgentProcess | undefined;
+  let chromium: ExtensionBrowser | undefined;
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const run = (async () => {
+      agent = await startAgentProcess(root);
+      const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
+      chromium = await launchExtensionBrowser();
+      const panel = await pair(chromium, agent, token);
+      return learnOne(flow, { root, agent, token, chromium, panel });
+    })();
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no result within ${FIXTURE_TIMEOUT_MS / 1000} s`)), FIXTURE_TIMEOUT_MS);
+    });
+    rows.push(await Promise.race([run, timeout]));
+    console.error(`${flow.name}: done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } catch (error) {
+    // One fixture that cannot be learned is reported; the others still run.
+    console.error(`${flow.name}: could not be learned: ${error instanceof Error ? error.message : String(error)}`);
+    notLearned.push(flow.name);
+  } finally {
+    clearTimeout(timer);
+    await chromium?.close().catch(() => undefined);
+    await agent?.stop().catch(() => undefined);
+    await cleanup();
+  }
+}
+printTable(rows);
+if (notLearned.length > 0) console.log(`fixtures that could not be learned (count as failed): ${notLearned.join(", ")}`);
+if (process.argv.includes("--details")) printFailures(rows);

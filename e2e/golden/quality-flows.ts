@@ -1,0 +1,169 @@
+import { fileURLToPath } from "node:url";
+import type { FixtureSiteRoutes } from "./fixture-server";
+import type { FlowActor } from "./flows";
+
+export const QUALITY_SITES_DIR = fileURLToPath(new URL("./quality-sites/", import.meta.url));
+
+/** What the quality demonstrations type: checked never to reach what the agent stores. */
+export const QUALITY_CANARIES = {
+  tasks: ["Canary water plants K4TZ", "Canary call plumber K4TZ"],
+  pantry: ["Canary quinoa R8WD"],
+  chores: ["Canary sweep porch J2MV", "Canary fold laundry J2MV"],
+  apply: ["Canary Lin Okafor P5QS", "canary.p5qs@example.test"],
+} as const;
+
+/** One fixture app of `npm run learn-quality` and the demonstration done on it (issue #14). */
+export interface QualityFlow {
+  name: string;
+  /** The pattern of real sites it stands for. */
+  pattern: string;
+  routes: Omit<FixtureSiteRoutes, "sitesDir" | "transform">;
+  port: number;
+  startPath: string;
+  goal: string;
+  textEntry: "mask_text" | "hash_only";
+  /** What the user says to "How can you tell it worked?", if the proposal asks. */
+  answer?: string;
+  perform(actor: FlowActor): Promise<void>;
+}
+
+const [task1, task2] = QUALITY_CANARIES.tasks;
+const [chore1, chore2] = QUALITY_CANARIES.chores;
+const [applicant, applicantEmail] = QUALITY_CANARIES.apply;
+
+export const QUALITY_FLOWS: readonly QualityFlow[] = [
+  {
+    name: "tasks",
+    pattern: "single-page list: add, toggle, filter over hash routes",
+    routes: { folder: "tasks" },
+    port: 47331,
+    startPath: "/index.html",
+    goal: "Add two tasks, tick the first and show the open ones",
+    textEntry: "hash_only",
+    async perform(actor) {
+      await actor.type(".c-new", task1);
+      await actor.press("Enter");
+      await actor.type(".c-new", task2);
+      await actor.press("Enter");
+      await actor.click(".c-item:nth-child(1) .c-toggle");
+      await actor.click('a[href="#/open"]');
+    },
+  },
+  {
+    name: "counter",
+    pattern: "a counter",
+    routes: { folder: "counter" },
+    port: 47332,
+    startPath: "/index.html",
+    goal: "Record visitors at the door",
+    textEntry: "mask_text",
+    async perform(actor) {
+      await actor.click(".c-plus");
+      await actor.click(".c-plus");
+      await actor.click(".c-minus");
+    },
+  },
+  {
+    name: "pantry",
+    pattern: "controls revealed on hover",
+    routes: { folder: "pantry" },
+    port: 47333,
+    startPath: "/index.html",
+    goal: "Stock a new item and take lentils off the pantry list",
+    textEntry: "hash_only",
+    async perform(actor) {
+      await actor.type(".c-add", QUALITY_CANARIES.pantry[0]);
+      await actor.press("Enter");
+      await actor.click(".c-row:nth-child(2) .c-remove");
+    },
+  },
+  {
+    name: "chores",
+    pattern: "web components with open shadow roots",
+    routes: { folder: "shadow-tasks" },
+    port: 47334,
+    startPath: "/index.html",
+    goal: "Add two chores and tick the first",
+    textEntry: "hash_only",
+    async perform(actor) {
+      await actor.type("chore-app >>> .c-entry", chore1);
+      await actor.press("Enter");
+      await actor.type("chore-app >>> .c-entry", chore2);
+      await actor.press("Enter");
+      await actor.click("chore-app >>> chore-item >>> .c-check");
+    },
+  },
+  {
+    name: "files",
+    pattern: "a modal confirm flow",
+    routes: { folder: "files" },
+    port: 47335,
+    startPath: "/index.html",
+    goal: "Delete the March meeting minutes",
+    textEntry: "mask_text",
+    async perform(actor) {
+      await actor.click('button[aria-label="Delete minutes-march.docx"]');
+      await actor.click(".c-yes");
+    },
+  },
+  {
+    name: "settings",
+    pattern: "a toast that disappears after 2 s",
+    routes: { folder: "settings" },
+    port: 47336,
+    startPath: "/index.html",
+    goal: "Turn on the weekly digest email",
+    textEntry: "mask_text",
+    answer: 'A message "Settings saved" pops up in the corner',
+    async perform(actor) {
+      await actor.click(".c-digest");
+      await actor.click(".c-save");
+    },
+  },
+  {
+    name: "orders",
+    pattern: "a spinner before data arrives",
+    routes: { folder: "orders" },
+    port: 47337,
+    startPath: "/index.html",
+    goal: "Look up the recent orders",
+    textEntry: "mask_text",
+    async perform(actor) {
+      await actor.click(".c-load");
+    },
+  },
+  {
+    name: "apply",
+    pattern: "a multi-page form",
+    routes: { folder: "apply", posts: { "/details": "/step2.html", "/plan": "/step3.html", "/send": "/done.html" } },
+    port: 47338,
+    startPath: "/step1.html",
+    goal: "Apply for the team plan",
+    textEntry: "hash_only",
+    async perform(actor) {
+      await actor.type('[name="full_name"]', applicant);
+      await actor.type('[name="email"]', applicantEmail);
+      await actor.clickAndLoad(".c-next");
+      await actor.click('input[value="team"]');
+      await actor.clickAndLoad(".c-next");
+      await actor.clickAndLoad(".c-send");
+    },
+  },
+  {
+    name: "prices",
+    pattern: "a sortable table",
+    routes: { folder: "prices" },
+    port: 47339,
+    startPath: "/index.html",
+    goal: "Sort the price list from the most expensive",
+    textEntry: "mask_text",
+    async perform(actor) {
+      await actor.click("th:nth-child(2) .c-sort");
+      await actor.click("th:nth-child(2) .c-sort");
+    },
+  },
+];
+
+export function qualityNeedles(): string[] {
+  return Object.values(QUALITY_CANARIES).flatMap((values) => [...values]);
+}
