@@ -54,6 +54,14 @@ describe("normalization (issue #15)", () => {
     // A detachment rule only yields a base form of its own part of speech: "news" is not "new".
     expect(termsOf("news", lexicon)[0]?.lemmas).toEqual(["news"]);
   });
+
+  it("joins a verb and its particle, next to each other or around a pronoun", () => {
+    expect(termsOf("sign up for the newsletter", lexicon)[0]?.lemmas[0]).toBe("sign_up");
+    expect(termsOf("please sign me up for the newsletter", lexicon)[0]?.lemmas[0]).toBe("sign_up");
+    expect(termsOf("check us in", lexicon).map((term) => term.word)).toEqual(["check in"]);
+    // Not a particle WordNet joins to the verb: the words stay apart.
+    expect(termsOf("send me pictures", lexicon).map((term) => term.word)).toEqual(["send", "pictures"]);
+  });
 });
 
 describe("the wording matcher (issue #15)", () => {
