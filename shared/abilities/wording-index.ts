@@ -151,6 +151,23 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   };
   const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
 
+  // A request word's expansions that some ability holds, in expansion order, with their postings
+  // (kept per request word: the expansion cache hands back the same object for the same word).
+  type Posting = { docs: Int32Array; weights: Float64Array; titles: Float64Array; rarity: number };
+  const held = new WeakMap<QueryTerm, ReadonlyArray<{ lemma: string; closeness: number; list: Posting }>>();
+  const heldExpansions = (term: QueryTerm) => {
+    let found = held.get(term);
+    if (found === undefined) {
+      const list: Array<{ lemma: string; closeness: number; list: Posting }> = [];
+      for (const [lemma, { closeness }] of term.expansions) {
+        const posting = postings.get(lemma);
+        if (posting !== undefined) list.push({ lemma, closeness, list: posting });
+      }
+      held.set(term, (found = list));
+    }
+    return found;
+  };
+
   const nextEpoch = () => {
     epoch += 1;
     if (epoch === 0x7fffffff) {
@@ -169,15 +186,24 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     let reachedCount = 0;
     let totalWeight = 0;
     lemmaIds.clear();
+    // Ability words more than one request word may be found as: only these need `WordUse`'s
+    // bookkeeping; any other word is found for one request word at most.
+    const seenOnce = new Set<string>();
+    const shared = new Set<string>();
+    for (const term of terms) {
+      for (const { lemma } of heldExpansions(term)) {
+        if (seenOnce.has(lemma)) shared.add(lemma);
+        else seenOnce.add(lemma);
+      }
+    }
+    for (const lemma of shared) lemmaIds.set(lemma, lemmaIds.size);
     for (const term of terms) {
       totalWeight += term.weight;
       const termEpoch = nextEpoch();
       let touchedCount = 0;
-      for (const [lemma, { closeness }] of term.expansions) {
-        const list = postings.get(lemma);
-        if (list === undefined) continue;
-        let lemmaId = lemmaIds.get(lemma);
-        if (lemmaId === undefined) lemmaIds.set(lemma, (lemmaId = lemmaIds.size));
+      for (const { lemma, closeness, list } of heldExpansions(term)) {
+        // -1: a word no other request word is found as.
+        const lemmaId = lemmaIds.get(lemma) ?? -1;
         for (let at = 0; at < list.docs.length; at += 1) {
           const doc = list.docs[at] as number;
           if (termStamp[doc] !== termEpoch) {
@@ -213,7 +239,8 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
           reachedCount += 1;
         }
         // The same steps as `WordUse`: an ability word counts once, for the request word it says most for.
-        if ((termTitle[doc] as number) > 0) {
+        if ((termTitle[doc] as number) > 0 && termTitleLemma[doc] === -1) titleFound[doc] = (titleFound[doc] as number) + ((termTitle[doc] as number) - 0);
+        else if ((termTitle[doc] as number) > 0) {
           // `WordUse.addTitle`: each title word counts once, at its best.
           const base = doc * MAX_QUERY_TERMS;
           const used = titleUsedCount[doc] as number;
@@ -230,6 +257,11 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
           }
         }
         const contribution = term.weight * evidence(termValue[doc] as number);
+        if (termLemma[doc] === -1) {
+          found[doc] = (found[doc] as number) + (contribution - 0);
+          ranked[doc] = (ranked[doc] as number) + (term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number)) - 0);
+          continue;
+        }
         const base = doc * MAX_QUERY_TERMS;
         const used = usedCount[doc] as number;
         let slot = 0;
