@@ -127,13 +127,12 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   const termRarity = new Float64Array(count);
   const termTitleLemma = new Int32Array(count);
   const titleUsedCount = new Int32Array(count);
-  const titleUsedLemma = new Int32Array(count * MAX_QUERY_TERMS);
-  const titleUsed = new Float64Array(count * MAX_QUERY_TERMS);
+  // (title word, closeness) pairs, side by side so that one ability's are read together.
+  const titleSlots = new Float64Array(count * MAX_QUERY_TERMS * 2);
   // Per ability reached: the ability words used so far and what each counts for (see `WordUse`).
   const usedCount = new Int32Array(count);
-  const usedLemma = new Int32Array(count * MAX_QUERY_TERMS);
-  const usedFound = new Float64Array(count * MAX_QUERY_TERMS);
-  const usedRanked = new Float64Array(count * MAX_QUERY_TERMS);
+  // (ability word, found, ranked) triples, side by side.
+  const slots = new Float64Array(count * MAX_QUERY_TERMS * 3);
   const lemmaIds = new Map<string, number>();
   const queryStamp = new Int32Array(count);
   const found = new Float64Array(count);
@@ -242,18 +241,18 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
         if ((termTitle[doc] as number) > 0 && termTitleLemma[doc] === -1) titleFound[doc] = (titleFound[doc] as number) + ((termTitle[doc] as number) - 0);
         else if ((termTitle[doc] as number) > 0) {
           // `WordUse.addTitle`: each title word counts once, at its best.
-          const base = doc * MAX_QUERY_TERMS;
+          const base = doc * MAX_QUERY_TERMS * 2;
           const used = titleUsedCount[doc] as number;
           let slot = 0;
-          while (slot < used && titleUsedLemma[base + slot] !== termTitleLemma[doc]) slot += 1;
+          while (slot < used && titleSlots[base + 2 * slot] !== termTitleLemma[doc]) slot += 1;
           if (slot === used) {
-            titleUsedLemma[base + slot] = termTitleLemma[doc] as number;
-            titleUsed[base + slot] = 0;
+            titleSlots[base + 2 * slot] = termTitleLemma[doc] as number;
+            titleSlots[base + 2 * slot + 1] = 0;
             titleUsedCount[doc] = used + 1;
           }
-          if ((termTitle[doc] as number) > (titleUsed[base + slot] as number)) {
-            titleFound[doc] = (titleFound[doc] as number) + ((termTitle[doc] as number) - (titleUsed[base + slot] as number));
-            titleUsed[base + slot] = termTitle[doc] as number;
+          if ((termTitle[doc] as number) > (titleSlots[base + 2 * slot + 1] as number)) {
+            titleFound[doc] = (titleFound[doc] as number) + ((termTitle[doc] as number) - (titleSlots[base + 2 * slot + 1] as number));
+            titleSlots[base + 2 * slot + 1] = termTitle[doc] as number;
           }
         }
         const contribution = term.weight * evidence(termValue[doc] as number);
@@ -262,21 +261,21 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
           ranked[doc] = (ranked[doc] as number) + (term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number)) - 0);
           continue;
         }
-        const base = doc * MAX_QUERY_TERMS;
+        const base = doc * MAX_QUERY_TERMS * 3;
         const used = usedCount[doc] as number;
         let slot = 0;
-        while (slot < used && usedLemma[base + slot] !== termLemma[doc]) slot += 1;
+        while (slot < used && slots[base + 3 * slot] !== termLemma[doc]) slot += 1;
         if (slot === used) {
-          usedLemma[base + slot] = termLemma[doc] as number;
-          usedFound[base + slot] = 0;
-          usedRanked[base + slot] = 0;
+          slots[base + 3 * slot] = termLemma[doc] as number;
+          slots[base + 3 * slot + 1] = 0;
+          slots[base + 3 * slot + 2] = 0;
           usedCount[doc] = used + 1;
-        } else if ((usedFound[base + slot] as number) >= contribution) continue;
+        } else if ((slots[base + 3 * slot + 1] as number) >= contribution) continue;
         const rankedContribution = term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number));
-        found[doc] = (found[doc] as number) + (contribution - (usedFound[base + slot] as number));
-        ranked[doc] = (ranked[doc] as number) + (rankedContribution - (usedRanked[base + slot] as number));
-        usedFound[base + slot] = contribution;
-        usedRanked[base + slot] = rankedContribution;
+        found[doc] = (found[doc] as number) + (contribution - (slots[base + 3 * slot + 1] as number));
+        ranked[doc] = (ranked[doc] as number) + (rankedContribution - (slots[base + 3 * slot + 2] as number));
+        slots[base + 3 * slot + 1] = contribution;
+        slots[base + 3 * slot + 2] = rankedContribution;
       }
     }
     // Scores first (numbers only), then the best read in order, each checked against the gates,
