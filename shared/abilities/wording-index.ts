@@ -186,7 +186,8 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     let totalWeight = 0;
     lemmaIds.clear();
     // Ability words more than one request word may be found as: only these need `WordUse`'s
-    // bookkeeping; any other word is found for one request word at most.
+    // bookkeeping (per ability, in `slots` and `titleSlots`); any other word is found for one
+    // request word at most, and simply adds up.
     const seenOnce = new Set<string>();
     const shared = new Set<string>();
     for (const term of terms) {
@@ -238,7 +239,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
           reachedCount += 1;
         }
         // The same steps as `WordUse`: an ability word counts once, for the request word it says most for.
-        if ((termTitle[doc] as number) > 0 && termTitleLemma[doc] === -1) titleFound[doc] = (titleFound[doc] as number) + ((termTitle[doc] as number) - 0);
+        if ((termTitle[doc] as number) > 0 && termTitleLemma[doc] === -1) titleFound[doc] = (titleFound[doc] as number) + (termTitle[doc] as number);
         else if ((termTitle[doc] as number) > 0) {
           // `WordUse.addTitle`: each title word counts once, at its best.
           const base = doc * MAX_QUERY_TERMS * 2;
@@ -257,8 +258,8 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
         }
         const contribution = term.weight * evidence(termValue[doc] as number);
         if (termLemma[doc] === -1) {
-          found[doc] = (found[doc] as number) + (contribution - 0);
-          ranked[doc] = (ranked[doc] as number) + (term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number)) - 0);
+          found[doc] = (found[doc] as number) + contribution;
+          ranked[doc] = (ranked[doc] as number) + term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number));
           continue;
         }
         const base = doc * MAX_QUERY_TERMS * 3;
