@@ -54,6 +54,14 @@ describe("normalization (issue #15)", () => {
     // A detachment rule only yields a base form of its own part of speech: "news" is not "new".
     expect(termsOf("news", lexicon)[0]?.lemmas).toEqual(["news"]);
   });
+
+  it("joins a verb and its particle, next to each other or around a pronoun", () => {
+    expect(termsOf("sign up for the newsletter", lexicon)[0]?.lemmas[0]).toBe("sign_up");
+    expect(termsOf("please sign me up for the newsletter", lexicon)[0]?.lemmas[0]).toBe("sign_up");
+    expect(termsOf("check us in", lexicon).map((term) => term.word)).toEqual(["check in"]);
+    // Not a particle WordNet joins to the verb: the words stay apart.
+    expect(termsOf("send me pictures", lexicon).map((term) => term.word)).toEqual(["send", "pictures"]);
+  });
 });
 
 describe("the wording matcher (issue #15)", () => {
@@ -77,6 +85,27 @@ describe("the wording matcher (issue #15)", () => {
     const why = index.explain(query("tell me a joke"), "learned.export-invoices");
     expect(why?.matched).toBe(false);
     expect(why?.text).toBeLessThan(TEXT_MIN);
+  });
+
+  it("counts each word of an ability for one word of the request", () => {
+    const leave = [{ entry: entry({ ability_id: "learned.time-off", title: "Request time off", trigger_phrases: ["request time off"] }) }];
+    const index = createWordingIndex(leave, lexicon);
+    // "timer" and "minutes" both lead to "time": found once, the request is not covered.
+    expect(index.lookup(query("set a timer for ten minutes"))).toEqual([]);
+    const why = index.explain(query("set a timer for ten minutes"), "learned.time-off");
+    expect(why?.reasons.join(" ")).toContain('but "time" counts for "timer"');
+    expect(index.lookup(query("request some time off"))[0]?.ability_id).toBe("learned.time-off");
+  });
+
+  it("ranks by the words that tell abilities apart: a word most abilities hold counts less", () => {
+    const shop = (id: string, title: string) => ({ entry: entry({ ability_id: `learned.${id}`, title, trigger_phrases: [title.toLowerCase()] }) });
+    const many = [shop("orders", "Track my orders"), shop("order-pizza", "Order a pizza"), shop("order-book", "Order a book"), shop("order-food", "Order groceries"), shop("order-gift", "Order a gift")];
+    const index = createWordingIndex(many, lexicon);
+    const explained = (id: string) => index.explain(query("order a pizza"), id);
+    expect(explained("learned.order-pizza")?.rank_text).toBeLessThanOrEqual(explained("learned.order-pizza")?.text ?? 0);
+    // "order" is held by all five: its share of the score falls, "pizza" (one) keeps its own.
+    expect(index.rarity("order")).toBeLessThan(index.rarity("pizza"));
+    expect(index.lookup(query("order a pizza"))[0]?.ability_id).toBe("learned.order-pizza");
   });
 
   it("keeps out quarantined and disabled abilities, lanes not searched, and requests with a negative trigger", () => {
@@ -106,7 +135,7 @@ describe("the wording matcher (issue #15)", () => {
     const index = createWordingIndex(scoped, lexicon);
     const matches = index.rank(query("export the monthly invoices", { project_id: "p1" }));
     const score = (id: string) => matches.find((match) => match.ability_id === id)?.score ?? Number.NaN;
-    const text = matches[0]?.text ?? Number.NaN;
+    const text = matches[0]?.rank_text ?? Number.NaN;
     expect(score("learned.a")).toBeCloseTo(0.6 * text + 0.15 + 0.03, 10);
     expect(score("learned.b")).toBeCloseTo(0.6 * text + 0.05 + 0.1, 10);
     expect(score("learned.c")).toBeCloseTo((0.6 * text + 0.05 + 0.03) * 0.5, 10);
@@ -121,11 +150,11 @@ describe("the wording matcher (issue #15)", () => {
       fc.property(fc.array(fc.constantFrom(...words), { minLength: 0, maxLength: 7 }), (picked) => {
         const request = query(picked.join(" "));
         const expected = documents
-          .map((document) => ({ id: document.entry.ability_id, verdict: explainWording(request, document, lexicon) }))
+          .map((document) => ({ id: document.entry.ability_id, verdict: explainWording(request, document, lexicon, index.rarity) }))
           .filter(({ verdict }) => verdict.matched)
           .sort((a, b) => b.verdict.score - a.verdict.score || b.verdict.text - a.verdict.text || (a.id < b.id ? -1 : 1));
         const actual = index.rank(request);
-        expect(actual.map((match) => [match.ability_id, match.score, match.text])).toEqual(expected.map(({ id, verdict }) => [id, verdict.score, verdict.text]));
+        expect(actual.map((match) => [match.ability_id, match.score, match.text, match.rank_text])).toEqual(expected.map(({ id, verdict }) => [id, verdict.score, verdict.text, verdict.rank_text]));
       }),
       { numRuns: 200 },
     );

@@ -10,14 +10,17 @@ import {
   FIELD_WEIGHTS,
   FIELDS,
   lemmaSetOf,
+  MAX_QUERY_TERMS,
   negativeTriggerHit,
   queryTermsOf,
+  rarityOf,
   TEXT_MIN,
   textScore,
   wordingRejection,
   wordingScore,
   type LookupDocument,
   type QueryTerm,
+  type Rarity,
   type WordingExplanation,
 } from "./wording-matcher";
 
@@ -26,6 +29,7 @@ export interface WordingMatch {
   ability_id: string;
   score: number;
   text: number;
+  rank_text: number;
   install_lane: string;
   usable_now: boolean;
   reason_unusable?: string;
@@ -92,10 +96,14 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
       postings.titles.push(title);
     }
   });
-  const postings = new Map<string, { docs: Int32Array; weights: Float64Array; titles: Float64Array }>();
+  const postings = new Map<string, { docs: Int32Array; weights: Float64Array; titles: Float64Array; rarity: number }>();
+  const rarities = new Map<string, number>();
   for (const [lemma, list] of building) {
-    postings.set(lemma, { docs: Int32Array.from(list.docs), weights: Float64Array.from(list.weights), titles: Float64Array.from(list.titles) });
+    const share = rarityOf(list.docs.length, count);
+    rarities.set(lemma, share);
+    postings.set(lemma, { docs: Int32Array.from(list.docs), weights: Float64Array.from(list.weights), titles: Float64Array.from(list.titles), rarity: share });
   }
+  const rarity: Rarity = (lemma) => rarities.get(lemma) ?? 1;
   building.clear();
   // The index's words in code-unit order, for the words that begin with a prefix.
   const vocabulary = [...postings.keys()].sort((a, b) => compareCodeUnits(a, b));
@@ -115,9 +123,21 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   const termStamp = new Int32Array(count);
   const termValue = new Float64Array(count);
   const termTitle = new Float64Array(count);
+  const termLemma = new Int32Array(count);
+  const termRarity = new Float64Array(count);
+  const termTitleLemma = new Int32Array(count);
+  const titleUsedCount = new Int32Array(count);
+  // (title word, closeness) pairs, side by side so that one ability's are read together.
+  const titleSlots = new Float64Array(count * MAX_QUERY_TERMS * 2);
+  // Per ability reached: the ability words used so far and what each counts for (see `WordUse`).
+  const usedCount = new Int32Array(count);
+  // (ability word, found, ranked) triples, side by side.
+  const slots = new Float64Array(count * MAX_QUERY_TERMS * 3);
+  const lemmaIds = new Map<string, number>();
   const queryStamp = new Int32Array(count);
   const found = new Float64Array(count);
   const titleFound = new Float64Array(count);
+  const ranked = new Float64Array(count);
   const touched = new Int32Array(count);
   const reached = new Int32Array(count);
   const expansions = new Map<string, QueryTerm>();
@@ -129,6 +149,23 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     return terms;
   };
   const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
+
+  // A request word's expansions that some ability holds, in expansion order, with their postings
+  // (kept per request word: the expansion cache hands back the same object for the same word).
+  type Posting = { docs: Int32Array; weights: Float64Array; titles: Float64Array; rarity: number };
+  const held = new WeakMap<QueryTerm, ReadonlyArray<{ lemma: string; closeness: number; list: Posting }>>();
+  const heldExpansions = (term: QueryTerm) => {
+    let found = held.get(term);
+    if (found === undefined) {
+      const list: Array<{ lemma: string; closeness: number; list: Posting }> = [];
+      for (const [lemma, { closeness }] of term.expansions) {
+        const posting = postings.get(lemma);
+        if (posting !== undefined) list.push({ lemma, closeness, list: posting });
+      }
+      held.set(term, (found = list));
+    }
+    return found;
+  };
 
   const nextEpoch = () => {
     epoch += 1;
@@ -147,13 +184,26 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     const queryEpoch = nextEpoch();
     let reachedCount = 0;
     let totalWeight = 0;
+    lemmaIds.clear();
+    // Ability words more than one request word may be found as: only these need `WordUse`'s
+    // bookkeeping (per ability, in `slots` and `titleSlots`); any other word is found for one
+    // request word at most, and simply adds up.
+    const seenOnce = new Set<string>();
+    const shared = new Set<string>();
+    for (const term of terms) {
+      for (const { lemma } of heldExpansions(term)) {
+        if (seenOnce.has(lemma)) shared.add(lemma);
+        else seenOnce.add(lemma);
+      }
+    }
+    for (const lemma of shared) lemmaIds.set(lemma, lemmaIds.size);
     for (const term of terms) {
       totalWeight += term.weight;
       const termEpoch = nextEpoch();
       let touchedCount = 0;
-      for (const [lemma, { closeness }] of term.expansions) {
-        const list = postings.get(lemma);
-        if (list === undefined) continue;
+      for (const { lemma, closeness, list } of heldExpansions(term)) {
+        // -1: a word no other request word is found as.
+        const lemmaId = lemmaIds.get(lemma) ?? -1;
         for (let at = 0; at < list.docs.length; at += 1) {
           const doc = list.docs[at] as number;
           if (termStamp[doc] !== termEpoch) {
@@ -164,9 +214,16 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
             touchedCount += 1;
           }
           const value = closeness * (list.weights[at] as number);
-          if (value > (termValue[doc] as number)) termValue[doc] = value;
+          if (value > (termValue[doc] as number)) {
+            termValue[doc] = value;
+            termLemma[doc] = lemmaId;
+            termRarity[doc] = list.rarity;
+          }
           const title = closeness * (list.titles[at] as number);
-          if (title > (termTitle[doc] as number)) termTitle[doc] = title;
+          if (title > (termTitle[doc] as number)) {
+            termTitle[doc] = title;
+            termTitleLemma[doc] = lemmaId;
+          }
         }
       }
       for (let n = 0; n < touchedCount; n += 1) {
@@ -174,27 +231,68 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
         if (queryStamp[doc] !== queryEpoch) {
           queryStamp[doc] = queryEpoch;
           found[doc] = 0;
+          ranked[doc] = 0;
           titleFound[doc] = 0;
+          usedCount[doc] = 0;
+          titleUsedCount[doc] = 0;
           reached[reachedCount] = doc;
           reachedCount += 1;
         }
-        found[doc] = (found[doc] as number) + term.weight * evidence(termValue[doc] as number);
-        titleFound[doc] = (titleFound[doc] as number) + (termTitle[doc] as number);
+        // The same steps as `WordUse`: an ability word counts once, for the request word it says most for.
+        if ((termTitle[doc] as number) > 0 && termTitleLemma[doc] === -1) titleFound[doc] = (titleFound[doc] as number) + (termTitle[doc] as number);
+        else if ((termTitle[doc] as number) > 0) {
+          // `WordUse.addTitle`: each title word counts once, at its best.
+          const base = doc * MAX_QUERY_TERMS * 2;
+          const used = titleUsedCount[doc] as number;
+          let slot = 0;
+          while (slot < used && titleSlots[base + 2 * slot] !== termTitleLemma[doc]) slot += 1;
+          if (slot === used) {
+            titleSlots[base + 2 * slot] = termTitleLemma[doc] as number;
+            titleSlots[base + 2 * slot + 1] = 0;
+            titleUsedCount[doc] = used + 1;
+          }
+          if ((termTitle[doc] as number) > (titleSlots[base + 2 * slot + 1] as number)) {
+            titleFound[doc] = (titleFound[doc] as number) + ((termTitle[doc] as number) - (titleSlots[base + 2 * slot + 1] as number));
+            titleSlots[base + 2 * slot + 1] = termTitle[doc] as number;
+          }
+        }
+        const contribution = term.weight * evidence(termValue[doc] as number);
+        if (termLemma[doc] === -1) {
+          found[doc] = (found[doc] as number) + contribution;
+          ranked[doc] = (ranked[doc] as number) + term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number));
+          continue;
+        }
+        const base = doc * MAX_QUERY_TERMS * 3;
+        const used = usedCount[doc] as number;
+        let slot = 0;
+        while (slot < used && slots[base + 3 * slot] !== termLemma[doc]) slot += 1;
+        if (slot === used) {
+          slots[base + 3 * slot] = termLemma[doc] as number;
+          slots[base + 3 * slot + 1] = 0;
+          slots[base + 3 * slot + 2] = 0;
+          usedCount[doc] = used + 1;
+        } else if ((slots[base + 3 * slot + 1] as number) >= contribution) continue;
+        const rankedContribution = term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number));
+        found[doc] = (found[doc] as number) + (contribution - (slots[base + 3 * slot + 1] as number));
+        ranked[doc] = (ranked[doc] as number) + (rankedContribution - (slots[base + 3 * slot + 2] as number));
+        slots[base + 3 * slot + 1] = contribution;
+        slots[base + 3 * slot + 2] = rankedContribution;
       }
     }
     // Scores first (numbers only), then the best read in order, each checked against the gates,
     // until ten pass: most abilities a common word reaches are never turned into a match.
-    const scored: Array<{ doc: number; text: number; score: number }> = [];
+    const scored: Array<{ doc: number; text: number; rankText: number; score: number }> = [];
     for (let n = 0; n < reachedCount; n += 1) {
       const doc = reached[n] as number;
       const text = textScore(totalWeight, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
       if (text < TEXT_MIN) continue;
-      scored.push({ doc, text, score: wordingScore(text, (documents[doc] as LookupDocument).entry, query.project_id) });
+      const rankText = textScore(totalWeight, ranked[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
+      scored.push({ doc, text, rankText, score: wordingScore(rankText, (documents[doc] as LookupDocument).entry, query.project_id) });
     }
     scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));
     const lemmas = lemmaSetOf(terms);
     const matches: WordingMatch[] = [];
-    for (const { doc, text, score } of scored) {
+    for (const { doc, text, rankText, score } of scored) {
       if (matches.length === LOOKUP_MAX_RESULTS) break;
       const { entry } = documents[doc] as LookupDocument;
       if (wordingRejection(query, entry) !== undefined) continue;
@@ -203,6 +301,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
         ability_id: entry.ability_id,
         score,
         text,
+        rank_text: rankText,
         install_lane: entry.install_lane,
         usable_now: entry.usable_now,
         ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
@@ -216,12 +315,14 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     rank,
     /** §0C.11 `matches` of a lookup answer, ranked by the wording matcher. */
     lookup(query: AbilityLookupQuery): AbilityLookupResult["matches"] {
-      return rank(query).map(({ text: _text, ...match }) => match);
+      return rank(query).map(({ text: _text, rank_text: _rankText, ...match }) => match);
     },
     /** The matcher's verdict on one ability of the snapshot, with reasons; undefined if it is not in it. */
+    /** How much finding a word says in this snapshot (see `Rarity`). */
+    rarity,
     explain(query: AbilityLookupQuery, abilityId: string): WordingExplanation | undefined {
       const doc = byId.get(abilityId);
-      return doc === undefined ? undefined : explainWording(query, documents[doc] as LookupDocument, lexicon);
+      return doc === undefined ? undefined : explainWording(query, documents[doc] as LookupDocument, lexicon, rarity);
     },
   };
 }

@@ -17,10 +17,15 @@ import { normalizeText, termsOf, type Term } from "./wording-terms";
  *   by how much it says (rare words more than "get" or "make"); `title_share` is the share of the
  *   ability's title the request covers, which prefers "Export invoices" over "Export invoices and
  *   email them" for "export the invoices".
+ *   Each word of the ability counts for one word of the request (the one it says most for), and
+ *   each word of its title once: "timer" and "minutes" both lead to "time", but "time" does not
+ *   cover the request twice.
  * - A match needs `text ≥ TEXT_MIN`: calibrated so a request about something else returns nothing.
- * - `score` (what lookup returns) = 0.6 × text, plus §0C.11C's scope, lane and checkpoint-health
- *   weights, halved when the ability is not usable now, in [0, 1]. 0.6 is what §0C.11C gives its
- *   text signals (trigger 0.4 + title 0.2), so scope and lane weigh as they do there.
+ * - `rank_text` is `text` with each ability word weighed by its rarity in the snapshot (`Rarity`):
+ *   found as a word most abilities hold ("make", "time"), a request word tells them apart less.
+ * - `score` (what lookup returns, and ranks by) = 0.6 × rank_text, plus §0C.11C's scope, lane and
+ *   checkpoint-health weights, halved when the ability is not usable now, in [0, 1]. 0.6 is what
+ *   §0C.11C gives its text signals (trigger 0.4 + title 0.2), so scope and lane weigh as they do there.
  * - Never matched: quarantined abilities, disabled ones, lanes the query does not search, and
  *   any request containing a negative trigger (as written, or all its words by base form).
  */
@@ -178,7 +183,10 @@ export function lemmaSetOf(terms: readonly Term[]): Set<string> {
 export interface WordingExplanation {
   matched: boolean;
   score: number;
+  /** The share of the request the ability's wording covers: a match needs `TEXT_MIN`. */
   text: number;
+  /** The same, each ability word weighed by how few abilities hold it: `score` is made from it. */
+  rank_text: number;
   reasons: string[];
   rejections: string[];
 }
@@ -189,10 +197,15 @@ export interface WordingExplanation {
  */
 export type DocumentWords = ReadonlyMap<Field, ReadonlyMap<string, number>>;
 
-/** The best place a request word is found in a document: closeness × field weight, and the title's closeness. */
-export function findTerm(term: QueryTerm, fields: DocumentWords): { value: number; title: number; reason?: string } {
+/**
+ * The best place a request word is found in a document: closeness × field weight, the ability word
+ * it is found as (`lemma`), and its best closeness to a word of the title.
+ */
+export function findTerm(term: QueryTerm, fields: DocumentWords): { value: number; title: number; lemma?: string; titleLemma?: string; reason?: string } {
   let value = 0;
   let title = 0;
+  let best: string | undefined;
+  let titleLemma: string | undefined;
   let reason: string | undefined;
   for (const [lemma, { closeness, via }] of term.expansions) {
     for (const field of FIELDS) {
@@ -202,6 +215,7 @@ export function findTerm(term: QueryTerm, fields: DocumentWords): { value: numbe
       const found = closeness * (own * FIELD_WEIGHTS[field]);
       if (found > value) {
         value = found;
+        best = lemma;
         const how =
           closeness === 1 && own === 1
             ? lemma === term.word.replace(" ", "_") || lemma === term.word
@@ -212,10 +226,66 @@ export function findTerm(term: QueryTerm, fields: DocumentWords): { value: numbe
               : `via related word "${lemma}" (of "${via}", ${closeness.toFixed(2)})`;
         reason = `"${term.word}" found ${how} in ${field}`;
       }
-      if (field === "title" && closeness * own > title) title = closeness * own;
+      if (field === "title" && closeness * own > title) {
+        title = closeness * own;
+        titleLemma = lemma;
+      }
     }
   }
-  return reason === undefined ? { value, title } : { value, title, reason };
+  return { value, title, ...(best === undefined || reason === undefined ? {} : { lemma: best, reason }), ...(titleLemma === undefined ? {} : { titleLemma }) };
+}
+
+/**
+ * Each word of an ability counts for one word of the request, the one it says most for: "timer"
+ * and "minutes" both lead to "time", but a request is not covered twice by one word. `found` and
+ * `title` are the sums over the ability words used.
+ */
+export class WordUse {
+  private readonly used = new Map<string, { found: number; ranked: number; term: string }>();
+  found = 0;
+  /** `found` with each ability word weighed by its rarity (see `Rarity`): what ranking reads. */
+  ranked = 0;
+  title = 0;
+
+  private readonly titleUsed = new Map<string, number>();
+
+  /** A title word found for a request word, closeness `title`: each title word counts once, at its best. */
+  addTitle(lemma: string, title: number): void {
+    const seen = this.titleUsed.get(lemma) ?? 0;
+    if (seen >= title) return;
+    this.title += title - seen;
+    this.titleUsed.set(lemma, title);
+  }
+
+  add(lemma: string, found: number, ranked: number, term: string): boolean {
+    const seen = this.used.get(lemma);
+    if (seen !== undefined && seen.found >= found) return false;
+    this.found += found - (seen?.found ?? 0);
+    this.ranked += ranked - (seen?.ranked ?? 0);
+    this.used.set(lemma, { found, ranked, term });
+    return true;
+  }
+
+  /** The request word an ability word was used for. */
+  termOf(lemma: string): string | undefined {
+    return this.used.get(lemma)?.term;
+  }
+}
+
+/**
+ * How much finding a request word as an ability word says, by how many abilities hold that word
+ * (as their own, or as a broader or defining word of theirs): a word most abilities hold ("make",
+ * "time", "act") tells them apart less than one only a few hold. 1 for a word held by one ability
+ * in `MIN_POPULATION`, down to `1 - RARITY_SHARE` for a word all abilities hold. The share is
+ * counted over at least `MIN_POPULATION` abilities, so that with a handful installed a word is not
+ * discounted for being in one of them.
+ */
+export type Rarity = (lemma: string) => number;
+export const NO_RARITY: Rarity = () => 1;
+export const RARITY_SHARE = 0.5;
+export const MIN_POPULATION = 20;
+export function rarityOf(holders: number, population: number): number {
+  return 1 - RARITY_SHARE * Math.sqrt(holders / Math.max(population, MIN_POPULATION, holders));
 }
 
 /** How close a word of an ability word's definition is to it. */
@@ -267,25 +337,33 @@ export function documentWords(
 }
 
 /** The matcher's verdict on one ability, with its reasons: the same score a lookup gives it. */
-export function explainWording(query: AbilityLookupQuery, document: LookupDocument, lexicon: Lexicon): WordingExplanation {
+export function explainWording(query: AbilityLookupQuery, document: LookupDocument, lexicon: Lexicon, rarity: Rarity = NO_RARITY): WordingExplanation {
   const { fields, titleTerms } = documentWords(document, lexicon);
   const words = [...new Set([...fields.values()].flatMap((field) => [...field.keys()]))];
   const terms = queryTermsOf(query.user_query, lexicon, (prefix) => words.filter((word) => word.startsWith(prefix)));
   let total = 0;
-  let found = 0;
-  let titleFound = 0;
+  const use = new WordUse();
+  const hits: Array<{ term: string; lemma: string; reason: string }> = [];
   const reasons: string[] = [];
   const missing: string[] = [];
   for (const term of terms) {
     total += term.weight;
     const hit = findTerm(term, fields);
-    found += term.weight * evidence(hit.value);
-    titleFound += hit.title;
-    if (hit.reason !== undefined) reasons.push(hit.reason);
-    else missing.push(term.word);
+    if (hit.titleLemma !== undefined) use.addTitle(hit.titleLemma, hit.title);
+    if (hit.lemma === undefined || hit.reason === undefined) {
+      missing.push(term.word);
+      continue;
+    }
+    use.add(hit.lemma, term.weight * evidence(hit.value), term.weight * evidence(hit.value * rarity(hit.lemma)), term.word);
+    hits.push({ term: term.word, lemma: hit.lemma, reason: hit.reason });
   }
-  const text = textScore(total, found, titleFound, titleTerms);
-  const score = wordingScore(text, document.entry, query.project_id);
+  for (const { term, lemma, reason } of hits) {
+    const owner = use.termOf(lemma);
+    reasons.push(owner === term ? reason : `${reason}, but "${lemma}" counts for "${owner}"`);
+  }
+  const text = textScore(total, use.found, use.title, titleTerms);
+  const rankText = textScore(total, use.ranked, use.title, titleTerms);
+  const score = wordingScore(rankText, document.entry, query.project_id);
   const rejections: string[] = [];
   const rejection = wordingRejection(query, document.entry);
   if (rejection !== undefined) rejections.push(rejection);
@@ -294,7 +372,7 @@ export function explainWording(query: AbilityLookupQuery, document: LookupDocume
   if (terms.length === 0) rejections.push(`the request "${normalizeText(query.user_query).slice(0, 80)}" has no words that carry meaning`);
   else if (text < TEXT_MIN) rejections.push(`wording covers ${(text * 100).toFixed(0)} % of the request, below ${(TEXT_MIN * 100).toFixed(0)} %`);
   if (missing.length > 0) reasons.push(`not found: ${missing.map((word) => `"${word}"`).join(", ")}`);
-  reasons.unshift(`wording text score ${text.toFixed(2)} (matches from ${TEXT_MIN.toFixed(2)})`);
+  reasons.unshift(`wording text score ${text.toFixed(2)} (matches from ${TEXT_MIN.toFixed(2)}); ${rankText.toFixed(2)} weighed by how few abilities hold the words found (ranks by it)`);
   if (!document.entry.usable_now) reasons.push(`usable_now=false: ${document.entry.reason_unusable ?? "unknown"}`);
-  return { matched: rejections.length === 0, score, text, reasons, rejections };
+  return { matched: rejections.length === 0, score, text, rank_text: rankText, reasons, rejections };
 }

@@ -40,6 +40,8 @@ hey hi hello thanks thank ok okay sure quickly now today`;
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(`${FUNCTION_WORDS} ${REQUEST_WORDS}`.split(/\s+/).filter(Boolean));
 
+const OBJECT_PRONOUNS: ReadonlySet<string> = new Set(["me", "us", "him", "her", "them", "it", "you"]);
+
 /** One word of a text that carries meaning: as written (lower case) and its base forms. */
 export interface Term {
   word: string;
@@ -60,6 +62,17 @@ export function termsOf(text: string, lexicon: Lexicon): Term[] {
   const seen = new Set<string>();
   for (let at = 0; at < words.length; at += 1) {
     const word = words[at] as string;
+    // A verb and its particle around a pronoun ("sign me up", "check us in", "turn it off"): the verb WordNet knows as one.
+    const particle = words[at + 2];
+    if (particle !== undefined && OBJECT_PRONOUNS.has(words[at + 1] as string) && !STOP_WORDS.has(word) && lexicon.has(`${word}_${particle}`)) {
+      const joined = `${word}_${particle}`;
+      if (!seen.has(joined)) {
+        seen.add(joined);
+        terms.push({ word: `${word} ${particle}`, lemmas: [joined, ...lemmasOf(word, lexicon), ...(STOP_WORDS.has(particle) ? [] : lemmasOf(particle, lexicon))] });
+      }
+      at += 2;
+      continue;
+    }
     // Two words WordNet knows as one ("check in", "sign up", "out of office" is three: not joined).
     const next = words[at + 1];
     if (next !== undefined && lexicon.has(`${word}_${next}`) && !(STOP_WORDS.has(word) && STOP_WORDS.has(next))) {
