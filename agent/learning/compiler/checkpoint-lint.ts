@@ -1,3 +1,4 @@
+import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
 import type { WorkflowCheckpoint } from "../../../shared/learning/semantic-workflow-interpretation";
 
 /** DESIGN §2: the checkpoint lint the spec's §0C.9A Rules 2–6 left out. */
@@ -49,7 +50,8 @@ function matchesAny(text: string, patterns: readonly RegExp[]): boolean {
  */
 export function lintCheckpoints(checkpoints: readonly WorkflowCheckpoint[], literals: readonly string[] = []): CheckpointLintReport {
   const findings: CheckpointLintFinding[] = [];
-  const typed = literals.map((value) => value.trim().toLowerCase()).filter((value) => value.length >= 3);
+  // The privacy boundary's rule (case, spacing, lines, encodings), not a looser one of its own.
+  const typed = createTypedValueScrubber(literals);
   for (const checkpoint of checkpoints) {
     for (const field of ["goal", "success_condition"] as const) {
       const text = checkpoint[field].trim();
@@ -60,8 +62,7 @@ export function lintCheckpoints(checkpoints: readonly WorkflowCheckpoint[], lite
       }
       if (matchesAny(text, SELECTOR)) add("CKP-001", `The ${field.replace("_", " ")} names a DOM selector or element id; describe what is visible instead.`);
       if (matchesAny(text, COORDINATES)) add("CKP-002", `The ${field.replace("_", " ")} uses screen coordinates; describe the element by its name.`);
-      const lower = text.toLowerCase();
-      if (typed.some((value) => lower.includes(value)) || matchesAny(text, SECRET_LOOKING)) {
+      if (typed.contains(text) || matchesAny(text, SECRET_LOOKING)) {
         add("CKP-003", `The ${field.replace("_", " ")} contains a literal typed value or something that looks like a secret; use a {{parameter}}.`);
       }
       const verbs = text.match(ACTION_VERBS)?.length ?? 0;
