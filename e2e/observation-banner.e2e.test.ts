@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -5,7 +6,7 @@ import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
-import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
+import { projectRoot, startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { ARTIFACTS_DIR, launchExtensionBrowser, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
 
@@ -34,6 +35,7 @@ let otherSite: string;
 let observed: Page;
 let other: Page;
 let panel: Page;
+let token: string;
 
 async function startSite(): Promise<string> {
   const server = http.createServer((_request, response) => {
@@ -42,6 +44,35 @@ async function startSite(): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function api(method: string, route: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${agent!.url}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** The reference desktop adapter, as a person runs it in a terminal (`npm run adapter -- …`). */
+function runAdapter(args: string[]): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", path.join(projectRoot, "agent/reference-adapter/desktop-adapter.ts"), ...args],
+      { cwd: projectRoot, env: { ...process.env, ELNOR_AGENT_URL: agent!.url, ELNOR_TOKEN: token }, timeout: 30_000 },
+      (error, _stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stderr }),
+    );
+  });
+}
+
+/** The session the panel shows, from the agent: a new one can start once it is cancelled (§0C.1B). */
+async function cancelShownSession(): Promise<void> {
+  const id = await panel.evaluate(() => document.querySelector("[data-session-id]")?.getAttribute("data-session-id") ?? null);
+  const current = (await api("GET", "/api/learn/runtime/current")).body as { learn_session_id?: string };
+  const sessionId = id ?? current.learn_session_id;
+  if (sessionId !== undefined) await api("POST", `/api/learn/sessions/${sessionId}/cancel`, { reason: "test over" });
 }
 
 async function waitUntil<T>(probe: () => Promise<T>, accept: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
@@ -129,7 +160,7 @@ beforeAll(async () => {
   let root: string;
   ({ root, cleanup } = await makeTempMemoryRoot());
   agent = await startAgentProcess(root);
-  const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
+  token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
   observedSite = await startSite();
   otherSite = await startSite();
   chromium = await launchExtensionBrowser();
@@ -205,5 +236,50 @@ describe("the observation banner in real Chromium", () => {
     await waitUntil(() => indicatorButtons(observed), (labels) => labels.length === 0, "the indicator to go away at Stop");
     await panel.locator("#learn-tab-active").click();
     await panel.waitForSelector('[data-session-state="stopped"]');
+  }, 120_000);
+
+  it("sets up a session that watches this computer and the site, shows the desktop adapter's health and how to start it, and puts terminal commands in the live timeline next to the page's steps", async () => {
+    await cancelShownSession();
+    await panel.locator("#learn-tab-new").click();
+    await panel.locator('[data-card="Demonstrating Skill"] button').click();
+    await panel.locator('input[name="watch-this-computer"]').click();
+    // No desktop adapter yet: the panel says so and how to start the reference one.
+    await panel.waitForSelector('[data-desktop-adapters="none"]');
+    const help = await panel.$eval("[data-desktop-adapters]", (element) => (element as HTMLElement).innerText);
+    expect(help).toContain("npm run adapter -- --register");
+    await saveScreenshot(panel, "desktop-setup-no-adapter");
+
+    const registered = await runAdapter(["--register"]);
+    expect(registered.code, registered.stderr).toBe(0);
+    await panel.waitForSelector('[data-desktop-adapters="healthy"] [data-adapter-healthy="true"]', { timeout: 15_000 });
+    const healthy = await panel.$$eval('[data-adapter-healthy="true"]', (elements) => elements.map((element) => element.getAttribute("data-adapter-id")));
+    expect(healthy).toEqual(expect.arrayContaining(["reference-desktop-cli:terminal_command"]));
+    await saveScreenshot(panel, "desktop-setup");
+
+    await panel.locator('button[name="start"]').click();
+    await waitForBanner(["armed", "capturing"]);
+    const text = await panel.$eval("[data-observation-banner]", (element) => (element as HTMLElement).innerText);
+    expect(text).toContain("this computer");
+    expect(text).toContain(new URL(observedSite).host);
+
+    // One command in a terminal, one click on the page: both reach the timeline.
+    const ran = await runAdapter(["node", "--version"]);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).not.toContain("not recorded");
+    await observed.bringToFront();
+    await observed.click("#refresh");
+    await panel.bringToFront();
+    await panel.locator("#learn-tab-active").click();
+    await panel.waitForFunction(
+      () => {
+        const steps = [...document.querySelectorAll("[data-event-id]")].map((element) => element.textContent ?? "");
+        return steps.some((step) => step.includes("node --version")) && steps.some((step) => step.includes("Refresh orders"));
+      },
+      { timeout: 20_000 },
+    );
+    await saveScreenshot(panel, "desktop-timeline");
+    await panel.locator('button[name="banner-stop"]').click();
+    await waitForBanner([null]);
+    await cancelShownSession();
   }, 120_000);
 });
