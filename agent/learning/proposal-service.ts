@@ -23,6 +23,7 @@ import { MemoryPaths } from "../memory/memory-paths";
 import { lintCheckpoints, type CheckpointLintReport } from "./compiler/checkpoint-lint";
 import { emitRecorderFlow } from "./compiler/emit-recorder-flow";
 import { emitCapabilityManifest, emitSkillMarkdown, emitTriggerTests } from "./compiler/emit-skill";
+import { applyDesktopSteps } from "./compiler/desktop-steps";
 import { interpretTrace, type AnswersByField, type ImprovedSkillBase, type Interpretation } from "./compiler/interpret";
 import { moreTriggerTests } from "./compiler/more-trigger-tests";
 import { diffSkills, nextSkillVersion, readSkillOutline } from "./compiler/skill-delta";
@@ -230,7 +231,7 @@ export async function createProposalService(deps: {
       const snapshot = await deps.memory.readJson(MemoryPaths.observationSnapshot(sessionId, sha), PageSnapshotSchema).catch(() => undefined);
       if (snapshot !== undefined) snapshots.set(sha, snapshot);
     }
-    const interpretation = interpretTrace({ trace, snapshots, answers, improves: improved === undefined ? undefined : baseOf(improved) });
+    const interpretation = applyDesktopSteps(interpretTrace({ trace, snapshots, answers, improves: improved === undefined ? undefined : baseOf(improved) }), trace, events, answers);
     const literals = trace.steps.map((step) => step.consented_value).filter((value): value is string => value !== undefined);
     return { trace, interpretation, literals, improved };
   };
