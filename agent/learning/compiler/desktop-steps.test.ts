@@ -60,7 +60,7 @@ async function recordRoutine(): Promise<string> {
 }
 
 describe("desktop traces compile into skills", () => {
-  it("turns commands into checkpoints with exit codes, their inputs into parameters, a wrapper receipt into a step, and keeps the masked password masked", async () => {
+  it("turns commands into checkpoints with exit codes, their inputs into parameters, a wrapper receipt into a step, keeps the masked password masked, and validation leaves each command to the person instead of running it", async () => {
     const id = await recordRoutine();
     const generated = await agent.call("POST", `/api/learn/sessions/${id}/generate-proposal`);
     expect(generated.status, JSON.stringify(generated.body)).toBe(200);
@@ -83,5 +83,17 @@ describe("desktop traces compile into skills", () => {
     for (const file of await filesUnder(agent.root)) expect(await readFile(file, "utf8"), file).not.toContain(CANARY);
     expect(markdown).not.toContain(MASKED_ARGUMENT);
     expect(markdown).not.toContain("zq9user");
+
+    // Validation says honestly what it could not rehearse: no command is run, each command checkpoint is left to the person.
+    const validated = await agent.call("POST", `/api/learn/proposals/${generated.body.proposal_id as string}/validate`, { selected_tests: [], schema_version: 1 });
+    expect(validated.body.validation_run.overall_result).toBe("partial");
+    const runs = await agent.call("GET", `/api/learn/proposals/${generated.body.proposal_id as string}/validation-runs`);
+    const checkpointSteps = (runs.body.steps as Array<{ test_case_id: string; result: string; details?: string }>).filter((step) => step.test_case_id.startsWith("checkpoint:"));
+    expect(checkpointSteps).toHaveLength(4);
+    for (const step of checkpointSteps) {
+      expect(step.result).toBe("skipped");
+      expect(step.details).toContain("confirm by hand");
+    }
+    for (const file of await filesUnder(agent.root)) expect(await readFile(file, "utf8"), file).not.toContain(CANARY);
   });
 });
