@@ -26,6 +26,11 @@ const NOT_COVERED: Record<string, string> = {
 const ALL_IDS = Array.from({ length: 48 }, (_, index) => `R11.2-${String(index + 1).padStart(2, "0")}`);
 const THIS_FILE = "e2e/acceptance-matrix.test.ts";
 
+/** Ids that one test must prove as a whole (every surface the id names), wherever else they are named. */
+const PROVED_IN: Record<string, string> = {
+  "R11.2-45": "e2e/observation-banner.e2e.test.ts", // the banner in the panel on every tab, the badge in every tab, the in-page indicator
+};
+
 async function testFiles(folder: string): Promise<string[]> {
   const entries = await readdir(path.join(projectRoot, folder), { recursive: true, withFileTypes: true });
   return entries.filter((entry) => entry.isFile() && entry.name.endsWith(".test.ts")).map((entry) => path.join(entry.parentPath, entry.name));
@@ -93,6 +98,7 @@ describe("acceptance matrix (§0C.25)", () => {
     expect(gaps, `acceptance ids with no test and no stated reason`).toEqual([]);
     const stale = Object.keys(NOT_COVERED).filter((id) => tested.has(id));
     expect(stale, "ids listed as not covered that now have a test: remove them from NOT_COVERED").toEqual([]);
+    for (const [id, file] of Object.entries(PROVED_IN)) expect(tested.get(id) ?? [], `${id} must be proved in ${file}`).toContain(file);
   });
 
   it("counts an id only in the title of a test that runs", () => {

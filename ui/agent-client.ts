@@ -8,6 +8,7 @@ import {
   CreateLearnSessionResponseSchema,
 } from "../shared/learning/create-learn-session";
 import { ObservationScopeRuntimeSchema } from "../shared/learning/observation-scope-runtime";
+import { ObservationAdaptersResponseSchema } from "../shared/learning/session-requests";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
 import {
   LearnCheckpointReceiptsResponseSchema,
@@ -236,6 +237,8 @@ export function createAgentClient(options: AgentClientOptions) {
     excludeEvents: (id: string, request: Input<typeof ExcludeEventsRequestSchema>) =>
       call("POST", `${session(id)}/exclude-events`, ExcludeEventsResponseSchema, body(ExcludeEventsRequestSchema, request)),
     runtimeCurrent: () => call("GET", "/api/learn/runtime/current", LearningRuntimeSnapshotSchema),
+    /** §0C.22 which observation adapters have reported in, and which are healthy now. */
+    observationAdapters: () => call("GET", "/api/observation/adapters", ObservationAdaptersResponseSchema),
     history: (pageNumber = 1, pageSize = 50) => call("GET", `/api/learn/history?${page(pageNumber, pageSize)}`, LearnHistoryResponseSchema),
     receipts: (pageNumber = 1, pageSize = 50, sessionId?: string) =>
       call(

@@ -1,4 +1,4 @@
-import type { CaptureStatusReply } from "../extension/background/background-messages";
+import type { CaptureStatusReply } from "../shared/observation/panel-messages";
 import type { PanelBrowser } from "./panel-browser";
 
 export interface CaptureWarning {

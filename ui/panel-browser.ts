@@ -1,4 +1,4 @@
-import type { AgentLinkState, CaptureStatusReply } from "../extension/background/background-messages";
+import type { AgentLinkState, CaptureStatusReply } from "../shared/observation/panel-messages";
 
 /**
  * What the Learn UI needs from the browser, given to it by the side panel entry

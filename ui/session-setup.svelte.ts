@@ -1,4 +1,5 @@
 import type { LearnSession } from "../shared/learning/learn-session";
+import { DesktopAdaptersState } from "./desktop-adapters.svelte";
 import { failureCode, describeFailure } from "./failure-text";
 import { report, type LearnDeps } from "./learn-deps";
 import { defaultSetupForm, planSetup, setupProblems, type SetupEntryMode, type SetupForm } from "./setup-plan";
@@ -31,12 +32,15 @@ export class SessionSetupState {
   skillChoices = $state.raw<Array<{ id: string; title: string }>>([]);
   /** The open session that blocks a new one (LEARN_SESSION_ALREADY_ACTIVE). */
   blockedByActive = $state(false);
+  /** "This computer": which desktop adapters could watch it. */
+  readonly desktop: DesktopAdaptersState;
   readonly #deps: LearnDeps;
   readonly #options: SessionSetupOptions;
 
   constructor(deps: LearnDeps, options: SessionSetupOptions) {
     this.#deps = deps;
     this.#options = options;
+    this.desktop = new DesktopAdaptersState(deps);
   }
 
   /** A fresh form for this mode, the sites prefilled with the current tab's site. */

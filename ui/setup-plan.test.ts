@@ -51,6 +51,19 @@ describe("session set-up", () => {
     expect(planSetup({ ...defaultSetupForm("demonstrating_skill", ["a.example"]), buildPolicy: "private_auto_install" }, id).ok).toBe(false);
   });
 
+  it("watches this computer instead of sites, or alongside them, as a desktop session", () => {
+    const alone = planSetup({ ...defaultSetupForm("demonstrating_skill", []), watchThisComputer: true }, id);
+    expect(alone.ok && alone.plan.create).toMatchObject({ observation_mode: "outside_agent", target_app_family: "desktop", target_app_whitelist: [] });
+    expect(alone.ok && alone.plan.sitesToGrant).toEqual([]);
+    const both = planSetup({ ...defaultSetupForm("demonstrating_skill", ["a.example"]), watchThisComputer: true }, id);
+    expect(both.ok && both.plan.create).toMatchObject({ target_app_family: "desktop", target_app_whitelist: ["a.example"] });
+    expect(both.ok && both.plan.sitesToGrant).toEqual(["a.example"]);
+    // Watch My Actions off wins: nothing is watched, not even this computer.
+    const off = planSetup({ ...defaultSetupForm("demonstrating_skill", []), watchThisComputer: true, watchMyActions: false }, id);
+    expect(off.ok && off.plan.create).toMatchObject({ observation_mode: "none", target_app_whitelist: [] });
+    expect(off.ok && off.plan.create.target_app_family).toBeUndefined();
+  });
+
   it("uses the safe domains given for the test policy, and no dry run when it is off", () => {
     const planned = planSetup({ ...defaultSetupForm("demonstrating_skill", ["a.example"]), dryRun: false, safeDomains: ["staging.a.example"] }, id);
     expect(planned.ok && planned.plan.testPolicy).toMatchObject({ mode: "safe_target_only", allowed_domains: ["staging.a.example"] });

@@ -2,6 +2,7 @@ import type { CreateLearnSessionRequest } from "../shared/learning/create-learn-
 import type { BuildPolicy, LearnExecutionMode } from "../shared/learning/learn-session";
 import type { TestPolicy } from "../shared/learning/test-policy";
 import type { SetRedactionRequest } from "../shared/observation/capture-protocol";
+import { DESKTOP_APP_FAMILY } from "../shared/observation/desktop-detail";
 
 export type SetupEntryMode = "demonstrating_skill" | "improving_existing_skill";
 export type TextMasking = SetRedactionRequest["text_entry"];
@@ -13,6 +14,8 @@ export interface SetupForm {
   sites: string[];
   /** "Watch My Actions": only ever sets `observation_mode` (§0B.6, §0C.18). */
   watchMyActions: boolean;
+  /** "This computer": commands run in a terminal, reported by a desktop adapter — with the sites or instead of them. */
+  watchThisComputer: boolean;
   masking: TextMasking;
   /** The plain consent step for `none` (§0C.22 privacy rule 4). */
   consentToRecordText: boolean;
@@ -40,6 +43,7 @@ export function defaultSetupForm(entryMode: SetupEntryMode, sites: string[]): Se
     entryMode,
     sites,
     watchMyActions: true,
+    watchThisComputer: false,
     masking: "mask_text",
     consentToRecordText: false,
     buildPolicy: "build_then_review",
@@ -53,7 +57,9 @@ export function defaultSetupForm(entryMode: SetupEntryMode, sites: string[]): Se
 /** Problems a person must fix before Start, in words; empty when the form can be sent. */
 export function setupProblems(form: SetupForm): string[] {
   const problems: string[] = [];
-  if (form.watchMyActions && form.sites.length === 0) problems.push("Add at least one site to watch, or turn off Watch My Actions.");
+  if (form.watchMyActions && form.sites.length === 0 && !form.watchThisComputer) {
+    problems.push("Add at least one site to watch, choose This computer, or turn off Watch My Actions.");
+  }
   if (form.watchMyActions && form.masking === "none" && !form.consentToRecordText) {
     problems.push("Recording typed text needs your consent below, or choose a masking mode.");
   }
@@ -77,7 +83,7 @@ export function planSetup(form: SetupForm, newId: () => string): { ok: true; pla
     target_app_whitelist: sites,
     ask_before_build: form.buildPolicy === "ask_before_build",
     allow_private_install: false,
-    ...(sites.length > 0 ? { target_app_family: "browser" } : {}),
+    ...(watching && form.watchThisComputer ? { target_app_family: DESKTOP_APP_FAMILY } : sites.length > 0 ? { target_app_family: "browser" } : {}),
     ...(improving ? { target_skill_id: form.targetSkillId.trim() } : {}),
   };
   const safeDomains = form.safeDomains.length > 0 ? form.safeDomains : sites;

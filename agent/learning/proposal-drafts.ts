@@ -1,3 +1,4 @@
+import { applyDesktopSteps } from "./compiler/desktop-steps";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { WorkflowBoundarySchema } from "../../shared/learning/boundary";
@@ -144,7 +145,7 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
     }
     // The snapshots the page took as it settled after an action (issue #14: evidence that lasts).
     const moments = events.flatMap((event) => (event.adapter_kind === "browser_snapshot" && event.after_state_ref !== undefined ? [{ at: event.created_at, ref: event.after_state_ref }] : []));
-    const interpretation = interpretTrace({ trace, snapshots, moments, answers, improves: improved === undefined ? undefined : baseOf(improved) });
+    const interpretation = applyDesktopSteps(interpretTrace({ trace, snapshots, moments, answers, improves: improved === undefined ? undefined : baseOf(improved) }), trace, events, answers);
     const literals = trace.steps.map((step) => step.consented_value).filter((value): value is string => value !== undefined);
     return { trace, interpretation, literals, improved };
   };

@@ -31,6 +31,7 @@ import type { Clock } from "../clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
+import { watchesThisComputer } from "../../shared/observation/desktop-detail";
 import { DESKTOP_PHASE_1_KINDS, PHASE_1_ALTERNATIVE, type AdapterRegistry } from "../observation/adapter-registry";
 import type { LearnEventLog } from "./learn-event-log";
 import { SessionLogRecordSchema } from "./session-log";
@@ -63,6 +64,9 @@ const ENTRY_MODE_UI: Record<LearningEntryMode, Pick<CreateLearnSessionResponse, 
   improving_existing_skill: { ui_mode: "drawer", next_action: "show_skill_delta_editor" },
   import_skill: { ui_mode: "import", next_action: "show_import_configurator" },
 };
+
+/** The adapters of the browser extension. */
+const BROWSER_KINDS: readonly ObservationAdapterKind[] = ["browser_dom", "browser_snapshot"];
 
 /** App families that mean "a web page in the browser" (the browser extension observes them). */
 const WEB_FAMILIES = new Set(["browser", "web", "chrome", "chromium"]);
@@ -355,7 +359,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
       }
     }
     if (session.observation_mode !== "outside_agent" && session.observation_mode !== "mixed") return [];
-    const needed: readonly ObservationAdapterKind[] = isWebTarget(session) ? ["browser_dom", "browser_snapshot"] : DESKTOP_PHASE_1_KINDS;
+    const needed: readonly ObservationAdapterKind[] = isWebTarget(session) ? BROWSER_KINDS : DESKTOP_PHASE_1_KINDS;
     const healthy = deps.adapters.healthyOf(needed);
     for (const kind of requested) {
       if (!healthy.some((status) => status.kind === kind)) {
@@ -370,7 +374,12 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
           : "No desktop observation adapter is connected for this app; start one, then press Start again.",
       );
     }
-    return [...new Set(healthy.map((status) => status.kind))].sort();
+    // "This computer" and sites together: the sites need the extension as well.
+    const alongside = watchesThisComputer(session) && session.target_app_whitelist.length > 0 ? deps.adapters.healthyOf(BROWSER_KINDS) : [];
+    if (watchesThisComputer(session) && session.target_app_whitelist.length > 0 && alongside.length === 0) {
+      throw new AppError("ADAPTER_UNAVAILABLE", "No browser extension is connected to observe the sites; open the extension and pair it, then press Start again.");
+    }
+    return [...new Set([...healthy, ...alongside].map((status) => status.kind))].sort();
   };
 
   const service: SessionService = {

@@ -5,7 +5,9 @@ import type { LearnSession } from "../../shared/learning/learn-session";
 import { SnapshotUploadSchema, type ObservationBatchAck, type ObservationBatchRequest, type RejectedEvent } from "../../shared/observation/capture-protocol";
 import { isMaskedUrl } from "../../shared/observation/masking-rules";
 import { canonicalJson, PAGE_SNAPSHOT_MAX_BYTES, SNAPSHOT_REF_PREFIX } from "../../shared/observation/page-snapshot";
+import { watchesThisComputer } from "../../shared/observation/desktop-detail";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
+import { DESKTOP_PHASE_1_KINDS } from "./adapter-registry";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { SessionService } from "../learning/session-service";
@@ -148,7 +150,9 @@ export function createIngestService(deps: { memory: MemoryStore; sessions: Sessi
           continue;
         }
         const scoped = session.observation_mode === "outside_agent" || session.observation_mode === "mixed";
-        if (scoped && session.target_app_whitelist.length > 0) {
+        // A session that watches this computer takes its desktop events whatever sites it lists.
+        const desktopInScope = DESKTOP_PHASE_1_KINDS.includes(event.adapter_kind) && watchesThisComputer(session);
+        if (scoped && session.target_app_whitelist.length > 0 && !desktopInScope) {
           const onList =
             detail !== undefined
               ? urlMatchesAllowList(detail.page_url, session.target_app_whitelist)

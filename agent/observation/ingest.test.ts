@@ -111,6 +111,41 @@ describe("POST /api/observations/events", () => {
     expect(await agent.memory.readText(MemoryPaths.observationEvents(sessionId))).not.toContain(foreign.event_id);
   });
 
+  it("takes terminal commands in a session that watches this computer and a site, still drops other sites, and needs both adapters to start", async () => {
+    await call("POST", `/api/learn/sessions/${sessionId}/cancel`, { reason: "next test" });
+    const body = { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop", target_app_whitelist: [SITE] };
+    const mixed = (await call("POST", "/api/learn/sessions", body)).json().session.learn_session_id as string;
+    // Only the extension is connected: the terminal half has no adapter yet.
+    const noTerminal = await call("POST", `/api/learn/sessions/${mixed}/start`);
+    expect(noTerminal.statusCode).toBe(503);
+    expect(noTerminal.json().error.message).toContain("desktop observation adapter");
+    // Only the terminal adapter: the sites have no extension.
+    await call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "cli", kind: "terminal_command", schema_version: 1 });
+    await call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "ext", kind: "browser_dom", enabled: false, schema_version: 1 });
+    const noExtension = await call("POST", `/api/learn/sessions/${mixed}/start`);
+    expect(noExtension.statusCode).toBe(503);
+    expect(noExtension.json().error.message).toContain("No browser extension");
+    await call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "ext", kind: "browser_dom", schema_version: 1 });
+    const started = await call("POST", `/api/learn/sessions/${mixed}/start`);
+    expect(started.statusCode, started.body).toBe(200);
+    const command = {
+      event_id: randomUUID(),
+      learn_session_id: mixed,
+      adapter_kind: "terminal_command",
+      app_family: "git",
+      action_label: "Run 'git status'",
+      redaction_mode: "mask_text",
+      created_at: new Date().toISOString(),
+      schema_version: 1,
+      desktop_detail: { program: "git", args: ["status"], exit_code: 0 },
+    };
+    const foreign = domEvent(mixed, {}, { page_url: "https://evil.example/steal" });
+    const ack = await post([command, foreign, domEvent(mixed)]);
+    expect(ack.accepted).toContain(command.event_id);
+    expect(ack.accepted).toHaveLength(2);
+    expect(ack.dropped_off_target).toEqual([foreign.event_id]);
+  });
+
   it("refuses URLs with unmasked query values and typed values without consent", async () => {
     const leakyUrl = domEvent(sessionId, {}, { page_url: `${SITE}/search?q=my+secret` });
     const leakyValue = domEvent(sessionId, { action_label: "Fill 'Notes'" }, { dom_event_kind: "change", masked_field: { masked: false, value: "typed text" } });

@@ -10,43 +10,16 @@
 // $ELNOR_MEMORY/system/agent/token), ELNOR_SESSION (default: the agent's current session).
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import path from "node:path";
 import { LearningRuntimeSnapshotSchema } from "../../shared/learning/runtime-snapshot";
 import { ObservationBatchAckSchema } from "../../shared/observation/capture-protocol";
 import { maskCommandArguments } from "../../shared/observation/command-masking";
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
-
-const ADAPTER_ID = "reference-desktop-cli";
-
-async function resolveToken(): Promise<string> {
-  if (process.env.ELNOR_TOKEN) return process.env.ELNOR_TOKEN;
-  const root = process.env.ELNOR_MEMORY || path.join(homedir(), ".elnor", "memory");
-  return (await readFile(path.join(root, "system", "agent", "token"), "utf8")).trim();
-}
-
-function client(baseUrl: string, token: string) {
-  return async (method: string, route: string, body?: unknown): Promise<unknown> => {
-    const response = await fetch(`${baseUrl}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const payload: unknown = await response.json();
-    if (!response.ok) {
-      const code = (payload as { error?: { code?: string; message?: string } }).error;
-      throw new Error(`${method} ${route} → ${response.status} ${code?.code ?? ""}: ${code?.message ?? ""}`);
-    }
-    return payload;
-  };
-}
+import { agentClient, DEFAULT_AGENT_URL, heartbeat, resolveToken } from "./adapter-client";
 
 async function main(argv: string[]): Promise<number> {
-  const call = client((process.env.ELNOR_AGENT_URL ?? "http://127.0.0.1:47630").replace(/\/$/, ""), await resolveToken());
-  for (const kind of ["process_launch", "terminal_command"]) {
-    await call("POST", "/api/observation/adapters/heartbeat", { adapter_id: `${ADAPTER_ID}:${kind}`, kind, schema_version: 1 });
-  }
+  const call = agentClient(process.env.ELNOR_AGENT_URL ?? DEFAULT_AGENT_URL, await resolveToken());
+  await heartbeat(call, ["process_launch", "terminal_command"]);
   if (argv[0] === "--register") {
     process.stderr.write("elnor-learn desktop adapter registered.\n");
     return 0;

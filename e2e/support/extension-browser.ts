@@ -60,6 +60,8 @@ export async function launchExtensionBrowser(): Promise<ExtensionBrowser> {
 export async function saveScreenshot(page: Page, name: string): Promise<string> {
   await mkdir(ARTIFACTS_DIR, { recursive: true });
   const file = path.join(ARTIFACTS_DIR, `${name}.png`);
+  // From the top: a sticky element (the observation banner) is drawn where the scroll left it.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: file as `${string}.png`, fullPage: true });
   return file;
 }

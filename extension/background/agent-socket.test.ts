@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentFrame } from "../../shared/observation/capture-protocol";
 import type { AgentConnection } from "../../ui/agent-connection";
-import type { AgentLinkState } from "./background-messages";
+import type { AgentLinkState } from "../../shared/observation/panel-messages";
 import { createAgentSocket, streamUrlFor, type SocketLike } from "./agent-socket";
 
 const PAIRING: AgentConnection = { agent_url: "http://127.0.0.1:47630", token: "t".repeat(40), paired_at: "2025-01-01T00:00:00.000Z" };

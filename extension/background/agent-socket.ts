@@ -6,7 +6,7 @@ import {
   type AgentFrame,
   type ClientFrame,
 } from "../../shared/observation/capture-protocol";
-import type { AgentLinkState } from "./background-messages";
+import type { AgentLinkState } from "../../shared/observation/panel-messages";
 import { reconnectDelayMs } from "./backoff";
 
 export const OBSERVATION_STREAM_PATH = "/api/observations/stream";

@@ -1,6 +1,6 @@
 import type { WxtBrowser } from "wxt/browser";
 import type { ConnectionStorage } from "../../ui/agent-connection";
-import type { AgentLinkState, CaptureControlReply } from "./background-messages";
+import type { AgentLinkState, CaptureControlReply } from "../../shared/observation/panel-messages";
 import { createFailureRecorder } from "./background-failures";
 import { createAgentSocket, type SocketLike, type Timers } from "./agent-socket";
 import type { BackgroundStore } from "./background-storage";
@@ -11,7 +11,7 @@ import { createMessageRouter } from "./message-router";
 import { openOutboxDb } from "./outbox-db";
 import { createOutboxLedger } from "./outbox-ledger";
 import { createOutboxSender, type OutboxSender } from "./outbox-sender";
-import type { OutboxStatus } from "./outbox-status";
+import type { OutboxStatus } from "../../shared/observation/panel-messages";
 import { createSessionControlClient } from "./session-control-client";
 import { commandControl, planControl, type CaptureControl } from "./session-controls";
 

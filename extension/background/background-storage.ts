@@ -8,8 +8,9 @@ import {
   type AgentLinkState,
   type BackgroundFailure,
   type LastControl,
-} from "./background-messages";
-import { OutboxStatusSchema, type OutboxStatus } from "./outbox-status";
+  OutboxStatusSchema,
+  type OutboxStatus,
+} from "../../shared/observation/panel-messages";
 import { TYPED_VALUES_MAX, TYPED_VALUE_MAX_LENGTH } from "../observation/capture-messages";
 
 /**

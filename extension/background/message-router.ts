@@ -11,11 +11,11 @@ import {
   type EnsureConnectedReply,
   type LastControl,
   type BackgroundFailure,
-} from "./background-messages";
+  type OutboxStatus,
+} from "../../shared/observation/panel-messages";
 import type { CaptureSession } from "./capture-session";
 import type { AddResult } from "./outbox-db";
 import type { OutboxSender } from "./outbox-sender";
-import type { OutboxStatus } from "./outbox-status";
 import type { CaptureControl } from "./session-controls";
 
 /** The outline of a `capture/events` message whose events did not pass the contract. */

@@ -3,7 +3,8 @@ import type { ObservedActionEventWithDetail } from "../../shared/learning/observ
 import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
 import type { AddResult, OutboxDb } from "./outbox-db";
 import type { OutboxLedger } from "./outbox-ledger";
-import { outboxStatusOf, type OutboxStatus } from "./outbox-status";
+import type { OutboxStatus } from "../../shared/observation/panel-messages";
+import { outboxStatusOf } from "./outbox-status";
 
 /** At most this many events per batch (the agent takes up to 500). */
 export const MAX_BATCH_EVENTS = 200;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { OutboxStatus } from "../../shared/observation/panel-messages";
 
 /** How many events the outbox keeps at most; beyond it new events are refused and counted. */
 export const OUTBOX_EVENT_CAPACITY = 20_000;
@@ -6,21 +6,6 @@ export const OUTBOX_EVENT_CAPACITY = 20_000;
 export const OUTBOX_SNAPSHOT_CAPACITY = 1_000;
 /** From this share of the capacity on, the side panel warns that the outbox is nearly full. */
 export const NEAR_FULL_RATIO = 0.8;
-
-/**
- * What the side panel shows about events waiting for the agent (issue #4 "lossless delivery"):
- * `refused` counts events the outbox could not take because it was full — never dropped silently.
- */
-export const OutboxStatusSchema = z.object({
-  queued: z.number().int().min(0),
-  capacity: z.number().int().min(1),
-  near_full: z.boolean(),
-  snapshots_queued: z.number().int().min(0),
-  /** Events (and snapshots) refused because the outbox was full, since the extension was installed. */
-  refused: z.number().int().min(0),
-  refused_snapshots: z.number().int().min(0),
-});
-export type OutboxStatus = z.infer<typeof OutboxStatusSchema>;
 
 export interface OutboxCounts {
   events: number;

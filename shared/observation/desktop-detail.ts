@@ -13,3 +13,15 @@ export const DesktopEventDetailSchema = z.object({
   cwd_name: z.string().max(120).optional(),
 });
 export type DesktopEventDetail = z.infer<typeof DesktopEventDetailSchema>;
+
+/**
+ * The `target_app_family` of a session that watches programs on this computer (the side panel's
+ * "This computer"): desktop adapters report to it, and its `target_app_whitelist` may still name
+ * sites the browser extension watches alongside. Without it, a session is a browser one.
+ */
+export const DESKTOP_APP_FAMILY = "desktop";
+
+/** Whether a session watches this computer: desktop events are in its scope whatever sites it lists. */
+export function watchesThisComputer(session: { target_app_family?: string | undefined; observation_mode: string }): boolean {
+  return session.observation_mode !== "none" && session.target_app_family?.toLowerCase() === DESKTOP_APP_FAMILY;
+}

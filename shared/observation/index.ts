@@ -5,3 +5,4 @@ export * from "./site-allowlist";
 export * from "./command-masking";
 export * from "./desktop-detail";
 export * from "./typed-value-scrubber";
+export * from "./panel-messages";

@@ -1,5 +1,6 @@
 import type { WorkflowBoundary } from "../../../shared/learning/boundary";
 import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import { desktopAction } from "./desktop-steps";
 
 /** What one normalized step did, in the terms a skill is written in. */
 export type StepAction = "click" | "fill" | "select" | "toggle" | "submit" | "press" | "navigate" | "upload" | "command" | "launch";
@@ -58,9 +59,7 @@ const ACTION_BY_DOM: Record<string, StepAction> = {
 };
 
 function actionOf(event: ObservedActionEventWithDetail): StepAction | undefined {
-  if (event.adapter_kind === "terminal_command") return "command";
-  if (event.adapter_kind === "process_launch") return "launch";
-  if (event.adapter_kind !== "browser_dom") return undefined;
+  if (event.adapter_kind !== "browser_dom") return desktopAction(event);
   const kind = event.browser_detail?.dom_event_kind;
   if (kind === undefined) return "click";
   const action = ACTION_BY_DOM[kind];

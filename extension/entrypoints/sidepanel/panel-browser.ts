@@ -1,7 +1,7 @@
 import { browser } from "wxt/browser";
 import type { PanelBrowser } from "../../../ui/panel-browser";
 import { siteFromUrl } from "../../../ui/site-entry";
-import { CaptureStatusReplySchema, EnsureConnectedReplySchema, type PanelRequest } from "../../background/background-messages";
+import { CaptureStatusReplySchema, EnsureConnectedReplySchema, type PanelRequest } from "../../../shared/observation/panel-messages";
 import { originPatternsForWhitelist } from "../../background/site-permissions";
 
 async function ask(request: PanelRequest): Promise<unknown> {

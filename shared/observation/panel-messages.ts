@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { CaptureSessionStateSchema } from "../../shared/observation/capture-protocol";
-import { OutboxStatusSchema } from "./outbox-status";
+import { CaptureSessionStateSchema } from "./capture-protocol";
 
 /**
- * What the background answers on runtime messaging, and what other extension pages (the side
- * panel) may ask it. Requests from content scripts are `ContentMessage`
+ * The contract between the extension's service worker and the pages that talk to it (STYLE habit
+ * 12): what the side panel may ask the background and what the background answers on runtime
+ * messaging. Both sides import it from here; `ui/` never imports from `extension/`. Requests from content scripts are `ContentMessage`
  * (extension/observation/capture-messages); `capture/get-config` is answered with a
  * `BackgroundToContentMessage` (`{ type: "capture/config", config }`), the same shape that is
  * pushed to the tabs on every change.
@@ -39,7 +39,7 @@ export type AgentLinkState = z.infer<typeof AgentLinkStateSchema>;
 
 /** Side panel → background. */
 export const PanelRequestSchema = z.discriminatedUnion("type", [
-  /** The outbox's size and bound (also kept in `chrome.storage.session`, see background-storage). */
+  /** The outbox's size and bound (also kept in the extension's session storage, see background-storage). */
   z.object({ type: z.literal("capture/outbox-status") }),
   /**
    * Open the agent socket now (waking the service worker) and answer once the agent has welcomed
@@ -72,6 +72,21 @@ export const BackgroundFailureSchema = z.object({
   at: z.string().datetime(),
 });
 export type BackgroundFailure = z.infer<typeof BackgroundFailureSchema>;
+
+/**
+ * What the side panel shows about events waiting for the agent (issue #4 "lossless delivery"):
+ * `refused` counts events the outbox could not take because it was full — never dropped silently.
+ */
+export const OutboxStatusSchema = z.object({
+  queued: z.number().int().min(0),
+  capacity: z.number().int().min(1),
+  near_full: z.boolean(),
+  snapshots_queued: z.number().int().min(0),
+  /** Events (and snapshots) refused because the outbox was full, since the extension was installed. */
+  refused: z.number().int().min(0),
+  refused_snapshots: z.number().int().min(0),
+});
+export type OutboxStatus = z.infer<typeof OutboxStatusSchema>;
 
 export const CaptureStatusReplySchema = z.object({
   connection: AgentLinkStateSchema,

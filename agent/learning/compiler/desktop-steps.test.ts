@@ -1,0 +1,99 @@
+import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ProposalDetailResponseSchema } from "../../../shared/learning/route-contracts";
+import { MASKED_ARGUMENT } from "../../../shared/observation/command-masking";
+import { shellCommandEvent } from "../../reference-adapter/shell-command";
+import { startTestAgent, type TestAgent } from "../../test-support/test-agent";
+
+/**
+ * A recorded terminal routine (as the shell integration reports it, masked at the source) compiled
+ * through the real routes into a proposal: commands become checkpoints with their exit codes,
+ * inputs become parameters, a wrapper receipt becomes a step of its own, and the canary typed
+ * after `--password` is nowhere.
+ */
+const CANARY = "Zq9-desktop-canary-pw";
+let agent: TestAgent;
+
+beforeEach(async () => {
+  agent = await startTestAgent();
+});
+afterEach(async () => {
+  await agent.close();
+});
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+async function recordRoutine(): Promise<string> {
+  await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "shell", kind: "terminal_command", schema_version: 1 });
+  const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+  const id = created.body.session.learn_session_id as string;
+  expect((await agent.call("POST", `/api/learn/sessions/${id}/start`)).status).toBe(200);
+  await agent.call("POST", `/api/learn/sessions/${id}/mark-goal`, { goal_description: "Ship a database release to staging" });
+  const at = (offset: number) => new Date(Date.now() + offset);
+  const command = (line: string, exitCode: number, offset: number) =>
+    shellCommandEvent({ line, exitCode, durationMs: 120, cwd: "/home/zq9user/work/shop", startedAt: at(offset) }, { sessionId: id, eventId: randomUUID(), now: at(offset), shell: "bash" });
+  const events = [
+    command("git checkout -b release/2026-11", 0, 10),
+    command(`psql --host db.staging.example.com --password ${CANARY} -f migrations/orders.sql`, 0, 20),
+    command("scp build.tar.gz deploy@staging.example.com:/srv/shop", 0, 30),
+    {
+      event_id: randomUUID(),
+      learn_session_id: id,
+      adapter_kind: "wrapper_receipt",
+      app_family: "release-wrapper",
+      action_label: "Publish the release notes",
+      control_surface: "wrapper_script",
+      redaction_mode: "mask_text",
+      created_at: at(40).toISOString(),
+      schema_version: 1,
+    },
+  ];
+  const ack = await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [], schema_version: 1 });
+  expect(ack.body.accepted, JSON.stringify(ack.body)).toHaveLength(4);
+  await agent.call("POST", `/api/learn/sessions/${id}/stop`);
+  return id;
+}
+
+describe("desktop traces compile into skills", () => {
+  it("turns commands into checkpoints with exit codes, their inputs into parameters, a wrapper receipt into a step, keeps the masked password masked, and validation leaves each command to the person instead of running it", async () => {
+    const id = await recordRoutine();
+    const generated = await agent.call("POST", `/api/learn/sessions/${id}/generate-proposal`);
+    expect(generated.status, JSON.stringify(generated.body)).toBe(200);
+    // Every checkpoint is observable (exit codes, a receipt): no "how can you tell it worked?" question.
+    expect(generated.body.session.state).toBe("ready_for_review");
+    const detail = ProposalDetailResponseSchema.parse((await agent.call("GET", `/api/learn/proposals/${generated.body.proposal_id as string}/detail`)).body);
+    const markdown = (await agent.memory.readText(detail.proposal.draft_skill_path)) ?? "";
+
+    expect(markdown).toContain("git checkout -b {{branch}}");
+    expect(markdown).toContain("psql --host {{host}} --password {{password}} -f {{path}}");
+    expect(markdown).toContain("scp {{path_2}} {{path_3}}");
+    expect(markdown).toContain("ran and exited with code 0");
+    expect(markdown).toContain("The Publish the release notes receipt is recorded");
+    expect(markdown).toMatch(/`\{\{password\}\}` — password \(secret\)/);
+    expect(markdown).not.toContain("page.");
+    expect(detail.interpretation?.success_conditions).toHaveLength(4);
+    expect(detail.checkpoint_lint_report).toMatchObject({ passed: true });
+
+    // The canary never left the terminal: not in the events, the proposal, SKILL.md or any log.
+    for (const file of await filesUnder(agent.root)) expect(await readFile(file, "utf8"), file).not.toContain(CANARY);
+    expect(markdown).not.toContain(MASKED_ARGUMENT);
+    expect(markdown).not.toContain("zq9user");
+
+    // Validation says honestly what it could not rehearse: no command is run, each command checkpoint is left to the person.
+    const validated = await agent.call("POST", `/api/learn/proposals/${generated.body.proposal_id as string}/validate`, { selected_tests: [], schema_version: 1 });
+    expect(validated.body.validation_run.overall_result).toBe("partial");
+    const runs = await agent.call("GET", `/api/learn/proposals/${generated.body.proposal_id as string}/validation-runs`);
+    const checkpointSteps = (runs.body.steps as Array<{ test_case_id: string; result: string; details?: string }>).filter((step) => step.test_case_id.startsWith("checkpoint:"));
+    expect(checkpointSteps).toHaveLength(4);
+    for (const step of checkpointSteps) {
+      expect(step.result).toBe("skipped");
+      expect(step.details).toContain("confirm by hand");
+    }
+    for (const file of await filesUnder(agent.root)) expect(await readFile(file, "utf8"), file).not.toContain(CANARY);
+  });
+});
