@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
-import { ARTIFACTS_DIR, launchExtensionBrowser, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
+import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
 
 /**
  * The Ability Learning page (issue #7) in real Chromium: the built extension's side panel page,
@@ -137,11 +137,7 @@ beforeAll(async () => {
   await shop.setViewport({ width: 1000, height: 800 });
   await shop.goto(`${site}/join.html`);
   panel = await chromium.openSidePanel();
-  await waitForStatus(panel, "unpaired");
-  await panel.locator('input[name="agent-url"]').fill(agent.url);
-  await panel.locator('input[name="token"]').fill(token);
-  await panel.locator('button[type="submit"]').click();
-  await waitForStatus(panel, "connected");
+  await pairPanel(panel, agent.url, token);
 }, 90_000);
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
 import { projectRoot, startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
-import { ARTIFACTS_DIR, launchExtensionBrowser, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
+import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 
 /**
  * §0C.22 rule 2 (R11.2-45), in real Chromium with the built extension and a real agent: while a
@@ -170,11 +170,7 @@ beforeAll(async () => {
   observed = await chromium.browser.newPage();
   await observed.goto(`${observedSite}/orders.html`);
   panel = await chromium.openSidePanel();
-  await waitForStatus(panel, "unpaired");
-  await panel.locator('input[name="agent-url"]').fill(agent.url);
-  await panel.locator('input[name="token"]').fill(token);
-  await panel.locator('button[type="submit"]').click();
-  await waitForStatus(panel, "connected");
+  await pairPanel(panel, agent.url, token);
 }, 90_000);
 
 afterAll(async () => {

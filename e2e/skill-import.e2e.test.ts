@@ -8,7 +8,7 @@ import { startAgentProcess, type AgentProcess } from "../agent/test-support/agen
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { FONT_BYTES, publicBundle } from "../agent/skill-import/import-test-support";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
-import { launchExtensionBrowser, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
+import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 
 /**
  * Import Skill (issue #20) in real Chromium: the built extension's side panel against a real
@@ -61,11 +61,7 @@ beforeAll(async () => {
   token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
   chromium = await launchExtensionBrowser();
   panel = await chromium.openSidePanel({ width: 400, height: 900 });
-  await waitForStatus(panel, "unpaired");
-  await panel.locator('input[name="agent-url"]').fill(agent.url);
-  await panel.locator('input[name="token"]').fill(token);
-  await panel.locator('button[type="submit"]').click();
-  await waitForStatus(panel, "connected");
+  await pairPanel(panel, agent.url, token);
 }, 90_000);
 
 afterAll(async () => {

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { WorkflowBoundarySchema, type WorkflowBoundary } from "../../shared/learning/boundary";
 import { ObservedActionEventWithDetailSchema } from "../../shared/learning/observed-action";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
-import { waitForStatus, type ExtensionBrowser } from "../support/extension-browser";
+import { pairPanel, type ExtensionBrowser } from "../support/extension-browser";
 import type { FixtureSite } from "./fixture-server";
 import type { FlowActor, GoldenFlow } from "./flows";
 
@@ -125,11 +125,7 @@ export async function quiet(root: string, sessionId: string): Promise<number> {
 
 export async function pair(chromium: ExtensionBrowser, agent: AgentProcess, token: string): Promise<Page> {
   const panel = await chromium.openSidePanel();
-  await waitForStatus(panel, "unpaired");
-  await panel.locator('input[name="agent-url"]').fill(agent.url);
-  await panel.locator('input[name="token"]').fill(token);
-  await panel.locator('button[type="submit"]').click();
-  await waitForStatus(panel, "connected");
+  await pairPanel(panel, agent.url, token);
   return panel;
 }
 

@@ -69,3 +69,12 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
 export async function waitForStatus(page: Page, status: string): Promise<void> {
   await page.waitForSelector(`[data-status="${status}"]`, { timeout: 10_000 });
 }
+
+/** Pairs an opened side panel with an agent as a person does on first run: the agent's address and token, then Connected. */
+export async function pairPanel(panel: Page, agentUrl: string, token: string): Promise<void> {
+  await waitForStatus(panel, "unpaired");
+  await panel.locator('input[name="agent-url"]').fill(agentUrl);
+  await panel.locator('input[name="token"]').fill(token);
+  await panel.locator('button[type="submit"]').click();
+  await waitForStatus(panel, "connected");
+}
