@@ -348,8 +348,11 @@ describe("the Ability Learning page in real Chromium", () => {
       throw new Error(`no proposal ready for review in Pending Abilities; the panel showed: ${shown}`, { cause: error });
     });
     await panel.locator('[data-pending-group="ready_for_review"] button::-p-text(Review)').click();
-    await panel.waitForSelector('[data-proposal-drawer] button[name="validate"]:not([disabled])');
-    await panel.locator('[data-proposal-drawer] button[name="validate"]').click();
+    const validate = await panel.waitForSelector('[data-proposal-drawer] button[name="validate"]:not([disabled])');
+    // A real mouse click on the button once it is enabled. The locator's wait for a box that holds
+    // still over several frames timed out twice on a loaded machine while the drawer was still
+    // laying out what it loads (seen in CI; passes alone).
+    await validate!.click();
     await panel.waitForSelector('[data-proposal-drawer] input[name^="test-"]');
     // Test values, not the demonstration's: used for the run only, never stored.
     const inputs = await panel.$$eval('[data-proposal-drawer] input[name^="test-"]', (elements) =>
