@@ -18,8 +18,6 @@
 export const MIN_SCRUB_LENGTH = 3;
 /** What a typed value becomes in page text. */
 export const SCRUBBED = "•••";
-/** What a typed value becomes in a URL's path or fragment (as a masked query value). */
-export const SCRUBBED_IN_URL = "*";
 
 export interface TypedValueScrubber {
   /** The text with every occurrence of every value replaced by `replacement` (default `SCRUBBED`). */
