@@ -348,11 +348,19 @@ describe("the Ability Learning page in real Chromium", () => {
       throw new Error(`no proposal ready for review in Pending Abilities; the panel showed: ${shown}`, { cause: error });
     });
     await panel.locator('[data-pending-group="ready_for_review"] button::-p-text(Review)').click();
-    const validate = await panel.waitForSelector('[data-proposal-drawer] button[name="validate"]:not([disabled])');
-    // A real mouse click on the button once it is enabled. The locator's wait for a box that holds
-    // still over several frames timed out twice on a loaded machine while the drawer was still
-    // laying out what it loads (seen in CI; passes alone).
-    await validate!.click();
+    // A real mouse click on Validate once it is enabled. The drawer may re-render it while it lays out
+    // what it loads (a handle goes stale, a locator's wait for a still box timed out under load: seen
+    // in CI), so the click is retried on the button as it is now, for up to 30 s.
+    const validate = '[data-proposal-drawer] button[name="validate"]:not([disabled])';
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await (await panel.waitForSelector(validate))!.click();
+        break;
+      } catch (error) {
+        if (attempt >= 60) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
     await panel.waitForSelector('[data-proposal-drawer] input[name^="test-"]');
     // Test values, not the demonstration's: used for the run only, never stored.
     const inputs = await panel.$$eval('[data-proposal-drawer] input[name^="test-"]', (elements) =>
