@@ -9,3 +9,4 @@ export * from "./abilities";
 export * from "./capabilities";
 export * from "./skills";
 export * from "./observation";
+export * from "./execution";

@@ -1,0 +1,82 @@
+import type { Browser, Page } from "puppeteer-core";
+import type { ConfirmationReason, PageSeen, RunWhere } from "../../shared/execution/run-contract";
+import type { TestPolicy } from "../../shared/learning/test-policy";
+import type { RecorderFlow } from "../learning/compiler/emit-recorder-flow";
+import type { CheckpointPlan, SkillParameter } from "../learning/compiler/interpret";
+
+/**
+ * The one executor's interface (issue #21, DESIGN "One executor"): rehearsal, runs of installed
+ * abilities, practice and coaching all call `execute(input)`. Shapes here are the agreement between
+ * the executor, the run service and the in-tab driver; extend them, do not rename them.
+ */
+
+export type ExecutionCheckpoint = Pick<CheckpointPlan, "checkpoint_id" | "goal" | "success_condition" | "step_ids"> & Partial<Pick<CheckpointPlan, "verification">>;
+export type ExecutionParameter = Pick<SkillParameter, "name" | "type_hint">;
+
+/** A browser the executor may drive, and how to give it back. */
+export interface BrowserLease {
+  where: RunWhere;
+  browser: Browser;
+  /** The page to act in: a fresh page (managed) or the user's tab (user_tab). */
+  page: Page;
+  /** Closes the managed browser and its profile, or detaches from the user's tab. Never throws. */
+  release(): Promise<void>;
+}
+
+/** Gets a browser for one execution; the managed one is the default. Throws `BrowserUnavailable` when none can be had. */
+export type BrowserProvider = (options: { deadline: number }) => Promise<BrowserLease>;
+
+export class BrowserUnavailable extends Error {
+  override name = "BrowserUnavailable";
+}
+
+/** A step with consequences (send, pay, delete, publish) asks before it is done. */
+export interface ConfirmationRequest {
+  step_id: string;
+  step_label: string;
+  reason: ConfirmationReason;
+}
+
+/** Live progress, in order; labels and details are already free of input values. */
+export type ExecutionProgress =
+  | { kind: "step"; step_id: string; label: string; result: "passed" | "failed" | "skipped"; details: string; relocated?: { from: string; to: string } }
+  | { kind: "checkpoint"; checkpoint_id: string; goal: string; status: "reached" | "failed" | "skipped"; evidence: string };
+
+export interface ExecuteInput {
+  flow: RecorderFlow;
+  checkpoints: readonly ExecutionCheckpoint[];
+  parameters: readonly ExecutionParameter[];
+  /** Values by parameter name: test values (rehearsal) or the run's inputs. Never stored by the executor. */
+  values: Readonly<Record<string, string>>;
+  policy: TestPolicy;
+  /** Where to act; by default a fresh managed headless Chromium. */
+  browser?: BrowserProvider;
+  /** Whole execution, browser start included. */
+  timeoutMs?: number;
+  /** How long one step may wait for its element, and a checkpoint for its state. */
+  stepTimeoutMs?: number;
+  /** Aborting stops at once: the current step is abandoned and nothing after it runs. */
+  signal?: AbortSignal;
+  /**
+   * Asked before a step with consequences. Absent (rehearsal): the test policy decides (a dry run
+   * skips the final committing step). Resolves false: the step is not done and the execution stops.
+   */
+  confirm?: (request: ConfirmationRequest) => Promise<boolean>;
+  onProgress?: (event: ExecutionProgress) => void;
+  /** Where a screenshot of the page is written when the execution stops short (none without it). */
+  screenshotPath?: string;
+  now?: () => Date;
+}
+
+export interface ExecuteResult {
+  /** `passed` only when every step ran and every page-verified checkpoint was confirmed in the page. */
+  overall: "passed" | "failed" | "partial";
+  steps: Array<{ test_case_id: string; label: string; result: "passed" | "failed" | "skipped"; details: string; resolved_selector?: { index: number; selector: string[] }; relocated?: { from: string; to: string } }>;
+  policy_violation?: { code: "TEST_POLICY_VIOLATION"; message: string };
+  /** Why it ended early: cancelled (signal), declined (confirmation refused), or undefined. */
+  stopped?: "cancelled" | "declined";
+  /** The page where it stopped short, when it did. */
+  page_seen?: PageSeen;
+  started_at: string;
+  completed_at: string;
+}

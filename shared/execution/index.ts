@@ -1,0 +1,2 @@
+// Runs of installed abilities (issue #21).
+export * from "./run-contract";
