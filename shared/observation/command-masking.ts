@@ -9,8 +9,25 @@ const SECRET_FLAG = /^-{1,2}(p|pw|pass|password|passwd|token|api[-_]?key|secret|
 function looksLikeToken(value: string): boolean {
   if (value.length < 20 || /\s/.test(value)) return false;
   if (!/^[A-Za-z0-9+/=_.:-]+$/.test(value)) return false;
+  if (looksLikePath(value)) return false;
   const classes = [/[a-z]/, /[A-Z]/, /[0-9]/].filter((pattern) => pattern.test(value)).length;
   return classes >= 2 && !/^[a-z]+([._-][a-z]+)*$/i.test(value);
+}
+
+/**
+ * A file path (`/home/ann/reports/q3-2024/summary_v2.pdf`, `./build/out2`): slash-separated names
+ * a person chose. Digits in a name do not make it a token; a name that looks random (mixed case
+ * and digits without a separator, as base64 does) still does.
+ */
+function looksLikePath(value: string): boolean {
+  if (!/^(~|\.{1,2})?\/?([A-Za-z0-9_.+-]+\/)+[A-Za-z0-9_.+-]*$/.test(value)) return false;
+  const anchored = /^(~|\.{1,2})?\//.test(value) || (value.match(/\//g)?.length ?? 0) >= 2;
+  return anchored && value.split("/").every((name) => !looksRandom(name));
+}
+
+function looksRandom(name: string): boolean {
+  if (name.length < 8 || /[._+-]/.test(name)) return false;
+  return /[a-z]/.test(name) && /[A-Z]/.test(name) && /[0-9]/.test(name);
 }
 
 function maskOne(argument: string): string {
