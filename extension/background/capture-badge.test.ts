@@ -24,6 +24,11 @@ describe("badgeForSession", () => {
     expect(badgeForSession(session("capturing")).title).toBe(`${DEFAULT_ACTION_TITLE}: recording on shop.example.com, http://127.0.0.1:8123`);
   });
 
+  it("says a session without a site watches this computer, not 'no site'", () => {
+    const desktopOnly = { ...session("capturing"), target_app_whitelist: [] };
+    expect(badgeForSession(desktopOnly).title).toBe(`${DEFAULT_ACTION_TITLE}: recording on this computer (no website)`);
+  });
+
   it.each(["idle", "stopped", "reviewing", "cancelled", "installed_private"] as const)("is cleared when the session is %s", (state) => {
     expect(badgeForSession(session(state))).toMatchObject({ text: "", title: DEFAULT_ACTION_TITLE });
   });

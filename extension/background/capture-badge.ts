@@ -15,8 +15,9 @@ const ARMED_COLOR = "#1a73e8";
 const RECORDING_COLOR = "#d93025";
 const PAUSED_COLOR = "#e37400";
 
+/** A session with no site only watches this computer (desktop adapters): the tooltip says so. */
 function sitesOf(session: CaptureSessionState): string {
-  return session.target_app_whitelist.length === 0 ? "no site" : session.target_app_whitelist.join(", ");
+  return session.target_app_whitelist.length === 0 ? "this computer (no website)" : session.target_app_whitelist.join(", ");
 }
 
 export function badgeForSession(session: CaptureSessionState | null): BadgeSpec {
