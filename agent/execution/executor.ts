@@ -63,6 +63,10 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
     return signal === undefined ? work : Promise.race([work, aborted]);
   };
 
+  if (signal?.aborted === true) {
+    record.skipRemaining(plan, "cancelled", "not run: cancelled");
+    return finishCancelled(record, signal, abortListener);
+  }
   const provider = input.browser ?? managedBrowser();
   const browserLabel = provider.label ?? "Get the browser to act in";
   let lease: BrowserLease;
