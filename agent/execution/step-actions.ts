@@ -38,6 +38,7 @@ export async function runStep(page: Page, step: RecorderStep, context: StepConte
       const target = await resolveTarget(page, step, context, true);
       try {
         await waitUntilEnabled(target.handle, context);
+        notStopped(context);
         await whileWatchingNavigation(page, context, () => target.handle.click());
       } finally {
         await target.handle.dispose().catch(() => undefined);
@@ -49,6 +50,7 @@ export async function runStep(page: Page, step: RecorderStep, context: StepConte
       const value = fillPlaceholders(step.value, context.values, context.purpose);
       const target = await resolveTarget(page, step, context, true);
       try {
+        notStopped(context);
         const how = await fill(page, target.handle, value.text, context.signal);
         return { details: `${how} ${value.described}; ${target.how}`, resolved: target.resolved, relocated: target.relocated };
       } finally {
@@ -57,10 +59,12 @@ export async function runStep(page: Page, step: RecorderStep, context: StepConte
     }
     case "keyDown": {
       const key = keyInput(step.key);
+      notStopped(context);
       await whileWatchingNavigation(page, context, () => page.keyboard.down(key));
       return { details: `pressed ${step.key}` };
     }
     case "keyUp":
+      notStopped(context);
       await page.keyboard.up(keyInput(step.key));
       return { details: `released ${step.key}` };
     case "waitForElement": {
@@ -87,6 +91,7 @@ async function navigate(page: Page, url: string, context: StepContext): Promise<
     context.watch.breach(notAllowedMessage(target, context.policy.allowed_domains));
     throw new StepFailure(context.watch.violation as string);
   }
+  notStopped(context);
   try {
     const response = await page.goto(url, { waitUntil: "load", timeout: Math.max(1, context.deadline - Date.now()) });
     return { details: `opened ${page.url()}${response !== null ? ` (HTTP ${response.status()})` : ""}` };
@@ -184,6 +189,14 @@ async function fill(page: Page, handle: ElementHandle<Element>, value: string, s
       throw new StepFailure(`unknown field kind ${String(unreachable)}`);
     }
   }
+}
+
+/**
+ * Right before anything is done in the page: a step left running after the execution was abandoned
+ * (cancelled, or out of time) must not act any more.
+ */
+function notStopped(context: StepContext): void {
+  if (context.signal.aborted) throw new StepFailure("the execution was stopped before this action");
 }
 
 /** Types one character at a time and stops as soon as the execution is abandoned (Stop means at once). */
