@@ -103,6 +103,15 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     ]);
   });
 
+  it("does not count the time the person takes to answer against the execution's time limit", async () => {
+    const before = site.requests.length;
+    const result = await run({ flow: signupFlow(site.origin), timeoutMs: 8_000, confirm: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 8_500)) });
+
+    expect(byId(result, "step:s6")?.result).toBe("passed");
+    expect(result.overall).toBe("passed");
+    expect(posts(before)).toEqual(["/signup"]);
+  });
+
   it("under dry_run_only leaves the committing step out without asking, as the rehearsal does", async () => {
     const before = site.requests.length;
     let asked = 0;
