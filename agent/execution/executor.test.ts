@@ -204,6 +204,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     }
   });
 
+  it("says what the page shows when a step fails, and runs nothing after it", async () => {
+    const before = site.requests.length;
+    const flow = signupFlow(site.origin);
+    flow.steps[4] = { type: "change", selectors: [["#old-password"]], value: "{{password}}" };
+    const result = await run({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 1_000, confirm: async () => true });
+
+    expect(byId(result, "step:s4")).toMatchObject({ result: "failed", details: "none of the 1 selector alternatives found the element within 1 s: 1 #old-password" });
+    expect(byId(result, "step:s6")).toMatchObject({ result: "skipped", details: "not run: s4 failed" });
+    expect(result.stopped).toBeUndefined();
+    expect(result.page_seen).toMatchObject({ url: `${site.origin}/signup.html`, title: "Sign up — Rehearsal Shop", headings: ["Create your account"] });
+    expect(posts(before)).toEqual([]);
+  });
+
   it("stops at once when cancelled mid-step: the step is abandoned and nothing after it runs", async () => {
     const before = site.requests.length;
     const flow = signupFlow(site.origin);
