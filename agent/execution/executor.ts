@@ -1,5 +1,6 @@
 import type { Page } from "puppeteer-core";
 import type { PageSeen } from "../../shared/execution/run-contract";
+import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
 import type { RecorderStep } from "../learning/compiler/emit-recorder-flow";
 import { checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
 import { createExecutionRecord, type ExecutionRecord } from "./execution-record";
@@ -307,7 +308,9 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
 
   async function seePage(page: Page): Promise<PageSeen | undefined> {
     try {
-      return await readPageSeen(page, { redact: (text) => record.clean(text, "text"), values: Object.values(values), screenshotPath: input.screenshotPath });
+      // The screenshot covers every value, whichever ones the reported text is scrubbed of.
+      const everyValue = createTypedValueScrubber(Object.values(values));
+      return await readPageSeen(page, { redact: (text) => record.clean(text, "text"), holdsValue: (text) => everyValue.contains(text), screenshotPath: input.screenshotPath });
     } catch {
       return undefined;
     }
