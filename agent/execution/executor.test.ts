@@ -182,6 +182,27 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     }
   });
 
+  it("accepts the page's own \"Are you sure?\" for a step the person confirmed, and dismisses it otherwise", async () => {
+    const flow: RecorderFlow = {
+      title: "Clear my drafts",
+      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/account.html` }, { type: "click", selectors: [['aria/Remove all drafts[role="button"]']], offsetX: 1, offsetY: 1 }],
+      step_ids: [null, null, "s2"],
+    };
+    const checkpoints: ExecutionCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "Drafts removed", success_condition: 'The page says "Drafts removed"', step_ids: ["s2"] }];
+
+    const before = site.requests.length;
+    const confirmed = await run({ flow, checkpoints, confirm: async () => true });
+    expect(posts(before)).toEqual(["/remove-drafts"]);
+    expect(byId(confirmed, "step:s2")?.details).toContain('the page asked (confirm) "Remove all drafts?": accepted, as the person confirmed this step');
+    expect(confirmed.overall).toBe("passed");
+
+    const unattended = site.requests.length;
+    const rehearsed = await run({ flow, checkpoints });
+    expect(posts(unattended)).toEqual([]);
+    expect(byId(rehearsed, "step:s2")?.details).toContain("dismissed under the test policy");
+    expect(byId(rehearsed, "checkpoint:cp-02")?.result).toBe("failed");
+  });
+
   it("stops at the first checkpoint that does not hold, says what the page shows, and reports no input value anywhere", async () => {
     const before = site.requests.length;
     const events: ExecutionProgress[] = [];
@@ -220,7 +241,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
       url: `${site.origin}/account.html?who=•••`,
       title: "Account — Rehearsal Shop",
       headings: ["Your account", "Hello, •••"],
-      buttons: ["Save as draft", "Delete my account", "Sign up"],
+      buttons: ["Save as draft", "Delete my account", "Remove all drafts", "Sign up"],
       screenshot_ref: path.basename(screenshotPath),
     });
     const png = await readFile(screenshotPath);

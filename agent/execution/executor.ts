@@ -93,12 +93,14 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   }
 
   const watch = createPolicyWatch();
+  /** The person said yes to the step now running: a native "Are you sure?" it opens is theirs to accept. */
+  let confirmedStep = false;
   const undo: Array<{ dispose(): Promise<void> }> = [];
   try {
     try {
       // Guard the network before the flow's first request.
       undo.push(await within(guardNetwork(lease, policy, watch), remaining(), `the ${purpose} ran out of time`));
-      undo.push(await within(preparePage(lease.page, policy, watch), remaining(), `the ${purpose} ran out of time`));
+      undo.push(await within(preparePage(lease.page, policy, watch, { personConfirmed: () => confirmedStep }), remaining(), `the ${purpose} ran out of time`));
     } catch (error) {
       throw new BrowserUnusable(`The browser's page could not be prepared (${firstLine(error)}). The flow was not replayed.`);
     }
@@ -196,7 +198,8 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       if (confirm === undefined || group.consequence === undefined) return true;
       const asked = Date.now();
       try {
-        return (await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(group.label, "label"), reason: group.consequence }))) === true;
+        confirmedStep = (await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(group.label, "label"), reason: group.consequence }))) === true;
+        return confirmedStep;
       } finally {
         // Time spent waiting for the person is not the execution's.
         deadline += Date.now() - asked;
@@ -212,6 +215,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
         const label = `${group.label} (${element})`;
         const answer = await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(label, "label"), reason: "destructive" }));
         if (answer !== true) throw new Declined("declined");
+        confirmedStep = true;
       } finally {
         const waited = Date.now() - asked;
         deadline += waited;
@@ -235,6 +239,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
         stop = "dry run: the final committing step was not performed";
       } else {
         let allowed: boolean;
+        confirmedStep = false;
         try {
           allowed = await mayDo(group);
         } catch (error) {
