@@ -256,6 +256,18 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     }
   });
 
+  it("without anyone to ask (a rehearsal), reports a checkpoint that does not hold and goes on, as the rehearsal always has", async () => {
+    const before = site.requests.length;
+    const checkpoints: ExecutionCheckpoint[] = [{ ...(SIGNUP_CHECKPOINTS[0] as ExecutionCheckpoint), success_condition: 'The page says "Email rejected"' }, SIGNUP_CHECKPOINTS[1] as ExecutionCheckpoint];
+    const result = await run({ flow: signupFlow(site.origin), checkpoints, stepTimeoutMs: 1_000, policy: policy({ mode: "controlled_live_test" }) });
+
+    expect(byId(result, "checkpoint:cp-02")?.result).toBe("failed");
+    expect(byId(result, "step:s6")?.result).toBe("passed");
+    expect(byId(result, "checkpoint:cp-03")?.result).toBe("passed");
+    expect(result.page_seen).toBeUndefined();
+    expect(posts(before)).toEqual(["/signup"]);
+  });
+
   it("says what the page shows when a step fails, and runs nothing after it", async () => {
     const before = site.requests.length;
     const flow = signupFlow(site.origin);
