@@ -13,7 +13,20 @@ import type { CheckpointPlan, SkillParameter } from "../learning/compiler/interp
 export type ExecutionCheckpoint = Pick<CheckpointPlan, "checkpoint_id" | "goal" | "success_condition" | "step_ids"> & Partial<Pick<CheckpointPlan, "verification">>;
 export type ExecutionParameter = Pick<SkillParameter, "name" | "type_hint">;
 
-/** A browser the executor may drive, and how to give it back. */
+/**
+ * A browser the executor may drive, and how to give it back. What the executor needs of a lease:
+ * - `page` is everything it acts in: goto, element queries (CSS, `::-p-aria`, `::-p-text`,
+ *   `::-p-xpath`, shadow roots, child frames), clicks and keys through Puppeteer's mouse and
+ *   keyboard (trusted input), `evaluate`, the accessibility tree, `title`/`url`, a PNG screenshot;
+ *   `page.on("request"|"dialog")`, `waitForNavigation`, `exposeFunction` and
+ *   `evaluateOnNewDocument` (taken off again after the execution), and a CDP session of its own
+ *   (`page.createCDPSession()`, `Fetch.enable`/`continueRequest`/`failRequest`) for the network guard.
+ * - `browser` is used only for a managed lease (`where: "managed"`), whose guard is set on the
+ *   browser target so every page, frame and worker is covered; for `user_tab` the guard covers the
+ *   page's own target (its same-process frames), never browser-wide target discovery.
+ * - The executor never closes `page`, never opens another page, and skips `setViewport` in a
+ *   `user_tab` lease. It calls `release()` exactly once, when it is done or abandoned.
+ */
 export interface BrowserLease {
   where: RunWhere;
   browser: Browser;
@@ -24,7 +37,10 @@ export interface BrowserLease {
 }
 
 /** Gets a browser for one execution; the managed one is the default. Throws `BrowserUnavailable` when none can be had. */
-export type BrowserProvider = (options: { deadline: number }) => Promise<BrowserLease>;
+export type BrowserProvider = ((options: { deadline: number }) => Promise<BrowserLease>) & {
+  /** What getting this browser is called in a result when it fails ("Start a fresh headless Chromium profile"). */
+  label?: string;
+};
 
 export class BrowserUnavailable extends Error {
   override name = "BrowserUnavailable";
@@ -66,12 +82,31 @@ export interface ExecuteInput {
   /** Where a screenshot of the page is written when the execution stops short (none without it). */
   screenshotPath?: string;
   now?: () => Date;
+  /**
+   * Which values are scrubbed from everything reported: `all` (the default, a run's inputs) or only
+   * those of `secret` parameters (`secret`: the rehearsal's rule for its test values).
+   */
+  redactValues?: "all" | "secret";
+  /**
+   * Whether a page-verified checkpoint that does not hold stops the execution (the rest skipped).
+   * Default: yes when `confirm` is given (a run), no otherwise (a rehearsal reports every checkpoint).
+   */
+  stopOnCheckpointFailure?: boolean;
+  /** Wording of what is reported: a rehearsal speaks of test values and of "the rehearsal". Default `run`. */
+  purpose?: "rehearsal" | "run";
 }
 
 export interface ExecuteResult {
   /** `passed` only when every step ran and every page-verified checkpoint was confirmed in the page. */
   overall: "passed" | "failed" | "partial";
+  /**
+   * Steps and checkpoints in the order they were done: `test_case_id` is `step:<step id>` (set-up
+   * steps `step:setup-N`; `step:browser`, `step:flow`, `step:error` when nothing could be replayed)
+   * or `checkpoint:<checkpoint id>`.
+   */
   steps: Array<{ test_case_id: string; label: string; result: "passed" | "failed" | "skipped"; details: string; resolved_selector?: { index: number; selector: string[] }; relocated?: { from: string; to: string } }>;
+  /** The checkpoints alone, in order, as a run reports them (`passed` is `reached`). */
+  checkpoints?: Array<{ checkpoint_id: string; goal: string; status: "reached" | "failed" | "skipped"; evidence: string }>;
   policy_violation?: { code: "TEST_POLICY_VIOLATION"; message: string };
   /** Why it ended early: cancelled (signal), declined (confirmation refused), or undefined. */
   stopped?: "cancelled" | "declined";
