@@ -8,7 +8,7 @@ import { MemoryPaths } from "../memory/memory-paths";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../test-support/run-fixture";
 import { expectError, startTestAgent, type TestAgent, type TestAgentOptions } from "../test-support/test-agent";
 import type { ExecuteInput, ExecuteResult } from "./executor-contract";
-import { confirmationPointsOf } from "./run-confirmation-points";
+import { planExecution } from "./flow-plan";
 
 /**
  * The run service's own rules, through the routes, with an executor that follows the plan it is
@@ -31,7 +31,11 @@ function scriptedExecutor(): ScriptedExecutor {
       scripted.seen.push({ ...input.values });
       const started = new Date().toISOString();
       const steps: ExecuteResult["steps"] = [];
-      const points = new Map(confirmationPointsOf(input.flow).map((point) => [point.index, point]));
+      const points = new Map(
+        planExecution(input.flow, input.checkpoints, input.policy)
+          .groups.filter((group) => group.consequence !== undefined)
+          .map((group) => [group.indexes[0] as number, { step_label: group.label, reason: group.consequence as NonNullable<typeof group.consequence> }]),
+      );
       const done = new Set<string>();
       const aborted = () => input.signal?.aborted === true;
       for (const [index, step] of input.flow.steps.entries()) {
@@ -105,7 +109,7 @@ describe("GET /api/abilities/:abilityId/run-spec", () => {
   it("says what a run needs: inputs with the secret one marked, the site, checkpoints and the step that asks first", async () => {
     await boot();
     const spec = AbilityRunSpecSchema.parse((await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).body);
-    expect(spec).toMatchObject({ ability_id: abilityId, runnable: true, sites: [site.host], confirmation_steps: ['Click "Send message"'], checkpoint_health: "no_data" });
+    expect(spec).toMatchObject({ ability_id: abilityId, runnable: true, sites: [site.host], confirmation_steps: ['Click "Send message" (button)'], checkpoint_health: "no_data" });
     expect(spec.inputs).toEqual([
       { name: "message", label: "Message", type: "text", secret: false, required: true },
       { name: "access_code", label: "Access code", type: "secret", secret: true, required: true },
@@ -170,7 +174,7 @@ describe("a run, start to finish", () => {
     expect(run).toMatchObject({ state: "starting", ability_id: abilityId, input_names: ["access_code", "message"], where: "managed", caller: "api" });
 
     const waiting = await until(run.dispatch_id, (candidate) => candidate.state === "needs_confirmation");
-    expect(waiting.pending_confirmation).toMatchObject({ step_label: 'Click "Send message"', reason: "committing_submit" });
+    expect(waiting.pending_confirmation).toMatchObject({ step_label: 'Click "Send message" (button)', reason: "committing_submit" });
     expectError(await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: crypto.randomUUID(), decision: "confirm", schema_version: 1 }), 409, "RUN_CONFIRMATION_MISMATCH");
     const confirmed = await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
     expect(confirmed.status).toBe(200);
@@ -208,7 +212,7 @@ describe("a run, start to finish", () => {
     await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "decline", schema_version: 1 });
     const over = await until(run.dispatch_id, (candidate) => candidate.state === "cancelled");
     expect(over.failure?.code).toBe("CONFIRMATION_DECLINED");
-    expect(over.steps.map((step) => step.label)).not.toContain('Click "Send message"');
+    expect(over.steps.map((step) => step.label)).not.toContain('Click "Send message" (button)');
     const uses = await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema);
     expect(uses).toEqual([expect.objectContaining({ result: "denied", approval_mode: "manual_click", route_trace_id: `side_panel:${run.dispatch_id}` })]);
     expectError(await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 }), 409, "RUN_NOT_ACTIVE");
