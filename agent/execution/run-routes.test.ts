@@ -5,6 +5,7 @@ import { CapabilityUseReceiptSchema } from "../../shared/capabilities/capability
 import { AbilityRunSpecSchema, RunEventEnvelopeSchema, RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
 import { LearningReceiptSchema } from "../../shared/learning/receipts";
 import { MemoryPaths } from "../memory/memory-paths";
+import { publicBundle, stageThrough } from "../skill-import/import-test-support";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../test-support/run-fixture";
 import { expectError, startTestAgent, type TestAgent, type TestAgentOptions } from "../test-support/test-agent";
 import type { ExecuteInput, ExecuteResult } from "./executor-contract";
@@ -138,6 +139,18 @@ describe("GET /api/abilities/:abilityId/run-spec", () => {
     expect((await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).body).toMatchObject({ runnable: false, not_runnable_reason: expect.stringContaining("quarantined") });
     expectError(await agent.call("GET", "/api/abilities/learned.nothing-here/run-spec"), 404, "ABILITY_NOT_FOUND");
   });
+
+  it("an imported skill has no recorded flow: not runnable, and a start is refused", async () => {
+    await boot();
+    await agent.call("POST", "/api/skills/import/install-private", { import_id: await stageThrough(agent, publicBundle()), schema_version: 1 });
+    const abilities = (await agent.call("GET", "/api/abilities/availability")).body.abilities as Array<{ ability_id: string; source: string }>;
+    const imported = abilities.find((entry) => entry.source === "imported")?.ability_id as string;
+    expect(imported).toBeDefined();
+    const spec = AbilityRunSpecSchema.parse((await agent.call("GET", `/api/abilities/${imported}/run-spec`)).body);
+    expect(spec).toMatchObject({ runnable: false, inputs: [], sites: [], confirmation_steps: [] });
+    expect(spec.not_runnable_reason).toContain("no recorded flow");
+    expectError(await agent.call("POST", "/api/runs", { ability_id: imported, inputs: {}, schema_version: 1 }), 409, "ABILITY_NOT_RUNNABLE");
+  });
 });
 
 describe("POST /api/runs refuses what it cannot run, and writes nothing", () => {
@@ -262,6 +275,44 @@ describe("past runs and their events", () => {
     const replayed = after.body.split("\n\n").filter((block) => block.startsWith("id: ")).map((block) => Number(block.slice(4, block.indexOf("\n"))));
     expect(replayed[0]).toBe(3);
     expect(replayed.length).toBe(frames.length - 2);
+  });
+});
+
+describe("GET /api/runs/:dispatchId/events, live", () => {
+  it("sends each change of a running run with the whole run, a keepalive, and closes after run.finished", async () => {
+    await boot({ keepaliveMs: 100 });
+    const address = await agent.app.listen({ host: "127.0.0.1", port: 0 });
+    // Listening, the agent serves its own port only: the rest of this test speaks real HTTP.
+    const post = async (url: string, body: unknown) =>
+      (await fetch(`${address}${url}`, { method: "POST", headers: { authorization: `Bearer ${agent.token}`, "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
+    const run = RunResponseSchema.parse(await post("/api/runs", { ability_id: abilityId, inputs: { message: "Hello there", access_code: "code-1234" }, schema_version: 1 })).run;
+    const response = await fetch(`${address}/api/runs/${run.dispatch_id}/events`, { headers: { authorization: `Bearer ${agent.token}` } });
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    const read = async (until: (sofar: string) => boolean) => {
+      while (!until(text)) {
+        const chunk = await reader.read();
+        if (chunk.done) return;
+        text += new TextDecoder().decode(chunk.value);
+      }
+    };
+    await read((sofar) => sofar.includes("event: run.needs_confirmation"));
+    const asked = text
+      .split("\n\n")
+      .filter((block) => block.includes("event: run.needs_confirmation"))
+      .map((block) => RunEventEnvelopeSchema.parse(JSON.parse(block.slice(block.indexOf("data: ") + 6))))[0];
+    await read((sofar) => sofar.includes(":keepalive"));
+    await post(`/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: asked?.run.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+    await read(() => false);
+    const events = text
+      .split("\n\n")
+      .filter((block) => block.startsWith("id: "))
+      .map((block) => RunEventEnvelopeSchema.parse(JSON.parse(block.slice(block.indexOf("data: ") + 6))));
+    expect(events.map((event) => event.event)).toEqual(expect.arrayContaining(["run.state", "run.step", "run.checkpoint", "run.needs_confirmation", "run.finished"]));
+    expect(events.at(-1)).toMatchObject({ event: "run.finished", run: { state: "succeeded" } });
+    const ids = text.split("\n\n").filter((block) => block.startsWith("id: ")).map((block) => Number(block.slice(4, block.indexOf("\n"))));
+    expect(ids).toEqual(ids.map((_, index) => index + 1));
   });
 });
 
