@@ -156,17 +156,22 @@ describe("GET /api/abilities/:abilityId/run-spec", () => {
 describe("POST /api/runs refuses what it cannot run, and writes nothing", () => {
   it("refuses unknown and missing inputs, a run in the user's tab with no extension, a policy beyond the ability's sites, and an ability that is off", async () => {
     await boot();
-    const unknown = await start({ inputs: { message: "x", access_code: "y", colour: "red" } });
+    const canary = `CANARY-refused-${crypto.randomUUID()}`;
+    const unknown = await start({ inputs: { message: canary, access_code: canary, colour: canary } });
     expectError(unknown, 400, "REQUEST_INVALID");
     expect(JSON.stringify(unknown.body)).toContain("inputs.colour");
-    expectError(await start({ inputs: { message: "only this" } }), 400, "REQUEST_INVALID");
-    expectError(await start({ where: "user_tab" }), 503, "ADAPTER_UNAVAILABLE");
+    expectError(await start({ inputs: { message: canary } }), 400, "REQUEST_INVALID");
+    expectError(await start({ where: "user_tab", inputs: { message: canary, access_code: canary } }), 503, "ADAPTER_UNAVAILABLE");
     const policy = { policy_id: crypto.randomUUID(), mode: "controlled_live_test", allowed_domains: [site.host, "elsewhere.example"], schema_version: 1 };
     expectError(await start({ test_policy: policy }), 400, "TEST_POLICY_VIOLATION");
     await agent.call("POST", `/api/abilities/${abilityId}/deactivate`);
     expectError(await start({}), 409, "ABILITY_NOT_RUNNABLE");
     expect(await agent.memory.list(MemoryPaths.runs).catch(() => [])).toEqual([]);
     expect(executor.seen).toEqual([]);
+    // A refused request's values are not in an answer, a file or the log either.
+    expect(JSON.stringify(unknown.body)).not.toContain(canary);
+    expect(await memoryText(agent.root)).not.toContain(canary);
+    expect(agent.logs.join("\n")).not.toContain(canary);
   });
 
   it("accepts a test policy within the ability's sites and the sites allowed for this run", async () => {
