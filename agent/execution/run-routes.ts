@@ -56,7 +56,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { 
       schema: {
         tags: ["runs"],
         summary: "Start a run of an installed ability",
-        description: `Checks the request against the run-spec (unknown or missing inputs: REQUEST_INVALID; not runnable: ABILITY_NOT_RUNNABLE; \`where: user_tab\` with no extension connected: ADAPTER_UNAVAILABLE; a \`test_policy\` allowing sites beyond the ability's and \`allowed_sites\`: TEST_POLICY_VIOLATION), then answers 202 with the run in \`starting\` while it goes on in the background. Input values are used for this run and forgotten: never stored, logged or returned. Without a \`test_policy\` the run's policy is \`live_read_safe_write\` over the ability's sites and \`allowed_sites\` (200 actions at most, nothing sent to another origin, no DELETE); with one it is obeyed exactly. ${RUN_CALL_PATH}`,
+        description: `Checks the request against the run-spec (unknown or missing inputs: REQUEST_INVALID; not runnable: ABILITY_NOT_RUNNABLE; \`where: user_tab\` with no extension connected: ADAPTER_UNAVAILABLE; a \`test_policy\` allowing sites beyond the ability's and \`allowed_sites\`: TEST_POLICY_VIOLATION; three runs going already: RUN_LIMIT_REACHED, 429), then answers 202 with the run in \`starting\` while it goes on in the background. Input values are used for this run and forgotten: never stored, logged or returned. Without a \`test_policy\` the run's policy is \`live_read_safe_write\` over the ability's sites and \`allowed_sites\` (200 actions at most, nothing sent to another origin, no DELETE); with one it is obeyed exactly. ${RUN_CALL_PATH}`,
         body: StartRunRequestSchema,
         response: { 202: RunResponseSchema },
       },

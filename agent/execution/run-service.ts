@@ -18,6 +18,8 @@ import type { UserTabProvider } from "./user-tab-provider";
 
 export const DEFAULT_CONFIRMATION_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
+/** Runs going at once: each managed run is a Chromium of its own, and this machine is the user's. */
+export const DEFAULT_MAX_ACTIVE_RUNS = 3;
 const CLOSE_WAIT_MS = 5_000;
 
 export interface RunServiceDeps {
@@ -35,6 +37,8 @@ export interface RunServiceDeps {
   /** The whole execution, confirmations excluded by the executor's own accounting. */
   timeoutMs?: number | undefined;
   stepTimeoutMs?: number | undefined;
+  /** At most this many runs going at once (3); one more is refused with RUN_LIMIT_REACHED. */
+  maxActiveRuns?: number | undefined;
   /** Where an unexpected executor error is logged (its message scrubbed of input values). */
   logError?: (fields: Record<string, unknown>, message: string) => void;
 }
@@ -254,6 +258,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
         throw new AppError("ADAPTER_UNAVAILABLE", "No browser extension is connected to run in your tab; open Chrome with the extension paired, or run it in the managed browser.");
       }
       const policy = runPolicyOf(request, spec);
+      const limit = deps.maxActiveRuns ?? DEFAULT_MAX_ACTIVE_RUNS;
+      if (active.size >= limit) throw new AppError("RUN_LIMIT_REACHED", `${active.size} runs are going already (at most ${limit}); wait for one to finish or cancel one, then start again.`);
       const dispatchId = `run-${randomUUID()}`;
       const at = now();
       const run: ActiveRun = {
