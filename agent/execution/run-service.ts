@@ -207,7 +207,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
       });
       if (run.finished) return;
       reconcile(run, result, scrub);
-      const outcome = outcomeOf(result, { declined: run.declined });
+      const outcome = outcomeOf(result, { declined: run.declined, dryRun: input.policy.mode === "dry_run_only" });
       let failure = outcome.failure;
       if (failure !== undefined) {
         const screenshot = (await deps.memory.exists(MemoryPaths.runScreenshot(dispatchId))) ? `/api/runs/${dispatchId}/screenshot` : undefined;
