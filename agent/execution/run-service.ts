@@ -122,7 +122,6 @@ export function createRunService(deps: RunServiceDeps): RunService {
     if (run.finished) return;
     run.finished = true;
     run.pending?.settle(false);
-    active.delete(run.record.dispatch_id);
     await run.receipts;
     const completedAt = now();
     const final = { ...run.record, state, completed_at: completedAt, ...(failure === undefined ? {} : { failure }) };
@@ -130,6 +129,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
     // §0C.11B: a run's checkpoint receipts are a capability-health trigger.
     await deps.abilities.refreshAvailability().catch((error: unknown) => deps.logError?.({ err: error }, "availability could not be refreshed after a run"));
     await save(run, { state, completed_at: completedAt, pending_confirmation: undefined, ...(failure === undefined ? {} : { failure }) }, "run.finished");
+    // Until here reads are answered from memory; the record on disk is now the final one.
+    active.delete(run.record.dispatch_id);
   };
 
   const onProgress = (run: ActiveRun, scrub: (text: string) => string) => (event: ExecutionProgress) => {
@@ -323,9 +324,9 @@ export function createRunService(deps: RunServiceDeps): RunService {
 
     async confirm(dispatchId, request) {
       const run = active.get(dispatchId);
-      if (run === undefined) {
+      if (run === undefined || run.finished) {
         const stored = await service.get(dispatchId);
-        throw new AppError("RUN_NOT_ACTIVE", `The run is ${stored.state}; there is nothing to confirm.`);
+        throw new AppError("RUN_NOT_ACTIVE", run === undefined ? `The run is ${stored.state}; there is nothing to confirm.` : "The run is ending; there is nothing to confirm.");
       }
       if (run.pending === undefined || run.pending.confirmation_id !== request.confirmation_id) {
         throw new AppError("RUN_CONFIRMATION_MISMATCH", run.pending === undefined ? "The run is not waiting for a confirmation." : "This confirmation_id is not the one the run is waiting for; read the run again.");
@@ -336,9 +337,9 @@ export function createRunService(deps: RunServiceDeps): RunService {
 
     async cancel(dispatchId) {
       const run = active.get(dispatchId);
-      if (run === undefined) {
+      if (run === undefined || run.finished) {
         const stored = await service.get(dispatchId);
-        if (TERMINAL_RUN_STATES.has(stored.state)) throw new AppError("RUN_NOT_ACTIVE", `The run is already ${stored.state}.`);
+        if (run !== undefined || TERMINAL_RUN_STATES.has(stored.state)) throw new AppError("RUN_NOT_ACTIVE", run === undefined ? `The run is already ${stored.state}.` : "The run is ending already.");
         throw notFound(dispatchId);
       }
       run.controller.abort();
