@@ -238,3 +238,18 @@ describe("R11.2-35: the availability snapshot as something a page can follow", (
     expect(explained.body).toMatchObject({ matched: false, rejection_reasons: ["disabled by the user"] });
   });
 });
+
+describe("an installed ability's SKILL.md (issue #19, read by the MCP server)", () => {
+  it("serves the installed SKILL.md with its description and When to use lines, and nothing for an unknown id", async () => {
+    await boot();
+    const { proposalId } = await readyProposal();
+    const abilityId = (await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" })).body.ability_id as string;
+    const served = await call("GET", `/api/abilities/${abilityId}/skill-md`);
+    expect(served.status).toBe(200);
+    const stored = await agent.memory.readText(`${MemoryPaths.installedSkill("export-the-monthly-invoices")}/SKILL.md`);
+    expect(served.body).toMatchObject({ ability_id: abilityId, skill_name: "export-the-monthly-invoices", markdown: stored, schema_version: 1 });
+    expect(served.body.description).toEqual(expect.stringContaining("xport"));
+    expect((served.body.when_to_use as string[]).length).toBeGreaterThan(0);
+    expectError(await call("GET", "/api/abilities/learned.nothing-here/skill-md"), 404, "ABILITY_NOT_FOUND");
+  });
+});
