@@ -38,6 +38,12 @@ import { skillImport } from "./skill-import/skill-import-plugin";
 import { categoryRoutes } from "./categories/category-routes";
 import { createCategoryService } from "./categories/category-service";
 import { diskSpaceGuard } from "./memory/disk-space-guard";
+import { BrowserUnavailable, type ExecuteInput, type ExecuteResult } from "./execution/executor-contract";
+import { runEventsRoute } from "./execution/run-events-route";
+import { runRoutes } from "./execution/run-routes";
+import { createRunService, type RunService } from "./execution/run-service";
+import { createRunSpecSource } from "./execution/run-spec";
+import type { UserTabProvider } from "./execution/user-tab-provider";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
 import { requestGuard } from "./security/request-guard";
@@ -71,6 +77,12 @@ export interface BuildAppOptions {
   refiner?: RefinerConfig | undefined;
   /** Test seam: fail the install saga at a step (R11.2-36). */
   failInstallAt?: () => InstallSagaStep | undefined;
+  /** The executor runs of abilities use (issue #21); the agent's own by default. */
+  execute?: (input: ExecuteInput) => Promise<ExecuteResult>;
+  /** Runs in the user's own tab through the extension; without it `where: user_tab` is refused (ADAPTER_UNAVAILABLE). */
+  userTab?: UserTabProvider;
+  /** How long a run's step with consequences waits for the person (10 minutes); tests shorten it. */
+  runConfirmationTimeoutMs?: number;
 }
 
 const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
@@ -83,6 +95,7 @@ export interface LearningRuntime {
   proposals: ProposalService;
   abilities: AbilityService;
   validation: ValidationService;
+  runs: RunService;
   clock: Clock;
 }
 
@@ -171,7 +184,21 @@ export async function buildApp(options: BuildAppOptions) {
     clock,
     ...(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }),
   });
-  app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, clock });
+  const specs = createRunSpecSource({ memory: options.memory, registry, abilities, proposals });
+  const runs = createRunService({
+    memory: options.memory,
+    clock,
+    specs,
+    registry,
+    abilities,
+    execute: options.execute ?? noExecutor,
+    userTab: options.userTab,
+    confirmationTimeoutMs: options.runConfirmationTimeoutMs,
+    logError: (fields, message) => app.log.error(fields, message),
+  });
+  // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
+  await runs.recover();
+  app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, clock });
 
   await app.register(errorHandler);
   // Before the guard: the plugin's own onRequest hook marks upgrade requests, which is how a
@@ -198,6 +225,8 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(checkpointRoutes, { memory: options.memory, sessions, abilities, clock });
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(historyRoutes, { sessions, memory: options.memory });
+  await app.register(runRoutes, { runs, specs });
+  await app.register(runEventsRoute, { runs, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(adapterRoutes, { adapters });
   const ingest = createIngestService({ memory: options.memory, sessions });
   await app.register(ingestRoutes, { ingest, sessions, adapters, token });
@@ -245,11 +274,18 @@ export async function buildApp(options: BuildAppOptions) {
     timer.unref();
   });
   app.addHook("onClose", async () => {
+    // Runs still going are stopped and marked interrupted before the memory store closes.
+    await runs.close();
     clearInterval(timer);
     // The memory store is closed after the app; a run still writing must finish first.
     await running;
   });
   return app;
+}
+
+/** Until the executor is part of the build, a run says so instead of pretending to run. */
+async function noExecutor(): Promise<ExecuteResult> {
+  throw new BrowserUnavailable("no executor is built into this agent yet");
 }
 
 export type AgentApp = Awaited<ReturnType<typeof buildApp>>;
