@@ -38,7 +38,9 @@ import { skillImport } from "./skill-import/skill-import-plugin";
 import { categoryRoutes } from "./categories/category-routes";
 import { createCategoryService } from "./categories/category-service";
 import { diskSpaceGuard } from "./memory/disk-space-guard";
-import { BrowserUnavailable, type ExecuteInput, type ExecuteResult } from "./execution/executor-contract";
+import { execute } from "./execution/executor";
+import type { ExecuteInput, ExecuteResult } from "./execution/executor-contract";
+import { managedBrowser } from "./execution/managed-browser";
 import { runEventsRoute } from "./execution/run-events-route";
 import { runRoutes } from "./execution/run-routes";
 import { createRunService, type RunService } from "./execution/run-service";
@@ -191,7 +193,8 @@ export async function buildApp(options: BuildAppOptions) {
     specs,
     registry,
     abilities,
-    execute: options.execute ?? noExecutor,
+    // Runs go to the one executor, in the managed Chromium (the configured one) unless the user's tab is leased.
+    execute: options.execute ?? ((input) => execute({ ...input, browser: input.browser ?? managedBrowser(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }) })),
     userTab: options.userTab,
     confirmationTimeoutMs: options.runConfirmationTimeoutMs,
     logError: (fields, message) => app.log.error(fields, message),
@@ -281,11 +284,6 @@ export async function buildApp(options: BuildAppOptions) {
     await running;
   });
   return app;
-}
-
-/** Until the executor is part of the build, a run says so instead of pretending to run. */
-async function noExecutor(): Promise<ExecuteResult> {
-  throw new BrowserUnavailable("no executor is built into this agent yet");
 }
 
 export type AgentApp = Awaited<ReturnType<typeof buildApp>>;

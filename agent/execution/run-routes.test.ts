@@ -5,10 +5,11 @@ import { CapabilityUseReceiptSchema } from "../../shared/capabilities/capability
 import { AbilityRunSpecSchema, RunEventEnvelopeSchema, RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
 import { LearningReceiptSchema } from "../../shared/learning/receipts";
 import { MemoryPaths } from "../memory/memory-paths";
+import { publicBundle, stageThrough } from "../skill-import/import-test-support";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../test-support/run-fixture";
 import { expectError, startTestAgent, type TestAgent, type TestAgentOptions } from "../test-support/test-agent";
 import type { ExecuteInput, ExecuteResult } from "./executor-contract";
-import { confirmationPointsOf } from "./run-confirmation-points";
+import { planExecution } from "./flow-plan";
 
 /**
  * The run service's own rules, through the routes, with an executor that follows the plan it is
@@ -31,7 +32,11 @@ function scriptedExecutor(): ScriptedExecutor {
       scripted.seen.push({ ...input.values });
       const started = new Date().toISOString();
       const steps: ExecuteResult["steps"] = [];
-      const points = new Map(confirmationPointsOf(input.flow).map((point) => [point.index, point]));
+      const points = new Map(
+        planExecution(input.flow, input.checkpoints, input.policy)
+          .groups.filter((group) => group.consequence !== undefined)
+          .map((group) => [group.indexes[0] as number, { step_label: group.label, reason: group.consequence as NonNullable<typeof group.consequence> }]),
+      );
       const done = new Set<string>();
       const aborted = () => input.signal?.aborted === true;
       for (const [index, step] of input.flow.steps.entries()) {
@@ -105,7 +110,7 @@ describe("GET /api/abilities/:abilityId/run-spec", () => {
   it("says what a run needs: inputs with the secret one marked, the site, checkpoints and the step that asks first", async () => {
     await boot();
     const spec = AbilityRunSpecSchema.parse((await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).body);
-    expect(spec).toMatchObject({ ability_id: abilityId, runnable: true, sites: [site.host], confirmation_steps: ['Click "Send message"'], checkpoint_health: "no_data" });
+    expect(spec).toMatchObject({ ability_id: abilityId, runnable: true, sites: [site.host], confirmation_steps: ['Click "Send message" (button)'], checkpoint_health: "no_data" });
     expect(spec.inputs).toEqual([
       { name: "message", label: "Message", type: "text", secret: false, required: true },
       { name: "access_code", label: "Access code", type: "secret", secret: true, required: true },
@@ -133,6 +138,18 @@ describe("GET /api/abilities/:abilityId/run-spec", () => {
     await agent.call("POST", `/api/abilities/${abilityId}/quarantine`, { reason: "site changed" });
     expect((await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).body).toMatchObject({ runnable: false, not_runnable_reason: expect.stringContaining("quarantined") });
     expectError(await agent.call("GET", "/api/abilities/learned.nothing-here/run-spec"), 404, "ABILITY_NOT_FOUND");
+  });
+
+  it("an imported skill has no recorded flow: not runnable, and a start is refused", async () => {
+    await boot();
+    await agent.call("POST", "/api/skills/import/install-private", { import_id: await stageThrough(agent, publicBundle()), schema_version: 1 });
+    const abilities = (await agent.call("GET", "/api/abilities/availability")).body.abilities as Array<{ ability_id: string; source: string }>;
+    const imported = abilities.find((entry) => entry.source === "imported")?.ability_id as string;
+    expect(imported).toBeDefined();
+    const spec = AbilityRunSpecSchema.parse((await agent.call("GET", `/api/abilities/${imported}/run-spec`)).body);
+    expect(spec).toMatchObject({ runnable: false, inputs: [], sites: [], confirmation_steps: [] });
+    expect(spec.not_runnable_reason).toContain("no recorded flow");
+    expectError(await agent.call("POST", "/api/runs", { ability_id: imported, inputs: {}, schema_version: 1 }), 409, "ABILITY_NOT_RUNNABLE");
   });
 });
 
@@ -170,7 +187,7 @@ describe("a run, start to finish", () => {
     expect(run).toMatchObject({ state: "starting", ability_id: abilityId, input_names: ["access_code", "message"], where: "managed", caller: "api" });
 
     const waiting = await until(run.dispatch_id, (candidate) => candidate.state === "needs_confirmation");
-    expect(waiting.pending_confirmation).toMatchObject({ step_label: 'Click "Send message"', reason: "committing_submit" });
+    expect(waiting.pending_confirmation).toMatchObject({ step_label: 'Click "Send message" (button)', reason: "committing_submit" });
     expectError(await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: crypto.randomUUID(), decision: "confirm", schema_version: 1 }), 409, "RUN_CONFIRMATION_MISMATCH");
     const confirmed = await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
     expect(confirmed.status).toBe(200);
@@ -208,7 +225,7 @@ describe("a run, start to finish", () => {
     await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "decline", schema_version: 1 });
     const over = await until(run.dispatch_id, (candidate) => candidate.state === "cancelled");
     expect(over.failure?.code).toBe("CONFIRMATION_DECLINED");
-    expect(over.steps.map((step) => step.label)).not.toContain('Click "Send message"');
+    expect(over.steps.map((step) => step.label)).not.toContain('Click "Send message" (button)');
     const uses = await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema);
     expect(uses).toEqual([expect.objectContaining({ result: "denied", approval_mode: "manual_click", route_trace_id: `side_panel:${run.dispatch_id}` })]);
     expectError(await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 }), 409, "RUN_NOT_ACTIVE");
@@ -258,6 +275,44 @@ describe("past runs and their events", () => {
     const replayed = after.body.split("\n\n").filter((block) => block.startsWith("id: ")).map((block) => Number(block.slice(4, block.indexOf("\n"))));
     expect(replayed[0]).toBe(3);
     expect(replayed.length).toBe(frames.length - 2);
+  });
+});
+
+describe("GET /api/runs/:dispatchId/events, live", () => {
+  it("sends each change of a running run with the whole run, a keepalive, and closes after run.finished", async () => {
+    await boot({ keepaliveMs: 100 });
+    const address = await agent.app.listen({ host: "127.0.0.1", port: 0 });
+    // Listening, the agent serves its own port only: the rest of this test speaks real HTTP.
+    const post = async (url: string, body: unknown) =>
+      (await fetch(`${address}${url}`, { method: "POST", headers: { authorization: `Bearer ${agent.token}`, "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
+    const run = RunResponseSchema.parse(await post("/api/runs", { ability_id: abilityId, inputs: { message: "Hello there", access_code: "code-1234" }, schema_version: 1 })).run;
+    const response = await fetch(`${address}/api/runs/${run.dispatch_id}/events`, { headers: { authorization: `Bearer ${agent.token}` } });
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    const read = async (until: (sofar: string) => boolean) => {
+      while (!until(text)) {
+        const chunk = await reader.read();
+        if (chunk.done) return;
+        text += new TextDecoder().decode(chunk.value);
+      }
+    };
+    await read((sofar) => sofar.includes("event: run.needs_confirmation"));
+    const asked = text
+      .split("\n\n")
+      .filter((block) => block.includes("event: run.needs_confirmation"))
+      .map((block) => RunEventEnvelopeSchema.parse(JSON.parse(block.slice(block.indexOf("data: ") + 6))))[0];
+    await read((sofar) => sofar.includes(":keepalive"));
+    await post(`/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: asked?.run.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+    await read(() => false);
+    const events = text
+      .split("\n\n")
+      .filter((block) => block.startsWith("id: "))
+      .map((block) => RunEventEnvelopeSchema.parse(JSON.parse(block.slice(block.indexOf("data: ") + 6))));
+    expect(events.map((event) => event.event)).toEqual(expect.arrayContaining(["run.state", "run.step", "run.checkpoint", "run.needs_confirmation", "run.finished"]));
+    expect(events.at(-1)).toMatchObject({ event: "run.finished", run: { state: "succeeded" } });
+    const ids = text.split("\n\n").filter((block) => block.startsWith("id: ")).map((block) => Number(block.slice(4, block.indexOf("\n"))));
+    expect(ids).toEqual(ids.map((_, index) => index + 1));
   });
 });
 

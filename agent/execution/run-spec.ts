@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
 import type { AbilityRunSpec, RunInputSpec } from "../../shared/execution/run-contract";
+import { TestPolicySchema } from "../../shared/learning/test-policy";
 import type { AbilityRegistry, InstalledAbility } from "../abilities/ability-registry";
 import type { AbilityService } from "../abilities/ability-service";
 import { AppError } from "../errors/app-error";
@@ -10,7 +11,7 @@ import type { ProposalService } from "../learning/proposal-service";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { ExecutionCheckpoint, ExecutionParameter } from "./executor-contract";
-import { confirmationPointsOf } from "./run-confirmation-points";
+import { planExecution } from "./flow-plan";
 
 /** What a run hands the executor: the installed skill's flow, checkpoints and parameters. */
 export interface RunPlan {
@@ -86,6 +87,14 @@ export function sitesOf(flow: Pick<RecorderFlow, "steps">): string[] {
   return [...hosts];
 }
 
+/** The steps the executor will ask the person about before doing them (its own plan decides, so the two never disagree). */
+function confirmationStepsOf(flow: RecorderFlow): string[] {
+  const policy = TestPolicySchema.parse({ policy_id: "00000000-0000-4000-8000-000000000000", mode: "live_read_safe_write", schema_version: 1 });
+  return planExecution(flow, [], policy)
+    .groups.filter((group) => group.consequence !== undefined)
+    .map((group) => group.label.slice(0, 240));
+}
+
 /** Why an ability cannot be run now, in words a person reads; undefined when it can. */
 function notRunnableReason(entry: AbilityAvailabilityEntry | undefined, ability: InstalledAbility | undefined, flow: RecorderFlow | undefined): string | undefined {
   if (ability === undefined) return "it is one of the assistant's own skills, not installed by this agent: it has no recorded flow to run";
@@ -155,7 +164,7 @@ export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
           verified_by: checkpoint.verification?.by ?? "page",
         })),
         ...(entry?.checkpoint_health === undefined ? {} : { checkpoint_health: entry.checkpoint_health }),
-        confirmation_steps: flow === undefined ? [] : confirmationPointsOf(flow).map((point) => point.step_label.slice(0, 240)),
+        confirmation_steps: flow === undefined ? [] : confirmationStepsOf(flow),
         schema_version: 1,
       };
       const plan =

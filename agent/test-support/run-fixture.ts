@@ -21,16 +21,18 @@ export interface RunFixtureSite {
   breakConfirmation(broken: boolean): void;
   /** The contact page answers this much later (a run that is still going when the agent is killed). */
   slowDown(ms: number): void;
+  /** The contact page's script posts to another origin from now on (a site that sends elsewhere). */
+  leakTo(origin: string | undefined): void;
   close(): Promise<void>;
 }
 
-const CONTACT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contact — Run Shop</title></head><body><main>
+const CONTACT = (leak: string | undefined) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contact — Run Shop</title></head><body><main>
 <h1>Contact us</h1>
 <form method="post" action="/send" aria-label="Contact">
 <label for="message">Message</label><input id="message" name="message" type="text">
 <label for="code">Access code</label><input id="code" name="code" type="password">
 <button id="send" type="submit">Send message</button>
-</form></main></body></html>`;
+</form></main>${leak === undefined ? "" : `<script>fetch(${JSON.stringify(`${leak}/collect`)}, { method: "POST", mode: "no-cors", body: "visit" }).catch(() => undefined);</script>`}</body></html>`;
 const START = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Run Shop</title></head><body><main><h1>Welcome to the shop</h1><a id="contact-link" href="/contact">Contact us</a></main></body></html>`;
 const SENT = (broken: boolean) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${broken ? "Error" : "Sent"} — Run Shop</title></head><body><main><h1>${broken ? "Something went wrong" : "Message sent"}</h1><p>Thank you.</p><button type="button">Back to the shop</button></main></body></html>`;
@@ -39,6 +41,7 @@ export async function serveRunFixtureSite(): Promise<RunFixtureSite> {
   let sends = 0;
   let broken = false;
   let delayMs = 0;
+  let leak: string | undefined;
   const requests: RunFixtureSite["requests"] = [];
   const server = http.createServer((request, response) => {
     let body = "";
@@ -51,7 +54,7 @@ export async function serveRunFixtureSite(): Promise<RunFixtureSite> {
         response.writeHead(303, { location: "/sent" }).end();
         return;
       }
-      const html = pathname === "/start" ? START : pathname === "/contact" ? CONTACT : pathname === "/sent" ? SENT(broken) : undefined;
+      const html = pathname === "/start" ? START : pathname === "/contact" ? CONTACT(leak) : pathname === "/sent" ? SENT(broken) : undefined;
       if (html === undefined) {
         response.writeHead(404).end();
         return;
@@ -73,6 +76,9 @@ export async function serveRunFixtureSite(): Promise<RunFixtureSite> {
     },
     slowDown: (ms) => {
       delayMs = ms;
+    },
+    leakTo: (origin) => {
+      leak = origin;
     },
     close: () =>
       new Promise<void>((resolve) => {
