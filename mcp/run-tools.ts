@@ -103,6 +103,8 @@ async function follow(agent: AgentClient, from: RunRecord, waitMs: number, extra
         const frame = RunEventEnvelopeSchema.safeParse(safeJson(data));
         if (!frame.success) return false;
         const run = frame.data.run;
+        // The stream replays the run from its start: frames older than what the caller has are history.
+        if (run.updated_at < from.updated_at) return false;
         if (token !== undefined) {
           progress += 1;
           const proved = run.checkpoints.filter((checkpoint) => checkpoint.status === "reached").length;
