@@ -115,6 +115,7 @@ describe("running an ability over MCP (issue #19 on issue #21's runs)", () => {
     expect(site.sends()).toBe(1);
     // The value was used on the page, and is nowhere else.
     expect(site.requests.some((request) => request.path === "/send" && request.body.includes(encodeURIComponent(secret)))).toBe(true);
+    expect((await call("GET", `/api/runs/${paused.dispatch_id}`)).body.run).toMatchObject({ caller: "mcp", state: "succeeded" });
     const uses = (await memoryText(path.join(root, "system"))).split("\n").filter((line) => line.includes(paused.dispatch_id) && line.includes("route_trace_id"));
     expect(uses.join("\n")).toContain(`"route_trace_id":"mcp:${paused.dispatch_id}"`);
     expect(await memoryText(root)).not.toContain(secret);

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { diffMemoryTrees, readMemoryTree } from "../agent/adversarial/support/memory-tree";
-import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
+import { projectRoot, startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { readyProposal, type AgentCall } from "../agent/test-support/ready-proposal";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { launchMcp, resultText, type LaunchedMcp } from "../mcp/test-support/launch-mcp";
@@ -105,6 +105,17 @@ describe("the abilities over MCP (issue #19)", () => {
     expect(mcp.notifications.every((method) => method === "notifications/resources/list_changed")).toBe(true);
   });
 
+  it("a newly installed ability appears with resources/list_changed and is found", async () => {
+    const seen = mcp.notifications.length;
+    const { proposalId } = await readyProposal(call, "Archive old reports");
+    const archived = (await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" })).body.ability_id as string;
+    await mcp.nextListChanged(seen);
+    expect((await mcp.client.listResources()).resources.map((resource) => resource.name).sort()).toEqual([abilityId, archived].sort());
+    expect(await findIds(mcp, "put the old reports away in the archive")).toContain(archived);
+    await call("POST", `/api/abilities/${archived}/deactivate`);
+    await mcp.nextListChanged(seen + 1);
+  });
+
   it("refuses hostile arguments with an MCP error and changes nothing in ELNOR_MEMORY", async () => {
     const secret = "Hunter2-canary-5d1f9a";
     const hostile: Array<[string, Record<string, unknown>, RegExp]> = [
@@ -164,6 +175,16 @@ describe("the abilities over MCP (issue #19)", () => {
     expect(mcp.stderr()).not.toContain(token);
   });
 
+  it("starts from a checkout with `npm run --silent mcp` as well", async () => {
+    const viaNpm = await launchMcp({ memoryRoot: root, agentUrl: agent.url, command: { command: "npm", args: ["run", "--silent", "mcp"], cwd: projectRoot } });
+    try {
+      expect((await viaNpm.client.listTools()).tools.map((tool) => tool.name)).toContain("find_abilities");
+      expect(await findIds(viaNpm, "export the monthly invoices")).toEqual([abilityId]);
+    } finally {
+      await viaNpm.close();
+    }
+  });
+
   it("says clearly when the agent is not running", async () => {
     const port = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, "127.0.0.1", () => {
@@ -180,5 +201,10 @@ describe("the abilities over MCP (issue #19)", () => {
     } finally {
       await orphan.close();
     }
+    // The agent this server was talking to stops: the next call says so.
+    await agent.stop();
+    const stopped = await mcp.client.callTool({ name: "describe_ability", arguments: { ability_id: abilityId } });
+    expect(stopped.isError).toBe(true);
+    expect(resultText(stopped)).toMatch(/^\[AGENT_NOT_RUNNING\] The elnor-learn agent at http:\/\/127\.0\.0\.1:\d+ is not running \(connection refused\)/);
   });
 });

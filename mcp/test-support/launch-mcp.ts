@@ -20,10 +20,11 @@ export interface LaunchedMcp {
  * Launches the MCP server as an MCP client does (a child process on stdio) with the SDK's own
  * Client, against the agent at `agentUrl` with the token file of `memoryRoot`.
  */
-export async function launchMcp(options: { memoryRoot: string; agentUrl: string; pollMs?: number }): Promise<LaunchedMcp> {
+export async function launchMcp(options: { memoryRoot: string; agentUrl: string; pollMs?: number; command?: { command: string; args: string[]; cwd?: string } }): Promise<LaunchedMcp> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [MCP_BIN, "mcp"],
+    command: options.command?.command ?? process.execPath,
+    args: options.command?.args ?? [MCP_BIN, "mcp"],
+    ...(options.command?.cwd === undefined ? {} : { cwd: options.command.cwd }),
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
