@@ -6,6 +6,7 @@ import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { MemoryPaths } from "../memory/memory-paths";
 import { readyProposal as readyProposalThrough } from "../test-support/ready-proposal";
 import { createFakeClock, expectError, startTestAgent, type TestAgent } from "../test-support/test-agent";
+import { publicBundle, PUBLIC_DESCRIPTION, stageThrough } from "../skill-import/import-test-support";
 import { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./ability-service";
 
 let agent: TestAgent;
@@ -251,5 +252,16 @@ describe("an installed ability's SKILL.md (issue #19, read by the MCP server)", 
     expect(served.body.description).toEqual(expect.stringContaining("xport"));
     expect((served.body.when_to_use as string[]).length).toBeGreaterThan(0);
     expectError(await call("GET", "/api/abilities/learned.nothing-here/skill-md"), 404, "ABILITY_NOT_FOUND");
+  });
+
+  it("serves an imported bundle's own SKILL.md, byte for byte as published", async () => {
+    await boot();
+    const importId = await stageThrough(agent, publicBundle());
+    expect((await call("POST", "/api/skills/import/install-private", { import_id: importId, schema_version: 1 })).status).toBe(200);
+    const served = await call("GET", "/api/abilities/imported.pdf-form-filler/skill-md");
+    expect(served.status).toBe(200);
+    expect(served.body.markdown).toBe(await readFile(path.join(workspace(), "skills", "pdf-form-filler", "SKILL.md"), "utf8"));
+    expect(served.body.markdown).toContain("# PDF form filler");
+    expect(served.body.description).toBe(PUBLIC_DESCRIPTION.trim());
   });
 });

@@ -148,7 +148,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       if (markdown === undefined) throw new AppError("ABILITY_NOT_FOUND", `The ability ${entry.ability_id} has no SKILL.md any more; reinstall it.`);
       if (markdown.length > SKILL_MARKDOWN_MAX_CHARS) throw new AppError("PAYLOAD_TOO_LARGE", `The SKILL.md of ${entry.ability_id} is longer than ${SKILL_MARKDOWN_MAX_CHARS} characters.`);
       const frontmatter = readFrontmatterMapping(markdown);
-      const description = frontmatter.ok && typeof frontmatter.value.description === "string" ? frontmatter.value.description.slice(0, 1024) : undefined;
+      const description = frontmatter.ok && typeof frontmatter.value.description === "string" ? frontmatter.value.description.trim().slice(0, 1024) : undefined;
       return {
         ability_id: entry.ability_id,
         skill_name: name,
