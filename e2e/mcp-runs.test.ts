@@ -158,9 +158,12 @@ describe("running an ability over MCP (issue #19 on issue #21's runs)", () => {
     expect(resultText(unknownInput)).toMatch(/^\[RUN_INPUTS_INVALID\] learned\.[a-z0-9-]+ has no input "card_number"\. Its inputs: message, access_code\./);
     const missing = await mcp.client.callTool({ name: "run_ability", arguments: { ability_id: abilityId, inputs: { message: "no code" } } });
     expect(resultText(missing)).toMatch(/^\[RUN_INPUTS_INVALID\] missing required input "access_code"/);
+    // In the person's own Chrome only through the extension: none is connected to this agent.
+    const noTab = await mcp.client.callTool({ name: "run_ability", arguments: { ability_id: abilityId, inputs: { message: "x", access_code: secret }, where: "user_tab" } });
+    expect(resultText(noTab)).toMatch(/^\[ADAPTER_UNAVAILABLE\]/);
     const unknownRun = await mcp.client.callTool({ name: "get_run", arguments: { dispatch_id: "run-that-never-was" } });
     expect(resultText(unknownRun)).toMatch(/^\[RUN_NOT_FOUND\]/);
-    expect(JSON.stringify([unknownInput, missing])).not.toContain(secret);
+    expect(JSON.stringify([unknownInput, missing, noTab])).not.toContain(secret);
     expect(diffMemoryTrees(before, readMemoryTree(root))).toEqual([]);
   });
 });
