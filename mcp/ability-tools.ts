@@ -1,5 +1,4 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
 import { AbilitySkillMarkdownResponseSchema } from "../shared/abilities/skill-markdown";
@@ -8,6 +7,7 @@ import { AbilityExplainMatchResponseSchema } from "../shared/learning/route-cont
 import type { AgentClient } from "./agent-client";
 import { enabledAbilities, requireEnabled } from "./enabled-abilities";
 import { skillResourceUri } from "./skill-resources";
+import { toolResult } from "./tool-result";
 
 /** How many matches find_abilities explains (each is one explain-match call to the agent). */
 const EXPLAINED_MATCHES = 5;
@@ -24,11 +24,6 @@ export const FindAbilitiesArgsSchema = z
   .strict();
 
 export const DescribeAbilityArgsSchema = z.object({ ability_id: AbilityIdArgSchema }).strict();
-
-/** A tool's answer: the structured result, and the same as JSON text for clients that show only text. */
-export function toolResult(structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
-}
 
 /** find_abilities and describe_ability: lookup → pick → what a run needs (issue #21's call path). */
 export function registerAbilityTools(server: McpServer, agent: AgentClient): void {

@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import {
   AbilityRunSpecSchema,
@@ -11,9 +12,9 @@ import {
   type RunRecord,
 } from "../shared/execution/run-contract";
 import type { AgentClient } from "./agent-client";
-import { toolResult } from "./ability-tools";
 import { requireEnabled } from "./enabled-abilities";
 import { ElnorMcpError } from "./mcp-errors";
+import { toolResult } from "./tool-result";
 
 /**
  * How long a tool call follows a run before answering with the run as it is: under the 60 s a
@@ -82,7 +83,7 @@ function messageOf(run: RunRecord, proved: number): string {
   }
 }
 
-type Extra = { signal: AbortSignal; _meta?: { progressToken?: string | number } | undefined; sendNotification: (notification: ServerNotification) => Promise<void> };
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
  * Follows a run's SSE stream until it settles in a state other than `from`'s, `waitMs` passes or
