@@ -1,15 +1,16 @@
 import type { Page } from "puppeteer-core";
 import type { PageSeen } from "../../shared/execution/run-contract";
+import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
 import type { RecorderStep } from "../learning/compiler/emit-recorder-flow";
 import { checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
 import { createExecutionRecord, type ExecutionRecord } from "./execution-record";
-import { BrowserUnusable, StepFailure, within } from "./execution-util";
+import { BrowserUnusable, StepFailure, pausableLimit, within, type PausableLimit } from "./execution-util";
 import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteResult, type ExecutionCheckpoint } from "./executor-contract";
-import { countsAsAction, flowProblem, planExecution, type StepGroup } from "./flow-plan";
+import { countsAsAction, flowProblem, planExecution, soundsConsequential, type StepGroup } from "./flow-plan";
 import { managedBrowser } from "./managed-browser";
 import { readPageSeen } from "./page-seen";
-import { createPolicyWatch, guardNetwork, preparePage, type PolicyWatch } from "./policy-guard";
-import { runStep, type StepOutcome } from "./step-actions";
+import { createPolicyWatch, guardNetwork, preparePage } from "./policy-guard";
+import { runStep, type StepContext, type StepOutcome } from "./step-actions";
 
 export const DEFAULT_EXECUTION_TIMEOUT_MS = 60_000;
 export const DEFAULT_STEP_TIMEOUT_MS = 5_000;
@@ -17,6 +18,11 @@ export const DEFAULT_STEP_TIMEOUT_MS = 5_000;
 /** The execution was abandoned: its signal was aborted. */
 class Cancelled extends Error {
   override name = "Cancelled";
+}
+
+/** The person said no to a step with consequences found only once its element was. */
+class Declined extends Error {
+  override name = "Declined";
 }
 
 /**
@@ -56,14 +62,14 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
     over.abort();
     onAbort?.();
   };
-  if (signal?.aborted === true) abortListener();
-  else signal?.addEventListener("abort", abortListener, { once: true });
+  signal?.addEventListener("abort", abortListener, { once: true });
   const orCancel = <T>(work: Promise<T>): Promise<T> => {
     work.catch(() => undefined);
     return signal === undefined ? work : Promise.race([work, aborted]);
   };
 
   if (signal?.aborted === true) {
+    abortListener();
     record.skipRemaining(plan, "cancelled", "not run: cancelled");
     return finishCancelled(record, signal, abortListener);
   }
@@ -87,16 +93,18 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   }
 
   const watch = createPolicyWatch();
+  /** The person said yes to the step now running: a native "Are you sure?" it opens is theirs to accept. */
+  let confirmedStep = false;
   const undo: Array<{ dispose(): Promise<void> }> = [];
   try {
     try {
       // Guard the network before the flow's first request.
       undo.push(await within(guardNetwork(lease, policy, watch), remaining(), `the ${purpose} ran out of time`));
-      undo.push(await within(preparePage(lease.page, policy, watch), remaining(), `the ${purpose} ran out of time`));
+      undo.push(await within(preparePage(lease.page, policy, watch, { personConfirmed: () => confirmedStep }), remaining(), `the ${purpose} ran out of time`));
     } catch (error) {
       throw new BrowserUnusable(`The browser's page could not be prepared (${firstLine(error)}). The flow was not replayed.`);
     }
-    await replay(lease, plan.groups, plan.checkpointsBefore, { plan, watch, record, orCancel, over });
+    await replay(lease);
   } catch (error) {
     if (error instanceof BrowserUnusable) record.step({ id: "browser", label: browserLabel, result: "skipped", details: error.message });
     else record.step({ id: "error", label: "Replay the recorded flow", result: "failed", details: `the ${purpose} stopped unexpectedly: ${firstLine(error)}` });
@@ -111,12 +119,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   // -------------------------------------------------------------------------------------------
   // The loop, with the state of this execution in scope.
 
-  async function replay(
-    leased: BrowserLease,
-    groups: readonly StepGroup[],
-    before: readonly ExecutionCheckpoint[],
-    context: { plan: ReturnType<typeof planExecution>; watch: PolicyWatch; record: ExecutionRecord; orCancel: <T>(work: Promise<T>) => Promise<T>; over: AbortController },
-  ): Promise<void> {
+  async function replay(leased: BrowserLease): Promise<void> {
     const page = leased.page;
     const stopOnCheckpoint = input.stopOnCheckpointFailure ?? confirm !== undefined;
     let stop: string | undefined;
@@ -166,7 +169,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       }
     };
 
-    const runGroup = async (group: StepGroup, groupSignal: AbortSignal): Promise<StepOutcome[]> => {
+    const runGroup = async (group: StepGroup, groupSignal: AbortSignal, limit: PausableLimit): Promise<StepOutcome[]> => {
       const done: StepOutcome[] = [];
       for (const index of group.indexes) {
         const step = flow.steps[index] as RecorderStep;
@@ -178,7 +181,8 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
           }
           actions += 1;
         }
-        const stepContext = { policy, where: leased.where, purpose, watch, values, stepTimeoutMs, deadline: Date.now() + stepTimeoutMs, signal: groupSignal };
+        const stepContext: StepContext = { policy, where: leased.where, purpose, watch, values, stepTimeoutMs, deadline: Date.now() + stepTimeoutMs, signal: groupSignal };
+        if (confirm !== undefined && group.consequence === undefined) stepContext.beforeClick = (element, context) => askAboutElement(group, element, context, limit);
         done.push(await runStep(page, step, stepContext));
       }
       return done;
@@ -189,15 +193,34 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       if (confirm === undefined || group.consequence === undefined) return true;
       const asked = Date.now();
       try {
-        return (await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(group.label, "label"), reason: group.consequence }))) === true;
+        confirmedStep = (await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(group.label, "label"), reason: group.consequence }))) === true;
+        return confirmedStep;
       } finally {
         // Time spent waiting for the person is not the execution's.
         deadline += Date.now() - asked;
       }
     };
 
-    await checkAll(before);
-    for (const [groupIndex, group] of groups.entries()) {
+    /** A click whose element's name says it sends, pays, deletes or publishes: asked about with the group's time held. */
+    const askAboutElement = async (group: StepGroup, element: string, context: StepContext, limit: PausableLimit): Promise<void> => {
+      if (confirm === undefined || !soundsConsequential(element)) return;
+      const asked = Date.now();
+      limit.pause();
+      try {
+        const label = `${group.label} (${element})`;
+        const answer = await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(label, "label"), reason: "destructive" }));
+        if (answer !== true) throw new Declined("declined");
+        confirmedStep = true;
+      } finally {
+        const waited = Date.now() - asked;
+        deadline += waited;
+        context.deadline += waited;
+        limit.resume();
+      }
+    };
+
+    await checkAll(plan.checkpointsBefore);
+    for (const [groupIndex, group] of plan.groups.entries()) {
       const base = { id: group.stepId, label: group.label };
       if (stop === undefined && over.signal.aborted) await stopShort("cancelled", "cancelled");
       const earlierBreach = stop === undefined ? unreportedViolation() : undefined;
@@ -206,11 +229,12 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
         await stopShort(stop ?? "the test policy was breached");
       } else if (stop !== undefined) {
         record.step({ ...base, result: "skipped", details: `not run: ${stop}` });
-      } else if (groupIndex === context.plan.dryRunSkips) {
+      } else if (groupIndex === plan.dryRunSkips) {
         record.step({ ...base, result: "skipped", details: "dry run: final committing step not performed" });
         stop = "dry run: the final committing step was not performed";
       } else {
         let allowed: boolean;
+        confirmedStep = false;
         try {
           allowed = await mayDo(group);
         } catch (error) {
@@ -240,10 +264,12 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
           const groupStop = new AbortController();
           const endGroup = () => groupStop.abort();
           over.signal.addEventListener("abort", endGroup, { once: true });
+          const groupLimit = pausableLimit(budget, limit);
           let done: StepOutcome[];
           try {
-            done = await orCancel(within(runGroup(group, groupStop.signal), budget, limit));
+            done = await orCancel(Promise.race([runGroup(group, groupStop.signal, groupLimit), groupLimit.promise]));
           } finally {
+            groupLimit.clear();
             endGroup();
             over.signal.removeEventListener("abort", endGroup);
           }
@@ -262,6 +288,9 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
             over.abort();
             await stopShort("cancelled", "cancelled");
             record.step({ ...base, result: "skipped", details: "abandoned: cancelled while it ran" });
+          } else if (error instanceof Declined) {
+            await stopShort(`${group.stepId} was declined`, "declined");
+            record.step({ ...base, result: "skipped", details: "not performed: the person declined this step" });
           } else {
             const reason = error instanceof StepFailure ? error.message : `the step could not be performed: ${firstLine(error)}`;
             const breach = unreportedViolation();
@@ -279,7 +308,9 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
 
   async function seePage(page: Page): Promise<PageSeen | undefined> {
     try {
-      return await readPageSeen(page, { redact: (text) => record.clean(text, "text"), values: Object.values(values), screenshotPath: input.screenshotPath });
+      // The screenshot covers every value, whichever ones the reported text is scrubbed of.
+      const everyValue = createTypedValueScrubber(Object.values(values));
+      return await readPageSeen(page, { redact: (text) => record.clean(text, "text"), holdsValue: (text) => everyValue.contains(text), screenshotPath: input.screenshotPath });
     } catch {
       return undefined;
     }

@@ -34,6 +34,7 @@ afterAll(async () => {
 afterEach(() => {
   site.breakConfirmation(false);
   site.leakTo(undefined);
+  site.moveSendButton(false);
 });
 
 const start = async (inputs: Record<string, string> = { message: "Hello from a run", access_code: "code-4321" }) => {
@@ -137,6 +138,33 @@ describe.skipIf(!existsSync(CHROMIUM))("runs in the managed Chromium", () => {
     expect((await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema)).find((receipt) => receipt.dispatch_id === dispatchId)?.result).toBe("failure");
     // The failed checkpoint counts against the ability's health (§0C.11A), read from real runs.
     expect((await agent.call("GET", `/api/abilities/${abilityId}/availability`)).body.checkpoint_health).not.toBe(healthBefore);
+  }, 60_000);
+
+  it("finds a button that moved by what it is, says so in the run, and still asks before sending", async () => {
+    site.moveSendButton(true);
+    const sendsBefore = site.sends();
+    const dispatchId = await start();
+    const asked = await until(dispatchId, (run) => run.state === "needs_confirmation" || over(run));
+    expect(asked.state, JSON.stringify(asked.failure)).toBe("needs_confirmation");
+    expect(site.sends()).toBe(sendsBefore);
+    await answer(dispatchId, asked, "confirm");
+    const done = await until(dispatchId, over);
+    expect(done.state, JSON.stringify(done.failure)).toBe("succeeded");
+    expect(site.sends()).toBe(sendsBefore + 1);
+    const relocated = done.steps.find((step) => step.relocated !== undefined);
+    expect(relocated?.relocated?.to).toContain("Send message now");
+  }, 60_000);
+
+  it("obeys a dry-run test policy exactly: everything up to the send, and the send left undone without asking", async () => {
+    const sendsBefore = site.sends();
+    const policy = { policy_id: crypto.randomUUID(), mode: "dry_run_only", allowed_domains: [site.host], schema_version: 1 };
+    const answer = await agent.call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: "Hello", access_code: "test-code-1" }, test_policy: policy, schema_version: 1 });
+    const dispatchId = RunResponseSchema.parse(answer.body).run.dispatch_id;
+    const done = await until(dispatchId, (run) => over(run) || run.state === "needs_confirmation");
+    expect(done, JSON.stringify(done)).toMatchObject({ state: "failed", failure: { code: "DRY_RUN_COMMIT_SKIPPED" } });
+    expect(done.checkpoints.map((checkpoint) => checkpoint.status)).toEqual(["reached", "skipped"]);
+    expect(site.sends()).toBe(sendsBefore);
+    expect((await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema)).find((receipt) => receipt.dispatch_id === dispatchId)?.result).toBe("denied");
   }, 60_000);
 
   it("refuses to touch a site outside the ability's: the request is blocked and the run fails under its policy", async () => {
