@@ -41,7 +41,7 @@ async function inspector(...args: string[]): Promise<any> {
     // Its index.js tests for "../package.json" from the working folder but imports it from its own:
     // run it from its build folder, where both name its package.json.
     cwd: path.dirname(INSPECTOR_CLI),
-    timeout: 30_000,
+    timeout: 60_000,
   });
   return JSON.parse(stdout);
 }
@@ -74,7 +74,9 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-describe("the MCP Inspector's CLI mode, with the README's snippet (issue #19)", () => {
+// Each Inspector call starts node, which starts the MCP server (through tsx), which calls the agent:
+// seconds each on a loaded machine, and the first lookup reads WordNet.
+describe("the MCP Inspector's CLI mode, with the README's snippet (issue #19)", { timeout: 90_000 }, () => {
   it("lists the same tools, with the same input schemas, as the SDK's Client", async () => {
     const listed = (await inspector("--method", "tools/list")) as { tools: Array<{ name: string; inputSchema: unknown; description: string }> };
     const sdk = await launchMcp({ memoryRoot: root, agentUrl: agent.url });

@@ -59,7 +59,8 @@ async function memoryText(folder: string): Promise<string> {
   return (await Promise.all(files.map((entry) => readFile(path.join(entry.parentPath, entry.name)).then((bytes) => bytes.toString("latin1"))))).join("\n");
 }
 
-describe("running an ability over MCP (issue #19 on issue #21's runs)", () => {
+// Real processes (agent, MCP server, Chromium) on a shared machine: more time than a unit test.
+describe("running an ability over MCP (issue #19 on issue #21's runs)", { timeout: 90_000 }, () => {
   it("describes the ability: what and when, its inputs with the secret one marked, its site, checkpoints and the step that asks first", async () => {
     const described = await mcp.client.callTool({ name: "describe_ability", arguments: { ability_id: abilityId } });
     expect(described.isError, resultText(described)).toBeFalsy();

@@ -48,7 +48,8 @@ async function findIds(client: LaunchedMcp, request: string): Promise<string[]> 
   return (found.structuredContent as { matches: Array<{ ability_id: string }> }).matches.map((match) => match.ability_id);
 }
 
-describe("the abilities over MCP (issue #19)", () => {
+// Real processes (agent, MCP server, Chromium) on a shared machine: more time than a unit test.
+describe("the abilities over MCP (issue #19)", { timeout: 90_000 }, () => {
   it("lists its tools with input schemas and descriptions, and has no tool to confirm a step", async () => {
     const { tools } = await mcp.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(["cancel_run", "describe_ability", "find_abilities", "get_run", "run_ability"]);
