@@ -223,7 +223,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(sessionRoutes, { sessions, proposals });
   await app.register(proposalRoutes, { proposals, sessions, memory: options.memory, validation });
   await app.register(observationRoutes, { sessions, memory: options.memory });
-  await app.register(abilityRoutes, { abilities, proposals, validation, clock, memory: options.memory });
+  await app.register(abilityRoutes, { abilities, proposals, validation, clock, memory: options.memory, projector });
   await app.register(validationRoutes, { validation });
   await app.register(checkpointRoutes, { memory: options.memory, sessions, abilities, clock });
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });

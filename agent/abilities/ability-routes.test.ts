@@ -6,6 +6,7 @@ import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { MemoryPaths } from "../memory/memory-paths";
 import { readyProposal as readyProposalThrough } from "../test-support/ready-proposal";
 import { createFakeClock, expectError, startTestAgent, type TestAgent } from "../test-support/test-agent";
+import { publicBundle, PUBLIC_DESCRIPTION, stageThrough } from "../skill-import/import-test-support";
 import { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./ability-service";
 
 let agent: TestAgent;
@@ -236,5 +237,31 @@ describe("R11.2-35: the availability snapshot as something a page can follow", (
     expect((await call("POST", "/api/abilities/lookup", query)).body.matches).toEqual([]);
     const explained = await call("POST", "/api/abilities/explain-match", { user_query: query.user_query, ability_id: abilityId });
     expect(explained.body).toMatchObject({ matched: false, rejection_reasons: ["disabled by the user"] });
+  });
+});
+
+describe("an installed ability's SKILL.md (issue #19, read by the MCP server)", () => {
+  it("serves the installed SKILL.md with its description and When to use lines, and nothing for an unknown id", async () => {
+    await boot();
+    const { proposalId } = await readyProposal();
+    const abilityId = (await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" })).body.ability_id as string;
+    const served = await call("GET", `/api/abilities/${abilityId}/skill-md`);
+    expect(served.status).toBe(200);
+    const stored = await agent.memory.readText(`${MemoryPaths.installedSkill("export-the-monthly-invoices")}/SKILL.md`);
+    expect(served.body).toMatchObject({ ability_id: abilityId, skill_name: "export-the-monthly-invoices", markdown: stored, schema_version: 1 });
+    expect(served.body.description).toEqual(expect.stringContaining("xport"));
+    expect((served.body.when_to_use as string[]).length).toBeGreaterThan(0);
+    expectError(await call("GET", "/api/abilities/learned.nothing-here/skill-md"), 404, "ABILITY_NOT_FOUND");
+  });
+
+  it("serves an imported bundle's own SKILL.md, byte for byte as published", async () => {
+    await boot();
+    const importId = await stageThrough(agent, publicBundle());
+    expect((await call("POST", "/api/skills/import/install-private", { import_id: importId, schema_version: 1 })).status).toBe(200);
+    const served = await call("GET", "/api/abilities/imported.pdf-form-filler/skill-md");
+    expect(served.status).toBe(200);
+    expect(served.body.markdown).toBe(await readFile(path.join(workspace(), "skills", "pdf-form-filler", "SKILL.md"), "utf8"));
+    expect(served.body.markdown).toContain("# PDF form filler");
+    expect(served.body.description).toBe(PUBLIC_DESCRIPTION.trim());
   });
 });

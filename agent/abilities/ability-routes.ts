@@ -4,6 +4,8 @@ import { z } from "zod";
 import { lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE, SCORE_EPSILON } from "../../shared/abilities/baseline-scorer";
 import { AbilityAvailabilityEntrySchema } from "../../shared/abilities/availability";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../../shared/abilities/lookup-contract";
+import { AbilitySkillMarkdownResponseSchema, SKILL_MARKDOWN_MAX_CHARS } from "../../shared/abilities/skill-markdown";
+import { readFrontmatterMapping } from "../../shared/skills/agent-skills-format";
 import { ApproveProposalRequestSchema } from "../../shared/learning/compat-aliases";
 import {
   AbilityActivateResponseSchema,
@@ -24,9 +26,12 @@ import { AppError } from "../errors/app-error";
 import type { ProposalService } from "../learning/proposal-service";
 import type { ValidationService } from "../learning/validation/validation-service";
 import type { MemoryStore } from "../memory/memory-store";
-import { createAbilityLookupService } from "./ability-lookup-service";
+import { MemoryPaths } from "../memory/memory-paths";
+import { ImportPaths } from "../skill-import/import-store";
+import { createAbilityLookupService, whenToUseLines } from "./ability-lookup-service";
 import type { AbilityService } from "./ability-service";
 import { createWordNetLexiconLoader } from "./wordnet-lexicon";
+import type { WorkspaceProjector } from "./workspace-projection";
 
 export interface AbilityRoutesOptions {
   abilities: AbilityService;
@@ -34,13 +39,15 @@ export interface AbilityRoutesOptions {
   validation: ValidationService;
   clock: Clock;
   memory: MemoryStore;
+  /** Where an imported bundle's own SKILL.md is (its projected copy), when ELNOR_MEMORY keeps none. */
+  projector?: WorkspaceProjector;
 }
 
 const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
 const AbilityParamsSchema = z.object({ abilityId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/) });
 
 /** Install and approve (§0C.16 proposal routes) and the §0C.16 ability routes (issue #6). */
-export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock, memory }) => {
+export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock, memory, projector }) => {
   // Issue #15: lookups are ranked by the wording matcher; WordNet is read on the first lookup, not at start.
   const lookups = createAbilityLookupService({ memory, snapshot: () => abilities.snapshot(), lexicon: createWordNetLexiconLoader() });
   /**
@@ -117,6 +124,40 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       const entry = (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === request.params.abilityId);
       if (entry === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.params.abilityId}.`);
       return entry;
+    },
+  );
+
+  app.get(
+    "/api/abilities/:abilityId/skill-md",
+    {
+      schema: {
+        description:
+          "An installed ability's SKILL.md as text (read-only), with its description and \"When to use\" lines (issue #19: the MCP server serves it as a resource). Learned abilities are read from ELNOR_MEMORY; an imported one from its canonical copy, else its projected copy in the assistant's workspace. Skills of the assistant's own folders are not served.",
+        params: AbilityParamsSchema,
+        response: { 200: AbilitySkillMarkdownResponseSchema },
+      },
+    },
+    async (request) => {
+      const entry = (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === request.params.abilityId);
+      if (entry === undefined || entry.skill_slug === undefined || (entry.source !== "learned" && entry.source !== "imported")) {
+        throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${request.params.abilityId}.`);
+      }
+      const name = entry.skill_slug;
+      const canonical = entry.source === "learned" ? MemoryPaths.installedSkill(name) : ImportPaths.installed(name);
+      const markdown = (await memory.readText(`${canonical}/SKILL.md`)) ?? (entry.source === "imported" ? (await projector?.read(name))?.["SKILL.md"] : undefined);
+      if (markdown === undefined) throw new AppError("ABILITY_NOT_FOUND", `The ability ${entry.ability_id} has no SKILL.md any more; reinstall it.`);
+      if (markdown.length > SKILL_MARKDOWN_MAX_CHARS) throw new AppError("PAYLOAD_TOO_LARGE", `The SKILL.md of ${entry.ability_id} is longer than ${SKILL_MARKDOWN_MAX_CHARS} characters.`);
+      const frontmatter = readFrontmatterMapping(markdown);
+      const description = frontmatter.ok && typeof frontmatter.value.description === "string" ? frontmatter.value.description.trim().slice(0, 1024) : undefined;
+      return {
+        ability_id: entry.ability_id,
+        skill_name: name,
+        title: entry.title,
+        ...(description === undefined ? {} : { description }),
+        when_to_use: whenToUseLines(markdown).slice(0, 50).map((line) => line.slice(0, 500)),
+        markdown,
+        schema_version: 1 as const,
+      };
     },
   );
 

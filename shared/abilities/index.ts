@@ -8,3 +8,4 @@ export * from "./wording-lexicon";
 export * from "./wording-terms";
 export * from "./wording-matcher";
 export * from "./wording-index";
+export * from "./skill-markdown";

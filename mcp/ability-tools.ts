@@ -1,0 +1,106 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
+import { AbilitySkillMarkdownResponseSchema } from "../shared/abilities/skill-markdown";
+import { ABILITY_ID_PATTERN, AbilityRunSpecSchema } from "../shared/execution/run-contract";
+import { AbilityExplainMatchResponseSchema } from "../shared/learning/route-contracts";
+import type { AgentClient } from "./agent-client";
+import { enabledAbilities, requireEnabled } from "./enabled-abilities";
+import { skillResourceUri } from "./skill-resources";
+import { toolResult } from "./tool-result";
+
+/** How many matches find_abilities explains (each is one explain-match call to the agent). */
+const EXPLAINED_MATCHES = 5;
+const REASONS_PER_MATCH = 8;
+
+/** An ability id as the run contract spells it; the same rule the agent's routes apply. */
+export const AbilityIdArgSchema = z.string().regex(ABILITY_ID_PATTERN).describe("The ability's id, as find_abilities returns it (e.g. learned.export-the-monthly-invoices).");
+
+export const FindAbilitiesArgsSchema = z
+  .object({
+    request: AbilityLookupQuerySchema.shape.user_query.min(1).describe("What the person asked for, in their own words (at most 500 characters)."),
+    project_id: AbilityLookupQuerySchema.shape.project_id.describe("The project the person is working in, when there is one: abilities scoped to it rank higher."),
+  })
+  .strict();
+
+export const DescribeAbilityArgsSchema = z.object({ ability_id: AbilityIdArgSchema }).strict();
+
+/** find_abilities and describe_ability: lookup → pick → what a run needs (issue #21's call path). */
+export function registerAbilityTools(server: McpServer, agent: AgentClient): void {
+  server.registerTool(
+    "find_abilities",
+    {
+      title: "Find abilities for a request",
+      description:
+        "Finds the abilities the person taught (by demonstrating a task once in their browser) that fit a request in their own words, best first, each with why it matched. Use it first whenever the person asks for a task in a web app (exporting, filing, signing up, ordering ...); then describe_ability the best match to learn its inputs before run_ability. Only enabled abilities are returned.",
+      inputSchema: FindAbilitiesArgsSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args, extra) => {
+      const query = AbilityLookupQuerySchema.parse({
+        user_query: args.request,
+        ...(args.project_id === undefined ? {} : { project_id: args.project_id }),
+        install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"],
+        include_private_owned_by_user: true,
+        schema_version: 1,
+      });
+      const [lookup, enabled] = await Promise.all([agent.post("/api/abilities/lookup", query, AbilityLookupResultSchema, extra.signal), enabledAbilities(agent, extra.signal)]);
+      const titles = new Map(enabled.map((entry) => [entry.ability_id, entry.title]));
+      const matches = lookup.matches.filter((match) => titles.has(match.ability_id)).slice(0, EXPLAINED_MATCHES);
+      const explained = await Promise.all(
+        matches.map(async (match) => {
+          const why = await agent.post(
+            "/api/abilities/explain-match",
+            { ability_id: match.ability_id, user_query: query.user_query, ...(query.project_id === undefined ? {} : { project_id: query.project_id }) },
+            AbilityExplainMatchResponseSchema,
+            extra.signal,
+          );
+          return {
+            ability_id: match.ability_id,
+            title: titles.get(match.ability_id),
+            score: Number(match.score.toFixed(3)),
+            usable_now: match.usable_now,
+            reasons: why.match_reasons.filter((reason) => reason.startsWith("wording:")).slice(0, REASONS_PER_MATCH),
+          };
+        }),
+      );
+      return toolResult({
+        request: query.user_query,
+        matches: explained,
+        next: explained.length === 0 ? "No enabled ability fits this request; the person can teach one in the Ability Learning side panel." : "Call describe_ability with the best match's ability_id to see its inputs before running it.",
+      });
+    },
+  );
+
+  server.registerTool(
+    "describe_ability",
+    {
+      title: "Describe an ability",
+      description:
+        "What one ability does and when to use it, the inputs a run needs (name, type, required, which are secret), the sites it acts on, the checkpoints a run proves, which steps wait for the person's confirmation, and its checkpoint health. Call it before run_ability and ask the person for any input you do not know; never guess secret inputs.",
+      inputSchema: DescribeAbilityArgsSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args, extra) => {
+      const entry = await requireEnabled(agent, args.ability_id, extra.signal);
+      const [spec, skill] = await Promise.all([
+        agent.get(`/api/abilities/${entry.ability_id}/run-spec`, AbilityRunSpecSchema, extra.signal),
+        agent.get(`/api/abilities/${entry.ability_id}/skill-md`, AbilitySkillMarkdownResponseSchema, extra.signal),
+      ]);
+      return toolResult({
+        ability_id: entry.ability_id,
+        title: spec.title,
+        what_it_does: skill.description ?? spec.description,
+        when_to_use: skill.when_to_use,
+        inputs: spec.inputs,
+        sites: spec.sites,
+        checkpoints: spec.checkpoints,
+        confirmation_steps: spec.confirmation_steps,
+        checkpoint_health: spec.checkpoint_health ?? entry.checkpoint_health ?? "no_data",
+        runnable: spec.runnable,
+        ...(spec.not_runnable_reason === undefined ? {} : { not_runnable_reason: spec.not_runnable_reason }),
+        instructions_resource: skillResourceUri(entry.ability_id),
+      });
+    },
+  );
+}
