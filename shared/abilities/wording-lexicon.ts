@@ -32,6 +32,12 @@ export interface Lexicon {
   weight(lemma: string): number;
   /** Whether WordNet lists this (possibly multi-word, `_`-joined) base form. */
   has(lemma: string): boolean;
+  /**
+   * The known words a word WordNet does not list is made of, with how close each is to it: a
+   * prefix and a known word ("rebook" → "book", "unsubscribe" → "subscribe"), or two known words
+   * run together ("username" → "name", the head, and "user"). Empty for a word WordNet lists.
+   */
+  parts(word: string): ReadonlyMap<string, number>;
 }
 
 export interface WordNetTexts {
@@ -70,6 +76,18 @@ const DETACH: Record<WordNetPos, ReadonlyArray<readonly [string, string]>> = {
   adj: [["er", ""], ["est", ""], ["er", "e"], ["est", "e"]],
   adv: [],
 };
+
+/**
+ * Prefixes that make a word from a word (English derivational morphology): "rebook", "preorder",
+ * "unsubscribe", "ecard". The word made is of the same topic as its base.
+ */
+const PREFIXES = ["re", "pre", "un", "de", "dis", "mis", "non", "co", "e", "over", "under", "sub", "super", "multi", "auto", "self", "cross", "inter", "out", "up"];
+/** How close a word WordNet does not list is to the word it is made from by a prefix, and to the parts of a compound. */
+export const PART_CLOSENESS = { prefixed: 0.75, head: 0.7, modifier: 0.5 } as const;
+/** The shortest part of a compound that is read as a word: "inbox" is "in" and "box", "ebook" needs a prefix. */
+const MIN_PART = 3;
+/** A base form used less than 1/RARE_LEMMA_SHARE as often as another of the same word is dropped. */
+const RARE_LEMMA_SHARE = 10;
 
 /** Suffixes stripped from a word WordNet does not know, longest first, so "repos" and "repo" meet. */
 const FALLBACK_SUFFIXES = ["ings", "ing", "ies", "ed", "es", "s"];
@@ -244,6 +262,13 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
       }
     }
     if (found.length === 0) found.push(fallbackStem(word));
+    else if (found.length > 1) {
+      // Of several base forms, one people rarely use is not what was meant: "wages" is "wage", not "wag".
+      const countOf = (lemma: string) => counts[wordIds.get(lemma) as number] as number;
+      const most = Math.max(...found.map(countOf));
+      const kept = found.filter((lemma) => lemma === word || countOf(lemma) * RARE_LEMMA_SHARE >= most);
+      found.splice(0, found.length, ...kept);
+    }
     if (lemmaCache.size > 50_000) lemmaCache.clear();
     lemmaCache.set(word, found);
     return found;
@@ -319,8 +344,37 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
     return out;
   };
 
+  const partsCache = new Map<string, ReadonlyMap<string, number>>();
+  const known = (word: string) => lemmas(word).find((lemma) => hasSenses(wordIds.get(lemma)));
+  const parts = (word: string): ReadonlyMap<string, number> => {
+    const cached = partsCache.get(word);
+    if (cached !== undefined) return cached;
+    const out = new Map<string, number>();
+    if (/^[a-z]+$/.test(word) && known(word) === undefined) {
+      for (const prefix of PREFIXES) {
+        const base = word.startsWith(prefix) && word.length - prefix.length >= MIN_PART ? known(word.slice(prefix.length)) : undefined;
+        if (base !== undefined) out.set(base, PART_CLOSENESS.prefixed);
+      }
+      if (out.size === 0) {
+        // Two known words run together; the longest head first (English compounds are head-final).
+        for (let cut = 2; cut <= word.length - MIN_PART; cut += 1) {
+          const head = known(word.slice(cut));
+          const modifier = known(word.slice(0, cut));
+          if (head === undefined || modifier === undefined) continue;
+          out.set(head, PART_CLOSENESS.head);
+          if (cut >= MIN_PART && !out.has(modifier)) out.set(modifier, PART_CLOSENESS.modifier);
+          break;
+        }
+      }
+    }
+    if (partsCache.size > 20_000) partsCache.clear();
+    partsCache.set(word, out);
+    return out;
+  };
+
   return {
     lemmas,
+    parts,
     related,
     broader,
     definitions,
@@ -355,7 +409,10 @@ function canonical(word: string): string {
 
 function fallbackStem(word: string): string {
   for (const suffix of FALLBACK_SUFFIXES) {
-    if (word.endsWith(suffix) && word.length - suffix.length >= 3) return word.slice(0, word.length - suffix.length);
+    if (!word.endsWith(suffix) || word.length - suffix.length < 3) continue;
+    // "-es" is a plural after a hissing sound only ("boxes", "caches"); "usernames" loses its "s".
+    if (suffix === "es" && !/(s|x|z|ch|sh)es$/.test(word)) continue;
+    return word.slice(0, word.length - suffix.length);
   }
   return word;
 }
@@ -368,4 +425,5 @@ export const BARE_LEXICON: Lexicon = {
   definitions: () => [],
   weight: () => 1,
   has: () => false,
+  parts: () => new Map(),
 };

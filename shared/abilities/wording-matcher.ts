@@ -2,7 +2,7 @@ import type { AbilityAvailabilityEntry } from "./availability";
 import { searchesLane } from "./baseline-scorer";
 import type { AbilityLookupQuery } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
-import { normalizeText, termsOf, type Term } from "./wording-terms";
+import { normalizeText, STOP_WORDS, termsOf, type Term } from "./wording-terms";
 
 /**
  * The wording matcher (issue #15): how well an ability's wording covers a request, whatever words
@@ -23,9 +23,10 @@ import { normalizeText, termsOf, type Term } from "./wording-terms";
  * - A match needs `text ≥ TEXT_MIN`: calibrated so a request about something else returns nothing.
  * - `rank_text` is `text` with each ability word weighed by its rarity in the snapshot (`Rarity`):
  *   found as a word most abilities hold ("make", "time"), a request word tells them apart less.
- * - `score` (what lookup returns, and ranks by) = 0.6 × rank_text, plus §0C.11C's scope, lane and
- *   checkpoint-health weights, halved when the ability is not usable now, in [0, 1]. 0.6 is what
- *   §0C.11C gives its text signals (trigger 0.4 + title 0.2), so scope and lane weigh as they do there.
+ * - `score` (what lookup returns, and ranks by) = 0.6 × min(1, rank_text / 0.6), plus §0C.11C's
+ *   scope, lane and checkpoint-health weights, halved when the ability is not usable now, in [0, 1].
+ *   0.6 is what §0C.11C gives its text signals (trigger 0.4 + title 0.2), reached from a text score
+ *   of `FULL_TEXT`, so scope and lane weigh as they do there.
  * - Never matched: quarantined abilities, disabled ones, lanes the query does not search, and
  *   any request containing a negative trigger (as written, or all its words by base form).
  */
@@ -56,6 +57,13 @@ export const MIN_REQUEST_WEIGHT = 1.2;
 /** Calibrated on the issue #15 evaluation set (BENCHMARKS.md): below it, nothing is matched. */
 export const TEXT_MIN = 0.4;
 export const TEXT_WEIGHT = 0.6;
+/**
+ * The text score from which an ability counts as fully worded for the request, as a full trigger
+ * and title match does in §0C.11C (0.4 + 0.2): `score` gives its text part `TEXT_WEIGHT × min(1,
+ * rank_text / FULL_TEXT)`, so that scope and lane weigh against a text difference as they do
+ * against §0C.11C's text steps, and two abilities both fully worded are ordered by them.
+ */
+export const FULL_TEXT = 0.6;
 
 /** The texts of each field of a document. */
 export function fieldTexts(document: LookupDocument): Record<Field, readonly string[]> {
@@ -97,6 +105,13 @@ export function queryTermsOf(
       };
       for (const lemma of term.lemmas) note(lemma, 1, lemma);
       for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
+      // A word WordNet does not list, made of words it does ("rebook", "username"): those words and theirs.
+      for (const lemma of term.lemmas) {
+        for (const [part, closeness] of lexicon.parts(lemma)) {
+          note(part, closeness, lemma);
+          for (const [word, related] of lexicon.related(part)) note(word, closeness * related, part);
+        }
+      }
       // The words that define it, as an ability's words bring theirs (documentWords).
       for (const lemma of term.lemmas) for (const word of definitionWords(lemma, lexicon)) note(word, DEFINITION_CLOSENESS, lemma);
       // A word WordNet does not know may be a shortening of an ability's word: "repo", "meds".
@@ -104,6 +119,20 @@ export function queryTermsOf(
         for (const lemma of term.lemmas) {
           if (lemma.length < MIN_ABBREVIATION || !/^[a-z]+$/.test(lemma)) continue;
           for (const word of wordsStartingWith(lemma)) if (word !== lemma) note(word, ABBREVIATION_CLOSENESS, lemma);
+        }
+      }
+      // And an ability's word WordNet does not know may be a shortening of this one: "admin" of "administrator", "app" of "application".
+      if (wordsStartingWith !== undefined) {
+        for (const written of new Set([term.word, ...term.lemmas])) {
+          if (!/^[a-z]+$/.test(written)) continue;
+          for (let cut = MIN_ABBREVIATION; cut < written.length - 1; cut += 1) {
+            const start = written.slice(0, cut);
+            if (STOP_WORDS.has(start) || lexicon.has(start)) continue;
+            for (const word of wordsStartingWith(start)) {
+              if (word === start) note(start, ABBREVIATION_CLOSENESS, written);
+              break;
+            }
+          }
         }
       }
       const expanded = { ...term, weight: Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma))), expansions };
@@ -134,7 +163,7 @@ export function textScore(totalWeight: number, found: number, titleFound: number
 
 /** §0C.11C steps 4–7 around the text score: scope, lane, checkpoint health, usability. */
 export function wordingScore(text: number, entry: AbilityAvailabilityEntry, projectId: string | undefined): number {
-  let score = TEXT_WEIGHT * text;
+  let score = TEXT_WEIGHT * Math.min(1, text / FULL_TEXT);
   if (projectId && entry.project_scopes.includes(projectId)) score += 0.15;
   else if (entry.project_scopes.length === 0 || entry.project_scopes.includes("*")) score += 0.05;
   if (entry.install_lane === "shared_promoted") score += 0.1;
@@ -222,7 +251,7 @@ export function findTerm(term: QueryTerm, fields: DocumentWords): { value: numbe
               ? "as written"
               : `as "${lemma}"`
             : own < 1
-              ? `via "${lemma}", which a word of the ability is a kind of or is defined by (${(closeness * own).toFixed(2)})`
+              ? `via "${lemma}", which a word of the ability is a kind of, is defined by or is made of (${(closeness * own).toFixed(2)})`
               : `via related word "${lemma}" (of "${via}", ${closeness.toFixed(2)})`;
         reason = `"${term.word}" found ${how} in ${field}`;
       }
@@ -307,6 +336,8 @@ export function wordsAround(lemma: string, lexicon: Lexicon, cache: Map<string, 
     const words = new Map<string, number>();
     for (const [broader, closeness] of lexicon.broader(lemma)) if ((words.get(broader) ?? 0) < closeness) words.set(broader, closeness);
     for (const word of definitionWords(lemma, lexicon)) if ((words.get(word) ?? 0) < DEFINITION_CLOSENESS) words.set(word, DEFINITION_CLOSENESS);
+    // A word WordNet does not list brings the words it is made of ("inbox" → "box").
+    for (const [part, closeness] of lexicon.parts(lemma)) if ((words.get(part) ?? 0) < closeness) words.set(part, closeness);
     words.delete(lemma);
     cache.set(lemma, (found = words));
   }
