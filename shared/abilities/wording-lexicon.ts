@@ -38,6 +38,8 @@ export interface Lexicon {
    * run together ("username" → "name", the head, and "user"). Empty for a word WordNet lists.
    */
   parts(word: string): ReadonlyMap<string, number>;
+  /** Whether a base form is used mostly as a verb (WordNet's tagged counts): "delete", "export", not "order" or "book". */
+  mostlyVerb(lemma: string): boolean;
 }
 
 export interface WordNetTexts {
@@ -217,14 +219,18 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
   });
   // Words that say when or how rather than what (time nouns, adverbs): the details of a request, not its task.
   const circumstantial = new Uint8Array(words.length);
-  for (const [id, file] of primaryFile) if (file === LEXFILE_NOUN_TIME || file === LEXFILE_ADVERB) circumstantial[id] = 1;
+  // A phrase WordNet lists ("time_off", "day_off") names a thing of its own, not when it happens.
+  for (const [id, file] of primaryFile) if ((file === LEXFILE_NOUN_TIME || file === LEXFILE_ADVERB) && !(words[id] as string).includes("_")) circumstantial[id] = 1;
   const counts = new Float64Array(words.length);
+  // The part of the counts in verb senses (sense keys "lemma%2:…").
+  const verbCounts = new Float64Array(words.length);
   for (const line of texts.senses.split("\n")) {
     const percent = line.indexOf("%");
     if (percent <= 0) continue;
     const id = wordIds.get(line.slice(0, percent));
     const count = Number.parseInt(line.slice(line.lastIndexOf(" ") + 1), 10);
     if (id !== undefined && count > 0) counts[id] = (counts[id] as number) + count;
+    if (id !== undefined && count > 0 && line.charCodeAt(percent + 1) === 50) verbCounts[id] = (verbCounts[id] as number) + count;
   }
   const synsetMembers = listsOf(synsetCount, synsetWords);
   const pointers = listsOf(synsetCount, pointerPairs);
@@ -384,6 +390,13 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
       return (circumstantial[id] === 1 ? CIRCUMSTANTIAL_SHARE : 1) / (1 + Math.log1p(counts[id] as number) / 4);
     },
     has: (lemma) => hasSenses(wordIds.get(lemma)),
+    mostlyVerb: (lemma) => {
+      const id = wordIds.get(lemma);
+      if (id === undefined || ((partsOfSpeech[id] as number) & 2) === 0) return false;
+      const total = counts[id] as number;
+      // Never seen in the tagged corpus: a verb if it is only a verb.
+      return total > 0 ? (verbCounts[id] as number) * 2 > total : partsOfSpeech[id] === 2;
+    },
   };
 }
 
@@ -426,4 +439,5 @@ export const BARE_LEXICON: Lexicon = {
   weight: () => 1,
   has: () => false,
   parts: () => new Map(),
+  mostlyVerb: () => false,
 };

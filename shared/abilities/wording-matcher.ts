@@ -79,8 +79,23 @@ export function fieldTexts(document: LookupDocument): Record<Field, readonly str
 /** A request word's ways to be found: base forms (closeness 1) and related words. */
 export interface QueryTerm extends Term {
   weight: number;
+  /**
+   * The action the request asks for: its first word, when that word is mostly used as a verb and
+   * is not a light one ("delete all invoices"; not "get", "make"). An ability whose wording has
+   * nothing of it, not even loosely, likely does something else to the same things ("Export the
+   * monthly invoices"): the action then weighs `1 + ACTION_PENALTY` times in the request.
+   */
+  action?: boolean;
   expansions: ReadonlyMap<string, { closeness: number; via: string }>;
 }
+
+/** A verb weighing less than this (used very often: "get", "make", "save") is not read as the request's action. */
+export const ACTION_MIN_WEIGHT = 0.5;
+/**
+ * A request whose action an ability's wording has nothing of counts that action this many times
+ * more in its weight: "delete all invoices" is at most half covered by "Export the monthly invoices".
+ */
+export const ACTION_PENALTY = 1;
 
 /** How close a word WordNet does not know is to an ability word it begins ("repo" → "repository"). */
 export const ABBREVIATION_CLOSENESS = 0.7;
@@ -96,8 +111,9 @@ export function queryTermsOf(
 ): QueryTerm[] {
   return termsOf(query, lexicon)
     .slice(0, MAX_QUERY_TERMS)
-    .map((term) => {
-      const cached = cache?.get(term.word);
+    .map((term, at) => {
+      const key = at === 0 ? `${term.word}\u0000first` : term.word;
+      const cached = cache?.get(key);
       if (cached !== undefined) return cached;
       const expansions = new Map<string, { closeness: number; via: string }>();
       const note = (lemma: string, closeness: number, via: string) => {
@@ -135,10 +151,13 @@ export function queryTermsOf(
           }
         }
       }
-      const expanded = { ...term, weight: Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma))), expansions };
+      const weight = Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma)));
+      // A light verb ("get", "make", "set up") says little of the action: the rest of the request does.
+      const action = at === 0 && weight >= ACTION_MIN_WEIGHT && term.lemmas.some((lemma) => lexicon.mostlyVerb(lemma));
+      const expanded = { ...term, weight, expansions, ...(action ? { action } : {}) };
       if (cache !== undefined) {
         if (cache.size > 5_000) cache.clear();
-        cache.set(term.word, expanded);
+        cache.set(key, expanded);
       }
       return expanded;
     });
@@ -377,9 +396,15 @@ export function explainWording(query: AbilityLookupQuery, document: LookupDocume
   const hits: Array<{ term: string; lemma: string; reason: string }> = [];
   const reasons: string[] = [];
   const missing: string[] = [];
+  let actionMissing: string | undefined;
+  let actionWeight = 0;
   for (const term of terms) {
     total += term.weight;
     const hit = findTerm(term, fields);
+    if (term.action === true && hit.value === 0) {
+      actionMissing = term.word;
+      actionWeight = term.weight;
+    }
     if (hit.titleLemma !== undefined) use.addTitle(hit.titleLemma, hit.title);
     if (hit.lemma === undefined || hit.reason === undefined) {
       missing.push(term.word);
@@ -392,8 +417,9 @@ export function explainWording(query: AbilityLookupQuery, document: LookupDocume
     const owner = use.termOf(lemma);
     reasons.push(owner === term ? reason : `${reason}, but "${lemma}" counts for "${owner}"`);
   }
-  const text = textScore(total, use.found, use.title, titleTerms);
-  const rankText = textScore(total, use.ranked, use.title, titleTerms);
+  const penalty = ACTION_PENALTY * actionWeight;
+  const text = textScore(total + penalty, use.found, use.title, titleTerms);
+  const rankText = textScore(total + penalty, use.ranked, use.title, titleTerms);
   const score = wordingScore(rankText, document.entry, query.project_id);
   const rejections: string[] = [];
   const rejection = wordingRejection(query, document.entry);
@@ -403,6 +429,7 @@ export function explainWording(query: AbilityLookupQuery, document: LookupDocume
   if (terms.length === 0) rejections.push(`the request "${normalizeText(query.user_query).slice(0, 80)}" has no words that carry meaning`);
   else if (text < TEXT_MIN) rejections.push(`wording covers ${(text * 100).toFixed(0)} % of the request, below ${(TEXT_MIN * 100).toFixed(0)} %`);
   if (missing.length > 0) reasons.push(`not found: ${missing.map((word) => `"${word}"`).join(", ")}`);
+  if (actionMissing !== undefined) reasons.push(`"${actionMissing}", the action asked for, is nowhere in the ability's wording: it counts twice in the request`);
   reasons.unshift(`wording text score ${text.toFixed(2)} (matches from ${TEXT_MIN.toFixed(2)}); ${rankText.toFixed(2)} weighed by how few abilities hold the words found (ranks by it)`);
   if (!document.entry.usable_now) reasons.push(`usable_now=false: ${document.entry.reason_unusable ?? "unknown"}`);
   return { matched: rejections.length === 0, score, text, rank_text: rankText, reasons, rejections };
