@@ -2,25 +2,21 @@ import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
 import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
 import { termsOf, type Term } from "./wording-terms";
+import { ACTION_PENALTY, MAX_QUERY_TERMS, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 import {
   evidence,
   fieldTexts,
-  wordsAround,
   explainWording,
   FIELD_WEIGHTS,
   FIELDS,
   lemmaSetOf,
-  MAX_QUERY_TERMS,
-  ACTION_PENALTY,
   negativeTriggerHit,
-  queryTermsOf,
   rarityOf,
   TEXT_MIN,
   textScore,
   wordingRejection,
   wordingScore,
   type LookupDocument,
-  type QueryTerm,
   type Rarity,
   type WordingExplanation,
 } from "./wording-matcher";

@@ -11,6 +11,8 @@
  * ("order" as "tell") do not drag unrelated words in.
  */
 
+import { fallbackStem, partsOf } from "./wording-morphology";
+
 export interface Lexicon {
   /** Base forms of a word that WordNet knows (morphy); for other words, a suffix-stripped stem. */
   lemmas(word: string): readonly string[];
@@ -79,20 +81,9 @@ const DETACH: Record<WordNetPos, ReadonlyArray<readonly [string, string]>> = {
   adv: [],
 };
 
-/**
- * Prefixes that make a word from a word (English derivational morphology): "rebook", "preorder",
- * "unsubscribe", "ecard". The word made is of the same topic as its base.
- */
-const PREFIXES = ["re", "pre", "un", "de", "dis", "mis", "non", "co", "e", "over", "under", "sub", "super", "multi", "auto", "self", "cross", "inter", "out", "up"];
-/** How close a word WordNet does not list is to the word it is made from by a prefix, and to the parts of a compound. */
-export const PART_CLOSENESS = { prefixed: 0.75, head: 0.7, modifier: 0.5 } as const;
-/** The shortest part of a compound that is read as a word: "inbox" is "in" and "box", "ebook" needs a prefix. */
-const MIN_PART = 3;
 /** A base form used less than 1/RARE_LEMMA_SHARE as often as another of the same word is dropped. */
 const RARE_LEMMA_SHARE = 10;
 
-/** Suffixes stripped from a word WordNet does not know, longest first, so "repos" and "repo" meet. */
-const FALLBACK_SUFFIXES = ["ings", "ing", "ies", "ed", "es", "s"];
 
 /** Many short lists of numbers in two typed arrays: list `n` is `items[starts[n]]` up to `items[starts[n + 1]]`. */
 interface Lists {
@@ -351,31 +342,13 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
   };
 
   const partsCache = new Map<string, ReadonlyMap<string, number>>();
-  const known = (word: string) => lemmas(word).find((lemma) => hasSenses(wordIds.get(lemma)));
   const parts = (word: string): ReadonlyMap<string, number> => {
-    const cached = partsCache.get(word);
-    if (cached !== undefined) return cached;
-    const out = new Map<string, number>();
-    if (/^[a-z]+$/.test(word) && known(word) === undefined) {
-      for (const prefix of PREFIXES) {
-        const base = word.startsWith(prefix) && word.length - prefix.length >= MIN_PART ? known(word.slice(prefix.length)) : undefined;
-        if (base !== undefined) out.set(base, PART_CLOSENESS.prefixed);
-      }
-      if (out.size === 0) {
-        // Two known words run together; the longest head first (English compounds are head-final).
-        for (let cut = 2; cut <= word.length - MIN_PART; cut += 1) {
-          const head = known(word.slice(cut));
-          const modifier = known(word.slice(0, cut));
-          if (head === undefined || modifier === undefined) continue;
-          out.set(head, PART_CLOSENESS.head);
-          if (cut >= MIN_PART && !out.has(modifier)) out.set(modifier, PART_CLOSENESS.modifier);
-          break;
-        }
-      }
+    let found = partsCache.get(word);
+    if (found === undefined) {
+      if (partsCache.size > 20_000) partsCache.clear();
+      partsCache.set(word, (found = partsOf(word, (candidate) => lemmas(candidate).find((lemma) => hasSenses(wordIds.get(lemma))))));
     }
-    if (partsCache.size > 20_000) partsCache.clear();
-    partsCache.set(word, out);
-    return out;
+    return found;
   };
 
   return {
@@ -420,15 +393,6 @@ function canonical(word: string): string {
   return word.replace(/-/g, "_");
 }
 
-function fallbackStem(word: string): string {
-  for (const suffix of FALLBACK_SUFFIXES) {
-    if (!word.endsWith(suffix) || word.length - suffix.length < 3) continue;
-    // "-es" is a plural after a hissing sound only ("boxes", "caches"); "usernames" loses its "s".
-    if (suffix === "es" && !/(s|x|z|ch|sh)es$/.test(word)) continue;
-    return word.slice(0, word.length - suffix.length);
-  }
-  return word;
-}
 
 /** A lexicon without a lexical resource: words are their own base forms, nothing is related. */
 export const BARE_LEXICON: Lexicon = {
