@@ -32,6 +32,9 @@ export const ACTION_MIN_WEIGHT = 0.5;
  */
 export const ACTION_PENALTY = 1;
 
+/** How much a word neither WordNet nor any ability knows weighs in a request (a rare word weighs 1). */
+export const UNKNOWN_WORD_WEIGHT = 0.35;
+
 /** How close a word WordNet does not know is to an ability word it begins ("repo" → "repository"). */
 export const ABBREVIATION_CLOSENESS = 0.7;
 const MIN_ABBREVIATION = 3;
@@ -86,7 +89,13 @@ export function queryTermsOf(
           }
         }
       }
-      const weight = Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma)));
+      // A word neither WordNet nor any ability knows, by any of its ways to be found, is a name, a code or a value ("maria", "save10"): what the request is about is in its other words.
+      const holds = (word: string) => {
+        for (const held of wordsStartingWith?.(word) ?? []) return held === word;
+        return false;
+      };
+      const unknown = wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma)) && ![...expansions.keys()].some(holds);
+      const weight = unknown ? UNKNOWN_WORD_WEIGHT : Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma)));
       // A light verb ("get", "make", "set up") says little of the action: the rest of the request does.
       const action = at === 0 && weight >= ACTION_MIN_WEIGHT && term.lemmas.some((lemma) => lexicon.mostlyVerb(lemma));
       const expanded = { ...term, weight, expansions, ...(action ? { action } : {}) };

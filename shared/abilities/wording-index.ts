@@ -324,9 +324,11 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     /** The matcher's verdict on one ability of the snapshot, with reasons; undefined if it is not in it. */
     /** How much finding a word says in this snapshot (see `Rarity`). */
     rarity,
+    /** The snapshot's words that begin with a prefix (shortenings, and whether any ability knows a word). */
+    wordsStartingWith,
     explain(query: AbilityLookupQuery, abilityId: string): WordingExplanation | undefined {
       const doc = byId.get(abilityId);
-      return doc === undefined ? undefined : explainWording(query, documents[doc] as LookupDocument, lexicon, rarity);
+      return doc === undefined ? undefined : explainWording(query, documents[doc] as LookupDocument, lexicon, rarity, wordsStartingWith);
     },
   };
 }

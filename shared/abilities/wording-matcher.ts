@@ -272,10 +272,17 @@ export function documentWords(
 }
 
 /** The matcher's verdict on one ability, with its reasons: the same score a lookup gives it. */
-export function explainWording(query: AbilityLookupQuery, document: LookupDocument, lexicon: Lexicon, rarity: Rarity = NO_RARITY): WordingExplanation {
+export function explainWording(
+  query: AbilityLookupQuery,
+  document: LookupDocument,
+  lexicon: Lexicon,
+  rarity: Rarity = NO_RARITY,
+  /** The words of the snapshot the ability is in, that begin with a prefix (an index's); by default the ability's own. */
+  wordsStartingWith?: (prefix: string) => Iterable<string>,
+): WordingExplanation {
   const { fields, titleTerms } = documentWords(document, lexicon);
-  const words = [...new Set([...fields.values()].flatMap((field) => [...field.keys()]))];
-  const terms = queryTermsOf(query.user_query, lexicon, (prefix) => words.filter((word) => word.startsWith(prefix)));
+  const words = [...new Set([...fields.values()].flatMap((field) => [...field.keys()]))].sort();
+  const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith ?? ((prefix) => words.filter((word) => word.startsWith(prefix))));
   let total = 0;
   const use = new WordUse();
   const hits: Array<{ term: string; lemma: string; reason: string }> = [];
