@@ -126,14 +126,14 @@ export function wordsAround(lemma: string, lexicon: Lexicon, cache: Map<string, 
     const words = new Map<string, number>();
     for (const [broader, closeness] of lexicon.broader(lemma)) if ((words.get(broader) ?? 0) < closeness) words.set(broader, closeness);
     for (const word of definitionWords(lemma, lexicon)) if ((words.get(word) ?? 0) < DEFINITION_CLOSENESS) words.set(word, DEFINITION_CLOSENESS);
-    // A word WordNet does not list brings the words it is made of ("inbox" → "box"), and theirs.
+    // A word WordNet does not list brings the words it is made of ("inbox" → "box"), and their broader words
+    // (their defining words too were measured: the same figures, more postings to walk).
     const note = (word: string, closeness: number) => {
       if ((words.get(word) ?? 0) < closeness) words.set(word, closeness);
     };
     for (const [part, closeness] of lexicon.parts(lemma)) {
       note(part, closeness);
       for (const [broader, near] of lexicon.broader(part)) note(broader, closeness * near);
-      for (const word of definitionWords(part, lexicon)) note(word, closeness * DEFINITION_CLOSENESS);
     }
     words.delete(lemma);
     cache.set(lemma, (found = words));
