@@ -1,5 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { whenToUseLines } from "./ability-lookup-service";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { AbilityAvailabilityEntrySchema, AbilityAvailabilitySnapshotSchema, type AbilityAvailabilityEntry, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
+import { AbilityLookupQuerySchema } from "../../shared/abilities/lookup-contract";
+import { openMemoryStore, type MemoryStore } from "../memory/memory-store";
+import { makeTempMemoryRoot } from "../test-support/temp-memory";
+import { createAbilityLookupService, whenToUseLines } from "./ability-lookup-service";
+import { createWordNetLexiconLoader } from "./wordnet-lexicon";
 
 describe("whenToUseLines (issue #15)", () => {
   it("reads the lines of the When to use section as written, without the Markdown escapes", () => {
@@ -21,4 +27,44 @@ describe("whenToUseLines (issue #15)", () => {
   it("is empty for a SKILL.md without the section", () => {
     expect(whenToUseLines("# Title\n\nSome text.\n")).toEqual([]);
   });
+});
+
+describe("trigger tests through the wording matcher (issue #15)", () => {
+  const entry = (over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>>): AbilityAvailabilityEntry =>
+    AbilityAvailabilityEntrySchema.parse({ family: "browser", source: "learned", install_lane: "experimental_private", enabled: true, usable_now: true, schema_version: 1, ...over });
+  const exportInvoices = entry({ ability_id: "learned.export-invoices", title: "Export the monthly invoices", trigger_phrases: ["export the monthly invoices"] });
+  const bookRoom = entry({ ability_id: "learned.book-room", title: "Book a meeting room for the team", trigger_phrases: ["book a meeting room"] });
+  let memory: MemoryStore;
+  let cleanup: () => Promise<void>;
+  const snapshot: AbilityAvailabilitySnapshot = AbilityAvailabilitySnapshotSchema.parse({ abilities: [bookRoom], snapshot_as_of: "2026-11-24T10:00:00.000Z", schema_version: 1 });
+  const lexicon = createWordNetLexiconLoader();
+  const service = () => createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon });
+
+  beforeAll(async () => {
+    const temp = await makeTempMemoryRoot();
+    memory = await openMemoryStore({ root: temp.root });
+    cleanup = async () => {
+      await memory.close();
+      await temp.cleanup();
+    };
+  }, 60_000);
+  afterAll(async () => cleanup());
+
+  it("judges a skill alone as lookup would: a paraphrase finds it, another action on the same things does not", async () => {
+    const verdictOf = await service().verdictsFor(exportInvoices);
+    expect(verdictOf("download this month's bills").matched).toBe(true);
+    expect(verdictOf("delete all invoices").matched).toBe(false);
+    expect(verdictOf("tell me a joke").matched).toBe(false);
+    // A quarantined skill is found for nothing.
+    const quarantined = await service().verdictsFor({ ...exportInvoices, checkpoint_health: "quarantined" });
+    expect(quarantined("export the monthly invoices").rejections).toContain("quarantined");
+  }, 60_000);
+
+  it("looks a request up among the installed abilities with a candidate that is not installed yet", async () => {
+    const lookups = service();
+    const query = (text: string) => AbilityLookupQuerySchema.parse({ user_query: text, install_lanes_allowed: ["experimental_private"], schema_version: 1 });
+    expect((await lookups.lookup(query("save the invoices of the month as a file"))).map((match) => match.ability_id)).toEqual([]);
+    expect((await lookups.lookupWith(exportInvoices, query("export the invoices for this month")))[0]?.ability_id).toBe("learned.export-invoices");
+    expect((await lookups.lookupWith(exportInvoices, query("reserve a room for the team")))[0]?.ability_id).toBe("learned.book-room");
+  }, 60_000);
 });

@@ -1,8 +1,8 @@
 import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
-import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup-contract";
+import { AbilityLookupQuerySchema, type AbilityLookupQuery, type AbilityLookupResult } from "../../shared/abilities/lookup-contract";
 import type { Lexicon } from "../../shared/abilities/wording-lexicon";
 import { createWordingIndex, type WordingIndex } from "../../shared/abilities/wording-index";
-import type { LookupDocument, WordingExplanation } from "../../shared/abilities/wording-matcher";
+import { explainWording, type LookupDocument, type WordingExplanation } from "../../shared/abilities/wording-matcher";
 import { ProposalTriggerTestsSchema } from "../../shared/learning/proposal-tests";
 import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
 import type { MemoryStore } from "../memory/memory-store";
@@ -21,6 +21,17 @@ export interface AbilityLookupService {
   lookup(query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
   /** The wording matcher's verdict on one ability; undefined when the snapshot has no such ability. */
   explain(query: AbilityLookupQuery, abilityId: string): Promise<WordingExplanation | undefined>;
+  /**
+   * The same lookup over the current snapshot with `candidate` in place of any ability of its id:
+   * would this request find an ability that is not installed yet (an import's trigger test)?
+   */
+  lookupWith(candidate: AbilityAvailabilityEntry, query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
+  /**
+   * The matcher's verdict on a request for one ability alone, from its entry only (a proposal's
+   * trigger tests at validation): its trigger tests are not part of its wording, so a test can
+   * never find itself. Loads the lexicon, then answers synchronously.
+   */
+  verdictsFor(entry: AbilityAvailabilityEntry): Promise<(request: string) => WordingExplanation>;
 }
 
 /** The "When to use" lines of a SKILL.md, as written (emit-skill.ts escapes Markdown with backslashes). */
@@ -40,7 +51,7 @@ export function whenToUseLines(markdown: string): string[] {
  */
 export function createAbilityLookupService(deps: AbilityLookupServiceDeps): AbilityLookupService {
   // Keyed by the snapshot object, as the availability route's entity tag is: a new snapshot, a new index.
-  let current: { of: AbilityAvailabilitySnapshot; index: Promise<WordingIndex> } | undefined;
+  let current: { of: AbilityAvailabilitySnapshot; documents: Promise<LookupDocument[]>; index: Promise<WordingIndex> } | undefined;
 
   const documentOf = async (entry: AbilityAvailabilityEntry): Promise<LookupDocument> => {
     if (entry.skill_slug === undefined) return { entry };
@@ -69,18 +80,20 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     };
   };
 
-  const indexFor = async (): Promise<WordingIndex> => {
+  const currentFor = async () => {
     const { snapshot } = await deps.snapshot();
     if (current?.of !== snapshot) {
-      const building = Promise.all([deps.lexicon.load(), Promise.all(snapshot.abilities.map(documentOf))]).then(([lexicon, documents]) => createWordingIndex(documents, lexicon));
-      current = { of: snapshot, index: building };
+      const documents = Promise.all(snapshot.abilities.map(documentOf));
+      const building = Promise.all([deps.lexicon.load(), documents]).then(([lexicon, read]) => createWordingIndex(read, lexicon));
+      current = { of: snapshot, documents, index: building };
       // A failed build (the lexicon could not be read) is not kept: the next lookup tries again.
       building.catch(() => {
         if (current?.index === building) current = undefined;
       });
     }
-    return current.index;
+    return current;
   };
+  const indexFor = async (): Promise<WordingIndex> => (await currentFor()).index;
 
   return {
     async lookup(query) {
@@ -88,6 +101,15 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     },
     async explain(query, abilityId) {
       return (await indexFor()).explain(query, abilityId);
+    },
+    async lookupWith(candidate, query) {
+      const [lexicon, documents] = await Promise.all([deps.lexicon.load(), currentFor().then((found) => found.documents)]);
+      const others = documents.filter((document) => document.entry.ability_id !== candidate.ability_id);
+      return createWordingIndex([...others, await documentOf(candidate)], lexicon).lookup(query);
+    },
+    async verdictsFor(entry) {
+      const lexicon = await deps.lexicon.load();
+      return (request) => explainWording(AbilityLookupQuerySchema.parse({ user_query: request.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 }), { entry }, lexicon);
     },
   };
 }

@@ -28,9 +28,8 @@ import type { ValidationService } from "../learning/validation/validation-servic
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import { ImportPaths } from "../skill-import/import-store";
-import { createAbilityLookupService, whenToUseLines } from "./ability-lookup-service";
+import { whenToUseLines } from "./ability-lookup-service";
 import type { AbilityService } from "./ability-service";
-import { createWordNetLexiconLoader } from "./wordnet-lexicon";
 import type { WorkspaceProjector } from "./workspace-projection";
 
 export interface AbilityRoutesOptions {
@@ -48,8 +47,8 @@ const AbilityParamsSchema = z.object({ abilityId: z.string().regex(/^[a-z0-9][a-
 
 /** Install and approve (§0C.16 proposal routes) and the §0C.16 ability routes (issue #6). */
 export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock, memory, projector }) => {
-  // Issue #15: lookups are ranked by the wording matcher; WordNet is read on the first lookup, not at start.
-  const lookups = createAbilityLookupService({ memory, snapshot: () => abilities.snapshot(), lexicon: createWordNetLexiconLoader() });
+  // Issue #15: lookups are ranked by the wording matcher (the ability service's, one WordNet per agent).
+  const lookups = abilities.lookups;
   /**
    * The availability answer's entity tag: a digest of the snapshot, computed once per snapshot the
    * service holds (each §0C.11B trigger writes a new one), plus the stale flag.

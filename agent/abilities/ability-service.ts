@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
-import { createBaselineIndex } from "../../shared/abilities/baseline-index";
 import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup-contract";
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
 import { CapabilityManifestSchema } from "../../shared/capabilities/capability-manifest";
@@ -20,6 +19,8 @@ import { createAvailabilityViews } from "./availability-views";
 import type { SkillFolderSource } from "./skill-folders";
 import { InstallSagaJournalSchema, type InstallSagaJournal, type InstallSagaStep } from "./install-saga-journal";
 import type { WorkspaceProjector } from "./workspace-projection";
+import { createAbilityLookupService, type AbilityLookupService } from "./ability-lookup-service";
+import { createWordNetLexiconLoader } from "./wordnet-lexicon";
 
 export { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./install-saga-journal";
 
@@ -62,6 +63,8 @@ export interface AbilityService {
    * would this request find an ability that is not installed yet (an import's trigger test)?
    */
   lookupWith(candidate: AbilityAvailabilityEntry, query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
+  /** Lookups through the wording matcher (issue #15), one WordNet per agent: lookup, explain-match, trigger tests. */
+  lookups: AbilityLookupService;
 }
 
 /**
@@ -316,6 +319,8 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     await deps.memory.remove(MemoryPaths.installSaga(journal.saga_id)).catch(() => undefined);
   };
 
+  // Issue #15: the wording matcher; WordNet is read on the first lookup, not at start.
+  const lookups = createAbilityLookupService({ memory: deps.memory, snapshot: () => service.snapshot(), lexicon: createWordNetLexiconLoader() });
   const service: AbilityService = {
     refreshAvailability,
 
@@ -362,10 +367,8 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       return run;
     },
 
-    async lookupWith(candidate, query) {
-      const { snapshot } = await service.snapshot();
-      return createBaselineIndex([...snapshot.abilities.filter((entry) => entry.ability_id !== candidate.ability_id), candidate]).lookup(query);
-    },
+    lookupWith: (candidate, query) => lookups.lookupWith(candidate, query),
+    lookups,
 
     async install(proposalId, lane) {
       // One saga at a time: a second Install or Approve started while one runs would capture

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InstallLaneSchema } from "../skills/proposal";
-import { TEXT_MIN } from "./wording-matcher";
+import { FULL_TEXT, TEXT_MIN } from "./wording-matcher";
 
 /**
  * §0C.11 Body of `POST /api/abilities/lookup`. By default only approved and shared lanes are
@@ -22,7 +22,7 @@ export const AbilityLookupQuerySchema = z.object({
 export type AbilityLookupQuery = z.infer<typeof AbilityLookupQuerySchema>;
 
 /** What a lookup match's `score` means since issue #15 (the OpenAPI description says the same). */
-export const LOOKUP_SCORE_MEANING = `The wording matcher's score in [0, 1]: 0.6 × how much of the request the ability's wording covers (its title, description, triggers, when-to-use lines and trigger tests; words matched by base form or through WordNet's related words; each ability word counted once, weighed by how few installed abilities hold it), plus §0C.11C's scope, lane and checkpoint-health weights, halved when the ability is not usable now. A match needs a wording score (the same share, unweighed by rarity) of at least ${TEXT_MIN}.`;
+export const LOOKUP_SCORE_MEANING = `The wording matcher's score in [0, 1]: 0.6 × how much of the request the ability's wording covers (its title, description, triggers, when-to-use lines and trigger tests; words matched by base form, as parts of a word WordNet does not list, as shortenings, or through WordNet's related words; each ability word counted once, weighed by how few installed abilities hold it), reaching 0.6 (§0C.11C's full trigger and title match) at a covered share of ${FULL_TEXT}, plus §0C.11C's scope, lane and checkpoint-health weights, halved when the ability is not usable now. A match needs a wording score (the same share, unweighed by rarity) of at least ${TEXT_MIN}.`;
 
 /** §0C.11 Response of `POST /api/abilities/lookup`, best match first (the wording matcher, issue #15). */
 export const AbilityLookupResultSchema = z.object({

@@ -2,24 +2,21 @@ import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
 import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
 import { termsOf, type Term } from "./wording-terms";
+import { ACTION_PENALTY, MAX_QUERY_TERMS, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 import {
   evidence,
   fieldTexts,
-  wordsAround,
   explainWording,
   FIELD_WEIGHTS,
   FIELDS,
   lemmaSetOf,
-  MAX_QUERY_TERMS,
   negativeTriggerHit,
-  queryTermsOf,
   rarityOf,
   TEXT_MIN,
   textScore,
   wordingRejection,
   wordingScore,
   type LookupDocument,
-  type QueryTerm,
   type Rarity,
   type WordingExplanation,
 } from "./wording-matcher";
@@ -140,6 +137,8 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   const ranked = new Float64Array(count);
   const touched = new Int32Array(count);
   const reached = new Int32Array(count);
+  // Abilities whose wording has the request's action (its first word, when a verb), stamped per query.
+  const actionStamp = new Int32Array(count);
   const expansions = new Map<string, QueryTerm>();
   // Each negative trigger's words, read once.
   const negatives = new Map<string, readonly Term[]>();
@@ -172,6 +171,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     if (epoch === 0x7fffffff) {
       termStamp.fill(0);
       queryStamp.fill(0);
+      actionStamp.fill(0);
       epoch = 1;
     }
     return epoch;
@@ -197,6 +197,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
       }
     }
     for (const lemma of shared) lemmaIds.set(lemma, lemmaIds.size);
+    const action = terms[0]?.action === true;
     for (const term of terms) {
       totalWeight += term.weight;
       const termEpoch = nextEpoch();
@@ -228,6 +229,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
       }
       for (let n = 0; n < touchedCount; n += 1) {
         const doc = touched[n] as number;
+        if (term.action === true) actionStamp[doc] = queryEpoch;
         if (queryStamp[doc] !== queryEpoch) {
           queryStamp[doc] = queryEpoch;
           found[doc] = 0;
@@ -284,9 +286,11 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     const scored: Array<{ doc: number; text: number; rankText: number; score: number }> = [];
     for (let n = 0; n < reachedCount; n += 1) {
       const doc = reached[n] as number;
-      const text = textScore(totalWeight, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
+      const missing = action && actionStamp[doc] !== queryEpoch;
+      const total = missing ? totalWeight + ACTION_PENALTY * ((terms[0] as QueryTerm).weight) : totalWeight;
+      const text = textScore(total, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
       if (text < TEXT_MIN) continue;
-      const rankText = textScore(totalWeight, ranked[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
+      const rankText = textScore(total, ranked[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
       scored.push({ doc, text, rankText, score: wordingScore(rankText, (documents[doc] as LookupDocument).entry, query.project_id) });
     }
     scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));
@@ -320,9 +324,11 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     /** The matcher's verdict on one ability of the snapshot, with reasons; undefined if it is not in it. */
     /** How much finding a word says in this snapshot (see `Rarity`). */
     rarity,
+    /** The snapshot's words that begin with a prefix (shortenings, and whether any ability knows a word). */
+    wordsStartingWith,
     explain(query: AbilityLookupQuery, abilityId: string): WordingExplanation | undefined {
       const doc = byId.get(abilityId);
-      return doc === undefined ? undefined : explainWording(query, documents[doc] as LookupDocument, lexicon, rarity);
+      return doc === undefined ? undefined : explainWording(query, documents[doc] as LookupDocument, lexicon, rarity, wordsStartingWith);
     },
   };
 }

@@ -11,6 +11,8 @@
  * ("order" as "tell") do not drag unrelated words in.
  */
 
+import { fallbackStem, partsOf } from "./wording-morphology";
+
 export interface Lexicon {
   /** Base forms of a word that WordNet knows (morphy); for other words, a suffix-stripped stem. */
   lemmas(word: string): readonly string[];
@@ -32,6 +34,14 @@ export interface Lexicon {
   weight(lemma: string): number;
   /** Whether WordNet lists this (possibly multi-word, `_`-joined) base form. */
   has(lemma: string): boolean;
+  /**
+   * The known words a word WordNet does not list is made of, with how close each is to it: a
+   * prefix and a known word ("rebook" → "book", "unsubscribe" → "subscribe"), or two known words
+   * run together ("username" → "name", the head, and "user"). Empty for a word WordNet lists.
+   */
+  parts(word: string): ReadonlyMap<string, number>;
+  /** Whether a base form is used mostly as a verb (WordNet's tagged counts): "delete", "export", not "order" or "book". */
+  mostlyVerb(lemma: string): boolean;
 }
 
 export interface WordNetTexts {
@@ -71,8 +81,9 @@ const DETACH: Record<WordNetPos, ReadonlyArray<readonly [string, string]>> = {
   adv: [],
 };
 
-/** Suffixes stripped from a word WordNet does not know, longest first, so "repos" and "repo" meet. */
-const FALLBACK_SUFFIXES = ["ings", "ing", "ies", "ed", "es", "s"];
+/** A base form used less than 1/RARE_LEMMA_SHARE as often as another of the same word is dropped. */
+const RARE_LEMMA_SHARE = 10;
+
 
 /** Many short lists of numbers in two typed arrays: list `n` is `items[starts[n]]` up to `items[starts[n + 1]]`. */
 interface Lists {
@@ -199,14 +210,18 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
   });
   // Words that say when or how rather than what (time nouns, adverbs): the details of a request, not its task.
   const circumstantial = new Uint8Array(words.length);
-  for (const [id, file] of primaryFile) if (file === LEXFILE_NOUN_TIME || file === LEXFILE_ADVERB) circumstantial[id] = 1;
+  // A phrase WordNet lists ("time_off", "day_off") names a thing of its own, not when it happens.
+  for (const [id, file] of primaryFile) if ((file === LEXFILE_NOUN_TIME || file === LEXFILE_ADVERB) && !(words[id] as string).includes("_")) circumstantial[id] = 1;
   const counts = new Float64Array(words.length);
+  // The part of the counts in verb senses (sense keys "lemma%2:…").
+  const verbCounts = new Float64Array(words.length);
   for (const line of texts.senses.split("\n")) {
     const percent = line.indexOf("%");
     if (percent <= 0) continue;
     const id = wordIds.get(line.slice(0, percent));
     const count = Number.parseInt(line.slice(line.lastIndexOf(" ") + 1), 10);
     if (id !== undefined && count > 0) counts[id] = (counts[id] as number) + count;
+    if (id !== undefined && count > 0 && line.charCodeAt(percent + 1) === 50) verbCounts[id] = (verbCounts[id] as number) + count;
   }
   const synsetMembers = listsOf(synsetCount, synsetWords);
   const pointers = listsOf(synsetCount, pointerPairs);
@@ -244,6 +259,13 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
       }
     }
     if (found.length === 0) found.push(fallbackStem(word));
+    else if (found.length > 1) {
+      // Of several base forms, one people rarely use is not what was meant: "wages" is "wage", not "wag".
+      const countOf = (lemma: string) => counts[wordIds.get(lemma) as number] as number;
+      const most = Math.max(...found.map(countOf));
+      const kept = found.filter((lemma) => lemma === word || countOf(lemma) * RARE_LEMMA_SHARE >= most);
+      found.splice(0, found.length, ...kept);
+    }
     if (lemmaCache.size > 50_000) lemmaCache.clear();
     lemmaCache.set(word, found);
     return found;
@@ -319,8 +341,19 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
     return out;
   };
 
+  const partsCache = new Map<string, ReadonlyMap<string, number>>();
+  const parts = (word: string): ReadonlyMap<string, number> => {
+    let found = partsCache.get(word);
+    if (found === undefined) {
+      if (partsCache.size > 20_000) partsCache.clear();
+      partsCache.set(word, (found = partsOf(word, (candidate) => lemmas(candidate).find((lemma) => hasSenses(wordIds.get(lemma))))));
+    }
+    return found;
+  };
+
   return {
     lemmas,
+    parts,
     related,
     broader,
     definitions,
@@ -330,6 +363,13 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
       return (circumstantial[id] === 1 ? CIRCUMSTANTIAL_SHARE : 1) / (1 + Math.log1p(counts[id] as number) / 4);
     },
     has: (lemma) => hasSenses(wordIds.get(lemma)),
+    mostlyVerb: (lemma) => {
+      const id = wordIds.get(lemma);
+      if (id === undefined || ((partsOfSpeech[id] as number) & 2) === 0) return false;
+      const total = counts[id] as number;
+      // Never seen in the tagged corpus: a verb if it is only a verb.
+      return total > 0 ? (verbCounts[id] as number) * 2 > total : partsOfSpeech[id] === 2;
+    },
   };
 }
 
@@ -353,12 +393,6 @@ function canonical(word: string): string {
   return word.replace(/-/g, "_");
 }
 
-function fallbackStem(word: string): string {
-  for (const suffix of FALLBACK_SUFFIXES) {
-    if (word.endsWith(suffix) && word.length - suffix.length >= 3) return word.slice(0, word.length - suffix.length);
-  }
-  return word;
-}
 
 /** A lexicon without a lexical resource: words are their own base forms, nothing is related. */
 export const BARE_LEXICON: Lexicon = {
@@ -368,4 +402,6 @@ export const BARE_LEXICON: Lexicon = {
   definitions: () => [],
   weight: () => 1,
   has: () => false,
+  parts: () => new Map(),
+  mostlyVerb: () => false,
 };

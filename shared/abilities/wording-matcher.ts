@@ -3,6 +3,7 @@ import { searchesLane } from "./baseline-scorer";
 import type { AbilityLookupQuery } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
 import { normalizeText, termsOf, type Term } from "./wording-terms";
+import { ACTION_PENALTY, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 
 /**
  * The wording matcher (issue #15): how well an ability's wording covers a request, whatever words
@@ -23,9 +24,10 @@ import { normalizeText, termsOf, type Term } from "./wording-terms";
  * - A match needs `text ≥ TEXT_MIN`: calibrated so a request about something else returns nothing.
  * - `rank_text` is `text` with each ability word weighed by its rarity in the snapshot (`Rarity`):
  *   found as a word most abilities hold ("make", "time"), a request word tells them apart less.
- * - `score` (what lookup returns, and ranks by) = 0.6 × rank_text, plus §0C.11C's scope, lane and
- *   checkpoint-health weights, halved when the ability is not usable now, in [0, 1]. 0.6 is what
- *   §0C.11C gives its text signals (trigger 0.4 + title 0.2), so scope and lane weigh as they do there.
+ * - `score` (what lookup returns, and ranks by) = 0.6 × min(1, rank_text / 0.6), plus §0C.11C's
+ *   scope, lane and checkpoint-health weights, halved when the ability is not usable now, in [0, 1].
+ *   0.6 is what §0C.11C gives its text signals (trigger 0.4 + title 0.2), reached from a text score
+ *   of `FULL_TEXT`, so scope and lane weigh as they do there.
  * - Never matched: quarantined abilities, disabled ones, lanes the query does not search, and
  *   any request containing a negative trigger (as written, or all its words by base form).
  */
@@ -45,8 +47,6 @@ export const FIELDS = ["title", "triggers", "trigger_tests", "when_to_use", "des
 export type Field = (typeof FIELDS)[number];
 export const FIELD_WEIGHTS: Record<Field, number> = { title: 1, triggers: 1, trigger_tests: 0.9, when_to_use: 0.9, description: 0.8 };
 
-/** Most words of a request the matcher reads; the rest of a very long request is ignored. */
-export const MAX_QUERY_TERMS = 32;
 export const COVERAGE_SHARE = 0.8;
 /**
  * A request says at least this much: one rare word weighs 1, a common or time word about 0.35.
@@ -56,6 +56,13 @@ export const MIN_REQUEST_WEIGHT = 1.2;
 /** Calibrated on the issue #15 evaluation set (BENCHMARKS.md): below it, nothing is matched. */
 export const TEXT_MIN = 0.4;
 export const TEXT_WEIGHT = 0.6;
+/**
+ * The text score from which an ability counts as fully worded for the request, as a full trigger
+ * and title match does in §0C.11C (0.4 + 0.2): `score` gives its text part `TEXT_WEIGHT × min(1,
+ * rank_text / FULL_TEXT)`, so that scope and lane weigh against a text difference as they do
+ * against §0C.11C's text steps, and two abilities both fully worded are ordered by them.
+ */
+export const FULL_TEXT = 0.6;
 
 /** The texts of each field of a document. */
 export function fieldTexts(document: LookupDocument): Record<Field, readonly string[]> {
@@ -66,53 +73,6 @@ export function fieldTexts(document: LookupDocument): Record<Field, readonly str
     when_to_use: document.when_to_use ?? [],
     description: document.description === undefined ? [] : [document.description],
   };
-}
-
-/** A request word's ways to be found: base forms (closeness 1) and related words. */
-export interface QueryTerm extends Term {
-  weight: number;
-  expansions: ReadonlyMap<string, { closeness: number; via: string }>;
-}
-
-/** How close a word WordNet does not know is to an ability word it begins ("repo" → "repository"). */
-export const ABBREVIATION_CLOSENESS = 0.7;
-const MIN_ABBREVIATION = 3;
-
-export function queryTermsOf(
-  query: string,
-  lexicon: Lexicon,
-  /** The ability words (of the snapshot, or of one ability) that begin with a prefix. */
-  wordsStartingWith?: (prefix: string) => Iterable<string>,
-  /** Expansions already made with the same lexicon and words, by request word (an index keeps one). */
-  cache?: Map<string, QueryTerm>,
-): QueryTerm[] {
-  return termsOf(query, lexicon)
-    .slice(0, MAX_QUERY_TERMS)
-    .map((term) => {
-      const cached = cache?.get(term.word);
-      if (cached !== undefined) return cached;
-      const expansions = new Map<string, { closeness: number; via: string }>();
-      const note = (lemma: string, closeness: number, via: string) => {
-        if ((expansions.get(lemma)?.closeness ?? 0) < closeness) expansions.set(lemma, { closeness, via });
-      };
-      for (const lemma of term.lemmas) note(lemma, 1, lemma);
-      for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
-      // The words that define it, as an ability's words bring theirs (documentWords).
-      for (const lemma of term.lemmas) for (const word of definitionWords(lemma, lexicon)) note(word, DEFINITION_CLOSENESS, lemma);
-      // A word WordNet does not know may be a shortening of an ability's word: "repo", "meds".
-      if (wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma))) {
-        for (const lemma of term.lemmas) {
-          if (lemma.length < MIN_ABBREVIATION || !/^[a-z]+$/.test(lemma)) continue;
-          for (const word of wordsStartingWith(lemma)) if (word !== lemma) note(word, ABBREVIATION_CLOSENESS, lemma);
-        }
-      }
-      const expanded = { ...term, weight: Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma))), expansions };
-      if (cache !== undefined) {
-        if (cache.size > 5_000) cache.clear();
-        cache.set(term.word, expanded);
-      }
-      return expanded;
-    });
 }
 
 /**
@@ -134,7 +94,7 @@ export function textScore(totalWeight: number, found: number, titleFound: number
 
 /** §0C.11C steps 4–7 around the text score: scope, lane, checkpoint health, usability. */
 export function wordingScore(text: number, entry: AbilityAvailabilityEntry, projectId: string | undefined): number {
-  let score = TEXT_WEIGHT * text;
+  let score = TEXT_WEIGHT * Math.min(1, text / FULL_TEXT);
   if (projectId && entry.project_scopes.includes(projectId)) score += 0.15;
   else if (entry.project_scopes.length === 0 || entry.project_scopes.includes("*")) score += 0.05;
   if (entry.install_lane === "shared_promoted") score += 0.1;
@@ -222,7 +182,7 @@ export function findTerm(term: QueryTerm, fields: DocumentWords): { value: numbe
               ? "as written"
               : `as "${lemma}"`
             : own < 1
-              ? `via "${lemma}", which a word of the ability is a kind of or is defined by (${(closeness * own).toFixed(2)})`
+              ? `via "${lemma}", which a word of the ability is a kind of, is defined by or is made of (${(closeness * own).toFixed(2)})`
               : `via related word "${lemma}" (of "${via}", ${closeness.toFixed(2)})`;
         reason = `"${term.word}" found ${how} in ${field}`;
       }
@@ -288,31 +248,6 @@ export function rarityOf(holders: number, population: number): number {
   return 1 - RARITY_SHARE * Math.sqrt(holders / Math.max(population, MIN_POPULATION, holders));
 }
 
-/** How close a word of an ability word's definition is to it. */
-export const DEFINITION_CLOSENESS = 0.5;
-
-/** Words of a definition weighing less than this (the most common words) are left out. */
-export const DEFINING_WORD_MIN_WEIGHT = 0.4;
-
-/** The base forms of the words that define a word (its most frequent senses). */
-export function definitionWords(lemma: string, lexicon: Lexicon): string[] {
-  // The common words of a definition ("something", "make", "person") say little about the word defined.
-  return lexicon.definitions(lemma).flatMap((definition) => termsOf(definition, lexicon).flatMap((term) => term.lemmas.filter((word) => lexicon.weight(word) >= DEFINING_WORD_MIN_WEIGHT)));
-}
-
-/** The words an ability word brings with it: its broader words and the words that define it. */
-export function wordsAround(lemma: string, lexicon: Lexicon, cache: Map<string, ReadonlyMap<string, number>>): ReadonlyMap<string, number> {
-  let found = cache.get(lemma);
-  if (found === undefined) {
-    const words = new Map<string, number>();
-    for (const [broader, closeness] of lexicon.broader(lemma)) if ((words.get(broader) ?? 0) < closeness) words.set(broader, closeness);
-    for (const word of definitionWords(lemma, lexicon)) if ((words.get(word) ?? 0) < DEFINITION_CLOSENESS) words.set(word, DEFINITION_CLOSENESS);
-    words.delete(lemma);
-    cache.set(lemma, (found = words));
-  }
-  return found;
-}
-
 /** The words of each field of a document, and how many words its title has. */
 export function documentWords(
   document: LookupDocument,
@@ -337,18 +272,31 @@ export function documentWords(
 }
 
 /** The matcher's verdict on one ability, with its reasons: the same score a lookup gives it. */
-export function explainWording(query: AbilityLookupQuery, document: LookupDocument, lexicon: Lexicon, rarity: Rarity = NO_RARITY): WordingExplanation {
+export function explainWording(
+  query: AbilityLookupQuery,
+  document: LookupDocument,
+  lexicon: Lexicon,
+  rarity: Rarity = NO_RARITY,
+  /** The words of the snapshot the ability is in, that begin with a prefix (an index's); by default the ability's own. */
+  wordsStartingWith?: (prefix: string) => Iterable<string>,
+): WordingExplanation {
   const { fields, titleTerms } = documentWords(document, lexicon);
-  const words = [...new Set([...fields.values()].flatMap((field) => [...field.keys()]))];
-  const terms = queryTermsOf(query.user_query, lexicon, (prefix) => words.filter((word) => word.startsWith(prefix)));
+  const words = [...new Set([...fields.values()].flatMap((field) => [...field.keys()]))].sort();
+  const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith ?? ((prefix) => words.filter((word) => word.startsWith(prefix))));
   let total = 0;
   const use = new WordUse();
   const hits: Array<{ term: string; lemma: string; reason: string }> = [];
   const reasons: string[] = [];
   const missing: string[] = [];
+  let actionMissing: string | undefined;
+  let actionWeight = 0;
   for (const term of terms) {
     total += term.weight;
     const hit = findTerm(term, fields);
+    if (term.action === true && hit.value === 0) {
+      actionMissing = term.word;
+      actionWeight = term.weight;
+    }
     if (hit.titleLemma !== undefined) use.addTitle(hit.titleLemma, hit.title);
     if (hit.lemma === undefined || hit.reason === undefined) {
       missing.push(term.word);
@@ -361,8 +309,9 @@ export function explainWording(query: AbilityLookupQuery, document: LookupDocume
     const owner = use.termOf(lemma);
     reasons.push(owner === term ? reason : `${reason}, but "${lemma}" counts for "${owner}"`);
   }
-  const text = textScore(total, use.found, use.title, titleTerms);
-  const rankText = textScore(total, use.ranked, use.title, titleTerms);
+  const penalty = ACTION_PENALTY * actionWeight;
+  const text = textScore(total + penalty, use.found, use.title, titleTerms);
+  const rankText = textScore(total + penalty, use.ranked, use.title, titleTerms);
   const score = wordingScore(rankText, document.entry, query.project_id);
   const rejections: string[] = [];
   const rejection = wordingRejection(query, document.entry);
@@ -372,6 +321,7 @@ export function explainWording(query: AbilityLookupQuery, document: LookupDocume
   if (terms.length === 0) rejections.push(`the request "${normalizeText(query.user_query).slice(0, 80)}" has no words that carry meaning`);
   else if (text < TEXT_MIN) rejections.push(`wording covers ${(text * 100).toFixed(0)} % of the request, below ${(TEXT_MIN * 100).toFixed(0)} %`);
   if (missing.length > 0) reasons.push(`not found: ${missing.map((word) => `"${word}"`).join(", ")}`);
+  if (actionMissing !== undefined) reasons.push(`"${actionMissing}", the action asked for, is nowhere in the ability's wording: it counts twice in the request`);
   reasons.unshift(`wording text score ${text.toFixed(2)} (matches from ${TEXT_MIN.toFixed(2)}); ${rankText.toFixed(2)} weighed by how few abilities hold the words found (ranks by it)`);
   if (!document.entry.usable_now) reasons.push(`usable_now=false: ${document.entry.reason_unusable ?? "unknown"}`);
   return { matched: rejections.length === 0, score, text, rank_text: rankText, reasons, rejections };

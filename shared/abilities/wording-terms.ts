@@ -55,33 +55,62 @@ export function normalizeText(text: string): string {
   return out.replace(/[^a-z0-9]+/g, " ").trim();
 }
 
+/**
+ * The ways WordNet may list a phrase of `words` as one base form ("sign_up", "day_off",
+ * "mailing_list"): as written, or with the verb or head inflected ("signing up", "days off",
+ * "mailing lists"), the inflected word being the first or the last (WordNet's morphy for collocations).
+ */
+function collocationsOf(words: readonly string[], lexicon: Lexicon): string[] {
+  const first = words[0] as string;
+  const last = words[words.length - 1] as string;
+  const middle = words.slice(1, -1);
+  const forms = [words.join("_")];
+  for (const lemma of lexicon.lemmas(first)) forms.push([lemma, ...middle, ...(words.length > 1 ? [last] : [])].join("_"));
+  for (const lemma of lexicon.lemmas(last)) forms.push([first, ...middle, lemma].join("_"));
+  return [...new Set(forms)].filter((form) => lexicon.has(form));
+}
+
+/** The longest phrase WordNet knows as one, of up to three words: its base form and its length. */
+function collocationAt(words: readonly string[], at: number, lexicon: Lexicon): { lemma: string; length: number } | undefined {
+  for (let length = 3; length >= 2; length -= 1) {
+    const phrase = words.slice(at, at + length);
+    if (phrase.length < length) continue;
+    // A phrase of function words only ("out of", "get up") says nothing more than its words.
+    if (phrase.every((word) => STOP_WORDS.has(word))) continue;
+    const lemma = collocationsOf(phrase, lexicon)[0];
+    if (lemma !== undefined) return { lemma, length };
+  }
+  return undefined;
+}
+
 /** The words of a text that carry meaning, in order, each once. */
 export function termsOf(text: string, lexicon: Lexicon): Term[] {
   const words = normalizeText(text).split(" ").filter((word) => word.length > 0);
   const terms: Term[] = [];
   const seen = new Set<string>();
+  const push = (word: string, joined: string, parts: readonly string[]) => {
+    if (seen.has(joined)) return;
+    seen.add(joined);
+    terms.push({ word, lemmas: [joined, ...parts.filter((part) => !STOP_WORDS.has(part)).flatMap((part) => lemmasOf(part, lexicon))].filter((lemma, at, all) => all.indexOf(lemma) === at) });
+  };
   for (let at = 0; at < words.length; at += 1) {
     const word = words[at] as string;
-    // A verb and its particle around a pronoun ("sign me up", "check us in", "turn it off"): the verb WordNet knows as one.
+    // A verb and its particle around a pronoun ("sign me up", "check us in", "signing them up"): the verb WordNet knows as one.
     const particle = words[at + 2];
-    if (particle !== undefined && OBJECT_PRONOUNS.has(words[at + 1] as string) && !STOP_WORDS.has(word) && lexicon.has(`${word}_${particle}`)) {
-      const joined = `${word}_${particle}`;
-      if (!seen.has(joined)) {
-        seen.add(joined);
-        terms.push({ word: `${word} ${particle}`, lemmas: [joined, ...lemmasOf(word, lexicon), ...(STOP_WORDS.has(particle) ? [] : lemmasOf(particle, lexicon))] });
+    if (particle !== undefined && OBJECT_PRONOUNS.has(words[at + 1] as string) && !STOP_WORDS.has(word)) {
+      const joined = collocationsOf([word, particle], lexicon)[0];
+      if (joined !== undefined) {
+        push(`${word} ${particle}`, joined, [word, particle]);
+        at += 2;
+        continue;
       }
-      at += 2;
-      continue;
     }
-    // Two words WordNet knows as one ("check in", "sign up", "out of office" is three: not joined).
-    const next = words[at + 1];
-    if (next !== undefined && lexicon.has(`${word}_${next}`) && !(STOP_WORDS.has(word) && STOP_WORDS.has(next))) {
-      const joined = `${word}_${next}`;
-      if (!seen.has(joined)) {
-        seen.add(joined);
-        terms.push({ word: `${word} ${next}`, lemmas: [joined, ...lemmasOf(word, lexicon), ...(STOP_WORDS.has(next) ? [] : lemmasOf(next, lexicon))] });
-      }
-      at += 1;
+    // Words WordNet knows as one ("check in", "sign up", "days off", "mailing lists", "point of sale").
+    const collocation = collocationAt(words, at, lexicon);
+    if (collocation !== undefined) {
+      const phrase = words.slice(at, at + collocation.length);
+      push(phrase.join(" "), collocation.lemma, phrase);
+      at += collocation.length - 1;
       continue;
     }
     if (STOP_WORDS.has(word) || seen.has(word)) continue;

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { scoreAbilityMatch, LOOKUP_MIN_SCORE } from "../../../shared/abilities/baseline-scorer";
 import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
 import { ValidationRunSchema, ValidationStepResultSchema, type ValidationRun, type ValidationStepResult } from "../../../shared/learning/validation-run";
 import type { ValidateProposalRequest } from "../../../shared/learning/session-requests";
@@ -84,7 +83,7 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
     return checks;
   };
 
-  const triggerChecks = (tests: TriggerTests, title: string, triggers: string[], negatives: string[]): Check[] => {
+  const triggerChecks = async (tests: TriggerTests, title: string, triggers: string[], negatives: string[]): Promise<Check[]> => {
     const entry: AbilityAvailabilityEntry = {
       ability_id: "candidate",
       title,
@@ -101,14 +100,15 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
       support_pack_refs: [],
       schema_version: 1,
     };
+    // The matcher lookup uses (issue #15), on this skill alone.
+    const verdictOf = await deps.abilities.lookups.verdictsFor(entry);
     const check = (kind: string, phrase: string, index: number, shouldMatch: boolean): Check => {
-      const score = scoreAbilityMatch(phrase, entry).score;
-      const matched = score >= LOOKUP_MIN_SCORE;
+      const verdict = verdictOf(phrase);
       return {
         test_case_id: `trigger:${kind}-${index + 1}`,
         label: `${shouldMatch ? "Finds" : "Does not find"} it for "${phrase}"`.slice(0, 240),
-        result: matched === shouldMatch ? "passed" : "failed",
-        details: `score ${score.toFixed(2)} (threshold ${LOOKUP_MIN_SCORE})`,
+        result: verdict.matched === shouldMatch ? "passed" : "failed",
+        details: [...verdict.reasons, ...verdict.rejections].join("; ").slice(0, 1000),
       };
     };
     return [
@@ -152,7 +152,7 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
         if (kinds.includes("lint")) checks.push(...lintChecks(files, checkpoints, installed, proposal.proposed_skill_slug, proposal.trigger_phrases));
         if (kinds.includes("trigger")) {
           const tests = JSON.parse(files["trigger-tests.json"] ?? "{}") as TriggerTests;
-          checks.push(...triggerChecks({ positive: tests.positive ?? [], paraphrases: tests.paraphrases ?? [], negative: tests.negative ?? [] }, proposal.title, proposal.trigger_phrases, proposal.negative_triggers));
+          checks.push(...(await triggerChecks({ positive: tests.positive ?? [], paraphrases: tests.paraphrases ?? [], negative: tests.negative ?? [] }, proposal.title, proposal.trigger_phrases, proposal.negative_triggers)));
         }
         if (kinds.includes("dependency_check")) {
           checks.push({
