@@ -94,6 +94,14 @@ export interface ExecuteInput {
   stopOnCheckpointFailure?: boolean;
   /** Wording of what is reported: a rehearsal speaks of test values and of "the rehearsal". Default `run`. */
   purpose?: "rehearsal" | "run";
+  /**
+   * A run the person asked for, under the run's own policy (no §0C.14 test policy given): real
+   * sites load fonts, scripts and images from other hosts (CDNs, analytics), so the page's own
+   * reads (GET/HEAD, not documents) may go anywhere, and a DELETE may go during a step the person
+   * confirmed. Documents off the sites and writes to other origins are still refused. Default false:
+   * every request follows the policy, as in a rehearsal.
+   */
+  onBehalfOfPerson?: boolean;
 }
 
 export interface ExecuteResult {

@@ -99,7 +99,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   try {
     try {
       // Guard the network before the flow's first request.
-      undo.push(await within(guardNetwork(lease, policy, watch), remaining(), `the ${purpose} ran out of time`));
+      undo.push(await within(guardNetwork(lease, policy, watch, { onBehalfOfPerson: input.onBehalfOfPerson === true, personConfirmed: () => confirmedStep }), remaining(), `the ${purpose} ran out of time`));
       undo.push(await within(preparePage(lease.page, policy, watch, { personConfirmed: () => confirmedStep }), remaining(), `the ${purpose} ran out of time`));
     } catch (error) {
       throw new BrowserUnusable(`The browser's page could not be prepared (${firstLine(error)}). The flow was not replayed.`);

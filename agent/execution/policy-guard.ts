@@ -48,13 +48,25 @@ export function notAllowedMessage(url: URL, allowedDomains: readonly string[]): 
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** How a request is being made, beyond its address and method. */
+export interface RequestContext {
+  /** CDP's resource type (`Document`, `Script`, `Image`, `XHR`, …); undefined when not known. */
+  resourceType?: string | undefined;
+  /** A run the person asked for under its own policy (ExecuteInput.onBehalfOfPerson). */
+  onBehalfOfPerson?: boolean;
+  /** The person confirmed the step now running. */
+  personConfirmed?: boolean;
+}
+
 /** Why the policy refuses a request, or undefined when it may go. */
-export function refusal(url: URL, method: string, pageOrigin: string | undefined, policy: TestPolicy): string | undefined {
+export function refusal(url: URL, method: string, pageOrigin: string | undefined, policy: TestPolicy, context: RequestContext = {}): string | undefined {
   if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
-  if (!hostAllowed(url, policy.allowed_domains)) return notAllowedMessage(url, policy.allowed_domains);
+  const pageRead = SAFE_METHODS.has(method) && context.resourceType !== undefined && context.resourceType !== "Document";
+  if (!hostAllowed(url, policy.allowed_domains) && !(context.onBehalfOfPerson === true && pageRead)) return notAllowedMessage(url, policy.allowed_domains);
   if (SAFE_METHODS.has(method)) return undefined;
   if (policy.mode === "read_only") return `${method} ${url.origin}${url.pathname} refused: the read_only test policy allows no writes`;
-  if (policy.forbid_destructive_writes && method === "DELETE") return `DELETE ${url.origin}${url.pathname} refused: the test policy forbids destructive writes`;
+  const confirmedDelete = context.onBehalfOfPerson === true && context.personConfirmed === true;
+  if (policy.forbid_destructive_writes && method === "DELETE" && !confirmedDelete) return `DELETE ${url.origin}${url.pathname} refused: the test policy forbids destructive writes`;
   if (policy.forbid_external_send && url.origin !== pageOrigin) {
     return `${method} to ${url.origin} refused: the test policy forbids sending to another origin than the page's (${pageOrigin ?? "none"})`;
   }
@@ -76,7 +88,12 @@ function safeOrigin(url: string): string | undefined {
  * frame and worker is covered; a lease of the person's tab is guarded on its page's own target
  * (its same-process frames), as a provider there may not offer browser-wide interception.
  */
-export async function guardNetwork(lease: BrowserLease, policy: TestPolicy, watch: PolicyWatch): Promise<{ dispose(): Promise<void> }> {
+export async function guardNetwork(
+  lease: BrowserLease,
+  policy: TestPolicy,
+  watch: PolicyWatch,
+  options: { onBehalfOfPerson?: boolean; personConfirmed?: () => boolean } = {},
+): Promise<{ dispose(): Promise<void> }> {
   const session: CDPSession = lease.where === "managed" ? await lease.browser.target().createCDPSession() : await lease.page.createCDPSession();
   const onPaused = (event: Protocol.Fetch.RequestPausedEvent) => {
     let url: URL | undefined;
@@ -85,7 +102,8 @@ export async function guardNetwork(lease: BrowserLease, policy: TestPolicy, watc
     } catch {
       url = undefined;
     }
-    const reason = url === undefined ? undefined : refusal(url, event.request.method.toUpperCase(), safeOrigin(lease.page.url()), policy);
+    const context: RequestContext = { resourceType: event.resourceType, onBehalfOfPerson: options.onBehalfOfPerson === true, personConfirmed: options.personConfirmed?.() === true };
+    const reason = url === undefined ? undefined : refusal(url, event.request.method.toUpperCase(), safeOrigin(lease.page.url()), policy, context);
     if (reason !== undefined) watch.breach(reason);
     const answer =
       reason === undefined

@@ -300,6 +300,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
         parameters: plan.parameters,
         values: { ...request.inputs },
         policy,
+        // Without a test policy the run is the person's own: the page's reads from CDNs go through.
+        onBehalfOfPerson: request.test_policy === undefined,
         ...(browser === undefined ? {} : { browser }),
         timeoutMs: deps.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS,
         ...(deps.stepTimeoutMs === undefined ? {} : { stepTimeoutMs: deps.stepTimeoutMs }),
