@@ -29,6 +29,8 @@ import type { MemoryStore } from "./memory/memory-store";
 import { createAdapterRegistry, type AdapterRegistry } from "./observation/adapter-registry";
 import { adapterRoutes } from "./observation/adapter-routes";
 import { createIngestService } from "./observation/ingest-service";
+import { createTabRelay } from "./execution/tab-relay";
+import { createUserTabProvider, type UserTabProvider } from "./execution/tab-provider";
 import { ingestRoutes } from "./observation/ingest-routes";
 import { deprecatedRoutes } from "./routes/deprecated-routes";
 import { healthRoutes } from "./routes/health-routes";
@@ -90,6 +92,8 @@ declare module "fastify" {
   interface FastifyInstance {
     learning: LearningRuntime;
     registeredRoutes: ReadonlyArray<{ method: string; url: string }>;
+    /** "In my browser" runs (issue #21): a tab of the person's Chrome, lent by the connected extension. */
+    userTabProvider: UserTabProvider;
   }
 }
 
@@ -172,6 +176,9 @@ export async function buildApp(options: BuildAppOptions) {
     ...(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }),
   });
   app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, clock });
+  const tabRelay = createTabRelay({ newId: () => crypto.randomUUID() });
+  const userTabProvider = createUserTabProvider({ relay: tabRelay });
+  app.decorate("userTabProvider", userTabProvider);
 
   await app.register(errorHandler);
   // Before the guard: the plugin's own onRequest hook marks upgrade requests, which is how a
@@ -200,7 +207,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(adapterRoutes, { adapters });
   const ingest = createIngestService({ memory: options.memory, sessions });
-  await app.register(ingestRoutes, { ingest, sessions, adapters, token });
+  await app.register(ingestRoutes, { ingest, sessions, adapters, token, tabRelay });
   await app.register(retentionRoutes, { sessions, memory: options.memory, clock });
   await app.register(deprecatedRoutes, { sessions });
   const folderSkillNames = async () => new Map((await folders.scan(new Set(registry.all().map((ability) => ability.skill_name)))).map((skill) => [skill.name, `one of the assistant's own skills (${skill.folder})`]));
