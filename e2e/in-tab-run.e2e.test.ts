@@ -76,7 +76,7 @@ async function personTab(url: string): Promise<{ page: Page; tabId: number }> {
 }
 
 const borrow = (tabId: number | undefined, label = "Edit the profile") =>
-  app.userTabProvider({ tab_id: tabId, allowed_sites: [allowed], label })({ deadline: Date.now() + 15_000 });
+  app.userTab.lease({ dispatch_id: `run-test-${crypto.randomUUID()}`, ...(tabId === undefined ? {} : { tab_id: tabId }), allowed_domains: [new URL(allowed).host], label })({ deadline: Date.now() + 15_000 });
 
 async function refusalOf(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(

@@ -2,19 +2,16 @@ import puppeteer from "puppeteer-core";
 import type { BrowserLease, BrowserProvider, LeaseStop } from "./executor-contract";
 import { TabRunRefused, type TabRelay } from "./tab-relay";
 import { createTabTransport } from "./tab-transport";
+import type { UserTabProvider } from "./user-tab-provider";
 
-/** What one in-tab run asks for: the tab (or a new one), its sites, and what the page's bar says. */
-export interface UserTabRequest {
-  /** The person's tab to act in; a new tab when absent. */
-  tab_id?: number | undefined;
-  /** Allow-list entries: the ability's sites and those the person allowed for this run. */
-  allowed_sites: readonly string[];
-  /** The ability's title, shown in the in-page bar. */
-  label: string;
+export interface UserTabProviderDeps {
+  relay: TabRelay;
+  /**
+   * The tab was taken back during a run (Stop in the page, Chrome's Cancel, tab closed or gone
+   * off-site, link lost): the run must end at once. The app wires this to the run's cancel.
+   */
+  onStop?: (dispatchId: string, stop: LeaseStop) => void;
 }
-
-/** Given to the runs service: a `BrowserProvider` for one `where: "user_tab"` run. */
-export type UserTabProvider = (request: UserTabRequest) => BrowserProvider;
 
 /** Time for puppeteer to see the lent page once the extension has attached. */
 const PAGE_WAIT_MS = 10_000;
@@ -24,13 +21,17 @@ const PAGE_WAIT_MS = 10_000;
  * Chrome, lent by the extension over its WebSocket. The page is the tab as it is (no viewport
  * override: it is the person's window); `release` hands it back and never closes it.
  */
-export function createUserTabProvider(deps: { relay: TabRelay }): UserTabProvider {
-  return (request) =>
+export function createUserTabProvider(deps: UserTabProviderDeps): UserTabProvider {
+  const lease = (request: Parameters<UserTabProvider["lease"]>[0]): BrowserProvider =>
     async ({ deadline }) => {
-      const sites = request.allowed_sites.filter((site) => site.trim() !== "");
+      const sites = allowListOfRunSites(request.allowed_domains);
       if (sites.length === 0) throw new TabRunRefused("SITE_NOT_ALLOWED", "An in-tab run needs at least one site it may touch.");
-      const channel = await deps.relay.open({ tabId: request.tab_id, allowedSites: sites, label: request.label, deadline });
+      const channel = await deps.relay.open({ tabId: request.tab_id, allowedSites: sites, label: request.label ?? "an ability", deadline });
       const stopListeners: Array<(stop: LeaseStop) => void> = [];
+      if (deps.onStop !== undefined) {
+        const onStop = deps.onStop;
+        stopListeners.push((stop) => onStop(request.dispatch_id, stop));
+      }
       let released = false;
       channel.onEnded((end) => {
         if (released || end.reason === "released") return;
@@ -48,7 +49,7 @@ export function createUserTabProvider(deps: { relay: TabRelay }): UserTabProvide
         });
         const page = await target.page();
         if (page === null) throw new TabRunRefused("ATTACH_FAILED", "The lent tab has no page puppeteer can drive.");
-        const lease: BrowserLease = {
+        const leased: BrowserLease = {
           where: "user_tab",
           browser,
           page,
@@ -65,7 +66,7 @@ export function createUserTabProvider(deps: { relay: TabRelay }): UserTabProvide
             else if (!released) stopListeners.push(listener);
           },
         };
-        return lease;
+        return leased;
       } catch (error) {
         await channel.release().catch(() => undefined);
         if (error instanceof TabRunRefused) throw error;
@@ -73,6 +74,25 @@ export function createUserTabProvider(deps: { relay: TabRelay }): UserTabProvide
         throw new TabRunRefused("ATTACH_FAILED", ended === undefined ? `The lent tab could not be driven: ${firstLine(error)}` : `The tab was taken back: ${ended.message}.`);
       }
     };
+  return { connected: () => deps.relay.connected(), lease };
+}
+
+/**
+ * A run's sites (host names, with a port or not: `127.0.0.1:8123`, `shop.example.com`) as the
+ * extension's allow-list entries (shared/observation/site-allowlist), which both the agent's
+ * transport and the extension check the tab against. A bare host also covers its subdomains, as
+ * the run's policy reads it (policy-guard `hostAllowed`); unlike that policy, a bare host means its
+ * default ports only — in the person's own tab the narrower reading wins.
+ */
+export function allowListOfRunSites(domains: readonly string[]): string[] {
+  const entries = new Set<string>();
+  for (const raw of domains) {
+    const site = raw.trim().toLowerCase().replace(/^\*?\./, "");
+    if (site === "") continue;
+    entries.add(site);
+    if (!/:\d+$/.test(site) && !/^\d+\.\d+\.\d+\.\d+$/.test(site)) entries.add(`*.${site}`);
+  }
+  return [...entries];
 }
 
 function firstLine(error: unknown): string {
