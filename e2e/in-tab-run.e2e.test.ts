@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -10,6 +10,8 @@ import type { BrowserLease, LeaseStop } from "../agent/execution/executor-contra
 import { TabRunRefused } from "../agent/execution/tab-relay";
 import { openMemoryStore, type MemoryStore } from "../agent/memory/memory-store";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
+import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../agent/test-support/run-fixture";
+import { RunResponseSchema, type RunRecord } from "../shared/execution/run-contract";
 import type { TabRunAccessReply } from "../shared/observation/panel-messages";
 import { EXTENSION_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 
@@ -169,6 +171,8 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     const { page, tabId } = await personTab(`${allowed}/profile`);
     const lease = await borrow(tabId);
     const stopped = new Promise<LeaseStop>((resolve) => lease.onStop?.(resolve));
+    // After the tab has moved on to another page of the site: the bar is there again, and works.
+    await lease.page.goto(`${allowed}/second`);
     await waitUntil(() => indicatorShown(page), Boolean, "the bar");
     await page.locator("::-p-aria(Stop the assistant)").click();
     expect(await stopped).toMatchObject({ reason: "user_stop" });
@@ -231,6 +235,105 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     await waitUntil(async () => (await tabAccess({ type: "run/tab-access", timeout_ms: 5_000 })).recording_active, (active) => !active, "the recording to end");
     await page.close();
   });
+});
+
+describe("runs of an installed ability in the person's tab, through POST /api/runs (issue #21)", () => {
+  let site: RunFixtureSite;
+  let abilityId: string;
+
+  const call = async (method: "GET" | "POST", url: string, payload?: unknown) => {
+    const response = await app.inject({
+      method,
+      url,
+      headers: { host: `127.0.0.1:${(app.server.address() as AddressInfo).port}`, authorization: `Bearer ${await tokenOf()}` },
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
+    return { status: response.statusCode, body: (response.body === "" ? {} : response.json()) as Record<string, any> };
+  };
+
+  async function until(dispatchId: string, done: (run: RunRecord) => boolean, timeoutMs = 40_000): Promise<RunRecord> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const run = RunResponseSchema.parse((await call("GET", `/api/runs/${dispatchId}`)).body).run;
+      if (done(run)) return run;
+      if (Date.now() > deadline) throw new Error(`run never got there: ${JSON.stringify(run)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  const over = (run: RunRecord) => run.completed_at !== undefined;
+  const paused = (run: RunRecord) => run.state === "needs_confirmation" || over(run);
+
+  const startInTab = async (tabId: number, inputs: Record<string, string>) => {
+    const answer = await call("POST", "/api/runs", { ability_id: abilityId, inputs, where: "user_tab", tab_id: tabId, caller: "side_panel", schema_version: 1 });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    return RunResponseSchema.parse(answer.body).run.dispatch_id;
+  };
+
+  beforeAll(async () => {
+    site = await serveRunFixtureSite();
+    ({ abilityId } = await installContactAbility(call, site));
+  }, 30_000);
+  afterAll(async () => site?.close());
+
+  it("proves every checkpoint in the person's tab, asks before sending, shows RUN while acting; the secret is nowhere in ELNOR_MEMORY", async () => {
+    await allowInTab();
+    const canary = `CANARY-tab-${crypto.randomUUID().slice(0, 8)}`;
+    const { page, tabId } = await personTab(`${site.origin}/start`);
+    const sendsBefore = site.sends();
+    const dispatchId = await startInTab(tabId, { message: "Hello from my tab", access_code: canary });
+    const waiting = await until(dispatchId, paused);
+    expect(waiting.state, JSON.stringify(waiting.failure)).toBe("needs_confirmation");
+    expect(waiting.where).toBe("user_tab");
+    // The person sees the assistant at work in their own tab, paused before the send.
+    expect(page.url()).toBe(`${site.origin}/contact`);
+    expect((await badge()).text).toBe("RUN");
+    expect(await indicatorShown(page)).toBe(true);
+    expect(site.sends()).toBe(sendsBefore);
+    const confirmed = await call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+    expect(confirmed.status).toBe(200);
+
+    const done = await until(dispatchId, over);
+    expect(done.state, JSON.stringify(done.failure)).toBe("succeeded");
+    expect(done.checkpoints.length).toBeGreaterThan(0);
+    expect(done.checkpoints.every((checkpoint) => checkpoint.status === "reached")).toBe(true);
+    expect(site.sends()).toBe(sendsBefore + 1);
+    expect(await page.$eval("h1", (node) => node.textContent)).toBe("Message sent");
+    // Given back: no badge, no bar, the tab stays open where the run left it.
+    await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
+    await waitUntil(async () => page.$("elnor-run-indicator"), (host) => host === null, "the bar to go");
+    await app.learning.runs.store.settle();
+    const files = (await readdir(memory.root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+    for (const entry of files) {
+      expect((await readFile(path.join(entry.parentPath, entry.name))).toString("latin1"), entry.name).not.toContain(canary);
+    }
+    await page.close();
+  }, 60_000);
+
+  it("Stop in the page cancels the run at once: nothing is sent", async () => {
+    await allowInTab();
+    const { page, tabId } = await personTab(`${site.origin}/start`);
+    const sendsBefore = site.sends();
+    const dispatchId = await startInTab(tabId, { message: "Never sent", access_code: "code-1" });
+    expect((await until(dispatchId, paused)).state).toBe("needs_confirmation");
+    await page.locator("::-p-aria(Stop the assistant)").click();
+    const ended = await until(dispatchId, over, 10_000);
+    expect(ended.state).toBe("cancelled");
+    await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(site.sends()).toBe(sendsBefore);
+    await page.close();
+  }, 60_000);
+
+  it("a run in a tab showing another site is refused before anything is done there", async () => {
+    await allowInTab();
+    const { page, tabId } = await personTab(`${other}/start`);
+    const dispatchId = await startInTab(tabId, { message: "x", access_code: "y" });
+    const ended = await until(dispatchId, over);
+    expect(ended.state).toBe("failed");
+    expect(ended.failure?.message).toMatch(/not one of the sites this run may touch/);
+    expect(page.url()).toBe(`${other}/start`);
+    await page.close();
+  }, 60_000);
 });
 
 async function tokenOf(): Promise<string> {

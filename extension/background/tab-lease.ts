@@ -190,10 +190,13 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     // (bindingCalled is only sent then). So the agent's Runtime.disable is answered without
     // disabling, and its Runtime.enable restarts the domain, so that Chrome reports the page's
     // execution contexts again (a second enable reports nothing, and puppeteer would wait for ever).
+    // Restarting the domain drops the bar's binding for documents loaded afterwards: it is added again.
     if (frame.session_id === undefined && frame.method === "Runtime.disable") return reply({ result: {} });
-    if (frame.session_id === undefined && frame.method === "Runtime.enable") await api.sendCommand(target, "Runtime.disable").catch(() => undefined);
+    const restartsRuntime = frame.session_id === undefined && frame.method === "Runtime.enable";
+    if (restartsRuntime) await api.sendCommand(target, "Runtime.disable").catch(() => undefined);
     try {
       const result = await api.sendCommand(target, frame.method, frame.params);
+      if (restartsRuntime) await api.sendCommand(target, "Runtime.addBinding", STOP_BINDING_PARAMS);
       reply({ result: (result ?? {}) as Record<string, unknown> });
     } catch (error) {
       reply({ error: { message: (error instanceof Error ? error.message : String(error)).slice(0, 2000) } });
@@ -235,13 +238,15 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
   };
 }
 
+const STOP_BINDING_PARAMS = { name: RUN_STOP_BINDING, executionContextName: RUN_WORLD };
+
 /** The bar in the page now and in every document the tab loads while lent, and the Stop binding it calls. */
 async function showIndicator(api: DebuggerApi, lease: Lease, label: string): Promise<void> {
   const tab = { tabId: lease.tabId };
   const source = runIndicatorScript(label);
   await api.sendCommand(tab, "Page.enable");
   await api.sendCommand(tab, "Runtime.enable");
-  await api.sendCommand(tab, "Runtime.addBinding", { name: RUN_STOP_BINDING, executionContextName: RUN_WORLD });
+  await api.sendCommand(tab, "Runtime.addBinding", STOP_BINDING_PARAMS);
   await api.sendCommand(tab, "Page.addScriptToEvaluateOnNewDocument", { source, worldName: RUN_WORLD });
   const tree = (await api.sendCommand(tab, "Page.getFrameTree")) as { frameTree: { frame: { id: string } } };
   lease.mainFrameId = tree.frameTree.frame.id;
