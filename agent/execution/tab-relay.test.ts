@@ -7,7 +7,13 @@ import { createTabTransport } from "./tab-transport";
 /** An extension socket as the relay sees it: the frames it was sent. */
 function fakeLink(): TabRelayLink & { sent: AgentTabFrame[] } {
   const sent: AgentTabFrame[] = [];
-  return { sent, send: (frame) => void sent.push(frame) || true };
+  return {
+    sent,
+    send(frame) {
+      sent.push(frame);
+      return true;
+    },
+  };
 }
 
 let ids = 0;
