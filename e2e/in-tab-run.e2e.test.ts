@@ -324,6 +324,31 @@ describe("runs of an installed ability in the person's tab, through POST /api/ru
     await page.close();
   }, 60_000);
 
+  it("stops at a checkpoint that no longer holds, with what the person's tab showed and a screenshot", async () => {
+    await allowInTab();
+    site.breakConfirmation(true);
+    const { page, tabId } = await personTab(`${site.origin}/start`);
+    try {
+      const dispatchId = await startInTab(tabId, { message: "Hello", access_code: "code-2" });
+      const asked = await until(dispatchId, paused);
+      await call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: asked.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+      const failed = await until(dispatchId, over);
+      expect(failed.state).toBe("failed");
+      expect(failed.failure?.code).toBe("CHECKPOINT_NOT_CONFIRMED");
+      expect(failed.failure?.page_seen).toMatchObject({ title: "Error — Run Shop", headings: ["Something went wrong"] });
+      const shot = await app.inject({
+        method: "GET",
+        url: failed.failure?.page_seen?.screenshot_ref as string,
+        headers: { host: `127.0.0.1:${(app.server.address() as AddressInfo).port}`, authorization: `Bearer ${await tokenOf()}` },
+      });
+      expect(shot.rawPayload.subarray(1, 4).toString()).toBe("PNG");
+      await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
+    } finally {
+      site.breakConfirmation(false);
+      await page.close();
+    }
+  }, 60_000);
+
   it("a run in a tab showing another site is refused before anything is done there", async () => {
     await allowInTab();
     const { page, tabId } = await personTab(`${other}/start`);
