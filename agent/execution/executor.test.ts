@@ -103,6 +103,15 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     ]);
   });
 
+  it("does not count the time the person takes to answer against the execution's time limit", async () => {
+    const before = site.requests.length;
+    const result = await run({ flow: signupFlow(site.origin), timeoutMs: 8_000, confirm: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 8_500)) });
+
+    expect(byId(result, "step:s6")?.result).toBe("passed");
+    expect(result.overall).toBe("passed");
+    expect(posts(before)).toEqual(["/signup"]);
+  });
+
   it("under dry_run_only leaves the committing step out without asking, as the rehearsal does", async () => {
     const before = site.requests.length;
     let asked = 0;
@@ -193,6 +202,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     for (const text of [JSON.stringify(result), JSON.stringify(events)]) {
       for (const value of ["Captain Nemo", "Captain%20Nemo", "p1n-9876"]) expect(text).not.toContain(value);
     }
+  });
+
+  it("says what the page shows when a step fails, and runs nothing after it", async () => {
+    const before = site.requests.length;
+    const flow = signupFlow(site.origin);
+    flow.steps[4] = { type: "change", selectors: [["#old-password"]], value: "{{password}}" };
+    const result = await run({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 1_000, confirm: async () => true });
+
+    expect(byId(result, "step:s4")).toMatchObject({ result: "failed", details: "none of the 1 selector alternatives found the element within 1 s: 1 #old-password" });
+    expect(byId(result, "step:s6")).toMatchObject({ result: "skipped", details: "not run: s4 failed" });
+    expect(result.stopped).toBeUndefined();
+    expect(result.page_seen).toMatchObject({ url: `${site.origin}/signup.html`, title: "Sign up — Rehearsal Shop", headings: ["Create your account"] });
+    expect(posts(before)).toEqual([]);
   });
 
   it("stops at once when cancelled mid-step: the step is abandoned and nothing after it runs", async () => {

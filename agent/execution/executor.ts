@@ -166,11 +166,11 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       }
     };
 
-    const runGroup = async (group: StepGroup): Promise<StepOutcome[]> => {
+    const runGroup = async (group: StepGroup, groupSignal: AbortSignal): Promise<StepOutcome[]> => {
       const done: StepOutcome[] = [];
       for (const index of group.indexes) {
         const step = flow.steps[index] as RecorderStep;
-        if (over.signal.aborted) throw new Cancelled("cancelled");
+        if (groupSignal.aborted) throw new Cancelled("cancelled");
         if (countsAsAction(step)) {
           if (actions >= policy.max_actions) {
             watch.breach(`the test policy allows at most ${policy.max_actions} actions (max_actions); this step would be action ${actions + 1}`);
@@ -178,7 +178,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
           }
           actions += 1;
         }
-        const stepContext = { policy, where: leased.where, purpose, watch, values, stepTimeoutMs, deadline: Date.now() + stepTimeoutMs, signal: over.signal };
+        const stepContext = { policy, where: leased.where, purpose, watch, values, stepTimeoutMs, deadline: Date.now() + stepTimeoutMs, signal: groupSignal };
         done.push(await runStep(page, step, stepContext));
       }
       return done;
@@ -236,7 +236,17 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
           const needed = group.indexes.length * (stepTimeoutMs + 2_000);
           const budget = Math.min(needed, remaining());
           const limit = budget < needed ? `the ${purpose} ran out of time (${Math.round(timeoutMs / 1000)} s limit)` : `the step did not finish within ${Math.round(budget / 1000)} s`;
-          const done = await orCancel(within(runGroup(group), budget, limit));
+          // Ended with the group, whichever way: a step still running after its time (or a cancel) must not act any more.
+          const groupStop = new AbortController();
+          const endGroup = () => groupStop.abort();
+          over.signal.addEventListener("abort", endGroup, { once: true });
+          let done: StepOutcome[];
+          try {
+            done = await orCancel(within(runGroup(group, groupStop.signal), budget, limit));
+          } finally {
+            endGroup();
+            over.signal.removeEventListener("abort", endGroup);
+          }
           const resolved = done.find((outcome) => outcome.resolved !== undefined)?.resolved;
           const relocated = done.find((outcome) => outcome.relocated !== undefined)?.relocated;
           const breach = unreportedViolation();
