@@ -240,9 +240,12 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     await page.close();
   });
 
-  it("refuses while a demonstration is being recorded, so a run's typed values are never captured", async () => {
+  it("refuses while a demonstration is being recorded, and a recording that starts ends the lease, so a run's typed values are never captured", async () => {
     await allowInTab();
     const { page, tabId } = await personTab(`${allowed}/profile`);
+    // A lease already going when the recording starts ends at once.
+    const lease = await borrow(tabId);
+    const stopped = new Promise<LeaseStop>((resolve) => lease.onStop?.(resolve));
     const created = await app.inject({
       method: "POST",
       url: "/api/learn/sessions",
@@ -255,6 +258,8 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     try {
       const started = await app.inject({ method: "POST", url: `/api/learn/sessions/${sessionId}/start`, headers });
       expect(started.statusCode, started.body).toBe(200);
+      expect(await stopped).toMatchObject({ reason: "recording_started" });
+      await lease.release();
       await waitUntil(async () => (await tabAccess({ type: "run/tab-access", timeout_ms: 5_000 })).recording_active, Boolean, "the recording to be mirrored");
       expect(await refusalOf(borrow(tabId))).toBe("RECORDING_ACTIVE");
     } finally {

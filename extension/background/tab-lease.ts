@@ -49,8 +49,8 @@ export interface TabLeaseDeps {
 
 export interface TabLeases {
   handle(frame: AgentTabFrame): void;
-  /** The capture mirror changed: a recording that starts ends the lease. */
-  recordingChanged(active: boolean): void;
+  /** The capture mirror changed: a recording that starts ends the lease (resolves once the tab is given back). */
+  recordingChanged(active: boolean): Promise<void>;
   /** The agent's link went down: the run cannot be driven, so the tab is given back. */
   linkLost(): void;
   active(): boolean;
@@ -228,8 +228,8 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
           return assertNever(frame);
       }
     },
-    recordingChanged(active) {
-      if (active && lease !== undefined) void end("recording_started", "a demonstration started recording");
+    async recordingChanged(active) {
+      if (active && lease !== undefined) await end("recording_started", "a demonstration started recording");
     },
     linkLost() {
       if (lease !== undefined) void end("link_lost", "the extension's connection to the agent was lost");
