@@ -151,6 +151,37 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     expect(byId(result, "step:s3")?.relocated).toBeUndefined();
   });
 
+  it("asks about a click whose element turns out to be destructive though its selectors did not say so", async () => {
+    const flow: RecorderFlow = {
+      title: "Leave the shop",
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/account.html` },
+        { type: "click", selectors: [["#delete-account"]], offsetX: 1, offsetY: 1 },
+        { type: "click", selectors: [['aria/Sign up[role="link"]']], offsetX: 1, offsetY: 1 },
+      ],
+      step_ids: [null, null, "s2", "s3"],
+    };
+    for (const answer of [false, true]) {
+      const before = site.requests.length;
+      const asked: ConfirmationRequest[] = [];
+      const result = await run({ flow, timeoutMs: 30_000, confirm: async (request) => (asked.push(request), answer) });
+
+      expect(asked[0]).toEqual({ step_id: "s2", step_label: 'Click #delete-account ("Delete my account" (button))', reason: "destructive" });
+      if (answer) {
+        expect(asked.map((request) => request.reason)).toEqual(["destructive", "committing_submit"]);
+        expect(posts(before)).toEqual(["/delete"]);
+        expect(result.overall).toBe("passed");
+      } else {
+        expect(asked).toHaveLength(1);
+        expect(posts(before)).toEqual([]);
+        expect(result.stopped).toBe("declined");
+        expect(byId(result, "step:s2")).toMatchObject({ result: "skipped", details: "not performed: the person declined this step" });
+        expect(byId(result, "step:s3")).toMatchObject({ result: "skipped", details: "not run: s2 was declined" });
+      }
+    }
+  });
+
   it("stops at the first checkpoint that does not hold, says what the page shows, and reports no input value anywhere", async () => {
     const before = site.requests.length;
     const events: ExecutionProgress[] = [];

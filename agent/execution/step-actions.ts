@@ -5,7 +5,7 @@ import type { RecorderStep } from "../learning/compiler/emit-recorder-flow";
 import { firstLine } from "./checkpoint-check";
 import { POLL_MS, StepFailure, sleep } from "./execution-util";
 import { hostAllowed, notAllowedMessage } from "./policy-guard";
-import { resolveTarget, type FindContext } from "./target-finder";
+import { describeElement, resolveTarget, type FindContext } from "./target-finder";
 
 /** Doing one Recorder step in the page: open, click, fill, press, wait. */
 
@@ -27,6 +27,12 @@ export interface StepOutcome {
 export interface StepContext extends FindContext {
   policy: TestPolicy;
   where: RunWhere;
+  /**
+   * Before a click, with its element as a person names it: a click the plan did not ask about may
+   * still have consequences (a target named only by CSS). Throws to leave the click undone; may
+   * push `deadline` back by the time spent asking.
+   */
+  beforeClick?: (element: string, context: StepContext) => Promise<void>;
   /** Wording: a rehearsal speaks of test values. */
   purpose: "rehearsal" | "run";
 }
@@ -43,6 +49,7 @@ export async function runStep(page: Page, step: RecorderStep, context: StepConte
     case "click": {
       const target = await resolveTarget(page, step, context, true);
       try {
+        if (context.beforeClick !== undefined) await context.beforeClick(await describeElement(target.handle).catch(() => ""), context);
         await waitUntilEnabled(target.handle, context);
         notStopped(context);
         await whileWatchingNavigation(page, context, () => target.handle.click());
