@@ -182,6 +182,27 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     }
   });
 
+  it("accepts the page's own \"Are you sure?\" for a step the person confirmed, and dismisses it otherwise", async () => {
+    const flow: RecorderFlow = {
+      title: "Clear my drafts",
+      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/account.html` }, { type: "click", selectors: [['aria/Remove all drafts[role="button"]']], offsetX: 1, offsetY: 1 }],
+      step_ids: [null, null, "s2"],
+    };
+    const checkpoints: ExecutionCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "Drafts removed", success_condition: 'The page says "Drafts removed"', step_ids: ["s2"] }];
+
+    const before = site.requests.length;
+    const confirmed = await run({ flow, checkpoints, confirm: async () => true });
+    expect(posts(before)).toEqual(["/remove-drafts"]);
+    expect(byId(confirmed, "step:s2")?.details).toContain('the page asked (confirm) "Remove all drafts?": accepted, as the person confirmed this step');
+    expect(confirmed.overall).toBe("passed");
+
+    const unattended = site.requests.length;
+    const rehearsed = await run({ flow, checkpoints });
+    expect(posts(unattended)).toEqual([]);
+    expect(byId(rehearsed, "step:s2")?.details).toContain("dismissed under the test policy");
+    expect(byId(rehearsed, "checkpoint:cp-02")?.result).toBe("failed");
+  });
+
   it("stops at the first checkpoint that does not hold, says what the page shows, and reports no input value anywhere", async () => {
     const before = site.requests.length;
     const events: ExecutionProgress[] = [];
@@ -220,7 +241,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
       url: `${site.origin}/account.html?who=•••`,
       title: "Account — Rehearsal Shop",
       headings: ["Your account", "Hello, •••"],
-      buttons: ["Save as draft", "Delete my account", "Sign up"],
+      buttons: ["Save as draft", "Delete my account", "Remove all drafts", "Sign up"],
       screenshot_ref: path.basename(screenshotPath),
     });
     const png = await readFile(screenshotPath);
@@ -233,6 +254,18 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     for (const text of [JSON.stringify(result), JSON.stringify(events)]) {
       for (const value of ["Captain Nemo", "Captain%20Nemo", "p1n-9876"]) expect(text).not.toContain(value);
     }
+  });
+
+  it("without anyone to ask (a rehearsal), reports a checkpoint that does not hold and goes on, as the rehearsal always has", async () => {
+    const before = site.requests.length;
+    const checkpoints: ExecutionCheckpoint[] = [{ ...(SIGNUP_CHECKPOINTS[0] as ExecutionCheckpoint), success_condition: 'The page says "Email rejected"' }, SIGNUP_CHECKPOINTS[1] as ExecutionCheckpoint];
+    const result = await run({ flow: signupFlow(site.origin), checkpoints, stepTimeoutMs: 1_000, policy: policy({ mode: "controlled_live_test" }) });
+
+    expect(byId(result, "checkpoint:cp-02")?.result).toBe("failed");
+    expect(byId(result, "step:s6")?.result).toBe("passed");
+    expect(byId(result, "checkpoint:cp-03")?.result).toBe("passed");
+    expect(result.page_seen).toBeUndefined();
+    expect(posts(before)).toEqual(["/signup"]);
   });
 
   it("says what the page shows when a step fails, and runs nothing after it", async () => {
@@ -255,8 +288,10 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     const controller = new AbortController();
     let abortedAt = 0;
     const events: ExecutionProgress[] = [];
+    let abandonedAt = 0;
     const onProgress = (event: ExecutionProgress) => {
       events.push(event);
+      if (event.kind === "step" && event.step_id === "s3") abandonedAt = Date.now();
       if (event.kind === "step" && event.step_id === "s2") {
         setTimeout(() => {
           abortedAt = Date.now();
@@ -268,7 +303,9 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     const stoppedWithin = Date.now() - abortedAt;
 
     expect(abortedAt).toBeGreaterThan(0);
-    expect(stoppedWithin).toBeLessThan(5_000);
+    // The step (waiting up to 30 s for its element) is given up at once; closing the browser follows.
+    expect(abandonedAt - abortedAt).toBeLessThan(3_000);
+    expect(stoppedWithin).toBeLessThan(10_000);
     expect(result.stopped).toBe("cancelled");
     expect(byId(result, "step:s3")).toMatchObject({ result: "skipped", details: "abandoned: cancelled while it ran" });
     expect(result.steps.slice(result.steps.findIndex((step) => step.test_case_id === "step:s3") + 1).map((step) => [step.test_case_id, step.details])).toEqual([

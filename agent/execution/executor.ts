@@ -9,7 +9,7 @@ import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteR
 import { countsAsAction, flowProblem, planExecution, soundsConsequential, type StepGroup } from "./flow-plan";
 import { managedBrowser } from "./managed-browser";
 import { readPageSeen } from "./page-seen";
-import { createPolicyWatch, guardNetwork, preparePage, type PolicyWatch } from "./policy-guard";
+import { createPolicyWatch, guardNetwork, preparePage } from "./policy-guard";
 import { runStep, type StepContext, type StepOutcome } from "./step-actions";
 
 export const DEFAULT_EXECUTION_TIMEOUT_MS = 60_000;
@@ -62,14 +62,14 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
     over.abort();
     onAbort?.();
   };
-  if (signal?.aborted === true) abortListener();
-  else signal?.addEventListener("abort", abortListener, { once: true });
+  signal?.addEventListener("abort", abortListener, { once: true });
   const orCancel = <T>(work: Promise<T>): Promise<T> => {
     work.catch(() => undefined);
     return signal === undefined ? work : Promise.race([work, aborted]);
   };
 
   if (signal?.aborted === true) {
+    abortListener();
     record.skipRemaining(plan, "cancelled", "not run: cancelled");
     return finishCancelled(record, signal, abortListener);
   }
@@ -93,16 +93,18 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   }
 
   const watch = createPolicyWatch();
+  /** The person said yes to the step now running: a native "Are you sure?" it opens is theirs to accept. */
+  let confirmedStep = false;
   const undo: Array<{ dispose(): Promise<void> }> = [];
   try {
     try {
       // Guard the network before the flow's first request.
       undo.push(await within(guardNetwork(lease, policy, watch), remaining(), `the ${purpose} ran out of time`));
-      undo.push(await within(preparePage(lease.page, policy, watch), remaining(), `the ${purpose} ran out of time`));
+      undo.push(await within(preparePage(lease.page, policy, watch, { personConfirmed: () => confirmedStep }), remaining(), `the ${purpose} ran out of time`));
     } catch (error) {
       throw new BrowserUnusable(`The browser's page could not be prepared (${firstLine(error)}). The flow was not replayed.`);
     }
-    await replay(lease, plan.groups, plan.checkpointsBefore, { plan, watch, record, orCancel, over });
+    await replay(lease);
   } catch (error) {
     if (error instanceof BrowserUnusable) record.step({ id: "browser", label: browserLabel, result: "skipped", details: error.message });
     else record.step({ id: "error", label: "Replay the recorded flow", result: "failed", details: `the ${purpose} stopped unexpectedly: ${firstLine(error)}` });
@@ -117,12 +119,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   // -------------------------------------------------------------------------------------------
   // The loop, with the state of this execution in scope.
 
-  async function replay(
-    leased: BrowserLease,
-    groups: readonly StepGroup[],
-    before: readonly ExecutionCheckpoint[],
-    context: { plan: ReturnType<typeof planExecution>; watch: PolicyWatch; record: ExecutionRecord; orCancel: <T>(work: Promise<T>) => Promise<T>; over: AbortController },
-  ): Promise<void> {
+  async function replay(leased: BrowserLease): Promise<void> {
     const page = leased.page;
     const stopOnCheckpoint = input.stopOnCheckpointFailure ?? confirm !== undefined;
     let stop: string | undefined;
@@ -196,7 +193,8 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       if (confirm === undefined || group.consequence === undefined) return true;
       const asked = Date.now();
       try {
-        return (await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(group.label, "label"), reason: group.consequence }))) === true;
+        confirmedStep = (await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(group.label, "label"), reason: group.consequence }))) === true;
+        return confirmedStep;
       } finally {
         // Time spent waiting for the person is not the execution's.
         deadline += Date.now() - asked;
@@ -212,6 +210,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
         const label = `${group.label} (${element})`;
         const answer = await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(label, "label"), reason: "destructive" }));
         if (answer !== true) throw new Declined("declined");
+        confirmedStep = true;
       } finally {
         const waited = Date.now() - asked;
         deadline += waited;
@@ -220,8 +219,8 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       }
     };
 
-    await checkAll(before);
-    for (const [groupIndex, group] of groups.entries()) {
+    await checkAll(plan.checkpointsBefore);
+    for (const [groupIndex, group] of plan.groups.entries()) {
       const base = { id: group.stepId, label: group.label };
       if (stop === undefined && over.signal.aborted) await stopShort("cancelled", "cancelled");
       const earlierBreach = stop === undefined ? unreportedViolation() : undefined;
@@ -230,11 +229,12 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
         await stopShort(stop ?? "the test policy was breached");
       } else if (stop !== undefined) {
         record.step({ ...base, result: "skipped", details: `not run: ${stop}` });
-      } else if (groupIndex === context.plan.dryRunSkips) {
+      } else if (groupIndex === plan.dryRunSkips) {
         record.step({ ...base, result: "skipped", details: "dry run: final committing step not performed" });
         stop = "dry run: the final committing step was not performed";
       } else {
         let allowed: boolean;
+        confirmedStep = false;
         try {
           allowed = await mayDo(group);
         } catch (error) {

@@ -132,7 +132,7 @@ const SUBMIT_GUARD_SCRIPT = `(() => {
  * The submit guard and the answer to native dialogs, on the page; `dispose` takes them off again
  * (the person's tab outlives the execution).
  */
-export async function preparePage(page: Page, policy: TestPolicy, watch: PolicyWatch): Promise<{ dispose(): Promise<void> }> {
+export async function preparePage(page: Page, policy: TestPolicy, watch: PolicyWatch, options: { personConfirmed?: () => boolean } = {}): Promise<{ dispose(): Promise<void> }> {
   const undo: Array<() => Promise<unknown>> = [];
   if (policy.forbid_external_send) {
     await page.exposeFunction(SUBMIT_BINDING, (target: unknown, from: unknown) => {
@@ -143,9 +143,13 @@ export async function preparePage(page: Page, policy: TestPolicy, watch: PolicyW
     undo.push(() => page.removeScriptToEvaluateOnNewDocument(identifier));
   }
   // A native dialog would block the page; answer it so the flow goes on, and say so.
+  // A question the page asks during a step the person has just confirmed is covered by their yes
+  // (read_only and dry runs still refuse it).
   const onDialog = (dialog: Dialog) => {
-    const refuse = (dialog.type() === "confirm" || dialog.type() === "prompt") && (policy.forbid_destructive_writes || policy.mode === "read_only" || policy.mode === "dry_run_only");
-    watch.notes.push(`the page asked (${dialog.type()}) "${clamp(dialog.message(), 120)}": ${refuse ? "dismissed under the test policy" : "accepted"}`);
+    const asks = dialog.type() === "confirm" || dialog.type() === "prompt";
+    const byPerson = asks && policy.mode !== "read_only" && policy.mode !== "dry_run_only" && options.personConfirmed?.() === true;
+    const refuse = asks && !byPerson && (policy.forbid_destructive_writes || policy.mode === "read_only" || policy.mode === "dry_run_only");
+    watch.notes.push(`the page asked (${dialog.type()}) "${clamp(dialog.message(), 120)}": ${refuse ? "dismissed under the test policy" : byPerson ? "accepted, as the person confirmed this step" : "accepted"}`);
     (refuse ? dialog.dismiss() : dialog.accept()).catch(() => undefined);
   };
   page.on("dialog", onDialog);

@@ -155,6 +155,18 @@ describe.skipIf(!existsSync(CHROMIUM))("runs in the managed Chromium", () => {
     expect(relocated?.relocated?.to).toContain("Send message now");
   }, 60_000);
 
+  it("obeys a dry-run test policy exactly: everything up to the send, and the send left undone without asking", async () => {
+    const sendsBefore = site.sends();
+    const policy = { policy_id: crypto.randomUUID(), mode: "dry_run_only", allowed_domains: [site.host], schema_version: 1 };
+    const answer = await agent.call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: "Hello", access_code: "test-code-1" }, test_policy: policy, schema_version: 1 });
+    const dispatchId = RunResponseSchema.parse(answer.body).run.dispatch_id;
+    const done = await until(dispatchId, (run) => over(run) || run.state === "needs_confirmation");
+    expect(done, JSON.stringify(done)).toMatchObject({ state: "failed", failure: { code: "DRY_RUN_COMMIT_SKIPPED" } });
+    expect(done.checkpoints.map((checkpoint) => checkpoint.status)).toEqual(["reached", "skipped"]);
+    expect(site.sends()).toBe(sendsBefore);
+    expect((await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema)).find((receipt) => receipt.dispatch_id === dispatchId)?.result).toBe("denied");
+  }, 60_000);
+
   it("refuses to touch a site outside the ability's: the request is blocked and the run fails under its policy", async () => {
     site.leakTo(elsewhere.origin);
     const seenBefore = elsewhere.requests.length;

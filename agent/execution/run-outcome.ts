@@ -15,6 +15,10 @@ export const RUN_FAILURE_CODES = {
   policy: "TEST_POLICY_VIOLATION",
   /** No browser could be had (no Chromium, or the user's tab went away). */
   browser: "BROWSER_UNAVAILABLE",
+  /** The run's test policy is a dry run: its final committing step was left undone, as asked. */
+  dryRun: "DRY_RUN_COMMIT_SKIPPED",
+  /** Steps were left undone for a reason the executor gave (in the message). */
+  notAllRun: "STEPS_NOT_RUN",
   /** The person declined a step with consequences: it was not done. */
   declined: "CONFIRMATION_DECLINED",
   /** Nobody answered a confirmation in time: treated as declined. */
@@ -39,7 +43,7 @@ export interface RunOutcome {
  * (the person chose not to go on; nothing on the page failed, so it does not count against the
  * ability's checkpoint health) and its receipt says `denied`.
  */
-export function outcomeOf(result: ExecuteResult, context: { declined?: "declined" | "timeout" | undefined }): RunOutcome {
+export function outcomeOf(result: ExecuteResult, context: { declined?: "declined" | "timeout" | undefined; dryRun?: boolean }): RunOutcome {
   const pageSeen = result.page_seen === undefined ? {} : { page_seen: result.page_seen };
   if (result.stopped === "cancelled") return { state: "cancelled", failure: { code: RUN_FAILURE_CODES.cancelled, message: "The run was cancelled.", ...pageSeen }, receipt: "cancelled" };
   if (result.stopped === "declined" || context.declined !== undefined) {
@@ -66,11 +70,13 @@ export function outcomeOf(result: ExecuteResult, context: { declined?: "declined
     };
   }
   const skipped = result.steps.find((step) => step.result === "skipped");
-  return {
-    state: "failed",
-    failure: { code: RUN_FAILURE_CODES.browser, message: (skipped === undefined ? "The run did not finish." : `${skipped.label}: ${skipped.details}`).slice(0, 1000), ...pageSeen },
-    receipt: "failure",
-  };
+  const message = (skipped === undefined ? "The run did not finish." : `${skipped.label}: ${skipped.details}`).slice(0, 1000);
+  // A dry-run policy was obeyed: nothing failed, the policy held the committing step back (§0.8 "denied").
+  if (context.dryRun === true && skipped !== undefined && skipped.test_case_id !== "step:browser") {
+    return { state: "failed", failure: { code: RUN_FAILURE_CODES.dryRun, message: `The test policy is a dry run: ${message}`.slice(0, 1000), ...pageSeen }, receipt: "denied" };
+  }
+  const noBrowser = skipped === undefined || skipped.test_case_id === "step:browser";
+  return { state: "failed", failure: { code: noBrowser ? RUN_FAILURE_CODES.browser : RUN_FAILURE_CODES.notAllRun, message, ...pageSeen }, receipt: "failure" };
 }
 
 /** The page_seen a run keeps: input values scrubbed, the screenshot named by the route that serves it. */

@@ -71,8 +71,9 @@ const normalized = (site: string) => site.trim().toLowerCase().replace(/^\*?\./,
  * sites (TEST_POLICY_VIOLATION otherwise). Without one, the run gets `live_read_safe_write`: the
  * task is done for real on its own sites (a committing step still waits for the person), while
  * `forbid_external_send` keeps every write on the page's own origin and `forbid_destructive_writes`
- * refuses DELETE requests and dismisses the page's native "are you sure?" dialogs — a destructive
- * ability needs a test_policy that says otherwise. `max_actions` is the schema's ceiling, 200.
+ * refuses DELETE requests and dismisses a page's own "are you sure?" dialog unless it comes during a
+ * step the person confirmed (the executor accepts it then) — an ability whose site deletes with a
+ * DELETE request needs a test_policy that says otherwise. `max_actions` is the schema's ceiling, 200.
  */
 export function runPolicyOf(request: StartRunRequest, spec: AbilityRunSpec): TestPolicy {
   const sites = [...new Set([...spec.sites, ...request.allowed_sites].map(normalized))];

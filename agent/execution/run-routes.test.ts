@@ -272,6 +272,15 @@ describe("a run, start to finish", () => {
     expect(over.failure?.code).toBe("CONFIRMATION_TIMED_OUT");
   });
 
+  it("refuses a run beyond the three going at once, and takes one again once a run is over", async () => {
+    await boot();
+    const going = [];
+    for (let index = 0; index < 3; index += 1) going.push(RunResponseSchema.parse((await start({})).body).run.dispatch_id);
+    expectError(await start({}), 429, "RUN_LIMIT_REACHED");
+    await agent.call("POST", `/api/runs/${going[0]}/cancel`, { schema_version: 1 });
+    expect((await start({})).status).toBe(202);
+  });
+
   it("cancel stops a run at once; a second cancel says it is over", async () => {
     await boot();
     const run = RunResponseSchema.parse((await start({})).body).run;

@@ -18,6 +18,8 @@ import type { UserTabProvider } from "./user-tab-provider";
 
 export const DEFAULT_CONFIRMATION_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
+/** Runs going at once: each managed run is a Chromium of its own, and this machine is the user's. */
+export const DEFAULT_MAX_ACTIVE_RUNS = 3;
 const CLOSE_WAIT_MS = 5_000;
 
 export interface RunServiceDeps {
@@ -35,6 +37,8 @@ export interface RunServiceDeps {
   /** The whole execution, confirmations excluded by the executor's own accounting. */
   timeoutMs?: number | undefined;
   stepTimeoutMs?: number | undefined;
+  /** At most this many runs going at once (3); one more is refused with RUN_LIMIT_REACHED. */
+  maxActiveRuns?: number | undefined;
   /** Where an unexpected executor error is logged (its message scrubbed of input values). */
   logError?: (fields: Record<string, unknown>, message: string) => void;
 }
@@ -118,7 +122,6 @@ export function createRunService(deps: RunServiceDeps): RunService {
     if (run.finished) return;
     run.finished = true;
     run.pending?.settle(false);
-    active.delete(run.record.dispatch_id);
     await run.receipts;
     const completedAt = now();
     const final = { ...run.record, state, completed_at: completedAt, ...(failure === undefined ? {} : { failure }) };
@@ -126,6 +129,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
     // §0C.11B: a run's checkpoint receipts are a capability-health trigger.
     await deps.abilities.refreshAvailability().catch((error: unknown) => deps.logError?.({ err: error }, "availability could not be refreshed after a run"));
     await save(run, { state, completed_at: completedAt, pending_confirmation: undefined, ...(failure === undefined ? {} : { failure }) }, "run.finished");
+    // Until here reads are answered from memory; the record on disk is now the final one.
+    active.delete(run.record.dispatch_id);
   };
 
   const onProgress = (run: ActiveRun, scrub: (text: string) => string) => (event: ExecutionProgress) => {
@@ -203,7 +208,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
       });
       if (run.finished) return;
       reconcile(run, result, scrub);
-      const outcome = outcomeOf(result, { declined: run.declined });
+      const outcome = outcomeOf(result, { declined: run.declined, dryRun: input.policy.mode === "dry_run_only" });
       let failure = outcome.failure;
       if (failure !== undefined) {
         const screenshot = (await deps.memory.exists(MemoryPaths.runScreenshot(dispatchId))) ? `/api/runs/${dispatchId}/screenshot` : undefined;
@@ -254,6 +259,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
         throw new AppError("ADAPTER_UNAVAILABLE", "No browser extension is connected to run in your tab; open Chrome with the extension paired, or run it in the managed browser.");
       }
       const policy = runPolicyOf(request, spec);
+      const limit = deps.maxActiveRuns ?? DEFAULT_MAX_ACTIVE_RUNS;
+      if (active.size >= limit) throw new AppError("RUN_LIMIT_REACHED", `${active.size} runs are going already (at most ${limit}); wait for one to finish or cancel one, then start again.`);
       const dispatchId = `run-${randomUUID()}`;
       const at = now();
       const run: ActiveRun = {
@@ -317,9 +324,9 @@ export function createRunService(deps: RunServiceDeps): RunService {
 
     async confirm(dispatchId, request) {
       const run = active.get(dispatchId);
-      if (run === undefined) {
+      if (run === undefined || run.finished) {
         const stored = await service.get(dispatchId);
-        throw new AppError("RUN_NOT_ACTIVE", `The run is ${stored.state}; there is nothing to confirm.`);
+        throw new AppError("RUN_NOT_ACTIVE", run === undefined ? `The run is ${stored.state}; there is nothing to confirm.` : "The run is ending; there is nothing to confirm.");
       }
       if (run.pending === undefined || run.pending.confirmation_id !== request.confirmation_id) {
         throw new AppError("RUN_CONFIRMATION_MISMATCH", run.pending === undefined ? "The run is not waiting for a confirmation." : "This confirmation_id is not the one the run is waiting for; read the run again.");
@@ -330,9 +337,9 @@ export function createRunService(deps: RunServiceDeps): RunService {
 
     async cancel(dispatchId) {
       const run = active.get(dispatchId);
-      if (run === undefined) {
+      if (run === undefined || run.finished) {
         const stored = await service.get(dispatchId);
-        if (TERMINAL_RUN_STATES.has(stored.state)) throw new AppError("RUN_NOT_ACTIVE", `The run is already ${stored.state}.`);
+        if (run !== undefined || TERMINAL_RUN_STATES.has(stored.state)) throw new AppError("RUN_NOT_ACTIVE", run === undefined ? `The run is already ${stored.state}.` : "The run is ending already.");
         throw notFound(dispatchId);
       }
       run.controller.abort();

@@ -43,6 +43,7 @@ export const ERROR_CODE_TABLE = {
   ABILITY_NOT_RUNNABLE: { http: 409, retryable: false },
   RUN_NOT_ACTIVE: { http: 409, retryable: false },
   RUN_CONFIRMATION_MISMATCH: { http: 409, retryable: false },
+  RUN_LIMIT_REACHED: { http: 429, retryable: true },
   // Security guard (§0A.32 "fail closed"; DESIGN §4)
   AUTH_REQUIRED: { http: 401, retryable: false },
   AUTH_INVALID: { http: 401, retryable: false },
