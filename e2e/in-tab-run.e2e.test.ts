@@ -215,6 +215,25 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     await page.close();
   });
 
+  it("a service-worker stop mid-lease ends the lease (link lost) and the restarted worker gives the tab back", async () => {
+    await allowInTab();
+    const { page, tabId } = await personTab(`${allowed}/profile`);
+    const lease = await borrow(tabId);
+    const stopped = new Promise<LeaseStop>((resolve) => lease.onStop?.(resolve));
+    const workerTarget = await chromium.browser.waitForTarget((target) => target.type() === "service_worker" && target.url().endsWith("/background.js"));
+    // The panel would wake the worker again at once: closed for this part, as a person may.
+    await panel.close();
+    await (await workerTarget.worker())?.close();
+    expect(await stopped).toMatchObject({ reason: "link_lost" });
+    panel = await chromium.openSidePanel();
+    await waitUntil(badge, (seen) => seen.text !== "RUN", "the RUN badge to go after the restart");
+    await lease.release();
+    // Detached by the new worker: the same tab can be lent again.
+    const again = await borrow(tabId);
+    await again.release();
+    await page.close();
+  });
+
   it("refuses sites outside the run's: no lending of a tab showing one, no navigation to one, and a link away ends the lease", async () => {
     await allowInTab();
     const elsewhere = await personTab(`${other}/start`);

@@ -27,6 +27,8 @@ export interface BackgroundDeps {
   store: BackgroundStore;
   /** The person's consent to in-tab runs (issue #21). */
   inTabRuns: InTabConsent;
+  /** The tab lent to an in-tab run, kept in session storage across a worker stop. */
+  leasedTab: { save(tabId: number | null): Promise<void>; load(): Promise<number | null> };
   openSocket(url: string): SocketLike;
   fetch: typeof fetch;
   timers: Timers;
@@ -117,6 +119,7 @@ export function startBackground(deps: BackgroundDeps): void {
       socket.refresh();
     },
     failed,
+    leasedTab: deps.leasedTab,
   });
 
   // Session changes are mirrored one after the other, in the agent's order. A recording that
@@ -221,8 +224,10 @@ export function startBackground(deps: BackgroundDeps): void {
   deps.watchConnection(() => socket.restart());
 
   // Then the state: the badge and registration as mirrored, the outbox's size, and the agent's word.
-  void capture
+  void tabLeases
     .restore()
+    .catch(failed("in-tab restore"))
+    .then(() => capture.restore())
     .catch(failed("restore"))
     .then(() => outbox().then((sender) => sender.status()))
     .catch(failed("outbox open"))

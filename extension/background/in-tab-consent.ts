@@ -27,3 +27,16 @@ export function createInTabConsent(now: () => Date): InTabConsent {
     },
   };
 }
+
+/** The tab lent to an in-tab run (session storage: gone with the browser session, never on disk). */
+export function createLeasedTabStore() {
+  const item = storage.defineItem<unknown>("session:inTabLeasedTab", { fallback: null, version: 1 });
+  const TabIdSchema = z.number().int().min(0);
+  return {
+    async load(): Promise<number | null> {
+      const parsed = TabIdSchema.safeParse(await item.getValue());
+      return parsed.success ? parsed.data : null;
+    },
+    save: (tabId: number | null) => (tabId === null ? item.removeValue() : item.setValue(tabId)),
+  };
+}

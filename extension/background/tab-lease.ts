@@ -46,6 +46,8 @@ export interface TabLeaseDeps {
   send(frame: ClientTabFrame): boolean;
   onActiveChange(active: boolean): void;
   failed(where: string): (error: unknown) => void;
+  /** Which tab is lent, in `chrome.storage.session`: a worker that stopped mid-lease gives it back when it starts. */
+  leasedTab: { save(tabId: number | null): Promise<void>; load(): Promise<number | null> };
 }
 
 export interface TabLeases {
@@ -54,6 +56,11 @@ export interface TabLeases {
   recordingChanged(active: boolean): Promise<void>;
   /** The agent's link went down: the run cannot be driven, so the tab is given back. */
   linkLost(): void;
+  /**
+   * Worker start: a tab lent when the last worker stopped is given back (its run ended with the
+   * socket: the agent saw the link go). Detached, and the badge put back as the capture wants it.
+   */
+  restore(): Promise<void>;
   active(): boolean;
 }
 
@@ -93,6 +100,7 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     }
     lease = undefined;
     deps.onActiveChange(false);
+    await deps.leasedTab.save(null).catch(deps.failed("in-tab run"));
     await deps.restoreBadge().catch(deps.failed("run badge"));
     deps.send({ type: "tab_ended", lease_id: current.leaseId, reason, message });
   };
@@ -166,6 +174,7 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     }
     const current: Lease = { leaseId: frame.lease_id, tabId, allowedSites: [...frame.allowed_sites], ending: false };
     lease = current;
+    await deps.leasedTab.save(tabId).catch(deps.failed("in-tab run"));
     deps.onActiveChange(true);
     await showBadge(deps.action, runBadge(frame.label)).catch(deps.failed("run badge"));
     try {
@@ -259,6 +268,13 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
       if (lease !== undefined) void end("link_lost", "the extension's connection to the agent was lost");
     },
     active: () => lease !== undefined,
+    async restore() {
+      const tabId = await deps.leasedTab.load();
+      if (tabId === null || lease !== undefined) return;
+      await deps.debuggerApi()?.detach({ tabId }).catch(() => undefined);
+      await deps.leasedTab.save(null);
+      await deps.restoreBadge();
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import { defineBackground } from "wxt/utils/define-background";
 import { storage } from "wxt/utils/storage";
 import { createBackgroundStore } from "../background/background-storage";
 import { startBackground } from "../background/background-app";
-import { createInTabConsent } from "../background/in-tab-consent";
+import { createInTabConsent, createLeasedTabStore } from "../background/in-tab-consent";
 import { extensionConnectionStorage } from "../connection-storage";
 
 export default defineBackground(() => {
@@ -16,6 +16,7 @@ export default defineBackground(() => {
     watchConnection: (onChange) => void storage.watch("local:agentConnection", onChange),
     store: createBackgroundStore(),
     inTabRuns: createInTabConsent(() => new Date()),
+    leasedTab: createLeasedTabStore(),
     openSocket: (url) => new WebSocket(url),
     fetch: (input, init) => fetch(input, init),
     timers: {
