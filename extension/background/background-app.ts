@@ -13,6 +13,10 @@ import { createOutboxLedger } from "./outbox-ledger";
 import { createOutboxSender, type OutboxSender } from "./outbox-sender";
 import type { OutboxStatus } from "../../shared/observation/panel-messages";
 import { createSessionControlClient } from "./session-control-client";
+import { badgeForSession, showBadge } from "./capture-badge";
+import { isActiveCapture } from "./capture-config";
+import type { InTabConsent } from "./in-tab-consent";
+import { createTabLeases, type DebuggerApi } from "./tab-lease";
 import { commandControl, planControl, type CaptureControl } from "./session-controls";
 
 export interface BackgroundDeps {
@@ -21,6 +25,10 @@ export interface BackgroundDeps {
   /** Calls back when the pairing in extension storage changes. */
   watchConnection(onChange: () => void): void;
   store: BackgroundStore;
+  /** The person's consent to in-tab runs (issue #21). */
+  inTabRuns: InTabConsent;
+  /** The tab lent to an in-tab run, kept in session storage across a worker stop. */
+  leasedTab: { save(tabId: number | null): Promise<void>; load(): Promise<number | null> };
   openSocket(url: string): SocketLike;
   fetch: typeof fetch;
   timers: Timers;
@@ -39,8 +47,9 @@ export function startBackground(deps: BackgroundDeps): void {
   const { browser } = deps;
   const failed = createFailureRecorder(deps.store, deps.now);
   let captureActive = false;
+  let runActive = false;
   let queued = 0;
-  const wantsLink = () => captureActive || queued > 0;
+  const wantsLink = () => captureActive || runActive || queued > 0;
 
   const keepalive = createKeepalive(browser.alarms);
   const syncKeepalive = () => void keepalive.set(wantsLink()).catch(failed("keepalive"));
@@ -90,6 +99,39 @@ export function startBackground(deps: BackgroundDeps): void {
     }));
   const drain = () => void outbox().then((sender) => sender.drain()).catch(failed("outbox drain"));
 
+  // Chrome withholds the API when a policy blocks it; the manifest always asks for it.
+  const debuggerApi = () => (browser.debugger as DebuggerApi | undefined) ?? undefined;
+  const tabLeases = createTabLeases({
+    debuggerApi,
+    inTabAllowed: () => deps.inTabRuns.allowed(),
+    async createTab() {
+      const tab = await browser.tabs.create({ url: "about:blank", active: true });
+      if (tab.id === undefined) throw new Error("Chrome gave the new tab no id");
+      return tab.id;
+    },
+    action: browser.action,
+    restoreBadge: async () => showBadge(browser.action, badgeForSession(await capture.current())),
+    recordingActive: async () => isActiveCapture(await capture.current()),
+    send: (frame) => socket.send(frame),
+    onActiveChange(active) {
+      runActive = active;
+      syncKeepalive();
+      socket.refresh();
+    },
+    failed,
+    leasedTab: deps.leasedTab,
+  });
+
+  // Session changes are mirrored one after the other, in the agent's order. A recording that
+  // starts takes a lent tab back first, so nothing an in-tab run types is ever observed.
+  let mirrorChain: Promise<void> = Promise.resolve();
+  const mirrorSession = (session: Parameters<typeof capture.apply>[0]) => {
+    mirrorChain = mirrorChain
+      .then(() => tabLeases.recordingChanged(isActiveCapture(session)))
+      .then(() => capture.apply(session))
+      .catch(failed("session mirror"));
+  };
+
   const socket = createAgentSocket({
     loadConnection: () => deps.connection.load(),
     openSocket: deps.openSocket,
@@ -97,13 +139,18 @@ export function startBackground(deps: BackgroundDeps): void {
     timers: deps.timers,
     wantsLink,
     onWelcome(session) {
-      void capture.apply(session).catch(failed("session mirror"));
+      mirrorSession(session);
       drain();
     },
     onFrame(frame) {
       switch (frame.type) {
         case "session":
-          void capture.apply(frame.session).catch(failed("session mirror"));
+          mirrorSession(frame.session);
+          return;
+        case "tab_open":
+        case "tab_cdp":
+        case "tab_release":
+          tabLeases.handle(frame);
           return;
         case "ack":
           void outbox().then((sender) => sender.acknowledged(frame.ack)).catch(failed("outbox ack"));
@@ -118,6 +165,7 @@ export function startBackground(deps: BackgroundDeps): void {
       }
     },
     onLost() {
+      tabLeases.linkLost();
       void outbox().then((sender) => sender.connectionLost()).catch(failed("outbox"));
     },
     onState(state: AgentLinkState) {
@@ -150,6 +198,9 @@ export function startBackground(deps: BackgroundDeps): void {
     lastFailure: () => deps.store.loadLastFailure(),
     // Site access the user took back in Chrome's menu ends capture there, even for a page already observed.
     isGranted: (url) => browser.permissions.contains({ origins: [`${new URL(url).origin}/*`] }),
+    inTabRuns: deps.inTabRuns,
+    hasDebugger: () => debuggerApi() !== undefined,
+    runActive: () => tabLeases.active(),
   });
 
   // Listeners first, synchronously (MV3): these events are what wake a sleeping worker.
@@ -173,8 +224,10 @@ export function startBackground(deps: BackgroundDeps): void {
   deps.watchConnection(() => socket.restart());
 
   // Then the state: the badge and registration as mirrored, the outbox's size, and the agent's word.
-  void capture
+  void tabLeases
     .restore()
+    .catch(failed("in-tab restore"))
+    .then(() => capture.restore())
     .catch(failed("restore"))
     .then(() => outbox().then((sender) => sender.status()))
     .catch(failed("outbox open"))
