@@ -16,6 +16,13 @@ export interface PanelBrowser {
   ensureConnected(timeoutMs: number): Promise<AgentLinkState | "no_background">;
   /** The background's link, session mirror and outbox; null when it does not answer. */
   captureStatus(): Promise<CaptureStatusReply | null>;
+  /**
+   * Issue #21 "In my browser": asks Chrome for what a run in the person's own tab needs (the
+   * optional `debugger` permission for trusted input, and the ability's sites). Must be called
+   * synchronously from the Run click. Absent while the extension cannot run an ability in a tab:
+   * the panel then offers only "In a separate browser".
+   */
+  requestTabRunAccess?(sites: readonly string[]): Promise<boolean>;
 }
 
 /** For pages without an extension around them (tests, a plain tab): nothing granted, nothing known. */
