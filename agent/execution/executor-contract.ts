@@ -24,7 +24,10 @@ export interface BrowserLease {
 }
 
 /** Gets a browser for one execution; the managed one is the default. Throws `BrowserUnavailable` when none can be had. */
-export type BrowserProvider = (options: { deadline: number }) => Promise<BrowserLease>;
+export type BrowserProvider = ((options: { deadline: number }) => Promise<BrowserLease>) & {
+  /** What getting this browser is called in a result when it fails ("Start a fresh headless Chromium profile"). */
+  label?: string;
+};
 
 export class BrowserUnavailable extends Error {
   override name = "BrowserUnavailable";
@@ -66,12 +69,31 @@ export interface ExecuteInput {
   /** Where a screenshot of the page is written when the execution stops short (none without it). */
   screenshotPath?: string;
   now?: () => Date;
+  /**
+   * Which values are scrubbed from everything reported: `all` (the default, a run's inputs) or only
+   * those of `secret` parameters (`secret`: the rehearsal's rule for its test values).
+   */
+  redactValues?: "all" | "secret";
+  /**
+   * Whether a page-verified checkpoint that does not hold stops the execution (the rest skipped).
+   * Default: yes when `confirm` is given (a run), no otherwise (a rehearsal reports every checkpoint).
+   */
+  stopOnCheckpointFailure?: boolean;
+  /** Wording of what is reported: a rehearsal speaks of test values and of "the rehearsal". Default `run`. */
+  purpose?: "rehearsal" | "run";
 }
 
 export interface ExecuteResult {
   /** `passed` only when every step ran and every page-verified checkpoint was confirmed in the page. */
   overall: "passed" | "failed" | "partial";
+  /**
+   * Steps and checkpoints in the order they were done: `test_case_id` is `step:<step id>` (set-up
+   * steps `step:setup-N`; `step:browser`, `step:flow`, `step:error` when nothing could be replayed)
+   * or `checkpoint:<checkpoint id>`.
+   */
   steps: Array<{ test_case_id: string; label: string; result: "passed" | "failed" | "skipped"; details: string; resolved_selector?: { index: number; selector: string[] }; relocated?: { from: string; to: string } }>;
+  /** The checkpoints alone, in order, as a run reports them (`passed` is `reached`). */
+  checkpoints?: Array<{ checkpoint_id: string; goal: string; status: "reached" | "failed" | "skipped"; evidence: string }>;
   policy_violation?: { code: "TEST_POLICY_VIOLATION"; message: string };
   /** Why it ended early: cancelled (signal), declined (confirmation refused), or undefined. */
   stopped?: "cancelled" | "declined";

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { CHROMIUM_ARGS } from "../../agent/learning/validation/rehearsal";
+import { CHROMIUM_ARGS } from "../../agent/execution/managed-browser";
 import { projectRoot } from "../../agent/test-support/agent-process";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

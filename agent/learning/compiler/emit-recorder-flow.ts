@@ -3,7 +3,7 @@ import type { NormalizedStep } from "./normalize-trace";
 
 /**
  * What else is known of a step's element, for relocating it when every selector misses (issue
- * #14, validation/target-relocation.ts): its role and name, and the row it sits in — by the
+ * #14, execution/target-relocation.ts): its role and name, and the row it sits in — by the
  * parameter whose value the row shows, or by position. Recorder parsers ignore the field.
  */
 export interface RelocationHint {
@@ -13,13 +13,18 @@ export interface RelocationHint {
   row_position?: number | undefined;
 }
 
-/** A step of the Chrome DevTools Recorder format (the subset we emit). */
+/**
+ * A step of the Chrome DevTools Recorder format (the subset we emit). `confirm: true` marks a step
+ * with consequences the executor asks the person about before doing it (issue #21); Recorder parsers
+ * ignore the field.
+ */
 export type RecorderStep =
   | { type: "setViewport"; width: number; height: number; deviceScaleFactor: number; isMobile: boolean; hasTouch: boolean; isLandscape: boolean }
   | { type: "navigate"; url: string }
-  | { type: "click"; selectors: string[][]; offsetX: number; offsetY: number; frame?: number[]; hint?: RelocationHint }
-  | { type: "change"; selectors: string[][]; value: string; frame?: number[]; hint?: RelocationHint }
-  | { type: "keyDown" | "keyUp"; key: string }
+  | { type: "click"; selectors: string[][]; offsetX: number; offsetY: number; frame?: number[]; hint?: RelocationHint; confirm?: boolean }
+  | { type: "change"; selectors: string[][]; value: string; frame?: number[]; hint?: RelocationHint; confirm?: boolean }
+  | { type: "keyDown"; key: string; confirm?: boolean }
+  | { type: "keyUp"; key: string }
   | { type: "waitForElement"; selectors: string[][] };
 
 export interface RecorderFlow {

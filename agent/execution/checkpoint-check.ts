@@ -1,10 +1,10 @@
-import { SCRUBBED } from "../../../shared/observation/typed-value-scrubber";
+import { SCRUBBED } from "../../shared/observation/typed-value-scrubber";
 import type { Page, SerializedAXNode } from "puppeteer-core";
-import { needsBaseline, parseSuccessCondition, type SuccessCheck } from "../../../shared/learning/success-conditions";
+import { needsBaseline, parseSuccessCondition, type SuccessCheck } from "../../shared/learning/success-conditions";
 import { firstNumberIn, numberShape, readPageFacts, type PageFacts } from "./page-facts";
 
-export type { SuccessCheck } from "../../../shared/learning/success-conditions";
-export { parseSuccessCondition } from "../../../shared/learning/success-conditions";
+export type { SuccessCheck } from "../../shared/learning/success-conditions";
+export { parseSuccessCondition } from "../../shared/learning/success-conditions";
 
 export interface CheckpointVerdict {
   result: "passed" | "failed" | "skipped";

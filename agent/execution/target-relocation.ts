@@ -1,12 +1,12 @@
 import type { ElementHandle, Frame } from "puppeteer-core";
-import type { RelocationHint } from "../compiler/emit-recorder-flow";
+import type { RelocationHint } from "../learning/compiler/emit-recorder-flow";
 
 /**
  * Replay that survives change (issue #14): when every selector of a step misses, the target is
  * looked for by similarity to what the selectors say of it — its role and accessible name, its
  * text, its attributes (test id, id, name, type, classes), the ancestors its css path names, and
  * its position — and used only when one element is clearly the most similar. The rehearsal says it
- * relocated, and from what. Kept apart from rehearsal.ts: a later issue moves the replay engine.
+ * relocated, and from what. Used by the executor (target-finder.ts).
  */
 
 /** What a step's selectors say about its target. */

@@ -1,0 +1,56 @@
+import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
+import type { ExecutionParameter } from "./executor-contract";
+
+/** A step that cannot go on, with the reason a person reads. */
+export class StepFailure extends Error {
+  override name = "StepFailure";
+}
+
+/** The browser was had but could not be driven: like a missing browser, the execution did not happen. */
+export class BrowserUnusable extends Error {
+  override name = "BrowserUnusable";
+}
+
+export const POLL_MS = 100;
+export const SELECTOR_SHOWN_MAX = 160;
+
+export function clamp(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Bounds a piece of work; the work itself is left to fail when the browser closes. */
+export async function within<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StepFailure(message)), Math.max(0, ms));
+  });
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function showSelector(parts: readonly string[]): string {
+  const shown = parts.length === 1 ? (parts[0] as string) : parts.join(" >>> ");
+  return shown.length > SELECTOR_SHOWN_MAX ? `${shown.slice(0, SELECTOR_SHOWN_MAX - 1)}…` : shown;
+}
+
+/**
+ * Input values never appear in what the executor reports, even where the page echoed them (in any
+ * case, spacing or encoding): the shared rule of the extension's privacy boundary. `all` scrubs every
+ * value given; `secret` only those of `secret` parameters (the rehearsal's rule for its test values).
+ */
+export function valueRedactor(parameters: readonly ExecutionParameter[], values: Readonly<Record<string, string>>, which: "all" | "secret"): (text: string) => string {
+  const secretNames = new Set(parameters.filter((parameter) => parameter.type_hint === "secret").map((parameter) => parameter.name));
+  const chosen = Object.entries(values)
+    .filter(([name, value]) => typeof value === "string" && (which === "all" || secretNames.has(name)))
+    .map(([, value]) => value);
+  const scrubber = createTypedValueScrubber(chosen);
+  return (text) => scrubber.scrub(text);
+}

@@ -1,0 +1,259 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveRehearsalSite, type RehearsalSite } from "../../e2e/rehearsal-fixtures/server";
+import { PageSeenSchema } from "../../shared/execution/run-contract";
+import { TestPolicySchema, type TestPolicy } from "../../shared/learning/test-policy";
+import type { RecorderFlow, RecorderStep } from "../learning/compiler/emit-recorder-flow";
+import { execute } from "./executor";
+import type { ConfirmationRequest, ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionProgress } from "./executor-contract";
+import { managedBrowser } from "./managed-browser";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const VIEWPORT: RecorderStep = { type: "setViewport", width: 1280, height: 800, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: true };
+const PARAMETERS: ExecuteInput["parameters"] = [
+  { name: "full_name", type_hint: "text" },
+  { name: "email", type_hint: "email" },
+  { name: "password", type_hint: "secret" },
+  { name: "plan", type_hint: "text" },
+  { name: "nickname", type_hint: "text" },
+  { name: "pin", type_hint: "secret" },
+];
+const VALUES = { full_name: "Run User", email: "runner@example.test", password: "s3cret-run-pw", plan: "Pro", nickname: "Captain Nemo", pin: "p1n-9876" };
+
+function policy(overrides: Partial<TestPolicy> = {}): TestPolicy {
+  return TestPolicySchema.parse({ policy_id: randomUUID(), mode: "controlled_live_test", allowed_domains: ["127.0.0.1"], schema_version: 1, ...overrides });
+}
+
+/** The sign-up flow up to its committing "Create account" click (the flow's last click). */
+function signupFlow(origin: string): RecorderFlow {
+  return {
+    title: "Create an account on the shop",
+    steps: [
+      VIEWPORT,
+      { type: "navigate", url: `${origin}/signup.html` },
+      { type: "change", selectors: [['aria/Full name[role="textbox"]'], ["#full-name"]], value: "{{full_name}}" },
+      { type: "change", selectors: [['aria/Email[role="textbox"]'], ["#email"]], value: "{{email}}" },
+      { type: "change", selectors: [["#password"]], value: "{{password}}" },
+      { type: "change", selectors: [["#plan"]], value: "{{plan}}" },
+      { type: "click", selectors: [['aria/Create account (free)[role="button"]']], offsetX: 1, offsetY: 1 },
+    ],
+    step_ids: [null, null, "s2", "s3", "s4", "s5", "s6"],
+  };
+}
+const SIGNUP_CHECKPOINTS: ExecutionCheckpoint[] = [
+  { checkpoint_id: "cp-02", goal: "Details entered", success_condition: 'The page says "Email looks good"', step_ids: ["s2", "s3"] },
+  { checkpoint_id: "cp-03", goal: "The account is created", success_condition: 'The heading "Welcome aboard" appears', step_ids: ["s4", "s5", "s6"] },
+];
+
+const SAVE_STALE: string[][] = [['aria/Save draft[role="button"]'], ['form#editor > div.actions > button.save[name="save"]']];
+
+const ids = (result: ExecuteResult) => result.steps.map((step) => [step.test_case_id, step.result]);
+const byId = (result: ExecuteResult, id: string) => result.steps.find((step) => step.test_case_id === id);
+
+describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium", () => {
+  let site: RehearsalSite;
+  let temp: string;
+  const posts = (from: number) => site.requests.slice(from).filter((request) => request.method === "POST").map((request) => request.path);
+  const run = (input: Partial<ExecuteInput> & Pick<ExecuteInput, "flow">) =>
+    execute({ checkpoints: [], parameters: PARAMETERS, values: VALUES, policy: policy(), browser: managedBrowser({ chromiumPath: CHROMIUM, tempDir: temp }), stepTimeoutMs: 3_000, timeoutMs: 45_000, ...input });
+
+  beforeAll(async () => {
+    site = await serveRehearsalSite({ posts: { "/signup": "/welcome.html" } });
+    temp = await mkdtemp(path.join(tmpdir(), "elnor-executor-test-"));
+  });
+  afterAll(async () => {
+    await site.close();
+    await rm(temp, { recursive: true, force: true });
+  });
+
+  it("asks before the committing submit and, declined, never sends it: the rest is skipped and the page seen is kept", async () => {
+    const before = site.requests.length;
+    const asked: ConfirmationRequest[] = [];
+    const result = await run({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, confirm: async (request) => (asked.push(request), false) });
+
+    expect(asked).toEqual([{ step_id: "s6", step_label: 'Click "Create account (free)" (button)', reason: "committing_submit" }]);
+    expect(posts(before)).toEqual([]);
+    expect(result.stopped).toBe("declined");
+    expect(result.overall).toBe("partial");
+    expect(byId(result, "step:s5")?.result).toBe("passed");
+    expect(byId(result, "step:s6")).toMatchObject({ result: "skipped", details: "not performed: the person declined this step" });
+    expect(byId(result, "checkpoint:cp-03")).toMatchObject({ result: "skipped", details: "not checked: s6 was declined" });
+    expect(result.checkpoints?.map((checkpoint) => checkpoint.status)).toEqual(["reached", "skipped"]);
+    expect(result.page_seen).toMatchObject({ title: "Sign up — Rehearsal Shop", headings: ["Create your account"] });
+    expect(result.page_seen?.buttons).toContain("Create account (free)");
+  });
+
+  it("does the committing submit once the person confirms, and proves its checkpoint", async () => {
+    const before = site.requests.length;
+    const asked: ConfirmationRequest[] = [];
+    const result = await run({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, confirm: async (request) => (asked.push(request), true) });
+
+    expect(asked.map((request) => request.reason)).toEqual(["committing_submit"]);
+    expect(posts(before)).toEqual(["/signup"]);
+    expect(result.overall).toBe("passed");
+    expect(result.stopped).toBeUndefined();
+    expect(result.page_seen).toBeUndefined();
+    expect(result.checkpoints).toEqual([
+      { checkpoint_id: "cp-02", goal: "Details entered", status: "reached", evidence: 'found status "Email looks good"' },
+      { checkpoint_id: "cp-03", goal: "The account is created", status: "reached", evidence: 'found heading "Welcome aboard"' },
+    ]);
+  });
+
+  it("under dry_run_only leaves the committing step out without asking, as the rehearsal does", async () => {
+    const before = site.requests.length;
+    let asked = 0;
+    const result = await run({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, policy: policy({ mode: "dry_run_only" }), confirm: async () => ((asked += 1), true) });
+
+    expect(asked).toBe(0);
+    expect(posts(before)).toEqual([]);
+    expect(byId(result, "step:s6")).toMatchObject({ result: "skipped", details: "dry run: final committing step not performed" });
+  });
+
+  it("asks about a marked step and a destructive button too, and reports a target it relocated", async () => {
+    const before = site.requests.length;
+    const asked: ConfirmationRequest[] = [];
+    const flow: RecorderFlow = {
+      title: "Tidy my account",
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/account.html` },
+        { type: "change", selectors: [['aria/Nickname[role="textbox"]']], value: "{{nickname}}", confirm: true },
+        { type: "click", selectors: [['aria/Delete my account[role="button"]']], offsetX: 1, offsetY: 1 },
+        { type: "click", selectors: SAVE_STALE, offsetX: 1, offsetY: 1 },
+      ],
+      step_ids: [null, null, "s2", "s3", "s4"],
+    };
+    const checkpoints: ExecutionCheckpoint[] = [{ checkpoint_id: "cp-04", goal: "Saved", success_condition: 'The page says "Saved"', step_ids: ["s4"] }];
+    const result = await run({ flow, checkpoints, confirm: async (request) => (asked.push(request), true) });
+
+    expect(asked.map((request) => [request.step_id, request.reason])).toEqual([
+      ["s2", "marked"],
+      ["s3", "destructive"],
+      ["s4", "committing_submit"],
+    ]);
+    expect(result.overall).toBe("passed");
+    expect(posts(before)).toEqual(["/delete", "/save"]);
+    expect(byId(result, "step:s4")?.relocated).toEqual({ from: '"Save draft" (button)', to: '"Save as draft" (button)' });
+    expect(byId(result, "step:s4")?.details).toContain("relocated by similarity");
+    expect(byId(result, "step:s3")?.relocated).toBeUndefined();
+  });
+
+  it("stops at the first checkpoint that does not hold, says what the page shows, and reports no input value anywhere", async () => {
+    const before = site.requests.length;
+    const events: ExecutionProgress[] = [];
+    const screenshotPath = path.join(temp, `${randomUUID()}.png`);
+    const flow: RecorderFlow = {
+      title: "Set my nickname",
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/account.html?who=Captain%20Nemo` },
+        { type: "change", selectors: [['aria/Nickname[role="textbox"]']], value: "{{nickname}}" },
+        { type: "change", selectors: [["#pin"]], value: "{{pin}}" },
+        { type: "click", selectors: SAVE_STALE, offsetX: 1, offsetY: 1 },
+      ],
+      step_ids: [null, null, "s2", "s3", "s4"],
+    };
+    const checkpoints: ExecutionCheckpoint[] = [
+      { checkpoint_id: "cp-02", goal: "Greeted as {{nickname}}", success_condition: 'The heading "Goodbye" appears', step_ids: ["s2", "s3"] },
+      { checkpoint_id: "cp-04", goal: "Saved", success_condition: 'The page says "Saved"', step_ids: ["s4"] },
+    ];
+    const result = await run({ flow, checkpoints, confirm: async () => true, onProgress: (event) => events.push(event), screenshotPath });
+
+    expect(ids(result)).toEqual([
+      ["step:setup-1", "passed"],
+      ["step:setup-2", "passed"],
+      ["step:s2", "passed"],
+      ["step:s3", "passed"],
+      ["checkpoint:cp-02", "failed"],
+      ["step:s4", "skipped"],
+      ["checkpoint:cp-04", "skipped"],
+    ]);
+    expect(result.overall).toBe("failed");
+    expect(byId(result, "step:s4")?.details).toBe("not run: checkpoint cp-02 did not hold");
+    expect(posts(before)).toEqual([]);
+    // What the page showed, the typed nickname scrubbed out of its heading and its address.
+    expect(PageSeenSchema.parse(result.page_seen)).toEqual({
+      url: `${site.origin}/account.html?who=•••`,
+      title: "Account — Rehearsal Shop",
+      headings: ["Your account", "Hello, •••"],
+      buttons: ["Save as draft", "Delete my account", "Sign up"],
+      screenshot_ref: path.basename(screenshotPath),
+    });
+    const png = await readFile(screenshotPath);
+    expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+    // The evidence names the page's headings, the typed one scrubbed.
+    expect(byId(result, "checkpoint:cp-02")?.details).toBe('expected a heading "Goodbye"; headings on the page: "Your account", "Hello, •••"');
+    // Progress came as it happened, one event per result, in order.
+    expect(events.map((event) => (event.kind === "step" ? `step:${event.step_id}` : `checkpoint:${event.checkpoint_id}`))).toEqual(result.steps.map((step) => step.test_case_id));
+    expect(events.find((event) => event.kind === "checkpoint")).toMatchObject({ checkpoint_id: "cp-02", status: "failed" });
+    for (const text of [JSON.stringify(result), JSON.stringify(events)]) {
+      for (const value of ["Captain Nemo", "Captain%20Nemo", "p1n-9876"]) expect(text).not.toContain(value);
+    }
+  });
+
+  it("stops at once when cancelled mid-step: the step is abandoned and nothing after it runs", async () => {
+    const before = site.requests.length;
+    const flow = signupFlow(site.origin);
+    flow.steps[3] = { type: "change", selectors: [["#never-there"]], value: "{{email}}" };
+    const controller = new AbortController();
+    let abortedAt = 0;
+    const events: ExecutionProgress[] = [];
+    const onProgress = (event: ExecutionProgress) => {
+      events.push(event);
+      if (event.kind === "step" && event.step_id === "s2") {
+        setTimeout(() => {
+          abortedAt = Date.now();
+          controller.abort();
+        }, 500);
+      }
+    };
+    const result = await run({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 30_000, signal: controller.signal, confirm: async () => true, onProgress });
+    const stoppedWithin = Date.now() - abortedAt;
+
+    expect(abortedAt).toBeGreaterThan(0);
+    expect(stoppedWithin).toBeLessThan(5_000);
+    expect(result.stopped).toBe("cancelled");
+    expect(byId(result, "step:s3")).toMatchObject({ result: "skipped", details: "abandoned: cancelled while it ran" });
+    expect(result.steps.slice(result.steps.findIndex((step) => step.test_case_id === "step:s3") + 1).map((step) => [step.test_case_id, step.details])).toEqual([
+      ["checkpoint:cp-02", "not checked: cancelled"],
+      ["step:s4", "not run: cancelled"],
+      ["step:s5", "not run: cancelled"],
+      ["step:s6", "not run: cancelled"],
+      ["checkpoint:cp-03", "not checked: cancelled"],
+    ]);
+    expect(result.page_seen?.title).toBe("Sign up — Rehearsal Shop");
+    expect(posts(before)).toEqual([]);
+    expect(events).toHaveLength(result.steps.length);
+  });
+
+  it("stops at once when cancelled while waiting for the person's answer, and does not do the step", async () => {
+    const before = site.requests.length;
+    const controller = new AbortController();
+    const result = await run({
+      flow: signupFlow(site.origin),
+      signal: controller.signal,
+      confirm: () => {
+        setTimeout(() => controller.abort(), 300);
+        return new Promise<boolean>(() => undefined);
+      },
+    });
+
+    expect(result.stopped).toBe("cancelled");
+    expect(byId(result, "step:s6")).toMatchObject({ result: "skipped", details: "not run: cancelled while waiting for confirmation" });
+    expect(posts(before)).toEqual([]);
+  });
+
+  it("does nothing when cancelled before it starts", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await run({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, signal: controller.signal });
+
+    expect(result.stopped).toBe("cancelled");
+    expect(result.steps.every((step) => step.result === "skipped")).toBe(true);
+    expect(result.steps).toHaveLength(9);
+  });
+});

@@ -1,0 +1,283 @@
+import type { Page } from "puppeteer-core";
+import type { PageSeen } from "../../shared/execution/run-contract";
+import type { RecorderStep } from "../learning/compiler/emit-recorder-flow";
+import { checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
+import { createExecutionRecord, type ExecutionRecord } from "./execution-record";
+import { BrowserUnusable, StepFailure, within } from "./execution-util";
+import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteResult, type ExecutionCheckpoint } from "./executor-contract";
+import { countsAsAction, flowProblem, planExecution, type StepGroup } from "./flow-plan";
+import { managedBrowser } from "./managed-browser";
+import { readPageSeen } from "./page-seen";
+import { createPolicyWatch, guardNetwork, preparePage, type PolicyWatch } from "./policy-guard";
+import { runStep, type StepOutcome } from "./step-actions";
+
+export const DEFAULT_EXECUTION_TIMEOUT_MS = 60_000;
+export const DEFAULT_STEP_TIMEOUT_MS = 5_000;
+
+/** The execution was abandoned: its signal was aborted. */
+class Cancelled extends Error {
+  override name = "Cancelled";
+}
+
+/**
+ * The one executor (issue #21): replays a recorded flow step by step in the browser a provider
+ * lends (a fresh managed Chromium by default), under the test policy, with the given values;
+ * checks each checkpoint in the page after its last step; asks before a step with consequences
+ * when someone can be asked; stops at once when its signal aborts. Never throws for anything the
+ * page or the browser does. What it reports (results, progress, the page seen) never holds an input
+ * value: every value is scrubbed, or only secret ones when `redactValues` is `secret` (rehearsal).
+ */
+export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
+  const { flow, checkpoints, values, policy, signal, confirm } = input;
+  const now = input.now ?? (() => new Date());
+  const timeoutMs = input.timeoutMs ?? DEFAULT_EXECUTION_TIMEOUT_MS;
+  const stepTimeoutMs = input.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
+  const purpose = input.purpose ?? "run";
+  const record = createExecutionRecord(input, now().toISOString(), now);
+  /** The whole execution's end; pushed back by the time spent waiting for a person's answer. */
+  let deadline = Date.now() + timeoutMs;
+  const remaining = () => deadline - Date.now();
+
+  const invalid = flowProblem(flow);
+  if (invalid !== undefined) {
+    record.step({ id: "flow", label: "Read the recorded flow", result: "failed", details: invalid });
+    return record.finish();
+  }
+  const plan = planExecution(flow, checkpoints, policy);
+
+  // Cancellation: a promise that rejects on abort, raced against every wait.
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Cancelled("cancelled"));
+  });
+  aborted.catch(() => undefined);
+  const over = new AbortController();
+  const abortListener = () => {
+    over.abort();
+    onAbort?.();
+  };
+  if (signal?.aborted === true) abortListener();
+  else signal?.addEventListener("abort", abortListener, { once: true });
+  const orCancel = <T>(work: Promise<T>): Promise<T> => {
+    work.catch(() => undefined);
+    return signal === undefined ? work : Promise.race([work, aborted]);
+  };
+
+  if (signal?.aborted === true) {
+    record.skipRemaining(plan, "cancelled", "not run: cancelled");
+    return finishCancelled(record, signal, abortListener);
+  }
+  const provider = input.browser ?? managedBrowser();
+  const browserLabel = provider.label ?? "Get the browser to act in";
+  let lease: BrowserLease;
+  const leasing = provider({ deadline });
+  try {
+    lease = await orCancel(leasing);
+  } catch (error) {
+    if (error instanceof Cancelled) {
+      // The browser may still arrive: give it back.
+      void leasing.then((late) => late.release(), () => undefined);
+      record.skipRemaining(plan, "cancelled", "not run: cancelled");
+      return finishCancelled(record, signal, abortListener);
+    }
+    const reason = error instanceof BrowserUnavailable ? error.message : `The browser could not be had (${firstLine(error)}).`;
+    record.step({ id: "browser", label: browserLabel, result: "skipped", details: `${reason} The flow was not replayed.` });
+    signal?.removeEventListener("abort", abortListener);
+    return record.finish();
+  }
+
+  const watch = createPolicyWatch();
+  const undo: Array<{ dispose(): Promise<void> }> = [];
+  try {
+    try {
+      // Guard the network before the flow's first request.
+      undo.push(await within(guardNetwork(lease, policy, watch), remaining(), `the ${purpose} ran out of time`));
+      undo.push(await within(preparePage(lease.page, policy, watch), remaining(), `the ${purpose} ran out of time`));
+    } catch (error) {
+      throw new BrowserUnusable(`The browser's page could not be prepared (${firstLine(error)}). The flow was not replayed.`);
+    }
+    await replay(lease, plan.groups, plan.checkpointsBefore, { plan, watch, record, orCancel, over });
+  } catch (error) {
+    if (error instanceof BrowserUnusable) record.step({ id: "browser", label: browserLabel, result: "skipped", details: error.message });
+    else record.step({ id: "error", label: "Replay the recorded flow", result: "failed", details: `the ${purpose} stopped unexpectedly: ${firstLine(error)}` });
+  } finally {
+    over.abort();
+    for (const item of undo.reverse()) await item.dispose().catch(() => undefined);
+    await lease.release().catch(() => undefined);
+    signal?.removeEventListener("abort", abortListener);
+  }
+  return record.finish(watch.violation);
+
+  // -------------------------------------------------------------------------------------------
+  // The loop, with the state of this execution in scope.
+
+  async function replay(
+    leased: BrowserLease,
+    groups: readonly StepGroup[],
+    before: readonly ExecutionCheckpoint[],
+    context: { plan: ReturnType<typeof planExecution>; watch: PolicyWatch; record: ExecutionRecord; orCancel: <T>(work: Promise<T>) => Promise<T>; over: AbortController },
+  ): Promise<void> {
+    const page = leased.page;
+    const stopOnCheckpoint = input.stopOnCheckpointFailure ?? confirm !== undefined;
+    let stop: string | undefined;
+    let actions = 0;
+    let violationReported = false;
+    const baselines = new Map<string, Awaited<ReturnType<typeof readBaseline>>>();
+
+    /** A breach not yet pinned on a result (a request the page made on its own after a step). */
+    const unreportedViolation = (): string | undefined => {
+      if (watch.violation === undefined || violationReported) return undefined;
+      violationReported = true;
+      stop = "the test policy was breached";
+      return watch.violation;
+    };
+    const stopShort = async (why: string, kind?: "cancelled" | "declined") => {
+      stop ??= why;
+      if (kind !== undefined) record.stopped ??= kind;
+      record.pageSeen ??= await seePage(page);
+    };
+
+    const checkAll = async (list: readonly ExecutionCheckpoint[]) => {
+      for (const checkpoint of list) {
+        if (stop !== undefined) {
+          record.checkpoint(checkpoint, { result: "skipped", details: `not checked: ${stop}` });
+          continue;
+        }
+        let verdict: { result: "passed" | "failed" | "skipped"; details: string };
+        try {
+          verdict = await orCancel(
+            checkSuccessCondition(page, checkpoint.success_condition, {
+              timeoutMs: Math.max(0, Math.min(stepTimeoutMs, remaining())),
+              shouldStop: () => watch.violation !== undefined || over.signal.aborted,
+              values,
+              baseline: baselines.get(checkpoint.checkpoint_id),
+            }),
+          );
+        } catch (error) {
+          if (!(error instanceof Cancelled)) throw error;
+          await stopShort("cancelled", "cancelled");
+          record.checkpoint(checkpoint, { result: "skipped", details: "not checked: cancelled" });
+          continue;
+        }
+        const breach = unreportedViolation();
+        record.checkpoint(checkpoint, breach === undefined ? verdict : { result: "failed", details: `test policy: ${breach} (while checking: ${verdict.details})` });
+        if (breach !== undefined) await stopShort(stop ?? "the test policy was breached");
+        else if (verdict.result === "failed" && stopOnCheckpoint) await stopShort(`checkpoint ${checkpoint.checkpoint_id} did not hold`);
+      }
+    };
+
+    const runGroup = async (group: StepGroup): Promise<StepOutcome[]> => {
+      const done: StepOutcome[] = [];
+      for (const index of group.indexes) {
+        const step = flow.steps[index] as RecorderStep;
+        if (over.signal.aborted) throw new Cancelled("cancelled");
+        if (countsAsAction(step)) {
+          if (actions >= policy.max_actions) {
+            watch.breach(`the test policy allows at most ${policy.max_actions} actions (max_actions); this step would be action ${actions + 1}`);
+            throw new StepFailure(watch.violation as string);
+          }
+          actions += 1;
+        }
+        const stepContext = { policy, where: leased.where, purpose, watch, values, stepTimeoutMs, deadline: Date.now() + stepTimeoutMs, signal: over.signal };
+        done.push(await runStep(page, step, stepContext));
+      }
+      return done;
+    };
+
+    /** Asks before a step with consequences; true when it may be done. */
+    const mayDo = async (group: StepGroup): Promise<boolean> => {
+      if (confirm === undefined || group.consequence === undefined) return true;
+      const asked = Date.now();
+      try {
+        return (await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(group.label, "label"), reason: group.consequence }))) === true;
+      } finally {
+        // Time spent waiting for the person is not the execution's.
+        deadline += Date.now() - asked;
+      }
+    };
+
+    await checkAll(before);
+    for (const [groupIndex, group] of groups.entries()) {
+      const base = { id: group.stepId, label: group.label };
+      if (stop === undefined && over.signal.aborted) await stopShort("cancelled", "cancelled");
+      const earlierBreach = stop === undefined ? unreportedViolation() : undefined;
+      if (earlierBreach !== undefined) {
+        record.step({ ...base, result: "failed", details: `test policy: ${earlierBreach} (before this step was run)` });
+        await stopShort(stop ?? "the test policy was breached");
+      } else if (stop !== undefined) {
+        record.step({ ...base, result: "skipped", details: `not run: ${stop}` });
+      } else if (groupIndex === context.plan.dryRunSkips) {
+        record.step({ ...base, result: "skipped", details: "dry run: final committing step not performed" });
+        stop = "dry run: the final committing step was not performed";
+      } else {
+        let allowed: boolean;
+        try {
+          allowed = await mayDo(group);
+        } catch (error) {
+          if (error instanceof Cancelled) {
+            await stopShort("cancelled", "cancelled");
+            record.step({ ...base, result: "skipped", details: "not run: cancelled while waiting for confirmation" });
+          } else {
+            await stopShort(`${group.stepId} could not be confirmed`);
+            record.step({ ...base, result: "failed", details: `not performed: the confirmation could not be asked (${firstLine(error)})` });
+          }
+          await checkAll(group.checkpointsAfter);
+          continue;
+        }
+        if (!allowed) {
+          await stopShort(`${group.stepId} was declined`, "declined");
+          record.step({ ...base, result: "skipped", details: "not performed: the person declined this step" });
+          await checkAll(group.checkpointsAfter);
+          continue;
+        }
+        watch.notes = [];
+        try {
+          for (const checkpoint of group.checkpointsStarting) baselines.set(checkpoint.checkpoint_id, await orCancel(readBaseline(page, checkpoint.success_condition)));
+          const needed = group.indexes.length * (stepTimeoutMs + 2_000);
+          const budget = Math.min(needed, remaining());
+          const limit = budget < needed ? `the ${purpose} ran out of time (${Math.round(timeoutMs / 1000)} s limit)` : `the step did not finish within ${Math.round(budget / 1000)} s`;
+          const done = await orCancel(within(runGroup(group), budget, limit));
+          const resolved = done.find((outcome) => outcome.resolved !== undefined)?.resolved;
+          const relocated = done.find((outcome) => outcome.relocated !== undefined)?.relocated;
+          const breach = unreportedViolation();
+          const details = [...done.map((outcome) => outcome.details), ...watch.notes.filter((note) => note !== breach)].join("; ");
+          if (breach !== undefined) {
+            record.step({ ...base, result: "failed", details: `test policy: ${breach}${details ? ` (${details})` : ""}` });
+            await stopShort(stop ?? "the test policy was breached");
+          } else {
+            record.step({ ...base, result: "passed", details, ...(resolved !== undefined ? { resolved_selector: resolved } : {}), ...(relocated !== undefined ? { relocated } : {}) });
+          }
+        } catch (error) {
+          if (error instanceof Cancelled) {
+            over.abort();
+            await stopShort("cancelled", "cancelled");
+            record.step({ ...base, result: "skipped", details: "abandoned: cancelled while it ran" });
+          } else {
+            const reason = error instanceof StepFailure ? error.message : `the step could not be performed: ${firstLine(error)}`;
+            const breach = unreportedViolation();
+            const lead = breach !== undefined && !reason.includes(breach) ? `test policy: ${breach}; ${reason}` : breach !== undefined ? `test policy: ${reason}` : reason;
+            const notes = watch.notes.filter((note) => note !== watch.violation && !reason.includes(note));
+            record.step({ ...base, result: "failed", details: [lead, ...notes].join("; ") });
+            stop ??= `${group.stepId} failed`;
+            await stopShort(stop);
+          }
+        }
+      }
+      await checkAll(group.checkpointsAfter);
+    }
+  }
+
+  async function seePage(page: Page): Promise<PageSeen | undefined> {
+    try {
+      return await readPageSeen(page, { redact: (text) => record.clean(text, "text"), values: Object.values(values), screenshotPath: input.screenshotPath });
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function finishCancelled(record: ExecutionRecord, signal: AbortSignal | undefined, listener: () => void): ExecuteResult {
+  record.stopped = "cancelled";
+  signal?.removeEventListener("abort", listener);
+  return record.finish();
+}
