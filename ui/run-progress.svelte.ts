@@ -8,7 +8,7 @@ import type { CheckpointProgressRow } from "./checkpoint-progress";
 import { EventStreamLink, type StreamMessage } from "./event-stream-link.svelte";
 import { describeFailure, failureCode } from "./failure-text";
 import { report, type LearnDeps } from "./learn-deps";
-import { runCheckpointRows } from "./run-view";
+import { readable, runCheckpointRows } from "./run-view";
 import type { SseMessage } from "./sse-parser";
 
 export interface RunProgressOptions {
@@ -59,6 +59,11 @@ export class RunProgressState {
 
   get rows(): CheckpointProgressRow[] {
     return runCheckpointRows(this.spec, this.run);
+  }
+
+  /** A goal, label or message of the agent's with the skill's `{{parameters}}` named by their labels. */
+  readable(text: string): string {
+    return readable(text, this.spec?.inputs ?? []);
   }
 
   /** Follows the run live until it is over; a run already over only loads what it left. */

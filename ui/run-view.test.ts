@@ -9,7 +9,7 @@ import RunForm from "./RunForm.svelte";
 import RunProgress from "./RunProgress.svelte";
 import { RunFormState } from "./run-form.svelte";
 import { RunProgressState } from "./run-progress.svelte";
-import { fieldKind, runCheckpointRows, runFormProblems, runInputValues, runOutcome } from "./run-view";
+import { fieldKind, readable, runCheckpointRows, runFormProblems, runInputValues, runOutcome } from "./run-view";
 
 const spec: AbilityRunSpec = {
   ability_id: "learned.signup",
@@ -85,11 +85,18 @@ describe("run rules (issue #21)", () => {
     expect(rows[1]?.evidence).toBe("Heading 'Welcome'");
   });
 
+  it("names a skill's {{parameters}} by their input labels, and leaves unknown ones as they are", () => {
+    expect(readable("Fill #code with {{password}} then {{ email }} and {{other}}", spec.inputs)).toBe("Fill #code with “Password” then “Email” and {{other}}");
+    const rows = runCheckpointRows(spec, record({ checkpoints: [{ checkpoint_id: "ckp-2", goal: "x", status: "failed", evidence: "expected {{email}} on the page" }] }));
+    expect(rows[1]).toMatchObject({ status: "failed", reason: "expected “Email” on the page" });
+    expect(rows[1]?.evidence).toBeUndefined();
+  });
+
   it("says a run succeeded with every checkpoint proved only when each one was", () => {
     const proved = record({ state: "succeeded", checkpoints: spec.checkpoints.map((c) => ({ checkpoint_id: c.checkpoint_id, goal: c.goal, status: "reached" as const })) });
     expect(runOutcome(proved, runCheckpointRows(spec, proved))).toBe("Done: every checkpoint proved (2 of 2 checkpoints proved).");
     const failed = record({ state: "failed", failure: { code: "CHECKPOINT_NOT_CONFIRMED", message: "The account page did not appear" } });
-    expect(runOutcome(failed, runCheckpointRows(spec, failed))).toBe("It stopped: The account page did not appear (0 of 2 checkpoints proved).");
+    expect(runOutcome(failed, runCheckpointRows(spec, failed))).toBe("It stopped (0 of 2 checkpoints proved): The account page did not appear");
   });
 });
 

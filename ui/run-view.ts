@@ -64,6 +64,18 @@ export function runInputValues(spec: AbilityRunSpec, values: Readonly<Record<str
   return sent;
 }
 
+/**
+ * The agent writes a skill's parameters as `{{name}}` in goals and step labels; a person reads the
+ * input's label instead (“Access code”). Only names are replaced: a run's labels never hold values.
+ */
+export function readable(text: string, inputs: readonly Pick<RunInputSpec, "name" | "label">[]): string {
+  const labels = new Map(inputs.map((input) => [input.name, input.label]));
+  return text.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (whole, name: string) => {
+    const label = labels.get(name);
+    return label === undefined ? whole : `“${label}”`;
+  });
+}
+
 /** "About to: <step>. <what it does>": why the run waits for the person. */
 export const CONFIRMATION_CONSEQUENCE: Record<ConfirmationReason, string> = {
   committing_submit: "This sends what the run filled in; it may not be possible to take it back.",
@@ -94,23 +106,24 @@ export const STEP_RESULT_VIEW: Record<RunStepResult["result"], { symbol: string;
  * status the run has given it so far ("not yet reached" until then); a checkpoint the run reports
  * that the run-spec did not list comes after them.
  */
-export function runCheckpointRows(spec: Pick<AbilityRunSpec, "checkpoints"> | undefined, run: Pick<RunRecord, "checkpoints">): CheckpointProgressRow[] {
+export function runCheckpointRows(spec: Pick<AbilityRunSpec, "checkpoints" | "inputs"> | undefined, run: Pick<RunRecord, "checkpoints">): CheckpointProgressRow[] {
   const results = new Map(run.checkpoints.map((checkpoint) => [checkpoint.checkpoint_id, checkpoint]));
+  const inputs = spec?.inputs ?? [];
+  const row = (checkpointId: string, goal: string, result: RunRecord["checkpoints"][number] | undefined): CheckpointProgressRow => {
+    const status = result?.status ?? "not_reached";
+    const evidence = result?.evidence === undefined ? undefined : readable(result.evidence, inputs);
+    // A failed checkpoint's evidence is why it failed: shown once, as the reason.
+    const said = evidence === undefined ? {} : status === "failed" || status === "skipped" ? { reason: evidence } : { evidence };
+    return { checkpoint_id: checkpointId, goal: readable(goal, inputs), status, ...said };
+  };
   const rows: CheckpointProgressRow[] = [];
   const seen = new Set<string>();
   for (const checkpoint of spec?.checkpoints ?? []) {
     seen.add(checkpoint.checkpoint_id);
-    const result = results.get(checkpoint.checkpoint_id);
-    rows.push({
-      checkpoint_id: checkpoint.checkpoint_id,
-      goal: checkpoint.goal,
-      status: result?.status ?? "not_reached",
-      ...(result?.evidence === undefined ? {} : { evidence: result.evidence }),
-    });
+    rows.push(row(checkpoint.checkpoint_id, checkpoint.goal, results.get(checkpoint.checkpoint_id)));
   }
   for (const result of run.checkpoints) {
-    if (seen.has(result.checkpoint_id)) continue;
-    rows.push({ checkpoint_id: result.checkpoint_id, goal: result.goal, status: result.status, ...(result.evidence === undefined ? {} : { evidence: result.evidence }) });
+    if (!seen.has(result.checkpoint_id)) rows.push(row(result.checkpoint_id, result.goal, result));
   }
   return rows;
 }
@@ -123,15 +136,17 @@ export function runOutcome(run: RunRecord, rows: readonly CheckpointProgressRow[
     case "succeeded":
       return rows.length === 0 ? "Done." : proved === rows.length ? `Done: every checkpoint proved${of}.` : `Done${of}.`;
     case "failed":
-      return `It stopped: ${run.failure?.message ?? "a checkpoint did not hold"}${of}.`;
+      return `It stopped${of}: ${run.failure?.message ?? "a checkpoint did not hold"}`;
     case "cancelled":
       return `Stopped before the end${of}.`;
     case "interrupted":
       return `Interrupted: the agent stopped while it was running${of}. It is not resumed on its own.`;
     case "starting":
+      return "Opening the browser…";
     case "running":
+      return `Working${of}.`;
     case "needs_confirmation":
-      return `${RUN_STATE_LABEL[run.state]}${of}.`;
+      return `Waiting for your answer before it goes on${of}.`;
     default:
       return assertNever(run.state);
   }
