@@ -15,7 +15,12 @@ export default defineConfig({
     // sites; alarms: a capture in progress wakes the service worker if it slept (issue #4);
     // activeTab: opening the panel from the toolbar lets it read the current tab's site, to prefill
     // the allow-list, without a permanent right to read every tab.
-    permissions: ["storage", "sidePanel", "scripting", "alarms", "activeTab"],
+    // debugger: "in my browser" runs (issue #21) act in a tab through chrome.debugger (trusted
+    // input). Chrome refuses it as an optional permission (dropped from optional_permissions;
+    // permissions.request: "Only permissions specified in the manifest may be requested"), so it
+    // is held here and gated by the person's consent, asked at the first in-tab run in the side
+    // panel (panel-messages `run/allow-in-tab`); without it no tab is ever lent.
+    permissions: ["storage", "sidePanel", "scripting", "alarms", "activeTab", "debugger"],
     // Only the local agent is a permanent host; observed sites are asked for per session, at
     // Start, through chrome.permissions.request (extension/background/site-permissions.ts).
     host_permissions: ["http://127.0.0.1/*", "http://localhost/*"],

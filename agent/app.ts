@@ -29,6 +29,8 @@ import type { MemoryStore } from "./memory/memory-store";
 import { createAdapterRegistry, type AdapterRegistry } from "./observation/adapter-registry";
 import { adapterRoutes } from "./observation/adapter-routes";
 import { createIngestService } from "./observation/ingest-service";
+import { createTabRelay } from "./execution/tab-relay";
+import { createUserTabProvider } from "./execution/tab-provider";
 import { ingestRoutes } from "./observation/ingest-routes";
 import { deprecatedRoutes } from "./routes/deprecated-routes";
 import { healthRoutes } from "./routes/health-routes";
@@ -105,6 +107,8 @@ declare module "fastify" {
   interface FastifyInstance {
     learning: LearningRuntime;
     registeredRoutes: ReadonlyArray<{ method: string; url: string }>;
+    /** "In my browser" runs (issue #21): a tab of the person's Chrome, lent by the connected extension. */
+    userTab: UserTabProvider;
   }
 }
 
@@ -186,6 +190,11 @@ export async function buildApp(options: BuildAppOptions) {
     clock,
     ...(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }),
   });
+  // In-tab runs (issue #21): tabs lent by the connected extension; a Stop in the page cancels the run.
+  const tabRelay = createTabRelay({ newId: () => crypto.randomUUID() });
+  const userTab =
+    options.userTab ?? createUserTabProvider({ relay: tabRelay, onStop: (dispatchId, stop) => void runs.cancel(dispatchId, `Stopped in the tab: ${stop.message}.`).catch(() => undefined) });
+  app.decorate("userTab", userTab);
   const specs = createRunSpecSource({ memory: options.memory, registry, abilities, proposals });
   const runs = createRunService({
     memory: options.memory,
@@ -195,7 +204,7 @@ export async function buildApp(options: BuildAppOptions) {
     abilities,
     // Runs go to the one executor, in the managed Chromium (the configured one) unless the user's tab is leased.
     execute: options.execute ?? ((input) => execute({ ...input, browser: input.browser ?? managedBrowser(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }) })),
-    userTab: options.userTab,
+    userTab,
     confirmationTimeoutMs: options.runConfirmationTimeoutMs,
     logError: (fields, message) => app.log.error(fields, message),
   });
@@ -232,7 +241,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(runEventsRoute, { runs, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(adapterRoutes, { adapters });
   const ingest = createIngestService({ memory: options.memory, sessions });
-  await app.register(ingestRoutes, { ingest, sessions, adapters, token });
+  await app.register(ingestRoutes, { ingest, sessions, adapters, token, tabRelay });
   await app.register(retentionRoutes, { sessions, memory: options.memory, clock });
   await app.register(deprecatedRoutes, { sessions });
   const folderSkillNames = async () => new Map((await folders.scan(new Set(registry.all().map((ability) => ability.skill_name)))).map((skill) => [skill.name, `one of the assistant's own skills (${skill.folder})`]));

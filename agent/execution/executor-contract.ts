@@ -1,5 +1,6 @@
 import type { Browser, Page } from "puppeteer-core";
 import type { ConfirmationReason, PageSeen, RunWhere } from "../../shared/execution/run-contract";
+import type { TabEndReason } from "../../shared/observation/tab-relay-protocol";
 import type { TestPolicy } from "../../shared/learning/test-policy";
 import type { RecorderFlow } from "../learning/compiler/emit-recorder-flow";
 import type { CheckpointPlan, SkillParameter } from "../learning/compiler/interpret";
@@ -21,6 +22,18 @@ export interface BrowserLease {
   page: Page;
   /** Closes the managed browser and its profile, or detaches from the user's tab. Never throws. */
   release(): Promise<void>;
+  /**
+   * user_tab only: calls back once if the tab is taken back before `release` (Stop in the page,
+   * Chrome's debugging bar cancelled, tab closed or gone off-site, extension link lost). The run
+   * must stop at once: the page's commands already fail from that moment.
+   */
+  onStop?(listener: (stop: LeaseStop) => void): void;
+}
+
+export interface LeaseStop {
+  reason: Exclude<TabEndReason, "released">;
+  /** Says what happened, for the run's failure message; never carries a page value. */
+  message: string;
 }
 
 /** Gets a browser for one execution; the managed one is the default. Throws `BrowserUnavailable` when none can be had. */

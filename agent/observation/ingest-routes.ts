@@ -18,6 +18,7 @@ import {
 } from "../../shared/observation/capture-protocol";
 import { AppError } from "../errors/app-error";
 import { toAppError, toEnvelope } from "../http/error-handler";
+import type { TabRelay, TabRelayLink } from "../execution/tab-relay";
 import type { SessionService } from "../learning/session-service";
 import { tokensMatch } from "../security/agent-token";
 import { AGENT_VERSION } from "../version";
@@ -31,6 +32,8 @@ export interface IngestRoutesOptions {
   token: string;
   /** A socket that has not said hello with the token by then is closed. */
   helloTimeoutMs?: number;
+  /** In-tab runs (issue #21): a browser extension's socket also lends tabs through this relay. */
+  tabRelay?: TabRelay;
 }
 
 const SessionParamsSchema = z.object({ sessionId: z.string().uuid() });
@@ -76,8 +79,12 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
     let adapterIds: string[] = [];
     let hello = false;
     let queue: Promise<void> = Promise.resolve();
-    const send = (frame: AgentFrame) => {
-      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(AgentFrameSchema.parse(frame)));
+    let tabLink: TabRelayLink | undefined;
+    let dropTabLink: (() => void) | undefined;
+    const send = (frame: AgentFrame): boolean => {
+      if (socket.readyState !== socket.OPEN) return false;
+      socket.send(JSON.stringify(AgentFrameSchema.parse(frame)));
+      return true;
     };
     const stopListening = options.sessions.onCurrentChange((session, scope) => {
       if (hello) send({ type: "session", session: captureStateOf(session, scope) });
@@ -120,6 +127,10 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
           beat();
           const current = options.sessions.current();
           send({ type: "welcome", agent_version: AGENT_VERSION, session: captureStateOf(current?.session, current?.scope) });
+          if (options.tabRelay !== undefined && message.adapter_kinds.includes("browser_dom")) {
+            tabLink = { send };
+            dropTabLink = options.tabRelay.connect(tabLink);
+          }
           return;
         }
         switch (message.type) {
@@ -139,12 +150,20 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
               send({ type: "error", envelope: toEnvelope(appError, request.id) });
             }
             return;
-          default:
+          case "tab_opened":
+          case "tab_refused":
+          case "tab_cdp_result":
+          case "tab_cdp_event":
+          case "tab_ended":
+            if (tabLink !== undefined) options.tabRelay?.receive(tabLink, message);
             return;
+          default:
+            return assertNever(message);
         }
       });
     });
     socket.on("close", () => {
+      dropTabLink?.();
       clearTimeout(timer);
       stopListening();
       sockets.delete(socket);
@@ -164,3 +183,7 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
     wsHandler: onSocket,
   });
 };
+
+function assertNever(value: never): never {
+  throw new Error(`Unhandled client frame ${JSON.stringify(value)}`);
+}

@@ -13,6 +13,10 @@ import { createOutboxLedger } from "./outbox-ledger";
 import { createOutboxSender, type OutboxSender } from "./outbox-sender";
 import type { OutboxStatus } from "../../shared/observation/panel-messages";
 import { createSessionControlClient } from "./session-control-client";
+import { badgeForSession, showBadge } from "./capture-badge";
+import { isActiveCapture } from "./capture-config";
+import type { InTabConsent } from "./in-tab-consent";
+import { createTabLeases, type DebuggerApi } from "./tab-lease";
 import { commandControl, planControl, type CaptureControl } from "./session-controls";
 
 export interface BackgroundDeps {
@@ -21,6 +25,8 @@ export interface BackgroundDeps {
   /** Calls back when the pairing in extension storage changes. */
   watchConnection(onChange: () => void): void;
   store: BackgroundStore;
+  /** The person's consent to in-tab runs (issue #21). */
+  inTabRuns: InTabConsent;
   openSocket(url: string): SocketLike;
   fetch: typeof fetch;
   timers: Timers;
@@ -39,8 +45,9 @@ export function startBackground(deps: BackgroundDeps): void {
   const { browser } = deps;
   const failed = createFailureRecorder(deps.store, deps.now);
   let captureActive = false;
+  let runActive = false;
   let queued = 0;
-  const wantsLink = () => captureActive || queued > 0;
+  const wantsLink = () => captureActive || runActive || queued > 0;
 
   const keepalive = createKeepalive(browser.alarms);
   const syncKeepalive = () => void keepalive.set(wantsLink()).catch(failed("keepalive"));
@@ -90,6 +97,28 @@ export function startBackground(deps: BackgroundDeps): void {
     }));
   const drain = () => void outbox().then((sender) => sender.drain()).catch(failed("outbox drain"));
 
+  // Chrome withholds the API when a policy blocks it; the manifest always asks for it.
+  const debuggerApi = () => (browser.debugger as DebuggerApi | undefined) ?? undefined;
+  const tabLeases = createTabLeases({
+    debuggerApi,
+    inTabAllowed: () => deps.inTabRuns.allowed(),
+    async createTab() {
+      const tab = await browser.tabs.create({ url: "about:blank", active: true });
+      if (tab.id === undefined) throw new Error("Chrome gave the new tab no id");
+      return tab.id;
+    },
+    action: browser.action,
+    restoreBadge: async () => showBadge(browser.action, badgeForSession(await capture.current())),
+    recordingActive: async () => isActiveCapture(await capture.current()),
+    send: (frame) => socket.send(frame),
+    onActiveChange(active) {
+      runActive = active;
+      syncKeepalive();
+      socket.refresh();
+    },
+    failed,
+  });
+
   const socket = createAgentSocket({
     loadConnection: () => deps.connection.load(),
     openSocket: deps.openSocket,
@@ -97,13 +126,20 @@ export function startBackground(deps: BackgroundDeps): void {
     timers: deps.timers,
     wantsLink,
     onWelcome(session) {
+      tabLeases.recordingChanged(isActiveCapture(session));
       void capture.apply(session).catch(failed("session mirror"));
       drain();
     },
     onFrame(frame) {
       switch (frame.type) {
         case "session":
+          tabLeases.recordingChanged(isActiveCapture(frame.session));
           void capture.apply(frame.session).catch(failed("session mirror"));
+          return;
+        case "tab_open":
+        case "tab_cdp":
+        case "tab_release":
+          tabLeases.handle(frame);
           return;
         case "ack":
           void outbox().then((sender) => sender.acknowledged(frame.ack)).catch(failed("outbox ack"));
@@ -118,6 +154,7 @@ export function startBackground(deps: BackgroundDeps): void {
       }
     },
     onLost() {
+      tabLeases.linkLost();
       void outbox().then((sender) => sender.connectionLost()).catch(failed("outbox"));
     },
     onState(state: AgentLinkState) {
@@ -150,6 +187,9 @@ export function startBackground(deps: BackgroundDeps): void {
     lastFailure: () => deps.store.loadLastFailure(),
     // Site access the user took back in Chrome's menu ends capture there, even for a page already observed.
     isGranted: (url) => browser.permissions.contains({ origins: [`${new URL(url).origin}/*`] }),
+    inTabRuns: deps.inTabRuns,
+    hasDebugger: () => debuggerApi() !== undefined,
+    runActive: () => tabLeases.active(),
   });
 
   // Listeners first, synchronously (MV3): these events are what wake a sleeping worker.

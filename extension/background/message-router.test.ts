@@ -51,6 +51,9 @@ function setup(session: CaptureSessionState | null = SESSION) {
     lastControl: async () => null,
     lastFailure: async () => null,
     isGranted: async (url) => !url.includes(":8124"),
+    inTabRuns: { allowed: async () => false, set: async () => undefined },
+    hasDebugger: () => true,
+    runActive: () => false,
   });
   return { router, enqueued };
 }

@@ -9,10 +9,12 @@ import {
   type CaptureEventsReply,
   type CaptureStatusReply,
   type EnsureConnectedReply,
+  type TabRunAccessReply,
   type LastControl,
   type BackgroundFailure,
   type OutboxStatus,
 } from "../../shared/observation/panel-messages";
+import { isActiveCapture } from "./capture-config";
 import type { CaptureSession } from "./capture-session";
 import type { AddResult } from "./outbox-db";
 import type { OutboxSender } from "./outbox-sender";
@@ -32,6 +34,12 @@ export interface MessageRouterDeps {
   lastFailure(): Promise<BackgroundFailure | null>;
   /** Whether the extension (still) holds site access for the page at this URL. */
   isGranted(url: string): Promise<boolean>;
+  /** The person's word on in-tab runs (issue #21), asked at the first one. */
+  inTabRuns: { allowed(): Promise<boolean>; set(allowed: boolean): Promise<void> };
+  /** Whether Chrome gives the extension `chrome.debugger` (a policy can withhold it). */
+  hasDebugger(): boolean;
+  /** Whether the assistant is acting in a tab now. */
+  runActive(): boolean;
 }
 
 /**
@@ -41,6 +49,22 @@ export interface MessageRouterDeps {
  */
 export function createMessageRouter(deps: MessageRouterDeps) {
   const extensionOrigin = `chrome-extension://${deps.extensionId}/`;
+
+  const tabRunAccess = async (timeoutMs: number): Promise<TabRunAccessReply> => {
+    const connection = timeoutMs > 0 ? await deps.ensureConnected(timeoutMs) : deps.linkState();
+    const allowed = await deps.inTabRuns.allowed();
+    const debuggerAvailable = deps.hasDebugger();
+    const recordingActive = isActiveCapture(await deps.capture.current());
+    const runActive = deps.runActive();
+    return {
+      ready: connection === "connected" && allowed && debuggerAvailable && !recordingActive && !runActive,
+      connection,
+      in_tab_allowed: allowed,
+      debugger_available: debuggerAvailable,
+      recording_active: recordingActive,
+      run_active: runActive,
+    };
+  };
 
   const fromContent = async (request: ContentMessage, sender: Browser.runtime.MessageSender): Promise<unknown> => {
     const session = await deps.capture.current();
@@ -105,6 +129,11 @@ export function createMessageRouter(deps: MessageRouterDeps) {
           last_control: await deps.lastControl(),
           last_failure: await deps.lastFailure(),
         } satisfies CaptureStatusReply;
+      case "run/allow-in-tab":
+        await deps.inTabRuns.set(request.allowed);
+        return tabRunAccess(0);
+      case "run/tab-access":
+        return tabRunAccess(request.timeout_ms);
       default:
         return assertNever(request);
     }

@@ -3,6 +3,7 @@ import { defineBackground } from "wxt/utils/define-background";
 import { storage } from "wxt/utils/storage";
 import { createBackgroundStore } from "../background/background-storage";
 import { startBackground } from "../background/background-app";
+import { createInTabConsent } from "../background/in-tab-consent";
 import { extensionConnectionStorage } from "../connection-storage";
 
 export default defineBackground(() => {
@@ -14,6 +15,7 @@ export default defineBackground(() => {
     // The pairing's key in extension/connection-storage.ts.
     watchConnection: (onChange) => void storage.watch("local:agentConnection", onChange),
     store: createBackgroundStore(),
+    inTabRuns: createInTabConsent(() => new Date()),
     openSocket: (url) => new WebSocket(url),
     fetch: (input, init) => fetch(input, init),
     timers: {

@@ -4,6 +4,7 @@ import { LearnSessionStateSchema } from "../learning/learn-session";
 import { ObservationAdapterKindSchema } from "../learning/observation-adapter";
 import { ObservedActionEventWithDetailSchema } from "../learning/observed-action";
 import { PageSnapshotSchema } from "./page-snapshot";
+import { AgentTabFrameSchema, ClientTabFrameSchema } from "./tab-relay-protocol";
 
 /**
  * How observations travel to the agent (issue #4): the same batch over one WebSocket (the
@@ -68,7 +69,10 @@ export const CaptureSessionStateSchema = z.object({
 });
 export type CaptureSessionState = z.infer<typeof CaptureSessionStateSchema>;
 
-/** Client → agent over the WebSocket `GET /api/observations/stream`. The first frame must be `hello`. */
+/**
+ * Client → agent over the WebSocket `GET /api/observations/stream`. The first frame must be `hello`.
+ * The `tab_*` frames are the in-tab run relay (tab-relay-protocol.ts).
+ */
 export const ClientFrameSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("hello"),
@@ -79,6 +83,7 @@ export const ClientFrameSchema = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("batch"), batch: ObservationBatchRequestSchema }),
   z.object({ type: z.literal("heartbeat") }),
+  ...ClientTabFrameSchema.options,
 ]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
 
@@ -88,6 +93,7 @@ export const AgentFrameSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ack"), ack: ObservationBatchAckSchema }),
   z.object({ type: z.literal("session"), session: CaptureSessionStateSchema.nullable() }),
   z.object({ type: z.literal("error"), envelope: ApiErrorEnvelopeSchema }),
+  ...AgentTabFrameSchema.options,
 ]);
 export type AgentFrame = z.infer<typeof AgentFrameSchema>;
 

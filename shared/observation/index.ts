@@ -6,3 +6,4 @@ export * from "./command-masking";
 export * from "./desktop-detail";
 export * from "./typed-value-scrubber";
 export * from "./panel-messages";
+export * from "./tab-relay-protocol";

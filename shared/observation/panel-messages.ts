@@ -49,9 +49,38 @@ export const PanelRequestSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("capture/ensure-connected"), timeout_ms: z.number().int().min(0).max(30_000).default(5_000) }),
   /** Everything at once: link, mirrored session, outbox. */
   z.object({ type: z.literal("capture/status") }),
+  /**
+   * Before an in-tab run (issue #21 "in my browser"): open the agent socket (as `ensure-connected`)
+   * and say whether the extension can lend a tab ({@link TabRunAccessReply}).
+   */
+  z.object({ type: z.literal("run/tab-access"), timeout_ms: z.number().int().min(0).max(30_000).default(5_000) }),
+  /**
+   * The person's answer to "Let the assistant act in your tabs?", asked in the side panel at the
+   * first in-tab run (and withdrawable). Chrome does not let `debugger` be an optional permission
+   * (it drops it from `optional_permissions`; `permissions.request` answers "Only permissions
+   * specified in the manifest may be requested"), so the manifest holds it and this consent,
+   * kept in the extension's local storage, is what gates its use: without it every tab request
+   * from the agent is refused with `IN_TAB_NOT_ALLOWED`. Answered with {@link TabRunAccessReply}.
+   */
+  z.object({ type: z.literal("run/allow-in-tab"), allowed: z.boolean() }),
 ]);
 /** What the side panel sends (defaults may be left out). */
 export type PanelRequest = z.input<typeof PanelRequestSchema>;
+
+/** Answer to `run/tab-access`: `ready` only when all of these allow an in-tab run now. */
+export const TabRunAccessReplySchema = z.object({
+  ready: z.boolean(),
+  connection: AgentLinkStateSchema,
+  /** The person allowed in-tab runs (`run/allow-in-tab`). */
+  in_tab_allowed: z.boolean(),
+  /** Chrome gives the extension Chrome's debugger API (an enterprise policy can withhold it). */
+  debugger_available: z.boolean(),
+  /** A demonstration is being recorded: in-tab runs are refused until it ends (its typed values must not be recorded). */
+  recording_active: z.boolean(),
+  /** The assistant is already acting in a tab. */
+  run_active: z.boolean(),
+});
+export type TabRunAccessReply = z.infer<typeof TabRunAccessReplySchema>;
 
 export const EnsureConnectedReplySchema = z.object({ connection: AgentLinkStateSchema });
 export type EnsureConnectedReply = z.infer<typeof EnsureConnectedReplySchema>;

@@ -1,0 +1,219 @@
+import type { AgentTabFrame, ClientTabFrame, TabEndReason, TabRefusalCode } from "../../shared/observation/tab-relay-protocol";
+import { BrowserUnavailable } from "./executor-contract";
+
+/**
+ * The agent's end of the in-tab relay (issue #21 "in my browser"): it knows which extension
+ * sockets are up, lends out tabs through the newest one, and routes the extension's answers back
+ * to the lease they belong to. One lease per tab at a time; the extension enforces the same.
+ */
+
+/** An extension socket that said hello with the token (agent/observation/ingest-routes). */
+export interface TabRelayLink {
+  send(frame: AgentTabFrame): boolean;
+}
+
+/** A tab lent by the extension: raw CDP in and out, and the word when it is taken back. */
+export interface TabChannel {
+  readonly leaseId: string;
+  readonly tabId: number;
+  /** The tab's address when it was lent. */
+  readonly url: string;
+  sendCdp(command: { id: number; method: string; params?: Record<string, unknown>; session_id?: string }): boolean;
+  onCdp(listener: (frame: Extract<ClientTabFrame, { type: "tab_cdp_result" | "tab_cdp_event" }>) => void): void;
+  /** Called once, when the tab is taken back for any reason (Stop in the page, link lost, released). */
+  onEnded(listener: (end: { reason: TabEndReason; message: string }) => void): void;
+  ended(): { reason: TabEndReason; message: string } | undefined;
+  /** Asks the extension to give the tab back and waits (at most `timeoutMs`) for it to say so. */
+  release(timeoutMs?: number): Promise<void>;
+}
+
+/** The extension would not lend the tab, or no extension is there to ask; `code` says which. */
+export class TabRunRefused extends BrowserUnavailable {
+  override name = "TabRunRefused";
+  constructor(
+    readonly code: TabRefusalCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface TabOpenRequest {
+  tabId?: number | undefined;
+  allowedSites: readonly string[];
+  label: string;
+  /** Epoch ms by which the tab must be lent. */
+  deadline: number;
+}
+
+export interface TabRelay {
+  /** An extension socket is up; the returned function says it went down (its leases end as `link_lost`). */
+  connect(link: TabRelayLink): () => void;
+  /** A `tab_*` frame from that socket. */
+  receive(link: TabRelayLink, frame: ClientTabFrame): void;
+  /** Whether an extension is connected now. */
+  connected(): boolean;
+  open(request: TabOpenRequest): Promise<TabChannel>;
+}
+
+interface Lease {
+  link: TabRelayLink;
+  cdpListeners: Array<Parameters<TabChannel["onCdp"]>[0]>;
+  endListeners: Array<Parameters<TabChannel["onEnded"]>[0]>;
+  end?: { reason: TabEndReason; message: string };
+  opening?: { resolve(opened: { tabId: number; url: string }): void; reject(error: Error): void };
+}
+
+/** How long `open` waits for an extension socket to come up when none is there yet. */
+const LINK_WAIT_MS = 3_000;
+
+const messages: Record<TabEndReason, string> = {
+  user_stop: "the person pressed Stop in the page",
+  debugger_detached: "Chrome's debugging bar was cancelled",
+  tab_closed: "the tab was closed",
+  off_site: "the tab went to a site this run may not touch",
+  recording_started: "a demonstration started recording",
+  released: "the run gave the tab back",
+  link_lost: "the extension's connection to the agent was lost",
+};
+
+export function createTabRelay(deps: { newId: () => string; now?: () => number }): TabRelay {
+  const now = deps.now ?? Date.now;
+  const links: TabRelayLink[] = [];
+  const leases = new Map<string, Lease>();
+  const linkWaiters = new Set<() => void>();
+
+  const finish = (leaseId: string, reason: TabEndReason, message: string) => {
+    const lease = leases.get(leaseId);
+    if (lease === undefined || lease.end !== undefined) return;
+    lease.end = { reason, message: message || messages[reason] };
+    leases.delete(leaseId);
+    lease.opening?.reject(new TabRunRefused("ATTACH_FAILED", `The tab was taken back before the run could start: ${lease.end.message}.`));
+    for (const listener of lease.endListeners) listener(lease.end);
+  };
+
+  const waitForLink = async (deadline: number): Promise<TabRelayLink | undefined> => {
+    const until = Math.min(deadline, now() + LINK_WAIT_MS);
+    while (links.length === 0 && now() < until) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, until - now()));
+        linkWaiters.add(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return links.at(-1);
+  };
+
+  return {
+    connect(link) {
+      links.push(link);
+      for (const wake of linkWaiters) wake();
+      linkWaiters.clear();
+      return () => {
+        const index = links.indexOf(link);
+        if (index >= 0) links.splice(index, 1);
+        for (const [leaseId, lease] of [...leases]) if (lease.link === link) finish(leaseId, "link_lost", messages.link_lost);
+      };
+    },
+
+    receive(link, frame) {
+      const lease = leases.get(frame.lease_id);
+      // A frame for a lease this socket does not hold (stale, or another socket's) is ignored.
+      if (lease === undefined || lease.link !== link) return;
+      switch (frame.type) {
+        case "tab_opened":
+          lease.opening?.resolve({ tabId: frame.tab_id, url: frame.url });
+          lease.opening = undefined;
+          return;
+        case "tab_refused":
+          leases.delete(frame.lease_id);
+          lease.opening?.reject(new TabRunRefused(frame.code, frame.message));
+          lease.opening = undefined;
+          return;
+        case "tab_cdp_result":
+        case "tab_cdp_event":
+          for (const listener of lease.cdpListeners) listener(frame);
+          return;
+        case "tab_ended":
+          finish(frame.lease_id, frame.reason, frame.message);
+          return;
+        default:
+          return assertNever(frame);
+      }
+    },
+
+    connected: () => links.length > 0,
+
+    async open(request) {
+      const link = await waitForLink(request.deadline);
+      if (link === undefined) {
+        throw new TabRunRefused(
+          "EXTENSION_NOT_CONNECTED",
+          "The extension is not connected to the agent: open the Ability Learning side panel in Chrome (it connects), then run again.",
+        );
+      }
+      const leaseId = deps.newId();
+      const lease: Lease = { link, cdpListeners: [], endListeners: [] };
+      leases.set(leaseId, lease);
+      const opened = new Promise<{ tabId: number; url: string }>((resolve, reject) => {
+        lease.opening = { resolve, reject };
+      });
+      const sent = link.send({
+        type: "tab_open",
+        lease_id: leaseId,
+        ...(request.tabId === undefined ? {} : { tab_id: request.tabId }),
+        allowed_sites: [...request.allowedSites],
+        label: request.label.slice(0, 160),
+      });
+      if (!sent) finish(leaseId, "link_lost", messages.link_lost);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new TabRunRefused("ATTACH_FAILED", "The extension did not lend the tab in time.")), Math.max(0, request.deadline - now()));
+      });
+      let tab: { tabId: number; url: string };
+      try {
+        tab = await Promise.race([opened, timeout]);
+      } catch (error) {
+        // Whatever the extension does later with this lease, it is given back at once.
+        if (leases.has(leaseId)) {
+          link.send({ type: "tab_release", lease_id: leaseId });
+          leases.delete(leaseId);
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
+      return {
+        leaseId,
+        tabId: tab.tabId,
+        url: tab.url,
+        sendCdp: (command) => lease.end === undefined && link.send({ type: "tab_cdp", lease_id: leaseId, ...command }),
+        onCdp: (listener) => void lease.cdpListeners.push(listener),
+        onEnded(listener) {
+          if (lease.end !== undefined) listener(lease.end);
+          else lease.endListeners.push(listener);
+        },
+        ended: () => lease.end,
+        async release(timeoutMs = 3_000) {
+          if (lease.end !== undefined) return;
+          const done = new Promise<void>((resolve) => lease.endListeners.push(() => resolve()));
+          if (!link.send({ type: "tab_release", lease_id: leaseId })) {
+            finish(leaseId, "link_lost", messages.link_lost);
+            return;
+          }
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+          clearTimeout(timer);
+          // No answer: forget it here anyway; the extension ends it when its link goes.
+          finish(leaseId, "released", messages.released);
+        },
+      };
+    },
+  };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`Unhandled tab frame ${JSON.stringify(value)}`);
+}
