@@ -36,7 +36,7 @@ const SECRET = "Run-Secret-7c1e9";
 const item = () => `[data-ability-id="${abilityId}"]`;
 
 async function runState(page: Page, state: string, timeout = 90_000): Promise<void> {
-  await page.waitForSelector(`[data-run-panel] [data-run-state="${state}"]`, { timeout });
+  await page.waitForSelector(`[data-run-progress][data-run-state="${state}"]`, { timeout });
 }
 
 /** Fills every input of the run form with a value of its kind (the secret with the canary). */
@@ -99,13 +99,13 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
 
   it("runs it in a separate browser: checkpoints turn proved as they are, the committing step waits for Do it, then Done", async () => {
     await panel.locator("[data-run-form] button[type=submit]").click();
-    await panel.waitForSelector("[data-run-panel] [data-run-state]", { timeout: 30_000 });
+    await panel.waitForSelector("[data-run-progress]", { timeout: 30_000 });
     // The secret was used and forgotten: the form no longer holds it, and the panel stored nothing of it.
     expect(await panel.evaluate(async () => JSON.stringify(await chrome.storage.local.get(null)))).not.toContain(SECRET);
 
     // Progress is seen while the run goes: at least one checkpoint proved before the run is over.
     await panel.waitForFunction(
-      () => document.querySelector('[data-run-panel] [data-checkpoint-status="reached"]') !== null || document.querySelector('[data-run-state="needs_confirmation"]') !== null,
+      () => document.querySelector('[data-run-progress] [data-checkpoint-status="reached"]') !== null || document.querySelector('[data-run-progress][data-run-state="needs_confirmation"]') !== null,
       { timeout: 90_000 },
     );
     const spec = AbilityRunSpecSchema.parse(await api("GET", `/api/abilities/${abilityId}/run-spec`));
@@ -121,7 +121,7 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
     }
     await runState(panel, "succeeded");
     expect(site.sends()).toBe(1);
-    const statuses = await panel.$$eval("[data-run-panel] [data-checkpoint-status]", (rows) => rows.map((row) => row.getAttribute("data-checkpoint-status")));
+    const statuses = await panel.$$eval("[data-run-progress] [data-checkpoint-status]", (rows) => rows.map((row) => row.getAttribute("data-checkpoint-status")));
     expect(statuses.length).toBe(spec.checkpoints.length);
     expect(statuses.every((status) => status === "reached")).toBe(true);
     expect(await panel.$eval('[data-run-result="succeeded"]', (element) => element.textContent)).toContain("Every checkpoint was proved");
@@ -134,9 +134,9 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
     await panel.waitForSelector("[data-run-form]");
     await fillRunForm(panel);
     await panel.locator("[data-run-form] button[type=submit]").click();
-    await panel.waitForSelector("[data-run-panel] [data-run-state]", { timeout: 30_000 });
+    await panel.waitForSelector("[data-run-progress]", { timeout: 30_000 });
     const asked = await panel
-      .waitForSelector('[data-run-state="needs_confirmation"], [data-run-state="failed"]', { timeout: 90_000 })
+      .waitForSelector('[data-run-progress][data-run-state="needs_confirmation"], [data-run-progress][data-run-state="failed"]', { timeout: 90_000 })
       .then((element) => element?.evaluate((node) => node.getAttribute("data-run-state")));
     if (asked === "needs_confirmation") await panel.locator("[data-run-confirmation] button::-p-text(Do it)").click();
     await runState(panel, "failed");
@@ -147,7 +147,7 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
       const image = document.querySelector("[data-run-screenshot]") as HTMLImageElement | null;
       return image !== null && image.complete && image.naturalWidth > 0;
     }, { timeout: 20_000 });
-    expect(await panel.$eval('[data-run-panel] [data-checkpoint-status="failed"]', (element) => element.textContent)).toContain("Failed");
+    expect(await panel.$eval('[data-run-progress] [data-checkpoint-status="failed"]', (element) => element.textContent)).toContain("Failed");
     await saveScreenshot(panel, "run-failed");
 
     // Both runs are listed under Past runs, newest first.
@@ -158,6 +158,40 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
     await panel.locator("[data-run-panel] button::-p-text(Improve This Skill)").click();
     await panel.waitForSelector('input[name="target-skill"]', { timeout: 10_000 });
     expect(await panel.$eval('input[name="target-skill"]', (element) => (element as HTMLInputElement).value)).toBe(abilityId);
+  }, 150_000);
+
+  it("runs it in my browser after asking once to act in my tabs, and proves every checkpoint there", async () => {
+    site.breakConfirmation(false);
+    const before = site.sends();
+    await panel.locator('nav[aria-label="Abilities"] button::-p-text(Skills)').click();
+    await panel.locator(`${item()} [data-run-entry] button::-p-text(Run)`).click();
+    // The run view opens on the last run of this skill; Run again gives the form.
+    await panel.locator("[data-run-panel] button::-p-text(Run again)").click();
+    await panel.waitForSelector("[data-run-form]");
+    await fillRunForm(panel);
+    await panel.locator('[data-run-form] input[value="user_tab"]').click();
+    await panel.locator("[data-run-form] button[type=submit]").click();
+    await panel.waitForSelector("[data-tab-consent]", { timeout: 15_000 });
+    expect(await panel.$eval("[data-tab-consent]", (element) => (element as HTMLElement).innerText)).toContain("Let the assistant act in your tabs?");
+    await saveScreenshot(panel, "run-tab-consent");
+    await panel.locator("[data-tab-consent] button::-p-text(Allow and run)").click();
+
+    await runState(panel, "needs_confirmation");
+    expect(site.sends()).toBe(before);
+    expect(await panel.$eval("[data-run-progress]", (element) => (element as HTMLElement).innerText)).toContain("In my browser");
+    // The run acts in a tab of its own, now in front: a side panel stays in view beside it, but this
+    // panel is a tab of the same window, in the background, where the locator's wait for an animation
+    // frame never ends. The button is pressed as a click event, and the tab brought back after.
+    await panel.$eval("[data-run-confirmation] button", (button) => (button as HTMLButtonElement).click());
+    await runState(panel, "succeeded");
+    await panel.bringToFront();
+    expect(site.sends()).toBe(before + 1);
+    const statuses = await panel.$$eval("[data-run-progress] [data-checkpoint-status]", (rows) => rows.map((row) => row.getAttribute("data-checkpoint-status")));
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.every((status) => status === "reached")).toBe(true);
+    const listed = RunListResponseSchema.parse(await api("GET", `/api/runs?ability_id=${encodeURIComponent(abilityId)}`));
+    expect(listed.runs[0]).toMatchObject({ where: "user_tab", caller: "side_panel", state: "succeeded" });
+    await saveScreenshot(panel, "run-tab-succeeded");
   }, 150_000);
 
   it("kept the secret input out of the agent's memory", async () => {

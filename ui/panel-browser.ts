@@ -1,4 +1,4 @@
-import type { AgentLinkState, CaptureStatusReply } from "../shared/observation/panel-messages";
+import type { AgentLinkState, CaptureStatusReply, TabRunAccessReply } from "../shared/observation/panel-messages";
 
 /**
  * What the Learn UI needs from the browser, given to it by the side panel entry
@@ -17,12 +17,16 @@ export interface PanelBrowser {
   /** The background's link, session mirror and outbox; null when it does not answer. */
   captureStatus(): Promise<CaptureStatusReply | null>;
   /**
-   * Issue #21 "In my browser": asks Chrome for what a run in the person's own tab needs (the
-   * optional `debugger` permission for trusted input, and the ability's sites). Must be called
-   * synchronously from the Run click. Absent while the extension cannot run an ability in a tab:
-   * the panel then offers only "In a separate browser".
+   * Issue #21 "In my browser": whether the extension can lend a tab now (it also opens its link to
+   * the agent). Null when the background does not answer. Absent where the extension cannot act
+   * in tabs: the panel then offers only "In a separate browser".
    */
-  requestTabRunAccess?(sites: readonly string[]): Promise<boolean>;
+  tabRunAccess?(): Promise<TabRunAccessReply | null>;
+  /**
+   * The person's answer to "Let the assistant act in your tabs?", kept by the extension (Chrome
+   * cannot make `debugger` an optional permission, so this consent is what gates it).
+   */
+  allowInTabRuns?(allowed: boolean): Promise<TabRunAccessReply | null>;
 }
 
 /** For pages without an extension around them (tests, a plain tab): nothing granted, nothing known. */

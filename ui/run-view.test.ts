@@ -116,8 +116,8 @@ describe("run views (issue #21)", () => {
   it("offers In my browser only when the extension can run in a tab", () => {
     const without = render(RunForm, { props: { form: new RunFormState(deps(), spec, { onStarted: () => undefined }) } }).body;
     expect(without).toMatch(/<input[^>]*value="user_tab"[^>]*disabled/);
-    expect(without).toContain("it cannot act in your tabs yet");
-    const able = new RunFormState(deps({ ...noBrowser, requestTabRunAccess: async () => true }), spec, { onStarted: () => undefined });
+    expect(without).toContain("only the extension's side panel can lend the assistant a tab");
+    const able = new RunFormState(deps({ ...noBrowser, tabRunAccess: async () => null, allowInTabRuns: async () => null }), spec, { onStarted: () => undefined });
     expect(render(RunForm, { props: { form: able } }).body).not.toMatch(/<input[^>]*value="user_tab"[^>]*disabled/);
   });
 

@@ -6,6 +6,7 @@ import type {
   RunState,
   RunStepResult,
 } from "../shared/execution/run-contract";
+import type { TabRunAccessReply } from "../shared/observation/panel-messages";
 import type { CheckpointProgressRow } from "./checkpoint-progress";
 
 /** How each input type is asked for; a secret is always a password field, whatever its type. */
@@ -74,6 +75,20 @@ export function readable(text: string, inputs: readonly Pick<RunInputSpec, "name
     const label = labels.get(name);
     return label === undefined ? whole : `“${label}”`;
   });
+}
+
+/**
+ * Why the extension cannot lend a tab now, in words; null when it can. The person's consent is
+ * asked separately (it is a question, not a problem).
+ */
+export function tabRunProblem(reply: TabRunAccessReply | null): string | null {
+  if (reply === null) return "The extension did not answer. Reload it, or run it in a separate browser.";
+  if (!reply.debugger_available) return "Chrome does not let this extension act in your tabs here (a policy withholds it). Run it in a separate browser.";
+  if (reply.recording_active) return "A demonstration is being recorded: runs in your browser wait until it ends, so nothing they type is recorded.";
+  if (reply.run_active) return "The assistant is already acting in one of your tabs. Wait for that run to end, or stop it.";
+  if (reply.connection !== "connected") return `The extension is not connected to the agent (${reply.connection.replace("_", " ")}). Run it in a separate browser, or try again in a moment.`;
+  if (!reply.ready && reply.in_tab_allowed) return "The extension cannot lend a tab right now.";
+  return null;
 }
 
 /** "About to: <step>. <what it does>": why the run waits for the person. */
