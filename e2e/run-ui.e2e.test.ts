@@ -194,6 +194,17 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
     await saveScreenshot(panel, "run-tab-succeeded");
   }, 150_000);
 
+  it("shows why a skill cannot run once it is deactivated, with Run disabled", async () => {
+    await panel.locator("[data-run-panel] button::-p-text(Back to Skills)").click();
+    await panel.waitForSelector(`${item()} [data-run-entry="runnable"]`);
+    await api("POST", `/api/abilities/${abilityId}/deactivate`);
+    // Skills follows the availability snapshot on its own, and reads the run-spec again.
+    await panel.waitForSelector(`${item()} [data-run-entry="not_runnable"]`, { timeout: 20_000 });
+    expect(await panel.$eval(`${item()} [data-run-entry]`, (element) => (element as HTMLElement).innerText)).toMatch(/Cannot run: \S/);
+    expect(await panel.$eval(`${item()} [data-run-entry] button`, (button) => (button as HTMLButtonElement).disabled)).toBe(true);
+    await saveScreenshot(panel, "run-not-runnable");
+  });
+
   it("kept the secret input out of the agent's memory", async () => {
     const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
     for (const entry of files) {

@@ -4,10 +4,12 @@ import type { AbilityRunSpec, RunRecord } from "../shared/execution/run-contract
 import { createAgentClient } from "./agent-client";
 import type { LearnDeps } from "./learn-deps";
 import { noBrowser, type PanelBrowser } from "./panel-browser";
+import AbilityItem from "./AbilityItem.svelte";
 import RunConfirmation from "./RunConfirmation.svelte";
 import RunForm from "./RunForm.svelte";
 import RunProgress from "./RunProgress.svelte";
 import { RunFormState } from "./run-form.svelte";
+import type { Ability } from "./skills-catalog.svelte";
 import { RunProgressState } from "./run-progress.svelte";
 import { fieldKind, readable, runCheckpointRows, runFormProblems, runInputValues, runOutcome } from "./run-view";
 
@@ -149,5 +151,29 @@ describe("run views (issue #21)", () => {
     const { body } = render(RunProgress, { props: { progress, canImprove: true, onimprove: () => undefined, onagain: () => undefined } });
     for (const text of ["Maintenance", "Back soon", "Retry", "The account page did not appear", "Improve This Skill", "No such button", "Loading the screenshot"]) expect(body).toContain(text);
     expect(body).not.toContain(">Stop<");
+  });
+
+  it("offers no Improve This Skill for a run the person declined to finish", () => {
+    const declined = record({ state: "cancelled", failure: { code: "CONFIRMATION_DECLINED", message: "The step was declined, so it was not done and the run stopped." } });
+    const { body } = render(RunProgress, { props: { progress: new RunProgressState(deps(), declined, spec), canImprove: true, onimprove: () => undefined, onagain: () => undefined } });
+    expect(body).toContain("The step was declined");
+    expect(body).not.toContain("Improve This Skill");
+  });
+
+  it("shows a skill that cannot run with a disabled Run and the reason", () => {
+    const ability: Ability = { ability_id: spec.ability_id, title: spec.title, family: "browser", source: "learned", install_lane: "experimental_private", enabled: false, usable_now: false };
+    const { body } = render(AbilityItem, {
+      props: {
+        ability,
+        lifecycle: true,
+        busy: false,
+        oncommand: () => undefined,
+        onimprove: () => undefined,
+        runEntry: { status: "ready", spec: { ...spec, runnable: false, not_runnable_reason: "It is deactivated: activate it first." } },
+        onrun: () => undefined,
+      },
+    });
+    expect(body).toMatch(/data-run-entry="not_runnable"[^>]*><button[^>]*disabled/);
+    expect(body).toContain("Cannot run: It is deactivated: activate it first.");
   });
 });
