@@ -2,6 +2,7 @@ import os from "node:os";
 import { benchAbilities } from "./abilities.bench";
 import { benchAgentScale } from "./agent-scale.bench";
 import { benchContentScript } from "./content-script.bench";
+import { benchExecutor } from "./executor.bench";
 import { benchIngest } from "./ingest.bench";
 import { benchMemoryAppend } from "./memory-append.bench";
 import { benchProposalCompile } from "./proposal-compile.bench";
@@ -17,6 +18,7 @@ const results: BenchResult[] = [
   ...(await benchSkillImport()),
   ...(await benchAgentScale()),
   ...(await benchContentScript()),
+  ...(await benchExecutor()),
 ];
 
 const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));

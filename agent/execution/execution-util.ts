@@ -36,6 +36,47 @@ export async function within<T>(work: Promise<T>, ms: number, message: string): 
   }
 }
 
+/** A time limit that can be held while someone is asked (their time is not the work's); `promise` rejects with `StepFailure`. */
+export interface PausableLimit {
+  promise: Promise<never>;
+  pause(): void;
+  resume(): void;
+  clear(): void;
+}
+
+export function pausableLimit(ms: number, message: string): PausableLimit {
+  let left = Math.max(0, ms);
+  let startedAt = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  let fail: (error: Error) => void = () => undefined;
+  const promise = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  promise.catch(() => undefined);
+  const arm = () => {
+    startedAt = Date.now();
+    timer = setTimeout(() => fail(new StepFailure(message)), left);
+  };
+  arm();
+  return {
+    promise,
+    pause() {
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      timer = undefined;
+      left = Math.max(0, left - (Date.now() - startedAt));
+    },
+    resume() {
+      if (timer === undefined) arm();
+    },
+    clear() {
+      clearTimeout(timer);
+      timer = undefined;
+      left = Number.POSITIVE_INFINITY;
+    },
+  };
+}
+
 export function showSelector(parts: readonly string[]): string {
   const shown = parts.length === 1 ? (parts[0] as string) : parts.join(" >>> ");
   return shown.length > SELECTOR_SHOWN_MAX ? `${shown.slice(0, SELECTOR_SHOWN_MAX - 1)}…` : shown;

@@ -14,7 +14,20 @@ import type { CheckpointPlan, SkillParameter } from "../learning/compiler/interp
 export type ExecutionCheckpoint = Pick<CheckpointPlan, "checkpoint_id" | "goal" | "success_condition" | "step_ids"> & Partial<Pick<CheckpointPlan, "verification">>;
 export type ExecutionParameter = Pick<SkillParameter, "name" | "type_hint">;
 
-/** A browser the executor may drive, and how to give it back. */
+/**
+ * A browser the executor may drive, and how to give it back. What the executor needs of a lease:
+ * - `page` is everything it acts in: goto, element queries (CSS, `::-p-aria`, `::-p-text`,
+ *   `::-p-xpath`, shadow roots, child frames), clicks and keys through Puppeteer's mouse and
+ *   keyboard (trusted input), `evaluate`, the accessibility tree, `title`/`url`, a PNG screenshot;
+ *   `page.on("request"|"dialog")`, `waitForNavigation`, `exposeFunction` and
+ *   `evaluateOnNewDocument` (taken off again after the execution), and a CDP session of its own
+ *   (`page.createCDPSession()`, `Fetch.enable`/`continueRequest`/`failRequest`) for the network guard.
+ * - `browser` is used only for a managed lease (`where: "managed"`), whose guard is set on the
+ *   browser target so every page, frame and worker is covered; for `user_tab` the guard covers the
+ *   page's own target (its same-process frames), never browser-wide target discovery.
+ * - The executor never closes `page`, never opens another page, and skips `setViewport` in a
+ *   `user_tab` lease. It calls `release()` exactly once, when it is done or abandoned.
+ */
 export interface BrowserLease {
   where: RunWhere;
   browser: Browser;

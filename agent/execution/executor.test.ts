@@ -103,6 +103,15 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     ]);
   });
 
+  it("does not count the time the person takes to answer against the execution's time limit", async () => {
+    const before = site.requests.length;
+    const result = await run({ flow: signupFlow(site.origin), timeoutMs: 8_000, confirm: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 8_500)) });
+
+    expect(byId(result, "step:s6")?.result).toBe("passed");
+    expect(result.overall).toBe("passed");
+    expect(posts(before)).toEqual(["/signup"]);
+  });
+
   it("under dry_run_only leaves the committing step out without asking, as the rehearsal does", async () => {
     const before = site.requests.length;
     let asked = 0;
@@ -140,6 +149,37 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     expect(byId(result, "step:s4")?.relocated).toEqual({ from: '"Save draft" (button)', to: '"Save as draft" (button)' });
     expect(byId(result, "step:s4")?.details).toContain("relocated by similarity");
     expect(byId(result, "step:s3")?.relocated).toBeUndefined();
+  });
+
+  it("asks about a click whose element turns out to be destructive though its selectors did not say so", async () => {
+    const flow: RecorderFlow = {
+      title: "Leave the shop",
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/account.html` },
+        { type: "click", selectors: [["#delete-account"]], offsetX: 1, offsetY: 1 },
+        { type: "click", selectors: [['aria/Sign up[role="link"]']], offsetX: 1, offsetY: 1 },
+      ],
+      step_ids: [null, null, "s2", "s3"],
+    };
+    for (const answer of [false, true]) {
+      const before = site.requests.length;
+      const asked: ConfirmationRequest[] = [];
+      const result = await run({ flow, timeoutMs: 30_000, confirm: async (request) => (asked.push(request), answer) });
+
+      expect(asked[0]).toEqual({ step_id: "s2", step_label: 'Click #delete-account ("Delete my account" (button))', reason: "destructive" });
+      if (answer) {
+        expect(asked.map((request) => request.reason)).toEqual(["destructive", "committing_submit"]);
+        expect(posts(before)).toEqual(["/delete"]);
+        expect(result.overall).toBe("passed");
+      } else {
+        expect(asked).toHaveLength(1);
+        expect(posts(before)).toEqual([]);
+        expect(result.stopped).toBe("declined");
+        expect(byId(result, "step:s2")).toMatchObject({ result: "skipped", details: "not performed: the person declined this step" });
+        expect(byId(result, "step:s3")).toMatchObject({ result: "skipped", details: "not run: s2 was declined" });
+      }
+    }
   });
 
   it("stops at the first checkpoint that does not hold, says what the page shows, and reports no input value anywhere", async () => {
@@ -193,6 +233,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     for (const text of [JSON.stringify(result), JSON.stringify(events)]) {
       for (const value of ["Captain Nemo", "Captain%20Nemo", "p1n-9876"]) expect(text).not.toContain(value);
     }
+  });
+
+  it("says what the page shows when a step fails, and runs nothing after it", async () => {
+    const before = site.requests.length;
+    const flow = signupFlow(site.origin);
+    flow.steps[4] = { type: "change", selectors: [["#old-password"]], value: "{{password}}" };
+    const result = await run({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 1_000, confirm: async () => true });
+
+    expect(byId(result, "step:s4")).toMatchObject({ result: "failed", details: "none of the 1 selector alternatives found the element within 1 s: 1 #old-password" });
+    expect(byId(result, "step:s6")).toMatchObject({ result: "skipped", details: "not run: s4 failed" });
+    expect(result.stopped).toBeUndefined();
+    expect(result.page_seen).toMatchObject({ url: `${site.origin}/signup.html`, title: "Sign up — Rehearsal Shop", headings: ["Create your account"] });
+    expect(posts(before)).toEqual([]);
   });
 
   it("stops at once when cancelled mid-step: the step is abandoned and nothing after it runs", async () => {

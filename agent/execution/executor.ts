@@ -1,15 +1,16 @@
 import type { Page } from "puppeteer-core";
 import type { PageSeen } from "../../shared/execution/run-contract";
+import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
 import type { RecorderStep } from "../learning/compiler/emit-recorder-flow";
 import { checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
 import { createExecutionRecord, type ExecutionRecord } from "./execution-record";
-import { BrowserUnusable, StepFailure, within } from "./execution-util";
+import { BrowserUnusable, StepFailure, pausableLimit, within, type PausableLimit } from "./execution-util";
 import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteResult, type ExecutionCheckpoint } from "./executor-contract";
-import { countsAsAction, flowProblem, planExecution, type StepGroup } from "./flow-plan";
+import { countsAsAction, flowProblem, planExecution, soundsConsequential, type StepGroup } from "./flow-plan";
 import { managedBrowser } from "./managed-browser";
 import { readPageSeen } from "./page-seen";
 import { createPolicyWatch, guardNetwork, preparePage, type PolicyWatch } from "./policy-guard";
-import { runStep, type StepOutcome } from "./step-actions";
+import { runStep, type StepContext, type StepOutcome } from "./step-actions";
 
 export const DEFAULT_EXECUTION_TIMEOUT_MS = 60_000;
 export const DEFAULT_STEP_TIMEOUT_MS = 5_000;
@@ -17,6 +18,11 @@ export const DEFAULT_STEP_TIMEOUT_MS = 5_000;
 /** The execution was abandoned: its signal was aborted. */
 class Cancelled extends Error {
   override name = "Cancelled";
+}
+
+/** The person said no to a step with consequences found only once its element was. */
+class Declined extends Error {
+  override name = "Declined";
 }
 
 /**
@@ -166,11 +172,11 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       }
     };
 
-    const runGroup = async (group: StepGroup): Promise<StepOutcome[]> => {
+    const runGroup = async (group: StepGroup, groupSignal: AbortSignal, limit: PausableLimit): Promise<StepOutcome[]> => {
       const done: StepOutcome[] = [];
       for (const index of group.indexes) {
         const step = flow.steps[index] as RecorderStep;
-        if (over.signal.aborted) throw new Cancelled("cancelled");
+        if (groupSignal.aborted) throw new Cancelled("cancelled");
         if (countsAsAction(step)) {
           if (actions >= policy.max_actions) {
             watch.breach(`the test policy allows at most ${policy.max_actions} actions (max_actions); this step would be action ${actions + 1}`);
@@ -178,7 +184,8 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
           }
           actions += 1;
         }
-        const stepContext = { policy, where: leased.where, purpose, watch, values, stepTimeoutMs, deadline: Date.now() + stepTimeoutMs, signal: over.signal };
+        const stepContext: StepContext = { policy, where: leased.where, purpose, watch, values, stepTimeoutMs, deadline: Date.now() + stepTimeoutMs, signal: groupSignal };
+        if (confirm !== undefined && group.consequence === undefined) stepContext.beforeClick = (element, context) => askAboutElement(group, element, context, limit);
         done.push(await runStep(page, step, stepContext));
       }
       return done;
@@ -193,6 +200,23 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       } finally {
         // Time spent waiting for the person is not the execution's.
         deadline += Date.now() - asked;
+      }
+    };
+
+    /** A click whose element's name says it sends, pays, deletes or publishes: asked about with the group's time held. */
+    const askAboutElement = async (group: StepGroup, element: string, context: StepContext, limit: PausableLimit): Promise<void> => {
+      if (confirm === undefined || !soundsConsequential(element)) return;
+      const asked = Date.now();
+      limit.pause();
+      try {
+        const label = `${group.label} (${element})`;
+        const answer = await orCancel(confirm({ step_id: group.stepId, step_label: record.clean(label, "label"), reason: "destructive" }));
+        if (answer !== true) throw new Declined("declined");
+      } finally {
+        const waited = Date.now() - asked;
+        deadline += waited;
+        context.deadline += waited;
+        limit.resume();
       }
     };
 
@@ -236,7 +260,19 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
           const needed = group.indexes.length * (stepTimeoutMs + 2_000);
           const budget = Math.min(needed, remaining());
           const limit = budget < needed ? `the ${purpose} ran out of time (${Math.round(timeoutMs / 1000)} s limit)` : `the step did not finish within ${Math.round(budget / 1000)} s`;
-          const done = await orCancel(within(runGroup(group), budget, limit));
+          // Ended with the group, whichever way: a step still running after its time (or a cancel) must not act any more.
+          const groupStop = new AbortController();
+          const endGroup = () => groupStop.abort();
+          over.signal.addEventListener("abort", endGroup, { once: true });
+          const groupLimit = pausableLimit(budget, limit);
+          let done: StepOutcome[];
+          try {
+            done = await orCancel(Promise.race([runGroup(group, groupStop.signal, groupLimit), groupLimit.promise]));
+          } finally {
+            groupLimit.clear();
+            endGroup();
+            over.signal.removeEventListener("abort", endGroup);
+          }
           const resolved = done.find((outcome) => outcome.resolved !== undefined)?.resolved;
           const relocated = done.find((outcome) => outcome.relocated !== undefined)?.relocated;
           const breach = unreportedViolation();
@@ -252,6 +288,9 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
             over.abort();
             await stopShort("cancelled", "cancelled");
             record.step({ ...base, result: "skipped", details: "abandoned: cancelled while it ran" });
+          } else if (error instanceof Declined) {
+            await stopShort(`${group.stepId} was declined`, "declined");
+            record.step({ ...base, result: "skipped", details: "not performed: the person declined this step" });
           } else {
             const reason = error instanceof StepFailure ? error.message : `the step could not be performed: ${firstLine(error)}`;
             const breach = unreportedViolation();
@@ -269,7 +308,9 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
 
   async function seePage(page: Page): Promise<PageSeen | undefined> {
     try {
-      return await readPageSeen(page, { redact: (text) => record.clean(text, "text"), values: Object.values(values), screenshotPath: input.screenshotPath });
+      // The screenshot covers every value, whichever ones the reported text is scrubbed of.
+      const everyValue = createTypedValueScrubber(Object.values(values));
+      return await readPageSeen(page, { redact: (text) => record.clean(text, "text"), holdsValue: (text) => everyValue.contains(text), screenshotPath: input.screenshotPath });
     } catch {
       return undefined;
     }

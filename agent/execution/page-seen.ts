@@ -2,7 +2,6 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import type { PageSeen } from "../../shared/execution/run-contract";
-import { MIN_SCRUB_LENGTH } from "../../shared/observation/typed-value-scrubber";
 import { clamp, within } from "./execution-util";
 
 /**
@@ -16,6 +15,9 @@ const BUTTONS_MAX = 40;
 const READ_TIMEOUT_MS = 3_000;
 const SCREENSHOT_TIMEOUT_MS = 5_000;
 const OVERLAY_ID = "__elnor_page_seen_cover";
+const NODES_KEY = "__elnorPageSeenNodes";
+const NODES_MAX = 5_000;
+const TEXT_MAX = 2_000;
 
 /** Runs in the page as source text (see checkpoint-check.ts); visible headings, buttons and links, in document order. */
 const READ_SCRIPT = `(() => {
@@ -41,8 +43,8 @@ const READ_SCRIPT = `(() => {
 export interface PageSeenOptions {
   /** Scrubs input values from text (the executor's redactor). */
   redact: (text: string) => string;
-  /** Values to cover in the screenshot. */
-  values: readonly string[];
+  /** Whether a text holds an input value (the shared scrubbing rule): such texts are covered in the screenshot. */
+  holdsValue: (text: string) => boolean;
   screenshotPath?: string | undefined;
 }
 
@@ -59,7 +61,7 @@ export async function readPageSeen(page: Page, options: PageSeenOptions): Promis
     buttons: lists.buttons.slice(0, BUTTONS_MAX).map((text) => clamp(redact(text), 160)),
   };
   if (options.screenshotPath !== undefined) {
-    const written = await screenshotCovered(page, options.screenshotPath, options.values).then(
+    const written = await screenshotCovered(page, options.screenshotPath, options.holdsValue).then(
       () => true,
       () => false,
     );
@@ -68,41 +70,65 @@ export async function readPageSeen(page: Page, options: PageSeenOptions): Promis
   return seen;
 }
 
-/**
- * Covers, for the time of the screenshot, every field and every text that holds an input value
- * (password fields always), then takes the screenshot and removes the covers again.
- */
-async function screenshotCovered(page: Page, file: string, values: readonly string[]): Promise<void> {
-  const needles = values.map((value) => value.replace(/\s+/g, " ").trim().toLowerCase()).filter((value) => value.length >= MIN_SCRUB_LENGTH);
-  const cover = `((needles) => {
-    const holds = (text) => { const t = (text || "").replace(/\\s+/g, " ").toLowerCase(); return needles.some((n) => t.includes(n)); };
-    const rects = [];
-    for (const field of document.querySelectorAll("input, textarea, select")) {
-      if (field.type === "password" || holds(field.value)) rects.push(field.getBoundingClientRect());
-    }
-    const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!holds(node.textContent)) continue;
+/** Runs in the page: every visible text and field, kept by index for `COVER_SCRIPT`, and their texts. */
+const COLLECT_SCRIPT = `(() => {
+  const nodes = [];
+  const texts = [];
+  for (const field of document.querySelectorAll("input, textarea, select")) {
+    nodes.push(field);
+    texts.push(field.type === "password" ? null : String(field.value || "").slice(0, ${TEXT_MAX}));
+  }
+  const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node && nodes.length < ${NODES_MAX}; node = walker.nextNode()) {
+    if (!node.textContent || !node.textContent.trim()) continue;
+    nodes.push(node);
+    texts.push(node.textContent.slice(0, ${TEXT_MAX}));
+  }
+  window[${JSON.stringify(NODES_KEY)}] = nodes;
+  return texts;
+})()`;
+
+/** Runs in the page with the indexes to cover: a grey box over each, in one layer above the page. */
+const COVER_SCRIPT = `((indexes) => {
+  const nodes = window[${JSON.stringify(NODES_KEY)}] || [];
+  const layer = document.createElement("div");
+  layer.id = ${JSON.stringify(OVERLAY_ID)};
+  layer.style.cssText = "position:fixed;inset:0;pointer-events:none;z-index:2147483647";
+  for (const index of indexes) {
+    const node = nodes[index];
+    if (!node) continue;
+    let rects;
+    if (node.nodeType === Node.TEXT_NODE) {
       const range = document.createRange();
       range.selectNodeContents(node);
-      for (const rect of range.getClientRects()) rects.push(rect);
+      rects = [...range.getClientRects()];
+    } else {
+      rects = [node.getBoundingClientRect()];
     }
-    const layer = document.createElement("div");
-    layer.id = ${JSON.stringify(OVERLAY_ID)};
-    layer.style.cssText = "position:fixed;inset:0;pointer-events:none;z-index:2147483647";
     for (const rect of rects) {
       const box = document.createElement("div");
       box.style.cssText = "position:fixed;background:#444;left:" + rect.left + "px;top:" + rect.top + "px;width:" + rect.width + "px;height:" + rect.height + "px";
       layer.appendChild(box);
     }
-    document.documentElement.appendChild(layer);
-  })(${JSON.stringify(needles)})`;
-  const uncover = `document.getElementById(${JSON.stringify(OVERLAY_ID)})?.remove()`;
-  await within(page.evaluate(cover), READ_TIMEOUT_MS, "the page could not be covered");
+  }
+  document.documentElement.appendChild(layer);
+})`;
+
+const UNCOVER_SCRIPT = `(() => { document.getElementById(${JSON.stringify(OVERLAY_ID)})?.remove(); delete window[${JSON.stringify(NODES_KEY)}]; })()`;
+
+/**
+ * Covers, for the time of the screenshot, every field and every text that holds an input value as
+ * the shared scrubbing rule finds it (password fields always), then takes the screenshot and removes
+ * the covers again. Nothing is written when the page cannot be covered.
+ */
+async function screenshotCovered(page: Page, file: string, holdsValue: (text: string) => boolean): Promise<void> {
+  const texts = (await within(page.evaluate(COLLECT_SCRIPT), READ_TIMEOUT_MS, "the page could not be read")) as Array<string | null>;
+  const indexes = texts.flatMap((text, index) => (text === null || holdsValue(text) ? [index] : []));
   try {
+    await within(page.evaluate(`${COVER_SCRIPT}(${JSON.stringify(indexes)})`), READ_TIMEOUT_MS, "the page could not be covered");
     const png = await within(page.screenshot({ type: "png" }), SCREENSHOT_TIMEOUT_MS, "the screenshot took too long");
     await writeFile(file, png);
   } finally {
-    await page.evaluate(uncover).catch(() => undefined);
+    await page.evaluate(UNCOVER_SCRIPT).catch(() => undefined);
   }
 }

@@ -34,6 +34,7 @@ afterAll(async () => {
 afterEach(() => {
   site.breakConfirmation(false);
   site.leakTo(undefined);
+  site.moveSendButton(false);
 });
 
 const start = async (inputs: Record<string, string> = { message: "Hello from a run", access_code: "code-4321" }) => {
@@ -137,6 +138,21 @@ describe.skipIf(!existsSync(CHROMIUM))("runs in the managed Chromium", () => {
     expect((await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema)).find((receipt) => receipt.dispatch_id === dispatchId)?.result).toBe("failure");
     // The failed checkpoint counts against the ability's health (§0C.11A), read from real runs.
     expect((await agent.call("GET", `/api/abilities/${abilityId}/availability`)).body.checkpoint_health).not.toBe(healthBefore);
+  }, 60_000);
+
+  it("finds a button that moved by what it is, says so in the run, and still asks before sending", async () => {
+    site.moveSendButton(true);
+    const sendsBefore = site.sends();
+    const dispatchId = await start();
+    const asked = await until(dispatchId, (run) => run.state === "needs_confirmation" || over(run));
+    expect(asked.state, JSON.stringify(asked.failure)).toBe("needs_confirmation");
+    expect(site.sends()).toBe(sendsBefore);
+    await answer(dispatchId, asked, "confirm");
+    const done = await until(dispatchId, over);
+    expect(done.state, JSON.stringify(done.failure)).toBe("succeeded");
+    expect(site.sends()).toBe(sendsBefore + 1);
+    const relocated = done.steps.find((step) => step.relocated !== undefined);
+    expect(relocated?.relocated?.to).toContain("Send message now");
   }, 60_000);
 
   it("refuses to touch a site outside the ability's: the request is blocked and the run fails under its policy", async () => {

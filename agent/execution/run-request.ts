@@ -10,9 +10,34 @@ const SITE = /^(?:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]
 /** At most this many actions in one run (§0C.14 `max_actions` allows up to 200). */
 export const RUN_MAX_ACTIONS = 200;
 
+/** What is wrong with a value for an input of this type (never quoting the value), or undefined. */
+function typeProblem(type: AbilityRunSpec["inputs"][number]["type"], value: string): string | undefined {
+  const trimmed = value.trim();
+  switch (type) {
+    case "email":
+      return /^[^\s@]+@[^\s@]+$/.test(trimmed) ? undefined : "must be an email address";
+    case "number":
+      return trimmed !== "" && Number.isFinite(Number(trimmed.replace(/[\s,]/g, ""))) ? undefined : "must be a number";
+    case "url":
+      return URL.canParse(trimmed) ? undefined : "must be an address (URL)";
+    case "date":
+      return Number.isNaN(Date.parse(trimmed)) ? "must be a date (for example 2026-03-31)" : undefined;
+    case "text":
+    case "long_text":
+    case "phone":
+    case "secret":
+    case "file":
+      return undefined;
+    default: {
+      const unknown: never = type;
+      throw new Error(`unknown input type ${String(unknown)}`);
+    }
+  }
+}
+
 /**
  * Checks a start request against the ability's run-spec before anything is written: every input
- * named is one the ability has, every required one is given, allowed sites are host names, and a
+ * named is one the ability has, every required one is given, typed values have their type's shape (email, number, URL, date), allowed sites are host names, and a
  * tab is named only for a run in the user's tab. Problems come back together as REQUEST_INVALID
  * issues; no input value is ever quoted in them.
  */
@@ -23,7 +48,13 @@ export function validateRunRequest(request: StartRunRequest, spec: AbilityRunSpe
     if (!known.has(name)) issues.push({ path: `inputs.${name}`.slice(0, 240), message: `"${name}" is not an input of this ability (its inputs: ${[...known].join(", ") || "none"}).`.slice(0, 240) });
   }
   for (const input of spec.inputs) {
-    if (input.required && request.inputs[input.name] === undefined) issues.push({ path: `inputs.${input.name}`.slice(0, 240), message: `"${input.label}" is required.`.slice(0, 240) });
+    const value = request.inputs[input.name];
+    if (value === undefined) {
+      if (input.required) issues.push({ path: `inputs.${input.name}`.slice(0, 240), message: `"${input.label}" is required.`.slice(0, 240) });
+      continue;
+    }
+    const problem = typeProblem(input.type, value);
+    if (problem !== undefined) issues.push({ path: `inputs.${input.name}`.slice(0, 240), message: `"${input.label}" ${problem}.`.slice(0, 240) });
   }
   request.allowed_sites.forEach((site, index) => {
     if (!SITE.test(site)) issues.push({ path: `allowed_sites.${index}`, message: "A site is a host name, optionally with a port (shop.example.com, 127.0.0.1:8080), without scheme or path." });

@@ -8,7 +8,7 @@ import { MemoryPaths } from "../memory/memory-paths";
 import { publicBundle, stageThrough } from "../skill-import/import-test-support";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../test-support/run-fixture";
 import { expectError, startTestAgent, type TestAgent, type TestAgentOptions } from "../test-support/test-agent";
-import type { ExecuteInput, ExecuteResult } from "./executor-contract";
+import type { BrowserProvider, ExecuteInput, ExecuteResult } from "./executor-contract";
 import { planExecution } from "./flow-plan";
 
 /**
@@ -20,6 +20,8 @@ interface ScriptedExecutor {
   execute: (input: ExecuteInput) => Promise<ExecuteResult>;
   /** Values each execution was given (to prove they reached the executor). */
   seen: Array<Record<string, string>>;
+  /** The browser provider and policy each execution was given. */
+  given: Array<Pick<ExecuteInput, "browser" | "policy">>;
   /** While set, each execution waits here after its first step. */
   hold: Promise<void> | undefined;
 }
@@ -27,9 +29,11 @@ interface ScriptedExecutor {
 function scriptedExecutor(): ScriptedExecutor {
   const scripted: ScriptedExecutor = {
     seen: [],
+    given: [],
     hold: undefined,
     async execute(input) {
       scripted.seen.push({ ...input.values });
+      scripted.given.push({ browser: input.browser, policy: input.policy });
       const started = new Date().toISOString();
       const steps: ExecuteResult["steps"] = [];
       const points = new Map(
@@ -156,17 +160,22 @@ describe("GET /api/abilities/:abilityId/run-spec", () => {
 describe("POST /api/runs refuses what it cannot run, and writes nothing", () => {
   it("refuses unknown and missing inputs, a run in the user's tab with no extension, a policy beyond the ability's sites, and an ability that is off", async () => {
     await boot();
-    const unknown = await start({ inputs: { message: "x", access_code: "y", colour: "red" } });
+    const canary = `CANARY-refused-${crypto.randomUUID()}`;
+    const unknown = await start({ inputs: { message: canary, access_code: canary, colour: canary } });
     expectError(unknown, 400, "REQUEST_INVALID");
     expect(JSON.stringify(unknown.body)).toContain("inputs.colour");
-    expectError(await start({ inputs: { message: "only this" } }), 400, "REQUEST_INVALID");
-    expectError(await start({ where: "user_tab" }), 503, "ADAPTER_UNAVAILABLE");
+    expectError(await start({ inputs: { message: canary } }), 400, "REQUEST_INVALID");
+    expectError(await start({ where: "user_tab", inputs: { message: canary, access_code: canary } }), 503, "ADAPTER_UNAVAILABLE");
     const policy = { policy_id: crypto.randomUUID(), mode: "controlled_live_test", allowed_domains: [site.host, "elsewhere.example"], schema_version: 1 };
     expectError(await start({ test_policy: policy }), 400, "TEST_POLICY_VIOLATION");
     await agent.call("POST", `/api/abilities/${abilityId}/deactivate`);
     expectError(await start({}), 409, "ABILITY_NOT_RUNNABLE");
     expect(await agent.memory.list(MemoryPaths.runs).catch(() => [])).toEqual([]);
     expect(executor.seen).toEqual([]);
+    // A refused request's values are not in an answer, a file or the log either.
+    expect(JSON.stringify(unknown.body)).not.toContain(canary);
+    expect(await memoryText(agent.root)).not.toContain(canary);
+    expect(agent.logs.join("\n")).not.toContain(canary);
   });
 
   it("accepts a test policy within the ability's sites and the sites allowed for this run", async () => {
@@ -174,6 +183,31 @@ describe("POST /api/runs refuses what it cannot run, and writes nothing", () => 
     const policy = { policy_id: crypto.randomUUID(), mode: "controlled_live_test", allowed_domains: [site.host, "elsewhere.example"], schema_version: 1 };
     const started = await start({ test_policy: policy, allowed_sites: ["elsewhere.example"] });
     expect(started.status).toBe(202);
+  });
+});
+
+describe("where a run acts", () => {
+  it("in the user's tab: the run leases the extension's tab for the ability's sites and hands it to the executor", async () => {
+    const leases: Array<Record<string, unknown>> = [];
+    const provider: BrowserProvider = async () => {
+      throw new Error("not used by the scripted executor");
+    };
+    await boot({ userTab: { connected: () => true, lease: (request) => (leases.push({ ...request }), provider) } });
+    const run = RunResponseSchema.parse((await start({ where: "user_tab", tab_id: 7, allowed_sites: ["help.example.com"] })).body).run;
+    expect(run.where).toBe("user_tab");
+    await until(run.dispatch_id, (candidate) => candidate.state === "needs_confirmation");
+    expect(leases).toEqual([{ dispatch_id: run.dispatch_id, allowed_domains: [site.host, "help.example.com"], tab_id: 7, label: run.ability_title }]);
+    expect(executor.given[0]?.browser).toBe(provider);
+    expect(executor.given[0]?.policy).toMatchObject({ mode: "live_read_safe_write", allowed_domains: [site.host, "help.example.com"], max_actions: 200, forbid_external_send: true });
+  });
+
+  it("in the managed browser by default, and a tab is named only for a run in the user's tab", async () => {
+    await boot();
+    const run = RunResponseSchema.parse((await start({})).body).run;
+    expect(run.where).toBe("managed");
+    await until(run.dispatch_id, (candidate) => candidate.state === "needs_confirmation");
+    expect(executor.given[0]?.browser).toBeUndefined();
+    expectError(await start({ tab_id: 3 }), 400, "REQUEST_INVALID");
   });
 });
 

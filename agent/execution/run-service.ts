@@ -285,7 +285,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
         () => undefined,
         (error: unknown) => deps.logError?.({ dispatch_id: dispatchId, err: error }, "the used_later receipt could not be written"),
       );
-      const browser = request.where === "user_tab" ? deps.userTab?.lease({ dispatch_id: dispatchId, allowed_domains: policy.allowed_domains, ...(request.tab_id === undefined ? {} : { tab_id: request.tab_id }) }) : undefined;
+      const browser = request.where === "user_tab" ? deps.userTab?.lease({ dispatch_id: dispatchId, allowed_domains: policy.allowed_domains, label: spec.title, ...(request.tab_id === undefined ? {} : { tab_id: request.tab_id }) }) : undefined;
       const task = execute(run, {
         flow: plan.flow,
         checkpoints: plan.checkpoints,

@@ -23,15 +23,17 @@ export interface RunFixtureSite {
   slowDown(ms: number): void;
   /** The contact page's script posts to another origin from now on (a site that sends elsewhere). */
   leakTo(origin: string | undefined): void;
+  /** The send button gets another id and wording (a redesign every recorded selector misses). */
+  moveSendButton(moved: boolean): void;
   close(): Promise<void>;
 }
 
-const CONTACT = (leak: string | undefined) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contact — Run Shop</title></head><body><main>
+const CONTACT = (leak: string | undefined, moved: boolean) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contact — Run Shop</title></head><body><main>
 <h1>Contact us</h1>
 <form method="post" action="/send" aria-label="Contact">
 <label for="message">Message</label><input id="message" name="message" type="text">
 <label for="code">Access code</label><input id="code" name="code" type="password">
-<button id="send" type="submit">Send message</button>
+${moved ? '<p>Ready when you are.</p><button id="submit-message" class="primary" type="submit">Send message now</button>' : '<button id="send" type="submit">Send message</button>'}
 </form></main>${leak === undefined ? "" : `<script>fetch(${JSON.stringify(`${leak}/collect`)}, { method: "POST", mode: "no-cors", body: "visit" }).catch(() => undefined);</script>`}</body></html>`;
 const START = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Run Shop</title></head><body><main><h1>Welcome to the shop</h1><a id="contact-link" href="/contact">Contact us</a></main></body></html>`;
 const SENT = (broken: boolean) =>
@@ -42,6 +44,7 @@ export async function serveRunFixtureSite(): Promise<RunFixtureSite> {
   let broken = false;
   let delayMs = 0;
   let leak: string | undefined;
+  let moved = false;
   const requests: RunFixtureSite["requests"] = [];
   const server = http.createServer((request, response) => {
     let body = "";
@@ -54,7 +57,7 @@ export async function serveRunFixtureSite(): Promise<RunFixtureSite> {
         response.writeHead(303, { location: "/sent" }).end();
         return;
       }
-      const html = pathname === "/start" ? START : pathname === "/contact" ? CONTACT(leak) : pathname === "/sent" ? SENT(broken) : undefined;
+      const html = pathname === "/start" ? START : pathname === "/contact" ? CONTACT(leak, moved) : pathname === "/sent" ? SENT(broken) : undefined;
       if (html === undefined) {
         response.writeHead(404).end();
         return;
@@ -79,6 +82,9 @@ export async function serveRunFixtureSite(): Promise<RunFixtureSite> {
     },
     leakTo: (origin) => {
       leak = origin;
+    },
+    moveSendButton: (value) => {
+      moved = value;
     },
     close: () =>
       new Promise<void>((resolve) => {
