@@ -215,7 +215,9 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(errorHandler);
   // Before the guard: the plugin's own onRequest hook marks upgrade requests, which is how a
   // refused upgrade gets its socket closed after the 4xx answer.
-  await app.register(websocket, { options: { maxPayload: 4 * 1024 * 1024 } });
+  // 32 MiB: an in-tab run's CDP answers come over this socket too, and a screenshot of a large
+  // screen (PNG, base64) can pass 4 MiB; only the paired extension's Origin may open it.
+  await app.register(websocket, { options: { maxPayload: 32 * 1024 * 1024 } });
   await app.register(requestGuard, {
     token,
     pairing,

@@ -21,10 +21,10 @@ import type { BenchResult } from "./bench-result";
  * Median of ROUNDS alternating runs. The in-tab provider is not measured here (it needs the extension).
  */
 
-const ROUNDS = 5;
-const VALUES = { full_name: "Bench User", email: "bench@example.test", password: "bench-pw-123", plan: "Pro" };
+export const ROUNDS = 5;
+export const VALUES = { full_name: "Bench User", email: "bench@example.test", password: "bench-pw-123", plan: "Pro" };
 
-function flowOf(origin: string): RecorderFlow {
+export function flowOf(origin: string): RecorderFlow {
   const steps: RecorderStep[] = [
     { type: "setViewport", width: 1280, height: 800, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: true },
     { type: "navigate", url: `${origin}/signup.html` },
@@ -38,7 +38,7 @@ function flowOf(origin: string): RecorderFlow {
   return { title: "Create an account", steps, step_ids: [null, null, "s2", "s3", "s4", "s5", "s6", "s7"] };
 }
 
-const CHECKPOINTS: ExecutionCheckpoint[] = [
+export const CHECKPOINTS: ExecutionCheckpoint[] = [
   { checkpoint_id: "cp-01", goal: "Sign up is open", success_condition: 'A page titled "Sign up — Rehearsal Shop" is shown', step_ids: ["s1"] },
   { checkpoint_id: "cp-02", goal: "Details entered", success_condition: 'The page says "Email looks good"', step_ids: ["s2", "s3"] },
   { checkpoint_id: "cp-03", goal: "The account is created", success_condition: 'The heading "Welcome aboard" appears', step_ids: ["s4", "s5", "s6"] },
@@ -46,7 +46,7 @@ const CHECKPOINTS: ExecutionCheckpoint[] = [
 ];
 
 /** The same flow as the Recorder would save it for replay: values filled in, the navigating click asserting its navigation. */
-function replayFlowOf(flow: RecorderFlow, origin: string): UserFlow {
+export function replayFlowOf(flow: RecorderFlow, origin: string): UserFlow {
   const steps = flow.steps.map((step) => {
     if (step.type === "change") return { ...step, value: step.value.replace(/\{\{(\w+)\}\}/g, (_, name: keyof typeof VALUES) => VALUES[name]) };
     if (step.type === "click" && step.selectors[0]?.[0]?.startsWith("aria/Create account")) return { ...step, assertedEvents: [{ type: "navigation", url: `${origin}/welcome.html`, title: "" }] };
@@ -55,9 +55,9 @@ function replayFlowOf(flow: RecorderFlow, origin: string): UserFlow {
   return parse({ title: flow.title, steps });
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-function firstRequestAfter(site: RehearsalSite, from: number): Promise<number> {
+export function firstRequestAfter(site: RehearsalSite, from: number): Promise<number> {
   return new Promise((resolve) => {
     const poll = () => (site.requests.length > from ? resolve(performance.now()) : setTimeout(poll, 1));
     poll();
@@ -79,7 +79,7 @@ async function timeExecutor(browser: Browser, site: RehearsalSite, flow: Recorde
   return { toFirst: firstAt - start, perStep: (last - firstAt) / (flow.steps.length - 1) };
 }
 
-async function timeReplay(browser: Browser, site: RehearsalSite, flow: UserFlow): Promise<{ toFirst: number; perStep: number }> {
+export async function timeReplay(browser: Browser, site: RehearsalSite, flow: UserFlow): Promise<{ toFirst: number; perStep: number }> {
   const start = performance.now();
   const page = await browser.newPage();
   const first = firstRequestAfter(site, site.requests.length);

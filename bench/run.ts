@@ -3,6 +3,7 @@ import { benchAbilities } from "./abilities.bench";
 import { benchAgentScale } from "./agent-scale.bench";
 import { benchContentScript } from "./content-script.bench";
 import { benchExecutor } from "./executor.bench";
+import { benchInTab } from "./in-tab.bench";
 import { benchIngest } from "./ingest.bench";
 import { benchMemoryAppend } from "./memory-append.bench";
 import { benchProposalCompile } from "./proposal-compile.bench";
@@ -19,6 +20,7 @@ const results: BenchResult[] = [
   ...(await benchAgentScale()),
   ...(await benchContentScript()),
   ...(await benchExecutor()),
+  ...(await benchInTab()),
 ];
 
 const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));

@@ -72,6 +72,8 @@ const tabAccess = (message: Record<string, unknown>) => panel.evaluate((sent) =>
 async function personTab(url: string): Promise<{ page: Page; tabId: number }> {
   const page = await chromium.browser.newPage();
   await page.goto(url);
+  // In front, as the tab a person runs from is.
+  await page.bringToFront();
   const tabId = await panel.evaluate(async (pageUrl) => (await chrome.tabs.query({})).find((tab) => tab.url === pageUrl)?.id, page.url());
   if (tabId === undefined) throw new Error(`No tab id for ${url}`);
   return { page, tabId };
@@ -91,10 +93,15 @@ async function refusalOf(promise: Promise<unknown>): Promise<string> {
 
 /** The bar as the person sees it: the host in the page, and its Stop button found by accessible name (it is in a closed shadow root). */
 async function indicatorShown(page: Page): Promise<boolean> {
-  const host = await page.$("elnor-run-indicator");
-  if (host === null) return false;
-  const stop = await page.$("::-p-aria(Stop the assistant)");
-  return stop !== null && (await stop.boundingBox()) !== null;
+  try {
+    const host = await page.$("elnor-run-indicator");
+    if (host === null) return false;
+    const stop = await page.$("::-p-aria(Stop the assistant)");
+    return stop !== null && (await stop.boundingBox()) !== null;
+  } catch {
+    // The page is between two documents (a navigation): not shown yet.
+    return false;
+  }
 }
 
 beforeAll(async () => {
@@ -164,6 +171,27 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
     await waitUntil(async () => page.$("elnor-run-indicator"), (host) => host === null, "the bar to go");
     await page.close();
+  });
+
+  it("without a tab named, opens a new tab for the run and acts there", async () => {
+    await allowInTab();
+    const tabIds = () => panel.evaluate(async () => (await chrome.tabs.query({})).map((tab) => tab.id as number));
+    const before = await tabIds();
+    const lease = await borrow(undefined, "Open a new tab");
+    const opened = (await tabIds()).filter((id) => !before.includes(id));
+    try {
+      expect(opened).toHaveLength(1);
+      expect(lease.page.url()).toBe("about:blank");
+      await lease.page.goto(`${allowed}/profile`);
+      await lease.page.type("#name", "Grace");
+      await lease.page.click("#save");
+      expect(await lease.page.$eval("#result", (node) => node.textContent)).toBe("Saved Grace");
+      expect((await badge()).text).toBe("RUN");
+    } finally {
+      await lease.release();
+    }
+    await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
+    await panel.evaluate((tabId) => chrome.tabs.remove(tabId), opened[0] as number);
   });
 
   it("Stop in the page ends the lease at once: the provider reports it, the tab is detached and can be lent again", async () => {
@@ -322,6 +350,31 @@ describe("runs of an installed ability in the person's tab, through POST /api/ru
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(site.sends()).toBe(sendsBefore);
     await page.close();
+  }, 60_000);
+
+  it("stops at a checkpoint that no longer holds, with what the person's tab showed and a screenshot", async () => {
+    await allowInTab();
+    site.breakConfirmation(true);
+    const { page, tabId } = await personTab(`${site.origin}/start`);
+    try {
+      const dispatchId = await startInTab(tabId, { message: "Hello", access_code: "code-2" });
+      const asked = await until(dispatchId, paused);
+      await call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: asked.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+      const failed = await until(dispatchId, over);
+      expect(failed.state).toBe("failed");
+      expect(failed.failure?.code).toBe("CHECKPOINT_NOT_CONFIRMED");
+      expect(failed.failure?.page_seen).toMatchObject({ title: "Error — Run Shop", headings: ["Something went wrong"] });
+      const shot = await app.inject({
+        method: "GET",
+        url: failed.failure?.page_seen?.screenshot_ref as string,
+        headers: { host: `127.0.0.1:${(app.server.address() as AddressInfo).port}`, authorization: `Bearer ${await tokenOf()}` },
+      });
+      expect(shot.rawPayload.subarray(1, 4).toString()).toBe("PNG");
+      await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
+    } finally {
+      site.breakConfirmation(false);
+      await page.close();
+    }
   }, 60_000);
 
   it("a run in a tab showing another site is refused before anything is done there", async () => {
