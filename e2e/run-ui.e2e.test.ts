@@ -101,7 +101,8 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
     await panel.locator("[data-run-form] button[type=submit]").click();
     await panel.waitForSelector("[data-run-progress]", { timeout: 30_000 });
     // The secret was used and forgotten: the form no longer holds it, and the panel stored nothing of it.
-    expect(await panel.evaluate(async () => JSON.stringify(await chrome.storage.local.get(null)))).not.toContain(SECRET);
+    const stored = await panel.evaluate(async () => JSON.stringify([await chrome.storage.local.get(null), await chrome.storage.session.get(null), await chrome.storage.sync.get(null)]));
+    expect(stored).not.toContain(SECRET);
 
     // Progress is seen while the run goes: at least one checkpoint proved before the run is over.
     await panel.waitForFunction(
@@ -117,6 +118,13 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
       // Nothing was sent before the person said so.
       expect(site.sends()).toBe(0);
       await saveScreenshot(panel, "run-needs-confirmation");
+      // Back in the list, the waiting run is still in view, one click away.
+      await panel.locator("[data-run-panel] button::-p-text(Back to Skills)").click();
+      await panel.waitForSelector("[data-run-going]");
+      expect(await panel.$eval("[data-run-going]", (element) => (element as HTMLElement).innerText)).toContain("Waiting for you");
+      await saveScreenshot(panel, "run-going-in-skills");
+      await panel.locator("[data-run-going] button::-p-text(Show the run)").click();
+      await runState(panel, "needs_confirmation");
       await panel.locator("[data-run-confirmation] button::-p-text(Do it)").click();
     }
     await runState(panel, "succeeded");
