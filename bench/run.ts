@@ -7,6 +7,7 @@ import { benchInTab } from "./in-tab.bench";
 import { benchIngest } from "./ingest.bench";
 import { benchMemoryAppend } from "./memory-append.bench";
 import { benchProposalCompile } from "./proposal-compile.bench";
+import { benchRuns } from "./runs.bench";
 import { benchSkillImport } from "./skill-import.bench";
 import type { BenchResult } from "./bench-result";
 
@@ -21,6 +22,7 @@ const results: BenchResult[] = [
   ...(await benchContentScript()),
   ...(await benchExecutor()),
   ...(await benchInTab()),
+  ...(await benchRuns()),
 ];
 
 const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));

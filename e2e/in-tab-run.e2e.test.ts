@@ -229,20 +229,24 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     expect(otherHits).toEqual([]);
     expect(page.url()).toBe(`${allowed}/profile`);
 
-    // A click that leads off the run's sites: the extension takes the tab back.
+    // A click that leads off the run's sites: the page is never loaded, and the extension takes the tab back.
     await lease.page.click("#away").catch(() => undefined);
     expect(await stopped).toMatchObject({ reason: "off_site" });
-    // The extension also stops the load it saw starting (Page.stopLoading); whether the other site
-    // was reached first is a race, so it is not asserted — the lease being over is.
     await expect(lease.page.title()).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(otherHits).toEqual([]);
+    expect(page.url()).not.toContain(other);
     await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
     await lease.release();
     await page.close();
   });
 
-  it("refuses while a demonstration is being recorded, so a run's typed values are never captured", async () => {
+  it("refuses while a demonstration is being recorded, and a recording that starts ends the lease, so a run's typed values are never captured", async () => {
     await allowInTab();
     const { page, tabId } = await personTab(`${allowed}/profile`);
+    // A lease already going when the recording starts ends at once.
+    const lease = await borrow(tabId);
+    const stopped = new Promise<LeaseStop>((resolve) => lease.onStop?.(resolve));
     const created = await app.inject({
       method: "POST",
       url: "/api/learn/sessions",
@@ -255,6 +259,8 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     try {
       const started = await app.inject({ method: "POST", url: `/api/learn/sessions/${sessionId}/start`, headers });
       expect(started.statusCode, started.body).toBe(200);
+      expect(await stopped).toMatchObject({ reason: "recording_started" });
+      await lease.release();
       await waitUntil(async () => (await tabAccess({ type: "run/tab-access", timeout_ms: 5_000 })).recording_active, Boolean, "the recording to be mirrored");
       expect(await refusalOf(borrow(tabId))).toBe("RECORDING_ACTIVE");
     } finally {
@@ -373,6 +379,27 @@ describe("runs of an installed ability in the person's tab, through POST /api/ru
       await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
     } finally {
       site.breakConfirmation(false);
+      await page.close();
+    }
+  }, 60_000);
+
+  it("the run's own network guard works in the person's tab: a page that sends to another site fails the run and nothing reaches it", async () => {
+    await allowInTab();
+    site.leakTo(other);
+    otherHits.length = 0;
+    const { page, tabId } = await personTab(`${site.origin}/start`);
+    try {
+      const dispatchId = await startInTab(tabId, { message: "x", access_code: "y" });
+      const ended = await until(dispatchId, paused);
+      if (ended.state === "needs_confirmation") {
+        await call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: ended.pending_confirmation?.confirmation_id, decision: "decline", schema_version: 1 });
+      }
+      const final = await until(dispatchId, over);
+      expect(final.state).toBe("failed");
+      expect(final.failure?.code).toBe("TEST_POLICY_VIOLATION");
+      expect(otherHits).toEqual([]);
+    } finally {
+      site.leakTo(undefined);
       await page.close();
     }
   }, 60_000);

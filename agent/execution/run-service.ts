@@ -190,7 +190,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
   const execute = async (run: ActiveRun, input: Omit<ExecuteInput, "signal" | "confirm" | "onProgress" | "screenshotPath" | "now">) => {
     const dispatchId = run.record.dispatch_id;
     const scrub = createTypedValueScrubber(Object.values(input.values)).scrub;
-    await save(run, { state: "running" }, "run.state");
+    // Not waited for: the store writes a run's changes in order, and the browser starts meanwhile.
+    void save(run, { state: "running" }, "run.state");
     try {
       const result = await deps.execute({
         ...input,

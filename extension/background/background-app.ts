@@ -119,6 +119,16 @@ export function startBackground(deps: BackgroundDeps): void {
     failed,
   });
 
+  // Session changes are mirrored one after the other, in the agent's order. A recording that
+  // starts takes a lent tab back first, so nothing an in-tab run types is ever observed.
+  let mirrorChain: Promise<void> = Promise.resolve();
+  const mirrorSession = (session: Parameters<typeof capture.apply>[0]) => {
+    mirrorChain = mirrorChain
+      .then(() => tabLeases.recordingChanged(isActiveCapture(session)))
+      .then(() => capture.apply(session))
+      .catch(failed("session mirror"));
+  };
+
   const socket = createAgentSocket({
     loadConnection: () => deps.connection.load(),
     openSocket: deps.openSocket,
@@ -126,15 +136,13 @@ export function startBackground(deps: BackgroundDeps): void {
     timers: deps.timers,
     wantsLink,
     onWelcome(session) {
-      tabLeases.recordingChanged(isActiveCapture(session));
-      void capture.apply(session).catch(failed("session mirror"));
+      mirrorSession(session);
       drain();
     },
     onFrame(frame) {
       switch (frame.type) {
         case "session":
-          tabLeases.recordingChanged(isActiveCapture(frame.session));
-          void capture.apply(frame.session).catch(failed("session mirror"));
+          mirrorSession(frame.session);
           return;
         case "tab_open":
         case "tab_cdp":

@@ -8,6 +8,7 @@ import {
 } from "../../shared/observation/tab-relay-protocol";
 import { showBadge, type BadgeSurface } from "./capture-badge";
 import { REMOVE_RUN_INDICATOR, RUN_STOP_BINDING, RUN_WORLD, runBadge, runIndicatorScript } from "./run-indicator";
+import { createTabSiteGuard, type TabSiteGuard } from "./tab-site-guard";
 
 /**
  * The extension's end of an in-tab run (issue #21 "in my browser"). The agent asks to borrow a
@@ -49,8 +50,8 @@ export interface TabLeaseDeps {
 
 export interface TabLeases {
   handle(frame: AgentTabFrame): void;
-  /** The capture mirror changed: a recording that starts ends the lease. */
-  recordingChanged(active: boolean): void;
+  /** The capture mirror changed: a recording that starts ends the lease (resolves once the tab is given back). */
+  recordingChanged(active: boolean): Promise<void>;
   /** The agent's link went down: the run cannot be driven, so the tab is given back. */
   linkLost(): void;
   active(): boolean;
@@ -61,6 +62,7 @@ interface Lease {
   tabId: number;
   allowedSites: string[];
   mainFrameId?: string;
+  guard?: TabSiteGuard;
   ending: boolean;
 }
 
@@ -101,6 +103,12 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     const values = (params ?? {}) as Record<string, unknown>;
     if (method === "Runtime.bindingCalled" && values.name === RUN_STOP_BINDING) {
       void end("user_stop", "the person pressed Stop in the page");
+      return;
+    }
+    if (source.sessionId === undefined && method === "Fetch.requestPaused" && current.guard !== undefined) {
+      void current.guard.paused(values).then((agents) => {
+        if (agents && lease === current && !current.ending) deps.send({ type: "tab_cdp_event", lease_id: current.leaseId, method, params: values });
+      });
       return;
     }
     if (source.sessionId === undefined) {
@@ -162,6 +170,14 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     await showBadge(deps.action, runBadge(frame.label)).catch(deps.failed("run badge"));
     try {
       await showIndicator(api, current, frame.label);
+      const guard = createTabSiteGuard({
+        send: (method, params) => api.sendCommand({ tabId: current.tabId }, method, params),
+        allowed: (url) => isAllowedInLease(url, current.allowedSites),
+        isMainFrame: (frameId) => frameId === current.mainFrameId,
+        onRefused: (url) => void end("off_site", `the tab was about to go to ${hostOf(url)}, which this run may not touch; that page was not loaded`),
+      });
+      await guard.start();
+      current.guard = guard;
     } catch (error) {
       // Acting unseen is not an option: without the bar, the tab is given back.
       await end("released", "the in-page indicator could not be shown");
@@ -192,6 +208,14 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     // execution contexts again (a second enable reports nothing, and puppeteer would wait for ever).
     // Restarting the domain drops the bar's binding for documents loaded afterwards: it is added again.
     if (frame.session_id === undefined && frame.method === "Runtime.disable") return reply({ result: {} });
+    const folded = frame.session_id === undefined ? current.guard?.agentCommand(frame.method, frame.params) : undefined;
+    if (folded !== undefined) {
+      try {
+        return reply({ result: await folded });
+      } catch (error) {
+        return reply({ error: { message: (error instanceof Error ? error.message : String(error)).slice(0, 2000) } });
+      }
+    }
     const restartsRuntime = frame.session_id === undefined && frame.method === "Runtime.enable";
     if (restartsRuntime) await api.sendCommand(target, "Runtime.disable").catch(() => undefined);
     try {
@@ -228,8 +252,8 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
           return assertNever(frame);
       }
     },
-    recordingChanged(active) {
-      if (active && lease !== undefined) void end("recording_started", "a demonstration started recording");
+    async recordingChanged(active) {
+      if (active && lease !== undefined) await end("recording_started", "a demonstration started recording");
     },
     linkLost() {
       if (lease !== undefined) void end("link_lost", "the extension's connection to the agent was lost");
