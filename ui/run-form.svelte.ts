@@ -23,6 +23,8 @@ export class RunFormState {
   error = $state<string | null>(null);
   /** Said after a change the person made (consent withdrawn). */
   notice = $state<string | null>(null);
+  /** Whether the person has let the assistant act in their tabs, as the extension last said (null: not asked yet). */
+  tabAllowed = $state<boolean | null>(null);
   /** "Let the assistant act in your tabs?" is waiting for the person's answer (first in-tab run). */
   askingTabConsent = $state(false);
   readonly #deps: LearnDeps;
@@ -61,6 +63,7 @@ export class RunFormState {
     try {
       if (this.where === "user_tab" && this.canRunInTab) {
         const reply = await this.#deps.browser.tabRunAccess!().catch(() => null);
+        if (reply !== null) this.tabAllowed = reply.in_tab_allowed;
         if (reply !== null && !reply.in_tab_allowed && reply.debugger_available) {
           this.askingTabConsent = true;
           return;
@@ -91,6 +94,7 @@ export class RunFormState {
     this.error = null;
     try {
       const reply = await this.#deps.browser.allowInTabRuns!(true).catch(() => null);
+      if (reply !== null) this.tabAllowed = reply.in_tab_allowed;
       const problem = reply?.in_tab_allowed === false ? "The extension did not keep your answer. Try again." : tabRunProblem(reply);
       if (problem !== null) {
         this.error = problem;
@@ -106,6 +110,7 @@ export class RunFormState {
   async withdrawTabRuns(): Promise<void> {
     if (!this.canRunInTab) return;
     const reply = await this.#deps.browser.allowInTabRuns!(false).catch(() => null);
+    if (reply !== null) this.tabAllowed = reply.in_tab_allowed;
     this.where = "managed";
     this.notice = reply?.in_tab_allowed === false ? "Withdrawn: the assistant will ask again before it acts in your tabs." : null;
     this.error = reply === null ? "The extension did not answer; nothing changed." : null;

@@ -99,6 +99,15 @@ describe("Run in my browser: the person's consent first (issue #21)", () => {
     await form.submit();
     expect(form.askingTabConsent).toBe(false);
     expect(browser.answers).toEqual([true]);
+    expect(form.tabAllowed).toBe(true);
+    // Withdrawn, the next in-tab run asks again.
+    await form.withdrawTabRuns();
+    expect(browser.answers).toEqual([true, false]);
+    expect(form.tabAllowed).toBe(false);
+    expect(form.notice).toContain("will ask again");
+    form.where = "user_tab";
+    await form.submit();
+    expect(form.askingTabConsent).toBe(true);
   });
 
   it("says why the extension cannot lend a tab now, and starts nothing", async () => {
