@@ -11,6 +11,14 @@ import { ObservationScopeRuntimeSchema } from "../shared/learning/observation-sc
 import { ObservationAdaptersResponseSchema } from "../shared/learning/session-requests";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
 import {
+  AbilityRunSpecSchema,
+  CancelRunRequestSchema,
+  ConfirmRunStepRequestSchema,
+  RunListResponseSchema,
+  RunResponseSchema,
+  StartRunRequestSchema,
+} from "../shared/execution/run-contract";
+import {
   LearnCheckpointReceiptsResponseSchema,
   LearnProposalsListResponseSchema,
 } from "../shared/learning/read-models";
@@ -114,6 +122,12 @@ const ExcludeEventsResponseSchema = SessionObservationsResponseSchema.pick({ exc
 
 type Input<S extends z.ZodType> = z.input<S>;
 
+/** Where an event stream resumes (`Last-Event-ID`) and how its reader stops it. */
+export interface EventStreamInit {
+  lastEventId?: string;
+  signal: AbortSignal;
+}
+
 /** The one typed client the side panel uses to talk to the agent (DESIGN §3). */
 export function createAgentClient(options: AgentClientOptions) {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -185,6 +199,17 @@ export function createAgentClient(options: AgentClientOptions) {
     return { ...data, stale: response.headers.get("x-availability-stale") === "true", etag: response.headers.get("etag") };
   }
 
+  /** An SSE stream (sessions, runs), opened with the bearer header; the caller reads and aborts it. */
+  async function openEvents(path: string, init: EventStreamInit): Promise<ReadableStream<Uint8Array>> {
+    const response = await send("GET", path, {
+      headers: { accept: "text/event-stream", ...(init.lastEventId === undefined ? {} : { "last-event-id": init.lastEventId }) },
+      signal: init.signal,
+    });
+    if (!response.ok) throw await failureOf(response);
+    if (response.body === null) throw new AgentRequestError({ kind: "protocol", status: response.status, message: "The event stream had no body." });
+    return response.body;
+  }
+
   /** Request bodies go through their shared schema too: a bug here is caught before it is sent. */
   const body = <S extends z.ZodType>(schema: S, value: Input<S>): z.infer<S> => schema.parse(value);
   const session = (id: string) => `/api/learn/sessions/${encodeURIComponent(id)}`;
@@ -195,6 +220,7 @@ export function createAgentClient(options: AgentClientOptions) {
   // A validation rehearses the skill in a fresh headless browser.
   const VERY_SLOW = 180_000;
   const ability = (id: string) => `/api/abilities/${encodeURIComponent(id)}`;
+  const run = (id: string) => `/api/runs/${encodeURIComponent(id)}`;
 
   return {
     health: () => call("GET", "/api/health", AgentHealthResponseSchema),
@@ -254,15 +280,7 @@ export function createAgentClient(options: AgentClientOptions) {
      * (EventSource cannot send one, and the token never goes into a URL). Resolves with the open
      * response once the agent accepted; the caller reads the body and aborts through `signal`.
      */
-    async openSessionEvents(id: string, init: { lastEventId?: string; signal: AbortSignal }): Promise<ReadableStream<Uint8Array>> {
-      const response = await send("GET", `${session(id)}/events`, {
-        headers: { accept: "text/event-stream", ...(init.lastEventId === undefined ? {} : { "last-event-id": init.lastEventId }) },
-        signal: init.signal,
-      });
-      if (!response.ok) throw await failureOf(response);
-      if (response.body === null) throw new AgentRequestError({ kind: "protocol", status: response.status, message: "The event stream had no body." });
-      return response.body;
-    },
+    openSessionEvents: (id: string, init: EventStreamInit) => openEvents(`${session(id)}/events`, init),
 
     // --- proposals (§0C.16A) ---
     listProposals: (pageNumber = 1, pageSize = 50) =>
@@ -316,6 +334,28 @@ export function createAgentClient(options: AgentClientOptions) {
         AbilityLookupResultSchema,
         body(AbilityLookupQuerySchema, { user_query: userQuery.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 }),
       ),
+
+    // --- runs of an installed ability (issue #21, shared/execution/run-contract; absent on older agents) ---
+    runSpec: (abilityId: string) => call("GET", `${ability(abilityId)}/run-spec`, AbilityRunSpecSchema),
+    /** Starts a run; the agent answers 202 with the run as it starts. Secret values travel only in this request. */
+    startRun: (request: Input<typeof StartRunRequestSchema>) => call("POST", "/api/runs", RunResponseSchema, body(StartRunRequestSchema, request), SLOW),
+    run: (dispatchId: string) => call("GET", run(dispatchId), RunResponseSchema),
+    listRuns: (abilityId: string, pageNumber = 1, pageSize = 20) =>
+      call("GET", `/api/runs?${page(pageNumber, pageSize)}&ability_id=${encodeURIComponent(abilityId)}`, RunListResponseSchema),
+    /** `GET /api/runs/:dispatchId/events`: every frame carries the whole run (read as the session stream is). */
+    openRunEvents: (dispatchId: string, init: EventStreamInit) => openEvents(`${run(dispatchId)}/events`, init),
+    confirmRun: (dispatchId: string, request: Input<typeof ConfirmRunStepRequestSchema>) =>
+      call("POST", `${run(dispatchId)}/confirm`, RunResponseSchema, body(ConfirmRunStepRequestSchema, request)),
+    cancelRun: (dispatchId: string, reason?: string) =>
+      call("POST", `${run(dispatchId)}/cancel`, RunResponseSchema, body(CancelRunRequestSchema, { ...(reason === undefined ? {} : { reason }), schema_version: 1 })),
+    /** The screenshot kept with a run where it stopped, as an image (fetched with the token, so never by URL). */
+    async runScreenshot(dispatchId: string): Promise<Blob> {
+      const response = await send("GET", `${run(dispatchId)}/screenshot`, { signal: AbortSignal.timeout(timeoutMs) });
+      if (!response.ok) throw await failureOf(response);
+      const type = response.headers.get("content-type") ?? "";
+      if (!type.startsWith("image/")) throw new AgentRequestError({ kind: "protocol", status: response.status, message: "The screenshot was not an image." });
+      return response.blob();
+    },
 
     // --- Import Skill (§0C.20) ---
     /**

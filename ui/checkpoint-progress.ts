@@ -5,7 +5,8 @@ import type { WorkflowCheckpoint } from "../shared/learning/semantic-workflow-in
 export interface CheckpointProgressRow {
   checkpoint_id: string;
   goal: string;
-  success_condition: string;
+  /** What proves it (a proposal's checkpoints say; a run's rows may not). */
+  success_condition?: string;
   status: CheckpointProgressStatus;
   /** Evidence of the deciding receipt (reached, failed; also kept for skipped). */
   evidence?: string;

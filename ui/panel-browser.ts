@@ -1,4 +1,4 @@
-import type { AgentLinkState, CaptureStatusReply } from "../shared/observation/panel-messages";
+import type { AgentLinkState, CaptureStatusReply, TabRunAccessReply } from "../shared/observation/panel-messages";
 
 /**
  * What the Learn UI needs from the browser, given to it by the side panel entry
@@ -16,6 +16,17 @@ export interface PanelBrowser {
   ensureConnected(timeoutMs: number): Promise<AgentLinkState | "no_background">;
   /** The background's link, session mirror and outbox; null when it does not answer. */
   captureStatus(): Promise<CaptureStatusReply | null>;
+  /**
+   * Issue #21 "In my browser": whether the extension can lend a tab now (it also opens its link to
+   * the agent). Null when the background does not answer. Absent where the extension cannot act
+   * in tabs: the panel then offers only "In a separate browser".
+   */
+  tabRunAccess?(): Promise<TabRunAccessReply | null>;
+  /**
+   * The person's answer to "Let the assistant act in your tabs?", kept by the extension (Chrome
+   * cannot make `debugger` an optional permission, so this consent is what gates it).
+   */
+  allowInTabRuns?(allowed: boolean): Promise<TabRunAccessReply | null>;
 }
 
 /** For pages without an extension around them (tests, a plain tab): nothing granted, nothing known. */

@@ -1,8 +1,9 @@
 import { LearnSessionEventEnvelopeSchema, type LearnSessionEventEnvelope } from "../shared/learning/read-models";
-import { AgentRequestError, type AgentClient } from "./agent-client";
-import { createSseParser } from "./sse-parser";
+import type { AgentClient } from "./agent-client";
+import { EventStreamLink, type StreamMessage } from "./event-stream-link.svelte";
+import type { SseMessage } from "./sse-parser";
 
-export type LiveLinkStatus = "connecting" | "live" | "degraded" | "ended" | "stopped";
+export type { LiveLinkStatus } from "./event-stream-link.svelte";
 
 export interface SessionLiveLinkDeps {
   client: AgentClient;
@@ -19,154 +20,20 @@ export interface SessionLiveLinkDeps {
   reconnectDelaysMs?: readonly number[];
 }
 
-/**
- * The live link of one session (§0C.16C/E): the SSE stream read with fetch (bearer header),
- * resumed with `Last-Event-ID` when it drops; while it is down the session is polled every 5 s
- * and the panel says "real-time updates unavailable"; an `error` event is kept for a visible
- * banner. Ends when the session is terminal (the agent closes the stream then).
- */
-export class SessionLiveLink {
-  status = $state<LiveLinkStatus>("connecting");
-  /** Why real-time updates are unavailable right now (null while live). */
-  degradedReason = $state<string | null>(null);
-  /** The last `error` event's message, shown as a banner until the stream is healthy again. */
-  streamError = $state<string | null>(null);
-  readonly #deps: SessionLiveLinkDeps;
-  #abort: AbortController | undefined;
-  #poll: ReturnType<typeof setInterval> | undefined;
-  #retry: ReturnType<typeof setTimeout> | undefined;
-  #attempt = 0;
-  #lastEventId: string | undefined;
-  #stopped = false;
+/** One session-stream message: an envelope, or the agent's `error` event with its message. */
+function interpretSessionMessage(message: SseMessage, data: unknown): StreamMessage<LearnSessionEventEnvelope> {
+  const envelope = LearnSessionEventEnvelopeSchema.safeParse(data);
+  if (message.event === "error") {
+    const payload = envelope.success ? envelope.data.data.payload : {};
+    return { kind: "error", message: typeof payload.message === "string" ? payload.message : "The agent reported a problem with the live stream." };
+  }
+  return envelope.success ? { kind: "event", value: envelope.data } : { kind: "ignore" };
+}
 
+/** The live link of one session (§0C.16C/E): see {@link EventStreamLink}. */
+export class SessionLiveLink extends EventStreamLink<LearnSessionEventEnvelope> {
   constructor(deps: SessionLiveLinkDeps) {
-    this.#deps = deps;
-  }
-
-  get lastEventId(): string | undefined {
-    return this.#lastEventId;
-  }
-
-  start(): void {
-    this.#stopped = false;
-    void this.#connect();
-  }
-
-  stop(): void {
-    this.#stopped = true;
-    this.status = "stopped";
-    this.#abort?.abort();
-    this.#stopPolling();
-    if (this.#retry !== undefined) clearTimeout(this.#retry);
-    this.#retry = undefined;
-  }
-
-  async #connect(): Promise<void> {
-    if (this.#stopped) return;
-    const abort = new AbortController();
-    this.#abort = abort;
-    if (this.status !== "degraded") this.status = "connecting";
-    let body: ReadableStream<Uint8Array>;
-    try {
-      body = await this.#deps.client.openSessionEvents(this.#deps.sessionId, {
-        ...(this.#lastEventId === undefined ? {} : { lastEventId: this.#lastEventId }),
-        signal: abort.signal,
-      });
-    } catch (error) {
-      if (this.#stopped) return;
-      const message = error instanceof AgentRequestError ? error.message : "the stream could not be opened";
-      this.#degrade(`the live stream could not be opened (${message})`);
-      return;
-    }
-    this.#attempt = 0;
-    this.status = "live";
-    this.degradedReason = null;
-    this.streamError = null;
-    this.#stopPolling();
-    const ended = await this.#read(body);
-    if (this.#stopped) return;
-    if (ended === "aborted") return;
-    // The agent closes the stream once the session is terminal; otherwise it dropped.
-    const { terminal } = await this.#deps.refresh().catch(() => ({ terminal: false }));
-    if (terminal) {
-      this.#finish();
-      return;
-    }
-    this.#degrade(ended === "error_event" ? "the agent reported a stream error" : "the live stream dropped");
-  }
-
-  async #read(body: ReadableStream<Uint8Array>): Promise<"closed" | "aborted" | "error_event"> {
-    const reader = body.getReader();
-    const decoder = new TextDecoder();
-    let sawError = false;
-    const parser = createSseParser((message) => {
-      if (message.id !== undefined) this.#lastEventId = message.id;
-      let data: unknown;
-      try {
-        data = JSON.parse(message.data);
-      } catch {
-        return;
-      }
-      const envelope = LearnSessionEventEnvelopeSchema.safeParse(data);
-      if (message.event === "error") {
-        sawError = true;
-        const payload = envelope.success ? envelope.data.data.payload : {};
-        const text = typeof payload.message === "string" ? payload.message : "The agent reported a problem with the live stream.";
-        this.streamError = text.slice(0, 240);
-        return;
-      }
-      if (envelope.success) this.#deps.onEvent(envelope.data);
-    });
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.push(decoder.decode(value, { stream: true }));
-      }
-    } catch {
-      if (this.#abort?.signal.aborted === true) return "aborted";
-      // A network drop mid-stream is a drop like any other.
-    }
-    return sawError ? "error_event" : "closed";
-  }
-
-  #degrade(reason: string): void {
-    if (this.#stopped) return;
-    this.status = "degraded";
-    this.degradedReason = reason;
-    this.#startPolling();
-    const delays = this.#deps.reconnectDelaysMs ?? [1000, 2000, 5000, 10_000];
-    const delay = delays[Math.min(this.#attempt, delays.length - 1)] ?? 10_000;
-    this.#attempt += 1;
-    this.#retry = setTimeout(() => {
-      this.#retry = undefined;
-      void this.#connect();
-    }, delay);
-  }
-
-  #startPolling(): void {
-    if (this.#poll !== undefined) return;
-    this.#poll = setInterval(() => {
-      void this.#deps
-        .refresh()
-        .then(({ terminal }) => {
-          if (terminal) this.#finish();
-        })
-        .catch(() => undefined);
-    }, this.#deps.pollMs ?? 5000);
-  }
-
-  #stopPolling(): void {
-    if (this.#poll !== undefined) clearInterval(this.#poll);
-    this.#poll = undefined;
-  }
-
-  #finish(): void {
-    this.#stopped = true;
-    this.#abort?.abort();
-    this.#stopPolling();
-    if (this.#retry !== undefined) clearTimeout(this.#retry);
-    this.status = "ended";
-    this.degradedReason = null;
+    const { client, sessionId, ...rest } = deps;
+    super({ ...rest, open: (init) => client.openSessionEvents(sessionId, init), interpret: interpretSessionMessage });
   }
 }

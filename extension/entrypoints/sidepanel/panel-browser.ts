@@ -3,6 +3,7 @@ import type { PanelBrowser } from "../../../ui/panel-browser";
 import { siteFromUrl } from "../../../ui/site-entry";
 import { CaptureStatusReplySchema, EnsureConnectedReplySchema, type PanelRequest } from "../../../shared/observation/panel-messages";
 import { originPatternsForWhitelist } from "../../background/site-permissions";
+import { allowInTabRuns, tabRunAccess } from "./tab-run-access";
 
 async function ask(request: PanelRequest): Promise<unknown> {
   try {
@@ -45,4 +46,7 @@ export const extensionPanelBrowser: PanelBrowser = {
     const reply = CaptureStatusReplySchema.safeParse(await ask({ type: "capture/status" }));
     return reply.success ? reply.data : null;
   },
+
+  tabRunAccess: () => tabRunAccess(),
+  allowInTabRuns: (allowed) => allowInTabRuns(allowed),
 };
