@@ -72,6 +72,8 @@ export const runEventsRoute: FastifyPluginAsyncZod<RunEventsRouteOptions> = asyn
       // Frames go out no faster than the client reads them (`drain`), in event order.
       const queue: StoredRunEvent[] = [];
       let waiting = false;
+      // A run already over: its replay is all there is, and the stream closes after it.
+      let endWhenDrained = false;
       let highest = lastEventId;
       const pump = () => {
         while (!closed && !waiting && queue.length > 0) {
@@ -89,6 +91,7 @@ export const runEventsRoute: FastifyPluginAsyncZod<RunEventsRouteOptions> = asyn
             });
           }
         }
+        if (!closed && !waiting && queue.length === 0 && endWhenDrained) end();
       };
       const deliver = (stored: StoredRunEvent) => {
         if (stored.event_id <= highest) return;
@@ -104,9 +107,12 @@ export const runEventsRoute: FastifyPluginAsyncZod<RunEventsRouteOptions> = asyn
       for (const stored of [...replay, ...early].sort((a, b) => a.event_id - b.event_id)) deliver(stored);
       replaying = false;
       if (closed) return;
-      // A run already over whose finish was before Last-Event-ID: nothing more will come.
-      if (TERMINAL_RUN_STATES.has((await options.runs.get(dispatchId)).state) && queue.length === 0 && replay.length === 0 && early.length === 0) {
-        end();
+      if (TERMINAL_RUN_STATES.has((await options.runs.get(dispatchId)).state)) {
+        // Over: once its last writes are done (run.finished among them), what is stored is all there is.
+        await options.runs.store.settle();
+        for (const stored of await options.runs.store.eventsSince(dispatchId, highest)) deliver(stored);
+        endWhenDrained = true;
+        pump();
         return;
       }
       keepalive = setInterval(() => {
