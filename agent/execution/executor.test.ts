@@ -347,3 +347,25 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     expect(result.steps).toHaveLength(9);
   });
 });
+
+describe("a flow with nothing to do in a browser", () => {
+  it("gets no browser at all (a desktop routine's validation starts no Chromium) and says why its checkpoints were not checked", async () => {
+    let leased = 0;
+    const browser: ExecuteInput["browser"] = async () => {
+      leased += 1;
+      throw new Error("no browser should be asked for");
+    };
+    const result = await execute({
+      flow: { title: "Deploy", steps: [VIEWPORT], step_ids: [null] },
+      checkpoints: [{ checkpoint_id: "cp1", goal: "git push ran", success_condition: "`git push` ran and exited with code 0", step_ids: ["s1"] }],
+      parameters: [],
+      values: {},
+      policy: policy(),
+      browser,
+    });
+
+    expect(leased).toBe(0);
+    expect(result.overall).toBe("partial");
+    expect(result.steps.find((step) => step.test_case_id === "checkpoint:cp1")).toMatchObject({ result: "skipped", details: "not checked: nothing in this flow acts in a browser" });
+  });
+});

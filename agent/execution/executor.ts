@@ -73,6 +73,12 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
     record.skipRemaining(plan, "cancelled", "not run: cancelled");
     return finishCancelled(record, signal, abortListener);
   }
+  // A flow with nothing to do in a page (a desktop routine's flow is only its viewport) needs no browser.
+  if (!flow.steps.some((step) => step.type !== "setViewport")) {
+    record.skipRemaining(plan, "nothing in this flow acts in a browser", "not replayed: this flow has no browser step (the skill acts outside the browser)");
+    signal?.removeEventListener("abort", abortListener);
+    return record.finish();
+  }
   const provider = input.browser ?? managedBrowser();
   const browserLabel = provider.label ?? "Get the browser to act in";
   let lease: BrowserLease;

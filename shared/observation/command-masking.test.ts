@@ -8,7 +8,7 @@ describe("maskCommandArguments", () => {
   });
 
   it("keeps file paths whose names carry digits, but not a token that happens to hold a slash", () => {
-    const paths = ["/home/ann/reports/q3-2024/summary_v2.pdf", "./build/release-2026-11/app2.tar.gz", "~/photos/2024/IMG20240101_0930.jpg", "data/2024/11/24/export01.csv"];
+    const paths = ["/home/ann/reports/q3-2024/summary_v2.pdf", "./build/release-2026-11/app2.tar.gz", "~/photos/2024/IMG20240101_0930.jpg", "data/2024/11/24/export01.csv", "migrations/007_orders.sql"];
     expect(maskCommandArguments(["cp", ...paths])).toEqual(["cp", ...paths]);
     expect(maskCommandArguments(["aB3dE5fG7hJ9kL/mN2pQ4rS6tU8vW0xY"])).toEqual([MASKED_ARGUMENT]);
     expect(maskCommandArguments(["/tmp/aB3dE5fG7hJ9kLmN2pQ4"])).toEqual([MASKED_ARGUMENT]);

@@ -15,14 +15,13 @@ function looksLikeToken(value: string): boolean {
 }
 
 /**
- * A file path (`/home/ann/reports/q3-2024/summary_v2.pdf`, `./build/out2`): slash-separated names
+ * A file path (`/home/ann/reports/q3-2024/summary_v2.pdf`, `migrations/007_orders.sql`): slash-separated names
  * a person chose. Digits in a name do not make it a token; a name that looks random (mixed case
  * and digits without a separator, as base64 does) still does.
  */
 function looksLikePath(value: string): boolean {
   if (!/^(~|\.{1,2})?\/?([A-Za-z0-9_.+-]+\/)+[A-Za-z0-9_.+-]*$/.test(value)) return false;
-  const anchored = /^(~|\.{1,2})?\//.test(value) || (value.match(/\//g)?.length ?? 0) >= 2;
-  return anchored && value.split("/").every((name) => !looksRandom(name));
+  return value.split("/").every((name) => !looksRandom(name));
 }
 
 function looksRandom(name: string): boolean {
