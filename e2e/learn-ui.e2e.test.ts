@@ -348,20 +348,26 @@ describe("the Ability Learning page in real Chromium", () => {
       throw new Error(`no proposal ready for review in Pending Abilities; the panel showed: ${shown}`, { cause: error });
     });
     await panel.locator('[data-pending-group="ready_for_review"] button::-p-text(Review)').click();
-    // A real mouse click on Validate once it is enabled. The drawer may re-render it while it lays out
-    // what it loads (a handle goes stale, a locator's wait for a still box timed out under load: seen
-    // in CI), so the click is retried on the button as it is now, for up to 30 s.
+    // A real mouse click on Validate once it is enabled, on the button as it is now: the drawer may
+    // re-render it while it lays out what it loads (a held handle went stale in CI).
+    // Seen in a loaded full run: the click landed, yet no form opened within 30 s (the drawer's
+    // decisions were laid out anew and the open form with them). A person clicks again; so does the
+    // test, at most 6 times, and says what the drawer showed if the form never opens.
     const validate = '[data-proposal-drawer] button[name="validate"]:not([disabled])';
+    const testInput = '[data-proposal-drawer] input[name^="test-"]';
     for (let attempt = 0; ; attempt += 1) {
       try {
         await (await panel.waitForSelector(validate))!.click();
+        await panel.waitForSelector(testInput, { timeout: 5_000 });
         break;
       } catch (error) {
-        if (attempt >= 60) throw error;
+        if (attempt >= 6) {
+          const shown = await panel.$eval("[data-proposal-drawer]", (drawer) => (drawer.textContent ?? "").replace(/\s+/g, " ").slice(0, 1500)).catch(() => "(no drawer)");
+          throw new Error(`the Validate form never opened; the drawer showed: ${shown}`, { cause: error });
+        }
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
-    await panel.waitForSelector('[data-proposal-drawer] input[name^="test-"]');
     // Test values, not the demonstration's: used for the run only, never stored.
     const inputs = await panel.$$eval('[data-proposal-drawer] input[name^="test-"]', (elements) =>
       elements.map((element) => ({ name: element.getAttribute("name") ?? "", type: element.getAttribute("type") ?? "text" })),

@@ -1,6 +1,6 @@
 import { toAgentSkillsMarkdown } from "../../shared/skills/agent-skills-format";
 import { execFileSync } from "node:child_process";
-import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, watch, writeSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,6 +12,7 @@ import { apiClient, clickEvent, prepareInstalledAbility, prepareReadyProposal, s
 import { checkMemoryIntegrity, filesUnder, killHard, readLog } from "./support/drill-checks";
 import { streamOverHttp, streamOverSocket } from "./support/event-streams";
 import { startListeningAgent } from "./support/listening-agent";
+import { watchTree } from "./support/watch-tree";
 import { diffMemoryTrees, readMemoryTree } from "./support/memory-tree";
 
 /**
@@ -199,8 +200,8 @@ async function runInstallDrill(): Promise<InstallAftermath[]> {
     const workspace = path.join(root, "openclaw-workspace");
     const agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: workspace });
     let seen = 0;
-    const watcher = watch(root, { recursive: true }, (_event, file) => {
-      if (point.pattern !== undefined && file !== null && point.pattern.test(file) && (seen += 1) >= nth) agent.proc.kill("SIGKILL");
+    const watcher = watchTree(root, (file) => {
+      if (point.pattern !== undefined && point.pattern.test(file) && (seen += 1) >= nth) agent.proc.kill("SIGKILL");
     });
     let answer = "killed before answering";
     try {
