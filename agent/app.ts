@@ -38,6 +38,14 @@ import { skillImport } from "./skill-import/skill-import-plugin";
 import { categoryRoutes } from "./categories/category-routes";
 import { createCategoryService } from "./categories/category-service";
 import { diskSpaceGuard } from "./memory/disk-space-guard";
+import { execute } from "./execution/executor";
+import type { ExecuteInput, ExecuteResult } from "./execution/executor-contract";
+import { managedBrowser } from "./execution/managed-browser";
+import { runEventsRoute } from "./execution/run-events-route";
+import { runRoutes } from "./execution/run-routes";
+import { createRunService, type RunService } from "./execution/run-service";
+import { createRunSpecSource } from "./execution/run-spec";
+import type { UserTabProvider } from "./execution/user-tab-provider";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
 import { requestGuard } from "./security/request-guard";
@@ -71,6 +79,12 @@ export interface BuildAppOptions {
   refiner?: RefinerConfig | undefined;
   /** Test seam: fail the install saga at a step (R11.2-36). */
   failInstallAt?: () => InstallSagaStep | undefined;
+  /** The executor runs of abilities use (issue #21); the agent's own by default. */
+  execute?: (input: ExecuteInput) => Promise<ExecuteResult>;
+  /** Runs in the user's own tab through the extension; without it `where: user_tab` is refused (ADAPTER_UNAVAILABLE). */
+  userTab?: UserTabProvider;
+  /** How long a run's step with consequences waits for the person (10 minutes); tests shorten it. */
+  runConfirmationTimeoutMs?: number;
 }
 
 const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
@@ -83,6 +97,7 @@ export interface LearningRuntime {
   proposals: ProposalService;
   abilities: AbilityService;
   validation: ValidationService;
+  runs: RunService;
   clock: Clock;
 }
 
@@ -171,7 +186,22 @@ export async function buildApp(options: BuildAppOptions) {
     clock,
     ...(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }),
   });
-  app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, clock });
+  const specs = createRunSpecSource({ memory: options.memory, registry, abilities, proposals });
+  const runs = createRunService({
+    memory: options.memory,
+    clock,
+    specs,
+    registry,
+    abilities,
+    // Runs go to the one executor, in the managed Chromium (the configured one) unless the user's tab is leased.
+    execute: options.execute ?? ((input) => execute({ ...input, browser: input.browser ?? managedBrowser(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }) })),
+    userTab: options.userTab,
+    confirmationTimeoutMs: options.runConfirmationTimeoutMs,
+    logError: (fields, message) => app.log.error(fields, message),
+  });
+  // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
+  await runs.recover();
+  app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, clock });
 
   await app.register(errorHandler);
   // Before the guard: the plugin's own onRequest hook marks upgrade requests, which is how a
@@ -198,6 +228,8 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(checkpointRoutes, { memory: options.memory, sessions, abilities, clock });
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(historyRoutes, { sessions, memory: options.memory });
+  await app.register(runRoutes, { runs, specs });
+  await app.register(runEventsRoute, { runs, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(adapterRoutes, { adapters });
   const ingest = createIngestService({ memory: options.memory, sessions });
   await app.register(ingestRoutes, { ingest, sessions, adapters, token });
@@ -245,6 +277,8 @@ export async function buildApp(options: BuildAppOptions) {
     timer.unref();
   });
   app.addHook("onClose", async () => {
+    // Runs still going are stopped and marked interrupted before the memory store closes.
+    await runs.close();
     clearInterval(timer);
     // The memory store is closed after the app; a run still writing must finish first.
     await running;

@@ -6,6 +6,7 @@ import { benchExecutor } from "./executor.bench";
 import { benchIngest } from "./ingest.bench";
 import { benchMemoryAppend } from "./memory-append.bench";
 import { benchProposalCompile } from "./proposal-compile.bench";
+import { benchRuns } from "./runs.bench";
 import { benchSkillImport } from "./skill-import.bench";
 import type { BenchResult } from "./bench-result";
 
@@ -19,6 +20,7 @@ const results: BenchResult[] = [
   ...(await benchAgentScale()),
   ...(await benchContentScript()),
   ...(await benchExecutor()),
+  ...(await benchRuns()),
 ];
 
 const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));

@@ -29,6 +29,7 @@ const THIS_FILE = "e2e/acceptance-matrix.test.ts";
 /** Ids that one test must prove as a whole (every surface the id names), wherever else they are named. */
 const PROVED_IN: Record<string, string> = {
   "R11.2-45": "e2e/observation-banner.e2e.test.ts", // the banner in the panel on every tab, the badge in every tab, the in-page indicator
+  "R11.2-34": "e2e/later-use.e2e.test.ts", // demonstration → install → lookup → run-spec → a run that proves every checkpoint (issue #21)
 };
 
 async function testFiles(folder: string): Promise<string[]> {

@@ -152,6 +152,8 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       `${installedFolder}/SKILL.md`,
       `${installedFolder}/tests/trigger-tests.json`,
       `${installedFolder}/tests/flow.recorder.json`,
+      `${installedFolder}/tests/checkpoints.json`,
+      `${installedFolder}/tests/parameters.json`,
       `${installedFolder}/support-packs.json`,
       MemoryPaths.capabilityManifest(capabilityId),
       MemoryPaths.capabilityMetadata(capabilityId),
@@ -193,6 +195,9 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       await deps.memory.writeText(`${installedFolder}/SKILL.md`, markdown);
       await deps.memory.writeText(`${installedFolder}/tests/trigger-tests.json`, files["trigger-tests.json"] ?? "{}");
       await deps.memory.writeText(`${installedFolder}/tests/flow.recorder.json`, files["flow.recorder.json"] ?? "{}");
+      // What a run needs beside the flow (issue #21 run-spec): its checkpoints and its inputs.
+      await deps.memory.writeText(`${installedFolder}/tests/checkpoints.json`, files["checkpoints.json"] ?? "[]");
+      await deps.memory.writeText(`${installedFolder}/tests/parameters.json`, files["parameters.json"] ?? "[]");
       await deps.memory.writeJson(`${installedFolder}/support-packs.json`, { support_pack_refs: proposal.support_pack_refs });
       await deps.memory.writeJson(MemoryPaths.capabilityManifest(capabilityId), manifest);
       await deps.memory.writeJson(MemoryPaths.capabilityMetadata(capabilityId), {

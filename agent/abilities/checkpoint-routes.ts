@@ -1,12 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import {
-  CheckpointVerificationReceiptSchema,
-  VerifyCheckpointRequestSchema,
-  VerifyCheckpointResponseSchema,
-  type CheckpointVerificationReceipt,
-} from "../../shared/learning/checkpoint-receipt";
+import { CheckpointVerificationReceiptSchema, VerifyCheckpointRequestSchema, VerifyCheckpointResponseSchema } from "../../shared/learning/checkpoint-receipt";
 import { LearnCheckpointReceiptsResponseSchema } from "../../shared/learning/read-models";
 import { PaginationQuerySchema } from "../../shared/learning/route-contracts";
 import type { Clock } from "../clock";
@@ -15,6 +9,7 @@ import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { SessionService } from "../learning/session-service";
 import type { AbilityService } from "./ability-service";
+import { appendCheckpointReceipt, recordUsedLater } from "./checkpoint-receipts";
 
 export interface CheckpointRoutesOptions {
   memory: MemoryStore;
@@ -37,28 +32,12 @@ export const checkpointRoutes: FastifyPluginAsyncZod<CheckpointRoutesOptions> = 
     async (request) => {
       const body = request.body;
       if (body.learn_session_id !== undefined) sessions.get(body.learn_session_id);
-      const all = await memory.readJsonl(MemoryPaths.checkpointReceipts, CheckpointVerificationReceiptSchema);
       if (body.ability_id !== undefined && !(await abilities.snapshot()).snapshot.abilities.some((entry) => entry.ability_id === body.ability_id)) {
         throw new AppError("ABILITY_NOT_FOUND", `No ability ${body.ability_id}.`);
       }
       const { schema_version: _version, ...fields } = body;
-      const receipt: CheckpointVerificationReceipt = CheckpointVerificationReceiptSchema.parse({
-        receipt_id: randomUUID(),
-        ...fields,
-        created_at: clock.now().toISOString(),
-        schema_version: 1,
-      });
-      await memory.append(MemoryPaths.checkpointReceipts, receipt);
-      if (body.dispatch_id !== undefined && body.ability_id !== undefined && !all.some((old) => old.dispatch_id === body.dispatch_id)) {
-        await memory.append(MemoryPaths.receipts, {
-          receipt_id: randomUUID(),
-          receipt_kind: "ability.used_later",
-          ability_id: body.ability_id,
-          details: { dispatch_id: body.dispatch_id },
-          created_at: receipt.created_at,
-          schema_version: 1,
-        });
-      }
+      const receipt = await appendCheckpointReceipt(memory, fields, clock.now().toISOString());
+      if (body.dispatch_id !== undefined && body.ability_id !== undefined) await recordUsedLater(memory, body.ability_id, body.dispatch_id, receipt.created_at);
       if (body.ability_id !== undefined) await abilities.refreshAvailability();
       return { receipt };
     },

@@ -78,6 +78,13 @@ export const MemoryPaths = {
   /** An install saga in progress: what it may have to put back if the agent stops mid-way. */
   installSagas: "system/learning/install-sagas",
   installSaga: (sagaId: string) => `system/learning/install-sagas/${assertMemorySegment(sagaId)}.json`,
+  /** §0.8 one capability-use receipt per dispatch (a run of an ability, issue #21). */
+  capabilityUseReceipts: "system/capabilities/use_receipts.jsonl",
+  /** Issue #21: runs of installed abilities, one record per dispatch, its events and its screenshot beside it. */
+  runs: "system/execution/runs",
+  run: (dispatchId: string) => `system/execution/runs/${assertMemorySegment(dispatchId)}.json`,
+  runEvents: (dispatchId: string) => `system/execution/runs/${assertMemorySegment(dispatchId)}.events.jsonl`,
+  runScreenshot: (dispatchId: string) => `system/execution/runs/${assertMemorySegment(dispatchId)}.png`,
   capabilityManifest: (capabilityId: string) =>
     `system/capabilities/manifests/${assertMemorySegment(capabilityId)}.json`,
   capabilityMetadata: (capabilityId: string) =>

@@ -18,7 +18,7 @@ export const openApiDocs = fp(
           title: "elnor-learn local agent API",
           version: AGENT_VERSION,
           description:
-            "Loopback-only API of the elnor-learn agent. Send `Authorization: Bearer <token>` (printed by `npm start`, stored in ELNOR_MEMORY/system/agent/token); the observation WebSocket `GET /api/observations/stream` takes the token in its first frame instead (frames: shared/observation/capture-protocol.ts — hello, batch, heartbeat in; welcome, ack, session, error out).",
+            "Loopback-only API of the elnor-learn agent. Send `Authorization: Bearer <token>` (printed by `npm start`, stored in ELNOR_MEMORY/system/agent/token); the observation WebSocket `GET /api/observations/stream` takes the token in its first frame instead (frames: shared/observation/capture-protocol.ts — hello, batch, heartbeat in; welcome, ack, session, error out).\n\nRun an ability (issue #21): `POST /api/abilities/lookup` → pick a match that is `usable_now` → `GET /api/abilities/{abilityId}/run-spec` (inputs: names, types, which are secret) → `POST /api/runs` (202) → follow `GET /api/runs/{dispatchId}/events` or poll `GET /api/runs/{dispatchId}`; on `needs_confirmation` send the person's answer to `POST /api/runs/{dispatchId}/confirm` → the result: `succeeded` with every checkpoint `reached`, or `failure` with what the page showed; receipts at `GET /api/dispatches/{dispatchId}/checkpoint-receipts`.",
         },
         components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
         security: [{ bearer: [] }],

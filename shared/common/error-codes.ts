@@ -38,6 +38,12 @@ export const ERROR_CODE_TABLE = {
   SKILL_PACK_NOT_FOUND: { http: 404, retryable: false },
   // §0C.21 categories
   CATEGORY_NOT_FOUND: { http: 404, retryable: false },
+  // Runs of installed abilities (issue #21): what §0C.16B has no code for.
+  RUN_NOT_FOUND: { http: 404, retryable: false },
+  ABILITY_NOT_RUNNABLE: { http: 409, retryable: false },
+  RUN_NOT_ACTIVE: { http: 409, retryable: false },
+  RUN_CONFIRMATION_MISMATCH: { http: 409, retryable: false },
+  RUN_LIMIT_REACHED: { http: 429, retryable: true },
   // Security guard (§0A.32 "fail closed"; DESIGN §4)
   AUTH_REQUIRED: { http: 401, retryable: false },
   AUTH_INVALID: { http: 401, retryable: false },

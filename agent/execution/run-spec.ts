@@ -1,0 +1,188 @@
+import { z } from "zod";
+import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
+import type { AbilityRunSpec, RunInputSpec } from "../../shared/execution/run-contract";
+import { TestPolicySchema } from "../../shared/learning/test-policy";
+import type { AbilityRegistry, InstalledAbility } from "../abilities/ability-registry";
+import type { AbilityService } from "../abilities/ability-service";
+import { AppError } from "../errors/app-error";
+import type { RecorderFlow } from "../learning/compiler/emit-recorder-flow";
+import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
+import type { ProposalService } from "../learning/proposal-service";
+import type { MemoryStore } from "../memory/memory-store";
+import { MemoryPaths } from "../memory/memory-paths";
+import type { ExecutionCheckpoint, ExecutionParameter } from "./executor-contract";
+import { planExecution } from "./flow-plan";
+
+/** What a run hands the executor: the installed skill's flow, checkpoints and parameters. */
+export interface RunPlan {
+  ability: InstalledAbility;
+  flow: RecorderFlow;
+  checkpoints: ExecutionCheckpoint[];
+  parameters: ExecutionParameter[];
+}
+
+export interface RunSpecSource {
+  /** The run-spec of an ability, and the plan when it is runnable. ABILITY_NOT_FOUND when no ability has that id. */
+  resolve(abilityId: string): Promise<{ spec: AbilityRunSpec; plan: RunPlan | undefined }>;
+}
+
+export interface RunSpecDeps {
+  memory: MemoryStore;
+  registry: Pick<AbilityRegistry, "get">;
+  abilities: Pick<AbilityService, "snapshot">;
+  /** Skills installed before the install saga kept checkpoints and parameters read them from their proposal's revision. */
+  proposals: Pick<ProposalService, "draftFiles">;
+}
+
+// Files written by the compiler (agent/learning/compiler): parsed here, at the boundary, before a run trusts them.
+const FlowSchema = z.object({
+  title: z.string().max(500).default(""),
+  steps: z.array(z.object({ type: z.string() }).passthrough()).min(1),
+  step_ids: z.array(z.string().nullable()),
+});
+const CheckpointsSchema = z.array(
+  z
+    .object({
+      checkpoint_id: z.string().min(1).max(80),
+      goal: z.string().max(1000),
+      success_condition: z.string().max(1000),
+      step_ids: z.array(z.string()),
+      verification: z.object({ by: z.enum(["page", "person"]), reason: z.string().optional(), from_answer: z.boolean().optional() }).optional(),
+    })
+    .passthrough(),
+);
+const INPUT_TYPES = ["text", "long_text", "email", "phone", "number", "date", "url", "secret", "file"] as const;
+const ParametersSchema = z.array(
+  z
+    .object({
+      name: z.string().min(1).max(80),
+      label: z.string().max(500).default(""),
+      type_hint: z.enum(INPUT_TYPES).catch("text"),
+    })
+    .passthrough(),
+);
+
+function parseJson<S extends z.ZodType>(text: string | undefined, schema: S): z.infer<S> | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Hosts (with their port) the flow opens: the sites a run may touch without asking. */
+export function sitesOf(flow: Pick<RecorderFlow, "steps">): string[] {
+  const hosts = new Set<string>();
+  for (const step of flow.steps) {
+    if (step.type !== "navigate") continue;
+    try {
+      const url = new URL(step.url);
+      if (url.protocol === "http:" || url.protocol === "https:") hosts.add(url.host);
+    } catch {
+      // A navigate step without a usable URL names no site; the executor reports the step itself.
+    }
+  }
+  return [...hosts];
+}
+
+/** The steps the executor will ask the person about before doing them (its own plan decides, so the two never disagree). */
+function confirmationStepsOf(flow: RecorderFlow): string[] {
+  const policy = TestPolicySchema.parse({ policy_id: "00000000-0000-4000-8000-000000000000", mode: "live_read_safe_write", schema_version: 1 });
+  return planExecution(flow, [], policy)
+    .groups.filter((group) => group.consequence !== undefined)
+    .map((group) => group.label.slice(0, 240));
+}
+
+/** Why an ability cannot be run now, in words a person reads; undefined when it can. */
+function notRunnableReason(entry: AbilityAvailabilityEntry | undefined, ability: InstalledAbility | undefined, flow: RecorderFlow | undefined): string | undefined {
+  if (ability === undefined) return "it is one of the assistant's own skills, not installed by this agent: it has no recorded flow to run";
+  if (ability.quarantined) return `it is quarantined${ability.quarantine_reason === undefined ? "" : ` (${ability.quarantine_reason})`}; unquarantine it first`;
+  if (!ability.enabled) return "it is deactivated; activate it first";
+  if (flow === undefined) {
+    return ability.source === "imported"
+      ? "it was imported as a skill bundle and has no recorded flow: an assistant follows its SKILL.md instead"
+      : "its recorded flow is missing or unreadable; improve the skill to record it again";
+  }
+  if (entry !== undefined && !entry.usable_now) return entry.reason_unusable ?? "it is not usable now";
+  return undefined;
+}
+
+/**
+ * `GET /api/abilities/:abilityId/run-spec` (issue #21): what the installed skill needs to run —
+ * its inputs from `tests/parameters.json`, its checkpoints from `tests/checkpoints.json`, the sites
+ * its flow opens, the steps that wait for the person's confirmation — and whether it can run now.
+ */
+export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
+  const read = async (ability: InstalledAbility) => {
+    const folder = MemoryPaths.installedSkill(ability.skill_name);
+    const [markdown, flowText, checkpointsText, parametersText] = await Promise.all(
+      ["SKILL.md", "tests/flow.recorder.json", "tests/checkpoints.json", "tests/parameters.json"].map((file) => deps.memory.readText(`${folder}/${file}`)),
+    );
+    let files = { flow: flowText, checkpoints: checkpointsText, parameters: parametersText };
+    // Installed before the saga kept checkpoints and parameters: the proposal revision it came from has them.
+    if ((checkpointsText === undefined || parametersText === undefined) && ability.proposal_id !== undefined) {
+      const draft = await deps.proposals.draftFiles(ability.proposal_id).catch(() => ({}) as Record<string, string>);
+      files = { flow: flowText ?? draft["flow.recorder.json"], checkpoints: checkpointsText ?? draft["checkpoints.json"], parameters: parametersText ?? draft["parameters.json"] };
+    }
+    return {
+      description: (markdown === undefined ? undefined : parseSkillFrontmatter(markdown)?.description) ?? ability.title,
+      flow: parseJson(files.flow, FlowSchema) as RecorderFlow | undefined,
+      checkpoints: parseJson(files.checkpoints, CheckpointsSchema) ?? [],
+      parameters: parseJson(files.parameters, ParametersSchema) ?? [],
+    };
+  };
+
+  return {
+    async resolve(abilityId) {
+      const entry = (await deps.abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === abilityId);
+      const ability = deps.registry.get(abilityId);
+      if (entry === undefined && ability === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${abilityId}.`);
+      const files = ability === undefined ? undefined : await read(ability);
+      const flow = files?.flow;
+      const reason = notRunnableReason(entry, ability, flow);
+      const inputs: RunInputSpec[] = (files?.parameters ?? []).map((parameter) => ({
+        name: parameter.name,
+        label: (parameter.label || parameter.name).slice(0, 160),
+        type: parameter.type_hint,
+        secret: parameter.type_hint === "secret",
+        // The flow types every input it has into the page: none can be left out.
+        required: true,
+      }));
+      const spec: AbilityRunSpec = {
+        ability_id: abilityId,
+        title: (ability?.title ?? entry?.title ?? abilityId).slice(0, 160),
+        description: (files?.description ?? entry?.title ?? "").slice(0, 500),
+        runnable: reason === undefined,
+        ...(reason === undefined ? {} : { not_runnable_reason: reason.slice(0, 240) }),
+        inputs,
+        sites: flow === undefined ? [] : sitesOf(flow).map((site) => site.slice(0, 120)),
+        checkpoints: (files?.checkpoints ?? []).map((checkpoint) => ({
+          checkpoint_id: checkpoint.checkpoint_id,
+          goal: checkpoint.goal.slice(0, 240),
+          verified_by: checkpoint.verification?.by ?? "page",
+        })),
+        ...(entry?.checkpoint_health === undefined ? {} : { checkpoint_health: entry.checkpoint_health }),
+        confirmation_steps: flow === undefined ? [] : confirmationStepsOf(flow),
+        schema_version: 1,
+      };
+      const plan =
+        reason === undefined && ability !== undefined && flow !== undefined && files !== undefined
+          ? {
+              ability,
+              flow,
+              checkpoints: files.checkpoints.map(({ checkpoint_id, goal, success_condition, step_ids, verification }) => ({
+                checkpoint_id,
+                goal,
+                success_condition,
+                step_ids,
+                ...(verification === undefined ? {} : { verification: { by: verification.by, ...(verification.reason === undefined ? {} : { reason: verification.reason }) } }),
+              })),
+              parameters: files.parameters.map(({ name, type_hint }) => ({ name, type_hint })),
+            }
+          : undefined;
+      return { spec, plan };
+    },
+  };
+}

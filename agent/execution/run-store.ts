@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { RunEventKindSchema, RunRecordSchema, TERMINAL_RUN_STATES, type RunEventKind, type RunRecord } from "../../shared/execution/run-contract";
+import type { MemoryStore } from "../memory/memory-store";
+import { MemoryPaths, assertMemorySegment } from "../memory/memory-paths";
+
+/** One line of a run's `<dispatch_id>.events.jsonl`: the SSE frame's id, its name and the whole run then. */
+export const StoredRunEventSchema = z.object({ event_id: z.number().int().min(1), event: RunEventKindSchema, run: RunRecordSchema });
+export type StoredRunEvent = z.infer<typeof StoredRunEventSchema>;
+
+export interface RunStore {
+  /** Replaces the run's record (atomically) and appends the event, in the order calls were made for that run. */
+  save(run: RunRecord, event: RunEventKind): Promise<void>;
+  get(dispatchId: string): Promise<RunRecord | undefined>;
+  /** Newest first. */
+  list(filter: { ability_id?: string | undefined }): Promise<RunRecord[]>;
+  /** Events after `lastEventId`, in order. */
+  eventsSince(dispatchId: string, lastEventId: number): Promise<StoredRunEvent[]>;
+  /** Live events of one run; the returned function unsubscribes. */
+  subscribe(dispatchId: string, listener: (event: StoredRunEvent) => void): () => void;
+  /** Waits for every write queued so far. */
+  settle(): Promise<void>;
+}
+
+/** Dispatch ids this agent makes are plain memory segments; anything else names no stored run. */
+function isStorable(dispatchId: string): boolean {
+  try {
+    assertMemorySegment(dispatchId);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs on disk (issue #21): `system/execution/runs/<dispatch_id>.json` is the run as it is now,
+ * replaced atomically through the memory store; `<dispatch_id>.events.jsonl` is every frame the
+ * events route has sent or will replay (`Last-Event-ID`). Writes of one run are chained, so the
+ * record on disk is always the one of its last event.
+ */
+export function createRunStore(memory: MemoryStore): RunStore {
+  const chains = new Map<string, Promise<void>>();
+  const lastIds = new Map<string, number>();
+  const listeners = new Map<string, Set<(event: StoredRunEvent) => void>>();
+
+  const lastIdOf = async (dispatchId: string): Promise<number> => {
+    const known = lastIds.get(dispatchId);
+    if (known !== undefined) return known;
+    const stored = await memory.readJsonl(MemoryPaths.runEvents(dispatchId), StoredRunEventSchema);
+    return stored.at(-1)?.event_id ?? 0;
+  };
+
+  const store: RunStore = {
+    save(run, event) {
+      const dispatchId = run.dispatch_id;
+      const previous = chains.get(dispatchId) ?? Promise.resolve();
+      const next = previous.then(async () => {
+        const record = RunRecordSchema.parse(run);
+        const stored: StoredRunEvent = { event_id: (await lastIdOf(dispatchId)) + 1, event, run: record };
+        await memory.writeJson(MemoryPaths.run(dispatchId), record);
+        await memory.append(MemoryPaths.runEvents(dispatchId), stored);
+        lastIds.set(dispatchId, stored.event_id);
+        for (const listener of listeners.get(dispatchId) ?? []) listener(stored);
+        // A finished run is not written again: its counters need not stay in memory.
+        if (TERMINAL_RUN_STATES.has(record.state) && event === "run.finished") lastIds.delete(dispatchId);
+      });
+      const kept = next.catch(() => undefined);
+      chains.set(dispatchId, kept);
+      void kept.then(() => {
+        if (chains.get(dispatchId) === kept) chains.delete(dispatchId);
+      });
+      return next;
+    },
+
+    async get(dispatchId) {
+      if (!isStorable(dispatchId)) return undefined;
+      return memory.readJson(MemoryPaths.run(dispatchId), RunRecordSchema);
+    },
+
+    async list(filter) {
+      const names = (await memory.list(MemoryPaths.runs).catch(() => [])).filter((name) => name.endsWith(".json"));
+      const runs = await Promise.all(names.map((name) => memory.readJson(`${MemoryPaths.runs}/${name}`, RunRecordSchema).catch(() => undefined)));
+      return runs
+        .filter((run): run is RunRecord => run !== undefined && (filter.ability_id === undefined || run.ability_id === filter.ability_id))
+        .sort((a, b) => (a.started_at === b.started_at ? b.dispatch_id.localeCompare(a.dispatch_id) : b.started_at.localeCompare(a.started_at)));
+    },
+
+    async eventsSince(dispatchId, lastEventId) {
+      if (!isStorable(dispatchId)) return [];
+      await chains.get(dispatchId);
+      return (await memory.readJsonl(MemoryPaths.runEvents(dispatchId), StoredRunEventSchema)).filter((stored) => stored.event_id > lastEventId);
+    },
+
+    subscribe(dispatchId, listener) {
+      const set = listeners.get(dispatchId) ?? new Set();
+      set.add(listener);
+      listeners.set(dispatchId, set);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) listeners.delete(dispatchId);
+      };
+    },
+
+    async settle() {
+      await Promise.all([...chains.values()]);
+    },
+  };
+  return store;
+}
