@@ -1,4 +1,4 @@
-import type { CreateLearnSessionResponse } from "../../shared/learning/create-learn-session";
+import type { CreateLearnSessionRequest, CreateLearnSessionResponse } from "../../shared/learning/create-learn-session";
 import { isLearnSessionInProgress, isTerminalLearnSessionState, type LearnSession, type LearningEntryMode } from "../../shared/learning/learn-session";
 import { AppError } from "../errors/app-error";
 import { MemoryPaths } from "../memory/memory-paths";
@@ -14,10 +14,25 @@ const ENTRY_MODE_UI: Record<LearningEntryMode, Pick<CreateLearnSessionResponse, 
   import_skill: { ui_mode: "import", next_action: "show_import_configurator" },
 };
 
+/**
+ * What starts the agent's own work in a session of one mode (Autonomous Agent Practice: its
+ * driver). `check` runs before anything is written and throws a coded error for a request it cannot
+ * serve; `launch` is called once the session exists and must not wait for the work it starts.
+ */
+export interface ModeLauncher {
+  check(request: CreateLearnSessionRequest): Promise<void>;
+  launch(session: LearnSession, request: CreateLearnSessionRequest): void;
+}
+
 /** Opening a session in one of the five learning modes (§0B.5, §0C.3), and the test policy it runs under (§0C.14). */
-export function createLaunchOperations(core: SessionCore): Pick<SessionService, "create" | "setTestPolicy"> {
+export function createLaunchOperations(core: SessionCore): Pick<SessionService, "create" | "setTestPolicy" | "setModeLauncher"> {
   const { deps, newId, sessions, receiptIds, exclusive, now, find, put, withChanges, putScope, announce, refreshRuntimeViews } = core;
+  const launchers = new Map<LearningEntryMode, ModeLauncher>();
   return {
+    setModeLauncher(mode, launcher) {
+      launchers.set(mode, launcher);
+    },
+
     create: (request) =>
       exclusive(async () => {
         const active = [...sessions.values()].find((session) => isLearnSessionInProgress(session.state));
@@ -31,19 +46,34 @@ export function createLaunchOperations(core: SessionCore): Pick<SessionService, 
             issues: [{ path: "body/target_skill_id", message: "required for improving_existing_skill" }],
           });
         }
+        if ((request.entry_mode === "autonomous_agent_practice") !== (request.practice !== undefined)) {
+          throw new AppError(
+            "REQUEST_INVALID",
+            request.practice === undefined
+              ? "Autonomous Agent Practice needs practice: what to practise (an installed skill's ability_id or a draft proposal_id), and how."
+              : "practice is only for entry_mode autonomous_agent_practice.",
+            { issues: [{ path: "body/practice", message: request.practice === undefined ? "required for autonomous_agent_practice" : "only for autonomous_agent_practice" }] },
+          );
+        }
+        const launcher = launchers.get(request.entry_mode);
+        // Before anything is written: a request the mode cannot serve leaves no session behind.
+        await launcher?.check(request);
+        const practised = request.practice !== undefined && "ability_id" in request.practice.practise ? request.practice.practise.ability_id : undefined;
         const at = now().toISOString();
         const session: LearnSession = {
           learn_session_id: newId(),
           entry_mode: request.entry_mode,
-          observation_mode: request.observation_mode,
+          // Practice observes the agent's own actions (§0C.3): nothing outside the agent is watched.
+          observation_mode: request.entry_mode === "autonomous_agent_practice" && request.observation_mode === "none" ? "inside_agent" : request.observation_mode,
           build_policy: request.build_policy,
           execution_mode: request.execution_mode,
-          target_kind: request.target_kind,
+          // Practising an installed skill proposes a repair of it: the session improves that skill.
+          target_kind: practised === undefined ? request.target_kind : "existing_skill",
           state: "idle",
           actor_mode: "mixed",
           ...(request.project_id === undefined ? {} : { project_id: request.project_id }),
           ...(request.room_id === undefined ? {} : { room_id: request.room_id }),
-          ...(request.target_skill_id === undefined ? {} : { target_skill_id: request.target_skill_id }),
+          ...(request.target_skill_id === undefined && practised === undefined ? {} : { target_skill_id: request.target_skill_id ?? practised }),
           ...(request.target_app_family === undefined ? {} : { target_app_family: request.target_app_family }),
           target_app_whitelist: [...new Set(request.target_app_whitelist.map((entry) => entry.trim().toLowerCase()))],
           active_trace_ids: [],
@@ -67,6 +97,7 @@ export function createLaunchOperations(core: SessionCore): Pick<SessionService, 
           schema_version: 1,
         });
         await announce(session, "learn.session.started", "learn.session.started", { payload: { entry_mode: session.entry_mode } });
+        launcher?.launch(session, request);
         return { session, ...ENTRY_MODE_UI[session.entry_mode] };
       }),
 

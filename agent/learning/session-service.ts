@@ -21,7 +21,7 @@ import type { AdapterRegistry } from "../observation/adapter-registry";
 import type { LearnEventLog } from "./learn-event-log";
 import { createBoundaryOperations } from "./session-boundaries";
 import { createSessionCore } from "./session-core";
-import { createLaunchOperations } from "./session-launch";
+import { createLaunchOperations, type ModeLauncher } from "./session-launch";
 import { createLifecycleOperations } from "./session-lifecycle";
 import { createScopeOperations } from "./session-scope";
 
@@ -45,6 +45,8 @@ export interface SessionServiceDeps {
 }
 
 export interface SessionService {
+  /** Who starts the agent's own work in sessions of this mode (issue #16: practice). */
+  setModeLauncher(mode: LearnSession["entry_mode"], launcher: ModeLauncher): void;
   create(request: CreateLearnSessionRequest): Promise<CreateLearnSessionResponse>;
   list(page: number, pageSize: number): { sessions: LearnSession[]; total: number };
   get(sessionId: string): LearnSession;
