@@ -124,12 +124,11 @@ export async function practise(input: PracticeDriverInput): Promise<PracticeDriv
     if (result.stopped === "cancelled") return finish("failed", "The practice was stopped.");
 
     const outcome = new Map(result.steps.map((step) => [step.test_case_id, step]));
-    // Confirm earlier repairs: the repaired step passed without being relocated, the checkpoint held (or is now a person's).
+    // Confirm earlier repairs: the repaired step passed without being relocated, the repaired checkpoint held.
     for (const repair of repairs) {
       if (repair.confirmed_in_round !== undefined) continue;
       const seen = outcome.get(repair.subject);
-      const byPerson = plan.checkpoints.find((checkpoint) => `checkpoint:${checkpoint.checkpoint_id}` === repair.subject)?.verification?.by === "person";
-      const held = seen?.result === "passed" ? seen.relocated === undefined : seen?.result === "skipped" && byPerson && result.overall !== "failed";
+      const held = seen?.result === "passed" && seen.relocated === undefined;
       if (held) repair.confirmed_in_round = round;
     }
 

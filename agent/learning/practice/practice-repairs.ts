@@ -46,34 +46,27 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 
 /**
  * A checkpoint whose evidence held for one input set and not another: the part of its success
- * condition that is that input's value is taken out when what remains is still a sentence the page
- * check reads; otherwise the checkpoint is marked as confirmed by a person. Values are matched here
- * only, in memory; the description never holds one.
+ * condition that is that input's value is taken out, when what remains is still a sentence the page
+ * check reads. Otherwise nothing is repaired: marking it for a person would not change what the
+ * executor checks (it checks every checkpoint's condition in the page), so a re-run could not
+ * confirm it. Values are matched here only, in memory; the description never holds one.
  */
 export function generaliseCheckpoint(checkpoint: ExecutionCheckpoint, heldWith: Readonly<Record<string, string>>): { checkpoint: ExecutionCheckpoint; description: string } | undefined {
   const condition = checkpoint.success_condition;
   const values = Object.entries(heldWith).filter(([, value]) => value.trim().length >= 2 && condition.toLowerCase().includes(value.trim().toLowerCase()));
-  if (values.length === 0) {
-    if (checkpoint.verification?.by === "person") return undefined;
-    return {
-      checkpoint: { ...checkpoint, verification: { by: "person", reason: "Its evidence held for one set of test inputs only; a person confirms it." } },
-      description: "Its evidence held for one set of test inputs only and no input value could be taken out of it: a person confirms it from now on.",
-    };
-  }
-  let generalised = condition;
-  for (const [, value] of values) generalised = generalised.replace(new RegExp(`\\s*${escapeRegExp(value.trim())}\\s*`, "gi"), " ");
-  generalised = generalised.replace(/"\s+/g, '"').replace(/\s+"/g, ' "').replace(/\s{2,}/g, " ").replace(/\s+([,.;:!?])/g, "$1").trim();
+  if (values.length === 0) return undefined;
+  // The page shows the rest around the value: keep the longest piece of the quoted text without it,
+  // which the page shows whatever the input (a piece cut out of the middle would not be on the page).
+  const quotedText = /"([^"]*)"/.exec(condition)?.[1];
+  if (quotedText === undefined) return undefined;
+  const pattern = new RegExp(values.map(([, value]) => escapeRegExp(value.trim())).join("|"), "gi");
+  const pieces = quotedText.split(pattern).map((piece) => piece.replace(/^[\s,.;:!?'-]+|[\s,;:'-]+$/g, "").trim());
+  const longest = pieces.reduce((best, piece) => (piece.length > best.length ? piece : best), "");
+  const generalised = condition.replace(`"${quotedText}"`, `"${longest}"`);
+  if (parseSuccessCondition(generalised).kind === "by_hand" || longest.replace(/\W+/g, "").length < 3) return undefined;
   const names = values.map(([name]) => `{{${name}}}`).join(", ");
-  const check = parseSuccessCondition(generalised);
-  const quoted = /"([^"]*)"/.exec(generalised)?.[1]?.replace(/[\s,.;:!?]+/g, "") ?? "";
-  if (check.kind !== "by_hand" && quoted.length > 0) {
-    return {
-      checkpoint: { ...checkpoint, success_condition: generalised, verification: { by: "page" } },
-      description: `The part of its success condition that was the value of ${names} is taken out: "${generalised}".`,
-    };
-  }
   return {
-    checkpoint: { ...checkpoint, verification: { by: "person", reason: "Its evidence was the value of a test input; a person confirms it." } },
-    description: `Its evidence was the value of ${names} and nothing the page check reads is left without it: a person confirms it from now on.`,
+    checkpoint: { ...checkpoint, success_condition: generalised },
+    description: `The part of its success condition that was the value of ${names} is taken out: "${generalised}".`,
   };
 }
