@@ -6,6 +6,7 @@ import { PracticeReportSchema, type PracticeReport } from "../shared/learning/pr
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../agent/test-support/run-fixture";
 import { startTestAgent, type TestAgent } from "../agent/test-support/test-agent";
+import { serveLateShop, type LateShop } from "./practice-fixtures/late-shop";
 
 /**
  * Autonomous Agent Practice (issue #16) through the real agent, its one executor and Debian's
@@ -161,5 +162,48 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     expect(report.proposal_id).toBeUndefined();
     expect((await sessionDetail(sessionId)).state).toBe("cancelled");
     expect((await agent.call("GET", "/api/learn/proposals")).body.total).toBe(proposalsBefore);
+  }, 120_000);
+});
+
+describe("Autonomous Agent Practice on a page whose content loads late", () => {
+  let late: LateShop;
+  let lateAgent: TestAgent;
+  let lateAbility: string;
+
+  beforeAll(async () => {
+    late = await serveLateShop();
+    lateAgent = await startTestAgent();
+    // The demonstration only needs the shop's address: the late shop serves the same pages.
+    ({ abilityId: lateAbility } = await installContactAbility((method, url, payload) => lateAgent.call(method, url, payload), late as unknown as RunFixtureSite));
+  }, 30_000);
+  afterAll(async () => {
+    await lateAgent?.close();
+    await late?.close();
+  });
+
+  it("tells content that loads late from a missing element, says it cannot repair it, and proposes nothing", async () => {
+    late.setLate(2_500);
+    const answer = await lateAgent.call("POST", "/api/learn/sessions", {
+      entry_mode: "autonomous_agent_practice",
+      target_app_whitelist: [late.host],
+      test_policy: { policy_id: randomUUID(), mode: "live_read_safe_write", allowed_domains: [late.host], schema_version: 1 },
+      practice: { practise: { ability_id: lateAbility }, rounds: 1, step_timeout_ms: 1_000, input_sets: [{ message: "Late note", access_code: "pc-5555" }] },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    const sessionId = answer.body.session.learn_session_id as string;
+    const deadline = Date.now() + 90_000;
+    let report: PracticeReport | undefined;
+    while (report === undefined || report.status === "running") {
+      if (Date.now() > deadline) throw new Error("practice never finished");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const read = await lateAgent.call("GET", `/api/learn/sessions/${sessionId}/practice`);
+      if (read.status === 200) report = PracticeReportSchema.parse(read.body);
+    }
+    expect(report.status, report.message).toBe("could_not_repair");
+    expect(report.rounds[0]?.failed.some((failure) => failure.details.includes("found the element within 1 s"))).toBe(true);
+    expect(report.findings).toHaveLength(1);
+    expect(report.findings[0]).toContain("later than the step waits (1 s); it appeared within 4 s");
+    expect(report.proposal_id).toBeUndefined();
+    expect((await lateAgent.call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("cancelled");
   }, 120_000);
 });

@@ -81,6 +81,8 @@ export const PracticeReportSchema = z.object({
   message: z.string().max(600),
   rounds: z.array(PracticeRoundSchema).max(20),
   repairs: z.array(PracticeRepairSchema).max(50),
+  /** What the practice found and could not repair (content that loads late, an element that is gone). */
+  findings: z.array(z.string().max(600)).max(50).default([]),
   proposal_id: z.string().uuid().optional(),
   error_code: z.enum(["TEST_POLICY_VIOLATION", "ABILITY_NOT_FOUND", "PROPOSAL_NOT_FOUND"]).optional(),
   updated_at: z.string().datetime(),

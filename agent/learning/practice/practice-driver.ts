@@ -31,6 +31,8 @@ export interface PracticeDriverResult {
   /** Each round's steps and checkpoints as the executor reported them (no input values). */
   results: ExecuteResult[];
   repairs: PracticeRepair[];
+  /** What the practice found and could not repair, in words (no input values). */
+  findings: string[];
   plan: PracticePlan;
 }
 
@@ -77,7 +79,9 @@ export async function practise(input: PracticeDriverInput): Promise<PracticeDriv
   const repairs: PracticeRepair[] = [];
   /** For each checkpoint, the input sets (0-based) its evidence held and failed with. */
   const evidence = new Map<string, { held: Set<number>; failed: Set<number> }>();
-  const finish = (status: PracticeDriverResult["status"], message: string): PracticeDriverResult => ({ status, message, rounds, results, repairs, plan });
+  const findings: string[] = [];
+  const diagnosed = new Set<string>();
+  const finish = (status: PracticeDriverResult["status"], message: string): PracticeDriverResult => ({ status, message, rounds, results, repairs, findings, plan });
 
   for (let round = 1; round <= setup.rounds + 1; round += 1) {
     const unconfirmed = repairs.some((repair) => repair.confirmed_in_round === undefined);
@@ -95,13 +99,13 @@ export async function practise(input: PracticeDriverInput): Promise<PracticeDriv
       rounds.push({ ...base, overall: "failed", held: [], failed: [{ test_case_id: "policy:test_policy", label: "Stay within the test policy", details: problem }], repairs_made: [], completed_at: now().toISOString() });
       return finish("policy_violation", `Round ${round} was not played: ${problem}`);
     }
-    const result = await input.execute({
+    const play = (stepTimeoutMs: number) => input.execute({
       flow,
       checkpoints: plan.checkpoints,
       parameters: plan.parameters,
       values,
       policy,
-      stepTimeoutMs: setup.step_timeout_ms,
+      stepTimeoutMs,
       stopOnCheckpointFailure: false,
       redactValues: "all",
       purpose: "rehearsal",
@@ -109,6 +113,7 @@ export async function practise(input: PracticeDriverInput): Promise<PracticeDriv
       ...(input.onProgress === undefined ? {} : { onProgress: (event: ExecutionProgress) => input.onProgress?.(round, event) }),
       now,
     });
+    const result = await play(setup.step_timeout_ms);
     results.push(result);
     const record: PracticeRound = {
       ...base,
@@ -122,6 +127,25 @@ export async function practise(input: PracticeDriverInput): Promise<PracticeDriv
     rounds.push(record);
     if (result.policy_violation !== undefined) return finish("policy_violation", `Round ${round} stopped: ${result.policy_violation.message}`);
     if (result.stopped === "cancelled") return finish("failed", "The practice was stopped.");
+
+    // An element that was not there in time: played again with a longer wait, to tell content that
+    // loads late from an element that is gone. A run gives every step the same wait (the executor
+    // has no per-step wait), so this is reported, not repaired.
+    const missing = result.steps.filter((step) => step.result === "failed" && step.test_case_id.startsWith("step:") && step.relocated === undefined && /found the element within/.test(step.details) && !diagnosed.has(step.test_case_id));
+    if (missing.length > 0) {
+      const longer = Math.min(30_000, setup.step_timeout_ms * 4);
+      const replay = await play(longer);
+      if (replay.policy_violation !== undefined) return finish("policy_violation", `Round ${round} stopped: ${replay.policy_violation.message}`);
+      for (const step of missing) {
+        diagnosed.add(step.test_case_id);
+        const again = replay.steps.find((candidate) => candidate.test_case_id === step.test_case_id);
+        findings.push(
+          again?.result === "passed"
+            ? `${step.label}: the page shows its element later than the step waits (${setup.step_timeout_ms / 1000} s); it appeared within ${longer / 1000} s. Content that loads late is not repaired: a run gives every step the same wait.`
+            : `${step.label}: its element is not on the page, even after ${longer / 1000} s, and nothing like it was found.`,
+        );
+      }
+    }
 
     const outcome = new Map(result.steps.map((step) => [step.test_case_id, step]));
     // Confirm earlier repairs: the repaired step passed without being relocated, the repaired checkpoint held.
@@ -170,6 +194,6 @@ export async function practise(input: PracticeDriverInput): Promise<PracticeDriv
   if (confirmed.length > 0 && last?.overall === "passed") {
     return finish("repaired", `${confirmed.length} repair${confirmed.length === 1 ? "" : "s"} made and confirmed by a later round; the last round passed.`);
   }
-  const why = stillFailing.map((failure) => `${failure.label}: ${failure.details}`).join("; ");
+  const why = findings.length > 0 ? findings.join(" ") : stillFailing.map((failure) => `${failure.label}: ${failure.details}`).join("; ");
   return finish("could_not_repair", `The practice found failures it could not repair${why === "" ? "" : ` (${why})`}`.slice(0, 600));
 }

@@ -68,7 +68,7 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
 
   const run = async (session: LearnSession, setup: PracticeSetup, policy: TestPolicy) => {
     const sessionId = session.learn_session_id;
-    let report: PracticeReport = { learn_session_id: sessionId, practise: setup.practise, status: "running", message: "Practising.", rounds: [], repairs: [], updated_at: now(), schema_version: 1 };
+    let report: PracticeReport = { learn_session_id: sessionId, practise: setup.practise, status: "running", message: "Practising.", rounds: [], repairs: [], findings: [], updated_at: now(), schema_version: 1 };
     await save(report);
     const base = await readPracticeBase(deps, setup.practise);
     await deps.sessions.setTestPolicy(sessionId, policy);
@@ -105,7 +105,7 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
 
     const outcome = await practise({ plan: base.plan, setup, policy, execute: deps.execute, onProgress: observe, now: () => deps.clock.now() });
     await writes;
-    report = { ...report, rounds: outcome.rounds, repairs: outcome.repairs, message: outcome.message.slice(0, 600) };
+    report = { ...report, rounds: outcome.rounds, repairs: outcome.repairs, findings: outcome.findings.map((finding) => finding.slice(0, 600)), message: outcome.message.slice(0, 600) };
 
     const current = deps.sessions.get(sessionId);
     if (current.state === "capturing") await deps.sessions.stop(sessionId, "system_inferred");
@@ -155,6 +155,7 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
             message: `The practice could not go on (${code}).`,
             rounds: [],
             repairs: [],
+            findings: [],
             updated_at: now(),
             schema_version: 1,
           }).catch(() => undefined);
