@@ -125,6 +125,8 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     expect(session.state).toBe("ready_for_review");
     const events = await agent.memory.readText(MemoryPaths.observationEvents(sessionId));
     expect(events).toContain("Round 2:");
+    const receipts = ((await agent.memory.readText(MemoryPaths.receipts)) ?? "").split("\n").filter((line) => line.includes(sessionId)).map((line) => JSON.parse(line).receipt_kind);
+    expect(receipts).toEqual(expect.arrayContaining(["learn.session.started", "learn.capture.armed", "learn.capture.started", "learn.capture.stopped", "learn.proposal.created", "learn.validation.completed"]));
     // Nothing installed changed; no input value reached a file.
     expect(await skillDigest()).toBe(digest);
     const everything = await memoryText();
