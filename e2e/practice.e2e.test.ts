@@ -16,12 +16,13 @@ let site: RunFixtureSite;
 let elsewhere: RunFixtureSite;
 let agent: TestAgent;
 let abilityId: string;
+let sourceProposalId: string;
 
 beforeAll(async () => {
   site = await serveRunFixtureSite();
   elsewhere = await serveRunFixtureSite();
   agent = await startTestAgent();
-  ({ abilityId } = await installContactAbility((method, url, payload) => agent.call(method, url, payload), site));
+  ({ abilityId, proposalId: sourceProposalId } = await installContactAbility((method, url, payload) => agent.call(method, url, payload), site));
 }, 30_000);
 afterAll(async () => {
   await agent?.close();
@@ -164,6 +165,17 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     expect(report.proposal_id).toBeUndefined();
     expect((await sessionDetail(sessionId)).state).toBe("cancelled");
     expect((await agent.call("GET", "/api/learn/proposals")).body.total).toBe(proposalsBefore);
+  }, 120_000);
+});
+
+describe("Autonomous Agent Practice of a proposal", () => {
+  it("plays a proposal's recorded flow as it plays an installed skill's", async () => {
+    const answer = await agent.call("POST", "/api/learn/sessions", { entry_mode: "autonomous_agent_practice", target_app_whitelist: [site.host], test_policy: policy(), practice: { practise: { proposal_id: sourceProposalId }, rounds: 1, input_sets: [{ message: "Draft note", access_code: "pc-6666" }] } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    expect(answer.body.session.target_kind).toBe("new_skill");
+    const report = await finished(answer.body.session.learn_session_id as string);
+    expect(report.status, report.message).toBe("nothing_to_repair");
+    expect(report.rounds[0]?.held.length).toBeGreaterThan(3);
   }, 120_000);
 });
 
