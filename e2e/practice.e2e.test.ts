@@ -168,6 +168,25 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
   }, 120_000);
 });
 
+describe("Autonomous Agent Practice cancelled", () => {
+  it("stops playing when the session is cancelled mid-practice, and proposes nothing", async () => {
+    site.moveSendButton(true);
+    const sessionId = await startPractice({ rounds: 5, input_sets: [{ message: "Cancelled note", access_code: "pc-7777" }] });
+    const deadline = Date.now() + 30_000;
+    while (((await agent.memory.readText(MemoryPaths.observationEvents(sessionId))) ?? "") === "") {
+      if (Date.now() > deadline) throw new Error("the practice never acted");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await agent.call("POST", `/api/learn/sessions/${sessionId}/cancel`, { reason: "changed my mind" })).status).toBe(200);
+    const report = await finished(sessionId);
+    expect(report.status).toBe("failed");
+    expect(report.message).toContain("cancelled");
+    expect(report.rounds.length).toBeLessThanOrEqual(1);
+    expect(report.proposal_id).toBeUndefined();
+    expect((await sessionDetail(sessionId)).state).toBe("cancelled");
+  }, 120_000);
+});
+
 describe("Autonomous Agent Practice of a proposal", () => {
   it("plays a proposal's recorded flow as it plays an installed skill's", async () => {
     const answer = await agent.call("POST", "/api/learn/sessions", { entry_mode: "autonomous_agent_practice", target_app_whitelist: [site.host], test_policy: policy(), practice: { practise: { proposal_id: sourceProposalId }, rounds: 1, input_sets: [{ message: "Draft note", access_code: "pc-6666" }] } });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CreateLearnSessionRequest } from "../../../shared/learning/create-learn-session";
-import type { LearnSession } from "../../../shared/learning/learn-session";
+import { isTerminalLearnSessionState, type LearnSession } from "../../../shared/learning/learn-session";
 import { PracticeReportSchema, type PracticeReport, type PracticeSetup } from "../../../shared/learning/practice";
 import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
 import type { Clock } from "../../clock";
@@ -75,9 +75,22 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
     await deps.sessions.start(sessionId, { adapters_requested: [] }, "system_inferred");
 
     // The agent's own actions, as the session's observations: written in order, labels only.
+    // A session cancelled or deleted meanwhile ends the practice at once: nothing more is played or written.
+    const stopped = new AbortController();
+    const ended = () => {
+      try {
+        return isTerminalLearnSessionState(deps.sessions.get(sessionId).state);
+      } catch {
+        return true;
+      }
+    };
     let writes: Promise<unknown> = Promise.resolve();
     let firstEvent = true;
     const observe = (round: number, event: ExecutionProgress) => {
+      if (stopped.signal.aborted || ended()) {
+        stopped.abort();
+        return;
+      }
       const eventId = randomUUID();
       const label = event.kind === "step" ? `Round ${round}: ${event.label} — ${event.result}` : `Round ${round}: checkpoint "${event.goal}" ${event.status}`;
       writes = writes.then(async () => {
@@ -103,8 +116,13 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
       });
     };
 
-    const outcome = await practise({ plan: base.plan, setup, policy, execute: deps.execute, onProgress: observe, now: () => deps.clock.now() });
+    const outcome = await practise({ plan: base.plan, setup, policy, execute: deps.execute, onProgress: observe, signal: stopped.signal, now: () => deps.clock.now() });
     await writes;
+    if (stopped.signal.aborted || ended()) {
+      // A deleted session's folder stays gone (§0C.22 rule 7): its report is not written back.
+      if (deps.sessions.all().some((candidate) => candidate.learn_session_id === sessionId)) await save({ ...report, rounds: outcome.rounds, status: "failed", message: "The session was cancelled while the practice ran; nothing is proposed." }).catch(() => undefined);
+      return;
+    }
     report = { ...report, rounds: outcome.rounds, repairs: outcome.repairs, findings: outcome.findings.map((finding) => finding.slice(0, 600)), message: outcome.message.slice(0, 600) };
 
     const current = deps.sessions.get(sessionId);
