@@ -18,6 +18,7 @@ export const FEATURE_ROUTES = {
   ability_lifecycle: ["post", "/api/abilities/{abilityId}/activate"],
   skill_import: ["post", "/api/skills/import/uploads"],
   categories: ["get", "/api/categories"],
+  practice: ["get", "/api/learn/sessions/{sessionId}/practice"],
 } as const satisfies Record<string, readonly ["get" | "post", string]>;
 
 export type AgentFeature = keyof typeof FEATURE_ROUTES;
