@@ -47,6 +47,8 @@ import { runEventsRoute } from "./execution/run-events-route";
 import { runRoutes } from "./execution/run-routes";
 import { createRunService, type RunService } from "./execution/run-service";
 import { createRunSpecSource } from "./execution/run-spec";
+import { createPracticeService } from "./learning/practice/practice-service";
+import { practiceRoutes } from "./learning/practice/practice-routes";
 import type { UserTabProvider } from "./execution/user-tab-provider";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
@@ -208,6 +210,19 @@ export async function buildApp(options: BuildAppOptions) {
     confirmationTimeoutMs: options.runConfirmationTimeoutMs,
     logError: (fields, message) => app.log.error(fields, message),
   });
+  // Issue #16: Autonomous Agent Practice plays a skill through the same executor and browser as a run.
+  const practice = createPracticeService({
+    memory: options.memory,
+    registry,
+    specs,
+    proposals,
+    sessions,
+    events,
+    clock,
+    execute: options.execute ?? ((input) => execute({ ...input, browser: input.browser ?? managedBrowser(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }) })),
+    logError: (fields, message) => app.log.error(fields, message),
+  });
+  sessions.setModeLauncher("autonomous_agent_practice", practice.launcher);
   // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
   await runs.recover();
   app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, clock });
@@ -240,6 +255,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(runRoutes, { runs, specs });
+  await app.register(practiceRoutes, { practice });
   await app.register(runEventsRoute, { runs, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(adapterRoutes, { adapters });
   const ingest = createIngestService({ memory: options.memory, sessions });

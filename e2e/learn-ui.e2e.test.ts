@@ -149,7 +149,7 @@ afterAll(async () => {
 });
 
 describe("the Ability Learning page in real Chromium", () => {
-  it("opens on Learn New Ability with the four tabs and the five cards, two disabled with their reasons", async () => {
+  it("opens on Learn New Ability with the four tabs and the five cards, one disabled with its reason", async () => {
     expect(await panel.$eval("h1", (h1) => h1.textContent)).toBe("Ability Learning");
     const tabs = await panel.$$eval('[role="tab"]', (elements) => elements.map((element) => element.textContent?.trim()));
     expect(tabs).toEqual(["Learn New Ability", "Active Capability Learning", "Pending Abilities", "History"]);
@@ -162,13 +162,24 @@ describe("the Ability Learning page in real Chromium", () => {
     expect(cards).toEqual([
       { title: "Demonstrating Skill", disabled: false },
       { title: "Coaching Agent", disabled: true },
-      { title: "Autonomous Agent Practice", disabled: true },
+      { title: "Autonomous Agent Practice", disabled: false },
       { title: "Improving Existing Skill", disabled: false },
       { title: "Import Skill", disabled: false },
     ]);
     expect(await panel.evaluate(() => document.body.innerText)).toContain("Not available yet");
     await assertCleanScreen(panel, "Learn New Ability");
     await saveScreenshot(panel, "learn-new-ability");
+  });
+
+  it("opens the Autonomous Agent Practice set-up from its card, and goes back", async () => {
+    await panel.click('[data-card="Autonomous Agent Practice"] button');
+    await panel.waitForSelector("[data-practice-setup]");
+    const labels = await panel.$$eval("[data-practice-setup] label", (elements) => elements.map((element) => element.textContent?.trim()));
+    expect(labels).toEqual(["Skill to practise", "Sites it may open", "Rounds", "Test inputs"]);
+    await assertCleanScreen(panel, "Practice set-up");
+    await saveScreenshot(panel, "practice-setup");
+    await clickButton(panel, "Back");
+    await waitForText(panel, "h2", "Create new ability by:");
   });
 
   it("moves between the tabs with the arrow keys", async () => {

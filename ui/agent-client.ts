@@ -8,6 +8,7 @@ import {
   CreateLearnSessionResponseSchema,
 } from "../shared/learning/create-learn-session";
 import { ObservationScopeRuntimeSchema } from "../shared/learning/observation-scope-runtime";
+import { PracticeReportSchema } from "../shared/learning/practice";
 import { ObservationAdaptersResponseSchema } from "../shared/learning/session-requests";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
 import {
@@ -233,6 +234,7 @@ export function createAgentClient(options: AgentClientOptions) {
       call("POST", "/api/learn/sessions", CreateLearnSessionResponseSchema, body(CreateLearnSessionRequestSchema, request)),
     listSessions: (pageNumber = 1, pageSize = 50) =>
       call("GET", `/api/learn/sessions?${page(pageNumber, pageSize)}`, LearnSessionsListResponseSchema),
+    practiceReport: (id: string) => call("GET", `${session(id)}/practice`, PracticeReportSchema),
     sessionDetail: (id: string) => call("GET", `${session(id)}/detail`, LearnSessionDetailResponseSchema),
     startSession: (id: string) => call("POST", `${session(id)}/start`, StartSessionResponseSchema, {}),
     pauseSession: (id: string) => call("POST", `${session(id)}/pause`, SessionActionResponseSchema, {}),

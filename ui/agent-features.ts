@@ -19,6 +19,7 @@ export const FEATURE_ROUTES = {
   skill_import: ["post", "/api/skills/import/uploads"],
   categories: ["get", "/api/categories"],
   runs: ["post", "/api/runs"],
+  practice: ["get", "/api/learn/sessions/{sessionId}/practice"],
 } as const satisfies Record<string, readonly ["get" | "post", string]>;
 
 export type AgentFeature = keyof typeof FEATURE_ROUTES;

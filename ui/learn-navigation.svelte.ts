@@ -11,6 +11,8 @@ export class LearnNavigation {
   setupMode = $state<SetupEntryMode | null>(null);
   /** The Import Skill flow is open under Learn New Ability (§0C.20). */
   importOpen = $state(false);
+  /** The Autonomous Agent Practice set-up is open under Learn New Ability (issue #16). */
+  practiceOpen = $state(false);
   /** The proposal open in the review drawer. */
   drawerProposalId = $state<string | null>(null);
 

@@ -12,7 +12,7 @@ import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { RefinerConfig } from "./refiner/model-refiner";
 import { createDraftBuilder, EditedFieldsSchema } from "./proposal-drafts";
-import { draftFolderOf, openProposalLog } from "./proposal-log";
+import { draftFolderOf, openProposalLog, type ProposalLogRecord } from "./proposal-log";
 import { addTriggerTests } from "./proposal-more-tests";
 import { createProposalQuestions } from "./proposal-questions";
 import type { SessionService } from "./session-service";
@@ -40,6 +40,8 @@ export interface ProposalService {
    * `draft` / `drafting_proposal` until a validation runs the new tests.
    */
   requestMoreTests(proposalId: string, request: RequestMoreTestsRequest): Promise<RequestMoreTestsResponse>;
+  /** Puts a proposal drafted elsewhere in the agent (a practice's repair, issue #16) in the log, as its current state. */
+  adopt(record: ProposalLogRecord): Promise<void>;
   /** The live proposal of a session, if any. */
   ofSession(sessionId: string): SkillBundleProposal | undefined;
   /**
@@ -212,6 +214,8 @@ export async function createProposalService(deps: {
       await put({ ...record, proposal });
       return proposal;
     },
+
+    adopt: (record) => put(record),
 
     ofSession: (sessionId) => log.all().find((record) => record.proposal.learn_session_id === sessionId)?.proposal,
 

@@ -63,7 +63,6 @@ describe("creating sessions", () => {
 
   it.each([
     ["coaching_agent", {}, "drawer", "wait_for_first_meaningful_event"],
-    ["autonomous_agent_practice", {}, "exploratory", "launch_exploration"],
     ["improving_existing_skill", { target_skill_id: "submit-expense", target_kind: "existing_skill" }, "drawer", "show_skill_delta_editor"],
     ["import_skill", { target_kind: "imported_skill" }, "import", "show_import_configurator"],
   ])("answers %s with the ui_mode and next_action of its entry mode", async (entry_mode, extra, ui_mode, next_action) => {

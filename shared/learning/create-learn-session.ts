@@ -7,6 +7,8 @@ import {
   LearnExecutionModeSchema,
   LearnTargetKindSchema,
 } from "./learn-session";
+import { PracticeSetupSchema } from "./practice";
+import { TestPolicySchema } from "./test-policy";
 
 /**
  * §0C.2 Body of `POST /api/learn/sessions`. When `target_app_whitelist` is non-empty and observation
@@ -26,6 +28,10 @@ export const CreateLearnSessionRequestSchema = z.object({
   ask_before_build: z.boolean().default(false),
   allow_private_install: z.boolean().default(false),
   requested_safe_target_ref: z.string().max(240).optional(),
+  /** §0C.14 The policy the session's own actions run under (Autonomous Agent Practice; issue #16). */
+  test_policy: TestPolicySchema.optional(),
+  /** Autonomous Agent Practice only: what to practise and how (issue #16). */
+  practice: PracticeSetupSchema.optional(),
 });
 /** §0C.2 */
 export type CreateLearnSessionRequest = z.infer<typeof CreateLearnSessionRequestSchema>;

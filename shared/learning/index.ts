@@ -24,3 +24,4 @@ export * from "./session-requests";
 export * from "./skill-delta";
 export * from "./success-conditions";
 export * from "./proposal-tests";
+export * from "./practice";

@@ -34,6 +34,8 @@ export const SkillDeltaSchema = z.object({
   negative_triggers: changes,
   parameters: changes,
   checkpoints: changes,
+  /** Steps of the recorded flow a practice repaired (issue #16): a target found again, a wait added. */
+  steps: changes.optional(),
   /** How many items of each kind are the same on both sides. */
   unchanged: z.object({
     triggers: z.number().int().min(0),

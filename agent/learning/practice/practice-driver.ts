@@ -1,0 +1,199 @@
+import type { PracticeRepair, PracticeRound, PracticeSetup, PracticeViewport } from "../../../shared/learning/practice";
+import type { TestPolicy } from "../../../shared/learning/test-policy";
+import type { ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionParameter, ExecutionProgress } from "../../execution/executor-contract";
+import { countsAsAction } from "../../execution/flow-plan";
+import { hostAllowed } from "../../execution/policy-guard";
+import type { RecorderFlow, RecorderStep } from "../compiler/emit-recorder-flow";
+import { generaliseCheckpoint, relocateTarget } from "./practice-repairs";
+
+/** What a practice plays: the skill's flow, checkpoints and parameters (a working copy it repairs). */
+export interface PracticePlan {
+  flow: RecorderFlow;
+  checkpoints: ExecutionCheckpoint[];
+  parameters: ExecutionParameter[];
+}
+
+export interface PracticeDriverInput {
+  plan: PracticePlan;
+  setup: PracticeSetup;
+  policy: TestPolicy;
+  /** The one executor (agent/execution/executor.ts) with the managed browser. */
+  execute: (input: ExecuteInput) => Promise<ExecuteResult>;
+  onProgress?: (round: number, event: ExecutionProgress) => void;
+  signal?: AbortSignal;
+  now?: () => Date;
+}
+
+export interface PracticeDriverResult {
+  status: "repaired" | "nothing_to_repair" | "could_not_repair" | "policy_violation" | "failed";
+  message: string;
+  rounds: PracticeRound[];
+  /** Each round's steps and checkpoints as the executor reported them (no input values). */
+  results: ExecuteResult[];
+  repairs: PracticeRepair[];
+  /** What the practice found and could not repair, in words (no input values). */
+  findings: string[];
+  plan: PracticePlan;
+}
+
+/** The flow in this window size (its set-up step), or with one put first when it has none. */
+export function withViewport(flow: RecorderFlow, viewport: PracticeViewport): RecorderFlow {
+  const size = { type: "setViewport" as const, width: viewport.width, height: viewport.height, deviceScaleFactor: 1, isMobile: viewport.width < 600, hasTouch: false, isLandscape: viewport.width >= viewport.height };
+  const index = flow.steps.findIndex((step) => step.type === "setViewport");
+  if (index >= 0) return { ...flow, steps: flow.steps.map((step, at) => (at === index ? size : step)) };
+  return { ...flow, steps: [size, ...flow.steps], step_ids: [null, ...flow.step_ids] };
+}
+
+/** Why playing this flow would leave the test policy (a site not allowed, too many actions), or undefined. */
+export function policyProblem(flow: RecorderFlow, policy: TestPolicy): string | undefined {
+  for (const step of flow.steps) {
+    if (step.type !== "navigate") continue;
+    let url: URL;
+    try {
+      url = new URL(step.url);
+    } catch {
+      continue;
+    }
+    if (!hostAllowed(url, policy.allowed_domains)) {
+      return `The flow opens ${url.host}, which the test policy does not allow (allowed_domains: ${policy.allowed_domains.join(", ") || "none"}).`;
+    }
+  }
+  const actions = flow.steps.filter((step: RecorderStep) => countsAsAction(step)).length;
+  if (actions > policy.max_actions) return `The flow takes ${actions} actions; the test policy allows at most ${policy.max_actions} (max_actions).`;
+  return undefined;
+}
+
+/**
+ * Autonomous Agent Practice (issue #16): plays the skill's flow round after round through the one
+ * executor, each round with the next set of test inputs and the next window size, under the test
+ * policy; notes what held and what failed; repairs what it can (a target relocated by similarity,
+ * a checkpoint whose evidence held for one input only) and plays again to confirm each repair. One
+ * round more than asked is played when the last one made a repair. Input values stay in memory.
+ */
+export async function practise(input: PracticeDriverInput): Promise<PracticeDriverResult> {
+  const { setup, policy } = input;
+  const now = input.now ?? (() => new Date());
+  let plan: PracticePlan = { flow: input.plan.flow, checkpoints: [...input.plan.checkpoints], parameters: [...input.plan.parameters] };
+  const rounds: PracticeRound[] = [];
+  const results: ExecuteResult[] = [];
+  const repairs: PracticeRepair[] = [];
+  /** For each checkpoint, the input sets (0-based) its evidence held and failed with. */
+  const evidence = new Map<string, { held: Set<number>; failed: Set<number> }>();
+  const findings: string[] = [];
+  const diagnosed = new Set<string>();
+  const finish = (status: PracticeDriverResult["status"], message: string): PracticeDriverResult => ({ status, message, rounds, results, repairs, findings, plan });
+
+  for (let round = 1; round <= setup.rounds + 1; round += 1) {
+    const unconfirmed = repairs.some((repair) => repair.confirmed_in_round === undefined);
+    if (round > setup.rounds && !unconfirmed) break;
+    if (input.signal?.aborted === true) return finish("failed", "The practice was stopped.");
+    const setIndex = setup.input_sets.length === 0 ? undefined : (round - 1) % setup.input_sets.length;
+    const values = setIndex === undefined ? {} : (setup.input_sets[setIndex] ?? {});
+    const viewport = setup.viewports[(round - 1) % setup.viewports.length] as PracticeViewport;
+    const flow = withViewport(plan.flow, viewport);
+    const startedAt = now().toISOString();
+    const base = { round, viewport, ...(setIndex === undefined ? {} : { input_set: setIndex + 1 }), started_at: startedAt };
+
+    const problem = policyProblem(flow, policy);
+    if (problem !== undefined) {
+      rounds.push({ ...base, overall: "failed", held: [], failed: [{ test_case_id: "policy:test_policy", label: "Stay within the test policy", details: problem }], repairs_made: [], completed_at: now().toISOString() });
+      return finish("policy_violation", `Round ${round} was not played: ${problem}`);
+    }
+    const play = (stepTimeoutMs: number) => input.execute({
+      flow,
+      checkpoints: plan.checkpoints,
+      parameters: plan.parameters,
+      values,
+      policy,
+      stepTimeoutMs,
+      stopOnCheckpointFailure: false,
+      redactValues: "all",
+      purpose: "rehearsal",
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+      ...(input.onProgress === undefined ? {} : { onProgress: (event: ExecutionProgress) => input.onProgress?.(round, event) }),
+      now,
+    });
+    const result = await play(setup.step_timeout_ms);
+    results.push(result);
+    const record: PracticeRound = {
+      ...base,
+      overall: result.overall,
+      held: result.steps.filter((step) => step.result === "passed").map((step) => step.label.slice(0, 240)),
+      failed: result.steps.filter((step) => step.result === "failed").map((step) => ({ test_case_id: step.test_case_id.slice(0, 160), label: step.label.slice(0, 240), details: step.details.slice(0, 1000) })),
+      repairs_made: [],
+      started_at: result.started_at,
+      completed_at: result.completed_at,
+    };
+    rounds.push(record);
+    if (result.policy_violation !== undefined) return finish("policy_violation", `Round ${round} stopped: ${result.policy_violation.message}`);
+    if (result.stopped === "cancelled") return finish("failed", "The practice was stopped.");
+
+    // An element that was not there in time: played again with a longer wait, to tell content that
+    // loads late from an element that is gone. A run gives every step the same wait (the executor
+    // has no per-step wait), so this is reported, not repaired.
+    const missing = result.steps.filter((step) => step.result === "failed" && step.test_case_id.startsWith("step:") && step.relocated === undefined && /found the element within/.test(step.details) && !diagnosed.has(step.test_case_id));
+    if (missing.length > 0) {
+      const longer = Math.min(30_000, setup.step_timeout_ms * 4);
+      const replay = await play(longer);
+      if (replay.policy_violation !== undefined) return finish("policy_violation", `Round ${round} stopped: ${replay.policy_violation.message}`);
+      for (const step of missing) {
+        diagnosed.add(step.test_case_id);
+        const again = replay.steps.find((candidate) => candidate.test_case_id === step.test_case_id);
+        findings.push(
+          again?.result === "passed"
+            ? `${step.label}: the page shows its element later than the step waits (${setup.step_timeout_ms / 1000} s); it appeared within ${longer / 1000} s. Content that loads late is not repaired: a run gives every step the same wait.`
+            : `${step.label}: its element is not on the page, even after ${longer / 1000} s, and nothing like it was found.`,
+        );
+      }
+    }
+
+    const outcome = new Map(result.steps.map((step) => [step.test_case_id, step]));
+    // Confirm earlier repairs: the repaired step passed without being relocated, the repaired checkpoint held.
+    for (const repair of repairs) {
+      if (repair.confirmed_in_round !== undefined) continue;
+      const seen = outcome.get(repair.subject);
+      const held = seen?.result === "passed" && seen.relocated === undefined;
+      if (held) repair.confirmed_in_round = round;
+    }
+
+    for (const step of result.steps) {
+      if (!step.test_case_id.startsWith("step:") || step.relocated === undefined) continue;
+      const stepId = step.test_case_id.slice("step:".length);
+      const repaired = relocateTarget(plan.flow, stepId, step.relocated.to);
+      if (repaired === undefined) continue;
+      plan = { ...plan, flow: repaired.flow };
+      repairs.push({ kind: "target_relocated", subject: step.test_case_id, description: repaired.description.slice(0, 600), made_in_round: round });
+      record.repairs_made.push(step.test_case_id);
+    }
+
+    for (const step of result.steps) {
+      if (!step.test_case_id.startsWith("checkpoint:") || setIndex === undefined || step.result === "skipped") continue;
+      const checkpointId = step.test_case_id.slice("checkpoint:".length);
+      const seen = evidence.get(checkpointId) ?? { held: new Set<number>(), failed: new Set<number>() };
+      (step.result === "passed" ? seen.held : seen.failed).add(setIndex);
+      evidence.set(checkpointId, seen);
+      const heldOnly = [...seen.held].filter((index) => !seen.failed.has(index));
+      if (seen.failed.size === 0 || heldOnly.length === 0 || repairs.some((repair) => repair.subject === step.test_case_id)) continue;
+      const checkpoint = plan.checkpoints.find((candidate) => candidate.checkpoint_id === checkpointId);
+      const heldWith = setup.input_sets[heldOnly[0] as number];
+      if (checkpoint === undefined || heldWith === undefined) continue;
+      const repaired = generaliseCheckpoint(checkpoint, heldWith);
+      if (repaired === undefined) continue;
+      plan = { ...plan, checkpoints: plan.checkpoints.map((candidate) => (candidate.checkpoint_id === checkpointId ? repaired.checkpoint : candidate)) };
+      repairs.push({ kind: "checkpoint_input_specific", subject: step.test_case_id, description: repaired.description.slice(0, 600), made_in_round: round });
+      record.repairs_made.push(step.test_case_id);
+    }
+  }
+
+  const last = rounds[rounds.length - 1];
+  const confirmed = repairs.filter((repair) => repair.confirmed_in_round !== undefined);
+  const stillFailing = last?.failed ?? [];
+  if (repairs.length === 0 && rounds.every((round) => round.overall === "passed")) {
+    return finish("nothing_to_repair", `All ${rounds.length} rounds passed as the skill is: nothing to repair, nothing is proposed.`);
+  }
+  if (confirmed.length > 0 && last?.overall === "passed") {
+    return finish("repaired", `${confirmed.length} repair${confirmed.length === 1 ? "" : "s"} made and confirmed by a later round; the last round passed.`);
+  }
+  const why = findings.length > 0 ? findings.join(" ") : stillFailing.map((failure) => `${failure.label}: ${failure.details}`).join("; ");
+  return finish("could_not_repair", `The practice found failures it could not repair${why === "" ? "" : ` (${why})`}`.slice(0, 600));
+}

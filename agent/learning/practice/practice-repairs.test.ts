@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import type { RecorderFlow } from "../compiler/emit-recorder-flow";
+import { generaliseCheckpoint, relocateTarget } from "./practice-repairs";
+
+const flow: RecorderFlow = {
+  title: "Send a message",
+  steps: [
+    { type: "setViewport", width: 1280, height: 800, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: true },
+    { type: "navigate", url: "http://127.0.0.1:9/contact" },
+    { type: "click", selectors: [["#send"], ['aria/Send message[role="button"]']], offsetX: 1, offsetY: 1 },
+  ],
+  step_ids: [null, null, "s-04"],
+};
+
+describe("relocateTarget", () => {
+  it("puts the element found by similarity first, by role and name, and keeps the recorded selectors after it", () => {
+    const repaired = relocateTarget(flow, "s-04", '"Send message now" (button)');
+    const step = repaired?.flow.steps[2];
+    expect(step?.type === "click" ? step.selectors : undefined).toEqual([['aria/Send message now[role="button"]'], ["#send"], ['aria/Send message[role="button"]']]);
+    expect(step?.type === "click" ? step.hint : undefined).toEqual({ role: "button", name: "Send message now" });
+    expect(repaired?.description).toContain('button "Send message now"');
+    // The original is a working copy's source: it is not changed.
+    expect(flow.steps[2]).toMatchObject({ selectors: [["#send"], ['aria/Send message[role="button"]']] });
+  });
+
+  it("repairs nothing when the element has no name to find it by, or the step is not in the flow", () => {
+    expect(relocateTarget(flow, "s-04", "a button without a name")).toBeUndefined();
+    expect(relocateTarget(flow, "s-99", '"Send" (button)')).toBeUndefined();
+  });
+});
+
+describe("generaliseCheckpoint", () => {
+  const checkpoint = { checkpoint_id: "cp-02", goal: "The message is sent", success_condition: 'The page says "Thanks, Alice Example, your message is sent"', step_ids: ["s-04"] };
+
+  it("takes the input's value out of a condition that held for that input only, leaving a condition the page check reads", () => {
+    const repaired = generaliseCheckpoint(checkpoint, { name: "Alice Example", message: "Hello" });
+    expect(repaired?.checkpoint.success_condition).toBe('The page says "your message is sent"');
+    expect(repaired?.description).toContain("{{name}}");
+    expect(repaired?.description).not.toContain("Alice");
+  });
+
+  it("repairs nothing when no input value is in the condition, or nothing checkable is left without it", () => {
+    expect(generaliseCheckpoint(checkpoint, { name: "Bob" })).toBeUndefined();
+    expect(generaliseCheckpoint({ ...checkpoint, success_condition: 'The heading "Alice Example" appears' }, { name: "Alice Example" })).toBeUndefined();
+  });
+});

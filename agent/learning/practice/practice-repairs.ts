@@ -1,0 +1,72 @@
+import { parseSuccessCondition } from "../../../shared/learning/success-conditions";
+import type { ExecutionCheckpoint } from "../../execution/executor-contract";
+import type { RecorderFlow, RecorderStep } from "../compiler/emit-recorder-flow";
+
+/**
+ * The repairs a practice can make (issue #16), as pure changes to a copy of the skill's flow and
+ * checkpoints. Each returns the new flow or checkpoint and what it changed in words, or undefined
+ * when it cannot repair; the driver re-runs the flow to confirm it.
+ */
+
+type TargetStep = Extract<RecorderStep, { selectors: string[][] }>;
+
+const hasTarget = (step: RecorderStep): step is TargetStep => "selectors" in step;
+
+/** The indexes of the Recorder steps that replay normalized step `stepId` and look for an element. */
+function targetIndexes(flow: RecorderFlow, stepId: string): number[] {
+  return flow.steps.flatMap((step, index) => (flow.step_ids[index] === stepId && hasTarget(step) ? [index] : []));
+}
+
+/** `"Send message now" (button)` — how the executor names the element it relocated to. */
+const DESCRIBED = /^"(.+)" \(([a-z]+)\)$/;
+
+/**
+ * A target the executor found again by similarity: the element it found, by its accessible role and
+ * name, becomes the step's first selector alternative (and its hint), so the next run resolves it
+ * at once instead of by similarity. The older alternatives stay, after it.
+ */
+export function relocateTarget(flow: RecorderFlow, stepId: string, relocatedTo: string): { flow: RecorderFlow; description: string } | undefined {
+  const match = DESCRIBED.exec(relocatedTo.trim());
+  if (match?.[1] === undefined || match[2] === undefined) return undefined;
+  const [name, role] = [match[1], match[2]];
+  // A name the executor scrubbed held an input value: it is not a selector to keep.
+  if (/\[(?:masked|redacted)[^\]]*\]|•{3,}/i.test(name)) return undefined;
+  const indexes = targetIndexes(flow, stepId);
+  if (indexes.length === 0) return undefined;
+  const selector = [`aria/${name}[role="${role}"]`];
+  const steps = flow.steps.map((step, index) => {
+    if (!indexes.includes(index) || !hasTarget(step)) return step;
+    const rest = step.selectors.filter((parts) => parts.join(" ") !== selector.join(" "));
+    return { ...step, selectors: [selector, ...rest].slice(0, 12), ...(step.type === "waitForElement" ? {} : { hint: { ...step.hint, role, name } }) } as RecorderStep;
+  });
+  return { flow: { ...flow, steps }, description: `The step's element is now found as the ${role} "${name}" first; the recorded selectors stay as alternatives.` };
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * A checkpoint whose evidence held for one input set and not another: the part of its success
+ * condition that is that input's value is taken out, when what remains is still a sentence the page
+ * check reads. Otherwise nothing is repaired: marking it for a person would not change what the
+ * executor checks (it checks every checkpoint's condition in the page), so a re-run could not
+ * confirm it. Values are matched here only, in memory; the description never holds one.
+ */
+export function generaliseCheckpoint(checkpoint: ExecutionCheckpoint, heldWith: Readonly<Record<string, string>>): { checkpoint: ExecutionCheckpoint; description: string } | undefined {
+  const condition = checkpoint.success_condition;
+  const values = Object.entries(heldWith).filter(([, value]) => value.trim().length >= 2 && condition.toLowerCase().includes(value.trim().toLowerCase()));
+  if (values.length === 0) return undefined;
+  // The page shows the rest around the value: keep the longest piece of the quoted text without it,
+  // which the page shows whatever the input (a piece cut out of the middle would not be on the page).
+  const quotedText = /"([^"]*)"/.exec(condition)?.[1];
+  if (quotedText === undefined) return undefined;
+  const pattern = new RegExp(values.map(([, value]) => escapeRegExp(value.trim())).join("|"), "gi");
+  const pieces = quotedText.split(pattern).map((piece) => piece.replace(/^[\s,.;:!?'-]+|[\s,;:'-]+$/g, "").trim());
+  const longest = pieces.reduce((best, piece) => (piece.length > best.length ? piece : best), "");
+  const generalised = condition.replace(`"${quotedText}"`, `"${longest}"`);
+  if (parseSuccessCondition(generalised).kind === "by_hand" || longest.replace(/\W+/g, "").length < 3) return undefined;
+  const names = values.map(([name]) => `{{${name}}}`).join(", ");
+  return {
+    checkpoint: { ...checkpoint, success_condition: generalised },
+    description: `The part of its success condition that was the value of ${names} is taken out: "${generalised}".`,
+  };
+}
