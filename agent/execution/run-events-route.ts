@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { openEventStream, trackEventStreams } from "../http/event-stream";
 import { z } from "zod";
 import { DISPATCH_ID_PATTERN, TERMINAL_RUN_STATES, type RunEventEnvelope } from "../../shared/execution/run-contract";
 import type { RunService } from "./run-service";
@@ -25,10 +26,7 @@ function frame(stored: StoredRunEvent): string {
  */
 export const runEventsRoute: FastifyPluginAsyncZod<RunEventsRouteOptions> = async (app, options) => {
   const keepaliveMs = options.keepaliveMs ?? 30_000;
-  const open = new Set<() => void>();
-  app.addHook("preClose", async () => {
-    for (const end of open) end();
-  });
+  const open = trackEventStreams(app);
 
   app.get(
     "/api/runs/:dispatchId/events",
@@ -46,78 +44,29 @@ export const runEventsRoute: FastifyPluginAsyncZod<RunEventsRouteOptions> = asyn
       // Unknown run: RUN_NOT_FOUND in the envelope, before any stream is opened.
       await options.runs.get(dispatchId);
       const lastEventId = LastEventIdSchema.parse(request.headers["last-event-id"] ?? 0);
-      reply.hijack();
-      const raw = reply.raw;
-      raw.writeHead(200, {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache, no-store",
-        connection: "keep-alive",
-        "x-accel-buffering": "no",
-      });
-      raw.flushHeaders();
-      let closed = false;
-      let keepalive: NodeJS.Timeout | undefined;
-      let unsubscribe = () => {};
-      const end = () => {
-        if (closed) return;
-        closed = true;
-        unsubscribe();
-        if (keepalive !== undefined) clearInterval(keepalive);
-        open.delete(end);
-        raw.end();
-      };
-      open.add(end);
-      request.raw.on("close", end);
-
-      // Frames go out no faster than the client reads them (`drain`), in event order.
-      const queue: StoredRunEvent[] = [];
-      let waiting = false;
-      // A run already over: its replay is all there is, and the stream closes after it.
-      let endWhenDrained = false;
+      const stream = openEventStream(request, reply, open);
       let highest = lastEventId;
-      const pump = () => {
-        while (!closed && !waiting && queue.length > 0) {
-          const stored = queue.shift() as StoredRunEvent;
-          const flushed = raw.write(frame(stored));
-          if (stored.event === "run.finished" && TERMINAL_RUN_STATES.has(stored.run.state)) {
-            end();
-            return;
-          }
-          if (!flushed) {
-            waiting = true;
-            raw.once("drain", () => {
-              waiting = false;
-              pump();
-            });
-          }
-        }
-        if (!closed && !waiting && queue.length === 0 && endWhenDrained) end();
-      };
       const deliver = (stored: StoredRunEvent) => {
         if (stored.event_id <= highest) return;
         highest = stored.event_id;
-        queue.push(stored);
-        pump();
+        stream.send(frame(stored), stored.event === "run.finished" && TERMINAL_RUN_STATES.has(stored.run.state));
       };
       // Live events that arrive while the replay is read wait for it, so ids go out in order.
       const early: StoredRunEvent[] = [];
       let replaying = true;
-      unsubscribe = options.runs.store.subscribe(dispatchId, (stored) => (replaying ? early.push(stored) : deliver(stored)));
+      stream.onEnd(options.runs.store.subscribe(dispatchId, (stored) => (replaying ? early.push(stored) : deliver(stored))));
       const replay = await options.runs.store.eventsSince(dispatchId, lastEventId);
       for (const stored of [...replay, ...early].sort((a, b) => a.event_id - b.event_id)) deliver(stored);
       replaying = false;
-      if (closed) return;
+      if (stream.closed) return;
       if (TERMINAL_RUN_STATES.has((await options.runs.get(dispatchId)).state)) {
         // Over: once its last writes are done (run.finished among them), what is stored is all there is.
         await options.runs.store.settle();
         for (const stored of await options.runs.store.eventsSince(dispatchId, highest)) deliver(stored);
-        endWhenDrained = true;
-        pump();
+        stream.endWhenDrained();
         return;
       }
-      keepalive = setInterval(() => {
-        if (!closed && !waiting) raw.write(":keepalive\n\n");
-      }, keepaliveMs);
+      stream.keepAlive(keepaliveMs);
     },
   );
 };
