@@ -17,8 +17,8 @@ type CheckpointEntry = NonNullable<ExecuteResult["checkpoints"]>[number];
 export interface ExecutionRecord {
   step(entry: { id: string; label: string; result: StepEntry["result"]; details: string; resolved_selector?: StepEntry["resolved_selector"]; relocated?: StepEntry["relocated"] }): void;
   checkpoint(checkpoint: ExecutionCheckpoint, verdict: { result: "passed" | "failed" | "skipped"; details: string }): void;
-  /** Every step and checkpoint of the plan, skipped for the one reason (nothing was run). */
-  skipRemaining(plan: ExecutionPlan, stop: string, details: string): void;
+  /** Every step and checkpoint of the plan, skipped for the one reason (nothing was run); `why` words a checkpoint's own reason. */
+  skipRemaining(plan: ExecutionPlan, stop: string, details: string, why?: (checkpoint: ExecutionCheckpoint) => string): void;
   /** Scrubbed and shortened as a label (240) or a text (1000). */
   clean(text: string, as: "label" | "text"): string;
   stopped: ExecuteResult["stopped"];
@@ -65,11 +65,11 @@ export function createExecutionRecord(input: ExecuteInput, startedAt: string, no
       checkpoints.push({ checkpoint_id: checkpoint.checkpoint_id, goal, status, evidence: details });
       emit({ kind: "checkpoint", checkpoint_id: checkpoint.checkpoint_id, goal, status, evidence: details });
     },
-    skipRemaining(plan, stop, details) {
-      for (const checkpoint of plan.checkpointsBefore) record.checkpoint(checkpoint, { result: "skipped", details: `not checked: ${stop}` });
+    skipRemaining(plan, stop, details, why = () => `not checked: ${stop}`) {
+      for (const checkpoint of plan.checkpointsBefore) record.checkpoint(checkpoint, { result: "skipped", details: why(checkpoint) });
       for (const group of plan.groups) {
         record.step({ id: group.stepId, label: group.label, result: "skipped", details });
-        for (const checkpoint of group.checkpointsAfter) record.checkpoint(checkpoint, { result: "skipped", details: `not checked: ${stop}` });
+        for (const checkpoint of group.checkpointsAfter) record.checkpoint(checkpoint, { result: "skipped", details: why(checkpoint) });
       }
     },
     finish(violation) {

@@ -366,6 +366,6 @@ describe("a flow with nothing to do in a browser", () => {
 
     expect(leased).toBe(0);
     expect(result.overall).toBe("partial");
-    expect(result.steps.find((step) => step.test_case_id === "checkpoint:cp1")).toMatchObject({ result: "skipped", details: "not checked: nothing in this flow acts in a browser" });
+    expect(result.steps.find((step) => step.test_case_id === "checkpoint:cp1")).toMatchObject({ result: "skipped", details: 'not machine-checkable; confirm by hand: "`git push` ran and exited with code 0" (nothing in this flow acts in a browser)' });
   });
 });

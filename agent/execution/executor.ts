@@ -2,9 +2,9 @@ import type { Page } from "puppeteer-core";
 import type { PageSeen } from "../../shared/execution/run-contract";
 import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
 import type { RecorderStep } from "../learning/compiler/emit-recorder-flow";
-import { checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
+import { BY_HAND_REASON, checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
 import { createExecutionRecord, type ExecutionRecord } from "./execution-record";
-import { BrowserUnusable, StepFailure, pausableLimit, within, type PausableLimit } from "./execution-util";
+import { BrowserUnusable, StepFailure, clamp, pausableLimit, within, type PausableLimit } from "./execution-util";
 import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteResult, type ExecutionCheckpoint } from "./executor-contract";
 import { countsAsAction, flowProblem, planExecution, soundsConsequential, type StepGroup } from "./flow-plan";
 import { managedBrowser } from "./managed-browser";
@@ -75,7 +75,8 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   }
   // A flow with nothing to do in a page (a desktop routine's flow is only its viewport) needs no browser.
   if (!flow.steps.some((step) => step.type !== "setViewport")) {
-    record.skipRemaining(plan, "nothing in this flow acts in a browser", "not replayed: this flow has no browser step (the skill acts outside the browser)");
+    const byHand = (checkpoint: ExecutionCheckpoint) => `${BY_HAND_REASON}: "${clamp(checkpoint.success_condition, 240)}" (nothing in this flow acts in a browser)`;
+    record.skipRemaining(plan, "nothing in this flow acts in a browser", "not replayed: this flow has no browser step (the skill acts outside the browser)", byHand);
     signal?.removeEventListener("abort", abortListener);
     return record.finish();
   }
