@@ -214,7 +214,7 @@ describe("Autonomous Agent Practice on a page whose content loads late", () => {
     await late?.close();
   });
 
-  it("tells content that loads late from a missing element, says it cannot repair it, and proposes nothing", async () => {
+  it("tells content that loads late from a missing element, gives the step its own longer wait, confirms it in a round with the usual wait, and proposes it", async () => {
     late.setLate(2_500);
     const answer = await lateAgent.call("POST", "/api/learn/sessions", {
       entry_mode: "autonomous_agent_practice",
@@ -232,11 +232,29 @@ describe("Autonomous Agent Practice on a page whose content loads late", () => {
       const read = await lateAgent.call("GET", `/api/learn/sessions/${sessionId}/practice`);
       if (read.status === 200) report = PracticeReportSchema.parse(read.body);
     }
-    expect(report.status, report.message).toBe("could_not_repair");
+    expect(report.status, report.message).toBe("proposed");
+    // Round 1 misses the button with the usual 1 s wait; the repair is made there and round 2, with
+    // the same 1 s step wait and the step's own timeout, confirms it.
     expect(report.rounds[0]?.failed.some((failure) => failure.details.includes("found the element within 1 s"))).toBe(true);
-    expect(report.findings).toHaveLength(1);
-    expect(report.findings[0]).toContain("later than the step waits (1 s); it appeared within 4 s");
-    expect(report.proposal_id).toBeUndefined();
-    expect((await lateAgent.call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("cancelled");
+    expect(report.rounds).toHaveLength(2);
+    expect(report.rounds[1]?.overall).toBe("passed");
+    expect(report.findings).toEqual([]);
+    expect(report.repairs).toHaveLength(1);
+    expect(report.repairs[0]).toMatchObject({ kind: "step_waits_longer", made_in_round: 1, confirmed_in_round: 2 });
+    expect(report.repairs[0]?.description).toMatch(/now waits up to \d+ s for it/);
+
+    const proposalId = report.proposal_id as string;
+    const detail = (await lateAgent.call("GET", `/api/learn/proposals/${proposalId}/detail`)).body;
+    expect(detail.proposal).toMatchObject({ proposal_state: "ready_for_review", ability_id: lateAbility });
+    expect(detail.skill_delta.steps).toHaveLength(1);
+    expect(detail.skill_delta.steps[0].proposed).toContain("its own Recorder timeout");
+    const flow = JSON.parse((await lateAgent.memory.readText(`${MemoryPaths.draftRevision(proposalId, 1)}/flow.recorder.json`)) ?? "{}");
+    const send = flow.steps.find((step: { type: string; selectors?: string[][] }) => step.type === "click" && JSON.stringify(step.selectors).includes("#send"));
+    // Twice the time the button took (about 2.5 s after the page loaded), in whole seconds.
+    expect(send.timeout % 1_000).toBe(0);
+    expect(send.timeout).toBeGreaterThanOrEqual(4_000);
+    expect(send.timeout).toBeLessThanOrEqual(12_000);
+    expect(flow.steps.filter((step: { timeout?: number }) => step.timeout !== undefined)).toHaveLength(1);
+    expect((await lateAgent.call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("ready_for_review");
   }, 120_000);
 });

@@ -268,6 +268,25 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     expect(posts(before)).toEqual(["/signup"]);
   });
 
+  it("waits for a step's element as long as the step's own Recorder timeout says, and only the run's step wait without one", async () => {
+    const lateFlow = (timeout?: number): RecorderFlow => ({
+      title: "Load the orders",
+      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/late.html` }, { type: "click", selectors: [["#load-orders"]], offsetX: 1, offsetY: 1, ...(timeout === undefined ? {} : { timeout }) }],
+      step_ids: [null, null, "s1"],
+    });
+    const checkpoints: ExecutionCheckpoint[] = [{ checkpoint_id: "cp-01", goal: "Orders shown", success_condition: 'The page says "Orders loaded"', step_ids: ["s1"] }];
+
+    // The button appears 3 s after load: the run's 1 s step wait misses it.
+    const short = await run({ flow: lateFlow(), checkpoints, stepTimeoutMs: 1_000 });
+    expect(byId(short, "step:s1")).toMatchObject({ result: "failed", details: "none of the 1 selector alternatives found the element within 1 s: 1 #load-orders" });
+
+    // The same run's wait, with the step's own 8 s: it waits for the button and the checkpoint holds.
+    const waited = await run({ flow: lateFlow(8_000), checkpoints, stepTimeoutMs: 1_000 });
+    expect(byId(waited, "step:s1")).toMatchObject({ result: "passed" });
+    expect(byId(waited, "checkpoint:cp-01")).toMatchObject({ result: "passed" });
+    expect(waited.overall).toBe("passed");
+  }, 30_000);
+
   it("says what the page shows when a step fails, and runs nothing after it", async () => {
     const before = site.requests.length;
     const flow = signupFlow(site.origin);

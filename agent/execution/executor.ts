@@ -6,7 +6,7 @@ import { BY_HAND_REASON, checkSuccessCondition, firstLine, readBaseline } from "
 import { createExecutionRecord, type ExecutionRecord } from "./execution-record";
 import { BrowserUnusable, StepFailure, clamp, pausableLimit, within, type PausableLimit } from "./execution-util";
 import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteResult, type ExecutionCheckpoint } from "./executor-contract";
-import { countsAsAction, flowProblem, planExecution, soundsConsequential, type StepGroup } from "./flow-plan";
+import { countsAsAction, flowProblem, planExecution, soundsConsequential, stepWaitMs, type StepGroup } from "./flow-plan";
 import { managedBrowser } from "./managed-browser";
 import { readPageSeen } from "./page-seen";
 import { createPolicyWatch, guardNetwork, preparePage } from "./policy-guard";
@@ -188,7 +188,8 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
           }
           actions += 1;
         }
-        const stepContext: StepContext = { policy, where: leased.where, purpose, watch, values, stepTimeoutMs, deadline: Date.now() + stepTimeoutMs, signal: groupSignal };
+        const wait = stepWaitMs(step, stepTimeoutMs);
+        const stepContext: StepContext = { policy, where: leased.where, purpose, watch, values, stepTimeoutMs: wait, deadline: Date.now() + wait, signal: groupSignal };
         if (confirm !== undefined && group.consequence === undefined) stepContext.beforeClick = (element, context) => askAboutElement(group, element, context, limit);
         done.push(await runStep(page, step, stepContext));
       }
@@ -264,7 +265,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
         watch.notes = [];
         try {
           for (const checkpoint of group.checkpointsStarting) baselines.set(checkpoint.checkpoint_id, await orCancel(readBaseline(page, checkpoint.success_condition)));
-          const needed = group.indexes.length * (stepTimeoutMs + 2_000);
+          const needed = group.indexes.reduce((sum, index) => sum + stepWaitMs(flow.steps[index] as RecorderStep, stepTimeoutMs) + 2_000, 0);
           const budget = Math.min(needed, remaining());
           const limit = budget < needed ? `the ${purpose} ran out of time (${Math.round(timeoutMs / 1000)} s limit)` : `the step did not finish within ${Math.round(budget / 1000)} s`;
           // Ended with the group, whichever way: a step still running after its time (or a cancel) must not act any more.

@@ -167,3 +167,16 @@ export function describeTarget(selectors: readonly string[][]): string {
   if (text !== undefined) return `"${text.slice("text/".length)}"`;
   return selectors[0] !== undefined ? showSelector(selectors[0]) : "an element";
 }
+
+/** The longest a step may wait for its element or page, whatever its own `timeout` says. */
+export const MAX_STEP_WAIT_MS = 60_000;
+
+/**
+ * How long this step waits: its own Recorder `timeout` when it has a usable one (capped at
+ * MAX_STEP_WAIT_MS), otherwise the run's step wait.
+ */
+export function stepWaitMs(step: RecorderStep, stepTimeoutMs: number): number {
+  const own = "timeout" in step ? step.timeout : undefined;
+  if (typeof own !== "number" || !Number.isFinite(own) || own <= 0) return stepTimeoutMs;
+  return Math.min(Math.round(own), MAX_STEP_WAIT_MS);
+}

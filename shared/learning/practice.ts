@@ -48,7 +48,8 @@ export type PracticeSetup = z.infer<typeof PracticeSetupSchema>;
 
 /** One repair the agent made to the flow or a checkpoint, and whether a later round confirmed it. */
 export const PracticeRepairSchema = z.object({
-  kind: z.enum(["target_relocated", "checkpoint_input_specific"]),
+  /** `step_waits_longer`: the step's element loads late, so the step got its own (Recorder `timeout`) wait. */
+  kind: z.enum(["target_relocated", "checkpoint_input_specific", "step_waits_longer"]),
   /** The step (`step:<id>`) or checkpoint (`checkpoint:<id>`) repaired. */
   subject: z.string().max(160),
   /** What was changed, in words, without input values. */

@@ -16,16 +16,17 @@ export interface RelocationHint {
 /**
  * A step of the Chrome DevTools Recorder format (the subset we emit). `confirm: true` marks a step
  * with consequences the executor asks the person about before doing it (issue #21); Recorder parsers
- * ignore the field.
+ * ignore the field. `timeout` (ms) is the Recorder's own per-step wait: how long this step waits for
+ * its element or page instead of the run's step wait (set by practice for content that loads late).
  */
 export type RecorderStep =
   | { type: "setViewport"; width: number; height: number; deviceScaleFactor: number; isMobile: boolean; hasTouch: boolean; isLandscape: boolean }
-  | { type: "navigate"; url: string }
-  | { type: "click"; selectors: string[][]; offsetX: number; offsetY: number; frame?: number[]; hint?: RelocationHint; confirm?: boolean }
-  | { type: "change"; selectors: string[][]; value: string; frame?: number[]; hint?: RelocationHint; confirm?: boolean }
+  | { type: "navigate"; url: string; timeout?: number }
+  | { type: "click"; selectors: string[][]; offsetX: number; offsetY: number; frame?: number[]; hint?: RelocationHint; confirm?: boolean; timeout?: number }
+  | { type: "change"; selectors: string[][]; value: string; frame?: number[]; hint?: RelocationHint; confirm?: boolean; timeout?: number }
   | { type: "keyDown"; key: string; confirm?: boolean }
   | { type: "keyUp"; key: string }
-  | { type: "waitForElement"; selectors: string[][] };
+  | { type: "waitForElement"; selectors: string[][]; timeout?: number };
 
 export interface RecorderFlow {
   title: string;

@@ -79,4 +79,45 @@ describe("practise", () => {
     expect(tooMany.message).toContain("max_actions");
     expect(calls).toHaveLength(0);
   });
+
+  it("gives a step whose element loads late its own wait, and confirms it in a round with the usual step wait", async () => {
+    const calls: ExecuteInput[] = [];
+    // The send button appears 600 ms after the page: a step waits its own timeout, or the run's step wait.
+    const latePage = async (input: ExecuteInput): Promise<ExecuteResult> => {
+      calls.push(input);
+      const send = input.flow.steps.find((step) => step.type === "click");
+      const wait = (send !== undefined && "timeout" in send ? send.timeout : undefined) ?? input.stepTimeoutMs ?? 5_000;
+      input.onProgress?.({ kind: "step", step_id: "s-02", label: "Type the name", result: "passed", details: "typed" });
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 600)));
+      const found = wait >= 600;
+      const details = found ? "clicked" : `none of the 1 selector alternatives found the element within ${Math.round(wait / 1000)} s: 1 #send`;
+      input.onProgress?.({ kind: "step", step_id: "s-03", label: "Click 'Send'", result: found ? "passed" : "failed", details });
+      const at = new Date().toISOString();
+      return { overall: found ? "passed" : "failed", steps: [{ test_case_id: "step:s-03", label: "Click 'Send'", result: found ? "passed" : "failed", details }], started_at: at, completed_at: at };
+    };
+    const setup = PracticeSetupSchema.parse({ practise: { ability_id: "learned.send" }, rounds: 1, step_timeout_ms: 500 });
+    const result = await practise({ plan: { flow, checkpoints: [], parameters: [] }, setup, policy, execute: latePage });
+    expect(result.status, result.message).toBe("repaired");
+    expect(result.repairs).toEqual([expect.objectContaining({ kind: "step_waits_longer", subject: "step:s-03", made_in_round: 1, confirmed_in_round: 2 })]);
+    expect(result.findings).toEqual([]);
+    // Round 1, its replay with four times the wait, then round 2 with the usual wait and the step's own.
+    expect(calls.map((call) => call.stepTimeoutMs)).toEqual([500, 2_000, 500]);
+    expect(calls[2]?.flow.steps.find((step) => step.type === "click")).toMatchObject({ timeout: 2_000 });
+    expect(result.plan.flow.steps.find((step) => step.type === "click")).toMatchObject({ timeout: 2_000 });
+  });
+
+  it("reports an element that does not appear even with the longer wait as missing, and repairs nothing", async () => {
+    const calls: ExecuteInput[] = [];
+    const gone = async (input: ExecuteInput): Promise<ExecuteResult> => {
+      calls.push(input);
+      const at = new Date().toISOString();
+      return { overall: "failed", steps: [{ test_case_id: "step:s-03", label: "Click 'Send'", result: "failed", details: "none of the 1 selector alternatives found the element within 1 s: 1 #send" }], started_at: at, completed_at: at };
+    };
+    const setup = PracticeSetupSchema.parse({ practise: { ability_id: "learned.send" }, rounds: 1, step_timeout_ms: 1_000 });
+    const result = await practise({ plan: { flow, checkpoints: [], parameters: [] }, setup, policy, execute: gone });
+    expect(result.status).toBe("could_not_repair");
+    expect(result.repairs).toEqual([]);
+    expect(result.findings).toEqual(["Click 'Send': its element is not on the page, even after 4 s, and nothing like it was found."]);
+    expect(calls).toHaveLength(2);
+  });
 });

@@ -4,7 +4,7 @@ import type { ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionParamet
 import { countsAsAction } from "../../execution/flow-plan";
 import { hostAllowed } from "../../execution/policy-guard";
 import type { RecorderFlow, RecorderStep } from "../compiler/emit-recorder-flow";
-import { generaliseCheckpoint, relocateTarget } from "./practice-repairs";
+import { generaliseCheckpoint, relocateTarget, waitLonger } from "./practice-repairs";
 
 /** What a practice plays: the skill's flow, checkpoints and parameters (a working copy it repairs). */
 export interface PracticePlan {
@@ -44,6 +44,13 @@ export function withViewport(flow: RecorderFlow, viewport: PracticeViewport): Re
   return { ...flow, steps: [size, ...flow.steps], step_ids: [null, ...flow.step_ids] };
 }
 
+/** The step without a wait of its own (the Recorder `timeout`): it waits as every step does. */
+function withoutOwnWait(step: RecorderStep): RecorderStep {
+  if (!("timeout" in step)) return step;
+  const { timeout: _own, ...rest } = step;
+  return rest as RecorderStep;
+}
+
 /** Why playing this flow would leave the test policy (a site not allowed, too many actions), or undefined. */
 export function policyProblem(flow: RecorderFlow, policy: TestPolicy): string | undefined {
   for (const step of flow.steps) {
@@ -67,7 +74,7 @@ export function policyProblem(flow: RecorderFlow, policy: TestPolicy): string | 
  * Autonomous Agent Practice (issue #16): plays the skill's flow round after round through the one
  * executor, each round with the next set of test inputs and the next window size, under the test
  * policy; notes what held and what failed; repairs what it can (a target relocated by similarity,
- * a checkpoint whose evidence held for one input only) and plays again to confirm each repair. One
+ * a checkpoint whose evidence held for one input only, a step whose element loads late) and plays again to confirm each repair. One
  * round more than asked is played when the last one made a repair. Input values stay in memory.
  */
 export async function practise(input: PracticeDriverInput): Promise<PracticeDriverResult> {
@@ -99,8 +106,16 @@ export async function practise(input: PracticeDriverInput): Promise<PracticeDriv
       rounds.push({ ...base, overall: "failed", held: [], failed: [{ test_case_id: "policy:test_policy", label: "Stay within the test policy", details: problem }], repairs_made: [], completed_at: now().toISOString() });
       return finish("policy_violation", `Round ${round} was not played: ${problem}`);
     }
-    const play = (stepTimeoutMs: number) => input.execute({
-      flow,
+    /** `took`, when given, learns how long each step took: from the previous step's end to its own. */
+    const play = (stepTimeoutMs: number, took?: Map<string, number>, playFlow: RecorderFlow = flow) => {
+      let last = Date.now();
+      const timed = (event: ExecutionProgress) => {
+        if (event.kind === "step" && took !== undefined) took.set(`step:${event.step_id}`, Date.now() - last);
+        if (event.kind === "step") last = Date.now();
+        input.onProgress?.(round, event);
+      };
+      return input.execute({
+      flow: playFlow,
       checkpoints: plan.checkpoints,
       parameters: plan.parameters,
       values,
@@ -110,9 +125,10 @@ export async function practise(input: PracticeDriverInput): Promise<PracticeDriv
       redactValues: "all",
       purpose: "rehearsal",
       ...(input.signal === undefined ? {} : { signal: input.signal }),
-      ...(input.onProgress === undefined ? {} : { onProgress: (event: ExecutionProgress) => input.onProgress?.(round, event) }),
+      ...(input.onProgress === undefined && took === undefined ? {} : { onProgress: timed }),
       now,
     });
+    };
     const result = await play(setup.step_timeout_ms);
     results.push(result);
     const record: PracticeRound = {
@@ -129,28 +145,40 @@ export async function practise(input: PracticeDriverInput): Promise<PracticeDriv
     if (result.stopped === "cancelled") return finish("failed", "The practice was stopped.");
 
     // An element that was not there in time: played again with a longer wait, to tell content that
-    // loads late from an element that is gone. A run gives every step the same wait (the executor
-    // has no per-step wait), so this is reported, not repaired.
+    // loads late from an element that is gone. Content that loads late is repaired: the step gets its
+    // own wait (the Recorder's per-step `timeout`, which the executor honours), and the next round,
+    // played with the usual step wait, confirms it.
     const missing = result.steps.filter((step) => step.result === "failed" && step.test_case_id.startsWith("step:") && step.relocated === undefined && /found the element within/.test(step.details) && !diagnosed.has(step.test_case_id));
     if (missing.length > 0) {
       const longer = Math.min(30_000, setup.step_timeout_ms * 4);
-      const replay = await play(longer);
+      const took = new Map<string, number>();
+      // The missing steps wait the longer wait, whatever wait of their own they had.
+      const late = new Set(missing.map((step) => step.test_case_id.slice("step:".length)));
+      const waiting = { ...flow, steps: flow.steps.map((step, index) => (late.has(flow.step_ids[index] ?? "") ? withoutOwnWait(step) : step)) };
+      const replay = await play(longer, took, waiting);
       if (replay.policy_violation !== undefined) return finish("policy_violation", `Round ${round} stopped: ${replay.policy_violation.message}`);
       for (const step of missing) {
         diagnosed.add(step.test_case_id);
         const again = replay.steps.find((candidate) => candidate.test_case_id === step.test_case_id);
-        findings.push(
-          again?.result === "passed"
-            ? `${step.label}: the page shows its element later than the step waits (${setup.step_timeout_ms / 1000} s); it appeared within ${longer / 1000} s. Content that loads late is not repaired: a run gives every step the same wait.`
-            : `${step.label}: its element is not on the page, even after ${longer / 1000} s, and nothing like it was found.`,
-        );
+        if (again?.result !== "passed") {
+          findings.push(`${step.label}: its element is not on the page, even after ${longer / 1000} s, and nothing like it was found.`);
+          continue;
+        }
+        const repaired = again.relocated === undefined ? waitLonger(plan.flow, step.test_case_id.slice("step:".length), took.get(step.test_case_id) ?? Number.NaN, setup.step_timeout_ms) : undefined;
+        if (repaired === undefined) {
+          findings.push(`${step.label}: the page shows its element later than the step waits (${setup.step_timeout_ms / 1000} s); it appeared within ${longer / 1000} s, but the step could not be given a longer wait.`);
+          continue;
+        }
+        plan = { ...plan, flow: repaired.flow };
+        repairs.push({ kind: "step_waits_longer", subject: step.test_case_id, description: repaired.description.slice(0, 600), made_in_round: round });
+        record.repairs_made.push(step.test_case_id);
       }
     }
 
     const outcome = new Map(result.steps.map((step) => [step.test_case_id, step]));
     // Confirm earlier repairs: the repaired step passed without being relocated, the repaired checkpoint held.
     for (const repair of repairs) {
-      if (repair.confirmed_in_round !== undefined) continue;
+      if (repair.confirmed_in_round !== undefined || repair.made_in_round === round) continue;
       const seen = outcome.get(repair.subject);
       const held = seen?.result === "passed" && seen.relocated === undefined;
       if (held) repair.confirmed_in_round = round;

@@ -61,8 +61,13 @@ export async function writePracticeProposal(memory: MemoryStore, input: Practice
   await memory.writeJson(`${folder}/checkpoints.json`, checkpoints);
   await memory.writeJson(`${folder}/checkpoint-lint.json`, lint);
   const steps: SkillDeltaChange[] = input.repairs
-    .filter((repair) => repair.kind === "target_relocated")
-    .map((repair) => ({ change: "changed", subject: repair.subject.slice(0, 240), installed: "found by its recorded selectors", proposed: repair.description.slice(0, 600) }));
+    .filter((repair) => repair.kind === "target_relocated" || repair.kind === "step_waits_longer")
+    .map((repair) => ({
+      change: "changed",
+      subject: repair.subject.slice(0, 240),
+      installed: repair.kind === "target_relocated" ? "found by its recorded selectors" : "waits for its element as long as every step does",
+      proposed: repair.description.slice(0, 600),
+    }));
   if (base.ability !== undefined) {
     await memory.writeJson(
       `${folder}/skill-delta.json`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RecorderFlow } from "../compiler/emit-recorder-flow";
-import { generaliseCheckpoint, relocateTarget } from "./practice-repairs";
+import { generaliseCheckpoint, relocateTarget, waitLonger } from "./practice-repairs";
 
 const flow: RecorderFlow = {
   title: "Send a message",
@@ -42,5 +42,23 @@ describe("generaliseCheckpoint", () => {
   it("repairs nothing when no input value is in the condition, or nothing checkable is left without it", () => {
     expect(generaliseCheckpoint(checkpoint, { name: "Bob" })).toBeUndefined();
     expect(generaliseCheckpoint({ ...checkpoint, success_condition: 'The heading "Alice Example" appears' }, { name: "Alice Example" })).toBeUndefined();
+  });
+});
+
+describe("waitLonger", () => {
+  it("gives a late step its own Recorder timeout of twice the time it took, in whole seconds, within the cap", () => {
+    const repaired = waitLonger(flow, "s-04", 2_600, 1_000);
+    expect(repaired?.timeoutMs).toBe(6_000);
+    expect(repaired?.flow.steps[2]).toMatchObject({ type: "click", timeout: 6_000 });
+    expect(repaired?.flow.steps[1]).toEqual(flow.steps[1]);
+    expect(repaired?.description).toContain("now waits up to 6 s");
+    expect(waitLonger(flow, "s-04", 45_000, 1_000)?.timeoutMs).toBe(60_000);
+    // It missed the step wait once, so it took at least that long: twice the step wait.
+    expect(waitLonger(flow, "s-04", 1_200, 5_000)?.timeoutMs).toBe(10_000);
+  });
+
+  it("does nothing for a step with no element or a time not known", () => {
+    expect(waitLonger(flow, "s-99", 2_000, 1_000)).toBeUndefined();
+    expect(waitLonger(flow, "s-04", Number.NaN, 1_000)).toBeUndefined();
   });
 });

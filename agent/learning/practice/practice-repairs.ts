@@ -1,5 +1,6 @@
 import { parseSuccessCondition } from "../../../shared/learning/success-conditions";
 import type { ExecutionCheckpoint } from "../../execution/executor-contract";
+import { MAX_STEP_WAIT_MS } from "../../execution/flow-plan";
 import type { RecorderFlow, RecorderStep } from "../compiler/emit-recorder-flow";
 
 /**
@@ -40,6 +41,29 @@ export function relocateTarget(flow: RecorderFlow, stepId: string, relocatedTo: 
     return { ...step, selectors: [selector, ...rest].slice(0, 12), ...(step.type === "waitForElement" ? {} : { hint: { ...step.hint, role, name } }) } as RecorderStep;
   });
   return { flow: { ...flow, steps }, description: `The step's element is now found as the ${role} "${name}" first; the recorded selectors stay as alternatives.` };
+}
+
+/**
+ * A step whose element appears later than the run's step wait, and did appear when waited for
+ * longer (`appearedAfterMs`): the step gets its own wait, the Recorder's per-step `timeout`, of
+ * twice the time it took (at least the run's step wait, which it missed), rounded up to whole
+ * seconds, at most the executor's cap (MAX_STEP_WAIT_MS). Undefined when the step has no element to wait
+ * for or the time it took is unknown.
+ */
+export function waitLonger(flow: RecorderFlow, stepId: string, appearedAfterMs: number, stepTimeoutMs: number): { flow: RecorderFlow; description: string; timeoutMs: number } | undefined {
+  if (!Number.isFinite(appearedAfterMs) || appearedAfterMs <= 0) return undefined;
+  const indexes = targetIndexes(flow, stepId);
+  if (indexes.length === 0) return undefined;
+  // It failed with the step wait, so it took at least that long once.
+  const took = Math.max(appearedAfterMs, stepTimeoutMs);
+  const timeoutMs = Math.min(MAX_STEP_WAIT_MS, Math.ceil((took * 2) / 1000) * 1000);
+  const steps = flow.steps.map((step, index) => (indexes.includes(index) && hasTarget(step) ? ({ ...step, timeout: timeoutMs } as RecorderStep) : step));
+  const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+  return {
+    flow: { ...flow, steps },
+    timeoutMs,
+    description: `The step's element loads late (it took about ${seconds(took)}, longer than the ${seconds(stepTimeoutMs)} every step waits): the step now waits up to ${seconds(timeoutMs)} for it (its own Recorder timeout).`,
+  };
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
