@@ -12,6 +12,7 @@ import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { ExecutionCheckpoint, ExecutionParameter } from "./executor-contract";
 import { planExecution } from "./flow-plan";
+import { StoredCheckpointsSchema, StoredFlowSchema } from "./skill-files";
 
 /** What a run hands the executor: the installed skill's flow, checkpoints and parameters. */
 export interface RunPlan {
@@ -35,22 +36,6 @@ export interface RunSpecDeps {
 }
 
 // Files written by the compiler (agent/learning/compiler): parsed here, at the boundary, before a run trusts them.
-const FlowSchema = z.object({
-  title: z.string().max(500).default(""),
-  steps: z.array(z.object({ type: z.string() }).passthrough()).min(1),
-  step_ids: z.array(z.string().nullable()),
-});
-const CheckpointsSchema = z.array(
-  z
-    .object({
-      checkpoint_id: z.string().min(1).max(80),
-      goal: z.string().max(1000),
-      success_condition: z.string().max(1000),
-      step_ids: z.array(z.string()),
-      verification: z.object({ by: z.enum(["page", "person"]), reason: z.string().optional(), from_answer: z.boolean().optional() }).optional(),
-    })
-    .passthrough(),
-);
 const INPUT_TYPES = ["text", "long_text", "email", "phone", "number", "date", "url", "secret", "file"] as const;
 const ParametersSchema = z.array(
   z
@@ -128,8 +113,8 @@ export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
     }
     return {
       description: (markdown === undefined ? undefined : parseSkillFrontmatter(markdown)?.description) ?? ability.title,
-      flow: parseJson(files.flow, FlowSchema) as RecorderFlow | undefined,
-      checkpoints: parseJson(files.checkpoints, CheckpointsSchema) ?? [],
+      flow: parseJson(files.flow, StoredFlowSchema) as RecorderFlow | undefined,
+      checkpoints: parseJson(files.checkpoints, StoredCheckpointsSchema) ?? [],
       parameters: parseJson(files.parameters, ParametersSchema) ?? [],
     };
   };

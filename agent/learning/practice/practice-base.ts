@@ -8,6 +8,7 @@ import { MemoryPaths } from "../../memory/memory-paths";
 import type { RecorderFlow } from "../compiler/emit-recorder-flow";
 import type { ProposalService } from "../proposal-service";
 import type { PracticePlan } from "./practice-driver";
+import { StoredCheckpointsSchema, StoredFlowSchema } from "../../execution/skill-files";
 
 /** What a practice starts from: the plan it plays, and the files a repaired proposal is made of. */
 export interface PracticeBase {
@@ -20,18 +21,6 @@ export interface PracticeBase {
   storedCheckpoints: Array<Record<string, unknown> & { checkpoint_id: string }>;
 }
 
-const StoredCheckpointsSchema = z.array(
-  z
-    .object({
-      checkpoint_id: z.string().min(1).max(80),
-      goal: z.string().max(1000),
-      success_condition: z.string().max(1000),
-      step_ids: z.array(z.string()),
-      verification: z.object({ by: z.enum(["page", "person"]), reason: z.string().optional() }).passthrough().optional(),
-    })
-    .passthrough(),
-);
-const FlowSchema = z.object({ title: z.string().max(500).default(""), steps: z.array(z.object({ type: z.string() }).passthrough()).min(1), step_ids: z.array(z.string().nullable()) });
 const ParametersSchema = z.array(z.object({ name: z.string().min(1).max(80), type_hint: z.string().max(40).default("text") }).passthrough());
 
 function parse<S extends z.ZodType>(text: string | undefined, schema: S): z.infer<S> | undefined {
@@ -83,7 +72,7 @@ export async function readPracticeBase(deps: PracticeBaseDeps, target: PracticeT
     return { plan: { flow: plan.flow, checkpoints: plan.checkpoints, parameters: plan.parameters }, files, ability, storedCheckpoints: parse(files["checkpoints.json"], StoredCheckpointsSchema) ?? [] };
   }
   const files = await deps.proposals.draftFiles(target.proposal_id);
-  const flow = parse(files["flow.recorder.json"], FlowSchema) as RecorderFlow | undefined;
+  const flow = parse(files["flow.recorder.json"], StoredFlowSchema) as RecorderFlow | undefined;
   if (flow === undefined) throw new AppError("PROPOSAL_NOT_FOUND", "That proposal has no recorded flow to practise.");
   const stored = parse(files["checkpoints.json"], StoredCheckpointsSchema) ?? [];
   const parameters = (parse(files["parameters.json"], ParametersSchema) ?? []).map(({ name, type_hint }) => ({ name, type_hint: type_hint as PracticePlan["parameters"][number]["type_hint"] }));
