@@ -2,6 +2,7 @@ import type { AbilityAvailabilityEntry } from "../shared/abilities/availability"
 import { createBaselineIndex } from "../shared/abilities/baseline-index";
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
 import type { Lexicon } from "../shared/abilities/wording-lexicon";
+import { withDomainPhrasing } from "../shared/abilities/wording-domain";
 import { createWordingIndex } from "../shared/abilities/wording-index";
 import type { LookupDocument } from "../shared/abilities/wording-matcher";
 import type { PageSnapshot } from "../shared/observation/page-snapshot";
@@ -133,7 +134,7 @@ export async function benchLookupQuality(options: { printMisses?: boolean; print
   globalThis.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const loadStart = performance.now();
-  const lexicon: Lexicon = await loadWordNetLexicon();
+  const lexicon: Lexicon = withDomainPhrasing(await loadWordNetLexicon());
   const loadMs = performance.now() - loadStart;
   globalThis.gc?.();
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;

@@ -1,0 +1,76 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadWordNetLexicon } from "../../agent/abilities/wordnet-lexicon";
+import { AbilityAvailabilityEntrySchema } from "./availability";
+import { AbilityLookupQuerySchema } from "./lookup-contract";
+import { isDomainTerm, withDomainPhrasing } from "./wording-domain";
+import { createWordingIndex } from "./wording-index";
+import type { Lexicon } from "./wording-lexicon";
+import type { LookupDocument } from "./wording-matcher";
+import { termsOf } from "./wording-terms";
+
+// The real lexical resource: the domain's phrasing is what it adds to WordNet.
+let wordnet: Lexicon;
+let lexicon: Lexicon;
+beforeAll(async () => {
+  wordnet = await loadWordNetLexicon();
+  lexicon = withDomainPhrasing(wordnet);
+}, 60_000);
+
+const ability = (id: string, title: string): LookupDocument => ({
+  entry: AbilityAvailabilityEntrySchema.parse({ ability_id: `learned.${id}`, title, family: "browser", source: "learned", install_lane: "experimental_private", enabled: true, usable_now: true, trigger_phrases: [title.toLowerCase()], schema_version: 1 }),
+});
+const query = (text: string) => AbilityLookupQuerySchema.parse({ user_query: text, install_lanes_allowed: ["experimental_private"], schema_version: 1 });
+
+const abilities = [
+  ability("checkout", "Check out the cart and place the order"),
+  ability("export", "Export the monthly invoices as CSV"),
+  ability("two-factor", "Turn on two-factor authentication"),
+  ability("coupon", "Apply a discount code"),
+  ability("reset", "Reset my account password"),
+  ability("weather", "Show the weather forecast"),
+];
+
+describe("the phrasing of our own domain (issue #15)", () => {
+  it("links the words apps use for one feature, which WordNet does not", () => {
+    for (const [a, b] of [["basket", "cart"], ["log_in", "sign_in"], ["update", "edit"], ["spreadsheet", "csv"], ["2fa", "two_factor"], ["download", "export"]] as const) {
+      expect(wordnet.related(a).get(b) ?? 0).toBeLessThan(0.7);
+      expect(lexicon.related(a).get(b)).toBeGreaterThanOrEqual(0.7);
+    }
+    // WordNet's own relations are kept.
+    expect(lexicon.related("basket").get("handbasket")).toBe(wordnet.related("basket").get("handbasket"));
+  });
+
+  it("reads a domain word as a word and a domain phrase as one, as WordNet's own", () => {
+    expect(wordnet.has("2fa")).toBe(false);
+    expect(lexicon.has("2fa")).toBe(true);
+    expect(termsOf("enter the promo codes", lexicon).map((term) => term.lemmas[0])).toEqual(["enter", "promo_code"]);
+    expect(termsOf("my todos", lexicon)[0]?.lemmas).toContain("todo");
+    expect(termsOf("prs", lexicon)[0]?.lemmas).toEqual(["pr"]);
+    // "login" is not "log" and "in" run together.
+    expect(lexicon.parts("login").size).toBe(0);
+    expect(isDomainTerm("shopping_cart")).toBe(true);
+    expect(isDomainTerm("weather")).toBe(false);
+  });
+
+  it("is one wrapper per lexicon", () => {
+    expect(withDomainPhrasing(wordnet)).toBe(lexicon);
+    expect(withDomainPhrasing(lexicon)).toBe(lexicon);
+  });
+
+  it("finds abilities asked for in app words WordNet does not link, and still nothing for other requests", () => {
+    const ours = createWordingIndex(abilities, lexicon);
+    const plain = createWordingIndex(abilities, wordnet);
+    const requests: Array<[string, string]> = [
+      ["buy everything in my basket", "learned.checkout"],
+      ["download a spreadsheet of the bills", "learned.export"],
+      ["enable 2fa", "learned.two-factor"],
+      ["use a voucher", "learned.coupon"],
+    ];
+    for (const [text, id] of requests) {
+      expect(ours.lookup(query(text))[0]?.ability_id).toBe(id);
+      expect(plain.lookup(query(text))[0]?.ability_id).not.toBe(id);
+    }
+    expect(ours.explain(query("buy everything in my basket"), "learned.checkout")?.reasons.join(" ")).toContain('"basket" found via related word "cart"');
+    for (const text of ["tell me a joke", "how tall is mount everest", "play some jazz music"]) expect(ours.lookup(query(text))).toEqual([]);
+  });
+});
