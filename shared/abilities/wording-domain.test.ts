@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadWordNetLexicon } from "../../agent/abilities/wordnet-lexicon";
 import { AbilityAvailabilityEntrySchema } from "./availability";
 import { AbilityLookupQuerySchema } from "./lookup-contract";
-import { isDomainTerm, withDomainPhrasing } from "./wording-domain";
+import { isDomainTerm, oppositesOf, withDomainPhrasing } from "./wording-domain";
 import { createWordingIndex } from "./wording-index";
 import type { Lexicon } from "./wording-lexicon";
 import type { LookupDocument } from "./wording-matcher";
@@ -72,5 +72,40 @@ describe("the phrasing of our own domain (issue #15)", () => {
     }
     expect(ours.explain(query("buy everything in my basket"), "learned.checkout")?.reasons.join(" ")).toContain('"basket" found via related word "cart"');
     for (const text of ["tell me a joke", "how tall is mount everest", "play some jazz music"]) expect(ours.lookup(query(text))).toEqual([]);
+  });
+});
+
+describe("a request for the opposite action (issue #15)", () => {
+  const titled = [
+    ability("two-factor-on", "Turn on two-factor authentication"),
+    ability("newsletter-subscribe", "Subscribe to the weekly newsletter"),
+    ability("admin-add", "Add a user to the admin group"),
+    ability("hotel-cancel", "Cancel a hotel reservation"),
+    ability("card-freeze", "Freeze my debit card"),
+  ];
+
+  it("never finds an ability whose title begins with the action the request undoes, and says so", () => {
+    const index = createWordingIndex(titled, lexicon);
+    expect(index.lookup(query("turn off two-factor authentication"))).toEqual([]);
+    expect(index.lookup(query("unsubscribe from the weekly newsletter")).map((match) => match.ability_id)).not.toContain("learned.newsletter-subscribe");
+    expect(index.lookup(query("remove a user from the admin group")).map((match) => match.ability_id)).not.toContain("learned.admin-add");
+    expect(index.lookup(query("unfreeze my debit card")).map((match) => match.ability_id)).not.toContain("learned.card-freeze");
+    expect(index.explain(query("disable 2fa"), "learned.two-factor-on")?.rejections).toContain('opposite_action: the request asks to "disable", the opposite of "turn on" at the start of its title');
+    // The same requests in the ability's own direction are found.
+    expect(index.lookup(query("switch on two-factor authentication"))[0]?.ability_id).toBe("learned.two-factor-on");
+    expect(index.lookup(query("add a user to the admin group"))[0]?.ability_id).toBe("learned.admin-add");
+  });
+
+  it("reads only the request's action: a booking named as the thing to cancel still finds the cancelling ability", () => {
+    const index = createWordingIndex(titled, lexicon);
+    expect(index.lookup(query("undo my room booking at the hotel"))[0]?.ability_id).toBe("learned.hotel-cancel");
+  });
+
+  it("reads a verb reversed by its prefix, not a word that merely begins like one", () => {
+    expect(oppositesOf("unsubscribe", lexicon)).toContain("subscribe");
+    expect(oppositesOf("subscribe", lexicon)).toContain("unsubscribe");
+    expect(oppositesOf("log_out", lexicon)).toContain("sign_in");
+    expect(oppositesOf("design", lexicon)).not.toContain("sign");
+    expect(oppositesOf("discover", lexicon)).not.toContain("cover");
   });
 });

@@ -1,4 +1,5 @@
 import type { Lexicon } from "./wording-lexicon";
+import { reversedBase } from "./wording-morphology";
 
 /**
  * The phrasing of our own domain (issue #15 allows it, and only it, besides the lexical resource):
@@ -116,6 +117,27 @@ const DOMAIN_GROUPS: Readonly<Record<string, readonly DomainGroup[]>> = {
   ],
 };
 
+/**
+ * Actions of apps that undo each other: a request for one is never a request for an ability
+ * titled with the other ("turn off two-factor" is not "Turn on two-factor authentication").
+ * Verbs reversed by "un-" ("unmute", "unsubscribe") need no entry (`reversedBase`).
+ */
+const DOMAIN_OPPOSITES: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
+  [["log in", "sign in", "login", "signin", "log on"], ["log out", "sign out", "logout", "signout", "log off"]],
+  [["enable", "turn on", "switch on", "activate"], ["disable", "turn off", "switch off", "deactivate"]],
+  [["subscribe", "sign up", "signup", "register", "enroll", "join"], ["unsubscribe", "opt out", "cancel", "leave", "deregister"]],
+  [["book", "reserve", "order", "schedule"], ["cancel"]],
+  [["add", "create", "install", "invite"], ["remove", "delete", "uninstall", "trash"]],
+  [["freeze", "pause", "suspend", "block", "lock", "archive"], ["unfreeze", "resume", "unpause", "unsuspend", "unblock", "unlock", "unarchive"]],
+  [["show", "unhide"], ["hide"]],
+  [["open"], ["close"]],
+  [["approve", "accept"], ["reject", "decline", "deny"]],
+  [["connect", "link"], ["disconnect", "unlink"]],
+  [["upload", "import"], ["download", "export"]],
+  [["follow"], ["unfollow"]],
+  [["mute"], ["unmute"]],
+];
+
 /** A term as the lexicon writes base forms: lower case, words joined by `_`. */
 function canonical(term: string): string {
   return term.toLowerCase().trim().replace(/[\s-]+/g, "_");
@@ -138,6 +160,37 @@ function domainRelations(): Map<string, Map<string, number>> {
 }
 
 const DOMAIN = domainRelations();
+
+function domainOpposites(): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const note = (from: string, to: string) => {
+    let set = out.get(from);
+    if (set === undefined) out.set(from, (set = new Set()));
+    set.add(to);
+  };
+  for (const [one, other] of DOMAIN_OPPOSITES) {
+    for (const a of one.map(canonical)) for (const b of other.map(canonical)) {
+      note(a, b);
+      note(b, a);
+    }
+  }
+  return out;
+}
+
+const OPPOSITES = domainOpposites();
+
+/**
+ * The actions that undo the one a base form names: the domain's pairs ("log_in" ↔ "log_out") and
+ * a verb reversed by its prefix, both ways ("unsubscribe" ↔ "subscribe"). Empty for most words.
+ */
+export function oppositesOf(lemma: string, lexicon: Lexicon): readonly string[] {
+  const out = new Set(OPPOSITES.get(lemma) ?? []);
+  const known = (word: string) => lexicon.has(word);
+  const base = reversedBase(lemma, known);
+  if (base !== undefined) out.add(base);
+  if (base === undefined) for (const prefix of ["un", "de", "dis"]) if (reversedBase(prefix + lemma, known) === lemma) out.add(prefix + lemma);
+  return [...out];
+}
 
 /** Whether a base form is a term of the domain lexicon (for tests and explanations). */
 export function isDomainTerm(lemma: string): boolean {

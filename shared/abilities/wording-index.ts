@@ -11,6 +11,7 @@ import {
   FIELDS,
   lemmaSetOf,
   negativeTriggerHit,
+  opposedAction,
   rarityOf,
   TEXT_MIN,
   textScore,
@@ -44,6 +45,8 @@ export interface WordingMatch {
 export function createWordingIndex(documents: readonly LookupDocument[], lexicon: Lexicon) {
   const count = documents.length;
   const titleTerms = new Int32Array(count);
+  const titleActions: Array<readonly string[]> = new Array(count);
+  const titleActionDocs = new Map<string, number[]>();
   // Postings as (doc, field weight, in title) built per lemma, then frozen into typed arrays.
   const building = new Map<string, { docs: number[]; weights: number[]; titles: number[] }>();
   // Shared by all documents while building: the lemmas of a text, and the words around a lemma.
@@ -69,7 +72,16 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
         }
       }
     }
-    titleTerms[doc] = termsOf(document.entry.title, lexicon).length;
+    const titleWords = termsOf(document.entry.title, lexicon);
+    titleTerms[doc] = titleWords.length;
+    // The title's first word, its action: a request for the opposite action never finds it.
+    const action = titleWords[0]?.lemmas ?? [];
+    titleActions[doc] = action;
+    for (const lemma of action) {
+      let list = titleActionDocs.get(lemma);
+      if (list === undefined) titleActionDocs.set(lemma, (list = []));
+      list.push(doc);
+    }
     const best = new Map<string, { weight: number; title: number }>();
     const note = (word: string, weight: number, title: number) => {
       const seen = best.get(word);
@@ -175,6 +187,19 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
       epoch = 1;
     }
     return epoch;
+  };
+
+  /** The abilities whose title begins with the opposite of the request's action (`opposedAction`). */
+  const opposedDocs = (terms: readonly QueryTerm[]): Set<number> | undefined => {
+    const action = terms[0];
+    if (action === undefined || action.opposites.length === 0) return undefined;
+    let opposed: Set<number> | undefined;
+    for (const opposite of action.opposites) {
+      for (const doc of titleActionDocs.get(opposite) ?? []) {
+        if (opposedAction(terms, titleActions[doc] as readonly string[]) !== undefined) (opposed ??= new Set()).add(doc);
+      }
+    }
+    return opposed;
   };
 
   /** The best matches, at most `LOOKUP_MAX_RESULTS`, best first. */
@@ -295,12 +320,14 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     }
     scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));
     const lemmas = lemmaSetOf(terms);
+    const opposed = opposedDocs(terms);
     const matches: WordingMatch[] = [];
     for (const { doc, text, rankText, score } of scored) {
       if (matches.length === LOOKUP_MAX_RESULTS) break;
       const { entry } = documents[doc] as LookupDocument;
       if (wordingRejection(query, entry) !== undefined) continue;
       if (negativeTriggerHit(query.user_query, lemmas, entry, lexicon, negativeTerms) !== undefined) continue;
+      if (opposed?.has(doc) === true) continue;
       matches.push({
         ability_id: entry.ability_id,
         score,

@@ -3,7 +3,7 @@ import { searchesLane } from "./baseline-scorer";
 import type { AbilityLookupQuery } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
 import { normalizeText, termsOf, type Term } from "./wording-terms";
-import { ACTION_PENALTY, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
+import { ACTION_PENALTY, ownForms, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 
 /**
  * The wording matcher (issue #15): how well an ability's wording covers a request, whatever words
@@ -133,6 +133,18 @@ export function negativeTriggerHit(
     if (terms.length > 0 && terms.every((term) => term.lemmas.some((lemma) => queryLemmas.has(lemma)))) return negative;
   }
   return undefined;
+}
+
+/**
+ * The request's action whose opposite begins the ability's title, if any ("turn off" for "Turn on
+ * two-factor authentication"): such an ability does what the request asks to undo. `titleAction`
+ * is the base forms of the title's first word, a phrase's words with it ("subscribe_to", "subscribe").
+ */
+export function opposedAction(terms: readonly QueryTerm[], titleAction: readonly string[]): { asked: string; opposite: string } | undefined {
+  const action = terms[0];
+  if (action === undefined || action.opposites.length === 0 || ownForms(action).some((lemma) => titleAction.includes(lemma))) return undefined;
+  const opposite = action.opposites.find((lemma) => titleAction.includes(lemma));
+  return opposite === undefined ? undefined : { asked: action.word, opposite: opposite.replace(/_/g, " ") };
 }
 
 export function lemmaSetOf(terms: readonly Term[]): Set<string> {
@@ -318,6 +330,9 @@ export function explainWording(
   if (rejection !== undefined) rejections.push(rejection);
   const negative = negativeTriggerHit(query.user_query, lemmaSetOf(terms), document.entry, lexicon);
   if (negative !== undefined) rejections.push(`negative_trigger_match: "${negative}"`);
+  const titleFirst = termsOf(document.entry.title, lexicon)[0];
+  const opposed = opposedAction(terms, titleFirst?.lemmas ?? []);
+  if (opposed !== undefined) rejections.push(`opposite_action: the request asks to "${opposed.asked}", the opposite of "${opposed.opposite}" at the start of its title`);
   if (terms.length === 0) rejections.push(`the request "${normalizeText(query.user_query).slice(0, 80)}" has no words that carry meaning`);
   else if (text < TEXT_MIN) rejections.push(`wording covers ${(text * 100).toFixed(0)} % of the request, below ${(TEXT_MIN * 100).toFixed(0)} %`);
   if (missing.length > 0) reasons.push(`not found: ${missing.map((word) => `"${word}"`).join(", ")}`);
