@@ -5,8 +5,8 @@ import { AbilityLookupQuerySchema } from "./lookup-contract";
 import { isDomainTerm, oppositesOf, withDomainPhrasing } from "./wording-domain";
 import { createWordingIndex } from "./wording-index";
 import type { Lexicon } from "./wording-lexicon";
-import type { LookupDocument } from "./wording-matcher";
-import { termsOf } from "./wording-terms";
+import { titleSize, type LookupDocument } from "./wording-matcher";
+import { contentSize, termsOf } from "./wording-terms";
 
 // The real lexical resource: the domain's phrasing is what it adds to WordNet.
 let wordnet: Lexicon;
@@ -107,5 +107,19 @@ describe("a request for the opposite action (issue #15)", () => {
     expect(oppositesOf("log_out", lexicon)).toContain("sign_in");
     expect(oppositesOf("design", lexicon)).not.toContain("sign");
     expect(oppositesOf("discover", lexicon)).not.toContain("cover");
+  });
+});
+
+describe("a title's share counted in words, a phrase for its words (issue #15)", () => {
+  it("counts a two-word phrase of a title as two words: finding one of them covers half of it", () => {
+    expect(contentSize("display_name")).toBe(2);
+    expect(contentSize("sign_up")).toBe(1);
+    expect(contentSize("out_of_office")).toBe(1);
+    expect(titleSize("Change my display name", lexicon)).toBe(3);
+    const index = createWordingIndex([ability("display-name", "Change my display name"), ability("weather", "Show the weather forecast")], lexicon);
+    // "name" alone is a third of the title, not half of it: a question about naming a pet is not this ability.
+    expect(index.lookup(query("what's a good name for a cat"))).toEqual([]);
+    expect(index.lookup(query("edit my nickname"))[0]?.ability_id).toBe("learned.display-name");
+    expect(index.lookup(query("change my display name"))[0]?.ability_id).toBe("learned.display-name");
   });
 });

@@ -1,7 +1,7 @@
 import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
 import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
-import { termsOf, type Term } from "./wording-terms";
+import { contentSize, termsOf, type Term } from "./wording-terms";
 import { ACTION_PENALTY, MAX_QUERY_TERMS, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 import {
   evidence,
@@ -67,13 +67,13 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
         for (const lemma of lemmasOfText(text)) {
           const seen = own.get(lemma) ?? { weight: 0, title: 0 };
           if (FIELD_WEIGHTS[field] > seen.weight) seen.weight = FIELD_WEIGHTS[field];
-          if (field === "title") seen.title = 1;
+          if (field === "title") seen.title = contentSize(lemma);
           own.set(lemma, seen);
         }
       }
     }
     const titleWords = termsOf(document.entry.title, lexicon);
-    titleTerms[doc] = titleWords.length;
+    titleTerms[doc] = titleWords.reduce((sum, term) => sum + contentSize(term.lemmas[0] as string), 0);
     // The title's first word, its action: a request for the opposite action never finds it.
     const action = titleWords[0]?.lemmas ?? [];
     titleActions[doc] = action;
@@ -94,7 +94,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     for (const [lemma, { weight, title }] of own) note(lemma, weight, title);
     for (const [lemma, { weight, title }] of own) {
       for (const [word, closeness] of wordsAround(lemma, lexicon, around)) {
-        note(word, closeness * weight, title === 1 ? closeness : 0);
+        note(word, closeness * weight, title > 0 ? closeness : 0);
       }
     }
     for (const [lemma, { weight, title }] of best) {

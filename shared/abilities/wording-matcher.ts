@@ -2,7 +2,7 @@ import type { AbilityAvailabilityEntry } from "./availability";
 import { searchesLane } from "./baseline-scorer";
 import type { AbilityLookupQuery } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
-import { normalizeText, termsOf, type Term } from "./wording-terms";
+import { contentSize, normalizeText, termsOf, type Term } from "./wording-terms";
 import { ACTION_PENALTY, ownForms, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 
 /**
@@ -198,8 +198,10 @@ export function findTerm(term: QueryTerm, fields: DocumentWords): { value: numbe
               : `via related word "${lemma}" (of "${via}", ${closeness.toFixed(2)})`;
         reason = `"${term.word}" found ${how} in ${field}`;
       }
-      if (field === "title" && closeness * own > title) {
-        title = closeness * own;
+      // An own title word counts for the words it stands for (`contentSize`), a related one for one.
+      const titleValue = closeness * own * (own === 1 ? contentSize(lemma) : 1);
+      if (field === "title" && titleValue > title) {
+        title = titleValue;
         titleLemma = lemma;
       }
     }
@@ -260,6 +262,11 @@ export function rarityOf(holders: number, population: number): number {
   return 1 - RARITY_SHARE * Math.sqrt(holders / Math.max(population, MIN_POPULATION, holders));
 }
 
+/** How many words that carry meaning a title has, a phrase counting for its words (`contentSize`). */
+export function titleSize(title: string, lexicon: Lexicon): number {
+  return termsOf(title, lexicon).reduce((sum, term) => sum + contentSize(term.lemmas[0] as string), 0);
+}
+
 /** The words of each field of a document, and how many words its title has. */
 export function documentWords(
   document: LookupDocument,
@@ -280,7 +287,7 @@ export function documentWords(
     for (const lemma of lemmas) words.set(lemma, 1);
     fields.set(field, words);
   }
-  return { fields, titleTerms: termsOf(document.entry.title, lexicon).length };
+  return { fields, titleTerms: titleSize(document.entry.title, lexicon) };
 }
 
 /** The matcher's verdict on one ability, with its reasons: the same score a lookup gives it. */
