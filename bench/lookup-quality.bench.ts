@@ -182,11 +182,20 @@ export async function benchLookupQuality(options: { printMisses?: boolean; print
   const fourthRequests = FOURTH_ABILITIES.reduce((sum, ability) => sum + ability.requests.length, 0);
   const fourthSet = `fourth set, ${FOURTH_ABILITIES.length} abilities among ${every.length}, ${fourthRequests} requests`;
 
+  // Every unrelated request of the first, development, second and third sets among all their
+  // abilities (not only its own set's): a stricter check of the threshold than each set alone.
+  const pooled = [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...DEV_ABILITIES].map((ability, index) => compiledDocument(ability, index));
+  const pooledWording = createWordingIndex(pooled, lexicon);
+  const pooledUnrelated = [...EVAL_UNRELATED, ...DEV_UNRELATED, ...HOLDOUT_UNRELATED, ...UNSEEN_UNRELATED];
+  const pooledMatched = pooledUnrelated.filter((request) => pooledWording.lookup(query(request)).length > 0);
+  if (options.printMisses) for (const request of pooledMatched) console.log(`  wording miss (pooled unrelated): "${request}" → ${pooledWording.lookup(query(request))[0]?.ability_id}`);
+  const pooledSet = `${pooledUnrelated.length} unrelated requests of the first, development, second and third sets among their ${pooled.length} abilities`;
   const qualityRows: BenchResult[] = [
     { name: `lookup p@1, wording matcher (${EVAL_ABILITIES.length} abilities)`, value: ours.p1, unit: "", baselineName: "§0C.11C", baseline: theirs.p1, target: "≥ 0.9", pass: ours.p1 >= 0.9 },
   ];
   if (options.qualityOnly) {
     const row = (name: string, value: Quality) => `${name}: p@1 ${value.p1.toFixed(3)} recall@3 ${value.recall3.toFixed(3)} unrelated ${value.unrelatedMatched.toFixed(3)}`;
+    console.log(`pooled unrelated matched: ${pooledMatched.length} of ${pooledUnrelated.length}`);
     console.log([row("first", ours), row("dev", dev), row("second", held), row("third", unseen), row("fourth", fourth)].join("\n"));
     console.log([row("§0C.11C first", theirs), row("§0C.11C dev", devTheirs), row("§0C.11C second", heldTheirs), row("§0C.11C third", unseenTheirs), row("§0C.11C fourth", fourthTheirs)].join("\n"));
     return qualityRows;
@@ -226,6 +235,7 @@ export async function benchLookupQuality(options: { printMisses?: boolean; print
     { name: `lookup p@1, wording matcher (${fourthSet})`, value: fourth.p1, unit: "", baselineName: "§0C.11C", baseline: fourthTheirs.p1, target: "reported", pass: true },
     { name: `lookup recall@3, wording matcher (${fourthSet})`, value: fourth.recall3, unit: "", baselineName: "§0C.11C", baseline: fourthTheirs.recall3, target: "reported", pass: true },
     { name: `lookup unrelated requests matched, wording matcher (fourth set, ${FOURTH_UNRELATED.length} requests)`, value: fourth.unrelatedMatched, unit: "", baselineName: "§0C.11C", baseline: fourthTheirs.unrelatedMatched, target: "reported", pass: true },
+    { name: `lookup unrelated requests matched, wording matcher (${pooledSet})`, value: pooledMatched.length / pooledUnrelated.length, unit: "", target: "reported", pass: true },
     { name: "lookup p50, 10,000 abilities, wording matcher (in process)", value: oursLatency.p50, unit: "ms", baselineName: "§0C.11C index", baseline: theirsLatency.p50, target: "≤ 2 ms", pass: oursLatency.p50 <= 2 },
     { name: "lookup p99, 10,000 abilities, wording matcher (in process)", value: oursLatency.p99, unit: "ms", baselineName: "§0C.11C index", baseline: theirsLatency.p99, target: "reported", pass: true },
     { name: "lookup p50, 10,000 abilities, wording matcher, each request's first time (fresh index)", value: percentile(coldTimes, 50), unit: "ms", target: "reported", pass: true },
