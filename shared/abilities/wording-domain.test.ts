@@ -52,6 +52,24 @@ describe("the phrasing of our own domain (issue #15)", () => {
     expect(isDomainTerm("weather")).toBe(false);
   });
 
+  it("reads a lexicon whose methods live on a prototype", () => {
+    class OnPrototype implements Lexicon {
+      lemmas(word: string) { return wordnet.lemmas(word); }
+      related(lemma: string) { return wordnet.related(lemma); }
+      broader(lemma: string) { return wordnet.broader(lemma); }
+      definitions(lemma: string) { return wordnet.definitions(lemma); }
+      weight(lemma: string) { return wordnet.weight(lemma); }
+      has(lemma: string) { return wordnet.has(lemma); }
+      parts(word: string) { return wordnet.parts(word); }
+      mostlyVerb(lemma: string) { return wordnet.mostlyVerb(lemma); }
+    }
+    const wrapped = withDomainPhrasing(new OnPrototype());
+    expect(wrapped.weight("get")).toBe(wordnet.weight("get"));
+    expect(wrapped.definitions("checkout")).toEqual(wordnet.definitions("checkout"));
+    expect(wrapped.mostlyVerb("delete")).toBe(true);
+    expect(wrapped.broader("update").size).toBeGreaterThan(0);
+  });
+
   it("is one wrapper per lexicon", () => {
     expect(withDomainPhrasing(wordnet)).toBe(lexicon);
     expect(withDomainPhrasing(lexicon)).toBe(lexicon);

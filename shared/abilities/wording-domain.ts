@@ -241,8 +241,12 @@ export function withDomainPhrasing(lexicon: Lexicon): Lexicon {
   const existing = WRAPPED.get(lexicon);
   if (existing !== undefined) return existing;
   const relatedCache = new Map<string, ReadonlyMap<string, number>>();
+  // Every method named (not spread): a lexicon may keep its methods on a prototype.
   const wrapped: Lexicon = {
-    ...lexicon,
+    broader: (lemma) => lexicon.broader(lemma),
+    definitions: (lemma) => lexicon.definitions(lemma),
+    weight: (lemma) => lexicon.weight(lemma),
+    mostlyVerb: (lemma) => lexicon.mostlyVerb(lemma),
     lemmas(word) {
       const found = lexicon.lemmas(word);
       if (DOMAIN.has(word)) return found.includes(word) ? found : [word, ...found.filter((lemma) => lexicon.has(lemma))];
