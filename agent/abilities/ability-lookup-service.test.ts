@@ -60,6 +60,13 @@ describe("trigger tests through the wording matcher (issue #15)", () => {
     expect(quarantined("export the monthly invoices").rejections).toContain("quarantined");
   }, 60_000);
 
+  it("reads requests with our domain's phrasing (wording-domain.ts): app words WordNet does not link", async () => {
+    const checkout = entry({ ability_id: "learned.checkout", title: "Check out the cart and place the order", trigger_phrases: ["check out the cart"] });
+    const verdictOf = await service().verdictsFor(checkout);
+    expect(verdictOf("buy everything in my basket").matched).toBe(true);
+    expect(verdictOf("buy everything in my basket").reasons.join(" ")).toContain('"basket" found via related word "cart"');
+  }, 60_000);
+
   it("looks a request up among the installed abilities with a candidate that is not installed yet", async () => {
     const lookups = service();
     const query = (text: string) => AbilityLookupQuerySchema.parse({ user_query: text, install_lanes_allowed: ["experimental_private"], schema_version: 1 });

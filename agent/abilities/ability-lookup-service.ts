@@ -1,5 +1,6 @@
 import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import { AbilityLookupQuerySchema, type AbilityLookupQuery, type AbilityLookupResult } from "../../shared/abilities/lookup-contract";
+import { withDomainPhrasing } from "../../shared/abilities/wording-domain";
 import type { Lexicon } from "../../shared/abilities/wording-lexicon";
 import { createWordingIndex, type WordingIndex } from "../../shared/abilities/wording-index";
 import { explainWording, type LookupDocument, type WordingExplanation } from "../../shared/abilities/wording-matcher";
@@ -12,7 +13,7 @@ export interface AbilityLookupServiceDeps {
   memory: MemoryStore;
   /** The current availability snapshot (the ability service's). */
   snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot }>;
-  /** The lexical resource, loaded on the first lookup. */
+  /** The lexical resource, loaded on the first lookup; the matcher reads it with our domain's phrasing (wording-domain.ts). */
   lexicon: { load(): Promise<Lexicon> };
 }
 
@@ -51,6 +52,7 @@ export function whenToUseLines(markdown: string): string[] {
  */
 export function createAbilityLookupService(deps: AbilityLookupServiceDeps): AbilityLookupService {
   // Keyed by the snapshot object, as the availability route's entity tag is: a new snapshot, a new index.
+  const loadLexicon = () => deps.lexicon.load().then(withDomainPhrasing);
   let current: { of: AbilityAvailabilitySnapshot; documents: Promise<LookupDocument[]>; index: Promise<WordingIndex> } | undefined;
 
   const documentOf = async (entry: AbilityAvailabilityEntry): Promise<LookupDocument> => {
@@ -84,7 +86,7 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     const { snapshot } = await deps.snapshot();
     if (current?.of !== snapshot) {
       const documents = Promise.all(snapshot.abilities.map(documentOf));
-      const building = Promise.all([deps.lexicon.load(), documents]).then(([lexicon, read]) => createWordingIndex(read, lexicon));
+      const building = Promise.all([loadLexicon(), documents]).then(([lexicon, read]) => createWordingIndex(read, lexicon));
       current = { of: snapshot, documents, index: building };
       // A failed build (the lexicon could not be read) is not kept: the next lookup tries again.
       building.catch(() => {
@@ -103,12 +105,12 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
       return (await indexFor()).explain(query, abilityId);
     },
     async lookupWith(candidate, query) {
-      const [lexicon, documents] = await Promise.all([deps.lexicon.load(), currentFor().then((found) => found.documents)]);
+      const [lexicon, documents] = await Promise.all([loadLexicon(), currentFor().then((found) => found.documents)]);
       const others = documents.filter((document) => document.entry.ability_id !== candidate.ability_id);
       return createWordingIndex([...others, await documentOf(candidate)], lexicon).lookup(query);
     },
     async verdictsFor(entry) {
-      const lexicon = await deps.lexicon.load();
+      const lexicon = await loadLexicon();
       return (request) => explainWording(AbilityLookupQuerySchema.parse({ user_query: request.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 }), { entry }, lexicon);
     },
   };

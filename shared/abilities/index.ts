@@ -5,6 +5,7 @@ export * from "./baseline-scorer";
 export * from "./lifecycle-command";
 export * from "./baseline-index";
 export * from "./wording-lexicon";
+export * from "./wording-domain";
 export * from "./wording-morphology";
 export * from "./wording-terms";
 export * from "./wording-expansion";

@@ -1,3 +1,4 @@
+import { oppositesOf } from "./wording-domain";
 import type { Lexicon } from "./wording-lexicon";
 import { STOP_WORDS, termsOf, type Term } from "./wording-terms";
 
@@ -22,6 +23,17 @@ export interface QueryTerm extends Term {
    */
   action?: boolean;
   expansions: ReadonlyMap<string, { closeness: number; via: string }>;
+  /**
+   * For the request's first word (its action), the actions that undo it ("turn_on" for "turn
+   * off", "subscribe" for "unsubscribe"): an ability whose title begins with one of them does the
+   * opposite of what is asked and is never matched. Empty for the other words.
+   */
+  opposites: readonly string[];
+}
+
+/** A word's own base forms: for a phrase ("turn off"), the phrase, not the words it is made of ("turn"). */
+export function ownForms(term: Term): readonly string[] {
+  return term.word.includes(" ") ? term.lemmas.slice(0, 1) : term.lemmas;
 }
 
 /** A verb weighing less than this (used very often: "get", "make", "save") is not read as the request's action. */
@@ -98,7 +110,9 @@ export function queryTermsOf(
       const weight = unknown ? UNKNOWN_WORD_WEIGHT : Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma)));
       // A light verb ("get", "make", "set up") says little of the action: the rest of the request does.
       const action = at === 0 && weight >= ACTION_MIN_WEIGHT && term.lemmas.some((lemma) => lexicon.mostlyVerb(lemma));
-      const expanded = { ...term, weight, expansions, ...(action ? { action } : {}) };
+      // The request's first word is its action, as an ability's title's first word is the ability's.
+      const opposites = at > 0 ? [] : [...new Set(ownForms(term).flatMap((lemma) => oppositesOf(lemma, lexicon)))].filter((lemma) => !term.lemmas.includes(lemma));
+      const expanded = { ...term, weight, expansions, opposites, ...(action ? { action } : {}) };
       if (cache !== undefined) {
         if (cache.size > 5_000) cache.clear();
         cache.set(key, expanded);

@@ -1,7 +1,7 @@
 import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
 import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
-import { termsOf, type Term } from "./wording-terms";
+import { contentSize, termsOf, type Term } from "./wording-terms";
 import { ACTION_PENALTY, MAX_QUERY_TERMS, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 import {
   evidence,
@@ -11,6 +11,7 @@ import {
   FIELDS,
   lemmaSetOf,
   negativeTriggerHit,
+  opposedAction,
   rarityOf,
   TEXT_MIN,
   textScore,
@@ -44,6 +45,8 @@ export interface WordingMatch {
 export function createWordingIndex(documents: readonly LookupDocument[], lexicon: Lexicon) {
   const count = documents.length;
   const titleTerms = new Int32Array(count);
+  const titleActions: Array<readonly string[]> = new Array(count);
+  const titleActionDocs = new Map<string, number[]>();
   // Postings as (doc, field weight, in title) built per lemma, then frozen into typed arrays.
   const building = new Map<string, { docs: number[]; weights: number[]; titles: number[] }>();
   // Shared by all documents while building: the lemmas of a text, and the words around a lemma.
@@ -64,12 +67,21 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
         for (const lemma of lemmasOfText(text)) {
           const seen = own.get(lemma) ?? { weight: 0, title: 0 };
           if (FIELD_WEIGHTS[field] > seen.weight) seen.weight = FIELD_WEIGHTS[field];
-          if (field === "title") seen.title = 1;
+          if (field === "title") seen.title = contentSize(lemma);
           own.set(lemma, seen);
         }
       }
     }
-    titleTerms[doc] = termsOf(document.entry.title, lexicon).length;
+    const titleWords = termsOf(document.entry.title, lexicon);
+    titleTerms[doc] = titleWords.reduce((sum, term) => sum + contentSize(term.lemmas[0] as string), 0);
+    // The title's first word, its action: a request for the opposite action never finds it.
+    const action = titleWords[0]?.lemmas ?? [];
+    titleActions[doc] = action;
+    for (const lemma of action) {
+      let list = titleActionDocs.get(lemma);
+      if (list === undefined) titleActionDocs.set(lemma, (list = []));
+      list.push(doc);
+    }
     const best = new Map<string, { weight: number; title: number }>();
     const note = (word: string, weight: number, title: number) => {
       const seen = best.get(word);
@@ -82,7 +94,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     for (const [lemma, { weight, title }] of own) note(lemma, weight, title);
     for (const [lemma, { weight, title }] of own) {
       for (const [word, closeness] of wordsAround(lemma, lexicon, around)) {
-        note(word, closeness * weight, title === 1 ? closeness : 0);
+        note(word, closeness * weight, title > 0 ? closeness : 0);
       }
     }
     for (const [lemma, { weight, title }] of best) {
@@ -175,6 +187,19 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
       epoch = 1;
     }
     return epoch;
+  };
+
+  /** The abilities whose title begins with the opposite of the request's action (`opposedAction`). */
+  const opposedDocs = (terms: readonly QueryTerm[]): Set<number> | undefined => {
+    const action = terms[0];
+    if (action === undefined || action.opposites.length === 0) return undefined;
+    let opposed: Set<number> | undefined;
+    for (const opposite of action.opposites) {
+      for (const doc of titleActionDocs.get(opposite) ?? []) {
+        if (opposedAction(terms, titleActions[doc] as readonly string[]) !== undefined) (opposed ??= new Set()).add(doc);
+      }
+    }
+    return opposed;
   };
 
   /** The best matches, at most `LOOKUP_MAX_RESULTS`, best first. */
@@ -295,12 +320,14 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     }
     scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));
     const lemmas = lemmaSetOf(terms);
+    const opposed = opposedDocs(terms);
     const matches: WordingMatch[] = [];
     for (const { doc, text, rankText, score } of scored) {
       if (matches.length === LOOKUP_MAX_RESULTS) break;
       const { entry } = documents[doc] as LookupDocument;
       if (wordingRejection(query, entry) !== undefined) continue;
       if (negativeTriggerHit(query.user_query, lemmas, entry, lexicon, negativeTerms) !== undefined) continue;
+      if (opposed?.has(doc) === true) continue;
       matches.push({
         ability_id: entry.ability_id,
         score,

@@ -2,8 +2,8 @@ import type { AbilityAvailabilityEntry } from "./availability";
 import { searchesLane } from "./baseline-scorer";
 import type { AbilityLookupQuery } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
-import { normalizeText, termsOf, type Term } from "./wording-terms";
-import { ACTION_PENALTY, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
+import { contentSize, normalizeText, termsOf, type Term } from "./wording-terms";
+import { ACTION_PENALTY, ownForms, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 
 /**
  * The wording matcher (issue #15): how well an ability's wording covers a request, whatever words
@@ -135,6 +135,18 @@ export function negativeTriggerHit(
   return undefined;
 }
 
+/**
+ * The request's action whose opposite begins the ability's title, if any ("turn off" for "Turn on
+ * two-factor authentication"): such an ability does what the request asks to undo. `titleAction`
+ * is the base forms of the title's first word, a phrase's words with it ("subscribe_to", "subscribe").
+ */
+export function opposedAction(terms: readonly QueryTerm[], titleAction: readonly string[]): { asked: string; opposite: string } | undefined {
+  const action = terms[0];
+  if (action === undefined || action.opposites.length === 0 || ownForms(action).some((lemma) => titleAction.includes(lemma))) return undefined;
+  const opposite = action.opposites.find((lemma) => titleAction.includes(lemma));
+  return opposite === undefined ? undefined : { asked: action.word, opposite: opposite.replace(/_/g, " ") };
+}
+
 export function lemmaSetOf(terms: readonly Term[]): Set<string> {
   return new Set(terms.flatMap((term) => term.lemmas));
 }
@@ -186,8 +198,10 @@ export function findTerm(term: QueryTerm, fields: DocumentWords): { value: numbe
               : `via related word "${lemma}" (of "${via}", ${closeness.toFixed(2)})`;
         reason = `"${term.word}" found ${how} in ${field}`;
       }
-      if (field === "title" && closeness * own > title) {
-        title = closeness * own;
+      // An own title word counts for the words it stands for (`contentSize`), a related one for one.
+      const titleValue = closeness * own * (own === 1 ? contentSize(lemma) : 1);
+      if (field === "title" && titleValue > title) {
+        title = titleValue;
         titleLemma = lemma;
       }
     }
@@ -248,6 +262,11 @@ export function rarityOf(holders: number, population: number): number {
   return 1 - RARITY_SHARE * Math.sqrt(holders / Math.max(population, MIN_POPULATION, holders));
 }
 
+/** How many words that carry meaning a title has, a phrase counting for its words (`contentSize`). */
+export function titleSize(title: string, lexicon: Lexicon): number {
+  return termsOf(title, lexicon).reduce((sum, term) => sum + contentSize(term.lemmas[0] as string), 0);
+}
+
 /** The words of each field of a document, and how many words its title has. */
 export function documentWords(
   document: LookupDocument,
@@ -268,7 +287,7 @@ export function documentWords(
     for (const lemma of lemmas) words.set(lemma, 1);
     fields.set(field, words);
   }
-  return { fields, titleTerms: termsOf(document.entry.title, lexicon).length };
+  return { fields, titleTerms: titleSize(document.entry.title, lexicon) };
 }
 
 /** The matcher's verdict on one ability, with its reasons: the same score a lookup gives it. */
@@ -318,6 +337,9 @@ export function explainWording(
   if (rejection !== undefined) rejections.push(rejection);
   const negative = negativeTriggerHit(query.user_query, lemmaSetOf(terms), document.entry, lexicon);
   if (negative !== undefined) rejections.push(`negative_trigger_match: "${negative}"`);
+  const titleFirst = termsOf(document.entry.title, lexicon)[0];
+  const opposed = opposedAction(terms, titleFirst?.lemmas ?? []);
+  if (opposed !== undefined) rejections.push(`opposite_action: the request asks to "${opposed.asked}", the opposite of "${opposed.opposite}" at the start of its title`);
   if (terms.length === 0) rejections.push(`the request "${normalizeText(query.user_query).slice(0, 80)}" has no words that carry meaning`);
   else if (text < TEXT_MIN) rejections.push(`wording covers ${(text * 100).toFixed(0)} % of the request, below ${(TEXT_MIN * 100).toFixed(0)} %`);
   if (missing.length > 0) reasons.push(`not found: ${missing.map((word) => `"${word}"`).join(", ")}`);

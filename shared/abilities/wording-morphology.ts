@@ -49,3 +49,21 @@ export function fallbackStem(word: string): string {
   }
   return word;
 }
+
+/** Prefixes that make a verb's reversal: "unsubscribe", "unfreeze"; "de-" and "dis-" only in words WordNet does not list ("deselect"), since most it lists are not reversals ("design", "discover"). */
+const REVERSING_PREFIXES = ["un", "de", "dis"] as const;
+
+/**
+ * The word a word reverses by its prefix ("unsubscribe" → "subscribe", "deselect" → "select"), if
+ * any. `known` says whether the lexicon lists a word; "un-" is read before any listed word of three
+ * letters or more, "de-" and "dis-" only when the whole word is not listed.
+ */
+export function reversedBase(word: string, known: (word: string) => boolean): string | undefined {
+  if (!/^[a-z]+$/.test(word)) return undefined;
+  for (const prefix of REVERSING_PREFIXES) {
+    const base = word.slice(prefix.length);
+    if (!word.startsWith(prefix) || base.length < MIN_PART || !known(base)) continue;
+    if (prefix === "un" || !known(word)) return base;
+  }
+  return undefined;
+}

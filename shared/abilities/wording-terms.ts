@@ -42,6 +42,17 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(`${FUNCTION_WORDS} ${REQU
 
 const OBJECT_PRONOUNS: ReadonlySet<string> = new Set(["me", "us", "him", "her", "them", "it", "you"]);
 
+/**
+ * How many words that carry meaning a base form stands for: 2 for "display_name" or "credit_card",
+ * 1 for "sign_up" or "out_of_office" (their other words are function words) and for a single word.
+ * The title's share a request covers counts in these words, so finding "name" covers half of
+ * "display name", not all of it.
+ */
+export function contentSize(lemma: string): number {
+  if (!lemma.includes("_")) return 1;
+  return Math.max(1, lemma.split("_").filter((part) => part.length > 0 && !STOP_WORDS.has(part)).length);
+}
+
 /** One word of a text that carries meaning: as written (lower case) and its base forms. */
 export interface Term {
   word: string;
