@@ -1,0 +1,42 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+/**
+ * How `npm start` runs the agent (issue 17): compiled once into one JavaScript module by esbuild,
+ * with the packages left to node_modules, and run by plain `node`. Running the TypeScript through
+ * the tsx loader costs every start about 40 MB (a second V8 isolate for the loader's hooks) and
+ * half a second of compiling; tests keep running the sources with tsx.
+ */
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Where the compiled agent is written. One level under the project, as `agent/server.ts` is (it finds the project from there). */
+export const AGENT_BUNDLE = path.join(projectRoot, ".output", "agent-server.mjs");
+
+/**
+ * Node flags the agent runs with (also in `npm start`, package.json): young-generation semispaces of
+ * 4 MB rather than V8's 16 MB. Start-up reads logs of a few MB, which grows the default young
+ * generation to about 50 MB kept for the agent's lifetime; at 4 MB the same start takes the same
+ * CPU time (bench/agent-scale.bench.ts) and keeps about 20 MB less.
+ */
+export const AGENT_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=4"];
+
+/** Compiles `agent/server.ts` and everything it imports from the project into `outfile`. */
+export async function buildAgentBundle(outfile = AGENT_BUNDLE): Promise<string> {
+  await build({
+    entryPoints: [path.join(projectRoot, "agent", "server.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    sourcemap: "linked",
+    logLevel: "warning",
+  });
+  return outfile;
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.stdout.write(`agent compiled: ${path.relative(process.cwd(), await buildAgentBundle())}\n`);
+}
