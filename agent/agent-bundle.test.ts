@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { AGENT_BUNDLE, AGENT_NODE_FLAGS, buildAgentBundle } from "./agent-bundle";
 import { MemoryPaths } from "./memory/memory-paths";
 import { projectRoot, startAgentProcess, type AgentProcess } from "./test-support/agent-process";
@@ -47,6 +48,19 @@ describe("the compiled agent (npm start)", () => {
     expect(lookup.status).toBe(200);
     expect(lookup.body.matches[0]).toMatchObject({ usable_now: true });
     expect(lookup.body.matches[0].ability_id).toContain("export");
+    // The packages compiled in answer as they do from node_modules: the OpenAPI document (swagger)
+    // and the extension's WebSocket (ws).
+    const openapi = await call("GET", "/api/openapi.json");
+    expect(openapi.status).toBe(200);
+    expect(Object.keys(openapi.body.paths as object)).toContain("/api/abilities/lookup");
+    const socket = new WebSocket(`${started.url.replace("http", "ws")}/api/observations/stream`);
+    const welcome = new Promise<Record<string, unknown>>((resolve, reject) => {
+      socket.on("message", (data) => resolve(JSON.parse(data.toString()) as Record<string, unknown>));
+      socket.on("error", reject);
+    });
+    socket.on("open", () => socket.send(JSON.stringify({ type: "hello", token, adapter_id: "bundle-test", adapter_kinds: ["browser_dom"], schema_version: 1 })));
+    expect(await welcome).toMatchObject({ type: "welcome" });
+    socket.close();
     // The banner points at the project's extension folder, as when run from the sources.
     expect(started.output()).toContain(path.join(projectRoot, ".output", "chrome-mv3"));
     expect(await started.stop()).toBe(0);
