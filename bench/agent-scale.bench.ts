@@ -217,7 +217,7 @@ export async function benchAgentScale(): Promise<BenchResult[]> {
       { name: "WordNet table: first build on an install (parse WordNet 3.1, store the table; once)", value: wordnet.build.ms, unit: "ms", target: "reported", pass: wordnet.build.source === "wordnet" },
       { name: "WordNet table: read back (every later agent's first lookup)", value: wordnet.read.ms, unit: "ms", target: "reported", pass: wordnet.read.source === "table" },
       { name: "WordNet table: memory kept once read (heap + array buffers, with the first build's collected)", value: wordnet.heapMb, unit: "MB", target: "reported", pass: true },
-      ...(await benchLongCapture()),
+      ...(await benchLongCapture(compiled)),
     ];
   } finally {
     await scale.cleanup();
