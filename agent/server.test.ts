@@ -59,8 +59,9 @@ describe("agent server process", () => {
 });
 
 describe("npm start", () => {
-  it("runs the agent entry that these tests start", async () => {
+  it("runs the agent entry that these tests start, compiled (issue 17: agent/agent-bundle.ts compiles agent/server.ts)", async () => {
     const pkg = JSON.parse(await readFile(path.join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> };
-    expect(pkg.scripts.start).toMatch(/^wxt build && node --import tsx agent\/server\.ts$/);
+    expect(pkg.scripts.start).toMatch(/^wxt build && npm run build:agent && node [^&]*\.output\/agent-server\.mjs$/);
+    expect(await readFile(path.join(projectRoot, "agent", "agent-bundle.ts"), "utf8")).toContain('entryPoints: [path.join(projectRoot, "agent", "server.ts")]');
   });
 });

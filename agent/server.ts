@@ -26,6 +26,10 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void close("SIGINT"));
   process.on("SIGTERM", () => void close("SIGTERM"));
+  // Reading the memory leaves its garbage (log chunks decoded and parsed); collected once here,
+  // before listening, rather than carried by an idle agent (issue 17). `npm start` runs node with
+  // --expose-gc (agent/agent-bundle.ts); without it, nothing happens.
+  (globalThis as { gc?: () => void }).gc?.();
   const url = await app.listen({ host: "127.0.0.1", port: config.port });
   const token = await loadOrCreateAgentToken(memory);
   process.stdout.write(startupBanner({ url, memoryRoot: memory.root, token, projectRoot, refiner }));

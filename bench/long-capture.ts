@@ -118,9 +118,10 @@ async function folderBytes(folder: string): Promise<{ apparent: number; allocate
  * through `POST /api/observations/events` in batches of 25, with `created_at`s 2 s apart over the
  * 2 hours before the replay (the agent's clock is not moved). Then Stop and Generate.
  */
-export async function benchLongCapture(): Promise<BenchResult[]> {
+export async function benchLongCapture(nodeArgs?: readonly string[]): Promise<BenchResult[]> {
   const { root, cleanup } = await makeTempMemoryRoot("elnor-bench-capture-");
-  const agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: path.join(root, "openclaw-workspace") });
+  // `nodeArgs`: how the agent is run (bench/agent-scale.bench.ts passes npm start's compiled agent).
+  const agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: path.join(root, "openclaw-workspace") }, nodeArgs);
   try {
     const token = (await readFile(path.join(root, MemoryPaths.agentToken), "utf8")).trim();
     const call = async (url: string, payload?: unknown) => {

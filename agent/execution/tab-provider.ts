@@ -1,4 +1,3 @@
-import puppeteer from "puppeteer-core";
 import type { BrowserLease, BrowserProvider, LeaseStop } from "./executor-contract";
 import { TabRunRefused, type TabRelay } from "./tab-relay";
 import { createTabTransport } from "./tab-transport";
@@ -39,6 +38,8 @@ export function createUserTabProvider(deps: UserTabProviderDeps): UserTabProvide
         for (const listener of stopListeners.splice(0)) listener(stop);
       });
       try {
+        // Loaded by the first run, not at agent start (issue 17).
+        const { default: puppeteer } = await import("puppeteer-core");
         const browser = await puppeteer.connect({
           transport: createTabTransport({ channel, allowedSites: sites }),
           defaultViewport: null,

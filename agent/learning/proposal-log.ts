@@ -22,8 +22,21 @@ const LiveProposalRecordSchema = z.object({
   }),
 });
 type ProposalLogRecord = z.infer<typeof LiveProposalRecordSchema>;
+
 /** A line is the proposal as it is now, or the tombstone its archive (§0C.16D, 14 days) leaves. */
-const ProposalLogLineSchema = z.union([LiveProposalRecordSchema, z.object({ archived_proposal_id: z.string().uuid(), archived_at: z.string().datetime() })]);
+const TombstoneSchema = z.object({ archived_proposal_id: z.string().uuid(), archived_at: z.string().datetime() });
+
+/**
+ * Which proposal a line of `proposals.jsonl` is a version of, or which one its tombstone removes.
+ * The log keeps every version of every proposal: it is folded on this alone (a proposal version is
+ * not checked against its schema here), and only the version that wins is parsed in full.
+ */
+function foldKeyOf(line: unknown): { id: string; live: boolean } | undefined {
+  const proposal = typeof line === "object" && line !== null && "proposal" in line ? line.proposal : undefined;
+  if (typeof proposal === "object" && proposal !== null && "proposal_id" in proposal && typeof proposal.proposal_id === "string") return { id: proposal.proposal_id, live: true };
+  const tombstone = TombstoneSchema.safeParse(line);
+  return tombstone.success ? { id: tombstone.data.archived_proposal_id, live: false } : undefined;
+}
 
 export type { ProposalLogRecord };
 
@@ -42,10 +55,19 @@ export interface ProposalLog {
 export const draftFolderOf = (proposal: SkillBundleProposal) => proposal.draft_skill_path.replace(/\/SKILL\.md$/, "");
 
 export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
+  const latest = new Map<string, unknown>();
+  const lines = await memory.readJsonl(MemoryPaths.proposals, z.unknown());
+  for (const [index, line] of lines.entries()) {
+    const key = foldKeyOf(line);
+    if (key === undefined) throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.proposals} is not valid (line ${index + 1} is neither a proposal nor a tombstone).`);
+    if (key.live) latest.set(key.id, line);
+    else latest.delete(key.id);
+  }
   const records = new Map<string, ProposalLogRecord>();
-  for (const line of await memory.readJsonl(MemoryPaths.proposals, ProposalLogLineSchema)) {
-    if ("archived_proposal_id" in line) records.delete(line.archived_proposal_id);
-    else records.set(line.proposal.proposal_id, line);
+  for (const [id, line] of latest) {
+    const parsed = LiveProposalRecordSchema.safeParse(line);
+    if (!parsed.success) throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.proposals} is not valid (the last version of proposal ${id} does not match its schema).`);
+    records.set(id, parsed.data);
   }
   return {
     find(proposalId) {

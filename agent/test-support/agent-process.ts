@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const serverScript = fileURLToPath(new URL("../server.ts", import.meta.url));
+export const serverScript = fileURLToPath(new URL("../server.ts", import.meta.url));
 export const projectRoot = path.resolve(path.dirname(serverScript), "..");
 
 export interface AgentProcess {
@@ -16,10 +16,11 @@ export interface AgentProcess {
 
 /**
  * Starts the real agent (`agent/server.ts`, as `npm start` does) on a free loopback port with the
- * given ELNOR_MEMORY, and resolves once it prints its address.
+ * given ELNOR_MEMORY, and resolves once it prints its address. `nodeArgs` runs another build of it
+ * (the compiled agent `npm start` runs: `[...AGENT_NODE_FLAGS, AGENT_BUNDLE]`, agent/agent-bundle.ts).
  */
-export function startAgentProcess(memoryRoot: string, extraEnv: Record<string, string> = {}): Promise<AgentProcess> {
-  const proc = spawn(process.execPath, ["--import", "tsx", serverScript], {
+export function startAgentProcess(memoryRoot: string, extraEnv: Record<string, string> = {}, nodeArgs: readonly string[] = ["--import", "tsx", serverScript]): Promise<AgentProcess> {
+  const proc = spawn(process.execPath, [...nodeArgs], {
     cwd: projectRoot,
     // The machine's own ~/.openclaw/skills never reaches a test agent's Skills.
     env: { ...process.env, ELNOR_MEMORY: memoryRoot, ELNOR_AGENT_PORT: "0", OPENCLAW_SKILLS_DIR: `${memoryRoot}/no-user-skills`, ELNOR_BUNDLED_SKILLS_DIRS: "", ...extraEnv },

@@ -86,7 +86,7 @@ const RARE_LEMMA_SHARE = 10;
 
 
 /** Many short lists of numbers in two typed arrays: list `n` is `items[starts[n]]` up to `items[starts[n + 1]]`. */
-interface Lists {
+export interface Lists {
   starts: Int32Array;
   items: Int32Array;
 }
@@ -115,6 +115,48 @@ const RELATIONS = ["broader", "derived", "similar"] as const;
  * The bench measures the time it takes and the memory it keeps.
  */
 export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
+  return lexiconFromTables(buildWordNetTables(texts));
+}
+
+/**
+ * What the lexicon answers from, by id: the words, the definition of each synset, and typed arrays
+ * of synset members, pointers, senses and counts. Built from the database text by
+ * `buildWordNetTables`; the agent stores it in a compact file (agent/abilities/wordnet-lexicon.ts)
+ * so that later starts read it back instead of parsing WordNet.
+ */
+export interface WordNetTables {
+  /** Every word by id (`_` joins the words of a collocation). */
+  words: readonly string[];
+  synsetCount: number;
+  /** A synset's definition (its gloss up to the first quoted example). */
+  definition(synset: number): string;
+  synsetMembers: Lists;
+  /** Per synset: relation × 2^28 + target synset. */
+  pointers: Lists;
+  /** Per synset, parallel to `pointers`: the target word of a lexical pointer (1-based, 0 = the synset). */
+  pointerWords: Lists;
+  /** Per word: rank × 2^28 + synset, most frequent sense first. */
+  senses: Lists;
+  /** Per word: bits of the parts of speech it is a lemma of. */
+  partsOfSpeech: Uint8Array;
+  /** Per word: 1 for time nouns and adverbs. */
+  circumstantial: Uint8Array;
+  /** Per word: its sense-tagged corpus count, and the part of it in verb senses. */
+  counts: Float64Array;
+  verbCounts: Float64Array;
+  irregular: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * Everything `buildWordNetTables` depends on besides WordNet's text, as one string: a table stored
+ * under another fingerprint is stale. Anything the build reads must be listed here.
+ */
+export function wordNetTablesFingerprint(): string {
+  return JSON.stringify([buildWordNetTables.toString(), listsOf.toString(), relationOf.toString(), canonical.toString(), POS_LIST, POS_LETTER, SENSES_FOLLOWED, LEXFILE_NOUN_TIME, LEXFILE_ADVERB, RELATIONS]);
+}
+
+/** Parses WordNet's text into the lexicon's tables. */
+export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
   const wordIds = new Map<string, number>();
   const wordId = (word: string) => {
     let id = wordIds.get(word);
@@ -202,12 +244,6 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
   words.forEach((word, id) => wordIds.set(word, id));
   const definitionTexts = glosses.join("\n").split("\n");
   glosses.length = 0;
-  // Written without the joint ("coworker", "checkin", "email") a joined word is still found.
-  const joinedForms = new Map<string, number>();
-  words.forEach((word, id) => {
-    const joined = word.replace(/_/g, "");
-    if (joined !== word && !wordIds.has(joined) && !joinedForms.has(joined)) joinedForms.set(joined, id);
-  });
   // Words that say when or how rather than what (time nouns, adverbs): the details of a request, not its task.
   const circumstantial = new Uint8Array(words.length);
   // A phrase WordNet lists ("time_off", "day_off") names a thing of its own, not when it happens.
@@ -227,12 +263,40 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
   const pointers = listsOf(synsetCount, pointerPairs);
   const pointerWords = listsOf(synsetCount, pointerWordPairs);
   const senses = listsOf(words.length, sensePairs);
-  const hasSenses = (id: number | undefined) => id !== undefined && (senses.starts[id + 1] as number) > (senses.starts[id] as number);
   // Parts of speech each word is a lemma of, as bits: a detachment rule only yields a lemma of its own.
   const partsOfSpeech = new Uint8Array(words.length);
   for (let at = 0; at < posPairs.length; at += 2) partsOfSpeech[posPairs[at] as number] = (partsOfSpeech[posPairs[at] as number] as number) | (1 << (posPairs[at + 1] as number));
 
-  const irregular = texts.irregular;
+  return {
+    words,
+    synsetCount,
+    // Made outside this function: a closure here would keep the whole database text alive.
+    definition: definitionOf(definitionTexts),
+    synsetMembers,
+    pointers,
+    pointerWords,
+    senses,
+    partsOfSpeech,
+    circumstantial,
+    counts,
+    verbCounts,
+    irregular: texts.irregular,
+  };
+}
+
+/** The lexicon's answers, read from its tables. */
+export function lexiconFromTables(tables: WordNetTables): Lexicon {
+  const { words, synsetMembers, pointers, pointerWords, senses, partsOfSpeech, circumstantial, counts, verbCounts, irregular } = tables;
+  const wordIds = new Map<string, number>();
+  words.forEach((word, id) => wordIds.set(word, id));
+  // Written without the joint ("coworker", "checkin", "email") a joined word is still found.
+  const joinedForms = new Map<string, number>();
+  words.forEach((word, id) => {
+    if (!word.includes("_")) return;
+    const joined = word.replace(/_/g, "");
+    if (!wordIds.has(joined) && !joinedForms.has(joined)) joinedForms.set(joined, id);
+  });
+  const hasSenses = (id: number | undefined) => id !== undefined && (senses.starts[id + 1] as number) > (senses.starts[id] as number);
   const relatedCache = new Map<string, ReadonlyMap<string, number>>();
   const lemmaCache = new Map<string, readonly string[]>();
 
@@ -336,7 +400,7 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
     const out: string[] = [];
     for (let sense = senses.starts[id] as number; sense < (senses.starts[id + 1] as number); sense += 1) {
       const value = senses.items[sense] as number;
-      if (Math.floor(value / 2 ** 28) < DEFINED_SENSES) out.push(definitionTexts[value % 2 ** 28] as string);
+      if (Math.floor(value / 2 ** 28) < DEFINED_SENSES) out.push(tables.definition(value % 2 ** 28));
     }
     return out;
   };
@@ -371,6 +435,10 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
       return total > 0 ? (verbCounts[id] as number) * 2 > total : partsOfSpeech[id] === 2;
     },
   };
+}
+
+function definitionOf(definitions: readonly string[]): (synset: number) => string {
+  return (synset) => definitions[synset] as string;
 }
 
 function relationOf(symbol: string): (typeof RELATIONS)[number] | undefined {

