@@ -4,14 +4,17 @@ import { EVAL_ABILITIES } from "./lookup-eval.fixture";
 import { HOLDOUT_ABILITIES } from "./lookup-holdout.fixture";
 import { compiledDocument } from "./lookup-quality.bench";
 import { UNSEEN_ABILITIES } from "./lookup-unseen.fixture";
+import { FOURTH_ABILITIES } from "./lookup-fourth.fixture";
 import { createWordingIndex } from "../shared/abilities/wording-index";
 import { createBaselineIndex } from "../shared/abilities/baseline-index";
 import { AbilityLookupQuerySchema } from "../shared/abilities/lookup-contract";
 import { loadWordNetLexicon } from "../agent/abilities/wordnet-lexicon";
+import { withDomainPhrasing } from "../shared/abilities/wording-domain";
 
 // `node --import tsx bench/lookup-blind.ts`: the blind set's figures only (issue #15); never its misses.
-const lexicon = await loadWordNetLexicon();
-const all = [...EVAL_ABILITIES, ...DEV_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...BLIND_ABILITIES].map((a, i) => compiledDocument(a, i));
+// The lexicon as the agent's lookup service reads it (WordNet with our domain's phrasing).
+const lexicon = withDomainPhrasing(await loadWordNetLexicon());
+const all = [...EVAL_ABILITIES, ...DEV_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...FOURTH_ABILITIES, ...BLIND_ABILITIES].map((a, i) => compiledDocument(a, i));
 for (const [name, index] of [["wording matcher", createWordingIndex(all, lexicon)], ["§0C.11C", createBaselineIndex(all.map((d) => d.entry))]] as const) {
   let top1 = 0, top3 = 0, total = 0;
   for (const ability of BLIND_ABILITIES) for (const request of ability.requests) {
