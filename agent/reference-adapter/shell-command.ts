@@ -1,6 +1,6 @@
 import type { LearnSession } from "../../shared/learning/learn-session";
 import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
-import { maskCommandArguments } from "../../shared/observation/command-masking";
+import { maskCommandLine } from "../../shared/observation/command-masking";
 import { watchesThisComputer } from "../../shared/observation/desktop-detail";
 
 /**
@@ -73,10 +73,11 @@ export function shellCommandEvent(
   command: ShellCommand,
   context: { sessionId: string; eventId: string; now: Date; shell: string },
 ): ObservedActionEventWithDetail | undefined {
-  const [program, ...args] = splitCommandLine(command.line);
+  // `PGPASSWORD=… psql -h db`: the program is psql; the assignments are shown, masked, in the label only.
+  const { program, args, assignments } = maskCommandLine(splitCommandLine(command.line));
   if (program === undefined) return undefined;
-  const programName = (program.split("/").at(-1) ?? program).slice(0, 120);
-  const maskedArgs = maskCommandArguments(args).slice(0, 64).map((arg) => arg.slice(0, 400));
+  const programName = program.slice(0, 120);
+  const maskedArgs = args.slice(0, 64).map((arg) => arg.slice(0, 400));
   const cwdName = command.cwd.split("/").filter((part) => part.length > 0).at(-1) ?? "/";
   return ObservedActionEventWithDetailSchema.parse({
     event_id: context.eventId,
@@ -84,7 +85,7 @@ export function shellCommandEvent(
     adapter_kind: "terminal_command",
     app_family: programName.toLowerCase(),
     window_title: `Terminal (${context.shell}) — ${cwdName}`.slice(0, 200),
-    action_label: `Run '${[programName, ...maskedArgs].join(" ")}'`.slice(0, 240),
+    action_label: `Run '${[...assignments, programName, ...maskedArgs].join(" ")}'`.slice(0, 240),
     control_surface: "wrapper_script",
     redaction_mode: "mask_text",
     caused_state_change: false,

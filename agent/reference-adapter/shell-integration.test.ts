@@ -54,6 +54,20 @@ describe("shell command reports", () => {
     expect(event?.created_at).toBe("2026-11-24T07:59:59.000Z");
   });
 
+  it("names the program after variable assignments and masks a secret one, and masks curl's password and mysql's glued -p", () => {
+    const context = { sessionId: "6f1c2c1e-7d3a-4b8e-9a51-2f0d3c4b5a69", eventId: "0b9d3c4e-1f2a-4b5c-8d6e-7f8091a2b3c4", now: new Date("2026-11-24T08:00:00Z"), shell: "bash" };
+    const run = (line: string) => shellCommandEvent({ line, exitCode: 0, durationMs: 5, cwd: "/srv/shop" }, context);
+    // Short and word-like: only the command's shape can tell it is a secret.
+    const secret = "Zq7-pw";
+    const env = run(`PGPASSWORD=${secret} psql -h db.internal -c "select 1"`);
+    expect(env?.desktop_detail).toMatchObject({ program: "psql", args: ["-h", "db.internal", "-c", "select 1"] });
+    expect(env?.action_label).toBe(`Run 'PGPASSWORD=${MASKED_ARGUMENT} psql -h db.internal -c select 1'`);
+    expect(run(`FOO=${secret}`)).toBeUndefined();
+    for (const line of [`curl -s -u deploy:${secret} http://127.0.0.1:9/health`, `cd shop && mysql -uroot -p${secret} shop`, `curl -H "Authorization: Bearer ${secret}" https://api.example.com`]) {
+      expect(JSON.stringify(run(line)), line).not.toContain(secret);
+    }
+  });
+
   it("reports only while a session that watches this computer is armed or capturing, and not a command started before it", () => {
     expect(sessionTakesCommands(undefined)).toBe(false);
     expect(sessionTakesCommands(session({}), new Date("2026-11-24T07:59:00Z"))).toBe(false);

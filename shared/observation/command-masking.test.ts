@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MASKED_ARGUMENT, maskCommandArguments } from "./command-masking";
+import { MASKED_ARGUMENT, maskCommandArguments, maskCommandLine } from "./command-masking";
 
 describe("maskCommandArguments", () => {
   it("keeps ordinary arguments readable", () => {
@@ -27,5 +27,46 @@ describe("maskCommandArguments", () => {
 
   it("masks URL query values and credentials", () => {
     expect(maskCommandArguments(["https://user:pw@api.example.com/v1?key=abc&q=x"])).toEqual(["https://api.example.com/v1?key=*&q=*"]);
+  });
+});
+
+describe("masking the secrets real terminals carry", () => {
+  const canary = "Zq6-pw-canary";
+
+  it("masks the password of user:password after curl's -u and --user, glued or not, and keeps the user", () => {
+    expect(maskCommandArguments(["-s", "-u", `deploy:${canary}`, "http://127.0.0.1:8080/health"], "curl")).toEqual(["-s", "-u", `deploy:${MASKED_ARGUMENT}`, "http://127.0.0.1:8080/health"]);
+    expect(maskCommandArguments(["--user", `deploy:${canary}`], "curl")).toEqual(["--user", `deploy:${MASKED_ARGUMENT}`]);
+    expect(maskCommandArguments([`-udeploy:${canary}`], "curl")).toEqual([`-udeploy:${MASKED_ARGUMENT}`]);
+    expect(maskCommandArguments([`--user=deploy:${canary}`], "wget")).toEqual([`--user=deploy:${MASKED_ARGUMENT}`]);
+    // No colon, no password: `git push -u origin main` stays as typed.
+    expect(maskCommandArguments(["push", "-u", "origin", "main"], "git")).toEqual(["push", "-u", "origin", "main"]);
+  });
+
+  it("masks a password glued to mysql's -p, and credential headers", () => {
+    expect(maskCommandArguments(["-uroot", `-p${canary}`, "shop"], "mysql")).toEqual(["-uroot", `-p${MASKED_ARGUMENT}`, "shop"]);
+    expect(maskCommandArguments([`-p${canary}`, "shop"], "/usr/bin/mysqldump")).toEqual([`-p${MASKED_ARGUMENT}`, "shop"]);
+    expect(maskCommandArguments(["-H", `Authorization: Bearer ${canary}`, "-H", "Accept: application/json"], "curl")).toEqual(["-H", `Authorization: ${MASKED_ARGUMENT}`, "-H", "Accept: application/json"]);
+    expect(maskCommandArguments(["--header", `X-Api-Key: ${canary}`], "curl")).toEqual(["--header", `X-Api-Key: ${MASKED_ARGUMENT}`]);
+  });
+
+  it("judges each command of a line by its own program (`cd x && mysql -p…`, pipes)", () => {
+    expect(maskCommandArguments(["shop", "&&", "mysql", `-p${canary}`, "shop"], "cd")).toEqual(["shop", "&&", "mysql", `-p${MASKED_ARGUMENT}`, "shop"]);
+    expect(maskCommandArguments(["dump.sql", "|", "mysql", "-uroot", `-p${canary}`], "cat")).toEqual(["dump.sql", "|", "mysql", "-uroot", `-p${MASKED_ARGUMENT}`]);
+  });
+
+  it("keeps the path after a -p that is not a password (mkdir, ssh, git), and masks an unknown program's -p value", () => {
+    expect(maskCommandArguments(["-p", "build/out"], "mkdir")).toEqual(["-p", "build/out"]);
+    expect(maskCommandArguments(["-p", "2222", "deploy@staging"], "ssh")).toEqual(["-p", "2222", "deploy@staging"]);
+    expect(maskCommandArguments(["-p", canary], "vault-login")).toEqual(["-p", MASKED_ARGUMENT]);
+    expect(maskCommandArguments(["-p", canary])).toEqual(["-p", MASKED_ARGUMENT]);
+  });
+
+  it("splits a line into assignments, program and arguments, a secret variable masked", () => {
+    expect(maskCommandLine([`PGPASSWORD=${canary}`, "LANG=C", "/usr/bin/psql", "-h", "db.internal"])).toEqual({
+      program: "psql",
+      args: ["-h", "db.internal"],
+      assignments: [`PGPASSWORD=${MASKED_ARGUMENT}`, "LANG=C"],
+    });
+    expect(maskCommandLine([`API_TOKEN=${canary}`])).toEqual({ program: undefined, args: [], assignments: [`API_TOKEN=${MASKED_ARGUMENT}`] });
   });
 });
