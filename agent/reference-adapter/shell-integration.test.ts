@@ -126,9 +126,11 @@ describe.each(SHELLS)("$name shell integration against a real agent", ({ name, a
     token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
     home = await mkdtemp(path.join(tmpdir(), "elnor-shell-home-"));
     shell = spawn(name, [...args], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ELNOR_AGENT_URL: agent.url, ELNOR_TOKEN: token, ELNOR_NODE: process.execPath, HISTFILE: path.join(home, "history") },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ELNOR_AGENT_URL: agent.url, ELNOR_TOKEN: token, ELNOR_NODE: process.execPath, HISTFILE: path.join(home, "history"), HISTCONTROL: "ignorespace" },
       cwd: home,
     });
+    // As many people set it: a line typed with a leading space stays out of history.
+    if (name === "zsh") shell.stdin.write("setopt histignorespace\n");
     shell.stdout.resume();
     shell.stderr.resume();
   }, 60_000);
@@ -172,5 +174,31 @@ describe.each(SHELLS)("$name shell integration against a real agent", ({ name, a
     expect(all).toHaveLength(2);
     expect((await api("GET", `/api/learn/sessions/${id}/detail`)).state).toBe("capturing");
     for (const file of await filesUnder(root)) expect(await readFile(file, "utf8"), file).not.toContain(CANARY);
+  }, 60_000);
+
+  it("reports where each command ran (cd reports the folder it left), a multi-line command as one, a line that starts a subshell, and not a line kept out of history with a leading space", async () => {
+    const id = ((await api("GET", "/api/learn/runtime/current")) as { learn_session_id: string }).learn_session_id;
+    const before = ((await api("GET", `/api/learn/sessions/${id}/observations`)).events as unknown[]).length;
+    shell.stdin.write("mkdir -p releases/2026-11\n");
+    shell.stdin.write("cd releases\n");
+    shell.stdin.write("for name in a b; do\n  touch \"$name.txt\"\ndone\n");
+    shell.stdin.write(`  echo hidden ${CANARY}\n`);
+    shell.stdin.write("(cd 2026-11 && touch notes.md)\n");
+    const events = await waitFor(
+      async () => ((await api("GET", `/api/learn/sessions/${id}/observations`)).events as Array<Record<string, any>>).slice(before),
+      (seen) => seen.length >= 4,
+      "the four commands at the agent",
+    );
+    const byProgram = new Map(events.map((event) => [event.desktop_detail.program as string, event.desktop_detail as { args: string[]; cwd_name: string }]));
+    const homeName = path.basename(home);
+    expect(byProgram.get("mkdir")).toMatchObject({ args: ["-p", "releases/2026-11"], cwd_name: homeName });
+    expect(byProgram.get("cd")).toMatchObject({ args: ["releases"], cwd_name: homeName });
+    expect(byProgram.get("for")?.args.join(" ")).toMatch(/^name in a b; do touch \$name\.txt;? ?done$/);
+    expect(byProgram.get("for")?.cwd_name).toBe("releases");
+    expect(byProgram.get("(cd")).toMatchObject({ args: ["2026-11", "&&", "touch", "notes.md)"], cwd_name: "releases" });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const all = ((await api("GET", `/api/learn/sessions/${id}/observations`)).events as unknown[]).slice(before);
+    expect(all).toHaveLength(4);
+    expect(JSON.stringify(all)).not.toContain("hidden");
   }, 60_000);
 });

@@ -14,6 +14,12 @@ describe("maskCommandArguments", () => {
     expect(maskCommandArguments(["/tmp/aB3dE5fG7hJ9kLmN2pQ4"])).toEqual([MASKED_ARGUMENT]);
   });
 
+  it("keeps a long file name with an extension in the current folder, but not a key with an extension", () => {
+    expect(maskCommandArguments(["-czf", "release-2026-11.tar.gz", "release"], "tar")).toEqual(["-czf", "release-2026-11.tar.gz", "release"]);
+    expect(maskCommandArguments(["quarterly_report_2024_final.pdf", "IMG20240101_0930_holiday.jpg"])).toEqual(["quarterly_report_2024_final.pdf", "IMG20240101_0930_holiday.jpg"]);
+    expect(maskCommandArguments(["4f9a8b7c6d5e4f3a2b1c0d9e.key", "aB3dE5fG7hJ9kLmN2pQ4.txt"])).toEqual([MASKED_ARGUMENT, MASKED_ARGUMENT]);
+  });
+
   it("masks the value after a secret flag", () => {
     expect(maskCommandArguments(["login", "--password", "hunter2", "-u", "ann"])).toEqual(["login", "--password", MASKED_ARGUMENT, "-u", "ann"]);
     expect(maskCommandArguments(["-p", "s3cr3t"])).toEqual(["-p", MASKED_ARGUMENT]);

@@ -9,7 +9,7 @@ const SECRET_FLAG = /^-{1,2}(p|pw|pass|password|passwd|token|api[-_]?key|secret|
 function looksLikeToken(value: string): boolean {
   if (value.length < 20 || /\s/.test(value)) return false;
   if (!/^[A-Za-z0-9+/=_.:-]+$/.test(value)) return false;
-  if (looksLikePath(value)) return false;
+  if (looksLikePath(value) || looksLikeFileName(value)) return false;
   const classes = [/[a-z]/, /[A-Z]/, /[0-9]/].filter((pattern) => pattern.test(value)).length;
   return classes >= 2 && !/^[a-z]+([._-][a-z]+)*$/i.test(value);
 }
@@ -22,6 +22,15 @@ function looksLikeToken(value: string): boolean {
 function looksLikePath(value: string): boolean {
   if (!/^(~|\.{1,2})?\/?([A-Za-z0-9_.+-]+\/)+[A-Za-z0-9_.+-]*$/.test(value)) return false;
   return value.split("/").every((name) => !looksRandom(name));
+}
+
+/**
+ * A file name with an extension (`release-2026-11.tar.gz`, `IMG20240101_0930.jpg`): words a person
+ * chose between separators. A long run of letters and digits (a hex or base64 key) still is not one.
+ */
+function looksLikeFileName(value: string): boolean {
+  if (!/^[A-Za-z0-9_+-][A-Za-z0-9_.+-]*\.[a-z0-9]{1,5}$/.test(value)) return false;
+  return value.split(/[._+-]/).every((part) => !looksRandom(part) && !(part.length >= 16 && /[0-9]/.test(part) && /[a-z]/i.test(part)));
 }
 
 function looksRandom(name: string): boolean {

@@ -1,0 +1,38 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { shellCommandEvent } from "../agent/reference-adapter/shell-command";
+import { SessionTimelineState } from "./session-timeline.svelte";
+import { startListeningAgent, type ListeningAgent } from "./testing/listening-agent";
+
+let agent: ListeningAgent;
+
+beforeEach(async () => {
+  agent = await startListeningAgent();
+});
+afterEach(async () => {
+  await agent.close();
+});
+
+describe("the live timeline of a session that watches this computer", () => {
+  it("lists terminal commands in the order they ran, though the terminal reported them in another order", async () => {
+    await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "shell", kind: "terminal_command", schema_version: 1 });
+    const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const id = created.body.session.learn_session_id as string;
+    expect((await agent.call("POST", `/api/learn/sessions/${id}/start`)).status).toBe(200);
+    const at = (offset: number) => new Date(Date.now() + offset);
+    const command = (line: string, offset: number) =>
+      shellCommandEvent({ line, exitCode: 0, durationMs: 10, cwd: "/srv/shop", startedAt: at(offset) }, { sessionId: id, eventId: randomUUID(), now: at(offset), shell: "bash" });
+    const send = async (events: unknown[]) => {
+      const ack = await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events, schema_version: 1, snapshots: [] });
+      expect(ack.body.accepted, JSON.stringify(ack.body)).toHaveLength(events.length);
+    };
+    // `tar` was typed first but took longer: its report comes after `git`'s.
+    await send([command("git status", 200)]);
+    await send([command("tar -czf site.tar.gz site", 100)]);
+    const timeline = new SessionTimelineState(agent.deps(), id);
+    await timeline.refresh();
+    await send([command("ls", 300), command("cd shop", 50)]);
+    await timeline.refresh();
+    expect(timeline.steps.map((step) => step.label)).toEqual(["Run 'cd shop'", "Run 'tar -czf site.tar.gz site'", "Run 'git status'", "Run 'ls'"]);
+  });
+});
