@@ -97,3 +97,47 @@ describe("desktop traces compile into skills", () => {
     for (const file of await filesUnder(agent.root)) expect(await readFile(file, "utf8"), file).not.toContain(CANARY);
   });
 });
+
+describe("the files a terminal routine leaves behind", () => {
+  it("checks that the file each command writes exists (a redirect, -o, tar, touch, mkdir, cp), with the folder of cd as an input", async () => {
+    await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "shell", kind: "terminal_command", schema_version: 1 });
+    const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const id = created.body.session.learn_session_id as string;
+    await agent.call("POST", `/api/learn/sessions/${id}/start`);
+    await agent.call("POST", `/api/learn/sessions/${id}/mark-goal`, { goal_description: "Package the monthly report" });
+    const lines = [
+      "cd reports",
+      "mkdir -p out/2026-11",
+      "curl -s https://reports.example.com/monthly -o out/2026-11/monthly.json",
+      `printf '%s\\n' done >out/2026-11/status.txt 2>/dev/null`,
+      "tar -czf monthly-2026-11.tar.gz out",
+      "cp monthly-2026-11.tar.gz /srv/archive/",
+      `curl -s -u deploy:${CANARY} https://archive.example.com/notify`,
+      `mysql -uroot -p${CANARY} reports`,
+    ];
+    const events = lines.map((line, index) =>
+      shellCommandEvent({ line, exitCode: 0, durationMs: 10, cwd: "/home/ann/work", startedAt: new Date(Date.now() + (index + 1) * 10) }, { sessionId: id, eventId: randomUUID(), now: new Date(), shell: "bash" }),
+    );
+    const ack = await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [], schema_version: 1 });
+    expect(ack.body.accepted, JSON.stringify(ack.body)).toHaveLength(lines.length);
+    await agent.call("POST", `/api/learn/sessions/${id}/stop`);
+    const generated = await agent.call("POST", `/api/learn/sessions/${id}/generate-proposal`);
+    expect(generated.status, JSON.stringify(generated.body)).toBe(200);
+    const detail = ProposalDetailResponseSchema.parse((await agent.call("GET", `/api/learn/proposals/${generated.body.proposal_id as string}/detail`)).body);
+    const conditions = detail.interpretation?.success_conditions ?? [];
+    const all = conditions.join("\n");
+    expect(all).toContain("`cd {{folder}}` ran and exited with code 0");
+    expect(all).toMatch(/`mkdir -p \{\{path\}\}` ran and exited with code 0, and `\{\{path\}\}` exists/);
+    expect(all).toMatch(/-o \{\{(path_\d)\}\}` ran and exited with code 0, and `\{\{\1\}\}` exists/);
+    // The redirect's operator stays in the command; only the file is the input.
+    expect(all).toMatch(/>\{\{(path_\d)\}\} 2>\/dev\/null` ran and exited with code 0, and `\{\{\1\}\}` exists/);
+    expect(all).toMatch(/`tar -czf \{\{(path_\d)\}\} out` ran and exited with code 0, and `\{\{\1\}\}` exists/);
+    expect(all).toMatch(/`cp \{\{path_\d\}\} \{\{(path_\d)\}\}` ran and exited with code 0, and `\{\{\1\}\}` exists/);
+    // A password stays a secret input; the user typed with it and the command's shape stay as they were.
+    expect(all).toMatch(/`curl -s -u deploy:\{\{password\}\} \{\{url_2\}\}` ran/);
+    expect(all).toMatch(/`mysql -uroot -p\{\{password_2\}\} reports` ran/);
+    expect(all).not.toContain(MASKED_ARGUMENT);
+    expect(detail.checkpoint_lint_report).toMatchObject({ passed: true });
+    for (const file of await filesUnder(agent.root)) expect(await readFile(file, "utf8"), file).not.toContain(CANARY);
+  });
+});
