@@ -186,6 +186,8 @@ describe("teaching a terminal routine from the side panel", () => {
 
   it("shows each command run in the terminal in the live timeline, the password masked", async () => {
     terminal.type("cd shop");
+    // A slip, as in any real terminal: shown as failed, left out of the skill.
+    terminal.type("gti checkout -b release/2026-11");
     terminal.type("git checkout -b release/2026-11");
     terminal.type(`curl -s -u deploy:${CANARY} ${serverUrl}/health -o status.json`);
     terminal.type("tar -czf release-2026-11.tar.gz release");
@@ -196,13 +198,22 @@ describe("teaching a terminal routine from the side panel", () => {
 
     await panel.locator("#learn-tab-active").click();
     await waitForSessionState(["capturing"]);
-    await panel.waitForFunction(() => document.querySelectorAll("[data-event-id]").length >= 4, { timeout: 30_000 });
+    await panel.waitForFunction(() => document.querySelectorAll("[data-event-id]").length >= 5, { timeout: 30_000 });
     const steps = await panel.$$eval("[data-event-id]", (elements) => elements.map((element) => (element as HTMLElement).innerText));
     const joined = steps.join("\n");
     expect(joined).toContain("git checkout -b release/2026-11");
     expect(joined).toContain("tar -czf release-2026-11.tar.gz release");
     expect(joined).toMatch(/curl -s -u deploy:«masked»/);
     expect(joined).toContain("Terminal (bash)");
+    // In the order they ran, each with how it ended; the slip as failed.
+    expect(steps.map((step) => /Run '(\S+)/.exec(step)?.[1])).toEqual(["cd", "gti", "git", "curl", "tar"]);
+    expect(await panel.$$eval("[data-exit-outcome]", (elements) => elements.map((element) => element.textContent))).toEqual([
+      "exited with code 0",
+      "failed: exited with code 127",
+      "exited with code 0",
+      "exited with code 0",
+      "exited with code 0",
+    ]);
     await assertNoCanary("timeline");
     await saveScreenshot(panel, "desktop-e2e-timeline");
   }, 60_000);
@@ -239,6 +250,7 @@ describe("teaching a terminal routine from the side panel", () => {
     expect(markdown).toMatch(/tar -czf \{\{(path[_0-9]*)\}\} release\\?` ran and exited with code 0, and \\?`\{\{\1\}\}\\?` exists/);
     expect(markdown).toMatch(/cd \{\{folder\}\}\\?` ran and exited with code 0/);
     expect(markdown).not.toContain("«masked»");
+    expect(markdown).not.toContain("gti");
     const statuses = await panel.$$eval("[data-checkpoint-status]", (elements) => elements.length);
     expect(statuses).toBeGreaterThanOrEqual(3);
     await assertNoCanary("proposal");

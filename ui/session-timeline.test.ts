@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { shellCommandEvent } from "../agent/reference-adapter/shell-command";
 import { SessionTimelineState } from "./session-timeline.svelte";
+import { timelineStep } from "./timeline";
 import { startListeningAgent, type ListeningAgent } from "./testing/listening-agent";
 
 let agent: ListeningAgent;
@@ -34,5 +35,15 @@ describe("the live timeline of a session that watches this computer", () => {
     await send([command("ls", 300), command("cd shop", 50)]);
     await timeline.refresh();
     expect(timeline.steps.map((step) => step.label)).toEqual(["Run 'cd shop'", "Run 'tar -czf site.tar.gz site'", "Run 'git status'", "Run 'ls'"]);
+  });
+});
+
+describe("a terminal command in the timeline", () => {
+  it("says how it ended, a failed command as failed with its exit code", () => {
+    const context = { sessionId: "6f1c2c1e-7d3a-4b8e-9a51-2f0d3c4b5a69", eventId: randomUUID(), now: new Date(), shell: "zsh" };
+    const failed = shellCommandEvent({ line: "ls missing.txt", exitCode: 2, durationMs: 3, cwd: "/srv/shop" }, context)!;
+    const worked = shellCommandEvent({ line: "ls", exitCode: 0, durationMs: 3, cwd: "/srv/shop" }, context)!;
+    expect(timelineStep(failed, new Set())).toMatchObject({ kind: "Command", label: "Run 'ls missing.txt'", outcome: "failed: exited with code 2", failed: true, where: "Terminal (zsh) — shop · ls" });
+    expect(timelineStep(worked, new Set())).toMatchObject({ outcome: "exited with code 0", failed: false });
   });
 });

@@ -141,3 +141,31 @@ describe("the files a terminal routine leaves behind", () => {
     for (const file of await filesUnder(agent.root)) expect(await readFile(file, "utf8"), file).not.toContain(CANARY);
   });
 });
+
+describe("a terminal's slips", () => {
+  it("leaves out a mistyped program and a failed command run again at once, and keeps a failure that was not retried", async () => {
+    await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "shell", kind: "terminal_command", schema_version: 1 });
+    const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const id = created.body.session.learn_session_id as string;
+    await agent.call("POST", `/api/learn/sessions/${id}/start`);
+    await agent.call("POST", `/api/learn/sessions/${id}/mark-goal`, { goal_description: "Check the build" });
+    const lines: Array<[string, number]> = [
+      ["gti status", 127],
+      ["git status", 0],
+      ["make tset", 2],
+      ["make test", 0],
+      ["grep -q TODO notes.md", 1],
+    ];
+    const events = lines.map(([line, exitCode], index) =>
+      shellCommandEvent({ line, exitCode, durationMs: 10, cwd: "/home/ann/work", startedAt: new Date(Date.now() + (index + 1) * 10) }, { sessionId: id, eventId: randomUUID(), now: new Date(), shell: "zsh" }),
+    );
+    await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [], schema_version: 1 });
+    await agent.call("POST", `/api/learn/sessions/${id}/stop`);
+    const generated = await agent.call("POST", `/api/learn/sessions/${id}/generate-proposal`);
+    expect(generated.status, JSON.stringify(generated.body)).toBe(200);
+    const detail = ProposalDetailResponseSchema.parse((await agent.call("GET", `/api/learn/proposals/${generated.body.proposal_id as string}/detail`)).body);
+    const conditions = detail.interpretation?.success_conditions ?? [];
+    expect(conditions.join("\n")).not.toMatch(/gti|tset/);
+    expect(conditions).toEqual(["`git status` ran and exited with code 0", "`make test` ran and exited with code 0", "`grep -q TODO {{path}}` ran and exited with code 1"]);
+  });
+});

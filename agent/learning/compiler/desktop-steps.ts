@@ -27,6 +27,23 @@ export function desktopAction(event: Pick<ObservedActionEventWithDetail, "adapte
   }
 }
 
+/**
+ * A demonstration in a real terminal has slips: a mistyped program (exit 126/127, "command not
+ * found"), or a command that failed and was run again, corrected, right after. Neither is part of
+ * the routine. Any other failed command stays (and its checkpoint says the exit code it had).
+ */
+export function dropFailedAttempts<T extends Pick<ObservedActionEventWithDetail, "adapter_kind" | "desktop_detail">>(events: readonly T[]): { kept: T[]; dropped: number } {
+  const commands = events.filter((event) => event.adapter_kind === "terminal_command" && event.desktop_detail !== undefined);
+  const slips = new Set<T>();
+  commands.forEach((event, index) => {
+    const detail = event.desktop_detail!;
+    if (detail.exit_code === undefined || detail.exit_code === 0) return;
+    const next = commands[index + 1]?.desktop_detail;
+    if (detail.exit_code === 126 || detail.exit_code === 127 || (next?.program === detail.program && next.exit_code === 0)) slips.add(event);
+  });
+  return { kept: events.filter((event) => !slips.has(event)), dropped: slips.size };
+}
+
 type ArgumentKind = { name: string; label: string; type_hint: SkillParameter["type_hint"] };
 
 /** Words that join commands on one line (`a && b`, `a | b`): never an input. */
