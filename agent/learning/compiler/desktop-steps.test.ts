@@ -52,9 +52,20 @@ async function recordRoutine(): Promise<string> {
       created_at: at(40).toISOString(),
       schema_version: 1,
     },
+    {
+      event_id: randomUUID(),
+      learn_session_id: id,
+      adapter_kind: "mcp_receipt",
+      app_family: "tracker-mcp",
+      action_label: "Open the release ticket",
+      control_surface: "mcp_server",
+      redaction_mode: "mask_text",
+      created_at: at(50).toISOString(),
+      schema_version: 1,
+    },
   ];
   const ack = await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [], schema_version: 1 });
-  expect(ack.body.accepted, JSON.stringify(ack.body)).toHaveLength(4);
+  expect(ack.body.accepted, JSON.stringify(ack.body)).toHaveLength(5);
   await agent.call("POST", `/api/learn/sessions/${id}/stop`);
   return id;
 }
@@ -74,9 +85,10 @@ describe("desktop traces compile into skills", () => {
     expect(markdown).toContain("scp {{path_2}} {{path_3}}");
     expect(markdown).toContain("ran and exited with code 0");
     expect(markdown).toContain("The Publish the release notes receipt is recorded");
+    expect(markdown).toContain("The Open the release ticket receipt is recorded");
     expect(markdown).toMatch(/`\{\{password\}\}` — password \(secret\)/);
     expect(markdown).not.toContain("page.");
-    expect(detail.interpretation?.success_conditions).toHaveLength(4);
+    expect(detail.interpretation?.success_conditions).toHaveLength(5);
     expect(detail.checkpoint_lint_report).toMatchObject({ passed: true });
 
     // The canary never left the terminal: not in the events, the proposal, SKILL.md or any log.
@@ -89,7 +101,7 @@ describe("desktop traces compile into skills", () => {
     expect(validated.body.validation_run.overall_result).toBe("partial");
     const runs = await agent.call("GET", `/api/learn/proposals/${generated.body.proposal_id as string}/validation-runs`);
     const checkpointSteps = (runs.body.steps as Array<{ test_case_id: string; result: string; details?: string }>).filter((step) => step.test_case_id.startsWith("checkpoint:"));
-    expect(checkpointSteps).toHaveLength(4);
+    expect(checkpointSteps).toHaveLength(5);
     for (const step of checkpointSteps) {
       expect(step.result).toBe("skipped");
       expect(step.details).toContain("confirm by hand");
