@@ -181,3 +181,30 @@ describe("a terminal's slips", () => {
     expect(conditions).toEqual(["`git status` ran and exited with code 0", "`make test` ran and exited with code 0", "`grep -q TODO {{path}}` ran and exited with code 1"]);
   });
 });
+
+describe("the agent's own check of a command line", () => {
+  it("refuses a terminal command from any adapter whose arguments still carry a secret, and stores the masked one", async () => {
+    await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "third-party", kind: "terminal_command", schema_version: 1 });
+    const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const id = created.body.session.learn_session_id as string;
+    await agent.call("POST", `/api/learn/sessions/${id}/start`);
+    const secret = "Zq9-pw";
+    const command = (program: string, args: string[]) => ({
+      event_id: randomUUID(),
+      learn_session_id: id,
+      adapter_kind: "terminal_command",
+      app_family: "shell",
+      action_label: "Run a command",
+      redaction_mode: "mask_text",
+      created_at: new Date().toISOString(),
+      schema_version: 1,
+      desktop_detail: { program, args, exit_code: 0 },
+    });
+    const leaks = [command("mysql", ["-uroot", `-p${secret}`, "shop"]), command("curl", ["-u", `deploy:${secret}`, "https://x.example"]), command(`PGPASSWORD=${secret}`, ["psql"])];
+    const masked = command("mysql", ["-uroot", `-p${MASKED_ARGUMENT}`, "shop"]);
+    const ack = await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [...leaks, masked], snapshots: [], schema_version: 1 });
+    expect(ack.body.rejected.map((entry: { code: string }) => entry.code)).toEqual(["OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED"]);
+    expect(ack.body.accepted).toEqual([masked.event_id]);
+    for (const file of await filesUnder(agent.root)) expect(await readFile(file, "utf8"), file).not.toContain(secret);
+  });
+});
