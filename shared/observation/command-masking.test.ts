@@ -67,6 +67,17 @@ describe("masking the secrets real terminals carry", () => {
     expect(maskCommandArguments(["-p", canary])).toEqual(["-p", MASKED_ARGUMENT]);
   });
 
+  it("judges the program a wrapper runs (sudo, docker exec, kubectl exec, ssh), and program-specific secret flags", () => {
+    expect(maskCommandArguments(["-u", "root", "mysql", `-p${canary}`], "sudo")).toEqual(["-u", "root", "mysql", `-p${MASKED_ARGUMENT}`]);
+    expect(maskCommandArguments(["exec", "-it", "db", "mysql", "-uroot", `-p${canary}`], "docker")).toEqual(["exec", "-it", "db", "mysql", "-uroot", `-p${MASKED_ARGUMENT}`]);
+    expect(maskCommandArguments(["-p", "2222", "db.internal", "mysql", `-p${canary}`], "ssh")).toEqual(["-p", "2222", "db.internal", "mysql", `-p${MASKED_ARGUMENT}`]);
+    expect(maskCommandArguments(["mkdir", "-p", "/opt/shop/releases"], "sudo")).toEqual(["mkdir", "-p", "/opt/shop/releases"]);
+    expect(maskCommandArguments(["-h", "cache.internal", "-a", canary, "ping"], "redis-cli")).toEqual(["-h", "cache.internal", "-a", MASKED_ARGUMENT, "ping"]);
+    expect(maskCommandArguments(["rsa", "-in", "key.pem", "-passin", `pass:${canary}`], "openssl")).toEqual(["rsa", "-in", "key.pem", "-passin", MASKED_ARGUMENT]);
+    // `-a` is a password only for redis: `ls -a`, `git commit -a` stay as typed.
+    expect(maskCommandArguments(["commit", "-a", "-m", "release"], "git")).toEqual(["commit", "-a", "-m", "release"]);
+  });
+
   it("splits a line into assignments, program and arguments, a secret variable masked", () => {
     expect(maskCommandLine([`PGPASSWORD=${canary}`, "LANG=C", "/usr/bin/psql", "-h", "db.internal"])).toEqual({
       program: "psql",

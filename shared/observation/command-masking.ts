@@ -3,7 +3,16 @@ import { isAlwaysSecretField, looksLikeCardNumber, maskUrl } from "./masking-rul
 export const MASKED_ARGUMENT = "«masked»";
 
 /** Flags whose next argument is a secret (`--password hunter2`, `-p hunter2`). */
-const SECRET_FLAG = /^-{1,2}(p|pw|pass|password|passwd|token|api[-_]?key|secret|key|auth|otp|pin|private[-_]?key|client[-_]?secret)$/i;
+const SECRET_FLAG = /^-{1,2}(p|pw|pass|password|passwd|passin|passout|passphrase|token|api[-_]?key|secret|key|auth|otp|pin|private[-_]?key|client[-_]?secret)$/i;
+
+/** Programs with a secret flag of their own (`redis-cli -a <password>`). */
+const PROGRAM_SECRET_FLAG: Record<string, RegExp> = { "redis-cli": /^-a$/, "keydb-cli": /^-a$/ };
+
+/**
+ * Programs that run another one (`sudo mysql -p…`, `docker exec db mysql -p…`): after them, a
+ * word that names a known program is judged as that program.
+ */
+const RUNS_ANOTHER = new Set(["sudo", "doas", "env", "nice", "nohup", "time", "timeout", "xargs", "exec", "command", "watch", "ssh", "docker", "podman", "kubectl", "npx", "strace", "chronic"]);
 
 /** A long run of base64/hex-ish characters: how tokens and keys look when pasted into a command. */
 function looksLikeToken(value: string): boolean {
@@ -116,6 +125,13 @@ export function maskCommandArguments(args: readonly string[], program?: string):
       masked.push(maskOne(argument));
       continue;
     }
+    // `sudo -u root mysql -p…`, `kubectl exec db -- mysql -p…`: the program that takes the flags.
+    const named = programName(argument);
+    if (current !== undefined && !argument.startsWith("-") && (GLUED_PASSWORD_PROGRAMS.has(named) || named in PROGRAM_SECRET_FLAG || (RUNS_ANOTHER.has(current) && P_IS_NOT_A_PASSWORD.has(named)))) {
+      current = named;
+      masked.push(argument);
+      continue;
+    }
     if (current !== undefined && GLUED_PASSWORD_PROGRAMS.has(current) && /^-p./.test(argument) && !argument.startsWith("--")) {
       masked.push(`-p${MASKED_ARGUMENT}`);
       continue;
@@ -138,7 +154,10 @@ export function maskCommandArguments(args: readonly string[], program?: string):
     } else if (HEADER_FLAG.test(argument)) {
       masked.push(maskHeader(maskOne(next)));
       i += 1;
-    } else if (SECRET_FLAG.test(argument) && !(/^-p$/i.test(argument) && current !== undefined && P_IS_NOT_A_PASSWORD.has(current))) {
+    } else if (
+      (SECRET_FLAG.test(argument) && !(/^-p$/i.test(argument) && current !== undefined && P_IS_NOT_A_PASSWORD.has(current))) ||
+      (current !== undefined && PROGRAM_SECRET_FLAG[current]?.test(argument) === true)
+    ) {
       masked.push(MASKED_ARGUMENT);
       i += 1;
     }
