@@ -214,6 +214,7 @@ describe("teaching a terminal routine from the side panel", () => {
       "exited with code 0",
       "exited with code 0",
     ]);
+    expect(await text("[data-watches-computer]")).toContain("terminals");
     await assertNoCanary("timeline");
     await saveScreenshot(panel, "desktop-e2e-timeline");
   }, 60_000);
@@ -221,6 +222,15 @@ describe("teaching a terminal routine from the side panel", () => {
   it("stops, asks what the routine is for, and proposes a skill with parameters and checkpoints on exit codes and files", async () => {
     await panel.locator('button[name="session-stop"]').click();
     await waitForSessionState(["stopped"]);
+    // After Stop, the terminal reports nothing more.
+    const sessionId = ((await api<{ learn_session_id: string }>("GET", "/api/learn/runtime/current")).body).learn_session_id;
+    const recorded = async () => (await api<{ events: unknown[] }>("GET", `/api/learn/sessions/${sessionId}/observations`)).body.events;
+    const before = (await recorded()).length;
+    terminal.type("echo after-stop");
+    await terminal.settle();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(await recorded()).toHaveLength(before);
+    expect(JSON.stringify(await recorded())).not.toContain("after-stop");
     await panel.locator('button[name="generate-proposal"]').click();
     await waitForSessionState(["awaiting_questions"], 30_000);
     await panel.waitForSelector("[data-questions] textarea[name='answer']");
