@@ -167,6 +167,8 @@ describe("a terminal's slips", () => {
       ["make tset", 2],
       ["make test", 0],
       ["grep -q TODO notes.md", 1],
+      ['git commit -am "Release notes for November"', 0],
+      ['gh pr create --title "Release 2026-11" --body "Ships the orders migration"', 0],
     ];
     const events = lines.map(([line, exitCode], index) =>
       shellCommandEvent({ line, exitCode, durationMs: 10, cwd: "/home/ann/work", startedAt: new Date(Date.now() + (index + 1) * 10) }, { sessionId: id, eventId: randomUUID(), now: new Date(), shell: "zsh" }),
@@ -178,7 +180,14 @@ describe("a terminal's slips", () => {
     const detail = ProposalDetailResponseSchema.parse((await agent.call("GET", `/api/learn/proposals/${generated.body.proposal_id as string}/detail`)).body);
     const conditions = detail.interpretation?.success_conditions ?? [];
     expect(conditions.join("\n")).not.toMatch(/gti|tset/);
-    expect(conditions).toEqual(["`git status` ran and exited with code 0", "`make test` ran and exited with code 0", "`grep -q TODO {{path}}` ran and exited with code 1"]);
+    expect(conditions).toEqual([
+      "`git status` ran and exited with code 0",
+      "`make test` ran and exited with code 0",
+      "`grep -q TODO {{path}}` ran and exited with code 1",
+      // Text written for this one time (a commit message, a title) is an input, not part of the routine.
+      "`git commit -am {{message}}` ran and exited with code 0",
+      "`gh pr create --title {{title}} --body {{body}}` ran and exited with code 0",
+    ]);
   });
 });
 

@@ -123,6 +123,14 @@ function inputKind(args: readonly string[], index: number, program: string): Arg
   // `--host x` names its input; `-f x` or a cluster like `-czf x` does not say enough, so the value's kind names it.
   const named = prefix.startsWith("--") || previous?.startsWith("--") === true || (flag !== undefined && /^[a-z]{4,}$/i.test(flag) && /[aeiou]/i.test(flag));
   const flagName = flag !== undefined && flag.length > 2 && named ? flag : undefined;
+  // `git commit -m "…"`, `gh pr create --title "…"`: text written for this one time is an input.
+  const textOption = prefix.startsWith("-") ? prefix.replace(/=$/, "") : previous ?? "";
+  // (`git commit -am "…"`: git's -m may end a cluster of short options.)
+  const textFlag = /^--?(m|message|msg|title|body|subject|description)$/.exec(program === "git" ? textOption.replace(/^-[a-z]+m$/, "-m") : textOption)?.[1];
+  if (textFlag !== undefined) {
+    const name = textFlag === "m" || textFlag === "msg" ? "message" : textFlag;
+    return { name, label: name[0]!.toUpperCase() + name.slice(1), type_hint: "text" };
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return { name: flagName ?? "url", label: flagName ?? "Address", type_hint: "url" };
   if (/^[^\s@]+@[^\s@]+\.[a-z]{2,}$/i.test(value)) return { name: flagName ?? "email", label: flagName ?? "Email", type_hint: "email" };
   if (program === "git") {
