@@ -20,7 +20,8 @@ describe("the live timeline of a session that watches this computer", () => {
     const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
     const id = created.body.session.learn_session_id as string;
     expect((await agent.call("POST", `/api/learn/sessions/${id}/start`)).status).toBe(200);
-    const at = (offset: number) => new Date(Date.now() + offset);
+    const base = Date.now() + 1000;
+    const at = (offset: number) => new Date(base + offset);
     const command = (line: string, offset: number) =>
       shellCommandEvent({ line, exitCode: 0, durationMs: 10, cwd: "/srv/shop", startedAt: at(offset) }, { sessionId: id, eventId: randomUUID(), now: at(offset), shell: "bash" });
     const send = async (events: unknown[]) => {
