@@ -261,6 +261,10 @@ describe("teaching a terminal routine from the side panel", () => {
     expect(markdown).toMatch(/cd \{\{folder\}\}\\?` ran and exited with code 0/);
     expect(markdown).not.toContain("«masked»");
     expect(markdown).not.toContain("gti");
+    // Who confirms each checkpoint, and why, in terms of a terminal.
+    const drawer = await text("[data-proposal-drawer]");
+    expect(drawer).toContain("validation runs no command");
+    expect(drawer).not.toContain("Nothing on the page changed");
     const statuses = await panel.$$eval("[data-checkpoint-status]", (elements) => elements.length);
     expect(statuses).toBeGreaterThanOrEqual(3);
     await assertNoCanary("proposal");

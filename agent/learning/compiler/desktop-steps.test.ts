@@ -89,6 +89,11 @@ describe("desktop traces compile into skills", () => {
     expect(markdown).toMatch(/`\{\{password\}\}` — password \(secret\)/);
     expect(markdown).not.toContain("page.");
     expect(detail.interpretation?.success_conditions).toHaveLength(5);
+    // Each is left to the person, and says why in terms of a terminal, not of a page.
+    const reasons = (detail.interpretation?.checkpoints ?? []).map((checkpoint) => checkpoint.verification);
+    expect(reasons.slice(0, 3).every((reason) => reason?.by === "person" && reason.reason?.startsWith("A command on this computer"))).toBe(true);
+    expect(reasons.slice(3).every((reason) => reason?.by === "person" && reason.reason?.startsWith("A receipt from a program"))).toBe(true);
+    expect(JSON.stringify(reasons)).not.toContain("page");
     expect(detail.checkpoint_lint_report).toMatchObject({ passed: true });
 
     // The canary never left the terminal: not in the events, the proposal, SKILL.md or any log.

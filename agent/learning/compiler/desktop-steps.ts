@@ -239,6 +239,13 @@ export function applyDesktopSteps(
       where: undefined,
       controls: inStage.map((plan) => ({ name: plan.template.slice(0, 200), role: plan.receipt ? "receipt" : "terminal command" })),
       observable: true,
+      // Validation runs no command on this computer: the person confirms it, and the reason says why.
+      verification: {
+        by: "person",
+        reason: last.receipt
+          ? "A receipt from a program on this computer: validation cannot produce one, so you confirm it was recorded."
+          : "A command on this computer: validation runs no command, so you confirm how it ended and what it left.",
+      },
     };
   });
   const allObservable = checkpoints.every((checkpoint) => checkpoint.observable);
