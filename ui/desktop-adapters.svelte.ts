@@ -5,8 +5,13 @@ import { report, type LearnDeps } from "./learn-deps";
 /** The extension's own adapters; every other kind reports from a program on this computer (§0C.22). */
 const BROWSER_KINDS: ReadonlySet<ObservationAdapterKind> = new Set(["browser_dom", "browser_snapshot"]);
 
-/** How to get a healthy adapter when there is none: the reference adapter that ships with the agent. */
+/**
+ * How to get a healthy adapter: the reference adapter that ships with the agent, run from the
+ * agent's folder. The shell integration watches every command of a terminal (bash or zsh); the
+ * CLI reports one command at a time.
+ */
 export const REFERENCE_ADAPTER_COMMANDS = {
+  shell: "source agent/reference-adapter/shell-integration.sh",
   register: "npm run adapter -- --register",
   run: "npm run adapter -- <your command>",
 } as const;

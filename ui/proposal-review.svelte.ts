@@ -76,6 +76,14 @@ export class ProposalReviewState {
     return readLintReport(this.detail?.checkpoint_lint_report);
   }
 
+  /**
+   * Whether validation can rehearse anything: only steps in web pages are replayed, in a separate
+   * browser. A routine on this computer (terminal commands) is never run by validation.
+   */
+  get actsInBrowser(): boolean {
+    return this.detail?.interpretation?.preferred_control_surfaces.includes("native_openclaw_browser") ?? true;
+  }
+
   get parameters(): SkillParameter[] {
     return this.markdown.status === "ready" ? parametersFromSkillMarkdown(this.markdown.value) : [];
   }

@@ -41,7 +41,9 @@ export class SessionTimelineState {
       const seen = new Set(known.map((step) => step.event_id));
       // Only the readable step is kept: the event itself (and anything it carries) is dropped here.
       const fresh = answer.events.filter((event) => !seen.has(event.event_id)).map((event) => timelineStep(event, this.#excluded));
-      this.steps = [...known, ...fresh];
+      // In the order things happened: a terminal reports each command after it ends, in the
+      // background, so a quick command can arrive before the slow one typed first.
+      this.steps = [...known, ...fresh].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
       this.#last = answer.events.at(-1)?.event_id ?? this.#last;
       this.total = answer.total;
       this.availability = "ready";

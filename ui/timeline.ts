@@ -22,6 +22,10 @@ export interface TimelineStep {
   causedChange: boolean;
   excluded: boolean;
   at: string;
+  /** A terminal command's end: "exited with code 2" — a failed command is worth seeing before it becomes a checkpoint. */
+  outcome?: string;
+  /** Whether that command failed (a non-zero exit code). */
+  failed?: boolean;
 }
 
 const KIND_LABEL: Record<DomEventKind, string> = {
@@ -70,6 +74,10 @@ export function timelineStep(event: ObservedActionEventWithDetail, excluded: Rea
   if (where !== "") step.where = where;
   const field = fieldText(event);
   if (field !== undefined) step.field = field;
+  if (desktop?.exit_code !== undefined) {
+    step.outcome = desktop.exit_code === 0 ? "exited with code 0" : `failed: exited with code ${desktop.exit_code}`;
+    step.failed = desktop.exit_code !== 0;
+  }
   if (snapshotRef !== undefined) step.snapshot = browser?.page_title !== undefined ? `Page snapshot: ${browser.page_title}` : "Page snapshot kept";
   return step;
 }

@@ -6,6 +6,7 @@ import { SnapshotUploadSchema, type ObservationBatchAck, type ObservationBatchRe
 import { isMaskedUrl } from "../../shared/observation/masking-rules";
 import { canonicalJson, PAGE_SNAPSHOT_MAX_BYTES, SNAPSHOT_REF_PREFIX } from "../../shared/observation/page-snapshot";
 import { watchesThisComputer } from "../../shared/observation/desktop-detail";
+import { maskCommandArguments } from "../../shared/observation/command-masking";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { DESKTOP_PHASE_1_KINDS } from "./adapter-registry";
 import type { MemoryStore } from "../memory/memory-store";
@@ -132,6 +133,13 @@ export function createIngestService(deps: { memory: MemoryStore; sessions: Sessi
         // Defence in depth: the page masks; the agent refuses anything that arrives unmasked anyway.
         if (detail !== undefined && !isMaskedUrl(detail.page_url)) {
           reject(index, event.event_id, "OBSERVATION_NOT_MASKED", "page_url carries unmasked query values.");
+          continue;
+        }
+        // The same for a command line: an adapter masks its arguments; the agent refuses a command
+        // whose arguments the shared masking rule would still change (a password after -p, user:password…).
+        const command = event.desktop_detail;
+        if (command !== undefined && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(command.program) || JSON.stringify(maskCommandArguments(command.args, command.program)) !== JSON.stringify(command.args))) {
+          reject(index, event.event_id, "OBSERVATION_NOT_MASKED", "desktop_detail carries an unmasked argument: mask it with shared/observation/command-masking before sending.");
           continue;
         }
         if ((detail?.masked_field?.value !== undefined || event.redaction_mode === "none") && textMode !== "none") {

@@ -32,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
   const sessionId =
     process.env.ELNOR_SESSION ?? LearningRuntimeSnapshotSchema.parse(await call("GET", "/api/learn/runtime/current")).learn_session_id;
   const programName = path.basename(program);
-  const maskedArgs = maskCommandArguments(args);
+  const maskedArgs = maskCommandArguments(args, program);
   const shown = [programName, ...maskedArgs].join(" ").slice(0, 200);
   const event = (kind: "process_launch" | "terminal_command", label: string, extra: Partial<ObservedActionEventWithDetail["desktop_detail"]>) => ({
     event_id: randomUUID(),

@@ -1,6 +1,6 @@
 import type { LearnSession } from "../../shared/learning/learn-session";
 import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
-import { maskCommandArguments } from "../../shared/observation/command-masking";
+import { MASKED_ARGUMENT, maskCommandLine } from "../../shared/observation/command-masking";
 import { watchesThisComputer } from "../../shared/observation/desktop-detail";
 
 /**
@@ -69,14 +69,36 @@ export interface ShellCommand {
   startedAt?: Date | undefined;
 }
 
+/**
+ * What a person types into a command is content, like the text of a form field: the body of a
+ * here-document (`cat <<EOF … EOF`) is not reported at all, only the line that opens it, and the
+ * text of a here-string (`mysql <<< "…"`) is masked.
+ */
+export function withoutTypedContent(line: string): { line: string; hereDocument: boolean } {
+  const opener = /<<-?\s*(['"]?)[A-Za-z_][A-Za-z0-9_]*\1/.exec(line);
+  const newline = line.indexOf("\n");
+  const hereDocument = opener !== null && newline > opener.index;
+  const kept = hereDocument ? line.slice(0, newline) : line;
+  return { line: kept, hereDocument };
+}
+
 export function shellCommandEvent(
   command: ShellCommand,
   context: { sessionId: string; eventId: string; now: Date; shell: string },
 ): ObservedActionEventWithDetail | undefined {
-  const [program, ...args] = splitCommandLine(command.line);
+  // `PGPASSWORD=… psql -h db`: the program is psql; the assignments are shown, masked, in the label only.
+  const typed = withoutTypedContent(command.line);
+  const words = splitCommandLine(typed.line);
+  // `<<< "text"` and `<<<text`: the text is what was typed into the command.
+  for (let i = 0; i < words.length; i += 1) {
+    const word = words[i] as string;
+    if (word === "<<<" && i + 1 < words.length) words[i + 1] = MASKED_ARGUMENT;
+    else if (word.startsWith("<<<") && word.length > 3) words[i] = `<<<${MASKED_ARGUMENT}`;
+  }
+  const { program, args, assignments } = maskCommandLine(words);
   if (program === undefined) return undefined;
-  const programName = (program.split("/").at(-1) ?? program).slice(0, 120);
-  const maskedArgs = maskCommandArguments(args).slice(0, 64).map((arg) => arg.slice(0, 400));
+  const programName = program.slice(0, 120);
+  const maskedArgs = args.slice(0, 64).map((arg) => arg.slice(0, 400));
   const cwdName = command.cwd.split("/").filter((part) => part.length > 0).at(-1) ?? "/";
   return ObservedActionEventWithDetailSchema.parse({
     event_id: context.eventId,
@@ -84,7 +106,7 @@ export function shellCommandEvent(
     adapter_kind: "terminal_command",
     app_family: programName.toLowerCase(),
     window_title: `Terminal (${context.shell}) — ${cwdName}`.slice(0, 200),
-    action_label: `Run '${[programName, ...maskedArgs].join(" ")}'`.slice(0, 240),
+    action_label: `Run '${[...assignments, programName, ...maskedArgs].join(" ")}'${typed.hereDocument ? " (its here-document is not recorded)" : ""}`.slice(0, 240),
     control_surface: "wrapper_script",
     redaction_mode: "mask_text",
     caused_state_change: false,

@@ -22,6 +22,7 @@ __elnor_root=$(cd "$__elnor_dir/../.." && pwd)
 __elnor_node=${ELNOR_NODE:-node}
 __elnor_cmd=
 __elnor_start=
+__elnor_cwd=
 
 __elnor_now_ms() {
   if [ "$__elnor_shell" = zsh ]; then
@@ -47,12 +48,19 @@ __elnor_report() {
   esac
   local duration=0 started=${__elnor_start:-$(__elnor_now_ms)}
   [ -n "$__elnor_start" ] && duration=$(( $(__elnor_now_ms) - __elnor_start ))
-  __elnor_run --exit "$code" --started-at "$started" --duration-ms "$duration" --cwd "$PWD" --shell "$__elnor_shell" -- "$line"
+  # Where it ran, not where it left the shell (`cd shop` ran in the folder above shop).
+  __elnor_run --exit "$code" --started-at "$started" --duration-ms "$duration" --cwd "${__elnor_cwd:-$PWD}" --shell "$__elnor_shell" -- "$line"
 }
 
 if [ "$__elnor_shell" = zsh ]; then
   __elnor_preexec() {
+    # A line kept out of history on purpose (a leading space with HIST_IGNORE_SPACE) is not reported either.
+    if [[ -o histignorespace && $1 == [[:space:]]* ]]; then
+      __elnor_cmd=
+      return
+    fi
     __elnor_cmd=$1
+    __elnor_cwd=$PWD
     __elnor_start=$(__elnor_now_ms)
   }
   __elnor_precmd() {
@@ -64,25 +72,28 @@ if [ "$__elnor_shell" = zsh ]; then
   add-zsh-hook preexec __elnor_preexec
   add-zsh-hook precmd __elnor_precmd
 else
-  # bash has no preexec: the DEBUG trap before the first command of a line stands in for it, and
-  # PROMPT_COMMAND for precmd. The history number tells a new line from an empty Enter.
+  # bash has no preexec: the DEBUG trap before the first command of a line stands in for it (the
+  # start time and folder), and PROMPT_COMMAND for precmd. The line itself comes from history at
+  # the prompt: a new history number is a new line, so an empty Enter is nothing, and a line that
+  # starts in a subshell — `(cd x && make)`, where the DEBUG trap does not reach — is still
+  # reported. A line kept out of history on purpose (HISTCONTROL=ignorespace) is not; one kept out
+  # as a repeat (ignoredups) is, as the command it repeats.
   __elnor_armed=
-  __elnor_last_history=
+  __elnor_first=
+  __elnor_history_number() {
+    local entry
+    entry=$(HISTTIMEFORMAT='' builtin history 1)
+    local number=${entry%%[!0-9 ]*}
+    printf '%s' "${number// /}"
+  }
+  __elnor_last_history=$(__elnor_history_number)
   __elnor_preexec() {
     [ -n "$__elnor_armed" ] || return 0
     [ -n "${COMP_LINE:-}" ] && return 0
     case $BASH_COMMAND in __elnor_*) return 0 ;; esac
     __elnor_armed=
-    local entry
-    entry=$(HISTTIMEFORMAT='' builtin history 1)
-    local number=${entry%%[!0-9 ]*}
-    number=${number// /}
-    if [ -z "$number" ] || [ "$number" = "$__elnor_last_history" ]; then
-      __elnor_cmd=
-      return 0
-    fi
-    __elnor_last_history=$number
-    __elnor_cmd=$(printf '%s' "$entry" | sed 's/^ *[0-9]* *//')
+    __elnor_first=$BASH_COMMAND
+    __elnor_cwd=$PWD
     __elnor_start=$(__elnor_now_ms)
   }
   __elnor_status() {
@@ -90,8 +101,18 @@ else
     __elnor_armed=
   }
   __elnor_precmd() {
-    [ -n "$__elnor_cmd" ] && __elnor_report "$__elnor_code" "$__elnor_cmd"
-    __elnor_cmd=
+    local number entry
+    number=$(__elnor_history_number)
+    entry=$(HISTTIMEFORMAT='' builtin history 1 | sed '1s/^ *[0-9]* *//')
+    if [ -n "$number" ] && [ "$number" != "$__elnor_last_history" ]; then
+      __elnor_last_history=$number
+      __elnor_report "$__elnor_code" "$entry"
+    elif [ -n "$__elnor_start" ] && [ -n "$__elnor_first" ] && [ "${entry#"$__elnor_first"}" != "$entry" ]; then
+      __elnor_report "$__elnor_code" "$entry"
+    fi
+    __elnor_start=
+    __elnor_cwd=
+    __elnor_first=
     __elnor_armed=1
   }
   trap '__elnor_preexec' DEBUG

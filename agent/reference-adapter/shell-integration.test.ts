@@ -54,6 +54,32 @@ describe("shell command reports", () => {
     expect(event?.created_at).toBe("2026-11-24T07:59:59.000Z");
   });
 
+  it("names the program after variable assignments and masks a secret one, and masks curl's password and mysql's glued -p", () => {
+    const context = { sessionId: "6f1c2c1e-7d3a-4b8e-9a51-2f0d3c4b5a69", eventId: "0b9d3c4e-1f2a-4b5c-8d6e-7f8091a2b3c4", now: new Date("2026-11-24T08:00:00Z"), shell: "bash" };
+    const run = (line: string) => shellCommandEvent({ line, exitCode: 0, durationMs: 5, cwd: "/srv/shop" }, context);
+    // Short and word-like: only the command's shape can tell it is a secret.
+    const secret = "Zq7-pw";
+    const env = run(`PGPASSWORD=${secret} psql -h db.internal -c "select 1"`);
+    expect(env?.desktop_detail).toMatchObject({ program: "psql", args: ["-h", "db.internal", "-c", "select 1"] });
+    expect(env?.action_label).toBe(`Run 'PGPASSWORD=${MASKED_ARGUMENT} psql -h db.internal -c select 1'`);
+    expect(run(`FOO=${secret}`)).toBeUndefined();
+    for (const line of [`curl -s -u deploy:${secret} http://127.0.0.1:9/health`, `cd shop && mysql -uroot -p${secret} shop`, `curl -H "Authorization: Bearer ${secret}" https://api.example.com`]) {
+      expect(JSON.stringify(run(line)), line).not.toContain(secret);
+    }
+  });
+
+  it("reports the line that opens a here-document, never its body, and masks a here-string's text", () => {
+    const context = { sessionId: "6f1c2c1e-7d3a-4b8e-9a51-2f0d3c4b5a69", eventId: "0b9d3c4e-1f2a-4b5c-8d6e-7f8091a2b3c4", now: new Date("2026-11-24T08:00:00Z"), shell: "bash" };
+    const secret = "Zq7-heredoc";
+    const heredoc = shellCommandEvent({ line: `mysql -uroot shop <<'SQL' > out.txt\nALTER USER 'app' IDENTIFIED BY '${secret}';\nSQL`, exitCode: 0, durationMs: 5, cwd: "/srv" }, context);
+    expect(JSON.stringify(heredoc)).not.toContain(secret);
+    expect(heredoc?.desktop_detail?.args).toEqual(["-uroot", "shop", "<<SQL", ">", "out.txt"]);
+    expect(heredoc?.action_label).toContain("(its here-document is not recorded)");
+    const herestring = shellCommandEvent({ line: `mysql -uroot shop <<< "SET PASSWORD = '${secret}'"`, exitCode: 0, durationMs: 5, cwd: "/srv" }, context);
+    expect(JSON.stringify(herestring)).not.toContain(secret);
+    expect(herestring?.desktop_detail?.args).toEqual(["-uroot", "shop", "<<<", MASKED_ARGUMENT]);
+  });
+
   it("reports only while a session that watches this computer is armed or capturing, and not a command started before it", () => {
     expect(sessionTakesCommands(undefined)).toBe(false);
     expect(sessionTakesCommands(session({}), new Date("2026-11-24T07:59:00Z"))).toBe(false);
@@ -112,9 +138,11 @@ describe.each(SHELLS)("$name shell integration against a real agent", ({ name, a
     token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
     home = await mkdtemp(path.join(tmpdir(), "elnor-shell-home-"));
     shell = spawn(name, [...args], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ELNOR_AGENT_URL: agent.url, ELNOR_TOKEN: token, ELNOR_NODE: process.execPath, HISTFILE: path.join(home, "history") },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ELNOR_AGENT_URL: agent.url, ELNOR_TOKEN: token, ELNOR_NODE: process.execPath, HISTFILE: path.join(home, "history"), HISTCONTROL: "ignorespace" },
       cwd: home,
     });
+    // As many people set it: a line typed with a leading space stays out of history.
+    if (name === "zsh") shell.stdin.write("setopt histignorespace\n");
     shell.stdout.resume();
     shell.stderr.resume();
   }, 60_000);
@@ -157,6 +185,35 @@ describe.each(SHELLS)("$name shell integration against a real agent", ({ name, a
     const all = (await api("GET", `/api/learn/sessions/${id}/observations`)).events as Array<Record<string, any>>;
     expect(all).toHaveLength(2);
     expect((await api("GET", `/api/learn/sessions/${id}/detail`)).state).toBe("capturing");
+    for (const file of await filesUnder(root)) expect(await readFile(file, "utf8"), file).not.toContain(CANARY);
+  }, 60_000);
+
+  it("reports where each command ran (cd reports the folder it left), a multi-line command as one, a line that starts a subshell, a here-document without its body, and not a line kept out of history with a leading space", async () => {
+    const id = ((await api("GET", "/api/learn/runtime/current")) as { learn_session_id: string }).learn_session_id;
+    const before = ((await api("GET", `/api/learn/sessions/${id}/observations`)).events as unknown[]).length;
+    shell.stdin.write("mkdir -p releases/2026-11\n");
+    shell.stdin.write("cd releases\n");
+    shell.stdin.write("for name in a b; do\n  touch \"$name.txt\"\ndone\n");
+    shell.stdin.write(`  echo hidden ${CANARY}\n`);
+    shell.stdin.write("(cd 2026-11 && touch notes.md)\n");
+    shell.stdin.write(`cat <<'EOF' > note.txt\nthe password is ${CANARY}\nEOF\n`);
+    const events = await waitFor(
+      async () => ((await api("GET", `/api/learn/sessions/${id}/observations`)).events as Array<Record<string, any>>).slice(before),
+      (seen) => seen.length >= 5,
+      "the five commands at the agent",
+    );
+    const byProgram = new Map(events.map((event) => [event.desktop_detail.program as string, event.desktop_detail as { args: string[]; cwd_name: string }]));
+    const homeName = path.basename(home);
+    expect(byProgram.get("mkdir")).toMatchObject({ args: ["-p", "releases/2026-11"], cwd_name: homeName });
+    expect(byProgram.get("cd")).toMatchObject({ args: ["releases"], cwd_name: homeName });
+    expect(byProgram.get("for")?.args.join(" ")).toMatch(/^name in a b; do touch \$name\.txt;? ?done$/);
+    expect(byProgram.get("for")?.cwd_name).toBe("releases");
+    expect(byProgram.get("(cd")).toMatchObject({ args: ["2026-11", "&&", "touch", "notes.md)"], cwd_name: "releases" });
+    expect(byProgram.get("cat")).toMatchObject({ args: ["<<EOF", ">", "note.txt"], exit_code: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const all = ((await api("GET", `/api/learn/sessions/${id}/observations`)).events as unknown[]).slice(before);
+    expect(all).toHaveLength(5);
+    expect(JSON.stringify(all)).not.toContain("hidden");
     for (const file of await filesUnder(root)) expect(await readFile(file, "utf8"), file).not.toContain(CANARY);
   }, 60_000);
 });

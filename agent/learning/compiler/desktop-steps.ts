@@ -27,7 +27,77 @@ export function desktopAction(event: Pick<ObservedActionEventWithDetail, "adapte
   }
 }
 
+/**
+ * A demonstration in a real terminal has slips: a mistyped program (exit 126/127, "command not
+ * found"), or a command that failed and was run again, corrected, right after. Neither is part of
+ * the routine. Any other failed command stays (and its checkpoint says the exit code it had).
+ */
+export function dropFailedAttempts<T extends Pick<ObservedActionEventWithDetail, "adapter_kind" | "desktop_detail">>(events: readonly T[]): { kept: T[]; dropped: number } {
+  const commands = events.filter((event) => event.adapter_kind === "terminal_command" && event.desktop_detail !== undefined);
+  const slips = new Set<T>();
+  commands.forEach((event, index) => {
+    const detail = event.desktop_detail!;
+    if (detail.exit_code === undefined || detail.exit_code === 0) return;
+    const next = commands[index + 1]?.desktop_detail;
+    if (detail.exit_code === 126 || detail.exit_code === 127 || (next?.program === detail.program && next.exit_code === 0)) slips.add(event);
+  });
+  return { kept: events.filter((event) => !slips.has(event)), dropped: slips.size };
+}
+
 type ArgumentKind = { name: string; label: string; type_hint: SkillParameter["type_hint"] };
+
+/** Words that join commands on one line (`a && b`, `a | b`): never an input. */
+const CONTROL_WORD = /^(\||\|\||&&|;|&)$/;
+
+/** A redirection glued to its file (`>notes.txt`, `2>>errors.log`): the operator, then the file. */
+const GLUED_REDIRECT = /^([0-9&]?>>?)(.+)$/;
+
+function stripRedirect(arg: string): string {
+  return GLUED_REDIRECT.exec(arg)?.[2] ?? arg;
+}
+
+/**
+ * The part of an argument that stays as typed, and the value that may be an input:
+ * `>notes.txt` → `>` + `notes.txt`, `--out=x` → `--out=` + `x`, `-p«masked»` → `-p` + `«masked»`,
+ * `deploy:«masked»` → `deploy:` + `«masked»` (the user stays, the password is the input).
+ */
+function splitArgument(arg: string): { prefix: string; value: string } {
+  const redirect = GLUED_REDIRECT.exec(arg);
+  if (redirect !== null) return { prefix: redirect[1] as string, value: redirect[2] as string };
+  const masked = arg.indexOf(MASKED_ARGUMENT);
+  if (masked > 0 && !arg.includes("=")) return { prefix: arg.slice(0, masked), value: arg.slice(masked) };
+  if (arg.includes("=") && !arg.startsWith("=")) return { prefix: arg.slice(0, arg.indexOf("=") + 1), value: arg.slice(arg.indexOf("=") + 1) };
+  return { prefix: "", value: arg };
+}
+
+/** Where a file the command writes is named (`> notes.txt`, `-o status.json`, `tar -czf out.tgz`, `touch`, `mkdir`, `cp … dest`). */
+function outputIndexes(program: string, args: readonly string[]): number[] {
+  const found: number[] = [];
+  const isFile = (index: number) => {
+    const word = args[index];
+    return word !== undefined && !word.startsWith("-") && !CONTROL_WORD.test(word) && !word.startsWith("/dev/");
+  };
+  args.forEach((arg, index) => {
+    const glued = GLUED_REDIRECT.exec(arg);
+    if ((arg === ">" || arg === ">>" || arg === "1>") && isFile(index + 1)) found.push(index + 1);
+    else if (glued !== null && !glued[1]?.startsWith("2") && !glued[1]?.startsWith("&") && !(glued[2] as string).startsWith("/dev/")) found.push(index);
+    else if ((arg === "-o" || arg === "--output" || arg === "-O" && program === "wget" || arg === "--output-document") && isFile(index + 1)) found.push(index + 1);
+    else if (/^--output(-document)?=./.test(arg)) found.push(index);
+  });
+  // The command's own words: up to the first `&&`, `|` or `;` (what follows is another command).
+  const end = args.findIndex((word) => CONTROL_WORD.test(word));
+  const own = end < 0 ? args.length : end;
+  const positional = args.map((_, index) => index).filter((index) => index < own && isFile(index) && !found.includes(index));
+  if (program === "tar") {
+    const cluster = args.findIndex((word) => /^-?[a-zA-Z]*c[a-zA-Z]*f$/.test(word));
+    if (cluster >= 0 && isFile(cluster + 1)) found.push(cluster + 1);
+  } else if (program === "touch" || program === "mkdir") {
+    found.push(...positional);
+  } else if ((program === "cp" || program === "mv") && positional.length >= 2) {
+    found.push(positional.at(-1) as number);
+  }
+  return [...new Set(found)].sort((a, b) => a - b);
+}
 
 /** git subcommands whose positional arguments are branch names (after the remote for push/pull). */
 const GIT_BRANCH_COMMANDS = new Set(["checkout", "switch", "merge", "rebase", "branch", "push", "pull"]);
@@ -35,17 +105,32 @@ const GIT_BRANCH_COMMANDS = new Set(["checkout", "switch", "merge", "rebase", "b
 /** Why an argument is an input the user gives each time, or undefined when it is part of the routine. */
 function inputKind(args: readonly string[], index: number, program: string): ArgumentKind | undefined {
   const arg = args[index] as string;
+  const { prefix, value } = splitArgument(arg);
   const previous = index > 0 ? args[index - 1] : undefined;
-  if (arg.startsWith("-") && !arg.includes("=")) return undefined;
-  if (arg.includes(MASKED_ARGUMENT)) {
-    const flag = (arg.includes("=") ? arg.split("=")[0] : previous)?.replace(/^-+/, "");
-    const named = flag !== undefined && flag.length > 2 ? flag : undefined;
+  if (value === "" || CONTROL_WORD.test(arg) || value.startsWith("/dev/")) return undefined;
+  // `cd releases`: the folder the routine works in is an input like any path.
+  if ((program === "cd" || program === "pushd") && !arg.startsWith("-") && args.slice(0, index).every((word) => word.startsWith("-"))) {
+    return { name: "folder", label: "Folder", type_hint: "text" };
+  }
+  if (value.includes(MASKED_ARGUMENT)) {
+    // `--password x`, `--token=x`, `-p«masked»`, `-u deploy:«masked»`: what it is, from its flag when the flag says.
+    const flag = (prefix.startsWith("-") ? prefix.replace(/=$/, "") : previous)?.replace(/^-+/, "");
+    const named = flag !== undefined && flag.length > 2 ? flag : prefix.endsWith(":") || flag === "p" ? "password" : undefined;
     return { name: slugify(named ?? "secret") || "secret", label: named ?? "Secret", type_hint: "secret" };
   }
-  const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : arg;
-  const flag = arg.includes("=") ? arg.split("=")[0]?.replace(/^-+/, "") : previous?.startsWith("-") === true ? previous.replace(/^-+/, "") : undefined;
-  // `--host x` names its input; `-f x` does not say enough, so the value's kind names it.
-  const flagName = flag !== undefined && flag.length > 2 ? flag : undefined;
+  if (arg.startsWith("-") && prefix === "") return undefined;
+  const flag = prefix.startsWith("-") ? prefix.replace(/=$/, "").replace(/^-+/, "") : previous?.startsWith("-") === true ? previous.replace(/^-+/, "") : undefined;
+  // `--host x` names its input; `-f x` or a cluster like `-czf x` does not say enough, so the value's kind names it.
+  const named = prefix.startsWith("--") || previous?.startsWith("--") === true || (flag !== undefined && /^[a-z]{4,}$/i.test(flag) && /[aeiou]/i.test(flag));
+  const flagName = flag !== undefined && flag.length > 2 && named ? flag : undefined;
+  // `git commit -m "…"`, `gh pr create --title "…"`: text written for this one time is an input.
+  const textOption = prefix.startsWith("-") ? prefix.replace(/=$/, "") : previous ?? "";
+  // (`git commit -am "…"`: git's -m may end a cluster of short options.)
+  const textFlag = /^--?(m|message|msg|title|body|subject|description)$/.exec(program === "git" ? textOption.replace(/^-[a-z]+m$/, "-m") : textOption)?.[1];
+  if (textFlag !== undefined) {
+    const name = textFlag === "m" || textFlag === "msg" ? "message" : textFlag;
+    return { name, label: name[0]!.toUpperCase() + name.slice(1), type_hint: "text" };
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return { name: flagName ?? "url", label: flagName ?? "Address", type_hint: "url" };
   if (/^[^\s@]+@[^\s@]+\.[a-z]{2,}$/i.test(value)) return { name: flagName ?? "email", label: flagName ?? "Email", type_hint: "email" };
   if (program === "git") {
@@ -84,6 +169,8 @@ interface CommandPlan {
   template: string;
   exitCode: number | undefined;
   receipt: boolean;
+  /** The files (or folders) the command writes, as templated words: they appear when it works. */
+  outputs: string[];
 }
 
 /**
@@ -109,7 +196,7 @@ export function applyDesktopSteps(
     const detail = event.desktop_detail;
     if (detail === undefined) {
       if (event.adapter_kind === "wrapper_receipt" || event.adapter_kind === "mcp_receipt") {
-        plans.set(step.step_id, { step, template: step.label, exitCode: undefined, receipt: true });
+        plans.set(step.step_id, { step, template: step.label, exitCode: undefined, receipt: true, outputs: [] });
       }
       continue;
     }
@@ -125,10 +212,11 @@ export function applyDesktopSteps(
         if (key !== undefined) byValue.set(key, parameter);
       }
       if (!parameter.step_ids.includes(step.step_id)) parameter.step_ids.push(step.step_id);
-      const prefix = arg.includes("=") && !arg.startsWith("=") ? `${arg.slice(0, arg.indexOf("=") + 1)}` : "";
+      const { prefix } = splitArgument(arg);
       return `${prefix}{{${parameter.name}}}`;
     });
-    plans.set(step.step_id, { step, template: [detail.program, ...words].join(" "), exitCode: detail.exit_code, receipt: false });
+    const outputs = outputIndexes(detail.program, detail.args).map((index) => stripRedirect(words[index] as string));
+    plans.set(step.step_id, { step, template: [detail.program, ...words].join(" "), exitCode: detail.exit_code, receipt: false, outputs });
   }
   if (plans.size === 0) return interpretation;
 
@@ -136,11 +224,13 @@ export function applyDesktopSteps(
     const inStage = checkpoint.step_ids.map((id) => plans.get(id)).filter((plan): plan is CommandPlan => plan !== undefined);
     const last = inStage.at(-1);
     if (last === undefined) return checkpoint;
+    const appeared = inStage.flatMap((plan) => plan.outputs).filter((file, index, all) => all.indexOf(file) === index);
+    const files = appeared.length === 0 ? "" : `, and ${appeared.map((file) => `\`${file}\``).join(", ")} ${appeared.length === 1 ? "exists" : "exist"}`;
     const success = last.receipt
       ? `The ${last.step.label} receipt is recorded`
       : last.exitCode === undefined
-        ? `\`${last.template}\` has started`
-        : `\`${last.template}\` ran and exited with code ${last.exitCode}`;
+        ? `\`${last.template}\` has started${files}`
+        : `\`${last.template}\` ran and exited with code ${last.exitCode}${files}`;
     return {
       ...checkpoint,
       goal: (last.step.user_labelled ? last.step.label : last.receipt ? last.step.label : `Run \`${last.template}\``).slice(0, 240),
@@ -149,6 +239,13 @@ export function applyDesktopSteps(
       where: undefined,
       controls: inStage.map((plan) => ({ name: plan.template.slice(0, 200), role: plan.receipt ? "receipt" : "terminal command" })),
       observable: true,
+      // Validation runs no command on this computer: the person confirms it, and the reason says why.
+      verification: {
+        by: "person",
+        reason: last.receipt
+          ? "A receipt from a program on this computer: validation cannot produce one, so you confirm it was recorded."
+          : "A command on this computer: validation runs no command, so you confirm how it ended and what it left.",
+      },
     };
   });
   const allObservable = checkpoints.every((checkpoint) => checkpoint.observable);

@@ -1,6 +1,6 @@
 import type { WorkflowBoundary } from "../../../shared/learning/boundary";
 import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
-import { desktopAction } from "./desktop-steps";
+import { desktopAction, dropFailedAttempts } from "./desktop-steps";
 
 /** What one normalized step did, in the terms a skill is written in. */
 export type StepAction = "click" | "fill" | "select" | "toggle" | "submit" | "press" | "navigate" | "upload" | "command" | "launch";
@@ -91,7 +91,9 @@ export function normalizeTrace(input: NormalizeInput): NormalizedTrace {
   const stopFound = stopId === undefined ? -1 : ordered.findIndex((event) => event.event_id === stopId);
   const stopIndex = stopFound < 0 ? ordered.length - 1 : stopFound;
   const dropped = { noise: 0, outside_boundaries: startIndex + (ordered.length - 1 - stopIndex), merged: 0 };
-  const window = ordered.slice(startIndex, stopIndex + 1);
+  // A terminal's slips (a mistyped program, a failed command run again at once) are not steps.
+  const { kept: window, dropped: slips } = dropFailedAttempts(ordered.slice(startIndex, stopIndex + 1));
+  dropped.noise += slips;
 
   const pages: NormalizedTrace["pages"] = [];
   const notePage = (url: string | undefined, title: string | undefined) => {
