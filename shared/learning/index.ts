@@ -25,3 +25,4 @@ export * from "./skill-delta";
 export * from "./success-conditions";
 export * from "./proposal-tests";
 export * from "./practice";
+export * from "./trace-seed";
