@@ -49,6 +49,8 @@ import { createRunService, type RunService } from "./execution/run-service";
 import { createRunSpecSource } from "./execution/run-spec";
 import { createPracticeService } from "./learning/practice/practice-service";
 import { installedFlowOf } from "./learning/session-seed";
+import { createExampleService } from "./learning/examples/example-service";
+import { exampleRoutes } from "./learning/examples/example-routes";
 import { practiceRoutes } from "./learning/practice/practice-routes";
 import type { UserTabProvider } from "./execution/user-tab-provider";
 import { loadOrCreateAgentToken } from "./security/agent-token";
@@ -259,6 +261,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(runRoutes, { runs, specs });
   await app.register(practiceRoutes, { practice });
+  await app.register(exampleRoutes, { examples: createExampleService({ memory: options.memory, registry, specs, proposals, sessions, clock }) });
   await app.register(runEventsRoute, { runs, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(adapterRoutes, { adapters });
   const ingest = createIngestService({ memory: options.memory, sessions });

@@ -161,6 +161,33 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
     await panel.setViewport(viewport);
   }, 120_000);
 
+  it("adds the failed run as an example to that proposal from the Use as Example picker (§0B.6)", async () => {
+    const proposalId = ((await call("GET", "/api/learn/sessions?page=1&page_size=10")).body.sessions as Array<{ proposal_id?: string }>)[0]!.proposal_id!;
+    await panel.keyboard.press("Escape");
+    await panel.waitForSelector("[data-proposal-drawer]", { hidden: true });
+    await panel.locator('nav[aria-label="Abilities"] button::-p-text(Skills)').click();
+    await panel.locator(`[data-ability-id="${abilityId}"] [data-run-entry] button::-p-text(Run)`).click();
+    const listed = `[data-run-history] [data-run-id="${failed.dispatch_id}"]`;
+    await panel.waitForSelector(listed, { timeout: 20_000 });
+    if ((await panel.$(`${listed} button::-p-text(Show)`)) !== null) await panel.locator(`${listed} button::-p-text(Show)`).click();
+    await panel.locator('[data-run-result="failed"] [data-use-as-example-run]').click();
+    await panel.waitForSelector(`[data-use-as-example] select[name="example-target"] option[value="proposal:${proposalId}"]`, { timeout: 15_000 });
+    await panel.select('[data-use-as-example] select[name="example-target"]', `proposal:${proposalId}`);
+    await panel.locator('[data-use-as-example] textarea[name="example-requests"]').fill("write to the shop\nleave the shop a message");
+    await assertClean(panel, "Use as Example picker");
+    await saveScreenshot(panel, "use-as-example-picker");
+    await panel.locator('[data-use-as-example] button[name="add-example"]').click();
+    await panel.waitForSelector("[data-use-as-example]", { hidden: true, timeout: 20_000 });
+    await panel.waitForSelector("[data-proposal-drawer] pre.markdown", { timeout: 20_000 });
+    await waitForText(panel, "[data-proposal-drawer] pre.markdown", "## Examples");
+    const markdown = await panel.$eval("[data-proposal-drawer] pre.markdown", (pre) => pre.textContent ?? "");
+    expect(markdown).toContain('Asked as: "write to the shop"; "leave the shop a message"');
+    const draftPath = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.proposal.draft_skill_path as string;
+    const examples = JSON.parse(await readFile(path.join(root, path.dirname(draftPath), "examples.json"), "utf8")) as Array<{ source: unknown }>;
+    expect(examples.map((example) => example.source)).toEqual([{ kind: "run", dispatch_id: failed.dispatch_id }]);
+    await assertClean(panel, "proposal with an example");
+  }, 90_000);
+
   it("kept both typed messages out of the agent's memory", async () => {
     const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
     for (const entry of files) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CreateLearnSessionRequestSchema } from "../shared/learning/create-learn-session";
 import type { RunRecord } from "../shared/execution/run-contract";
 import { defaultSetupForm, planSetup } from "./setup-plan";
-import { canLearnFromRun, seedOfRun, seedOfSession } from "./trace-seed-view";
+import { canLearnFromRun, exampleOfRun, exampleOfSession, exampleRequestsOf, seedOfRun, seedOfSession } from "./trace-seed-view";
 
 const id = () => "11111111-1111-4111-8111-111111111111";
 const at = "2026-11-24T10:00:00.000Z";
@@ -63,5 +63,19 @@ describe("Learn From This in the set-up", () => {
     expect(canLearnFromRun(run({ completed_at: undefined, state: "running" }))).toBe(false);
     expect(canLearnFromRun(run({ steps: [{ step_id: "setup-1", label: "Open", result: "passed", details: "" }] }))).toBe(false);
     expect(seedOfSession({ learn_session_id: id(), created_at: at }, ["a.example"]).source).toEqual({ kind: "learn_session", learn_session_id: id() });
+  });
+});
+
+describe("Use as Example's picker", () => {
+  it("takes one request a line, without repeats, and says what to fix", () => {
+    expect(exampleRequestsOf(" send the shop a note \n\nsend the shop a note\nmessage the shop")).toEqual({ ok: true, requests: ["send the shop a note", "message the shop"] });
+    expect(exampleRequestsOf("   ")).toMatchObject({ ok: false });
+    expect(exampleRequestsOf("a\nb\nc\nd\ne\nf")).toMatchObject({ ok: false, problem: expect.stringContaining("five") });
+    expect(exampleRequestsOf("ok\nfine request")).toMatchObject({ ok: false, problem: expect.stringContaining("too short") });
+  });
+
+  it("names a run or a session as the example, with a request to start from", () => {
+    expect(exampleOfRun(run())).toEqual({ source: { kind: "run", dispatch_id: "run-1" }, title: "Failed run of Send a message", suggestion: "send a message" });
+    expect(exampleOfSession({ learn_session_id: id(), created_at: at }).source).toEqual({ kind: "learn_session", learn_session_id: id() });
   });
 });

@@ -74,3 +74,30 @@ export function seedOfSession(session: { learn_session_id: string; title?: strin
     sites: [...sites],
   };
 }
+
+/** Use as Example (§0B.6): the example chosen, as the picker shows it. */
+export interface ExampleChoice {
+  source: SourceTrace;
+  title: string;
+  /** A request the example answers, to start the list with. */
+  suggestion: string;
+}
+
+export function exampleOfRun(run: RunRecord): ExampleChoice {
+  return { source: { kind: "run", dispatch_id: run.dispatch_id }, title: `${RUN_TITLE[run.state]} of ${run.ability_title}`, suggestion: run.ability_title.toLowerCase() };
+}
+
+export function exampleOfSession(session: { learn_session_id: string; title?: string | undefined; created_at: string }): ExampleChoice {
+  const title = session.title ?? `Session of ${session.created_at.slice(0, 16).replace("T", " ")}`;
+  return { source: { kind: "learn_session", learn_session_id: session.learn_session_id }, title, suggestion: session.title?.toLowerCase() ?? "" };
+}
+
+/** The picker's requests, one a line: 1 to 5 of 3 to 240 characters, or what to fix. */
+export function exampleRequestsOf(text: string): { ok: true; requests: string[] } | { ok: false; problem: string } {
+  const requests = [...new Set(text.split("\n").map((line) => line.trim().replace(/\s+/g, " ")).filter((line) => line !== ""))];
+  if (requests.length === 0) return { ok: false, problem: "Write at least one request this example answers, as someone would ask it." };
+  if (requests.length > 5) return { ok: false, problem: "At most five requests: keep the ones that say it best." };
+  const bad = requests.find((request) => request.length < 3 || request.length > 240);
+  if (bad !== undefined) return { ok: false, problem: `“${bad.slice(0, 40)}” is too ${bad.length < 3 ? "short" : "long"} for a request (3 to 240 characters).` };
+  return { ok: true, requests };
+}

@@ -182,12 +182,21 @@ export function createTraceSeeder(core: SessionCore): TraceSeeder {
     }
     const goal = (await deps.memory.readJsonl(MemoryPaths.boundaries, WorkflowBoundarySchema)).filter((boundary) => boundary.learn_session_id === sessionId && boundary.kind === "mark_goal").at(-1)?.label;
     const urls = events.flatMap((event) => (event.browser_detail?.page_url === undefined ? [] : [event.browser_detail.page_url]));
-    const pages = urls.filter((url, index) => urls[index - 1] !== url);
+    const pages: Array<{ url: string; title?: string }> = [];
+    for (const event of events) {
+      const url = event.browser_detail?.page_url;
+      if (url === undefined) continue;
+      const title = event.browser_detail?.page_title ?? event.window_title;
+      const last = pages.at(-1);
+      if (last?.url === url) {
+        if (last.title === undefined && title !== undefined) last.title = title.slice(0, 200);
+      } else pages.push({ url: url.slice(0, 2048), ...(title === undefined ? {} : { title: title.slice(0, 200) }) });
+    }
     const summary = TraceSeedSummarySchema.parse({
       source: { kind: "learn_session", learn_session_id: sessionId },
       title: (title ?? `Session of ${source.created_at.slice(0, 16).replace("T", " ")}${goal === undefined ? "" : `: ${goal}`}`).slice(0, 240),
       steps: events.filter((event) => event.adapter_kind !== "browser_snapshot").map((event) => event.action_label.slice(0, 240)).slice(0, 200),
-      pages: pages.slice(0, 50).map((url) => ({ url: url.slice(0, 2048) })),
+      pages: pages.slice(0, 50),
       sites: [...new Set([...source.target_app_whitelist.map((site) => site.slice(0, 160)), ...hostsOf(urls)])].slice(0, 20),
       checkpoints: [],
       seeded_at: now().toISOString(),

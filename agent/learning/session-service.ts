@@ -25,7 +25,7 @@ import { createLaunchOperations, type ModeLauncher } from "./session-launch";
 import { createLifecycleOperations } from "./session-lifecycle";
 import { createScopeOperations } from "./session-scope";
 import { createTraceSeeder, isSeeded, type SeedSources } from "./session-seed";
-import type { TraceSeedSummary } from "../../shared/learning/trace-seed";
+import type { SourceTrace, TraceSeedSummary } from "../../shared/learning/trace-seed";
 
 export type BoundarySource = WorkflowBoundary["source"];
 
@@ -51,6 +51,8 @@ export interface SessionService {
   setModeLauncher(mode: LearnSession["entry_mode"], launcher: ModeLauncher): void;
   /** Where Learn From This reads a run's trace (set once the run service exists; §0B.6). */
   setSeedSources(sources: SeedSources): void;
+  /** What a session seeded with this trace would start from; coded errors as for `create`, nothing written (Use as Example). */
+  previewSeed(source: SourceTrace): Promise<TraceSeedSummary>;
   /** What the session was seeded with (Learn From This), or undefined. */
   seedOf(sessionId: string): Promise<TraceSeedSummary | undefined>;
   create(request: CreateLearnSessionRequest): Promise<CreateLearnSessionResponse>;
@@ -121,6 +123,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
     ...boundaries,
     ...createScopeOperations(core),
     setSeedSources: (sources) => seeder.setSources(sources),
+    previewSeed: async (source) => (await seeder.prepare(source)).summary,
     seedOf: (sessionId) => {
       core.find(sessionId);
       return seeder.summary(sessionId);

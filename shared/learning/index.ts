@@ -26,3 +26,4 @@ export * from "./success-conditions";
 export * from "./proposal-tests";
 export * from "./practice";
 export * from "./trace-seed";
+export * from "./skill-example";
