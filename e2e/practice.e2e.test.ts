@@ -93,6 +93,8 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     const digest = await skillDigest();
     const canary = `CANARY-practice-${randomUUID().slice(0, 8)}`;
     const sessionId = await startPractice({
+      goal_summary: "Send a message to the shop",
+      success_description: "The shop says the message was sent",
       rounds: 2,
       input_sets: [
         { message: "First practice note", access_code: canary },
@@ -101,6 +103,7 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     });
     const report = await finished(sessionId);
     expect(report.status, report.message).toBe("proposed");
+    expect(report).toMatchObject({ goal_summary: "Send a message to the shop", success_description: "The shop says the message was sent" });
     expect(report.repairs).toHaveLength(1);
     expect(report.repairs[0]).toMatchObject({ kind: "target_relocated", made_in_round: 1, confirmed_in_round: 2 });
     expect(report.rounds.map((round) => [round.viewport.width, round.input_set])).toEqual([

@@ -68,7 +68,8 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
 
   const run = async (session: LearnSession, setup: PracticeSetup, policy: TestPolicy) => {
     const sessionId = session.learn_session_id;
-    let report: PracticeReport = { learn_session_id: sessionId, practise: setup.practise, status: "running", message: "Practising.", rounds: [], repairs: [], findings: [], updated_at: now(), schema_version: 1 };
+    const words = { ...(setup.goal_summary === undefined ? {} : { goal_summary: setup.goal_summary }), ...(setup.success_description === undefined ? {} : { success_description: setup.success_description }) };
+    let report: PracticeReport = { learn_session_id: sessionId, practise: setup.practise, ...words, status: "running", message: "Practising.", rounds: [], repairs: [], findings: [], updated_at: now(), schema_version: 1 };
     await save(report);
     const base = await readPracticeBase(deps, setup.practise);
     await deps.sessions.setTestPolicy(sessionId, policy);
