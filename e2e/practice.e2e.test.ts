@@ -116,6 +116,9 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     const detail = (await agent.call("GET", `/api/learn/proposals/${proposalId}/detail`)).body;
     expect(detail.proposal).toMatchObject({ proposal_state: "ready_for_review", ability_id: abilityId, source_mode: "exploratory" });
     expect(detail.skill_delta.steps).toHaveLength(1);
+    // The goal in the person's words, and the skill's checkpoints, as the review shows them.
+    expect(detail.interpretation.goal_summary).toBe("Send a message to the shop");
+    expect(detail.interpretation.checkpoints).toHaveLength(2);
     expect(detail.skill_delta.steps[0].proposed).toContain("Send message now");
     const runs = (await agent.call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body;
     expect(runs.runs).toHaveLength(2);
@@ -250,6 +253,9 @@ describe("Autonomous Agent Practice on a page whose content loads late", () => {
     const detail = (await lateAgent.call("GET", `/api/learn/proposals/${proposalId}/detail`)).body;
     expect(detail.proposal).toMatchObject({ proposal_state: "ready_for_review", ability_id: lateAbility });
     expect(detail.skill_delta.steps).toHaveLength(1);
+    // The goal in the person's words, and the skill's checkpoints, as the review shows them.
+    expect(detail.interpretation.goal_summary).toBe("Send a message to the shop");
+    expect(detail.interpretation.checkpoints).toHaveLength(2);
     expect(detail.skill_delta.steps[0].proposed).toContain("its own Recorder timeout");
     const flow = JSON.parse((await lateAgent.memory.readText(`${MemoryPaths.draftRevision(proposalId, 1)}/flow.recorder.json`)) ?? "{}");
     const send = flow.steps.find((step: { type: string; selectors?: string[][] }) => step.type === "click" && JSON.stringify(step.selectors).includes("#send"));

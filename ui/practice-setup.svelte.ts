@@ -38,6 +38,8 @@ export class PracticeSetupState {
   abilityId = $state("");
   sites = $state("");
   rounds = $state(3);
+  /** §0C.14 test policy: a dry run stops before the committing step; off, the practice does it for real on these sites (after nothing else). */
+  dryRun = $state(true);
   inputs = $state("");
   /** The goal and what success looks like, in the person's words (prefilled from the skill). */
   goal = $state("");
@@ -100,7 +102,7 @@ export class PracticeSetupState {
       const created = await this.#deps.client.createSession({
         entry_mode: "autonomous_agent_practice",
         target_app_whitelist: sites,
-        test_policy: { policy_id: crypto.randomUUID(), mode: "dry_run_only", allowed_domains: sites, schema_version: 1 },
+        test_policy: { policy_id: crypto.randomUUID(), mode: this.dryRun ? "dry_run_only" : "live_read_safe_write", allowed_domains: sites, schema_version: 1 },
         practice: {
           practise: { ability_id: this.abilityId },
           ...(this.goal.trim() === "" ? {} : { goal_summary: this.goal.trim().slice(0, 600) }),

@@ -58,6 +58,9 @@ describe("Use as Example", () => {
     const detail = (await agent.call("GET", `/api/learn/proposals/${proposalId}/detail`)).body;
     expect(detail.proposal.ability_id).toBe(abilityId);
     expect(detail.proposal.proposal_state).toBe("draft");
+    // Its meaning, read from the skill: the review shows its goal and checkpoints.
+    expect(detail.interpretation.goal_summary).toBe("Send a message to the shop");
+    expect(detail.interpretation.checkpoints).toHaveLength(2);
     expect(detail.skill_delta.proposed_version).not.toBe(detail.skill_delta.installed_version);
     const markdown = await draft(proposalId, 1, "SKILL.md");
     expect(markdown).toContain("## Examples");

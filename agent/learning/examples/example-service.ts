@@ -13,6 +13,7 @@ import { readPracticeBase, type PracticeBase, type PracticeBaseDeps } from "../p
 import type { ProposalService } from "../proposal-service";
 import type { SessionService } from "../session-service";
 import { withExample } from "./example-files";
+import { writeInterpretationOf } from "../proposal-interpretation";
 
 export interface ExampleServiceDeps extends PracticeBaseDeps {
   sessions: SessionService;
@@ -106,9 +107,11 @@ export function createExampleService(deps: ExampleServiceDeps): ExampleService {
       const lint = lintCheckpoints(base.storedCheckpoints as unknown as CheckpointPlan[]);
       const frontmatter = parseSkillFrontmatter(markdown);
       const at = now();
+      const interpretationId = await writeInterpretationOf(deps.memory, { sessionId, proposalId, markdown, checkpoints: base.plan.checkpoints, now: at });
       const proposal = SkillBundleProposalSchema.parse({
         proposal_id: proposalId,
         learn_session_id: sessionId,
+        interpretation_id: interpretationId,
         source_trace_ids: [sessionId],
         source_mode: "user_guided",
         title: frontmatter?.title ?? (outline.title || ability.title),

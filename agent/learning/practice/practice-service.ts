@@ -134,7 +134,7 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
       await deps.sessions.cancel(sessionId, "system_inferred", outcome.message.slice(0, 240));
       return;
     }
-    const { record, runIds } = await writePracticeProposal(deps.memory, { sessionId, base, plan: outcome.plan, repairs: outcome.repairs, results: outcome.results, now });
+    const { record, runIds } = await writePracticeProposal(deps.memory, { sessionId, base, plan: outcome.plan, repairs: outcome.repairs, results: outcome.results, goal: setup.goal_summary, now });
     await deps.proposals.adopt(record);
     const proposalId = record.proposal.proposal_id;
     const last = runIds[runIds.length - 1];
