@@ -130,8 +130,9 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
     if (current.state === "capturing") await deps.sessions.stop(sessionId, "system_inferred");
     if (outcome.status !== "repaired") {
       const status = outcome.status;
-      await save({ ...report, status, ...(status === "policy_violation" ? { error_code: "TEST_POLICY_VIOLATION" as const } : {}) });
+      // The session ends first: whoever reads the final report finds the session already cancelled.
       await deps.sessions.cancel(sessionId, "system_inferred", outcome.message.slice(0, 240));
+      await save({ ...report, status, ...(status === "policy_violation" ? { error_code: "TEST_POLICY_VIOLATION" as const } : {}) });
       return;
     }
     const { record, runIds } = await writePracticeProposal(deps.memory, { sessionId, base, plan: outcome.plan, repairs: outcome.repairs, results: outcome.results, goal: setup.goal_summary, now });
