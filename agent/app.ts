@@ -48,6 +48,9 @@ import { runRoutes } from "./execution/run-routes";
 import { createRunService, type RunService } from "./execution/run-service";
 import { createRunSpecSource } from "./execution/run-spec";
 import { createPracticeService } from "./learning/practice/practice-service";
+import { installedFlowOf } from "./learning/session-seed";
+import { createExampleService } from "./learning/examples/example-service";
+import { exampleRoutes } from "./learning/examples/example-routes";
 import { practiceRoutes } from "./learning/practice/practice-routes";
 import type { UserTabProvider } from "./execution/user-tab-provider";
 import { loadOrCreateAgentToken } from "./security/agent-token";
@@ -223,6 +226,8 @@ export async function buildApp(options: BuildAppOptions) {
     logError: (fields, message) => app.log.error(fields, message),
   });
   sessions.setModeLauncher("autonomous_agent_practice", practice.launcher);
+  // Learn From This (§0B.6): a run's trace is its record and the flow of the skill it ran.
+  sessions.setSeedSources({ readRun: (dispatchId) => runs.get(dispatchId).then((run) => run, () => undefined), installedFlow: (abilityId) => installedFlowOf(options.memory, registry, abilityId) });
   // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
   await runs.recover();
   app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, clock });
@@ -256,6 +261,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(runRoutes, { runs, specs });
   await app.register(practiceRoutes, { practice });
+  await app.register(exampleRoutes, { examples: createExampleService({ memory: options.memory, registry, specs, proposals, sessions, clock }) });
   await app.register(runEventsRoute, { runs, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(adapterRoutes, { adapters });
   const ingest = createIngestService({ memory: options.memory, sessions });

@@ -175,7 +175,7 @@ describe("the Ability Learning page in real Chromium", () => {
     await panel.click('[data-card="Autonomous Agent Practice"] button');
     await panel.waitForSelector("[data-practice-setup]");
     const labels = await panel.$$eval("[data-practice-setup] label", (elements) => elements.map((element) => element.textContent?.trim()));
-    expect(labels).toEqual(["Skill to practise", "Sites it may open", "Rounds", "Test inputs"]);
+    expect(labels).toEqual(["Skill to practise", "Goal", "Success looks like", "Sites it may open", "Rounds", "Test inputs", "Dry run: stop before the step that sends, pays or deletes"]);
     await assertCleanScreen(panel, "Practice set-up");
     await saveScreenshot(panel, "practice-setup");
     await clickButton(panel, "Back");

@@ -93,6 +93,8 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     const digest = await skillDigest();
     const canary = `CANARY-practice-${randomUUID().slice(0, 8)}`;
     const sessionId = await startPractice({
+      goal_summary: "Send a message to the shop",
+      success_description: "The shop says the message was sent",
       rounds: 2,
       input_sets: [
         { message: "First practice note", access_code: canary },
@@ -101,6 +103,7 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     });
     const report = await finished(sessionId);
     expect(report.status, report.message).toBe("proposed");
+    expect(report).toMatchObject({ goal_summary: "Send a message to the shop", success_description: "The shop says the message was sent" });
     expect(report.repairs).toHaveLength(1);
     expect(report.repairs[0]).toMatchObject({ kind: "target_relocated", made_in_round: 1, confirmed_in_round: 2 });
     expect(report.rounds.map((round) => [round.viewport.width, round.input_set])).toEqual([
@@ -113,6 +116,9 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     const detail = (await agent.call("GET", `/api/learn/proposals/${proposalId}/detail`)).body;
     expect(detail.proposal).toMatchObject({ proposal_state: "ready_for_review", ability_id: abilityId, source_mode: "exploratory" });
     expect(detail.skill_delta.steps).toHaveLength(1);
+    // The goal in the person's words, and the skill's checkpoints, as the review shows them.
+    expect(detail.interpretation.goal_summary).toBe("Send a message to the shop");
+    expect(detail.interpretation.checkpoints).toHaveLength(2);
     expect(detail.skill_delta.steps[0].proposed).toContain("Send message now");
     const runs = (await agent.call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body;
     expect(runs.runs).toHaveLength(2);
@@ -247,6 +253,9 @@ describe("Autonomous Agent Practice on a page whose content loads late", () => {
     const detail = (await lateAgent.call("GET", `/api/learn/proposals/${proposalId}/detail`)).body;
     expect(detail.proposal).toMatchObject({ proposal_state: "ready_for_review", ability_id: lateAbility });
     expect(detail.skill_delta.steps).toHaveLength(1);
+    // The goal in the person's words, and the skill's checkpoints, as the review shows them.
+    expect(detail.interpretation.goal_summary).toBe("Send a message to the shop");
+    expect(detail.interpretation.checkpoints).toHaveLength(2);
     expect(detail.skill_delta.steps[0].proposed).toContain("its own Recorder timeout");
     const flow = JSON.parse((await lateAgent.memory.readText(`${MemoryPaths.draftRevision(proposalId, 1)}/flow.recorder.json`)) ?? "{}");
     const send = flow.steps.find((step: { type: string; selectors?: string[][] }) => step.type === "click" && JSON.stringify(step.selectors).includes("#send"));

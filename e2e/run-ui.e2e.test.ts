@@ -166,6 +166,9 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
     await panel.locator("[data-run-panel] button::-p-text(Improve This Skill)").click();
     await panel.waitForSelector('input[name="target-skill"]', { timeout: 10_000 });
     expect(await panel.$eval('input[name="target-skill"]', (element) => (element as HTMLInputElement).value)).toBe(abilityId);
+    // Issue #16: the improvement starts from what the failed run did and saw.
+    expect(await panel.$eval('[data-setup-seed="run"]', (element) => (element as HTMLElement).innerText)).toContain("Failed run of");
+    await saveScreenshot(panel, "run-improve-from-failed-run");
   }, 150_000);
 
   it("runs it in my browser after asking once to act in my tabs, and proves every checkpoint there", async () => {

@@ -9,6 +9,8 @@ import {
 } from "../shared/learning/create-learn-session";
 import { ObservationScopeRuntimeSchema } from "../shared/learning/observation-scope-runtime";
 import { PracticeReportSchema } from "../shared/learning/practice";
+import { UseAsExampleRequestSchema, UseAsExampleResponseSchema } from "../shared/learning/skill-example";
+import { SessionSeedResponseSchema } from "../shared/learning/trace-seed";
 import { ObservationAdaptersResponseSchema } from "../shared/learning/session-requests";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
 import {
@@ -235,6 +237,11 @@ export function createAgentClient(options: AgentClientOptions) {
     listSessions: (pageNumber = 1, pageSize = 50) =>
       call("GET", `/api/learn/sessions?${page(pageNumber, pageSize)}`, LearnSessionsListResponseSchema),
     practiceReport: (id: string) => call("GET", `${session(id)}/practice`, PracticeReportSchema),
+    /** Learn From This (§0B.6): what a session was seeded with. */
+    sessionSeed: (id: string) => call("GET", `${session(id)}/seed`, SessionSeedResponseSchema),
+    /** Use as Example (§0B.6): a new revision of a proposal, or a proposal for a skill's next version. */
+    useAsExample: (request: Input<typeof UseAsExampleRequestSchema>) =>
+      call("POST", "/api/learn/examples", UseAsExampleResponseSchema, body(UseAsExampleRequestSchema, request), SLOW),
     sessionDetail: (id: string) => call("GET", `${session(id)}/detail`, LearnSessionDetailResponseSchema),
     startSession: (id: string) => call("POST", `${session(id)}/start`, StartSessionResponseSchema, {}),
     pauseSession: (id: string) => call("POST", `${session(id)}/pause`, SessionActionResponseSchema, {}),

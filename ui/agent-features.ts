@@ -20,6 +20,8 @@ export const FEATURE_ROUTES = {
   categories: ["get", "/api/categories"],
   runs: ["post", "/api/runs"],
   practice: ["get", "/api/learn/sessions/{sessionId}/practice"],
+  learn_from_this: ["get", "/api/learn/sessions/{sessionId}/seed"],
+  use_as_example: ["post", "/api/learn/examples"],
 } as const satisfies Record<string, readonly ["get" | "post", string]>;
 
 export type AgentFeature = keyof typeof FEATURE_ROUTES;

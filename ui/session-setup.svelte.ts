@@ -4,6 +4,7 @@ import { failureCode, describeFailure } from "./failure-text";
 import { report, type LearnDeps } from "./learn-deps";
 import { defaultSetupForm, planSetup, setupProblems, type SetupEntryMode, type SetupForm } from "./setup-plan";
 import { normalizeSiteEntry, siteFromUrl } from "./site-entry";
+import { seedOfSession, type SetupSeed } from "./trace-seed-view";
 
 export interface SessionSetupOptions {
   /**
@@ -43,9 +44,12 @@ export class SessionSetupState {
     this.desktop = new DesktopAdaptersState(deps);
   }
 
-  /** A fresh form for this mode, the sites prefilled with the current tab's site. */
-  async begin(entryMode: SetupEntryMode, targetSkillId = ""): Promise<void> {
-    this.form = { ...defaultSetupForm(entryMode, []), targetSkillId };
+  /**
+   * A fresh form for this mode, the sites prefilled with the current tab's site — or, for Learn From
+   * This (§0B.6), with the sites of the trace the session starts from.
+   */
+  async begin(entryMode: SetupEntryMode, targetSkillId = "", seed?: SetupSeed): Promise<void> {
+    this.form = { ...defaultSetupForm(entryMode, seed?.sites ?? []), targetSkillId, seed };
     this.attempted = false;
     this.error = null;
     this.blockedByActive = false;
@@ -78,6 +82,23 @@ export class SessionSetupState {
     if (!this.form.sites.includes(normalized.entry)) this.form.sites = [...this.form.sites, normalized.entry];
     this.siteDraft = "";
     this.siteError = null;
+  }
+
+  /** Learn From This on a recent session: its allow-list comes along as the sites to watch. */
+  async seedFromSession(item: { learn_session_id: string; title?: string | undefined; created_at: string }): Promise<SetupSeed> {
+    let sites: string[] = [];
+    try {
+      sites = (await this.#deps.client.sessionDetail(item.learn_session_id)).target_app_whitelist;
+    } catch (error) {
+      // Only a convenience: the person can add the sites by hand.
+      report(this.#deps, error);
+    }
+    return seedOfSession(item, sites);
+  }
+
+  /** Start from nothing after all: an ordinary session of the same mode. */
+  dropSeed(): void {
+    this.form.seed = undefined;
   }
 
   removeSite(site: string): void {

@@ -3,6 +3,7 @@ import type { BuildPolicy, LearnExecutionMode } from "../shared/learning/learn-s
 import type { TestPolicy } from "../shared/learning/test-policy";
 import type { SetRedactionRequest } from "../shared/observation/capture-protocol";
 import { DESKTOP_APP_FAMILY } from "../shared/observation/desktop-detail";
+import type { SetupSeed } from "./trace-seed-view";
 
 export type SetupEntryMode = "demonstrating_skill" | "improving_existing_skill";
 export type TextMasking = SetRedactionRequest["text_entry"];
@@ -27,6 +28,8 @@ export interface SetupForm {
   safeDomains: string[];
   /** Improving Existing Skill: the skill to improve. */
   targetSkillId: string;
+  /** Learn From This (§0B.6): the run or session the new session starts from. */
+  seed: SetupSeed | undefined;
 }
 
 export interface SetupPlan {
@@ -51,6 +54,7 @@ export function defaultSetupForm(entryMode: SetupEntryMode, sites: string[]): Se
     dryRun: true,
     safeDomains: [],
     targetSkillId: "",
+    seed: undefined,
   };
 }
 
@@ -85,6 +89,7 @@ export function planSetup(form: SetupForm, newId: () => string): { ok: true; pla
     allow_private_install: false,
     ...(watching && form.watchThisComputer ? { target_app_family: DESKTOP_APP_FAMILY } : sites.length > 0 ? { target_app_family: "browser" } : {}),
     ...(improving ? { target_skill_id: form.targetSkillId.trim() } : {}),
+    ...(form.seed === undefined ? {} : { source_trace: form.seed.source }),
   };
   const safeDomains = form.safeDomains.length > 0 ? form.safeDomains : sites;
   const testPolicy: TestPolicy = {

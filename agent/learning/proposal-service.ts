@@ -14,6 +14,7 @@ import type { RefinerConfig } from "./refiner/model-refiner";
 import { createDraftBuilder, EditedFieldsSchema } from "./proposal-drafts";
 import { draftFolderOf, openProposalLog, type ProposalLogRecord } from "./proposal-log";
 import { addTriggerTests } from "./proposal-more-tests";
+import { reviseDraftFiles } from "./proposal-revision";
 import { createProposalQuestions } from "./proposal-questions";
 import type { SessionService } from "./session-service";
 
@@ -40,6 +41,8 @@ export interface ProposalService {
    * `draft` / `drafting_proposal` until a validation runs the new tests.
    */
   requestMoreTests(proposalId: string, request: RequestMoreTestsRequest): Promise<RequestMoreTestsResponse>;
+  /** A new draft revision made of the current files as `edit` changes them (Use as Example, issue #16). */
+  reviseFiles(proposalId: string, edit: (files: Record<string, string>) => Record<string, string>, payload: Record<string, unknown>): Promise<{ revision: number; sessionId: string }>;
   /** Puts a proposal drafted elsewhere in the agent (a practice's repair, issue #16) in the log, as its current state. */
   adopt(record: ProposalLogRecord): Promise<void>;
   /** The live proposal of a session, if any. */
@@ -191,6 +194,8 @@ export async function createProposalService(deps: {
       return { ...(await service.detail(proposalId)), added_trigger_tests: added };
     },
     testPolicyOf: policyOf,
+
+    reviseFiles: (proposalId, edit, payload) => reviseDraftFiles({ ...deps, log }, proposalId, edit, payload),
 
     async setState(proposalId, state) {
       const record = find(proposalId);

@@ -3,6 +3,7 @@ import { isLearnSessionInProgress, isTerminalLearnSessionState, type LearnSessio
 import { AppError } from "../errors/app-error";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { SessionCore } from "./session-core";
+import type { TraceSeeder } from "./session-seed";
 import type { SessionService } from "./session-service";
 
 /** §0C.2 / §0C.3: the panel layout and first step that fit each entry mode. */
@@ -25,7 +26,7 @@ export interface ModeLauncher {
 }
 
 /** Opening a session in one of the five learning modes (§0B.5, §0C.3), and the test policy it runs under (§0C.14). */
-export function createLaunchOperations(core: SessionCore): Pick<SessionService, "create" | "setTestPolicy" | "setModeLauncher"> {
+export function createLaunchOperations(core: SessionCore, seeder: TraceSeeder): Pick<SessionService, "create" | "setTestPolicy" | "setModeLauncher"> {
   const { deps, newId, sessions, receiptIds, exclusive, now, find, put, withChanges, putScope, announce, refreshRuntimeViews } = core;
   const launchers = new Map<LearningEntryMode, ModeLauncher>();
   return {
@@ -55,9 +56,15 @@ export function createLaunchOperations(core: SessionCore): Pick<SessionService, 
             { issues: [{ path: "body/practice", message: request.practice === undefined ? "required for autonomous_agent_practice" : "only for autonomous_agent_practice" }] },
           );
         }
+        if (request.source_trace !== undefined && (request.entry_mode === "autonomous_agent_practice" || request.entry_mode === "import_skill")) {
+          throw new AppError("REQUEST_INVALID", "source_trace seeds a session that learns from a trace: Demonstrating Skill, Coaching Agent or Improving Existing Skill.", {
+            issues: [{ path: "body/source_trace", message: `not for ${request.entry_mode}` }],
+          });
+        }
         const launcher = launchers.get(request.entry_mode);
-        // Before anything is written: a request the mode cannot serve leaves no session behind.
+        // Before anything is written: a request the mode cannot serve, or a trace that is unknown, leaves no session behind.
         await launcher?.check(request);
+        const seed = request.source_trace === undefined ? undefined : await seeder.prepare(request.source_trace);
         const practised = request.practice !== undefined && "ability_id" in request.practice.practise ? request.practice.practise.ability_id : undefined;
         const at = now().toISOString();
         const session: LearnSession = {
@@ -96,9 +103,12 @@ export function createLaunchOperations(core: SessionCore): Pick<SessionService, 
           started_at: at,
           schema_version: 1,
         });
-        await announce(session, "learn.session.started", "learn.session.started", { payload: { entry_mode: session.entry_mode } });
+        if (seed !== undefined) await seeder.write(session.learn_session_id, seed);
+        await announce(session, "learn.session.started", "learn.session.started", {
+          payload: { entry_mode: session.entry_mode, ...(seed === undefined ? {} : { seeded_from: seed.summary.source.kind, seeded_steps: seed.summary.steps.length }) },
+        });
         launcher?.launch(session, request);
-        return { session, ...ENTRY_MODE_UI[session.entry_mode] };
+        return { session, ...ENTRY_MODE_UI[session.entry_mode], ...(seed === undefined ? {} : { seed: seed.summary }) };
       }),
 
     setTestPolicy: (sessionId, policy) =>

@@ -18,6 +18,7 @@ import {
   StopSessionResponseSchema,
   TrimRequestSchema,
 } from "../../shared/learning/route-contracts";
+import { SessionSeedResponseSchema } from "../../shared/learning/trace-seed";
 import { BoundarySourceHeaderSchema, CancelSessionRequestSchema, StartSessionRequestSchema } from "../../shared/learning/session-requests";
 import type { ProposalService } from "./proposal-service";
 import type { BoundarySource, SessionService } from "./session-service";
@@ -47,6 +48,19 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
     "/api/learn/sessions",
     { schema: { body: CreateLearnSessionRequestSchema, response: { 201: CreateLearnSessionResponseSchema } } },
     async (request, reply) => reply.status(201).send(await sessions.create(request.body)),
+  );
+
+  app.get(
+    "/api/learn/sessions/:sessionId/seed",
+    {
+      schema: {
+        description:
+          "Learn From This (§0B.6): the trace the session was seeded with (`source_trace` at creation) — its steps, pages, checkpoints and where a failed run stopped; never a typed value. `seed` is null for a session that was not seeded.",
+        params: SessionParamsSchema,
+        response: { 200: SessionSeedResponseSchema },
+      },
+    },
+    async (request) => ({ learn_session_id: request.params.sessionId, seed: (await sessions.seedOf(request.params.sessionId)) ?? null, schema_version: 1 as const }),
   );
 
   app.get(

@@ -24,6 +24,8 @@ import { createSessionCore } from "./session-core";
 import { createLaunchOperations, type ModeLauncher } from "./session-launch";
 import { createLifecycleOperations } from "./session-lifecycle";
 import { createScopeOperations } from "./session-scope";
+import { createTraceSeeder, isSeeded, type SeedSources } from "./session-seed";
+import type { SourceTrace, TraceSeedSummary } from "../../shared/learning/trace-seed";
 
 export type BoundarySource = WorkflowBoundary["source"];
 
@@ -47,6 +49,12 @@ export interface SessionServiceDeps {
 export interface SessionService {
   /** Who starts the agent's own work in sessions of this mode (issue #16: practice). */
   setModeLauncher(mode: LearnSession["entry_mode"], launcher: ModeLauncher): void;
+  /** Where Learn From This reads a run's trace (set once the run service exists; §0B.6). */
+  setSeedSources(sources: SeedSources): void;
+  /** What a session seeded with this trace would start from; coded errors as for `create`, nothing written (Use as Example). */
+  previewSeed(source: SourceTrace): Promise<TraceSeedSummary>;
+  /** What the session was seeded with (Learn From This), or undefined. */
+  seedOf(sessionId: string): Promise<TraceSeedSummary | undefined>;
   create(request: CreateLearnSessionRequest): Promise<CreateLearnSessionResponse>;
   list(page: number, pageSize: number): { sessions: LearnSession[]; total: number };
   get(sessionId: string): LearnSession;
@@ -101,15 +109,31 @@ export interface SessionService {
  * and the runtime views. Every change is checked against the §0C.1A table first and writes nothing
  * when refused; accepted changes append the session, then its boundary and receipt, then rewrite
  * the current views and tell live subscribers.
- */export async function createSessionService(deps: SessionServiceDeps): Promise<SessionService> {
+ */
+export async function createSessionService(deps: SessionServiceDeps): Promise<SessionService> {
   const core = await createSessionCore(deps);
+  const seeder = createTraceSeeder(core);
+  const lifecycle = createLifecycleOperations(core);
+  const boundaries = createBoundaryOperations(core);
   const service: SessionService = {
     exclusive: core.exclusive,
     refreshRuntimeViews: () => core.exclusive(core.refreshRuntimeViews),
-    ...createLaunchOperations(core),
-    ...createLifecycleOperations(core),
-    ...createBoundaryOperations(core),
+    ...createLaunchOperations(core, seeder),
+    ...lifecycle,
+    ...boundaries,
     ...createScopeOperations(core),
+    setSeedSources: (sources) => seeder.setSources(sources),
+    previewSeed: async (source) => (await seeder.prepare(source)).summary,
+    seedOf: (sessionId) => {
+      core.find(sessionId);
+      return seeder.summary(sessionId);
+    },
+    // A seeded session's trace is its first meaningful event: Start begins the capture at once.
+    async start(sessionId, request, source) {
+      const started = await lifecycle.start(sessionId, request, source);
+      if (!(await isSeeded(seeder, started.session))) return started;
+      return { ...started, session: await boundaries.noteMeaningfulEvent(sessionId) };
+    },
   };
   await core.refreshRuntimeViews();
   return service;

@@ -9,6 +9,7 @@ import {
 } from "./learn-session";
 import { PracticeSetupSchema } from "./practice";
 import { TestPolicySchema } from "./test-policy";
+import { SourceTraceSchema, TraceSeedSummarySchema } from "./trace-seed";
 
 /**
  * §0C.2 Body of `POST /api/learn/sessions`. When `target_app_whitelist` is non-empty and observation
@@ -32,6 +33,12 @@ export const CreateLearnSessionRequestSchema = z.object({
   test_policy: TestPolicySchema.optional(),
   /** Autonomous Agent Practice only: what to practise and how (issue #16). */
   practice: PracticeSetupSchema.optional(),
+  /**
+   * §0B.6 Learn From This: the run, session or receipt whose trace the new session starts from (its
+   * steps, pages and checkpoints, never a typed value). With `improving_existing_skill`: Improve
+   * This Skill from a failed run, so the improvement starts from what the run saw (issue #16).
+   */
+  source_trace: SourceTraceSchema.optional(),
 });
 /** §0C.2 */
 export type CreateLearnSessionRequest = z.infer<typeof CreateLearnSessionRequestSchema>;
@@ -47,6 +54,8 @@ export const CreateLearnSessionResponseSchema = z.object({
     "show_skill_delta_editor",
     "show_import_configurator",
   ]),
+  /** What the session was seeded with, when the request named a `source_trace`. */
+  seed: TraceSeedSummarySchema.optional(),
 });
 /** §0C.2 */
 export type CreateLearnSessionResponse = z.infer<typeof CreateLearnSessionResponseSchema>;

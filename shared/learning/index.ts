@@ -25,3 +25,5 @@ export * from "./skill-delta";
 export * from "./success-conditions";
 export * from "./proposal-tests";
 export * from "./practice";
+export * from "./trace-seed";
+export * from "./skill-example";

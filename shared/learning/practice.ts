@@ -78,6 +78,9 @@ export type PracticeRound = z.infer<typeof PracticeRoundSchema>;
 export const PracticeReportSchema = z.object({
   learn_session_id: z.string().uuid(),
   practise: PracticeTargetSchema,
+  /** The goal and success as the person put them at set-up (shown with the rounds; the rounds check the skill's own checkpoints). */
+  goal_summary: z.string().max(600).optional(),
+  success_description: z.string().max(600).optional(),
   status: z.enum(["running", "proposed", "nothing_to_repair", "could_not_repair", "policy_violation", "failed"]),
   message: z.string().max(600),
   rounds: z.array(PracticeRoundSchema).max(20),

@@ -12,6 +12,7 @@ import type { CheckpointPlan } from "../compiler/interpret";
 import { diffSkills, nextSkillVersion, readSkillOutline } from "../compiler/skill-delta";
 import type { PracticeBase } from "./practice-base";
 import type { PracticePlan } from "./practice-driver";
+import { writeInterpretationOf } from "../proposal-interpretation";
 
 export interface PracticeProposalInput {
   sessionId: string;
@@ -19,6 +20,8 @@ export interface PracticeProposalInput {
   plan: PracticePlan;
   repairs: readonly PracticeRepair[];
   results: readonly ExecuteResult[];
+  /** The goal in the person's words, from the set-up (shown as the proposal's goal). */
+  goal?: string | undefined;
   now: () => string;
 }
 
@@ -119,9 +122,11 @@ export async function writePracticeProposal(memory: MemoryStore, input: Practice
 
   const frontmatter = parseSkillFrontmatter(markdown);
   const at = input.now();
+  const interpretationId = await writeInterpretationOf(memory, { sessionId, proposalId, markdown, checkpoints: plan.checkpoints, goal: input.goal, now: at });
   const proposal = SkillBundleProposalSchema.parse({
     proposal_id: proposalId,
     learn_session_id: sessionId,
+    interpretation_id: interpretationId,
     source_trace_ids: [sessionId],
     source_mode: "exploratory",
     title: frontmatter?.title ?? outline.title ?? base.ability?.title ?? "Practised skill",

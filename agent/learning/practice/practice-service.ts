@@ -68,7 +68,8 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
 
   const run = async (session: LearnSession, setup: PracticeSetup, policy: TestPolicy) => {
     const sessionId = session.learn_session_id;
-    let report: PracticeReport = { learn_session_id: sessionId, practise: setup.practise, status: "running", message: "Practising.", rounds: [], repairs: [], findings: [], updated_at: now(), schema_version: 1 };
+    const words = { ...(setup.goal_summary === undefined ? {} : { goal_summary: setup.goal_summary }), ...(setup.success_description === undefined ? {} : { success_description: setup.success_description }) };
+    let report: PracticeReport = { learn_session_id: sessionId, practise: setup.practise, ...words, status: "running", message: "Practising.", rounds: [], repairs: [], findings: [], updated_at: now(), schema_version: 1 };
     await save(report);
     const base = await readPracticeBase(deps, setup.practise);
     await deps.sessions.setTestPolicy(sessionId, policy);
@@ -129,11 +130,12 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
     if (current.state === "capturing") await deps.sessions.stop(sessionId, "system_inferred");
     if (outcome.status !== "repaired") {
       const status = outcome.status;
-      await save({ ...report, status, ...(status === "policy_violation" ? { error_code: "TEST_POLICY_VIOLATION" as const } : {}) });
+      // The session ends first: whoever reads the final report finds the session already cancelled.
       await deps.sessions.cancel(sessionId, "system_inferred", outcome.message.slice(0, 240));
+      await save({ ...report, status, ...(status === "policy_violation" ? { error_code: "TEST_POLICY_VIOLATION" as const } : {}) });
       return;
     }
-    const { record, runIds } = await writePracticeProposal(deps.memory, { sessionId, base, plan: outcome.plan, repairs: outcome.repairs, results: outcome.results, now });
+    const { record, runIds } = await writePracticeProposal(deps.memory, { sessionId, base, plan: outcome.plan, repairs: outcome.repairs, results: outcome.results, goal: setup.goal_summary, now });
     await deps.proposals.adopt(record);
     const proposalId = record.proposal.proposal_id;
     const last = runIds[runIds.length - 1];

@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import { SkillExampleSchema, type SkillExample, type UseAsExampleRequest, type UseAsExampleResponse } from "../../../shared/learning/skill-example";
+import { SkillDeltaSchema } from "../../../shared/learning/skill-delta";
+import { SkillBundleProposalSchema } from "../../../shared/skills/proposal";
+import type { Clock } from "../../clock";
+import { AppError } from "../../errors/app-error";
+import { MemoryPaths } from "../../memory/memory-paths";
+import { lintCheckpoints } from "../compiler/checkpoint-lint";
+import { parseSkillFrontmatter } from "../compiler/emit-skill";
+import type { CheckpointPlan } from "../compiler/interpret";
+import { diffSkills, nextSkillVersion, readSkillOutline } from "../compiler/skill-delta";
+import { readPracticeBase, type PracticeBase, type PracticeBaseDeps } from "../practice/practice-base";
+import type { ProposalService } from "../proposal-service";
+import type { SessionService } from "../session-service";
+import { withExample } from "./example-files";
+import { writeInterpretationOf } from "../proposal-interpretation";
+
+export interface ExampleServiceDeps extends PracticeBaseDeps {
+  sessions: SessionService;
+  proposals: PracticeBaseDeps["proposals"] & Pick<ProposalService, "reviseFiles" | "adopt">;
+  clock: Clock;
+}
+
+export interface ExampleService {
+  /** `POST /api/learn/examples` (§0B.6 Use as Example). */
+  use(request: UseAsExampleRequest): Promise<UseAsExampleResponse>;
+}
+
+/** Files of the installed skill that a new proposal does not carry over as they were. */
+const NOT_CARRIED = new Set(["skill-delta.json", "refinement.json"]);
+
+/**
+ * Use as Example (§0B.6, issue #16): the example (a finished session or a run, read as Learn From
+ * This reads it: labels, never a typed value) goes into a new revision with the requests it answers
+ * as trigger tests. Everything that can be refused is checked before the first write.
+ */
+export function createExampleService(deps: ExampleServiceDeps): ExampleService {
+  const now = () => deps.clock.now().toISOString();
+
+  const exampleOf = async (request: UseAsExampleRequest): Promise<SkillExample> => {
+    const seed = await deps.sessions.previewSeed(request.example);
+    return SkillExampleSchema.parse({
+      example_id: randomUUID(),
+      source: request.example,
+      title: seed.title,
+      steps: seed.steps,
+      pages: seed.pages,
+      ...(seed.stopped_at === undefined ? {} : { outcome: seed.stopped_at.message }),
+      trigger_tests: request.trigger_tests,
+      added_at: now(),
+      schema_version: 1,
+    });
+  };
+
+  /** An installed skill: a new proposal for its next version, owned by an Improving Existing Skill session seeded with the example. */
+  const toSkill = async (request: UseAsExampleRequest, abilityId: string, example: SkillExample): Promise<UseAsExampleResponse> => {
+    let base: PracticeBase;
+    try {
+      base = await readPracticeBase(deps, { ability_id: abilityId });
+    } catch (error) {
+      if (error instanceof AppError && error.code === "ABILITY_NOT_FOUND") {
+        throw new AppError("ABILITY_NOT_FOUND", "That skill cannot take an example: it is not installed by this agent, or the files it was installed from are missing.");
+      }
+      throw error;
+    }
+    const ability = base.ability!;
+    const installedMarkdown = base.files["SKILL.md"] as string;
+    const outline = readSkillOutline(installedMarkdown);
+    const version = nextSkillVersion(outline.version);
+    const carried = Object.fromEntries(Object.entries(base.files).filter(([name]) => !NOT_CARRIED.has(name)));
+    const { files } = withExample(carried, example, version);
+
+    // The first write: refused (another session open) before anything else is written.
+    const created = await deps.sessions.create({
+      entry_mode: "improving_existing_skill",
+      observation_mode: "none",
+      build_policy: "build_then_review",
+      execution_mode: "guided",
+      target_kind: "existing_skill",
+      target_skill_id: ability.ability_id,
+      target_app_whitelist: [],
+      ask_before_build: false,
+      allow_private_install: false,
+      source_trace: request.example,
+    });
+    const sessionId = created.session.learn_session_id;
+    try {
+      await deps.sessions.start(sessionId, { adapters_requested: [] }, "system_inferred");
+      await deps.sessions.stop(sessionId, "system_inferred");
+      const proposalId = randomUUID();
+      const folder = MemoryPaths.draftRevision(proposalId, 1);
+      for (const [name, text] of Object.entries(files)) await deps.memory.writeText(`${folder}/${name}`, text);
+      const markdown = files["SKILL.md"] as string;
+      await deps.memory.writeJson(
+        `${folder}/skill-delta.json`,
+        SkillDeltaSchema.parse({
+          target_ability_id: ability.ability_id,
+          target_skill_name: ability.skill_name,
+          installed_title: (outline.title || ability.title).slice(0, 200),
+          ...(outline.version === undefined ? {} : { installed_version: outline.version }),
+          proposed_version: version,
+          ...diffSkills(outline, readSkillOutline(markdown)),
+          compared_at: now(),
+          schema_version: 1,
+        }),
+      );
+      const lint = lintCheckpoints(base.storedCheckpoints as unknown as CheckpointPlan[]);
+      const frontmatter = parseSkillFrontmatter(markdown);
+      const at = now();
+      const interpretationId = await writeInterpretationOf(deps.memory, { sessionId, proposalId, markdown, checkpoints: base.plan.checkpoints, now: at });
+      const proposal = SkillBundleProposalSchema.parse({
+        proposal_id: proposalId,
+        learn_session_id: sessionId,
+        interpretation_id: interpretationId,
+        source_trace_ids: [sessionId],
+        source_mode: "user_guided",
+        title: frontmatter?.title ?? (outline.title || ability.title),
+        proposed_skill_slug: frontmatter?.name ?? ability.skill_name,
+        trigger_phrases: frontmatter?.triggers ?? ability.trigger_phrases,
+        negative_triggers: frontmatter?.negative_triggers ?? ability.negative_triggers,
+        draft_skill_path: `${folder}/SKILL.md`,
+        draft_manifest_path: `${folder}/capability-manifest.json`,
+        ...(files["workflow-graph.json"] === undefined ? {} : { draft_graph_ref: `${folder}/workflow-graph.json` }),
+        proposal_state: "draft",
+        install_lane: "pending",
+        // Installing it replaces the installed skill as its next version.
+        ability_id: ability.ability_id,
+        ambiguity_flags: [],
+        created_at: at,
+        updated_at: at,
+        schema_version: 1,
+      });
+      await deps.proposals.adopt({ proposal, revision: 1, lint });
+      await deps.sessions.advance(sessionId, ["reviewing", "drafting_proposal"], { proposal_id: proposalId }, [
+        { receipt: "learn.proposal.created", event: "learn.proposal.created", payload: { proposal_id: proposalId, example: { source: request.example.kind, trigger_tests: example.trigger_tests.length } } },
+      ]);
+      return { proposal_id: proposalId, revision: 1, learn_session_id: sessionId, example, schema_version: 1 };
+    } catch (error) {
+      // The session made for the example holds nothing usable: it ends, and says why.
+      await deps.sessions.cancel(sessionId, "system_inferred", "the example could not be added").catch(() => undefined);
+      throw error;
+    }
+  };
+
+  return {
+    async use(request) {
+      const example = await exampleOf(request);
+      if ("ability_id" in request.target) return toSkill(request, request.target.ability_id, example);
+      const { revision, sessionId } = await deps.proposals.reviseFiles(request.target.proposal_id, (files) => withExample(files, example).files, {
+        example: { source: request.example.kind, trigger_tests: example.trigger_tests.length },
+      });
+      return { proposal_id: request.target.proposal_id, revision, learn_session_id: sessionId, example, schema_version: 1 };
+    },
+  };
+}
