@@ -46,6 +46,16 @@ export type ReviewBusy = "revise" | "reject" | "validate" | "install" | "approve
  * improvement its changes to the installed skill, and the decisions: validate, install, approve,
  * revise, reject and request more tests.
  */
+/**
+ * Whether validation can rehearse a proposal's flow in a browser, from its interpretation's control
+ * surfaces: only a flow that names surfaces and none of them the browser (a terminal routine) is
+ * never replayed. No surfaces (a practice repair or an example, not compiled from a demonstration)
+ * says nothing, so the flow is rehearsed as its steps allow.
+ */
+export function flowActsInBrowser(surfaces: readonly string[] | undefined): boolean {
+  return surfaces === undefined || surfaces.length === 0 || surfaces.includes("native_openclaw_browser");
+}
+
 export class ProposalReviewState {
   detail = $state.raw<ProposalDetailResponse | null>(null);
   markdown = $state.raw<Loadable<string>>({ status: "loading" });
@@ -81,7 +91,7 @@ export class ProposalReviewState {
    * browser. A routine on this computer (terminal commands) is never run by validation.
    */
   get actsInBrowser(): boolean {
-    return this.detail?.interpretation?.preferred_control_surfaces.includes("native_openclaw_browser") ?? true;
+    return flowActsInBrowser(this.detail?.interpretation?.preferred_control_surfaces);
   }
 
   get parameters(): SkillParameter[] {

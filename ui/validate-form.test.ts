@@ -1,6 +1,7 @@
 import { render } from "svelte/server";
 import { describe, expect, it } from "vitest";
 import ValidateForm from "./ValidateForm.svelte";
+import { flowActsInBrowser } from "./proposal-review.svelte";
 
 const parameters = [{ name: "branch", label: "Branch", type: "text" }];
 const props = { parameters, busy: false, onvalidate: () => {}, oncancel: () => {} };
@@ -18,5 +19,14 @@ describe("the Validate form", () => {
     expect(body).toContain("confirm by hand");
     expect(body).not.toContain("separate browser");
     expect(body).not.toContain('name="test-');
+  });
+});
+
+describe("whether validation can rehearse a proposal in a browser", () => {
+  it("is yes for a web flow and for a proposal whose interpretation names no surface (practice, examples); no only for a terminal routine", () => {
+    expect(flowActsInBrowser(["native_openclaw_browser"])).toBe(true);
+    expect(flowActsInBrowser([])).toBe(true);
+    expect(flowActsInBrowser(undefined)).toBe(true);
+    expect(flowActsInBrowser(["wrapper_script"])).toBe(false);
   });
 });
