@@ -1,4 +1,4 @@
-import { ObservedActionEventWithDetailSchema, type MaskedField, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+import type { MaskedField, ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { CaptureConfigSchema, TYPED_VALUE_MAX_LENGTH, type CaptureConfig, type ContentMessage } from "./capture-messages";
@@ -352,14 +352,10 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
 
   // --- outbox → background, batched ---
   const queueOut = (event: ObservedActionEventWithDetail, uploads: SnapshotUpload[]): void => {
-    // The last gate: whatever the event carries, typed values are cut out of it here.
-    const parsed = ObservedActionEventWithDetailSchema.safeParse(boundary.event(event));
-    if (!parsed.success) {
-      // A bug of ours: the background would refuse the whole message for it, so it is left out (and reported once).
-      guard.report(new Error(`event left out: ${parsed.error.issues[0]?.path.join(".") ?? "invalid"}`));
-      return;
-    }
-    outbox.events.push(parsed.data);
+    // The last gate: whatever the event carries, typed values are cut out of it here. It is not
+    // validated here (issue #17: not on the page's main thread): the background checks each event
+    // and keeps the valid ones of a batch (extension/background/message-router.ts).
+    outbox.events.push(boundary.event(event));
     outbox.snapshots.push(...uploads);
     if (outbox.events.length >= batchSize) {
       void sendBatch();

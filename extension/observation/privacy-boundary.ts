@@ -78,8 +78,24 @@ export function createPrivacyBoundary(): PrivacyBoundary {
   let compiled = createNeedleCache();
   let current: TypedValueScrubber = createTypedValueScrubber([], compiled);
 
+  /**
+   * What the page's fields hold, read once per task: until our synchronous code returns, no page
+   * script runs and no field can change, yet one event asks for the scrubber several times.
+   */
+  let liveThisTask: string[] | undefined;
+  const liveValues = (): string[] => {
+    if (readLive === undefined) return [];
+    if (liveThisTask === undefined) {
+      liveThisTask = readLive();
+      queueMicrotask(() => {
+        liveThisTask = undefined;
+      });
+    }
+    return liveThisTask;
+  };
+
   const scrubber = (): TypedValueScrubber => {
-    const values = [...sessionValues, ...pageValues, ...(readLive?.() ?? [])];
+    const values = [...sessionValues, ...pageValues, ...liveValues()];
     if (values.length !== builtFrom.length || values.some((value, index) => value !== builtFrom[index])) {
       builtFrom = values;
       current = createTypedValueScrubber(values, compiled);
@@ -127,6 +143,7 @@ export function createPrivacyBoundary(): PrivacyBoundary {
     },
     setLiveValues(read) {
       readLive = read;
+      liveThisTask = undefined;
     },
     scrubber,
     text: (text) => scrubber().scrub(text),
