@@ -103,10 +103,24 @@ export function createPrivacyBoundary(): PrivacyBoundary {
     return current;
   };
 
-  const url = (raw: string, scrub: TypedValueScrubber = scrubber()): string => maskUrl(raw, scrub);
+  /** URLs masked with a scrubber: every event and snapshot of a page carries the same few (its URL, masked and again). */
+  const maskedUrls = new WeakMap<TypedValueScrubber, Map<string, string>>();
+  const url = (raw: string, scrub: TypedValueScrubber = scrubber()): string => {
+    let known = maskedUrls.get(scrub);
+    if (known === undefined) maskedUrls.set(scrub, (known = new Map()));
+    let masked = known.get(raw);
+    if (masked === undefined) {
+      masked = maskUrl(raw, scrub);
+      if (known.size >= 64) known.clear();
+      known.set(raw, masked);
+    }
+    return masked;
+  };
 
+  /** Selector parts with their escapes undone (the same selectors are checked at every click and on the way out); forgotten with the session. */
+  let unescaped = new Map<string, string>();
   const selectors = (alternatives: readonly (readonly string[])[], scrub: TypedValueScrubber = scrubber()): string[][] =>
-    alternatives.filter((parts) => parts.every((part) => !carriesValue(part, scrub))).map((parts) => [...parts]);
+    alternatives.filter((parts) => parts.every((part) => !carriesValue(part, scrub, unescaped))).map((parts) => [...parts]);
 
   /** Walks a value, scrubbing every page-derived string (see STRUCTURAL_KEYS). */
   const walk = (value: unknown, key: string | undefined, scrub: TypedValueScrubber): unknown => {
@@ -155,6 +169,7 @@ export function createPrivacyBoundary(): PrivacyBoundary {
       pageValues.clear();
       sessionValues = [];
       builtFrom = [];
+      unescaped = new Map();
       compiled = createNeedleCache();
       current = createTypedValueScrubber([], compiled);
     },
@@ -162,8 +177,15 @@ export function createPrivacyBoundary(): PrivacyBoundary {
 }
 
 /** Whether a selector part holds a typed value as written, or once its CSS or XPath escapes are undone. */
-function carriesValue(part: string, scrub: TypedValueScrubber): boolean {
-  return scrub.contains(part) || scrub.contains(unescapeCss(part));
+function carriesValue(part: string, scrub: TypedValueScrubber, unescaped: Map<string, string>): boolean {
+  if (scrub.size === 0) return false;
+  let plain = unescaped.get(part);
+  if (plain === undefined) {
+    plain = unescapeCss(part);
+    if (unescaped.size >= 2000) unescaped.clear();
+    unescaped.set(part, plain);
+  }
+  return scrub.contains(part) || scrub.contains(plain);
 }
 
 /** `\31 23` → `123`, `\"` → `"`: what a CSS selector's escaped identifier or string says. */
