@@ -45,7 +45,7 @@ const SETTLE_BEFORE_START_MS = 800;
 const SETTLE_AT_END_MS = 1200;
 const OUR_TIMERS = { snapshotDelayMs: 20, batchDelayMs: 20 };
 /** The isolated world our capture runs in, and the global `bundleCaptureRuntime()` defines. */
-const CAPTURE_WORLD = "elnor-capture";
+export const CAPTURE_WORLD = "elnor-capture";
 const CAPTURE_GLOBAL = "ElnorContentCapture";
 const MARK_PREFIX = "elnor-bench-step-";
 const END_MARK = "elnor-bench-end";
@@ -53,7 +53,7 @@ const END_MARK = "elnor-bench-end";
 const TARGET_RATIO = 0.5;
 const TARGET_P95_RATIO = 1.0;
 
-type Recorder = "none" | "ours" | "rrweb" | "sources";
+export type Recorder = "none" | "ours" | "rrweb" | "sources";
 const RECORDERS: readonly Recorder[] = ["none", "ours", "rrweb", "sources"];
 
 // --- the fixture page ---
@@ -111,7 +111,7 @@ function fieldHtml(field: FieldSpec): string {
 }
 
 /** A realistic shop back-office page: the page's own script reacts to clicks, edits and choices. */
-function fixturePage(): string {
+export function fixturePage(): string {
   const rows = Array.from({ length: ROWS }, (_, index) => {
     const number = String(index + 1).padStart(3, "0");
     const product = PRODUCTS[index % PRODUCTS.length]!;
@@ -232,7 +232,7 @@ const TOGGLES = ["#newsletter", "#gift-wrap", "#invoice", "#contact-email", "#co
 const BUTTONS = ["#apply-coupon", "#save", "#checkout", "#clear-cart"];
 
 /** 240 steps in a fixed order: 90 row clicks, 60 field edits, 30 select changes, 30 toggles, 30 buttons. */
-function scriptedSteps(): Step[] {
+export function scriptedSteps(): Step[] {
   const steps: Step[] = [];
   for (let index = 0; index < 240; index += 1) {
     const round = Math.floor(index / 8);
@@ -310,7 +310,7 @@ async function perform(page: Page, index: number, step: Step): Promise<void> {
 // --- recorders ---
 
 /** rrweb's `record` as a page would ship it: bundled by vite into one IIFE that defines `rrweb`. */
-async function bundleRrwebRecord(): Promise<string> {
+export async function bundleRrwebRecord(): Promise<string> {
   const entry = fileURLToPath(import.meta.resolve("rrweb"));
   const result = await build({
     configFile: false,
@@ -325,7 +325,7 @@ async function bundleRrwebRecord(): Promise<string> {
   return chunk.code;
 }
 
-interface Bundles {
+export interface Bundles {
   capture: string;
   rrweb: string;
 }
@@ -353,7 +353,7 @@ const EVENT_SOURCES_ONLY = `(() => {
   else start();
 })();`;
 
-function recorderScript(recorder: Exclude<Recorder, "none">, bundles: Bundles, origin: string): string {
+export function recorderScript(recorder: Exclude<Recorder, "none">, bundles: Bundles, origin: string): string {
   switch (recorder) {
     case "sources":
       return EVENT_SOURCES_ONLY;
@@ -407,7 +407,7 @@ interface RunResult {
   cpuProfile?: unknown;
 }
 
-async function runSequence(
+export async function runSequence(
   browser: Browser,
   url: string,
   recorder: Recorder,
@@ -549,11 +549,11 @@ function medianPerStep(runs: readonly RunResult[]): number[] {
   return runs[0]!.stepScriptMs.map((_, step) => median(runs.map((run) => run.stepScriptMs[step]!)));
 }
 
-function sleep(ms: number): Promise<void> {
+export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function serve(html: string): Promise<http.Server> {
+export function serve(html: string): Promise<http.Server> {
   const server = http.createServer((request, response) => {
     if (new URL(request.url ?? "/", "http://bench").pathname !== "/") {
       response.writeHead(404, { "content-type": "text/plain" }).end("not found");

@@ -2,6 +2,7 @@ import os from "node:os";
 import { benchAbilities } from "./abilities.bench";
 import { benchAgentScale } from "./agent-scale.bench";
 import { benchContentScript } from "./content-script.bench";
+import { benchHeavyPage } from "./heavy-page.bench";
 import { benchExecutor } from "./executor.bench";
 import { benchInTab } from "./in-tab.bench";
 import { benchIngest } from "./ingest.bench";
@@ -20,6 +21,7 @@ const results: BenchResult[] = [
   ...(await benchSkillImport()),
   ...(await benchAgentScale()),
   ...(await benchContentScript()),
+  ...(await benchHeavyPage()),
   ...(await benchExecutor()),
   ...(await benchInTab()),
   ...(await benchRuns()),

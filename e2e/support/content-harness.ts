@@ -8,7 +8,7 @@ import { build, type Rollup } from "vite";
 import { projectRoot } from "../../agent/test-support/agent-process";
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
-import type { CaptureConfig, ContentMessage } from "../../extension/observation/capture-messages";
+import { ContentMessageSchema, type CaptureConfig, type ContentMessage } from "../../extension/observation/capture-messages";
 import { CHROMIUM_PATH } from "./extension-browser";
 
 /**
@@ -138,8 +138,14 @@ async function openPage(browser: Browser, bundle: string, url: string, options: 
     const auxData = context.auxData as { frameId?: string } | undefined;
     if (context.name === WORLD && auxData?.frameId === mainFrameId) isolatedContextId = context.id;
   });
+  /** Messages the background would not take whole: the page no longer validates its own output, the background does. */
+  const invalid: string[] = [];
   cdp.on("Runtime.bindingCalled", ({ name, payload }) => {
-    if (name === "__elnorSink") messages.push(JSON.parse(payload) as ContentMessage);
+    if (name !== "__elnorSink") return;
+    const message = JSON.parse(payload) as ContentMessage;
+    const parsed = ContentMessageSchema.safeParse(message);
+    if (!parsed.success) invalid.push(`${message.type}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
+    messages.push(message);
   });
   cdp.on("Runtime.consoleAPICalled", ({ args }) => {
     consoleLines.push(args.map((arg) => String(arg.value ?? arg.description ?? "")).join(" "));
@@ -177,7 +183,10 @@ ${bundle}
   // Let the capture apply its first config (it starts at DOMContentLoaded).
   await evaluate("Promise.resolve(globalThis.__elnorHarness && globalThis.__elnorHarness.flush())");
 
-  const ofType = <T extends ContentMessage["type"]>(type: T) => messages.filter((message): message is Extract<ContentMessage, { type: T }> => message.type === type);
+  const ofType = <T extends ContentMessage["type"]>(type: T) => {
+    if (invalid.length > 0) throw new Error(`the capture sent messages that break the contract: ${invalid.join(" | ")}`);
+    return messages.filter((message): message is Extract<ContentMessage, { type: T }> => message.type === type);
+  };
   return {
     page,
     messages,

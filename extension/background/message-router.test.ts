@@ -104,6 +104,14 @@ describe("message router", () => {
     expect(reply).toEqual({ queued: 0, duplicates: 0, refused: 2, refused_reason: "invalid" });
   });
 
+  it("keeps the valid events of a batch with an invalid one (the page does not validate its own output) and counts the rest as refused", async () => {
+    const { router, enqueued } = setup();
+    const good = event();
+    const reply = await router.route({ type: "capture/events", events: [good, { ...event(), created_at: 7 }], snapshots: [{ sha256: "nope" }] }, page("http://127.0.0.1:8123/"));
+    expect(reply).toEqual({ queued: 1, duplicates: 0, refused: 1, refused_reason: "invalid" });
+    expect(enqueued.map((item) => item.event_id)).toEqual([good.event_id]);
+  });
+
   it("gives an observed page its config and any other page none", async () => {
     const { router } = setup();
     expect(await router.route({ type: "capture/get-config" }, page("http://127.0.0.1:8123/"))).toMatchObject({

@@ -1,4 +1,6 @@
 import type { Browser } from "wxt/browser";
+import { ObservedActionEventWithDetailSchema } from "../../shared/learning/observed-action";
+import { SnapshotUploadSchema } from "../../shared/observation/capture-protocol";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { z } from "zod";
 import { ContentMessageSchema, type BackgroundToContentMessage, type ContentMessage } from "../observation/capture-messages";
@@ -21,7 +23,20 @@ import type { OutboxSender } from "./outbox-sender";
 import type { CaptureControl } from "./session-controls";
 
 /** The outline of a `capture/events` message whose events did not pass the contract. */
-const InvalidEventsMessageSchema = z.object({ type: z.literal("capture/events"), events: z.array(z.unknown()) });
+const InvalidEventsMessageSchema = z.object({ type: z.literal("capture/events"), events: z.array(z.unknown()), snapshots: z.array(z.unknown()).default([]) });
+
+/** The events and snapshots of a batch that pass the contract on their own (at most as many as a valid batch holds). */
+function salvageBatch(batch: z.infer<typeof InvalidEventsMessageSchema>): Extract<ContentMessage, { type: "capture/events" }> {
+  const events = batch.events.flatMap((item) => {
+    const parsed = ObservedActionEventWithDetailSchema.safeParse(item);
+    return parsed.success ? [parsed.data] : [];
+  });
+  const snapshots = batch.snapshots.flatMap((item) => {
+    const parsed = SnapshotUploadSchema.safeParse(item);
+    return parsed.success ? [parsed.data] : [];
+  });
+  return { type: "capture/events", events: events.slice(0, 200), snapshots: snapshots.slice(0, 20) };
+}
 
 export interface MessageRouterDeps {
   extensionId: string;
@@ -158,8 +173,20 @@ export function createMessageRouter(deps: MessageRouterDeps) {
         // A batch that does not parse is answered, not ignored: nothing is dropped silently.
         const events = InvalidEventsMessageSchema.safeParse(message);
         if (events.success) {
-          const reply: CaptureEventsReply = { queued: 0, duplicates: 0, refused: events.data.events.length, refused_reason: "invalid" };
-          return Promise.resolve(reply);
+          // The page does not validate its own output (issue #17: off its main thread): each event
+          // and snapshot is checked here, the valid ones are kept and the others counted as refused.
+          const valid = salvageBatch(events.data);
+          const invalid = events.data.events.length - valid.events.length;
+          if (valid.events.length === 0) {
+            const reply: CaptureEventsReply = { queued: 0, duplicates: 0, refused: invalid, refused_reason: "invalid" };
+            return Promise.resolve(reply);
+          }
+          return fromContent(valid, sender)
+            .then((reply) => {
+              const answer = reply as CaptureEventsReply;
+              return { ...answer, refused: answer.refused + invalid, refused_reason: answer.refused_reason ?? "invalid" } satisfies CaptureEventsReply;
+            })
+            .catch(failure);
         }
         return undefined;
       }

@@ -1,4 +1,4 @@
-import { ObservedActionEventWithDetailSchema, type MaskedField, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+import type { MaskedField, ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { CaptureConfigSchema, TYPED_VALUE_MAX_LENGTH, type CaptureConfig, type ContentMessage } from "./capture-messages";
@@ -90,6 +90,10 @@ const MAX_EVENTS_PER_MESSAGE = 200;
 const MAX_SNAPSHOTS_PER_MESSAGE = 20;
 const SEND_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 1000;
+/** Idle slices that work out the page's names after start, and how long the first snapshot waits for them at most. */
+const WARM_SLICE_MS = 8;
+const WARM_WAIT_MS = 16;
+const WARM_LIMIT_MS = 1000;
 
 export function createContentCapture(options: ContentCaptureOptions): ContentCapture {
   const {
@@ -212,7 +216,10 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     snapshotTimer = undefined;
     const rest = snapshotDue - win.performance.now();
     if (rest >= 1) snapshotTimer = win.setTimeout(onSnapshotTimer, rest);
-    else {
+    else if (warming !== undefined && !warming.done && win.performance.now() < warming.until) {
+      // The names are being worked out in idle time: the snapshot waits for them (a little).
+      snapshotTimer = win.setTimeout(onSnapshotTimer, WARM_WAIT_MS);
+    } else {
       takeSnapshotNow();
       // The settled page: reported (as a snapshot event) only if it changed meanwhile.
       if (settleTimer !== undefined) win.clearTimeout(settleTimer);
@@ -226,6 +233,38 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       );
     }
   });
+
+  /**
+   * After start, the names of the page's buttons and links (what the first snapshot reads most of:
+   * 1,600 "Favourite" buttons are named one by one before they are found to share a name) are
+   * worked out in idle slices, so the first snapshot is not one long task on a large page. The
+   * debounced snapshot waits for them, at most `WARM_LIMIT_MS` after start; names are only cached
+   * (page-index.ts forgets them when the page changes), so what the snapshot says is the same.
+   */
+  let warming: { done: boolean; until: number } | undefined;
+  const warmNames = (current: DomObserver): void => {
+    const queue: Element[] = [];
+    for (const root of current.index.roots()) queue.push(...current.index.elements(root, "buttons"), ...current.index.elements(root, "links"));
+    const state = { done: false, until: win.performance.now() + WARM_LIMIT_MS };
+    warming = state;
+    let next = 0;
+    const slice = guard.wrap(() => {
+      if (observer !== current || warming !== state) return;
+      const stop = win.performance.now() + WARM_SLICE_MS;
+      while (next < queue.length) {
+        const element = queue[next++]!;
+        if (element.isConnected) current.index.names.name(element);
+        if (next % 32 === 0 && win.performance.now() >= stop) break;
+      }
+      if (next < queue.length) schedule();
+      else state.done = true;
+    });
+    const schedule = (): void => {
+      if (typeof win.requestIdleCallback === "function") win.requestIdleCallback(slice, { timeout: WARM_WAIT_MS * 4 });
+      else win.setTimeout(slice, 0);
+    };
+    schedule();
+  };
 
   /** True when the last snapshot still describes the page, as read with `scrub` now. */
   const lastSnapshotHolds = (basis: SnapshotBasis | undefined, current: DomObserver, scrub: (text: string) => string): boolean => {
@@ -352,14 +391,10 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
 
   // --- outbox → background, batched ---
   const queueOut = (event: ObservedActionEventWithDetail, uploads: SnapshotUpload[]): void => {
-    // The last gate: whatever the event carries, typed values are cut out of it here.
-    const parsed = ObservedActionEventWithDetailSchema.safeParse(boundary.event(event));
-    if (!parsed.success) {
-      // A bug of ours: the background would refuse the whole message for it, so it is left out (and reported once).
-      guard.report(new Error(`event left out: ${parsed.error.issues[0]?.path.join(".") ?? "invalid"}`));
-      return;
-    }
-    outbox.events.push(parsed.data);
+    // The last gate: whatever the event carries, typed values are cut out of it here. It is not
+    // validated here (issue #17: not on the page's main thread): the background checks each event
+    // and keeps the valid ones of a batch (extension/background/message-router.ts).
+    outbox.events.push(boundary.event(event));
     outbox.snapshots.push(...uploads);
     if (outbox.events.length >= batchSize) {
       void sendBatch();
@@ -463,6 +498,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       emitInitialNavigation: pageChanged,
     });
     observedUrl = win.location.href;
+    warmNames(observer);
     stopListening = new AbortController();
     const options = { capture: true, signal: stopListening.signal };
     win.document.addEventListener(

@@ -28,9 +28,11 @@ const KIND_BITS: Readonly<Record<IndexKind, number>> = {
   buttons: 32,
   links: 64,
   status: 128,
-  roles: 256,
-  areas: 512,
-  editables: 1024,
+  lists: 256,
+  toggles: 512,
+  roles: 1024,
+  areas: 2048,
+  editables: 4096,
 };
 const KINDS = Object.keys(KIND_BITS) as IndexKind[];
 const ALL_KINDS = (1 << KINDS.length) - 1;
@@ -45,6 +47,8 @@ export const EXTRA_KINDS = {
 const LANDMARK_TAGS = new Set(["main", "nav", "aside", "header", "footer", "search"]);
 const LANDMARK_ROLES = new Set(["main", "navigation", "complementary", "banner", "contentinfo", "region", "search"]);
 const BUTTON_INPUT_TYPES = new Set(["button", "submit", "reset", "image"]);
+const LIST_ROLES = new Set(["list", "listbox", "grid", "table", "tree"]);
+const TOGGLE_ROLES = new Set(["checkbox", "radio", "switch", "menuitemcheckbox"]);
 
 /**
  * The kinds an element belongs to, as a bit set: the same answer as `element.matches()` with each
@@ -69,10 +73,16 @@ export function kindsOf(element: Element): number {
     case "input": {
       kinds |= KIND_BITS.fields;
       // Attribute selectors match `type` case-insensitively in HTML.
-      const type = attributes ? element.getAttribute("type") : null;
-      if (type !== null && BUTTON_INPUT_TYPES.has(type.toLowerCase())) kinds |= KIND_BITS.buttons;
+      const type = attributes ? element.getAttribute("type")?.toLowerCase() : undefined;
+      if (type !== undefined && BUTTON_INPUT_TYPES.has(type)) kinds |= KIND_BITS.buttons;
+      else if (type === "checkbox" || type === "radio") kinds |= KIND_BITS.toggles;
       break;
     }
+    case "ul":
+    case "ol":
+    case "table":
+      kinds |= KIND_BITS.lists;
+      break;
     case "select":
     case "textarea":
       kinds |= KIND_BITS.fields;
@@ -113,8 +123,10 @@ export function kindsOf(element: Element): number {
     // Typed text outside a form field (field-masking.ts TYPED_ROLE_SELECTOR).
     else if (role === "textbox" || role === "searchbox" || (role === "combobox" && element.hasAttribute("aria-autocomplete"))) {
       kinds |= KIND_BITS.fields | KIND_BITS.editables;
-    }
+    } else if (LIST_ROLES.has(role)) kinds |= KIND_BITS.lists;
+    else if (TOGGLE_ROLES.has(role) || (role === "tab" && element.hasAttribute("aria-selected"))) kinds |= KIND_BITS.toggles;
   }
+  if (element.hasAttribute("aria-pressed") || element.hasAttribute("aria-expanded") || element.hasAttribute("aria-sort")) kinds |= KIND_BITS.toggles;
   if (element.hasAttribute("contenteditable")) kinds |= KIND_BITS.fields | KIND_BITS.editables;
   const live = element.getAttribute("aria-live");
   if (live === "polite" || live === "assertive") kinds |= KIND_BITS.status;
@@ -122,7 +134,20 @@ export function kindsOf(element: Element): number {
 }
 
 /** Attributes `kindsOf` reads: a change to one may move the element between lists. */
-const KIND_ATTRIBUTES = new Set(["role", "href", "type", "contenteditable", "aria-live", "aria-label", "aria-labelledby", "aria-autocomplete"]);
+const KIND_ATTRIBUTES = new Set([
+  "role",
+  "href",
+  "type",
+  "contenteditable",
+  "aria-live",
+  "aria-label",
+  "aria-labelledby",
+  "aria-autocomplete",
+  "aria-pressed",
+  "aria-expanded",
+  "aria-selected",
+  "aria-sort",
+]);
 /** Attributes no name or text is computed from (how an element looks; data for scripts). */
 const NAMELESS_ATTRIBUTE = /^(class|style|data-.*)$/;
 /** Attributes whose change can alter names anywhere: ids and `for` tie labels and references, `slot` moves text between trees, `contenteditable` and `type` change what counts as typed content or as a labelable control. */

@@ -78,8 +78,24 @@ export function createPrivacyBoundary(): PrivacyBoundary {
   let compiled = createNeedleCache();
   let current: TypedValueScrubber = createTypedValueScrubber([], compiled);
 
+  /**
+   * What the page's fields hold, read once per task: until our synchronous code returns, no page
+   * script runs and no field can change, yet one event asks for the scrubber several times.
+   */
+  let liveThisTask: string[] | undefined;
+  const liveValues = (): string[] => {
+    if (readLive === undefined) return [];
+    if (liveThisTask === undefined) {
+      liveThisTask = readLive();
+      queueMicrotask(() => {
+        liveThisTask = undefined;
+      });
+    }
+    return liveThisTask;
+  };
+
   const scrubber = (): TypedValueScrubber => {
-    const values = [...sessionValues, ...pageValues, ...(readLive?.() ?? [])];
+    const values = [...sessionValues, ...pageValues, ...liveValues()];
     if (values.length !== builtFrom.length || values.some((value, index) => value !== builtFrom[index])) {
       builtFrom = values;
       current = createTypedValueScrubber(values, compiled);
@@ -87,10 +103,24 @@ export function createPrivacyBoundary(): PrivacyBoundary {
     return current;
   };
 
-  const url = (raw: string, scrub: TypedValueScrubber = scrubber()): string => maskUrl(raw, scrub);
+  /** URLs masked with a scrubber: every event and snapshot of a page carries the same few (its URL, masked and again). */
+  const maskedUrls = new WeakMap<TypedValueScrubber, Map<string, string>>();
+  const url = (raw: string, scrub: TypedValueScrubber = scrubber()): string => {
+    let known = maskedUrls.get(scrub);
+    if (known === undefined) maskedUrls.set(scrub, (known = new Map()));
+    let masked = known.get(raw);
+    if (masked === undefined) {
+      masked = maskUrl(raw, scrub);
+      if (known.size >= 64) known.clear();
+      known.set(raw, masked);
+    }
+    return masked;
+  };
 
+  /** Selector parts with their escapes undone (the same selectors are checked at every click and on the way out); forgotten with the session. */
+  let unescaped = new Map<string, string>();
   const selectors = (alternatives: readonly (readonly string[])[], scrub: TypedValueScrubber = scrubber()): string[][] =>
-    alternatives.filter((parts) => parts.every((part) => !carriesValue(part, scrub))).map((parts) => [...parts]);
+    alternatives.filter((parts) => parts.every((part) => !carriesValue(part, scrub, unescaped))).map((parts) => [...parts]);
 
   /** Walks a value, scrubbing every page-derived string (see STRUCTURAL_KEYS). */
   const walk = (value: unknown, key: string | undefined, scrub: TypedValueScrubber): unknown => {
@@ -127,6 +157,7 @@ export function createPrivacyBoundary(): PrivacyBoundary {
     },
     setLiveValues(read) {
       readLive = read;
+      liveThisTask = undefined;
     },
     scrubber,
     text: (text) => scrubber().scrub(text),
@@ -138,6 +169,7 @@ export function createPrivacyBoundary(): PrivacyBoundary {
       pageValues.clear();
       sessionValues = [];
       builtFrom = [];
+      unescaped = new Map();
       compiled = createNeedleCache();
       current = createTypedValueScrubber([], compiled);
     },
@@ -145,8 +177,15 @@ export function createPrivacyBoundary(): PrivacyBoundary {
 }
 
 /** Whether a selector part holds a typed value as written, or once its CSS or XPath escapes are undone. */
-function carriesValue(part: string, scrub: TypedValueScrubber): boolean {
-  return scrub.contains(part) || scrub.contains(unescapeCss(part));
+function carriesValue(part: string, scrub: TypedValueScrubber, unescaped: Map<string, string>): boolean {
+  if (scrub.size === 0) return false;
+  let plain = unescaped.get(part);
+  if (plain === undefined) {
+    plain = unescapeCss(part);
+    if (unescaped.size >= 2000) unescaped.clear();
+    unescaped.set(part, plain);
+  }
+  return scrub.contains(part) || scrub.contains(plain);
 }
 
 /** `\31 23` → `123`, `\"` → `"`: what a CSS selector's escaped identifier or string says. */

@@ -12,9 +12,9 @@ import { roleOf, subtreeText, type Names } from "./accessible-name";
 type Root = Document | ShadowRoot;
 type Extras = Required<Pick<PageSnapshot, "lists" | "toggles" | "texts" | "hover_revealed">>;
 
-const LIST_CONTAINERS = "ul, ol, table, [role=list], [role=listbox], [role=grid], [role=table], [role=tree]";
+export const LIST_CONTAINERS = "ul, ol, table, [role=list], [role=listbox], [role=grid], [role=table], [role=tree]";
 const LIST_ITEMS = "li, tr, [role=listitem], [role=option], [role=row], [role=treeitem]";
-const TOGGLES =
+export const TOGGLES =
   "input[type=checkbox], input[type=radio], [role=checkbox], [role=radio], [role=switch], [role=menuitemcheckbox], [aria-pressed], [aria-expanded], [role=tab][aria-selected], [aria-sort]";
 const CHECKED_INSIDE = "input[type=checkbox], input[type=radio], [aria-checked], [aria-selected]";
 /** Text inside these is listed elsewhere (or typed): not a counter of its own. */
@@ -23,6 +23,7 @@ const INLINE_TAGS = new Set(["STRONG", "B", "EM", "I", "SMALL", "SPAN", "MARK", 
 const CONTAINERS = new Set(["BODY", "HTML", "MAIN", "SECTION", "ARTICLE", "FORM", "UL", "OL", "TABLE"]);
 const LIMITS = { lists: 8, toggles: 40, texts: 20, hover: 40, counted: 500 } as const;
 const COUNTER_TEXT_MAX = 60;
+const DIGIT = /\d/;
 /** Pseudo-classes that show or hide things while the pointer is over, or focus is inside, an ancestor. */
 const POINTER_STATE = /:(hover|focus-within|focus-visible|focus)\b/g;
 const VISIBILITY_PROPERTIES = ["display", "visibility", "opacity"] as const;
@@ -103,11 +104,56 @@ function itemsOf(list: Element): Element[] {
         if (child.tagName === "TBODY") take(child);
         continue;
       }
-      if (child.matches(LIST_ITEMS) || list.tagName === "UL" || list.tagName === "OL") items.push(child);
+      if (list.tagName === "UL" || list.tagName === "OL" || child.matches(LIST_ITEMS)) items.push(child);
     }
   };
   take(list);
   return items.filter(isVisible);
+}
+
+/**
+ * How many of a list's items hold a checked control: the item itself, or one inside it (inside
+ * open shadow roots too). Where no observed shadow root is in the list (nearly always), one query
+ * over the list finds the checked controls and each is given to the item it sits in; otherwise each
+ * item is searched, shadow roots included.
+ */
+function checkedItems(list: Element, items: readonly Element[], shadowHosts: readonly Element[]): number {
+  if (shadowHosts.some((host) => list.contains(host))) {
+    return items.filter((item) => (item.matches(CHECKED_INSIDE) && isChecked(item)) || deepQueryAll(item, CHECKED_INSIDE, 4).some(isChecked)).length;
+  }
+  const itemSet = new Set(items);
+  const checked = new Set<Element>();
+  for (const control of list.querySelectorAll(CHECKED_INSIDE)) {
+    if (!isChecked(control)) continue;
+    for (let node: Element | null = control; node !== null && node !== list; node = node.parentElement) {
+      if (itemSet.has(node)) {
+        checked.add(node);
+        break;
+      }
+    }
+  }
+  return checked.size;
+}
+
+/** Elements of `NOT_COUNTER` by tag (what a page has most of: rows, buttons, links). */
+const NOT_COUNTER_TAGS = new Set(["li", "tr", "button", "a", "h1", "h2", "h3", "h4", "h5", "h6", "input", "textarea", "select", "option", "script", "style", "noscript", "svg"]);
+
+/**
+ * An element no counter is read from inside: one of `NOT_COUNTER` that is not an inline tag (a
+ * counter's phrase climbs out of a text only through inline tags, so every text inside it would
+ * end at this element, which `NOT_COUNTER` refuses).
+ */
+function holdsNoCounter(element: Element): boolean {
+  if (INLINE_TAGS.has(element.tagName)) return false;
+  if (NOT_COUNTER_TAGS.has(element.localName)) return true;
+  return element.hasAttributes() && (element.hasAttribute("role") || element.hasAttribute("contenteditable")) && element.matches(NOT_COUNTER);
+}
+
+/** The last node inside an element, in tree order (a walk set there goes on after the element). */
+function lastInside(element: Node): Node {
+  let node = element;
+  while (node.lastChild !== null) node = node.lastChild;
+  return node;
 }
 
 /** A heading just before the list (its own, or one of up to three ancestors' earlier siblings), or a caption. */
@@ -181,16 +227,21 @@ export interface ExtrasOptions {
   clean: (text: string, max?: number) => string;
   /** Names of the buttons and links the snapshot lists, to tell which of them are hover-revealed. */
   controls: (root: Root) => Iterable<Element>;
+  /** The lists and the controls with a state in a root, in tree order (the page index keeps them; default: queried). Ones no longer in the page are skipped. */
+  elements?: (root: Root, kind: "lists" | "toggles") => Iterable<Element>;
   hoverRules?: HoverRules;
 }
 
+const queried = (root: Root, kind: "lists" | "toggles"): Iterable<Element> => root.querySelectorAll(kind === "lists" ? LIST_CONTAINERS : TOGGLES);
+
 export function readSnapshotExtras(options: ExtrasOptions): Extras {
-  const { roots, names, clean, controls, hoverRules = defaultHoverRules } = options;
+  const { roots, names, clean, controls, elements = queried, hoverRules = defaultHoverRules } = options;
   const lists: Extras["lists"] = [];
   const candidates: Array<{ list: Element; inChrome: boolean; order: number }> = [];
   let order = 0;
   for (const root of roots) {
-    for (const list of root.querySelectorAll(LIST_CONTAINERS)) {
+    for (const list of elements(root, "lists")) {
+      if (!list.isConnected) continue;
       order += 1;
       // A list inside another list's item is part of that item.
       if (list.parentElement?.closest(LIST_ITEMS) != null || !isVisible(list)) continue;
@@ -198,6 +249,7 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
     }
   }
   candidates.sort((a, b) => Number(a.inChrome) - Number(b.inChrome) || a.order - b.order);
+  const shadowHosts = roots.filter((root): root is ShadowRoot => root.nodeType === Node.DOCUMENT_FRAGMENT_NODE).map((root) => root.host);
   for (const { list } of candidates.slice(0, LIMITS.lists)) {
     const items = itemsOf(list);
     const name = clean(listName(list, names));
@@ -205,14 +257,15 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
       ...(name === "" ? {} : { name }),
       role: roleOf(list).slice(0, 40),
       items: items.length,
-      checked: items.filter((item) => (item.matches(CHECKED_INSIDE) && isChecked(item)) || deepQueryAll(item, CHECKED_INSIDE, 4).some(isChecked)).length,
+      checked: checkedItems(list, items, shadowHosts),
     });
   }
 
   const toggles: Extras["toggles"] = [];
   for (const root of roots) {
-    for (const element of root.querySelectorAll(TOGGLES)) {
+    for (const element of elements(root, "toggles")) {
       if (toggles.length >= LIMITS.toggles) break;
+      if (!element.isConnected) continue;
       if (!isVisible(element) && !(element instanceof HTMLInputElement && element.parentElement !== null && isVisible(element.parentElement))) continue;
       const around = contextOf(element);
       // In a row: known by the row's position, never by a name that may be the row's (typed) text.
@@ -226,14 +279,27 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
   for (const root of roots) {
     const start = root.nodeType === Node.DOCUMENT_NODE ? (root as Document).body : root;
     if (start === null) continue;
-    const walker = (root.nodeType === Node.DOCUMENT_NODE ? (root as Document) : root.ownerDocument ?? document).createTreeWalker(start, NodeFilter.SHOW_TEXT);
+    const walker = (root.nodeType === Node.DOCUMENT_NODE ? (root as Document) : root.ownerDocument ?? document).createTreeWalker(start, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node !== null && texts.length < LIMITS.texts; node = walker.nextNode()) {
-      if (!/\d/.test(node.nodeValue ?? "")) continue;
+      if (node.nodeType === Node.ELEMENT_NODE) {
+        // Rows, buttons, links, headings, fields: no text inside one is a counter, so none is visited.
+        if (holdsNoCounter(node as Element)) walker.currentNode = lastInside(node);
+        continue;
+      }
+      if (!DIGIT.test(node.nodeValue ?? "")) continue;
       let holder = node.parentElement;
       // Up from the number to the short phrase it is part of ("<strong>2</strong> items left"), never to a whole section.
       while (holder !== null && INLINE_TAGS.has(holder.tagName) && holder.parentElement !== null && !CONTAINERS.has(holder.parentElement.tagName) && holder.parentElement.childElementCount <= 3 && subtreeText(holder.parentElement).length <= COUNTER_TEXT_MAX) holder = holder.parentElement;
+      if (holder === null) continue;
+      const listed = holder.closest(NOT_COUNTER);
+      if (listed !== null) {
+        // Every other text inside it ends at the same answer (a holder climbs past an element only
+        // through inline tags): the walk goes on after it. 500 rows cost one check each, not three.
+        if (!INLINE_TAGS.has(listed.tagName)) walker.currentNode = lastInside(listed);
+        continue;
+      }
       // Nothing from inside a list's row, even across a shadow boundary: a row may show what was typed.
-      if (holder === null || holder.closest(NOT_COUNTER) !== null || contextOf(holder) !== undefined || !isVisible(holder)) continue;
+      if (contextOf(holder) !== undefined || !isVisible(holder)) continue;
       const text = clean(subtreeText(holder), COUNTER_TEXT_MAX + 1);
       if (text === "" || text.length > COUNTER_TEXT_MAX || texts.includes(text)) continue;
       texts.push(text);

@@ -1,8 +1,8 @@
 import { maskUrl } from "../../shared/observation/masking-rules";
-import { PAGE_SNAPSHOT_MAX_BYTES, PageSnapshotSchema, SNAPSHOT_REF_PREFIX, canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
+import { PAGE_SNAPSHOT_MAX_BYTES, SNAPSHOT_REF_PREFIX, canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { UNCACHED_NAMES, cleanText, inputType, roleOf, type Names } from "./accessible-name";
 import { TYPED_ROLE_SELECTOR, sha256Hex, textFieldOf } from "./field-masking";
-import { readSnapshotExtras } from "./snapshot-extras";
+import { LIST_CONTAINERS, TOGGLES, readSnapshotExtras } from "./snapshot-extras";
 import { openShadowRootsIn } from "./shadow-roots";
 
 /**
@@ -40,6 +40,9 @@ export const SNAPSHOT_KINDS = {
   buttons: BUTTONS,
   links: LINKS,
   status: STATUS,
+  // Issue #14's lists and controls with a state (snapshot-extras.ts).
+  lists: LIST_CONTAINERS,
+  toggles: TOGGLES,
 } as const;
 export type SnapshotKind = keyof typeof SNAPSHOT_KINDS;
 
@@ -83,12 +86,15 @@ export function querySource(documents: readonly Document[], names: Names = UNCAC
   };
 }
 
-/** Reads the page into a snapshot (validated, within 32 KB) and its canonical JSON. Synchronous: it sees one consistent DOM. */
+/**
+ * Reads the page into a snapshot (within 32 KB) and its canonical JSON. Synchronous: it sees one
+ * consistent DOM. Not validated here (issue #17: zod on our own output is kept off the page's main
+ * thread): the background and the agent parse it at their boundaries (`SnapshotUploadSchema`), and
+ * a test parses what this returns.
+ */
 export function readPageSnapshot(options: SnapshotOptions): { snapshot: PageSnapshot; json: string } {
   const lists = readLists(options);
-  const fitted = fitToLimit(options.sanitize === undefined ? lists : options.sanitize(lists));
-  // Parsing only checks (the snapshot has no other keys and no defaults): the JSON stays the one of `fitted.snapshot`.
-  return { snapshot: PageSnapshotSchema.parse(fitted.snapshot), json: fitted.json };
+  return fitToLimit(options.sanitize === undefined ? lists : options.sanitize(lists));
 }
 
 /**
@@ -234,6 +240,7 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
     names,
     clean: (text, max) => cleanText(scrub(text), max ?? NAME_MAX),
     controls: (root) => [...source.elements(root, "buttons"), ...source.elements(root, "links")],
+    elements: (root, kind) => source.elements(root, kind),
   });
   return {
     url: maskedUrl ?? maskUrl(top.location.href),

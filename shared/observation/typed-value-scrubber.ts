@@ -112,12 +112,37 @@ export function createTypedValueScrubber(values: Iterable<string>, cache: Needle
     for (const needle of candidates(text)) result = result.replace(needle.replacer, replacement);
     return cutDanglingPrefix(result, lowered, replacement);
   };
+  // A page shows the same texts again and again (every snapshot lists the same names): each one is
+  // scrubbed once per scrubber. Memory only, dropped with the scrubber (a new value makes a new one).
+  const memo = new Map<string, string>();
+  const containsMemo = new Map<string, boolean>();
+  const scrubOnce = (text: string): string => {
+    let result = memo.get(text);
+    if (result === undefined) {
+      result = scrub(text, SCRUBBED);
+      if (memo.size >= MEMO_LIMIT) memo.clear();
+      memo.set(text, result);
+    }
+    return result;
+  };
   return {
-    scrub: (text, replacement = SCRUBBED) => (text === "" ? text : scrub(text, replacement)),
-    contains: (text) => text !== "" && scrub(text, "\u0000") !== text,
+    scrub: (text, replacement = SCRUBBED) => (text === "" ? text : replacement === SCRUBBED ? scrubOnce(text) : scrub(text, replacement)),
+    contains: (text) => {
+      if (text === "") return false;
+      let found = containsMemo.get(text);
+      if (found === undefined) {
+        found = scrub(text, "\u0000") !== text;
+        if (containsMemo.size >= MEMO_LIMIT) containsMemo.clear();
+        containsMemo.set(text, found);
+      }
+      return found;
+    },
     size: needles.length,
   };
 }
+
+/** The most texts a scrubber remembers the answer for (then it starts again). */
+const MEMO_LIMIT = 5000;
 
 /** The mark our text clipping ends a cut text with. */
 const CLIPPED = "…";
