@@ -49,6 +49,8 @@ import { createRunService, type RunService } from "./execution/run-service";
 import { createRunSpecSource } from "./execution/run-spec";
 import { createPracticeService } from "./learning/practice/practice-service";
 import { practiceRoutes } from "./learning/practice/practice-routes";
+import { coachingRoutes } from "./learning/coaching/coaching-routes";
+import { createCoachingService } from "./learning/coaching/coaching-service";
 import type { UserTabProvider } from "./execution/user-tab-provider";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
@@ -223,6 +225,16 @@ export async function buildApp(options: BuildAppOptions) {
     logError: (fields, message) => app.log.error(fields, message),
   });
   sessions.setModeLauncher("autonomous_agent_practice", practice.launcher);
+  // Issue #16: the Coaching Agent takes turns with the person in their tab, through the same executor.
+  const coaching = createCoachingService({
+    sessions,
+    memory: options.memory,
+    events,
+    clock,
+    execute: options.execute ?? execute,
+    userTab,
+    logError: (fields, message) => app.log.error(fields, message),
+  });
   // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
   await runs.recover();
   app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, clock });
@@ -256,6 +268,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(historyRoutes, { sessions, memory: options.memory });
   await app.register(runRoutes, { runs, specs });
   await app.register(practiceRoutes, { practice });
+  await app.register(coachingRoutes, { coaching });
   await app.register(runEventsRoute, { runs, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(adapterRoutes, { adapters });
   const ingest = createIngestService({ memory: options.memory, sessions });

@@ -44,6 +44,8 @@ export const ERROR_CODE_TABLE = {
   RUN_NOT_ACTIVE: { http: 409, retryable: false },
   RUN_CONFIRMATION_MISMATCH: { http: 409, retryable: false },
   RUN_LIMIT_REACHED: { http: 429, retryable: true },
+  // Coaching Agent (issue #16): an answer to a turn that is not the one waiting for it.
+  COACHING_TURN_MISMATCH: { http: 409, retryable: false },
   // Security guard (§0A.32 "fail closed"; DESIGN §4)
   AUTH_REQUIRED: { http: 401, retryable: false },
   AUTH_INVALID: { http: 401, retryable: false },

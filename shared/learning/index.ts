@@ -24,4 +24,5 @@ export * from "./session-requests";
 export * from "./skill-delta";
 export * from "./success-conditions";
 export * from "./proposal-tests";
+export * from "./coaching";
 export * from "./practice";

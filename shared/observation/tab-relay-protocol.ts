@@ -55,6 +55,12 @@ export const AgentTabFrameSchema = z.discriminatedUnion("type", [
     allowed_sites: z.array(z.string().max(160)).min(1).max(40),
     /** What the in-page bar says is being done (the ability's title). */
     label: z.string().max(160),
+    /**
+     * Coaching Agent (issue #16): the session whose recording this lease takes turns with. Lent
+     * while that session records (the agent only clicks what the person agreed to, never types),
+     * and not taken back when it starts recording; any other recording still refuses the lease.
+     */
+    coaching_session_id: z.string().uuid().optional(),
   }),
   /** One CDP command for the tab (or a child session of it), answered by `tab_cdp_result` with the same id. */
   z.object({

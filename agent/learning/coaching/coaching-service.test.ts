@@ -1,0 +1,188 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { CoachingStateSchema, type CoachingState } from "../../../shared/learning/coaching";
+import type { BrowserLease } from "../../execution/executor-contract";
+import { managedBrowser } from "../../execution/managed-browser";
+import type { UserTabProvider } from "../../execution/user-tab-provider";
+import { MemoryPaths } from "../../memory/memory-paths";
+import { startTestAgent, type TestAgent } from "../../test-support/test-agent";
+import { HIGHLIGHT_TAG } from "./coaching-page";
+
+/**
+ * The Coaching Agent's turns through the real agent, its executor and Debian's Chromium, on the
+ * invoices fixture (e2e/coaching-fixtures). The person's tab is stood in for by a headless page
+ * lent as a `user_tab` (the extension's relay is tested in e2e/coaching.e2e.test.ts); everything
+ * else — the matcher, the page reading, the highlight, "Do it" through the executor, the page check,
+ * the step marks — is the production code.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const FIXTURE = path.join(import.meta.dirname, "../../../e2e/coaching-fixtures/invoices.html");
+
+let server: Server;
+let origin: string;
+let agent: TestAgent;
+let lent: BrowserLease[] = [];
+let released = 0;
+
+/** A headless page lent as if it were the person's tab: `release` only counts (the test closes it). */
+const tabs: UserTabProvider = {
+  connected: () => true,
+  lease: () => async ({ deadline }) => {
+    const lease = await managedBrowser({ chromiumPath: CHROMIUM })({ deadline });
+    lent.push(lease);
+    return { ...lease, where: "user_tab", release: async () => void (released += 1) };
+  },
+};
+
+beforeAll(async () => {
+  const html = await readFile(FIXTURE);
+  server = createServer((_request, response) => response.writeHead(200, { "content-type": "text/html" }).end(html));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+});
+beforeEach(async () => {
+  lent = [];
+  released = 0;
+  agent = await startTestAgent({ userTab: tabs });
+});
+afterEach(async () => {
+  await agent.close();
+  for (const lease of lent) await lease.release();
+});
+
+const STEPS = [{ words: "open the invoices page" }, { words: "filter by last month", hint: "the period buttons" }, { words: "export as CSV" }];
+
+async function coachingSession(): Promise<string> {
+  // The browser's capture adapter is up, as the extension's heartbeat says (a start needs one).
+  await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "ext", kind: "browser_dom", schema_version: 1 });
+  const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "coaching_agent", observation_mode: "outside_agent", target_app_whitelist: [origin] });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.session.learn_session_id as string;
+}
+
+async function until(sessionId: string, done: (state: CoachingState) => boolean, timeoutMs = 30_000): Promise<CoachingState> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const state = CoachingStateSchema.parse((await agent.call("GET", `/api/learn/sessions/${sessionId}/coaching`)).body);
+    if (done(state)) return state;
+    if (Date.now() > deadline) throw new Error(`coaching never got there: ${JSON.stringify(state)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+const waiting = (turn: number) => (state: CoachingState) => state.turns.some((entry) => entry.turn === turn && (entry.status === "awaiting_answer" || entry.status === "user_showing")) || state.status === "failed";
+
+describe.skipIf(!existsSync(CHROMIUM))("coaching turns in a real page", () => {
+  it("finds two steps by the person's words and does them in the tab, then lets the person show the third", async () => {
+    const id = await coachingSession();
+    const setUp = await agent.call("POST", `/api/learn/sessions/${id}/coaching`, { start_url: `${origin}/#/`, steps: STEPS });
+    expect(setUp.status, JSON.stringify(setUp.body)).toBe(200);
+    expect(setUp.body.status).toBe("waiting_for_capture");
+    expect((await agent.call("POST", `/api/learn/sessions/${id}/start`, {})).status).toBe(200);
+
+    // Turn 1: the "Invoices" link, framed in the page.
+    let state = await until(id, waiting(1));
+    expect(state.turns[0]).toMatchObject({ status: "awaiting_answer", target: { role: "link", name: "Invoices" } });
+    expect(state.turns[0]?.target?.why).toContain("'invoices'");
+    const page = lent[0]!.page;
+    expect(await page.evaluate((tag) => document.querySelectorAll(tag).length, HIGHLIGHT_TAG)).toBe(1);
+
+    // A stale or wrong answer changes nothing.
+    const stale = await agent.call("POST", `/api/learn/sessions/${id}/coaching/answer`, { turn: 2, answer: "do_it" });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe("COACHING_TURN_MISMATCH");
+    expect((await agent.call("POST", `/api/learn/sessions/${id}/coaching/shown`, { turn: 1 })).body.error.code).toBe("COACHING_TURN_MISMATCH");
+    expect((await agent.call("POST", `/api/learn/sessions/${id}/coaching/answer`, { turn: 1, answer: "maybe" })).status).toBe(400);
+    expect(page.url()).toBe(`${origin}/#/`);
+
+    await agent.call("POST", `/api/learn/sessions/${id}/coaching/answer`, { turn: 1, answer: "do_it" });
+    state = await until(id, waiting(2));
+    expect(state.turns[0]).toMatchObject({ status: "done", answer: "do_it", page_check: { changed: true } });
+    expect(state.turns[0]?.page_check?.evidence).toContain('"Invoices" appeared');
+    expect(page.url()).toBe(`${origin}/#/invoices`);
+
+    // Turn 2: the "Last month" button, found with the hint's help; the page shows the filter on.
+    expect(state.turns[1]).toMatchObject({ target: { role: "button", name: "Last month" } });
+    await agent.call("POST", `/api/learn/sessions/${id}/coaching/answer`, { turn: 2, answer: "do_it" });
+    state = await until(id, waiting(3));
+    expect(state.turns[1]).toMatchObject({ status: "done", page_check: { changed: true } });
+    expect(await page.$eval("::-p-text(Last month)", (button) => button.getAttribute("aria-pressed"))).toBe("true");
+
+    // Turn 3: the export control shows only on hover, so nothing fits; "Do it" is refused, the person shows it.
+    expect(state.turns[2]?.target).toBeUndefined();
+    const refused = await agent.call("POST", `/api/learn/sessions/${id}/coaching/answer`, { turn: 3, answer: "do_it" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("REQUEST_INVALID");
+    await agent.call("POST", `/api/learn/sessions/${id}/coaching/answer`, { turn: 3, answer: "show_me" });
+    state = await until(id, waiting(3));
+    expect(state.turns[2]?.status).toBe("user_showing");
+    // "I did it" before anything was recorded is refused.
+    const early = await agent.call("POST", `/api/learn/sessions/${id}/coaching/shown`, { turn: 3 });
+    expect(early.body.error.code).toBe("INSUFFICIENT_TRACES");
+    const event = {
+      event_id: randomUUID(),
+      learn_session_id: id,
+      adapter_kind: "browser_dom",
+      app_family: "browser",
+      action_label: "Click 'Download spreadsheet'",
+      redaction_mode: "mask_text",
+      created_at: new Date().toISOString(),
+      schema_version: 1,
+      browser_detail: { page_url: `${origin}/#/invoices`, target_role: "button", target_name: "Download spreadsheet", selectors: [['aria/Download spreadsheet[role="button"]']], dom_event_kind: "click" },
+    };
+    expect((await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 })).status).toBe(200);
+    expect((await agent.call("POST", `/api/learn/sessions/${id}/coaching/shown`, { turn: 3 })).status).toBe(200);
+    state = await until(id, (current) => current.status === "finished");
+    expect(state.turns.map((turn) => turn.status)).toEqual(["done", "done", "shown"]);
+    expect(released).toBe(1);
+
+    // The person's words mark the steps the agent did and the one the person showed.
+    const boundaries = (await agent.memory.readText(MemoryPaths.boundaries)) ?? "";
+    const marks = boundaries.split("\n").filter((line) => line.includes(id) && line.includes('"mark_step"'));
+    expect(marks.map((line) => JSON.parse(line).label)).toEqual(["action: open the invoices page", "action: filter by last month", "action: export as CSV"]);
+  }, 60_000);
+
+  it("skips a step on 'Skip' and ends the turns when the session is cancelled", async () => {
+    const id = await coachingSession();
+    await agent.call("POST", `/api/learn/sessions/${id}/start`, {});
+    await agent.call("POST", `/api/learn/sessions/${id}/coaching`, { start_url: `${origin}/#/`, steps: [{ words: "open the customers page" }, { words: "open the invoices page" }] });
+    await until(id, waiting(1));
+    await agent.call("POST", `/api/learn/sessions/${id}/coaching/answer`, { turn: 1, answer: "skip" });
+    const state = await until(id, waiting(2));
+    expect(state.turns[0]).toMatchObject({ status: "skipped", target: { name: "Customers" } });
+    expect(lent[0]!.page.url()).toBe(`${origin}/#/`);
+    await agent.call("POST", `/api/learn/sessions/${id}/cancel`, {});
+    const ended = await until(id, (current) => current.status === "ended");
+    expect(ended.message).toContain("ended");
+    expect(released).toBe(1);
+  }, 60_000);
+});
+
+describe("coaching set-up", () => {
+  it("refuses steps for another mode, a start page off the session's sites, and a second set-up, writing nothing", async () => {
+    const demo = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_whitelist: ["http://127.0.0.1:9"] });
+    const demoId = demo.body.session.learn_session_id as string;
+    const other = await agent.call("POST", `/api/learn/sessions/${demoId}/coaching`, { start_url: "http://127.0.0.1:9/", steps: STEPS });
+    expect(other.status).toBe(400);
+    expect(await agent.memory.readText(`${MemoryPaths.observationFolder(demoId)}/coaching.json`)).toBeUndefined();
+    await agent.call("POST", `/api/learn/sessions/${demoId}/cancel`, {});
+
+    const id = await coachingSession();
+    const offSite = await agent.call("POST", `/api/learn/sessions/${id}/coaching`, { start_url: "https://elsewhere.example/", steps: STEPS });
+    expect(offSite.status).toBe(400);
+    expect(offSite.body.error.issues?.[0]?.path ?? JSON.stringify(offSite.body)).toContain("start_url");
+    expect((await agent.call("POST", `/api/learn/sessions/${id}/coaching`, { start_url: `${origin}/`, steps: [] })).status).toBe(400);
+    expect((await agent.call("GET", `/api/learn/sessions/${id}/coaching`)).body.error.code).toBe("LEARN_SESSION_NOT_FOUND");
+    expect((await agent.call("POST", `/api/learn/sessions/${id}/coaching`, { start_url: `${origin}/`, steps: STEPS })).status).toBe(200);
+    const again = await agent.call("POST", `/api/learn/sessions/${id}/coaching`, { start_url: `${origin}/`, steps: [{ words: "something else" }] });
+    expect(again.body.error.code).toBe("INVALID_LEARN_STATE_TRANSITION");
+    expect(CoachingStateSchema.parse((await agent.call("GET", `/api/learn/sessions/${id}/coaching`)).body).steps).toEqual(STEPS);
+  });
+});
