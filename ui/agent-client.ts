@@ -9,6 +9,7 @@ import {
 } from "../shared/learning/create-learn-session";
 import { ObservationScopeRuntimeSchema } from "../shared/learning/observation-scope-runtime";
 import { PracticeReportSchema } from "../shared/learning/practice";
+import { CoachingAnswerRequestSchema, CoachingSetupSchema, CoachingShownRequestSchema, CoachingStateSchema } from "../shared/learning/coaching";
 import { ObservationAdaptersResponseSchema } from "../shared/learning/session-requests";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
 import {
@@ -235,6 +236,13 @@ export function createAgentClient(options: AgentClientOptions) {
     listSessions: (pageNumber = 1, pageSize = 50) =>
       call("GET", `/api/learn/sessions?${page(pageNumber, pageSize)}`, LearnSessionsListResponseSchema),
     practiceReport: (id: string) => call("GET", `${session(id)}/practice`, PracticeReportSchema),
+    // Coaching Agent (issue #16): its steps, turns and answers.
+    coachingState: (id: string) => call("GET", `${session(id)}/coaching`, CoachingStateSchema),
+    setUpCoaching: (id: string, request: Input<typeof CoachingSetupSchema>) => call("POST", `${session(id)}/coaching`, CoachingStateSchema, body(CoachingSetupSchema, request)),
+    answerCoaching: (id: string, request: Input<typeof CoachingAnswerRequestSchema>) =>
+      call("POST", `${session(id)}/coaching/answer`, CoachingStateSchema, body(CoachingAnswerRequestSchema, request)),
+    coachingShown: (id: string, request: Input<typeof CoachingShownRequestSchema>) =>
+      call("POST", `${session(id)}/coaching/shown`, CoachingStateSchema, body(CoachingShownRequestSchema, request)),
     sessionDetail: (id: string) => call("GET", `${session(id)}/detail`, LearnSessionDetailResponseSchema),
     startSession: (id: string) => call("POST", `${session(id)}/start`, StartSessionResponseSchema, {}),
     pauseSession: (id: string) => call("POST", `${session(id)}/pause`, SessionActionResponseSchema, {}),

@@ -20,6 +20,7 @@ export const FEATURE_ROUTES = {
   categories: ["get", "/api/categories"],
   runs: ["post", "/api/runs"],
   practice: ["get", "/api/learn/sessions/{sessionId}/practice"],
+  coaching: ["post", "/api/learn/sessions/{sessionId}/coaching/answer"],
 } as const satisfies Record<string, readonly ["get" | "post", string]>;
 
 export type AgentFeature = keyof typeof FEATURE_ROUTES;
