@@ -46,6 +46,8 @@ export function coachingRequest(startUrl: string, steps: readonly CoachingStepDr
 export class CoachingSetupState {
   startUrl = $state("");
   steps = $state<CoachingStepDraft[]>([]);
+  /** Test policy: the rehearsal stops before the final committing step (as for a demonstration). */
+  dryRun = $state(true);
   attempted = $state(false);
   problems = $derived(this.attempted ? coachingProblems(this.startUrl, this.steps) : []);
   busy = $state(false);
@@ -155,7 +157,7 @@ export class CoachingSetupState {
       const id = created.session.learn_session_id;
       await this.#deps.client.setRedaction(id, { text_entry: "mask_text", consent: false });
       const withPolicy = await this.#deps.client.setTestPolicy(id, {
-        test_policy: { policy_id: crypto.randomUUID(), mode: "dry_run_only", safe_targets: [], forbid_destructive_writes: true, forbid_external_send: true, allowed_domains: [site], max_actions: 40, cleanup_required: false, schema_version: 1 },
+        test_policy: { policy_id: crypto.randomUUID(), mode: this.dryRun ? "dry_run_only" : "safe_target_only", safe_targets: [], forbid_destructive_writes: true, forbid_external_send: true, allowed_domains: [site], max_actions: 40, cleanup_required: false, schema_version: 1 },
       });
       await this.#deps.client.setUpCoaching(id, request);
       this.#options.onCreated(withPolicy.session, this.#access ?? Promise.resolve(true));

@@ -35,6 +35,7 @@ function readInPage(highlight: { order: number; name: string; label: string; tag
     if (tag === "a" && element.hasAttribute("href")) return "link";
     if (tag === "button" || tag === "summary") return "button";
     if (tag === "select") return "combobox";
+    if (tag === "textarea") return "textbox";
     if (tag === "input") {
       const type = (element.getAttribute("type") ?? "text").toLowerCase();
       if (["button", "submit", "reset", "image"].includes(type)) return "button";
@@ -92,7 +93,7 @@ function readInPage(highlight: { order: number; name: string; label: string; tag
     shadow.append(frame, text);
     document.documentElement.append(host);
   };
-  const selector = "a[href], button, summary, select, input, [role], h1, h2, h3";
+  const selector = "a[href], button, summary, select, input, textarea, [role], h1, h2, h3";
   const controls: Array<{ role: string; name: string }> = [];
   const headings: string[] = [];
   const states: string[] = [];
@@ -104,7 +105,8 @@ function readInPage(highlight: { order: number; name: string; label: string; tag
     }
     const role = roleOf(element);
     if (role === "" || role === "presentation" || role === "none") continue;
-    const name = role === "textbox" && !(element instanceof HTMLInputElement) ? clean(element.getAttribute("aria-label")) : nameOf(element, role);
+    // A text field is named by its label only; a contenteditable's own text is what was typed.
+    const name = role === "textbox" && !(element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement) ? clean(element.getAttribute("aria-label")) : nameOf(element, role);
     controls.push({ role, name });
     if (highlight !== null && controls.length - 1 === highlight.order && name === highlight.name) drawHighlight(element, highlight.label, highlight.tag);
     for (const attribute of ["aria-pressed", "aria-expanded", "aria-selected", "aria-current"]) {
@@ -121,7 +123,10 @@ export const HIGHLIGHT_TAG = "elnor-coaching-highlight";
 
 /** Reads the page; with `highlight`, also frames the control at that place in the reading order. */
 export async function readPage(page: Page, highlight?: { order: number; name: string; label: string }): Promise<{ controls: PageControl[]; facts: PageFacts }> {
-  const read = await page.evaluate(readInPage, highlight === undefined ? null : { ...highlight, tag: HIGHLIGHT_TAG });
+  const argument = highlight === undefined ? null : { ...highlight, tag: HIGHLIGHT_TAG };
+  // As source text, with a stand-in for the `__name` helper tsx wraps named inner functions in
+  // (the agent runs under tsx; the page has no such helper).
+  const read = (await page.evaluate(`((__name) => (${readInPage.toString()})(${JSON.stringify(argument)}))((target) => target)`)) as ReturnType<typeof readInPage>;
   return {
     controls: read.controls.map((control, order) => ({ ...control, order })),
     facts: { ...read.facts, controls: read.controls.map((control) => `${control.role}:${control.name}`) },

@@ -186,3 +186,21 @@ describe("coaching set-up", () => {
     expect(CoachingStateSchema.parse((await agent.call("GET", `/api/learn/sessions/${id}/coaching`)).body).steps).toEqual(STEPS);
   });
 });
+
+describe.skipIf(!existsSync(CHROMIUM))("what coaching reads of a page", () => {
+  it("names fields by their label and never reads what was typed into them", async () => {
+    const { readPage } = await import("./coaching-page");
+    const lease = await managedBrowser({ chromiumPath: CHROMIUM })({ deadline: Date.now() + 20_000 });
+    try {
+      await lease.page.setContent('<label>Email <input id="email"></label><textarea aria-label="Notes"></textarea><input type="submit" value="Send"><button>Save</button>');
+      const canary = `zq8-coaching-canary-${randomUUID().slice(0, 8)}`;
+      await lease.page.type("#email", canary);
+      await lease.page.type("textarea", canary);
+      const read = await readPage(lease.page);
+      expect(read.controls.map((control) => `${control.role}:${control.name}`)).toEqual(["textbox:Email", "textbox:Notes", "button:Send", "button:Save"]);
+      expect(JSON.stringify(read)).not.toContain(canary);
+    } finally {
+      await lease.release();
+    }
+  }, 30_000);
+});

@@ -112,7 +112,7 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
     const provider = deps.userTab.lease({
       dispatch_id: `coaching-${session.learn_session_id}`,
       allowed_domains: sitesOf(session),
-      label: `Coaching: ${runtime.state.steps[0]?.words ?? "your steps"}`,
+      label: "taking turns with you (Coaching Agent)",
       coaching_session_id: session.learn_session_id,
     });
     let lease: BrowserLease;
