@@ -18,7 +18,9 @@ import { createTabSiteGuard, type TabSiteGuard } from "./tab-site-guard";
  *
  * Privacy (DESIGN §4): a run is refused while a demonstration is being recorded (armed, capturing
  * or paused), and a lease ends the moment one starts, so nothing the executor types in the tab is
- * ever captured by our content script as a demonstration.
+ * ever captured by our content script as a demonstration. The one exception is the Coaching Agent
+ * (issue #16) of the session being recorded: it takes turns with the person in the tab, only clicks
+ * what the person agreed to and types nothing, and what it clicks is recorded as the demonstration.
  */
 
 /** The part of `chrome.debugger` used here. */

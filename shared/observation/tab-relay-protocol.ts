@@ -5,7 +5,8 @@ import { z } from "zod";
  * drives it with the Chrome DevTools Protocol, relayed over the extension's one WebSocket
  * (capture-protocol's `ClientFrame` / `AgentFrame` carry these frames too); the extension holds
  * the tab through Chrome's debugger API and guards it: only the lease's sites, visibly (badge `RUN`,
- * in-page bar with Stop), and never while a demonstration is being recorded.
+ * in-page bar with Stop), and never while a demonstration is being recorded — except the Coaching
+ * Agent's lease for the session being recorded (issue #16), which only clicks.
  */
 
 export const TAB_LEASE_ID_PATTERN = /^[A-Za-z0-9-]{8,80}$/;
