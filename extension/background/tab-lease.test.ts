@@ -35,7 +35,10 @@ function harness(recording: string | undefined) {
     restoreBadge: async () => undefined,
     recordingActive: async () => recording !== undefined,
     recordingSessionId: async () => recording,
-    send: (frame) => void sent.push(frame),
+    send: (frame) => {
+      sent.push(frame);
+      return true;
+    },
     onActiveChange: () => undefined,
     failed: () => () => undefined,
     leasedTab: { save: async (tabId) => void (saved = tabId), load: async () => saved },
