@@ -191,6 +191,13 @@ describe("coaching set-up", () => {
     const again = await agent.call("POST", `/api/learn/sessions/${id}/coaching`, { start_url: `${origin}/`, steps: [{ words: "something else" }] });
     expect(again.body.error.code).toBe("INVALID_LEARN_STATE_TRANSITION");
     expect(CoachingStateSchema.parse((await agent.call("GET", `/api/learn/sessions/${id}/coaching`)).body).steps).toEqual(STEPS);
+    // Cancelled before it was started: the coaching says it ended, and never borrows a tab.
+    await agent.call("POST", `/api/learn/sessions/${id}/cancel`, {});
+    const deadline = Date.now() + 5_000;
+    let ended = CoachingStateSchema.parse((await agent.call("GET", `/api/learn/sessions/${id}/coaching`)).body);
+    while (ended.status !== "ended" && Date.now() < deadline) ended = CoachingStateSchema.parse((await agent.call("GET", `/api/learn/sessions/${id}/coaching`)).body);
+    expect(ended.status).toBe("ended");
+    expect(lent).toEqual([]);
   });
 });
 

@@ -188,6 +188,9 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
       if (session !== undefined && RECORDING.has(session.state) && status === "waiting_for_capture") {
         runtime.state = { ...runtime.state, status: "opening" };
         queue(runtime, () => begin(runtime));
+      } else if (status === "waiting_for_capture" && (session === undefined || isTerminalLearnSessionState(session.state))) {
+        runtime.state = { ...runtime.state, status: "ended" };
+        queue(runtime, () => end(runtime, "ended", "The session ended before it was started."));
       } else if ((session === undefined || !RECORDING.has(session.state)) && (status === "opening" || status === "turns" || (status === "finished" && runtime.lease !== undefined))) {
         runtime.stop.abort();
         queue(runtime, () => end(runtime, status === "finished" ? "finished" : "ended", status === "finished" ? runtime.state.message : "The session ended before every step had its turn."));
@@ -256,7 +259,8 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
             if (runtime.stop.signal.aborted) return;
             await setTurn(runtime, { ...open, status: acted.done ? "done" : "failed", answer: "do_it", outcome: acted.outcome, ...(acted.page_check === undefined ? {} : { page_check: acted.page_check }) });
             if (acted.done) await propose(runtime, open.step_index + 1);
-            else await proposeAgain(runtime, open.step_index);
+            // The same step again: the person may show it or skip it.
+            else await propose(runtime, open.step_index);
           });
           break;
         }
@@ -288,11 +292,6 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
       }
     },
   };
-
-  /** After a failed "Do it", the same step's turn again: the person may show it or skip it. */
-  async function proposeAgain(runtime: Runtime, index: number) {
-    await propose(runtime, index);
-  }
 
   async function countEvents(sessionId: string): Promise<number> {
     return (await deps.memory.readJsonl(MemoryPaths.observationEvents(sessionId), EventIdSchema)).length;
