@@ -80,7 +80,7 @@ async function waitForChange(page: Page, before: PageFacts, expectNewPage: boole
   let last = { changed: false, evidence: "nothing in the page changed" };
   for (;;) {
     try {
-      last = pageChange(before, (await readPage(page)).facts, expectNewPage);
+      last = pageChange(before, (await readPage(page, undefined, { waitMs: 1_000 })).facts, expectNewPage);
     } catch {
       // The page is between two documents: read it again.
     }

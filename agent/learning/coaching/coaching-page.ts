@@ -1,4 +1,7 @@
 import type { Page } from "puppeteer-core";
+import { z } from "zod";
+import { COACHING_SCRUB_REPLY, COACHING_SCRUB_REQUEST } from "../../../shared/observation/coaching-scrub";
+import { AppError } from "../../errors/app-error";
 import type { PageControl } from "./coaching-matcher";
 
 /**
@@ -20,13 +23,21 @@ export interface PageFacts {
   states: string[];
 }
 
+/** What the reader hands back: nothing at all when no recorder of the page answered. */
+type InPageRead = { ready: false; why: string } | { ready: true; controls: Array<{ role: string; name: string }>; facts: { address: string; title: string; headings: string[]; states: string[] } };
+
 /**
  * Runs in the page: the visible controls, in reading order, with the role and name a screen reader
  * would give them (explicit role, else the element's own; name from aria-label, aria-labelledby, a
  * label, the text, or the title). Hidden controls (not rendered, or shown only on hover) are left out:
  * those are the ones a person shows the agent.
+ *
+ * Nothing read leaves raw (DESIGN §8, issue #16): every string goes through the content script's
+ * privacy boundary first (shared/observation/coaching-scrub.ts), which cuts out every value typed in
+ * the session, so a page echoing one ("canary ×", "Results for canary", `#/search/canary`) gives
+ * `•••`. No answer (the page is not recorded, or not yet): fail closed, nothing read is returned.
  */
-function readInPage(highlight: { order: number; name: string; label: string; tag: string } | null): { controls: Array<{ role: string; name: string }>; facts: { address: string; title: string; headings: string[]; states: string[] } } {
+function readInPage(highlight: { order: number; name: string; label: string; tag: string } | null, bridge: { request: string; reply: string }): InPageRead {
   const clean = (text: string | null | undefined) => (text ?? "").replace(/\s+/g, " ").trim().slice(0, 200);
   const roleOf = (element: Element): string => {
     const explicit = element.getAttribute("role");
@@ -94,6 +105,7 @@ function readInPage(highlight: { order: number; name: string; label: string; tag
     document.documentElement.append(host);
   };
   const selector = "a[href], button, summary, select, input, textarea, [role], h1, h2, h3";
+  const elements: Element[] = [];
   const controls: Array<{ role: string; name: string }> = [];
   const headings: string[] = [];
   const states: string[] = [];
@@ -107,30 +119,82 @@ function readInPage(highlight: { order: number; name: string; label: string; tag
     if (role === "" || role === "presentation" || role === "none") continue;
     // A text field is named by its label only; a contenteditable's own text is what was typed.
     const name = role === "textbox" && !(element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement) ? clean(element.getAttribute("aria-label")) : nameOf(element, role);
+    elements.push(element);
     controls.push({ role, name });
-    if (highlight !== null && controls.length - 1 === highlight.order && name === highlight.name) drawHighlight(element, highlight.label, highlight.tag);
     for (const attribute of ["aria-pressed", "aria-expanded", "aria-selected", "aria-current"]) {
       const value = element.getAttribute(attribute);
       if (value !== null) states.push(`${role}:${name}:${attribute}=${value}`);
     }
     if (element instanceof HTMLInputElement && (element.type === "checkbox" || element.type === "radio")) states.push(`${role}:${name}:checked=${element.checked}`);
   }
-  return { controls, facts: { address: location.origin + location.pathname + location.hash, title: clean(document.title), headings, states } };
+  // Through the content script's privacy boundary, synchronously (events cross worlds; strings do too).
+  const texts = [...controls.map((control) => control.name), ...headings, clean(document.title), ...states];
+  let answer: unknown = undefined;
+  const onReply = (event: Event) => {
+    answer = (event as CustomEvent<unknown>).detail;
+  };
+  document.addEventListener(bridge.reply, onReply);
+  try {
+    document.dispatchEvent(new CustomEvent(bridge.request, { detail: JSON.stringify({ texts, urls: [location.origin + location.pathname + location.hash] }) }));
+  } finally {
+    document.removeEventListener(bridge.reply, onReply);
+  }
+  if (typeof answer !== "string") return { ready: false, why: "no recorder answered" };
+  let scrubbed: { texts?: unknown; urls?: unknown };
+  try {
+    scrubbed = JSON.parse(answer) as { texts?: unknown; urls?: unknown };
+  } catch {
+    return { ready: false, why: "the recorder's answer was not readable" };
+  }
+  const safeTexts = scrubbed.texts;
+  const safeUrls = scrubbed.urls;
+  if (!Array.isArray(safeTexts) || !Array.isArray(safeUrls) || safeTexts.length !== texts.length || safeUrls.length !== 1 || ![...safeTexts, ...safeUrls].every((item) => typeof item === "string")) {
+    return { ready: false, why: "the recorder's answer did not fit the request" };
+  }
+  const names = safeTexts.slice(0, controls.length) as string[];
+  const safeControls = controls.map((control, index) => ({ role: control.role, name: names[index]! }));
+  // The highlight matches the agent's (scrubbed) name at that place in the reading order.
+  if (highlight !== null && safeControls[highlight.order]?.name === highlight.name) drawHighlight(elements[highlight.order]!, highlight.label, highlight.tag);
+  let at = controls.length;
+  const safeHeadings = safeTexts.slice(at, (at += headings.length)) as string[];
+  const title = safeTexts[at++] as string;
+  return { ready: true, controls: safeControls, facts: { address: safeUrls[0] as string, title, headings: safeHeadings, states: safeTexts.slice(at) as string[] } };
 }
 
 /** The tag of the highlight's host element. */
 export const HIGHLIGHT_TAG = "elnor-coaching-highlight";
 
-/** Reads the page; with `highlight`, also frames the control at that place in the reading order. */
-export async function readPage(page: Page, highlight?: { order: number; name: string; label: string }): Promise<{ controls: PageControl[]; facts: PageFacts }> {
+const ReadSchema = z.object({
+  controls: z.array(z.object({ role: z.string(), name: z.string() })),
+  facts: z.object({ address: z.string(), title: z.string(), headings: z.array(z.string()), states: z.array(z.string()) }),
+});
+const READ_RETRY_MS = 250;
+
+/**
+ * Reads the page; with `highlight`, also frames the control at that place in the reading order.
+ * Only what the content script's privacy boundary let through: while no recorder of the page
+ * answers (a page just opened, before its recording config arrived) it reads again for up to
+ * `waitMs`, then fails with ADAPTER_UNAVAILABLE, having returned nothing it read.
+ */
+export async function readPage(page: Page, highlight?: { order: number; name: string; label: string }, options: { waitMs?: number } = {}): Promise<{ controls: PageControl[]; facts: PageFacts }> {
   const argument = highlight === undefined ? null : { ...highlight, tag: HIGHLIGHT_TAG };
+  const bridge = { request: COACHING_SCRUB_REQUEST, reply: COACHING_SCRUB_REPLY };
   // As source text, with a stand-in for the `__name` helper tsx wraps named inner functions in
   // (the agent runs under tsx; the page has no such helper).
-  const read = (await page.evaluate(`((__name) => (${readInPage.toString()})(${JSON.stringify(argument)}))((target) => target)`)) as ReturnType<typeof readInPage>;
-  return {
-    controls: read.controls.map((control, order) => ({ ...control, order })),
-    facts: { ...read.facts, controls: read.controls.map((control) => `${control.role}:${control.name}`) },
-  };
+  const source = `((__name) => (${readInPage.toString()})(${JSON.stringify(argument)}, ${JSON.stringify(bridge)}))((target) => target)`;
+  const until = Date.now() + (options.waitMs ?? 10_000);
+  for (;;) {
+    const answer = (await page.evaluate(source)) as InPageRead;
+    if (answer.ready) {
+      const read = ReadSchema.parse(answer);
+      return {
+        controls: read.controls.map((control, order) => ({ ...control, order })),
+        facts: { ...read.facts, controls: read.controls.map((control) => `${control.role}:${control.name}`) },
+      };
+    }
+    if (Date.now() >= until) throw new AppError("ADAPTER_UNAVAILABLE", `The page's recorder is not ready (${answer.why}): the assistant reads a page only through it, so nothing was read.`);
+    await new Promise((resolve) => setTimeout(resolve, READ_RETRY_MS));
+  }
 }
 
 /** How the page changed between two reads, in words; `changed` false when nothing a step shows did. */

@@ -12,6 +12,7 @@ import type { UserTabProvider } from "../../execution/user-tab-provider";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { startTestAgent, type TestAgent } from "../../test-support/test-agent";
 import { HIGHLIGHT_TAG } from "./coaching-page";
+import { recordLikeTheExtension } from "./coaching-recorder.test-support";
 
 /**
  * The Coaching Agent's turns through the real agent, its executor and Debian's Chromium, on the
@@ -29,11 +30,15 @@ let agent: TestAgent;
 let lent: BrowserLease[] = [];
 let released = 0;
 
-/** A headless page lent as if it were the person's tab: `release` only counts (the test closes it). */
+/**
+ * A headless page lent as if it were the person's tab, recorded by the extension's content capture
+ * (as the person's tab is during a coaching): `release` only counts (the test closes it).
+ */
 const tabs: UserTabProvider = {
   connected: () => true,
   lease: () => async ({ deadline }) => {
     const lease = await managedBrowser({ chromiumPath: CHROMIUM })({ deadline });
+    await recordLikeTheExtension(lease.page, [origin]);
     lent.push(lease);
     return { ...lease, where: "user_tab", release: async () => void (released += 1) };
   },
@@ -41,7 +46,7 @@ const tabs: UserTabProvider = {
 
 beforeAll(async () => {
   const html = await readFile(FIXTURE);
-  server = createServer((_request, response) => response.writeHead(200, { "content-type": "text/html" }).end(html));
+  server = createServer((request, response) => response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGES[request.url ?? ""] ?? html));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -201,12 +206,38 @@ describe("coaching set-up", () => {
   });
 });
 
+/** Pages for what coaching reads: fields with typed values, and a page that echoes what is typed. */
+const PAGES: Record<string, string> = {
+  "/fields": '<title>Fields</title><label>Email <input id="email"></label><textarea aria-label="Notes"></textarea><input type="submit" value="Send"><button>Save</button>',
+  // A search that echoes the query as a tag chip, a heading and a hash route, as many apps do.
+  "/echo": `<title>Search</title><label>Search <input id="q"></label><div id="out"></div><script>
+    document.getElementById("q").addEventListener("input", (event) => {
+      const value = event.target.value;
+      const heading = document.createElement("h2");
+      heading.textContent = "Results for " + value;
+      const chip = document.createElement("button");
+      chip.textContent = value + " ×";
+      chip.setAttribute("aria-pressed", "true");
+      document.getElementById("out").replaceChildren(heading, chip);
+      document.title = value + " - Search";
+      history.replaceState(null, "", "#/search/" + encodeURIComponent(value));
+    });
+  </script>`,
+};
+
 describe.skipIf(!existsSync(CHROMIUM))("what coaching reads of a page", () => {
+  const openPage = async (recorded: "recorded" | "not recorded" | "another site") => {
+    const lease = await managedBrowser({ chromiumPath: CHROMIUM })({ deadline: Date.now() + 20_000 });
+    if (recorded === "recorded") await recordLikeTheExtension(lease.page, [origin]);
+    if (recorded === "another site") await recordLikeTheExtension(lease.page, ["https://elsewhere.example"]);
+    return lease;
+  };
+
   it("names fields by their label and never reads what was typed into them", async () => {
     const { readPage } = await import("./coaching-page");
-    const lease = await managedBrowser({ chromiumPath: CHROMIUM })({ deadline: Date.now() + 20_000 });
+    const lease = await openPage("recorded");
     try {
-      await lease.page.setContent('<label>Email <input id="email"></label><textarea aria-label="Notes"></textarea><input type="submit" value="Send"><button>Save</button>');
+      await lease.page.goto(`${origin}/fields`);
       const canary = `zq8-coaching-canary-${randomUUID().slice(0, 8)}`;
       await lease.page.type("#email", canary);
       await lease.page.type("textarea", canary);
@@ -217,4 +248,51 @@ describe.skipIf(!existsSync(CHROMIUM))("what coaching reads of a page", () => {
       await lease.release();
     }
   }, 30_000);
+
+  it("gets what the page echoes of a typed value with the value cut out, and still frames the control", async () => {
+    const { readPage } = await import("./coaching-page");
+    const lease = await openPage("recorded");
+    try {
+      await lease.page.goto(`${origin}/echo`);
+      const canary = `zq8canary${randomUUID().slice(0, 8)}`;
+      await lease.page.type("#q", canary);
+      expect(await lease.page.evaluate(() => document.body.innerText)).toContain(canary);
+      const read = await readPage(lease.page);
+      expect(JSON.stringify(read)).not.toContain(canary);
+      expect(read.controls.map((control) => `${control.role}:${control.name}`)).toEqual(["textbox:Search", "button:••• ×"]);
+      expect(read.facts.headings).toEqual(["Results for •••"]);
+      expect(read.facts.title).toBe("••• - Search");
+      expect(read.facts.address).toBe(`${origin}/echo#/search/*`);
+      expect(read.facts.states).toEqual(["button:••• ×:aria-pressed=true"]);
+      // The highlight is matched on the name the agent has: the scrubbed one.
+      await readPage(lease.page, { order: 1, name: "••• ×", label: "About to: click" });
+      expect(await lease.page.evaluate((tag) => document.querySelectorAll(tag).length, HIGHLIGHT_TAG)).toBe(1);
+    } finally {
+      await lease.release();
+    }
+  }, 30_000);
+
+  for (const recorded of ["not recorded", "another site"] as const) {
+    it(`returns nothing it read when no recorder answers (${recorded})`, async () => {
+      const { readPage } = await import("./coaching-page");
+      const lease = await openPage(recorded);
+      try {
+        await lease.page.goto(`${origin}/echo`);
+        const canary = `zq8canary${randomUUID().slice(0, 8)}`;
+        await lease.page.type("#q", canary);
+        const started = Date.now();
+        const failure: unknown = await readPage(lease.page, { order: 1, name: `${canary} ×`, label: "About to: click" }, { waitMs: 600 }).then(
+          (read) => read,
+          (error: unknown) => error,
+        );
+        expect(failure).toMatchObject({ code: "ADAPTER_UNAVAILABLE" });
+        expect(String((failure as Error).message)).not.toContain(canary);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+        // Nothing framed either: the raw name never matched anything.
+        expect(await lease.page.evaluate((tag) => document.querySelectorAll(tag).length, HIGHLIGHT_TAG)).toBe(0);
+      } finally {
+        await lease.release();
+      }
+    }, 30_000);
+  }
 });
