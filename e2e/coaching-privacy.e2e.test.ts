@@ -106,6 +106,8 @@ describe("Coaching Agent reading a page that shows back what the person typed", 
     await panel.waitForFunction((wanted) => (document.querySelector('input[name="coaching-start"]') as HTMLInputElement | null)?.value === wanted, { timeout: 10_000 }, `${site}/#/`);
     const steps = await panel.$$('input[name="coaching-step"]');
     for (const [index, words] of STEPS.entries()) await steps[index]!.type(words);
+    // Start needs the extension's recorder to have reported in (its heartbeat follows the pairing).
+    for (let attempt = 0; attempt < 100 && !(await agentApi("/api/observation/adapters")).text.includes("browser_dom"); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 200));
     await panel.locator('button[name="coaching-start-session"]').click();
     await panel.waitForSelector("[data-tab-consent]", { timeout: 15_000 });
     await panel.locator("[data-tab-consent] button::-p-text(Allow and start)").click();
@@ -140,6 +142,20 @@ describe("Coaching Agent reading a page that shows back what the person typed", 
     expect(coaching.text).not.toContain(canary);
     expect(await panel.evaluate(() => document.body.innerText)).not.toContain(canary);
 
+    // "Do it": the chip cannot be found by the name the agent has, and the executor's report of the
+    // page keeps the canary out too; the same step is offered again.
+    await press("coaching-do-it");
+    const third = await openTurn(3, "awaiting_answer", 40_000);
+    expect(third).not.toContain(canary);
+    const afterDoIt = await agentApi(`/api/learn/sessions/${sessionId}/coaching`);
+    expect(afterDoIt.text).not.toContain(canary);
+    const turns = (JSON.parse(afterDoIt.text) as { turns: Array<{ status: string; step_index: number; outcome?: string }> }).turns;
+    expect(turns.map((turn) => [turn.step_index, turn.status])).toEqual([
+      [0, "shown"],
+      [1, "failed"],
+      [1, "awaiting_answer"],
+    ]);
+    expect(turns[1]?.outcome).toContain("Remove ••• filter");
     // The person skips it; the coaching finishes and the session stops.
     await press("coaching-skip");
     await panel.waitForSelector('button[name="coaching-finish"]', { timeout: 30_000 });
