@@ -52,6 +52,8 @@ import { installedFlowOf } from "./learning/session-seed";
 import { createExampleService } from "./learning/examples/example-service";
 import { exampleRoutes } from "./learning/examples/example-routes";
 import { practiceRoutes } from "./learning/practice/practice-routes";
+import { coachingRoutes } from "./learning/coaching/coaching-routes";
+import { createCoachingService } from "./learning/coaching/coaching-service";
 import type { UserTabProvider } from "./execution/user-tab-provider";
 import { loadOrCreateAgentToken } from "./security/agent-token";
 import { createPairingService } from "./security/pairing-service";
@@ -228,6 +230,16 @@ export async function buildApp(options: BuildAppOptions) {
   sessions.setModeLauncher("autonomous_agent_practice", practice.launcher);
   // Learn From This (§0B.6): a run's trace is its record and the flow of the skill it ran.
   sessions.setSeedSources({ readRun: (dispatchId) => runs.get(dispatchId).then((run) => run, () => undefined), installedFlow: (abilityId) => installedFlowOf(options.memory, registry, abilityId) });
+  // Issue #16: the Coaching Agent takes turns with the person in their tab, through the same executor.
+  const coaching = createCoachingService({
+    sessions,
+    memory: options.memory,
+    events,
+    clock,
+    execute: options.execute ?? execute,
+    userTab,
+    logError: (fields, message) => app.log.error(fields, message),
+  });
   // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
   await runs.recover();
   app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, clock });
@@ -262,6 +274,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(runRoutes, { runs, specs });
   await app.register(practiceRoutes, { practice });
   await app.register(exampleRoutes, { examples: createExampleService({ memory: options.memory, registry, specs, proposals, sessions, clock }) });
+  await app.register(coachingRoutes, { coaching });
   await app.register(runEventsRoute, { runs, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
   await app.register(adapterRoutes, { adapters });
   const ingest = createIngestService({ memory: options.memory, sessions });

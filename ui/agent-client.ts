@@ -11,6 +11,7 @@ import { ObservationScopeRuntimeSchema } from "../shared/learning/observation-sc
 import { PracticeReportSchema } from "../shared/learning/practice";
 import { UseAsExampleRequestSchema, UseAsExampleResponseSchema } from "../shared/learning/skill-example";
 import { SessionSeedResponseSchema } from "../shared/learning/trace-seed";
+import { CoachingAnswerRequestSchema, CoachingSetupSchema, CoachingShownRequestSchema, CoachingStateSchema } from "../shared/learning/coaching";
 import { ObservationAdaptersResponseSchema } from "../shared/learning/session-requests";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
 import {
@@ -242,6 +243,13 @@ export function createAgentClient(options: AgentClientOptions) {
     /** Use as Example (§0B.6): a new revision of a proposal, or a proposal for a skill's next version. */
     useAsExample: (request: Input<typeof UseAsExampleRequestSchema>) =>
       call("POST", "/api/learn/examples", UseAsExampleResponseSchema, body(UseAsExampleRequestSchema, request), SLOW),
+    // Coaching Agent (issue #16): its steps, turns and answers.
+    coachingState: (id: string) => call("GET", `${session(id)}/coaching`, CoachingStateSchema),
+    setUpCoaching: (id: string, request: Input<typeof CoachingSetupSchema>) => call("POST", `${session(id)}/coaching`, CoachingStateSchema, body(CoachingSetupSchema, request)),
+    answerCoaching: (id: string, request: Input<typeof CoachingAnswerRequestSchema>) =>
+      call("POST", `${session(id)}/coaching/answer`, CoachingStateSchema, body(CoachingAnswerRequestSchema, request)),
+    coachingShown: (id: string, request: Input<typeof CoachingShownRequestSchema>) =>
+      call("POST", `${session(id)}/coaching/shown`, CoachingStateSchema, body(CoachingShownRequestSchema, request)),
     sessionDetail: (id: string) => call("GET", `${session(id)}/detail`, LearnSessionDetailResponseSchema),
     startSession: (id: string) => call("POST", `${session(id)}/start`, StartSessionResponseSchema, {}),
     pauseSession: (id: string) => call("POST", `${session(id)}/pause`, SessionActionResponseSchema, {}),

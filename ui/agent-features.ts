@@ -22,6 +22,7 @@ export const FEATURE_ROUTES = {
   practice: ["get", "/api/learn/sessions/{sessionId}/practice"],
   learn_from_this: ["get", "/api/learn/sessions/{sessionId}/seed"],
   use_as_example: ["post", "/api/learn/examples"],
+  coaching: ["post", "/api/learn/sessions/{sessionId}/coaching/answer"],
 } as const satisfies Record<string, readonly ["get" | "post", string]>;
 
 export type AgentFeature = keyof typeof FEATURE_ROUTES;

@@ -42,7 +42,7 @@ export const ENTRY_MODE_BLURB: Record<LearningEntryMode, string> = {
  * disabled control: the UI never pretends a capability exists.
  */
 export const NOT_AVAILABLE_YET = {
-  coaching_agent: "Not available yet: coaching needs the assistant to take turns with you, which arrives with a later agent update.",
+  coaching_agent: "Not available yet: coaching needs an agent that can take turns with you in a tab of this browser.",
   autonomous_agent_practice: "Not available yet: practice runs need rehearsal in a managed browser, which arrives with validation in the next agent update.",
   import_skill: "Not available yet: skill import arrives with a later agent update.",
   validate: "Validation arrives with the next agent update.",

@@ -13,6 +13,8 @@ export class LearnNavigation {
   importOpen = $state(false);
   /** The Autonomous Agent Practice set-up is open under Learn New Ability (issue #16). */
   practiceOpen = $state(false);
+  /** The Coaching Agent set-up is open under Learn New Ability (issue #16). */
+  coachingOpen = $state(false);
   /** The proposal open in the review drawer. */
   drawerProposalId = $state<string | null>(null);
 

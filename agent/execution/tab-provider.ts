@@ -25,7 +25,7 @@ export function createUserTabProvider(deps: UserTabProviderDeps): UserTabProvide
     async ({ deadline }) => {
       const sites = allowListOfRunSites(request.allowed_domains);
       if (sites.length === 0) throw new TabRunRefused("SITE_NOT_ALLOWED", "An in-tab run needs at least one site it may touch.");
-      const channel = await deps.relay.open({ tabId: request.tab_id, allowedSites: sites, label: request.label ?? "an ability", deadline });
+      const channel = await deps.relay.open({ tabId: request.tab_id, allowedSites: sites, label: request.label ?? "an ability", coachingSessionId: request.coaching_session_id, deadline });
       const stopListeners: Array<(stop: LeaseStop) => void> = [];
       if (deps.onStop !== undefined) {
         const onStop = deps.onStop;

@@ -42,6 +42,8 @@ export interface TabOpenRequest {
   tabId?: number | undefined;
   allowedSites: readonly string[];
   label: string;
+  /** Coaching Agent (issue #16): the recording session this lease takes turns with. */
+  coachingSessionId?: string | undefined;
   /** Epoch ms by which the tab must be lent. */
   deadline: number;
 }
@@ -166,6 +168,7 @@ export function createTabRelay(deps: { newId: () => string; now?: () => number }
         ...(request.tabId === undefined ? {} : { tab_id: request.tabId }),
         allowed_sites: [...request.allowedSites],
         label: request.label.slice(0, 160),
+        ...(request.coachingSessionId === undefined ? {} : { coaching_session_id: request.coachingSessionId }),
       });
       if (!sent) finish(leaseId, "link_lost", messages.link_lost);
       let timer: ReturnType<typeof setTimeout> | undefined;

@@ -112,6 +112,10 @@ export function startBackground(deps: BackgroundDeps): void {
     action: browser.action,
     restoreBadge: async () => showBadge(browser.action, badgeForSession(await capture.current())),
     recordingActive: async () => isActiveCapture(await capture.current()),
+    recordingSessionId: async () => {
+      const session = await capture.current();
+      return session !== null && isActiveCapture(session) ? session.learn_session_id : undefined;
+    },
     send: (frame) => socket.send(frame),
     onActiveChange(active) {
       runActive = active;

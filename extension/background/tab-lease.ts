@@ -18,7 +18,9 @@ import { createTabSiteGuard, type TabSiteGuard } from "./tab-site-guard";
  *
  * Privacy (DESIGN §4): a run is refused while a demonstration is being recorded (armed, capturing
  * or paused), and a lease ends the moment one starts, so nothing the executor types in the tab is
- * ever captured by our content script as a demonstration.
+ * ever captured by our content script as a demonstration. The one exception is the Coaching Agent
+ * (issue #16) of the session being recorded: it takes turns with the person in the tab, only clicks
+ * what the person agreed to and types nothing, and what it clicks is recorded as the demonstration.
  */
 
 /** The part of `chrome.debugger` used here. */
@@ -43,6 +45,8 @@ export interface TabLeaseDeps {
   restoreBadge(): Promise<void>;
   /** Whether a demonstration is being recorded (armed, capturing or paused). */
   recordingActive(): Promise<boolean>;
+  /** The id of the session being recorded, when one is (Coaching Agent leases take turns with it). */
+  recordingSessionId?(): Promise<string | undefined>;
   send(frame: ClientTabFrame): boolean;
   onActiveChange(active: boolean): void;
   failed(where: string): (error: unknown) => void;
@@ -71,6 +75,8 @@ interface Lease {
   mainFrameId?: string;
   guard?: TabSiteGuard;
   ending: boolean;
+  /** Coaching Agent (issue #16): the recording this lease takes turns with; it does not end the lease. */
+  coachingSessionId?: string;
 }
 
 type Refusal = { code: TabRefusalCode; message: string };
@@ -152,7 +158,10 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     }
     const api = deps.debuggerApi();
     if (api === undefined) return { code: "DEBUGGER_UNAVAILABLE", message: "Chrome does not let the extension act in tabs here (the debugger API is withheld, for example by a policy)." };
-    if (await deps.recordingActive()) {
+    // Coaching Agent (issue #16): the one recording a lease may share the tab with is the coaching
+    // session it serves; the agent only clicks there what the person agreed to, and types nothing.
+    const coaching = frame.coaching_session_id !== undefined && frame.coaching_session_id === (await deps.recordingSessionId?.());
+    if (!coaching && (await deps.recordingActive())) {
       return { code: "RECORDING_ACTIVE", message: "A demonstration is being recorded; stop it before running an ability in your browser, so the run's typed values are never recorded." };
     }
     if (!listening) {
@@ -172,7 +181,7 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     } catch (error) {
       return { code: "ATTACH_FAILED", message: `The extension could not act in that tab: ${error instanceof Error ? error.message : String(error)}`.slice(0, 400) };
     }
-    const current: Lease = { leaseId: frame.lease_id, tabId, allowedSites: [...frame.allowed_sites], ending: false };
+    const current: Lease = { leaseId: frame.lease_id, tabId, allowedSites: [...frame.allowed_sites], ending: false, ...(coaching ? { coachingSessionId: frame.coaching_session_id } : {}) };
     lease = current;
     await deps.leasedTab.save(tabId).catch(deps.failed("in-tab run"));
     deps.onActiveChange(true);
@@ -262,7 +271,7 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
       }
     },
     async recordingChanged(active) {
-      if (active && lease !== undefined) await end("recording_started", "a demonstration started recording");
+      if (active && lease !== undefined && lease.coachingSessionId === undefined) await end("recording_started", "a demonstration started recording");
     },
     linkLost() {
       if (lease !== undefined) void end("link_lost", "the extension's connection to the agent was lost");

@@ -2,6 +2,7 @@ import type { MaskedField, ObservedActionEventWithDetail } from "../../shared/le
 import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { CaptureConfigSchema, TYPED_VALUE_MAX_LENGTH, type CaptureConfig, type ContentMessage } from "./capture-messages";
+import { answerCoachingScrubs } from "./coaching-scrub";
 import { observeDom, quoted, type DomObservation, type DomObserver } from "./dom-observer";
 import { createErrorGuard, type ErrorGuard } from "./error-guard";
 import { createFieldMasker, type FieldMasker } from "./field-masking";
@@ -111,6 +112,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   const boundary: PrivacyBoundary = createPrivacyBoundary();
 
   let config: CaptureConfig | null = null;
+  // The Coaching Agent's page reader has what it read cut here too, while this page is recorded.
+  const stopAnsweringCoaching = answerCoachingScrubs({ document: win.document, boundary, active: () => config !== null, onError: guard.report });
   // Replaced by the session's own masker before anything is observed.
   let masker: FieldMasker = createFieldMasker({ text_entry_mode: "mask_text", hash_key: "no-session-key-yet" });
   let observer: DomObserver | undefined;
@@ -611,6 +614,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
         if (batchTimer !== undefined) win.clearTimeout(batchTimer);
         indicator?.remove();
         config = null;
+        stopAnsweringCoaching();
       });
     },
     get observing() {

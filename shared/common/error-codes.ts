@@ -47,6 +47,8 @@ export const ERROR_CODE_TABLE = {
   // Learn From This (§0B.6, issue #16): a trace a session cannot start from.
   RUN_NOT_FINISHED: { http: 409, retryable: true },
   RECEIPT_NOT_FOUND: { http: 404, retryable: false },
+  // Coaching Agent (issue #16): an answer to a turn that is not the one waiting for it.
+  COACHING_TURN_MISMATCH: { http: 409, retryable: false },
   // Security guard (§0A.32 "fail closed"; DESIGN §4)
   AUTH_REQUIRED: { http: 401, retryable: false },
   AUTH_INVALID: { http: 401, retryable: false },

@@ -24,6 +24,7 @@ export * from "./session-requests";
 export * from "./skill-delta";
 export * from "./success-conditions";
 export * from "./proposal-tests";
+export * from "./coaching";
 export * from "./practice";
 export * from "./trace-seed";
 export * from "./skill-example";

@@ -37,6 +37,8 @@ export const LearnStreamEventKindSchema = z.enum([
   "checkpoint.reached",
   "checkpoint.skipped",
   "checkpoint.failed",
+  // Coaching Agent (issue #16): a turn was proposed, answered or done (GET …/coaching has the turn).
+  "coaching.turn",
   "error",
 ]);
 /** §0C.16C */

@@ -5,7 +5,8 @@ import { z } from "zod";
  * drives it with the Chrome DevTools Protocol, relayed over the extension's one WebSocket
  * (capture-protocol's `ClientFrame` / `AgentFrame` carry these frames too); the extension holds
  * the tab through Chrome's debugger API and guards it: only the lease's sites, visibly (badge `RUN`,
- * in-page bar with Stop), and never while a demonstration is being recorded.
+ * in-page bar with Stop), and never while a demonstration is being recorded — except the Coaching
+ * Agent's lease for the session being recorded (issue #16), which only clicks.
  */
 
 export const TAB_LEASE_ID_PATTERN = /^[A-Za-z0-9-]{8,80}$/;
@@ -55,6 +56,12 @@ export const AgentTabFrameSchema = z.discriminatedUnion("type", [
     allowed_sites: z.array(z.string().max(160)).min(1).max(40),
     /** What the in-page bar says is being done (the ability's title). */
     label: z.string().max(160),
+    /**
+     * Coaching Agent (issue #16): the session whose recording this lease takes turns with. Lent
+     * while that session records (the agent only clicks what the person agreed to, never types),
+     * and not taken back when it starts recording; any other recording still refuses the lease.
+     */
+    coaching_session_id: z.string().uuid().optional(),
   }),
   /** One CDP command for the tab (or a child session of it), answered by `tab_cdp_result` with the same id. */
   z.object({

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { ClientTabFrame } from "../../shared/observation/tab-relay-protocol";
+import { createTabLeases, type DebuggerApi } from "./tab-lease";
+
+/**
+ * Which leases may share a tab with a recording (issue #16): only the Coaching Agent's, for the
+ * session being recorded. Chrome's debugger is stood in for by a recorder of its commands; the
+ * relay in real Chromium is covered by e2e/in-tab-run and e2e/coaching.
+ */
+const RECORDING = "11111111-1111-4111-8111-111111111111";
+const OTHER = "22222222-2222-4222-8222-222222222222";
+const URL_ALLOWED = "http://127.0.0.1:8123/";
+
+function harness(recording: string | undefined) {
+  const sent: ClientTabFrame[] = [];
+  const attached: number[] = [];
+  const api: DebuggerApi = {
+    attach: async ({ tabId }) => void attached.push(tabId),
+    detach: async () => undefined,
+    sendCommand: async (_target, method) => {
+      if (method === "Page.getFrameTree") return { frameTree: { frame: { id: "main" } } };
+      if (method === "Page.createIsolatedWorld") return { executionContextId: 1 };
+      return {};
+    },
+    getTargets: async () => [{ type: "page", tabId: 7, url: URL_ALLOWED }],
+    onEvent: { addListener: () => undefined },
+    onDetach: { addListener: () => undefined },
+  };
+  let saved: number | null = null;
+  const leases = createTabLeases({
+    debuggerApi: () => api,
+    inTabAllowed: async () => true,
+    createTab: async () => 7,
+    action: { setBadgeText: async () => undefined, setBadgeBackgroundColor: async () => undefined, setBadgeTextColor: async () => undefined, setTitle: async () => undefined },
+    restoreBadge: async () => undefined,
+    recordingActive: async () => recording !== undefined,
+    recordingSessionId: async () => recording,
+    send: (frame) => {
+      sent.push(frame);
+      return true;
+    },
+    onActiveChange: () => undefined,
+    failed: () => () => undefined,
+    leasedTab: { save: async (tabId) => void (saved = tabId), load: async () => saved },
+  });
+  const open = async (leaseId: string, coaching?: string) => {
+    leases.handle({ type: "tab_open", lease_id: leaseId, tab_id: 7, allowed_sites: ["127.0.0.1:8123"], label: "test", ...(coaching === undefined ? {} : { coaching_session_id: coaching }) });
+    for (let tries = 0; tries < 50 && !sent.some((frame) => "lease_id" in frame && frame.lease_id === leaseId); tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    return sent.find((frame) => "lease_id" in frame && frame.lease_id === leaseId);
+  };
+  return { leases, sent, attached, open };
+}
+
+describe("tab leases and a recording", () => {
+  it("refuses a run's lease while a demonstration records, and a coaching lease for another session", async () => {
+    const { open, attached } = harness(RECORDING);
+    expect(await open("lease-run-0001")).toMatchObject({ type: "tab_refused", code: "RECORDING_ACTIVE" });
+    expect(await open("lease-coach-0002", OTHER)).toMatchObject({ type: "tab_refused", code: "RECORDING_ACTIVE" });
+    expect(attached).toEqual([]);
+  });
+
+  it("lends the tab to the coaching of the session being recorded, and keeps it lent while that recording goes on", async () => {
+    const { open, leases } = harness(RECORDING);
+    expect(await open("lease-coach-0003", RECORDING)).toMatchObject({ type: "tab_opened", tab_id: 7 });
+    await leases.recordingChanged(true);
+    expect(leases.active()).toBe(true);
+  });
+
+  it("still takes a run's tab back the moment a recording starts", async () => {
+    const { open, leases, sent } = harness(undefined);
+    expect(await open("lease-run-0004")).toMatchObject({ type: "tab_opened" });
+    await leases.recordingChanged(true);
+    expect(leases.active()).toBe(false);
+    expect(sent).toContainEqual(expect.objectContaining({ type: "tab_ended", lease_id: "lease-run-0004", reason: "recording_started" }));
+  });
+});
