@@ -26,7 +26,9 @@ import { interpretTrace, type AnswersByField, type ImprovedSkillBase, type Inter
 import { diffSkills, nextSkillVersion, readSkillOutline } from "./compiler/skill-delta";
 import { normalizeTrace } from "./compiler/normalize-trace";
 import { refineInterpretation, type RefinerConfig } from "./refiner/model-refiner";
+import { carryExamples } from "./examples/example-files";
 import { readExclusions } from "./observation-exclusions";
+import { draftFolderOf } from "./proposal-log";
 import { TestPolicyRecordSchema } from "./session-log";
 import type { SessionService } from "./session-service";
 
@@ -263,6 +265,7 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
     };
     const lint = lintCheckpoints(interpretation.checkpoints, literals);
     const folder = await writeDraft(proposalId, revision, sessionId, interpretation, trace, lint, improved);
+    if (base !== undefined) await carryExamples(deps.memory, draftFolderOf(base), folder);
     if (refined !== undefined) await deps.memory.writeJson(`${folder}/refinement.json`, RefinementOutcomeSchema.parse(refined.outcome));
     const interpretationId = randomUUID();
     await deps.memory.writeJson(MemoryPaths.interpretation(interpretationId), semanticOf(interpretationId, sessionId, proposalId, interpretation, revision > 1));

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SkillExampleSchema, type SkillExample } from "../../../shared/learning/skill-example";
 import { plainText } from "../compiler/emit-skill";
+import type { MemoryStore } from "../../memory/memory-store";
 
 const ExamplesFileSchema = z.array(SkillExampleSchema);
 const TriggerTestsFileSchema = z.object({ positive: z.array(z.string()), paraphrases: z.array(z.string()), negative: z.array(z.string()) }).passthrough();
@@ -79,4 +80,24 @@ export function withExample(files: Readonly<Record<string, string>>, example: Sk
     },
     added,
   };
+}
+
+/**
+ * A proposal rebuilt from its session (after an answer or a Revise) is compiled afresh: the examples
+ * added to its earlier revision (Use as Example) are read from that revision's `examples.json` and
+ * added again, in order, to the new revision's SKILL.md, trigger tests and `examples.json`, so
+ * nothing a person added is lost. Returns how many were carried.
+ */
+export async function carryExamples(memory: MemoryStore, fromFolder: string, toFolder: string): Promise<number> {
+  const examples = parse(await memory.readText(`${fromFolder}/examples.json`), ExamplesFileSchema) ?? [];
+  if (examples.length === 0) return 0;
+  const names = ["SKILL.md", "trigger-tests.json"] as const;
+  let files: Record<string, string> = {};
+  for (const name of names) {
+    const text = await memory.readText(`${toFolder}/${name}`);
+    if (text !== undefined) files[name] = text;
+  }
+  for (const example of examples) files = withExample(files, example).files;
+  for (const [name, text] of Object.entries(files)) await memory.writeText(`${toFolder}/${name}`, text);
+  return examples.length;
 }

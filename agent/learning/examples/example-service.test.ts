@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UseAsExampleResponseSchema } from "../../../shared/learning/skill-example";
 import { MemoryPaths } from "../../memory/memory-paths";
+import { readyProposal } from "../../test-support/ready-proposal";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";
 import { expectError, startTestAgent, type TestAgent } from "../../test-support/test-agent";
 
@@ -101,4 +102,28 @@ describe("Use as Example", () => {
     expect(await sessionCount()).toBe(before);
     expect(await readdir(path.join(agent.root, "system/learning/drafts"))).toEqual(drafts);
   });
+
+  it("keeps the examples of a proposal under review when it is revised (the revision is compiled afresh from its session)", async () => {
+    // Its own agent: the improvement above stays open, and one session is active at a time.
+    const fresh = await startTestAgent();
+    try {
+      const call = (method: "GET" | "POST", url: string, payload?: unknown) => fresh.call(method, url, payload);
+      const { sessionId: learnedFrom } = await installContactAbility(call, site);
+      const { proposalId: reviewed } = await readyProposal(call);
+      const freshDraft = (revision: number, file: string) => readFile(path.join(fresh.root, MemoryPaths.draftRevision(reviewed, revision), file), "utf8");
+      const added = await call("POST", "/api/learn/examples", { example: { kind: "learn_session", learn_session_id: learnedFrom }, target: { proposal_id: reviewed }, trigger_tests: ["grab the invoices for last month"], schema_version: 1 });
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+      const next = UseAsExampleResponseSchema.parse(added.body).revision + 1;
+      const revised = await call("POST", `/api/learn/proposals/${reviewed}/revise`, { revision_instructions: "Call it by its usual name", edited_fields: { title: "Export the invoices of a month" } });
+      expect(revised.status, JSON.stringify(revised.body)).toBe(200);
+      const markdown = await freshDraft(next, "SKILL.md");
+      expect(markdown).toContain("Export the invoices of a month");
+      expect(markdown).toContain('- Asked as: "grab the invoices for last month"');
+      expect(markdown).toContain('- When asked, for example, "grab the invoices for last month"');
+      expect((JSON.parse(await freshDraft(next, "trigger-tests.json")) as { positive: string[] }).positive).toContain("grab the invoices for last month");
+      expect(JSON.parse(await freshDraft(next, "examples.json"))).toHaveLength(1);
+    } finally {
+      await fresh.close();
+    }
+  }, 60_000);
 });
