@@ -146,6 +146,8 @@ describe("Coaching Agent from the side panel to an installed ability", () => {
   });
 
   it("asks once to act in a tab, starts recording, and proposes the first step by its words, highlighted in the page", async () => {
+    // Start needs the extension's recorder to have reported in (its heartbeat follows the pairing).
+    for (let attempt = 0; attempt < 100 && !JSON.stringify((await agentApi("GET", "/api/observation/adapters")).body).includes("browser_dom"); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 200));
     await panel.locator('button[name="coaching-start-session"]').click();
     await panel.waitForSelector("[data-tab-consent]", { timeout: 15_000 });
     await panel.locator("[data-tab-consent] button::-p-text(Allow and start)").click();
