@@ -33,7 +33,8 @@ console.log("| figure | value | baseline | ratio | target | met |");
 console.log("|---|---|---|---|---|---|");
 for (const result of results) {
   const baseline = result.baseline === undefined ? "—" : `${format(result.baseline)} ${result.unit} (${result.baselineName ?? ""})`;
-  const ratio = result.baseline === undefined ? "—" : `${(result.value / result.baseline).toFixed(2)}×`;
+  // A count against a baseline of 0 (no long task on its side) has no ratio to print.
+  const ratio = result.baseline === undefined || result.baseline === 0 ? "—" : `${(result.value / result.baseline).toFixed(2)}×`;
   console.log(`| ${result.name} | ${format(result.value)} ${result.unit} | ${baseline} | ${ratio} | ${result.target} | ${result.pass ? "yes" : "NO"} |`);
 }
 process.exitCode = results.every((result) => result.pass) ? 0 : 1;
