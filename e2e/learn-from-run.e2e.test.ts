@@ -188,6 +188,21 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
     await assertClean(panel, "proposal with an example");
   }, 90_000);
 
+  it("offers Learn From This on a receipt in History, and sets up a session that starts from that receipt's session (§0B.6)", async () => {
+    await panel.keyboard.press("Escape");
+    await panel.waitForSelector("[data-proposal-drawer]", { hidden: true });
+    await panel.locator('nav[aria-label="Abilities"] button::-p-text(Learn)').click();
+    await panel.locator('[role="tab"]::-p-text(History)').click();
+    await panel.waitForSelector("[data-learn-from-receipt]", { timeout: 20_000 });
+    await saveScreenshot(panel, "learn-from-receipt-history");
+    await panel.locator("[data-learn-from-receipt]").click();
+    await panel.waitForSelector('[data-setup-seed="receipt"]', { timeout: 10_000 });
+    const seed = await panel.$eval("[data-setup-seed]", (element) => (element as HTMLElement).innerText);
+    expect(seed).toContain("Starts from the steps, pages and snapshots of the session this receipt was written for");
+    await assertClean(panel, "set-up from a receipt");
+    await saveScreenshot(panel, "learn-from-receipt-setup");
+  }, 60_000);
+
   it("kept both typed messages out of the agent's memory", async () => {
     const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
     for (const entry of files) {

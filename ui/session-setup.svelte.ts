@@ -4,7 +4,7 @@ import { failureCode, describeFailure } from "./failure-text";
 import { report, type LearnDeps } from "./learn-deps";
 import { defaultSetupForm, planSetup, setupProblems, type SetupEntryMode, type SetupForm } from "./setup-plan";
 import { normalizeSiteEntry, siteFromUrl } from "./site-entry";
-import { seedOfSession, type SetupSeed } from "./trace-seed-view";
+import { seedOfReceipt, seedOfSession, type SetupSeed } from "./trace-seed-view";
 
 export interface SessionSetupOptions {
   /**
@@ -94,6 +94,18 @@ export class SessionSetupState {
       report(this.#deps, error);
     }
     return seedOfSession(item, sites);
+  }
+
+  /** Learn From This on a learning receipt: the receipt names the trace; the sites are its session's. */
+  async seedFromReceipt(receipt: { receipt_id: string; created_at: string; learn_session_id: string }, label: string, session: { title?: string | undefined } | undefined): Promise<SetupSeed> {
+    let sites: string[] = [];
+    try {
+      sites = (await this.#deps.client.sessionDetail(receipt.learn_session_id)).target_app_whitelist;
+    } catch (error) {
+      // Only a convenience: the person can add the sites by hand.
+      report(this.#deps, error);
+    }
+    return seedOfReceipt(receipt, label, session, sites);
   }
 
   /** Start from nothing after all: an ordinary session of the same mode. */

@@ -75,6 +75,17 @@ export function seedOfSession(session: { learn_session_id: string; title?: strin
   };
 }
 
+/** Learn From This on a learning receipt (§0B.6): the session the receipt was written for, named by the receipt. */
+export function seedOfReceipt(receipt: { receipt_id: string; created_at: string }, label: string, session: { title?: string | undefined } | undefined, sites: readonly string[]): SetupSeed {
+  const when = receipt.created_at.slice(0, 16).replace("T", " ");
+  return {
+    source: { kind: "receipt", receipt_id: receipt.receipt_id },
+    title: `${label} (${when})${session?.title === undefined ? "" : ` of ${session.title}`}`,
+    detail: "Starts from the steps, pages and snapshots of the session this receipt was written for (never the values typed in it). Show more, or stop at once to propose it as it is.",
+    sites: [...sites],
+  };
+}
+
 /** Use as Example (§0B.6): the example chosen, as the picker shows it. */
 export interface ExampleChoice {
   source: SourceTrace;
