@@ -156,12 +156,11 @@ afterAll(async () => {
 
 describe("Improving Existing Skill from its card to an installed, validated new version (issue #16)", () => {
   it("sets up the improvement from the card: the installed skill is offered and chosen, the tab's site prefilled", async () => {
-    // The agent's description (read at pairing) is in: its Skills route among them.
-    await panel.waitForFunction(() => !(document.querySelector('[data-card="Import Skill"] button') as HTMLButtonElement | null)?.disabled, { timeout: 15_000 });
     await panel.waitForFunction(() => !(document.querySelector('[data-card="Improving Existing Skill"] button') as HTMLButtonElement | null)?.disabled, { timeout: 15_000 });
     await panel.locator('[data-card="Improving Existing Skill"] button').click();
     await panel.waitForSelector('input[name="target-skill"]');
-    // The picker offers the installed skills (the agent's Skills), this one among them.
+    // The picker offers the installed skills (the agent's Skills), this one among them — also when
+    // the card was opened before the panel had read what the agent offers.
     await panel.waitForFunction((id) => [...document.querySelectorAll("datalist option")].some((option) => (option as HTMLOptionElement).value === id), { timeout: 15_000 }, abilityId);
     await panel.locator('input[name="target-skill"]').fill(abilityId);
     await waitForText(panel, ".site", origin);
