@@ -62,6 +62,14 @@ export class SessionSetupState {
     if (site !== undefined && this.form.sites.length === 0) this.form.sites = [site];
   }
 
+  /**
+   * The picker's list once the agent's description is in: a set-up opened right after pairing,
+   * before its features were read, would otherwise offer no skill at all (issue #16).
+   */
+  refreshSkillChoices(): void {
+    if (this.form.entryMode === "improving_existing_skill" && this.skillChoices.length === 0) void this.#loadSkillChoices();
+  }
+
   async #loadSkillChoices(): Promise<void> {
     if (!this.#deps.features.has("availability")) return;
     try {
