@@ -7,3 +7,4 @@ export * from "./desktop-detail";
 export * from "./typed-value-scrubber";
 export * from "./panel-messages";
 export * from "./tab-relay-protocol";
+export * from "./coaching-scrub";
