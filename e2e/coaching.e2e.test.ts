@@ -129,10 +129,10 @@ afterAll(async () => {
 
 describe("Coaching Agent from the side panel to an installed ability", () => {
   it("offers the Coaching Agent card and its set-up: the start page prefilled, steps in the person's words", async () => {
-    await panel.waitForFunction(() => !(document.querySelector('[data-card="Coaching Agent"] button') as HTMLButtonElement | null)?.disabled, { timeout: 15_000 });
+    await panel.waitForFunction(() => !(document.querySelector('[data-card="Coaching Agent"] button') as HTMLButtonElement | null)?.disabled, { polling: 200, timeout: 15_000 });
     await panel.locator('[data-card="Coaching Agent"] button').click();
     await panel.waitForSelector("[data-coaching-setup]");
-    await panel.waitForFunction((wanted) => (document.querySelector('input[name="coaching-start"]') as HTMLInputElement | null)?.value === wanted, { timeout: 10_000 }, `${site}/#/`);
+    await panel.waitForFunction((wanted) => (document.querySelector('input[name="coaching-start"]') as HTMLInputElement | null)?.value === wanted, { polling: 200, timeout: 10_000 }, `${site}/#/`);
     const steps = await panel.$$('input[name="coaching-step"]');
     const hints = await panel.$$('input[name="coaching-hint"]');
     for (const [index, step] of STEPS.entries()) {
@@ -218,7 +218,7 @@ describe("Coaching Agent from the side panel to an installed ability", () => {
           break;
         }
         await panel.locator("button[name='next-question']").click();
-        await panel.waitForFunction((previous) => document.querySelector("[data-questions] label")?.textContent !== previous, {}, question.text);
+        await panel.waitForFunction((previous) => document.querySelector("[data-questions] label")?.textContent !== previous, { polling: 200 }, question.text);
       }
     }
     await panel.waitForSelector("[data-proposal-drawer]", { timeout: 30_000 }).catch(async (error: unknown) => {
