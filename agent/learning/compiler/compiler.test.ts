@@ -132,3 +132,27 @@ describe("the deterministic compiler on a sign-up demonstration", () => {
     expect(body).toContain("\\<img");
   });
 });
+
+describe("a checkpoint over several steps the person named", () => {
+  it("keeps every name, in order, as its goal (a coaching session's words for steps no page change told apart)", () => {
+    const { events, snapshots } = signupTrace();
+    const mark = (label: string, eventIndex: number): WorkflowBoundary => ({
+      boundary_id: randomUUID(),
+      learn_session_id: SESSION,
+      kind: "mark_step",
+      source: "user_click",
+      label,
+      source_event_id: events[eventIndex]!.event_id,
+      created_at: events[eventIndex]!.created_at,
+      schema_version: 1,
+    });
+    const boundaries: WorkflowBoundary[] = [
+      { boundary_id: randomUUID(), learn_session_id: SESSION, kind: "mark_goal", source: "user_click", label: "Create an account on the shop", created_at: at(), schema_version: 1 },
+      mark("type the email", 2),
+      mark("choose a password", 4),
+    ];
+    const interpretation = interpretTrace({ trace: normalizeTrace({ events, boundaries }), snapshots, answers: {} });
+    const named = interpretation.checkpoints.find((checkpoint) => checkpoint.goal.includes("type the email"));
+    expect(named?.goal, JSON.stringify(interpretation.checkpoints.map((checkpoint) => checkpoint.goal))).toBe("type the email, then choose a password");
+  });
+});

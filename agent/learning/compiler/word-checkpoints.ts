@@ -66,8 +66,10 @@ function checkOf(change: PageChange, goal: SubGoal, parameters: readonly SkillPa
 const PREFERENCE: readonly PageChange["kind"][] = ["dialog_opened", "list_grew", "toggle", "status", "title", "route", "list_shrank", "dialog_closed", "counter", "heading", "button"];
 
 function goalWords(check: SuccessCheck | undefined, goal: SubGoal, used: readonly SkillParameter[], stepName: (step: NormalizedStep) => string | undefined): string {
-  const labelled = goal.steps.find((step) => step.user_labelled);
-  if (labelled !== undefined) return labelled.label;
+  // The person's own words name the sub-goal; when one checkpoint covers several steps they named
+  // (no page change told them apart), every name is kept, in order.
+  const labelled = goal.steps.filter((step) => step.user_labelled).map((step) => step.label);
+  if (labelled.length > 0) return [...new Set(labelled)].join(", then ").slice(0, 240);
   const last = goal.steps.at(-1) as NormalizedStep;
   const target = stepName(last) ?? last.page_title ?? "the form";
   const inputs = used.map((parameter) => `{{${parameter.name}}}`).join(", ");
