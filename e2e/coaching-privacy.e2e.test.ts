@@ -1,14 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
-import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
-import { launchExtensionBrowser, pairPanel, type ExtensionBrowser } from "./support/extension-browser";
+import type { AgentProcess } from "../agent/test-support/agent-process";
+import { startCoachingWorld, type CoachingWorld } from "./support/coaching-world";
+import { type ExtensionBrowser } from "./support/extension-browser";
 
 /**
  * Coaching Agent (issue #16) and the privacy invariant (DESIGN §8), in real Chromium with the built
@@ -24,11 +21,9 @@ const FIXTURE = path.join(import.meta.dirname, "coaching-fixtures", "search.html
 const STEPS = ["search for a customer", "remove the filter"];
 
 let root: string;
-let workspace: string;
-let cleanup: () => Promise<void>;
+let world: CoachingWorld | undefined;
 let agent: AgentProcess | undefined;
 let chromium: ExtensionBrowser;
-let fixture: http.Server;
 let site: string;
 let panel: Page;
 let token: string;
@@ -75,27 +70,12 @@ async function filesUnder(folder: string): Promise<Array<{ file: string; text: s
 }
 
 beforeAll(async () => {
-  ({ root, cleanup } = await makeTempMemoryRoot("elnor-coaching-privacy-"));
-  workspace = await mkdtemp(path.join(tmpdir(), "elnor-coaching-privacy-ws-"));
-  agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: workspace, ELNOR_LOG_LEVEL: "trace" });
-  token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  const html = await readFile(FIXTURE);
-  fixture = http.createServer((_request, response) => response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(html));
-  await new Promise<void>((resolve) => fixture.listen(0, "127.0.0.1", resolve));
-  site = `http://127.0.0.1:${(fixture.address() as AddressInfo).port}`;
-  chromium = await launchExtensionBrowser();
-  const start = await chromium.browser.newPage();
-  await start.goto(`${site}/#/`);
-  panel = await chromium.openSidePanel();
-  await pairPanel(panel, agent.url, token);
+  world = await startCoachingWorld(FIXTURE, { prefix: "elnor-coaching-privacy", env: { ELNOR_LOG_LEVEL: "trace" } });
+  ({ root, agent, token, site, chromium, panel } = world);
 }, 90_000);
 
 afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  fixture?.close();
-  await cleanup?.();
-  if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
+  await world?.close();
 });
 
 describe("Coaching Agent reading a page that shows back what the person typed", () => {

@@ -1,14 +1,11 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
-import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
+import type { AgentProcess } from "../agent/test-support/agent-process";
+import { startCoachingWorld, type CoachingWorld } from "./support/coaching-world";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
-import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
+import { ARTIFACTS_DIR, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 
 /**
  * Coaching Agent (issue #16) in real Chromium with the built extension and a real agent process:
@@ -26,12 +23,9 @@ const STEPS = [
   { words: "export as CSV", hint: "" },
 ];
 
-let root: string;
-let workspace: string;
-let cleanup: () => Promise<void>;
+let world: CoachingWorld | undefined;
 let agent: AgentProcess | undefined;
 let chromium: ExtensionBrowser;
-let fixture: http.Server;
 let site: string;
 let panel: Page;
 let token: string;
@@ -103,28 +97,12 @@ async function drawerShot(page: Page, name: string, height = 720): Promise<void>
 }
 
 beforeAll(async () => {
-  ({ root, cleanup } = await makeTempMemoryRoot("elnor-coaching-"));
-  workspace = await mkdtemp(path.join(tmpdir(), "elnor-coaching-ws-"));
-  agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: workspace });
-  token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  const html = await readFile(FIXTURE);
-  fixture = http.createServer((_request, response) => response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(html));
-  await new Promise<void>((resolve) => fixture.listen(0, "127.0.0.1", resolve));
-  site = `http://127.0.0.1:${(fixture.address() as AddressInfo).port}`;
-  chromium = await launchExtensionBrowser();
-  // The page the person is on, open before the panel: it prefills the start page.
-  const start = await chromium.browser.newPage();
-  await start.goto(`${site}/#/`);
-  panel = await chromium.openSidePanel();
-  await pairPanel(panel, agent.url, token);
+  world = await startCoachingWorld(FIXTURE, { prefix: "elnor-coaching" });
+  ({ agent, token, site, chromium, panel } = world);
 }, 90_000);
 
 afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  fixture?.close();
-  await cleanup?.();
-  if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
+  await world?.close();
 });
 
 describe("Coaching Agent from the side panel to an installed ability", () => {
