@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AbilityAvailabilitySnapshotSchema } from "../../shared/abilities/availability";
 import { MemoryPaths } from "../memory/memory-paths";
+import { publicBundle, stageThrough } from "../skill-import/import-test-support";
 import { readyProposal } from "../test-support/ready-proposal";
 import { createFakeClock, startTestAgent, type FakeClock, type TestAgent } from "../test-support/test-agent";
 import { InstalledAbilitySchema } from "./ability-registry";
@@ -60,7 +61,9 @@ describe("§0C.11A last_validated_at: when the installed content was last valida
 
     await agent.restart();
     expect((await recordsOf(abilityId)).one).toMatchObject(expected);
-    // A lifecycle change keeps what the validation said of the content.
+    // Approving the same content for the workspace, and a lifecycle change, keep what its validation said.
+    expect((await call("POST", `/api/learn/proposals/${proposalId}/approve`, { approval_scope: "approved_workspace", schema_version: 1 })).status).toBe(200);
+    expect((await recordsOf(abilityId)).listed).toMatchObject({ ...expected, install_lane: "approved_workspace" });
     expect((await call("POST", `/api/abilities/${abilityId}/deactivate`)).status).toBe(200);
     expect((await recordsOf(abilityId)).listed).toMatchObject(expected);
   });
@@ -96,5 +99,12 @@ describe("§0C.11A last_validated_at: when the installed content was last valida
     expect(after.one).toMatchObject({ title: "Archive last year's reports" });
     expect(after.one).not.toHaveProperty("last_validated_at");
     expect(after.listed).not.toHaveProperty("last_validation_result");
+
+    // An imported bundle is scanned, not validated here: its version, and no validation.
+    const importId = await stageThrough(agent, publicBundle());
+    expect((await call("POST", "/api/skills/import/install-private", { import_id: importId, schema_version: 1 })).status).toBe(200);
+    const imported = await recordsOf("imported.pdf-form-filler");
+    expect(imported.listed).toMatchObject({ source: "imported", skill_version: expect.any(String) });
+    expect(imported.listed).not.toHaveProperty("last_validated_at");
   });
 });
