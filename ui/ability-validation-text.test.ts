@@ -18,7 +18,7 @@ describe("the Skills card's version and last validation", () => {
   });
 
   it("says when nothing was validated, and says nothing of the assistant's own skills", () => {
-    expect(validationLine(base, gb)).toEqual({ tone: "none", text: "not validated before it was installed" });
+    expect(validationLine(base, gb)).toEqual({ tone: "none", text: "no validation on record" });
     expect(validationLine({ ...base, source: "imported" }, gb).text).toBe("not validated here (imported)");
     expect(validationLine({ ...base, source: "native" }, gb).text).toBeUndefined();
     // A time without its verdict is not a validation the card can describe.

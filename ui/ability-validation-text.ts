@@ -50,7 +50,8 @@ export function validationLine(ability: Ability, words: DateWords = {}): Validat
       case "imported":
         return { tone: "none", text: "not validated here (imported)" };
       default:
-        return { tone: "none", text: "not validated before it was installed" };
+        // True of an install nobody validated, and of one recorded before the agent kept validations.
+        return { tone: "none", text: "no validation on record" };
     }
   }
   const at = new Date(ability.last_validated_at).toLocaleString(words.locale, words.timeZone === undefined ? {} : { timeZone: words.timeZone });
