@@ -296,6 +296,8 @@ describe("teaching a terminal routine from the side panel", () => {
     expect(result, shown).toBe("partial");
     expect(shown).toContain("confirm by hand");
     expect(shown).toContain("nothing in this flow acts in a browser");
+    // A terminal routine has no viewport: the report does not list one as "not replayed".
+    expect(shown).not.toMatch(/viewport/i);
     await assertNoCanary("validation");
     // The run's own steps, whole: the checks made and the checkpoints left to the person.
     const run = await panel.$("[data-proposal-drawer] [data-validation-result]");
@@ -314,6 +316,11 @@ describe("teaching a terminal routine from the side panel", () => {
     await waitForText("[data-ability-id]", "release", 20_000);
     await assertNoCanary("Skills");
     await saveScreenshot(panel, "desktop-e2e-skills");
+    // Its card says the validation was only partly checked, never that it passed.
+    const line = await panel.$eval("[data-ability-id] [data-last-validation]", (element) => ({ tone: element.getAttribute("data-last-validation"), text: (element as HTMLElement).innerText }));
+    expect(line.tone).toBe("partial");
+    expect(line.text).toMatch(/^v0\.1\.0 · validated \S.*, partly checked \(some checks could not run\)$/);
+    await (await panel.$("[data-ability-id]"))!.screenshot({ path: path.join(ARTIFACTS_DIR, "desktop-e2e-skills-card.png") as `${string}.png` });
     const installed = await filesUnder(path.join(root, "system/learning/installed"));
     const skill = installed.find((file) => file.endsWith("SKILL.md"));
     expect(skill).toBeDefined();

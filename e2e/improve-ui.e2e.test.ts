@@ -247,10 +247,24 @@ describe("Improving Existing Skill from its card to an installed, validated new 
     await waitForText(panel, `[data-ability-id="${abilityId}"]`, "Usable now");
     await assertClean(panel, "Skills");
     await saveScreenshot(panel, "improve-skills");
-    const availability = (await call("GET", "/api/abilities/availability")).body.abilities as Array<{ ability_id: string; last_validated_at?: string }>;
+    const availability = (await call("GET", "/api/abilities/availability")).body.abilities as Array<{ ability_id: string; last_validated_at?: string; last_validation_result?: string }>;
     expect(availability.filter((entry) => entry.ability_id === abilityId)).toHaveLength(1);
-    const runs = (await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body.runs as Array<{ overall_result: string; started_at: string }>;
-    expect([...runs].sort((a, b) => a.started_at.localeCompare(b.started_at)).at(-1)?.overall_result).toBe("passed");
+    const runs = (await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body.runs as Array<{ overall_result: string; started_at: string; completed_at: string }>;
+    const lastRun = [...runs].sort((a, b) => a.started_at.localeCompare(b.started_at)).at(-1);
+    expect(lastRun?.overall_result).toBe("passed");
+    // The card says which version is installed and that its validation (the run before install) passed.
+    const entry = (await call("GET", `/api/abilities/${abilityId}/availability`)).body as { last_validated_at?: string; last_validation_result?: string; skill_version?: string };
+    expect(entry).toMatchObject({ last_validated_at: lastRun?.completed_at, last_validation_result: "passed", skill_version: "0.2.0" });
+    const card = `[data-ability-id="${abilityId}"]`;
+    const line = await panel.$eval(`${card} [data-last-validation]`, (element) => ({
+      tone: element.getAttribute("data-last-validation"),
+      text: (element as HTMLElement).innerText,
+      at: element.querySelector("time")?.getAttribute("datetime"),
+    }));
+    expect(line.tone).toBe("passed");
+    expect(line.at).toBe(entry.last_validated_at);
+    expect(line.text).toMatch(/^v0\.2\.0 · validated \S.*, passed$/);
+    await (await panel.$(card))!.screenshot({ path: path.join(ARTIFACTS_DIR, "improve-skills-card.png") as `${string}.png` });
     // The installed skill is the new version: it takes the tags the old one never did.
     const skillMd = (await call("GET", `/api/abilities/${abilityId}/skill-md`)).body.markdown as string;
     expect(skillMd).toContain('version: "0.2.0"');

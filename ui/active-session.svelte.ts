@@ -37,6 +37,7 @@ export class ActiveSessionState {
   readonly #deps: LearnDeps;
   readonly #options: ActiveSessionOptions;
   #tick: ReturnType<typeof setInterval> | undefined;
+  readonly #listeners = new Set<(envelope: LearnSessionEventEnvelope) => void>();
 
   constructor(deps: LearnDeps, options: ActiveSessionOptions = {}) {
     this.#deps = deps;
@@ -120,7 +121,28 @@ export class ActiveSessionState {
     }
   }
 
+  /**
+   * Hears every event of the shown session's stream (a part of the page that follows its own
+   * record, as the coaching turns do); returns the way to stop hearing them.
+   */
+  subscribe(listener: (envelope: LearnSessionEventEnvelope) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Whether the shown session's events arrive as they happen (its stream is up). */
+  get streaming(): boolean {
+    return this.live?.status === "live";
+  }
+
   #onEvent(envelope: LearnSessionEventEnvelope): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(envelope);
+      } catch (error) {
+        report(this.#deps, error);
+      }
+    }
     // Lifecycle events say that something changed; the detail route says what it is now.
     void this.refresh();
     void this.timeline?.refresh();

@@ -1,4 +1,5 @@
 import type { CoachingAnswerKind, CoachingState, CoachingTarget, CoachingTurn } from "../shared/learning/coaching";
+import type { LearnSessionEventEnvelope } from "../shared/learning/read-models";
 import { describeFailure } from "./failure-text";
 import { report, type LearnDeps } from "./learn-deps";
 
@@ -33,9 +34,24 @@ export const STEP_STATUS_LABEL: Record<CoachingTurn["status"] | "waiting", strin
   failed: "Did not work",
 };
 
+/** Where the coaching turns hear of changes: the session's event stream (ActiveSessionState). */
+export interface CoachingEventSource {
+  subscribe(listener: (envelope: LearnSessionEventEnvelope) => void): () => void;
+  /** Whether events arrive as they happen; while not, the turns are re-read more often. */
+  readonly streaming: boolean;
+}
+
+export interface CoachingTurnsOptions {
+  /** The safety net while the stream is up (an event lost in a reconnect): slow. */
+  fallbackPollMs?: number;
+  /** While the stream is down, nothing else says a turn changed. */
+  offlinePollMs?: number;
+}
+
 /**
  * The Coaching Agent's turns in the side panel (issue #16): reads where the coaching is while the
- * session records, and sends the person's answers. Polls, at most twice a second, only while mounted.
+ * session records, and sends the person's answers. It follows the session's `coaching.turn` events
+ * (each one a re-read of `GET …/coaching`), with a slow poll as the fallback, only while mounted.
  */
 export class CoachingTurnsState {
   state = $state<CoachingState | null>(null);
@@ -43,37 +59,75 @@ export class CoachingTurnsState {
   error = $state<string | null>(null);
   readonly #deps: LearnDeps;
   readonly #sessionId: string;
+  readonly #fallbackPollMs: number;
+  readonly #offlinePollMs: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #source: CoachingEventSource | undefined;
   #watching = false;
+  /** A re-read is under way; `#again` asks for one more after it (an event arrived meanwhile). */
+  #reading: Promise<void> | undefined;
+  #again = false;
 
-  constructor(deps: LearnDeps, sessionId: string) {
+  constructor(deps: LearnDeps, sessionId: string, options: CoachingTurnsOptions = {}) {
     this.#deps = deps;
     this.#sessionId = sessionId;
+    this.#fallbackPollMs = options.fallbackPollMs ?? 5_000;
+    this.#offlinePollMs = options.offlinePollMs ?? 1_000;
   }
 
-  watch(): void {
+  /** Reads the turns now, then again on each `coaching.turn` of `source`, and slowly as a fallback. */
+  watch(source?: CoachingEventSource): void {
     if (this.#watching) return;
     this.#watching = true;
+    this.#source = source;
+    this.#unsubscribe = source?.subscribe((envelope) => {
+      if (envelope.event === "coaching.turn" && envelope.data.session_id === this.#sessionId) void this.refresh();
+    });
     void this.#tick();
   }
 
   unwatch(): void {
     this.#watching = false;
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    this.#source = undefined;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
-  async refresh(): Promise<void> {
-    try {
-      this.state = await this.#deps.client.coachingState(this.#sessionId);
-    } catch (error) {
-      report(this.#deps, error);
+  /** One re-read at a time; events that arrive during it cause exactly one more. */
+  refresh(): Promise<void> {
+    if (this.#reading !== undefined) {
+      this.#again = true;
+      return this.#reading;
     }
+    this.#reading = (async () => {
+      do {
+        this.#again = false;
+        try {
+          this.#apply(await this.#deps.client.coachingState(this.#sessionId));
+        } catch (error) {
+          report(this.#deps, error);
+        }
+      } while (this.#again);
+    })().finally(() => {
+      this.#reading = undefined;
+    });
+    return this.#reading;
+  }
+
+  /** An answer read before a later change (a re-read racing an answer's reply) never overwrites it. */
+  #apply(next: CoachingState): void {
+    if (this.state !== null && next.updated_at < this.state.updated_at) return;
+    this.state = next;
   }
 
   async #tick(): Promise<void> {
     await this.refresh();
-    if (this.#watching) this.#timer = setTimeout(() => void this.#tick(), 500);
+    if (!this.#watching) return;
+    const pause = this.#source?.streaming === true ? this.#fallbackPollMs : this.#offlinePollMs;
+    this.#timer = setTimeout(() => void this.#tick(), pause);
   }
 
   answer(turn: number, answer: CoachingAnswerKind): Promise<void> {
@@ -89,7 +143,7 @@ export class CoachingTurnsState {
     this.busy = true;
     this.error = null;
     try {
-      this.state = await request();
+      this.#apply(await request());
     } catch (error) {
       report(this.#deps, error);
       this.error = describeFailure(error);

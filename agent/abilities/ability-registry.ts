@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ControlSurfaceSchema } from "../../shared/capabilities/control-surface";
-import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
+import { AbilityAvailabilityEntrySchema, LastValidationResultSchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
 import { InstallLaneSchema } from "../../shared/skills/proposal";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
@@ -30,7 +30,12 @@ export const InstalledAbilitySchema = z.object({
   proposal_id: z.string().uuid().optional(),
   import_id: z.string().uuid().optional(),
   learn_session_id: z.string().uuid().optional(),
+  /** The validation run of exactly the installed content (§0C.10), when there was one. */
   last_validated_at: z.string().datetime().optional(),
+  last_validation_result: LastValidationResultSchema.optional(),
+  last_validation_run_id: z.string().uuid().optional(),
+  /** The installed SKILL.md's `version`; older lines have none. */
+  skill_version: z.string().max(32).optional(),
   installed_at: z.string().datetime(),
   updated_at: z.string().datetime(),
 });
@@ -88,6 +93,8 @@ export function availabilityEntryOf(
     support_pack_refs: ability.support_pack_refs,
     checkpoint_health: ability.quarantined ? "quarantined" : (facts.checkpointHealth ?? "no_data"),
     ...(ability.last_validated_at === undefined ? {} : { last_validated_at: ability.last_validated_at }),
+    ...(ability.last_validation_result === undefined ? {} : { last_validation_result: ability.last_validation_result }),
+    ...(ability.skill_version === undefined ? {} : { skill_version: ability.skill_version }),
     schema_version: 1,
   });
 }

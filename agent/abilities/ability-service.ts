@@ -16,6 +16,7 @@ import type { SessionService } from "../learning/session-service";
 import type { AbilityRegistry, InstalledAbility } from "./ability-registry";
 import { lifecycleChange } from "./ability-lifecycle";
 import { createAvailabilityViews } from "./availability-views";
+import { validationOfInstalledContent } from "./availability-validation";
 import type { SkillFolderSource } from "./skill-folders";
 import { InstallSagaJournalSchema, type InstallSagaJournal, type InstallSagaStep } from "./install-saga-journal";
 import type { WorkspaceProjector } from "./workspace-projection";
@@ -148,6 +149,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     const at = now();
 
     // Read before anything changes, so a failed read leaves nothing to undo.
+    const validation = await validationOfInstalledContent(deps.memory, proposal);
     const installedFolder = MemoryPaths.installedSkill(skillName);
     // Every file the saga writes, as it was, so a failure puts each back byte for byte: the
     // previous version of an improved skill, the bridge, the snapshot and the catalog.
@@ -245,6 +247,9 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         support_pack_refs: proposal.support_pack_refs,
         proposal_id: proposalId,
         learn_session_id: sessionId,
+        // §0C.11A: the validation of this very revision, if any; an improvement starts without the old one's.
+        ...validation,
+        skill_version: frontmatter.version,
         installed_at: existing?.installed_at ?? at,
         updated_at: at,
       };

@@ -386,5 +386,8 @@ describe("a flow with nothing to do in a browser", () => {
     expect(leased).toBe(0);
     expect(result.overall).toBe("partial");
     expect(result.steps.find((step) => step.test_case_id === "checkpoint:cp1")).toMatchObject({ result: "skipped", details: 'not machine-checkable; confirm by hand: "`git push` ran and exited with code 0" (nothing in this flow acts in a browser)' });
+    // A terminal routine has no viewport: its report lists its checkpoints, not the Recorder's set-up.
+    expect(result.steps.map((step) => step.test_case_id)).toEqual(["checkpoint:cp1"]);
+    expect(JSON.stringify(result.steps)).not.toMatch(/viewport/i);
   });
 });

@@ -76,7 +76,9 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   // A flow with nothing to do in a page (a desktop routine's flow is only its viewport) needs no browser.
   if (!flow.steps.some((step) => step.type !== "setViewport")) {
     const byHand = (checkpoint: ExecutionCheckpoint) => `${BY_HAND_REASON}: "${clamp(checkpoint.success_condition, 240)}" (nothing in this flow acts in a browser)`;
-    record.skipRemaining(plan, "nothing in this flow acts in a browser", "not replayed: this flow has no browser step (the skill acts outside the browser)", byHand);
+    // Its only steps are the Recorder's set-up (a viewport a terminal routine never had): not listed
+    // as "not replayed". What is left to say is each checkpoint, for the person to confirm.
+    for (const checkpoint of [...plan.checkpointsBefore, ...plan.groups.flatMap((group) => group.checkpointsAfter)]) record.checkpoint(checkpoint, { result: "skipped", details: byHand(checkpoint) });
     signal?.removeEventListener("abort", abortListener);
     return record.finish();
   }

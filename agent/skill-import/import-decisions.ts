@@ -103,6 +103,8 @@ export function createImportDecisions(deps: ImportDecisionDeps) {
         support_pack_refs: [],
         source: "imported",
         import_id: entry.record.import_id,
+        // An import is scanned, never validated here: it has no `last_validated_at`.
+        skill_version: frontmatter.version,
         installed_at: at,
         updated_at: at,
       };

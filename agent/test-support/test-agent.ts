@@ -30,7 +30,7 @@ export interface TestAgent {
 /** What a test may change about the agent it starts; everything else is production's. */
 export type TestAgentOptions = Pick<
   BuildAppOptions,
-  "clock" | "retentionIntervalMs" | "failInstallAt" | "refiner" | "skillFolders" | "skillFoldersIntervalMs" | "execute" | "userTab" | "runConfirmationTimeoutMs" | "keepaliveMs"
+  "clock" | "chromiumPath" | "retentionIntervalMs" | "failInstallAt" | "refiner" | "skillFolders" | "skillFoldersIntervalMs" | "execute" | "userTab" | "runConfirmationTimeoutMs" | "keepaliveMs"
 >;
 
 /** A clock that stands still until a test moves it, for TTL rules (§0C.16D). */

@@ -1,11 +1,17 @@
 import { z } from "zod";
 import { ControlSurfaceSchema } from "../capabilities/control-surface";
+import { ValidationRunSchema } from "../learning/validation-run";
 import { InstallLaneSchema } from "../skills/proposal";
 
 /** §0C.11A Where an ability came from; the spec repeats this enum in the catalog entry. */
 export const AbilitySourceSchema = z.enum(["learned", "imported", "native", "promoted"]);
 /** §0C.11A */
 export type AbilitySource = z.infer<typeof AbilitySourceSchema>;
+
+/** How the last validation of an installed ability ended: a §0C.10 run's `overall_result`. */
+export const LastValidationResultSchema = ValidationRunSchema.shape.overall_result;
+/** How the last validation of an installed ability ended. */
+export type LastValidationResult = z.infer<typeof LastValidationResultSchema>;
 
 /**
  * §0C.11A One installed ability as lookup and routing see it. `pending` is not a lane here:
@@ -34,7 +40,12 @@ export const AbilityAvailabilityEntrySchema = z.object({
   preferred_control_surfaces: z.array(ControlSurfaceSchema).default([]),
   support_pack_refs: z.array(z.string().max(240)).default([]),
   checkpoint_health: z.enum(["strong", "moderate", "weak", "no_data", "quarantined"]).optional(),
+  /** When the validation of the installed content ended (its run's `completed_at`); absent: never validated. */
   last_validated_at: z.string().datetime().optional(),
+  /** Ours, beside `last_validated_at`: how that validation ended (`partial`: some checks could not run). */
+  last_validation_result: LastValidationResultSchema.optional(),
+  /** Ours: the installed SKILL.md's `version` (§0.2C frontmatter). */
+  skill_version: z.string().max(32).optional(),
   schema_version: z.literal(1),
 });
 /** §0C.11A */

@@ -37,7 +37,8 @@ export const LearnStreamEventKindSchema = z.enum([
   "checkpoint.reached",
   "checkpoint.skipped",
   "checkpoint.failed",
-  // Coaching Agent (issue #16): a turn was proposed, answered or done (GET …/coaching has the turn).
+  // Coaching Agent (issue #16): a turn was proposed, answered or done, or the coaching ended
+  // (`coaching_status` in the payload); GET …/coaching has the whole state.
   "coaching.turn",
   "error",
 ]);

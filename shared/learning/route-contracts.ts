@@ -188,6 +188,10 @@ export const AbilityAvailabilityResponseSchema = z.object({
     reason_unusable: z.string().max(240).optional(),
     checkpoint_health: z.enum(["strong", "moderate", "weak", "no_data", "quarantined"]).optional(),
     source: z.enum(["learned", "imported", "native", "promoted"]),
+    // Ours, beyond §0C.16A (the Skills card shows them): from the §0C.11A entry.
+    skill_version: z.string().max(32).optional(),
+    last_validated_at: z.string().datetime().optional(),
+    last_validation_result: ValidationRunSchema.shape.overall_result.optional(),
   })),
   snapshot_as_of: z.string().datetime(),
   schema_version: z.literal(1),

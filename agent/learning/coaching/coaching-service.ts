@@ -100,6 +100,8 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
       await lease.release().catch(() => undefined);
     }
     await save(runtime, { status, message, ...(errorCode === undefined ? {} : { error_code: errorCode }) });
+    // An ending (every step had its turn, the tab taken back, a failure) is news to a watching panel too.
+    await deps.events.emit(runtime.state.learn_session_id, "coaching.turn", { coaching_status: status }).catch(() => undefined);
   };
 
   const sitesOf = (session: LearnSession) => session.target_app_whitelist.map((site) => site.replace(/^https?:\/\//i, "").replace(/\/$/, ""));

@@ -196,6 +196,43 @@ describe("a terminal's slips", () => {
   });
 });
 
+describe("a command the person interrupted", () => {
+  it("is left out like a slip (Ctrl-C, exit 130; Ctrl-\\, 131), retried or not, and never becomes a checkpoint or a step", async () => {
+    await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "shell", kind: "terminal_command", schema_version: 1 });
+    const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const id = created.body.session.learn_session_id as string;
+    await agent.call("POST", `/api/learn/sessions/${id}/start`);
+    await agent.call("POST", `/api/learn/sessions/${id}/mark-goal`, { goal_description: "Publish the site" });
+    const lines: Array<[string, number]> = [
+      ["npm run build", 0],
+      // Watched, then stopped: the person looking, not a step of the routine.
+      ["tail -f logs/build.log", 130],
+      // Started by mistake and stopped at once, then something else.
+      ["npm run deploy:staging", 130],
+      ["rsync -a dist/ /srv/www/", 0],
+      ["python3 -m http.server", 131],
+      ["curl -s http://localhost/health", 0],
+    ];
+    const events = lines.map(([line, exitCode], index) =>
+      shellCommandEvent({ line, exitCode, durationMs: 10, cwd: "/home/ann/site", startedAt: new Date(Date.now() + (index + 1) * 10) }, { sessionId: id, eventId: randomUUID(), now: new Date(), shell: "bash" }),
+    );
+    await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [], schema_version: 1 });
+    await agent.call("POST", `/api/learn/sessions/${id}/stop`);
+    const generated = await agent.call("POST", `/api/learn/sessions/${id}/generate-proposal`);
+    expect(generated.status, JSON.stringify(generated.body)).toBe(200);
+    const proposalId = generated.body.proposal_id as string;
+    const detail = ProposalDetailResponseSchema.parse((await agent.call("GET", `/api/learn/proposals/${proposalId}/detail`)).body);
+    const conditions = detail.interpretation?.success_conditions ?? [];
+    expect(conditions.join("\n")).not.toMatch(/13[01]|tail|deploy:staging|http\.server/);
+    expect(conditions).toHaveLength(3);
+    expect(conditions[0]).toBe("`npm run build` ran and exited with code 0");
+    expect(conditions[1]).toMatch(/^`rsync -a \S+ \S+` ran and exited with code 0/);
+    expect(conditions[2]).toMatch(/^`curl -s \S+` ran and exited with code 0/);
+    const markdown = (await agent.call("GET", `/api/learn/proposals/${proposalId}/skill-md`)).body.markdown as string;
+    expect(markdown).not.toMatch(/tail -f|deploy:staging|http\.server/);
+  });
+});
+
 describe("the agent's own check of a command line", () => {
   it("refuses a terminal command from any adapter whose arguments still carry a secret, and stores the masked one", async () => {
     await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "third-party", kind: "terminal_command", schema_version: 1 });

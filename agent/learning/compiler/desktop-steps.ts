@@ -28,9 +28,18 @@ export function desktopAction(event: Pick<ObservedActionEventWithDetail, "adapte
 }
 
 /**
+ * Exit statuses of a command the person stopped from the keyboard: Ctrl-C (SIGINT, 128 + 2) and
+ * Ctrl-\ (SIGQUIT, 128 + 3), the same in bash, zsh and fish. Ctrl-Z (148) only suspends a command.
+ */
+const INTERRUPTED_EXIT_CODES: ReadonlySet<number> = new Set([130, 131]);
+
+/**
  * A demonstration in a real terminal has slips: a mistyped program (exit 126/127, "command not
- * found"), or a command that failed and was run again, corrected, right after. Neither is part of
- * the routine. Any other failed command stays (and its checkpoint says the exit code it had).
+ * found"), a command that failed and was run again, corrected, right after, or a command the person
+ * interrupted (Ctrl-C). None is part of the routine: an interrupted command did not do its work,
+ * and a skill cannot learn "then press Ctrl-C" (a `tail -f` or a dev server watched and stopped is
+ * the person looking, not a step to repeat). Any other failed command stays (and its checkpoint
+ * says the exit code it had).
  */
 export function dropFailedAttempts<T extends Pick<ObservedActionEventWithDetail, "adapter_kind" | "desktop_detail">>(events: readonly T[]): { kept: T[]; dropped: number } {
   const commands = events.filter((event) => event.adapter_kind === "terminal_command" && event.desktop_detail !== undefined);
@@ -39,7 +48,9 @@ export function dropFailedAttempts<T extends Pick<ObservedActionEventWithDetail,
     const detail = event.desktop_detail!;
     if (detail.exit_code === undefined || detail.exit_code === 0) return;
     const next = commands[index + 1]?.desktop_detail;
-    if (detail.exit_code === 126 || detail.exit_code === 127 || (next?.program === detail.program && next.exit_code === 0)) slips.add(event);
+    const mistyped = detail.exit_code === 126 || detail.exit_code === 127;
+    const retried = next?.program === detail.program && next.exit_code === 0;
+    if (mistyped || retried || INTERRUPTED_EXIT_CODES.has(detail.exit_code)) slips.add(event);
   });
   return { kept: events.filter((event) => !slips.has(event)), dropped: slips.size };
 }

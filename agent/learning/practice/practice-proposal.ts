@@ -5,6 +5,7 @@ import { ValidationRunSchema, ValidationStepResultSchema } from "../../../shared
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
 import type { ExecuteResult } from "../../execution/executor-contract";
 import type { MemoryStore } from "../../memory/memory-store";
+import { validatedDraftRef } from "../../abilities/availability-validation";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { lintCheckpoints, type CheckpointLintReport } from "../compiler/checkpoint-lint";
 import { parseSkillFrontmatter } from "../compiler/emit-skill";
@@ -114,7 +115,7 @@ export async function writePracticeProposal(memory: MemoryStore, input: Practice
         started_at: result.started_at,
         completed_at: result.completed_at,
         overall_result: result.overall,
-        result_refs: [`${MemoryPaths.validationStepResults}#${runId}`],
+        result_refs: [`${MemoryPaths.validationStepResults}#${runId}`, validatedDraftRef(`${folder}/SKILL.md`)],
         schema_version: 1,
       }),
     );

@@ -9,6 +9,7 @@ import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { AbilityService } from "../../abilities/ability-service";
+import { validatedDraftRef } from "../../abilities/availability-validation";
 import { lintCheckpoints } from "../compiler/checkpoint-lint";
 import { parseSkillFrontmatter } from "../compiler/emit-skill";
 import type { TriggerTests } from "../compiler/emit-skill";
@@ -144,6 +145,8 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
           { receipt: "learn.validation.started", event: "learn.validation.started", payload: { proposal_id: proposalId, validation_run_id: runId, kinds } },
         ]);
         await deps.proposals.setState(proposalId, "testing");
+        // The revision checked, named in the run, so a later revision is not taken for validated.
+        const draft = (await deps.proposals.detail(proposalId)).proposal.draft_skill_path;
         const files = await deps.proposals.draftFiles(proposalId);
         const checkpoints = z.array(z.custom<CheckpointPlan>()).parse(JSON.parse(files["checkpoints.json"] ?? "[]"));
         const parameters = z.array(z.custom<SkillParameter>()).parse(JSON.parse(files["parameters.json"] ?? "[]"));
@@ -199,7 +202,7 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
           started_at: startedAt,
           completed_at: createdAt,
           overall_result: overall,
-          result_refs: [`${MemoryPaths.validationStepResults}#${runId}`],
+          result_refs: [`${MemoryPaths.validationStepResults}#${runId}`, validatedDraftRef(draft)],
           schema_version: 1,
         });
         // Failed results are kept like any other; there is no silent retry (§0C.13 saga table).
