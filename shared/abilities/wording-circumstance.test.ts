@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadWordNetLexicon } from "../../agent/abilities/wordnet-lexicon";
+import { AbilityAvailabilityEntrySchema } from "./availability";
+import { AbilityLookupQuerySchema } from "./lookup-contract";
+import { circumstanceCuesOf } from "./wording-circumstance";
+import { withDomainPhrasing } from "./wording-domain";
+import { queryTermsOf } from "./wording-expansion";
+import { createWordingIndex } from "./wording-index";
+import type { Lexicon } from "./wording-lexicon";
+import type { LookupDocument } from "./wording-matcher";
+import { normalizeText } from "./wording-terms";
+
+// The real lexical resource: a cue's words are widened by it like any request word.
+let lexicon: Lexicon;
+beforeAll(async () => {
+  lexicon = withDomainPhrasing(await loadWordNetLexicon());
+}, 60_000);
+
+const ability = (id: string, title: string): LookupDocument => ({
+  entry: AbilityAvailabilityEntrySchema.parse({ ability_id: `learned.${id}`, title, family: "browser", source: "learned", install_lane: "experimental_private", enabled: true, usable_now: true, trigger_phrases: [title.toLowerCase()], schema_version: 1 }),
+});
+const query = (text: string) => AbilityLookupQuerySchema.parse({ user_query: text, install_lanes_allowed: ["experimental_private"], schema_version: 1 });
+const labels = (text: string) => circumstanceCuesOf(normalizeText(text)).map((cue) => cue.label);
+
+describe("requests that name a task by its circumstance (issue #15)", () => {
+  it("reads the question or complaint, contractions and all", () => {
+    expect(labels("where's my parcel?")).toEqual(["where is …"]);
+    expect(labels("Where are our tickets")).toEqual(["where is …"]);
+    expect(labels("when will my order arrive")).toEqual(["when will … arrive"]);
+    expect(labels("my laptop isn't working")).toEqual(["… not working"]);
+    expect(labels("the printer stopped working")).toEqual(["… not working"]);
+    expect(labels("I forgot my password")).toEqual(["forgot …"]);
+    expect(labels("I can't log in")).toEqual(["forgot …"]);
+    expect(labels("I don't want these emails anymore")).toEqual(["… not want any more"]);
+    expect(labels("how much data do I have left")).toEqual(["how much … my"]);
+    expect(labels("what's my credit score")).toEqual(["what is my …"]);
+  });
+
+  it("leaves requests that only share a word alone", () => {
+    for (const text of ["where can I get my tax statement", "where do penguins live", "how many bones are in the human body", "what's the capital of france", "when is the next full moon", "export the invoices", "work from home tomorrow", "a broken heart"]) {
+      expect(labels(text)).toEqual([]);
+    }
+  });
+
+  it("adds one word per cue, after the request's own, never read as its action", () => {
+    const terms = queryTermsOf("where is my package", lexicon);
+    expect(terms.map((term) => term.word)).toEqual(["package", "where is …"]);
+    const cue = terms[1];
+    expect(cue?.implied).toBe("where is …");
+    expect(cue?.lemmas).toContain("track");
+    expect(cue?.action).toBeUndefined();
+    expect(cue?.opposites).toEqual([]);
+    // The request's own first word keeps its action reading.
+    expect(queryTermsOf("delete my account, I don't want it anymore", lexicon)[0]?.action).toBe(true);
+  });
+
+  it("tells apart two abilities on the same object by what the circumstance asks", () => {
+    const index = createWordingIndex([ability("track", "Track a package"), ability("pickup", "Schedule a package pickup")], lexicon);
+    expect(index.lookup(query("where is my package"))[0]?.ability_id).toBe("learned.track");
+    expect(index.explain(query("where is my package"), "learned.track")?.reasons.join(" ")).toContain('"where is …" found as "track"');
+    // Without the circumstance, the object alone finds both: the pickup is not pushed out.
+    expect(index.lookup(query("package pickup"))[0]?.ability_id).toBe("learned.pickup");
+  });
+
+  it("finds what a locked-out or a fed-up person asks for", () => {
+    const index = createWordingIndex([ability("reset", "Reset my account password"), ability("profile", "Update my account profile"), ability("unsubscribe", "Unsubscribe from newsletters"), ability("read", "Read the latest newsletter")], lexicon);
+    expect(index.lookup(query("I can't sign in to my account"))[0]?.ability_id).toBe("learned.reset");
+    expect(index.lookup(query("I don't want the newsletter anymore"))[0]?.ability_id).toBe("learned.unsubscribe");
+  });
+});
