@@ -15,6 +15,8 @@ import {
   rarityOf,
   TEXT_MIN,
   textScore,
+  VERB_CLASH_SHARE,
+  verbClash,
   wordingRejection,
   wordingScore,
   type LookupDocument,
@@ -159,6 +161,8 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     if (terms === undefined) negatives.set(text, (terms = termsOf(text, lexicon)));
     return terms;
   };
+  // The words a title action brings (`verbClash`), apart from the build's cache so that one is not kept.
+  const actionAround = new Map<string, ReadonlyMap<string, number>>();
   const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
 
   // A request word's expansions that some ability holds, in expansion order, with their postings
@@ -308,6 +312,15 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     }
     // Scores first (numbers only), then the best read in order, each checked against the gates,
     // until ten pass: most abilities a common word reaches are never turned into a match.
+    // The title actions the request's action clashes with (`verbClash`), read once per title action.
+    const clashes = new Map<string, boolean>();
+    const clashesWith = (doc: number): boolean => {
+      const titleAction = titleActions[doc] as readonly string[];
+      const key = titleAction.join(" ");
+      let found = clashes.get(key);
+      if (found === undefined) clashes.set(key, (found = verbClash(terms, titleAction, lexicon, actionAround) !== undefined));
+      return found;
+    };
     const scored: Array<{ doc: number; text: number; rankText: number; score: number }> = [];
     for (let n = 0; n < reachedCount; n += 1) {
       const doc = reached[n] as number;
@@ -315,7 +328,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
       const total = missing ? totalWeight + ACTION_PENALTY * ((terms[0] as QueryTerm).weight) : totalWeight;
       const text = textScore(total, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
       if (text < TEXT_MIN) continue;
-      const rankText = textScore(total, ranked[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
+      const rankText = textScore(total, ranked[doc] as number, titleFound[doc] as number, titleTerms[doc] as number) * (clashesWith(doc) ? VERB_CLASH_SHARE : 1);
       scored.push({ doc, text, rankText, score: wordingScore(rankText, (documents[doc] as LookupDocument).entry, query.project_id) });
     }
     scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));
