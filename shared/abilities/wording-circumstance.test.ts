@@ -62,7 +62,7 @@ describe("requests that name a task by its circumstance (issue #15)", () => {
   it("tells apart two abilities on the same object by what the circumstance asks", () => {
     const index = createWordingIndex([ability("track", "Track a package"), ability("pickup", "Schedule a package pickup")], lexicon);
     expect(index.lookup(query("where is my package"))[0]?.ability_id).toBe("learned.track");
-    expect(index.explain(query("where is my package"), "learned.track")?.reasons.join(" ")).toContain('"where is …" found as "track"');
+    expect(index.explain(query("where is my package"), "learned.track")?.reasons.join(" ")).toContain('"where is …" found as "track" in title (the action the request\'s circumstance implies)');
     // Without the circumstance, the object alone finds both: the pickup is not pushed out.
     expect(index.lookup(query("package pickup"))[0]?.ability_id).toBe("learned.pickup");
   });

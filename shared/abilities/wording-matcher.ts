@@ -355,7 +355,9 @@ export function explainWording(
       continue;
     }
     use.add(hit.lemma, term.weight * evidence(hit.value), term.weight * evidence(hit.value * rarity(hit.lemma)), term.word);
-    hits.push({ term: term.word, lemma: hit.lemma, reason: hit.reason });
+    // A circumstance cue's word says what it stands for: the action the request implies.
+    const reason = term.implied === undefined ? hit.reason : `${hit.reason} (the action the request's circumstance implies)`;
+    hits.push({ term: term.word, lemma: hit.lemma, reason });
   }
   for (const { term, lemma, reason } of hits) {
     const owner = use.termOf(lemma);
