@@ -62,9 +62,17 @@ describe("requests that name a task by its circumstance (issue #15)", () => {
   it("tells apart two abilities on the same object by what the circumstance asks", () => {
     const index = createWordingIndex([ability("track", "Track a package"), ability("pickup", "Schedule a package pickup")], lexicon);
     expect(index.lookup(query("where is my package"))[0]?.ability_id).toBe("learned.track");
-    expect(index.explain(query("where is my package"), "learned.track")?.reasons.join(" ")).toContain('"where is …" found as "track" in title (the action the request\'s circumstance implies)');
+    expect(index.explain(query("where is my package"), "learned.track")?.reasons.join(" ")).toContain('"where is …" found as "track" in title (the action the request\'s circumstance implies: it ranks, it does not make a match)');
     // Without the circumstance, the object alone finds both: the pickup is not pushed out.
     expect(index.lookup(query("package pickup"))[0]?.ability_id).toBe("learned.pickup");
+  });
+
+  it("ranks with a cue, never matches by it: a question about something no ability holds finds nothing", () => {
+    const index = createWordingIndex([ability("track", "Track the delivery of my order"), ability("reset", "Reset my account password"), ability("renew", "Renew my passport"), ability("usage", "Check my data usage")], lexicon);
+    for (const text of ["where are my keys", "when will spring come", "I forgot my umbrella", "my milk expired", "what's my zodiac sign", "how much do I weigh"]) {
+      expect(index.lookup(query(text))).toEqual([]);
+    }
+    expect(index.explain(query("where are my keys"), "learned.track")?.reasons.join(" ")).toContain("it ranks, it does not make a match");
   });
 
   it("finds what a locked-out person asks for", () => {

@@ -7,9 +7,12 @@
  * (or state) people mean by it, in words the lexicon then widens as it widens any request word.
  *
  * A cue adds one word to the request, found as any of its implied words (at the closeness of the
- * best), weighing `IMPLIED_SHARE` of a request word as rare as its rarest: it tells apart abilities
- * that share the request's object ("Track the delivery" and "Schedule a package pickup" for "where
- * is my package"). Measured at 0.3, 0.5, 0.7 and 1 (BENCHMARKS.md, fifth round): 1 is best.
+ * best), weighing `IMPLIED_SHARE` of a request word as rare as its rarest. It only ranks: it tells
+ * apart the abilities the request's own words find ("Track the delivery" and "Schedule a package
+ * pickup" for "where is my package"), and never makes a match — counted in the wording score too,
+ * it let "where are my keys", "I forgot my umbrella" or "my milk expired" find "Track the delivery",
+ * "Reset my password" or "Renew my passport". Its weight measured at 0.3, 0.5, 0.7 and 1
+ * (BENCHMARKS.md, fifth round): 1 is best.
  *
  * A circumstance that implies one of several different actions is no cue: "I don't want these
  * emails anymore" may mean unsubscribe, delete, mute or block (measured as "stop, cancel,

@@ -16,7 +16,7 @@ export const MAX_QUERY_TERMS = 32;
 /** A request word's ways to be found: base forms (closeness 1) and related words. */
 export interface QueryTerm extends Term {
   weight: number;
-  /** For a word a circumstance cue adds ("where is …" → track, status), the cue; it weighs `IMPLIED_SHARE` of a word. */
+  /** For a word a circumstance cue adds ("where is …" → track, status), the cue: it weighs `IMPLIED_SHARE` of a word and only ranks (never makes a match). */
   implied?: string;
   /**
    * The action the request asks for: its first word, when that word is mostly used as a verb and

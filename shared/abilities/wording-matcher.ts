@@ -342,7 +342,21 @@ export function explainWording(
   const missing: string[] = [];
   let actionMissing: string | undefined;
   let actionWeight = 0;
+  // A circumstance cue's word ranks the abilities the request's own words find; it never makes a match.
+  let cueWeight = 0;
+  let cueRanked = 0;
+  const cueReasons: string[] = [];
   for (const term of terms) {
+    if (term.implied !== undefined) {
+      cueWeight += term.weight;
+      const hit = findTerm(term, fields);
+      if (hit.lemma === undefined || hit.reason === undefined) missing.push(term.word);
+      else {
+        cueRanked += term.weight * evidence(hit.value * rarity(hit.lemma));
+        cueReasons.push(`${hit.reason} (the action the request's circumstance implies: it ranks, it does not make a match)`);
+      }
+      continue;
+    }
     total += term.weight;
     const hit = findTerm(term, fields);
     if (term.action === true && hit.value === 0) {
@@ -355,19 +369,18 @@ export function explainWording(
       continue;
     }
     use.add(hit.lemma, term.weight * evidence(hit.value), term.weight * evidence(hit.value * rarity(hit.lemma)), term.word);
-    // A circumstance cue's word says what it stands for: the action the request implies.
-    const reason = term.implied === undefined ? hit.reason : `${hit.reason} (the action the request's circumstance implies)`;
-    hits.push({ term: term.word, lemma: hit.lemma, reason });
+    hits.push({ term: term.word, lemma: hit.lemma, reason: hit.reason });
   }
   for (const { term, lemma, reason } of hits) {
     const owner = use.termOf(lemma);
     reasons.push(owner === term ? reason : `${reason}, but "${lemma}" counts for "${owner}"`);
   }
+  reasons.push(...cueReasons);
   const penalty = ACTION_PENALTY * actionWeight;
   const text = textScore(total + penalty, use.found, use.title, titleTerms);
   const titleFirst = termsOf(document.entry.title, lexicon)[0];
   const clash = verbClash(terms, titleFirst?.lemmas ?? [], lexicon, new Map());
-  const rankText = textScore(total + penalty, use.ranked, use.title, titleTerms) * (clash === undefined ? 1 : VERB_CLASH_SHARE);
+  const rankText = textScore(total + penalty + cueWeight, use.ranked + cueRanked, use.title, titleTerms) * (clash === undefined ? 1 : VERB_CLASH_SHARE);
   const score = wordingScore(rankText, document.entry, query.project_id);
   const rejections: string[] = [];
   const rejection = wordingRejection(query, document.entry);
