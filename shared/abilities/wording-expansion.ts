@@ -1,6 +1,7 @@
 import { oppositesOf } from "./wording-domain";
 import type { Lexicon } from "./wording-lexicon";
-import { STOP_WORDS, termsOf, type Term } from "./wording-terms";
+import { circumstanceCuesOf, IMPLIED_SHARE } from "./wording-circumstance";
+import { normalizeText, STOP_WORDS, termsOf, type Term } from "./wording-terms";
 
 /**
  * How the wording matcher (issue #15) widens words before comparing them: a request word's ways
@@ -15,6 +16,8 @@ export const MAX_QUERY_TERMS = 32;
 /** A request word's ways to be found: base forms (closeness 1) and related words. */
 export interface QueryTerm extends Term {
   weight: number;
+  /** For a word a circumstance cue adds ("where is …" → track, status), the cue: it weighs `IMPLIED_SHARE` of a word and only ranks (never makes a match). */
+  implied?: string;
   /**
    * The action the request asks for: its first word, when that word is mostly used as a verb and
    * is not a light one ("delete all invoices"; not "get", "make"). An ability whose wording has
@@ -59,10 +62,13 @@ export function queryTermsOf(
   /** Expansions already made with the same lexicon and words, by request word (an index keeps one). */
   cache?: Map<string, QueryTerm>,
 ): QueryTerm[] {
-  return termsOf(query, lexicon)
-    .slice(0, MAX_QUERY_TERMS)
+  const own = termsOf(query, lexicon);
+  // The actions a request's circumstance implies ("where is my parcel": track it), one word per cue.
+  const cues = circumstanceCuesOf(normalizeText(query)).map((cue): Term & { implied: string } => ({ word: cue.label, lemmas: [...new Set(cue.implies.flatMap((word) => lexicon.lemmas(word).slice(0, 1)))], implied: cue.label }));
+  return [...own.slice(0, MAX_QUERY_TERMS - cues.length), ...cues]
     .map((term, at) => {
-      const key = at === 0 ? `${term.word}\u0000first` : term.word;
+      const implied = "implied" in term ? (term.implied as string) : undefined;
+      const key = implied !== undefined ? `${term.word}\u0000implied` : at === 0 ? `${term.word}\u0000first` : term.word;
       const cached = cache?.get(key);
       if (cached !== undefined) return cached;
       const expansions = new Map<string, { closeness: number; via: string }>();
@@ -107,12 +113,13 @@ export function queryTermsOf(
         return false;
       };
       const unknown = wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma)) && ![...expansions.keys()].some(holds);
-      const weight = unknown ? UNKNOWN_WORD_WEIGHT : Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma)));
+      const weight = implied !== undefined ? IMPLIED_SHARE * Math.max(...term.lemmas.map((lemma) => lexicon.weight(lemma))) : unknown ? UNKNOWN_WORD_WEIGHT : Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma)));
       // A light verb ("get", "make", "set up") says little of the action: the rest of the request does.
-      const action = at === 0 && weight >= ACTION_MIN_WEIGHT && term.lemmas.some((lemma) => lexicon.mostlyVerb(lemma));
+      const first = at === 0 && implied === undefined;
+      const action = first && weight >= ACTION_MIN_WEIGHT && term.lemmas.some((lemma) => lexicon.mostlyVerb(lemma));
       // The request's first word is its action, as an ability's title's first word is the ability's.
-      const opposites = at > 0 ? [] : [...new Set(ownForms(term).flatMap((lemma) => oppositesOf(lemma, lexicon)))].filter((lemma) => !term.lemmas.includes(lemma));
-      const expanded = { ...term, weight, expansions, opposites, ...(action ? { action } : {}) };
+      const opposites = !first ? [] : [...new Set(ownForms(term).flatMap((lemma) => oppositesOf(lemma, lexicon)))].filter((lemma) => !term.lemmas.includes(lemma));
+      const expanded: QueryTerm = { ...term, weight, expansions, opposites, ...(action ? { action } : {}) };
       if (cache !== undefined) {
         if (cache.size > 5_000) cache.clear();
         cache.set(key, expanded);

@@ -15,6 +15,8 @@ import {
   rarityOf,
   TEXT_MIN,
   textScore,
+  VERB_CLASH_SHARE,
+  verbClash,
   wordingRejection,
   wordingScore,
   type LookupDocument,
@@ -147,6 +149,8 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   const found = new Float64Array(count);
   const titleFound = new Float64Array(count);
   const ranked = new Float64Array(count);
+  // What circumstance cues' words add to `ranked` (see `QueryTerm.implied`).
+  const cueRanked = new Float64Array(count);
   const touched = new Int32Array(count);
   const reached = new Int32Array(count);
   // Abilities whose wording has the request's action (its first word, when a verb), stamped per query.
@@ -159,6 +163,8 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     if (terms === undefined) negatives.set(text, (terms = termsOf(text, lexicon)));
     return terms;
   };
+  // The words a title action brings (`verbClash`), apart from the build's cache so that one is not kept.
+  const actionAround = new Map<string, ReadonlyMap<string, number>>();
   const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
 
   // A request word's expansions that some ability holds, in expansion order, with their postings
@@ -215,7 +221,10 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     // request word at most, and simply adds up.
     const seenOnce = new Set<string>();
     const shared = new Set<string>();
-    for (const term of terms) {
+    // A circumstance cue's word (`implied`) ranks the abilities the request's own words reach; it never makes a match.
+    const ownTerms = terms.filter((term) => term.implied === undefined);
+    const cueTerms = terms.filter((term) => term.implied !== undefined);
+    for (const term of ownTerms) {
       for (const { lemma } of heldExpansions(term)) {
         if (seenOnce.has(lemma)) shared.add(lemma);
         else seenOnce.add(lemma);
@@ -223,7 +232,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     }
     for (const lemma of shared) lemmaIds.set(lemma, lemmaIds.size);
     const action = terms[0]?.action === true;
-    for (const term of terms) {
+    for (const term of ownTerms) {
       totalWeight += term.weight;
       const termEpoch = nextEpoch();
       let touchedCount = 0;
@@ -262,6 +271,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
           titleFound[doc] = 0;
           usedCount[doc] = 0;
           titleUsedCount[doc] = 0;
+          cueRanked[doc] = 0;
           reached[reachedCount] = doc;
           reachedCount += 1;
         }
@@ -308,6 +318,43 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     }
     // Scores first (numbers only), then the best read in order, each checked against the gates,
     // until ten pass: most abilities a common word reaches are never turned into a match.
+    // The cues' words, found only in the abilities reached: what each adds to the ranking.
+    let cueWeight = 0;
+    for (const term of cueTerms) {
+      cueWeight += term.weight;
+      const termEpoch = nextEpoch();
+      let touchedCount = 0;
+      for (const { closeness, list } of heldExpansions(term)) {
+        for (let at = 0; at < list.docs.length; at += 1) {
+          const doc = list.docs[at] as number;
+          if (queryStamp[doc] !== queryEpoch) continue;
+          if (termStamp[doc] !== termEpoch) {
+            termStamp[doc] = termEpoch;
+            termValue[doc] = 0;
+            touched[touchedCount] = doc;
+            touchedCount += 1;
+          }
+          const value = closeness * (list.weights[at] as number);
+          if (value > (termValue[doc] as number)) {
+            termValue[doc] = value;
+            termRarity[doc] = list.rarity;
+          }
+        }
+      }
+      for (let n = 0; n < touchedCount; n += 1) {
+        const doc = touched[n] as number;
+        cueRanked[doc] = (cueRanked[doc] as number) + term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number));
+      }
+    }
+    // The title actions the request's action clashes with (`verbClash`), read once per title action.
+    const clashes = new Map<string, boolean>();
+    const clashesWith = (doc: number): boolean => {
+      const titleAction = titleActions[doc] as readonly string[];
+      const key = titleAction.join(" ");
+      let found = clashes.get(key);
+      if (found === undefined) clashes.set(key, (found = verbClash(terms, titleAction, lexicon, actionAround) !== undefined));
+      return found;
+    };
     const scored: Array<{ doc: number; text: number; rankText: number; score: number }> = [];
     for (let n = 0; n < reachedCount; n += 1) {
       const doc = reached[n] as number;
@@ -315,7 +362,7 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
       const total = missing ? totalWeight + ACTION_PENALTY * ((terms[0] as QueryTerm).weight) : totalWeight;
       const text = textScore(total, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
       if (text < TEXT_MIN) continue;
-      const rankText = textScore(total, ranked[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
+      const rankText = textScore(total + cueWeight, (ranked[doc] as number) + (cueRanked[doc] as number), titleFound[doc] as number, titleTerms[doc] as number) * (clashesWith(doc) ? VERB_CLASH_SHARE : 1);
       scored.push({ doc, text, rankText, score: wordingScore(rankText, (documents[doc] as LookupDocument).entry, query.project_id) });
     }
     scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));

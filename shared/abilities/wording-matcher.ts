@@ -3,7 +3,7 @@ import { searchesLane } from "./baseline-scorer";
 import type { AbilityLookupQuery } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
 import { contentSize, normalizeText, termsOf, type Term } from "./wording-terms";
-import { ACTION_PENALTY, ownForms, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
+import { ACTION_MIN_WEIGHT, ACTION_PENALTY, ownForms, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 
 /**
  * The wording matcher (issue #15): how well an ability's wording covers a request, whatever words
@@ -145,6 +145,39 @@ export function opposedAction(terms: readonly QueryTerm[], titleAction: readonly
   if (action === undefined || action.opposites.length === 0 || ownForms(action).some((lemma) => titleAction.includes(lemma))) return undefined;
   const opposite = action.opposites.find((lemma) => titleAction.includes(lemma));
   return opposite === undefined ? undefined : { asked: action.word, opposite: opposite.replace(/_/g, " ") };
+}
+
+/**
+ * A verb and its object: an ability whose title begins with an action (a verb people do not use
+ * lightly) that the request's action is not even loosely related to does something else to the
+ * same things ("settle the apartment rent": "Search for apartments to rent" searches, it does not
+ * pay). Its ranking score is multiplied by `VERB_CLASH_SHARE`; whether it matches at all is not
+ * changed. Related: one is found as the other, or as a word the other brings (a broader or a
+ * defining word), at a closeness of at least `VERB_NEAR`.
+ */
+export const VERB_CLASH_SHARE = 0.8;
+export const VERB_NEAR = 0.3;
+/** Verbs used this often or more ("pay", "send", "get") are too light to clash: measured at 0.4 and 0.42 too (BENCHMARKS.md, fifth round). */
+export const VERB_MIN_WEIGHT = ACTION_MIN_WEIGHT;
+
+/** The title's action the request's clashes with, if any (see `VERB_CLASH_SHARE`). */
+export function verbClash(
+  terms: readonly QueryTerm[],
+  titleAction: readonly string[],
+  lexicon: Lexicon,
+  /** `wordsAround`'s cache (an index shares one across its abilities). */
+  around: Map<string, ReadonlyMap<string, number>>,
+): string | undefined {
+  const asked = terms[0];
+  if (asked === undefined || asked.implied !== undefined || titleAction.length === 0) return undefined;
+  if (asked.weight < VERB_MIN_WEIGHT || !asked.lemmas.some((lemma) => lexicon.mostlyVerb(lemma))) return undefined;
+  if (!titleAction.some((lemma) => lexicon.mostlyVerb(lemma) && lexicon.weight(lemma) >= VERB_MIN_WEIGHT)) return undefined;
+  const near = (lemma: string) => {
+    if ((asked.expansions.get(lemma)?.closeness ?? 0) >= VERB_NEAR) return true;
+    for (const [word, closeness] of wordsAround(lemma, lexicon, around)) if (closeness * (asked.expansions.get(word)?.closeness ?? 0) >= VERB_NEAR) return true;
+    return false;
+  };
+  return titleAction.some(near) ? undefined : (titleAction[0] as string).replace(/_/g, " ");
 }
 
 export function lemmaSetOf(terms: readonly Term[]): Set<string> {
@@ -309,7 +342,21 @@ export function explainWording(
   const missing: string[] = [];
   let actionMissing: string | undefined;
   let actionWeight = 0;
+  // A circumstance cue's word ranks the abilities the request's own words find; it never makes a match.
+  let cueWeight = 0;
+  let cueRanked = 0;
+  const cueReasons: string[] = [];
   for (const term of terms) {
+    if (term.implied !== undefined) {
+      cueWeight += term.weight;
+      const hit = findTerm(term, fields);
+      if (hit.lemma === undefined || hit.reason === undefined) missing.push(term.word);
+      else {
+        cueRanked += term.weight * evidence(hit.value * rarity(hit.lemma));
+        cueReasons.push(`${hit.reason} (the action the request's circumstance implies: it ranks, it does not make a match)`);
+      }
+      continue;
+    }
     total += term.weight;
     const hit = findTerm(term, fields);
     if (term.action === true && hit.value === 0) {
@@ -328,21 +375,24 @@ export function explainWording(
     const owner = use.termOf(lemma);
     reasons.push(owner === term ? reason : `${reason}, but "${lemma}" counts for "${owner}"`);
   }
+  reasons.push(...cueReasons);
   const penalty = ACTION_PENALTY * actionWeight;
   const text = textScore(total + penalty, use.found, use.title, titleTerms);
-  const rankText = textScore(total + penalty, use.ranked, use.title, titleTerms);
+  const titleFirst = termsOf(document.entry.title, lexicon)[0];
+  const clash = verbClash(terms, titleFirst?.lemmas ?? [], lexicon, new Map());
+  const rankText = textScore(total + penalty + cueWeight, use.ranked + cueRanked, use.title, titleTerms) * (clash === undefined ? 1 : VERB_CLASH_SHARE);
   const score = wordingScore(rankText, document.entry, query.project_id);
   const rejections: string[] = [];
   const rejection = wordingRejection(query, document.entry);
   if (rejection !== undefined) rejections.push(rejection);
   const negative = negativeTriggerHit(query.user_query, lemmaSetOf(terms), document.entry, lexicon);
   if (negative !== undefined) rejections.push(`negative_trigger_match: "${negative}"`);
-  const titleFirst = termsOf(document.entry.title, lexicon)[0];
   const opposed = opposedAction(terms, titleFirst?.lemmas ?? []);
   if (opposed !== undefined) rejections.push(`opposite_action: the request asks to "${opposed.asked}", the opposite of "${opposed.opposite}" at the start of its title`);
   if (terms.length === 0) rejections.push(`the request "${normalizeText(query.user_query).slice(0, 80)}" has no words that carry meaning`);
   else if (text < TEXT_MIN) rejections.push(`wording covers ${(text * 100).toFixed(0)} % of the request, below ${(TEXT_MIN * 100).toFixed(0)} %`);
   if (missing.length > 0) reasons.push(`not found: ${missing.map((word) => `"${word}"`).join(", ")}`);
+  if (clash !== undefined) reasons.push(`the request asks to "${terms[0]?.word}", and the ability's title begins with another action, "${clash}": it ranks lower (× ${VERB_CLASH_SHARE})`);
   if (actionMissing !== undefined) reasons.push(`"${actionMissing}", the action asked for, is nowhere in the ability's wording: it counts twice in the request`);
   reasons.unshift(`wording text score ${text.toFixed(2)} (matches from ${TEXT_MIN.toFixed(2)}); ${rankText.toFixed(2)} weighed by how few abilities hold the words found (ranks by it)`);
   if (!document.entry.usable_now) reasons.push(`usable_now=false: ${document.entry.reason_unusable ?? "unknown"}`);

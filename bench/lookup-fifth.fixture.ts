@@ -1,0 +1,196 @@
+import type { EvalAbility } from "./lookup-eval.fixture";
+
+/**
+ * A fifth evaluation set for ability lookup (issue #15), written at 16:40Z on 2026-11-24 by the
+ * fifth round's engineer and committed before the matcher ever ran on it. Twenty abilities of
+ * imagined apps of kinds no earlier set has (smart home, recipes, elections, power outages,
+ * tenants' repairs, freelancers' invoices, podcasts, photo prints, school attendance, share trading,
+ * cloud consoles, phone carriers, events, offline maps, step counters, gift cards, city waste
+ * collection, e-signatures, patient portals, product warranties), each given as the compiler gets
+ * it (goal, site, page titles and headings; the bench compiles title, triggers and trigger tests the
+ * way `trigger-phrasing.ts` and `emit-skill.ts` do). Each has four requests worded as people say
+ * them: one that names only the circumstance, one with another verb, one with another object noun,
+ * and one with fewer or more words than the goal. Fifteen requests no ability of any set does.
+ * Looked up among every set's abilities; the bench prints its figures only, never its misses.
+ */
+export const FIFTH_ABILITIES: readonly EvalAbility[] = [
+  {
+    id: "heating-schedule",
+    goal: "Set the heating schedule",
+    site: "home.example.io",
+    site_title: "Example Home",
+    pages: [{ title: "Thermostat", headings: ["Thermostat", "Schedule"] }],
+    requests: ["it's freezing when I wake up, have the heat come on earlier", "program the thermostat to warm the house at 6am", "change the times the boiler turns on", "heating times"],
+  },
+  {
+    id: "recipe-save",
+    goal: "Save a recipe to my cookbook",
+    site: "cook.example.com",
+    site_title: "Example Cook",
+    pages: [{ title: "Recipe", headings: ["Lemon chicken", "Save to cookbook"] }],
+    requests: ["I want to make this lasagna again sometime", "bookmark this dish so I can cook it later", "add the soup instructions to my saved recipes", "keep recipe"],
+  },
+  {
+    id: "vote-register",
+    goal: "Register to vote",
+    site: "elections.example.gov",
+    site_title: "Example Elections",
+    pages: [{ title: "Voter registration", headings: ["Voter registration", "Eligibility"] }],
+    requests: ["I just turned eighteen and want to vote in the next election", "sign me up as a voter", "get me on the electoral roll", "how do I become a registered voter in my county"],
+  },
+  {
+    id: "outage-report",
+    goal: "Report a power outage",
+    site: "grid.example.com",
+    site_title: "Example Power",
+    pages: [{ title: "Outages", headings: ["Outage map", "Report an outage"] }],
+    requests: ["the electricity is out in my whole house", "tell the power company my lights went off", "let them know there's a blackout on our street", "no power"],
+  },
+  {
+    id: "maintenance-request",
+    goal: "Submit a maintenance request",
+    site: "tenant.example.com",
+    site_title: "Example Residents",
+    pages: [{ title: "Maintenance", headings: ["Maintenance", "New request"] }],
+    requests: ["my kitchen sink is leaking", "ask the landlord to fix the broken heater", "put in a repair order for my apartment", "the dishwasher in my flat stopped working, get someone to come and look at it"],
+  },
+  {
+    id: "invoice-send",
+    goal: "Send an invoice to a client",
+    site: "invoicing.example.com",
+    site_title: "Example Invoicing",
+    pages: [{ title: "Invoices", headings: ["Invoices", "New invoice"] }],
+    requests: ["the client still owes me for the project", "bill my customer for last week's work", "email a bill to acme for the consulting hours", "invoice client"],
+  },
+  {
+    id: "podcast-follow",
+    goal: "Follow a podcast",
+    site: "listen.example.fm",
+    site_title: "Example Podcasts",
+    pages: [{ title: "Podcasts", headings: ["Podcasts", "Episodes"] }],
+    requests: ["I never want to miss a new episode of this show", "subscribe to this podcast", "add the true crime series to my shows", "get every new episode of the history podcast in my library automatically"],
+  },
+  {
+    id: "photo-prints",
+    goal: "Order prints of my photos",
+    site: "prints.example.com",
+    site_title: "Example Prints",
+    pages: [{ title: "Prints", headings: ["Prints", "Choose sizes"] }],
+    requests: ["I want paper copies of my vacation pictures to put on the wall", "print out some of my pictures and mail them to me", "order glossy copies of the beach snapshots", "photo prints"],
+  },
+  {
+    id: "child-absence",
+    goal: "Report my child absent from school",
+    site: "parents.example.edu",
+    site_title: "Example School Portal",
+    pages: [{ title: "Attendance", headings: ["Attendance", "Report an absence"] }],
+    requests: ["my son is sick and won't be in class today", "tell the school my daughter is staying home", "report my kid missing from class tomorrow because of a dentist appointment", "call in sick for my kid"],
+  },
+  {
+    id: "stock-sell",
+    goal: "Sell shares of a stock",
+    site: "invest.example.com",
+    site_title: "Example Invest",
+    pages: [{ title: "Trade", headings: ["Trade", "Sell order"] }],
+    requests: ["I think tesla is going to crash, get me out", "dump my apple shares", "sell my position in microsoft", "sell stock"],
+  },
+  {
+    id: "api-key-rotate",
+    goal: "Rotate an API key",
+    site: "console.example.cloud",
+    site_title: "Example Console",
+    pages: [{ title: "API keys", headings: ["API keys", "Credentials"] }],
+    requests: ["our api token leaked on github", "regenerate the api key for the billing service", "replace the access token for our api", "new api key"],
+  },
+  {
+    id: "number-port",
+    goal: "Transfer my phone number to a new carrier",
+    site: "mobile.example.com",
+    site_title: "Example Mobile",
+    pages: [{ title: "Switch to us", headings: ["Bring your number", "Port in"] }],
+    requests: ["I'm switching providers but want to keep my number", "port my cell number over", "move my mobile line to this network", "keep number"],
+  },
+  {
+    id: "event-rsvp",
+    goal: "RSVP to an event",
+    site: "events.example.com",
+    site_title: "Example Events",
+    pages: [{ title: "Event", headings: ["Event details", "Are you going"] }],
+    requests: ["we're coming to sam's party on saturday", "accept the invitation to the dinner", "confirm my attendance at the meetup", "say yes to the wedding invite and tell them I'm bringing a plus one"],
+  },
+  {
+    id: "offline-maps",
+    goal: "Download offline maps",
+    site: "maps.example.com",
+    site_title: "Example Maps",
+    pages: [{ title: "Offline maps", headings: ["Offline maps", "Select an area"] }],
+    requests: ["I'll have no signal on my hike next weekend", "save the map of lisbon to my phone", "get the city area for use without internet", "offline map"],
+  },
+  {
+    id: "step-goal",
+    goal: "Set a daily step goal",
+    site: "fit.example.com",
+    site_title: "Example Fit",
+    pages: [{ title: "Goals", headings: ["Goals", "Daily steps"] }],
+    requests: ["I want to walk more every day", "change my daily step target to 8000", "raise my walking goal", "make my tracker aim for ten thousand steps each day from now on"],
+  },
+  {
+    id: "gift-card-redeem",
+    goal: "Redeem a gift card",
+    site: "store.example.com",
+    site_title: "Example Store",
+    pages: [{ title: "Gift cards", headings: ["Gift cards", "Redeem"] }],
+    requests: ["my aunt gave me a gift card for my birthday", "use a gift card on my account", "add my gift certificate balance", "redeem gift card"],
+  },
+  {
+    id: "bulky-waste",
+    goal: "Schedule a bulky waste collection",
+    site: "city.example.gov",
+    site_title: "City Services",
+    pages: [{ title: "Waste and recycling", headings: ["Waste and recycling", "Bulky items"] }],
+    requests: ["I have an old mattress I need to get rid of", "get the city to haul away my old couch", "book a large item trash pickup", "arrange for the council to come and take away a broken fridge from outside my house"],
+  },
+  {
+    id: "document-esign",
+    goal: "Sign a document electronically",
+    site: "sign.example.com",
+    site_title: "Example Sign",
+    pages: [{ title: "Documents", headings: ["Documents", "Review and sign"] }],
+    requests: ["the landlord needs my signature on the lease", "put my signature on the contract online", "e-sign the agreement", "sign the pdf they sent me by email"],
+  },
+  {
+    id: "doctor-message",
+    goal: "Message my doctor",
+    site: "patient.example.org",
+    site_title: "Example Patient Portal",
+    pages: [{ title: "Messages", headings: ["Messages", "Care team"] }],
+    requests: ["I have a question about the side effects of my new medication", "write to my physician about my rash", "contact my care team", "send a note to dr lee asking whether I should still take the pills"],
+  },
+  {
+    id: "warranty-register",
+    goal: "Register a product warranty",
+    site: "support.example.com",
+    site_title: "Example Support",
+    pages: [{ title: "Product registration", headings: ["Register your product", "Warranty"] }],
+    requests: ["I just bought a new blender and want it covered", "activate the guarantee on my new tv", "register my washing machine", "warranty"],
+  },
+];
+
+/** Requests no ability of any set does. */
+export const FIFTH_UNRELATED: readonly string[] = [
+  "what's the capital of australia",
+  "how long do I boil an egg",
+  "tell me about the french revolution",
+  "convert 50 fahrenheit to celsius",
+  "who won the football game last night",
+  "how do I get red wine out of a carpet",
+  "suggest a name for my goldfish",
+  "explain how vaccines work",
+  "recommend a good science fiction novel",
+  "how far away is the moon",
+  "write a haiku about autumn",
+  "what time does the sun set today",
+  "why do cats purr",
+  "what's the difference between a crocodile and an alligator",
+  "give me a fun fact about octopuses",
+];
