@@ -83,7 +83,8 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
   // The log keeps every version of every session: it is folded on the fields the fold needs, and
   // only the version that wins (the last per id) is checked against the full schema.
   const latest = new Map<string, Extract<z.infer<typeof SessionLogFoldSchema>, { op: "put" }>["session"]>();
-  for (const record of await deps.memory.readJsonl(MemoryPaths.sessions, SessionLogFoldSchema)) {
+  // Folded as it is read (issue 17): the versions a session left behind die young.
+  await deps.memory.forEachJsonl(MemoryPaths.sessions, SessionLogFoldSchema, (record) => {
     if (record.op === "put") {
       const previous = latest.get(record.session.learn_session_id);
       if (previous === undefined || previous.state !== record.session.state) stateEnteredAt.set(record.session.learn_session_id, record.session.updated_at);
@@ -92,7 +93,7 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
       latest.delete(record.learn_session_id);
       stateEnteredAt.delete(record.learn_session_id);
     }
-  }
+  });
   for (const [id, session] of latest) {
     const parsed = SessionLogRecordSchema.safeParse({ op: "put", session });
     if (!parsed.success || parsed.data.op !== "put") {

@@ -128,6 +128,30 @@ describe("memory store", () => {
     expect(await store.readJsonlContaining("system/learning/receipts.jsonl", Seq, '"seq":2')).toEqual([{ seq: 2 }]);
   });
 
+  it("hands each record of a log to a fold as it is read, in order, across chunks, without the torn last line (issue 17)", async () => {
+    const file = path.join(root, "system/learning/receipts.jsonl");
+    await mkdir(path.dirname(file), { recursive: true });
+    const lines = Array.from({ length: 12_000 }, (_, seq) => JSON.stringify({ seq, note: `é€🙂 ${"x".repeat(seq % 173)}` }));
+    await writeFile(file, `${lines.join("\n")}\n{"seq":99999`);
+    store = await openMemoryStore({ root });
+    const seen: Array<[number, number]> = [];
+    await store.forEachJsonl("system/learning/receipts.jsonl", Seq, (record, line) => void seen.push([record.seq, line]));
+    expect(seen).toEqual(Array.from({ length: 12_000 }, (_, seq) => [seq, seq + 1]));
+    await store.forEachJsonl(MemoryPaths.answers, Seq, () => expect.unreachable("an absent log has no records"));
+  });
+
+  it("stops a fold at a corrupt line and names it", async () => {
+    const file = path.join(root, "system/learning/receipts.jsonl");
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '{"seq":0}\n{"seq":"k"}\n{"seq":2}\n');
+    store = await openMemoryStore({ root });
+    const seen: number[] = [];
+    const error = await store.forEachJsonl("system/learning/receipts.jsonl", Seq, (record) => void seen.push(record.seq)).catch((caught: unknown) => caught);
+    expect((error as AppError).code).toBe("MEMORY_RECORD_CORRUPT");
+    expect((error as AppError).message).toContain("line 2");
+    expect(seen).toEqual([0]);
+  });
+
   it("refuses paths that escape the root on every operation", async () => {
     store = await openMemoryStore({ root });
     await rejectsWithCode(store.writeJson("../escape.json", {}), "MEMORY_PATH_INVALID");

@@ -27,6 +27,12 @@ export interface MemoryStore {
   appendMany(relative: string, records: readonly unknown[]): Promise<void>;
   readJsonl<S extends z.ZodType>(relative: string, schema: S): Promise<Array<z.infer<S>>>;
   /**
+   * Each record of a JSONL log in order, checked against the schema, handed to `visit` as it is
+   * read (1 MB at a time) instead of collected: a fold over a long log keeps only what it folds to,
+   * and the versions it drops die young (issue 17: start-up's peak heap, and so its RSS).
+   */
+  forEachJsonl<S extends z.ZodType>(relative: string, schema: S, visit: (record: z.infer<S>, line: number) => void): Promise<void>;
+  /**
    * The records of a JSONL log whose line contains `containing` (a plain substring test before any
    * parsing), read in chunks so a large log is never held whole; only the kept lines are parsed
    * and checked against the schema.
@@ -352,6 +358,7 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
       await forEachLine(relative, (line, number) => void records.push(parseLine(relative, schema, line, number)));
       return records;
     },
+    forEachJsonl: (relative, schema, visit) => forEachLine(relative, (line, number) => visit(parseLine(relative, schema, line, number), number)),
     async readJsonlContaining(relative, schema, containing) {
       const kept: Array<{ line: string; number: number }> = [];
       await forEachLine(relative, (line, number) => {
