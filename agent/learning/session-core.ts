@@ -113,14 +113,15 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
     );
   }
   // A session's last ten receipt ids (the runtime view lists them), read from the receipts log the
-  // first time that session needs them, not at start: the log holds every receipt ever written.
+  // first time that session needs them, not at start: the log holds every receipt ever written, so
+  // it is read from its end, only as far back as those ten (issue 17).
   const receiptIds = new Map<string, Promise<string[]>>();
   const recentReceiptIds = (sessionId: string): Promise<string[]> => {
     let list = receiptIds.get(sessionId);
     if (list === undefined) {
       list = deps.memory
-        .readJsonlContaining(MemoryPaths.receipts, LearningReceiptSchema, sessionId)
-        .then((receipts) => receipts.filter((receipt) => receipt.learn_session_id === sessionId).map((receipt) => receipt.receipt_id).slice(-10));
+        .readJsonlLast(MemoryPaths.receipts, LearningReceiptSchema, sessionId, 10, (receipt) => receipt.learn_session_id === sessionId)
+        .then((receipts) => receipts.map((receipt) => receipt.receipt_id));
       receiptIds.set(sessionId, list);
       list.catch(() => receiptIds.delete(sessionId));
     }
