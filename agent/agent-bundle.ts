@@ -37,6 +37,13 @@ export async function buildAgentBundle(outfile = AGENT_BUNDLE): Promise<string> 
     external: ["puppeteer-core", "puppeteer", "lighthouse"],
     // Packages written as CommonJS call `require`, which an ES module does not have.
     banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
+    // Minified (issue 17): V8 keeps the module's whole source text in the heap for as long as the agent
+    // runs (its functions are compiled lazily from it) — 7 MB as written, with comments and indentation,
+    // 3.5 MB minified, and fewer line ends to index: about 10 MB less RSS. Names are not kept (esbuild's
+    // keepNames costs another 3–4 MB: a call per function and class at load); the linked source map
+    // gives stack traces their names back under `node --enable-source-maps`.
+    minify: true,
+    legalComments: "none",
     sourcemap: "linked",
     logLevel: "warning",
   });

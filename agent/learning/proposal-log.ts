@@ -56,13 +56,13 @@ export const draftFolderOf = (proposal: SkillBundleProposal) => proposal.draft_s
 
 export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
   const latest = new Map<string, unknown>();
-  const lines = await memory.readJsonl(MemoryPaths.proposals, z.unknown());
-  for (const [index, line] of lines.entries()) {
+  // Folded as it is read: only each proposal's last version is kept (issue 17).
+  await memory.forEachJsonl(MemoryPaths.proposals, z.unknown(), (line, number) => {
     const key = foldKeyOf(line);
-    if (key === undefined) throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.proposals} is not valid (line ${index + 1} is neither a proposal nor a tombstone).`);
+    if (key === undefined) throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.proposals} is not valid (line ${number} is neither a proposal nor a tombstone).`);
     if (key.live) latest.set(key.id, line);
     else latest.delete(key.id);
-  }
+  });
   const records = new Map<string, ProposalLogRecord>();
   for (const [id, line] of latest) {
     const parsed = LiveProposalRecordSchema.safeParse(line);

@@ -83,7 +83,8 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
   // The log keeps every version of every session: it is folded on the fields the fold needs, and
   // only the version that wins (the last per id) is checked against the full schema.
   const latest = new Map<string, Extract<z.infer<typeof SessionLogFoldSchema>, { op: "put" }>["session"]>();
-  for (const record of await deps.memory.readJsonl(MemoryPaths.sessions, SessionLogFoldSchema)) {
+  // Folded as it is read (issue 17): the versions a session left behind die young.
+  await deps.memory.forEachJsonl(MemoryPaths.sessions, SessionLogFoldSchema, (record) => {
     if (record.op === "put") {
       const previous = latest.get(record.session.learn_session_id);
       if (previous === undefined || previous.state !== record.session.state) stateEnteredAt.set(record.session.learn_session_id, record.session.updated_at);
@@ -92,7 +93,7 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
       latest.delete(record.learn_session_id);
       stateEnteredAt.delete(record.learn_session_id);
     }
-  }
+  });
   for (const [id, session] of latest) {
     const parsed = SessionLogRecordSchema.safeParse({ op: "put", session });
     if (!parsed.success || parsed.data.op !== "put") {
@@ -112,14 +113,15 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
     );
   }
   // A session's last ten receipt ids (the runtime view lists them), read from the receipts log the
-  // first time that session needs them, not at start: the log holds every receipt ever written.
+  // first time that session needs them, not at start: the log holds every receipt ever written, so
+  // it is read from its end, only as far back as those ten (issue 17).
   const receiptIds = new Map<string, Promise<string[]>>();
   const recentReceiptIds = (sessionId: string): Promise<string[]> => {
     let list = receiptIds.get(sessionId);
     if (list === undefined) {
       list = deps.memory
-        .readJsonlContaining(MemoryPaths.receipts, LearningReceiptSchema, sessionId)
-        .then((receipts) => receipts.filter((receipt) => receipt.learn_session_id === sessionId).map((receipt) => receipt.receipt_id).slice(-10));
+        .readJsonlLast(MemoryPaths.receipts, LearningReceiptSchema, sessionId, 10, (receipt) => receipt.learn_session_id === sessionId)
+        .then((receipts) => receipts.map((receipt) => receipt.receipt_id));
       receiptIds.set(sessionId, list);
       list.catch(() => receiptIds.delete(sessionId));
     }

@@ -188,6 +188,30 @@ describe("GET /api/learn/sessions/:id/events", () => {
     after.close();
   });
 
+  it("after a restart, replays a session's history read from the log, and what is emitted while it is read comes once, in order (issue 17)", async () => {
+    const id = await newSession();
+    const other = crypto.randomUUID();
+    await post(`/api/learn/sessions/${id}/start`);
+    await app.close();
+    // The agent starts without any session's history in memory; the stream's first replay reads it.
+    app = await buildApp({ memory, port: 0, logger: agentLoggerOptions("silent"), keepaliveMs: 100 });
+    base = new URL(await app.listen({ host: "127.0.0.1", port: 0 }));
+    const opening = openStream(id);
+    const emitted = await Promise.all(Array.from({ length: 30 }, (_, index) => app.learning.events.emit(id, "checkpoint.reached", { index })));
+    await app.learning.events.emit(other, "checkpoint.reached", { index: -1 });
+    const stream = await opening;
+    await stream.until(() => stream.events().length === 32);
+    expect(stream.events().map((frame) => frame.event)).toEqual(["learn.session.started", "learn.capture.armed", ...emitted.map(() => "checkpoint.reached")]);
+    const ids = stream.events().map((frame) => Number(frame.id));
+    expect(ids.slice(2)).toEqual(emitted.map((stored) => stored.event_id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(stream.events().every((frame) => JSON.parse(frame.data ?? "{}").data.session_id === id)).toBe(true);
+    // The history is kept once read: a second client gets the same, emitted after the restart included.
+    expect((await app.learning.events.since(id, 0)).map((stored) => stored.event_id)).toEqual(ids);
+    stream.close();
+  });
+
   it("refuses a stream without the token, and answers an unknown session with the envelope", async () => {
     const id = await newSession();
     const anonymous = await openStream(id, undefined, false);

@@ -3,6 +3,7 @@ import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { LearningRuntimeSnapshotSchema } from "../../shared/learning/runtime-snapshot";
 import { ObservationScopeRuntimeSchema } from "../../shared/learning/observation-scope-runtime";
 import { LearnSessionSchema, type LearnSession } from "../../shared/learning/learn-session";
+import { LearningReceiptSchema } from "../../shared/learning/receipts";
 import { MemoryPaths } from "../memory/memory-paths";
 import { startTestAgent, type TestAgent } from "../test-support/test-agent";
 
@@ -316,6 +317,23 @@ describe("observation start rules", () => {
 });
 
 describe("runtime truth", () => {
+  it("after a restart, runtime/current.json lists the current session's last ten receipts, read from the end of the log (issue 17)", async () => {
+    const { learn_session_id: id } = await createSession();
+    await call("POST", `/api/learn/sessions/${id}/start`);
+    await call("POST", `/api/learn/sessions/${id}/mark-step`, { step_label: "Open the order form" });
+    for (let round = 0; round < 6; round += 1) {
+      for (const step of ["pause", "resume"]) expect((await call("POST", `/api/learn/sessions/${id}/${step}`)).status).toBe(200);
+    }
+    const mine = (await agent.memory.readJsonl(MemoryPaths.receipts, LearningReceiptSchema)).filter((receipt) => receipt.learn_session_id === id);
+    expect(mine.length).toBeGreaterThan(10);
+    const before = LearningRuntimeSnapshotSchema.parse((await call("GET", "/api/learn/runtime/current")).body);
+    await agent.restart();
+    const after = LearningRuntimeSnapshotSchema.parse((await call("GET", "/api/learn/runtime/current")).body);
+    expect(after.learn_session_id).toBe(id);
+    expect(after.latest_receipt_ids).toEqual(mine.slice(-10).map((receipt) => receipt.receipt_id));
+    expect(after.latest_receipt_ids).toEqual(before.latest_receipt_ids);
+  });
+
   it("keeps runtime/current.json equal to the session detail after every change", async () => {
     const { learn_session_id: id } = await createSession();
     for (const step of ["start", "mark-step", "pause", "resume", "stop", "cancel"]) {

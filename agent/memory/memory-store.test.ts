@@ -128,6 +128,65 @@ describe("memory store", () => {
     expect(await store.readJsonlContaining("system/learning/receipts.jsonl", Seq, '"seq":2')).toEqual([{ seq: 2 }]);
   });
 
+  it("hands each record of a log to a fold as it is read, in order, across chunks, without the torn last line (issue 17)", async () => {
+    const file = path.join(root, "system/learning/receipts.jsonl");
+    await mkdir(path.dirname(file), { recursive: true });
+    const lines = Array.from({ length: 12_000 }, (_, seq) => JSON.stringify({ seq, note: `é€🙂 ${"x".repeat(seq % 173)}` }));
+    await writeFile(file, `${lines.join("\n")}\n{"seq":99999`);
+    store = await openMemoryStore({ root });
+    const seen: Array<[number, number]> = [];
+    await store.forEachJsonl("system/learning/receipts.jsonl", Seq, (record, line) => void seen.push([record.seq, line]));
+    expect(seen).toEqual(Array.from({ length: 12_000 }, (_, seq) => [seq, seq + 1]));
+    await store.forEachJsonl(MemoryPaths.answers, Seq, () => expect.unreachable("an absent log has no records"));
+  });
+
+  it("stops a fold at a corrupt line and names it", async () => {
+    const file = path.join(root, "system/learning/receipts.jsonl");
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '{"seq":0}\n{"seq":"k"}\n{"seq":2}\n');
+    store = await openMemoryStore({ root });
+    const seen: number[] = [];
+    const error = await store.forEachJsonl("system/learning/receipts.jsonl", Seq, (record) => void seen.push(record.seq)).catch((caught: unknown) => caught);
+    expect((error as AppError).code).toBe("MEMORY_RECORD_CORRUPT");
+    expect((error as AppError).message).toContain("line 2");
+    expect(seen).toEqual([0]);
+  });
+
+  it("reads the last records of a log that contain a key from its end, as reading it from the start would find them (issue 17)", async () => {
+    const Line = z.object({ seq: z.number().int(), key: z.string(), note: z.string() });
+    const file = path.join(root, "system/learning/receipts.jsonl");
+    await mkdir(path.dirname(file), { recursive: true });
+    // Several 1 MB chunks, multi-byte text across their edges, a line longer than a chunk, a line
+    // that names the key in its note only, and a torn last line that names it too.
+    const lines = Array.from({ length: 30_000 }, (_, seq) =>
+      JSON.stringify({ seq, key: seq % 1_201 === 0 ? "wanted-key" : `other-${seq % 13}`, note: seq === 29_000 ? "mentions wanted-key" : seq === 20_000 ? "y".repeat(1_500_000) : `é€🙂 ${"x".repeat(seq % 211)}` }),
+    );
+    await writeFile(file, `${lines.join("\n")}\n{"seq":99999,"key":"wanted-key"`);
+    store = await openMemoryStore({ root });
+    const all = (await store.readJsonl("system/learning/receipts.jsonl", Line)).filter((line) => line.key === "wanted-key");
+    expect(all.length).toBe(25);
+    const wanted = (record: z.infer<typeof Line>) => record.key === "wanted-key";
+    for (const count of [1, 10, 25, 40]) {
+      expect(await store.readJsonlLast("system/learning/receipts.jsonl", Line, "wanted-key", count, wanted)).toEqual(all.slice(-count));
+    }
+    // Without `keep`, a line that only mentions the key counts too.
+    expect((await store.readJsonlLast("system/learning/receipts.jsonl", Line, "wanted-key", 1)).map((line) => line.seq)).toEqual([29_000]);
+    expect(await store.readJsonlLast(MemoryPaths.answers, Line, "wanted-key", 10)).toEqual([]);
+    await writeFile(path.join(root, MemoryPaths.answers), "");
+    expect(await store.readJsonlLast(MemoryPaths.answers, Line, "wanted-key", 10)).toEqual([]);
+  });
+
+  it("reports a corrupt line it reaches from the end, and reads no further back than it needs", async () => {
+    const file = path.join(root, "system/learning/receipts.jsonl");
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '{"seq":"k"}\n{"seq":1}\n{"seq":2}\n');
+    store = await openMemoryStore({ root });
+    expect(await store.readJsonlLast("system/learning/receipts.jsonl", Seq, "seq", 2)).toEqual([{ seq: 1 }, { seq: 2 }]);
+    const error = await store.readJsonlLast("system/learning/receipts.jsonl", Seq, "seq", 3).catch((caught: unknown) => caught);
+    expect((error as AppError).code).toBe("MEMORY_RECORD_CORRUPT");
+    expect((error as AppError).message).toContain("line 3 from the end");
+  });
+
   it("refuses paths that escape the root on every operation", async () => {
     store = await openMemoryStore({ root });
     await rejectsWithCode(store.writeJson("../escape.json", {}), "MEMORY_PATH_INVALID");

@@ -27,11 +27,24 @@ export interface MemoryStore {
   appendMany(relative: string, records: readonly unknown[]): Promise<void>;
   readJsonl<S extends z.ZodType>(relative: string, schema: S): Promise<Array<z.infer<S>>>;
   /**
+   * Each record of a JSONL log in order, checked against the schema, handed to `visit` as it is
+   * read (1 MB at a time) instead of collected: a fold over a long log keeps only what it folds to,
+   * and the versions it drops die young (issue 17: start-up's peak heap, and so its RSS).
+   */
+  forEachJsonl<S extends z.ZodType>(relative: string, schema: S, visit: (record: z.infer<S>, line: number) => void): Promise<void>;
+  /**
    * The records of a JSONL log whose line contains `containing` (a plain substring test before any
    * parsing), read in chunks so a large log is never held whole; only the kept lines are parsed
    * and checked against the schema.
    */
   readJsonlContaining<S extends z.ZodType>(relative: string, schema: S, containing: string): Promise<Array<z.infer<S>>>;
+  /**
+   * The last `count` records of a JSONL log whose line contains `containing` (a plain substring test
+   * before any parsing) and that `keep` accepts, oldest first. Read from the end of the log, 1 MB
+   * at a time, and no further back than it takes to find them (issue 17: the receipts log holds
+   * every receipt ever written, and start-up wants a session's last ten).
+   */
+  readJsonlLast<S extends z.ZodType>(relative: string, schema: S, containing: string, count: number, keep?: (record: z.infer<S>) => boolean): Promise<Array<z.infer<S>>>;
   exists(relative: string): Promise<boolean>;
   list(relative: string): Promise<string[]>;
   /** Removes a file or a folder tree; absent is fine. */
@@ -306,15 +319,64 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
     }
   };
 
-  const parseLine = <S extends z.ZodType>(relative: string, schema: S, line: string, number: number): z.infer<S> => {
+  /**
+   * Calls `visit` with each complete line of a log from the last to the first, reading it backwards
+   * in 1 MB chunks, until `visit` answers true. Lines are the ones `forEachLine` visits: what follows
+   * the last newline (a torn line) is not one.
+   */
+  const forEachLineFromEnd = async (relative: string, visit: (line: string) => boolean): Promise<void> => {
+    let handle: FileHandle;
+    try {
+      handle = await open(resolveMemoryPath(root, relative), "r");
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    try {
+      const chunk = Buffer.allocUnsafe(1024 * 1024);
+      let end = (await handle.stat()).size;
+      // The start of a line whose end was read already (bytes before its newline), and whether the
+      // log's last newline was found (bytes after it are a torn line, never visited).
+      let carry = Buffer.alloc(0);
+      let lastNewlineFound = false;
+      while (end > 0) {
+        const start = Math.max(0, end - chunk.length);
+        const { bytesRead } = await handle.read(chunk, 0, end - start, start);
+        end = start;
+        let data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([chunk.subarray(0, bytesRead), carry]);
+        carry = Buffer.alloc(0);
+        if (!lastNewlineFound) {
+          const last = data.lastIndexOf(0x0a);
+          if (last < 0) continue;
+          lastNewlineFound = true;
+          data = data.subarray(0, last);
+        }
+        // Decode whole lines only: the first line of a chunk may start in the one before it.
+        let whole = data;
+        if (start > 0) {
+          const first = data.indexOf(0x0a);
+          carry = Buffer.from(first < 0 ? data : data.subarray(0, first));
+          if (first < 0) continue;
+          whole = data.subarray(first + 1);
+        }
+        const lines = whole.toString("utf8").split("\n");
+        for (let index = lines.length - 1; index >= 0; index -= 1) if (visit(lines[index] as string)) return;
+      }
+    } finally {
+      await handle.close();
+    }
+  };
+
+  const parseLine = <S extends z.ZodType>(relative: string, schema: S, line: string, where: number | string): z.infer<S> => {
+    const which = typeof where === "number" ? `line ${where}` : where;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      throw corrupt(relative, `line ${number} is not JSON`);
+      throw corrupt(relative, `${which} is not JSON`);
     }
     const parsed = schema.safeParse(value);
-    if (!parsed.success) throw corrupt(relative, `line ${number} does not match its schema`);
+    if (!parsed.success) throw corrupt(relative, `${which} does not match its schema`);
     return parsed.data;
   };
 
@@ -352,12 +414,26 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
       await forEachLine(relative, (line, number) => void records.push(parseLine(relative, schema, line, number)));
       return records;
     },
+    forEachJsonl: (relative, schema, visit) => forEachLine(relative, (line, number) => visit(parseLine(relative, schema, line, number), number)),
     async readJsonlContaining(relative, schema, containing) {
       const kept: Array<{ line: string; number: number }> = [];
       await forEachLine(relative, (line, number) => {
         if (line.includes(containing)) kept.push({ line, number });
       });
       return kept.map(({ line, number }) => parseLine(relative, schema, line, number));
+    },
+    async readJsonlLast(relative, schema, containing, count, keep = () => true) {
+      const found: Array<z.infer<typeof schema>> = [];
+      if (count <= 0) return found;
+      let fromEnd = 0;
+      await forEachLineFromEnd(relative, (line) => {
+        fromEnd += 1;
+        if (!line.includes(containing)) return false;
+        const record = parseLine(relative, schema, line, `line ${fromEnd} from the end`);
+        if (keep(record)) found.push(record);
+        return found.length >= count;
+      });
+      return found.reverse();
     },
     async exists(relative) {
       try {

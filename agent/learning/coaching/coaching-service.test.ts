@@ -97,9 +97,9 @@ describe.skipIf(!existsSync(CHROMIUM))("coaching turns in a real page", () => {
     expect(state.turns[0]).toMatchObject({ status: "awaiting_answer", target: { role: "link", name: "Invoices" } });
     expect(state.turns[0]?.target?.why).toContain("'invoices'");
     // The proposal is a session event too: a watching panel hears of it on the session's stream.
-    const heard = () => agent.app.learning.events.since(id, 0).filter((event) => event.event === "coaching.turn").map((event) => event.data.payload);
-    for (let tries = 0; tries < 40 && heard().length < 2; tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(heard()).toEqual([
+    const heard = async () => (await agent.app.learning.events.since(id, 0)).filter((event) => event.event === "coaching.turn").map((event) => event.data.payload);
+    for (let tries = 0; tries < 40 && (await heard()).length < 2; tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await heard()).toEqual([
       { turn: 1, step_index: 0, status: "proposing" },
       { turn: 1, step_index: 0, status: "awaiting_answer" },
     ]);
