@@ -98,7 +98,8 @@ export function createPrivacyBoundary(): PrivacyBoundary {
     const values = [...sessionValues, ...pageValues, ...liveValues()];
     if (values.length !== builtFrom.length || values.some((value, index) => value !== builtFrom[index])) {
       builtFrom = values;
-      current = createTypedValueScrubber(values, compiled);
+      // The last scrubber lends the texts it found clean; only the values it did not have are looked for in them again.
+      current = createTypedValueScrubber(values, compiled, current);
     }
     return current;
   };
