@@ -186,7 +186,7 @@ function labelSelectors(element: Element, root: Root, name: string, inShadow: bo
       // id(…/@for) looks the id up once; `//*[@id=//label…]` would scan the page once per element.
       const nested = label.contains(element);
       const xpath = nested ? `//label[starts-with(normalize-space(), ${text})]//${xpathNameTest(element)}` : `id(//label[normalize-space()=${text}]/@for)`;
-      const found = labelXPathFinds(element, name, nested) ?? xpathFinds(element, xpath);
+      const found = labelXPathFinds(element, name, nested, names) ?? xpathFinds(element, xpath);
       if (found) selectors.push(`xpath/${xpath}`);
     }
   }
@@ -204,15 +204,14 @@ const OTHER_WHITESPACE = /[^\S \t\r\n]/;
  * the tag's elements inside labels starting so. Undefined where the answer could differ from
  * Blink's (not an HTML document, unusual whitespace, non-HTML labels): then the XPath is evaluated.
  */
-function labelXPathFinds(element: Element, text: string, nested: boolean): boolean | undefined {
+function labelXPathFinds(element: Element, text: string, nested: boolean, names: Names): boolean | undefined {
   const document = element.ownerDocument;
   if (document.contentType !== "text/html" || element.namespaceURI !== XHTML) return undefined;
   const found = new Set<Element>();
   for (const label of document.getElementsByTagName("label")) {
-    if (label.namespaceURI !== XHTML) return undefined;
-    const value = label.textContent ?? "";
-    if (OTHER_WHITESPACE.test(value)) return undefined;
-    const normalized = value.replace(/[ \t\r\n]+/g, " ").replace(/^ | $/g, "");
+    // What a label's text and `for` say is remembered with its name (forgotten when it or what is inside it changes).
+    const normalized = names.memo(label, "xpath-label-text", normalizedLabelText);
+    if (normalized === undefined) return undefined;
     if (nested) {
       if (!normalized.startsWith(text)) continue;
       for (const inside of label.getElementsByTagName(element.localName)) {
@@ -230,6 +229,14 @@ function labelXPathFinds(element: Element, text: string, nested: boolean): boole
     if (found.size > 1) return false;
   }
   return found.size === 1 && found.has(element);
+}
+
+/** A label's text as XPath's normalize-space() gives it, or undefined where ours could differ (not HTML, unusual whitespace). */
+function normalizedLabelText(label: Element): string | undefined {
+  if (label.namespaceURI !== XHTML) return undefined;
+  const value = label.textContent ?? "";
+  if (OTHER_WHITESPACE.test(value)) return undefined;
+  return value.replace(/[ \t\r\n]+/g, " ").replace(/^ | $/g, "");
 }
 
 /** Above this many elements in a root, checking a text selector's uniqueness costs more than it is worth. */

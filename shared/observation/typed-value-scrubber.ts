@@ -75,7 +75,7 @@ interface CompiledNeedle {
   needle: string;
   /** Lower-cased forms of the value's longest word, as any of the encodings writes it. */
   keys: string[];
-  replacer: RegExp;
+  readonly replacer: RegExp;
 }
 
 /**
@@ -99,17 +99,28 @@ function compile(needle: string, cache: NeedleCache): CompiledNeedle {
   if (cached !== undefined) return cached;
   const words = needle.split(" ");
   const longest = words.reduce((best, word) => (word.length > best.length ? word : best), "");
-  // One alternative per distinct form, compared as the case-insensitive pattern compares them: for a
-  // plain word every encoding is the word itself, so the pattern stays one alternative.
-  const alternatives = new Map<string, string>();
   const keys = new Set<string>();
-  for (const encode of ENCODINGS) {
-    const form = words.map((word) => encode(word));
-    const key = form.join(" ").toLowerCase();
-    if (!alternatives.has(key)) alternatives.set(key, form.map(escapeRegExp).join(GAP));
-    keys.add(encode(longest).toLowerCase());
-  }
-  const compiled: CompiledNeedle = { needle, keys: [...keys], replacer: new RegExp([...alternatives.values()].join("|"), "gi") };
+  for (const encode of ENCODINGS) keys.add(encode(longest).toLowerCase());
+  let replacer: RegExp | undefined;
+  const compiled: CompiledNeedle = {
+    needle,
+    keys: [...keys],
+    // The pattern is made the first time a text holds a key: most values are never seen again on the page.
+    get replacer() {
+      if (replacer === undefined) {
+        // One alternative per distinct form, compared as the case-insensitive pattern compares them: for a
+        // plain word every encoding is the word itself, so the pattern stays one alternative.
+        const alternatives = new Map<string, string>();
+        for (const encode of ENCODINGS) {
+          const form = words.map((word) => encode(word));
+          const key = form.join(" ").toLowerCase();
+          if (!alternatives.has(key)) alternatives.set(key, form.map(escapeRegExp).join(GAP));
+        }
+        replacer = new RegExp([...alternatives.values()].join("|"), "gi");
+      }
+      return replacer;
+    },
+  };
   if (cache.compiled.size >= CACHE_LIMIT) cache.compiled.delete(cache.compiled.keys().next().value as string);
   cache.compiled.set(needle, compiled);
   return compiled;
