@@ -48,6 +48,11 @@ function valueNeedles(value: string): string[] {
 
 /** The words of each needle (the whole value and each of its lines), trimmed, long enough, distinct. */
 export function needlesOf(values: Iterable<string>, cache?: NeedleCache): string[] {
+  // Longest first, so a value that contains another is cut whole.
+  return [...needleSet(values, cache)].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+}
+
+function needleSet(values: Iterable<string>, cache: NeedleCache | undefined): Set<string> {
   const needles = new Set<string>();
   for (const value of values) {
     if (typeof value !== "string") continue;
@@ -61,8 +66,7 @@ export function needlesOf(values: Iterable<string>, cache?: NeedleCache): string
     }
     for (const needle of found) needles.add(needle);
   }
-  // Longest first, so a value that contains another is cut whole.
-  return [...needles].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  return needles;
 }
 
 /**
@@ -149,12 +153,16 @@ export function createTypedValueScrubber(
   cache: NeedleCache = createNeedleCache(),
   previous?: TypedValueScrubber,
 ): TypedValueScrubber {
-  const needles = needlesOf(values, cache);
-  if (needles.length === 0) return NO_VALUES;
+  const distinct = needleSet(values, cache);
+  if (distinct.size === 0) return NO_VALUES;
+  const before = previous === undefined ? undefined : learnt.get(previous);
+  // The same needles make the same scrubber (a value reported as typed was already in its field): the previous one serves, with all it remembers.
+  if (before !== undefined && previous !== undefined && sameSet(distinct, before.needles)) return previous;
+  // Longest first, so a value that contains another is cut whole.
+  const needles = [...distinct].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   const compiled = needles.map((needle) => compile(needle, cache));
   const lowered = needles.map((needle) => needle.toLowerCase());
-  const own: Learnt = { needles: new Set(needles), clean: new Set() };
-  const before = previous === undefined ? undefined : learnt.get(previous);
+  const own: Learnt = { needles: distinct, clean: new Set() };
   /** The needles the previous scrubber did not have: a text it found clean may hold only these. */
   const added = before === undefined ? [] : compiled.filter((needle) => !before.needles.has(needle.needle));
   const addedLowered = added.map((needle) => needle.needle.toLowerCase());
@@ -215,6 +223,12 @@ export function createTypedValueScrubber(
   };
   learnt.set(scrubber, own);
   return scrubber;
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const item of a) if (!b.has(item)) return false;
+  return true;
 }
 
 /** The most texts a scrubber remembers the answer for (then it starts again). */
