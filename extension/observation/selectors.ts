@@ -210,7 +210,7 @@ function labelXPathFinds(element: Element, text: string, nested: boolean, names:
   const document = element.ownerDocument;
   if (document.contentType !== "text/html" || element.namespaceURI !== XHTML) return undefined;
   const found = new Set<Element>();
-  for (const label of document.getElementsByTagName("label")) {
+  for (const label of names.documentLabels(document)) {
     // What a label's text and `for` say is remembered with its name (forgotten when it or what is inside it changes).
     const normalized = names.memo(label, "xpath-label-text", normalizedLabelText);
     if (normalized === undefined) return undefined;
