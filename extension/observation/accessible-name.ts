@@ -304,6 +304,8 @@ export interface Names {
    * like its name: `compute` must read nothing else. `key` tells such facts apart.
    */
   memo<T>(element: Element, key: string, compute: (element: Element) => T): T;
+  /** The document's `<label>` elements in tree order (what `getElementsByTagName("label")` lists). */
+  documentLabels(document: Document): readonly Element[];
 }
 
 export const UNCACHED_NAMES: Names = {
@@ -311,6 +313,7 @@ export const UNCACHED_NAMES: Names = {
   text: subtreeText,
   labels: labelsByQuery,
   memo: (element, _key, compute) => compute(element),
+  documentLabels: (document) => [...document.getElementsByTagName("label")],
 };
 
 /**
@@ -337,6 +340,11 @@ export function createNameCache(): NameCache {
   let entries = new WeakMap<Element, CachedEntry>();
   /** Per tree (document, shadow root): which labels name which control, as `labels` would answer. */
   let labelMaps = new WeakMap<Node, Map<Element, HTMLLabelElement[]>>();
+  /**
+   * Per document, its labels: listed once, kept until `forgetAll`, which the page index calls
+   * whenever a label comes or goes (a live collection walks the whole page again after any change).
+   */
+  let labelLists = new WeakMap<Document, Element[]>();
   const referencedIds = new Set<string>();
 
   const labelsOf: LabelLookup = (element) => {
@@ -397,9 +405,18 @@ export function createNameCache(): NameCache {
     forget(element) {
       entries.delete(element);
     },
+    documentLabels(document) {
+      let labels = labelLists.get(document);
+      if (labels === undefined) {
+        labels = [...document.getElementsByTagName("label")];
+        labelLists.set(document, labels);
+      }
+      return labels;
+    },
     forgetAll() {
       entries = new WeakMap();
       labelMaps = new WeakMap();
+      labelLists = new WeakMap();
       referencedIds.clear();
     },
     isReferencedId(id) {

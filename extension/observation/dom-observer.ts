@@ -157,6 +157,7 @@ export function observeDom(options: DomObserverOptions): DomObserver {
   const selectorContext: SelectorContext = {
     names,
     elements: (root, kind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined),
+    mayHoldEditable: () => index.mayHoldEditable(),
   };
 
   // A field's edit or choice may show or hide content through CSS alone (`:checked ~ .menu`, `:invalid + .error`).

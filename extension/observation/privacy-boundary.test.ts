@@ -63,6 +63,23 @@ describe("the content script's privacy boundary", () => {
     expect(boundary.text(`Results for ${CANARY}`)).toBe(`Results for ${CANARY}`);
   });
 
+  it("cuts a value typed after a text was already let through, from that text too (no answer of an earlier scrubber goes stale)", () => {
+    const boundary = createPrivacyBoundary();
+    let live: string[] = [];
+    boundary.setLiveValues(() => live);
+    const shown = `No results for ${CANARY}`;
+    expect(boundary.text(shown)).toBe(shown);
+    live = [CANARY];
+    // The live values are read once per task: the next task sees the field's new text.
+    return Promise.resolve().then(() => {
+      expect(boundary.text(shown)).toBe("No results for •••");
+      live = [];
+      expect(boundary.remember([CANARY])).toEqual([CANARY]);
+      expect(boundary.text(`${shown}!`)).toBe("No results for •••!");
+      expect(boundary.text(shown)).toBe("No results for •••");
+    });
+  });
+
   it("walks snapshots too: titles, headings, names and status text, keeping their structure", () => {
     const boundary = createPrivacyBoundary();
     boundary.remember(["Ship to line one\nFlat 9 line two"]);

@@ -65,6 +65,7 @@ const STRUCTURAL_KEYS: ReadonlySet<string> = new Set([
   "type",
   "role",
 ]);
+const NO_LIVE_VALUES: string[] = [];
 const URL_KEYS: ReadonlySet<string> = new Set(["page_url", "url"]);
 /** The masker's output: masked already (or the consented value itself, which is the point of `none`). */
 const MASKED_KEYS: ReadonlySet<string> = new Set(["masked_field"]);
@@ -84,7 +85,7 @@ export function createPrivacyBoundary(): PrivacyBoundary {
    */
   let liveThisTask: string[] | undefined;
   const liveValues = (): string[] => {
-    if (readLive === undefined) return [];
+    if (readLive === undefined) return NO_LIVE_VALUES;
     if (liveThisTask === undefined) {
       liveThisTask = readLive();
       queueMicrotask(() => {
@@ -94,11 +95,21 @@ export function createPrivacyBoundary(): PrivacyBoundary {
     return liveThisTask;
   };
 
+  /** Bumped when the session's or the page's values change: with the same live values, the scrubber is the same. */
+  let knownVersion = 0;
+  let builtVersion = -1;
+  let builtLive: string[] | undefined;
   const scrubber = (): TypedValueScrubber => {
-    const values = [...sessionValues, ...pageValues, ...liveValues()];
+    const live = liveValues();
+    // One event asks several times within a task: the same values, the same array of live values.
+    if (builtVersion === knownVersion && builtLive === live) return current;
+    const values = [...sessionValues, ...pageValues, ...live];
+    builtVersion = knownVersion;
+    builtLive = live;
     if (values.length !== builtFrom.length || values.some((value, index) => value !== builtFrom[index])) {
       builtFrom = values;
-      current = createTypedValueScrubber(values, compiled);
+      // The last scrubber lends the texts it found clean; only the values it did not have are looked for in them again.
+      current = createTypedValueScrubber(values, compiled, current);
     }
     return current;
   };
@@ -149,15 +160,18 @@ export function createPrivacyBoundary(): PrivacyBoundary {
         if (trimmed === "" || pageValues.has(trimmed) || sessionValues.includes(trimmed)) continue;
         pageValues.add(trimmed);
         added.push(trimmed);
+        knownVersion += 1;
       }
       return added;
     },
     setSessionValues(values) {
       sessionValues = [...values];
+      knownVersion += 1;
     },
     setLiveValues(read) {
       readLive = read;
       liveThisTask = undefined;
+      knownVersion += 1;
     },
     scrubber,
     text: (text) => scrubber().scrub(text),
@@ -169,6 +183,7 @@ export function createPrivacyBoundary(): PrivacyBoundary {
       pageValues.clear();
       sessionValues = [];
       builtFrom = [];
+      knownVersion += 1;
       unescaped = new Map();
       compiled = createNeedleCache();
       current = createTypedValueScrubber([], compiled);

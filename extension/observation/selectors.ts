@@ -19,6 +19,8 @@ export interface SelectorContext {
   names: Names;
   /** The indexed elements of a kind in a root (page-index.ts); undefined when the root is not indexed. */
   elements?: (root: Root, kind: IndexKind) => readonly Element[] | undefined;
+  /** False when nothing observed can be editable (page-index.ts): `isContentEditable`, a style update, need not be asked. */
+  mayHoldEditable?: () => boolean;
 }
 
 const UNINDEXED: SelectorContext = { names: UNCACHED_NAMES };
@@ -50,7 +52,7 @@ export function selectorsFor(element: Element, name: string, context: SelectorCo
   if (testId) add([...hostParts, testId]);
   add(ariaSelector(own.element, own.root, name, context));
   for (const selector of labelSelectors(own.element, own.root, name, inShadow, context.names)) add([...hostParts, selector]);
-  add(textSelector(own.element, own.root, context.names));
+  add(textSelector(own.element, own.root, context));
   // Both positional kinds need an element's place among its siblings: counted once (a list of 500 rows is long).
   const positions = new Map<Element, number | undefined>();
   const css = stableCss(own.element, own.root) ?? structuralCss(own.element, own.root, positions);
@@ -186,7 +188,7 @@ function labelSelectors(element: Element, root: Root, name: string, inShadow: bo
       // id(…/@for) looks the id up once; `//*[@id=//label…]` would scan the page once per element.
       const nested = label.contains(element);
       const xpath = nested ? `//label[starts-with(normalize-space(), ${text})]//${xpathNameTest(element)}` : `id(//label[normalize-space()=${text}]/@for)`;
-      const found = labelXPathFinds(element, name, nested) ?? xpathFinds(element, xpath);
+      const found = labelXPathFinds(element, name, nested, names) ?? xpathFinds(element, xpath);
       if (found) selectors.push(`xpath/${xpath}`);
     }
   }
@@ -204,15 +206,14 @@ const OTHER_WHITESPACE = /[^\S \t\r\n]/;
  * the tag's elements inside labels starting so. Undefined where the answer could differ from
  * Blink's (not an HTML document, unusual whitespace, non-HTML labels): then the XPath is evaluated.
  */
-function labelXPathFinds(element: Element, text: string, nested: boolean): boolean | undefined {
+function labelXPathFinds(element: Element, text: string, nested: boolean, names: Names): boolean | undefined {
   const document = element.ownerDocument;
   if (document.contentType !== "text/html" || element.namespaceURI !== XHTML) return undefined;
   const found = new Set<Element>();
-  for (const label of document.getElementsByTagName("label")) {
-    if (label.namespaceURI !== XHTML) return undefined;
-    const value = label.textContent ?? "";
-    if (OTHER_WHITESPACE.test(value)) return undefined;
-    const normalized = value.replace(/[ \t\r\n]+/g, " ").replace(/^ | $/g, "");
+  for (const label of names.documentLabels(document)) {
+    // What a label's text and `for` say is remembered with its name (forgotten when it or what is inside it changes).
+    const normalized = names.memo(label, "xpath-label-text", normalizedLabelText);
+    if (normalized === undefined) return undefined;
     if (nested) {
       if (!normalized.startsWith(text)) continue;
       for (const inside of label.getElementsByTagName(element.localName)) {
@@ -232,24 +233,34 @@ function labelXPathFinds(element: Element, text: string, nested: boolean): boole
   return found.size === 1 && found.has(element);
 }
 
+/** A label's text as XPath's normalize-space() gives it, or undefined where ours could differ (not HTML, unusual whitespace). */
+function normalizedLabelText(label: Element): string | undefined {
+  if (label.namespaceURI !== XHTML) return undefined;
+  const value = label.textContent ?? "";
+  if (OTHER_WHITESPACE.test(value)) return undefined;
+  return value.replace(/[ \t\r\n]+/g, " ").replace(/^ | $/g, "");
+}
+
 /** Above this many elements in a root, checking a text selector's uniqueness costs more than it is worth. */
 const MAX_ELEMENTS_FOR_TEXT_CHECK = 5000;
 
 /** Text nodes a text selector's check visits before it counts occurrences in the root's whole text instead. */
 const TEXT_NODES_WALKED = 64;
 
-function textSelector(element: Element, root: Root, names: Names): string[] | undefined {
-  if (isEditable(element) || ["INPUT", "SELECT", "TEXTAREA"].includes(element.tagName)) return undefined;
+function textSelector(element: Element, root: Root, { names, mayHoldEditable }: SelectorContext): string[] | undefined {
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(element.tagName) || (mayHoldEditable?.() !== false && isEditable(element))) return undefined;
   const text = names.text(element);
   if (!text || text.length > MAX_TEXT_SELECTOR_LENGTH) return undefined;
+  // Unique when exactly one text node in the root holds the whole text, and it is the element's
+  // own. A repeated text usually shows within the first text nodes ("Add" in "Address"): that
+  // answer needs no count of the root's elements (after a page change, a walk of the whole root).
+  const holders = textHolders(element.ownerDocument, root, text, 2, TEXT_NODES_WALKED);
+  if (holders.found.length > 1) return undefined;
   // A document's live element collection knows its length cheaply; a shadow root is small enough to count.
   const elementCount = isShadowRoot(root) ? root.querySelectorAll("*").length : root.getElementsByTagName("*").length;
   if (elementCount > MAX_ELEMENTS_FOR_TEXT_CHECK) return undefined;
-  // Unique when exactly one text node in the root holds the whole text, and it is the element's
-  // own. A repeated text usually shows within the first text nodes ("Add" in "Address"), and a
-  // small root is walked whole.
-  const holders = textHolders(element.ownerDocument, root, text, 2, TEXT_NODES_WALKED);
-  if (holders.complete || holders.found.length > 1) return holders.found.length === 1 && element.contains(holders.found[0]!) ? [`text/${text}`] : undefined;
+  // A small root is walked whole.
+  if (holders.complete) return holders.found.length === 1 && element.contains(holders.found[0]!) ? [`text/${text}`] : undefined;
   // Else the root's whole text (its text nodes, concatenated) is searched once: every holder is a
   // place where the text occurs there, so one place means at most one holder, which must be the
   // element's own. Two places count as not unique even when one straddles two text nodes: Puppeteer

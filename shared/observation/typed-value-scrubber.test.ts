@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MIN_SCRUB_LENGTH, SCRUBBED, createTypedValueScrubber, needlesOf } from "./typed-value-scrubber";
+import { MIN_SCRUB_LENGTH, SCRUBBED, createNeedleCache, createTypedValueScrubber, needlesOf } from "./typed-value-scrubber";
 
 const CANARY = "Zebra Quill 42";
 
@@ -98,5 +98,53 @@ describe("the typed-value scrubbing rule", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  describe("a scrubber built on the one before it (what it found clean is checked again, never trusted)", () => {
+    const texts = ["Results for Zebra Quill 42", "results for zebra qu…", "Ship to Zebra%20Quill%2042", "Nothing typed here", "Add", "Zebra crossing"];
+
+    it("cuts a value typed after the text was found clean, in every form", () => {
+      const cache = createNeedleCache();
+      const first = createTypedValueScrubber(["Other Value"], cache);
+      for (const text of texts) first.scrub(text);
+      const second = createTypedValueScrubber(["Other Value", CANARY], cache, first);
+      expect(second.scrub("Results for Zebra Quill 42")).toBe(`Results for ${SCRUBBED}`);
+      expect(second.scrub("results for zebra qu…")).toBe(`results for ${SCRUBBED}…`);
+      expect(second.contains("Ship to Zebra%20Quill%2042")).toBe(true);
+      expect(second.scrub("Nothing typed here")).toBe("Nothing typed here");
+    });
+
+    it("cuts a value that left the set and came back (a field cleared, then typed into again)", () => {
+      const cache = createNeedleCache();
+      const withIt = createTypedValueScrubber([CANARY], cache);
+      expect(withIt.scrub("Results for Zebra Quill 42")).toBe(`Results for ${SCRUBBED}`);
+      const without = createTypedValueScrubber(["Other Value"], cache, withIt);
+      expect(without.scrub("Results for Zebra Quill 42")).toBe("Results for Zebra Quill 42");
+      const again = createTypedValueScrubber(["Other Value", CANARY], cache, without);
+      expect(again.scrub("Results for Zebra Quill 42")).toBe(`Results for ${SCRUBBED}`);
+      expect(again.contains("Results for zebra quill 42")).toBe(true);
+    });
+
+    it("answers as a scrubber built afresh, along any sequence of value sets (property)", () => {
+      const word = fc.constantFrom("Zebra", "Quill", "42", "café", "Tom", "&", "Jerry's", "Add", "shelf", "Oak");
+      const value = fc.array(word, { minLength: 1, maxLength: 3 }).map((words) => words.join(" "));
+      const valueSets = fc.array(fc.array(value, { maxLength: 4 }), { minLength: 2, maxLength: 6 });
+      const text = fc.array(fc.oneof(word, fc.constantFrom(" ", "%20", "+", "&amp;", "…", "/", "Zebr", "Qui")), { maxLength: 10 }).map((parts) => parts.join(""));
+      fc.assert(
+        fc.property(valueSets, fc.array(text, { minLength: 1, maxLength: 12 }), (sets, shown) => {
+          const cache = createNeedleCache();
+          let chained: ReturnType<typeof createTypedValueScrubber> | undefined;
+          for (const values of sets) {
+            chained = createTypedValueScrubber(values, cache, chained);
+            const fresh = createTypedValueScrubber(values);
+            for (const item of shown) {
+              expect(chained.scrub(item)).toBe(fresh.scrub(item));
+              expect(chained.contains(item)).toBe(fresh.contains(item));
+            }
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
   });
 });
