@@ -8,6 +8,7 @@ export * from "./wording-lexicon";
 export * from "./wording-domain";
 export * from "./wording-morphology";
 export * from "./wording-terms";
+export * from "./wording-circumstance";
 export * from "./wording-expansion";
 export * from "./wording-matcher";
 export * from "./wording-index";
