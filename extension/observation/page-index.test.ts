@@ -50,7 +50,7 @@ async function bundleObservation(): Promise<string> {
 }
 
 /** A page with a bit of everything a snapshot lists: a form with labels, buttons, links, headings, landmarks, status, an editable region. */
-const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Index test</title></head><body>
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Index test</title><style id="page-style"></style></head><body>
 <header><nav aria-label="Main"><a href="/a">Home</a> <a href="/b" id="orders-link">Orders</a> <a>No href</a></nav></header>
 <main id="main">
   <h1>Orders</h1>
@@ -116,7 +116,11 @@ type Change =
   | { op: "move"; at: number; to: number }
   | { op: "attribute"; at: number; name: string; value: string | null }
   | { op: "text"; at: number; text: string }
-  | { op: "shadow"; at: number; html: string };
+  | { op: "shadow"; at: number; html: string }
+  /** A property no DOM record announces. */
+  | { op: "check"; at: number }
+  /** The page's style sheet replaced. */
+  | { op: "sheet"; css: string };
 
 const SNIPPETS = [
   "<button>Add</button>",
@@ -162,7 +166,19 @@ const ATTRIBUTES: [string, (string | null)[]][] = [
   ["for", ["name", "email", "loose", null]],
   ["hidden", ["", null]],
   ["aria-hidden", ["true", null]],
-  ["class", ["add", "row in-cart", null]],
+  ["class", ["add", "row in-cart", "gone", "fold", null]],
+  ["style", ["display: none", "display: contents", null]],
+];
+
+/**
+ * Style sheets that hide elements in the ways a snapshot's memory must follow (snapshot-memo.ts):
+ * by an element's own attributes or an ancestor's; by a sibling or position; looking down (`:has`).
+ */
+const SHEETS = [
+  "",
+  ".gone { display: none } .fold li:nth-of-type(n) { color: red } .fold > * { display: none }",
+  ".gone + * { display: none } li:first-child { display: none }",
+  "li:has(.gone) { display: none } section:has(> .fold) ul { display: none }",
 ];
 
 const changeArbitrary: fc.Arbitrary<Change> = fc.oneof(
@@ -177,6 +193,8 @@ const changeArbitrary: fc.Arbitrary<Change> = fc.oneof(
     }),
   fc.record({ op: fc.constant("text" as const), at: fc.nat(), text: fc.constantFrom("Add", "Remove", "Orders", "New text", "Ready", "") }),
   fc.record({ op: fc.constant("shadow" as const), at: fc.nat(), html: fc.constantFrom("<button>Inside</button>", "<h4>Shadow heading</h4><a href='/s'>Shadow link</a>") }),
+  fc.record({ op: fc.constant("check" as const), at: fc.nat() }),
+  fc.record({ op: fc.constant("sheet" as const), css: fc.constantFrom(...SHEETS) }),
 );
 
 /** Applies the changes, then compares the index with a fresh read: returns what differs (empty when nothing does). */
@@ -188,6 +206,10 @@ function applyAndCompare(changes: Change[]): string[] {
     return all.length === 0 ? undefined : all[at % all.length];
   };
   for (const change of changes) {
+    if (change.op === "sheet") {
+      document.getElementById("page-style")!.textContent = change.css;
+      continue;
+    }
     const target = pick(change.at);
     if (target === undefined) continue;
     switch (change.op) {
@@ -214,6 +236,12 @@ function applyAndCompare(changes: Change[]): string[] {
         const host = document.createElement("div");
         host.attachShadow({ mode: "open" }).innerHTML = change.html;
         if (!["INPUT", "IMG", "TEXTAREA", "SELECT"].includes(target.tagName)) target.append(host);
+        break;
+      }
+      case "check": {
+        const boxes = [...document.querySelectorAll<HTMLInputElement>("input[type=checkbox], input[type=radio]")];
+        const box = boxes[change.at % Math.max(1, boxes.length)];
+        if (box) box.checked = !box.checked;
         break;
       }
     }
@@ -250,9 +278,10 @@ describe("page index", () => {
     const page = await openPage();
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.array(changeArbitrary, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), async (batches) => {
+        fc.asyncProperty(fc.constantFrom(...SHEETS), fc.array(fc.array(changeArbitrary, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), async (css, batches) => {
           await page.reload({ waitUntil: "load" });
-          await page.evaluate(() => {
+          await page.evaluate((sheet) => {
+            document.getElementById("page-style")!.textContent = sheet;
             const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
             state.index = Observation.createPageIndex({
               onFrame: () => undefined,
@@ -261,12 +290,12 @@ describe("page index", () => {
               guard: { wrap: (callback) => callback },
             });
             state.index.addRoot(document);
-          });
+          }, css);
           // Warm every name first, so a stale one would show.
           expect(await page.evaluate(applyAndCompare, [])).toEqual([]);
           for (const batch of batches) expect(await page.evaluate(applyAndCompare, batch)).toEqual([]);
         }),
-        { numRuns: 40 },
+        { numRuns: 60 },
       );
     } finally {
       await page.close();

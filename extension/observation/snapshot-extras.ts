@@ -1,5 +1,6 @@
 import type { PageSnapshot } from "../../shared/observation/page-snapshot";
 import { roleOf, subtreeText, type Names } from "./accessible-name";
+import { NO_MEMO, type ChildView, type SnapshotMemo } from "./snapshot-memo";
 
 /**
  * The parts of a snapshot that say whether a sub-goal was reached (issue #14): lists and how many
@@ -77,10 +78,6 @@ export function createHoverRules(): HoverRules {
 
 const defaultHoverRules = createHoverRules();
 
-function isVisible(element: Element): boolean {
-  return typeof element.checkVisibility === "function" ? element.checkVisibility() : true;
-}
-
 /** The elements matching `selector` under `root`, its descendants' open shadow roots included (bounded). */
 function deepQueryAll(root: Element, selector: string, limit: number): Element[] {
   const found: Element[] = [];
@@ -94,45 +91,75 @@ function deepQueryAll(root: Element, selector: string, limit: number): Element[]
   return found;
 }
 
-function itemsOf(list: Element): Element[] {
-  const items: Element[] = [];
-  const take = (parent: Element) => {
-    for (const child of parent.children) {
-      if (items.length >= LIMITS.counted) return;
-      if (child.tagName === "TEMPLATE" || child.tagName === "SCRIPT" || child.tagName === "STYLE") continue;
-      if (child.tagName === "TBODY" || child.tagName === "THEAD" || child.tagName === "TFOOT") {
-        if (child.tagName === "TBODY") take(child);
+/**
+ * How many items a list shows (its visible children that are items, at most `LIMITS.counted`
+ * looked at) and how many of those hold a checked control: the item itself, or one inside it
+ * (inside open shadow roots too). Visibility and each item's controls are remembered by the memo
+ * while nothing that could alter them changed; whether a control is checked is read every time (a
+ * property, set without any DOM change). Where an observed shadow root is in the list (rare), each
+ * item is searched afresh, shadow roots included.
+ */
+function listCounts(list: Element, memo: SnapshotMemo, shadowHosts: readonly Element[]): { items: number; checked: number } {
+  if (shadowHosts.some((host) => list.contains(host))) {
+    const items = itemsOf(list, NO_MEMO);
+    return {
+      items: items.length,
+      checked: items.filter(({ view, position }) => {
+        const item = view.elements[position]!;
+        return (item.matches(CHECKED_INSIDE) && isChecked(item)) || deepQueryAll(item, CHECKED_INSIDE, 4).some(isChecked);
+      }).length,
+    };
+  }
+  const items = itemsOf(list, memo);
+  if (items.some(({ view }) => view.fresh)) {
+    // Read afresh: one query over the list finds the controls, each given to the item it sits in.
+    const byItem = new Map<Element, Element[]>(items.map(({ view, position }) => [view.elements[position]!, []]));
+    for (const control of list.querySelectorAll(CHECKED_INSIDE)) {
+      for (let node: Element | null = control; node !== null && node !== list; node = node.parentElement) {
+        const controls = byItem.get(node);
+        if (controls !== undefined) {
+          controls.push(control);
+          break;
+        }
+      }
+    }
+    for (const { view, position } of items) view.remember(position, CONTROLS, byItem.get(view.elements[position]!));
+  }
+  let checked = 0;
+  for (const { view, position } of items) {
+    if (view.fact(position, CONTROLS, controlsOf).some(isChecked)) checked += 1;
+  }
+  return { items: items.length, checked };
+}
+
+const CONTROLS = "checked-controls";
+const controlsOf = (item: Element): Element[] => [...(item.matches(CHECKED_INSIDE) ? [item] : []), ...item.querySelectorAll(CHECKED_INSIDE)];
+const isListItem = (element: Element): boolean => element.matches(LIST_ITEMS);
+
+/** A list's visible items (each as its place among its parent's children), at most `LIMITS.counted` looked at. */
+function itemsOf(list: Element, memo: SnapshotMemo): Array<{ view: ChildView; position: number }> {
+  const items: Array<{ view: ChildView; position: number }> = [];
+  const bulleted = list.tagName === "UL" || list.tagName === "OL";
+  let looked = 0;
+  const take = (parent: Element): void => {
+    const view = memo.children(parent);
+    const { elements } = view;
+    for (let position = 0; position < elements.length; position += 1) {
+      if (looked >= LIMITS.counted) return;
+      const child = elements[position]!;
+      const tag = child.tagName;
+      if (tag === "TEMPLATE" || tag === "SCRIPT" || tag === "STYLE") continue;
+      if (tag === "TBODY" || tag === "THEAD" || tag === "TFOOT") {
+        if (tag === "TBODY") take(child);
         continue;
       }
-      if (list.tagName === "UL" || list.tagName === "OL" || child.matches(LIST_ITEMS)) items.push(child);
+      if (!bulleted && !view.fact(position, "list-item", isListItem)) continue;
+      looked += 1;
+      if (view.visible(position)) items.push({ view, position });
     }
   };
   take(list);
-  return items.filter(isVisible);
-}
-
-/**
- * How many of a list's items hold a checked control: the item itself, or one inside it (inside
- * open shadow roots too). Where no observed shadow root is in the list (nearly always), one query
- * over the list finds the checked controls and each is given to the item it sits in; otherwise each
- * item is searched, shadow roots included.
- */
-function checkedItems(list: Element, items: readonly Element[], shadowHosts: readonly Element[]): number {
-  if (shadowHosts.some((host) => list.contains(host))) {
-    return items.filter((item) => (item.matches(CHECKED_INSIDE) && isChecked(item)) || deepQueryAll(item, CHECKED_INSIDE, 4).some(isChecked)).length;
-  }
-  const itemSet = new Set(items);
-  const checked = new Set<Element>();
-  for (const control of list.querySelectorAll(CHECKED_INSIDE)) {
-    if (!isChecked(control)) continue;
-    for (let node: Element | null = control; node !== null && node !== list; node = node.parentElement) {
-      if (itemSet.has(node)) {
-        checked.add(node);
-        break;
-      }
-    }
-  }
-  return checked.size;
+  return items;
 }
 
 /** Elements of `NOT_COUNTER` by tag (what a page has most of: rows, buttons, links). */
@@ -147,13 +174,6 @@ function holdsNoCounter(element: Element): boolean {
   if (INLINE_TAGS.has(element.tagName)) return false;
   if (NOT_COUNTER_TAGS.has(element.localName)) return true;
   return element.hasAttributes() && (element.hasAttribute("role") || element.hasAttribute("contenteditable")) && element.matches(NOT_COUNTER);
-}
-
-/** The last node inside an element, in tree order (a walk set there goes on after the element). */
-function lastInside(element: Node): Node {
-  let node = element;
-  while (node.lastChild !== null) node = node.lastChild;
-  return node;
 }
 
 /** A heading just before the list (its own, or one of up to three ancestors' earlier siblings), or a caption. */
@@ -209,16 +229,90 @@ function contextOf(element: Element): Element | undefined {
 }
 
 /** 1-based position of a row among its visible siblings. */
-function rowPosition(row: Element): number | undefined {
+function rowPosition(row: Element, memo: SnapshotMemo): number | undefined {
   const parent = row.parentElement;
-  if (parent === null || !isVisible(row)) return undefined;
+  if (parent === null) return undefined;
+  const siblings = memo.children(parent);
+  const at = siblings.elements.indexOf(row);
+  if (at < 0 || !siblings.visible(at)) return undefined;
   let position = 0;
-  for (const sibling of parent.children) {
-    if (sibling.tagName === "TEMPLATE" || sibling.tagName === "SCRIPT" || !isVisible(sibling)) continue;
+  for (let index = 0; index <= at; index += 1) {
+    const tag = siblings.elements[index]!.tagName;
+    if (tag === "TEMPLATE" || tag === "SCRIPT" || !siblings.visible(index)) continue;
     position += 1;
-    if (sibling === row) return position;
   }
-  return undefined;
+  return position;
+}
+
+/** Where a list sits: inside another list's item (then it is part of that item), in the page's chrome (navigation, header, footer, menus). */
+function listPlace(list: Element): { nested: boolean; inChrome: boolean } {
+  return {
+    nested: list.parentElement?.closest(LIST_ITEMS) != null,
+    inChrome: list.closest("nav, header, footer, [role=navigation], [role=banner], [role=contentinfo], [role=menu], [role=tablist]") !== null,
+  };
+}
+
+/** A subtree no counter can come from: no text with a digit is reached below it (remembered by the memo while nothing in it changes). */
+const QUIET = "no-counter-below";
+
+/**
+ * Short texts with numbers (counters), in tree order, each read through `clean`: a walk over the
+ * elements and texts of each root (as a TreeWalker gives them) that skips what no counter is read
+ * from — rows, buttons, links, headings, fields — and subtrees the memo knows are quiet.
+ */
+function readTexts(roots: readonly Root[], memo: SnapshotMemo, clean: (text: string, max?: number) => string): string[] {
+  const texts: string[] = [];
+  /** Set when a text's answer holds for everything inside an ancestor: the walk goes on after that ancestor. */
+  let skipTo: Element | null = null;
+  /** Walks the children of `parent`; true when it is quiet (and the walk saw all of it). */
+  const walk = (parent: Node): boolean => {
+    let quiet = true;
+    for (let child = parent.firstChild; child !== null; child = child.nextSibling) {
+      if (texts.length >= LIMITS.texts) return false;
+      if (child.nodeType === Node.ELEMENT_NODE) {
+        const element = child as Element;
+        // Rows, buttons, links, headings, fields: no text inside one is a counter, so none is visited.
+        if (holdsNoCounter(element) || memo.below(element, QUIET) === true) continue;
+        const below = walk(element);
+        if (skipTo !== null) {
+          if (skipTo !== element) return false;
+          skipTo = null;
+          quiet = false;
+        } else if (below) memo.rememberBelow(element, QUIET, true);
+        else quiet = false;
+        continue;
+      }
+      if (child.nodeType !== Node.TEXT_NODE || !DIGIT.test(child.nodeValue ?? "")) continue;
+      quiet = false;
+      let holder = child.parentElement;
+      // Up from the number to the short phrase it is part of ("<strong>2</strong> items left"), never to a whole section.
+      while (holder !== null && INLINE_TAGS.has(holder.tagName) && holder.parentElement !== null && !CONTAINERS.has(holder.parentElement.tagName) && holder.parentElement.childElementCount <= 3 && subtreeText(holder.parentElement).length <= COUNTER_TEXT_MAX) holder = holder.parentElement;
+      if (holder === null) continue;
+      const listed = holder.closest(NOT_COUNTER);
+      if (listed !== null) {
+        // Every other text inside it ends at the same answer (a holder climbs past an element only
+        // through inline tags): the walk goes on after it. 500 rows cost one check each, not three.
+        if (!INLINE_TAGS.has(listed.tagName)) {
+          skipTo = listed;
+          return false;
+        }
+        continue;
+      }
+      // Nothing from inside a list's row, even across a shadow boundary: a row may show what was typed.
+      if (memo.upward(holder, "row", contextOf) !== undefined || !memo.isVisible(holder)) continue;
+      const text = clean(subtreeText(holder), COUNTER_TEXT_MAX + 1);
+      if (text === "" || text.length > COUNTER_TEXT_MAX || texts.includes(text)) continue;
+      texts.push(text);
+    }
+    return quiet;
+  };
+  for (const root of roots) {
+    const start = root.nodeType === Node.DOCUMENT_NODE ? (root as Document).body : root;
+    if (start === null || texts.length >= LIMITS.texts) continue;
+    walk(start);
+    skipTo = null;
+  }
+  return texts;
 }
 
 export interface ExtrasOptions {
@@ -230,12 +324,14 @@ export interface ExtrasOptions {
   /** The lists and the controls with a state in a root, in tree order (the page index keeps them; default: queried). Ones no longer in the page are skipped. */
   elements?: (root: Root, kind: "lists" | "toggles") => Iterable<Element>;
   hoverRules?: HoverRules;
+  /** What is remembered from the last read (begun by the caller); default: nothing, all read afresh. */
+  memo?: SnapshotMemo;
 }
 
 const queried = (root: Root, kind: "lists" | "toggles"): Iterable<Element> => root.querySelectorAll(kind === "lists" ? LIST_CONTAINERS : TOGGLES);
 
 export function readSnapshotExtras(options: ExtrasOptions): Extras {
-  const { roots, names, clean, controls, elements = queried, hoverRules = defaultHoverRules } = options;
+  const { roots, names, clean, controls, elements = queried, hoverRules = defaultHoverRules, memo = NO_MEMO } = options;
   const lists: Extras["lists"] = [];
   const candidates: Array<{ list: Element; inChrome: boolean; order: number }> = [];
   let order = 0;
@@ -244,21 +340,17 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
       if (!list.isConnected) continue;
       order += 1;
       // A list inside another list's item is part of that item.
-      if (list.parentElement?.closest(LIST_ITEMS) != null || !isVisible(list)) continue;
-      candidates.push({ list, inChrome: list.closest("nav, header, footer, [role=navigation], [role=banner], [role=contentinfo], [role=menu], [role=tablist]") !== null, order });
+      const place = memo.upward(list, "list-place", listPlace);
+      if (place.nested || !memo.isVisible(list)) continue;
+      candidates.push({ list, inChrome: place.inChrome, order });
     }
   }
   candidates.sort((a, b) => Number(a.inChrome) - Number(b.inChrome) || a.order - b.order);
   const shadowHosts = roots.filter((root): root is ShadowRoot => root.nodeType === Node.DOCUMENT_FRAGMENT_NODE).map((root) => root.host);
   for (const { list } of candidates.slice(0, LIMITS.lists)) {
-    const items = itemsOf(list);
+    const { items, checked } = listCounts(list, memo, shadowHosts);
     const name = clean(listName(list, names));
-    lists.push({
-      ...(name === "" ? {} : { name }),
-      role: roleOf(list).slice(0, 40),
-      items: items.length,
-      checked: checkedItems(list, items, shadowHosts),
-    });
+    lists.push({ ...(name === "" ? {} : { name }), role: roleOf(list).slice(0, 40), items, checked });
   }
 
   const toggles: Extras["toggles"] = [];
@@ -266,45 +358,16 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
     for (const element of elements(root, "toggles")) {
       if (toggles.length >= LIMITS.toggles) break;
       if (!element.isConnected) continue;
-      if (!isVisible(element) && !(element instanceof HTMLInputElement && element.parentElement !== null && isVisible(element.parentElement))) continue;
-      const around = contextOf(element);
+      if (!memo.isVisible(element) && !(element instanceof HTMLInputElement && element.parentElement !== null && memo.isVisible(element.parentElement))) continue;
+      const around = memo.upward(element, "row", contextOf);
       // In a row: known by the row's position, never by a name that may be the row's (typed) text.
       const name = around === undefined ? clean(names.name(element)) : "";
-      const row = around === undefined ? undefined : rowPosition(around);
+      const row = around === undefined ? undefined : rowPosition(around, memo);
       toggles.push({ ...(name === "" ? {} : { name }), role: roleOf(element).slice(0, 40), state: stateOf(element), ...(row === undefined ? {} : { row }) });
     }
   }
 
-  const texts: string[] = [];
-  for (const root of roots) {
-    const start = root.nodeType === Node.DOCUMENT_NODE ? (root as Document).body : root;
-    if (start === null) continue;
-    const walker = (root.nodeType === Node.DOCUMENT_NODE ? (root as Document) : root.ownerDocument ?? document).createTreeWalker(start, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node !== null && texts.length < LIMITS.texts; node = walker.nextNode()) {
-      if (node.nodeType === Node.ELEMENT_NODE) {
-        // Rows, buttons, links, headings, fields: no text inside one is a counter, so none is visited.
-        if (holdsNoCounter(node as Element)) walker.currentNode = lastInside(node);
-        continue;
-      }
-      if (!DIGIT.test(node.nodeValue ?? "")) continue;
-      let holder = node.parentElement;
-      // Up from the number to the short phrase it is part of ("<strong>2</strong> items left"), never to a whole section.
-      while (holder !== null && INLINE_TAGS.has(holder.tagName) && holder.parentElement !== null && !CONTAINERS.has(holder.parentElement.tagName) && holder.parentElement.childElementCount <= 3 && subtreeText(holder.parentElement).length <= COUNTER_TEXT_MAX) holder = holder.parentElement;
-      if (holder === null) continue;
-      const listed = holder.closest(NOT_COUNTER);
-      if (listed !== null) {
-        // Every other text inside it ends at the same answer (a holder climbs past an element only
-        // through inline tags): the walk goes on after it. 500 rows cost one check each, not three.
-        if (!INLINE_TAGS.has(listed.tagName)) walker.currentNode = lastInside(listed);
-        continue;
-      }
-      // Nothing from inside a list's row, even across a shadow boundary: a row may show what was typed.
-      if (contextOf(holder) !== undefined || !isVisible(holder)) continue;
-      const text = clean(subtreeText(holder), COUNTER_TEXT_MAX + 1);
-      if (text === "" || text.length > COUNTER_TEXT_MAX || texts.includes(text)) continue;
-      texts.push(text);
-    }
-  }
+  const texts = readTexts(roots, memo, clean);
 
   const hover_revealed: string[] = [];
   const selectors = hoverRules.selectors(roots);

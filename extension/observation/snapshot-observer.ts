@@ -4,6 +4,7 @@ import { UNCACHED_NAMES, cleanText, inputType, roleOf, type Names } from "./acce
 import { TYPED_ROLE_SELECTOR, sha256Hex, textFieldOf } from "./field-masking";
 import { LIST_CONTAINERS, TOGGLES, readSnapshotExtras } from "./snapshot-extras";
 import { openShadowRootsIn } from "./shadow-roots";
+import { NO_MEMO, type ChangeLog, type SnapshotMemo } from "./snapshot-memo";
 
 /**
  * The browser_snapshot adapter (issue #4): a structural view of the page — title, headings,
@@ -53,6 +54,10 @@ export interface SnapshotSource {
   /** The elements of one kind in one root, in tree order (one that left the page may linger: readers skip what is not connected). */
   elements(root: SnapshotRoot, kind: SnapshotKind): readonly Element[];
   names: Names;
+  /** Where the page changed (the page index's log): with `memo`, a read re-reads only what a change could alter. */
+  changes?: ChangeLog;
+  /** What the last read remembered (snapshot-memo.ts); none: everything is read afresh. */
+  memo?: SnapshotMemo;
 }
 
 export interface TakenSnapshot {
@@ -153,9 +158,22 @@ export function snapshotText(snapshot: PageSnapshot): string {
   return lines.join("\n");
 }
 
+/** One read of the distinct visible names of a kind, and what it depended on (beside the names themselves). */
+interface NamesRead {
+  scrub: (text: string) => string;
+  /** Per root: whether editable regions were looked for. */
+  editable: boolean[];
+  /** The elements whose visibility was asked, and the answers. */
+  asked: Element[];
+  answers: boolean[];
+  listed: string[];
+}
+
 function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): PageSnapshot {
-  const { names } = source;
+  const { names, memo = NO_MEMO } = source;
   const roots = source.roots();
+  memo.begin(roots, source.changes);
+  const isVisible = (element: Element): boolean => memo.isVisible(element);
   const clean = (text: string): string => cleanText(scrub(text), NAME_MAX);
   // Editable regions hold typed content: nothing inside one is listed (only a document that has one pays for the check).
   const editableRoots = new Set(roots.filter((root) => mayHoldEditable(root, source)));
@@ -171,11 +189,31 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
     }
   };
 
-  /** Distinct names of visible elements, in order of first appearance (a plain loop: on a large page it is the longest one). */
+  /**
+   * Distinct names of visible elements, in order of first appearance (a plain loop: on a large
+   * page it is the longest one). The last read's answer stands while no element of the kind came,
+   * went or was renamed, every visibility it asked is still the same, and typed values are cut the
+   * same way.
+   */
   const distinctVisibleNames = (kind: "buttons" | "links", limit: number): string[] => {
-    const listed: string[] = [];
+    const previous = memo.last<NamesRead>(kind);
+    const editable = roots.map((root) => editableRoots.has(root));
+    if (
+      previous !== undefined &&
+      previous.scrub === scrub &&
+      memo.kindUnchanged(kind) &&
+      previous.editable.length === editable.length &&
+      previous.editable.every((value, position) => value === editable[position]) &&
+      previous.asked.every((element, position) => element.isConnected && isVisible(element) === previous.answers[position])
+    ) {
+      memo.keep(kind, previous);
+      return [...previous.listed];
+    }
+    const read: NamesRead = { scrub, editable, asked: [], answers: [], listed: [] };
+    const { listed, asked, answers } = read;
     const cleaned = new Set<string>();
     const seen = new Set<string>();
+    memo.keep(kind, read);
     for (const root of roots) {
       const checkEditable = editableRoots.has(root);
       const elements = source.elements(root, kind);
@@ -183,16 +221,20 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
         const element = elements[index]!;
         const raw = names.name(element);
         // An element with a name already listed adds nothing: no visibility check for it.
-        if (raw === "" || seen.has(raw) || (checkEditable && insideEditable(element)) || !isVisible(element)) continue;
+        if (raw === "" || seen.has(raw) || (checkEditable && insideEditable(element))) continue;
+        const visible = isVisible(element);
+        asked.push(element);
+        answers.push(visible);
+        if (!visible) continue;
         seen.add(raw);
         const name = clean(raw);
         if (cleaned.has(name)) continue;
         cleaned.add(name);
         listed.push(name);
-        if (listed.length >= limit) return listed;
+        if (listed.length >= limit) return [...listed];
       }
     }
-    return listed;
+    return [...listed];
   };
 
   const headings: PageSnapshot["headings"] = [];
@@ -241,6 +283,7 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
     clean: (text, max) => cleanText(scrub(text), max ?? NAME_MAX),
     controls: (root) => [...source.elements(root, "buttons"), ...source.elements(root, "links")],
     elements: (root, kind) => source.elements(root, kind),
+    memo,
   });
   return {
     url: maskedUrl ?? maskUrl(top.location.href),
@@ -350,10 +393,6 @@ function hasContentEditable(element: Element): boolean {
 function insideEditable(element: Element): boolean {
   const field = textFieldOf(element);
   return field !== undefined && field !== element && field.tagName !== "INPUT" && field.tagName !== "TEXTAREA";
-}
-
-function isVisible(element: Element): boolean {
-  return typeof element.checkVisibility === "function" ? element.checkVisibility() : true;
 }
 
 /** Drops empty optional names so the JSON stays small and the schema's optional fields stay absent. */

@@ -1,0 +1,429 @@
+/**
+ * What a snapshot remembers between two reads of the page (issue #17): the answers that cost the
+ * most on a large page — which children of a list are visible, which hold a checked control —
+ * kept per element and re-read only where a change since the last read could have altered them.
+ *
+ * Where the page changed comes from the page index's `ChangeLog` (the MutationObserver's records:
+ * an attribute's element, a child list's parent, a text's parent; and "everything" for a change
+ * outside the DOM: a resize, a toggled popover, a root coming or going, a state CSS follows).
+ *
+ * Visibility (`checkVisibility()`: whether the element has a box) follows CSS, so how far a change
+ * reaches depends on the page's style sheets, read here (`styleReach`):
+ * - "subtree": a change can only alter the boxes of the changed node and what is below it;
+ * - "siblings": some rule that hides or shows selects on siblings or position (`+`, `~`,
+ *   `:nth-child`, `:empty`…): a change reaches its parent's subtree;
+ * - "everything": some such rule follows the pointer or focus (`:hover`, `:focus-within`), looks
+ *   down (`:has()`), or the size of a container (`@container`); or a sheet cannot be read (another
+ *   origin's). Nothing about visibility is remembered then.
+ * A sheet added, removed or changed (its rule count) also means "everything". What no record and
+ * no event announces — a `checked` or `value` property set by script that CSS follows, a media
+ * query that flips without a resize — is caught by the page index's `touch()` where the observer
+ * sees it (dom-observer.ts: a state selector on a field's edit, a resize), not here.
+ */
+
+type Root = Document | ShadowRoot;
+
+/**
+ * One DOM change: an element's attribute, a node's child list (and each element added to it,
+ * which may have been moved there), the text of a node's child.
+ */
+export interface PageChange {
+  node: Node;
+  kind: "attributes" | "childList" | "added" | "characterData";
+}
+
+/** Where the page changed since a read (page-index.ts keeps it). */
+export interface ChangeLog {
+  /** The change count now (moves with every change a snapshot could see). */
+  readonly version: number;
+  /** The changes since `version`, or undefined when anything may have changed (or the log no longer reaches back that far). */
+  since(version: number): readonly PageChange[] | undefined;
+  /** The change count at which the list of elements of a kind (snapshot-observer.ts `SNAPSHOT_KINDS`), or the name of one of them, last changed. */
+  kindChangedAt(kind: string): number;
+}
+
+export type StyleReach = "subtree" | "siblings" | "everything";
+
+/** Properties `checkVisibility()` follows (with `all`, which resets them). */
+const BOX_PROPERTIES = ["display", "content-visibility", "all"] as const;
+/** Selectors whose match follows something no DOM record announces, or that look down the tree. */
+const FAR_SELECTOR = /:(has|hover|focus|focus-within|focus-visible|active|target|target-within|popover-open|open|closed|modal|fullscreen|picture-in-picture|playing|paused|defined|state)\b|:host-context\b/i;
+/** Selectors whose match follows an element's siblings or its position among them. */
+const SIBLING_SELECTOR = /[+~]|:(nth-child|nth-last-child|nth-of-type|nth-last-of-type|first-child|last-child|only-child|first-of-type|last-of-type|only-of-type|empty)\b/i;
+
+const RANK: Record<StyleReach, number> = { subtree: 0, siblings: 1, everything: 2 };
+
+export interface StyleSheets {
+  /** How far a change may reach the boxes of other elements, from the roots' sheets, and whether the sheets changed since the last call. */
+  read(roots: readonly Root[]): { reach: StyleReach; changed: boolean };
+}
+
+/** Reads the roots' sheets, remembering each sheet's answer while its rule count stays. */
+export function createStyleSheets(): StyleSheets {
+  const known = new WeakMap<CSSStyleSheet, { ruleCount: number; reach: StyleReach }>();
+  let lastSheets: CSSStyleSheet[] = [];
+  let lastCounts: number[] = [];
+
+  const ofRules = (rules: CSSRuleList, depth: number): StyleReach => {
+    let reach: StyleReach = "subtree";
+    for (const rule of rules) {
+      const style = rule as Partial<CSSStyleRule & CSSGroupingRule & CSSImportRule & CSSContainerRule>;
+      if (typeof style.selectorText === "string" && style.style !== undefined && BOX_PROPERTIES.some((property) => style.style?.getPropertyValue(property) !== "")) {
+        if (FAR_SELECTOR.test(style.selectorText)) return "everything";
+        if (SIBLING_SELECTOR.test(style.selectorText)) reach = "siblings";
+      }
+      // A container query follows a container's size, which any change may alter.
+      if (typeof style.containerName === "string" || typeof style.containerQuery === "string") return "everything";
+      if (style.cssRules !== undefined && depth < 8) {
+        const inner = ofRules(style.cssRules, depth + 1);
+        if (inner === "everything") return inner;
+        if (RANK[inner] > RANK[reach]) reach = inner;
+      }
+      if (style.styleSheet && depth < 8) {
+        const imported = ofSheet(style.styleSheet, depth + 1).reach;
+        if (imported === "everything") return imported;
+        if (RANK[imported] > RANK[reach]) reach = imported;
+      }
+    }
+    return reach;
+  };
+
+  const ofSheet = (sheet: CSSStyleSheet, depth: number): { reach: StyleReach; ruleCount: number } => {
+    let rules: CSSRuleList;
+    try {
+      rules = sheet.cssRules;
+    } catch {
+      return { reach: "everything", ruleCount: -1 }; // another origin's sheet cannot be read
+    }
+    const remembered = known.get(sheet);
+    if (remembered !== undefined && remembered.ruleCount === rules.length) return remembered;
+    const answer = { ruleCount: rules.length, reach: ofRules(rules, depth) };
+    known.set(sheet, answer);
+    return answer;
+  };
+
+  return {
+    read(roots) {
+      const sheets: CSSStyleSheet[] = [];
+      for (const root of roots) {
+        for (const sheet of root.styleSheets) sheets.push(sheet);
+        for (const sheet of root.adoptedStyleSheets ?? []) sheets.push(sheet);
+      }
+      let reach: StyleReach = "subtree";
+      let changed = sheets.length !== lastSheets.length;
+      const counts: number[] = [];
+      for (let index = 0; index < sheets.length; index += 1) {
+        const sheet = sheets[index]!;
+        const answer = sheet.disabled ? { reach: "subtree" as const, ruleCount: -2 } : ofSheet(sheet, 0);
+        counts.push(answer.ruleCount);
+        if (!changed && (lastSheets[index] !== sheet || lastCounts[index] !== answer.ruleCount)) changed = true;
+        if (RANK[answer.reach] > RANK[reach]) reach = answer.reach;
+      }
+      lastSheets = sheets;
+      lastCounts = counts;
+      return { reach, changed };
+    },
+  };
+}
+
+/** The parent in the flat tree: a slotted node's slot, a shadow root's host. */
+function flatParent(node: Node): Node | null {
+  const slot = (node as Element).assignedSlot;
+  if (slot) return slot;
+  const parent = node.parentNode;
+  return parent !== null && parent.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? ((parent as ShadowRoot).host ?? null) : parent;
+}
+
+function isVisible(element: Element): boolean {
+  return typeof element.checkVisibility === "function" ? element.checkVisibility() : true;
+}
+
+/** One child of a parent, with what was read of it. */
+interface ChildEntry {
+  element: Element;
+  /** Whether it has a box (read when first asked). */
+  visible: boolean | undefined;
+  /** Facts read from its subtree (read when first asked, forgotten when something in it changed). */
+  facts: Map<string, unknown> | undefined;
+}
+
+interface ParentEntry {
+  /** The read it was last brought up to date in. */
+  generation: number;
+  /** The read its children were listed in afresh (nothing remembered of them). */
+  built: number;
+  children: ChildEntry[];
+  elements: Element[];
+}
+
+/** Facts remembered of one element, and the read they were last confirmed in. */
+interface FactsEntry {
+  generation: number;
+  facts: Map<string, unknown>;
+}
+
+export interface SnapshotMemo {
+  /** Starts a read of `roots`: what changed since the last read (an unknown one: everything). */
+  begin(roots: readonly Root[], changes: ChangeLog | undefined): void;
+  /** Whether an element has a box, remembered while no change since can have altered it. */
+  isVisible(element: Element): boolean;
+  /** The element children of `parent`, each with its visibility and facts kept up to date. */
+  children(parent: Element): ChildView;
+  /** A fact read from an element's own tag and attributes and its ancestors' (`compute` must read nothing else), remembered while none of them changed. */
+  upward<T>(element: Element, key: string, compute: (element: Element) => T): T;
+  /** A fact of an element's subtree (its own tag and attributes, and what is below it), if remembered and nothing in the subtree changed since. */
+  below<T>(element: Element, key: string): T | undefined;
+  /** Remembers a fact of an element's subtree, read in this read. */
+  rememberBelow(element: Element, key: string, value: unknown): void;
+  /** What the last read kept under `key` (undefined when it kept nothing, or this read trusts nothing remembered). */
+  last<T>(key: string): T | undefined;
+  /** Keeps a value for the next read. */
+  keep(key: string, value: unknown): void;
+  /** True when no element of `kind` came, went or was renamed since the last read. */
+  kindUnchanged(kind: string): boolean;
+}
+
+export interface ChildView {
+  readonly elements: readonly Element[];
+  /** True when nothing was remembered of these children (read them in bulk where that is cheaper). */
+  readonly fresh: boolean;
+  visible(position: number): boolean;
+  /** A fact of the child at `position` read from its subtree only (`compute` must read nothing else). */
+  fact<T>(position: number, key: string, compute: (child: Element) => T): T;
+  /** Remembers a fact of the child at `position` read in bulk (what `fact` would have computed). */
+  remember(position: number, key: string, value: unknown): void;
+}
+
+/** No memory: every answer read afresh (a source without a change log; the reference reads are tested against). */
+export const NO_MEMO: SnapshotMemo = {
+  begin: () => undefined,
+  isVisible,
+  children(parent) {
+    const elements = [...parent.children];
+    return {
+      elements,
+      fresh: true,
+      visible: (position) => isVisible(elements[position]!),
+      fact: (position, _key, compute) => compute(elements[position]!),
+      remember: () => undefined,
+    };
+  },
+  upward: (element, _key, compute) => compute(element),
+  below: () => undefined,
+  rememberBelow: () => undefined,
+  last: () => undefined,
+  keep: () => undefined,
+  kindUnchanged: () => false,
+};
+
+/** Whether `node` or one of its ancestors (in the flat tree) is in `changed`, each node's answer kept for the read. */
+function ancestryCheck(changed: ReadonlySet<Node>): (node: Node) => boolean {
+  const answers = new Map<Node, boolean>();
+  return (start) => {
+    if (changed.size === 0) return false;
+    const path: Node[] = [];
+    let answer = false;
+    for (let node: Node | null = start; node !== null; node = flatParent(node)) {
+      const known = answers.get(node);
+      if (known !== undefined) {
+        answer = known;
+        break;
+      }
+      path.push(node);
+      if (changed.has(node)) {
+        answer = true;
+        break;
+      }
+    }
+    for (const node of path) answers.set(node, answer);
+    return answer;
+  };
+}
+
+export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets()): SnapshotMemo {
+  let generation = 0;
+  let version: number | undefined;
+  let previousVersion: number | undefined;
+  let log: ChangeLog | undefined;
+  let kept = new Map<string, { generation: number; value: unknown }>();
+  /** This read trusts nothing remembered (the first read; a change the log cannot tell). */
+  let contentAll = true;
+  /** This read trusts no remembered visibility (also: sheets changed, or their rules reach everything). */
+  let styleAll = true;
+  /** Nodes a change happened at (an attribute's element, a child list's parent, a text's parent), and all their ancestors (light tree; a shadow root, then its host). */
+  let contentChanged = new Set<Node>();
+  /** Nodes whose child list changed. */
+  let childListChanged = new Set<Node>();
+  /** Elements whose tag, attributes or place changed: attributes changed, added (maybe moved). */
+  let placeChanged = new Set<Node>();
+  /** Elements whose box, and their subtree's, may have changed: `placeChanged`, and where the sheets select on siblings, the parents of changed attributes, changed child lists, texts' parents. */
+  let styleChanged = new Set<Node>();
+  let placeChangedAround = ancestryCheck(placeChanged);
+  let styleChangedAround = ancestryCheck(styleChanged);
+  let parents = new WeakMap<Element, ParentEntry>();
+  let visibility = new WeakMap<Element, { generation: number; visible: boolean }>();
+  let upwardFacts = new WeakMap<Element, FactsEntry>();
+  let belowFacts = new WeakMap<Element, FactsEntry>();
+
+  const fresh = (element: Element): ChildEntry => ({ element, visible: undefined, facts: undefined });
+
+  const rebuild = (parent: Element): ParentEntry => {
+    const children = Array.from(parent.children, fresh);
+    const entry: ParentEntry = { generation, built: generation, children, elements: children.map((child) => child.element) };
+    parents.set(parent, entry);
+    return entry;
+  };
+
+  /** The children of `parent` among `nodes` (nodes whose parent is `parent`). */
+  const childrenAmong = (parent: Element, nodes: ReadonlySet<Node>): Set<Node> => {
+    const found = new Set<Node>();
+    for (const node of nodes) if (node.parentNode === parent) found.add(node);
+    return found;
+  };
+
+  const bringUpToDate = (parent: Element): ParentEntry => {
+    let entry = parents.get(parent);
+    if (entry !== undefined && entry.generation === generation) return entry;
+    if (entry === undefined || entry.generation !== generation - 1 || contentAll) return rebuild(parent);
+    entry.generation = generation;
+    if (!contentChanged.has(parent) && !styleAll && !styleChangedAround(parent)) return entry;
+    if (contentChanged.has(parent)) {
+      if (childListChanged.has(parent)) {
+        // Children came or went: those that stayed keep what was read of them.
+        const kept = new Map(entry.children.map((child) => [child.element, child]));
+        entry.children = Array.from(parent.children, (element) => kept.get(element) ?? fresh(element));
+        entry.elements = entry.children.map((child) => child.element);
+      }
+      // Something below changed: the children it is below forget their facts (all of them when it came through the shadow root).
+      const viaShadow = parent.shadowRoot !== null && contentChanged.has(parent.shadowRoot);
+      const touched = viaShadow ? undefined : childrenAmong(parent, contentChanged);
+      for (const child of entry.children) if (touched === undefined || touched.has(child.element)) child.facts = undefined;
+    }
+    if (styleAll || styleChangedAround(parent)) {
+      for (const child of entry.children) child.visible = undefined;
+    } else if (parent.shadowRoot !== null) {
+      // Slotted children take their boxes from the shadow tree too.
+      for (const child of entry.children) if (styleChangedAround(child.element)) child.visible = undefined;
+    } else {
+      const restyled = childrenAmong(parent, styleChanged);
+      if (restyled.size > 0) for (const child of entry.children) if (restyled.has(child.element)) child.visible = undefined;
+    }
+    return entry;
+  };
+
+  const confirmed = (known: FactsEntry | { generation: number } | undefined, changedAround: () => boolean): boolean =>
+    known !== undefined && (known.generation === generation || (known.generation === generation - 1 && !changedAround()));
+
+  return {
+    begin(roots, changes) {
+      generation += 1;
+      const now = changes?.version;
+      const changed = changes === undefined || version === undefined ? undefined : changes.since(version);
+      previousVersion = version;
+      version = now;
+      log = changes;
+      const sheets = styleSheets.read(roots);
+      contentAll = changed === undefined;
+      styleAll = contentAll || sheets.changed || sheets.reach === "everything";
+      contentChanged = new Set();
+      childListChanged = new Set();
+      placeChanged = new Set();
+      styleChanged = new Set();
+      if (changed === undefined) {
+        // Nothing older is trusted: let the old answers go.
+        parents = new WeakMap();
+        visibility = new WeakMap();
+        upwardFacts = new WeakMap();
+        belowFacts = new WeakMap();
+        kept = new Map();
+      } else {
+        const siblings = sheets.reach === "siblings";
+        for (const { node, kind } of changed) {
+          if (kind === "added" || kind === "attributes") placeChanged.add(node);
+          if (kind === "added") continue;
+          if (kind === "childList") childListChanged.add(node);
+          for (let up: Node | null = node; up !== null && !contentChanged.has(up); up = up.parentNode ?? ((up as ShadowRoot).host ?? null)) contentChanged.add(up);
+          if (siblings) {
+            styleChanged.add(node);
+            if (kind === "attributes" && node.parentNode !== null) styleChanged.add(node.parentNode);
+          }
+        }
+        for (const node of placeChanged) styleChanged.add(node);
+      }
+      placeChangedAround = ancestryCheck(placeChanged);
+      styleChangedAround = ancestryCheck(styleChanged);
+    },
+    isVisible(element) {
+      const known = visibility.get(element);
+      if (!styleAll && confirmed(known, () => styleChangedAround(element))) {
+        known!.generation = generation;
+        return known!.visible;
+      }
+      const visible = isVisible(element);
+      visibility.set(element, { generation, visible });
+      return visible;
+    },
+    children(parent) {
+      const entry = bringUpToDate(parent);
+      const { children } = entry;
+      return {
+        elements: entry.elements,
+        fresh: entry.built === generation,
+        visible(position) {
+          const child = children[position]!;
+          child.visible ??= isVisible(child.element);
+          return child.visible;
+        },
+        fact(position, key, compute) {
+          const child = children[position]!;
+          child.facts ??= new Map();
+          if (child.facts.has(key)) return child.facts.get(key) as ReturnType<typeof compute>;
+          const value = compute(child.element);
+          child.facts.set(key, value);
+          return value;
+        },
+        remember(position, key, value) {
+          const child = children[position]!;
+          child.facts ??= new Map();
+          child.facts.set(key, value);
+        },
+      };
+    },
+    upward(element, key, compute) {
+      let known = upwardFacts.get(element);
+      if (!confirmed(known, () => placeChangedAround(element))) {
+        known = { generation, facts: new Map() };
+        upwardFacts.set(element, known);
+      }
+      known!.generation = generation;
+      if (known!.facts.has(key)) return known!.facts.get(key) as ReturnType<typeof compute>;
+      const value = compute(element);
+      known!.facts.set(key, value);
+      return value;
+    },
+    below(element, key) {
+      const known = belowFacts.get(element);
+      if (!confirmed(known, () => contentChanged.has(element))) return undefined;
+      known!.generation = generation;
+      return known!.facts.get(key) as never;
+    },
+    last(key) {
+      const known = kept.get(key);
+      return known !== undefined && known.generation === generation - 1 && !contentAll ? (known.value as never) : undefined;
+    },
+    keep(key, value) {
+      kept.set(key, { generation, value });
+    },
+    kindUnchanged(kind) {
+      return !contentAll && log !== undefined && previousVersion !== undefined && log.kindChangedAt(kind) <= previousVersion;
+    },
+    rememberBelow(element, key, value) {
+      let known = belowFacts.get(element);
+      if (known === undefined || known.generation !== generation) {
+        known = { generation, facts: new Map() };
+        belowFacts.set(element, known);
+      }
+      known.facts.set(key, value);
+    },
+  };
+}
