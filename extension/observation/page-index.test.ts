@@ -302,6 +302,64 @@ describe("page index", () => {
     }
   }, 120_000);
 
+  it("follows what CSS shows or hides with no DOM change there (pointer, viewport, a property set by script, a preference)", async () => {
+    const page = await openPage();
+    try {
+      await page.evaluate(() => {
+        document.getElementById("main")!.insertAdjacentHTML(
+          "beforeend",
+          `<div class="menu"><h3>Menu</h3><ul class="sub"><li><button>Sub action</button></li></ul></div>
+           <button class="wide-only">Wide action</button>
+           <div><input type="checkbox" id="gift"><span class="gift-note"><button>Add a note</button></span></div>
+           <button class="light-only">Light action</button><p id="elsewhere">Ready</p>`,
+        );
+      });
+      /** The page's only rule is `css`; the snapshot is read once with it before the state changes. */
+      const useSheet = async (css: string): Promise<void> => {
+        await page.evaluate((text) => void (document.getElementById("page-style")!.textContent = text), css);
+        expect(await page.evaluate(applyAndCompare, [])).toEqual([]);
+      };
+      /** A DOM change far from what CSS changed (so a snapshot is read), then the snapshot from the index against a fresh one. */
+      const compareAfterChangeElsewhere = async (): Promise<string[]> => {
+        await page.evaluate(() => {
+          const paragraph = document.getElementById("elsewhere")!;
+          paragraph.textContent = `${paragraph.textContent}.`;
+        });
+        return page.evaluate(applyAndCompare, []);
+      };
+      /** The buttons a fresh read lists: what each step changed. */
+      const freshButtons = (): Promise<string[]> =>
+        page.evaluate(() => Observation.readPageSnapshot({ window, source: Observation.querySource([document]), scrub: (text: string) => text }).snapshot.buttons);
+
+      // The pointer over the menu shows its sub-list.
+      await useSheet(".menu .sub { display: none } .menu:hover .sub { display: block }");
+      expect(await freshButtons()).not.toContain("Sub action");
+      await page.hover(".menu h3");
+      expect(await compareAfterChangeElsewhere()).toEqual([]);
+      expect(await freshButtons()).toContain("Sub action");
+      // A narrower viewport hides the wide-only button.
+      await useSheet("@media (max-width: 700px) { .wide-only { display: none } }");
+      expect(await freshButtons()).toContain("Wide action");
+      await page.setViewport({ width: 600, height: 800 });
+      expect(await compareAfterChangeElsewhere()).toEqual([]);
+      expect(await freshButtons()).not.toContain("Wide action");
+      // A box ticked by script: no event, no record.
+      await useSheet("#gift:checked ~ .gift-note { display: none }");
+      expect(await freshButtons()).toContain("Add a note");
+      await page.evaluate(() => void ((document.getElementById("gift") as HTMLInputElement).checked = true));
+      expect(await compareAfterChangeElsewhere()).toEqual([]);
+      expect(await freshButtons()).not.toContain("Add a note");
+      // The system's colour scheme.
+      await useSheet("@media (prefers-color-scheme: dark) { .light-only { display: none } }");
+      expect(await freshButtons()).toContain("Light action");
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+      expect(await compareAfterChangeElsewhere()).toEqual([]);
+      expect(await freshButtons()).not.toContain("Light action");
+    } finally {
+      await page.close();
+    }
+  });
+
   it("renames an element when what its name is read through changes elsewhere in the page", async () => {
     const page = await openPage();
     const names = await page.evaluate(() => {

@@ -8,17 +8,19 @@
  * outside the DOM: a resize, a toggled popover, a root coming or going, a state CSS follows).
  *
  * Visibility (`checkVisibility()`: whether the element has a box) follows CSS, so how far a change
- * reaches depends on the page's style sheets, read here (`styleReach`):
- * - "subtree": a change can only alter the boxes of the changed node and what is below it;
- * - "siblings": some rule that hides or shows selects on siblings or position (`+`, `~`,
- *   `:nth-child`, `:empty`…): a change reaches its parent's subtree;
- * - "everything": some such rule follows the pointer or focus (`:hover`, `:focus-within`), looks
- *   down (`:has()`), or the size of a container (`@container`); or a sheet cannot be read (another
- *   origin's). Nothing about visibility is remembered then.
- * A sheet added, removed or changed (its rule count) also means "everything". What no record and
- * no event announces — a `checked` or `value` property set by script that CSS follows, a media
- * query that flips without a resize — is caught by the page index's `touch()` where the observer
- * sees it (dom-observer.ts: a state selector on a field's edit, a resize), not here.
+ * reaches depends on the page's style sheets, read here (`createStyleSheets`, only rules that set
+ * `display`, `content-visibility` or `all` count):
+ * - "subtree": a change can only alter the boxes of the changed element and what is below it;
+ * - "siblings": some rule selects on siblings or position (`+`, `~`, `:nth-child`, `:empty`…): a
+ *   change reaches its parent's subtree;
+ * - "everything": some rule follows what no DOM record announces — the pointer or focus (`:hover`,
+ *   `:focus-within`), a control's state or value (`:checked`, `:invalid`: a property set by script
+ *   fires nothing), a media feature other than the viewport's size (`prefers-color-scheme`), a
+ *   container's size (`@container`) — or looks down (`:has()`), or a sheet cannot be read (another
+ *   origin's). No visibility is remembered on such a page: every read asks again.
+ * A sheet added, removed or changed (its rule count), and a viewport (or frame) whose size or zoom
+ * changed, also mean "everything" for that read. Facts read from the DOM alone (an item's
+ * controls, a subtree without counters, where a list sits) are kept whatever the sheets say.
  */
 
 type Root = Document | ShadowRoot;
@@ -46,8 +48,15 @@ export type StyleReach = "subtree" | "siblings" | "everything";
 
 /** Properties `checkVisibility()` follows (with `all`, which resets them). */
 const BOX_PROPERTIES = ["display", "content-visibility", "all"] as const;
-/** Selectors whose match follows something no DOM record announces, or that look down the tree. */
-const FAR_SELECTOR = /:(has|hover|focus|focus-within|focus-visible|active|target|target-within|popover-open|open|closed|modal|fullscreen|picture-in-picture|playing|paused|defined|state)\b|:host-context\b/i;
+/**
+ * Selectors whose match follows something no DOM record announces — the pointer, focus, the URL's
+ * fragment, a control's state or value (a property set by script fires no record) — or that look
+ * down the tree.
+ */
+const FAR_SELECTOR =
+  /:(has|hover|focus|focus-within|focus-visible|active|target|target-within|popover-open|open|closed|modal|fullscreen|picture-in-picture|playing|paused|defined|state|checked|indeterminate|default|valid|invalid|user-valid|user-invalid|placeholder-shown|in-range|out-of-range|autofill|-webkit-autofill|blank)\b|:host-context\b/i;
+/** Media features a resize (which the reader notices) can flip; a rule under any other (`prefers-color-scheme`, `hover`, `print`) may flip unannounced. */
+const RESIZE_MEDIA = /^(?:\s|,|\b(?:and|or|not|only|screen|all)\b|\([^()]*\b(?:width|height|aspect-ratio|orientation)\b[^()]*\))*$/i;
 /** Selectors whose match follows an element's siblings or its position among them. */
 const SIBLING_SELECTOR = /[+~]|:(nth-child|nth-last-child|nth-of-type|nth-last-of-type|first-child|last-child|only-child|first-of-type|last-of-type|only-of-type|empty)\b/i;
 
@@ -56,6 +65,24 @@ const RANK: Record<StyleReach, number> = { subtree: 0, siblings: 1, everything: 
 export interface StyleSheets {
   /** How far a change may reach the boxes of other elements, from the roots' sheets, and whether the sheets changed since the last call. */
   read(roots: readonly Root[]): { reach: StyleReach; changed: boolean };
+}
+
+function isContainerRule(rule: CSSRule): boolean {
+  return typeof CSSContainerRule === "function" && rule instanceof CSSContainerRule;
+}
+
+function isMediaRule(rule: CSSRule): rule is CSSMediaRule {
+  return rule instanceof CSSMediaRule;
+}
+
+/** Whether any rule (nested ones included) sets a property `checkVisibility()` follows. */
+function hasBoxRules(rules: CSSRuleList, depth: number): boolean {
+  for (const rule of rules) {
+    const style = rule as Partial<CSSStyleRule & CSSGroupingRule>;
+    if (style.style !== undefined && BOX_PROPERTIES.some((property) => style.style?.getPropertyValue(property) !== "")) return true;
+    if (style.cssRules !== undefined && depth < 8 && hasBoxRules(style.cssRules, depth + 1)) return true;
+  }
+  return false;
 }
 
 /** Reads the roots' sheets, remembering each sheet's answer while its rule count stays. */
@@ -67,15 +94,15 @@ export function createStyleSheets(): StyleSheets {
   const ofRules = (rules: CSSRuleList, depth: number): StyleReach => {
     let reach: StyleReach = "subtree";
     for (const rule of rules) {
-      const style = rule as Partial<CSSStyleRule & CSSGroupingRule & CSSImportRule & CSSContainerRule>;
+      const style = rule as Partial<CSSStyleRule & CSSGroupingRule & CSSImportRule>;
       if (typeof style.selectorText === "string" && style.style !== undefined && BOX_PROPERTIES.some((property) => style.style?.getPropertyValue(property) !== "")) {
         if (FAR_SELECTOR.test(style.selectorText)) return "everything";
         if (SIBLING_SELECTOR.test(style.selectorText)) reach = "siblings";
       }
-      // A container query follows a container's size, which any change may alter.
-      if (typeof style.containerName === "string" || typeof style.containerQuery === "string") return "everything";
       if (style.cssRules !== undefined && depth < 8) {
         const inner = ofRules(style.cssRules, depth + 1);
+        // A container query follows a container's size, which any change may alter; a media query other than the viewport's size may flip unannounced.
+        if (hasBoxRules(style.cssRules, depth + 1) && (isContainerRule(rule) || (isMediaRule(rule) && !RESIZE_MEDIA.test(rule.conditionText)))) return "everything";
         if (inner === "everything") return inner;
         if (RANK[inner] > RANK[reach]) reach = inner;
       }
@@ -246,6 +273,7 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
   let previousVersion: number | undefined;
   let log: ChangeLog | undefined;
   let kept = new Map<string, { generation: number; value: unknown }>();
+  let lastViewports: number[] = [];
   /** This read trusts nothing remembered (the first read; a change the log cannot tell). */
   let contentAll = true;
   /** This read trusts no remembered visibility (also: sheets changed, or their rules reach everything). */
@@ -323,8 +351,16 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
       version = now;
       log = changes;
       const sheets = styleSheets.read(roots);
+      // Media queries on the viewport's size flip with it: a resize (of a frame too) trusts no visibility remembered.
+      const viewports: number[] = [];
+      for (const root of roots) {
+        const view = root.nodeType === Node.DOCUMENT_NODE ? (root as Document).defaultView : null;
+        if (view !== null) viewports.push(view.innerWidth, view.innerHeight, view.devicePixelRatio);
+      }
+      const resized = viewports.length !== lastViewports.length || viewports.some((value, position) => value !== lastViewports[position]);
+      lastViewports = viewports;
       contentAll = changed === undefined;
-      styleAll = contentAll || sheets.changed || sheets.reach === "everything";
+      styleAll = contentAll || sheets.changed || sheets.reach === "everything" || resized;
       contentChanged = new Set();
       childListChanged = new Set();
       placeChanged = new Set();
