@@ -191,7 +191,7 @@ const changeArbitrary: fc.Arbitrary<Change> = fc.oneof(
       const [name, values] = ATTRIBUTES[attribute]!;
       return { op: "attribute" as const, at, name, value: values[choice % values.length]! };
     }),
-  fc.record({ op: fc.constant("text" as const), at: fc.nat(), text: fc.constantFrom("Add", "Remove", "Orders", "New text", "Ready", "") }),
+  fc.record({ op: fc.constant("text" as const), at: fc.nat(), text: fc.constantFrom("Add", "Remove", "Orders", "New text", "Ready", "", "3 left", "Total 12") }),
   fc.record({ op: fc.constant("shadow" as const), at: fc.nat(), html: fc.constantFrom("<button>Inside</button>", "<h4>Shadow heading</h4><a href='/s'>Shadow link</a>") }),
   fc.record({ op: fc.constant("check" as const), at: fc.nat() }),
   fc.record({ op: fc.constant("sheet" as const), css: fc.constantFrom(...SHEETS) }),

@@ -254,58 +254,117 @@ function listPlace(list: Element): { nested: boolean; inChrome: boolean } {
 
 /** A subtree no counter can come from: no text with a digit is reached below it (remembered by the memo while nothing in it changes). */
 const QUIET = "no-counter-below";
+/** Per parent: the positions of its children a counter may come from (neither skipped nor quiet). */
+const LOUD_CHILDREN = "counter-children";
+
+const hasDigitText = (parent: Element): boolean => {
+  for (let child = parent.firstChild; child !== null; child = child.nextSibling) {
+    if (child.nodeType === Node.TEXT_NODE && DIGIT.test(child.nodeValue ?? "")) return true;
+  }
+  return false;
+};
 
 /**
  * Short texts with numbers (counters), in tree order, each read through `clean`: a walk over the
  * elements and texts of each root (as a TreeWalker gives them) that skips what no counter is read
- * from — rows, buttons, links, headings, fields — and subtrees the memo knows are quiet.
+ * from — rows, buttons, links, headings, fields — and subtrees the memo knows are quiet. Below an
+ * element whose own texts hold no digit, only the children that changed since the last read and
+ * those a counter came from are visited: a list of 500 rows costs nothing when one row changed.
  */
 function readTexts(roots: readonly Root[], memo: SnapshotMemo, clean: (text: string, max?: number) => string): string[] {
   const texts: string[] = [];
   /** Set when a text's answer holds for everything inside an ancestor: the walk goes on after that ancestor. */
   let skipTo: Element | null = null;
+
+  /** Visits one element child; true when it is quiet (and was seen whole). */
+  const visitElement = (element: Element): boolean => {
+    // Rows, buttons, links, headings, fields: no text inside one is a counter, so none is visited.
+    if (holdsNoCounter(element) || memo.below(element, QUIET) === true) return true;
+    const quiet = walk(element);
+    if (quiet && skipTo === null) memo.rememberBelow(element, QUIET, true);
+    return quiet;
+  };
+
   /** Walks the children of `parent`; true when it is quiet (and the walk saw all of it). */
   const walk = (parent: Node): boolean => {
+    if (parent.nodeType === Node.ELEMENT_NODE) {
+      const view = memo.children(parent as Element);
+      if (!view.ownTexts(hasDigitText)) return walkElements(view);
+    }
     let quiet = true;
     for (let child = parent.firstChild; child !== null; child = child.nextSibling) {
       if (texts.length >= LIMITS.texts) return false;
       if (child.nodeType === Node.ELEMENT_NODE) {
-        const element = child as Element;
-        // Rows, buttons, links, headings, fields: no text inside one is a counter, so none is visited.
-        if (holdsNoCounter(element) || memo.below(element, QUIET) === true) continue;
-        const below = walk(element);
+        const below = visitElement(child as Element);
         if (skipTo !== null) {
-          if (skipTo !== element) return false;
+          if (skipTo !== child) return false;
           skipTo = null;
           quiet = false;
-        } else if (below) memo.rememberBelow(element, QUIET, true);
-        else quiet = false;
+        } else if (!below) quiet = false;
         continue;
       }
       if (child.nodeType !== Node.TEXT_NODE || !DIGIT.test(child.nodeValue ?? "")) continue;
       quiet = false;
-      let holder = child.parentElement;
-      // Up from the number to the short phrase it is part of ("<strong>2</strong> items left"), never to a whole section.
-      while (holder !== null && INLINE_TAGS.has(holder.tagName) && holder.parentElement !== null && !CONTAINERS.has(holder.parentElement.tagName) && holder.parentElement.childElementCount <= 3 && subtreeText(holder.parentElement).length <= COUNTER_TEXT_MAX) holder = holder.parentElement;
-      if (holder === null) continue;
-      const listed = holder.closest(NOT_COUNTER);
-      if (listed !== null) {
-        // Every other text inside it ends at the same answer (a holder climbs past an element only
-        // through inline tags): the walk goes on after it. 500 rows cost one check each, not three.
-        if (!INLINE_TAGS.has(listed.tagName)) {
-          skipTo = listed;
-          return false;
-        }
-        continue;
-      }
-      // Nothing from inside a list's row, even across a shadow boundary: a row may show what was typed.
-      if (memo.upward(holder, "row", contextOf) !== undefined || !memo.isVisible(holder)) continue;
-      const text = clean(subtreeText(holder), COUNTER_TEXT_MAX + 1);
-      if (text === "" || text.length > COUNTER_TEXT_MAX || texts.includes(text)) continue;
-      texts.push(text);
+      if (!readCounter(child as Text)) return false;
     }
     return quiet;
   };
+
+  /** Walks the element children of a parent whose own texts hold no digit: those that changed, and those a counter may come from. */
+  const walkElements = (view: ChildView): boolean => {
+    const { elements, changed } = view;
+    const known = view.state<Set<number>>(LOUD_CHILDREN);
+    const loud = known !== undefined && changed !== undefined ? known : new Set<number>();
+    const positions = known !== undefined && changed !== undefined ? [...new Set([...known, ...changed])].sort((a, b) => a - b) : elements.keys();
+    view.setState(LOUD_CHILDREN, loud);
+    let complete = true;
+    for (const position of positions) {
+      if (!complete || texts.length >= LIMITS.texts) {
+        // Not seen this time: looked at again next time.
+        complete = false;
+        loud.add(position);
+        continue;
+      }
+      const element = elements[position]!;
+      const quiet = visitElement(element);
+      if (skipTo !== null) {
+        loud.add(position);
+        if (skipTo !== element) {
+          complete = false;
+          continue;
+        }
+        skipTo = null;
+      } else if (quiet) loud.delete(position);
+      else loud.add(position);
+    }
+    if (!complete) {
+      // Left early (a skip past an ancestor, or enough texts): the remaining positions were kept loud above.
+      return false;
+    }
+    return loud.size === 0;
+  };
+
+  /** Reads the counter a text with a digit belongs to; false when the walk must go on after an ancestor (`skipTo`). */
+  const readCounter = (text: Text): boolean => {
+    let holder = text.parentElement;
+    // Up from the number to the short phrase it is part of ("<strong>2</strong> items left"), never to a whole section.
+    while (holder !== null && INLINE_TAGS.has(holder.tagName) && holder.parentElement !== null && !CONTAINERS.has(holder.parentElement.tagName) && holder.parentElement.childElementCount <= 3 && subtreeText(holder.parentElement).length <= COUNTER_TEXT_MAX) holder = holder.parentElement;
+    if (holder === null) return true;
+    const listed = holder.closest(NOT_COUNTER);
+    if (listed !== null) {
+      // Every other text inside it ends at the same answer (a holder climbs past an element only
+      // through inline tags): the walk goes on after it. 500 rows cost one check each, not three.
+      if (INLINE_TAGS.has(listed.tagName)) return true;
+      skipTo = listed;
+      return false;
+    }
+    // Nothing from inside a list's row, even across a shadow boundary: a row may show what was typed.
+    if (memo.upward(holder, "row", contextOf) !== undefined || !memo.isVisible(holder)) return true;
+    const value = clean(subtreeText(holder), COUNTER_TEXT_MAX + 1);
+    if (value !== "" && value.length <= COUNTER_TEXT_MAX && !texts.includes(value)) texts.push(value);
+    return true;
+  };
+
   for (const root of roots) {
     const start = root.nodeType === Node.DOCUMENT_NODE ? (root as Document).body : root;
     if (start === null || texts.length >= LIMITS.texts) continue;

@@ -181,6 +181,13 @@ interface ParentEntry {
   built: number;
   children: ChildEntry[];
   elements: Element[];
+  positions?: Map<Element, number>;
+  /** Positions of the children whose facts or visibility this read forgot; undefined: any may have changed. */
+  changed: number[] | undefined;
+  /** A fact of the parent's own texts (its text children), while none of them changed. */
+  ownTexts?: unknown;
+  /** What a reader keeps about the children as a whole, while the child list stays and the entry is read every time. */
+  state?: Map<string, { generation: number; value: unknown }>;
 }
 
 /** Facts remembered of one element, and the read they were last confirmed in. */
@@ -219,6 +226,13 @@ export interface ChildView {
   fact<T>(position: number, key: string, compute: (child: Element) => T): T;
   /** Remembers a fact of the child at `position` read in bulk (what `fact` would have computed). */
   remember(position: number, key: string, value: unknown): void;
+  /** Positions of the children whose facts or visibility may differ from the last read's; undefined: any may. */
+  readonly changed: readonly number[] | undefined;
+  /** A fact of the parent's text children (`compute` reads nothing else), remembered while none of them changed. */
+  ownTexts<T>(compute: (parent: Element) => T): T;
+  /** What a reader kept under `key` about these children as a whole at the last read (undefined if the child list changed since). */
+  state<T>(key: string): T | undefined;
+  setState(key: string, value: unknown): void;
 }
 
 /** No memory: every answer read afresh (a source without a change log; the reference reads are tested against). */
@@ -233,6 +247,10 @@ export const NO_MEMO: SnapshotMemo = {
       visible: (position) => isVisible(elements[position]!),
       fact: (position, _key, compute) => compute(elements[position]!),
       remember: () => undefined,
+      changed: undefined,
+      ownTexts: (compute) => compute(parent),
+      state: () => undefined,
+      setState: () => undefined,
     };
   },
   upward: (element, _key, compute) => compute(element),
@@ -282,6 +300,8 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
   let contentChanged = new Set<Node>();
   /** Nodes whose child list changed. */
   let childListChanged = new Set<Node>();
+  /** Nodes a text child of which changed. */
+  let textChanged = new Set<Node>();
   /** Elements whose tag, attributes or place changed: attributes changed, added (maybe moved). */
   let placeChanged = new Set<Node>();
   /** Elements whose box, and their subtree's, may have changed: `placeChanged`, and where the sheets select on siblings, the parents of changed attributes, changed child lists, texts' parents. */
@@ -297,7 +317,7 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
 
   const rebuild = (parent: Element): ParentEntry => {
     const children = Array.from(parent.children, fresh);
-    const entry: ParentEntry = { generation, built: generation, children, elements: children.map((child) => child.element) };
+    const entry: ParentEntry = { generation, built: generation, children, elements: children.map((child) => child.element), changed: undefined };
     parents.set(parent, entry);
     return entry;
   };
@@ -309,33 +329,56 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
     return found;
   };
 
+  /** The positions of the given children of an entry (its elements' positions, indexed once). */
+  const positionsOf = (entry: ParentEntry, children: Iterable<Node>): number[] => {
+    entry.positions ??= new Map(entry.elements.map((element, position) => [element, position]));
+    const found: number[] = [];
+    for (const child of children) {
+      const position = entry.positions.get(child as Element);
+      if (position !== undefined) found.push(position);
+    }
+    return found;
+  };
+
   const bringUpToDate = (parent: Element): ParentEntry => {
     let entry = parents.get(parent);
     if (entry !== undefined && entry.generation === generation) return entry;
     if (entry === undefined || entry.generation !== generation - 1 || contentAll) return rebuild(parent);
     entry.generation = generation;
+    entry.changed = [];
     if (!contentChanged.has(parent) && !styleAll && !styleChangedAround(parent)) return entry;
+    const all = (): void => {
+      entry!.changed = undefined;
+    };
+    const reset = (positions: readonly number[], what: "facts" | "visible"): void => {
+      for (const position of positions) entry!.children[position]![what] = undefined;
+      entry!.changed?.push(...positions);
+    };
     if (contentChanged.has(parent)) {
+      if (childListChanged.has(parent) || textChanged.has(parent)) entry.ownTexts = undefined;
       if (childListChanged.has(parent)) {
         // Children came or went: those that stayed keep what was read of them.
         const kept = new Map(entry.children.map((child) => [child.element, child]));
         entry.children = Array.from(parent.children, (element) => kept.get(element) ?? fresh(element));
         entry.elements = entry.children.map((child) => child.element);
+        entry.positions = undefined;
+        entry.state = undefined;
+        all();
       }
       // Something below changed: the children it is below forget their facts (all of them when it came through the shadow root).
-      const viaShadow = parent.shadowRoot !== null && contentChanged.has(parent.shadowRoot);
-      const touched = viaShadow ? undefined : childrenAmong(parent, contentChanged);
-      for (const child of entry.children) if (touched === undefined || touched.has(child.element)) child.facts = undefined;
+      if (parent.shadowRoot !== null && contentChanged.has(parent.shadowRoot)) {
+        for (const child of entry.children) child.facts = undefined;
+        all();
+      } else reset(positionsOf(entry, childrenAmong(parent, contentChanged)), "facts");
     }
     if (styleAll || styleChangedAround(parent)) {
       for (const child of entry.children) child.visible = undefined;
+      all();
     } else if (parent.shadowRoot !== null) {
       // Slotted children take their boxes from the shadow tree too.
       for (const child of entry.children) if (styleChangedAround(child.element)) child.visible = undefined;
-    } else {
-      const restyled = childrenAmong(parent, styleChanged);
-      if (restyled.size > 0) for (const child of entry.children) if (restyled.has(child.element)) child.visible = undefined;
-    }
+      all();
+    } else reset(positionsOf(entry, childrenAmong(parent, styleChanged)), "visible");
     return entry;
   };
 
@@ -363,6 +406,7 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
       styleAll = contentAll || sheets.changed || sheets.reach === "everything" || resized;
       contentChanged = new Set();
       childListChanged = new Set();
+      textChanged = new Set();
       placeChanged = new Set();
       styleChanged = new Set();
       if (changed === undefined) {
@@ -378,6 +422,7 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
           if (kind === "added" || kind === "attributes") placeChanged.add(node);
           if (kind === "added") continue;
           if (kind === "childList") childListChanged.add(node);
+          if (kind === "characterData") textChanged.add(node);
           for (let up: Node | null = node; up !== null && !contentChanged.has(up); up = up.parentNode ?? ((up as ShadowRoot).host ?? null)) contentChanged.add(up);
           if (siblings) {
             styleChanged.add(node);
@@ -422,6 +467,20 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
           const child = children[position]!;
           child.facts ??= new Map();
           child.facts.set(key, value);
+        },
+        changed: entry.changed,
+        ownTexts(compute) {
+          if (entry.ownTexts === undefined) entry.ownTexts = { value: compute(parent) };
+          return (entry.ownTexts as { value: never }).value;
+        },
+        state(key) {
+          // Kept at the last read only: a reader that skipped a read missed the changes it brought.
+          const known = entry.state?.get(key);
+          return known !== undefined && known.generation === generation - 1 ? (known.value as never) : undefined;
+        },
+        setState(key, value) {
+          entry.state ??= new Map();
+          entry.state.set(key, { generation, value });
         },
       };
     },
