@@ -95,9 +95,10 @@ function deepQueryAll(root: Element, selector: string, limit: number): Element[]
  * How many items a list shows (its visible children that are items, at most `LIMITS.counted`
  * looked at) and how many of those hold a checked control: the item itself, or one inside it
  * (inside open shadow roots too). Visibility and each item's controls are remembered by the memo
- * while nothing that could alter them changed; whether a control is checked is read every time (a
- * property, set without any DOM change). Where an observed shadow root is in the list (rare), each
- * item is searched afresh, shadow roots included.
+ * while nothing that could alter them changed, and for a list whose items are its children the
+ * counts too, updated from the children that changed; whether a control is checked is read every
+ * time (a property, set without any DOM change). Where an observed shadow root is in the list
+ * (rare), each item is searched afresh, shadow roots included.
  */
 function listCounts(list: Element, memo: SnapshotMemo, shadowHosts: readonly Element[]): { items: number; checked: number } {
   if (shadowHosts.some((host) => list.contains(host))) {
@@ -110,21 +111,10 @@ function listCounts(list: Element, memo: SnapshotMemo, shadowHosts: readonly Ele
       }).length,
     };
   }
+  const direct = directCounts(list, memo);
+  if (direct !== undefined) return direct;
   const items = itemsOf(list, memo);
-  if (items.some(({ view }) => view.fresh)) {
-    // Read afresh: one query over the list finds the controls, each given to the item it sits in.
-    const byItem = new Map<Element, Element[]>(items.map(({ view, position }) => [view.elements[position]!, []]));
-    for (const control of list.querySelectorAll(CHECKED_INSIDE)) {
-      for (let node: Element | null = control; node !== null && node !== list; node = node.parentElement) {
-        const controls = byItem.get(node);
-        if (controls !== undefined) {
-          controls.push(control);
-          break;
-        }
-      }
-    }
-    for (const { view, position } of items) view.remember(position, CONTROLS, byItem.get(view.elements[position]!));
-  }
+  if (items.some(({ view }) => view.fresh)) rememberControls(list, items);
   let checked = 0;
   for (const { view, position } of items) {
     if (view.fact(position, CONTROLS, controlsOf).some(isChecked)) checked += 1;
@@ -132,9 +122,93 @@ function listCounts(list: Element, memo: SnapshotMemo, shadowHosts: readonly Ele
   return { items: items.length, checked };
 }
 
+/** Read afresh: one query over the list finds the controls, each given to the item it sits in. */
+function rememberControls(list: Element, items: ReadonlyArray<{ view: ChildView; position: number }>): void {
+  const byItem = new Map<Element, Element[]>(items.map(({ view, position }) => [view.elements[position]!, []]));
+  for (const control of list.querySelectorAll(CHECKED_INSIDE)) {
+    for (let node: Element | null = control; node !== null && node !== list; node = node.parentElement) {
+      const controls = byItem.get(node);
+      if (controls !== undefined) {
+        controls.push(control);
+        break;
+      }
+    }
+  }
+  for (const { view, position } of items) view.remember(position, CONTROLS, byItem.get(view.elements[position]!));
+}
+
 const CONTROLS = "checked-controls";
+const COUNTS = "list-counts";
 const controlsOf = (item: Element): Element[] => [...(item.matches(CHECKED_INSIDE) ? [item] : []), ...item.querySelectorAll(CHECKED_INSIDE)];
 const isListItem = (element: Element): boolean => element.matches(LIST_ITEMS);
+
+/** A list's counts as of the last read, by its children's positions. */
+interface ListState {
+  /** Per position: whether the child is an item. */
+  items: boolean[];
+  /** The position after the last child looked at (`LIMITS.counted` items at most). */
+  until: number;
+  /** Visible items among them, and those of these that hold a control that can be checked. */
+  visible: Set<number>;
+  controlled: Set<number>;
+}
+
+/** What a list's child is: an item, not one, or a table section (whose rows are the items). */
+function childKind(view: ChildView, position: number, bulleted: boolean): "item" | "other" | "section" {
+  const tag = view.elements[position]!.tagName;
+  if (tag === "TEMPLATE" || tag === "SCRIPT" || tag === "STYLE") return "other";
+  if (tag === "TBODY" || tag === "THEAD" || tag === "TFOOT") return "section";
+  return bulleted || view.fact(position, "list-item", isListItem) ? "item" : "other";
+}
+
+/**
+ * The counts of a list whose items are its children (no table sections), kept from the last read
+ * and updated from the children that changed since; undefined for a list with table sections.
+ */
+function directCounts(list: Element, memo: SnapshotMemo): { items: number; checked: number } | undefined {
+  const view = memo.children(list);
+  const bulleted = list.tagName === "UL" || list.tagName === "OL";
+  let state = view.changed === undefined ? undefined : view.state<ListState>(COUNTS);
+  if (state !== undefined) {
+    for (const position of view.changed!) {
+      const kind = childKind(view, position, bulleted);
+      if (kind !== (state.items[position] ? "item" : "other")) {
+        // Which children are items changed: where the count stops may move.
+        state = undefined;
+        break;
+      }
+      if (position >= state.until) continue;
+      state.visible.delete(position);
+      state.controlled.delete(position);
+      if (kind !== "item" || !view.visible(position)) continue;
+      state.visible.add(position);
+      if (view.fact(position, CONTROLS, controlsOf).length > 0) state.controlled.add(position);
+    }
+  }
+  if (state === undefined) {
+    const fresh: ListState = { items: [], until: view.elements.length, visible: new Set(), controlled: new Set() };
+    let looked = 0;
+    for (let position = 0; position < view.elements.length; position += 1) {
+      if (looked >= LIMITS.counted) {
+        fresh.until = position;
+        break;
+      }
+      const kind = childKind(view, position, bulleted);
+      if (kind === "section") return undefined;
+      fresh.items.push(kind === "item");
+      if (kind !== "item") continue;
+      looked += 1;
+      if (view.visible(position)) fresh.visible.add(position);
+    }
+    if (view.fresh) rememberControls(list, [...fresh.visible].map((position) => ({ view, position })));
+    for (const position of fresh.visible) if (view.fact(position, CONTROLS, controlsOf).length > 0) fresh.controlled.add(position);
+    state = fresh;
+  }
+  view.setState(COUNTS, state);
+  let checked = 0;
+  for (const position of state.controlled) if (view.fact(position, CONTROLS, controlsOf).some(isChecked)) checked += 1;
+  return { items: state.visible.size, checked };
+}
 
 /** A list's visible items (each as its place among its parent's children), at most `LIMITS.counted` looked at. */
 function itemsOf(list: Element, memo: SnapshotMemo): Array<{ view: ChildView; position: number }> {
