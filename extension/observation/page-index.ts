@@ -379,14 +379,19 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
   };
 
   // --- names: a change invalidates the names that may read it ---
+  /** Per tree, the ids `aria-labelledby`s point at, as the DOM is now (read once per pass over the records: the DOM does not change during one). */
+  let labelledByIds = new Map<Node, Set<string>>();
   /** Whether some element of the element's tree names itself through it (`aria-labelledby`, split as accessible-name.ts splits it). */
   const isLabelledByIn = (element: Element): boolean => {
-    const root = element.getRootNode() as ParentNode;
+    const root = element.getRootNode() as ParentNode & Node;
     if (typeof root.querySelectorAll !== "function") return true;
-    for (const labelled of root.querySelectorAll("[aria-labelledby]")) {
-      if (labelled.getAttribute("aria-labelledby")!.split(/\s+/).includes(element.id)) return true;
+    let ids = labelledByIds.get(root);
+    if (ids === undefined) {
+      ids = new Set();
+      for (const labelled of root.querySelectorAll("[aria-labelledby]")) for (const id of labelled.getAttribute("aria-labelledby")!.split(/\s+/)) ids.add(id);
+      labelledByIds.set(root, ids);
     }
-    return false;
+    return ids.has(element.id);
   };
 
   /** The parent in the flat tree: a slotted node's slot, a shadow root's host. */
@@ -444,6 +449,7 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
   };
 
   const applyRecords = (records: readonly MutationRecord[]): void => {
+    labelledByIds = new Map();
     // Walks up stop where an earlier record of the same kind already went (a label reacts differently to both kinds).
     const visitedByText = new WeakSet<Node>();
     const visitedByStructure = new WeakSet<Node>();
@@ -508,6 +514,7 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
     observer.observe(root, { childList: true, subtree: true, attributes: true, characterData: true });
     listSubtree(root, entry);
     // The host's own name and text may now come from its shadow tree.
+    labelledByIds = new Map();
     if (isShadowRoot(root)) forgetUpFrom(root.host, true, new WeakSet());
   };
 

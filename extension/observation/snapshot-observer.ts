@@ -158,15 +158,15 @@ export function snapshotText(snapshot: PageSnapshot): string {
   return lines.join("\n");
 }
 
-/** One read of the distinct visible names of a kind, and what it depended on (beside the names themselves). */
-interface NamesRead {
+/** One read of a part of the snapshot, and what it depended on beside its elements and their names. */
+interface PartRead<T> {
   scrub: (text: string) => string;
   /** Per root: whether editable regions were looked for. */
   editable: boolean[];
   /** The elements whose visibility was asked, and the answers. */
   asked: Element[];
   answers: boolean[];
-  listed: string[];
+  value: T[];
 }
 
 function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): PageSnapshot {
@@ -189,91 +189,113 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
     }
   };
 
+  const editable = roots.map((root) => editableRoots.has(root));
   /**
-   * Distinct names of visible elements, in order of first appearance (a plain loop: on a large
-   * page it is the longest one). The last read's answer stands while no element of the kind came,
-   * went or was renamed, every visibility it asked is still the same, and typed values are cut the
-   * same way.
+   * One part of the snapshot as `read` gives it, or as the last read gave it while nothing it
+   * depends on changed: no element of its kinds came, went or was renamed (page-index.ts), every
+   * visibility it asked is the same, typed values are cut the same way and editable regions are in
+   * the same roots. `read` must depend on nothing else.
    */
-  const distinctVisibleNames = (kind: "buttons" | "links", limit: number): string[] => {
-    const previous = memo.last<NamesRead>(kind);
-    const editable = roots.map((root) => editableRoots.has(root));
+  const reused = <T>(key: string, kinds: readonly SnapshotKind[], read: (visible: (element: Element) => boolean) => T[]): T[] => {
+    const previous = memo.last<PartRead<T>>(key);
     if (
       previous !== undefined &&
       previous.scrub === scrub &&
-      memo.kindUnchanged(kind) &&
       previous.editable.length === editable.length &&
       previous.editable.every((value, position) => value === editable[position]) &&
-      previous.asked.every((element, position) => element.isConnected && isVisible(element) === previous.answers[position])
+      kinds.every((kind) => memo.kindUnchanged(kind)) &&
+      previous.asked.every((element, position) => isVisible(element) === previous.answers[position])
     ) {
-      memo.keep(kind, previous);
-      return [...previous.listed];
+      memo.keep(key, previous);
+      return [...previous.value];
     }
-    const read: NamesRead = { scrub, editable, asked: [], answers: [], listed: [] };
-    const { listed, asked, answers } = read;
-    const cleaned = new Set<string>();
-    const seen = new Set<string>();
-    memo.keep(kind, read);
-    for (const root of roots) {
-      const checkEditable = editableRoots.has(root);
-      const elements = source.elements(root, kind);
-      for (let index = 0; index < elements.length; index += 1) {
-        const element = elements[index]!;
-        const raw = names.name(element);
-        // An element with a name already listed adds nothing: no visibility check for it.
-        if (raw === "" || seen.has(raw) || (checkEditable && insideEditable(element))) continue;
-        const visible = isVisible(element);
-        asked.push(element);
-        answers.push(visible);
-        if (!visible) continue;
-        seen.add(raw);
-        const name = clean(raw);
-        if (cleaned.has(name)) continue;
-        cleaned.add(name);
-        listed.push(name);
-        if (listed.length >= limit) return [...listed];
-      }
-    }
-    return [...listed];
+    const asked: Element[] = [];
+    const answers: boolean[] = [];
+    const value = read((element) => {
+      const visible = isVisible(element);
+      asked.push(element);
+      answers.push(visible);
+      return visible;
+    });
+    memo.keep(key, { scrub, editable, asked, answers, value });
+    return [...value];
   };
 
-  const headings: PageSnapshot["headings"] = [];
-  visit("headings", (element) => {
-    const text = names.text(element);
-    if (text === "" || !isVisible(element)) return false;
-    headings.push({ level: names.memo(element, "heading-level", headingLevel), text: clean(text) });
-    return headings.length >= LIMITS.headings;
+  /** Distinct names of visible elements, in order of first appearance (a plain loop: on a large page it is the longest one). */
+  const distinctVisibleNames = (kind: "buttons" | "links", limit: number): string[] =>
+    reused(kind, [kind], (visible) => {
+      const listed: string[] = [];
+      const cleaned = new Set<string>();
+      const seen = new Set<string>();
+      for (const root of roots) {
+        const checkEditable = editableRoots.has(root);
+        const elements = source.elements(root, kind);
+        for (let index = 0; index < elements.length; index += 1) {
+          const element = elements[index]!;
+          const raw = names.name(element);
+          // An element with a name already listed adds nothing: no visibility check for it.
+          if (raw === "" || seen.has(raw) || (checkEditable && insideEditable(element)) || !visible(element)) continue;
+          seen.add(raw);
+          const name = clean(raw);
+          if (cleaned.has(name)) continue;
+          cleaned.add(name);
+          listed.push(name);
+          if (listed.length >= limit) return listed;
+        }
+      }
+      return listed;
+    });
+
+  const headings = reused<PageSnapshot["headings"][number]>("headings", ["headings"], (visible) => {
+    const found: PageSnapshot["headings"] = [];
+    visit("headings", (element) => {
+      const text = names.text(element);
+      if (text === "" || !visible(element)) return false;
+      found.push({ level: names.memo(element, "heading-level", headingLevel), text: clean(text) });
+      return found.length >= LIMITS.headings;
+    });
+    return found;
   });
 
-  const landmarks: PageSnapshot["landmarks"] = [];
-  visit("landmarks", (element) => {
-    // A role is read from the element's attributes and tag (and a header's or footer's ancestors): remembered like its name.
-    const role = names.memo(element, "role", roleOf);
-    if (role === "generic") return false;
-    landmarks.push(optional({ role: role.slice(0, 40), name: clean(names.name(element)) }));
-    return landmarks.length >= LIMITS.landmarks;
+  const landmarks = reused<PageSnapshot["landmarks"][number]>("landmarks", ["landmarks"], () => {
+    const found: PageSnapshot["landmarks"] = [];
+    visit("landmarks", (element) => {
+      // A role is read from the element's attributes and tag (and a header's or footer's ancestors): remembered like its name.
+      const role = names.memo(element, "role", roleOf);
+      if (role === "generic") return false;
+      found.push(optional({ role: role.slice(0, 40), name: clean(names.name(element)) }));
+      return found.length >= LIMITS.landmarks;
+    });
+    return found;
   });
 
-  const dialogs: PageSnapshot["dialogs"] = [];
-  visit("dialogs", (element) => {
-    dialogs.push(optional({ name: clean(names.name(element)), open: element.tagName === "DIALOG" ? (element as HTMLDialogElement).open : isVisible(element) }));
-    return dialogs.length >= LIMITS.dialogs;
+  const dialogs = reused<PageSnapshot["dialogs"][number]>("dialogs", ["dialogs"], (visible) => {
+    const found: PageSnapshot["dialogs"] = [];
+    visit("dialogs", (element) => {
+      // A <dialog>'s `open` follows its attribute: a change to it renames the dialog (page-index.ts).
+      found.push(optional({ name: clean(names.name(element)), open: element.tagName === "DIALOG" ? (element as HTMLDialogElement).open : visible(element) }));
+      return found.length >= LIMITS.dialogs;
+    });
+    return found;
   });
 
-  const forms = describeForms(roots, source, clean);
+  const forms = reused("forms", ["forms", "fields"], () => describeForms(roots, source, clean));
   const buttons = distinctVisibleNames("buttons", LIMITS.buttons);
   const links = distinctVisibleNames("links", LIMITS.links);
 
-  const status_messages: string[] = [];
-  const statusSeen = new Set<string>();
-  visit("status", (element) => {
-    const raw = names.text(element);
-    if (raw === "") return false;
-    const text = clean(raw);
-    if (statusSeen.has(text)) return false;
-    statusSeen.add(text);
-    status_messages.push(text);
-    return status_messages.length >= LIMITS.status_messages;
+  const status_messages = reused("status", ["status"], () => {
+    const found: string[] = [];
+    const statusSeen = new Set<string>();
+    visit("status", (element) => {
+      const raw = names.text(element);
+      if (raw === "") return false;
+      const text = clean(raw);
+      if (statusSeen.has(text)) return false;
+      statusSeen.add(text);
+      found.push(text);
+      return found.length >= LIMITS.status_messages;
+    });
+    return found;
   });
 
   // Issue #14: lists, control states, counters and hover-revealed controls (snapshot-extras.ts).
