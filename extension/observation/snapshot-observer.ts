@@ -440,17 +440,22 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/** Over 32 KB in UTF-8 (a UTF-16 unit takes at most 3 bytes: a short text is not measured). */
+function tooLarge(json: string): boolean {
+  return json.length * 3 > PAGE_SNAPSHOT_MAX_BYTES && utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES;
+}
+
 /** Halves the longest list until the canonical JSON fits in 32 KB (links and buttons go first). */
 function fitToLimit(snapshot: PageSnapshot): { snapshot: PageSnapshot; json: string } {
   let current = snapshot;
   let json = snapshotJson(current);
   // Issue #14's extras go first.
-  if (utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES) {
+  if (tooLarge(json)) {
     const { lists: _lists, toggles: _toggles, texts: _texts, hover_revealed: _hover, ...rest } = current;
     current = rest;
     json = snapshotJson(current);
   }
-  for (let round = 0; round < 64 && utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES; round += 1) {
+  for (let round = 0; round < 64 && tooLarge(json); round += 1) {
     const lists = ["links", "buttons", "headings", "landmarks", "status_messages", "dialogs"] as const;
     const longest = lists.reduce((best, key) => (current[key].length > current[best].length ? key : best), lists[0]);
     const fieldCount = current.forms.reduce((sum, form) => sum + form.fields.length, 0);
