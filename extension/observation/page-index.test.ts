@@ -50,7 +50,7 @@ async function bundleObservation(): Promise<string> {
 }
 
 /** A page with a bit of everything a snapshot lists: a form with labels, buttons, links, headings, landmarks, status, an editable region. */
-const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Index test</title></head><body>
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Index test</title><style id="page-style"></style></head><body>
 <header><nav aria-label="Main"><a href="/a">Home</a> <a href="/b" id="orders-link">Orders</a> <a>No href</a></nav></header>
 <main id="main">
   <h1>Orders</h1>
@@ -116,7 +116,11 @@ type Change =
   | { op: "move"; at: number; to: number }
   | { op: "attribute"; at: number; name: string; value: string | null }
   | { op: "text"; at: number; text: string }
-  | { op: "shadow"; at: number; html: string };
+  | { op: "shadow"; at: number; html: string }
+  /** A property no DOM record announces. */
+  | { op: "check"; at: number }
+  /** The page's style sheet replaced. */
+  | { op: "sheet"; css: string };
 
 const SNIPPETS = [
   "<button>Add</button>",
@@ -162,7 +166,19 @@ const ATTRIBUTES: [string, (string | null)[]][] = [
   ["for", ["name", "email", "loose", null]],
   ["hidden", ["", null]],
   ["aria-hidden", ["true", null]],
-  ["class", ["add", "row in-cart", null]],
+  ["class", ["add", "row in-cart", "gone", "fold", null]],
+  ["style", ["display: none", "display: contents", null]],
+];
+
+/**
+ * Style sheets that hide elements in the ways a snapshot's memory must follow (snapshot-memo.ts):
+ * by an element's own attributes or an ancestor's; by a sibling or position; looking down (`:has`).
+ */
+const SHEETS = [
+  "",
+  ".gone { display: none } .fold li:nth-of-type(n) { color: red } .fold > * { display: none }",
+  ".gone + * { display: none } li:first-child { display: none }",
+  "li:has(.gone) { display: none } section:has(> .fold) ul { display: none }",
 ];
 
 const changeArbitrary: fc.Arbitrary<Change> = fc.oneof(
@@ -175,8 +191,10 @@ const changeArbitrary: fc.Arbitrary<Change> = fc.oneof(
       const [name, values] = ATTRIBUTES[attribute]!;
       return { op: "attribute" as const, at, name, value: values[choice % values.length]! };
     }),
-  fc.record({ op: fc.constant("text" as const), at: fc.nat(), text: fc.constantFrom("Add", "Remove", "Orders", "New text", "Ready", "") }),
+  fc.record({ op: fc.constant("text" as const), at: fc.nat(), text: fc.constantFrom("Add", "Remove", "Orders", "New text", "Ready", "", "3 left", "Total 12") }),
   fc.record({ op: fc.constant("shadow" as const), at: fc.nat(), html: fc.constantFrom("<button>Inside</button>", "<h4>Shadow heading</h4><a href='/s'>Shadow link</a>") }),
+  fc.record({ op: fc.constant("check" as const), at: fc.nat() }),
+  fc.record({ op: fc.constant("sheet" as const), css: fc.constantFrom(...SHEETS) }),
 );
 
 /** Applies the changes, then compares the index with a fresh read: returns what differs (empty when nothing does). */
@@ -188,6 +206,10 @@ function applyAndCompare(changes: Change[]): string[] {
     return all.length === 0 ? undefined : all[at % all.length];
   };
   for (const change of changes) {
+    if (change.op === "sheet") {
+      document.getElementById("page-style")!.textContent = change.css;
+      continue;
+    }
     const target = pick(change.at);
     if (target === undefined) continue;
     switch (change.op) {
@@ -216,6 +238,12 @@ function applyAndCompare(changes: Change[]): string[] {
         if (!["INPUT", "IMG", "TEXTAREA", "SELECT"].includes(target.tagName)) target.append(host);
         break;
       }
+      case "check": {
+        const boxes = [...document.querySelectorAll<HTMLInputElement>("input[type=checkbox], input[type=radio]")];
+        const box = boxes[change.at % Math.max(1, boxes.length)];
+        if (box) box.checked = !box.checked;
+        break;
+      }
     }
   }
 
@@ -238,7 +266,9 @@ function applyAndCompare(changes: Change[]): string[] {
       }
     }
   }
-  const scrub = (text: string): string => text;
+  // The same scrubber every time, as while nothing new is typed: what the snapshot kept from the last read is reused then.
+  const state = globalThis as unknown as { sameScrub?: (text: string) => string };
+  const scrub = (state.sameScrub ??= (text: string): string => text);
   const fromIndex = Observation.readPageSnapshot({ window, source: index, scrub }).json;
   const fresh = Observation.readPageSnapshot({ window, source: Observation.querySource([document]), scrub }).json;
   if (fromIndex !== fresh) problems.push(`snapshot from the index ${fromIndex}\n differs from a fresh one ${fresh}`);
@@ -250,9 +280,10 @@ describe("page index", () => {
     const page = await openPage();
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.array(changeArbitrary, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), async (batches) => {
+        fc.asyncProperty(fc.constantFrom(...SHEETS), fc.array(fc.array(changeArbitrary, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), async (css, batches) => {
           await page.reload({ waitUntil: "load" });
-          await page.evaluate(() => {
+          await page.evaluate((sheet) => {
+            document.getElementById("page-style")!.textContent = sheet;
             const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
             state.index = Observation.createPageIndex({
               onFrame: () => undefined,
@@ -261,17 +292,75 @@ describe("page index", () => {
               guard: { wrap: (callback) => callback },
             });
             state.index.addRoot(document);
-          });
+          }, css);
           // Warm every name first, so a stale one would show.
           expect(await page.evaluate(applyAndCompare, [])).toEqual([]);
           for (const batch of batches) expect(await page.evaluate(applyAndCompare, batch)).toEqual([]);
         }),
-        { numRuns: 40 },
+        { numRuns: 60 },
       );
     } finally {
       await page.close();
     }
   }, 120_000);
+
+  it("follows what CSS shows or hides with no DOM change there (pointer, viewport, a property set by script, a preference)", async () => {
+    const page = await openPage();
+    try {
+      await page.evaluate(() => {
+        document.getElementById("main")!.insertAdjacentHTML(
+          "beforeend",
+          `<div class="menu"><h3>Menu</h3><ul class="sub"><li><button>Sub action</button></li></ul></div>
+           <button class="wide-only">Wide action</button>
+           <div><input type="checkbox" id="gift"><span class="gift-note"><button>Add a note</button></span></div>
+           <button class="light-only">Light action</button><p id="elsewhere">Ready</p>`,
+        );
+      });
+      /** The page's only rule is `css`; the snapshot is read once with it before the state changes. */
+      const useSheet = async (css: string): Promise<void> => {
+        await page.evaluate((text) => void (document.getElementById("page-style")!.textContent = text), css);
+        expect(await page.evaluate(applyAndCompare, [])).toEqual([]);
+      };
+      /** A DOM change far from what CSS changed (so a snapshot is read), then the snapshot from the index against a fresh one. */
+      const compareAfterChangeElsewhere = async (): Promise<string[]> => {
+        await page.evaluate(() => {
+          const paragraph = document.getElementById("elsewhere")!;
+          paragraph.textContent = `${paragraph.textContent}.`;
+        });
+        return page.evaluate(applyAndCompare, []);
+      };
+      /** The buttons a fresh read lists: what each step changed. */
+      const freshButtons = (): Promise<string[]> =>
+        page.evaluate(() => Observation.readPageSnapshot({ window, source: Observation.querySource([document]), scrub: (text: string) => text }).snapshot.buttons);
+
+      // The pointer over the menu shows its sub-list.
+      await useSheet(".menu .sub { display: none } .menu:hover .sub { display: block }");
+      expect(await freshButtons()).not.toContain("Sub action");
+      await page.hover(".menu h3");
+      expect(await compareAfterChangeElsewhere()).toEqual([]);
+      expect(await freshButtons()).toContain("Sub action");
+      // A narrower viewport hides the wide-only button.
+      await useSheet("@media (max-width: 700px) { .wide-only { display: none } }");
+      expect(await freshButtons()).toContain("Wide action");
+      await page.setViewport({ width: 600, height: 800 });
+      expect(await compareAfterChangeElsewhere()).toEqual([]);
+      expect(await freshButtons()).not.toContain("Wide action");
+      // A box ticked by script: no event, no record.
+      await useSheet("#gift:checked ~ .gift-note { display: none }");
+      expect(await freshButtons()).toContain("Add a note");
+      await page.evaluate(() => void ((document.getElementById("gift") as HTMLInputElement).checked = true));
+      expect(await compareAfterChangeElsewhere()).toEqual([]);
+      expect(await freshButtons()).not.toContain("Add a note");
+      // The system's colour scheme.
+      await useSheet("@media (prefers-color-scheme: dark) { .light-only { display: none } }");
+      expect(await freshButtons()).toContain("Light action");
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+      expect(await compareAfterChangeElsewhere()).toEqual([]);
+      expect(await freshButtons()).not.toContain("Light action");
+    } finally {
+      await page.close();
+    }
+  });
 
   it("renames an element when what its name is read through changes elsewhere in the page", async () => {
     const page = await openPage();

@@ -1,6 +1,7 @@
 import { createNameCache, type NameCache } from "./accessible-name";
 import type { ErrorGuard } from "./error-guard";
 import { isShadowRoot, mayHostShadowRoot } from "./shadow-roots";
+import { createSnapshotMemo, type ChangeLog, type PageChange, type SnapshotMemo } from "./snapshot-memo";
 import { firstFollowing, type SnapshotKind, type SnapshotSource } from "./snapshot-observer";
 
 /**
@@ -153,6 +154,9 @@ const NAMELESS_ATTRIBUTE = /^(class|style|data-.*)$/;
 /** Attributes whose change can alter names anywhere: ids and `for` tie labels and references, `slot` moves text between trees, `contenteditable` and `type` change what counts as typed content or as a labelable control. */
 const FAR_REACHING_ATTRIBUTES = new Set(["id", "for", "slot", "contenteditable", "type"]);
 
+/** Changes remembered for `changes.since` (a read older than these re-reads the page). */
+const MAX_LOGGED_CHANGES = 512;
+
 /** Above this many records waiting, they are taken at once instead of at the next read (memory stays bounded on a busy page nobody acts on). */
 const MAX_PENDING_RECORDS = 2000;
 
@@ -187,6 +191,10 @@ export interface PageIndex extends SnapshotSource {
   readonly changeCount: number;
   /** Something a snapshot reads changed outside the DOM (the viewport, a toggled popover, a checked box that CSS may follow). */
   touch(): void;
+  /** Where the page changed, so a snapshot re-reads only what a change could alter (snapshot-memo.ts). */
+  changes: ChangeLog;
+  /** What a snapshot read from this index remembers for the next one. */
+  memo: SnapshotMemo;
   disconnect(): void;
 }
 
@@ -204,7 +212,24 @@ interface RootEntry {
 }
 
 export function createPageIndex(hooks: PageIndexHooks): PageIndex {
-  const names = createNameCache();
+  const nameCache = createNameCache();
+  /** Per kind: the change count at which its list, or the name of one of its elements, last changed (`changes.kindChangedAt`). */
+  const kindChangedAt = KINDS.map(() => 0);
+  const markKinds = (kinds: number): void => {
+    for (let kind = 0; kind < KINDS.length; kind += 1) if (kinds & (1 << kind)) kindChangedAt[kind] = changeCount;
+  };
+  const names: NameCache = {
+    ...nameCache,
+    forget(element) {
+      nameCache.forget(element);
+      const member = membership.get(element);
+      if (member !== undefined) markKinds(member.kinds);
+    },
+    forgetAll() {
+      nameCache.forgetAll();
+      markKinds(ALL_KINDS);
+    },
+  };
   const entries = new Map<Root, RootEntry>();
   /** Kinds of every listed element, and the root it is listed in. */
   const membership = new Map<Element, { kinds: number; entry: RootEntry }>();
@@ -213,6 +238,21 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
   let pending: MutationRecord[] = [];
   let changeCount = 0;
   let orderedRoots: Root[] | undefined;
+  /**
+   * The nodes changes happened at, each with the change count it brought (a record's target; a
+   * text's parent), for `changes.since`; before `logFloor` or `everythingAt` the log cannot tell.
+   */
+  let logNodes: PageChange[] = [];
+  let logCounts: number[] = [];
+  let logFloor = 0;
+  let everythingAt = 0;
+  const everything = (): void => {
+    changeCount += 1;
+    everythingAt = changeCount;
+    markKinds(ALL_KINDS);
+    logNodes = [];
+    logCounts = [];
+  };
 
   /** False for changes to our own nodes (the indicator), which no snapshot reads. */
   const isPageRecord = (record: MutationRecord): boolean => {
@@ -228,7 +268,26 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
       if (!isPageRecord(record)) continue;
       changeCount += 1;
       pending.push(record);
+      const { target } = record;
+      if (record.type === "characterData") {
+        if (target.parentNode !== null) log(target.parentNode, "characterData");
+        continue;
+      }
+      log(target, record.type);
+      // An added element may have been moved here: what was read of it where it was no longer holds.
+      if (record.type === "childList") for (const node of record.addedNodes) if (node.nodeType === Node.ELEMENT_NODE) log(node, "added");
     }
+  };
+
+  const log = (node: Node, kind: PageChange["kind"]): void => {
+    if (logNodes.length >= MAX_LOGGED_CHANGES) {
+      // A page changing faster than it is read: older changes are forgotten, a reader from before them reads afresh.
+      logFloor = logCounts[MAX_LOGGED_CHANGES / 2 - 1]!;
+      logNodes = logNodes.slice(MAX_LOGGED_CHANGES / 2);
+      logCounts = logCounts.slice(MAX_LOGGED_CHANGES / 2);
+    }
+    logNodes.push({ node, kind });
+    logCounts.push(changeCount);
   };
 
   const observer = new MutationObserver(
@@ -241,6 +300,7 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
   // --- listing ---
   const addToLists = (element: Element, kinds: number, entry: RootEntry): void => {
     membership.set(element, { kinds, entry });
+    markKinds(kinds);
     for (let kind = 0; kind < KINDS.length; kind += 1) {
       if ((kinds & (1 << kind)) === 0) continue;
       if (entry.unswept & (1 << kind)) sweepDetached(entry, kind);
@@ -257,10 +317,12 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
     if (member === undefined) return;
     membership.delete(element);
     member.entry.dirty |= member.kinds;
+    markKinds(member.kinds);
   };
 
   /** Drops disconnected elements from a list (their tree order is undefined). */
   const sweepDetached = (entry: RootEntry, kind: number): void => {
+    kindChangedAt[kind] = changeCount;
     entry.lists[kind] = entry.lists[kind]!.filter((element) => {
       if (element.isConnected) return true;
       if (membership.get(element)?.entry === entry) membership.delete(element);
@@ -317,6 +379,21 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
   };
 
   // --- names: a change invalidates the names that may read it ---
+  /** Per tree, the ids `aria-labelledby`s point at, as the DOM is now (read once per pass over the records: the DOM does not change during one). */
+  let labelledByIds = new Map<Node, Set<string>>();
+  /** Whether some element of the element's tree names itself through it (`aria-labelledby`, split as accessible-name.ts splits it). */
+  const isLabelledByIn = (element: Element): boolean => {
+    const root = element.getRootNode() as ParentNode & Node;
+    if (typeof root.querySelectorAll !== "function") return true;
+    let ids = labelledByIds.get(root);
+    if (ids === undefined) {
+      ids = new Set();
+      for (const labelled of root.querySelectorAll("[aria-labelledby]")) for (const id of labelled.getAttribute("aria-labelledby")!.split(/\s+/)) ids.add(id);
+      labelledByIds.set(root, ids);
+    }
+    return ids.has(element.id);
+  };
+
   /** The parent in the flat tree: a slotted node's slot, a shadow root's host. */
   const flatParent = (node: Node): Node | null => {
     const slot = (node as Element).assignedSlot;
@@ -340,7 +417,8 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
           if (control) forgetUpFrom(control, false, visited);
         }
       }
-      if (element.id !== "" && names.isReferencedId(element.id)) names.forgetAll();
+      // Only an `aria-labelledby` reads the referenced element's text: a label's `for` names its control from the label's own text.
+      if (element.id !== "" && names.isReferencedId(element.id) && isLabelledByIn(element)) names.forgetAll();
     }
   };
 
@@ -362,12 +440,16 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
       else if (element.matches(":defined")) {
         pendingUpgrades.delete(element);
         names.forget(element);
+        // Defined now: `:defined` rules may show or hide it, with no DOM change.
+        changeCount += 1;
+        log(element, "attributes");
         if (element.shadowRoot !== null) hooks.onShadowRoot(element.shadowRoot);
       }
     }
   };
 
   const applyRecords = (records: readonly MutationRecord[]): void => {
+    labelledByIds = new Map();
     // Walks up stop where an earlier record of the same kind already went (a label reacts differently to both kinds).
     const visitedByText = new WeakSet<Node>();
     const visitedByStructure = new WeakSet<Node>();
@@ -428,10 +510,11 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
     const entry: RootEntry = { root, lists: KINDS.map(() => []), dirty: 0, unswept: 0 };
     entries.set(root, entry);
     orderedRoots = undefined;
-    changeCount += 1;
+    everything();
     observer.observe(root, { childList: true, subtree: true, attributes: true, characterData: true });
     listSubtree(root, entry);
     // The host's own name and text may now come from its shadow tree.
+    labelledByIds = new Map();
     if (isShadowRoot(root)) forgetUpFrom(root.host, true, new WeakSet());
   };
 
@@ -441,7 +524,7 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
     for (const list of entry.lists) for (const element of list) if (membership.get(element)?.entry === entry) membership.delete(element);
     entries.delete(root);
     orderedRoots = undefined;
-    changeCount += 1;
+    everything();
   };
 
   /** Forgets everything listed and lists every live root again, as if just added. */
@@ -499,7 +582,25 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
       return changeCount;
     },
     touch() {
-      changeCount += 1;
+      everything();
+    },
+    memo: createSnapshotMemo(),
+    changes: {
+      get version() {
+        sync();
+        return changeCount;
+      },
+      since(version) {
+        sync();
+        if (version < everythingAt || version < logFloor) return undefined;
+        let start = logCounts.length;
+        while (start > 0 && logCounts[start - 1]! > version) start -= 1;
+        return logNodes.slice(start);
+      },
+      kindChangedAt(kind) {
+        sync();
+        return kindChangedAt[KINDS.indexOf(kind as IndexKind)] ?? changeCount;
+      },
     },
     disconnect() {
       observer.disconnect();

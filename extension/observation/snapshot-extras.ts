@@ -1,5 +1,6 @@
 import type { PageSnapshot } from "../../shared/observation/page-snapshot";
 import { roleOf, subtreeText, type Names } from "./accessible-name";
+import { NO_MEMO, type ChildView, type SnapshotMemo } from "./snapshot-memo";
 
 /**
  * The parts of a snapshot that say whether a sub-goal was reached (issue #14): lists and how many
@@ -77,10 +78,6 @@ export function createHoverRules(): HoverRules {
 
 const defaultHoverRules = createHoverRules();
 
-function isVisible(element: Element): boolean {
-  return typeof element.checkVisibility === "function" ? element.checkVisibility() : true;
-}
-
 /** The elements matching `selector` under `root`, its descendants' open shadow roots included (bounded). */
 function deepQueryAll(root: Element, selector: string, limit: number): Element[] {
   const found: Element[] = [];
@@ -94,45 +91,149 @@ function deepQueryAll(root: Element, selector: string, limit: number): Element[]
   return found;
 }
 
-function itemsOf(list: Element): Element[] {
-  const items: Element[] = [];
-  const take = (parent: Element) => {
-    for (const child of parent.children) {
-      if (items.length >= LIMITS.counted) return;
-      if (child.tagName === "TEMPLATE" || child.tagName === "SCRIPT" || child.tagName === "STYLE") continue;
-      if (child.tagName === "TBODY" || child.tagName === "THEAD" || child.tagName === "TFOOT") {
-        if (child.tagName === "TBODY") take(child);
-        continue;
-      }
-      if (list.tagName === "UL" || list.tagName === "OL" || child.matches(LIST_ITEMS)) items.push(child);
-    }
-  };
-  take(list);
-  return items.filter(isVisible);
+/**
+ * How many items a list shows (its visible children that are items, at most `LIMITS.counted`
+ * looked at) and how many of those hold a checked control: the item itself, or one inside it
+ * (inside open shadow roots too). Visibility and each item's controls are remembered by the memo
+ * while nothing that could alter them changed, and for a list whose items are its children the
+ * counts too, updated from the children that changed; whether a control is checked is read every
+ * time (a property, set without any DOM change). Where an observed shadow root is in the list
+ * (rare), each item is searched afresh, shadow roots included.
+ */
+function listCounts(list: Element, memo: SnapshotMemo, shadowHosts: readonly Element[]): { items: number; checked: number } {
+  if (shadowHosts.some((host) => list.contains(host))) {
+    const items = itemsOf(list, NO_MEMO);
+    return {
+      items: items.length,
+      checked: items.filter(({ view, position }) => {
+        const item = view.elements[position]!;
+        return (item.matches(CHECKED_INSIDE) && isChecked(item)) || deepQueryAll(item, CHECKED_INSIDE, 4).some(isChecked);
+      }).length,
+    };
+  }
+  const direct = directCounts(list, memo);
+  if (direct !== undefined) return direct;
+  const items = itemsOf(list, memo);
+  if (items.some(({ view }) => view.fresh)) rememberControls(list, items);
+  let checked = 0;
+  for (const { view, position } of items) {
+    if (view.fact(position, CONTROLS, controlsOf).some(isChecked)) checked += 1;
+  }
+  return { items: items.length, checked };
 }
 
-/**
- * How many of a list's items hold a checked control: the item itself, or one inside it (inside
- * open shadow roots too). Where no observed shadow root is in the list (nearly always), one query
- * over the list finds the checked controls and each is given to the item it sits in; otherwise each
- * item is searched, shadow roots included.
- */
-function checkedItems(list: Element, items: readonly Element[], shadowHosts: readonly Element[]): number {
-  if (shadowHosts.some((host) => list.contains(host))) {
-    return items.filter((item) => (item.matches(CHECKED_INSIDE) && isChecked(item)) || deepQueryAll(item, CHECKED_INSIDE, 4).some(isChecked)).length;
-  }
-  const itemSet = new Set(items);
-  const checked = new Set<Element>();
+/** Read afresh: one query over the list finds the controls, each given to the item it sits in. */
+function rememberControls(list: Element, items: ReadonlyArray<{ view: ChildView; position: number }>): void {
+  const byItem = new Map<Element, Element[]>(items.map(({ view, position }) => [view.elements[position]!, []]));
   for (const control of list.querySelectorAll(CHECKED_INSIDE)) {
-    if (!isChecked(control)) continue;
     for (let node: Element | null = control; node !== null && node !== list; node = node.parentElement) {
-      if (itemSet.has(node)) {
-        checked.add(node);
+      const controls = byItem.get(node);
+      if (controls !== undefined) {
+        controls.push(control);
         break;
       }
     }
   }
-  return checked.size;
+  for (const { view, position } of items) view.remember(position, CONTROLS, byItem.get(view.elements[position]!));
+}
+
+const CONTROLS = "checked-controls";
+const COUNTS = "list-counts";
+const controlsOf = (item: Element): Element[] => [...(item.matches(CHECKED_INSIDE) ? [item] : []), ...item.querySelectorAll(CHECKED_INSIDE)];
+const isListItem = (element: Element): boolean => element.matches(LIST_ITEMS);
+
+/** A list's counts as of the last read, by its children's positions. */
+interface ListState {
+  /** Per position: whether the child is an item. */
+  items: boolean[];
+  /** The position after the last child looked at (`LIMITS.counted` items at most). */
+  until: number;
+  /** Visible items among them, and those of these that hold a control that can be checked. */
+  visible: Set<number>;
+  controlled: Set<number>;
+}
+
+/** What a list's child is: an item, not one, or a table section (whose rows are the items). */
+function childKind(view: ChildView, position: number, bulleted: boolean): "item" | "other" | "section" {
+  const tag = view.elements[position]!.tagName;
+  if (tag === "TEMPLATE" || tag === "SCRIPT" || tag === "STYLE") return "other";
+  if (tag === "TBODY" || tag === "THEAD" || tag === "TFOOT") return "section";
+  return bulleted || view.fact(position, "list-item", isListItem) ? "item" : "other";
+}
+
+/**
+ * The counts of a list whose items are its children (no table sections), kept from the last read
+ * and updated from the children that changed since; undefined for a list with table sections.
+ */
+function directCounts(list: Element, memo: SnapshotMemo): { items: number; checked: number } | undefined {
+  const view = memo.children(list);
+  const bulleted = list.tagName === "UL" || list.tagName === "OL";
+  let state = view.changed === undefined ? undefined : view.state<ListState>(COUNTS);
+  if (state !== undefined) {
+    for (const position of view.changed!) {
+      const kind = childKind(view, position, bulleted);
+      if (kind !== (state.items[position] ? "item" : "other")) {
+        // Which children are items changed: where the count stops may move.
+        state = undefined;
+        break;
+      }
+      if (position >= state.until) continue;
+      state.visible.delete(position);
+      state.controlled.delete(position);
+      if (kind !== "item" || !view.visible(position)) continue;
+      state.visible.add(position);
+      if (view.fact(position, CONTROLS, controlsOf).length > 0) state.controlled.add(position);
+    }
+  }
+  if (state === undefined) {
+    const fresh: ListState = { items: [], until: view.elements.length, visible: new Set(), controlled: new Set() };
+    let looked = 0;
+    for (let position = 0; position < view.elements.length; position += 1) {
+      if (looked >= LIMITS.counted) {
+        fresh.until = position;
+        break;
+      }
+      const kind = childKind(view, position, bulleted);
+      if (kind === "section") return undefined;
+      fresh.items.push(kind === "item");
+      if (kind !== "item") continue;
+      looked += 1;
+      if (view.visible(position)) fresh.visible.add(position);
+    }
+    if (view.fresh) rememberControls(list, [...fresh.visible].map((position) => ({ view, position })));
+    for (const position of fresh.visible) if (view.fact(position, CONTROLS, controlsOf).length > 0) fresh.controlled.add(position);
+    state = fresh;
+  }
+  view.setState(COUNTS, state);
+  let checked = 0;
+  for (const position of state.controlled) if (view.fact(position, CONTROLS, controlsOf).some(isChecked)) checked += 1;
+  return { items: state.visible.size, checked };
+}
+
+/** A list's visible items (each as its place among its parent's children), at most `LIMITS.counted` looked at. */
+function itemsOf(list: Element, memo: SnapshotMemo): Array<{ view: ChildView; position: number }> {
+  const items: Array<{ view: ChildView; position: number }> = [];
+  const bulleted = list.tagName === "UL" || list.tagName === "OL";
+  let looked = 0;
+  const take = (parent: Element): void => {
+    const view = memo.children(parent);
+    const { elements } = view;
+    for (let position = 0; position < elements.length; position += 1) {
+      if (looked >= LIMITS.counted) return;
+      const child = elements[position]!;
+      const tag = child.tagName;
+      if (tag === "TEMPLATE" || tag === "SCRIPT" || tag === "STYLE") continue;
+      if (tag === "TBODY" || tag === "THEAD" || tag === "TFOOT") {
+        if (tag === "TBODY") take(child);
+        continue;
+      }
+      if (!bulleted && !view.fact(position, "list-item", isListItem)) continue;
+      looked += 1;
+      if (view.visible(position)) items.push({ view, position });
+    }
+  };
+  take(list);
+  return items;
 }
 
 /** Elements of `NOT_COUNTER` by tag (what a page has most of: rows, buttons, links). */
@@ -147,13 +248,6 @@ function holdsNoCounter(element: Element): boolean {
   if (INLINE_TAGS.has(element.tagName)) return false;
   if (NOT_COUNTER_TAGS.has(element.localName)) return true;
   return element.hasAttributes() && (element.hasAttribute("role") || element.hasAttribute("contenteditable")) && element.matches(NOT_COUNTER);
-}
-
-/** The last node inside an element, in tree order (a walk set there goes on after the element). */
-function lastInside(element: Node): Node {
-  let node = element;
-  while (node.lastChild !== null) node = node.lastChild;
-  return node;
 }
 
 /** A heading just before the list (its own, or one of up to three ancestors' earlier siblings), or a caption. */
@@ -209,16 +303,149 @@ function contextOf(element: Element): Element | undefined {
 }
 
 /** 1-based position of a row among its visible siblings. */
-function rowPosition(row: Element): number | undefined {
+function rowPosition(row: Element, memo: SnapshotMemo): number | undefined {
   const parent = row.parentElement;
-  if (parent === null || !isVisible(row)) return undefined;
+  if (parent === null) return undefined;
+  const siblings = memo.children(parent);
+  const at = siblings.elements.indexOf(row);
+  if (at < 0 || !siblings.visible(at)) return undefined;
   let position = 0;
-  for (const sibling of parent.children) {
-    if (sibling.tagName === "TEMPLATE" || sibling.tagName === "SCRIPT" || !isVisible(sibling)) continue;
+  for (let index = 0; index <= at; index += 1) {
+    const tag = siblings.elements[index]!.tagName;
+    if (tag === "TEMPLATE" || tag === "SCRIPT" || !siblings.visible(index)) continue;
     position += 1;
-    if (sibling === row) return position;
   }
-  return undefined;
+  return position;
+}
+
+/** Where a list sits: inside another list's item (then it is part of that item), in the page's chrome (navigation, header, footer, menus). */
+function listPlace(list: Element): { nested: boolean; inChrome: boolean } {
+  return {
+    nested: list.parentElement?.closest(LIST_ITEMS) != null,
+    inChrome: list.closest("nav, header, footer, [role=navigation], [role=banner], [role=contentinfo], [role=menu], [role=tablist]") !== null,
+  };
+}
+
+/** A subtree no counter can come from: no text with a digit is reached below it (remembered by the memo while nothing in it changes). */
+const QUIET = "no-counter-below";
+/** Per parent: the positions of its children a counter may come from (neither skipped nor quiet). */
+const LOUD_CHILDREN = "counter-children";
+
+const hasDigitText = (parent: Element): boolean => {
+  for (let child = parent.firstChild; child !== null; child = child.nextSibling) {
+    if (child.nodeType === Node.TEXT_NODE && DIGIT.test(child.nodeValue ?? "")) return true;
+  }
+  return false;
+};
+
+/**
+ * Short texts with numbers (counters), in tree order, each read through `clean`: a walk over the
+ * elements and texts of each root (as a TreeWalker gives them) that skips what no counter is read
+ * from — rows, buttons, links, headings, fields — and subtrees the memo knows are quiet. Below an
+ * element whose own texts hold no digit, only the children that changed since the last read and
+ * those a counter came from are visited: a list of 500 rows costs nothing when one row changed.
+ */
+function readTexts(roots: readonly Root[], memo: SnapshotMemo, clean: (text: string, max?: number) => string): string[] {
+  const texts: string[] = [];
+  /** Set when a text's answer holds for everything inside an ancestor: the walk goes on after that ancestor. */
+  let skipTo: Element | null = null;
+
+  /** Visits one element child; true when it is quiet (and was seen whole). */
+  const visitElement = (element: Element): boolean => {
+    // Rows, buttons, links, headings, fields: no text inside one is a counter, so none is visited.
+    if (holdsNoCounter(element) || memo.below(element, QUIET) === true) return true;
+    const quiet = walk(element);
+    if (quiet && skipTo === null) memo.rememberBelow(element, QUIET, true);
+    return quiet;
+  };
+
+  /** Walks the children of `parent`; true when it is quiet (and the walk saw all of it). */
+  const walk = (parent: Node): boolean => {
+    if (parent.nodeType === Node.ELEMENT_NODE) {
+      const view = memo.children(parent as Element);
+      if (!view.ownTexts(hasDigitText)) return walkElements(view);
+    }
+    let quiet = true;
+    for (let child = parent.firstChild; child !== null; child = child.nextSibling) {
+      if (texts.length >= LIMITS.texts) return false;
+      if (child.nodeType === Node.ELEMENT_NODE) {
+        const below = visitElement(child as Element);
+        if (skipTo !== null) {
+          if (skipTo !== child) return false;
+          skipTo = null;
+          quiet = false;
+        } else if (!below) quiet = false;
+        continue;
+      }
+      if (child.nodeType !== Node.TEXT_NODE || !DIGIT.test(child.nodeValue ?? "")) continue;
+      quiet = false;
+      if (!readCounter(child as Text)) return false;
+    }
+    return quiet;
+  };
+
+  /** Walks the element children of a parent whose own texts hold no digit: those that changed, and those a counter may come from. */
+  const walkElements = (view: ChildView): boolean => {
+    const { elements, changed } = view;
+    const known = view.state<Set<number>>(LOUD_CHILDREN);
+    const loud = known !== undefined && changed !== undefined ? known : new Set<number>();
+    const positions = known !== undefined && changed !== undefined ? [...new Set([...known, ...changed])].sort((a, b) => a - b) : elements.keys();
+    view.setState(LOUD_CHILDREN, loud);
+    let complete = true;
+    for (const position of positions) {
+      if (!complete || texts.length >= LIMITS.texts) {
+        // Not seen this time: looked at again next time.
+        complete = false;
+        loud.add(position);
+        continue;
+      }
+      const element = elements[position]!;
+      const quiet = visitElement(element);
+      if (skipTo !== null) {
+        loud.add(position);
+        if (skipTo !== element) {
+          complete = false;
+          continue;
+        }
+        skipTo = null;
+      } else if (quiet) loud.delete(position);
+      else loud.add(position);
+    }
+    if (!complete) {
+      // Left early (a skip past an ancestor, or enough texts): the remaining positions were kept loud above.
+      return false;
+    }
+    return loud.size === 0;
+  };
+
+  /** Reads the counter a text with a digit belongs to; false when the walk must go on after an ancestor (`skipTo`). */
+  const readCounter = (text: Text): boolean => {
+    let holder = text.parentElement;
+    // Up from the number to the short phrase it is part of ("<strong>2</strong> items left"), never to a whole section.
+    while (holder !== null && INLINE_TAGS.has(holder.tagName) && holder.parentElement !== null && !CONTAINERS.has(holder.parentElement.tagName) && holder.parentElement.childElementCount <= 3 && subtreeText(holder.parentElement).length <= COUNTER_TEXT_MAX) holder = holder.parentElement;
+    if (holder === null) return true;
+    const listed = holder.closest(NOT_COUNTER);
+    if (listed !== null) {
+      // Every other text inside it ends at the same answer (a holder climbs past an element only
+      // through inline tags): the walk goes on after it. 500 rows cost one check each, not three.
+      if (INLINE_TAGS.has(listed.tagName)) return true;
+      skipTo = listed;
+      return false;
+    }
+    // Nothing from inside a list's row, even across a shadow boundary: a row may show what was typed.
+    if (memo.upward(holder, "row", contextOf) !== undefined || !memo.isVisible(holder)) return true;
+    const value = clean(subtreeText(holder), COUNTER_TEXT_MAX + 1);
+    if (value !== "" && value.length <= COUNTER_TEXT_MAX && !texts.includes(value)) texts.push(value);
+    return true;
+  };
+
+  for (const root of roots) {
+    const start = root.nodeType === Node.DOCUMENT_NODE ? (root as Document).body : root;
+    if (start === null || texts.length >= LIMITS.texts) continue;
+    walk(start);
+    skipTo = null;
+  }
+  return texts;
 }
 
 export interface ExtrasOptions {
@@ -230,12 +457,14 @@ export interface ExtrasOptions {
   /** The lists and the controls with a state in a root, in tree order (the page index keeps them; default: queried). Ones no longer in the page are skipped. */
   elements?: (root: Root, kind: "lists" | "toggles") => Iterable<Element>;
   hoverRules?: HoverRules;
+  /** What is remembered from the last read (begun by the caller); default: nothing, all read afresh. */
+  memo?: SnapshotMemo;
 }
 
 const queried = (root: Root, kind: "lists" | "toggles"): Iterable<Element> => root.querySelectorAll(kind === "lists" ? LIST_CONTAINERS : TOGGLES);
 
 export function readSnapshotExtras(options: ExtrasOptions): Extras {
-  const { roots, names, clean, controls, elements = queried, hoverRules = defaultHoverRules } = options;
+  const { roots, names, clean, controls, elements = queried, hoverRules = defaultHoverRules, memo = NO_MEMO } = options;
   const lists: Extras["lists"] = [];
   const candidates: Array<{ list: Element; inChrome: boolean; order: number }> = [];
   let order = 0;
@@ -244,21 +473,17 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
       if (!list.isConnected) continue;
       order += 1;
       // A list inside another list's item is part of that item.
-      if (list.parentElement?.closest(LIST_ITEMS) != null || !isVisible(list)) continue;
-      candidates.push({ list, inChrome: list.closest("nav, header, footer, [role=navigation], [role=banner], [role=contentinfo], [role=menu], [role=tablist]") !== null, order });
+      const place = memo.upward(list, "list-place", listPlace);
+      if (place.nested || !memo.isVisible(list)) continue;
+      candidates.push({ list, inChrome: place.inChrome, order });
     }
   }
   candidates.sort((a, b) => Number(a.inChrome) - Number(b.inChrome) || a.order - b.order);
   const shadowHosts = roots.filter((root): root is ShadowRoot => root.nodeType === Node.DOCUMENT_FRAGMENT_NODE).map((root) => root.host);
   for (const { list } of candidates.slice(0, LIMITS.lists)) {
-    const items = itemsOf(list);
+    const { items, checked } = listCounts(list, memo, shadowHosts);
     const name = clean(listName(list, names));
-    lists.push({
-      ...(name === "" ? {} : { name }),
-      role: roleOf(list).slice(0, 40),
-      items: items.length,
-      checked: checkedItems(list, items, shadowHosts),
-    });
+    lists.push({ ...(name === "" ? {} : { name }), role: roleOf(list).slice(0, 40), items, checked });
   }
 
   const toggles: Extras["toggles"] = [];
@@ -266,45 +491,16 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
     for (const element of elements(root, "toggles")) {
       if (toggles.length >= LIMITS.toggles) break;
       if (!element.isConnected) continue;
-      if (!isVisible(element) && !(element instanceof HTMLInputElement && element.parentElement !== null && isVisible(element.parentElement))) continue;
-      const around = contextOf(element);
+      if (!memo.isVisible(element) && !(element instanceof HTMLInputElement && element.parentElement !== null && memo.isVisible(element.parentElement))) continue;
+      const around = memo.upward(element, "row", contextOf);
       // In a row: known by the row's position, never by a name that may be the row's (typed) text.
       const name = around === undefined ? clean(names.name(element)) : "";
-      const row = around === undefined ? undefined : rowPosition(around);
+      const row = around === undefined ? undefined : rowPosition(around, memo);
       toggles.push({ ...(name === "" ? {} : { name }), role: roleOf(element).slice(0, 40), state: stateOf(element), ...(row === undefined ? {} : { row }) });
     }
   }
 
-  const texts: string[] = [];
-  for (const root of roots) {
-    const start = root.nodeType === Node.DOCUMENT_NODE ? (root as Document).body : root;
-    if (start === null) continue;
-    const walker = (root.nodeType === Node.DOCUMENT_NODE ? (root as Document) : root.ownerDocument ?? document).createTreeWalker(start, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node !== null && texts.length < LIMITS.texts; node = walker.nextNode()) {
-      if (node.nodeType === Node.ELEMENT_NODE) {
-        // Rows, buttons, links, headings, fields: no text inside one is a counter, so none is visited.
-        if (holdsNoCounter(node as Element)) walker.currentNode = lastInside(node);
-        continue;
-      }
-      if (!DIGIT.test(node.nodeValue ?? "")) continue;
-      let holder = node.parentElement;
-      // Up from the number to the short phrase it is part of ("<strong>2</strong> items left"), never to a whole section.
-      while (holder !== null && INLINE_TAGS.has(holder.tagName) && holder.parentElement !== null && !CONTAINERS.has(holder.parentElement.tagName) && holder.parentElement.childElementCount <= 3 && subtreeText(holder.parentElement).length <= COUNTER_TEXT_MAX) holder = holder.parentElement;
-      if (holder === null) continue;
-      const listed = holder.closest(NOT_COUNTER);
-      if (listed !== null) {
-        // Every other text inside it ends at the same answer (a holder climbs past an element only
-        // through inline tags): the walk goes on after it. 500 rows cost one check each, not three.
-        if (!INLINE_TAGS.has(listed.tagName)) walker.currentNode = lastInside(listed);
-        continue;
-      }
-      // Nothing from inside a list's row, even across a shadow boundary: a row may show what was typed.
-      if (contextOf(holder) !== undefined || !isVisible(holder)) continue;
-      const text = clean(subtreeText(holder), COUNTER_TEXT_MAX + 1);
-      if (text === "" || text.length > COUNTER_TEXT_MAX || texts.includes(text)) continue;
-      texts.push(text);
-    }
-  }
+  const texts = readTexts(roots, memo, clean);
 
   const hover_revealed: string[] = [];
   const selectors = hoverRules.selectors(roots);

@@ -4,6 +4,7 @@ import { UNCACHED_NAMES, cleanText, inputType, roleOf, type Names } from "./acce
 import { TYPED_ROLE_SELECTOR, sha256Hex, textFieldOf } from "./field-masking";
 import { LIST_CONTAINERS, TOGGLES, readSnapshotExtras } from "./snapshot-extras";
 import { openShadowRootsIn } from "./shadow-roots";
+import { NO_MEMO, type ChangeLog, type SnapshotMemo } from "./snapshot-memo";
 
 /**
  * The browser_snapshot adapter (issue #4): a structural view of the page — title, headings,
@@ -53,6 +54,10 @@ export interface SnapshotSource {
   /** The elements of one kind in one root, in tree order (one that left the page may linger: readers skip what is not connected). */
   elements(root: SnapshotRoot, kind: SnapshotKind): readonly Element[];
   names: Names;
+  /** Where the page changed (the page index's log): with `memo`, a read re-reads only what a change could alter. */
+  changes?: ChangeLog;
+  /** What the last read remembered (snapshot-memo.ts); none: everything is read afresh. */
+  memo?: SnapshotMemo;
 }
 
 export interface TakenSnapshot {
@@ -153,9 +158,22 @@ export function snapshotText(snapshot: PageSnapshot): string {
   return lines.join("\n");
 }
 
+/** One read of a part of the snapshot, and what it depended on beside its elements and their names. */
+interface PartRead<T> {
+  scrub: (text: string) => string;
+  /** Per root: whether editable regions were looked for. */
+  editable: boolean[];
+  /** The elements whose visibility was asked, and the answers. */
+  asked: Element[];
+  answers: boolean[];
+  value: T[];
+}
+
 function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): PageSnapshot {
-  const { names } = source;
+  const { names, memo = NO_MEMO } = source;
   const roots = source.roots();
+  memo.begin(roots, source.changes);
+  const isVisible = (element: Element): boolean => memo.isVisible(element);
   const clean = (text: string): string => cleanText(scrub(text), NAME_MAX);
   // Editable regions hold typed content: nothing inside one is listed (only a document that has one pays for the check).
   const editableRoots = new Set(roots.filter((root) => mayHoldEditable(root, source)));
@@ -171,67 +189,113 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
     }
   };
 
-  /** Distinct names of visible elements, in order of first appearance (a plain loop: on a large page it is the longest one). */
-  const distinctVisibleNames = (kind: "buttons" | "links", limit: number): string[] => {
-    const listed: string[] = [];
-    const cleaned = new Set<string>();
-    const seen = new Set<string>();
-    for (const root of roots) {
-      const checkEditable = editableRoots.has(root);
-      const elements = source.elements(root, kind);
-      for (let index = 0; index < elements.length; index += 1) {
-        const element = elements[index]!;
-        const raw = names.name(element);
-        // An element with a name already listed adds nothing: no visibility check for it.
-        if (raw === "" || seen.has(raw) || (checkEditable && insideEditable(element)) || !isVisible(element)) continue;
-        seen.add(raw);
-        const name = clean(raw);
-        if (cleaned.has(name)) continue;
-        cleaned.add(name);
-        listed.push(name);
-        if (listed.length >= limit) return listed;
-      }
+  const editable = roots.map((root) => editableRoots.has(root));
+  /**
+   * One part of the snapshot as `read` gives it, or as the last read gave it while nothing it
+   * depends on changed: no element of its kinds came, went or was renamed (page-index.ts), every
+   * visibility it asked is the same, typed values are cut the same way and editable regions are in
+   * the same roots. `read` must depend on nothing else.
+   */
+  const reused = <T>(key: string, kinds: readonly SnapshotKind[], read: (visible: (element: Element) => boolean) => T[]): T[] => {
+    const previous = memo.last<PartRead<T>>(key);
+    if (
+      previous !== undefined &&
+      previous.scrub === scrub &&
+      previous.editable.length === editable.length &&
+      previous.editable.every((value, position) => value === editable[position]) &&
+      kinds.every((kind) => memo.kindUnchanged(kind)) &&
+      previous.asked.every((element, position) => isVisible(element) === previous.answers[position])
+    ) {
+      memo.keep(key, previous);
+      return [...previous.value];
     }
-    return listed;
+    const asked: Element[] = [];
+    const answers: boolean[] = [];
+    const value = read((element) => {
+      const visible = isVisible(element);
+      asked.push(element);
+      answers.push(visible);
+      return visible;
+    });
+    memo.keep(key, { scrub, editable, asked, answers, value });
+    return [...value];
   };
 
-  const headings: PageSnapshot["headings"] = [];
-  visit("headings", (element) => {
-    const text = names.text(element);
-    if (text === "" || !isVisible(element)) return false;
-    headings.push({ level: names.memo(element, "heading-level", headingLevel), text: clean(text) });
-    return headings.length >= LIMITS.headings;
+  /** Distinct names of visible elements, in order of first appearance (a plain loop: on a large page it is the longest one). */
+  const distinctVisibleNames = (kind: "buttons" | "links", limit: number): string[] =>
+    reused(kind, [kind], (visible) => {
+      const listed: string[] = [];
+      const cleaned = new Set<string>();
+      const seen = new Set<string>();
+      for (const root of roots) {
+        const checkEditable = editableRoots.has(root);
+        const elements = source.elements(root, kind);
+        for (let index = 0; index < elements.length; index += 1) {
+          const element = elements[index]!;
+          const raw = names.name(element);
+          // An element with a name already listed adds nothing: no visibility check for it.
+          if (raw === "" || seen.has(raw) || (checkEditable && insideEditable(element)) || !visible(element)) continue;
+          seen.add(raw);
+          const name = clean(raw);
+          if (cleaned.has(name)) continue;
+          cleaned.add(name);
+          listed.push(name);
+          if (listed.length >= limit) return listed;
+        }
+      }
+      return listed;
+    });
+
+  const headings = reused<PageSnapshot["headings"][number]>("headings", ["headings"], (visible) => {
+    const found: PageSnapshot["headings"] = [];
+    visit("headings", (element) => {
+      const text = names.text(element);
+      if (text === "" || !visible(element)) return false;
+      found.push({ level: names.memo(element, "heading-level", headingLevel), text: clean(text) });
+      return found.length >= LIMITS.headings;
+    });
+    return found;
   });
 
-  const landmarks: PageSnapshot["landmarks"] = [];
-  visit("landmarks", (element) => {
-    // A role is read from the element's attributes and tag (and a header's or footer's ancestors): remembered like its name.
-    const role = names.memo(element, "role", roleOf);
-    if (role === "generic") return false;
-    landmarks.push(optional({ role: role.slice(0, 40), name: clean(names.name(element)) }));
-    return landmarks.length >= LIMITS.landmarks;
+  const landmarks = reused<PageSnapshot["landmarks"][number]>("landmarks", ["landmarks"], () => {
+    const found: PageSnapshot["landmarks"] = [];
+    visit("landmarks", (element) => {
+      // A role is read from the element's attributes and tag (and a header's or footer's ancestors): remembered like its name.
+      const role = names.memo(element, "role", roleOf);
+      if (role === "generic") return false;
+      found.push(optional({ role: role.slice(0, 40), name: clean(names.name(element)) }));
+      return found.length >= LIMITS.landmarks;
+    });
+    return found;
   });
 
-  const dialogs: PageSnapshot["dialogs"] = [];
-  visit("dialogs", (element) => {
-    dialogs.push(optional({ name: clean(names.name(element)), open: element.tagName === "DIALOG" ? (element as HTMLDialogElement).open : isVisible(element) }));
-    return dialogs.length >= LIMITS.dialogs;
+  const dialogs = reused<PageSnapshot["dialogs"][number]>("dialogs", ["dialogs"], (visible) => {
+    const found: PageSnapshot["dialogs"] = [];
+    visit("dialogs", (element) => {
+      // A <dialog>'s `open` follows its attribute: a change to it renames the dialog (page-index.ts).
+      found.push(optional({ name: clean(names.name(element)), open: element.tagName === "DIALOG" ? (element as HTMLDialogElement).open : visible(element) }));
+      return found.length >= LIMITS.dialogs;
+    });
+    return found;
   });
 
-  const forms = describeForms(roots, source, clean);
+  const forms = reused("forms", ["forms", "fields"], () => describeForms(roots, source, clean));
   const buttons = distinctVisibleNames("buttons", LIMITS.buttons);
   const links = distinctVisibleNames("links", LIMITS.links);
 
-  const status_messages: string[] = [];
-  const statusSeen = new Set<string>();
-  visit("status", (element) => {
-    const raw = names.text(element);
-    if (raw === "") return false;
-    const text = clean(raw);
-    if (statusSeen.has(text)) return false;
-    statusSeen.add(text);
-    status_messages.push(text);
-    return status_messages.length >= LIMITS.status_messages;
+  const status_messages = reused("status", ["status"], () => {
+    const found: string[] = [];
+    const statusSeen = new Set<string>();
+    visit("status", (element) => {
+      const raw = names.text(element);
+      if (raw === "") return false;
+      const text = clean(raw);
+      if (statusSeen.has(text)) return false;
+      statusSeen.add(text);
+      found.push(text);
+      return found.length >= LIMITS.status_messages;
+    });
+    return found;
   });
 
   // Issue #14: lists, control states, counters and hover-revealed controls (snapshot-extras.ts).
@@ -241,6 +305,7 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
     clean: (text, max) => cleanText(scrub(text), max ?? NAME_MAX),
     controls: (root) => [...source.elements(root, "buttons"), ...source.elements(root, "links")],
     elements: (root, kind) => source.elements(root, kind),
+    memo,
   });
   return {
     url: maskedUrl ?? maskUrl(top.location.href),
@@ -352,10 +417,6 @@ function insideEditable(element: Element): boolean {
   return field !== undefined && field !== element && field.tagName !== "INPUT" && field.tagName !== "TEXTAREA";
 }
 
-function isVisible(element: Element): boolean {
-  return typeof element.checkVisibility === "function" ? element.checkVisibility() : true;
-}
-
 /** Drops empty optional names so the JSON stays small and the schema's optional fields stay absent. */
 function optional<T extends { name?: string; label?: string }>(entry: T): T {
   const copy = { ...entry };
@@ -379,17 +440,22 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/** Over 32 KB in UTF-8 (a UTF-16 unit takes at most 3 bytes: a short text is not measured). */
+function tooLarge(json: string): boolean {
+  return json.length * 3 > PAGE_SNAPSHOT_MAX_BYTES && utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES;
+}
+
 /** Halves the longest list until the canonical JSON fits in 32 KB (links and buttons go first). */
 function fitToLimit(snapshot: PageSnapshot): { snapshot: PageSnapshot; json: string } {
   let current = snapshot;
   let json = snapshotJson(current);
   // Issue #14's extras go first.
-  if (utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES) {
+  if (tooLarge(json)) {
     const { lists: _lists, toggles: _toggles, texts: _texts, hover_revealed: _hover, ...rest } = current;
     current = rest;
     json = snapshotJson(current);
   }
-  for (let round = 0; round < 64 && utf8Length(json) > PAGE_SNAPSHOT_MAX_BYTES; round += 1) {
+  for (let round = 0; round < 64 && tooLarge(json); round += 1) {
     const lists = ["links", "buttons", "headings", "landmarks", "status_messages", "dialogs"] as const;
     const longest = lists.reduce((best, key) => (current[key].length > current[best].length ? key : best), lists[0]);
     const fieldCount = current.forms.reduce((sum, form) => sum + form.fields.length, 0);
