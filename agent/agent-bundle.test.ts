@@ -7,7 +7,7 @@ import WebSocket from "ws";
 import { AGENT_BUNDLE, AGENT_NODE_FLAGS, buildAgentBundle } from "./agent-bundle";
 import { MemoryPaths } from "./memory/memory-paths";
 import { projectRoot, startAgentProcess, type AgentProcess } from "./test-support/agent-process";
-import { readyProposal, type AgentCall } from "./test-support/ready-proposal";
+import { httpAgentCall, readyProposal } from "./test-support/ready-proposal";
 import { installContactAbility, serveRunFixtureSite } from "./test-support/run-fixture";
 import { makeTempMemoryRoot } from "./test-support/temp-memory";
 
@@ -35,14 +35,7 @@ describe("the compiled agent (npm start)", () => {
     const started = await startAgentProcess(memory.root, { OPENCLAW_WORKSPACE: path.join(memory.root, "openclaw-workspace") }, [...AGENT_NODE_FLAGS, bundle]);
     agent = started;
     const token = (await readFile(path.join(memory.root, MemoryPaths.agentToken), "utf8")).trim();
-    const call: AgentCall = async (method, url, payload) => {
-      const response = await fetch(`${started.url}${url}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
-        ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-      });
-      return { status: response.status, body: (await response.json()) as Record<string, any> };
-    };
+    const call = httpAgentCall(started.url, token);
     const { proposalId } = await readyProposal(call, "Export the monthly invoices");
     const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
     expect(installed.status).toBe(200);
@@ -79,14 +72,7 @@ describe("the compiled agent (npm start)", () => {
       started = await startAgentProcess(root.root, { OPENCLAW_WORKSPACE: path.join(root.root, "openclaw-workspace") }, [...AGENT_NODE_FLAGS, bundle]);
       const url = started.url;
       const token = (await readFile(path.join(root.root, MemoryPaths.agentToken), "utf8")).trim();
-      const call: AgentCall = async (method, route, payload) => {
-        const response = await fetch(`${url}${route}`, {
-          method,
-          headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
-          ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-        });
-        return { status: response.status, body: (await response.json()) as Record<string, any> };
-      };
+      const call = httpAgentCall(url, token);
       const { abilityId } = await installContactAbility(call, site);
       const sendsBefore = site.sends();
       const run = await call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: "Hello from the compiled agent", access_code: "code-4321" }, schema_version: 1 });

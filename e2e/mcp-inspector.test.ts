@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot, startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
-import { readyProposal, type AgentCall } from "../agent/test-support/ready-proposal";
+import { httpAgentCall, readyProposal } from "../agent/test-support/ready-proposal";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { launchMcp } from "../mcp/test-support/launch-mcp";
 
@@ -50,14 +50,7 @@ beforeAll(async () => {
   ({ root, cleanup } = await makeTempMemoryRoot("elnor-mcp-inspector-"));
   agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: path.join(root, "openclaw-workspace") });
   const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  const call: AgentCall = async (method, url, payload) => {
-    const response = await fetch(`${agent.url}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
-      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
+  const call = httpAgentCall(agent.url, token);
   const { proposalId } = await readyProposal(call, "Export the monthly invoices");
   await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
 

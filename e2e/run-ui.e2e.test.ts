@@ -4,7 +4,7 @@ import type { Page } from "puppeteer-core";
 import type { Browser } from "wxt/browser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
-import type { AgentCall } from "../agent/test-support/ready-proposal";
+import { httpAgentCall } from "../agent/test-support/ready-proposal";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../agent/test-support/run-fixture";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { AbilityRunSpecSchema, RunListResponseSchema } from "../shared/execution/run-contract";
@@ -54,14 +54,7 @@ beforeAll(async () => {
   agent = await startAgentProcess(root);
   const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
   api = agentApi(agent, token);
-  const call: AgentCall = async (method, route, payload) => {
-    const response = await fetch(`${agent.url}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
-      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
+  const call = httpAgentCall(agent.url, token);
   ({ abilityId } = await installContactAbility(call, site));
   chromium = await launchExtensionBrowser();
   panel = await pair(chromium, agent, token);

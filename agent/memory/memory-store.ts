@@ -287,19 +287,24 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
   const corrupt = (relative: string, detail: string) =>
     new AppError("MEMORY_RECORD_CORRUPT", `A record in ${relative} is not valid (${detail}).`);
 
+  /** A log opened for reading, or `undefined` when it does not exist (an absent log has no lines). */
+  const openIfPresent = async (relative: string): Promise<FileHandle | undefined> => {
+    try {
+      return await open(resolveMemoryPath(root, relative), "r");
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  };
+
   /**
    * Calls `visit` with each complete line of a log, in order, reading it in 1 MB chunks so a large
    * log is never held whole. What follows the last newline is a line torn by a crash that was
    * never acknowledged: it is not visited. An absent log has no lines.
    */
   const forEachLine = async (relative: string, visit: (line: string, number: number) => void): Promise<void> => {
-    let handle: FileHandle;
-    try {
-      handle = await open(resolveMemoryPath(root, relative), "r");
-    } catch (error) {
-      if (isMissing(error)) return;
-      throw error;
-    }
+    const handle = await openIfPresent(relative);
+    if (handle === undefined) return;
     try {
       const chunk = Buffer.allocUnsafe(1024 * 1024);
       let carry = Buffer.alloc(0);
@@ -325,13 +330,8 @@ export async function openMemoryStore(options: OpenMemoryStoreOptions): Promise<
    * the last newline (a torn line) is not one.
    */
   const forEachLineFromEnd = async (relative: string, visit: (line: string) => boolean): Promise<void> => {
-    let handle: FileHandle;
-    try {
-      handle = await open(resolveMemoryPath(root, relative), "r");
-    } catch (error) {
-      if (isMissing(error)) return;
-      throw error;
-    }
+    const handle = await openIfPresent(relative);
+    if (handle === undefined) return;
     try {
       const chunk = Buffer.allocUnsafe(1024 * 1024);
       let end = (await handle.stat()).size;

@@ -3,6 +3,18 @@ import { randomUUID } from "node:crypto";
 /** One HTTP call to a test agent: an `inject` or a real request, with the pairing token. */
 export type AgentCall = (method: "GET" | "POST", url: string, payload?: unknown) => Promise<{ status: number; body: Record<string, any> }>;
 
+/** An `AgentCall` over real HTTP to a listening agent at `baseUrl`, with its pairing token. */
+export function httpAgentCall(baseUrl: string, token: string): AgentCall {
+  return async (method, route, payload) => {
+    const response = await fetch(`${baseUrl}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
+      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+}
+
 /** An observed click on "Export" on an invoices page, as the extension reports it (ids fresh). */
 export function exportClick(sessionId: string, createdAt = new Date().toISOString()) {
   return {

@@ -2,7 +2,7 @@ import { agentLoggerOptions, buildApp, type AgentApp } from "../../agent/app";
 import { openMemoryStore, type MemoryStore } from "../../agent/memory/memory-store";
 import { MemoryPaths } from "../../agent/memory/memory-paths";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
-import type { AgentCall } from "../../agent/test-support/ready-proposal";
+import { httpAgentCall, type AgentCall } from "../../agent/test-support/ready-proposal";
 import { createAgentClient, type AgentClient } from "../agent-client";
 import type { LearnDeps } from "../learn-deps";
 import { noBrowser, type PanelBrowser } from "../panel-browser";
@@ -30,14 +30,7 @@ export async function startListeningAgent(options: { keepaliveMs?: number } = {}
   const url = await app.listen({ host: "127.0.0.1", port: 0 });
   const token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
   const client = createAgentClient({ baseUrl: url, token });
-  const call: AgentCall = async (method, route, payload) => {
-    const response = await fetch(`${url}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
-      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
+  const call = httpAgentCall(url, token);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
