@@ -12,7 +12,7 @@ import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { canonicalJson, type PageSnapshot } from "../shared/observation/page-snapshot";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
 import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
-import { agentCallOf, answerPanelQuestions, waitForSessionState, waitForText } from "./support/panel-flow";
+import { agentCallOf, answerPanelQuestions, openValidateForm, waitForSessionState, waitForText } from "./support/panel-flow";
 
 /**
  * The issue's "done when" for Improving Existing Skill (issue #16), in real Chromium with the built
@@ -211,18 +211,8 @@ describe("Improving Existing Skill from its card to an installed, validated new 
   }, 90_000);
 
   it("validates it with test values (passed) and installs it over the old version", async () => {
-    const validate = '[data-proposal-drawer] button[name="validate"]:not([disabled])';
     const testInput = '[data-proposal-drawer] input[name^="test-"]';
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await (await panel.waitForSelector(validate, { timeout: 20_000 }))!.click();
-        await panel.waitForSelector(testInput, { timeout: 5_000 });
-        break;
-      } catch (error) {
-        if (attempt >= 4) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
+    await openValidateForm(panel, { attempts: 4, buttonTimeout: 20_000 });
     const inputs = await panel.$$eval(testInput, (elements) => elements.map((element) => element.getAttribute("name") ?? ""));
     expect(inputs).toEqual(expect.arrayContaining(["test-title", "test-tags"]));
     for (const name of inputs) await panel.locator(`[data-proposal-drawer] input[name="${name}"]`).fill(`Test ${name.slice(5)} value`);

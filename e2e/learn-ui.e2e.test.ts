@@ -9,6 +9,7 @@ import { startAgentProcess, type AgentProcess } from "../agent/test-support/agen
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
 import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
+import { openValidateForm } from "./support/panel-flow";
 
 /**
  * The Ability Learning page (issue #7) in real Chromium: the built extension's side panel page,
@@ -365,21 +366,7 @@ describe("the Ability Learning page in real Chromium", () => {
     // Seen in a loaded full run: the click landed, yet no form opened within 30 s (the drawer's
     // decisions were laid out anew and the open form with them). A person clicks again; so does the
     // test, at most 6 times, and says what the drawer showed if the form never opens.
-    const validate = '[data-proposal-drawer] button[name="validate"]:not([disabled])';
-    const testInput = '[data-proposal-drawer] input[name^="test-"]';
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await (await panel.waitForSelector(validate))!.click();
-        await panel.waitForSelector(testInput, { timeout: 5_000 });
-        break;
-      } catch (error) {
-        if (attempt >= 6) {
-          const shown = await panel.$eval("[data-proposal-drawer]", (drawer) => (drawer.textContent ?? "").replace(/\s+/g, " ").slice(0, 1500)).catch(() => "(no drawer)");
-          throw new Error(`the Validate form never opened; the drawer showed: ${shown}`, { cause: error });
-        }
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
+    await openValidateForm(panel, { attempts: 6 });
     // Test values, not the demonstration's: used for the run only, never stored.
     const inputs = await panel.$$eval('[data-proposal-drawer] input[name^="test-"]', (elements) =>
       elements.map((element) => ({ name: element.getAttribute("name") ?? "", type: element.getAttribute("type") ?? "text" })),

@@ -12,7 +12,7 @@ import { PracticeReportSchema } from "../shared/learning/practice";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
 import { pair } from "./golden/demonstration";
 import { ARTIFACTS_DIR, launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
-import { agentCallOf, waitForText } from "./support/panel-flow";
+import { agentCallOf, openValidateForm, waitForText } from "./support/panel-flow";
 
 /**
  * The issue's "done when" for Autonomous Agent Practice (issue #16), in real Chromium with the built
@@ -126,18 +126,8 @@ describe("Autonomous Agent Practice from its card to an installed, validated rev
   }, 60_000);
 
   it("validates it with test values and installs it", async () => {
-    const validate = '[data-proposal-drawer] button[name="validate"]:not([disabled])';
     const testInput = '[data-proposal-drawer] input[name^="test-"]';
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await (await panel.waitForSelector(validate, { timeout: 20_000 }))!.click();
-        await panel.waitForSelector(testInput, { timeout: 5_000 });
-        break;
-      } catch (error) {
-        if (attempt >= 4) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
+    await openValidateForm(panel, { attempts: 4, buttonTimeout: 20_000 });
     const inputs = await panel.$$eval(testInput, (elements) => elements.map((element) => element.getAttribute("name") ?? ""));
     for (const name of inputs) await panel.locator(`[data-proposal-drawer] input[name="${name}"]`).fill(name === "test-message" ? `${CANARY} rehearsal` : "pc-3333");
     await panel.locator('[data-proposal-drawer] button[name="run-validation"]').click();

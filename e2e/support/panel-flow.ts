@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
-import type { AgentCall } from "../../agent/test-support/ready-proposal";
+import { httpAgentCall, type AgentCall } from "../../agent/test-support/ready-proposal";
 
 /** Steps of the side panel that several journeys share (issue #16 e2e tests). */
 
@@ -43,12 +43,27 @@ export async function answerPanelQuestions(page: Page, answer: (question: string
 /** An AgentCall (agent/test-support) over HTTP to an agent process, with its token. */
 export async function agentCallOf(agent: AgentProcess, root: string): Promise<AgentCall> {
   const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  return async (method, route, payload) => {
-    const response = await fetch(`${agent.url}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
-      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
+  return httpAgentCall(agent.url, token);
+}
+
+/**
+ * Clicks the drawer's Validate until its test-value form opens (the button is enabled before the
+ * proposal's revision has settled, and a click then opens nothing): `attempts` retries, 0.5 s apart;
+ * says what the drawer showed if the form never opens.
+ */
+export async function openValidateForm(page: Page, { attempts, buttonTimeout }: { attempts: number; buttonTimeout?: number }): Promise<void> {
+  const validate = '[data-proposal-drawer] button[name="validate"]:not([disabled])';
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await (await page.waitForSelector(validate, buttonTimeout === undefined ? {} : { timeout: buttonTimeout }))!.click();
+      await page.waitForSelector('[data-proposal-drawer] input[name^="test-"]', { timeout: 5_000 });
+      return;
+    } catch (error) {
+      if (attempt >= attempts) {
+        const shown = await page.$eval("[data-proposal-drawer]", (drawer) => (drawer.textContent ?? "").replace(/\s+/g, " ").slice(0, 1500)).catch(() => "(no drawer)");
+        throw new Error(`the Validate form never opened; the drawer showed: ${shown}`, { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
 }
