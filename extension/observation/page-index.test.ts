@@ -1,12 +1,7 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
 import fc from "fast-check";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { build, type Rollup } from "vite";
+import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../agent/test-support/agent-process";
-import { CHROMIUM_PATH } from "../../e2e/support/extension-browser";
+import { bundleObservationModules, servePageInChromium, type ServedPage } from "./observation-test-page";
 import type * as PageIndexModule from "./page-index";
 import type * as SnapshotModule from "./snapshot-observer";
 import type * as SelectorsModule from "./selectors";
@@ -24,30 +19,7 @@ import type * as StateStylesModule from "./state-styles";
 type Observation = typeof PageIndexModule & typeof SnapshotModule & typeof SelectorsModule & typeof NamesModule & typeof StateStylesModule;
 declare const Observation: Observation;
 
-const ENTRY = "virtual:observation-test-entry";
 const MODULES = ["page-index", "snapshot-observer", "selectors", "accessible-name", "state-styles"];
-
-/** The observation modules in one IIFE that defines `Observation` in the page. */
-async function bundleObservation(): Promise<string> {
-  const result = await build({
-    configFile: false,
-    root: projectRoot,
-    logLevel: "silent",
-    plugins: [
-      {
-        name: "observation-test-entry",
-        resolveId: (id) => (id === ENTRY ? `\0${ENTRY}` : undefined),
-        load: (id) =>
-          id === `\0${ENTRY}` ? MODULES.map((name) => `export * from ${JSON.stringify(path.join(projectRoot, "extension", "observation", `${name}.ts`))};`).join("\n") : undefined,
-      },
-    ],
-    build: { write: false, minify: false, target: "es2022", rollupOptions: { input: ENTRY, preserveEntrySignatures: "strict", output: { format: "iife", name: "Observation" } } },
-  });
-  const outputs = (Array.isArray(result) ? result : [result]) as Rollup.RollupOutput[];
-  const chunk = outputs.flatMap((output) => output.output).find((item): item is Rollup.OutputChunk => item.type === "chunk");
-  if (!chunk) throw new Error("vite produced no chunk for the observation modules");
-  return chunk.code;
-}
 
 /** A page with a bit of everything a snapshot lists: a form with labels, buttons, links, headings, landmarks, status, an editable region. */
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Index test</title><style id="page-style"></style></head><body>
@@ -73,21 +45,18 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 </body></html>`;
 
 let browser: Browser;
-let server: http.Server;
+let served: ServedPage;
 let origin: string;
 let bundle: string;
 
 beforeAll(async () => {
-  bundle = await bundleObservation();
-  server = http.createServer((_request, response) => response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, pipe: true, args: ["--no-sandbox", "--disable-gpu"] });
+  bundle = await bundleObservationModules(MODULES, "Observation");
+  served = await servePageInChromium(PAGE);
+  ({ browser, origin } = served);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await served?.close();
 });
 
 async function openPage(): Promise<Page> {

@@ -1,11 +1,6 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { build, type Rollup } from "vite";
+import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../agent/test-support/agent-process";
-import { CHROMIUM_PATH } from "../../e2e/support/extension-browser";
+import { bundleObservationModules, servePageInChromium, type ServedPage } from "./observation-test-page";
 import type * as NamesModule from "./accessible-name";
 import type * as PageIndexModule from "./page-index";
 import type * as SelectorsModule from "./selectors";
@@ -19,30 +14,6 @@ import type * as SelectorsModule from "./selectors";
 type Modules = typeof NamesModule & typeof PageIndexModule & typeof SelectorsModule;
 declare const SelectorTest: Modules;
 
-const ENTRY = "virtual:selectors-test-entry";
-
-async function bundleModules(): Promise<string> {
-  const result = await build({
-    configFile: false,
-    root: projectRoot,
-    logLevel: "silent",
-    plugins: [
-      {
-        name: "selectors-test-entry",
-        resolveId: (id) => (id === ENTRY ? `\0${ENTRY}` : undefined),
-        load: (id) =>
-          id === `\0${ENTRY}`
-            ? ["accessible-name", "page-index", "selectors"].map((name) => `export * from ${JSON.stringify(path.join(projectRoot, "extension", "observation", `${name}.ts`))};`).join("\n")
-            : undefined,
-      },
-    ],
-    build: { write: false, minify: false, target: "es2022", rollupOptions: { input: ENTRY, preserveEntrySignatures: "strict", output: { format: "iife", name: "SelectorTest" } } },
-  });
-  const outputs = (Array.isArray(result) ? result : [result]) as Rollup.RollupOutput[];
-  const chunk = outputs.flatMap((output) => output.output).find((item): item is Rollup.OutputChunk => item.type === "chunk");
-  if (!chunk) throw new Error("vite produced no chunk for the selector modules");
-  return chunk.code;
-}
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Selectors</title></head><body>
 <form id="f">
@@ -53,25 +24,24 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 </form></body></html>`;
 
 let browser: Browser;
-let server: http.Server;
+let served: ServedPage;
+let origin: string;
 let bundle: string;
 
 beforeAll(async () => {
-  bundle = await bundleModules();
-  server = http.createServer((_request, response) => response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, pipe: true, args: ["--no-sandbox", "--disable-gpu"] });
+  bundle = await bundleObservationModules(["accessible-name", "page-index", "selectors"], "SelectorTest");
+  served = await servePageInChromium(PAGE);
+  ({ browser, origin } = served);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await served?.close();
 });
 
 async function openPage(): Promise<Page> {
   const page = await browser.newPage();
   await page.evaluateOnNewDocument(bundle);
-  await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { waitUntil: "load" });
+  await page.goto(`${origin}/`, { waitUntil: "load" });
   await page.evaluate(() => {
     const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
     state.index = SelectorTest.createPageIndex({ onFrame: () => undefined, onShadowRoot: () => undefined, isOwnNode: () => false, guard: { wrap: (callback) => callback } });
