@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
@@ -11,7 +11,7 @@ import type { AgentCall } from "../agent/test-support/ready-proposal";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { canonicalJson, type PageSnapshot } from "../shared/observation/page-snapshot";
 import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
-import { agentCallOf, answerPanelQuestions, drawerShot, expectCleanPanel, openValidateForm, waitForSessionState, waitForText } from "./support/panel-flow";
+import { agentCallOf, answerPanelQuestions, drawerShot, endJourney, expectCleanPanel, openValidateForm, waitForSessionState, waitForText } from "./support/panel-flow";
 
 /**
  * The issue's "done when" for Improving Existing Skill (issue #16), in real Chromium with the built
@@ -133,13 +133,7 @@ beforeAll(async () => {
   await panel.setViewport({ width: 400, height: 900 });
 }, 90_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  fixture?.close();
-  await cleanup?.();
-  if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
-});
+afterAll(() => endJourney({ chromium, agent, sites: [fixture], cleanup, folders: [workspace] }));
 
 describe("Improving Existing Skill from its card to an installed, validated new version (issue #16)", () => {
   it("sets up the improvement from the card: the installed skill is offered and chosen, the tab's site prefilled", async () => {

@@ -9,7 +9,7 @@ import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { RunResponseSchema, type RunRecord } from "../shared/execution/run-contract";
 import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
-import { agentCallOf, answerPanelQuestions, expectCleanPanel, openPairedPanel, waitForSessionState, waitForText } from "./support/panel-flow";
+import { agentCallOf, answerPanelQuestions, endJourney, expectCleanPanel, openPairedPanel, waitForSessionState, waitForText } from "./support/panel-flow";
 
 /**
  * Learn From This from a failed run (§0B.6, issue #16) in real Chromium with the built extension and
@@ -67,12 +67,7 @@ beforeAll(async () => {
   panel = await openPairedPanel(chromium, agent, token);
 }, 180_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  await site?.close();
-  await cleanup?.();
-});
+afterAll(() => endJourney({ chromium, agent, sites: [site], cleanup }));
 
 describe("Learn From This from a failed run, in the side panel (issue #16)", () => {
   it("offers Learn From This on the failed run and sets up a session that starts from it", async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,7 +9,7 @@ import { startAgentProcess, type AgentProcess } from "../agent/test-support/agen
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
 import { launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
-import { drawerShot, openValidateForm, waitForSessionState, waitForText } from "./support/panel-flow";
+import { drawerShot, endJourney, openValidateForm, waitForSessionState, waitForText } from "./support/panel-flow";
 
 /**
  * The Ability Learning page (issue #7) in real Chromium: the built extension's side panel page,
@@ -111,13 +111,7 @@ beforeAll(async () => {
   await pairPanel(panel, agent.url, token);
 }, 90_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  fixture?.close();
-  await cleanup?.();
-  if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
-});
+afterAll(() => endJourney({ chromium, agent, sites: [fixture], cleanup, folders: [workspace] }));
 
 describe("the Ability Learning page in real Chromium", () => {
   it("opens on Learn New Ability with the four tabs and the five cards, each offered by this agent", async () => {

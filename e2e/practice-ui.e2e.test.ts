@@ -10,7 +10,7 @@ import { MemoryPaths } from "../agent/memory/memory-paths";
 import { AbilityRunSpecSchema, RunResponseSchema, type RunRecord } from "../shared/execution/run-contract";
 import { PracticeReportSchema } from "../shared/learning/practice";
 import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
-import { agentCallOf, drawerShot, expectCleanPanel, openPairedPanel, openValidateForm, waitForText } from "./support/panel-flow";
+import { agentCallOf, drawerShot, endJourney, expectCleanPanel, openPairedPanel, openValidateForm, waitForText } from "./support/panel-flow";
 
 /**
  * The issue's "done when" for Autonomous Agent Practice (issue #16), in real Chromium with the built
@@ -48,12 +48,7 @@ beforeAll(async () => {
   panel = await openPairedPanel(chromium, agent, token);
 }, 120_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  await site?.close();
-  await cleanup?.();
-});
+afterAll(() => endJourney({ chromium, agent, sites: [site], cleanup }));
 
 describe("Autonomous Agent Practice from its card to an installed, validated revision (issue #16)", () => {
   it("sets up the practice from the card, prefilled from the skill: goal, success and sites", async () => {

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { expect } from "vitest";
@@ -105,4 +105,25 @@ export async function drawerShot(page: Page, name: string, height = 720): Promis
   if (height !== viewport.height) await page.setViewport({ ...viewport, height });
   await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`) as `${string}.png` });
   if (height !== viewport.height) await page.setViewport(viewport);
+}
+
+/** What a panel journey started, any of it possibly never started (a failed set-up). */
+export interface JourneyParts {
+  chromium?: ExtensionBrowser | undefined;
+  agent?: AgentProcess | undefined;
+  /** Fixture sites: node servers or our site handles. */
+  sites?: ReadonlyArray<{ close(): unknown } | undefined>;
+  /** Removes the temp ELNOR_MEMORY (makeTempMemoryRoot's cleanup). */
+  cleanup?: (() => Promise<void>) | undefined;
+  /** Temp folders of the journey's own (a workspace). */
+  folders?: ReadonlyArray<string | undefined>;
+}
+
+/** Ends a journey in order: the browser, the agent, the sites, then the temp memory and folders. */
+export async function endJourney({ chromium, agent, sites = [], cleanup, folders = [] }: JourneyParts): Promise<void> {
+  await chromium?.close();
+  await agent?.stop();
+  for (const site of sites) await site?.close();
+  await cleanup?.();
+  for (const folder of folders) if (folder !== undefined) await rm(folder, { recursive: true, force: true });
 }
