@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
@@ -10,9 +10,8 @@ import { startAgentProcess, type AgentProcess } from "../agent/test-support/agen
 import type { AgentCall } from "../agent/test-support/ready-proposal";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { canonicalJson, type PageSnapshot } from "../shared/observation/page-snapshot";
-import { findForbiddenLabels } from "../ui/forbidden-labels";
 import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
-import { agentCallOf, answerPanelQuestions, openValidateForm, waitForSessionState, waitForText } from "./support/panel-flow";
+import { agentCallOf, answerPanelQuestions, drawerShot, endJourney, expectCleanPanel, openValidateForm, waitForSessionState, waitForText } from "./support/panel-flow";
 
 /**
  * The issue's "done when" for Improving Existing Skill (issue #16), in real Chromium with the built
@@ -114,19 +113,7 @@ async function installSaveNoteSkill(): Promise<string> {
 }
 
 /** Everything the panel shows or holds: its markup, its text and its form values. */
-async function assertClean(page: Page, screen: string): Promise<void> {
-  const dom = await page.evaluate(() => `${document.documentElement.outerHTML}\n${document.body.innerText}\n${[...document.querySelectorAll("input, textarea, select")].map((field) => (field as HTMLInputElement).value).join("\n")}`);
-  expect(dom.toLowerCase(), `a canary on ${screen}`).not.toContain("zq9");
-  expect(findForbiddenLabels(await page.evaluate(() => document.body.innerText)), `forbidden label on ${screen}`).toEqual([]);
-}
-
-/** The drawer is fixed over the page: shot at the viewport, taller for the whole drawer. */
-async function drawerShot(page: Page, name: string, height: number): Promise<void> {
-  const viewport = page.viewport()!;
-  await page.setViewport({ ...viewport, height });
-  await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`) as `${string}.png` });
-  await page.setViewport(viewport);
-}
+const IMPROVE_CLEAN = { canary: "zq9", fields: "input, textarea, select", withText: true };
 
 beforeAll(async () => {
   ({ root, cleanup } = await makeTempMemoryRoot("elnor-improve-ui-"));
@@ -146,13 +133,7 @@ beforeAll(async () => {
   await panel.setViewport({ width: 400, height: 900 });
 }, 90_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  fixture?.close();
-  await cleanup?.();
-  if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
-});
+afterAll(() => endJourney({ chromium, agent, sites: [fixture], cleanup, folders: [workspace] }));
 
 describe("Improving Existing Skill from its card to an installed, validated new version (issue #16)", () => {
   it("sets up the improvement from the card: the installed skill is offered and chosen, the tab's site prefilled", async () => {
@@ -166,7 +147,7 @@ describe("Improving Existing Skill from its card to an installed, validated new 
     await waitForText(panel, ".site", origin);
     // The rehearsal may press Save on this fixture (its only safe domain).
     await panel.locator('input[name="dry-run"]').click();
-    await assertClean(panel, "improve set-up");
+    await expectCleanPanel(panel, "improve set-up", IMPROVE_CLEAN);
     await saveScreenshot(panel, "improve-setup");
     await panel.locator('button[name="start"]').click();
     expect(["armed", "capturing"]).toContain(await waitForSessionState(panel, ["armed", "capturing"]));
@@ -185,7 +166,7 @@ describe("Improving Existing Skill from its card to an installed, validated new 
     await waitForSessionState(panel, ["capturing"]);
     await panel.waitForFunction(() => document.querySelectorAll("[data-event-id]").length >= 4, { timeout: 20_000 });
     await panel.waitForFunction(() => document.querySelectorAll("[data-masked]").length >= 2, { timeout: 20_000 });
-    await assertClean(panel, "improve capturing");
+    await expectCleanPanel(panel, "improve capturing", IMPROVE_CLEAN);
   }, 60_000);
 
   it("stops, asks its questions, and reviews the proposal as changes to the installed skill", async () => {
@@ -203,7 +184,7 @@ describe("Improving Existing Skill from its card to an installed, validated new 
     expect(drawer).toMatch(/Version 0\.1\.0 → 0\.2\.0/);
     // The old "Save" checkpoint is changed; the new routine's "Save note" is its own.
     await waitForText(panel, '[data-proposal-drawer] [data-delta-group="checkpoints"] [data-change="changed"]', "Save", 20_000);
-    await assertClean(panel, "improve proposal review");
+    await expectCleanPanel(panel, "improve proposal review", IMPROVE_CLEAN);
     await drawerShot(panel, "improve-delta-review", 2400);
     const history = (await call("GET", "/api/learn/history?page=1&page_size=10")).body.items as Array<{ entry_mode: string; proposal_id?: string }>;
     proposalId = history.find((item) => item.entry_mode === "improving_existing_skill")?.proposal_id as string;
@@ -225,7 +206,7 @@ describe("Improving Existing Skill from its card to an installed, validated new 
     expect(await panel.$eval("[data-proposal-drawer]", (element) => (element as HTMLElement).innerText)).toMatch(/Click "Save note" \(menuitem\)/);
     await panel.locator('[data-proposal-drawer] button[name="install"]').click();
     await waitForText(panel, "[data-review-message]", "Installed for you only", 60_000);
-    await assertClean(panel, "improve installed");
+    await expectCleanPanel(panel, "improve installed", IMPROVE_CLEAN);
     await drawerShot(panel, "improve-installed", 2400);
     await panel.keyboard.press("Escape");
     await panel.waitForSelector("[data-proposal-drawer]", { hidden: true });
@@ -235,7 +216,7 @@ describe("Improving Existing Skill from its card to an installed, validated new 
     await panel.locator('nav[aria-label="Abilities"] button::-p-text(Skills)').click();
     await panel.waitForSelector(`[data-ability-id="${abilityId}"]`, { timeout: 15_000 });
     await waitForText(panel, `[data-ability-id="${abilityId}"]`, "Usable now");
-    await assertClean(panel, "Skills");
+    await expectCleanPanel(panel, "Skills", IMPROVE_CLEAN);
     await saveScreenshot(panel, "improve-skills");
     const availability = (await call("GET", "/api/abilities/availability")).body.abilities as Array<{ ability_id: string; last_validated_at?: string; last_validation_result?: string }>;
     expect(availability.filter((entry) => entry.ability_id === abilityId)).toHaveLength(1);

@@ -8,10 +8,8 @@ import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from 
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { RunResponseSchema, type RunRecord } from "../shared/execution/run-contract";
-import { findForbiddenLabels } from "../ui/forbidden-labels";
-import { pair } from "./golden/demonstration";
 import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
-import { agentCallOf, answerPanelQuestions, waitForSessionState, waitForText } from "./support/panel-flow";
+import { agentCallOf, answerPanelQuestions, endJourney, expectCleanPanel, openPairedPanel, waitForSessionState, waitForText } from "./support/panel-flow";
 
 /**
  * Learn From This from a failed run (§0B.6, issue #16) in real Chromium with the built extension and
@@ -46,12 +44,6 @@ async function until(dispatchId: string, done: (run: RunRecord) => boolean): Pro
   }
 }
 
-async function assertClean(page: Page, screen: string): Promise<void> {
-  const dom = await page.evaluate(() => `${document.documentElement.outerHTML}\n${[...document.querySelectorAll("input, textarea")].map((field) => (field as HTMLInputElement).value).join("\n")}`);
-  expect(dom.toLowerCase(), `a canary on ${screen}`).not.toContain("zq9");
-  expect(findForbiddenLabels(await page.evaluate(() => document.body.innerText)), `forbidden label on ${screen}`).toEqual([]);
-}
-
 beforeAll(async () => {
   ({ root, cleanup } = await makeTempMemoryRoot("elnor-learn-from-run-"));
   site = await serveRunFixtureSite();
@@ -72,16 +64,10 @@ beforeAll(async () => {
   await shop.setViewport({ width: 1000, height: 800 });
   await shop.goto(`${site.origin}/start`);
   const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  panel = await pair(chromium, agent, token);
-  await panel.setViewport({ width: 400, height: 900 });
+  panel = await openPairedPanel(chromium, agent, token);
 }, 180_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  await site?.close();
-  await cleanup?.();
-});
+afterAll(() => endJourney({ chromium, agent, sites: [site], cleanup }));
 
 describe("Learn From This from a failed run, in the side panel (issue #16)", () => {
   it("offers Learn From This on the failed run and sets up a session that starts from it", async () => {
@@ -103,7 +89,7 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
     expect(seed).toContain("Failed run of");
     expect(seed).toMatch(/Starts from the \d+ steps? the run did/);
     await waitForText(panel, ".site", site.host);
-    await assertClean(panel, "set-up from a run");
+    await expectCleanPanel(panel, "set-up from a run", { canary: "zq9" });
     await saveScreenshot(panel, "learn-from-run-setup");
   }, 60_000);
 
@@ -116,7 +102,7 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
     expect(reached).toBe("capturing");
     await panel.waitForFunction(() => document.querySelectorAll("[data-event-id]").length >= 3, { timeout: 20_000 });
     await waitForText(panel, "[data-event-id]", "Contact us");
-    await assertClean(panel, "seeded session");
+    await expectCleanPanel(panel, "seeded session", { canary: "zq9" });
     await saveScreenshot(panel, "learn-from-run-capturing");
   }, 60_000);
 
@@ -154,7 +140,7 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
     expect(link, JSON.stringify(targets)).toBeGreaterThanOrEqual(0);
     expect(targets.some((target) => target.includes("#message")), JSON.stringify(targets)).toBe(true);
     expect(send, JSON.stringify(targets)).toBeGreaterThan(link);
-    await assertClean(panel, "proposal from a run");
+    await expectCleanPanel(panel, "proposal from a run", { canary: "zq9" });
     const viewport = panel.viewport()!;
     await panel.setViewport({ ...viewport, height: 1600 });
     await saveScreenshot(panel, "learn-from-run-proposal");
@@ -174,7 +160,7 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
     await panel.waitForSelector(`[data-use-as-example] select[name="example-target"] option[value="proposal:${proposalId}"]`, { timeout: 15_000 });
     await panel.select('[data-use-as-example] select[name="example-target"]', `proposal:${proposalId}`);
     await panel.locator('[data-use-as-example] textarea[name="example-requests"]').fill("write to the shop\nleave the shop a message");
-    await assertClean(panel, "Use as Example picker");
+    await expectCleanPanel(panel, "Use as Example picker", { canary: "zq9" });
     await saveScreenshot(panel, "use-as-example-picker");
     await panel.locator('[data-use-as-example] button[name="add-example"]').click();
     await panel.waitForSelector("[data-use-as-example]", { hidden: true, timeout: 20_000 });
@@ -185,7 +171,7 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
     const draftPath = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.proposal.draft_skill_path as string;
     const examples = JSON.parse(await readFile(path.join(root, path.dirname(draftPath), "examples.json"), "utf8")) as Array<{ source: unknown }>;
     expect(examples.map((example) => example.source)).toEqual([{ kind: "run", dispatch_id: failed.dispatch_id }]);
-    await assertClean(panel, "proposal with an example");
+    await expectCleanPanel(panel, "proposal with an example", { canary: "zq9" });
   }, 90_000);
 
   it("offers Learn From This on a receipt in History, and sets up a session that starts from that receipt's session (§0B.6)", async () => {
@@ -199,7 +185,7 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
     await panel.waitForSelector('[data-setup-seed="receipt"]', { timeout: 10_000 });
     const seed = await panel.$eval("[data-setup-seed]", (element) => (element as HTMLElement).innerText);
     expect(seed).toContain("Starts from the steps, pages and snapshots of the session this receipt was written for");
-    await assertClean(panel, "set-up from a receipt");
+    await expectCleanPanel(panel, "set-up from a receipt", { canary: "zq9" });
     await saveScreenshot(panel, "learn-from-receipt-setup");
   }, 60_000);
 

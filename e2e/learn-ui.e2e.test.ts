@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
-import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
-import { openValidateForm } from "./support/panel-flow";
+import { launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
+import { drawerShot, endJourney, openValidateForm, waitForSessionState, waitForText } from "./support/panel-flow";
 
 /**
  * The Ability Learning page (issue #7) in real Chromium: the built extension's side panel page,
@@ -86,39 +86,9 @@ async function assertCleanScreen(page: Page, screen: string): Promise<void> {
   expect(dom.toLowerCase()).not.toContain("zq8");
 }
 
-async function waitForText(page: Page, selector: string, text: string, timeout = 20_000): Promise<void> {
-  await page.waitForFunction(
-    (sel, wanted) => [...document.querySelectorAll(sel)].some((element) => (element.textContent ?? "").includes(wanted)),
-    { timeout },
-    selector,
-    text,
-  );
-}
-
-async function sessionState(page: Page): Promise<string | null> {
-  return page.$eval("[data-session-state]", (element) => element.getAttribute("data-session-state")).catch(() => null);
-}
-
-async function waitForSessionState(page: Page, states: string[], timeout = 20_000): Promise<string> {
-  await page.waitForFunction(
-    (wanted) => wanted.includes(document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? ""),
-    { timeout },
-    states,
-  );
-  return (await sessionState(page)) ?? "";
-}
-
 async function agentApi<T>(method: string, route: string): Promise<{ status: number; body: T }> {
   const response = await fetch(`${agent!.url}${route}`, { method, headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, body: (await response.json()) as T };
-}
-
-/** The drawer is fixed over the page: shot at the viewport (taller for the whole drawer), not full-page. */
-async function drawerShot(page: Page, name: string, height = 720): Promise<void> {
-  const viewport = page.viewport() ?? { width: 360, height: 720 };
-  if (height !== viewport.height) await page.setViewport({ ...viewport, height });
-  await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`) as `${string}.png` });
-  if (height !== viewport.height) await page.setViewport(viewport);
 }
 
 async function clickButton(page: Page, text: string): Promise<void> {
@@ -141,13 +111,7 @@ beforeAll(async () => {
   await pairPanel(panel, agent.url, token);
 }, 90_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  fixture?.close();
-  await cleanup?.();
-  if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
-});
+afterAll(() => endJourney({ chromium, agent, sites: [fixture], cleanup, folders: [workspace] }));
 
 describe("the Ability Learning page in real Chromium", () => {
   it("opens on Learn New Ability with the four tabs and the five cards, each offered by this agent", async () => {
@@ -350,7 +314,7 @@ describe("the Ability Learning page in real Chromium", () => {
     await panel.waitForSelector('[data-status="connected"]', { timeout: 15_000 });
     // The stream is back once the agent sends its first frame (a keepalive at the latest, 30 s).
     await panel.waitForSelector('[data-live="live"]', { timeout: 45_000 });
-    expect(await sessionState(panel)).toBe("ready_for_review");
+    expect(await panel.$eval("[data-session-state]", (element) => element.getAttribute("data-session-state"))).toBe("ready_for_review");
   }, 90_000);
 
   it("validates the proposal with test values: a rehearsal, its steps, and checkpoint progress from its receipts", async () => {

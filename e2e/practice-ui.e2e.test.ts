@@ -9,10 +9,8 @@ import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { AbilityRunSpecSchema, RunResponseSchema, type RunRecord } from "../shared/execution/run-contract";
 import { PracticeReportSchema } from "../shared/learning/practice";
-import { findForbiddenLabels } from "../ui/forbidden-labels";
-import { pair } from "./golden/demonstration";
-import { ARTIFACTS_DIR, launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
-import { agentCallOf, openValidateForm, waitForText } from "./support/panel-flow";
+import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
+import { agentCallOf, drawerShot, endJourney, expectCleanPanel, openPairedPanel, openValidateForm, waitForText } from "./support/panel-flow";
 
 /**
  * The issue's "done when" for Autonomous Agent Practice (issue #16), in real Chromium with the built
@@ -34,20 +32,8 @@ let abilityId: string;
 let proposalId: string;
 
 const CANARY = "Zq7-practice-canary";
-
-async function assertClean(page: Page, screen: string): Promise<void> {
-  const dom = await page.evaluate(() => `${document.documentElement.outerHTML}\n${[...document.querySelectorAll("input:not([name='practice-inputs']), textarea:not([name='practice-inputs'])")].map((field) => (field as HTMLInputElement).value).join("\n")}`);
-  expect(dom.toLowerCase(), `a canary on ${screen}`).not.toContain("zq7");
-  expect(findForbiddenLabels(await page.evaluate(() => document.body.innerText)), `forbidden label on ${screen}`).toEqual([]);
-}
-
-/** The drawer is fixed over the page: shot at the viewport, taller for the whole drawer. */
-async function drawerShot(page: Page, name: string, height: number): Promise<void> {
-  const viewport = page.viewport()!;
-  await page.setViewport({ ...viewport, height });
-  await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`) as `${string}.png` });
-  await page.setViewport(viewport);
-}
+/** The practice's own inputs field holds the canary on purpose (they are the run's inputs). */
+const PRACTICE_CLEAN = { canary: "zq7", fields: "input:not([name='practice-inputs']), textarea:not([name='practice-inputs'])" };
 
 beforeAll(async () => {
   ({ root, cleanup } = await makeTempMemoryRoot("elnor-practice-ui-"));
@@ -59,16 +45,10 @@ beforeAll(async () => {
   site.moveSendButton(true);
   chromium = await launchExtensionBrowser();
   const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  panel = await pair(chromium, agent, token);
-  await panel.setViewport({ width: 400, height: 900 });
+  panel = await openPairedPanel(chromium, agent, token);
 }, 120_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  await site?.close();
-  await cleanup?.();
-});
+afterAll(() => endJourney({ chromium, agent, sites: [site], cleanup }));
 
 describe("Autonomous Agent Practice from its card to an installed, validated revision (issue #16)", () => {
   it("sets up the practice from the card, prefilled from the skill: goal, success and sites", async () => {
@@ -104,7 +84,7 @@ describe("Autonomous Agent Practice from its card to an installed, validated rev
     expect(shown).toMatch(/Round 1 \(1280×800\)/);
     expect(shown).toMatch(/Round 2 \(390×844\): passed/);
     expect(shown).toContain("Goal:");
-    await assertClean(panel, "practice rounds");
+    await expectCleanPanel(panel, "practice rounds", PRACTICE_CLEAN);
     await saveScreenshot(panel, "practice-rounds");
 
     const sessions = (await call("GET", "/api/learn/sessions?page=1&page_size=5")).body.sessions as Array<{ learn_session_id: string }>;
@@ -121,7 +101,7 @@ describe("Autonomous Agent Practice from its card to an installed, validated rev
     await waitForText(panel, '[data-proposal-drawer] [data-delta-group="steps"]', "Send message now", 20_000);
     // Each round is one of its validation runs.
     await panel.waitForFunction(() => document.querySelectorAll('[data-proposal-drawer] li.run[data-validation-result="passed"]').length >= 2, { timeout: 20_000 });
-    await assertClean(panel, "practice proposal");
+    await expectCleanPanel(panel, "practice proposal", PRACTICE_CLEAN);
     await drawerShot(panel, "practice-proposal-review", 2400);
   }, 60_000);
 
@@ -139,7 +119,7 @@ describe("Autonomous Agent Practice from its card to an installed, validated rev
 
     await panel.locator('[data-proposal-drawer] button[name="install"]').click();
     await waitForText(panel, "[data-review-message]", "Installed for you only", 60_000);
-    await assertClean(panel, "installed practice proposal");
+    await expectCleanPanel(panel, "installed practice proposal", PRACTICE_CLEAN);
     await drawerShot(panel, "practice-installed", 2400);
   }, 240_000);
 

@@ -17,10 +17,14 @@ describe("the Skills card's version and last validation", () => {
     expect(validationLine({ ...passed, last_validation_result: "cancelled" }, gb).text).toBe("validated 24 Nov, cancelled before it finished");
   });
 
-  it("says when nothing was validated, and says nothing of the assistant's own skills", () => {
+  it("says when nothing was validated, and what is true of the assistant's own skills: their declared version or none, not validated here", () => {
     expect(validationLine(base, gb)).toEqual({ tone: "none", text: "no validation on record" });
     expect(validationLine({ ...base, source: "imported" }, gb).text).toBe("not validated here (imported)");
-    expect(validationLine({ ...base, source: "native" }, gb).text).toBeUndefined();
+    const own: Ability = { ...base, ability_id: "native.canvas-design", family: "native", install_lane: "approved_workspace", source: "native" };
+    expect(validationLine(own, gb)).toEqual({ tone: "none", text: "not validated here (the assistant's own skill)" });
+    expect(validationLine({ ...own, ability_id: "bundled.pdf-tools", family: "bundled" }, gb).text).toBe("not validated here (bundled with the assistant)");
+    expect(versionLabel(own)).toBe("no version declared");
+    expect(versionLabel({ ...own, skill_version: "1.4.0" })).toBe("v1.4.0");
     // A time without its verdict is not a validation the card can describe.
     expect(validationLine({ ...base, last_validated_at: "2026-11-24T10:05:00.000Z" }, gb).tone).toBe("none");
     expect(versionLabel(base)).toBeUndefined();

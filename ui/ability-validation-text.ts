@@ -4,7 +4,7 @@ import type { Ability } from "./skills-catalog.svelte";
 export interface ValidationLine {
   /** `passed`, `partial`, `failed`, `cancelled`, or `none` (never validated here). */
   tone: NonNullable<Ability["last_validation_result"]> | "none";
-  /** "validated 24 Nov, passed"; undefined where the card says nothing (the assistant's own skills). */
+  /** "validated 24 Nov, passed", or what is true instead ("not validated here (bundled with the assistant)"). */
   text: string | undefined;
   /** The moment in full, for the `<time>` element's title. */
   at?: string;
@@ -38,15 +38,15 @@ const VERDICT: Record<NonNullable<Ability["last_validation_result"]>, string> = 
 
 /**
  * §0C.11A `last_validated_at` and how that validation ended, as the Skills card words it. An
- * ability without one says so rather than nothing, except the assistant's own skills, which this
- * agent neither installs nor validates.
+ * ability without one says so rather than nothing; the assistant's own skills (its folders, or
+ * bundled with it) are neither installed nor validated by this agent, and the card says that.
  */
 export function validationLine(ability: Ability, words: DateWords = {}): ValidationLine {
   const result = ability.last_validation_result;
   if (ability.last_validated_at === undefined || result === undefined) {
     switch (ability.source) {
       case "native":
-        return { tone: "none", text: undefined };
+        return { tone: "none", text: ability.family === "bundled" ? "not validated here (bundled with the assistant)" : "not validated here (the assistant's own skill)" };
       case "imported":
         return { tone: "none", text: "not validated here (imported)" };
       default:
@@ -58,5 +58,11 @@ export function validationLine(ability: Ability, words: DateWords = {}): Validat
   return { tone: result, text: `validated ${shortDate(ability.last_validated_at, words)}, ${VERDICT[result]}`, at };
 }
 
-/** "v0.2.0", or nothing when the agent does not know the installed version. */
-export const versionLabel = (ability: Ability): string | undefined => (ability.skill_version === undefined ? undefined : `v${ability.skill_version.replace(/^v/i, "")}`);
+/**
+ * "v0.2.0"; for the assistant's own skills, the version their SKILL.md declares or that it declares
+ * none; nothing when the agent does not know an installed version.
+ */
+export function versionLabel(ability: Ability): string | undefined {
+  if (ability.skill_version !== undefined) return `v${ability.skill_version.replace(/^v/i, "")}`;
+  return ability.source === "native" ? "no version declared" : undefined;
+}

@@ -2,13 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup-contract";
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
-import { CapabilityManifestSchema } from "../../shared/capabilities/capability-manifest";
-import type { LearningReceiptKind } from "../../shared/learning/receipts";
-import { toAgentSkillsMarkdown } from "../../shared/skills/agent-skills-format";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
-import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
 import type { Clock } from "../clock";
-import { AppError, isAppError } from "../errors/app-error";
+import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { ProposalService } from "../learning/proposal-service";
@@ -16,9 +12,9 @@ import type { SessionService } from "../learning/session-service";
 import type { AbilityRegistry, InstalledAbility } from "./ability-registry";
 import { lifecycleChange } from "./ability-lifecycle";
 import { createAvailabilityViews } from "./availability-views";
-import { validationOfInstalledContent } from "./availability-validation";
 import type { SkillFolderSource } from "./skill-folders";
-import { InstallSagaJournalSchema, type InstallSagaJournal, type InstallSagaStep } from "./install-saga-journal";
+import type { InstallSagaStep } from "./install-saga-journal";
+import { createInstallSaga, type AbilityReceiptWriter } from "./install-saga";
 import type { WorkspaceProjector } from "./workspace-projection";
 import { createAbilityLookupService, type AbilityLookupService } from "./ability-lookup-service";
 import { createWordNetLexiconLoader } from "./wordnet-lexicon";
@@ -69,15 +65,15 @@ export interface AbilityService {
 }
 
 /**
- * Installing and managing learned abilities (issue #6, §0C.11–§0C.13, §0C.23): the install saga
- * (materialize → project → rebuild bridge → refresh availability) with compensation on any
- * failure, the availability snapshot and Skills catalog, and the lifecycle commands.
+ * Installing and managing learned abilities (issue #6, §0C.11–§0C.13, §0C.23): installs one at a
+ * time through the install saga (install-saga.ts), the availability snapshot and Skills catalog,
+ * registering imported abilities, and the lifecycle commands.
  */
 export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
   const now = () => deps.clock.now().toISOString();
   let lastTriggerAt = "";
 
-  const receipt = async (kind: LearningReceiptKind, fields: { ability_id?: string; proposal_id?: string; learn_session_id?: string; reason?: string; details?: Record<string, unknown> }) => {
+  const receipt: AbilityReceiptWriter = async (kind, fields) => {
     await deps.memory.append(MemoryPaths.receipts, {
       receipt_id: randomUUID(),
       receipt_kind: kind,
@@ -85,10 +81,6 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
       created_at: now(),
       schema_version: 1,
     });
-  };
-
-  const fail = (step: InstallSagaStep) => {
-    if (deps.failInstallAt?.() === step) throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "MEMORY_WRITE_FAILED", `Install step "${step}" failed.`);
   };
 
   const folders = deps.folders;
@@ -109,220 +101,23 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     return snapshot;
   };
 
-  let sagas: Promise<unknown> = Promise.resolve();
-  const installSaga = async (proposalId: string, lane: "experimental_private" | "approved_workspace") => {
-    const detail = await deps.proposals.detail(proposalId);
-    const proposal = detail.proposal;
-    const sessionId = proposal.learn_session_id as string;
-    const session = deps.sessions.get(sessionId);
-    const approving = lane === "approved_workspace";
-    const allowedFrom = approving ? ["ready_for_review", "installed_private"] : ["ready_for_review"];
-    if (!allowedFrom.includes(session.state)) {
-      throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A proposal is ${approving ? "approved" : "installed"} from review, not while the session is ${session.state}.`);
-    }
-    const files = await deps.proposals.draftFiles(proposalId);
-    const markdown = files["SKILL.md"] ?? "";
-    const frontmatter = parseSkillFrontmatter(markdown);
-    if (frontmatter === undefined) throw new AppError("CHECKPOINT_LINT_FAILED", "The draft SKILL.md has no valid frontmatter; revise the proposal.");
-    const skillName = frontmatter.name;
-    const existing = deps.registry.bySkillName(skillName);
-    // Another proposal's skill of the same name may only be replaced by an improvement of it: a
-    // session that improves an existing skill, whose proposal names that installed ability.
-    const improves = existing !== undefined && existing.proposal_id !== proposalId && session.target_kind === "existing_skill" && proposal.ability_id === existing.ability_id;
-    if (existing !== undefined && existing.proposal_id !== proposalId && !improves) {
-      throw new AppError(
-        "INSTALL_LANE_DENIED",
-        proposal.ability_id === existing.ability_id
-          ? `A newer version of "${skillName}" is installed; review and install that one instead.`
-          : `A skill named "${skillName}" is already installed; rename this one before installing it.`,
-      );
-    }
-    // New content never reaches the workspace or shared lane without an approval (DESIGN §4): an
-    // improvement of an approved or shared skill is approved, not installed privately over it.
-    if (improves && !approving && existing.install_lane !== "experimental_private") {
-      throw new AppError("INSTALL_LANE_DENIED", `"${skillName}" is ${existing.install_lane === "shared_promoted" ? "shared" : "approved for your workspace"}; approve this improvement to replace it (installing it privately would take it out of that lane).`);
-    }
-    const manifest = CapabilityManifestSchema.parse(JSON.parse(files["capability-manifest.json"] ?? "{}"));
-    const capabilityId = manifest.capability_id;
-    const abilityId = existing?.ability_id ?? `learned.${skillName}`;
-    const sagaId = randomUUID();
-    const at = now();
-
-    // Read before anything changes, so a failed read leaves nothing to undo.
-    const validation = await validationOfInstalledContent(deps.memory, proposal);
-    const installedFolder = MemoryPaths.installedSkill(skillName);
-    // Every file the saga writes, as it was, so a failure puts each back byte for byte: the
-    // previous version of an improved skill, the bridge, the snapshot and the catalog.
-    const written = [
-      `${installedFolder}/SKILL.md`,
-      `${installedFolder}/tests/trigger-tests.json`,
-      `${installedFolder}/tests/flow.recorder.json`,
-      `${installedFolder}/tests/checkpoints.json`,
-      `${installedFolder}/tests/parameters.json`,
-      `${installedFolder}/support-packs.json`,
-      MemoryPaths.capabilityManifest(capabilityId),
-      MemoryPaths.capabilityMetadata(capabilityId),
-      MemoryPaths.bridgeEntriesCurrent,
-      MemoryPaths.availabilityCurrent,
-      MemoryPaths.catalogCurrent,
-    ];
-    const previous = await Promise.all(written.map(async (file) => ({ path: file, text: (await deps.memory.readText(file)) ?? null })));
-    const journal: InstallSagaJournal = {
-      saga_id: sagaId,
-      proposal_id: proposalId,
-      learn_session_id: sessionId,
-      ability_id: abilityId,
-      skill_name: skillName,
-      lane,
-      approving_installed: approving && session.state === "installed_private",
-      existed: existing !== undefined,
-      previous,
-      previous_projection: (await deps.projector.read(skillName)) ?? null,
-      started_at: at,
-    };
-    await deps.memory.writeJson(MemoryPaths.installSaga(sagaId), journal);
-    // Approving what is already installed privately upgrades a working ability: until the saga
-    // has finished, the proposal, the session and the ability stay exactly as they were.
-    const approvingInstalled = journal.approving_installed;
-    const started = { receipt: "learn.install.started" as const, event: "learn.install.started" as const, payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } };
-    if (approvingInstalled) {
-      await deps.sessions.advance(sessionId, [], {}, [started]);
-    } else {
-      // The session moves first so a crash mid-saga leaves it visibly installing, never "installed".
-      await deps.sessions.advance(sessionId, [approving ? "approved" : "installing_private"], {}, [started]);
-      await deps.proposals.recordInstall(proposalId, { proposal_state: approving ? "approved" : "installing_private", install_lane: "pending" });
-    }
-
-    let step: InstallSagaStep = "materialize";
-    try {
-      // 1. Materialize the canonical files in ELNOR_MEMORY (§0C.23 target paths).
-      fail("materialize");
-      await deps.memory.writeText(`${installedFolder}/SKILL.md`, markdown);
-      await deps.memory.writeText(`${installedFolder}/tests/trigger-tests.json`, files["trigger-tests.json"] ?? "{}");
-      await deps.memory.writeText(`${installedFolder}/tests/flow.recorder.json`, files["flow.recorder.json"] ?? "{}");
-      // What a run needs beside the flow (issue #21 run-spec): its checkpoints and its inputs.
-      await deps.memory.writeText(`${installedFolder}/tests/checkpoints.json`, files["checkpoints.json"] ?? "[]");
-      await deps.memory.writeText(`${installedFolder}/tests/parameters.json`, files["parameters.json"] ?? "[]");
-      await deps.memory.writeJson(`${installedFolder}/support-packs.json`, { support_pack_refs: proposal.support_pack_refs });
-      await deps.memory.writeJson(MemoryPaths.capabilityManifest(capabilityId), manifest);
-      await deps.memory.writeJson(MemoryPaths.capabilityMetadata(capabilityId), {
-        capability_id: capabilityId,
-        summary: frontmatter.description,
-        source_refs: [`proposal:${proposalId}`, `learn_session:${sessionId}`],
-        control_surface_notes: [],
-        dependency_refs: [],
-        page_knowledge_refs: [],
-        ui_anchor_refs: [],
-        bucket_refs: [],
-        known_failure_modes: [],
-        schema_version: 1,
-      });
-      // 2. Project the read-only copy into the assistant's workspace.
-      step = "project";
-      fail("project");
-      await deps.projector.project(skillName, {
-        // The assistant's copy is an Agent Skills bundle (DESIGN §8); ELNOR_MEMORY keeps §0.2C.
-        "SKILL.md": toAgentSkillsMarkdown(markdown),
-        [`capabilities/${capabilityId}.json`]: `${JSON.stringify(manifest, null, 2)}\n`,
-        "tests/trigger-tests.json": files["trigger-tests.json"] ?? "{}",
-        "support-packs/README.md": "No support packs.\n",
-      });
-      // 3. Rebuild the capability bridge with the new ability in it.
-      step = "bridge";
-      const ability: InstalledAbility = {
-        ability_id: abilityId,
-        skill_name: skillName,
-        capability_id: capabilityId,
-        title: proposal.title,
-        family: manifest.family,
-        install_lane: lane,
-        // An improvement replaces the content, not the user's decisions about the ability.
-        enabled: existing?.enabled ?? true,
-        quarantined: existing?.quarantined ?? false,
-        source: "learned",
-        trigger_phrases: proposal.trigger_phrases,
-        negative_triggers: proposal.negative_triggers,
-        project_scopes: [],
-        preferred_control_surfaces: frontmatter.preferred_control_surfaces,
-        support_pack_refs: proposal.support_pack_refs,
-        proposal_id: proposalId,
-        learn_session_id: sessionId,
-        // §0C.11A: the validation of this very revision, if any; an improvement starts without the old one's.
-        ...validation,
-        skill_version: frontmatter.version,
-        installed_at: existing?.installed_at ?? at,
-        updated_at: at,
-      };
-      const abilities = [...deps.registry.all().filter((candidate) => candidate.ability_id !== abilityId), ability];
-      await receipt("bridge.rebuild.started", { ability_id: abilityId, proposal_id: proposalId });
-      fail("bridge");
-      await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(abilities));
-      await receipt("bridge.rebuild.completed", { ability_id: abilityId, proposal_id: proposalId });
-      // 4. Refresh the availability snapshot and catalog; only now is the ability registered.
-      step = "availability";
-      fail("availability");
+  const saga = createInstallSaga({
+    memory: deps.memory,
+    registry: deps.registry,
+    projector: deps.projector,
+    sessions: deps.sessions,
+    proposals: deps.proposals,
+    clock: deps.clock,
+    views,
+    receipt,
+    triggered: () => {
       lastTriggerAt = now();
-      await writeAvailability(abilities);
-      await deps.registry.put(ability);
-      await receipt("ability.snapshot.updated", { ability_id: abilityId });
-    } catch (error) {
-      await undo(journal, step);
-      if (approvingInstalled) {
-        const message = `Approval failed at "${step}"; the ability stays installed for you only, as it was.`;
-        if (isAppError(error)) throw new AppError(error.code, `${message} ${error.message}`.slice(0, 240));
-        throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", message, { cause: error });
-      }
-      const outcome = existing === undefined ? "nothing was installed" : "the installed version stays as it was";
-      if (isAppError(error)) throw new AppError(error.code, `Install failed at "${step}"; the proposal is quarantined and ${outcome}. ${error.message}`.slice(0, 240));
-      throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", `Install failed at "${step}"; the proposal is quarantined and ${outcome}.`, { cause: error });
-    }
+    },
+    failInstallAt: deps.failInstallAt,
+  });
 
-    const updated = await complete(journal, capabilityId);
-    return { proposal: updated, ability_id: abilityId, saga_id: sagaId };
-  };
-
-  /** After the commit point (the registry names the new install): the proposal and session follow. */
-  const complete = async (journal: InstallSagaJournal, capabilityId: string) => {
-    const approving = journal.lane === "approved_workspace";
-    const updated = await deps.proposals.recordInstall(journal.proposal_id, {
-      proposal_state: approving ? "approved" : "installed_private",
-      install_lane: journal.lane,
-      ability_id: journal.ability_id,
-      primary_capability_id: capabilityId,
-    });
-    const state = deps.sessions.get(journal.learn_session_id).state;
-    const path = state === "installing_private" ? ["installed_private" as const] : journal.approving_installed && state === "installed_private" ? ["approved" as const] : [];
-    await deps.sessions.advance(journal.learn_session_id, path, { ability_id: journal.ability_id }, [
-      { receipt: "learn.install.completed", event: "learn.install.completed", payload: { proposal_id: journal.proposal_id, ability_id: journal.ability_id, install_lane: journal.lane, saga_id: journal.saga_id } },
-    ]);
-    await deps.memory.remove(MemoryPaths.installSaga(journal.saga_id));
-    return updated;
-  };
-
-  /**
-   * Compensation (§0C.13, R11.2-36): nothing half-installed stays visible or usable, and what was
-   * installed before stays exactly as it was. The proposal is quarantined, except when approving an
-   * ability already installed privately, which stays as it was.
-   */
-  const undo = async (journal: InstallSagaJournal, step: InstallSagaStep | "interrupted") => {
-    if (journal.previous_projection === null) await deps.projector.remove(journal.skill_name).catch(() => undefined);
-    else await deps.projector.project(journal.skill_name, journal.previous_projection).catch(() => undefined);
-    if (!journal.existed) await deps.memory.remove(MemoryPaths.installedSkill(journal.skill_name)).catch(() => undefined);
-    for (const { path, text } of journal.previous) {
-      if (text === null) await deps.memory.remove(path).catch(() => undefined);
-      else await deps.memory.writeText(path, text).catch(() => undefined);
-    }
-    views.forget();
-    const failed = { receipt: "learn.install.failed" as const, payload: { proposal_id: journal.proposal_id, saga_id: journal.saga_id, failed_step: step } };
-    if (journal.approving_installed) {
-      await deps.sessions.advance(journal.learn_session_id, [], {}, [failed]).catch(() => undefined);
-    } else {
-      await deps.proposals.recordInstall(journal.proposal_id, { proposal_state: "quarantined", install_lane: "quarantined" }).catch(() => undefined);
-      const state = deps.sessions.get(journal.learn_session_id).state;
-      await deps.sessions.advance(journal.learn_session_id, state === "quarantined" ? [] : ["quarantined"], {}, [failed]).catch(() => undefined);
-    }
-    await deps.memory.remove(MemoryPaths.installSaga(journal.saga_id)).catch(() => undefined);
-  };
+  /** Installs and registrations, one at a time (each captures the files the one before rewrote). */
+  let sagas: Promise<unknown> = Promise.resolve();
 
   // Issue #15: the wording matcher; WordNet is read on the first lookup, not at start.
   const lookups = createAbilityLookupService({ memory: deps.memory, snapshot: () => service.snapshot(), lexicon: createWordNetLexiconLoader() });
@@ -330,20 +125,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     refreshAvailability,
 
     async recover() {
-      const names = await deps.memory.list(MemoryPaths.installSagas).catch(() => []);
-      for (const name of names.filter((candidate) => candidate.endsWith(".json")).sort()) {
-        const file = `${MemoryPaths.installSagas}/${name}`;
-        const journal = await deps.memory.readJson(file, InstallSagaJournalSchema).catch(() => undefined);
-        if (journal === undefined) {
-          // Written atomically, so never half a journal: this one is not ours to read.
-          await deps.memory.remove(file);
-          continue;
-        }
-        const installed = deps.registry.get(journal.ability_id);
-        const committed = installed !== undefined && installed.proposal_id === journal.proposal_id && installed.install_lane === journal.lane;
-        if (committed) await complete(journal, installed.capability_id);
-        else await undo(journal, "interrupted");
-      }
+      await saga.recover();
       await deps.projector.sweep();
       // The registry is what was committed; the bridge and the snapshot are rebuilt from it, which
       // also repairs a lifecycle change the agent stopped in the middle of.
@@ -378,11 +160,10 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     async install(proposalId, lane) {
       // One saga at a time: a second Install or Approve started while one runs would capture
       // "previous" files the first is rewriting. It waits, then meets the state the first left.
-      const run = sagas.then(() => installSaga(proposalId, lane));
+      const run = sagas.then(() => saga.run(proposalId, lane));
       sagas = run.catch(() => undefined);
       return run;
     },
-
 
     async snapshot() {
       const snapshot = (await views.read()) ?? (await writeAvailability(deps.registry.all()));

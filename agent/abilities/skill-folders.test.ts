@@ -58,6 +58,18 @@ describe("every skill in Skills: the assistant's own skill folders, read-only", 
     expect(scanned.body.compatibility_report.findings).toContainEqual(expect.objectContaining({ code: "NAME_COLLISION", severity: "error" }));
   });
 
+  it("lists the version a skill's SKILL.md declares (metadata.version), and none where it declares none", async () => {
+    folders = await mkdtemp(path.join(tmpdir(), "elnor-skill-folders-"));
+    const bundled = path.join(folders, "bundled");
+    await writeSkill(bundled, "pdf-tools", "Fill and merge PDF files. Use when asked to fill a PDF form.", 'metadata:\n  author: someone\n  version: "1.4.0"\n');
+    await writeSkill(bundled, "theme-factory", "Style artifacts with a theme. Use when the user wants a colour theme.");
+    await writeSkill(bundled, "odd-version", "A skill with a version that is not one. Use never.", "metadata:\n  version: latest and greatest\n");
+    agent = await startTestAgent({ skillFolders: [{ path: bundled, kind: "bundled" }] });
+    const listed = await agent.call("GET", "/api/abilities/availability");
+    const versions = Object.fromEntries((listed.body.abilities as Array<{ ability_id: string; skill_version?: string }>).map((ability) => [ability.ability_id, ability.skill_version ?? null]));
+    expect(versions).toEqual({ "bundled.odd-version": null, "bundled.pdf-tools": "1.4.0", "bundled.theme-factory": null });
+  });
+
   it("notices a skill added to a folder while the agent runs, and leaves imported skills to the registry", async () => {
     folders = await mkdtemp(path.join(tmpdir(), "elnor-skill-folders-"));
     agent = await startTestAgent({ skillFolders: [{ path: folders, kind: "native" }], skillFoldersIntervalMs: 50 });

@@ -77,6 +77,7 @@ async function readSkill(folder: SkillFolder, name: string): Promise<FolderSkill
   const front = normalizeAgentSkillsFrontmatter(mapping.value).frontmatter;
   if (front === undefined) return unusable("SKILL.md needs a name and a description");
   const triggers = deriveTriggers(front.name, front.description).map((trigger) => trigger.slice(0, 120));
+  const version = declaredVersion(front.metadata);
   return {
     name,
     folder: folder.path,
@@ -87,8 +88,18 @@ async function readSkill(folder: SkillFolder, name: string): Promise<FolderSkill
       usable_now: true,
       trigger_phrases: triggers,
       negative_triggers: deriveNegativeTriggers(front.description).map((trigger) => trigger.slice(0, 120)),
+      ...(version === undefined ? {} : { skill_version: version }),
     }),
   };
+}
+
+const VERSION = /^v?\d[0-9A-Za-z.+-]{0,30}$/;
+
+/** The version a SKILL.md declares where the Agent Skills format puts it (`metadata.version`); anything else is no version. */
+function declaredVersion(metadata: Record<string, unknown> | undefined): string | undefined {
+  const raw = metadata?.version;
+  const text = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : undefined;
+  return text !== undefined && VERSION.test(text) ? text : undefined;
 }
 
 export function createSkillFolderSource(folders: readonly SkillFolder[]): SkillFolderSource {

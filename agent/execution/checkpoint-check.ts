@@ -2,6 +2,7 @@ import { SCRUBBED } from "../../shared/observation/typed-value-scrubber";
 import type { Page, SerializedAXNode } from "puppeteer-core";
 import { needsBaseline, parseSuccessCondition, type SuccessCheck } from "../../shared/learning/success-conditions";
 import { firstNumberIn, numberShape, readPageFacts, type PageFacts } from "./page-facts";
+import { waitForSettledPage } from "./page-settle";
 
 export type { SuccessCheck } from "../../shared/learning/success-conditions";
 export { parseSuccessCondition } from "../../shared/learning/success-conditions";
@@ -238,9 +239,23 @@ export interface CheckOptions {
   baseline?: PageFacts | undefined;
 }
 
-/** Reads what a relative check compares against, before the checkpoint's steps run; undefined when the check needs none. */
-export async function readBaseline(page: Page, condition: string): Promise<PageFacts | undefined> {
-  return needsBaseline(parseSuccessCondition(condition)) ? readPageFacts(page).catch(() => undefined) : undefined;
+/** The most a rehearsal waits for a page to settle before reading what a count compares against. */
+export const BASELINE_SETTLE_MAX_MS = 5_000;
+
+/**
+ * Reads what a relative check compares against, before the checkpoint's steps run; undefined when
+ * the check needs none. Read from a settled page (page-settle.ts): a list still loading or
+ * re-rendering would give a count that is neither the one before nor the one after.
+ */
+export async function readBaseline(page: Page, condition: string, settleMaxMs = BASELINE_SETTLE_MAX_MS): Promise<PageFacts | undefined> {
+  if (!needsBaseline(parseSuccessCondition(condition))) return undefined;
+  await waitForSettledPage(page, { maxMs: settleMaxMs }).catch(() => false);
+  return readPageFacts(page).catch(() => undefined);
+}
+
+/** A count that changes is only told on a settled page: half-way through a re-render it can match by chance. */
+function needsSettledEvidence(check: SuccessCheck): boolean {
+  return check.kind === "list_count" || check.kind === "counter";
 }
 
 /**
@@ -256,7 +271,15 @@ export async function checkSuccessCondition(page: Page, condition: string, optio
   for (;;) {
     try {
       last = await lookOnce(page, check, options.values ?? {}, options.baseline);
-      if (last.result === "passed") return last;
+      if (last.result === "passed" && needsSettledEvidence(check)) {
+        // Confirmed once the page has settled (within the time left): a list re-rendered item by item passes through other counts.
+        const settled = await waitForSettledPage(page, { maxMs: Math.max(0, deadline - Date.now()) }).catch(() => false);
+        last = await lookOnce(page, check, options.values ?? {}, options.baseline);
+        if (last.result === "passed") return last;
+        if (!settled) last = { ...last, details: `${last.details} (the page was still changing when the time was up)` };
+      } else if (last.result === "passed") {
+        return last;
+      }
     } catch (error) {
       // The page may be between documents (execution context destroyed): look again.
       last = { result: "failed", details: `the page could not be read: ${firstLine(error)}` };

@@ -367,6 +367,52 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
   });
 });
 
+describe.skipIf(!existsSync(CHROMIUM))("the rehearsal on an app whose list loads late and re-renders", () => {
+  let site: RehearsalSite;
+  let temp: string;
+
+  beforeAll(async () => {
+    // The tasks come 800 ms after the page's load; each change re-renders the list one item at a time.
+    site = await serveRehearsalSite({ slow: { "/tasks-data.html": 800 } });
+    temp = await mkdtemp(path.join(tmpdir(), "elnor-executor-settle-"));
+  });
+  afterAll(async () => {
+    await site.close();
+    await rm(temp, { recursive: true, force: true });
+  });
+
+  it("counts the list before the steps once it has loaded, and tells the change once the re-render is done", async () => {
+    const flow: RecorderFlow = {
+      title: "Add a task",
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/tasks.html` },
+        { type: "change", selectors: [['aria/New task[role="textbox"]'], ["#new-task"]], value: "{{task}}" },
+        { type: "click", selectors: [['aria/Add task[role="button"]'], ["#add"]], offsetX: 1, offsetY: 1 },
+      ],
+      step_ids: [null, null, "s1", "s2"],
+    };
+    const checkpoints: ExecutionCheckpoint[] = [
+      { checkpoint_id: "cp-01", goal: "A task is added", success_condition: 'The "Tasks" list has 1 item more', step_ids: ["s1", "s2"] },
+      // Half-way through the re-render the list has 2 items: one fewer than before, by chance only.
+      { checkpoint_id: "cp-02", goal: "A task is removed", success_condition: 'The "Tasks" list has 1 item fewer', step_ids: ["s1", "s2"] },
+    ];
+    const result = await execute({
+      flow,
+      checkpoints,
+      parameters: [{ name: "task", type_hint: "text" }],
+      values: { task: "Book the dentist" },
+      policy: policy(),
+      browser: managedBrowser({ chromiumPath: CHROMIUM, tempDir: temp }),
+      stepTimeoutMs: 3_000,
+      timeoutMs: 45_000,
+    });
+    expect(byId(result, "step:s2")?.result).toBe("passed");
+    expect(byId(result, "checkpoint:cp-01")).toMatchObject({ result: "passed", details: 'the "Tasks" list went from 3 to 4 items' });
+    expect(byId(result, "checkpoint:cp-02")).toMatchObject({ result: "failed", details: expect.stringContaining("item counts before [3], now [4]") });
+  }, 30_000);
+});
+
 describe("a flow with nothing to do in a browser", () => {
   it("gets no browser at all (a desktop routine's validation starts no Chromium) and says why its checkpoints were not checked", async () => {
     let leased = 0;

@@ -2,7 +2,7 @@ import type { Page } from "puppeteer-core";
 import type { PageSeen } from "../../shared/execution/run-contract";
 import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
 import type { RecorderStep } from "../learning/compiler/emit-recorder-flow";
-import { BY_HAND_REASON, checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
+import { BASELINE_SETTLE_MAX_MS, BY_HAND_REASON, checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
 import { createExecutionRecord, type ExecutionRecord } from "./execution-record";
 import { BrowserUnusable, StepFailure, clamp, pausableLimit, within, type PausableLimit } from "./execution-util";
 import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteResult, type ExecutionCheckpoint } from "./executor-contract";
@@ -266,7 +266,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
         }
         watch.notes = [];
         try {
-          for (const checkpoint of group.checkpointsStarting) baselines.set(checkpoint.checkpoint_id, await orCancel(readBaseline(page, checkpoint.success_condition)));
+          for (const checkpoint of group.checkpointsStarting) baselines.set(checkpoint.checkpoint_id, await orCancel(readBaseline(page, checkpoint.success_condition, Math.min(BASELINE_SETTLE_MAX_MS, remaining()))));
           const needed = group.indexes.reduce((sum, index) => sum + stepWaitMs(flow.steps[index] as RecorderStep, stepTimeoutMs) + 2_000, 0);
           const budget = Math.min(needed, remaining());
           const limit = budget < needed ? `the ${purpose} ran out of time (${Math.round(timeoutMs / 1000)} s limit)` : `the step did not finish within ${Math.round(budget / 1000)} s`;

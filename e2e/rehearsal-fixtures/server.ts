@@ -25,6 +25,8 @@ export interface RehearsalSiteOptions {
   otherOrigin?: string;
   /** POST paths and where the browser is sent on (303), as a real site would. */
   posts?: Readonly<Record<string, string>>;
+  /** GET paths answered this many ms late, as an app's data endpoint under load is. */
+  slow?: Readonly<Record<string, number>>;
 }
 
 /** A fixture site on 127.0.0.1 for rehearsal tests: the files of `site/`, and a log of requests. */
@@ -47,6 +49,8 @@ export async function serveRehearsalSite(options: RehearsalSiteOptions = {}): Pr
       response.end();
       return;
     }
+    const late = options.slow?.[pathname];
+    if (late !== undefined) await new Promise((resolve) => setTimeout(resolve, late));
     const file = path.join(SITE_DIR, path.normalize(pathname));
     const html = file.startsWith(SITE_DIR) && file.endsWith(".html") ? await readFile(file, "utf8").catch(() => undefined) : undefined;
     if (html === undefined) {

@@ -1,8 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
+import { expect } from "vitest";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
 import { httpAgentCall, type AgentCall } from "../../agent/test-support/ready-proposal";
+import { findForbiddenLabels } from "../../ui/forbidden-labels";
+import { ARTIFACTS_DIR, pairPanel, type ExtensionBrowser } from "./extension-browser";
 
 /** Steps of the side panel that several journeys share (issue #16 e2e tests). */
 
@@ -66,4 +69,61 @@ export async function openValidateForm(page: Page, { attempts, buttonTimeout }: 
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
+}
+
+/** The side panel of `chromium` paired with `agent`, at the panel's usual 400×900 (pages opened before it stay the person's tabs). */
+export async function openPairedPanel(chromium: ExtensionBrowser, agent: AgentProcess, token: string): Promise<Page> {
+  const panel = await chromium.openSidePanel();
+  await pairPanel(panel, agent.url, token);
+  await panel.setViewport({ width: 400, height: 900 });
+  return panel;
+}
+
+export interface CleanPanelOptions {
+  /** The journey's canary prefix, in lower case ("zq9"): no screen may hold it. */
+  canary: string;
+  /** The fields whose values count as what the panel holds; "input, textarea" by default. */
+  fields?: string;
+  /** Count the rendered text too, beside the markup and the field values. */
+  withText?: boolean;
+}
+
+/** What every screen of a journey must pass: no canary in its markup or form values, no deprecated label in its text. */
+export async function expectCleanPanel(page: Page, screen: string, { canary, fields = "input, textarea", withText = false }: CleanPanelOptions): Promise<void> {
+  const dom = await page.evaluate(
+    (selector, text) => `${document.documentElement.outerHTML}\n${text ? `${document.body.innerText}\n` : ""}${[...document.querySelectorAll(selector)].map((field) => (field as HTMLInputElement).value).join("\n")}`,
+    fields,
+    withText,
+  );
+  expect(dom.toLowerCase(), `a canary on ${screen}`).not.toContain(canary);
+  expect(findForbiddenLabels(await page.evaluate(() => document.body.innerText)), `forbidden label on ${screen}`).toEqual([]);
+}
+
+/** The drawer is fixed over the page: shot at the viewport (taller for the whole drawer), not full-page. */
+export async function drawerShot(page: Page, name: string, height = 720): Promise<void> {
+  const viewport = page.viewport() ?? { width: 360, height: 720 };
+  if (height !== viewport.height) await page.setViewport({ ...viewport, height });
+  await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`) as `${string}.png` });
+  if (height !== viewport.height) await page.setViewport(viewport);
+}
+
+/** What a panel journey started, any of it possibly never started (a failed set-up). */
+export interface JourneyParts {
+  chromium?: ExtensionBrowser | undefined;
+  agent?: AgentProcess | undefined;
+  /** Fixture sites: node servers or our site handles. */
+  sites?: ReadonlyArray<{ close(): unknown } | undefined>;
+  /** Removes the temp ELNOR_MEMORY (makeTempMemoryRoot's cleanup). */
+  cleanup?: (() => Promise<void>) | undefined;
+  /** Temp folders of the journey's own (a workspace). */
+  folders?: ReadonlyArray<string | undefined>;
+}
+
+/** Ends a journey in order: the browser, the agent, the sites, then the temp memory and folders. */
+export async function endJourney({ chromium, agent, sites = [], cleanup, folders = [] }: JourneyParts): Promise<void> {
+  await chromium?.close();
+  await agent?.stop();
+  for (const site of sites) await site?.close();
+  await cleanup?.();
+  for (const folder of folders) if (folder !== undefined) await rm(folder, { recursive: true, force: true });
 }

@@ -161,6 +161,36 @@ describe("snapshot reads", () => {
   });
 });
 
+describe("the settled-page snapshot while a person types", () => {
+  it("waits for the edit to end: options the typing shows are the Fill's doing, not the action before it", async () => {
+    const capture = await open();
+    // An autocomplete, as a travel site has one: each key press renders options under the field.
+    await capture.page.evaluate(() => {
+      document.querySelector("main")!.insertAdjacentHTML("beforeend", '<label>Destination <input id="dest" role="combobox" aria-controls="opts"></label><ul id="opts" role="listbox" aria-label="Destinations"></ul>');
+      const field = document.getElementById("dest") as HTMLInputElement;
+      field.addEventListener("input", () => {
+        document.getElementById("opts")!.replaceChildren(...["city", "region"].map((kind) => Object.assign(document.createElement("li"), { role: "option", textContent: `${field.value} (${kind})` })));
+      });
+    });
+    await capture.page.click("h1");
+    // The click's snapshot is taken (300 ms); the settled-page snapshot is due 2.5 s later, while the person still types.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await capture.flush();
+    const click = lastEvent(capture, "Click 'Create your account'");
+    await capture.page.type("#dest", "Lisbon", { delay: 40 });
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await capture.page.keyboard.press("Tab");
+    await capture.flush();
+    const fill = lastEvent(capture, "Fill 'Destination'");
+    const between = capture.events().slice(capture.events().indexOf(click) + 1, capture.events().indexOf(fill));
+    // No page state with the options is reported before the Fill (the action before it did not show them).
+    expect(between.map((event) => event.after_state_ref)).not.toContain(fill.after_state_ref);
+    expect(fill.before_state_ref).toBe(click.after_state_ref);
+    expect(fill.caused_state_change).toBe(true);
+    await capture.close();
+  });
+});
+
 describe("field edits without an input listener", () => {
   it("reports text entered without key presses (as a paste or autofill puts it) when the field is left", async () => {
     const capture = await open();

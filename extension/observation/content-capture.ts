@@ -226,15 +226,20 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       takeSnapshotNow();
       // The settled page: reported (as a snapshot event) only if it changed meanwhile.
       if (settleTimer !== undefined) win.clearTimeout(settleTimer);
-      settleTimer = win.setTimeout(
-        guard.wrap(() => {
-          settleTimer = undefined;
-          takeSnapshotNow();
-          pump();
-        }),
-        settleDelayMs,
-      );
+      settleTimer = win.setTimeout(onSettleTimer, settleDelayMs);
     }
+  });
+
+  const onSettleTimer = guard.wrap(() => {
+    settleTimer = undefined;
+    // A field still being typed into: what the page shows now (an autocomplete's options) is the
+    // coming Fill's doing, not the action before it; the settled page waits for the edit.
+    if (observer?.editing() === true) {
+      settleTimer = win.setTimeout(onSettleTimer, settleDelayMs);
+      return;
+    }
+    takeSnapshotNow();
+    pump();
   });
 
   /**

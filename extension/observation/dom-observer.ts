@@ -65,6 +65,8 @@ export interface DomObserverOptions {
 export interface DomObserver {
   /** Emits the pending edit of every field typed into but not yet left (before the page hides or capture pauses). */
   flushFields(): void;
+  /** Whether a field was typed into and not yet left (its edit is still to be reported). */
+  editing(): boolean;
   /** Documents and open shadow roots currently observed: each document, then its shadow roots in tree order. */
   roots(): readonly Root[];
   /** The observed roots' elements, names and change count. */
@@ -563,6 +565,7 @@ export function observeDom(options: DomObserverOptions): DomObserver {
         if (field !== undefined) guard.run(() => emitFill(field, true));
       }
     },
+    editing: () => dirty.size > 0,
     roots: () => index.roots(),
     index,
     scrubber,

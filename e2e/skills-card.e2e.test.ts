@@ -1,0 +1,63 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
+import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
+import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
+
+/**
+ * The Skills card of the assistant's own skills, in the built side panel against a real agent: a
+ * skill in the user's folder and two shipped with the assistant (one whose SKILL.md declares a
+ * version under `metadata`, one that declares none). Each card says what is true of it: the
+ * declared version or that there is none, and that this agent did not validate it.
+ */
+
+let root: string;
+let cleanup: () => Promise<void>;
+let folders: string;
+let agent: AgentProcess | undefined;
+let chromium: ExtensionBrowser | undefined;
+let panel: Page;
+
+async function writeSkill(folder: string, name: string, description: string, extra = ""): Promise<void> {
+  await mkdir(path.join(folder, name), { recursive: true });
+  await writeFile(path.join(folder, name, "SKILL.md"), `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n${extra}---\n# ${name}\n`);
+}
+
+beforeAll(async () => {
+  ({ root, cleanup } = await makeTempMemoryRoot("elnor-skills-card-"));
+  folders = await mkdtemp(path.join(tmpdir(), "elnor-skills-card-folders-"));
+  await writeSkill(path.join(folders, "user"), "meeting-notes", "Write up meeting notes. Use when the user asks for notes of a meeting.");
+  await writeSkill(path.join(folders, "bundled"), "pdf-tools", "Fill and merge PDF files. Use when asked to fill a PDF form.", 'metadata:\n  version: "1.4.0"\n');
+  await writeSkill(path.join(folders, "bundled"), "theme-factory", "Style slides with a theme. Use when the user wants a colour theme for a deck.");
+  agent = await startAgentProcess(root, {
+    OPENCLAW_WORKSPACE: path.join(folders, "workspace"),
+    OPENCLAW_SKILLS_DIR: path.join(folders, "user"),
+    ELNOR_BUNDLED_SKILLS_DIRS: path.join(folders, "bundled"),
+  });
+  const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
+  chromium = await launchExtensionBrowser();
+  panel = await chromium.openSidePanel({ width: 400, height: 900 });
+  await pairPanel(panel, agent.url, token);
+}, 90_000);
+
+afterAll(async () => {
+  await chromium?.close();
+  await agent?.stop();
+  await cleanup?.();
+  if (folders !== undefined) await rm(folders, { recursive: true, force: true });
+});
+
+describe("the Skills card of the assistant's own skills, in real Chromium", () => {
+  it("says the version their SKILL.md declares, or that it declares none, and that they were not validated here", async () => {
+    await panel.locator("button::-p-text(Skills)").click();
+    await panel.waitForSelector('[data-ability-id="bundled.pdf-tools"]', { timeout: 20_000 });
+    const line = (id: string) => panel.$eval(`[data-ability-id="${id}"] [data-last-validation]`, (element) => (element as HTMLElement).innerText.trim());
+    expect(await line("bundled.pdf-tools")).toBe("v1.4.0 · not validated here (bundled with the assistant)");
+    expect(await line("bundled.theme-factory")).toBe("no version declared · not validated here (bundled with the assistant)");
+    expect(await line("native.meeting-notes")).toBe("no version declared · not validated here (the assistant's own skill)");
+    await saveScreenshot(panel, "skills-card-own-skills");
+  });
+});
