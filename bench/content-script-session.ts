@@ -6,7 +6,6 @@ import {
   CAPTURE_GLOBAL,
   CAPTURE_WORLD,
   OUR_TIMERS,
-  SETTLE_AFTER_STEP_MS,
   SETTLE_BEFORE_START_MS,
   fixturePage,
   perform,
@@ -25,9 +24,16 @@ import {
  *
  *   node --import tsx bench/content-script-session.ts --save <bundle.js>    saves the bundle of the sources now
  *   node --import tsx bench/content-script-session.ts --against <bundle.js> compares it with the sources now
+ *   node --import tsx bench/content-script-session.ts --control <bundle.js> compares it with itself (is the page deterministic here?)
  *
  * Exit code 1 when the sessions differ; the first difference is printed.
  */
+
+/**
+ * Longer than the bench's pause after each step: each step's debounced snapshot must be taken
+ * before the next step, even on a loaded machine, or two runs of one bundle already differ.
+ */
+const SETTLE_AFTER_STEP_MS = 300;
 
 interface Session {
   events: unknown[];
@@ -107,8 +113,8 @@ function normalise(session: Session, port: string): string[] {
 }
 
 const [mode, file] = process.argv.slice(2);
-if ((mode !== "--save" && mode !== "--against") || file === undefined) {
-  console.error("usage: bench/content-script-session.ts --save <bundle.js> | --against <bundle.js>");
+if ((mode !== "--save" && mode !== "--against" && mode !== "--control") || file === undefined) {
+  console.error("usage: bench/content-script-session.ts --save <bundle.js> | --against <bundle.js> | --control <bundle.js>");
   process.exit(2);
 }
 const current = await bundleCaptureRuntime();
@@ -124,16 +130,17 @@ try {
   const port = String((server.address() as AddressInfo).port);
   const url = `http://127.0.0.1:${port}/`;
   const before = normalise(await recordSession(harness.browser, url, earlier), port);
-  const after = normalise(await recordSession(harness.browser, url, current), port);
+  const after = normalise(await recordSession(harness.browser, url, mode === "--control" ? earlier : current), port);
   const count = (lines: string[], kind: string) => lines.filter((line) => line.startsWith(kind)).length;
   console.log(`earlier bundle: ${count(before, "event ")} events, ${count(before, "snapshot ")} snapshots, ${count(before, "typed ")} typed values`);
-  console.log(`sources now:    ${count(after, "event ")} events, ${count(after, "snapshot ")} snapshots, ${count(after, "typed ")} typed values`);
+  console.log(`${mode === "--control" ? "earlier again: " : "sources now:   "} ${count(after, "event ")} events, ${count(after, "snapshot ")} snapshots, ${count(after, "typed ")} typed values`);
   const first = before.findIndex((line, index) => line !== after[index]);
   if (first < 0 && before.length === after.length) {
     console.log("identical, byte for byte after normalising ids, times, the port, the page's clock and hash names");
   } else {
     const at = first < 0 ? Math.min(before.length, after.length) : first;
-    console.log(`DIFFERENT at item ${at}:\n  earlier: ${before[at] ?? "(none)"}\n  now:     ${after[at] ?? "(none)"}`);
+    const differing = before.filter((line, index) => line !== after[index]).length + Math.abs(before.length - after.length);
+    console.log(`DIFFERENT: ${differing} of ${Math.max(before.length, after.length)} items; the first at item ${at}:\n  earlier: ${before[at] ?? "(none)"}\n  now:     ${after[at] ?? "(none)"}`);
     process.exitCode = 1;
   }
 } finally {
