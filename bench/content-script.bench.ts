@@ -40,21 +40,22 @@ import type { BenchResult } from "./bench-result";
 // rrweb is a devDependency only for this file: the baseline the issue names. It never ships.
 
 const REPEATS = 3;
-const SETTLE_AFTER_STEP_MS = 80;
-const SETTLE_BEFORE_START_MS = 800;
-const SETTLE_AT_END_MS = 1200;
-const OUR_TIMERS = { snapshotDelayMs: 20, batchDelayMs: 20 };
+export const SETTLE_AFTER_STEP_MS = 80;
+export const SETTLE_BEFORE_START_MS = 800;
+export const SETTLE_AT_END_MS = 1200;
+export const OUR_TIMERS = { snapshotDelayMs: 20, batchDelayMs: 20 };
 /** The isolated world our capture runs in, and the global `bundleCaptureRuntime()` defines. */
 export const CAPTURE_WORLD = "elnor-capture";
-const CAPTURE_GLOBAL = "ElnorContentCapture";
+export const CAPTURE_GLOBAL = "ElnorContentCapture";
 const MARK_PREFIX = "elnor-bench-step-";
 const END_MARK = "elnor-bench-end";
 /** Issue 17's targets: half of rrweb's cost at p50 and on average, no more than rrweb's at p95. */
 const TARGET_RATIO = 0.5;
 const TARGET_P95_RATIO = 1.0;
 
-export type Recorder = "none" | "ours" | "rrweb" | "sources";
-const RECORDERS: readonly Recorder[] = ["none", "ours", "rrweb", "sources"];
+export type Recorder = "none" | "ours" | "rrweb" | "sources" | "floor";
+/** `ELNOR_BENCH_FLOOR=1` adds the "floor" recorder (a minimal event record per action; see `MINIMAL_RECORD`). */
+const RECORDERS: readonly Recorder[] = process.env.ELNOR_BENCH_FLOOR ? ["none", "ours", "rrweb", "sources", "floor"] : ["none", "ours", "rrweb", "sources"];
 
 // --- the fixture page ---
 
@@ -214,7 +215,7 @@ ${rows}
 // --- the scripted interactions ---
 
 /** One thing a person does; each is driven through CDP Input, so the page sees trusted events. */
-type Step =
+export type Step =
   | { kind: "click"; selector: string }
   /** Click into the field, then type (the edit is reported when focus leaves it, in the next step). */
   | { kind: "type"; selector: string; text: string }
@@ -288,7 +289,7 @@ function markAndLocate(page: Page, index: number, selector: string): Promise<{ x
 }
 
 /** Real input through CDP: mouse presses and key strokes, the page sees trusted events. */
-async function perform(page: Page, index: number, step: Step): Promise<void> {
+export async function perform(page: Page, index: number, step: Step): Promise<void> {
   const { x, y } = await markAndLocate(page, index, step.kind === "choose" ? step.labelSelector : step.selector);
   switch (step.kind) {
     case "click":
@@ -353,10 +354,58 @@ const EVENT_SOURCES_ONLY = `(() => {
   else start();
 })();`;
 
+/**
+ * The least a recorder of actions does per action, without any snapshot: the same listeners as
+ * ours (`EVENT_SOURCES_ONLY`), and for a click, a committed change or Enter/Escape an event record —
+ * a random id, the time, the page's URL and title, the target's tag, role, a name (aria-label or
+ * its first 100 characters of text) and one selector (its id, or its tag) — serialised as a sink
+ * does. No uniqueness check, no masking, no typed-value scrubbing: a floor, not a capture.
+ */
+const MINIMAL_RECORD = `(() => {
+  if (window.top !== window) return;
+  const tally = { messages: 0, items: 0, chars: 0 };
+  globalThis.__benchTally = tally;
+  const nothing = () => {};
+  const options = { capture: true, passive: true };
+  const record = (kind, event) => {
+    if (!event.isTrusted) return;
+    const target = event.target;
+    if (!(target instanceof Element)) return;
+    const name = (target.getAttribute("aria-label") || target.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 100);
+    const message = {
+      event_id: crypto.randomUUID(),
+      kind,
+      created_at: new Date().toISOString(),
+      page_url: location.href,
+      page_title: document.title,
+      target_tag: target.localName,
+      target_role: target.getAttribute("role") || target.localName,
+      target_name: name,
+      selectors: [[target.id ? "#" + CSS.escape(target.id) : target.localName]],
+    };
+    tally.messages += 1;
+    tally.items += 1;
+    tally.chars += JSON.stringify(message).length;
+  };
+  const start = () => {
+    document.addEventListener("click", (event) => record("click", event), options);
+    document.addEventListener("change", (event) => record("change", event), options);
+    document.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === "Escape") record("keydown", event); }, options);
+    for (const type of ["focusin", "focusout", "submit", "toggle"]) document.addEventListener(type, nothing, options);
+    for (const type of ["popstate", "hashchange", "resize"]) window.addEventListener(type, nothing, options);
+    if (window.navigation) window.navigation.addEventListener("currententrychange", nothing, options);
+    new MutationObserver(nothing).observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start, { once: true });
+  else start();
+})();`;
+
 export function recorderScript(recorder: Exclude<Recorder, "none">, bundles: Bundles, origin: string): string {
   switch (recorder) {
     case "sources":
       return EVENT_SOURCES_ONLY;
+    case "floor":
+      return MINIMAL_RECORD;
     case "ours":
       return `${bundles.capture}
 ;(() => {
@@ -402,6 +451,8 @@ export function recorderScript(recorder: Exclude<Recorder, "none">, bundles: Bun
 interface RunResult {
   /** Main-thread script CPU time per step window, ms. */
   stepScriptMs: number[];
+  /** The part of it in event listeners (calls from event dispatch: ours and the page's), ms. */
+  stepListenerMs: number[];
   tally: SinkTally | undefined;
   /** A V8 CPU profile of the run (only when asked for: sampling slows the page down). */
   cpuProfile?: unknown;
@@ -426,7 +477,7 @@ export async function runSequence(
     await cdp.send("Runtime.enable");
     await cdp.send("Page.enable");
     const origin = new URL(url).origin;
-    if (recorder === "ours" || recorder === "sources") {
+    if (recorder === "ours" || recorder === "sources" || recorder === "floor") {
       await cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: recorderScript(recorder, bundles, origin), worldName: CAPTURE_WORLD });
     } else if (recorder === "rrweb") {
       await cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: recorderScript("rrweb", bundles, origin) });
@@ -463,8 +514,12 @@ export async function runSequence(
       tally = SinkTallySchema.parse(JSON.parse(String(result.result.value)));
     } else if (recorder === "rrweb") {
       tally = SinkTallySchema.parse(await page.evaluate("globalThis.__benchTally"));
+    } else if (recorder === "floor") {
+      if (captureContextId === undefined) throw new Error("the floor recorder's isolated world was not created");
+      const result = await cdp.send("Runtime.evaluate", { expression: "JSON.stringify(globalThis.__benchTally)", contextId: captureContextId });
+      tally = SinkTallySchema.parse(JSON.parse(String(result.result.value)));
     }
-    return { stepScriptMs: stepScriptTimes(trace, steps.length), tally, cpuProfile };
+    return { ...stepScriptTimes(trace, steps.length), tally, cpuProfile };
   } finally {
     await page.close();
   }
@@ -502,7 +557,7 @@ const SCRIPT_ROOTS = new Set(["FunctionCall", "TimerFire", "RunMicrotasks", "Fir
  * outermost script events only (nested ones are inside their parent's time), each counted in the
  * window it starts in. The driver's own evaluations (puppeteer's `pptr:` scripts) are left out.
  */
-function stepScriptTimes(trace: Uint8Array, stepCount: number): number[] {
+function stepScriptTimes(trace: Uint8Array, stepCount: number): { stepScriptMs: number[]; stepListenerMs: number[] } {
   const { traceEvents: events } = TraceSchema.parse(JSON.parse(Buffer.from(trace).toString("utf8")));
   const marks = new Map<string, (typeof events)[number]>();
   for (const event of events) if (event.name.startsWith(MARK_PREFIX) || event.name === END_MARK) marks.set(event.name, event);
@@ -519,6 +574,7 @@ function stepScriptTimes(trace: Uint8Array, stepCount: number): number[] {
     // Parents first: earlier start, then longer.
     .sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0));
   const cpu = new Array<number>(stepCount).fill(0);
+  const listeners = new Array<number>(stepCount).fill(0);
   let coveredUntil = -Infinity;
   let step = 0;
   for (const event of scripts) {
@@ -527,8 +583,10 @@ function stepScriptTimes(trace: Uint8Array, stepCount: number): number[] {
     if (event.ts < starts[0]! || event.ts > end.ts || event.args?.data?.url?.startsWith("pptr:") === true) continue;
     while (step + 1 < stepCount && event.ts >= starts[step + 1]!) step += 1;
     cpu[step]! += (event.tdur ?? event.dur ?? 0) / 1000;
+    // An outermost FunctionCall is a call from event dispatch (timers, microtasks, idle callbacks and observers have their own roots).
+    if (event.name === "FunctionCall") listeners[step]! += (event.tdur ?? event.dur ?? 0) / 1000;
   }
-  return cpu;
+  return { stepScriptMs: cpu, stepListenerMs: listeners };
 }
 
 // --- statistics ---
@@ -545,8 +603,8 @@ function median(values: readonly number[]): number {
 }
 
 /** Per step: the median over repeats. */
-function medianPerStep(runs: readonly RunResult[]): number[] {
-  return runs[0]!.stepScriptMs.map((_, step) => median(runs.map((run) => run.stepScriptMs[step]!)));
+function medianPerStep(runs: readonly RunResult[], key: "stepScriptMs" | "stepListenerMs" = "stepScriptMs"): number[] {
+  return runs[0]![key].map((_, step) => median(runs.map((run) => run[key][step]!)));
 }
 
 export function sleep(ms: number): Promise<void> {
@@ -577,7 +635,7 @@ export async function benchContentScript(): Promise<BenchResult[]> {
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const steps = scriptedSteps();
-    const runs: Record<Recorder, RunResult[]> = { none: [], ours: [], rrweb: [], sources: [] };
+    const runs: Record<Recorder, RunResult[]> = { none: [], ours: [], rrweb: [], sources: [], floor: [] };
     // Interleaved, so a slow spell of the machine hits every recorder alike.
     for (let repeat = 0; repeat < REPEATS; repeat += 1) {
       for (const recorder of RECORDERS) runs[recorder].push(await runSequence(harness.browser, url, recorder, bundles, steps));
@@ -611,6 +669,9 @@ function summarise(runs: Record<Recorder, RunResult[]>, steps: readonly Step[]):
   const ours = added("ours");
   const rrweb = added("rrweb");
   const sources = added("sources");
+  const noneListeners = medianPerStep(runs.none, "stepListenerMs");
+  const addedInListeners = (recorder: Exclude<Recorder, "none">): number[] =>
+    medianPerStep(runs[recorder], "stepListenerMs").map((value, step) => value - noneListeners[step]!);
   const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   const figures = {
     p50: { ours: percentile(ours, 50), rrweb: percentile(rrweb, 50) },
@@ -664,6 +725,24 @@ function summarise(runs: Record<Recorder, RunResult[]>, steps: readonly Step[]):
       target: "reported (the floor under our p95)",
       pass: true,
     },
+    ...(["ours", "rrweb"] as const).map((recorder) => ({
+      name: `content script bench: ${recorder === "ours" ? "our" : "rrweb's"} event listeners alone (calls from event dispatch), p50 / mean (${label})`,
+      value: percentile(addedInListeners(recorder), 50),
+      unit: "ms",
+      target: `reported (mean ${mean(addedInListeners(recorder)).toFixed(3)} ms; the rest of the recorder's time is timers, microtasks and observers)`,
+      pass: true,
+    })),
+    ...(runs.floor.length === 0
+      ? []
+      : [
+          {
+            name: `content script bench: a minimal event record per action, no snapshot (ELNOR_BENCH_FLOOR), p50 (${label})`,
+            value: percentile(added("floor"), 50),
+            unit: "ms",
+            target: `reported (p95 ${percentile(added("floor"), 95).toFixed(3)} ms, mean ${mean(added("floor")).toFixed(3)} ms: the least a recorded action costs)`,
+            pass: true,
+          },
+        ]),
     {
       name: "content script bench: noise floor (p95 of a no-recorder run’s distance from the median, per step)",
       value: noise,

@@ -34,7 +34,7 @@ const SCRIPT_URLS: Partial<Record<Recorder, string>> = { ours: "elnor-capture-be
 const CARDS = 1600;
 const VIRTUAL_ROWS = 10_000;
 
-type HeavyRecorder = Exclude<Recorder, "sources">;
+type HeavyRecorder = Exclude<Recorder, "sources" | "floor">;
 const RECORDERS: readonly HeavyRecorder[] = ["none", "ours", "rrweb"];
 
 export function heavyPage(): string {

@@ -93,3 +93,112 @@ describe("selectors built with the index's memory", () => {
     await page.close();
   });
 });
+
+/**
+ * The page index remembers, per root, how often a text occurs in the root's whole text (what a
+ * text selector's uniqueness check asks at each click) until a text of that root changes. Here
+ * every answer is asked first (filling the memory), then the page changes, then the remembered
+ * answer must be the one a fresh read of the page gives — for counts and for the selectors built
+ * from them — through text added, renamed, removed, moved and made to straddle two nodes, in the
+ * document and in an open shadow root.
+ */
+const TEXT_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Texts</title></head><body>
+<main id="m"><p id="intro">Welcome to the shop</p>
+<p><button id="save">Save order</button> <button id="remove">Remove</button> <button id="clear">Clear cart</button></p>
+<ul id="list">${Array.from({ length: 40 }, (_, index) => `<li><span>Item ${index}</span> <button class="pick">Pick</button></li>`).join("")}</ul>
+</main></body></html>`;
+
+const TEXTS = ["Save order", "Remove", "Saved", "Keep", "Pick", "Clear cart", "Welcome to the shop", "Save", "Item 3"];
+
+const TEXT_STEPS: readonly string[] = [
+  "",
+  // Added: a second "Save order".
+  `document.getElementById("m").insertAdjacentHTML("beforeend", '<p id="extra">Save order</p>')`,
+  // Renamed through its text node only.
+  `document.getElementById("extra").firstChild.data = "Saved"`,
+  // Removed.
+  `document.getElementById("remove").remove()`,
+  // Moved: same texts, another place.
+  `document.getElementById("list").append(document.getElementById("save"))`,
+  // Straddling two text nodes: "Clear" and " cart" in two spans make a second occurrence.
+  `document.getElementById("intro").insertAdjacentHTML("afterend", '<p><span>Clear</span> <span>cart</span></p>')`,
+  // A shadow root arrives with its host, holding "Remove" and "Keep".
+  `const host = document.createElement("div"); host.id = "host"; host.attachShadow({ mode: "open" }).innerHTML = '<button id="inner">Remove</button> <b>Keep</b>'; document.getElementById("m").append(host)`,
+  // Text inside the shadow root changes: "Keep" becomes "Remove", twice there.
+  `document.getElementById("host").shadowRoot.querySelector("b").textContent = "Remove"`,
+  // Removed from the shadow root.
+  `document.getElementById("host").shadowRoot.getElementById("inner").remove()`,
+  // The straddling pair joined into one text node, then the whole paragraph removed.
+  `const pair = document.querySelector("#intro + p"); pair.textContent = "Clear cart"; pair.remove()`,
+];
+
+async function openTextPage(): Promise<Page> {
+  const page = await browser.newPage();
+  await page.evaluateOnNewDocument(bundle);
+  await page.goto(`${origin}/texts`, { waitUntil: "load" });
+  await page.evaluate((html: string) => {
+    document.documentElement.innerHTML = html.replace(/^<!doctype html>/, "");
+    const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
+    state.index = SelectorTest.createPageIndex({
+      onFrame: () => undefined,
+      onShadowRoot: (root) => state.index.addRoot(root),
+      isOwnNode: () => false,
+      guard: { wrap: (callback) => callback },
+    });
+    state.index.addRoot(document);
+  }, TEXT_PAGE);
+  return page;
+}
+
+describe("text counts remembered by the page index", () => {
+  it("equal a fresh count, and text selectors equal fresh ones, after every text change", async () => {
+    const page = await openTextPage();
+    const rounds = await page.evaluate(
+      (steps: readonly string[], texts: readonly string[]) => {
+        const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
+        const context = {
+          names: index.names,
+          elements: (root: PageIndexModule.Root, kind: PageIndexModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined),
+          textCount: index.textCount,
+        };
+        const rootName = (root: PageIndexModule.Root) => (root instanceof ShadowRoot ? `#${root.host.id}` : "document");
+        const counts = (cached: boolean) =>
+          index.roots().flatMap((root) =>
+            texts.map((text) => {
+              const count = (whole: string) => SelectorTest.countOccurrences(whole, text, 2);
+              return `${rootName(root)} ${text}: ${cached ? index.textCount(root, text, count) : count(SelectorTest.wholeText(root))}`;
+            }),
+          );
+        const buttons = () => index.roots().flatMap((root) => [...root.querySelectorAll("button, p, b")]);
+        const selectors = (cached: boolean) =>
+          buttons().map((element) => {
+            const names = cached ? index.names : SelectorTest.UNCACHED_NAMES;
+            return `${element.id || element.textContent}: ${JSON.stringify(SelectorTest.selectorsFor(element, names.name(element), cached ? context : { names }))}`;
+          });
+        return steps.map((step) => {
+          // Asked before the change, so a count that outlived it would show below.
+          counts(true);
+          selectors(true);
+          if (step) new Function(step)();
+          return { step, cachedCounts: counts(true), freshCounts: counts(false), cachedSelectors: selectors(true), freshSelectors: selectors(false) };
+        });
+      },
+      TEXT_STEPS,
+      TEXTS,
+    );
+    for (const { step, cachedCounts, freshCounts, cachedSelectors, freshSelectors } of rounds) {
+      expect(cachedCounts, step || "the page as loaded").toEqual(freshCounts);
+      expect(cachedSelectors, step || "the page as loaded").toEqual(freshSelectors);
+    }
+    // The texts are past the first text nodes a selector looks at, so the counts decided: "Save order" and "Clear cart" were offered and withdrawn.
+    const textSelectorOf = (id: string) => (round: (typeof rounds)[number]) => round.freshSelectors.find((line) => line.startsWith(`${id}: `))?.includes('"text/');
+    expect(rounds.map(textSelectorOf("save"))).toEqual([true, false, true, true, true, true, true, true, true, true]);
+    expect(rounds.map(textSelectorOf("clear"))).toEqual([true, true, true, true, true, false, false, false, false, true]);
+    // The steps did move the counts the selectors depend on, in the document and in the shadow root.
+    const countOf = (line: string) => (round: (typeof rounds)[number]) => round.freshCounts.find((entry) => entry === line || entry.startsWith(`${line}: `))?.split(": ")[1];
+    expect(rounds.map(countOf("document Save order"))).toEqual(["1", "2", "1", "1", "1", "1", "1", "1", "1", "1"]);
+    expect(rounds.map(countOf("document Clear cart"))).toEqual(["1", "1", "1", "1", "1", "2", "2", "2", "2", "1"]);
+    expect(rounds.map(countOf("#host Remove"))).toEqual([undefined, undefined, undefined, undefined, undefined, undefined, "1", "2", "1", "1"]);
+    await page.close();
+  });
+});
