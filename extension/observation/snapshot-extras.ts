@@ -168,9 +168,10 @@ function childKind(view: ChildView, position: number, bulleted: boolean): "item"
 function directCounts(list: Element, memo: SnapshotMemo): { items: number; checked: number } | undefined {
   const view = memo.children(list);
   const bulleted = list.tagName === "UL" || list.tagName === "OL";
-  let state = view.changed === undefined ? undefined : view.state<ListState>(COUNTS);
-  if (state !== undefined) {
-    for (const position of view.changed!) {
+  const known = view.state<ListState>(COUNTS);
+  let state = known?.value;
+  if (known !== undefined && state !== undefined) {
+    for (const position of known.changed) {
       const kind = childKind(view, position, bulleted);
       if (kind !== (state.items[position] ? "item" : "other")) {
         // Which children are items changed: where the count stops may move.
@@ -386,10 +387,10 @@ function readTexts(roots: readonly Root[], memo: SnapshotMemo, clean: (text: str
 
   /** Walks the element children of a parent whose own texts hold no digit: those that changed, and those a counter may come from. */
   const walkElements = (view: ChildView): boolean => {
-    const { elements, changed } = view;
+    const { elements } = view;
     const known = view.state<Set<number>>(LOUD_CHILDREN);
-    const loud = known !== undefined && changed !== undefined ? known : new Set<number>();
-    const positions = known !== undefined && changed !== undefined ? [...new Set([...known, ...changed])].sort((a, b) => a - b) : elements.keys();
+    const loud = known !== undefined ? known.value : new Set<number>();
+    const positions = known !== undefined ? [...new Set([...known.value, ...known.changed])].sort((a, b) => a - b) : elements.keys();
     view.setState(LOUD_CHILDREN, loud);
     let complete = true;
     for (const position of positions) {
