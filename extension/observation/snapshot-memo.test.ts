@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleObservationModules, servePageInChromium, type ServedPage } from "./observation-test-page";
 import type * as PageIndexModule from "./page-index";
 import type * as MemoModule from "./snapshot-memo";
+import type * as SnapshotModule from "./snapshot-observer";
 
 /**
  * What a snapshot remembers between reads (snapshot-memo.ts) against a fresh read of the page, in
@@ -14,7 +15,7 @@ import type * as MemoModule from "./snapshot-memo";
  * a parent's children with the positions that changed since, facts read upward and below.
  */
 
-type Modules = typeof PageIndexModule & typeof MemoModule;
+type Modules = typeof PageIndexModule & typeof MemoModule & typeof SnapshotModule;
 declare const Memo: Modules;
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Memo test</title><style id="page-style"></style></head><body>
@@ -53,7 +54,7 @@ let origin: string;
 let bundle: string;
 
 beforeAll(async () => {
-  bundle = await bundleObservationModules(["page-index", "snapshot-memo"], "Memo");
+  bundle = await bundleObservationModules(["page-index", "snapshot-memo", "snapshot-observer"], "Memo");
   served = await servePageInChromium(PAGE);
   ({ browser, origin } = served);
 });
@@ -169,4 +170,63 @@ describe("snapshot memo", () => {
       await page.close();
     }
   }, 120_000);
+});
+
+/** Landmarks on the test page: named by attributes, through `aria-labelledby`, by nothing. */
+const LANDMARKS = `<header id="banner"><p>Top</p></header>
+<nav id="nav" aria-label="Main"><a href="/a">Home</a></nav>
+<main id="main"><section id="region" aria-labelledby="region-heading"><h2 id="region-heading">Orders</h2><p id="inside">3 rows</p></section>
+<aside id="aside" title="Side"><p>Side text</p></aside><div id="holder"></div></main>`;
+
+describe("landmark names", () => {
+  it("are kept through changes inside a landmark and read again when what names it changes", async () => {
+    const page = await openPage();
+    try {
+      await page.evaluate((html) => {
+        document.body.innerHTML = html;
+        const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
+        state.index = Memo.createPageIndex({ onFrame: () => undefined, onShadowRoot: () => undefined, isOwnNode: () => false, guard: { wrap: (callback) => callback } });
+        state.index.addRoot(document);
+      }, LANDMARKS);
+      /** The landmarks the index's snapshot lists after `change`, and a fresh read's. */
+      const after = (change: string): Promise<{ fromIndex: unknown; fresh: unknown }> =>
+        page.evaluate((code) => {
+          new Function(code)();
+          const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
+          const scrub = (text: string): string => text;
+          return {
+            fromIndex: Memo.readPageSnapshot({ window, source: index, scrub }).snapshot.landmarks,
+            fresh: Memo.readPageSnapshot({ window, source: Memo.querySource([document]), scrub }).snapshot.landmarks,
+          };
+        }, change);
+      const changes = [
+        "",
+        "document.getElementById('inside').textContent = '4 rows'",
+        "document.getElementById('nav').setAttribute('aria-label', 'Primary')",
+        "document.getElementById('inside').textContent = '5 rows'",
+        "document.getElementById('aside').title = 'Cart'",
+        "document.getElementById('region-heading').textContent = 'Orders today'",
+        "document.getElementById('inside').append(' more')",
+        "document.getElementById('holder').insertAdjacentHTML('afterbegin', '<span>x</span>')",
+        // Another element takes the id first in tree order, then the first one loses it.
+        "document.body.insertAdjacentHTML('afterbegin', '<b id=\"region-heading\">Early</b>')",
+        "document.querySelector('b#region-heading').removeAttribute('id')",
+        "document.getElementById('region').setAttribute('aria-labelledby', 'nav')",
+        "document.getElementById('nav').querySelector('a').textContent = 'Start'",
+        "document.getElementById('nav').setAttribute('aria-label', 'Links')",
+        "document.getElementById('main').setAttribute('aria-label', 'Content')",
+        "document.getElementById('inside').textContent = '6 rows'",
+      ];
+      const listed: unknown[] = [];
+      for (const change of changes) {
+        const { fromIndex, fresh } = await after(change);
+        expect(fromIndex, change).toEqual(fresh);
+        listed.push(fresh);
+      }
+      // The names did change along the way (the test sees renames, not one unchanged list).
+      expect(new Set(listed.map((value) => JSON.stringify(value))).size).toBeGreaterThan(5);
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -209,6 +209,12 @@ export interface SnapshotMemo {
   children(parent: Element): ChildView;
   /** A fact read from an element's own tag and attributes and its ancestors' (`compute` must read nothing else), remembered while none of them changed. */
   upward<T>(element: Element, key: string, compute: (element: Element) => T): T;
+  /**
+   * A fact read from an element's own tag and attributes, its ancestors', and the subtrees of `reads`
+   * (elements it found through its attributes, found again by the caller at every read: `compute`
+   * must read nothing else), remembered while none of these changed and `reads` are the same elements.
+   */
+  dependent<T>(element: Element, key: string, reads: readonly Element[], compute: (element: Element) => T): T;
   /** A fact of an element's subtree (its own tag and attributes, and what is below it), if remembered and nothing in the subtree changed since. */
   below<T>(element: Element, key: string): T | undefined;
   /** Remembers a fact of an element's subtree, read in this read. */
@@ -258,6 +264,7 @@ export const NO_MEMO: SnapshotMemo = {
     };
   },
   upward: (element, _key, compute) => compute(element),
+  dependent: (element, _key, _reads, compute) => compute(element),
   below: () => undefined,
   rememberBelow: () => undefined,
   last: () => undefined,
@@ -335,6 +342,8 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
   let visibility = new WeakMap<Element, { generation: number; visible: boolean }>();
   let upwardFacts = new WeakMap<Element, FactsEntry>();
   let belowFacts = new WeakMap<Element, FactsEntry>();
+  /** Per element and key: a fact, the elements it read beside the element, and the read it was last confirmed in. */
+  let dependentFacts = new WeakMap<Element, Map<string, { generation: number; reads: readonly Element[]; value: unknown }>>();
 
   /** The reads after `since` (this one included), or undefined when a read after it trusted nothing or is no longer kept. */
   const readsAfter = (since: number): readonly ReadChanges[] | undefined => {
@@ -459,6 +468,7 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
         visibility = new WeakMap();
         upwardFacts = new WeakMap();
         belowFacts = new WeakMap();
+        dependentFacts = new WeakMap();
         kept = new Map();
         history = [];
       } else {
@@ -561,6 +571,19 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
       if (known!.facts.has(key)) return known!.facts.get(key) as ReturnType<typeof compute>;
       const value = compute(element);
       known!.facts.set(key, value);
+      return value;
+    },
+    dependent(element, key, reads, compute) {
+      let facts = dependentFacts.get(element);
+      if (facts === undefined) dependentFacts.set(element, (facts = new Map()));
+      const known = facts.get(key);
+      const sameReads = known !== undefined && known.reads.length === reads.length && known.reads.every((other, position) => other === reads[position]);
+      if (sameReads && confirmed(known, (read) => read.placeAround(element) || reads.some((other) => read.content.has(other) || read.placeAround(other)))) {
+        known!.generation = generation;
+        return known!.value as ReturnType<typeof compute>;
+      }
+      const value = compute(element);
+      facts.set(key, { generation, reads: [...reads], value });
       return value;
     },
     below(element, key) {
