@@ -58,6 +58,8 @@ export interface SnapshotSource {
   changes?: ChangeLog;
   /** What the last read remembered (snapshot-memo.ts); none: everything is read afresh. */
   memo?: SnapshotMemo;
+  /** False when no root holds an editable region or a typed-text role and no document is in design mode (the page index knows it from its lists); absent: each root is checked. */
+  mayHoldEditable?(): boolean;
 }
 
 export interface TakenSnapshot {
@@ -428,6 +430,7 @@ function headingLevel(element: Element): number {
 
 /** Whether anything in the root can be editable: an element with `contenteditable`, or a document in design mode. */
 function mayHoldEditable(root: SnapshotRoot, source: SnapshotSource): boolean {
+  if (source.mayHoldEditable?.() === false) return false;
   const document = root.nodeType === Node.DOCUMENT_NODE ? (root as Document) : root.ownerDocument;
   if (document?.designMode === "on") return true;
   return source.elements(root, "fields").some((field) => source.names.memo(field, "has-contenteditable", hasContentEditable));
