@@ -1,6 +1,6 @@
 import type { PageSnapshot } from "../../shared/observation/page-snapshot";
 import { roleOf, subtreeText, type Names } from "./accessible-name";
-import { NO_MEMO, type ChildView, type SnapshotMemo } from "./snapshot-memo";
+import { NO_MEMO, sheetsOf, type ChildView, type SnapshotMemo } from "./snapshot-memo";
 
 /**
  * The parts of a snapshot that say whether a sub-goal was reached (issue #14): lists and how many
@@ -67,10 +67,7 @@ export function createHoverRules(): HoverRules {
   return {
     selectors(roots) {
       const all: string[] = [];
-      for (const root of roots) {
-        for (const sheet of root.styleSheets) all.push(...ofSheet(sheet));
-        for (const sheet of root.adoptedStyleSheets ?? []) all.push(...ofSheet(sheet));
-      }
+      for (const sheet of sheetsOf(roots)) all.push(...ofSheet(sheet));
       return all;
     },
   };
@@ -251,11 +248,31 @@ function holdsNoCounter(element: Element): boolean {
   return element.hasAttributes() && (element.hasAttribute("role") || element.hasAttribute("contenteditable")) && element.matches(NOT_COUNTER);
 }
 
+/**
+ * The list's first `<caption>` child (what `:scope > caption` finds): its position among the
+ * children is kept while the child list stays (a child's tag never changes), so a list of 500 rows
+ * is not searched for one at every read.
+ */
+function captionOf(list: Element, memo: SnapshotMemo): Element | null {
+  const view = memo.children(list);
+  const known = view.state<number | null>(CAPTION);
+  if (known !== undefined) {
+    view.setState(CAPTION, known.value);
+    return known.value === null ? null : view.elements[known.value]!;
+  }
+  const caption = list.querySelector(":scope > caption");
+  const position = caption === null ? null : view.elements.indexOf(caption);
+  if (position !== -1) view.setState(CAPTION, position);
+  return caption;
+}
+
+const CAPTION = "caption-position";
+
 /** A heading just before the list (its own, or one of up to three ancestors' earlier siblings), or a caption. */
-function listName(list: Element, names: Names): string {
+function listName(list: Element, names: Names, memo: SnapshotMemo): string {
   const own = names.name(list);
   if (own !== "") return own;
-  const caption = list.querySelector(":scope > caption");
+  const caption = captionOf(list, memo);
   if (caption !== null) return names.text(caption);
   let node: Element | null = list;
   for (let depth = 0; node !== null && depth < 4; depth += 1, node = node.parentElement) {
@@ -483,7 +500,7 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
   const shadowHosts = roots.filter((root): root is ShadowRoot => root.nodeType === Node.DOCUMENT_FRAGMENT_NODE).map((root) => root.host);
   for (const { list } of candidates.slice(0, LIMITS.lists)) {
     const { items, checked } = listCounts(list, memo, shadowHosts);
-    const name = clean(listName(list, names));
+    const name = clean(listName(list, names, memo));
     lists.push({ ...(name === "" ? {} : { name }), role: roleOf(list).slice(0, 40), items, checked });
   }
 

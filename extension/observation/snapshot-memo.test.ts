@@ -230,3 +230,53 @@ describe("landmark names", () => {
     }
   });
 });
+
+describe("list names", () => {
+  it("find a list's caption as a fresh read does while rows and captions come and go", async () => {
+    const page = await openPage();
+    try {
+      await page.evaluate(() => {
+        document.body.innerHTML = `<h2>Before</h2><table id="table"><tr><td>1</td></tr><tr><td>2</td></tr></table><p>Between</p><ul id="list"><li>One</li><li>Two</li></ul>`;
+        const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
+        state.index = Memo.createPageIndex({ onFrame: () => undefined, onShadowRoot: () => undefined, isOwnNode: () => false, guard: { wrap: (callback) => callback } });
+        state.index.addRoot(document);
+      });
+      const after = (change: string): Promise<{ fromIndex: unknown; fresh: unknown }> =>
+        page.evaluate((code) => {
+          new Function(code)();
+          const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
+          const scrub = (text: string): string => text;
+          return {
+            fromIndex: Memo.readPageSnapshot({ window, source: index, scrub }).snapshot.lists,
+            fresh: Memo.readPageSnapshot({ window, source: Memo.querySource([document]), scrub }).snapshot.lists,
+          };
+        }, change);
+      const changes = [
+        "",
+        "document.querySelector('#table td').textContent = '3'",
+        "document.getElementById('table').createCaption().textContent = 'Prices'",
+        "document.querySelector('#table td').textContent = '4'",
+        "document.querySelector('#table caption').textContent = 'Prices today'",
+        "document.getElementById('table').insertAdjacentHTML('afterbegin', '<caption>First</caption>')",
+        "document.querySelector('#table caption').remove()",
+        "document.querySelector('#table caption').remove()",
+        "document.querySelector('#table tbody').insertAdjacentHTML('beforeend', '<tr><td>5</td></tr>')",
+        // Only script puts a caption in a list (the parser would not): it names the list all the same.
+        "document.getElementById('list').append(document.createElement('caption')); document.querySelector('#list caption').textContent = 'Steps'",
+        "document.querySelector('#list li').textContent = 'First'",
+        "document.getElementById('list').prepend(document.querySelector('#list caption'))",
+        "document.querySelector('#list caption').textContent = 'Stages'",
+        "document.querySelector('#list caption').remove()",
+      ];
+      const seen = new Set<string>();
+      for (const change of changes) {
+        const { fromIndex, fresh } = await after(change);
+        expect(fromIndex, change).toEqual(fresh);
+        seen.add(JSON.stringify(fresh));
+      }
+      expect(seen.size).toBeGreaterThan(5);
+    } finally {
+      await page.close();
+    }
+  });
+});

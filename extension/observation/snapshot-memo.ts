@@ -85,6 +85,22 @@ function hasBoxRules(rules: CSSRuleList, depth: number): boolean {
   return false;
 }
 
+/**
+ * The roots' style sheets, then their adopted ones. Indexed loops: iterating a `StyleSheetList`
+ * and the adopted sheets' observable array through the iterator protocol costs about six times as
+ * much, and this runs at every read.
+ */
+export function sheetsOf(roots: readonly Root[]): CSSStyleSheet[] {
+  const sheets: CSSStyleSheet[] = [];
+  for (const root of roots) {
+    const list = root.styleSheets;
+    for (let index = 0; index < list.length; index += 1) sheets.push(list[index] as CSSStyleSheet);
+    const adopted = root.adoptedStyleSheets;
+    if (adopted !== undefined && adopted.length > 0) sheets.push(...adopted);
+  }
+  return sheets;
+}
+
 /** Reads the roots' sheets, remembering each sheet's answer while its rule count stays. */
 export function createStyleSheets(): StyleSheets {
   const known = new WeakMap<CSSStyleSheet, { ruleCount: number; reach: StyleReach }>();
@@ -131,11 +147,7 @@ export function createStyleSheets(): StyleSheets {
 
   return {
     read(roots) {
-      const sheets: CSSStyleSheet[] = [];
-      for (const root of roots) {
-        for (const sheet of root.styleSheets) sheets.push(sheet);
-        for (const sheet of root.adoptedStyleSheets ?? []) sheets.push(sheet);
-      }
+      const sheets = sheetsOf(roots);
       let reach: StyleReach = "subtree";
       let changed = sheets.length !== lastSheets.length;
       const counts: number[] = [];
