@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
+import { endJourney } from "./support/panel-flow";
 
 /**
  * The Skills card of the assistant's own skills, in the built side panel against a real agent: a
@@ -43,12 +44,7 @@ beforeAll(async () => {
   await pairPanel(panel, agent.url, token);
 }, 90_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  await cleanup?.();
-  if (folders !== undefined) await rm(folders, { recursive: true, force: true });
-});
+afterAll(() => endJourney({ chromium, agent, cleanup, folders: [folders] }));
 
 describe("the Skills card of the assistant's own skills, in real Chromium", () => {
   it("says the version their SKILL.md declares, or that it declares none, and that they were not validated here", async () => {

@@ -141,6 +141,23 @@ function readAndCompare(changes: Change[], looks: number[], others: number[]): s
   return problems;
 }
 
+/** After running `change` in the page, one part of the snapshot as the page index (held in `globalThis.index`) gives it and as a fresh read does. */
+function indexAndFreshAfter(page: Page, change: string, part: "landmarks" | "lists"): Promise<{ fromIndex: unknown; fresh: unknown }> {
+  return page.evaluate(
+    (code, key) => {
+      new Function(code)();
+      const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
+      const scrub = (text: string): string => text;
+      return {
+        fromIndex: Memo.readPageSnapshot({ window, source: index, scrub }).snapshot[key],
+        fresh: Memo.readPageSnapshot({ window, source: Memo.querySource([document]), scrub }).snapshot[key],
+      };
+    },
+    change,
+    part,
+  );
+}
+
 async function openPage(): Promise<Page> {
   const page = await browser.newPage();
   await page.evaluateOnNewDocument(bundle);
@@ -189,16 +206,7 @@ describe("landmark names", () => {
         state.index.addRoot(document);
       }, LANDMARKS);
       /** The landmarks the index's snapshot lists after `change`, and a fresh read's. */
-      const after = (change: string): Promise<{ fromIndex: unknown; fresh: unknown }> =>
-        page.evaluate((code) => {
-          new Function(code)();
-          const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
-          const scrub = (text: string): string => text;
-          return {
-            fromIndex: Memo.readPageSnapshot({ window, source: index, scrub }).snapshot.landmarks,
-            fresh: Memo.readPageSnapshot({ window, source: Memo.querySource([document]), scrub }).snapshot.landmarks,
-          };
-        }, change);
+      const after = (change: string) => indexAndFreshAfter(page, change, "landmarks");
       const changes = [
         "",
         "document.getElementById('inside').textContent = '4 rows'",
@@ -241,16 +249,7 @@ describe("list names", () => {
         state.index = Memo.createPageIndex({ onFrame: () => undefined, onShadowRoot: () => undefined, isOwnNode: () => false, guard: { wrap: (callback) => callback } });
         state.index.addRoot(document);
       });
-      const after = (change: string): Promise<{ fromIndex: unknown; fresh: unknown }> =>
-        page.evaluate((code) => {
-          new Function(code)();
-          const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
-          const scrub = (text: string): string => text;
-          return {
-            fromIndex: Memo.readPageSnapshot({ window, source: index, scrub }).snapshot.lists,
-            fresh: Memo.readPageSnapshot({ window, source: Memo.querySource([document]), scrub }).snapshot.lists,
-          };
-        }, change);
+      const after = (change: string) => indexAndFreshAfter(page, change, "lists");
       const changes = [
         "",
         "document.querySelector('#table td').textContent = '3'",
