@@ -1,6 +1,6 @@
 import type { PageSnapshot } from "../../shared/observation/page-snapshot";
 import { roleOf, subtreeText, type Names } from "./accessible-name";
-import { NO_MEMO, sheetsOf, type ChildView, type SnapshotMemo } from "./snapshot-memo";
+import { NO_MEMO, type ChildView, type SnapshotMemo } from "./snapshot-memo";
 
 /**
  * The parts of a snapshot that say whether a sub-goal was reached (issue #14): lists and how many
@@ -67,7 +67,10 @@ export function createHoverRules(): HoverRules {
   return {
     selectors(roots) {
       const all: string[] = [];
-      for (const sheet of sheetsOf(roots)) all.push(...ofSheet(sheet));
+      for (const root of roots) {
+        for (const sheet of root.styleSheets) all.push(...ofSheet(sheet));
+        for (const sheet of root.adoptedStyleSheets ?? []) all.push(...ofSheet(sheet));
+      }
       return all;
     },
   };
@@ -165,10 +168,9 @@ function childKind(view: ChildView, position: number, bulleted: boolean): "item"
 function directCounts(list: Element, memo: SnapshotMemo): { items: number; checked: number } | undefined {
   const view = memo.children(list);
   const bulleted = list.tagName === "UL" || list.tagName === "OL";
-  const known = view.state<ListState>(COUNTS);
-  let state = known?.value;
-  if (known !== undefined && state !== undefined) {
-    for (const position of known.changed) {
+  let state = view.changed === undefined ? undefined : view.state<ListState>(COUNTS);
+  if (state !== undefined) {
+    for (const position of view.changed!) {
       const kind = childKind(view, position, bulleted);
       if (kind !== (state.items[position] ? "item" : "other")) {
         // Which children are items changed: where the count stops may move.
@@ -248,31 +250,11 @@ function holdsNoCounter(element: Element): boolean {
   return element.hasAttributes() && (element.hasAttribute("role") || element.hasAttribute("contenteditable")) && element.matches(NOT_COUNTER);
 }
 
-/**
- * The list's first `<caption>` child (what `:scope > caption` finds): its position among the
- * children is kept while the child list stays (a child's tag never changes), so a list of 500 rows
- * is not searched for one at every read.
- */
-function captionOf(list: Element, memo: SnapshotMemo): Element | null {
-  const view = memo.children(list);
-  const known = view.state<number | null>(CAPTION);
-  if (known !== undefined) {
-    view.setState(CAPTION, known.value);
-    return known.value === null ? null : view.elements[known.value]!;
-  }
-  const caption = list.querySelector(":scope > caption");
-  const position = caption === null ? null : view.elements.indexOf(caption);
-  if (position !== -1) view.setState(CAPTION, position);
-  return caption;
-}
-
-const CAPTION = "caption-position";
-
 /** A heading just before the list (its own, or one of up to three ancestors' earlier siblings), or a caption. */
-function listName(list: Element, names: Names, memo: SnapshotMemo): string {
+function listName(list: Element, names: Names): string {
   const own = names.name(list);
   if (own !== "") return own;
-  const caption = captionOf(list, memo);
+  const caption = list.querySelector(":scope > caption");
   if (caption !== null) return names.text(caption);
   let node: Element | null = list;
   for (let depth = 0; node !== null && depth < 4; depth += 1, node = node.parentElement) {
@@ -404,10 +386,10 @@ function readTexts(roots: readonly Root[], memo: SnapshotMemo, clean: (text: str
 
   /** Walks the element children of a parent whose own texts hold no digit: those that changed, and those a counter may come from. */
   const walkElements = (view: ChildView): boolean => {
-    const { elements } = view;
+    const { elements, changed } = view;
     const known = view.state<Set<number>>(LOUD_CHILDREN);
-    const loud = known !== undefined ? known.value : new Set<number>();
-    const positions = known !== undefined ? [...new Set([...known.value, ...known.changed])].sort((a, b) => a - b) : elements.keys();
+    const loud = known !== undefined && changed !== undefined ? known : new Set<number>();
+    const positions = known !== undefined && changed !== undefined ? [...new Set([...known, ...changed])].sort((a, b) => a - b) : elements.keys();
     view.setState(LOUD_CHILDREN, loud);
     let complete = true;
     for (const position of positions) {
@@ -500,7 +482,7 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
   const shadowHosts = roots.filter((root): root is ShadowRoot => root.nodeType === Node.DOCUMENT_FRAGMENT_NODE).map((root) => root.host);
   for (const { list } of candidates.slice(0, LIMITS.lists)) {
     const { items, checked } = listCounts(list, memo, shadowHosts);
-    const name = clean(listName(list, names, memo));
+    const name = clean(listName(list, names));
     lists.push({ ...(name === "" ? {} : { name }), role: roleOf(list).slice(0, 40), items, checked });
   }
 

@@ -85,22 +85,6 @@ function hasBoxRules(rules: CSSRuleList, depth: number): boolean {
   return false;
 }
 
-/**
- * The roots' style sheets, then their adopted ones. Indexed loops: iterating a `StyleSheetList`
- * and the adopted sheets' observable array through the iterator protocol costs about six times as
- * much, and this runs at every read.
- */
-export function sheetsOf(roots: readonly Root[]): CSSStyleSheet[] {
-  const sheets: CSSStyleSheet[] = [];
-  for (const root of roots) {
-    const list = root.styleSheets;
-    for (let index = 0; index < list.length; index += 1) sheets.push(list[index] as CSSStyleSheet);
-    const adopted = root.adoptedStyleSheets;
-    if (adopted !== undefined && adopted.length > 0) sheets.push(...adopted);
-  }
-  return sheets;
-}
-
 /** Reads the roots' sheets, remembering each sheet's answer while its rule count stays. */
 export function createStyleSheets(): StyleSheets {
   const known = new WeakMap<CSSStyleSheet, { ruleCount: number; reach: StyleReach }>();
@@ -147,7 +131,11 @@ export function createStyleSheets(): StyleSheets {
 
   return {
     read(roots) {
-      const sheets = sheetsOf(roots);
+      const sheets: CSSStyleSheet[] = [];
+      for (const root of roots) {
+        for (const sheet of root.styleSheets) sheets.push(sheet);
+        for (const sheet of root.adoptedStyleSheets ?? []) sheets.push(sheet);
+      }
       let reach: StyleReach = "subtree";
       let changed = sheets.length !== lastSheets.length;
       const counts: number[] = [];
@@ -189,10 +177,6 @@ interface ChildEntry {
 interface ParentEntry {
   /** The read it was last brought up to date in. */
   generation: number;
-  /** Positions whose facts or visibility each of the last reads that brought it up to date forgot (undefined: any), while the child list stays. */
-  history: Array<{ generation: number; changed: number[] | undefined }>;
-  /** `history` lacks the reads up to this one (dropped, or before the child list changed). */
-  historyFrom: number;
   /** The read its children were listed in afresh (nothing remembered of them). */
   built: number;
   children: ChildEntry[];
@@ -221,12 +205,6 @@ export interface SnapshotMemo {
   children(parent: Element): ChildView;
   /** A fact read from an element's own tag and attributes and its ancestors' (`compute` must read nothing else), remembered while none of them changed. */
   upward<T>(element: Element, key: string, compute: (element: Element) => T): T;
-  /**
-   * A fact read from an element's own tag and attributes, its ancestors', and the subtrees of `reads`
-   * (elements it found through its attributes, found again by the caller at every read: `compute`
-   * must read nothing else), remembered while none of these changed and `reads` are the same elements.
-   */
-  dependent<T>(element: Element, key: string, reads: readonly Element[], compute: (element: Element) => T): T;
   /** A fact of an element's subtree (its own tag and attributes, and what is below it), if remembered and nothing in the subtree changed since. */
   below<T>(element: Element, key: string): T | undefined;
   /** Remembers a fact of an element's subtree, read in this read. */
@@ -252,8 +230,8 @@ export interface ChildView {
   readonly changed: readonly number[] | undefined;
   /** A fact of the parent's text children (`compute` reads nothing else), remembered while none of them changed. */
   ownTexts<T>(compute: (parent: Element) => T): T;
-  /** What a reader kept under `key` about these children as a whole, and the positions that may have changed since (undefined when the child list changed since, or the read it was kept in is too old). */
-  state<T>(key: string): { value: T; changed: readonly number[] } | undefined;
+  /** What a reader kept under `key` about these children as a whole at the last read (undefined if the child list changed since). */
+  state<T>(key: string): T | undefined;
   setState(key: string, value: unknown): void;
 }
 
@@ -276,7 +254,6 @@ export const NO_MEMO: SnapshotMemo = {
     };
   },
   upward: (element, _key, compute) => compute(element),
-  dependent: (element, _key, _reads, compute) => compute(element),
   below: () => undefined,
   rememberBelow: () => undefined,
   last: () => undefined,
@@ -308,27 +285,6 @@ function ancestryCheck(changed: ReadonlySet<Node>): (node: Node) => boolean {
   };
 }
 
-/** Where one read found the page changed since the read before it (see `createSnapshotMemo`'s sets). */
-interface ReadChanges {
-  /** The read trusted no visibility remembered. */
-  styleAll: boolean;
-  content: Set<Node>;
-  childList: Set<Node>;
-  text: Set<Node>;
-  place: Set<Node>;
-  style: Set<Node>;
-  /** Ancestry checks against `place` and `style` in the tree as it is now (made afresh at each read: the tree moves). */
-  placeAround: (node: Node) => boolean;
-  styleAround: (node: Node) => boolean;
-}
-
-/**
- * Reads whose changes are kept: an answer remembered in a read up to this many reads ago is checked
- * against every change since (a part of the page a read skipped, such as a form while only a list
- * changed, keeps what was read of it); an older one is read afresh.
- */
-const READS_KEPT = 8;
-
 export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets()): SnapshotMemo {
   let generation = 0;
   let version: number | undefined;
@@ -338,37 +294,30 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
   let lastViewports: number[] = [];
   /** This read trusts nothing remembered (the first read; a change the log cannot tell). */
   let contentAll = true;
-  /**
-   * What each of the last reads (`READS_KEPT`, this one last) found changed, in a row back to the
-   * last read that trusted nothing: reads in it are `generation - history.length + 1 … generation`.
-   * Per read: nodes a change happened at (an attribute's element, a child list's parent, a text's
-   * parent) and all their ancestors (light tree; a shadow root, then its host); nodes whose child
-   * list changed; nodes a text child of which changed; elements whose tag, attributes or place
-   * changed (attributes changed, added: maybe moved); elements whose box, and their subtree's, may
-   * have changed (those, and where the sheets select on siblings, the parents of changed attributes,
-   * changed child lists, texts' parents).
-   */
-  let history: ReadChanges[] = [];
-  let current: ReadChanges;
+  /** This read trusts no remembered visibility (also: sheets changed, or their rules reach everything). */
+  let styleAll = true;
+  /** Nodes a change happened at (an attribute's element, a child list's parent, a text's parent), and all their ancestors (light tree; a shadow root, then its host). */
+  let contentChanged = new Set<Node>();
+  /** Nodes whose child list changed. */
+  let childListChanged = new Set<Node>();
+  /** Nodes a text child of which changed. */
+  let textChanged = new Set<Node>();
+  /** Elements whose tag, attributes or place changed: attributes changed, added (maybe moved). */
+  let placeChanged = new Set<Node>();
+  /** Elements whose box, and their subtree's, may have changed: `placeChanged`, and where the sheets select on siblings, the parents of changed attributes, changed child lists, texts' parents. */
+  let styleChanged = new Set<Node>();
+  let placeChangedAround = ancestryCheck(placeChanged);
+  let styleChangedAround = ancestryCheck(styleChanged);
   let parents = new WeakMap<Element, ParentEntry>();
   let visibility = new WeakMap<Element, { generation: number; visible: boolean }>();
   let upwardFacts = new WeakMap<Element, FactsEntry>();
   let belowFacts = new WeakMap<Element, FactsEntry>();
-  /** Per element and key: a fact, the elements it read beside the element, and the read it was last confirmed in. */
-  let dependentFacts = new WeakMap<Element, Map<string, { generation: number; reads: readonly Element[]; value: unknown }>>();
-
-  /** The reads after `since` (this one included), or undefined when a read after it trusted nothing or is no longer kept. */
-  const readsAfter = (since: number): readonly ReadChanges[] | undefined => {
-    const count = generation - since;
-    if (count <= 0) return [];
-    return count > history.length ? undefined : count === 1 ? [current] : history.slice(history.length - count);
-  };
 
   const fresh = (element: Element): ChildEntry => ({ element, visible: undefined, facts: undefined });
 
   const rebuild = (parent: Element): ParentEntry => {
     const children = Array.from(parent.children, fresh);
-    const entry: ParentEntry = { generation, history: [], historyFrom: generation, built: generation, children, elements: children.map((child) => child.element), changed: undefined };
+    const entry: ParentEntry = { generation, built: generation, children, elements: children.map((child) => child.element), changed: undefined };
     parents.set(parent, entry);
     return entry;
   };
@@ -394,62 +343,47 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
   const bringUpToDate = (parent: Element): ParentEntry => {
     let entry = parents.get(parent);
     if (entry !== undefined && entry.generation === generation) return entry;
-    const reads = entry === undefined || contentAll ? undefined : readsAfter(entry.generation);
-    if (entry === undefined || reads === undefined) return rebuild(parent);
+    if (entry === undefined || entry.generation !== generation - 1 || contentAll) return rebuild(parent);
     entry.generation = generation;
     entry.changed = [];
-    entry.history.push({ generation, changed: entry.changed });
-    if (entry.history.length > READS_KEPT) entry.historyFrom = entry.history.shift()!.generation;
-    const contentChanged = reads.some((read) => read.content.has(parent));
-    const styleChanged = reads.some((read) => read.styleAll || read.styleAround(parent));
-    if (!contentChanged && !styleChanged) return entry;
+    if (!contentChanged.has(parent) && !styleAll && !styleChangedAround(parent)) return entry;
     const all = (): void => {
       entry!.changed = undefined;
-      entry!.history[entry!.history.length - 1]!.changed = undefined;
     };
     const reset = (positions: readonly number[], what: "facts" | "visible"): void => {
       for (const position of positions) entry!.children[position]![what] = undefined;
       entry!.changed?.push(...positions);
     };
-    if (contentChanged) {
-      const childList = reads.some((read) => read.childList.has(parent));
-      if (childList || reads.some((read) => read.text.has(parent))) entry.ownTexts = undefined;
-      if (childList) {
+    if (contentChanged.has(parent)) {
+      if (childListChanged.has(parent) || textChanged.has(parent)) entry.ownTexts = undefined;
+      if (childListChanged.has(parent)) {
         // Children came or went: those that stayed keep what was read of them.
         const kept = new Map(entry.children.map((child) => [child.element, child]));
         entry.children = Array.from(parent.children, (element) => kept.get(element) ?? fresh(element));
         entry.elements = entry.children.map((child) => child.element);
         entry.positions = undefined;
         entry.state = undefined;
-        entry.history = [{ generation, changed: undefined }];
-        entry.historyFrom = generation;
         all();
       }
       // Something below changed: the children it is below forget their facts (all of them when it came through the shadow root).
-      const shadow = parent.shadowRoot;
-      if (shadow !== null && reads.some((read) => read.content.has(shadow))) {
+      if (parent.shadowRoot !== null && contentChanged.has(parent.shadowRoot)) {
         for (const child of entry.children) child.facts = undefined;
         all();
-      } else for (const read of reads) reset(positionsOf(entry, childrenAmong(parent, read.content)), "facts");
+      } else reset(positionsOf(entry, childrenAmong(parent, contentChanged)), "facts");
     }
-    if (styleChanged) {
+    if (styleAll || styleChangedAround(parent)) {
       for (const child of entry.children) child.visible = undefined;
       all();
     } else if (parent.shadowRoot !== null) {
       // Slotted children take their boxes from the shadow tree too.
-      for (const child of entry.children) if (reads.some((read) => read.styleAround(child.element))) child.visible = undefined;
+      for (const child of entry.children) if (styleChangedAround(child.element)) child.visible = undefined;
       all();
-    } else for (const read of reads) reset(positionsOf(entry, childrenAmong(parent, read.style)), "visible");
+    } else reset(positionsOf(entry, childrenAmong(parent, styleChanged)), "visible");
     return entry;
   };
 
-  /** True when `known` was read in this read, or in a kept one and none of the reads since changed what it depends on. */
-  const confirmed = (known: { generation: number } | undefined, changedIn: (read: ReadChanges) => boolean): boolean => {
-    if (known === undefined) return false;
-    if (known.generation === generation) return true;
-    const reads = readsAfter(known.generation);
-    return reads !== undefined && !reads.some(changedIn);
-  };
+  const confirmed = (known: FactsEntry | { generation: number } | undefined, changedAround: () => boolean): boolean =>
+    known !== undefined && (known.generation === generation || (known.generation === generation - 1 && !changedAround()));
 
   return {
     begin(roots, changes) {
@@ -469,56 +403,40 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
       const resized = viewports.length !== lastViewports.length || viewports.some((value, position) => value !== lastViewports[position]);
       lastViewports = viewports;
       contentAll = changed === undefined;
-      const content = new Set<Node>();
-      const childList = new Set<Node>();
-      const text = new Set<Node>();
-      const place = new Set<Node>();
-      const style = new Set<Node>();
+      styleAll = contentAll || sheets.changed || sheets.reach === "everything" || resized;
+      contentChanged = new Set();
+      childListChanged = new Set();
+      textChanged = new Set();
+      placeChanged = new Set();
+      styleChanged = new Set();
       if (changed === undefined) {
         // Nothing older is trusted: let the old answers go.
         parents = new WeakMap();
         visibility = new WeakMap();
         upwardFacts = new WeakMap();
         belowFacts = new WeakMap();
-        dependentFacts = new WeakMap();
         kept = new Map();
-        history = [];
       } else {
         const siblings = sheets.reach === "siblings";
         for (const { node, kind } of changed) {
-          if (kind === "added" || kind === "attributes") place.add(node);
+          if (kind === "added" || kind === "attributes") placeChanged.add(node);
           if (kind === "added") continue;
-          if (kind === "childList") childList.add(node);
-          if (kind === "characterData") text.add(node);
-          for (let up: Node | null = node; up !== null && !content.has(up); up = up.parentNode ?? ((up as ShadowRoot).host ?? null)) content.add(up);
+          if (kind === "childList") childListChanged.add(node);
+          if (kind === "characterData") textChanged.add(node);
+          for (let up: Node | null = node; up !== null && !contentChanged.has(up); up = up.parentNode ?? ((up as ShadowRoot).host ?? null)) contentChanged.add(up);
           if (siblings) {
-            style.add(node);
-            if (kind === "attributes" && node.parentNode !== null) style.add(node.parentNode);
+            styleChanged.add(node);
+            if (kind === "attributes" && node.parentNode !== null) styleChanged.add(node.parentNode);
           }
         }
-        for (const node of place) style.add(node);
+        for (const node of placeChanged) styleChanged.add(node);
       }
-      current = {
-        styleAll: contentAll || sheets.changed || sheets.reach === "everything" || resized,
-        content,
-        childList,
-        text,
-        place,
-        style,
-        placeAround: ancestryCheck(place),
-        styleAround: ancestryCheck(style),
-      };
-      // Older reads' ancestry checks answered for the tree as it was then.
-      for (const read of history) {
-        read.placeAround = ancestryCheck(read.place);
-        read.styleAround = ancestryCheck(read.style);
-      }
-      history.push(current);
-      if (history.length > READS_KEPT) history.shift();
+      placeChangedAround = ancestryCheck(placeChanged);
+      styleChangedAround = ancestryCheck(styleChanged);
     },
     isVisible(element) {
       const known = visibility.get(element);
-      if (confirmed(known, (read) => read.styleAll || read.styleAround(element))) {
+      if (!styleAll && confirmed(known, () => styleChangedAround(element))) {
         known!.generation = generation;
         return known!.visible;
       }
@@ -556,16 +474,9 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
           return (entry.ownTexts as { value: never }).value;
         },
         state(key) {
-          // The positions changed since it was kept: what every read since that brought the entry up to date forgot.
+          // Kept at the last read only: a reader that skipped a read missed the changes it brought.
           const known = entry.state?.get(key);
-          if (known === undefined || known.generation === generation || known.generation < entry.historyFrom) return undefined;
-          const changed = new Set<number>();
-          for (const read of entry.history) {
-            if (read.generation <= known.generation) continue;
-            if (read.changed === undefined) return undefined;
-            for (const position of read.changed) changed.add(position);
-          }
-          return { value: known.value as never, changed: [...changed] };
+          return known !== undefined && known.generation === generation - 1 ? (known.value as never) : undefined;
         },
         setState(key, value) {
           entry.state ??= new Map();
@@ -575,7 +486,7 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
     },
     upward(element, key, compute) {
       let known = upwardFacts.get(element);
-      if (!confirmed(known, (read) => read.placeAround(element))) {
+      if (!confirmed(known, () => placeChangedAround(element))) {
         known = { generation, facts: new Map() };
         upwardFacts.set(element, known);
       }
@@ -585,22 +496,9 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
       known!.facts.set(key, value);
       return value;
     },
-    dependent(element, key, reads, compute) {
-      let facts = dependentFacts.get(element);
-      if (facts === undefined) dependentFacts.set(element, (facts = new Map()));
-      const known = facts.get(key);
-      const sameReads = known !== undefined && known.reads.length === reads.length && known.reads.every((other, position) => other === reads[position]);
-      if (sameReads && confirmed(known, (read) => read.placeAround(element) || reads.some((other) => read.content.has(other) || read.placeAround(other)))) {
-        known!.generation = generation;
-        return known!.value as ReturnType<typeof compute>;
-      }
-      const value = compute(element);
-      facts.set(key, { generation, reads: [...reads], value });
-      return value;
-    },
     below(element, key) {
       const known = belowFacts.get(element);
-      if (!confirmed(known, (read) => read.content.has(element))) return undefined;
+      if (!confirmed(known, () => contentChanged.has(element))) return undefined;
       known!.generation = generation;
       return known!.facts.get(key) as never;
     },

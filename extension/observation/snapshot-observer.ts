@@ -58,8 +58,6 @@ export interface SnapshotSource {
   changes?: ChangeLog;
   /** What the last read remembered (snapshot-memo.ts); none: everything is read afresh. */
   memo?: SnapshotMemo;
-  /** False when no root holds an editable region or a typed-text role and no document is in design mode (the page index knows it from its lists); absent: each root is checked. */
-  mayHoldEditable?(): boolean;
 }
 
 export interface TakenSnapshot {
@@ -265,7 +263,7 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
       // A role is read from the element's attributes and tag (and a header's or footer's ancestors): remembered like its name.
       const role = names.memo(element, "role", roleOf);
       if (role === "generic") return false;
-      found.push(optional({ role: role.slice(0, 40), name: clean(landmarkName(element, role, names, memo)) }));
+      found.push(optional({ role: role.slice(0, 40), name: clean(names.name(element)) }));
       return found.length >= LIMITS.landmarks;
     });
     return found;
@@ -322,32 +320,6 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
     ...extras,
     schema_version: 1,
   };
-}
-
-/** Landmark roles whose name is never read from the element's content (accessible-name.ts `computeName`). */
-const ATTRIBUTE_NAMED_ROLES = new Set(["main", "navigation", "complementary", "banner", "contentinfo", "region", "search"]);
-/** Tags whose name comes from their labels, legend, caption, value or alt, whatever their role. */
-const OTHER_NAMED_TAGS = new Set(["INPUT", "SELECT", "TEXTAREA", "BUTTON", "METER", "OUTPUT", "PROGRESS", "IMG", "AREA", "FIELDSET", "TABLE", "LABEL"]);
-
-/**
- * A landmark's name, remembered across changes inside it (the page index forgets the names of every
- * ancestor of a change, a landmark's included, yet a landmark is not named by its content): with
- * such a role and tag the name reads only the element's attributes and the elements its
- * `aria-labelledby` points at (their `aria-label` and text), so the memo keeps it while none of these
- * changed and the ids point at the same elements.
- */
-function landmarkName(element: Element, role: string, names: Names, memo: SnapshotMemo): string {
-  if (!ATTRIBUTE_NAMED_ROLES.has(role) || OTHER_NAMED_TAGS.has(element.tagName) || element.parentNode === null || element.getRootNode().nodeType !== Node.DOCUMENT_NODE) return names.name(element);
-  const document = element.ownerDocument;
-  const reads: Element[] = [];
-  const labelledBy = element.getAttribute("aria-labelledby");
-  if (labelledBy) {
-    for (const id of labelledBy.split(/\s+/)) {
-      const referenced = document.getElementById(id);
-      if (referenced !== null) reads.push(referenced);
-    }
-  }
-  return memo.dependent(element, "landmark-name", reads, (landmark) => names.name(landmark));
 }
 
 /** What a form's entry is read from, before typed values are cut out: remembered per form until something in it changes. */
@@ -430,7 +402,6 @@ function headingLevel(element: Element): number {
 
 /** Whether anything in the root can be editable: an element with `contenteditable`, or a document in design mode. */
 function mayHoldEditable(root: SnapshotRoot, source: SnapshotSource): boolean {
-  if (source.mayHoldEditable?.() === false) return false;
   const document = root.nodeType === Node.DOCUMENT_NODE ? (root as Document) : root.ownerDocument;
   if (document?.designMode === "on") return true;
   return source.elements(root, "fields").some((field) => source.names.memo(field, "has-contenteditable", hasContentEditable));
