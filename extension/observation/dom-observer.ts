@@ -160,7 +160,6 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     names,
     elements: (root, kind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined),
     mayHoldEditable: () => index.mayHoldEditable(),
-    textCount: (root, text, count) => index.textCount(root, text, count),
   };
 
   // A field's edit or choice may show or hide content through CSS alone (`:checked ~ .menu`, `:invalid + .error`).

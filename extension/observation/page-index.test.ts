@@ -446,7 +446,7 @@ describe("selectors from the index", () => {
     const targets = await page.evaluate(() => {
       const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
       index.sync();
-      const context = { names: index.names, elements: (root: PageIndexModule.Root, kind: PageIndexModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined), textCount: index.textCount };
+      const context = { names: index.names, elements: (root: PageIndexModule.Root, kind: PageIndexModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
       const controls = [...document.querySelectorAll("button, a[href], input, select, textarea, [role=button], [contenteditable], h1, h2")];
       return controls.map((element, position) => {
         element.setAttribute("data-target", String(position));
@@ -478,7 +478,7 @@ describe("selectors from the index", () => {
       // Far more text nodes than the check walks before it counts occurrences instead.
       document.body.insertAdjacentHTML("beforeend", `<div>${Array.from({ length: 400 }, (_, n) => `<span>filler ${n}</span>`).join("")}</div><p>Unique closing words</p><p><b>Apply</b> later</p>`);
       index.sync();
-      const context = { names: index.names, elements: (root: PageIndexModule.Root, kind: PageIndexModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined), textCount: index.textCount };
+      const context = { names: index.names, elements: (root: PageIndexModule.Root, kind: PageIndexModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
       const textOf = (element: Element): string[] => Observation.selectorsFor(element, index.names.name(element), context).map((parts) => parts[0]!).filter((selector) => selector.startsWith("text/"));
       const closing = [...document.querySelectorAll("p")].find((p) => p.textContent === "Unique closing words")!;
       return { apply: textOf(document.getElementById("apply")!), closing: textOf(closing) };

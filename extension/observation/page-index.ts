@@ -185,12 +185,6 @@ export interface PageIndex extends SnapshotSource {
   hasRoot(root: Root): boolean;
   /** Takes the pending DOM changes into account (every read does it first). */
   sync(): void;
-  /**
-   * A count over a root's whole text (`wholeText`), remembered per `text` until a text of the root
-   * changes (a text node's data, nodes added or removed): `count` must depend on nothing but the
-   * whole text and `text`. A root not indexed is counted afresh.
-   */
-  textCount(root: Root, text: string, count: (wholeText: string) => number): number;
   /** False when nothing observed can be editable (no `contenteditable` anywhere, no design mode): `isContentEditable`, which updates style, need not be asked. */
   mayHoldEditable(): boolean;
   /** Bumped by every change a snapshot could see: DOM changes, roots coming and going, `touch`. */
@@ -215,18 +209,6 @@ interface RootEntry {
    * is inserted in tree order; readers skip them (an invisible element is never listed anyway).
    */
   unswept: number;
-  /** Bumped by every change that can alter the root's whole text: a text node's data, nodes added or removed (ours too). */
-  textVersion: number;
-  /** What was read of the whole text at `texts.version`: the text itself and counts per asked text. */
-  texts: { version: number; whole: string | undefined; counts: Map<string, number> };
-}
-
-/** Counts remembered per root at most (a page's clicks ask a few texts between two changes). */
-const MAX_TEXT_COUNTS = 256;
-
-/** The text of every text node in the root, in tree order (what a walk of its text nodes reads). */
-export function wholeText(root: Root): string {
-  return (isShadowRoot(root) ? root.textContent : root.documentElement?.textContent) ?? "";
 }
 
 export function createPageIndex(hooks: PageIndexHooks): PageIndex {
@@ -283,11 +265,6 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
 
   const take = (records: readonly MutationRecord[]): void => {
     for (const record of records) {
-      // Before the filter: a change to our own nodes still changes the text a fresh read gives.
-      if (record.type !== "attributes") {
-        const entry = entries.get(record.target.getRootNode() as Root);
-        if (entry !== undefined) entry.textVersion += 1;
-      }
       if (!isPageRecord(record)) continue;
       changeCount += 1;
       pending.push(record);
@@ -530,7 +507,7 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
   // --- roots ---
   const addRoot = (root: Root): void => {
     if (entries.has(root)) return;
-    const entry: RootEntry = { root, lists: KINDS.map(() => []), dirty: 0, unswept: 0, textVersion: 0, texts: { version: 0, whole: undefined, counts: new Map() } };
+    const entry: RootEntry = { root, lists: KINDS.map(() => []), dirty: 0, unswept: 0 };
     entries.set(root, entry);
     orderedRoots = undefined;
     everything();
@@ -592,20 +569,6 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
       if (entry === undefined) return [];
       sweep(entry);
       return entry.lists[KINDS.indexOf(kind)]!;
-    },
-    textCount(root, text, count) {
-      sync();
-      const entry = entries.get(root);
-      if (entry === undefined) return count(wholeText(root));
-      let { texts } = entry;
-      if (texts.version !== entry.textVersion) entry.texts = texts = { version: entry.textVersion, whole: undefined, counts: new Map() };
-      let known = texts.counts.get(text);
-      if (known === undefined) {
-        known = count((texts.whole ??= wholeText(root)));
-        if (texts.counts.size >= MAX_TEXT_COUNTS) texts.counts.clear();
-        texts.counts.set(text, known);
-      }
-      return known;
     },
     mayHoldEditable() {
       for (const entry of entries.values()) {

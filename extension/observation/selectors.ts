@@ -1,5 +1,5 @@
 import { UNCACHED_NAMES, isEditable, roleOf, type Names } from "./accessible-name";
-import { wholeText, type IndexKind, type Root } from "./page-index";
+import type { IndexKind } from "./page-index";
 import { isShadowRoot } from "./shadow-roots";
 
 /**
@@ -21,8 +21,6 @@ export interface SelectorContext {
   elements?: (root: Root, kind: IndexKind) => readonly Element[] | undefined;
   /** False when nothing observed can be editable (page-index.ts): `isContentEditable`, a style update, need not be asked. */
   mayHoldEditable?: () => boolean;
-  /** A count over the root's whole text, remembered until a text of the root changes (page-index.ts `textCount`). */
-  textCount?: (root: Root, text: string, count: (wholeText: string) => number) => number;
 }
 
 const UNINDEXED: SelectorContext = { names: UNCACHED_NAMES };
@@ -34,6 +32,7 @@ const MAX_TEXT_SELECTOR_LENGTH = 64;
 const MAX_SELECTOR_LENGTH = 1024;
 const MAX_ALTERNATIVES = 12;
 
+type Root = Document | ShadowRoot;
 
 export function selectorsFor(element: Element, name: string, context: SelectorContext = UNINDEXED): string[][] {
   const chain = shadowChain(element);
@@ -248,7 +247,7 @@ const MAX_ELEMENTS_FOR_TEXT_CHECK = 5000;
 /** Text nodes a text selector's check visits before it counts occurrences in the root's whole text instead. */
 const TEXT_NODES_WALKED = 64;
 
-function textSelector(element: Element, root: Root, { names, mayHoldEditable, textCount }: SelectorContext): string[] | undefined {
+function textSelector(element: Element, root: Root, { names, mayHoldEditable }: SelectorContext): string[] | undefined {
   if (["INPUT", "SELECT", "TEXTAREA"].includes(element.tagName) || (mayHoldEditable?.() !== false && isEditable(element))) return undefined;
   const text = names.text(element);
   if (!text || text.length > MAX_TEXT_SELECTOR_LENGTH) return undefined;
@@ -266,9 +265,7 @@ function textSelector(element: Element, root: Root, { names, mayHoldEditable, te
   // place where the text occurs there, so one place means at most one holder, which must be the
   // element's own. Two places count as not unique even when one straddles two text nodes: Puppeteer
   // finds `text/` by an element's whole text content, so it would match there too.
-  // The count is remembered by the page index until a text of the root changes.
-  const occurrences = (whole: string): number => countOccurrences(whole, text, 2);
-  if ((textCount?.(root, text, occurrences) ?? occurrences(wholeText(root))) !== 1) return undefined;
+  if (countOccurrences(wholeText(root), text, 2) !== 1) return undefined;
   const own = textHolders(element.ownerDocument, element, text, 1, Number.POSITIVE_INFINITY);
   return own.found.length === 1 ? [`text/${text}`] : undefined;
 }
@@ -289,8 +286,13 @@ function textHolders(document: Document, scope: Node, text: string, limit: numbe
   return { found, complete: true };
 }
 
+/** The text of every text node in the root, in tree order (what a walk of its text nodes reads). */
+function wholeText(root: Root): string {
+  return (isShadowRoot(root) ? root.textContent : root.documentElement?.textContent) ?? "";
+}
+
 /** How many places (up to `limit`) a whitespace-normalized text starts at in a raw text where it occurs with any whitespace runs. */
-export function countOccurrences(haystack: string, text: string, limit: number): number {
+function countOccurrences(haystack: string, text: string, limit: number): number {
   const pattern = new RegExp(text.split(" ").map(escapeRegExp).join("\\s+"), "g");
   let count = 0;
   while (count < limit) {
