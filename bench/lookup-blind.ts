@@ -16,7 +16,7 @@ import { withDomainPhrasing } from "../shared/abilities/wording-domain";
 
 // `node --import tsx bench/lookup-blind.ts`: the blind sets' figures only (issue #15); never their misses.
 // Every blind set's abilities are in the pool (the third's since 19:20Z on 2026-11-24, the fourth's since
-// 23:10Z: 16 and 20 more distractors
+// 22:34Z: 16 and 20 more distractors
 // for the first two), so the first set's figures have 16 more distractors than
 // when it was written (round four's figures were taken without the second set).
 // The lexicon as the agent's lookup service reads it (WordNet with our domain's phrasing).
