@@ -34,7 +34,8 @@ export async function buildAgentBundle(outfile = AGENT_BUNDLE): Promise<string> 
     target: "node20",
     // Loaded only by a run (a dynamic import): puppeteer, and what @puppeteer/replay loads for
     // options the agent does not use. They stay in node_modules.
-    external: ["puppeteer-core", "puppeteer", "lighthouse"],
+    // The sentence encoder (issue #15) reads its model's files next to its own module: it stays in node_modules too.
+    external: ["puppeteer-core", "puppeteer", "lighthouse", "@energetic-ai/*"],
     // Packages written as CommonJS call `require`, which an ES module does not have.
     banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
     // Minified (issue 17): V8 keeps the module's whole source text in the heap for as long as the agent

@@ -8,11 +8,12 @@ import { HOLDOUT_ABILITIES } from "./lookup-holdout.fixture";
 import { compiledDocument } from "./lookup-quality.bench";
 import { UNSEEN_ABILITIES } from "./lookup-unseen.fixture";
 import { FOURTH_ABILITIES } from "./lookup-fourth.fixture";
-import { createWordingIndex } from "../shared/abilities/wording-index";
 import { createBaselineIndex } from "../shared/abilities/baseline-index";
-import { AbilityLookupQuerySchema } from "../shared/abilities/lookup-contract";
+import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
 import { loadWordNetLexicon } from "../agent/abilities/wordnet-lexicon";
 import { withDomainPhrasing } from "../shared/abilities/wording-domain";
+import { createSentenceEncoder } from "../agent/abilities/sentence-encoder";
+import { blendedLookupOver } from "./lookup-meaning.bench";
 
 // `node --import tsx bench/lookup-blind.ts`: the blind sets' figures only (issue #15); never their misses.
 // Every blind set's abilities are in the pool (the third's since 19:20Z on 2026-11-24, the fourth's since
@@ -28,18 +29,25 @@ const BLIND_SETS = [
   ["third blind set", BLIND3_ABILITIES, BLIND3_UNRELATED],
   ["fourth blind set", BLIND4_ABILITIES, BLIND4_UNRELATED],
 ] as const;
-for (const [name, index] of [["wording matcher", createWordingIndex(all, lexicon)], ["§0C.11C", createBaselineIndex(all.map((d) => d.entry))]] as const) {
-  const found = (request: string) =>
-    index.lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 })).map((m: { ability_id: string }) => m.ability_id);
+const blended = await blendedLookupOver(all, lexicon, createSentenceEncoder());
+const scorers = [
+  ["wording + meaning (the agent's lookup)", (request: AbilityLookupQuery) => blended.lookup(request)],
+  ["wording matcher alone", async (request: AbilityLookupQuery) => blended.wording.lookup(request)],
+  ["§0C.11C", async (request: AbilityLookupQuery) => baseline.lookup(request)],
+] as const;
+const baseline = createBaselineIndex(all.map((d) => d.entry));
+for (const [name, lookup] of scorers) {
+  const found = async (request: string) => (await lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 }))).map((m: { ability_id: string }) => m.ability_id);
   for (const [setName, abilities, unrelatedRequests] of BLIND_SETS) {
     let top1 = 0, top3 = 0, total = 0;
     for (const ability of abilities) for (const request of ability.requests) {
-      const ids = found(request);
+      const ids = await found(request);
       total += 1;
       if (ids[0] === `learned.${ability.id}`) top1 += 1;
       if (ids.slice(0, 3).includes(`learned.${ability.id}`)) top3 += 1;
     }
-    const unrelated = unrelatedRequests.filter((request) => found(request).length > 0).length;
+    let unrelated = 0;
+    for (const request of unrelatedRequests) if ((await found(request)).length > 0) unrelated += 1;
     console.log(`${name}: ${setName} (${abilities.length} abilities among ${all.length}, ${total} requests) p@1 ${(top1 / total).toFixed(3)} recall@3 ${(top3 / total).toFixed(3)} unrelated matched ${unrelated}/${unrelatedRequests.length}`);
   }
 }

@@ -97,7 +97,7 @@ function quality(
 const SUFFIXES = ["for the payroll team", "in the staging workspace", "for a client", "on the old portal", "for the sales region", "with the backup account", "for quarterly review", "at the branch office"];
 
 /** 10,000 abilities: the evaluation abilities, and variants of them on other sites with other wording. */
-function largeSnapshot(count: number): LookupDocument[] {
+export function largeSnapshot(count: number): LookupDocument[] {
   return Array.from({ length: count }, (_, index) => {
     const ability = EVAL_ABILITIES[index % EVAL_ABILITIES.length] as EvalAbility;
     if (index < EVAL_ABILITIES.length) return compiledDocument(ability, index);

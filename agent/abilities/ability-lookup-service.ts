@@ -3,11 +3,13 @@ import { AbilityLookupQuerySchema, type AbilityLookupQuery, type AbilityLookupRe
 import { withDomainPhrasing } from "../../shared/abilities/wording-domain";
 import type { Lexicon } from "../../shared/abilities/wording-lexicon";
 import { createWordingIndex, type WordingIndex } from "../../shared/abilities/wording-index";
+import { createMeaningIndex, explainBlended, lookupBlended, meaningPhrases, meaningText, type BlendedMatch, type MeaningIndex } from "../../shared/abilities/meaning-index";
 import { explainWording, type LookupDocument, type WordingExplanation } from "../../shared/abilities/wording-matcher";
 import { ProposalTriggerTestsSchema } from "../../shared/learning/proposal-tests";
 import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
+import type { SentenceEncoder } from "./sentence-encoder";
 
 export interface AbilityLookupServiceDeps {
   memory: MemoryStore;
@@ -15,6 +17,8 @@ export interface AbilityLookupServiceDeps {
   snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot }>;
   /** The lexical resource, loaded on the first lookup; the matcher reads it with our domain's phrasing (wording-domain.ts). */
   lexicon: { load(): Promise<Lexicon> };
+  /** Sentence vectors (issue #15, eighth round); without it, or when its model cannot load, lookup ranks by wording alone. */
+  encoder?: SentenceEncoder;
 }
 
 export interface AbilityLookupService {
@@ -53,7 +57,34 @@ export function whenToUseLines(markdown: string): string[] {
 export function createAbilityLookupService(deps: AbilityLookupServiceDeps): AbilityLookupService {
   // Keyed by the snapshot object, as the availability route's entity tag is: a new snapshot, a new index.
   const loadLexicon = () => deps.lexicon.load().then(withDomainPhrasing);
-  let current: { of: AbilityAvailabilitySnapshot; documents: Promise<LookupDocument[]>; index: Promise<WordingIndex> } | undefined;
+  let current: { of: AbilityAvailabilitySnapshot; documents: Promise<LookupDocument[]>; index: Promise<WordingIndex>; meaning: Promise<MeaningIndex | undefined> } | undefined;
+  // The meaning of the abilities' phrases: none when there is no encoder or its model cannot load.
+  const meaningOf = async (documents: readonly LookupDocument[]): Promise<MeaningIndex | undefined> => {
+    if (deps.encoder === undefined) return undefined;
+    const phrases = [...new Set(documents.flatMap(meaningPhrases))];
+    try {
+      const vectors = await deps.encoder.encode(phrases);
+      const byPhrase = new Map(phrases.map((phrase, at) => [phrase, vectors[at] as Float32Array]));
+      return createMeaningIndex(documents, (phrase) => byPhrase.get(phrase));
+    } catch {
+      return undefined;
+    }
+  };
+  const requestVector = async (query: AbilityLookupQuery): Promise<Float32Array | undefined> => {
+    if (deps.encoder === undefined) return undefined;
+    try {
+      return (await deps.encoder.encode([meaningText(query.user_query)], { keep: false }))[0];
+    } catch {
+      return undefined;
+    }
+  };
+  /** Wording and meaning together over one set of documents (lookup's answer). */
+  const blendedLookup = async (index: WordingIndex, meaning: MeaningIndex | undefined, documents: readonly LookupDocument[], query: AbilityLookupQuery) => {
+    const vector = meaning === undefined ? undefined : await requestVector(query);
+    const matches: BlendedMatch[] =
+      meaning === undefined || vector === undefined ? index.rank(query) : lookupBlended(index, meaning, new Map(documents.map((document) => [document.entry.ability_id, document.entry])), query, vector);
+    return matches.map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }) => match);
+  };
 
   const documentOf = async (entry: AbilityAvailabilityEntry): Promise<LookupDocument> => {
     if (entry.skill_slug === undefined) return { entry };
@@ -87,7 +118,7 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     if (current?.of !== snapshot) {
       const documents = Promise.all(snapshot.abilities.map(documentOf));
       const building = Promise.all([loadLexicon(), documents]).then(([lexicon, read]) => createWordingIndex(read, lexicon));
-      current = { of: snapshot, documents, index: building };
+      current = { of: snapshot, documents, index: building, meaning: documents.then(meaningOf) };
       // A failed build (the lexicon could not be read) is not kept: the next lookup tries again.
       building.catch(() => {
         if (current?.index === building) current = undefined;
@@ -99,15 +130,27 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
 
   return {
     async lookup(query) {
-      return (await indexFor()).lookup(query);
+      const found = await currentFor();
+      const [index, meaning, documents] = await Promise.all([found.index, found.meaning, found.documents]);
+      return blendedLookup(index, meaning, documents, query);
     },
     async explain(query, abilityId) {
-      return (await indexFor()).explain(query, abilityId);
+      const found = await currentFor();
+      const [index, meaning, documents] = await Promise.all([found.index, found.meaning, found.documents]);
+      const wording = index.explain(query, abilityId);
+      const entry = documents.find((document) => document.entry.ability_id === abilityId)?.entry;
+      if (wording === undefined || entry === undefined) return wording;
+      const unavailable = deps.encoder?.unavailable();
+      if (meaning === undefined) return unavailable === undefined ? wording : { ...wording, reasons: [...wording.reasons, `meaning: not read (the sentence encoder could not be loaded: ${unavailable}); ranked by wording alone`] };
+      const vector = await requestVector(query);
+      const close = vector === undefined ? undefined : meaning.nearest(vector, [abilityId]).get(abilityId);
+      return explainBlended(query, entry, wording, close);
     },
     async lookupWith(candidate, query) {
       const [lexicon, documents] = await Promise.all([loadLexicon(), currentFor().then((found) => found.documents)]);
       const others = documents.filter((document) => document.entry.ability_id !== candidate.ability_id);
-      return createWordingIndex([...others, await documentOf(candidate)], lexicon).lookup(query);
+      const withCandidate = [...others, await documentOf(candidate)];
+      return blendedLookup(createWordingIndex(withCandidate, lexicon), await meaningOf(withCandidate), withCandidate, query);
     },
     async verdictsFor(entry) {
       const lexicon = await loadLexicon();

@@ -388,9 +388,28 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     return matches;
   };
 
+  /** The gates `rank` applies whatever the words: why an ability is never returned for this request. */
+  const refusal = (query: AbilityLookupQuery): ((abilityId: string) => string | undefined) => {
+    const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith, expansions);
+    const lemmas = lemmaSetOf(terms);
+    const opposed = opposedDocs(terms);
+    return (abilityId) => {
+      const doc = byId.get(abilityId);
+      if (doc === undefined) return "not in the snapshot";
+      const { entry } = documents[doc] as LookupDocument;
+      if (terms.length === 0) return "the request has no words that carry meaning";
+      const rejection = wordingRejection(query, entry);
+      if (rejection !== undefined) return rejection;
+      const negative = negativeTriggerHit(query.user_query, lemmas, entry, lexicon, negativeTerms);
+      if (negative !== undefined) return `negative_trigger_match: "${negative}"`;
+      return opposed?.has(doc) === true ? "opposite_action" : undefined;
+    };
+  };
+
   return {
     /** The best matches, at most `LOOKUP_MAX_RESULTS`, with their text scores. */
     rank,
+    refusal,
     /** §0C.11 `matches` of a lookup answer, ranked by the wording matcher. */
     lookup(query: AbilityLookupQuery): AbilityLookupResult["matches"] {
       return rank(query).map(({ text: _text, rank_text: _rankText, ...match }) => match);

@@ -1,0 +1,167 @@
+import type { AbilityAvailabilityEntry } from "../shared/abilities/availability";
+import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
+import { createMeaningIndex, lookupBlended, meaningPhrases, meaningText } from "../shared/abilities/meaning-index";
+import { withDomainPhrasing } from "../shared/abilities/wording-domain";
+import { createWordingIndex } from "../shared/abilities/wording-index";
+import type { Lexicon } from "../shared/abilities/wording-lexicon";
+import type { LookupDocument } from "../shared/abilities/wording-matcher";
+import { createSentenceEncoder, type SentenceEncoder } from "../agent/abilities/sentence-encoder";
+import { loadWordNetLexicon } from "../agent/abilities/wordnet-lexicon";
+import type { BenchResult } from "./bench-result";
+import { compiledDocument, largeSnapshot } from "./lookup-quality.bench";
+import { DEV_ABILITIES, DEV_UNRELATED } from "./lookup-dev.fixture";
+import { EVAL_ABILITIES, EVAL_UNRELATED, type EvalAbility } from "./lookup-eval.fixture";
+import { FIFTH_ABILITIES, FIFTH_UNRELATED } from "./lookup-fifth.fixture";
+import { FOURTH_ABILITIES, FOURTH_UNRELATED } from "./lookup-fourth.fixture";
+import { HOLDOUT_ABILITIES, HOLDOUT_UNRELATED } from "./lookup-holdout.fixture";
+import { SIXTH_ABILITIES, SIXTH_UNRELATED } from "./lookup-sixth.fixture";
+import { UNSEEN_ABILITIES, UNSEEN_UNRELATED } from "./lookup-unseen.fixture";
+
+const query = (text: string): AbilityLookupQuery => AbilityLookupQuerySchema.parse({ user_query: text, schema_version: 1 });
+
+/** One evaluation set: its abilities among a pool (as `lookup-quality.bench.ts` pools them), its unrelated requests. */
+interface LookupSet {
+  name: string;
+  abilities: readonly EvalAbility[];
+  unrelated: readonly string[];
+  pool: readonly EvalAbility[];
+  /** Studied while the matcher was made (its misses read); the others are held out. */
+  tuned: boolean;
+}
+
+export const LOOKUP_SETS: readonly LookupSet[] = [
+  { name: "first", abilities: EVAL_ABILITIES, unrelated: EVAL_UNRELATED, pool: EVAL_ABILITIES, tuned: true },
+  { name: "development", abilities: DEV_ABILITIES, unrelated: DEV_UNRELATED, pool: [...EVAL_ABILITIES, ...DEV_ABILITIES], tuned: true },
+  { name: "second", abilities: HOLDOUT_ABILITIES, unrelated: HOLDOUT_UNRELATED, pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES], tuned: true },
+  { name: "third", abilities: UNSEEN_ABILITIES, unrelated: UNSEEN_UNRELATED, pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES], tuned: true },
+  { name: "fourth (held out)", abilities: FOURTH_ABILITIES, unrelated: FOURTH_UNRELATED, pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...DEV_ABILITIES, ...FOURTH_ABILITIES], tuned: false },
+  { name: "fifth (held out)", abilities: FIFTH_ABILITIES, unrelated: FIFTH_UNRELATED, pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...DEV_ABILITIES, ...FOURTH_ABILITIES, ...FIFTH_ABILITIES], tuned: false },
+  { name: "sixth (held out)", abilities: SIXTH_ABILITIES, unrelated: SIXTH_UNRELATED, pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...DEV_ABILITIES, ...FOURTH_ABILITIES, ...FIFTH_ABILITIES, ...SIXTH_ABILITIES], tuned: false },
+];
+
+export interface SetQuality {
+  p1: number;
+  recall3: number;
+  unrelatedMatched: number;
+  unrelatedCount: number;
+  requests: number;
+}
+
+/** A lookup by wording and meaning over `documents`, as the agent's lookup service answers, with each request's vector read first. */
+export async function blendedLookupOver(documents: readonly LookupDocument[], lexicon: Lexicon, encoder: SentenceEncoder) {
+  const wording = createWordingIndex(documents, lexicon);
+  const phrases = [...new Set(documents.flatMap(meaningPhrases))];
+  const vectors = await encoder.encode(phrases);
+  const byPhrase = new Map(phrases.map((phrase, at) => [phrase, vectors[at] as Float32Array]));
+  const meaning = createMeaningIndex(documents, (phrase) => byPhrase.get(phrase));
+  const entries = new Map<string, AbilityAvailabilityEntry>(documents.map((document) => [document.entry.ability_id, document.entry]));
+  return {
+    wording,
+    /** The request's vector (not kept), then the blended ranking: what one lookup costs. */
+    async lookup(request: AbilityLookupQuery) {
+      const [vector] = await encoder.encode([meaningText(request.user_query)], { keep: false });
+      return lookupBlended(wording, meaning, entries, request, vector as Float32Array);
+    },
+    /** The blended ranking alone, given the request's vector. */
+    rankWith(request: AbilityLookupQuery, vector: Float32Array) {
+      return lookupBlended(wording, meaning, entries, request, vector);
+    },
+  };
+}
+
+async function qualityOf(set: LookupSet, lookup: (request: AbilityLookupQuery) => Promise<ReadonlyArray<{ ability_id: string }>>): Promise<SetQuality> {
+  let top1 = 0;
+  let top3 = 0;
+  let requests = 0;
+  for (const ability of set.abilities) {
+    for (const request of ability.requests) {
+      const ids = (await lookup(query(request))).map((match) => match.ability_id);
+      requests += 1;
+      if (ids[0] === `learned.${ability.id}`) top1 += 1;
+      if (ids.slice(0, 3).includes(`learned.${ability.id}`)) top3 += 1;
+    }
+  }
+  let unrelatedMatched = 0;
+  for (const request of set.unrelated) if ((await lookup(query(request))).length > 0) unrelatedMatched += 1;
+  return { p1: top1 / requests, recall3: top3 / requests, unrelatedMatched, unrelatedCount: set.unrelated.length, requests };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/**
+ * Issue #15, eighth round: lookup by wording and meaning (what the agent answers) next to the
+ * wording matcher alone, on every evaluation set, from one run; and what a lookup costs at 10,000
+ * abilities with the request's sentence vector read each time.
+ */
+export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}): Promise<BenchResult[]> {
+  const lexicon = withDomainPhrasing(await loadWordNetLexicon());
+  const encoder = createSentenceEncoder();
+  const loadStart = performance.now();
+  await encoder.encode(["warm the model up"], { keep: false });
+  const loadMs = performance.now() - loadStart;
+  const rows: BenchResult[] = [];
+  const totals = { tuned: { p1: 0, r3: 0, n: 0, u: 0, un: 0 }, held: { p1: 0, r3: 0, n: 0, u: 0, un: 0 }, tunedWording: { p1: 0, r3: 0, n: 0, u: 0, un: 0 }, heldWording: { p1: 0, r3: 0, n: 0, u: 0, un: 0 } };
+  for (const set of LOOKUP_SETS) {
+    const documents = set.pool.map((ability, index) => compiledDocument(ability, index));
+    const blended = await blendedLookupOver(documents, lexicon, encoder);
+    const ours = await qualityOf(set, (request) => blended.lookup(request));
+    const wording = await qualityOf(set, async (request) => blended.wording.lookup(request));
+    for (const [total, value] of [[set.tuned ? totals.tuned : totals.held, ours], [set.tuned ? totals.tunedWording : totals.heldWording, wording]] as const) {
+      total.p1 += value.p1 * value.requests;
+      total.r3 += value.recall3 * value.requests;
+      total.n += value.requests;
+      total.u += value.unrelatedMatched;
+      total.un += value.unrelatedCount;
+    }
+    const label = `${set.name} set, ${set.abilities.length} abilities among ${documents.length}, ${ours.requests} requests`;
+    const first = set.name === "first";
+    rows.push(
+      { name: `lookup p@1, wording + meaning (${label})`, value: ours.p1, unit: "", baselineName: "wording alone", baseline: wording.p1, target: first ? "≥ 0.9" : "reported", pass: !first || ours.p1 >= 0.9 },
+      { name: `lookup recall@3, wording + meaning (${label})`, value: ours.recall3, unit: "", baselineName: "wording alone", baseline: wording.recall3, target: first ? "≥ 0.97" : "reported", pass: !first || ours.recall3 >= 0.97 },
+      { name: `lookup unrelated requests matched, wording + meaning (${set.name} set, ${ours.unrelatedCount} requests)`, value: ours.unrelatedMatched / ours.unrelatedCount, unit: "", baselineName: "wording alone", baseline: wording.unrelatedMatched / wording.unrelatedCount, target: first ? "0" : "reported", pass: !first || ours.unrelatedMatched === 0 },
+    );
+  }
+  for (const [name, ours, wording] of [["tuned sets together", totals.tuned, totals.tunedWording], ["held-out sets together", totals.held, totals.heldWording]] as const) {
+    rows.push(
+      { name: `lookup p@1, wording + meaning (${name}, ${ours.n} requests)`, value: ours.p1 / ours.n, unit: "", baselineName: "wording alone", baseline: wording.p1 / wording.n, target: "reported", pass: true },
+      { name: `lookup recall@3, wording + meaning (${name}, ${ours.n} requests)`, value: ours.r3 / ours.n, unit: "", baselineName: "wording alone", baseline: wording.r3 / wording.n, target: "reported", pass: true },
+      { name: `lookup unrelated requests matched, wording + meaning (${name}, ${ours.un} requests)`, value: ours.u / ours.un, unit: "", baselineName: "wording alone", baseline: wording.u / wording.un, target: "reported", pass: true },
+    );
+  }
+  if (options.qualityOnly) return rows;
+
+  // Latency at 10,000 abilities: every phrase read once (as the agent does once per snapshot), then
+  // each request's vector read and the lookup answered, timed together and apart.
+  const large = largeSnapshot(10_000);
+  const buildStart = performance.now();
+  const blendedLarge = await blendedLookupOver(large, lexicon, encoder);
+  const buildMs = performance.now() - buildStart;
+  const texts = [...EVAL_ABILITIES.flatMap((ability) => ability.requests), ...EVAL_UNRELATED];
+  for (const text of texts.slice(0, 10)) await blendedLarge.lookup(query(text));
+  const whole: number[] = [];
+  const rankOnly: number[] = [];
+  for (let round = 0; round < 2; round += 1) {
+    for (const text of texts) {
+      const request = query(text);
+      const start = performance.now();
+      const [vector] = await encoder.encode([meaningText(text)], { keep: false });
+      const read = performance.now();
+      blendedLarge.rankWith(request, vector as Float32Array);
+      const end = performance.now();
+      whole.push(end - start);
+      rankOnly.push(end - read);
+    }
+  }
+  whole.sort((a, b) => a - b);
+  rankOnly.sort((a, b) => a - b);
+  rows.push(
+    { name: "lookup p50, 10,000 abilities, wording + meaning (the request's vector read each time)", value: percentile(whole, 50), unit: "ms", target: "≤ 2 ms", pass: percentile(whole, 50) <= 2 },
+    { name: "lookup p99, 10,000 abilities, wording + meaning (the request's vector read each time)", value: percentile(whole, 99), unit: "ms", target: "reported", pass: true },
+    { name: "lookup p50, 10,000 abilities, wording + meaning, ranking alone (the request's vector given)", value: percentile(rankOnly, 50), unit: "ms", target: "reported", pass: true },
+    { name: "sentence encoder load (once per agent, on the first lookup)", value: loadMs, unit: "ms", target: "reported", pass: true },
+    { name: "meaning index build, 10,000 abilities (every phrase read by the encoder)", value: buildMs, unit: "ms", target: "reported", pass: true },
+  );
+  return rows;
+}

@@ -1,0 +1,211 @@
+import type { AbilityAvailabilityEntry } from "./availability";
+import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
+import type { AbilityLookupQuery } from "./lookup-contract";
+import type { WordingIndex, WordingMatch } from "./wording-index";
+import { FULL_TEXT, wordingScore, type LookupDocument, type WordingExplanation } from "./wording-matcher";
+
+/**
+ * The meaning of a request next to its words (issue #15, eighth round): each ability's phrases
+ * (title, description, "when to use" lines, triggers, aliases) and the request are read as sentence
+ * vectors by a sentence encoder (the agent's: `agent/abilities/sentence-encoder.ts`), so "bump up my
+ * credit line" is found close to "Increase the credit card limit" with no word in common. This file
+ * is the arithmetic only; it is given the vectors.
+ *
+ * - `similarity`: the cosine between the request and the ability's closest phrase.
+ * - Ranking: `blend` = WORDING_SHARE × min(1, rank_text / FULL_TEXT) + (1 − WORDING_SHARE) × similarity,
+ *   and `score` = `wordingScore(blend × FULL_TEXT)`: the same scope, lane and checkpoint-health
+ *   weights as the wording matcher's (§0C.11C's), halved when the ability is not usable now.
+ * - A match: an ability the wording matcher matched, or one whose similarity alone reaches
+ *   `MEANING_ALONE_MIN` — calibrated on the tuned evaluation sets (BENCHMARKS.md, "eighth round") so
+ *   that none of their unrelated requests matches. The wording matcher's hard gates stay hard: a
+ *   quarantined or disabled ability, a lane not searched, a negative trigger, an opposite action.
+ */
+export const WORDING_SHARE = 0.3;
+export const MEANING_ALONE_MIN = 0.58;
+/** Abilities whose phrases are all compared with the request: the closest by their mean vector. */
+export const MEANING_SHORTLIST = 32;
+
+/** The compiler's templates around a phrase ("help me …", "can you …"): the phrase says the same. */
+const TEMPLATE = /^(?:help me|can you) /;
+
+/** The phrases of an ability read for their meaning: lower case, each once, templates left out. */
+export function meaningPhrases(document: LookupDocument): string[] {
+  const texts = [document.entry.title, document.description ?? "", ...(document.when_to_use ?? []), ...document.entry.trigger_phrases, ...document.entry.aliases];
+  const phrases = new Set(texts.map((text) => text.trim().toLowerCase()).filter((text) => text.length > 0));
+  return [...phrases].filter((phrase) => !(TEMPLATE.test(phrase) && phrases.has(phrase.replace(TEMPLATE, ""))));
+}
+
+/** A request's text as it is read for its meaning (as `meaningPhrases` reads an ability's). */
+export function meaningText(request: string): string {
+  return request.trim().toLowerCase();
+}
+
+/** How close a request is to one ability: its closest phrase and the cosine. */
+export interface Closeness {
+  similarity: number;
+  phrase: string;
+}
+
+function unit(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (let at = 0; at < vector.length; at += 1) sum += (vector[at] as number) ** 2;
+  const norm = Math.sqrt(sum);
+  return norm === 0 ? vector : vector.map((value) => value / norm);
+}
+
+/**
+ * The phrase vectors of one availability snapshot, in one array, with each ability's mean vector:
+ * a request is compared with every ability's mean, then with every phrase of the closest
+ * `MEANING_SHORTLIST` (and of the abilities asked for: the wording matcher's).
+ */
+export function createMeaningIndex(documents: readonly LookupDocument[], vectorOf: (phrase: string) => Float32Array | undefined) {
+  const dims = documents.flatMap((document) => meaningPhrases(document)).map(vectorOf).find((vector) => vector !== undefined)?.length ?? 0;
+  const means = new Float32Array(documents.length * dims);
+  const phraseStart = new Int32Array(documents.length + 1);
+  const phrases: string[] = [];
+  const vectors: Float32Array[] = [];
+  documents.forEach((document, doc) => {
+    phraseStart[doc] = phrases.length;
+    const sum = new Float32Array(dims);
+    for (const phrase of meaningPhrases(document)) {
+      const vector = vectorOf(phrase);
+      if (vector === undefined || vector.length !== dims) continue;
+      const normed = unit(vector);
+      phrases.push(phrase);
+      vectors.push(normed);
+      for (let at = 0; at < dims; at += 1) sum[at] = (sum[at] as number) + (normed[at] as number);
+    }
+    means.set(unit(sum), doc * dims);
+  });
+  phraseStart[documents.length] = phrases.length;
+  const flat = new Float32Array(phrases.length * dims);
+  vectors.forEach((vector, at) => flat.set(vector, at * dims));
+  const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
+
+  const dot = (array: Float32Array, offset: number, query: Float32Array): number => {
+    let sum = 0;
+    for (let at = 0; at < dims; at += 1) sum += (array[offset + at] as number) * (query[at] as number);
+    return sum;
+  };
+  const closest = (doc: number, query: Float32Array): Closeness | undefined => {
+    let best: Closeness | undefined;
+    for (let at = phraseStart[doc] as number; at < (phraseStart[doc + 1] as number); at += 1) {
+      const similarity = dot(flat, at * dims, query);
+      if (best === undefined || similarity > best.similarity) best = { similarity, phrase: phrases[at] as string };
+    }
+    return best;
+  };
+
+  return {
+    dims,
+    /** The closest phrase of each shortlisted ability (and of each of `alsoIds`), keyed by ability id. */
+    nearest(requestVector: Float32Array, alsoIds: Iterable<string> = []): Map<string, Closeness> {
+      const query = unit(requestVector);
+      const found = new Map<string, Closeness>();
+      if (query.length !== dims || dims === 0) return found;
+      const shortlist: Array<{ doc: number; mean: number }> = [];
+      for (let doc = 0; doc < documents.length; doc += 1) {
+        if ((phraseStart[doc + 1] as number) === (phraseStart[doc] as number)) continue;
+        const mean = dot(means, doc * dims, query);
+        if (shortlist.length < MEANING_SHORTLIST) shortlist.push({ doc, mean });
+        else if (mean > (shortlist[shortlist.length - 1] as { mean: number }).mean) shortlist[shortlist.length - 1] = { doc, mean };
+        else continue;
+        shortlist.sort((a, b) => b.mean - a.mean);
+      }
+      const docs = new Set(shortlist.map(({ doc }) => doc));
+      for (const id of alsoIds) {
+        const doc = byId.get(id);
+        if (doc !== undefined) docs.add(doc);
+      }
+      for (const doc of docs) {
+        const closeness = closest(doc, query);
+        if (closeness !== undefined) found.set((documents[doc] as LookupDocument).entry.ability_id, closeness);
+      }
+      return found;
+    },
+  };
+}
+
+export type MeaningIndex = ReturnType<typeof createMeaningIndex>;
+
+/** The ranking text of an ability from its wording (`rank_text`, 0 when not matched) and its meaning. */
+export function blendedText(rankText: number, similarity: number): number {
+  return FULL_TEXT * (WORDING_SHARE * Math.min(1, rankText / FULL_TEXT) + (1 - WORDING_SHARE) * Math.max(0, similarity));
+}
+
+/** A match of the blended lookup: the wording matcher's fields, and the request's closeness to the ability. */
+export interface BlendedMatch extends WordingMatch {
+  meaning?: Closeness;
+}
+
+/**
+ * The lookup's matches from the wording matcher's and the request's closeness to each ability:
+ * every ability the wording matched, and every ability close enough in meaning alone that the
+ * wording matcher's hard gates (`refusal`) let through; ranked by the blended score, at most ten.
+ */
+export function blendMatches(
+  query: AbilityLookupQuery,
+  wording: readonly WordingMatch[],
+  closeness: ReadonlyMap<string, Closeness>,
+  entryOf: (abilityId: string) => AbilityAvailabilityEntry | undefined,
+  /** Why the wording matcher never returns this ability for this request (its hard gates); undefined when it may. */
+  refusal: (abilityId: string) => string | undefined,
+): BlendedMatch[] {
+  const matches = new Map<string, BlendedMatch>();
+  for (const match of wording) matches.set(match.ability_id, { ...match });
+  for (const [abilityId, close] of closeness) {
+    if (matches.has(abilityId) || close.similarity < MEANING_ALONE_MIN || refusal(abilityId) !== undefined) continue;
+    const entry = entryOf(abilityId);
+    if (entry === undefined) continue;
+    matches.set(abilityId, {
+      ability_id: abilityId,
+      score: 0,
+      text: 0,
+      rank_text: 0,
+      install_lane: entry.install_lane,
+      usable_now: entry.usable_now,
+      ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
+    });
+  }
+  const ranked: BlendedMatch[] = [];
+  for (const match of matches.values()) {
+    const entry = entryOf(match.ability_id);
+    if (entry === undefined) continue;
+    const close = closeness.get(match.ability_id);
+    ranked.push({ ...match, ...(close === undefined ? {} : { meaning: close }), score: wordingScore(blendedText(match.rank_text, close?.similarity ?? 0), entry, query.project_id) });
+  }
+  ranked.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits(a.ability_id, b.ability_id));
+  return ranked.slice(0, LOOKUP_MAX_RESULTS);
+}
+
+/** A lookup by wording and meaning over one snapshot, given the request's vector (the agent's lookup and the benchmark's). */
+export function lookupBlended(
+  wording: WordingIndex,
+  meaning: MeaningIndex,
+  entries: ReadonlyMap<string, AbilityAvailabilityEntry>,
+  query: AbilityLookupQuery,
+  requestVector: Float32Array,
+): BlendedMatch[] {
+  const matches = wording.rank(query);
+  const closeness = meaning.nearest(requestVector, matches.map((match) => match.ability_id));
+  return blendMatches(query, matches, closeness, (id) => entries.get(id), wording.refusal(query));
+}
+
+/** The wording matcher's verdict on one ability, with the request's meaning added (`explain-match`). */
+export function explainBlended(query: AbilityLookupQuery, entry: AbilityAvailabilityEntry, wording: WordingExplanation, close: Closeness | undefined): WordingExplanation {
+  if (close === undefined) return wording;
+  const hard = wording.rejections.filter((reason) => reason !== wording.text_rejection);
+  const byMeaning = close.similarity >= MEANING_ALONE_MIN;
+  const matched = hard.length === 0 && (wording.matched || byMeaning);
+  const reasons = [
+    ...wording.reasons,
+    `meaning: the request reads closest to "${close.phrase}" (similarity ${close.similarity.toFixed(2)}; ${byMeaning ? "close enough to match on its own" : `on its own it matches from ${MEANING_ALONE_MIN.toFixed(2)}`}); ranked by ${WORDING_SHARE} × wording + ${(1 - WORDING_SHARE).toFixed(1)} × meaning`,
+  ];
+  return {
+    ...wording,
+    matched,
+    score: wordingScore(blendedText(wording.matched ? wording.rank_text : 0, close.similarity), entry, query.project_id),
+    reasons,
+    rejections: matched ? [] : byMeaning ? hard : wording.rejections,
+  };
+}
