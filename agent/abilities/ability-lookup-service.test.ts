@@ -6,6 +6,7 @@ import { openMemoryStore, type MemoryStore } from "../memory/memory-store";
 import { makeTempMemoryRoot } from "../test-support/temp-memory";
 import { createAbilityLookupService, whenToUseLines } from "./ability-lookup-service";
 import { createWordNetLexiconLoader } from "./wordnet-lexicon";
+import { createSentenceEncoder } from "./sentence-encoder";
 
 describe("whenToUseLines (issue #15)", () => {
   it("reads the lines of the When to use section as written, without the Markdown escapes", () => {
@@ -73,5 +74,65 @@ describe("trigger tests through the wording matcher (issue #15)", () => {
     expect((await lookups.lookup(query("save the invoices of the month as a file"))).map((match) => match.ability_id)).toEqual([]);
     expect((await lookups.lookupWith(exportInvoices, query("export the invoices for this month")))[0]?.ability_id).toBe("learned.export-invoices");
     expect((await lookups.lookupWith(exportInvoices, query("reserve a room for the team")))[0]?.ability_id).toBe("learned.book-room");
+  }, 60_000);
+});
+
+describe("lookup by meaning as well as wording (issue #15, eighth round)", () => {
+  const entry = (over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>>): AbilityAvailabilityEntry =>
+    AbilityAvailabilityEntrySchema.parse({ family: "browser", source: "learned", install_lane: "experimental_private", enabled: true, usable_now: true, schema_version: 1, ...over });
+  const abilities = [
+    entry({ ability_id: "learned.credit-limit", title: "Increase the credit card limit", trigger_phrases: ["increase the credit card limit"] }),
+    entry({ ability_id: "learned.heater", title: "Book a repair for the broken heater", trigger_phrases: ["book a repair for the broken heater"] }),
+    entry({ ability_id: "learned.invoices", title: "Export the monthly invoices", trigger_phrases: ["export the monthly invoices"] }),
+    entry({ ability_id: "learned.parcel", title: "Track a package delivery", trigger_phrases: ["track a package delivery"], checkpoint_health: "quarantined" }),
+    entry({ ability_id: "learned.table", title: "Reserve a table at a restaurant", trigger_phrases: ["reserve a table at a restaurant"], negative_triggers: ["cancel"] }),
+  ];
+  const snapshot: AbilityAvailabilitySnapshot = AbilityAvailabilitySnapshotSchema.parse({ abilities, snapshot_as_of: "2026-11-24T10:00:00.000Z", schema_version: 1 });
+  const lexicon = createWordNetLexiconLoader();
+  const encoder = createSentenceEncoder();
+  let memory: MemoryStore;
+  let cleanup: () => Promise<void>;
+  const query = (text: string) => AbilityLookupQuerySchema.parse({ user_query: text, schema_version: 1 });
+  const ids = async (service: ReturnType<typeof createAbilityLookupService>, text: string) => (await service.lookup(query(text))).map((match) => match.ability_id);
+
+  beforeAll(async () => {
+    const temp = await makeTempMemoryRoot();
+    memory = await openMemoryStore({ root: temp.root });
+    cleanup = async () => {
+      await memory.close();
+      await temp.cleanup();
+    };
+  }, 60_000);
+  afterAll(async () => cleanup());
+
+  it("finds an ability asked for in other words, where the wording alone finds nothing; an unrelated request still finds nothing", async () => {
+    const byMeaning = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon, encoder });
+    const byWording = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon });
+    expect(await ids(byWording, "fix the boiler")).toEqual([]);
+    expect((await ids(byMeaning, "fix the boiler"))[0]).toBe("learned.heater");
+    expect((await ids(byMeaning, "bump up my credit line"))[0]).toBe("learned.credit-limit");
+    expect(await ids(byMeaning, "tell me a joke")).toEqual([]);
+    expect(await ids(byMeaning, "what's the weather tomorrow")).toEqual([]);
+  }, 60_000);
+
+  it("keeps the hard gates: a quarantined ability and a negative trigger stay out however close the meaning", async () => {
+    const service = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon, encoder });
+    expect(await ids(service, "where is my package delivery")).not.toContain("learned.parcel");
+    expect(await ids(service, "reserve a table at a restaurant")).toContain("learned.table");
+    expect(await ids(service, "cancel my table at the restaurant")).not.toContain("learned.table");
+  }, 60_000);
+
+  it("explains which phrase a request reads like, and says when the encoder could not be loaded (then the wording alone answers)", async () => {
+    const service = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon, encoder });
+    const verdict = await service.explain(query("bump up my credit line"), "learned.credit-limit");
+    expect(verdict?.matched).toBe(true);
+    expect(verdict?.reasons.join("\n")).toMatch(/meaning: the request reads closest to "increase the credit card limit" \(similarity 0\.\d\d; close enough to match on its own\)/);
+    const broken = createSentenceEncoder(async () => {
+      throw new Error("model files missing");
+    });
+    const withoutModel = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon, encoder: broken });
+    const wordingOnly = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon });
+    expect(await withoutModel.lookup(query("export the invoices"))).toEqual(await wordingOnly.lookup(query("export the invoices")));
+    expect((await withoutModel.explain(query("export the invoices"), "learned.invoices"))?.reasons.at(-1)).toBe("meaning: not read (the sentence encoder could not be loaded: model files missing); ranked by wording alone");
   }, 60_000);
 });
