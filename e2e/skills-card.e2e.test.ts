@@ -12,7 +12,8 @@ import { endJourney } from "./support/panel-flow";
  * The Skills card of the assistant's own skills, in the built side panel against a real agent: a
  * skill in the user's folder and two shipped with the assistant (one whose SKILL.md declares a
  * version under `metadata`, one that declares none). Each card says what is true of it: the
- * declared version or that there is none, and that this agent did not validate it.
+ * declared version or that there is none, and that this agent did not validate it. The search box
+ * finds a skill by what a request means.
  */
 
 let root: string;
@@ -33,6 +34,7 @@ beforeAll(async () => {
   await writeSkill(path.join(folders, "user"), "meeting-notes", "Write up meeting notes. Use when the user asks for notes of a meeting.");
   await writeSkill(path.join(folders, "bundled"), "pdf-tools", "Fill and merge PDF files. Use when asked to fill a PDF form.", 'metadata:\n  version: "1.4.0"\n');
   await writeSkill(path.join(folders, "bundled"), "theme-factory", "Style slides with a theme. Use when the user wants a colour theme for a deck.");
+  await writeSkill(path.join(folders, "user"), "heater-repair", "Book a repair for the broken heater with the landlord's maintenance service.");
   agent = await startAgentProcess(root, {
     OPENCLAW_WORKSPACE: path.join(folders, "workspace"),
     OPENCLAW_SKILLS_DIR: path.join(folders, "user"),
@@ -55,5 +57,18 @@ describe("the Skills card of the assistant's own skills, in real Chromium", () =
     expect(await line("bundled.theme-factory")).toBe("no version declared · not validated here (bundled with the assistant)");
     expect(await line("native.meeting-notes")).toBe("no version declared · not validated here (the assistant's own skill)");
     await saveScreenshot(panel, "skills-card-own-skills");
+  });
+
+  // Issue #15: the search box asks the agent's lookup, which reads the request's meaning as well as its words.
+  it("finds a skill asked for with no word of its own, and nothing for a request no skill does", async () => {
+    const search = async (text: string) => {
+      await panel.$eval('input[type="search"]', (input) => ((input as HTMLInputElement).value = ""));
+      await panel.type('input[type="search"]', text);
+    };
+    await search("fix the boiler");
+    await panel.waitForFunction(() => document.querySelector("[data-ability-id]")?.getAttribute("data-ability-id") === "native.heater-repair" && document.querySelectorAll("[data-ability-id]").length === 1, { timeout: 20_000 });
+    await saveScreenshot(panel, "skills-search-by-meaning");
+    await search("tell me a joke");
+    await panel.waitForFunction(() => document.body.innerText.includes("No skill fits that request."), { timeout: 20_000 });
   });
 });

@@ -168,7 +168,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     {
       schema: {
         description:
-          "Abilities that fit a request in the user's own words, best first (at most 10). Ranked by the wording matcher (issue #15): normalization, base forms and WordNet's related words, field-weighted over title, description, triggers, when-to-use lines and trigger tests. Negative triggers, quarantined and disabled abilities and lanes not searched are never matched. `score` is the matcher's, not §0C.11C's; explain-match shows both.",
+          "Abilities that fit a request in the user's own words, best first (at most 10). Matched by wording (issue #15: normalization, base forms and WordNet's related words, field-weighted over title, description, triggers, when-to-use lines and trigger tests) or by meaning (the cosine between sentence vectors of the request and the ability's closest phrase reaches 0.58). Negative triggers, quarantined and disabled abilities and lanes not searched are never matched. `score` is §0C.11C's scope, lane and checkpoint-health weights plus 0.6 × (0.3 × the wording score + 0.7 × the cosine), halved when not usable now; not §0C.11C's score. explain-match shows both scorers.",
         body: AbilityLookupQuerySchema,
         response: { 200: AbilityLookupResultSchema },
       },
@@ -185,7 +185,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     {
       schema: {
         description:
-          "Why lookup would or would not return one ability for a request. `matched`, `score` and `rejection_reasons` are the wording matcher's (what lookup does); `match_reasons` gives its reasons (prefixed \"wording:\": each request word and where and how it was found, or that it was not), then the §0C.11C baseline's score and verdict and its own reasons (prefixed \"§0C.11C baseline:\").",
+          "Why lookup would or would not return one ability for a request. `matched`, `score` and `rejection_reasons` are lookup's (wording and meaning); `match_reasons` gives its reasons (prefixed \"wording:\": each request word and where and how it was found, or that it was not), then lookup's reading of its meaning (prefixed \"meaning:\": the ability's phrase the request reads closest to, and the cosine), then the §0C.11C baseline's score and verdict and its own reasons (prefixed \"§0C.11C baseline:\").",
         body: AbilityExplainMatchRequestSchema,
         response: { 200: AbilityExplainMatchResponseSchema },
       },
@@ -194,8 +194,8 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       const entry = (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === request.body.ability_id);
       if (entry === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.body.ability_id}.`);
       const query = AbilityLookupQuerySchema.parse({ user_query: request.body.user_query, project_id: request.body.project_id, schema_version: 1 });
-      // Both scorers (issue #15): the verdict and score are the wording matcher's, which ranks
-      // lookups; the §0C.11C baseline's score, verdict and reasons follow as reasons of their own.
+      // Both scorers (issue #15): the verdict and score are lookup's (wording and meaning), which
+      // rank lookups; the §0C.11C baseline's score, verdict and reasons follow as reasons of their own.
       const wording = await lookups.explain(query, entry.ability_id);
       if (wording === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.body.ability_id}.`);
       const baseline = scoreAbilityMatch(query.user_query, entry, query.project_id);
@@ -207,7 +207,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
         ability_id: entry.ability_id,
         matched: wording.matched,
         score: wording.score,
-        match_reasons: [...wording.reasons.map((reason) => `wording: ${reason}`), baselineVerdict, ...baseline.match_reasons.map((reason) => `§0C.11C baseline: ${reason}`)].map((reason) => reason.slice(0, 240)),
+        match_reasons: [...wording.reasons.map((reason) => (reason.startsWith("meaning: ") ? reason : `wording: ${reason}`)), baselineVerdict, ...baseline.match_reasons.map((reason) => `§0C.11C baseline: ${reason}`)].map((reason) => reason.slice(0, 240)),
         rejection_reasons: wording.rejections.map((reason) => reason.slice(0, 240)),
       };
     },
