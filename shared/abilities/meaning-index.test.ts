@@ -90,6 +90,12 @@ describe("blendMatches", () => {
     expect(matches[1]?.score).toBeCloseTo(wordingScore(blendedText(0.3, 0.3), entries.get("learned.worded") as AbilityAvailabilityEntry, undefined), 10);
   });
 
+  it("asks the gates about an ability found by meaning alone as such (an action clash refuses it), never about one its words found", () => {
+    const clashOnlyByMeaning = (id: string, byMeaningAlone = false) => (id === "learned.refused" ? "quarantined" : byMeaningAlone && (id === "learned.meant" || id === "learned.worded") ? "verb_clash" : undefined);
+    const matches = blendMatches(query("anything"), [worded], closeness, (id) => entries.get(id), clashOnlyByMeaning);
+    expect(matches.map((match) => match.ability_id)).toEqual(["learned.worded"]);
+  });
+
   it("is the wording matcher's answer, rescored, when nothing is close in meaning", () => {
     const matches = blendMatches(query("anything"), [worded], new Map(), (id) => entries.get(id), refusal);
     expect(matches.map((match) => match.ability_id)).toEqual(["learned.worded"]);

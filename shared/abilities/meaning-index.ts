@@ -160,13 +160,13 @@ export function blendMatches(
   wording: readonly WordingMatch[],
   closeness: ReadonlyMap<string, Closeness>,
   entryOf: (abilityId: string) => AbilityAvailabilityEntry | undefined,
-  /** Why the wording matcher never returns this ability for this request (its hard gates); undefined when it may. */
-  refusal: (abilityId: string) => string | undefined,
+  /** Why the wording matcher never returns this ability for this request (its hard gates; with `byMeaningAlone`, its action clash too); undefined when it may. */
+  refusal: (abilityId: string, byMeaningAlone?: boolean) => string | undefined,
 ): BlendedMatch[] {
   const matches = new Map<string, BlendedMatch>();
   for (const match of wording) matches.set(match.ability_id, { ...match });
   for (const [abilityId, close] of closeness) {
-    if (matches.has(abilityId) || close.similarity < MEANING_ALONE_MIN || refusal(abilityId) !== undefined) continue;
+    if (matches.has(abilityId) || close.similarity < MEANING_ALONE_MIN || refusal(abilityId, true) !== undefined) continue;
     const entry = entryOf(abilityId);
     if (entry === undefined) continue;
     matches.set(abilityId, {

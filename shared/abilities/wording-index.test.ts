@@ -241,3 +241,15 @@ describe("the wording matcher (issue #15)", () => {
     );
   });
 });
+
+describe("the wording matcher's gates, for lookup by meaning (issue #15, eighth round)", () => {
+  it("refuses what rank never returns, and for an ability found by meaning alone the clash of actions too", () => {
+    const index = createWordingIndex(documents, lexicon);
+    const refused = index.refusal(query("delete all the invoices"));
+    // Sentence vectors read "delete all the invoices" much like "export the invoices": only the verbs differ.
+    expect(refused("learned.export-invoices")).toBeUndefined();
+    expect(refused("learned.export-invoices", true)).toBe('verb_clash: the request asks for another action than "export"');
+    expect(index.refusal(query("pay my water bill"))("learned.pay-bill")).toBe('negative_trigger_match: "water bill"');
+    expect(index.refusal(query("export the monthly invoices"))("learned.export-invoices", true)).toBeUndefined();
+  });
+});

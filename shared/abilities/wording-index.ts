@@ -388,12 +388,17 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     return matches;
   };
 
-  /** The gates `rank` applies whatever the words: why an ability is never returned for this request. */
-  const refusal = (query: AbilityLookupQuery): ((abilityId: string) => string | undefined) => {
+  /**
+   * The gates `rank` applies whatever the words: why an ability is never returned for this request.
+   * `byMeaningAlone`: for an ability the request's words did not find, the title's action the
+   * request's action clashes with (`verbClash`) refuses it too — "delete all invoices" reads much
+   * like "export the invoices", and only the verbs tell them apart.
+   */
+  const refusal = (query: AbilityLookupQuery): ((abilityId: string, byMeaningAlone?: boolean) => string | undefined) => {
     const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith, expansions);
     const lemmas = lemmaSetOf(terms);
     const opposed = opposedDocs(terms);
-    return (abilityId) => {
+    return (abilityId, byMeaningAlone = false) => {
       const doc = byId.get(abilityId);
       if (doc === undefined) return "not in the snapshot";
       const { entry } = documents[doc] as LookupDocument;
@@ -402,7 +407,9 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
       if (rejection !== undefined) return rejection;
       const negative = negativeTriggerHit(query.user_query, lemmas, entry, lexicon, negativeTerms);
       if (negative !== undefined) return `negative_trigger_match: "${negative}"`;
-      return opposed?.has(doc) === true ? "opposite_action" : undefined;
+      if (opposed?.has(doc) === true) return "opposite_action";
+      const clash = byMeaningAlone ? verbClash(terms, titleActions[doc] as readonly string[], lexicon, actionAround) : undefined;
+      return clash === undefined ? undefined : `verb_clash: the request asks for another action than "${clash}"`;
     };
   };
 
