@@ -144,7 +144,7 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
       if (meaning === undefined) return unavailable === undefined ? wording : { ...wording, reasons: [...wording.reasons, `meaning: not read (the sentence encoder could not be loaded: ${unavailable}); ranked by wording alone`] };
       const vector = await requestVector(query);
       const close = vector === undefined ? undefined : meaning.nearest(vector, [abilityId]).get(abilityId);
-      return explainBlended(query, entry, wording, close);
+      return explainBlended(query, entry, wording, close, index.refusal(query)(abilityId, true));
     },
     async lookupWith(candidate, query) {
       const [lexicon, documents] = await Promise.all([loadLexicon(), currentFor().then((found) => found.documents)]);

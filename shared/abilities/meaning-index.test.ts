@@ -122,4 +122,13 @@ describe("explainBlended", () => {
     expect(far.rejections).toEqual(short.rejections);
     expect(far.reasons.at(-1)).toContain(`on its own it matches from ${MEANING_ALONE_MIN.toFixed(2)}`);
   });
+
+  it("refuses, with the reason, an ability close in meaning alone whose action the request's clashes with", () => {
+    const clash = 'verb_clash: the request asks for another action than "export"';
+    const verdict = explainBlended(query("delete the invoices"), ability, short, { similarity: 0.66, phrase: "export the invoices" }, clash);
+    expect(verdict.matched).toBe(false);
+    expect(verdict.rejections).toEqual([clash]);
+    // Found by its words, the clash only ranks it lower (the wording matcher's own rule).
+    expect(explainBlended(query("x"), ability, { ...short, matched: true, rejections: [], text_rejection: undefined }, { similarity: 0.66, phrase: "p" }, clash).matched).toBe(true);
+  });
 });

@@ -204,9 +204,17 @@ export function lookupBlended(
 }
 
 /** The wording matcher's verdict on one ability, with the request's meaning added (`explain-match`). */
-export function explainBlended(query: AbilityLookupQuery, entry: AbilityAvailabilityEntry, wording: WordingExplanation, close: Closeness | undefined): WordingExplanation {
+export function explainBlended(
+  query: AbilityLookupQuery,
+  entry: AbilityAvailabilityEntry,
+  wording: WordingExplanation,
+  close: Closeness | undefined,
+  /** The gates' answer for this ability found by meaning alone (`refusal(id, true)`). */
+  refusedByMeaningAlone?: string,
+): WordingExplanation {
   if (close === undefined) return wording;
   const hard = wording.rejections.filter((reason) => reason !== wording.text_rejection);
+  if (!wording.matched && refusedByMeaningAlone !== undefined && !hard.includes(refusedByMeaningAlone)) hard.push(refusedByMeaningAlone);
   const byMeaning = close.similarity >= MEANING_ALONE_MIN;
   const matched = hard.length === 0 && (wording.matched || byMeaning);
   const reasons = [
