@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { AbilityAvailabilityEntrySchema, AbilityAvailabilitySnapshotSchema, type AbilityAvailabilityEntry, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import { AbilityLookupQuerySchema } from "../../shared/abilities/lookup-contract";
-import { openMemoryStore, type MemoryStore } from "../memory/memory-store";
-import { makeTempMemoryRoot } from "../test-support/temp-memory";
+import type { MemoryStore } from "../memory/memory-store";
+import { openTempMemoryStore } from "../test-support/temp-memory";
 import { createAbilityLookupService, whenToUseLines } from "./ability-lookup-service";
 import { createWordNetLexiconLoader } from "./wordnet-lexicon";
 import { createSentenceEncoder } from "./sentence-encoder";
@@ -42,12 +42,7 @@ describe("trigger tests through the wording matcher (issue #15)", () => {
   const service = () => createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon });
 
   beforeAll(async () => {
-    const temp = await makeTempMemoryRoot();
-    memory = await openMemoryStore({ root: temp.root });
-    cleanup = async () => {
-      await memory.close();
-      await temp.cleanup();
-    };
+    ({ memory, cleanup } = await openTempMemoryStore());
   }, 60_000);
   afterAll(async () => cleanup());
 
@@ -96,12 +91,7 @@ describe("lookup by meaning as well as wording (issue #15, eighth round)", () =>
   const ids = async (service: ReturnType<typeof createAbilityLookupService>, text: string) => (await service.lookup(query(text))).map((match) => match.ability_id);
 
   beforeAll(async () => {
-    const temp = await makeTempMemoryRoot();
-    memory = await openMemoryStore({ root: temp.root });
-    cleanup = async () => {
-      await memory.close();
-      await temp.cleanup();
-    };
+    ({ memory, cleanup } = await openTempMemoryStore());
   }, 60_000);
   afterAll(async () => cleanup());
 

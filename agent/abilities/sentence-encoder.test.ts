@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openMemoryStore, type MemoryStore } from "../memory/memory-store";
+import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import { makeTempMemoryRoot } from "../test-support/temp-memory";
+import { openTempMemoryStore } from "../test-support/temp-memory";
 import { createSentenceEncoder, memorySentenceVectorStore } from "./sentence-encoder";
 
 const cosine = (a: Float32Array, b: Float32Array) => {
@@ -23,12 +23,7 @@ describe("the sentence encoder (issue #15, eighth round)", () => {
   let memory: MemoryStore;
   let cleanup: () => Promise<void>;
   beforeEach(async () => {
-    const temp = await makeTempMemoryRoot();
-    memory = await openMemoryStore({ root: temp.root });
-    cleanup = async () => {
-      await memory.close();
-      await temp.cleanup();
-    };
+    ({ memory, cleanup } = await openTempMemoryStore());
   });
   afterEach(async () => cleanup());
 
