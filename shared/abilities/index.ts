@@ -13,3 +13,4 @@ export * from "./wording-expansion";
 export * from "./wording-matcher";
 export * from "./wording-index";
 export * from "./skill-markdown";
+export * from "./meaning-index";
