@@ -48,19 +48,19 @@ describe("trigger tests through the wording matcher (issue #15)", () => {
 
   it("judges a skill alone as lookup would: a paraphrase finds it, another action on the same things does not", async () => {
     const verdictOf = await service().verdictsFor(exportInvoices);
-    expect(verdictOf("download this month's bills").matched).toBe(true);
-    expect(verdictOf("delete all invoices").matched).toBe(false);
-    expect(verdictOf("tell me a joke").matched).toBe(false);
+    expect((await verdictOf("download this month's bills")).matched).toBe(true);
+    expect((await verdictOf("delete all invoices")).matched).toBe(false);
+    expect((await verdictOf("tell me a joke")).matched).toBe(false);
     // A quarantined skill is found for nothing.
     const quarantined = await service().verdictsFor({ ...exportInvoices, checkpoint_health: "quarantined" });
-    expect(quarantined("export the monthly invoices").rejections).toContain("quarantined");
+    expect((await quarantined("export the monthly invoices")).rejections).toContain("quarantined");
   }, 60_000);
 
   it("reads requests with our domain's phrasing (wording-domain.ts): app words WordNet does not link", async () => {
     const checkout = entry({ ability_id: "learned.checkout", title: "Check out the cart and place the order", trigger_phrases: ["check out the cart"] });
     const verdictOf = await service().verdictsFor(checkout);
-    expect(verdictOf("buy everything in my basket").matched).toBe(true);
-    expect(verdictOf("buy everything in my basket").reasons.join(" ")).toContain('"basket" found via related word "cart"');
+    expect((await verdictOf("buy everything in my basket")).matched).toBe(true);
+    expect((await verdictOf("buy everything in my basket")).reasons.join(" ")).toContain('"basket" found via related word "cart"');
   }, 60_000);
 
   it("looks a request up among the installed abilities with a candidate that is not installed yet", async () => {
@@ -103,6 +103,15 @@ describe("lookup by meaning as well as wording (issue #15, eighth round)", () =>
     expect((await ids(byMeaning, "bump up my credit line"))[0]).toBe("learned.credit-limit");
     expect(await ids(byMeaning, "tell me a joke")).toEqual([]);
     expect(await ids(byMeaning, "what's the weather tomorrow")).toEqual([]);
+  }, 60_000);
+
+  it("judges a proposal's trigger tests as lookup will find it: by meaning too", async () => {
+    const heater = abilities[1] as AbilityAvailabilityEntry;
+    const byMeaning = await createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon, encoder }).verdictsFor(heater);
+    const byWording = await createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon }).verdictsFor(heater);
+    expect((await byWording("fix the boiler")).matched).toBe(false);
+    expect((await byMeaning("fix the boiler")).matched).toBe(true);
+    expect((await byMeaning("tell me a joke")).matched).toBe(false);
   }, 60_000);
 
   it("keeps the hard gates: a quarantined ability and a negative trigger stay out however close the meaning", async () => {

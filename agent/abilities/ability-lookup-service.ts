@@ -32,11 +32,11 @@ export interface AbilityLookupService {
    */
   lookupWith(candidate: AbilityAvailabilityEntry, query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
   /**
-   * The matcher's verdict on a request for one ability alone, from its entry only (a proposal's
-   * trigger tests at validation): its trigger tests are not part of its wording, so a test can
-   * never find itself. Loads the lexicon, then answers synchronously.
+   * Lookup's verdict (wording and meaning) on a request for one ability alone, from its entry only
+   * (a proposal's trigger tests at validation): its trigger tests are not part of its wording, so a
+   * test can never find itself. Loads the lexicon and reads the entry's phrases once.
    */
-  verdictsFor(entry: AbilityAvailabilityEntry): Promise<(request: string) => WordingExplanation>;
+  verdictsFor(entry: AbilityAvailabilityEntry): Promise<(request: string) => Promise<WordingExplanation>>;
 }
 
 /** The "When to use" lines of a SKILL.md, as written (emit-skill.ts escapes Markdown with backslashes). */
@@ -154,7 +154,15 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     },
     async verdictsFor(entry) {
       const lexicon = await loadLexicon();
-      return (request) => explainWording(AbilityLookupQuerySchema.parse({ user_query: request.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 }), { entry }, lexicon);
+      const alone = [{ entry }];
+      const [index, meaning] = [createWordingIndex(alone, lexicon), await meaningOf(alone)];
+      return async (request) => {
+        const query = AbilityLookupQuerySchema.parse({ user_query: request.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 });
+        const wording = explainWording(query, { entry }, lexicon);
+        const vector = meaning === undefined ? undefined : await requestVector(query);
+        const close = vector === undefined ? undefined : meaning?.nearest(vector, [entry.ability_id]).get(entry.ability_id);
+        return explainBlended(query, entry, wording, close, index.refusal(query)(entry.ability_id, true));
+      };
     },
   };
 }

@@ -101,10 +101,10 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
       support_pack_refs: [],
       schema_version: 1,
     };
-    // The matcher lookup uses (issue #15), on this skill alone.
+    // What lookup does (issue #15: wording and meaning), on this skill alone.
     const verdictOf = await deps.abilities.lookups.verdictsFor(entry);
-    const check = (kind: string, phrase: string, index: number, shouldMatch: boolean): Check => {
-      const verdict = verdictOf(phrase);
+    const check = async (kind: string, phrase: string, index: number, shouldMatch: boolean): Promise<Check> => {
+      const verdict = await verdictOf(phrase);
       return {
         test_case_id: `trigger:${kind}-${index + 1}`,
         label: `${shouldMatch ? "Finds" : "Does not find"} it for "${phrase}"`.slice(0, 240),
@@ -112,11 +112,11 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
         details: [...verdict.reasons, ...verdict.rejections].join("; ").slice(0, 1000),
       };
     };
-    return [
+    return Promise.all([
       ...tests.positive.map((phrase, index) => check("positive", phrase, index, true)),
       ...tests.paraphrases.map((phrase, index) => check("paraphrase", phrase, index, true)),
       ...tests.negative.map((phrase, index) => check("negative", phrase, index, false)),
-    ];
+    ]);
   };
 
   const defaultPolicy = (flow: RecorderFlow): TestPolicy => {
