@@ -6,6 +6,7 @@ import type { AgentProcess } from "../agent/test-support/agent-process";
 import { startCoachingWorld, type CoachingWorld } from "./support/coaching-world";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
 import { ARTIFACTS_DIR, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
+import { waitForCard } from "./support/panel-flow";
 
 /**
  * Coaching Agent (issue #16) in real Chromium with the built extension and a real agent process:
@@ -107,7 +108,7 @@ afterAll(async () => {
 
 describe("Coaching Agent from the side panel to an installed ability", () => {
   it("offers the Coaching Agent card and its set-up: the start page prefilled, steps in the person's words", async () => {
-    await panel.waitForFunction(() => !(document.querySelector('[data-card="Coaching Agent"] button') as HTMLButtonElement | null)?.disabled, { polling: 200, timeout: 15_000 });
+    await waitForCard(panel, "Coaching Agent");
     await panel.locator('[data-card="Coaching Agent"] button').click();
     await panel.waitForSelector("[data-coaching-setup]");
     await panel.waitForFunction((wanted) => (document.querySelector('input[name="coaching-start"]') as HTMLInputElement | null)?.value === wanted, { polling: 200, timeout: 10_000 }, `${site}/#/`);

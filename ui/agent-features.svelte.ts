@@ -4,8 +4,11 @@ import { featuresFromOpenApi, type AgentFeature } from "./agent-features";
 /** The features of the paired agent, read once from its OpenAPI description. */
 export class AgentFeaturesState {
   features = $state.raw<ReadonlySet<AgentFeature>>(new Set());
-  /** `unknown` until read, and when the agent has no readable description (then nothing optional is offered). */
-  status = $state<"unknown" | "known">("unknown");
+  /**
+   * `reading` until the description is in (or has failed); `unknown` when the agent has no
+   * readable description (then nothing optional is offered).
+   */
+  status = $state<"reading" | "known" | "unknown">("reading");
   readonly #client: AgentClient;
 
   constructor(client: AgentClient) {
@@ -19,7 +22,10 @@ export class AgentFeaturesState {
   async load(): Promise<void> {
     try {
       const features = featuresFromOpenApi(await this.#client.openApi());
-      if (features === undefined) return;
+      if (features === undefined) {
+        this.status = "unknown";
+        return;
+      }
       this.features = features;
       this.status = "known";
     } catch {

@@ -10,6 +10,8 @@ import type { LearnHistoryResponse } from "../shared/learning/route-contracts";
 
 export const LEARN_PAGE_TITLE = "Ability Learning";
 export const CREATE_HEADING = "Create new ability by:";
+/** In place of the cards while the paired agent's description is read (which ways it offers). */
+export const READING_AGENT_FEATURES = "Checking what your agent can do…";
 
 export type LearnTab = "new" | "active" | "pending" | "history";
 /** §0B.8 the four tabs, in order. */

@@ -18,6 +18,14 @@ export async function waitForText(page: Page, selector: string, text: string, ti
   );
 }
 
+/**
+ * Waits until a Learn New Ability card offers its button, enabled. The cards show once the agent's
+ * description is read; a card missing from the page does not count as offered.
+ */
+export async function waitForCard(page: Page, title: string, timeout = 15_000): Promise<void> {
+  await page.waitForFunction((card) => (document.querySelector(`[data-card="${card}"] button`) as HTMLButtonElement | null)?.disabled === false, { polling: 200, timeout }, title);
+}
+
 export async function waitForSessionState(page: Page, states: string[], timeout = 20_000): Promise<string> {
   await page.waitForFunction(
     (wanted) => wanted.includes(document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? ""),
