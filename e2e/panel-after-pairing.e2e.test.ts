@@ -89,7 +89,7 @@ describe("the Learn New Ability cards right after pairing", () => {
     await panel.close();
   }, 60_000);
 
-  it("says it is checking what the agent can do meanwhile, and offers the cards (optional ones marked unavailable) when the description cannot be read", async () => {
+  it("says it is checking what the agent can do meanwhile; when that fails, says so over the cards it can offer, and Try again reads it", async () => {
     // Already paired (by the test above): a panel opened now connects by itself.
     const panel = await chromium.openSidePanel({ width: 400, height: 900 });
     const description = await holdDescription(panel);
@@ -103,9 +103,21 @@ describe("the Learn New Ability cards right after pairing", () => {
     expect(await panel.$("[data-reading-features]")).toBeNull();
     expect(await panel.$eval('[data-card="Coaching Agent"] button', (button) => (button as HTMLButtonElement).disabled)).toBe(true);
     expect(await panel.$eval('[data-card="Coaching Agent"]', (card) => (card as HTMLElement).innerText)).toContain("Not available yet");
-    // The cards every agent has still open their set-up.
+    // Never nothing: the panel says the check failed, and why.
+    const notice = await panel.$eval("[data-features-failure]", (element) => (element as HTMLElement).innerText);
+    expect(notice).toContain("Could not check what your agent can do");
+    expect(notice).toContain("The agent did not answer.");
+    await afterPaint(panel);
+    await saveScreenshot(panel, "learn-features-failure");
+    // The cards every agent has still open their set-up…
     await panel.locator(IMPROVE_BUTTON).click();
     await panel.waitForSelector('input[name="target-skill"]', { timeout: 5_000 });
+    await panel.locator("button::-p-text(Back)").click();
+    // …and Try again reads the description (no longer held): every card is offered.
+    await panel.locator("[data-features-failure] button").click();
+    await panel.waitForFunction(() => (document.querySelector('[data-card="Coaching Agent"] button') as HTMLButtonElement | null)?.disabled === false, { timeout: 15_000 });
+    expect(await panel.$("[data-features-failure]")).toBeNull();
+    expect(await panel.evaluate(() => document.body.innerText)).not.toContain("Not available yet");
     await panel.close();
   }, 60_000);
 });
