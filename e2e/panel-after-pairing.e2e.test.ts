@@ -34,8 +34,14 @@ beforeAll(async () => {
 
 afterAll(() => endJourney({ chromium, agent, cleanup }));
 
-/** Holds the panel's requests for the agent's description until `release` (answered by the agent then) or `fail`. */
-async function holdDescription(panel: Page): Promise<{ held: () => number; release: () => Promise<void>; fail: () => Promise<void> }> {
+/**
+ * Opens the side panel with its requests for the agent's description held until `release` (then
+ * answered by the agent) or `fail`. Interception starts before the panel loads: a request already
+ * under way when it is turned on can stay paused without ever being reported.
+ */
+async function openPanelHoldingDescription(viewport: { width: number; height: number }) {
+  const panel = await chromium.browser.newPage();
+  await panel.setViewport(viewport);
   const held: HTTPRequest[] = [];
   let holding = true;
   await panel.setRequestInterception(true);
@@ -43,11 +49,13 @@ async function holdDescription(panel: Page): Promise<{ held: () => number; relea
     if (holding && request.url().endsWith("/api/openapi.json")) held.push(request);
     else void request.continue();
   });
+  await panel.goto(`chrome-extension://${chromium.extensionId}/sidepanel.html`);
   const settle = async (how: (request: HTTPRequest) => Promise<void>) => {
     holding = false;
     for (const request of held.splice(0)) await how(request);
   };
   return {
+    panel,
     held: () => held.length,
     release: () => settle((request) => request.continue()),
     fail: () => settle((request) => request.abort("connectionrefused")),
@@ -67,8 +75,7 @@ const afterPaint = (panel: Page) => panel.evaluate(() => new Promise((resolve) =
 describe("the Learn New Ability cards right after pairing", () => {
   it("a card aimed at as soon as it shows is still under the pointer when the agent's description arrives: the click opens its set-up", async () => {
     // Tall enough that every card is on screen without scrolling.
-    const panel = await chromium.openSidePanel({ width: 400, height: 1200 });
-    const description = await holdDescription(panel);
+    const { panel, ...description } = await openPanelHoldingDescription({ width: 400, height: 1200 });
     await pairPanel(panel, agent.url, token);
     await panel.waitForFunction(() => document.querySelector("[data-reading-features], [data-card]") !== null, { timeout: 10_000 });
     await afterPaint(panel);
@@ -91,13 +98,14 @@ describe("the Learn New Ability cards right after pairing", () => {
 
   it("says it is checking what the agent can do meanwhile; when that fails, says so over the cards it can offer, and Try again reads it", async () => {
     // Already paired (by the test above): a panel opened now connects by itself.
-    const panel = await chromium.openSidePanel({ width: 400, height: 900 });
-    const description = await holdDescription(panel);
+    const { panel, ...description } = await openPanelHoldingDescription({ width: 400, height: 900 });
     await waitForStatus(panel, "connected");
     await panel.waitForSelector("[data-reading-features]", { timeout: 10_000 });
     expect(await panel.$$("[data-card]")).toHaveLength(0);
     expect(await panel.$eval("[data-reading-features]", (element) => element.textContent)).toBe("Checking what your agent can do…");
     await saveScreenshot(panel, "learn-reading-features");
+    for (let waited = 0; description.held() === 0 && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(description.held(), "the panel asked for the agent's description").toBeGreaterThan(0);
     await description.fail();
     await panel.waitForSelector(IMPROVE_BUTTON, { timeout: 10_000 });
     expect(await panel.$("[data-reading-features]")).toBeNull();
