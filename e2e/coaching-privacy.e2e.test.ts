@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../agent/test-support/agent-process";
 import { startCoachingWorld, type CoachingWorld } from "./support/coaching-world";
 import { type ExtensionBrowser } from "./support/extension-browser";
+import { waitForCard } from "./support/panel-flow";
 
 /**
  * Coaching Agent (issue #16) and the privacy invariant (DESIGN §8), in real Chromium with the built
@@ -80,7 +81,7 @@ afterAll(async () => {
 
 describe("Coaching Agent reading a page that shows back what the person typed", () => {
   it("never gives the agent a value the person typed while showing a step", async () => {
-    await panel.waitForFunction(() => !(document.querySelector('[data-card="Coaching Agent"] button') as HTMLButtonElement | null)?.disabled, { polling: 200, timeout: 15_000 });
+    await waitForCard(panel, "Coaching Agent");
     await panel.locator('[data-card="Coaching Agent"] button').click();
     await panel.waitForSelector("[data-coaching-setup]");
     await panel.waitForFunction((wanted) => (document.querySelector('input[name="coaching-start"]') as HTMLInputElement | null)?.value === wanted, { polling: 200, timeout: 10_000 }, `${site}/#/`);

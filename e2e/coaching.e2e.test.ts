@@ -6,6 +6,7 @@ import type { AgentProcess } from "../agent/test-support/agent-process";
 import { startCoachingWorld, type CoachingWorld } from "./support/coaching-world";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
 import { ARTIFACTS_DIR, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
+import { waitForCard, waitForSessionState, waitForText } from "./support/panel-flow";
 
 /**
  * Coaching Agent (issue #16) in real Chromium with the built extension and a real agent process:
@@ -30,19 +31,6 @@ let site: string;
 let panel: Page;
 let token: string;
 let sessionId: string;
-
-async function waitForText(page: Page, selector: string, text: string, timeout = 20_000): Promise<void> {
-  await page.waitForFunction(
-    (sel, wanted) => [...document.querySelectorAll(sel)].some((element) => (element.textContent ?? "").includes(wanted)),
-    { timeout },
-    selector,
-    text,
-  );
-}
-
-async function waitForSessionState(page: Page, states: string[], timeout = 20_000): Promise<void> {
-  await page.waitForFunction((wanted) => wanted.includes(document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? ""), { timeout }, states);
-}
 
 async function agentApi<T>(method: string, route: string): Promise<{ status: number; body: T }> {
   const response = await fetch(`${agent!.url}${route}`, { method, headers: { authorization: `Bearer ${token}` } });
@@ -107,7 +95,7 @@ afterAll(async () => {
 
 describe("Coaching Agent from the side panel to an installed ability", () => {
   it("offers the Coaching Agent card and its set-up: the start page prefilled, steps in the person's words", async () => {
-    await panel.waitForFunction(() => !(document.querySelector('[data-card="Coaching Agent"] button') as HTMLButtonElement | null)?.disabled, { polling: 200, timeout: 15_000 });
+    await waitForCard(panel, "Coaching Agent");
     await panel.locator('[data-card="Coaching Agent"] button').click();
     await panel.waitForSelector("[data-coaching-setup]");
     await panel.waitForFunction((wanted) => (document.querySelector('input[name="coaching-start"]') as HTMLInputElement | null)?.value === wanted, { polling: 200, timeout: 10_000 }, `${site}/#/`);

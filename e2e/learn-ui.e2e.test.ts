@@ -9,7 +9,7 @@ import { startAgentProcess, type AgentProcess } from "../agent/test-support/agen
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
 import { launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
-import { drawerShot, endJourney, openValidateForm, waitForSessionState, waitForText } from "./support/panel-flow";
+import { drawerShot, endJourney, openValidateForm, waitForCard, waitForSessionState, waitForText } from "./support/panel-flow";
 
 /**
  * The Ability Learning page (issue #7) in real Chromium: the built extension's side panel page,
@@ -120,7 +120,7 @@ describe("the Ability Learning page in real Chromium", () => {
     expect(tabs).toEqual(["Learn New Ability", "Active Capability Learning", "Pending Abilities", "History"]);
     await waitForText(panel, "h2", "Create new ability by:");
     // Import Skill is offered once the agent's description (read at pairing) lists its routes.
-    await panel.waitForFunction(() => !(document.querySelector('[data-card="Import Skill"] button') as HTMLButtonElement | null)?.disabled, { timeout: 15_000 });
+    await waitForCard(panel, "Import Skill");
     const cards = await panel.$$eval("[data-card]", (elements) =>
       elements.map((element) => ({ title: element.getAttribute("data-card"), disabled: element.querySelector("button")?.disabled ?? false })),
     );

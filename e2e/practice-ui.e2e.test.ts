@@ -10,7 +10,7 @@ import { MemoryPaths } from "../agent/memory/memory-paths";
 import { AbilityRunSpecSchema, RunResponseSchema, type RunRecord } from "../shared/execution/run-contract";
 import { PracticeReportSchema } from "../shared/learning/practice";
 import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
-import { agentCallOf, drawerShot, endJourney, expectCleanPanel, openPairedPanel, openValidateForm, waitForText } from "./support/panel-flow";
+import { agentCallOf, drawerShot, endJourney, expectCleanPanel, openPairedPanel, openValidateForm, waitForCard, waitForText } from "./support/panel-flow";
 
 /**
  * The issue's "done when" for Autonomous Agent Practice (issue #16), in real Chromium with the built
@@ -52,7 +52,7 @@ afterAll(() => endJourney({ chromium, agent, sites: [site], cleanup }));
 
 describe("Autonomous Agent Practice from its card to an installed, validated revision (issue #16)", () => {
   it("sets up the practice from the card, prefilled from the skill: goal, success and sites", async () => {
-    await panel.waitForFunction(() => !(document.querySelector('[data-card="Autonomous Agent Practice"] button') as HTMLButtonElement | null)?.disabled, { timeout: 15_000 });
+    await waitForCard(panel, "Autonomous Agent Practice");
     await panel.locator('[data-card="Autonomous Agent Practice"] button').click();
     await panel.waitForSelector("[data-practice-setup]");
     await panel.waitForFunction(() => (document.querySelector('[name="practice-goal"]') as HTMLTextAreaElement | null)?.value !== "", { timeout: 15_000 });

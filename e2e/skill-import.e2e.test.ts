@@ -9,6 +9,7 @@ import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { FONT_BYTES, publicBundle } from "../agent/skill-import/import-test-support";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
 import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
+import { waitForCard } from "./support/panel-flow";
 
 /**
  * Import Skill (issue #20) in real Chromium: the built extension's side panel against a real
@@ -73,7 +74,7 @@ afterAll(async () => {
 
 describe("Import Skill in the side panel, in real Chromium", () => {
   it("picks a bundle, shows the scan in words with every script flagged, before any decision", async () => {
-    await panel.waitForFunction(() => !(document.querySelector('[data-card="Import Skill"] button') as HTMLButtonElement | null)?.disabled, { timeout: 20_000 });
+    await waitForCard(panel, "Import Skill", 20_000);
     await panel.locator('[data-card="Import Skill"] button').click();
     const input = (await panel.waitForSelector('[data-import-flow] input[type="file"]')) as ElementHandle<HTMLInputElement>;
     await input.uploadFile(path.join(files, "pdf-form-filler.zip"));

@@ -114,6 +114,10 @@ export class ActiveSessionState {
 
   #set(session: LearnSession): void {
     const before = this.session;
+    // Reads of the session overlap (the list on opening a tab, the detail on each stream event, a
+    // control's own answer); one sent before a change can be answered after it. The agent stamps
+    // every change: an older record of the same session never replaces a newer one.
+    if (before?.learn_session_id === session.learn_session_id && Date.parse(session.updated_at) < Date.parse(before.updated_at)) return;
     this.session = session;
     this.#syncTicker();
     if (before?.state !== session.state && session.state === "ready_for_review" && session.proposal_id !== undefined) {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ActiveSessionState } from "./active-session.svelte";
+import type { AgentClient } from "./agent-client";
 import type { PanelBrowser } from "./panel-browser";
 import { eventually, startListeningAgent, type ListeningAgent } from "./testing/listening-agent";
 
@@ -85,6 +86,32 @@ describe("ActiveSessionState against a real agent", () => {
     await active.cancel("test over");
     expect(active.session?.state).toBe("cancelled");
     await eventually(() => active?.live?.status === "ended" || active?.live?.status === "stopped", "the live link to end");
+  });
+
+  it("keeps the newer state when an older read of the session is answered late (a list read before Start, answered after it)", async () => {
+    const created = await agent.client.createSession({ entry_mode: "demonstrating_skill", observation_mode: "none" });
+    let read = false;
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    // The agent's real answer, read now and handed over later (a loaded machine does this).
+    const client: AgentClient = {
+      ...agent.client,
+      listSessions: async (...args) => {
+        const page = await agent.client.listSessions(...args);
+        read = true;
+        await answered;
+        return page;
+      },
+    };
+    active = new ActiveSessionState({ ...agent.deps(recordingBrowser([])), client });
+    active.adopt(created.session);
+    const listing = active.loadCurrent();
+    await eventually(() => read, "the list read");
+    await active.start();
+    expect(active.session?.state).toBe("armed");
+    answer();
+    await listing;
+    expect(active.session?.state).toBe("armed");
   });
 
   it("finds the session in flight when the panel opens", async () => {

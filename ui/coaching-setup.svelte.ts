@@ -121,12 +121,18 @@ export class CoachingSetupState {
 
   /** The person's answer to "Let the assistant act in your tabs?": yes starts the coaching. */
   async allowTabs(allowed: boolean): Promise<void> {
+    // Its buttons are disabled meanwhile: the question stays until it can be answered.
+    if (this.busy) return;
     this.askingTabConsent = false;
     if (!allowed) {
       this.error = "Coaching needs the assistant to act in a tab of this browser; nothing was started.";
       return;
     }
-    if (this.busy || this.#deps.browser.allowInTabRuns === undefined) return;
+    if (this.#deps.browser.allowInTabRuns === undefined) {
+      // Never a click that does nothing: say why nothing started.
+      this.error = "The extension did not answer: coaching needs it to let the assistant act in a tab. Reload it and try again.";
+      return;
+    }
     this.busy = true;
     try {
       const reply = await this.#deps.browser.allowInTabRuns(true).catch(() => null);

@@ -35,6 +35,14 @@ describe("Coaching Agent set-up", () => {
     });
   });
 
+  it("never answers 'Allow and start' with nothing: without the extension it says why nothing started", async () => {
+    const coaching = new CoachingSetupState(deps(["coaching"]), noop);
+    coaching.askingTabConsent = true;
+    await coaching.allowTabs(true);
+    expect(coaching.askingTabConsent).toBe(false);
+    expect(coaching.error).toBe("The extension did not answer: coaching needs it to let the assistant act in a tab. Reload it and try again.");
+  });
+
   it("enables the Coaching Agent card only on an agent that offers coaching", () => {
     const without = deps([]);
     const off = render(LearnNewAbility, { props: { setup: new SessionSetupState(without, noop), nav: new LearnNavigation() } }).body;

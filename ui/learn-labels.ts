@@ -10,6 +10,10 @@ import type { LearnHistoryResponse } from "../shared/learning/route-contracts";
 
 export const LEARN_PAGE_TITLE = "Ability Learning";
 export const CREATE_HEADING = "Create new ability by:";
+/** In place of the cards while the paired agent's description is read (which ways it offers). */
+export const READING_AGENT_FEATURES = "Checking what your agent can do…";
+/** Before the reason, when that description could not be read: the cards below may undersell the agent. */
+export const FEATURES_UNREAD = "Could not check what your agent can do, so some ways below may show as not available.";
 
 export type LearnTab = "new" | "active" | "pending" | "history";
 /** §0B.8 the four tabs, in order. */

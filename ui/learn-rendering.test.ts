@@ -148,6 +148,18 @@ describe("rendering rules", () => {
     expect(findForbiddenLabels(body)).toEqual([]);
   });
 
+  it("offers no card while the agent's description is read, and says why over the cards when it could not be", () => {
+    const client = createAgentClient({ baseUrl: "http://127.0.0.1:9" });
+    const setup = new SessionSetupState({ client, browser: noBrowser, features: { has: () => false }, onFailure: () => {} }, { onCreated: () => {}, onShowActive: () => {} });
+    const reading = render(LearnNewAbility, { props: { setup, nav: new LearnNavigation(), reading: true } }).body;
+    expect(reading).toContain("Checking what your agent can do…");
+    expect(reading).not.toContain("data-card=");
+    const failed = render(LearnNewAbility, { props: { setup, nav: new LearnNavigation(), featuresFailure: "The agent did not answer." } }).body;
+    expect(failed).toContain("Could not check what your agent can do, so some ways below may show as not available. The agent did not answer.");
+    expect(failed.match(/data-card="/g)?.length).toBe(5);
+    expect(render(LearnNewAbility, { props: { setup, nav: new LearnNavigation() } }).body).not.toContain("data-features-failure");
+  });
+
   it("on an agent without the routes, offers Validate, Install privately, Approve and Request More Tests disabled, each with its reason", () => {
     const client = createAgentClient({ baseUrl: "http://127.0.0.1:9" });
     const deps = { client, browser: noBrowser, features: { has: () => false }, onFailure: () => {} };

@@ -9,21 +9,39 @@ import { ARTIFACTS_DIR, pairPanel, type ExtensionBrowser } from "./extension-bro
 
 /** Steps of the side panel that several journeys share (issue #16 e2e tests). */
 
+/**
+ * How the waits below re-check the panel: on a timer, never on animation frames. A panel behind
+ * another tab paints nothing (here the panel is a tab; the assistant's tab comes to the front when
+ * coaching starts), so a frame-polled wait that did not succeed at once never looks again, though
+ * the panel's page is up to date: the seventh session's "no session state in 20 s" in e2e `coaching`.
+ */
+export const PANEL_POLLING = 200;
+
 export async function waitForText(page: Page, selector: string, text: string, timeout = 20_000): Promise<void> {
   await page.waitForFunction(
     (sel, wanted) => [...document.querySelectorAll(sel)].some((element) => (element.textContent ?? "").includes(wanted)),
-    { timeout },
+    { timeout, polling: PANEL_POLLING },
     selector,
     text,
   );
 }
 
+/**
+ * Waits until a Learn New Ability card offers its button, enabled. The cards show once the agent's
+ * description is read; a card missing from the page does not count as offered.
+ */
+export async function waitForCard(page: Page, title: string, timeout = 15_000): Promise<void> {
+  await page.waitForFunction((card) => (document.querySelector(`[data-card="${card}"] button`) as HTMLButtonElement | null)?.disabled === false, { polling: PANEL_POLLING, timeout }, title);
+}
+
+/** Waits until the shown session is in one of `states`; on a timeout, says what the panel showed instead. */
 export async function waitForSessionState(page: Page, states: string[], timeout = 20_000): Promise<string> {
-  await page.waitForFunction(
-    (wanted) => wanted.includes(document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? ""),
-    { timeout },
-    states,
-  );
+  await page
+    .waitForFunction((wanted) => wanted.includes(document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? ""), { timeout, polling: PANEL_POLLING }, states)
+    .catch(async (error: unknown) => {
+      const shown = await page.evaluate(() => `state ${document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? "(no session shown)"}; ${document.body.innerText.slice(0, 2000)}`).catch(() => "(the panel did not answer)");
+      throw new Error(`the session never became ${states.join(" or ")} in ${timeout} ms; the panel showed: ${shown}`, { cause: error });
+    });
   return (await page.$eval("[data-session-state]", (element) => element.getAttribute("data-session-state")).catch(() => null)) ?? "";
 }
 
