@@ -1,5 +1,6 @@
 import type { AbilityAvailabilityEntry } from "../shared/abilities/availability";
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
+import { createBaselineIndex } from "../shared/abilities/baseline-index";
 import { createMeaningIndex, lookupBlended, meaningPhrases, meaningText } from "../shared/abilities/meaning-index";
 import { withDomainPhrasing } from "../shared/abilities/wording-domain";
 import { createWordingIndex } from "../shared/abilities/wording-index";
@@ -108,6 +109,16 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
     const blended = await blendedLookupOver(documents, lexicon, encoder);
     const ours = await qualityOf(set, (request) => blended.lookup(request));
     const wording = await qualityOf(set, async (request) => blended.wording.lookup(request));
+    if (set.name === "first") {
+      // The issue's side by side: lookup next to the §0C.11C baseline, from this run.
+      const baselineIndex = createBaselineIndex(documents.map((document) => document.entry));
+      const baseline = await qualityOf(set, async (request) => baselineIndex.lookup(request));
+      rows.push(
+        { name: `lookup p@1, wording + meaning next to §0C.11C (first set)`, value: ours.p1, unit: "", baselineName: "§0C.11C", baseline: baseline.p1, target: "≥ 0.9", pass: ours.p1 >= 0.9 },
+        { name: `lookup recall@3, wording + meaning next to §0C.11C (first set)`, value: ours.recall3, unit: "", baselineName: "§0C.11C", baseline: baseline.recall3, target: "≥ 0.97", pass: ours.recall3 >= 0.97 },
+        { name: `lookup unrelated requests matched, wording + meaning next to §0C.11C (first set)`, value: ours.unrelatedMatched / ours.unrelatedCount, unit: "", baselineName: "§0C.11C", baseline: baseline.unrelatedMatched / baseline.unrelatedCount, target: "0", pass: ours.unrelatedMatched === 0 },
+      );
+    }
     for (const [total, value] of [[set.tuned ? totals.tuned : totals.held, ours], [set.tuned ? totals.tunedWording : totals.heldWording, wording]] as const) {
       total.p1 += value.p1 * value.requests;
       total.r3 += value.recall3 * value.requests;
@@ -116,11 +127,10 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
       total.un += value.unrelatedCount;
     }
     const label = `${set.name} set, ${set.abilities.length} abilities among ${documents.length}, ${ours.requests} requests`;
-    const first = set.name === "first";
     rows.push(
-      { name: `lookup p@1, wording + meaning (${label})`, value: ours.p1, unit: "", baselineName: "wording alone", baseline: wording.p1, target: first ? "≥ 0.9" : "reported", pass: !first || ours.p1 >= 0.9 },
-      { name: `lookup recall@3, wording + meaning (${label})`, value: ours.recall3, unit: "", baselineName: "wording alone", baseline: wording.recall3, target: first ? "≥ 0.97" : "reported", pass: !first || ours.recall3 >= 0.97 },
-      { name: `lookup unrelated requests matched, wording + meaning (${set.name} set, ${ours.unrelatedCount} requests)`, value: ours.unrelatedMatched / ours.unrelatedCount, unit: "", baselineName: "wording alone", baseline: wording.unrelatedMatched / wording.unrelatedCount, target: first ? "0" : "reported", pass: !first || ours.unrelatedMatched === 0 },
+      { name: `lookup p@1, wording + meaning (${label})`, value: ours.p1, unit: "", baselineName: "wording alone", baseline: wording.p1, target: "reported", pass: true },
+      { name: `lookup recall@3, wording + meaning (${label})`, value: ours.recall3, unit: "", baselineName: "wording alone", baseline: wording.recall3, target: "reported", pass: true },
+      { name: `lookup unrelated requests matched, wording + meaning (${set.name} set, ${ours.unrelatedCount} requests)`, value: ours.unrelatedMatched / ours.unrelatedCount, unit: "", baselineName: "wording alone", baseline: wording.unrelatedMatched / wording.unrelatedCount, target: "reported", pass: true },
     );
   }
   for (const [name, ours, wording] of [["tuned sets together", totals.tuned, totals.tunedWording], ["held-out sets together", totals.held, totals.heldWording]] as const) {

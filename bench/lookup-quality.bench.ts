@@ -240,9 +240,10 @@ export async function benchLookupQuality(options: { printMisses?: boolean; print
   const requests = EVAL_ABILITIES.reduce((sum, ability) => sum + ability.requests.length, 0);
   const set = `${EVAL_ABILITIES.length} abilities, ${requests} requests`;
   return [
-    { name: `lookup p@1, wording matcher (${set})`, value: ours.p1, unit: "", baselineName: "§0C.11C", baseline: theirs.p1, target: "≥ 0.9", pass: ours.p1 >= 0.9 },
-    { name: `lookup recall@3, wording matcher (${set})`, value: ours.recall3, unit: "", baselineName: "§0C.11C", baseline: theirs.recall3, target: "≥ 0.97", pass: ours.recall3 >= 0.97 },
-    { name: `lookup unrelated requests matched, wording matcher (${EVAL_UNRELATED.length} requests)`, value: ours.unrelatedMatched, unit: "", baselineName: "§0C.11C", baseline: theirs.unrelatedMatched, target: "0", pass: ours.unrelatedMatched === 0 },
+    // Since the eighth round lookup is wording + meaning (lookup-meaning.bench.ts carries the targets); these rows are the wording matcher alone.
+    { name: `lookup p@1, wording matcher alone (${set})`, value: ours.p1, unit: "", baselineName: "§0C.11C", baseline: theirs.p1, target: "reported", pass: true },
+    { name: `lookup recall@3, wording matcher alone (${set})`, value: ours.recall3, unit: "", baselineName: "§0C.11C", baseline: theirs.recall3, target: "reported", pass: true },
+    { name: `lookup unrelated requests matched, wording matcher alone (${EVAL_UNRELATED.length} requests)`, value: ours.unrelatedMatched, unit: "", baselineName: "§0C.11C", baseline: theirs.unrelatedMatched, target: "reported", pass: true },
     { name: `lookup p@1, wording matcher (${devSet})`, value: dev.p1, unit: "", baselineName: "§0C.11C", baseline: devTheirs.p1, target: "reported", pass: true },
     { name: `lookup recall@3, wording matcher (${devSet})`, value: dev.recall3, unit: "", baselineName: "§0C.11C", baseline: devTheirs.recall3, target: "reported", pass: true },
     { name: `lookup unrelated requests matched, wording matcher (development set, ${DEV_UNRELATED.length} requests)`, value: dev.unrelatedMatched, unit: "", baselineName: "§0C.11C", baseline: devTheirs.unrelatedMatched, target: "reported", pass: true },
@@ -262,7 +263,7 @@ export async function benchLookupQuality(options: { printMisses?: boolean; print
     { name: `lookup recall@3, wording matcher (${sixthSet})`, value: sixth.recall3, unit: "", baselineName: "§0C.11C", baseline: sixthTheirs.recall3, target: "reported", pass: true },
     { name: `lookup unrelated requests matched, wording matcher (sixth set, ${SIXTH_UNRELATED.length} requests)`, value: sixth.unrelatedMatched, unit: "", baselineName: "§0C.11C", baseline: sixthTheirs.unrelatedMatched, target: "reported", pass: true },
     { name: `lookup unrelated requests matched, wording matcher (${pooledSet})`, value: pooledMatched.length / pooledUnrelated.length, unit: "", target: "reported", pass: true },
-    { name: "lookup p50, 10,000 abilities, wording matcher (in process)", value: oursLatency.p50, unit: "ms", baselineName: "§0C.11C index", baseline: theirsLatency.p50, target: "≤ 2 ms", pass: oursLatency.p50 <= 2 },
+    { name: "lookup p50, 10,000 abilities, wording matcher alone (in process)", value: oursLatency.p50, unit: "ms", baselineName: "§0C.11C index", baseline: theirsLatency.p50, target: "reported", pass: true },
     { name: "lookup p99, 10,000 abilities, wording matcher (in process)", value: oursLatency.p99, unit: "ms", baselineName: "§0C.11C index", baseline: theirsLatency.p99, target: "reported", pass: true },
     { name: "lookup p50, 10,000 abilities, wording matcher, each request's first time (fresh index)", value: percentile(coldTimes, 50), unit: "ms", target: "reported", pass: true },
     { name: "lookup p99, 10,000 abilities, wording matcher, each request's first time (fresh index)", value: percentile(coldTimes, 99), unit: "ms", target: "reported", pass: true },
