@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { httpAgentCall, readyProposal } from "../agent/test-support/ready-proposal";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
-import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
+import { launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
 import { afterPaint, centreOf, openPanelHolding } from "./support/held-requests";
 import { endJourney } from "./support/panel-flow";
 
@@ -65,6 +65,35 @@ describe("the review drawer's Validate", () => {
     expect(opened, `the click at ${JSON.stringify(target)} (Validate was at ${JSON.stringify(aimed)}, now ${JSON.stringify(now)}) opened nothing`).toBe(true);
     expect(aimed === null || (aimed.x === now!.x && aimed.y === now!.y), "Validate moved after it was shown").toBe(true);
     await saveScreenshot(panel, "review-validate-form");
+    await panel.close();
+  }, 60_000);
+
+  it("in a drawer opened before the agent's description is read, is drawn once it is: enabled, where it stays, with the validation runs shown", async () => {
+    // Already paired (by the test above): a panel opened now connects by itself.
+    const { panel, ...description } = await openPanelHolding(chromium, (url) => url.endsWith("/api/openapi.json"), { width: 400, height: 2400 });
+    await waitForStatus(panel, "connected");
+    expect(await description.waitForHeld(), "the panel asked for the agent's description").toBe(true);
+    await panel.locator("#learn-tab-pending").click();
+    await panel.locator('[data-pending-group="ready_for_review"] button::-p-text(Review)').click();
+    await panel.waitForSelector("[data-proposal-drawer]", { timeout: 10_000 });
+    // Long enough for a drawer that does not wait to have drawn its review.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await afterPaint(panel);
+    const aimed = await centreOf(panel, '[data-proposal-drawer] button[name="validate"]');
+    await description.release();
+    await panel.waitForSelector(VALIDATE, { timeout: 15_000 });
+    await panel.waitForSelector("[data-proposal-drawer] pre.markdown", { timeout: 15_000 });
+    await afterPaint(panel);
+    const now = await centreOf(panel, VALIDATE);
+    expect(now).not.toBeNull();
+    const validation = await panel.$eval('[data-proposal-drawer] section[aria-labelledby$="-validation"]', (element) => (element as HTMLElement).innerText);
+    expect(validation).not.toContain("Validation arrives with the next agent update.");
+    expect(validation).toContain("Not validated yet.");
+    const target = aimed ?? now!;
+    await panel.mouse.click(target.x, target.y);
+    const opened = await panel.waitForSelector('[data-proposal-drawer] button[name="run-validation"]', { timeout: 5_000 }).then(() => true, () => false);
+    expect(opened, `the click at ${JSON.stringify(target)} (Validate was at ${JSON.stringify(aimed)}, now ${JSON.stringify(now)}) opened nothing`).toBe(true);
+    expect(aimed === null || (aimed.x === now!.x && aimed.y === now!.y), "Validate moved after it was shown").toBe(true);
     await panel.close();
   }, 60_000);
 });
