@@ -193,7 +193,7 @@ describe("Improving Existing Skill from its card to an installed, validated new 
 
   it("validates it with test values (passed) and installs it over the old version", async () => {
     const testInput = '[data-proposal-drawer] input[name^="test-"]';
-    await openValidateForm(panel, { attempts: 4, buttonTimeout: 20_000 });
+    await openValidateForm(panel, { buttonTimeout: 20_000 });
     const inputs = await panel.$$eval(testInput, (elements) => elements.map((element) => element.getAttribute("name") ?? ""));
     expect(inputs).toEqual(expect.arrayContaining(["test-title", "test-tags"]));
     for (const name of inputs) await panel.locator(`[data-proposal-drawer] input[name="${name}"]`).fill(`Test ${name.slice(5)} value`);

@@ -107,7 +107,7 @@ describe("Autonomous Agent Practice from its card to an installed, validated rev
 
   it("validates it with test values and installs it", async () => {
     const testInput = '[data-proposal-drawer] input[name^="test-"]';
-    await openValidateForm(panel, { attempts: 4, buttonTimeout: 20_000 });
+    await openValidateForm(panel, { buttonTimeout: 20_000 });
     const inputs = await panel.$$eval(testInput, (elements) => elements.map((element) => element.getAttribute("name") ?? ""));
     for (const name of inputs) await panel.locator(`[data-proposal-drawer] input[name="${name}"]`).fill(name === "test-message" ? `${CANARY} rehearsal` : "pc-3333");
     await panel.locator('[data-proposal-drawer] button[name="run-validation"]').click();

@@ -7,7 +7,11 @@ export interface LearnDeps {
   client: AgentClient;
   browser: PanelBrowser;
   /** Which optional routes the paired agent has (ui/agent-features). */
-  features: { has(feature: AgentFeature): boolean };
+  features: {
+    has(feature: AgentFeature): boolean;
+    /** "reading" while the agent's description is read (ui/agent-features.svelte); absent when known up front. */
+    readonly status?: "reading" | "known" | "unknown";
+  };
   /** Told of every failed agent call, so agent-level failures reach the status bar. */
   onFailure(error: unknown): void;
 }

@@ -20,6 +20,8 @@ export class SkillCategoriesState {
   error = $state<string | null>(null);
   limitReached = $state(false);
   busy = $state(false);
+  /** Whether the first read has ended (read or failed): until then Skills does not draw its list. */
+  loaded = $state(false);
   readonly #deps: LearnDeps;
 
   constructor(deps: LearnDeps) {
@@ -43,6 +45,8 @@ export class SkillCategoriesState {
     } catch (error) {
       report(this.#deps, error);
       this.error = describeFailure(error);
+    } finally {
+      this.loaded = true;
     }
   }
 

@@ -39,7 +39,10 @@ describe("categories in Skills, against a real agent", () => {
   it("category_limit_reached_error_rendered: says CATEGORY_LIMIT_REACHED and offers no new category", async () => {
     for (let index = 0; index < CATEGORY_LIMIT; index++) await agent.call("POST", "/api/categories", { title: `C${index}`, schema_version: 1 });
     const categories = new SkillCategoriesState(agent.deps());
+    // Skills draws its list once the first read has ended (no filter appearing above it later).
+    expect(categories.loaded).toBe(false);
     await categories.load();
+    expect(categories.loaded).toBe(true);
     expect(categories.limitReached).toBe(true);
     const html = render(CategoryMenu, { props: { categories, abilityId: "learned.a", open: true, ontoggle: () => {} } }).body;
     expect(html).toContain("delete one to make another");

@@ -68,24 +68,19 @@ export async function agentCallOf(agent: AgentProcess, root: string): Promise<Ag
 }
 
 /**
- * Clicks the drawer's Validate until its test-value form opens (the button is enabled before the
- * proposal's revision has settled, and a click then opens nothing): `attempts` retries, 0.5 s apart;
- * says what the drawer showed if the form never opens.
+ * Clicks the drawer's Validate once, as a person does, and waits for its form; says what the drawer
+ * showed if it never opens. The drawer shows its decisions only once the proposal and every part of
+ * its review are read, so the first click opens the form, with its test values
+ * (e2e/panel-validate-click).
  */
-export async function openValidateForm(page: Page, { attempts, buttonTimeout }: { attempts: number; buttonTimeout?: number }): Promise<void> {
+export async function openValidateForm(page: Page, { buttonTimeout }: { buttonTimeout?: number } = {}): Promise<void> {
   const validate = '[data-proposal-drawer] button[name="validate"]:not([disabled])';
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await (await page.waitForSelector(validate, buttonTimeout === undefined ? {} : { timeout: buttonTimeout }))!.click();
-      await page.waitForSelector('[data-proposal-drawer] input[name^="test-"]', { timeout: 5_000 });
-      return;
-    } catch (error) {
-      if (attempt >= attempts) {
-        const shown = await page.$eval("[data-proposal-drawer]", (drawer) => (drawer.textContent ?? "").replace(/\s+/g, " ").slice(0, 1500)).catch(() => "(no drawer)");
-        throw new Error(`the Validate form never opened; the drawer showed: ${shown}`, { cause: error });
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+  try {
+    await (await page.waitForSelector(validate, buttonTimeout === undefined ? {} : { timeout: buttonTimeout }))!.click();
+    await page.waitForSelector('[data-proposal-drawer] button[name="run-validation"]', { timeout: 5_000 });
+  } catch (error) {
+    const shown = await page.$eval("[data-proposal-drawer]", (drawer) => (drawer.textContent ?? "").replace(/\s+/g, " ").slice(0, 1500)).catch(() => "(no drawer)");
+    throw new Error(`the Validate form did not open on the first click; the drawer showed: ${shown}`, { cause: error });
   }
 }
 
