@@ -22,8 +22,18 @@ export interface AgentProcess {
 export function startAgentProcess(memoryRoot: string, extraEnv: Record<string, string> = {}, nodeArgs: readonly string[] = ["--import", "tsx", serverScript]): Promise<AgentProcess> {
   const proc = spawn(process.execPath, [...nodeArgs], {
     cwd: projectRoot,
-    // The machine's own ~/.openclaw/skills never reaches a test agent's Skills.
-    env: { ...process.env, ELNOR_MEMORY: memoryRoot, ELNOR_AGENT_PORT: "0", OPENCLAW_SKILLS_DIR: `${memoryRoot}/no-user-skills`, ELNOR_BUNDLED_SKILLS_DIRS: "", ...extraEnv },
+    // The machine's own ~/.openclaw never reaches a test agent: its skills are not listed, and an
+    // install projects into the test's own workspace (before, into ~/.openclaw/workspace, where the
+    // next test's agent listed it as the user's own skill).
+    env: {
+      ...process.env,
+      ELNOR_MEMORY: memoryRoot,
+      ELNOR_AGENT_PORT: "0",
+      OPENCLAW_WORKSPACE: `${memoryRoot}/openclaw-workspace`,
+      OPENCLAW_SKILLS_DIR: `${memoryRoot}/no-user-skills`,
+      ELNOR_BUNDLED_SKILLS_DIRS: "",
+      ...extraEnv,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
