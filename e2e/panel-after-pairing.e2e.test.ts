@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { HTTPRequest, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
+import { afterPaint, centreOf, openPanelHolding } from "./support/held-requests";
 import { endJourney } from "./support/panel-flow";
 
 /**
@@ -34,43 +34,8 @@ beforeAll(async () => {
 
 afterAll(() => endJourney({ chromium, agent, cleanup }));
 
-/**
- * Opens the side panel with its requests for the agent's description held until `release` (then
- * answered by the agent) or `fail`. Interception starts before the panel loads: a request already
- * under way when it is turned on can stay paused without ever being reported.
- */
-async function openPanelHoldingDescription(viewport: { width: number; height: number }) {
-  const panel = await chromium.browser.newPage();
-  await panel.setViewport(viewport);
-  const held: HTTPRequest[] = [];
-  let holding = true;
-  await panel.setRequestInterception(true);
-  panel.on("request", (request) => {
-    if (holding && request.url().endsWith("/api/openapi.json")) held.push(request);
-    else void request.continue();
-  });
-  await panel.goto(`chrome-extension://${chromium.extensionId}/sidepanel.html`);
-  const settle = async (how: (request: HTTPRequest) => Promise<void>) => {
-    holding = false;
-    for (const request of held.splice(0)) await how(request);
-  };
-  return {
-    panel,
-    held: () => held.length,
-    release: () => settle((request) => request.continue()),
-    fail: () => settle((request) => request.abort("connectionrefused")),
-  };
-}
-
-/** Where a button is on screen (its centre), or null when there is none. */
-const centreOf = (panel: Page, selector: string) =>
-  panel.evaluate((sel) => {
-    const box = document.querySelector(sel)?.getBoundingClientRect();
-    return box === undefined ? null : { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-  }, selector);
-
-/** Two painted frames: what the person sees after a change. */
-const afterPaint = (panel: Page) => panel.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+/** The side panel with its requests for the agent's description held (see `openPanelHolding`). */
+const openPanelHoldingDescription = (viewport: { width: number; height: number }) => openPanelHolding(chromium, (url) => url.endsWith("/api/openapi.json"), viewport);
 
 describe("the Learn New Ability cards right after pairing", () => {
   it("a card aimed at as soon as it shows is still under the pointer when the agent's description arrives: the click opens its set-up", async () => {

@@ -15,6 +15,8 @@ export interface PanelHoldingRequests {
   waitForHeld(timeout?: number): Promise<boolean>;
   /** Lets the held requests (and any later one) through to the agent. */
   release(): Promise<void>;
+  /** Fails the held requests as if the agent did not answer (later ones go through). */
+  fail(): Promise<void>;
   /** Holds matching requests again from now on. */
   hold(): void;
 }
@@ -50,6 +52,10 @@ export async function openPanelHolding(
     async release() {
       holding = false;
       for (const request of held.splice(0)) await request.continue();
+    },
+    async fail() {
+      holding = false;
+      for (const request of held.splice(0)) await request.abort("connectionrefused");
     },
     hold() {
       holding = true;
