@@ -57,7 +57,9 @@ export function whenToUseLines(markdown: string): string[] {
 export function createAbilityLookupService(deps: AbilityLookupServiceDeps): AbilityLookupService {
   // Keyed by the snapshot object, as the availability route's entity tag is: a new snapshot, a new index.
   const loadLexicon = () => deps.lexicon.load().then(withDomainPhrasing);
-  let current: { of: AbilityAvailabilitySnapshot; documents: Promise<LookupDocument[]>; index: Promise<WordingIndex>; meaning: Promise<MeaningIndex | undefined> } | undefined;
+  // `meaning` is read when a lookup first needs it (never in the background: its phrase vectors are
+  // written to ELNOR_MEMORY, and a request that did not ask for them must not leave writes behind).
+  let current: { of: AbilityAvailabilitySnapshot; documents: Promise<LookupDocument[]>; index: Promise<WordingIndex>; meaning: () => Promise<MeaningIndex | undefined> } | undefined;
   // The meaning of the abilities' phrases: none when there is no encoder or its model cannot load.
   const meaningOf = async (documents: readonly LookupDocument[]): Promise<MeaningIndex | undefined> => {
     if (deps.encoder === undefined) return undefined;
@@ -118,7 +120,8 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     if (current?.of !== snapshot) {
       const documents = Promise.all(snapshot.abilities.map(documentOf));
       const building = Promise.all([loadLexicon(), documents]).then(([lexicon, read]) => createWordingIndex(read, lexicon));
-      current = { of: snapshot, documents, index: building, meaning: documents.then(meaningOf) };
+      let meaning: Promise<MeaningIndex | undefined> | undefined;
+      current = { of: snapshot, documents, index: building, meaning: () => (meaning ??= documents.then(meaningOf)) };
       // A failed build (the lexicon could not be read) is not kept: the next lookup tries again.
       building.catch(() => {
         if (current?.index === building) current = undefined;
@@ -131,12 +134,12 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
   return {
     async lookup(query) {
       const found = await currentFor();
-      const [index, meaning, documents] = await Promise.all([found.index, found.meaning, found.documents]);
+      const [index, meaning, documents] = await Promise.all([found.index, found.meaning(), found.documents]);
       return blendedLookup(index, meaning, documents, query);
     },
     async explain(query, abilityId) {
       const found = await currentFor();
-      const [index, meaning, documents] = await Promise.all([found.index, found.meaning, found.documents]);
+      const [index, meaning, documents] = await Promise.all([found.index, found.meaning(), found.documents]);
       const wording = index.explain(query, abilityId);
       const entry = documents.find((document) => document.entry.ability_id === abilityId)?.entry;
       if (wording === undefined || entry === undefined) return wording;
