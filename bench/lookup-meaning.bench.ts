@@ -1,4 +1,3 @@
-import type { AbilityAvailabilityEntry } from "../shared/abilities/availability";
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
 import { createBaselineIndex } from "../shared/abilities/baseline-index";
 import { createMeaningIndex, lookupBlended, meaningPhrases, meaningText } from "../shared/abilities/meaning-index";
@@ -55,17 +54,16 @@ export async function blendedLookupOver(documents: readonly LookupDocument[], le
   const vectors = await encoder.encode(phrases);
   const byPhrase = new Map(phrases.map((phrase, at) => [phrase, vectors[at] as Float32Array]));
   const meaning = createMeaningIndex(documents, (phrase) => byPhrase.get(phrase));
-  const entries = new Map<string, AbilityAvailabilityEntry>(documents.map((document) => [document.entry.ability_id, document.entry]));
   return {
     wording,
     /** The request's vector (not kept), then the blended ranking: what one lookup costs. */
     async lookup(request: AbilityLookupQuery) {
       const [vector] = await encoder.encode([meaningText(request.user_query)], { keep: false });
-      return lookupBlended(wording, meaning, entries, request, vector as Float32Array);
+      return lookupBlended(wording, meaning, request, vector as Float32Array);
     },
     /** The blended ranking alone, given the request's vector. */
     rankWith(request: AbilityLookupQuery, vector: Float32Array) {
-      return lookupBlended(wording, meaning, entries, request, vector);
+      return lookupBlended(wording, meaning, request, vector);
     },
   };
 }

@@ -81,10 +81,9 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     }
   };
   /** Wording and meaning together over one set of documents (lookup's answer). */
-  const blendedLookup = async (index: WordingIndex, meaning: MeaningIndex | undefined, documents: readonly LookupDocument[], query: AbilityLookupQuery) => {
+  const blendedLookup = async (index: WordingIndex, meaning: MeaningIndex | undefined, query: AbilityLookupQuery) => {
     const vector = meaning === undefined ? undefined : await requestVector(query);
-    const matches: BlendedMatch[] =
-      meaning === undefined || vector === undefined ? index.rank(query) : lookupBlended(index, meaning, new Map(documents.map((document) => [document.entry.ability_id, document.entry])), query, vector);
+    const matches: BlendedMatch[] = meaning === undefined || vector === undefined ? index.rank(query) : lookupBlended(index, meaning, query, vector);
     return matches.map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }) => match);
   };
 
@@ -129,13 +128,11 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     }
     return current;
   };
-  const indexFor = async (): Promise<WordingIndex> => (await currentFor()).index;
-
   return {
     async lookup(query) {
       const found = await currentFor();
-      const [index, meaning, documents] = await Promise.all([found.index, found.meaning(), found.documents]);
-      return blendedLookup(index, meaning, documents, query);
+      const [index, meaning] = await Promise.all([found.index, found.meaning()]);
+      return blendedLookup(index, meaning, query);
     },
     async explain(query, abilityId) {
       const found = await currentFor();
@@ -146,14 +143,14 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
       const unavailable = deps.encoder?.unavailable();
       if (meaning === undefined) return unavailable === undefined ? wording : { ...wording, reasons: [...wording.reasons, `meaning: not read (the sentence encoder could not be loaded: ${unavailable}); ranked by wording alone`] };
       const vector = await requestVector(query);
-      const close = vector === undefined ? undefined : meaning.nearest(vector, [abilityId]).get(abilityId);
+      const close = vector === undefined ? undefined : meaning.closenessOf(vector, abilityId);
       return explainBlended(query, entry, wording, close, index.refusal(query)(abilityId, true));
     },
     async lookupWith(candidate, query) {
       const [lexicon, documents] = await Promise.all([loadLexicon(), currentFor().then((found) => found.documents)]);
       const others = documents.filter((document) => document.entry.ability_id !== candidate.ability_id);
       const withCandidate = [...others, await documentOf(candidate)];
-      return blendedLookup(createWordingIndex(withCandidate, lexicon), await meaningOf(withCandidate), withCandidate, query);
+      return blendedLookup(createWordingIndex(withCandidate, lexicon), await meaningOf(withCandidate), query);
     },
     async verdictsFor(entry) {
       const lexicon = await loadLexicon();
@@ -163,7 +160,7 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
         const query = AbilityLookupQuerySchema.parse({ user_query: request.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 });
         const wording = explainWording(query, { entry }, lexicon);
         const vector = meaning === undefined ? undefined : await requestVector(query);
-        const close = vector === undefined ? undefined : meaning?.nearest(vector, [entry.ability_id]).get(entry.ability_id);
+        const close = vector === undefined ? undefined : meaning?.closenessOf(vector, entry.ability_id);
         return explainBlended(query, entry, wording, close, index.refusal(query)(entry.ability_id, true));
       };
     },

@@ -46,6 +46,10 @@ describe("createMeaningIndex", () => {
     expect(found.get("learned.near")?.phrase).toBe("near trigger");
     expect(found.get("learned.near")?.similarity).toBeCloseTo(0.9, 5);
     expect(found.get("learned.far")?.similarity).toBeCloseTo(0.1, 5);
+    // One ability alone, as explain-match reads it: the same answer; its entry from the snapshot.
+    expect(index.closenessOf(at(1), "learned.near")).toEqual(found.get("learned.near"));
+    expect(index.closenessOf(at(1), "learned.none")).toBeUndefined();
+    expect(index.entryOf("learned.far")?.title).toBe("Far");
   });
 
   it("compares every phrase only for the abilities closest by their mean, and for those asked for", () => {

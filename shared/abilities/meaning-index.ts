@@ -110,6 +110,17 @@ export function createMeaningIndex(documents: readonly LookupDocument[], vectorO
 
   return {
     dims,
+    /** The availability entry of an ability of the snapshot. */
+    entryOf: (abilityId: string): AbilityAvailabilityEntry | undefined => {
+      const doc = byId.get(abilityId);
+      return doc === undefined ? undefined : (documents[doc] as LookupDocument).entry;
+    },
+    /** The closest phrase of one ability (explain-match, a trigger test): no shortlist read. */
+    closenessOf(requestVector: Float32Array, abilityId: string): Closeness | undefined {
+      const doc = byId.get(abilityId);
+      const query = unit(requestVector);
+      return doc === undefined || query.length !== dims || dims === 0 ? undefined : closest(doc, query);
+    },
     /** The closest phrase of each shortlisted ability (and of each of `alsoIds`), keyed by ability id. */
     nearest(requestVector: Float32Array, alsoIds: Iterable<string> = []): Map<string, Closeness> {
       const query = unit(requestVector);
@@ -191,16 +202,10 @@ export function blendMatches(
 }
 
 /** A lookup by wording and meaning over one snapshot, given the request's vector (the agent's lookup and the benchmark's). */
-export function lookupBlended(
-  wording: WordingIndex,
-  meaning: MeaningIndex,
-  entries: ReadonlyMap<string, AbilityAvailabilityEntry>,
-  query: AbilityLookupQuery,
-  requestVector: Float32Array,
-): BlendedMatch[] {
+export function lookupBlended(wording: WordingIndex, meaning: MeaningIndex, query: AbilityLookupQuery, requestVector: Float32Array): BlendedMatch[] {
   const matches = wording.rank(query);
   const closeness = meaning.nearest(requestVector, matches.map((match) => match.ability_id));
-  return blendMatches(query, matches, closeness, (id) => entries.get(id), wording.refusal(query));
+  return blendMatches(query, matches, closeness, meaning.entryOf, wording.refusal(query));
 }
 
 /** The wording matcher's verdict on one ability, with the request's meaning added (`explain-match`). */
