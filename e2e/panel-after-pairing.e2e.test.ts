@@ -1,11 +1,8 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
-import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
-import { launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
+import type { AgentProcess } from "../agent/test-support/agent-process";
+import { pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
 import { afterPaint, centreOf, openPanelHolding } from "./support/held-requests";
-import { endJourney } from "./support/panel-flow";
+import { endJourney, startPanelJourney } from "./support/panel-flow";
 
 /**
  * A click right after pairing (the lost clicks of e2e `improve-ui`, seventh session's CI): the
@@ -19,17 +16,13 @@ import { endJourney } from "./support/panel-flow";
 
 const IMPROVE_BUTTON = '[data-card="Improving Existing Skill"] button';
 
-let root: string;
 let cleanup: () => Promise<void>;
 let agent: AgentProcess;
 let token: string;
 let chromium: ExtensionBrowser;
 
 beforeAll(async () => {
-  ({ root, cleanup } = await makeTempMemoryRoot("elnor-after-pairing-"));
-  agent = await startAgentProcess(root);
-  token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  chromium = await launchExtensionBrowser();
+  ({ cleanup, agent, token, chromium } = await startPanelJourney("elnor-after-pairing-"));
 }, 60_000);
 
 afterAll(() => endJourney({ chromium, agent, cleanup }));

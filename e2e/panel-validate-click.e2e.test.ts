@@ -1,12 +1,9 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
-import { httpAgentCall, readyProposal } from "../agent/test-support/ready-proposal";
-import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
-import { launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
+import type { AgentProcess } from "../agent/test-support/agent-process";
+import { readyProposal } from "../agent/test-support/ready-proposal";
+import { pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
 import { afterPaint, centreOf, openPanelHolding } from "./support/held-requests";
-import { endJourney } from "./support/panel-flow";
+import { endJourney, startPanelJourney } from "./support/panel-flow";
 
 /**
  * The first click on Validate opens its form (the "click that opens nothing" of e2e learn-ui,
@@ -20,18 +17,13 @@ import { endJourney } from "./support/panel-flow";
 
 const VALIDATE = '[data-proposal-drawer] button[name="validate"]:not([disabled])';
 
-let root: string;
 let cleanup: () => Promise<void>;
 let agent: AgentProcess;
 let token: string;
 let chromium: ExtensionBrowser;
 
 beforeAll(async () => {
-  ({ root, cleanup } = await makeTempMemoryRoot("elnor-validate-click-"));
-  agent = await startAgentProcess(root);
-  token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  await readyProposal(httpAgentCall(agent.url, token));
-  chromium = await launchExtensionBrowser();
+  ({ cleanup, agent, token, chromium } = await startPanelJourney("elnor-validate-click-", readyProposal));
 }, 60_000);
 
 afterAll(() => endJourney({ chromium, agent, cleanup }));

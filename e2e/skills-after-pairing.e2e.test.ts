@@ -1,12 +1,9 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
-import { httpAgentCall, readyProposal } from "../agent/test-support/ready-proposal";
-import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
-import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
+import type { AgentProcess } from "../agent/test-support/agent-process";
+import { readyProposal } from "../agent/test-support/ready-proposal";
+import { pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 import { afterPaint, centreOf, openPanelHolding } from "./support/held-requests";
-import { endJourney } from "./support/panel-flow";
+import { endJourney, startPanelJourney } from "./support/panel-flow";
 
 /**
  * Skills right after pairing: what each skill offers depends on the agent's description
@@ -20,26 +17,22 @@ const IMPROVE = '[data-skills-status="ready"] li button::-p-text(Improve This Sk
 /** The same button for `document.querySelector` (no text selectors there): the last of its row. */
 const IMPROVE_CSS = '[data-skills-status="ready"] li .row button:last-child';
 
-let root: string;
 let cleanup: () => Promise<void>;
 let agent: AgentProcess;
 let token: string;
 let chromium: ExtensionBrowser;
 
 beforeAll(async () => {
-  ({ root, cleanup } = await makeTempMemoryRoot("elnor-skills-after-pairing-"));
-  agent = await startAgentProcess(root);
-  token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  // One learned skill, installed and approved, filed in a category.
-  const call = httpAgentCall(agent.url, token);
-  const { proposalId } = await readyProposal(call);
-  const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
-  expect(installed.status, JSON.stringify(installed.body)).toBe(200);
-  const approved = await call("POST", `/api/learn/proposals/${proposalId}/approve`, { approval_scope: "approved_workspace", schema_version: 1 });
-  expect(approved.status, JSON.stringify(approved.body)).toBe(200);
-  const category = await call("POST", "/api/categories", { title: "Invoices", schema_version: 1 });
-  expect(category.status, JSON.stringify(category.body)).toBe(201);
-  chromium = await launchExtensionBrowser();
+  ({ cleanup, agent, token, chromium } = await startPanelJourney("elnor-skills-after-pairing-", async (call) => {
+    // One learned skill, installed and approved, filed in a category.
+    const { proposalId } = await readyProposal(call);
+    const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
+    expect(installed.status, JSON.stringify(installed.body)).toBe(200);
+    const approved = await call("POST", `/api/learn/proposals/${proposalId}/approve`, { approval_scope: "approved_workspace", schema_version: 1 });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    const category = await call("POST", "/api/categories", { title: "Invoices", schema_version: 1 });
+    expect(category.status, JSON.stringify(category.body)).toBe(201);
+  }));
 }, 60_000);
 
 afterAll(() => endJourney({ chromium, agent, cleanup }));

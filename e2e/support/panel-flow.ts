@@ -2,10 +2,11 @@ import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { expect } from "vitest";
-import type { AgentProcess } from "../../agent/test-support/agent-process";
+import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { httpAgentCall, type AgentCall } from "../../agent/test-support/ready-proposal";
+import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { findForbiddenLabels } from "../../ui/forbidden-labels";
-import { ARTIFACTS_DIR, pairPanel, type ExtensionBrowser } from "./extension-browser";
+import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, type ExtensionBrowser } from "./extension-browser";
 
 /** Steps of the side panel that several journeys share (issue #16 e2e tests). */
 
@@ -139,4 +140,27 @@ export async function endJourney({ chromium, agent, sites = [], cleanup, folders
   for (const site of sites) await site?.close();
   await cleanup?.();
   for (const folder of folders) if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+}
+
+/** What a panel journey starts from: a real agent on a fresh ELNOR_MEMORY, its token, and Chromium with the built extension. */
+export interface PanelJourney {
+  cleanup: () => Promise<void>;
+  agent: AgentProcess;
+  token: string;
+  chromium: ExtensionBrowser;
+}
+
+/** Starts a journey's parts; `prepare` sets the agent up (through its HTTP API) before Chromium starts. End it with `endJourney`. */
+export async function startPanelJourney(prefix: string, prepare?: (call: AgentCall) => Promise<unknown>): Promise<PanelJourney> {
+  const { root, cleanup } = await makeTempMemoryRoot(prefix);
+  let agent: AgentProcess | undefined;
+  try {
+    agent = await startAgentProcess(root);
+    const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
+    await prepare?.(httpAgentCall(agent.url, token));
+    return { cleanup, agent, token, chromium: await launchExtensionBrowser() };
+  } catch (error) {
+    await endJourney({ agent, cleanup });
+    throw error;
+  }
 }
