@@ -3,32 +3,22 @@ import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../.
 import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup-contract";
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
-import type { Clock } from "../clock";
 import { AppError } from "../errors/app-error";
-import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import type { ProposalService } from "../learning/proposal-service";
-import type { SessionService } from "../learning/session-service";
-import type { AbilityRegistry, InstalledAbility } from "./ability-registry";
+import type { InstalledAbility } from "./ability-registry";
 import { lifecycleChange } from "./ability-lifecycle";
 import { createAvailabilityViews } from "./availability-views";
 import type { SkillFolderSource } from "./skill-folders";
 import type { InstallSagaStep } from "./install-saga-journal";
-import { createInstallSaga, type AbilityReceiptWriter } from "./install-saga";
-import type { WorkspaceProjector } from "./workspace-projection";
+import { createInstallSaga, type AbilityReceiptWriter, type InstallSagaDeps } from "./install-saga";
 import { createAbilityLookupService, type AbilityLookupService } from "./ability-lookup-service";
 import { createSentenceEncoder, memorySentenceVectorStore } from "./sentence-encoder";
 import { createWordNetLexiconLoader } from "./wordnet-lexicon";
 
 export { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./install-saga-journal";
 
-export interface AbilityServiceDeps {
-  memory: MemoryStore;
-  registry: AbilityRegistry;
-  projector: WorkspaceProjector;
-  sessions: SessionService;
-  proposals: ProposalService;
-  clock: Clock;
+/** The stores the install saga works on (install-saga.ts), and what only the service needs. */
+export interface AbilityServiceDeps extends Pick<InstallSagaDeps, "memory" | "registry" | "projector" | "sessions" | "proposals" | "clock"> {
   /** The assistant's own skill folders, listed read-only beside what this agent installed. */
   folders?: SkillFolderSource;
   /** §0C.21 the categories an ability is filed in (the catalog's `category_ids`). */
