@@ -2,6 +2,7 @@ import { BLIND_ABILITIES, BLIND_UNRELATED } from "./lookup-blind.fixture";
 import { BLIND2_ABILITIES, BLIND2_UNRELATED } from "./lookup-blind2.fixture";
 import { BLIND3_ABILITIES, BLIND3_UNRELATED } from "./lookup-blind3.fixture";
 import { BLIND4_ABILITIES, BLIND4_UNRELATED } from "./lookup-blind4.fixture";
+import { BLIND5_ABILITIES, BLIND5_UNRELATED } from "./lookup-blind5.fixture";
 import { DEV_ABILITIES } from "./lookup-dev.fixture";
 import { EVAL_ABILITIES } from "./lookup-eval.fixture";
 import { HOLDOUT_ABILITIES } from "./lookup-holdout.fixture";
@@ -17,17 +18,18 @@ import { blendedLookupOver } from "./lookup-meaning.bench";
 
 // `node --import tsx bench/lookup-blind.ts`: the blind sets' figures only (issue #15); never their misses.
 // Every blind set's abilities are in the pool (the third's since 19:20Z on 2026-11-24, the fourth's since
-// 22:34Z: 16 and 20 more distractors
-// for the first two), so the first set's figures have 16 more distractors than
-// when it was written (round four's figures were taken without the second set).
+// 22:34Z, the fifth's since 01:30Z on 2026-11-25: 16, 20 and 20 more distractors for the sets before
+// them), so each earlier set's figures have more distractors than when it was written (round four's
+// figures were taken without the second set).
 // The lexicon as the agent's lookup service reads it (WordNet with our domain's phrasing).
 const lexicon = withDomainPhrasing(await loadWordNetLexicon());
-const all = [...EVAL_ABILITIES, ...DEV_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...FOURTH_ABILITIES, ...BLIND_ABILITIES, ...BLIND2_ABILITIES, ...BLIND3_ABILITIES, ...BLIND4_ABILITIES].map((a, i) => compiledDocument(a, i));
+const all = [...EVAL_ABILITIES, ...DEV_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...FOURTH_ABILITIES, ...BLIND_ABILITIES, ...BLIND2_ABILITIES, ...BLIND3_ABILITIES, ...BLIND4_ABILITIES, ...BLIND5_ABILITIES].map((a, i) => compiledDocument(a, i));
 const BLIND_SETS = [
   ["blind set", BLIND_ABILITIES, BLIND_UNRELATED],
   ["second blind set", BLIND2_ABILITIES, BLIND2_UNRELATED],
   ["third blind set", BLIND3_ABILITIES, BLIND3_UNRELATED],
   ["fourth blind set", BLIND4_ABILITIES, BLIND4_UNRELATED],
+  ["fifth blind set", BLIND5_ABILITIES, BLIND5_UNRELATED],
 ] as const;
 const blended = await blendedLookupOver(all, lexicon, createSentenceEncoder());
 const scorers = [
