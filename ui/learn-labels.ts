@@ -12,8 +12,13 @@ export const LEARN_PAGE_TITLE = "Ability Learning";
 export const CREATE_HEADING = "Create new ability by:";
 /** In place of the cards while the paired agent's description is read (which ways it offers). */
 export const READING_AGENT_FEATURES = "Checking what your agent can do…";
-/** Before the reason, when that description could not be read: the cards below may undersell the agent. */
-export const FEATURES_UNREAD = "Could not check what your agent can do, so some ways below may show as not available.";
+/** The views that wait for that description, and say so when it could not be read. */
+export type FeaturesUnreadPlace = "learn_cards" | "skills";
+/** Before the reason, when that description could not be read: what the view shows may undersell the agent. */
+export const FEATURES_UNREAD: Record<FeaturesUnreadPlace, string> = {
+  learn_cards: "Could not check what your agent can do, so some ways below may show as not available.",
+  skills: "Could not check what your agent can do, so some skill controls below may show as not available.",
+};
 
 export type LearnTab = "new" | "active" | "pending" | "history";
 /** §0B.8 the four tabs, in order. */
