@@ -14,3 +14,4 @@ export * from "./wording-matcher";
 export * from "./wording-index";
 export * from "./skill-markdown";
 export * from "./meaning-index";
+export * from "./meaning-scan";
