@@ -50,7 +50,7 @@ const StoredVectorSchema = z.object({ model: z.string(), text: z.string(), vecto
 
 /**
  * Kept vectors in `system/abilities/sentence_vectors.jsonl` (an ability's phrases: its title,
- * description, when-to-use lines, triggers and aliases; never a request). A derived cache: a
+ * description, when-to-use lines, triggers, aliases and trigger tests; never a request). A derived cache: a
  * log that cannot be read is removed and its phrases read again by the model.
  */
 export function memorySentenceVectorStore(memory: MemoryStore): SentenceVectorStore {

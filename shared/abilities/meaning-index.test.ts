@@ -19,13 +19,14 @@ const at = (c: number, axis = 1, dims = 8) => {
 };
 
 describe("meaningPhrases", () => {
-  it("reads title, description, when-to-use lines, triggers and aliases once each, in lower case, without the compiler's templates of a phrase it has", () => {
+  it("reads title, description, when-to-use lines, triggers, aliases and trigger tests once each, in lower case, without the compiler's templates of a phrase it has", () => {
     const phrases = meaningPhrases({
       entry: entry({ ability_id: "learned.a", title: "Export invoices", trigger_phrases: ["export invoices", "help me export invoices", "can you export invoices", "can you believe it"], aliases: ["Invoice export"] }),
       description: "Export invoices",
       when_to_use: ["When the accountant needs a CSV"],
+      trigger_tests: ["Export invoices", "could you export invoices for me", "pull the invoices into a spreadsheet"],
     });
-    expect(phrases).toEqual(["export invoices", "when the accountant needs a csv", "can you believe it", "invoice export"]);
+    expect(phrases).toEqual(["export invoices", "when the accountant needs a csv", "can you believe it", "invoice export", "could you export invoices for me", "pull the invoices into a spreadsheet"]);
   });
 });
 

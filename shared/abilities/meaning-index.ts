@@ -7,7 +7,7 @@ import { FULL_TEXT, wordingScore, type LookupDocument, type WordingExplanation }
 
 /**
  * The meaning of a request next to its words (issue #15, eighth round): each ability's phrases
- * (title, description, "when to use" lines, triggers, aliases) and the request are read as sentence
+ * (title, description, "when to use" lines, triggers, aliases, trigger tests) and the request are read as sentence
  * vectors by a sentence encoder (the agent's: `agent/abilities/sentence-encoder.ts`), so "bump up my
  * credit line" is found close to "Increase the credit card limit" with no word in common. This file
  * is the arithmetic only; it is given the vectors.
@@ -29,9 +29,13 @@ export const MEANING_SHORTLIST = 32;
 /** The compiler's templates around a phrase ("help me …", "can you …"): the phrase says the same. */
 const TEMPLATE = /^(?:help me|can you) /;
 
-/** The phrases of an ability read for their meaning: lower case, each once, templates left out. */
+/**
+ * The phrases of an ability read for their meaning: lower case, each once, templates left out. The
+ * trigger tests it was validated with are among them (ninth round): they say it the way a person
+ * asks an assistant ("could you … for me", "i need to …"), and a request said that way reads closer.
+ */
 export function meaningPhrases(document: LookupDocument): string[] {
-  const texts = [document.entry.title, document.description ?? "", ...(document.when_to_use ?? []), ...document.entry.trigger_phrases, ...document.entry.aliases];
+  const texts = [document.entry.title, document.description ?? "", ...(document.when_to_use ?? []), ...document.entry.trigger_phrases, ...document.entry.aliases, ...(document.trigger_tests ?? [])];
   const phrases = new Set(texts.map((text) => text.trim().toLowerCase()).filter((text) => text.length > 0));
   return [...phrases].filter((phrase) => !(TEMPLATE.test(phrase) && phrases.has(phrase.replace(TEMPLATE, ""))));
 }
