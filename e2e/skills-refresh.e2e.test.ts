@@ -160,7 +160,10 @@ describe("Skills when the check of what the agent can do fails", () => {
     await panel.waitForSelector(IMPROVE_CSS, { timeout: 10_000 });
     const deactivate = '[data-skills-status="ready"] li .row button::-p-text(Deactivate)';
     expect(await panel.$eval(deactivate, (button) => (button as HTMLButtonElement).disabled)).toBe(true);
-    expect(await panel.$eval("[data-skills-status] li", (item) => (item as HTMLElement).innerText)).toContain("arrive with the next agent update");
+    // Whether the agent has the controls is what could not be checked: not "arrive with the next agent update".
+    const line = await panel.$eval("[data-skills-status] li", (item) => (item as HTMLElement).innerText);
+    expect(line).toContain("unknown until your agent's description is read");
+    expect(line).not.toContain("arrive with the next agent update");
     await afterPaint(panel);
     await saveScreenshot(panel, "skills-features-failure");
 
@@ -188,7 +191,7 @@ describe("Skills when the check of what the agent can do fails", () => {
     await panel.waitForFunction(() => (window as unknown as { seen: { firstList: unknown } }).seen.firstList !== null, { timeout: 15_000, polling: 200 });
     expect(await panel.evaluate(() => (window as unknown as { seen: { firstList: unknown } }).seen.firstList)).toEqual({ deactivateDisabled: false, notice: false });
     expect(await panel.$eval(deactivate, (button) => (button as HTMLButtonElement).disabled)).toBe(false);
-    expect(await panel.evaluate(() => document.body.innerText)).not.toContain("arrive with the next agent update");
+    expect(await panel.evaluate(() => document.body.innerText)).not.toContain("unknown until your agent's description is read");
     await panel.close();
   }, 90_000);
 });

@@ -20,6 +20,9 @@ export const FEATURES_UNREAD: Record<FeaturesUnreadPlace, string> = {
   skills: "Could not check what your agent can do, so some skill controls below may show as not available.",
 };
 
+/** A skill's lifecycle controls while what the agent offers could not be checked (Skills says why, with Try again). */
+export const CONTROLS_UNCHECKED = "Activate, deactivate, quarantine and promote: unknown until your agent's description is read (Try again above).";
+
 export type LearnTab = "new" | "active" | "pending" | "history";
 /** §0B.8 the four tabs, in order. */
 export const LEARN_TABS: ReadonlyArray<{ id: LearnTab; label: string }> = [
