@@ -15,6 +15,7 @@ import { loadWordNetLexicon } from "../agent/abilities/wordnet-lexicon";
 import { withDomainPhrasing } from "../shared/abilities/wording-domain";
 import { createSentenceEncoder } from "../agent/abilities/sentence-encoder";
 import { blendedLookupOver } from "./lookup-meaning.bench";
+import { withOneTypo } from "./lookup-typos";
 
 // `node --import tsx bench/lookup-blind.ts`: the blind sets' figures only (issue #15); never their misses.
 // Every blind set's abilities are in the pool (the third's since 19:20Z on 2026-11-24, the fourth's since
@@ -51,5 +52,21 @@ for (const [name, lookup] of scorers) {
     let unrelated = 0;
     for (const request of unrelatedRequests) if ((await found(request)).length > 0) unrelated += 1;
     console.log(`${name}: ${setName} (${abilities.length} abilities among ${all.length}, ${total} requests) p@1 ${(top1 / total).toFixed(3)} recall@3 ${(top3 / total).toFixed(3)} unrelated matched ${unrelated}/${unrelatedRequests.length}`);
+  }
+}
+// Ninth round: one typo in each request (`lookup-typos.ts`), read with its typos mended and as typed.
+for (const [name, lookup] of [
+  ["with one typo in each request, typos mended", (request: AbilityLookupQuery) => blended.lookup(request)],
+  ["with one typo in each request, read as typed", (request: AbilityLookupQuery) => blended.lookupAsTyped(request)],
+] as const) {
+  for (const [setName, abilities] of BLIND_SETS) {
+    let top1 = 0, top3 = 0, total = 0;
+    for (const ability of abilities) for (const request of withOneTypo(ability.requests)) {
+      const ids = (await lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 }))).map((m) => m.ability_id);
+      total += 1;
+      if (ids[0] === `learned.${ability.id}`) top1 += 1;
+      if (ids.slice(0, 3).includes(`learned.${ability.id}`)) top3 += 1;
+    }
+    console.log(`wording + meaning ${name}: ${setName} p@1 ${(top1 / total).toFixed(3)} recall@3 ${(top3 / total).toFixed(3)}`);
   }
 }

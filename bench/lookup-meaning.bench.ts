@@ -9,6 +9,7 @@ import { createSentenceEncoder, type SentenceEncoder } from "../agent/abilities/
 import { loadWordNetLexicon } from "../agent/abilities/wordnet-lexicon";
 import type { BenchResult } from "./bench-result";
 import { compiledDocument, largeSnapshot } from "./lookup-quality.bench";
+import { withOneTypo } from "./lookup-typos";
 import { DEV_ABILITIES, DEV_UNRELATED } from "./lookup-dev.fixture";
 import { EVAL_ABILITIES, EVAL_UNRELATED, type EvalAbility } from "./lookup-eval.fixture";
 import { FIFTH_ABILITIES, FIFTH_UNRELATED } from "./lookup-fifth.fixture";
@@ -58,23 +59,29 @@ export async function blendedLookupOver(documents: readonly LookupDocument[], le
     wording,
     meaning,
     /** The request's vector (not kept), then the blended ranking: what one lookup costs. */
-    async lookup(request: AbilityLookupQuery) {
+    async lookup(asked: AbilityLookupQuery) {
+      const { query: request } = wording.readSpelling(asked);
       const [vector] = await encoder.encode([meaningText(request.user_query)], { keep: false });
       return lookupBlended(wording, meaning, request, vector as Float32Array);
     },
-    /** The blended ranking alone, given the request's vector. */
-    rankWith(request: AbilityLookupQuery, vector: Float32Array) {
-      return lookupBlended(wording, meaning, request, vector);
+    /** The same, with the request read exactly as typed (no typo mended): what mending adds. */
+    async lookupAsTyped(request: AbilityLookupQuery) {
+      const [vector] = await encoder.encode([meaningText(request.user_query)], { keep: false });
+      return lookupBlended(wording, meaning, request, vector as Float32Array);
+    },
+    /** The blended ranking alone, given the vector of the request as read (`readSpelling`). */
+    rankWith(asked: AbilityLookupQuery, vector: Float32Array) {
+      return lookupBlended(wording, meaning, wording.readSpelling(asked).query, vector);
     },
   };
 }
 
-async function qualityOf(set: LookupSet, lookup: (request: AbilityLookupQuery) => Promise<ReadonlyArray<{ ability_id: string }>>): Promise<SetQuality> {
+async function qualityOf(set: LookupSet, lookup: (request: AbilityLookupQuery) => Promise<ReadonlyArray<{ ability_id: string }>>, typed: (requests: readonly string[]) => readonly string[] = (requests) => requests): Promise<SetQuality> {
   let top1 = 0;
   let top3 = 0;
   let requests = 0;
   for (const ability of set.abilities) {
-    for (const request of ability.requests) {
+    for (const request of typed(ability.requests)) {
       const ids = (await lookup(query(request))).map((match) => match.ability_id);
       requests += 1;
       if (ids[0] === `learned.${ability.id}`) top1 += 1;
@@ -108,6 +115,15 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
     const blended = await blendedLookupOver(documents, lexicon, encoder);
     const ours = await qualityOf(set, (request) => blended.lookup(request));
     const wording = await qualityOf(set, async (request) => blended.wording.lookup(request));
+    {
+      // Issue #15, ninth round: one typo in each request, read with its typos mended and as typed.
+      const mended = await qualityOf(set, (request) => blended.lookup(request), withOneTypo);
+      const asTyped = await qualityOf(set, (request) => blended.lookupAsTyped(request), withOneTypo);
+      rows.push(
+        { name: `lookup p@1 with one typo in each request, typos mended (${set.name} set, ${mended.requests} requests)`, value: mended.p1, unit: "", baselineName: "read as typed", baseline: asTyped.p1, target: "reported", pass: true },
+        { name: `lookup recall@3 with one typo in each request, typos mended (${set.name} set)`, value: mended.recall3, unit: "", baselineName: "read as typed", baseline: asTyped.recall3, target: "reported", pass: true },
+      );
+    }
     if (set.name === "first") {
       // The issue's side by side: lookup next to the §0C.11C baseline, from this run.
       const baselineIndex = createBaselineIndex(documents.map((document) => document.entry));

@@ -114,6 +114,18 @@ describe("lookup by meaning as well as wording (issue #15, eighth round)", () =>
     expect((await byMeaning("tell me a joke")).matched).toBe(false);
   }, 60_000);
 
+  it("reads a request with its typos mended, by wording and by meaning, and explain-match says what it read (ninth round)", async () => {
+    const service = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon, encoder });
+    expect((await ids(service, "the hetaer is brokn"))[0]).toBe("learned.heater");
+    expect((await ids(service, "increaes my limit"))[0]).toBe("learned.credit-limit");
+    const verdict = await service.explain(query("increaes my limit"), "learned.credit-limit");
+    expect(verdict?.matched).toBe(true);
+    expect(verdict?.reasons[0]).toBe('spelling: read "increaes" as "increase" (as typed, neither an ability\'s word nor a dictionary word)');
+    expect((await service.explain(query("increase my limit"), "learned.credit-limit"))?.reasons.some((reason) => reason.startsWith("spelling:"))).toBe(false);
+    // A trigger test is judged as lookup reads it.
+    expect((await (await service.verdictsFor(abilities[1] as AbilityAvailabilityEntry))("my hetaer broke")).matched).toBe(true);
+  }, 60_000);
+
   it("keeps the hard gates: a quarantined ability and a negative trigger stay out however close the meaning", async () => {
     const service = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon, encoder });
     expect(await ids(service, "where is my package delivery")).not.toContain("learned.parcel");

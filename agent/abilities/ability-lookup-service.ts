@@ -5,6 +5,7 @@ import type { Lexicon } from "../../shared/abilities/wording-lexicon";
 import { createWordingIndex, type WordingIndex } from "../../shared/abilities/wording-index";
 import { createMeaningIndex, explainBlended, lookupBlended, meaningPhrases, meaningText, type BlendedMatch, type MeaningIndex } from "../../shared/abilities/meaning-index";
 import { explainWording, type LookupDocument, type WordingExplanation } from "../../shared/abilities/wording-matcher";
+import { spellingReason } from "../../shared/abilities/wording-spelling";
 import { ProposalTriggerTestsSchema } from "../../shared/learning/proposal-tests";
 import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
 import type { MemoryStore } from "../memory/memory-store";
@@ -81,7 +82,9 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     }
   };
   /** Wording and meaning together over one set of documents (lookup's answer). */
-  const blendedLookup = async (index: WordingIndex, meaning: MeaningIndex | undefined, query: AbilityLookupQuery) => {
+  const blendedLookup = async (index: WordingIndex, meaning: MeaningIndex | undefined, asked: AbilityLookupQuery) => {
+    // Wording and meaning both read the request with its typos mended ("pakage" → "package").
+    const { query } = index.readSpelling(asked);
     const vector = meaning === undefined ? undefined : await requestVector(query);
     const matches: BlendedMatch[] = meaning === undefined || vector === undefined ? index.rank(query) : lookupBlended(index, meaning, query, vector);
     return matches.map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }) => match);
@@ -134,10 +137,13 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
       const [index, meaning] = await Promise.all([found.index, found.meaning()]);
       return blendedLookup(index, meaning, query);
     },
-    async explain(query, abilityId) {
+    async explain(asked, abilityId) {
       const found = await currentFor();
       const [index, meaning, documents] = await Promise.all([found.index, found.meaning(), found.documents]);
-      const wording = index.explain(query, abilityId);
+      const { query, corrections } = index.readSpelling(asked);
+      const read = index.explain(query, abilityId);
+      const mended = spellingReason(corrections);
+      const wording = read === undefined || mended === undefined ? read : { ...read, reasons: [mended, ...read.reasons] };
       const entry = documents.find((document) => document.entry.ability_id === abilityId)?.entry;
       if (wording === undefined || entry === undefined) return wording;
       const unavailable = deps.encoder?.unavailable();
@@ -157,7 +163,8 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
       const alone = [{ entry }];
       const [index, meaning] = [createWordingIndex(alone, lexicon), await meaningOf(alone)];
       return async (request) => {
-        const query = AbilityLookupQuerySchema.parse({ user_query: request.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 });
+        const asked = AbilityLookupQuerySchema.parse({ user_query: request.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 });
+        const { query } = index.readSpelling(asked);
         const wording = explainWording(query, { entry }, lexicon);
         const vector = meaning === undefined ? undefined : await requestVector(query);
         const close = vector === undefined ? undefined : meaning?.closenessOf(vector, entry.ability_id);

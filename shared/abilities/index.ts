@@ -15,3 +15,4 @@ export * from "./wording-index";
 export * from "./skill-markdown";
 export * from "./meaning-index";
 export * from "./meaning-scan";
+export * from "./wording-spelling";

@@ -253,3 +253,21 @@ describe("the wording matcher's gates, for lookup by meaning (issue #15, eighth 
     expect(index.refusal(query("export the monthly invoices"))("learned.export-invoices", true)).toBeUndefined();
   });
 });
+
+describe("a request with typos (issue #15, ninth round)", () => {
+  it("is read with each unknown word one slip from a known word mended: lookup finds what the words as typed miss", () => {
+    const index = createWordingIndex(documents, lexicon);
+    const typed = query("resreve a rooom for the taem");
+    expect(index.rank(typed)).toEqual([]);
+    const read = index.readSpelling(typed);
+    expect(read.query.user_query).toBe("reserve a room for the taem"); // four letters: left as typed
+    expect(read.corrections).toEqual([
+      { typed: "resreve", read: "reserve" },
+      { typed: "rooom", read: "room" },
+    ]);
+    expect(index.lookup(typed)[0]?.ability_id).toBe("learned.book-room");
+    // A request spelled right is read as typed.
+    const clean = query("reset my account password");
+    expect(index.readSpelling(clean)).toEqual({ query: clean, corrections: [] });
+  });
+});

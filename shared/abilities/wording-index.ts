@@ -1,6 +1,7 @@
 import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
 import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
 import type { Lexicon } from "./wording-lexicon";
+import { createSpellingReader, type SpellingCorrection } from "./wording-spelling";
 import { contentSize, termsOf, type Term } from "./wording-terms";
 import { ACTION_PENALTY, MAX_QUERY_TERMS, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 import {
@@ -394,6 +395,13 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
    * request's action clashes with (`verbClash`) refuses it too — "delete all invoices" reads much
    * like "export the invoices", and only the verbs tell them apart.
    */
+  const spelling = createSpellingReader(lexicon, (lemma) => postings.has(lemma));
+  /** The request as the matcher reads it: each unknown word one slip from a known word mended (`wording-spelling.ts`). */
+  const readSpelling = (query: AbilityLookupQuery): { query: AbilityLookupQuery; corrections: SpellingCorrection[] } => {
+    const read = spelling.read(query.user_query);
+    return { query: read.corrections.length === 0 ? query : { ...query, user_query: read.text }, corrections: read.corrections };
+  };
+
   const refusal = (query: AbilityLookupQuery): ((abilityId: string, byMeaningAlone?: boolean) => string | undefined) => {
     const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith, expansions);
     const lemmas = lemmaSetOf(terms);
@@ -417,9 +425,10 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     /** The best matches, at most `LOOKUP_MAX_RESULTS`, with their text scores. */
     rank,
     refusal,
-    /** §0C.11 `matches` of a lookup answer, ranked by the wording matcher. */
+    readSpelling,
+    /** §0C.11 `matches` of a lookup answer, ranked by the wording matcher (the request read with its typos mended). */
     lookup(query: AbilityLookupQuery): AbilityLookupResult["matches"] {
-      return rank(query).map(({ text: _text, rank_text: _rankText, ...match }) => match);
+      return rank(readSpelling(query).query).map(({ text: _text, rank_text: _rankText, ...match }) => match);
     },
     /** The matcher's verdict on one ability of the snapshot, with reasons; undefined if it is not in it. */
     /** How much finding a word says in this snapshot (see `Rarity`). */
