@@ -20,7 +20,10 @@ export interface FixtureSiteRoutes {
 }
 
 export interface FixtureSite {
+  /** `http://127.0.0.1:<port>`, with the port the server was given. */
   origin: string;
+  /** Serves every HTML page from now on through `transform` (or as it is): one origin, several variants. */
+  setTransform(transform: ((html: string) => string) | undefined): void;
   close(): Promise<void>;
 }
 
@@ -29,9 +32,11 @@ const TYPES: Readonly<Record<string, string>> = { ".html": "text/html; charset=u
 /**
  * One fixture site on 127.0.0.1 (the only host the extension may observe without a prompt, see
  * e2e/background-capture.e2e.test.ts). Form bodies are read and dropped: nothing typed is kept.
+ * `port` 0 (the default) takes a free port, as the other e2e fixtures do; read it back from `origin`.
  */
-export async function serveFixtureSite(routes: FixtureSiteRoutes, port: number): Promise<FixtureSite> {
+export async function serveFixtureSite(routes: FixtureSiteRoutes, port = 0): Promise<FixtureSite> {
   const sitesDir = routes.sitesDir ?? SITES_DIR;
+  let transform = routes.transform;
   const root = path.join(sitesDir, routes.folder);
   const server = http.createServer((request, response) => {
     void answer(request, response).catch((error: unknown) => {
@@ -62,7 +67,7 @@ export async function serveFixtureSite(routes: FixtureSiteRoutes, port: number):
       return;
     }
     response.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
-    response.end(routes.transform !== undefined && path.extname(file) === ".html" ? routes.transform(body.toString("utf8")) : body);
+    response.end(transform !== undefined && path.extname(file) === ".html" ? transform(body.toString("utf8")) : body);
   };
 
   await new Promise<void>((resolve, reject) => {
@@ -71,6 +76,9 @@ export async function serveFixtureSite(routes: FixtureSiteRoutes, port: number):
   });
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    setTransform: (next) => {
+      transform = next;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -22,8 +22,9 @@ import { runRehearsal, type RehearsalResult } from "../../agent/learning/validat
 import type { WorkflowGraph } from "../../shared/learning/workflow-graph";
 import { launchExtensionBrowser, type ExtensionBrowser } from "../support/extension-browser";
 import { agentApi, demonstrate, pair, readRecording } from "./demonstration";
-import { serveFixtureSite } from "./fixture-server";
+import { serveFixtureSite, type FixtureSite } from "./fixture-server";
 import { QUALITY_FLOWS, QUALITY_SITES_DIR, qualityNeedles, type QualityFlow } from "./quality-flows";
+import { printFailures, printTable, qualityTargets, verdict, type Row } from "./quality-table";
 import { VARIANTS } from "./quality-variants";
 
 /** The time a person leaves between two actions (long enough for the capture's settled snapshot, 2.5 s). */
@@ -34,21 +35,6 @@ const DetailSchema = z.object({
   proposal: z.object({ draft_skill_path: z.string(), proposal_state: z.string() }),
   questions: z.array(z.object({ question_id: z.string(), question_text: z.string(), required: z.boolean(), answered: z.boolean() })),
 });
-
-interface Row {
-  fixture: string;
-  pattern: string;
-  steps: number;
-  humanLabels: number;
-  roleOnly: number;
-  checkpoints: number;
-  checkable: number;
-  asked: boolean;
-  unchanged: RehearsalResult;
-  unchangedEvidenceFails: number;
-  variants: Array<{ name: string; result: RehearsalResult; actionsPassed: number; actions: number; checkpointsPassed: number; checkpointsTotal: number; relocated: number }>;
-  leaked: string[];
-}
 
 function testValue(parameter: SkillParameter, index: number): string {
   switch (parameter.type_hint) {
@@ -69,16 +55,29 @@ function testValue(parameter: SkillParameter, index: number): string {
   }
 }
 
-async function learnOne(flow: QualityFlow, context: { root: string; agent: AgentProcess; token: string; chromium: ExtensionBrowser; panel: Awaited<ReturnType<typeof pair>> }): Promise<Row> {
-  const { root, agent, token, chromium, panel } = context;
-  const api = agentApi(agent, token);
-  let site = await serveFixtureSite({ ...flow.routes, sitesDir: QUALITY_SITES_DIR }, flow.port);
-  let sessionId: string;
+interface LearnContext {
+  root: string;
+  agent: AgentProcess;
+  token: string;
+  chromium: ExtensionBrowser;
+  panel: Awaited<ReturnType<typeof pair>>;
+}
+
+async function learnOne(flow: QualityFlow, context: LearnContext): Promise<Row> {
+  // One site on a free port for the whole fixture: the recorded flow holds its URLs, so every
+  // rehearsal goes to the same origin, each with the variant's pages.
+  const site = await serveFixtureSite({ ...flow.routes, sitesDir: QUALITY_SITES_DIR });
   try {
-    sessionId = await demonstrate({ root, agent, token, chromium, panel, site, flow, pauseMs: PAUSE_MS });
+    return await learnOn(site, flow, context);
   } finally {
     await site.close();
   }
+}
+
+async function learnOn(site: FixtureSite, flow: QualityFlow, context: LearnContext): Promise<Row> {
+  const { root, agent, token, chromium, panel } = context;
+  const api = agentApi(agent, token);
+  const sessionId = await demonstrate({ root, agent, token, chromium, panel, site, flow, pauseMs: PAUSE_MS });
   const phase = (what: string) => console.error(`  ${flow.name}: ${what} at ${new Date().toISOString().slice(11, 19)}`);
   phase("demonstrated");
   const recording = await readRecording(root, sessionId);
@@ -118,7 +117,7 @@ async function learnOne(flow: QualityFlow, context: { root: string; agent: Agent
     safe_targets: [],
     forbid_destructive_writes: false,
     forbid_external_send: true,
-    allowed_domains: [`127.0.0.1:${flow.port}`],
+    allowed_domains: [new URL(site.origin).host],
     max_actions: 60,
     cleanup_required: false,
     schema_version: 1,
@@ -126,12 +125,8 @@ async function learnOne(flow: QualityFlow, context: { root: string; agent: Agent
 
   phase("compiled");
   const rehearse = async (transform: ((html: string) => string) | undefined) => {
-    site = await serveFixtureSite({ ...flow.routes, sitesDir: QUALITY_SITES_DIR, ...(transform === undefined ? {} : { transform }) }, flow.port);
-    try {
-      return await runRehearsal({ flow: recorder, checkpoints, parameters, testValues, policy, stepTimeoutMs: 6_000, timeoutMs: 120_000 });
-    } finally {
-      await site.close();
-    }
+    site.setTransform(transform);
+    return runRehearsal({ flow: recorder, checkpoints, parameters, testValues, policy, stepTimeoutMs: 6_000, timeoutMs: 120_000 });
   };
   const variants: Row["variants"] = [];
   let unchanged: RehearsalResult | undefined;
@@ -189,51 +184,6 @@ async function keepRecording(name: string, recording: Awaited<ReturnType<typeof 
   for (const [file, text] of files) await writeFile(path.join(folder, file), text);
 }
 
-const percent = (part: number, whole: number) => (whole === 0 ? "—" : `${((100 * part) / whole).toFixed(1)}%`);
-
-function printTable(rows: readonly Row[]): void {
-  const header = ["fixture", "steps", "human labels", "checkpoints", "checkable", "asked", "unchanged", "evidence fails", ...VARIANTS.slice(1).flatMap((variant) => [`${variant.name}: actions`, "checkpoints", "overall"])];
-  const lines = rows.map((row) => [
-    row.fixture,
-    String(row.steps),
-    `${row.humanLabels}/${row.steps}`,
-    String(row.checkpoints),
-    `${row.checkable}/${row.checkpoints}`,
-    row.asked ? "yes" : "no",
-    row.unchanged.overall,
-    String(row.unchangedEvidenceFails),
-    ...row.variants.flatMap((variant) => [`${variant.actionsPassed}/${variant.actions}${variant.relocated > 0 ? ` (${variant.relocated} relocated)` : ""}`, `${variant.checkpointsPassed}/${variant.checkpointsTotal}`, variant.result.overall]),
-  ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => (line[column] ?? "").length)));
-  const show = (cells: readonly string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
-  console.log(show(header));
-  console.log(`|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`);
-  for (const line of lines) console.log(show(line));
-
-  const sum = (pick: (row: Row) => number) => rows.reduce((total, row) => total + pick(row), 0);
-  const variantSum = (pick: (variant: Row["variants"][number]) => number) => rows.reduce((total, row) => total + row.variants.reduce((inner, variant) => inner + pick(variant), 0), 0);
-  const checkable = sum((row) => row.checkable);
-  const checkpoints = sum((row) => row.checkpoints);
-  const unchangedPassed = rows.filter((row) => row.unchanged.overall === "passed").length;
-  console.log("");
-  console.log(`checkpoints machine-checkable: ${checkable}/${checkpoints} = ${percent(checkable, checkpoints)} (target ≥ 90%)`);
-  console.log(`unchanged rehearsals passed: ${unchangedPassed}/${rows.length} (target: all)`);
-  console.log(`variant action steps passed: ${variantSum((v) => v.actionsPassed)}/${variantSum((v) => v.actions)} = ${percent(variantSum((v) => v.actionsPassed), variantSum((v) => v.actions))} (target ≥ 95%)`);
-  console.log(`variant checkpoints passed: ${variantSum((v) => v.checkpointsPassed)}/${variantSum((v) => v.checkpointsTotal)} = ${percent(variantSum((v) => v.checkpointsPassed), variantSum((v) => v.checkpointsTotal))} (target: all)`);
-  console.log(`checkpoints whose evidence fails on the unchanged app: ${sum((row) => row.unchangedEvidenceFails)} (target 0)`);
-  console.log(`steps with a human label: ${sum((row) => row.humanLabels)}/${sum((row) => row.steps)} = ${percent(sum((row) => row.humanLabels), sum((row) => row.steps))}; named only by role: ${sum((row) => row.roleOnly)} (target ≥ 95%, 0)`);
-  const leaks = rows.flatMap((row) => row.leaked.map((needle) => `${row.fixture}: "${needle}"`));
-  console.log(`typed values found in what the agent stored: ${leaks.length === 0 ? "none" : leaks.join(", ")}`);
-}
-
-function printFailures(rows: readonly Row[]): void {
-  for (const row of rows) {
-    for (const [name, result] of [["unchanged", row.unchanged] as const, ...row.variants.map((variant) => [variant.name, variant.result] as const)]) {
-      for (const step of result.steps.filter((candidate) => candidate.result !== "passed")) console.log(`  ${row.fixture} / ${name} / ${step.test_case_id} ${step.result}: ${step.label} — ${step.details.slice(0, 300)}`);
-    }
-  }
-}
-
 const wanted = process.argv.slice(2).filter((argument) => !argument.startsWith("--"));
 const flows = QUALITY_FLOWS.filter((flow) => wanted.length === 0 || wanted.includes(flow.name));
 if (flows.length === 0) throw new Error(`Unknown fixture(s): ${wanted.join(", ")}; known: ${QUALITY_FLOWS.map((flow) => flow.name).join(", ")}`);
@@ -274,6 +224,10 @@ for (const flow of flows) {
     await cleanup();
   }
 }
-printTable(rows);
-if (notLearned.length > 0) console.log(`fixtures that could not be learned (count as failed): ${notLearned.join(", ")}`);
+const targets = qualityTargets(rows, notLearned);
+printTable(rows, targets);
 if (process.argv.includes("--details")) printFailures(rows);
+// A missed target or a fixture not learned fails the run, after the whole table is printed.
+const { line, exitCode } = verdict(targets);
+console.log(line);
+process.exitCode = exitCode;

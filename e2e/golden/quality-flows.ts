@@ -18,7 +18,6 @@ export interface QualityFlow {
   /** The pattern of real sites it stands for. */
   pattern: string;
   routes: Omit<FixtureSiteRoutes, "sitesDir" | "transform">;
-  port: number;
   startPath: string;
   goal: string;
   textEntry: "mask_text" | "hash_only";
@@ -36,7 +35,6 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
     name: "tasks",
     pattern: "single-page list: add, toggle, filter over hash routes",
     routes: { folder: "tasks" },
-    port: 47331,
     startPath: "/index.html",
     goal: "Add two tasks, tick the first and show the open ones",
     textEntry: "hash_only",
@@ -53,7 +51,6 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
     name: "counter",
     pattern: "a counter",
     routes: { folder: "counter" },
-    port: 47332,
     startPath: "/index.html",
     goal: "Record visitors at the door",
     textEntry: "mask_text",
@@ -67,7 +64,6 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
     name: "pantry",
     pattern: "controls revealed on hover",
     routes: { folder: "pantry" },
-    port: 47333,
     startPath: "/index.html",
     goal: "Stock a new item and take lentils off the pantry list",
     textEntry: "hash_only",
@@ -81,7 +77,6 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
     name: "chores",
     pattern: "web components with open shadow roots",
     routes: { folder: "shadow-tasks" },
-    port: 47334,
     startPath: "/index.html",
     goal: "Add two chores and tick the first",
     textEntry: "hash_only",
@@ -97,7 +92,6 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
     name: "files",
     pattern: "a modal confirm flow",
     routes: { folder: "files" },
-    port: 47335,
     startPath: "/index.html",
     goal: "Delete the March meeting minutes",
     textEntry: "mask_text",
@@ -110,7 +104,6 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
     name: "settings",
     pattern: "a toast that disappears after 2 s",
     routes: { folder: "settings" },
-    port: 47336,
     startPath: "/index.html",
     goal: "Turn on the weekly digest email",
     textEntry: "mask_text",
@@ -124,7 +117,6 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
     name: "orders",
     pattern: "a spinner before data arrives",
     routes: { folder: "orders" },
-    port: 47337,
     startPath: "/index.html",
     goal: "Look up the recent orders",
     textEntry: "mask_text",
@@ -136,7 +128,6 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
     name: "apply",
     pattern: "a multi-page form",
     routes: { folder: "apply", posts: { "/details": "/step2.html", "/plan": "/step3.html", "/send": "/done.html" } },
-    port: 47338,
     startPath: "/step1.html",
     goal: "Apply for the team plan",
     textEntry: "hash_only",
@@ -153,7 +144,6 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
     name: "prices",
     pattern: "a sortable table",
     routes: { folder: "prices" },
-    port: 47339,
     startPath: "/index.html",
     goal: "Sort the price list from the most expensive",
     textEntry: "mask_text",
