@@ -73,6 +73,12 @@ describe("install saga and later use", () => {
     const why = await call("POST", "/api/abilities/explain-match", { user_query: reworded.user_query, ability_id: abilityId });
     expect(why.body.matched).toBe(true);
     expect(why.body.match_reasons.join(" ")).toMatch(/"bills" found via related word "invoice"/);
+    // Typed with slips: found, and explain-match says first what it read (ninth round).
+    const slipped = { user_query: "exprot the montly invoicse", install_lanes_allowed: ["experimental_private"], schema_version: 1 };
+    expect((await call("POST", "/api/abilities/lookup", slipped)).body.matches[0]).toMatchObject({ ability_id: abilityId });
+    const read = await call("POST", "/api/abilities/explain-match", { user_query: slipped.user_query, ability_id: abilityId });
+    expect(read.body.matched).toBe(true);
+    expect(read.body.match_reasons[0]).toBe('spelling: read "exprot" as "export", "montly" as "monthly", "invoicse" as "invoice" (as typed, neither an ability\'s word nor a dictionary word)');
     const unrelated = await call("POST", "/api/abilities/explain-match", { user_query: "tell me a joke", ability_id: abilityId });
     expect(unrelated.body.matched).toBe(false);
     expect(unrelated.body.rejection_reasons.join(" ")).toMatch(/covers \d+ % of the request, below \d+ %/);

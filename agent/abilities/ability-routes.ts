@@ -168,7 +168,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     {
       schema: {
         description:
-          "Abilities that fit a request in the user's own words, best first (at most 10). Matched by wording (issue #15: normalization, base forms and WordNet's related words, field-weighted over title, description, triggers, when-to-use lines and trigger tests) or by meaning (the cosine between sentence vectors of the request and the ability's closest phrase reaches 0.58). Negative triggers, quarantined and disabled abilities and lanes not searched are never matched. `score` is §0C.11C's scope, lane and checkpoint-health weights plus 0.6 × (0.3 × the wording score + 0.7 × the cosine), halved when not usable now; not §0C.11C's score. explain-match shows both scorers.",
+          "Abilities that fit a request in the user's own words, best first (at most 10). The request is read with its typos mended (a word of five letters or more that neither WordNet nor any ability knows is read as the known word one slip away). Matched by wording (issue #15: normalization, base forms and WordNet's related words, field-weighted over title, description, triggers, when-to-use lines and trigger tests) or by meaning (the cosine between sentence vectors of the request and the ability's closest phrase reaches 0.58). Negative triggers, quarantined and disabled abilities and lanes not searched are never matched. `score` is §0C.11C's scope, lane and checkpoint-health weights plus 0.6 × (0.3 × the wording score + 0.7 × the cosine), halved when not usable now; not §0C.11C's score. explain-match shows both scorers.",
         body: AbilityLookupQuerySchema,
         response: { 200: AbilityLookupResultSchema },
       },
@@ -185,7 +185,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     {
       schema: {
         description:
-          "Why lookup would or would not return one ability for a request. `matched`, `score` and `rejection_reasons` are lookup's (wording and meaning); `match_reasons` gives its reasons (prefixed \"wording:\": each request word and where and how it was found, or that it was not), then lookup's reading of its meaning (prefixed \"meaning:\": the ability's phrase the request reads closest to, and the cosine), then the §0C.11C baseline's score and verdict and its own reasons (prefixed \"§0C.11C baseline:\").",
+          "Why lookup would or would not return one ability for a request. `matched`, `score` and `rejection_reasons` are lookup's (wording and meaning); `match_reasons` gives its reasons (prefixed \"spelling:\": the typos it mended, if any; prefixed \"wording:\": each request word and where and how it was found, or that it was not), then lookup's reading of its meaning (prefixed \"meaning:\": the ability's phrase the request reads closest to, and the cosine), then the §0C.11C baseline's score and verdict and its own reasons (prefixed \"§0C.11C baseline:\").",
         body: AbilityExplainMatchRequestSchema,
         response: { 200: AbilityExplainMatchResponseSchema },
       },
@@ -207,7 +207,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
         ability_id: entry.ability_id,
         matched: wording.matched,
         score: wording.score,
-        match_reasons: [...wording.reasons.map((reason) => (reason.startsWith("meaning: ") ? reason : `wording: ${reason}`)), baselineVerdict, ...baseline.match_reasons.map((reason) => `§0C.11C baseline: ${reason}`)].map((reason) => reason.slice(0, 240)),
+        match_reasons: [...wording.reasons.map((reason) => (reason.startsWith("meaning: ") || reason.startsWith("spelling: ") ? reason : `wording: ${reason}`)), baselineVerdict, ...baseline.match_reasons.map((reason) => `§0C.11C baseline: ${reason}`)].map((reason) => reason.slice(0, 240)),
         rejection_reasons: wording.rejections.map((reason) => reason.slice(0, 240)),
       };
     },
