@@ -68,6 +68,10 @@ describe("the Skills card of the assistant's own skills, in real Chromium", () =
     await search("fix the boiler");
     await panel.waitForFunction(() => document.querySelector("[data-ability-id]")?.getAttribute("data-ability-id") === "native.heater-repair" && document.querySelectorAll("[data-ability-id]").length === 1, { timeout: 20_000 });
     await saveScreenshot(panel, "skills-search-by-meaning");
+    // Typed with slips (ninth round): read with them mended.
+    await search("the heatr is brokn");
+    await panel.waitForFunction(() => document.querySelector("[data-ability-id]")?.getAttribute("data-ability-id") === "native.heater-repair", { timeout: 20_000 });
+    await saveScreenshot(panel, "skills-search-typos");
     await search("tell me a joke");
     await panel.waitForFunction(() => document.body.innerText.includes("No skill fits that request."), { timeout: 20_000 });
   });
