@@ -42,6 +42,12 @@ export interface Lexicon {
   parts(word: string): ReadonlyMap<string, number>;
   /** Whether a base form is used mostly as a verb (WordNet's tagged counts): "delete", "export", not "order" or "book". */
   mostlyVerb(lemma: string): boolean;
+  /**
+   * The verbs WordNet gives as a verb's antonyms ("sell" → "buy", "decrease" → "increase"), where
+   * the pair holds in a sense each of the two usually has (not "take" ↔ "give", opposed in 3% of
+   * the uses of "take") and the two are not also synonyms in another sense. Empty for most words.
+   */
+  antonyms(lemma: string): readonly string[];
 }
 
 export interface WordNetTexts {
@@ -58,6 +64,8 @@ export interface WordNetTexts {
 export type WordNetPos = "noun" | "verb" | "adj" | "adv";
 const POS_LIST: readonly WordNetPos[] = ["noun", "verb", "adj", "adv"];
 const POS_LETTER: Record<string, number> = { n: 0, v: 1, a: 2, s: 2, r: 3 };
+/** A sense key's part of speech (its digit after "%", less one) by index in `POS_LIST`. */
+const SENSE_KEY_POS = [0, 1, 2, 3, 2] as const;
 
 /** Closeness by relation. */
 export const CLOSENESS = { synonym: 0.85, derived: 0.8, similar: 0.7, broader: 0.6, narrower: 0.55 } as const;
@@ -80,6 +88,13 @@ const DETACH: Record<WordNetPos, ReadonlyArray<readonly [string, string]>> = {
   adj: [["er", ""], ["est", ""], ["er", "e"], ["est", "e"]],
   adv: [],
 };
+
+/** The part of speech of verbs, by index in `POS_LIST`. */
+const VERB = 1;
+/** An antonym pair is read when each of its words is used in the pair's sense at least this share of its tagged uses as a verb… */
+const USUAL_SENSE_SHARE = 0.1;
+/** …or when WordNet's corpus tagged the word fewer times than this as a verb (too few for its sense order to say a sense is unusual). */
+const SENSE_EVIDENCE = 30;
 
 /** A base form used less than 1/RARE_LEMMA_SHARE as often as another of the same word is dropped. */
 const RARE_LEMMA_SHARE = 10;
@@ -145,6 +160,19 @@ export interface WordNetTables {
   counts: Float64Array;
   verbCounts: Float64Array;
   irregular: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Per word: its antonyms, two numbers each: the other word, then `antonymSense` (the part of
+   * speech and how often each of the two words is used in the sense the pair holds in).
+   */
+  antonyms: Lists;
+}
+
+/** Tagged counts above this are stored as this. */
+const MAX_STORED_COUNT = 2 ** 13 - 1;
+
+/** The part of speech of an antonym pair and the tagged count of its sense in each word, as one number. */
+function antonymSense(pos: number, count: number, otherCount: number): number {
+  return pos * 2 ** 26 + Math.min(count, MAX_STORED_COUNT) * 2 ** 13 + Math.min(otherCount, MAX_STORED_COUNT);
 }
 
 /**
@@ -152,7 +180,7 @@ export interface WordNetTables {
  * under another fingerprint is stale. Anything the build reads must be listed here.
  */
 export function wordNetTablesFingerprint(): string {
-  return JSON.stringify([buildWordNetTables.toString(), listsOf.toString(), relationOf.toString(), canonical.toString(), POS_LIST, POS_LETTER, SENSES_FOLLOWED, LEXFILE_NOUN_TIME, LEXFILE_ADVERB, RELATIONS]);
+  return JSON.stringify([buildWordNetTables.toString(), listsOf.toString(), relationOf.toString(), canonical.toString(), synsetWordAt.toString(), antonymSense.toString(), MAX_STORED_COUNT, POS_LIST, POS_LETTER, SENSE_KEY_POS, SENSES_FOLLOWED, LEXFILE_NOUN_TIME, LEXFILE_ADVERB, RELATIONS]);
 }
 
 /** Parses WordNet's text into the lexicon's tables. */
@@ -172,6 +200,9 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
   const lexFiles: number[] = [];
   const glosses: string[] = [];
   const rawPointers: Array<string | number> = [];
+  // Antonym pointers ("!"), lexical: (synset, its word, target "pos:offset", the target's word).
+  const rawAntonyms: Array<string | number> = [];
+  const synsetPos: number[] = [];
   let synsetCount = 0;
   POS_LIST.forEach((pos) => {
     const text = texts.data[pos];
@@ -186,6 +217,7 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
         synsetCount += 1;
         synsetIds.set(`${POS_LETTER[fields[2] as string]}:${fields[0]}`, id);
         lexFiles.push(Number.parseInt(fields[1] as string, 10));
+        synsetPos.push(POS_LETTER[fields[2] as string] as number);
         // The definition is the gloss up to its first quoted example.
         glosses.push(bar < 0 || bar > end ? "" : text.slice(bar + 3, end).split(/;\s*"/)[0]?.replace(/\n/g, " ").trim() ?? "");
         const count = Number.parseInt(fields[3] as string, 16);
@@ -194,6 +226,8 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
         const pointerCount = Number.parseInt(fields[at] as string, 10);
         at += 1;
         for (let n = 0; n < pointerCount; n += 1, at += 4) {
+          const place = Number.parseInt((fields[at + 3] as string).slice(0, 2), 16);
+          if (fields[at] === "!" && place > 0) rawAntonyms.push(id, synsetWords[synsetWords.length - 2 * (count - place) - 1] as number, `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`, Number.parseInt((fields[at + 3] as string).slice(2), 16));
           const relation = relationOf(fields[at] as string);
           if (relation === undefined) continue;
           rawPointers.push(id, RELATIONS.indexOf(relation), `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`, Number.parseInt((fields[at + 3] as string).slice(2), 16));
@@ -214,6 +248,18 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
     pointerWordPairs.push(from, rawPointers[at + 3] as number);
   }
   rawPointers.length = 0;
+  // Antonyms as (word, synset, other word, other synset), both ways as WordNet lists them.
+  const antonymPairs: number[] = [];
+  for (let at = 0; at < rawAntonyms.length; at += 4) {
+    const target = synsetIds.get(rawAntonyms[at + 2] as string);
+    if (target === undefined) continue;
+    const targetWord = synsetWordAt(synsetWords, target, rawAntonyms[at + 3] as number);
+    if (targetWord !== undefined) antonymPairs.push(rawAntonyms[at + 1] as number, rawAntonyms[at] as number, targetWord, target);
+  }
+  rawAntonyms.length = 0;
+  // How often each word of an antonym pair is used in the pair's sense (its tagged count), read from `index.sense` below.
+  const antonymCounts = new Map<number, number>();
+  for (let at = 0; at < antonymPairs.length; at += 2) antonymCounts.set((antonymPairs[at] as number) * 2 ** 20 + (antonymPairs[at + 1] as number), 0);
 
   // Senses of each lemma, most frequent first, every part of speech.
   const sensePairs: number[] = [];
@@ -236,7 +282,6 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
       });
     }
   });
-  synsetIds.clear();
 
   // Words copied out of the database text (see above), then the tables by word id.
   const words = [...wordIds.keys()].join("\n").split("\n");
@@ -258,11 +303,22 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
     const count = Number.parseInt(line.slice(line.lastIndexOf(" ") + 1), 10);
     if (id !== undefined && count > 0) counts[id] = (counts[id] as number) + count;
     if (id !== undefined && count > 0 && line.charCodeAt(percent + 1) === 50) verbCounts[id] = (verbCounts[id] as number) + count;
+    // "lemma%2:… offset …": the synset's part of speech is the digit after "%" (1 noun, 2 verb, 3 adjective, 4 adverb, 5 satellite adjective).
+    const synset = id === undefined || count <= 0 ? undefined : synsetIds.get(`${SENSE_KEY_POS[line.charCodeAt(percent + 1) - 49]}:${line.slice(line.indexOf(" ") + 1, line.indexOf(" ", line.indexOf(" ") + 1))}`);
+    if (synset !== undefined && antonymCounts.has((id as number) * 2 ** 20 + synset)) antonymCounts.set((id as number) * 2 ** 20 + synset, count);
   }
+  synsetIds.clear();
   const synsetMembers = listsOf(synsetCount, synsetWords);
   const pointers = listsOf(synsetCount, pointerPairs);
   const pointerWords = listsOf(synsetCount, pointerWordPairs);
   const senses = listsOf(words.length, sensePairs);
+  const antonymEntries: number[] = [];
+  for (let at = 0; at < antonymPairs.length; at += 4) {
+    const [word, synset, other, otherSynset] = antonymPairs.slice(at, at + 4) as [number, number, number, number];
+    const countOf = (lemma: number, of: number) => antonymCounts.get(lemma * 2 ** 20 + of) as number;
+    antonymEntries.push(word, other, word, antonymSense(synsetPos[synset] as number, countOf(word, synset), countOf(other, otherSynset)));
+  }
+  const antonyms = listsOf(words.length, antonymEntries);
   // Parts of speech each word is a lemma of, as bits: a detachment rule only yields a lemma of its own.
   const partsOfSpeech = new Uint8Array(words.length);
   for (let at = 0; at < posPairs.length; at += 2) partsOfSpeech[posPairs[at] as number] = (partsOfSpeech[posPairs[at] as number] as number) | (1 << (posPairs[at + 1] as number));
@@ -281,12 +337,27 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
     counts,
     verbCounts,
     irregular: texts.irregular,
+    antonyms,
   };
+}
+
+/** The word at a 1-based place in a synset, from the flat (synset, word) pairs in reading order. */
+function synsetWordAt(pairs: readonly number[], synset: number, place: number): number | undefined {
+  // Synsets are numbered in reading order: a binary search finds the synset's first pair.
+  let low = 0;
+  let high = pairs.length / 2;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((pairs[2 * middle] as number) < synset) low = middle + 1;
+    else high = middle;
+  }
+  const at = low + place - 1;
+  return pairs[2 * at] === synset ? (pairs[2 * at + 1] as number) : undefined;
 }
 
 /** The lexicon's answers, read from its tables. */
 export function lexiconFromTables(tables: WordNetTables): Lexicon {
-  const { words, synsetMembers, pointers, pointerWords, senses, partsOfSpeech, circumstantial, counts, verbCounts, irregular } = tables;
+  const { words, synsetMembers, pointers, pointerWords, senses, partsOfSpeech, circumstantial, counts, verbCounts, irregular, antonyms: antonymLists } = tables;
   const wordIds = new Map<string, number>();
   words.forEach((word, id) => wordIds.set(word, id));
   // Written without the joint ("coworker", "checkin", "email") a joined word is still found.
@@ -405,6 +476,39 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
     return out;
   };
 
+  /** Whether two words share a synset among their followed senses. */
+  const synonymous = (one: number, other: number) => {
+    for (let sense = senses.starts[one] as number; sense < (senses.starts[one + 1] as number); sense += 1) {
+      const synset = (senses.items[sense] as number) % 2 ** 28;
+      for (let member = synsetMembers.starts[synset] as number; member < (synsetMembers.starts[synset + 1] as number); member += 1) if (synsetMembers.items[member] === other) return true;
+    }
+    return false;
+  };
+  /** Whether a word is used in a sense often enough to read a request's word in it: a share of its uses, unless WordNet saw it too seldom to say. */
+  const usualSense = (word: number, count: number) => (verbCounts[word] as number) < SENSE_EVIDENCE || count >= USUAL_SENSE_SHARE * (verbCounts[word] as number);
+  const antonymCache = new Map<string, readonly string[]>();
+  const antonyms = (lemma: string): readonly string[] => {
+    const cached = antonymCache.get(lemma);
+    if (cached !== undefined) return cached;
+    const out = new Set<string>();
+    const id = wordIds.get(lemma);
+    if (id !== undefined) {
+      for (let at = antonymLists.starts[id] as number; at < (antonymLists.starts[id + 1] as number); at += 2) {
+        const word = antonymLists.items[at] as number;
+        const sense = antonymLists.items[at + 1] as number;
+        if (Math.floor(sense / 2 ** 26) !== VERB) continue;
+        // Each word must usually mean the sense the pair holds in: "take" is "give"'s antonym in a sense
+        // it has in 3% of its uses, and "take a survey" is not the opposite of "give feedback".
+        if (!usualSense(id, Math.floor(sense / 2 ** 13) % 2 ** 13) || !usualSense(word, sense % 2 ** 13)) continue;
+        // A word that is also the other's synonym in another sense ("ravel": tangle and untangle) is not opposed to it.
+        if (!synonymous(id, word)) out.add(words[word] as string);
+      }
+    }
+    if (antonymCache.size > 20_000) antonymCache.clear();
+    antonymCache.set(lemma, [...out]);
+    return antonymCache.get(lemma) as readonly string[];
+  };
+
   const partsCache = new Map<string, ReadonlyMap<string, number>>();
   const parts = (word: string): ReadonlyMap<string, number> => {
     let found = partsCache.get(word);
@@ -418,6 +522,7 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
   return {
     lemmas,
     parts,
+    antonyms,
     related,
     broader,
     definitions,
@@ -472,4 +577,5 @@ export const BARE_LEXICON: Lexicon = {
   has: () => false,
   parts: () => new Map(),
   mostlyVerb: () => false,
+  antonyms: () => [],
 };
