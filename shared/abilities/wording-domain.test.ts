@@ -171,6 +171,8 @@ describe("a request for the opposite action (issue #15)", () => {
       ability("thermostat-raise", "Raise the thermostat temperature"),
       ability("check-deposit", "Deposit a check into my checking account"),
       ability("survey-feedback", "Give feedback in the customer survey"),
+      ability("stock-purchase", "Purchase bonds from the treasury"),
+      ability("subscription-start", "Start a streaming subscription"),
     ];
     const withoutAntonyms = withDomainPhrasing(noAntonyms(wordnet));
     const before = createWordingIndex(money, withoutAntonyms);
@@ -180,6 +182,9 @@ describe("a request for the opposite action (issue #15)", () => {
       ["decrease the credit limit on my card", "learned.limit-increase"],
       ["lower the thermostat temperature", "learned.thermostat-raise"],
       ["withdraw money from my checking account", "learned.check-deposit"],
+      // The antonym's synonym in the pair's sense: "buy, purchase" ↔ "sell", "begin, start" ↔ "end".
+      ["sell bonds to the treasury", "learned.stock-purchase"],
+      ["end my streaming subscription", "learned.subscription-start"],
     ];
     for (const [text, id] of opposite) {
       expect(before.lookup(query(text)).map((match) => match.ability_id), text).toContain(id);

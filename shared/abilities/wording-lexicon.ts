@@ -43,9 +43,10 @@ export interface Lexicon {
   /** Whether a base form is used mostly as a verb (WordNet's tagged counts): "delete", "export", not "order" or "book". */
   mostlyVerb(lemma: string): boolean;
   /**
-   * The verbs WordNet gives as a verb's antonyms ("sell" → "buy", "decrease" → "increase"), where
-   * the pair holds in a sense each of the two usually has (not "take" ↔ "give", opposed in 3% of
-   * the uses of "take") and the two are not also synonyms in another sense. Empty for most words.
+   * The verbs WordNet opposes to a verb: its antonyms ("sell" → "buy", "decrease" → "increase") and
+   * their synonyms in the opposed sense ("sell" → "purchase"), where each word usually has the
+   * sense the pair holds in (not "take" ↔ "give", opposed in 3% of the uses of "take") and the two
+   * are not also synonyms in another sense. Empty for most words.
    */
   antonyms(lemma: string): readonly string[];
 }
@@ -89,12 +90,12 @@ const DETACH: Record<WordNetPos, ReadonlyArray<readonly [string, string]>> = {
   adv: [],
 };
 
-/** The part of speech of verbs, by index in `POS_LIST`. */
-const VERB = 1;
 /** An antonym pair is read when each of its words is used in the pair's sense at least this share of its tagged uses as a verb… */
 const USUAL_SENSE_SHARE = 0.1;
 /** …or when WordNet's corpus tagged the word fewer times than this as a verb (too few for its sense order to say a sense is unusual). */
 const SENSE_EVIDENCE = 30;
+/** Whether the synonyms of an antonym pair's words in the pair's sense are opposed too ("sell" ↔ "purchase", with "sell" ↔ "buy"). */
+const OPPOSED_SYNONYMS = true;
 
 /** A base form used less than 1/RARE_LEMMA_SHARE as often as another of the same word is dropped. */
 const RARE_LEMMA_SHARE = 10;
@@ -160,19 +161,8 @@ export interface WordNetTables {
   counts: Float64Array;
   verbCounts: Float64Array;
   irregular: ReadonlyMap<string, readonly string[]>;
-  /**
-   * Per word: its antonyms, two numbers each: the other word, then `antonymSense` (the part of
-   * speech and how often each of the two words is used in the sense the pair holds in).
-   */
+  /** Per word: the verbs opposed to it (`Lexicon.antonyms`). */
   antonyms: Lists;
-}
-
-/** Tagged counts above this are stored as this. */
-const MAX_STORED_COUNT = 2 ** 13 - 1;
-
-/** The part of speech of an antonym pair and the tagged count of its sense in each word, as one number. */
-function antonymSense(pos: number, count: number, otherCount: number): number {
-  return pos * 2 ** 26 + Math.min(count, MAX_STORED_COUNT) * 2 ** 13 + Math.min(otherCount, MAX_STORED_COUNT);
 }
 
 /**
@@ -180,7 +170,7 @@ function antonymSense(pos: number, count: number, otherCount: number): number {
  * under another fingerprint is stale. Anything the build reads must be listed here.
  */
 export function wordNetTablesFingerprint(): string {
-  return JSON.stringify([buildWordNetTables.toString(), listsOf.toString(), relationOf.toString(), canonical.toString(), synsetWordAt.toString(), antonymSense.toString(), MAX_STORED_COUNT, POS_LIST, POS_LETTER, SENSE_KEY_POS, SENSES_FOLLOWED, LEXFILE_NOUN_TIME, LEXFILE_ADVERB, RELATIONS]);
+  return JSON.stringify([buildWordNetTables.toString(), listsOf.toString(), relationOf.toString(), canonical.toString(), synsetWordsOf.toString(), USUAL_SENSE_SHARE, SENSE_EVIDENCE, OPPOSED_SYNONYMS, POS_LIST, POS_LETTER, SENSE_KEY_POS, SENSES_FOLLOWED, LEXFILE_NOUN_TIME, LEXFILE_ADVERB, RELATIONS]);
 }
 
 /** Parses WordNet's text into the lexicon's tables. */
@@ -200,9 +190,8 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
   const lexFiles: number[] = [];
   const glosses: string[] = [];
   const rawPointers: Array<string | number> = [];
-  // Antonym pointers ("!"), lexical: (synset, its word, target "pos:offset", the target's word).
+  // Antonym pointers ("!") between verbs, lexical: (synset, its word, target "pos:offset", the target's word).
   const rawAntonyms: Array<string | number> = [];
-  const synsetPos: number[] = [];
   let synsetCount = 0;
   POS_LIST.forEach((pos) => {
     const text = texts.data[pos];
@@ -217,7 +206,6 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
         synsetCount += 1;
         synsetIds.set(`${POS_LETTER[fields[2] as string]}:${fields[0]}`, id);
         lexFiles.push(Number.parseInt(fields[1] as string, 10));
-        synsetPos.push(POS_LETTER[fields[2] as string] as number);
         // The definition is the gloss up to its first quoted example.
         glosses.push(bar < 0 || bar > end ? "" : text.slice(bar + 3, end).split(/;\s*"/)[0]?.replace(/\n/g, " ").trim() ?? "");
         const count = Number.parseInt(fields[3] as string, 16);
@@ -227,7 +215,7 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
         at += 1;
         for (let n = 0; n < pointerCount; n += 1, at += 4) {
           const place = Number.parseInt((fields[at + 3] as string).slice(0, 2), 16);
-          if (fields[at] === "!" && place > 0) rawAntonyms.push(id, synsetWords[synsetWords.length - 2 * (count - place) - 1] as number, `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`, Number.parseInt((fields[at + 3] as string).slice(2), 16));
+          if (fields[at] === "!" && place > 0 && pos === "verb") rawAntonyms.push(id, synsetWords[synsetWords.length - 2 * (count - place) - 1] as number, `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`, Number.parseInt((fields[at + 3] as string).slice(2), 16));
           const relation = relationOf(fields[at] as string);
           if (relation === undefined) continue;
           rawPointers.push(id, RELATIONS.indexOf(relation), `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`, Number.parseInt((fields[at + 3] as string).slice(2), 16));
@@ -253,13 +241,13 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
   for (let at = 0; at < rawAntonyms.length; at += 4) {
     const target = synsetIds.get(rawAntonyms[at + 2] as string);
     if (target === undefined) continue;
-    const targetWord = synsetWordAt(synsetWords, target, rawAntonyms[at + 3] as number);
+    const targetWord = synsetWordsOf(synsetWords, target)[(rawAntonyms[at + 3] as number) - 1];
     if (targetWord !== undefined) antonymPairs.push(rawAntonyms[at + 1] as number, rawAntonyms[at] as number, targetWord, target);
   }
   rawAntonyms.length = 0;
-  // How often each word of an antonym pair is used in the pair's sense (its tagged count), read from `index.sense` below.
+  // How often each word of an antonym pair's two synsets is used in that sense (its tagged count), read from `index.sense` below.
   const antonymCounts = new Map<number, number>();
-  for (let at = 0; at < antonymPairs.length; at += 2) antonymCounts.set((antonymPairs[at] as number) * 2 ** 20 + (antonymPairs[at + 1] as number), 0);
+  for (let at = 0; at < antonymPairs.length; at += 2) for (const word of synsetWordsOf(synsetWords, antonymPairs[at + 1] as number)) antonymCounts.set(word * 2 ** 20 + (antonymPairs[at + 1] as number), 0);
 
   // Senses of each lemma, most frequent first, every part of speech.
   const sensePairs: number[] = [];
@@ -312,11 +300,36 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
   const pointers = listsOf(synsetCount, pointerPairs);
   const pointerWords = listsOf(synsetCount, pointerWordPairs);
   const senses = listsOf(words.length, sensePairs);
+  // Verbs opposed to each other: an antonym pair and, with it, the synonyms of each word in the pair's sense.
+  // A word must usually have the sense the pair holds in: "take" is "give"'s antonym in a sense it has in 3%
+  // of its uses, and "take a survey" is not the opposite of "give feedback". A word WordNet's corpus tagged
+  // seldom (fewer than SENSE_EVIDENCE times) has no sense order to say so.
+  const usual = (word: number, synset: number) => (verbCounts[word] as number) < SENSE_EVIDENCE || (antonymCounts.get(word * 2 ** 20 + synset) as number) >= USUAL_SENSE_SHARE * (verbCounts[word] as number);
+  // A word that is also the other's synonym in another sense ("ravel": tangle and untangle) is not opposed to it.
+  const synonymous = (one: number, other: number) => {
+    for (let sense = senses.starts[one] as number; sense < (senses.starts[one + 1] as number); sense += 1) {
+      const synset = (senses.items[sense] as number) % 2 ** 28;
+      for (let member = synsetMembers.starts[synset] as number; member < (synsetMembers.starts[synset + 1] as number); member += 1) if (synsetMembers.items[member] === other) return true;
+    }
+    return false;
+  };
+  const opposedPairs = new Set<number>();
   const antonymEntries: number[] = [];
   for (let at = 0; at < antonymPairs.length; at += 4) {
     const [word, synset, other, otherSynset] = antonymPairs.slice(at, at + 4) as [number, number, number, number];
-    const countOf = (lemma: number, of: number) => antonymCounts.get(lemma * 2 ** 20 + of) as number;
-    antonymEntries.push(word, other, word, antonymSense(synsetPos[synset] as number, countOf(word, synset), countOf(other, otherSynset)));
+    if (!usual(word, synset) || !usual(other, otherSynset)) continue;
+    // A synonym is opposed on evidence only: WordNet's corpus saw it in the pair's sense ("block" is a synonym of "forget" never seen as one).
+    const side = (lexical: number, of: number) => (OPPOSED_SYNONYMS ? synsetWordsOf(synsetWords, of).filter((member) => member === lexical || ((antonymCounts.get(member * 2 ** 20 + of) as number) > 0 && usual(member, of))) : [lexical]);
+    for (const one of side(word, synset)) {
+      for (const two of side(other, otherSynset)) {
+        if (one === two || synonymous(one, two)) continue;
+        for (const [from, to] of [[one, two], [two, one]] as const) {
+          if (opposedPairs.has(from * 2 ** 20 + to)) continue;
+          opposedPairs.add(from * 2 ** 20 + to);
+          antonymEntries.push(from, to);
+        }
+      }
+    }
   }
   const antonyms = listsOf(words.length, antonymEntries);
   // Parts of speech each word is a lemma of, as bits: a detachment rule only yields a lemma of its own.
@@ -341,8 +354,8 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
   };
 }
 
-/** The word at a 1-based place in a synset, from the flat (synset, word) pairs in reading order. */
-function synsetWordAt(pairs: readonly number[], synset: number, place: number): number | undefined {
+/** The words of a synset, in order, from the flat (synset, word) pairs in reading order. */
+function synsetWordsOf(pairs: readonly number[], synset: number): number[] {
   // Synsets are numbered in reading order: a binary search finds the synset's first pair.
   let low = 0;
   let high = pairs.length / 2;
@@ -351,8 +364,9 @@ function synsetWordAt(pairs: readonly number[], synset: number, place: number): 
     if ((pairs[2 * middle] as number) < synset) low = middle + 1;
     else high = middle;
   }
-  const at = low + place - 1;
-  return pairs[2 * at] === synset ? (pairs[2 * at + 1] as number) : undefined;
+  const out: number[] = [];
+  for (let at = low; pairs[2 * at] === synset; at += 1) out.push(pairs[2 * at + 1] as number);
+  return out;
 }
 
 /** The lexicon's answers, read from its tables. */
@@ -476,37 +490,10 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
     return out;
   };
 
-  /** Whether two words share a synset among their followed senses. */
-  const synonymous = (one: number, other: number) => {
-    for (let sense = senses.starts[one] as number; sense < (senses.starts[one + 1] as number); sense += 1) {
-      const synset = (senses.items[sense] as number) % 2 ** 28;
-      for (let member = synsetMembers.starts[synset] as number; member < (synsetMembers.starts[synset + 1] as number); member += 1) if (synsetMembers.items[member] === other) return true;
-    }
-    return false;
-  };
-  /** Whether a word is used in a sense often enough to read a request's word in it: a share of its uses, unless WordNet saw it too seldom to say. */
-  const usualSense = (word: number, count: number) => (verbCounts[word] as number) < SENSE_EVIDENCE || count >= USUAL_SENSE_SHARE * (verbCounts[word] as number);
-  const antonymCache = new Map<string, readonly string[]>();
   const antonyms = (lemma: string): readonly string[] => {
-    const cached = antonymCache.get(lemma);
-    if (cached !== undefined) return cached;
-    const out = new Set<string>();
     const id = wordIds.get(lemma);
-    if (id !== undefined) {
-      for (let at = antonymLists.starts[id] as number; at < (antonymLists.starts[id + 1] as number); at += 2) {
-        const word = antonymLists.items[at] as number;
-        const sense = antonymLists.items[at + 1] as number;
-        if (Math.floor(sense / 2 ** 26) !== VERB) continue;
-        // Each word must usually mean the sense the pair holds in: "take" is "give"'s antonym in a sense
-        // it has in 3% of its uses, and "take a survey" is not the opposite of "give feedback".
-        if (!usualSense(id, Math.floor(sense / 2 ** 13) % 2 ** 13) || !usualSense(word, sense % 2 ** 13)) continue;
-        // A word that is also the other's synonym in another sense ("ravel": tangle and untangle) is not opposed to it.
-        if (!synonymous(id, word)) out.add(words[word] as string);
-      }
-    }
-    if (antonymCache.size > 20_000) antonymCache.clear();
-    antonymCache.set(lemma, [...out]);
-    return antonymCache.get(lemma) as readonly string[];
+    if (id === undefined) return [];
+    return [...antonymLists.items.subarray(antonymLists.starts[id], antonymLists.starts[id + 1])].map((word) => words[word] as string);
   };
 
   const partsCache = new Map<string, ReadonlyMap<string, number>>();
