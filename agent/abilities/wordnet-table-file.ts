@@ -4,13 +4,13 @@ import type { Lists, WordNetTables } from "../../shared/abilities/wording-lexico
  * The wording lexicon's tables (shared/abilities/wording-lexicon.ts) as one compact file, so that
  * the agent reads a few megabytes back instead of parsing WordNet's 30 MB of text at each start.
  *
- * Layout: 8 bytes of magic, a 4-byte length and a JSON header (the fingerprint of what built the
+ * Layout: 8 bytes of magic ("ELNWNT" and the format's two-digit version), a 4-byte length and a JSON header (the fingerprint of what built the
  * tables, counts, and where each section is), then the sections, each on an 8-byte boundary:
  * typed arrays as they are in memory (little-endian), the words as latin1 text joined by "\n", the
  * definitions as latin1 text with an offset table. Definitions are decoded when asked for, so the
  * heap holds only the words and the maps built from them.
  */
-/** The format's version is the magic's last two digits: a file of another version is rebuilt. */
+/** Format 02 adds the antonyms. A file of another format is refused (`WordNetTableFileError`) and rebuilt. */
 export const MAGIC = "ELNWNT02";
 
 type ArrayName = "synsetMembers.starts" | "synsetMembers.items" | "pointers.starts" | "pointers.items" | "pointerWords.starts" | "pointerWords.items" | "senses.starts" | "senses.items" | "antonyms.starts" | "antonyms.items" | "partsOfSpeech" | "circumstantial" | "counts" | "verbCounts" | "definitionStarts";
@@ -85,7 +85,7 @@ export function encodeWordNetTables(tables: WordNetTables, fingerprint: string):
 
 /** Reads a table file back; undefined when it was built by something else (another fingerprint). */
 export function decodeWordNetTables(file: Buffer, fingerprint: string): WordNetTables | undefined {
-  if (file.byteLength < MAGIC.length + 4 || !file.toString("latin1", 0, MAGIC.length - 2).startsWith(MAGIC.slice(0, -2))) throw new WordNetTableFileError("not a WordNet table file");
+  if (file.byteLength < MAGIC.length + 4 || file.toString("latin1", 0, MAGIC.length - 2) !== MAGIC.slice(0, -2)) throw new WordNetTableFileError("not a WordNet table file");
   const format = file.toString("latin1", MAGIC.length - 2, MAGIC.length);
   if (format !== MAGIC.slice(-2)) throw new WordNetTableFileError(`a WordNet table file of format ${format}; this build reads format ${MAGIC.slice(-2)}`);
   const headerBytes = file.readUInt32LE(MAGIC.length);
