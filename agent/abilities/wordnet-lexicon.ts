@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { buildWordNetTables, lexiconFromTables, wordNetTablesFingerprint, type Lexicon, type WordNetPos, type WordNetTables } from "../../shared/abilities/wording-lexicon";
-import { decodeWordNetTables, encodeWordNetTables, WordNetTableFileError } from "./wordnet-table-file";
+import { decodeWordNetTables, encodeWordNetTables, MAGIC as TABLE_FILE_FORMAT, WordNetTableFileError } from "./wordnet-table-file";
 
 const require = createRequire(import.meta.url);
 
@@ -83,7 +83,8 @@ function defaultCacheDir(): string {
 
 async function tablesFingerprint(): Promise<string> {
   const versions = await Promise.all(SOURCES.map(async (name) => `${name}@${(JSON.parse(await readFile(path.join(nodeModulesDir(), name, "package.json"), "utf8")) as { version: string }).version}`));
-  return JSON.stringify([versions, wordNetTablesFingerprint()]);
+  // The file's format is part of its name too: a table written in an older layout is never read, but rebuilt.
+  return JSON.stringify([versions, TABLE_FILE_FORMAT, wordNetTablesFingerprint()]);
 }
 
 async function readStoredTables(file: string, fingerprint: string): Promise<WordNetTables | undefined> {

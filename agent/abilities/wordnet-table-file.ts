@@ -4,15 +4,16 @@ import type { Lists, WordNetTables } from "../../shared/abilities/wording-lexico
  * The wording lexicon's tables (shared/abilities/wording-lexicon.ts) as one compact file, so that
  * the agent reads a few megabytes back instead of parsing WordNet's 30 MB of text at each start.
  *
- * Layout: 8 bytes of magic, a 4-byte length and a JSON header (the fingerprint of what built the
+ * Layout: 8 bytes of magic ("ELNWNT" and the format's two-digit version), a 4-byte length and a JSON header (the fingerprint of what built the
  * tables, counts, and where each section is), then the sections, each on an 8-byte boundary:
  * typed arrays as they are in memory (little-endian), the words as latin1 text joined by "\n", the
  * definitions as latin1 text with an offset table. Definitions are decoded when asked for, so the
  * heap holds only the words and the maps built from them.
  */
-const MAGIC = "ELNWNT01";
+/** Format 02 adds the antonyms. A file of another format is refused (`WordNetTableFileError`) and rebuilt. */
+export const MAGIC = "ELNWNT02";
 
-type ArrayName = "synsetMembers.starts" | "synsetMembers.items" | "pointers.starts" | "pointers.items" | "pointerWords.starts" | "pointerWords.items" | "senses.starts" | "senses.items" | "partsOfSpeech" | "circumstantial" | "counts" | "verbCounts" | "definitionStarts";
+type ArrayName = "synsetMembers.starts" | "synsetMembers.items" | "pointers.starts" | "pointers.items" | "pointerWords.starts" | "pointerWords.items" | "senses.starts" | "senses.items" | "antonyms.starts" | "antonyms.items" | "partsOfSpeech" | "circumstantial" | "counts" | "verbCounts" | "definitionStarts";
 type BlobName = "words" | "definitions" | "irregular";
 
 interface Section {
@@ -46,11 +47,12 @@ export function encodeWordNetTables(tables: WordNetTables, fingerprint: string):
     const kind = array instanceof Int32Array ? "int32" : array instanceof Uint8Array ? "uint8" : "float64";
     payloads.push({ name, kind, data: Buffer.from(array.buffer, array.byteOffset, array.byteLength) });
   };
-  const lists: Array<["synsetMembers" | "pointers" | "pointerWords" | "senses", Lists]> = [
+  const lists: Array<["synsetMembers" | "pointers" | "pointerWords" | "senses" | "antonyms", Lists]> = [
     ["synsetMembers", tables.synsetMembers],
     ["pointers", tables.pointers],
     ["pointerWords", tables.pointerWords],
     ["senses", tables.senses],
+    ["antonyms", tables.antonyms],
   ];
   for (const [name, list] of lists) {
     typed(`${name}.starts`, list.starts);
@@ -83,7 +85,9 @@ export function encodeWordNetTables(tables: WordNetTables, fingerprint: string):
 
 /** Reads a table file back; undefined when it was built by something else (another fingerprint). */
 export function decodeWordNetTables(file: Buffer, fingerprint: string): WordNetTables | undefined {
-  if (file.byteLength < MAGIC.length + 4 || file.toString("latin1", 0, MAGIC.length) !== MAGIC) throw new WordNetTableFileError("not a WordNet table file");
+  if (file.byteLength < MAGIC.length + 4 || file.toString("latin1", 0, MAGIC.length - 2) !== MAGIC.slice(0, -2)) throw new WordNetTableFileError("not a WordNet table file");
+  const format = file.toString("latin1", MAGIC.length - 2, MAGIC.length);
+  if (format !== MAGIC.slice(-2)) throw new WordNetTableFileError(`a WordNet table file of format ${format}; this build reads format ${MAGIC.slice(-2)}`);
   const headerBytes = file.readUInt32LE(MAGIC.length);
   const header = JSON.parse(file.toString("utf8", MAGIC.length + 4, MAGIC.length + 4 + headerBytes)) as Header;
   if (header.fingerprint !== fingerprint) return undefined;
@@ -112,7 +116,7 @@ export function decodeWordNetTables(file: Buffer, fingerprint: string): WordNetT
     const { at, bytes: size } = section(name);
     return Buffer.from(bytes.buffer, at, size).toString(encoding);
   };
-  const lists = (name: "synsetMembers" | "pointers" | "pointerWords" | "senses"): Lists => ({ starts: int32(`${name}.starts`), items: int32(`${name}.items`) });
+  const lists = (name: "synsetMembers" | "pointers" | "pointerWords" | "senses" | "antonyms"): Lists => ({ starts: int32(`${name}.starts`), items: int32(`${name}.items`) });
   const definitionStarts = int32("definitionStarts");
   const definitions = section("definitions");
   const definitionBytes = Buffer.from(bytes.buffer, definitions.at, definitions.bytes);
@@ -124,6 +128,7 @@ export function decodeWordNetTables(file: Buffer, fingerprint: string): WordNetT
     pointers: lists("pointers"),
     pointerWords: lists("pointerWords"),
     senses: lists("senses"),
+    antonyms: lists("antonyms"),
     partsOfSpeech: uint8("partsOfSpeech"),
     circumstantial: uint8("circumstantial"),
     counts: float64("counts"),

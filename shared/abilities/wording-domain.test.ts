@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadWordNetLexicon } from "../../agent/abilities/wordnet-lexicon";
 import { AbilityAvailabilityEntrySchema } from "./availability";
 import { AbilityLookupQuerySchema } from "./lookup-contract";
-import { isDomainTerm, oppositesOf, withDomainPhrasing } from "./wording-domain";
+import { domainTerms, isDomainTerm, oppositesOf, withDomainPhrasing } from "./wording-domain";
 import { createWordingIndex } from "./wording-index";
 import type { Lexicon } from "./wording-lexicon";
 import { titleSize, type LookupDocument } from "./wording-matcher";
@@ -18,6 +18,18 @@ beforeAll(async () => {
 
 const ability = (id: string, title: string): LookupDocument => ({
   entry: AbilityAvailabilityEntrySchema.parse({ ability_id: `learned.${id}`, title, family: "browser", source: "learned", install_lane: "experimental_private", enabled: true, usable_now: true, trigger_phrases: [title.toLowerCase()], schema_version: 1 }),
+});
+/** The lexicon's answers, without its antonyms: what the matcher read before WordNet's antonyms. */
+const noAntonyms = (from: Lexicon): Lexicon => ({
+  lemmas: (word) => from.lemmas(word),
+  related: (lemma) => from.related(lemma),
+  broader: (lemma) => from.broader(lemma),
+  definitions: (lemma) => from.definitions(lemma),
+  weight: (lemma) => from.weight(lemma),
+  has: (lemma) => from.has(lemma),
+  parts: (word) => from.parts(word),
+  mostlyVerb: (lemma) => from.mostlyVerb(lemma),
+  antonyms: () => [],
 });
 const query = (text: string) => AbilityLookupQuerySchema.parse({ user_query: text, install_lanes_allowed: ["experimental_private"], schema_version: 1 });
 
@@ -62,12 +74,14 @@ describe("the phrasing of our own domain (issue #15)", () => {
       has(lemma: string) { return wordnet.has(lemma); }
       parts(word: string) { return wordnet.parts(word); }
       mostlyVerb(lemma: string) { return wordnet.mostlyVerb(lemma); }
+      antonyms(lemma: string) { return wordnet.antonyms(lemma); }
     }
     const wrapped = withDomainPhrasing(new OnPrototype());
     expect(wrapped.weight("get")).toBe(wordnet.weight("get"));
     expect(wrapped.definitions("checkout")).toEqual(wordnet.definitions("checkout"));
     expect(wrapped.mostlyVerb("delete")).toBe(true);
     expect(wrapped.broader("update").size).toBeGreaterThan(0);
+    expect(wrapped.antonyms("sell")).toEqual(wordnet.antonyms("sell"));
   });
 
   it("is one wrapper per lexicon", () => {
@@ -125,6 +139,62 @@ describe("a request for the opposite action (issue #15)", () => {
     expect(oppositesOf("log_out", lexicon)).toContain("sign_in");
     expect(oppositesOf("design", lexicon)).not.toContain("sign");
     expect(oppositesOf("discover", lexicon)).not.toContain("cover");
+    expect(oppositesOf("unload", lexicon)).toContain("load");
+  });
+
+  it("adds WordNet's antonyms of the request's verb, besides the domain's pairs", () => {
+    for (const [asked, opposite] of [["sell", "buy"], ["decrease", "increase"], ["lower", "raise"], ["withdraw", "deposit"], ["deposit", "withdraw"], ["exclude", "include"]] as const) {
+      expect(oppositesOf(asked, lexicon), asked).toContain(opposite);
+    }
+    // The domain's pairs stay, WordNet has none for them.
+    expect(wordnet.antonyms("book")).toEqual([]);
+    expect(oppositesOf("book", lexicon)).toContain("cancel");
+    // Common verbs are not opposed to words WordNet relates to them only in a rare sense.
+    expect(oppositesOf("take", lexicon)).not.toContain("give");
+    expect(oppositesOf("give", lexicon)).not.toContain("take");
+    expect(oppositesOf("find", lexicon)).not.toContain("lose");
+    expect(oppositesOf("keep", lexicon)).not.toContain("lose");
+    expect(oppositesOf("design", lexicon)).not.toContain("sign");
+  });
+
+  it("never opposes two words the domain gives as one feature or action", () => {
+    for (const term of domainTerms()) {
+      const related = lexicon.related(term);
+      expect(oppositesOf(term, lexicon).filter((opposite) => related.has(opposite)), term).toEqual([]);
+    }
+  });
+
+  it("refuses an ability for the opposite action WordNet names, where it was found before", () => {
+    const money = [
+      ability("shares-buy", "Buy shares of a stock"),
+      ability("limit-increase", "Increase the credit limit on my card"),
+      ability("thermostat-raise", "Raise the thermostat temperature"),
+      ability("check-deposit", "Deposit a check into my checking account"),
+      ability("survey-feedback", "Give feedback in the customer survey"),
+      ability("stock-purchase", "Purchase bonds from the treasury"),
+      ability("subscription-start", "Start a streaming subscription"),
+    ];
+    const withoutAntonyms = withDomainPhrasing(noAntonyms(wordnet));
+    const before = createWordingIndex(money, withoutAntonyms);
+    const index = createWordingIndex(money, lexicon);
+    const opposite: Array<[string, string]> = [
+      ["sell my shares of the stock", "learned.shares-buy"],
+      ["decrease the credit limit on my card", "learned.limit-increase"],
+      ["lower the thermostat temperature", "learned.thermostat-raise"],
+      ["withdraw money from my checking account", "learned.check-deposit"],
+      // The antonym's synonym in the pair's sense: "buy, purchase" ↔ "sell", "begin, start" ↔ "end".
+      ["sell bonds to the treasury", "learned.stock-purchase"],
+      ["end my streaming subscription", "learned.subscription-start"],
+    ];
+    for (const [text, id] of opposite) {
+      expect(before.lookup(query(text)).map((match) => match.ability_id), text).toContain(id);
+      expect(index.lookup(query(text)).map((match) => match.ability_id), text).not.toContain(id);
+    }
+    expect(index.explain(query("sell my shares"), "learned.shares-buy")?.rejections).toContain('opposite_action: the request asks to "sell", the opposite of "buy" at the start of its title');
+    // The same abilities asked for in their own direction, or with a verb WordNet opposes only in a rare sense, are found.
+    for (const [text, id] of [["purchase shares of a stock", "learned.shares-buy"], ["raise the thermostat temperature", "learned.thermostat-raise"], ["take the customer survey", "learned.survey-feedback"]] as const) {
+      expect(index.lookup(query(text))[0]?.ability_id, text).toBe(id);
+    }
   });
 });
 

@@ -213,16 +213,23 @@ function domainOpposites(): Map<string, Set<string>> {
 const OPPOSITES = domainOpposites();
 
 /**
- * The actions that undo the one a base form names: the domain's pairs ("log_in" ↔ "log_out") and
- * a verb reversed by its prefix, both ways ("unsubscribe" ↔ "subscribe"). Empty for most words.
+ * The actions that undo the one a base form names: the domain's pairs ("log_in" ↔ "log_out"),
+ * WordNet's antonyms of a verb ("sell" ↔ "buy", "withdraw" ↔ "deposit"; `Lexicon.antonyms` says
+ * which senses count) and a verb reversed by its prefix, both ways ("unsubscribe" ↔ "subscribe").
+ * Empty for most words.
  */
 export function oppositesOf(lemma: string, lexicon: Lexicon): readonly string[] {
-  const out = new Set(OPPOSITES.get(lemma) ?? []);
+  const out = new Set([...(OPPOSITES.get(lemma) ?? []), ...lexicon.antonyms(lemma)]);
   const known = (word: string) => lexicon.has(word);
   const base = reversedBase(lemma, known);
   if (base !== undefined) out.add(base);
   if (base === undefined) for (const prefix of ["un", "de", "dis"]) if (reversedBase(prefix + lemma, known) === lemma) out.add(prefix + lemma);
   return [...out];
+}
+
+/** Every term of the domain lexicon, as base forms (for tests). */
+export function domainTerms(): readonly string[] {
+  return [...DOMAIN.keys()];
 }
 
 /** Whether a base form is a term of the domain lexicon (for tests and explanations). */
@@ -247,6 +254,7 @@ export function withDomainPhrasing(lexicon: Lexicon): Lexicon {
     definitions: (lemma) => lexicon.definitions(lemma),
     weight: (lemma) => lexicon.weight(lemma),
     mostlyVerb: (lemma) => lexicon.mostlyVerb(lemma),
+    antonyms: (lemma) => lexicon.antonyms(lemma),
     lemmas(word) {
       const found = lexicon.lemmas(word);
       if (DOMAIN.has(word)) return found.includes(word) ? found : [word, ...found.filter((lemma) => lexicon.has(lemma))];

@@ -27,9 +27,9 @@ export interface QueryTerm extends Term {
   action?: boolean;
   expansions: ReadonlyMap<string, { closeness: number; via: string }>;
   /**
-   * For the request's first word (its action), the actions that undo it ("turn_on" for "turn
-   * off", "subscribe" for "unsubscribe"): an ability whose title begins with one of them does the
-   * opposite of what is asked and is never matched. Empty for the other words.
+   * For the request's first word (its action), the actions that undo it (`oppositesOf`: "turn_on"
+   * for "turn off", "buy" for "sell", "subscribe" for "unsubscribe"): an ability whose title begins
+   * with one of them does the opposite of what is asked and is never matched. Empty for the other words.
    */
   opposites: readonly string[];
 }

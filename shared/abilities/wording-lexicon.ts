@@ -42,6 +42,13 @@ export interface Lexicon {
   parts(word: string): ReadonlyMap<string, number>;
   /** Whether a base form is used mostly as a verb (WordNet's tagged counts): "delete", "export", not "order" or "book". */
   mostlyVerb(lemma: string): boolean;
+  /**
+   * The verbs WordNet opposes to a verb: its antonyms ("sell" → "buy", "decrease" → "increase") and
+   * their synonyms in the opposed sense ("sell" → "purchase"), where each word usually has the
+   * sense the pair holds in (not "take" ↔ "give", opposed in 3% of the uses of "take") and the two
+   * are not also synonyms in another sense. Empty for most words.
+   */
+  antonyms(lemma: string): readonly string[];
 }
 
 export interface WordNetTexts {
@@ -58,6 +65,8 @@ export interface WordNetTexts {
 export type WordNetPos = "noun" | "verb" | "adj" | "adv";
 const POS_LIST: readonly WordNetPos[] = ["noun", "verb", "adj", "adv"];
 const POS_LETTER: Record<string, number> = { n: 0, v: 1, a: 2, s: 2, r: 3 };
+/** A sense key's part of speech (its digit after "%", less one) by index in `POS_LIST`. */
+const SENSE_KEY_POS = [0, 1, 2, 3, 2] as const;
 
 /** Closeness by relation. */
 export const CLOSENESS = { synonym: 0.85, derived: 0.8, similar: 0.7, broader: 0.6, narrower: 0.55 } as const;
@@ -80,6 +89,13 @@ const DETACH: Record<WordNetPos, ReadonlyArray<readonly [string, string]>> = {
   adj: [["er", ""], ["est", ""], ["er", "e"], ["est", "e"]],
   adv: [],
 };
+
+/** An antonym pair is read when each of its words is used in the pair's sense at least this share of its tagged uses as a verb… */
+const USUAL_SENSE_SHARE = 0.1;
+/** …or when WordNet's corpus tagged the word fewer times than this as a verb (too few for its sense order to say a sense is unusual). */
+const SENSE_EVIDENCE = 30;
+/** Whether the synonyms of an antonym pair's words in the pair's sense are opposed too ("sell" ↔ "purchase", with "sell" ↔ "buy"). */
+const OPPOSED_SYNONYMS = true;
 
 /** A base form used less than 1/RARE_LEMMA_SHARE as often as another of the same word is dropped. */
 const RARE_LEMMA_SHARE = 10;
@@ -145,6 +161,8 @@ export interface WordNetTables {
   counts: Float64Array;
   verbCounts: Float64Array;
   irregular: ReadonlyMap<string, readonly string[]>;
+  /** Per word: the verbs opposed to it (`Lexicon.antonyms`). */
+  antonyms: Lists;
 }
 
 /**
@@ -152,7 +170,7 @@ export interface WordNetTables {
  * under another fingerprint is stale. Anything the build reads must be listed here.
  */
 export function wordNetTablesFingerprint(): string {
-  return JSON.stringify([buildWordNetTables.toString(), listsOf.toString(), relationOf.toString(), canonical.toString(), POS_LIST, POS_LETTER, SENSES_FOLLOWED, LEXFILE_NOUN_TIME, LEXFILE_ADVERB, RELATIONS]);
+  return JSON.stringify([buildWordNetTables.toString(), listsOf.toString(), relationOf.toString(), canonical.toString(), synsetWordsOf.toString(), USUAL_SENSE_SHARE, SENSE_EVIDENCE, OPPOSED_SYNONYMS, POS_LIST, POS_LETTER, SENSE_KEY_POS, SENSES_FOLLOWED, LEXFILE_NOUN_TIME, LEXFILE_ADVERB, RELATIONS]);
 }
 
 /** Parses WordNet's text into the lexicon's tables. */
@@ -172,6 +190,8 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
   const lexFiles: number[] = [];
   const glosses: string[] = [];
   const rawPointers: Array<string | number> = [];
+  // Antonym pointers ("!") between verbs, lexical: (synset, its word, target "pos:offset", the target's word).
+  const rawAntonyms: Array<string | number> = [];
   let synsetCount = 0;
   POS_LIST.forEach((pos) => {
     const text = texts.data[pos];
@@ -194,6 +214,8 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
         const pointerCount = Number.parseInt(fields[at] as string, 10);
         at += 1;
         for (let n = 0; n < pointerCount; n += 1, at += 4) {
+          const place = Number.parseInt((fields[at + 3] as string).slice(0, 2), 16);
+          if (fields[at] === "!" && place > 0 && pos === "verb") rawAntonyms.push(id, synsetWords[synsetWords.length - 2 * (count - place) - 1] as number, `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`, Number.parseInt((fields[at + 3] as string).slice(2), 16));
           const relation = relationOf(fields[at] as string);
           if (relation === undefined) continue;
           rawPointers.push(id, RELATIONS.indexOf(relation), `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`, Number.parseInt((fields[at + 3] as string).slice(2), 16));
@@ -214,6 +236,18 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
     pointerWordPairs.push(from, rawPointers[at + 3] as number);
   }
   rawPointers.length = 0;
+  // Antonyms as (word, synset, other word, other synset), both ways as WordNet lists them.
+  const antonymPairs: number[] = [];
+  for (let at = 0; at < rawAntonyms.length; at += 4) {
+    const target = synsetIds.get(rawAntonyms[at + 2] as string);
+    if (target === undefined) continue;
+    const targetWord = synsetWordsOf(synsetWords, target)[(rawAntonyms[at + 3] as number) - 1];
+    if (targetWord !== undefined) antonymPairs.push(rawAntonyms[at + 1] as number, rawAntonyms[at] as number, targetWord, target);
+  }
+  rawAntonyms.length = 0;
+  // How often each word of an antonym pair's two synsets is used in that sense (its tagged count), read from `index.sense` below.
+  const antonymCounts = new Map<number, number>();
+  for (let at = 0; at < antonymPairs.length; at += 2) for (const word of synsetWordsOf(synsetWords, antonymPairs[at + 1] as number)) antonymCounts.set(word * 2 ** 20 + (antonymPairs[at + 1] as number), 0);
 
   // Senses of each lemma, most frequent first, every part of speech.
   const sensePairs: number[] = [];
@@ -236,7 +270,6 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
       });
     }
   });
-  synsetIds.clear();
 
   // Words copied out of the database text (see above), then the tables by word id.
   const words = [...wordIds.keys()].join("\n").split("\n");
@@ -258,11 +291,47 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
     const count = Number.parseInt(line.slice(line.lastIndexOf(" ") + 1), 10);
     if (id !== undefined && count > 0) counts[id] = (counts[id] as number) + count;
     if (id !== undefined && count > 0 && line.charCodeAt(percent + 1) === 50) verbCounts[id] = (verbCounts[id] as number) + count;
+    // "lemma%2:… offset …": the synset's part of speech is the digit after "%" (1 noun, 2 verb, 3 adjective, 4 adverb, 5 satellite adjective).
+    const synset = id === undefined || count <= 0 ? undefined : synsetIds.get(`${SENSE_KEY_POS[line.charCodeAt(percent + 1) - 49]}:${line.slice(line.indexOf(" ") + 1, line.indexOf(" ", line.indexOf(" ") + 1))}`);
+    if (synset !== undefined && antonymCounts.has((id as number) * 2 ** 20 + synset)) antonymCounts.set((id as number) * 2 ** 20 + synset, count);
   }
+  synsetIds.clear();
   const synsetMembers = listsOf(synsetCount, synsetWords);
   const pointers = listsOf(synsetCount, pointerPairs);
   const pointerWords = listsOf(synsetCount, pointerWordPairs);
   const senses = listsOf(words.length, sensePairs);
+  // Verbs opposed to each other: an antonym pair and, with it, the synonyms of each word in the pair's sense.
+  // A word must usually have the sense the pair holds in: "take" is "give"'s antonym in a sense it has in 3%
+  // of its uses, and "take a survey" is not the opposite of "give feedback". A word WordNet's corpus tagged
+  // seldom (fewer than SENSE_EVIDENCE times) has no sense order to say so.
+  const usual = (word: number, synset: number) => (verbCounts[word] as number) < SENSE_EVIDENCE || (antonymCounts.get(word * 2 ** 20 + synset) as number) >= USUAL_SENSE_SHARE * (verbCounts[word] as number);
+  // A word that is also the other's synonym in another sense ("ravel": tangle and untangle) is not opposed to it.
+  const synonymous = (one: number, other: number) => {
+    for (let sense = senses.starts[one] as number; sense < (senses.starts[one + 1] as number); sense += 1) {
+      const synset = (senses.items[sense] as number) % 2 ** 28;
+      for (let member = synsetMembers.starts[synset] as number; member < (synsetMembers.starts[synset + 1] as number); member += 1) if (synsetMembers.items[member] === other) return true;
+    }
+    return false;
+  };
+  const opposedPairs = new Set<number>();
+  const antonymEntries: number[] = [];
+  for (let at = 0; at < antonymPairs.length; at += 4) {
+    const [word, synset, other, otherSynset] = antonymPairs.slice(at, at + 4) as [number, number, number, number];
+    if (!usual(word, synset) || !usual(other, otherSynset)) continue;
+    // A synonym is opposed on evidence only: WordNet's corpus saw it in the pair's sense ("block" is a synonym of "forget" never seen as one).
+    const side = (lexical: number, of: number) => (OPPOSED_SYNONYMS ? synsetWordsOf(synsetWords, of).filter((member) => member === lexical || ((antonymCounts.get(member * 2 ** 20 + of) as number) > 0 && usual(member, of))) : [lexical]);
+    for (const one of side(word, synset)) {
+      for (const two of side(other, otherSynset)) {
+        if (one === two || synonymous(one, two)) continue;
+        for (const [from, to] of [[one, two], [two, one]] as const) {
+          if (opposedPairs.has(from * 2 ** 20 + to)) continue;
+          opposedPairs.add(from * 2 ** 20 + to);
+          antonymEntries.push(from, to);
+        }
+      }
+    }
+  }
+  const antonyms = listsOf(words.length, antonymEntries);
   // Parts of speech each word is a lemma of, as bits: a detachment rule only yields a lemma of its own.
   const partsOfSpeech = new Uint8Array(words.length);
   for (let at = 0; at < posPairs.length; at += 2) partsOfSpeech[posPairs[at] as number] = (partsOfSpeech[posPairs[at] as number] as number) | (1 << (posPairs[at + 1] as number));
@@ -281,12 +350,28 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
     counts,
     verbCounts,
     irregular: texts.irregular,
+    antonyms,
   };
+}
+
+/** The words of a synset, in order, from the flat (synset, word) pairs in reading order. */
+function synsetWordsOf(pairs: readonly number[], synset: number): number[] {
+  // Synsets are numbered in reading order: a binary search finds the synset's first pair.
+  let low = 0;
+  let high = pairs.length / 2;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((pairs[2 * middle] as number) < synset) low = middle + 1;
+    else high = middle;
+  }
+  const out: number[] = [];
+  for (let at = low; pairs[2 * at] === synset; at += 1) out.push(pairs[2 * at + 1] as number);
+  return out;
 }
 
 /** The lexicon's answers, read from its tables. */
 export function lexiconFromTables(tables: WordNetTables): Lexicon {
-  const { words, synsetMembers, pointers, pointerWords, senses, partsOfSpeech, circumstantial, counts, verbCounts, irregular } = tables;
+  const { words, synsetMembers, pointers, pointerWords, senses, partsOfSpeech, circumstantial, counts, verbCounts, irregular, antonyms: antonymLists } = tables;
   const wordIds = new Map<string, number>();
   words.forEach((word, id) => wordIds.set(word, id));
   // Written without the joint ("coworker", "checkin", "email") a joined word is still found.
@@ -405,6 +490,12 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
     return out;
   };
 
+  const antonyms = (lemma: string): readonly string[] => {
+    const id = wordIds.get(lemma);
+    if (id === undefined) return [];
+    return [...antonymLists.items.subarray(antonymLists.starts[id], antonymLists.starts[id + 1])].map((word) => words[word] as string);
+  };
+
   const partsCache = new Map<string, ReadonlyMap<string, number>>();
   const parts = (word: string): ReadonlyMap<string, number> => {
     let found = partsCache.get(word);
@@ -418,6 +509,7 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
   return {
     lemmas,
     parts,
+    antonyms,
     related,
     broader,
     definitions,
@@ -472,4 +564,5 @@ export const BARE_LEXICON: Lexicon = {
   has: () => false,
   parts: () => new Map(),
   mostlyVerb: () => false,
+  antonyms: () => [],
 };
