@@ -53,11 +53,19 @@ describe("createSpellingReader", () => {
     for (const text of unchanged) expect(reader().read(text), text).toEqual({ text, corrections: [] });
   });
 
-  it("reads a five-letter word only as an ability's word (a dictionary word is too easily one slip away)", () => {
+  it("reads a word one slip away strictly: a word the lexicon reads only by cutting an ending off is not a mend", () => {
+    // "betaer" is "beta" with an ending cut off, "heater" is a word: the heater, not the beta.
+    expect(createSpellingReader(lexicon, () => false).read("the hetaer is broken").text).toBe("the heater is broken");
+    // A regular inflection of a listed word is a word: "pakages" is read as "packages".
+    expect(reader().read("track my pakages").text).toBe("track my packages");
+  });
+
+  it("reads a five-letter word only as an ability's word or a function word (a dictionary word is too easily one slip away)", () => {
     // "vitae" is one slip from "vital"; nothing of the snapshot is.
     expect(reader().read("upload my vitae").corrections).toEqual([]);
     // "trakc" is one slip from the ability word "track".
     expect(reader().read("trakc my parcel").text).toBe("track my parcel");
+    expect(reader().read("renew thier books").text).toBe("renew their books");
   });
 
   it("says what it mended, for explain-match", () => {

@@ -9,19 +9,34 @@ import { STOP_WORDS } from "./wording-terms";
  * Only a word nobody knows is mended — not WordNet (through its base forms), not the request
  * words every request has, not any ability of the snapshot, not two known words run together —
  * and only to a word one slip away (a letter left out, added, changed, or two letters swapped)
- * that is known (for a typed word of five letters, only an ability's word). Among several, an ability's own word comes first, then the word used most
+ * that is known (for a typed word of five letters, only an ability's word or a function word). Among several, an ability's own word comes first, then the word used most
  * (WordNet's counts), then the first in code-unit order. Words shorter than `SPELLING_MIN_LENGTH`
  * have too many neighbours one slip away and stay as typed, as do capitalised words inside a
  * request (names: "Zillow", "Kowalski") and anything with a digit or an apostrophe.
  */
 export const SPELLING_MIN_LENGTH = 5;
-/** A typed word this short is read as another only when that one is an ability's word. */
+/** A typed word this short is read as another only when that one is an ability's word (or a function word: "thier"). */
 const SNAPSHOT_ONLY_BELOW = 6;
 
 /** Function words WordNet does not list (it lists content words): known, never mended. */
 const UNLISTED_FUNCTION_WORDS: ReadonlySet<string> = new Set(
   "among amongst amid amidst upon unto onto toward towards whilst whereas whether though although unless versus via despite throughout beneath underneath".split(" "),
 );
+
+/** Regular endings of a listed word ("packages", "ordered", "stored", "stopped", "copied", "renewing", "storing"), with what they replace. */
+const INFLECTED: ReadonlyArray<readonly [string, string]> = [
+  ["ies", "y"],
+  ["es", ""],
+  ["s", ""],
+  ["ied", "y"],
+  ["ed", ""],
+  ["ed", "e"],
+  ["ing", ""],
+  ["ing", "e"],
+];
+
+/** Unknown words already read (each mended once per snapshot); forgotten past this many. */
+const MENDED_KEPT = 5_000;
 
 /** Endings of compared adjectives the lexicon's base forms leave alone ("biggest", "happiest"), with what they replace. */
 const COMPARED: ReadonlyArray<readonly [string, string]> = [
@@ -70,23 +85,46 @@ export function createSpellingReader(lexicon: Lexicon, inSnapshot: (lemma: strin
       const undoubled = stem.length > 2 && stem[stem.length - 1] === stem[stem.length - 2] ? stem.slice(0, -1) : stem;
       return lexicon.has(stem + base) || lexicon.has(undoubled + base);
     });
-  const knownAs = (word: string): "snapshot" | "lexicon" | undefined => {
-    if (STOP_WORDS.has(word) || UNLISTED_FUNCTION_WORDS.has(word)) return "lexicon";
+  /** Whether a typed word is known: its base forms (the lexicon's reading of it) are an ability's or WordNet's. */
+  const typedKnown = (word: string): boolean => {
+    if (STOP_WORDS.has(word) || UNLISTED_FUNCTION_WORDS.has(word) || inSnapshot(word)) return true;
     const lemmas = lexicon.lemmas(word);
-    if (inSnapshot(word) || lemmas.some(inSnapshot)) return "snapshot";
-    return lemmas.some((lemma) => lexicon.has(lemma)) ? "lexicon" : undefined;
+    return lemmas.some(inSnapshot) || lemmas.some((lemma) => lexicon.has(lemma)) || compared(word) || lexicon.parts(word).size > 0;
   };
-  const commonness = (word: string): number => (STOP_WORDS.has(word) ? 0 : Math.min(...lexicon.lemmas(word).map((lemma) => lexicon.weight(lemma)), 1));
+  /** Whether a listed base form, or the base forms the lexicon gives it, are an ability's words. */
+  const abilityWord = (base: string): boolean => inSnapshot(base) || lexicon.lemmas(base).some(inSnapshot);
+  /**
+   * What a word one slip away is, read strictly: a function word, a word WordNet lists as written,
+   * a regular inflection of one ("packages", "stored", "stopped"), or an ability's own word. The
+   * lexicon's looser reading of unknown words (any ending cut off a stem) would make "betaer" a
+   * word. (An irregular form WordNet does not list as written, "bought", is not read as a mend: the
+   * lexicon's reading of every word one slip away costs milliseconds.) Its base form, and whether
+   * it is an ability's.
+   */
+  const candidate = (word: string): { base: string; snapshot: boolean } | undefined => {
+    if (STOP_WORDS.has(word) || UNLISTED_FUNCTION_WORDS.has(word)) return { base: word, snapshot: false };
+    if (lexicon.has(word)) return { base: word, snapshot: abilityWord(word) };
+    for (const [ending, restored] of INFLECTED) {
+      if (!word.endsWith(ending) || word.length - ending.length < 2) continue;
+      const stem = word.slice(0, -ending.length);
+      const undoubled = stem.length > 2 && stem[stem.length - 1] === stem[stem.length - 2] ? stem.slice(0, -1) : undefined;
+      for (const base of [stem + restored, ...(undoubled === undefined ? [] : [undoubled])]) {
+        if (lexicon.has(base)) return { base, snapshot: abilityWord(base) };
+      }
+    }
+    return inSnapshot(word) ? { base: word, snapshot: true } : undefined;
+  };
+  const commonness = (base: string): number => (STOP_WORDS.has(base) || UNLISTED_FUNCTION_WORDS.has(base) ? 0 : lexicon.weight(base));
   const mended = new Map<string, string | undefined>();
 
   /** The known word one slip away that `word` (unknown, lower case) was most likely meant to be. */
   const mend = (word: string): string | undefined => {
     if (mended.has(word)) return mended.get(word);
     let best: { word: string; snapshot: boolean; commonness: number } | undefined;
-    for (const candidate of oneSlipAway(word)) {
-      const known = knownAs(candidate);
-      if (known === undefined || (known === "lexicon" && word.length < SNAPSHOT_ONLY_BELOW)) continue;
-      const option = { word: candidate, snapshot: known === "snapshot", commonness: commonness(candidate) };
+    for (const near of oneSlipAway(word)) {
+      const known = candidate(near);
+      if (known === undefined || (!known.snapshot && word.length < SNAPSHOT_ONLY_BELOW && !STOP_WORDS.has(near))) continue;
+      const option = { word: near, snapshot: known.snapshot, commonness: commonness(known.base) };
       if (
         best === undefined ||
         (option.snapshot && !best.snapshot) ||
@@ -95,6 +133,7 @@ export function createSpellingReader(lexicon: Lexicon, inSnapshot: (lemma: strin
         best = option;
       }
     }
+    if (mended.size >= MENDED_KEPT) mended.clear();
     mended.set(word, best?.word);
     return best?.word;
   };
@@ -110,7 +149,7 @@ export function createSpellingReader(lexicon: Lexicon, inSnapshot: (lemma: strin
         if (token.length < SPELLING_MIN_LENGTH || !/^[A-Za-z]+$/.test(token)) return token;
         if (/[A-Z]/.test(token.slice(1)) || (!atStart && /^[A-Z]/.test(token))) return token;
         const word = token.toLowerCase();
-        if (knownAs(word) !== undefined || compared(word) || lexicon.parts(word).size > 0) return token;
+        if (typedKnown(word)) return token;
         const meant = mend(word);
         if (meant === undefined) return token;
         corrections.push({ typed: token, read: meant });
