@@ -58,6 +58,8 @@ describe("createSpellingReader", () => {
     expect(createSpellingReader(lexicon, () => false).read("the hetaer is broken").text).toBe("the heater is broken");
     // A regular inflection of a listed word is a word: "pakages" is read as "packages".
     expect(reader().read("track my pakages").text).toBe("track my packages");
+    // …but not a spelling no inflection makes: "liveing" is not "live" + "ing".
+    expect(reader().read("turn off the livving room lights").text).toBe("turn off the living room lights");
   });
 
   it("reads a five-letter word only as an ability's word or a function word (a dictionary word is too easily one slip away)", () => {

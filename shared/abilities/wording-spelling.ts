@@ -107,6 +107,8 @@ export function createSpellingReader(lexicon: Lexicon, inSnapshot: (lemma: strin
     for (const [ending, restored] of INFLECTED) {
       if (!word.endsWith(ending) || word.length - ending.length < 2) continue;
       const stem = word.slice(0, -ending.length);
+      // A base ending in "e" drops it before "-ed", "-es", "-ing": "living", never "liveing".
+      if (restored === "" && /^[ei]/.test(ending) && stem.endsWith("e")) continue;
       const undoubled = stem.length > 2 && stem[stem.length - 1] === stem[stem.length - 2] ? stem.slice(0, -1) : undefined;
       for (const base of [stem + restored, ...(undoubled === undefined ? [] : [undoubled])]) {
         if (lexicon.has(base)) return { base, snapshot: abilityWord(base) };
