@@ -2,7 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { buildWordNetTables, lexiconFromTables, wordNetTablesFingerprint, type Lexicon, type WordNetPos, type WordNetTables } from "../../shared/abilities/wording-lexicon";
+import { buildWordNetTables, wordNetTablesFingerprint, type WordNetPos, type WordNetTables } from "../../shared/abilities/wordnet-tables";
+import { lexiconFromTables, type Lexicon } from "../../shared/abilities/wording-lexicon";
 import { decodeWordNetTables, encodeWordNetTables, MAGIC as TABLE_FILE_FORMAT, WordNetTableFileError } from "./wordnet-table-file";
 
 const require = createRequire(import.meta.url);

@@ -4,6 +4,7 @@ export * from "./catalog";
 export * from "./baseline-scorer";
 export * from "./lifecycle-command";
 export * from "./baseline-index";
+export * from "./wordnet-tables";
 export * from "./wording-lexicon";
 export * from "./wording-domain";
 export * from "./wording-morphology";
