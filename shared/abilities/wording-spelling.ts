@@ -9,8 +9,9 @@ import { STOP_WORDS } from "./wording-terms";
  * Only a word nobody knows is mended — not WordNet (through its base forms), not the request
  * words every request has, not any ability of the snapshot, not two known words run together —
  * and only to a word one slip away (a letter left out, added, changed, or two letters swapped)
- * that is known (for a typed word of five letters, only an ability's word or a function word). Among several, an ability's own word comes first, then the word used most
- * (WordNet's counts), then the first in code-unit order. Words shorter than `SPELLING_MIN_LENGTH`
+ * that is known (for a typed word of five letters, only an ability's word or a function word).
+ * Among several, an ability's own word comes first, then the word used most (WordNet's counts),
+ * then the first in code-unit order. Words shorter than `SPELLING_MIN_LENGTH`
  * have too many neighbours one slip away and stay as typed, as do capitalised words inside a
  * request (names: "Zillow", "Kowalski") and anything with a digit or an apostrophe.
  */
