@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../agent/test-support/agent-process";
-import { readyProposal } from "../agent/test-support/ready-proposal";
 import { pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 import { afterPaint, centreOf, openPanelHolding } from "./support/held-requests";
-import { endJourney, startPanelJourney } from "./support/panel-flow";
+import { endJourney, installApprovedSkill, startPanelJourney } from "./support/panel-flow";
 
 /**
  * Skills right after pairing: what each skill offers depends on the agent's description
@@ -25,11 +24,7 @@ let chromium: ExtensionBrowser;
 beforeAll(async () => {
   ({ cleanup, agent, token, chromium } = await startPanelJourney("elnor-skills-after-pairing-", async (call) => {
     // One learned skill, installed and approved, filed in a category.
-    const { proposalId } = await readyProposal(call);
-    const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
-    expect(installed.status, JSON.stringify(installed.body)).toBe(200);
-    const approved = await call("POST", `/api/learn/proposals/${proposalId}/approve`, { approval_scope: "approved_workspace", schema_version: 1 });
-    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    await installApprovedSkill(call);
     const category = await call("POST", "/api/categories", { title: "Invoices", schema_version: 1 });
     expect(category.status, JSON.stringify(category.body)).toBe(201);
   }));

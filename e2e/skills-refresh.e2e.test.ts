@@ -1,10 +1,9 @@
 import type { HTTPRequest, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../agent/test-support/agent-process";
-import { readyProposal } from "../agent/test-support/ready-proposal";
 import { pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
 import { afterPaint, centreOf, openPanelHolding } from "./support/held-requests";
-import { endJourney, startPanelJourney } from "./support/panel-flow";
+import { endJourney, installApprovedSkill, startPanelJourney } from "./support/panel-flow";
 
 /**
  * Skills while its abilities refresh, and when the check of what the agent can do fails.
@@ -30,11 +29,7 @@ let chromium: ExtensionBrowser;
 beforeAll(async () => {
   ({ cleanup, agent, token, chromium } = await startPanelJourney("elnor-skills-refresh-", async (call) => {
     // One learned skill, installed and approved: it has lifecycle controls and Improve This Skill.
-    const { proposalId } = await readyProposal(call);
-    const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
-    expect(installed.status, JSON.stringify(installed.body)).toBe(200);
-    const approved = await call("POST", `/api/learn/proposals/${proposalId}/approve`, { approval_scope: "approved_workspace", schema_version: 1 });
-    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    await installApprovedSkill(call);
   }));
 }, 60_000);
 

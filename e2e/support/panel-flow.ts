@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { expect } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
-import { httpAgentCall, type AgentCall } from "../../agent/test-support/ready-proposal";
+import { httpAgentCall, readyProposal, type AgentCall } from "../../agent/test-support/ready-proposal";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { findForbiddenLabels } from "../../ui/forbidden-labels";
 import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, type ExtensionBrowser } from "./extension-browser";
@@ -163,4 +163,14 @@ export async function startPanelJourney(prefix: string, prepare?: (call: AgentCa
     await endJourney({ agent, cleanup });
     throw error;
   }
+}
+
+/** One learned skill, installed and approved (lifecycle controls and Improve This Skill in Skills): its proposal id. */
+export async function installApprovedSkill(call: AgentCall): Promise<string> {
+  const { proposalId } = await readyProposal(call);
+  const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
+  expect(installed.status, JSON.stringify(installed.body)).toBe(200);
+  const approved = await call("POST", `/api/learn/proposals/${proposalId}/approve`, { approval_scope: "approved_workspace", schema_version: 1 });
+  expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+  return proposalId;
 }
