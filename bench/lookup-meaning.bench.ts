@@ -61,8 +61,11 @@ export async function blendedLookupOver(documents: readonly LookupDocument[], le
     /** The request's vector (not kept), then the blended ranking: what one lookup costs. */
     async lookup(asked: AbilityLookupQuery) {
       const { query: request } = wording.readSpelling(asked);
-      const [vector] = await encoder.encode([meaningText(request.user_query)], { keep: false });
-      return lookupBlended(wording, meaning, request, vector as Float32Array);
+      // As the agent's lookup service: the wording ranks while the model's thread reads the request.
+      const reading = encoder.encode([meaningText(request.user_query)], { keep: false });
+      const ranked = wording.rank(request);
+      const [vector] = await reading;
+      return lookupBlended(wording, meaning, request, vector as Float32Array, ranked);
     },
     /** The same, with the request read exactly as typed (no typo mended): what mending adds. */
     async lookupAsTyped(request: AbilityLookupQuery) {
@@ -168,28 +171,33 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
   for (const text of texts.slice(0, 10)) await blendedLarge.lookup(query(text));
   const whole: number[] = [];
   const rankOnly: number[] = [];
+  const readOnly: number[] = [];
   const scanOnly: number[] = [];
   const compared: number[] = [];
   for (let round = 0; round < 2; round += 1) {
     for (const text of texts) {
       const request = query(text);
+      // Tenth round: the whole lookup as the agent answers it (the wording ranks while the model's thread reads the request).
       const start = performance.now();
+      await blendedLarge.lookup(request);
+      whole.push(performance.now() - start);
+      const readStart = performance.now();
       const [vector] = await encoder.encode([meaningText(text)], { keep: false });
       const read = performance.now();
       blendedLarge.rankWith(request, vector as Float32Array);
-      const end = performance.now();
-      whole.push(end - start);
-      rankOnly.push(end - read);
+      readOnly.push(read - readStart);
+      rankOnly.push(performance.now() - read);
       const scanStart = performance.now();
       blendedLarge.meaning.nearest(vector as Float32Array);
       scanOnly.push(performance.now() - scanStart);
       compared.push(blendedLarge.meaning.lastCompared());
     }
   }
-  for (const list of [whole, rankOnly, scanOnly, compared]) list.sort((a, b) => a - b);
+  for (const list of [whole, rankOnly, readOnly, scanOnly, compared]) list.sort((a, b) => a - b);
   rows.push(
     { name: "lookup p50, 10,000 abilities, wording + meaning (the request's vector read each time)", value: percentile(whole, 50), unit: "ms", target: "≤ 2 ms", pass: percentile(whole, 50) <= 2 },
     { name: "lookup p99, 10,000 abilities, wording + meaning (the request's vector read each time)", value: percentile(whole, 99), unit: "ms", target: "reported", pass: true },
+    { name: "the request's vector alone (read on the model's thread), p50", value: percentile(readOnly, 50), unit: "ms", target: "reported", pass: true },
     { name: "lookup p50, 10,000 abilities, wording + meaning, ranking alone (the request's vector given)", value: percentile(rankOnly, 50), unit: "ms", target: "reported", pass: true },
     { name: `lookup p50, 10,000 abilities, the closest means and their phrases alone (${blendedLarge.meaning.projected ? "through the means' principal directions, exact" : "every mean"})`, value: percentile(scanOnly, 50), unit: "ms", target: "reported", pass: true },
     { name: "means compared with the request in full per lookup, 10,000 abilities (p50)", value: percentile(compared, 50), unit: "", target: "reported", pass: true },

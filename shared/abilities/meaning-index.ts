@@ -192,9 +192,12 @@ export function blendMatches(
   return ranked.slice(0, LOOKUP_MAX_RESULTS);
 }
 
-/** A lookup by wording and meaning over one snapshot, given the request's vector (the agent's lookup and the benchmark's). */
-export function lookupBlended(wording: WordingIndex, meaning: MeaningIndex, query: AbilityLookupQuery, requestVector: Float32Array): BlendedMatch[] {
-  const matches = wording.rank(query);
+/**
+ * A lookup by wording and meaning over one snapshot, given the request's vector (the agent's lookup
+ * and the benchmark's). `matches`: the wording matcher's ranking of `query`, when it was made while
+ * the vector was being read.
+ */
+export function lookupBlended(wording: WordingIndex, meaning: MeaningIndex, query: AbilityLookupQuery, requestVector: Float32Array, matches: readonly WordingMatch[] = wording.rank(query)): BlendedMatch[] {
   const closeness = meaning.nearest(requestVector, matches.map((match) => match.ability_id));
   return blendMatches(query, matches, closeness, meaning.entryOf, wording.refusal(query));
 }
