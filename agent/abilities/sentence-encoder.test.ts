@@ -3,7 +3,7 @@ import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import { openTempMemoryStore } from "../test-support/temp-memory";
 import { createSentenceEncoder, memorySentenceVectorStore } from "./sentence-encoder";
-import { ENCODER_THREAD, encoderThreadRunning, stopEncoderThread } from "./sentence-encoder-thread";
+import { embedOnThread, ENCODER_THREAD, encoderThreadRunning, stopEncoderThread } from "./sentence-encoder-thread";
 
 const cosine = (a: Float32Array, b: Float32Array) => {
   let dot = 0;
@@ -103,5 +103,13 @@ describe("the sentence encoder (issue #15, eighth round)", () => {
     } finally {
       ENCODER_THREAD.idleMs = idle;
     }
+  }, 60_000);
+
+  it("a thread stopped in the middle of a read rejects that read, and the next read starts a new thread", async () => {
+    const reading = embedOnThread(Array.from({ length: 128 }, (_, at) => `phrase ${at} read while the thread stops`));
+    await stopEncoderThread();
+    await expect(reading).rejects.toThrow(/thread stopped/);
+    const [vector] = await embedOnThread(["read after the stop"]);
+    expect(vector?.length).toBe(512);
   }, 60_000);
 });
