@@ -10,9 +10,9 @@ import { Worker } from "node:worker_threads";
  * the request's vector is being read (two cores).
  *
  * One thread per process, shared by every encoder (its vectors are kept by the encoder, not here):
- * started by the first text to read, left when the model has nothing to read for `ENCODER_THREAD.idleMs` (its
- * memory, about 100 MB, goes with it), started again by the next text. It never keeps the process
- * alive while idle.
+ * started by the first text to read, left when the model has had nothing to read for
+ * `ENCODER_THREAD.idleMs` (its memory, about 100 MB, goes with it), started again by the next text.
+ * It never keeps the process alive while idle.
  */
 export const ENCODER_THREAD = { idleMs: 5 * 60_000 };
 
@@ -24,6 +24,7 @@ export const ENCODER_THREAD = { idleMs: 5 * 60_000 };
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const model = Promise.all([import(workerData.embeddings), import(workerData.weights)]).then(([embeddings, weights]) => embeddings.initModel(weights.modelSource));
+model.catch(() => undefined); // a model that cannot load is said in each read's reply
 let queue = Promise.resolve();
 parentPort.on("message", ({ id, texts }) => {
   queue = queue.then(async () => {
