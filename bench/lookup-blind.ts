@@ -39,19 +39,24 @@ const scorers = [
   ["§0C.11C", async (request: AbilityLookupQuery) => baseline.lookup(request)],
 ] as const;
 const baseline = createBaselineIndex(all.map((d) => d.entry));
+type Lookup = (request: AbilityLookupQuery) => Promise<ReadonlyArray<{ ability_id: string }>>;
+/** How often one lookup finds each request's ability first and in its top three, over `requestsOf` each ability's requests. */
+async function topHits(lookup: Lookup, abilities: readonly { id: string; requests: readonly string[] }[], requestsOf: (requests: readonly string[]) => readonly string[]) {
+  let top1 = 0, top3 = 0, total = 0;
+  for (const ability of abilities) for (const request of requestsOf(ability.requests)) {
+    const ids = (await lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 }))).map((m) => m.ability_id);
+    total += 1;
+    if (ids[0] === `learned.${ability.id}`) top1 += 1;
+    if (ids.slice(0, 3).includes(`learned.${ability.id}`)) top3 += 1;
+  }
+  return { p1: (top1 / total).toFixed(3), r3: (top3 / total).toFixed(3), total };
+}
 for (const [name, lookup] of scorers) {
-  const found = async (request: string) => (await lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 }))).map((m: { ability_id: string }) => m.ability_id);
   for (const [setName, abilities, unrelatedRequests] of BLIND_SETS) {
-    let top1 = 0, top3 = 0, total = 0;
-    for (const ability of abilities) for (const request of ability.requests) {
-      const ids = await found(request);
-      total += 1;
-      if (ids[0] === `learned.${ability.id}`) top1 += 1;
-      if (ids.slice(0, 3).includes(`learned.${ability.id}`)) top3 += 1;
-    }
+    const { p1, r3, total } = await topHits(lookup, abilities, (requests) => requests);
     let unrelated = 0;
-    for (const request of unrelatedRequests) if ((await found(request)).length > 0) unrelated += 1;
-    console.log(`${name}: ${setName} (${abilities.length} abilities among ${all.length}, ${total} requests) p@1 ${(top1 / total).toFixed(3)} recall@3 ${(top3 / total).toFixed(3)} unrelated matched ${unrelated}/${unrelatedRequests.length}`);
+    for (const request of unrelatedRequests) if ((await lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 }))).length > 0) unrelated += 1;
+    console.log(`${name}: ${setName} (${abilities.length} abilities among ${all.length}, ${total} requests) p@1 ${p1} recall@3 ${r3} unrelated matched ${unrelated}/${unrelatedRequests.length}`);
   }
 }
 // Ninth round: one typo in each request (`lookup-typos.ts`), read with its typos mended and as typed.
@@ -60,13 +65,7 @@ for (const [name, lookup] of [
   ["with one typo in each request, read as typed", (request: AbilityLookupQuery) => blended.lookupAsTyped(request)],
 ] as const) {
   for (const [setName, abilities] of BLIND_SETS) {
-    let top1 = 0, top3 = 0, total = 0;
-    for (const ability of abilities) for (const request of withOneTypo(ability.requests)) {
-      const ids = (await lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 }))).map((m) => m.ability_id);
-      total += 1;
-      if (ids[0] === `learned.${ability.id}`) top1 += 1;
-      if (ids.slice(0, 3).includes(`learned.${ability.id}`)) top3 += 1;
-    }
-    console.log(`wording + meaning ${name}: ${setName} p@1 ${(top1 / total).toFixed(3)} recall@3 ${(top3 / total).toFixed(3)}`);
+    const { p1, r3 } = await topHits(lookup, abilities, withOneTypo);
+    console.log(`wording + meaning ${name}: ${setName} p@1 ${p1} recall@3 ${r3}`);
   }
 }

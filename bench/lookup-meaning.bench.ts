@@ -1,6 +1,6 @@
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
 import { createBaselineIndex } from "../shared/abilities/baseline-index";
-import { createMeaningIndex, lookupBlended, meaningPhrases, meaningText } from "../shared/abilities/meaning-index";
+import { createMeaningIndex, lookupBlended, lookupReading, meaningPhrases, meaningText } from "../shared/abilities/meaning-index";
 import { withDomainPhrasing } from "../shared/abilities/wording-domain";
 import { createWordingIndex } from "../shared/abilities/wording-index";
 import type { Lexicon } from "../shared/abilities/wording-lexicon";
@@ -60,12 +60,7 @@ export async function blendedLookupOver(documents: readonly LookupDocument[], le
     meaning,
     /** The request's vector (not kept), then the blended ranking: what one lookup costs. */
     async lookup(asked: AbilityLookupQuery) {
-      const { query: request } = wording.readSpelling(asked);
-      // As the agent's lookup service: the wording ranks while the model's thread reads the request.
-      const reading = encoder.encode([meaningText(request.user_query)], { keep: false });
-      const ranked = wording.rank(request);
-      const [vector] = await reading;
-      return lookupBlended(wording, meaning, request, vector as Float32Array, ranked);
+      return lookupReading(wording, meaning, asked, async (request) => (await encoder.encode([meaningText(request.user_query)], { keep: false }))[0]);
     },
     /** The same, with the request read exactly as typed (no typo mended): what mending adds. */
     async lookupAsTyped(request: AbilityLookupQuery) {

@@ -3,7 +3,7 @@ import { AbilityLookupQuerySchema, type AbilityLookupQuery, type AbilityLookupRe
 import { withDomainPhrasing } from "../../shared/abilities/wording-domain";
 import type { Lexicon } from "../../shared/abilities/wording-lexicon";
 import { createWordingIndex, type WordingIndex } from "../../shared/abilities/wording-index";
-import { createMeaningIndex, explainBlended, lookupBlended, meaningPhrases, meaningText, type BlendedMatch, type MeaningIndex } from "../../shared/abilities/meaning-index";
+import { createMeaningIndex, explainBlended, lookupReading, meaningPhrases, meaningText, type MeaningIndex } from "../../shared/abilities/meaning-index";
 import { explainWording, type LookupDocument, type WordingExplanation } from "../../shared/abilities/wording-matcher";
 import { spellingReason } from "../../shared/abilities/wording-spelling";
 import { ProposalTriggerTestsSchema } from "../../shared/learning/proposal-tests";
@@ -82,16 +82,8 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     }
   };
   /** Wording and meaning together over one set of documents (lookup's answer). */
-  const blendedLookup = async (index: WordingIndex, meaning: MeaningIndex | undefined, asked: AbilityLookupQuery) => {
-    // Wording and meaning both read the request with its typos mended ("pakage" → "package").
-    const { query } = index.readSpelling(asked);
-    // The model reads the request on its own thread while the wording matcher ranks it here.
-    const reading = meaning === undefined ? undefined : requestVector(query);
-    const ranked = index.rank(query);
-    const vector = await reading;
-    const matches: BlendedMatch[] = meaning === undefined || vector === undefined ? ranked : lookupBlended(index, meaning, query, vector, ranked);
-    return matches.map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }) => match);
-  };
+  const blendedLookup = async (index: WordingIndex, meaning: MeaningIndex | undefined, asked: AbilityLookupQuery) =>
+    (await lookupReading(index, meaning, asked, requestVector)).map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }) => match);
 
   const documentOf = async (entry: AbilityAvailabilityEntry): Promise<LookupDocument> => {
     if (entry.skill_slug === undefined) return { entry };

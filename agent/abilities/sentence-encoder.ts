@@ -27,7 +27,7 @@ export interface SentenceEncoder {
 }
 
 interface EmbeddingModel {
-  embed(input: string[]): Promise<ArrayLike<number>[]>;
+  embed(input: string[]): Promise<Float32Array[]>;
 }
 
 /** At most this many texts per call into the model (one tensor). */
@@ -120,10 +120,7 @@ export function createSentenceEncoder(load: () => Promise<EmbeddingModel> = load
         for (let at = 0; at < missing.length; at += BATCH) {
           const batch = missing.slice(at, at + BATCH);
           const vectors = await loaded.embed(batch);
-          batch.forEach((text, index) => {
-            const vector = vectors[index] ?? [];
-            fresh.set(text, vector instanceof Float32Array ? vector : Float32Array.from(vector));
-          });
+          batch.forEach((text, index) => fresh.set(text, vectors[index] ?? new Float32Array(0)));
         }
         if (keep && kept.size + fresh.size > KEPT_MAX) kept.clear();
         if (keep) {

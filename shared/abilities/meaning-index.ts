@@ -193,9 +193,8 @@ export function blendMatches(
 }
 
 /**
- * A lookup by wording and meaning over one snapshot, given the request's vector (the agent's lookup
- * and the benchmark's). `matches`: the wording matcher's ranking of `query`, when it was made while
- * the vector was being read.
+ * A lookup by wording and meaning over one snapshot, given the request's vector. `matches`: the
+ * wording matcher's ranking of `query`, when it was made while the vector was being read.
  */
 export function lookupBlended(wording: WordingIndex, meaning: MeaningIndex, query: AbilityLookupQuery, requestVector: Float32Array, matches: readonly WordingMatch[] = wording.rank(query)): BlendedMatch[] {
   const closeness = meaning.nearest(requestVector, matches.map((match) => match.ability_id));
@@ -227,4 +226,22 @@ export function explainBlended(
     reasons,
     rejections: matched ? [] : byMeaning ? hard : wording.rejections,
   };
+}
+
+/**
+ * Lookup's answer (the agent's and the benchmark's): the request read with its typos mended, its
+ * vector asked for first — so the sentence encoder's thread reads it while the wording matcher ranks
+ * here — then the blend. Without a meaning index or a vector, the wording matcher's ranking.
+ */
+export async function lookupReading(
+  wording: WordingIndex,
+  meaning: MeaningIndex | undefined,
+  asked: AbilityLookupQuery,
+  vectorOf: (query: AbilityLookupQuery) => Promise<Float32Array | undefined>,
+): Promise<BlendedMatch[]> {
+  const { query } = wording.readSpelling(asked);
+  const reading = meaning === undefined ? undefined : vectorOf(query);
+  const ranked = wording.rank(query);
+  const vector = await reading;
+  return meaning === undefined || vector === undefined ? ranked : lookupBlended(wording, meaning, query, vector, ranked);
 }

@@ -389,12 +389,6 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     return matches;
   };
 
-  /**
-   * The gates `rank` applies whatever the words: why an ability is never returned for this request.
-   * `byMeaningAlone`: for an ability the request's words did not find, the title's action the
-   * request's action clashes with (`verbClash`) refuses it too — "delete all invoices" reads much
-   * like "export the invoices", and only the verbs tell them apart.
-   */
   const spelling = createSpellingReader(lexicon, (lemma) => postings.has(lemma));
   /** The request as the matcher reads it: each unknown word one slip from a known word mended (`wording-spelling.ts`). */
   const readSpelling = (query: AbilityLookupQuery): { query: AbilityLookupQuery; corrections: SpellingCorrection[] } => {
@@ -402,6 +396,12 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     return { query: read.corrections.length === 0 ? query : { ...query, user_query: read.text }, corrections: read.corrections };
   };
 
+  /**
+   * The gates `rank` applies whatever the words: why an ability is never returned for this request.
+   * `byMeaningAlone`: for an ability the request's words did not find, the title's action the
+   * request's action clashes with (`verbClash`) refuses it too — "delete all invoices" reads much
+   * like "export the invoices", and only the verbs tell them apart.
+   */
   const refusal = (query: AbilityLookupQuery): ((abilityId: string, byMeaningAlone?: boolean) => string | undefined) => {
     const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith, expansions);
     const lemmas = lemmaSetOf(terms);

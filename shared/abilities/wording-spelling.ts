@@ -56,6 +56,11 @@ export interface SpellingCorrection {
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 
+/** A stem with its doubled last letter undone ("stopp" → "stop", "bigg" → "big"); undefined when it has none. */
+function undoubled(stem: string): string | undefined {
+  return stem.length > 2 && stem[stem.length - 1] === stem[stem.length - 2] ? stem.slice(0, -1) : undefined;
+}
+
 /** Every word one slip away from `word` (lower-case letters), each once. */
 export function oneSlipAway(word: string): Set<string> {
   const out = new Set<string>();
@@ -83,8 +88,7 @@ export function createSpellingReader(lexicon: Lexicon, inSnapshot: (lemma: strin
     COMPARED.some(([ending, base]) => {
       if (!word.endsWith(ending)) return false;
       const stem = word.slice(0, -ending.length);
-      const undoubled = stem.length > 2 && stem[stem.length - 1] === stem[stem.length - 2] ? stem.slice(0, -1) : stem;
-      return lexicon.has(stem + base) || lexicon.has(undoubled + base);
+      return lexicon.has(stem + base) || lexicon.has((undoubled(stem) ?? stem) + base);
     });
   /** Whether a typed word is known: its base forms (the lexicon's reading of it) are an ability's or WordNet's. */
   const typedKnown = (word: string): boolean => {
@@ -110,8 +114,8 @@ export function createSpellingReader(lexicon: Lexicon, inSnapshot: (lemma: strin
       const stem = word.slice(0, -ending.length);
       // A base ending in "e" drops it before "-ed", "-es", "-ing": "living", never "liveing".
       if (restored === "" && /^[ei]/.test(ending) && stem.endsWith("e")) continue;
-      const undoubled = stem.length > 2 && stem[stem.length - 1] === stem[stem.length - 2] ? stem.slice(0, -1) : undefined;
-      for (const base of [stem + restored, ...(undoubled === undefined ? [] : [undoubled])]) {
+      const single = undoubled(stem);
+      for (const base of [stem + restored, ...(single === undefined ? [] : [single])]) {
         if (lexicon.has(base)) return { base, snapshot: abilityWord(base) };
       }
     }
