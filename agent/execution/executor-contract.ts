@@ -1,3 +1,4 @@
+import type { CoachingHighlight, CoachingRead } from "../../shared/observation/coaching-read";
 import type { Browser, Page } from "puppeteer-core";
 import type { ConfirmationReason, PageSeen, RunWhere } from "../../shared/execution/run-contract";
 import type { TabEndReason } from "../../shared/observation/tab-relay-protocol";
@@ -41,6 +42,11 @@ export interface BrowserLease {
    * must stop at once: the page's commands already fail from that moment.
    */
   onStop?(listener: (stop: LeaseStop) => void): void;
+  /**
+   * user_tab leases of the Coaching Agent only (shared/observation/coaching-read.ts): the page as the
+   * tab's recorder read it, every typed value cut out; `read` null when no recorder answered.
+   */
+  readRecorded?(highlight: CoachingHighlight | null): Promise<{ read: CoachingRead | null; why?: string | undefined }>;
 }
 
 export interface LeaseStop {

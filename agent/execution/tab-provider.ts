@@ -54,6 +54,7 @@ export function createUserTabProvider(deps: UserTabProviderDeps): UserTabProvide
           where: "user_tab",
           browser,
           page,
+          readRecorded: (highlight) => channel.readRecorded(highlight),
           async release() {
             if (released) return;
             released = true;

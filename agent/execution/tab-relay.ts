@@ -1,3 +1,4 @@
+import type { CoachingHighlight, CoachingRead } from "../../shared/observation/coaching-read";
 import type { AgentTabFrame, ClientTabFrame, TabEndReason, TabRefusalCode } from "../../shared/observation/tab-relay-protocol";
 import { BrowserUnavailable } from "./executor-contract";
 
@@ -20,6 +21,12 @@ export interface TabChannel {
   readonly url: string;
   sendCdp(command: { id: number; method: string; params?: Record<string, unknown>; session_id?: string }): boolean;
   onCdp(listener: (frame: Extract<ClientTabFrame, { type: "tab_cdp_result" | "tab_cdp_event" }>) => void): void;
+  /**
+   * Coaching Agent leases only (shared/observation/coaching-read.ts): the page as the tab's content
+   * script read it, every typed value cut out; null when nothing was read (`why` says so). Rejects
+   * when the tab is taken back or no answer comes within `timeoutMs`.
+   */
+  readRecorded(highlight: CoachingHighlight | null, timeoutMs?: number): Promise<{ read: CoachingRead | null; why?: string | undefined }>;
   /** Called once, when the tab is taken back for any reason (Stop in the page, link lost, released). */
   onEnded(listener: (end: { reason: TabEndReason; message: string }) => void): void;
   ended(): { reason: TabEndReason; message: string } | undefined;
@@ -62,9 +69,14 @@ interface Lease {
   link: TabRelayLink;
   cdpListeners: Array<Parameters<TabChannel["onCdp"]>[0]>;
   endListeners: Array<Parameters<TabChannel["onEnded"]>[0]>;
+  /** `tab_read`s waiting for their `tab_read_result`, by id. */
+  reads: Map<number, (answer: { read: CoachingRead | null; why?: string | undefined }) => void>;
   end?: { reason: TabEndReason; message: string };
   opening?: { resolve(opened: { tabId: number; url: string }): void; reject(error: Error): void };
 }
+
+/** How long a coaching read waits for the extension's answer. */
+const READ_TIMEOUT_MS = 10_000;
 
 /** How long `open` waits for an extension socket to come up when none is there yet. */
 const LINK_WAIT_MS = 3_000;
@@ -84,6 +96,7 @@ export function createTabRelay(deps: { newId: () => string; now?: () => number }
   const links: TabRelayLink[] = [];
   const leases = new Map<string, Lease>();
   const linkWaiters = new Set<() => void>();
+  let nextReadId = 0;
 
   const finish = (leaseId: string, reason: TabEndReason, message: string) => {
     const lease = leases.get(leaseId);
@@ -138,6 +151,12 @@ export function createTabRelay(deps: { newId: () => string; now?: () => number }
         case "tab_cdp_event":
           for (const listener of lease.cdpListeners) listener(frame);
           return;
+        case "tab_read_result": {
+          const waiting = lease.reads.get(frame.id);
+          lease.reads.delete(frame.id);
+          waiting?.({ read: frame.read, why: frame.why });
+          return;
+        }
         case "tab_ended":
           finish(frame.lease_id, frame.reason, frame.message);
           return;
@@ -157,7 +176,7 @@ export function createTabRelay(deps: { newId: () => string; now?: () => number }
         );
       }
       const leaseId = deps.newId();
-      const lease: Lease = { link, cdpListeners: [], endListeners: [] };
+      const lease: Lease = { link, cdpListeners: [], endListeners: [], reads: new Map() };
       leases.set(leaseId, lease);
       const opened = new Promise<{ tabId: number; url: string }>((resolve, reject) => {
         lease.opening = { resolve, reject };
@@ -194,6 +213,31 @@ export function createTabRelay(deps: { newId: () => string; now?: () => number }
         url: tab.url,
         sendCdp: (command) => lease.end === undefined && link.send({ type: "tab_cdp", lease_id: leaseId, ...command }),
         onCdp: (listener) => void lease.cdpListeners.push(listener),
+        readRecorded(highlight, timeoutMs = READ_TIMEOUT_MS) {
+          return new Promise((resolve, reject) => {
+            if (lease.end !== undefined) return reject(new Error(`The tab was taken back: ${lease.end.message}.`));
+            const id = (nextReadId += 1);
+            const timer = setTimeout(() => {
+              lease.reads.delete(id);
+              reject(new Error("The extension did not answer the page read in time."));
+            }, timeoutMs);
+            const settle = (answer: { read: CoachingRead | null; why?: string | undefined }) => {
+              clearTimeout(timer);
+              resolve(answer);
+            };
+            lease.reads.set(id, settle);
+            lease.endListeners.push((end) => {
+              if (!lease.reads.delete(id)) return;
+              clearTimeout(timer);
+              reject(new Error(`The tab was taken back: ${end.message}.`));
+            });
+            if (!link.send({ type: "tab_read", lease_id: leaseId, id, highlight })) {
+              lease.reads.delete(id);
+              clearTimeout(timer);
+              reject(new Error(messages.link_lost));
+            }
+          });
+        },
         onEnded(listener) {
           if (lease.end !== undefined) listener(lease.end);
           else lease.endListeners.push(listener);

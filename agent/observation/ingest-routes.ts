@@ -154,6 +154,7 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
           case "tab_refused":
           case "tab_cdp_result":
           case "tab_cdp_event":
+          case "tab_read_result":
           case "tab_ended":
             if (tabLink !== undefined) options.tabRelay?.receive(tabLink, message);
             return;

@@ -1,5 +1,6 @@
 import type { WxtBrowser } from "wxt/browser";
 import type { ConnectionStorage } from "../../ui/agent-connection";
+import { CoachingReadReplySchema, type CoachingReadMessage } from "../../shared/observation/coaching-read";
 import type { AgentLinkState, CaptureControlReply } from "../../shared/observation/panel-messages";
 import { createFailureRecorder } from "./background-failures";
 import { createAgentSocket, type SocketLike, type Timers } from "./agent-socket";
@@ -117,6 +118,11 @@ export function startBackground(deps: BackgroundDeps): void {
       return session !== null && isActiveCapture(session) ? session.learn_session_id : undefined;
     },
     send: (frame) => socket.send(frame),
+    async readRecorded(tabId, highlight) {
+      const message: CoachingReadMessage = { type: "coaching/read", highlight };
+      const reply = CoachingReadReplySchema.safeParse(await browser.tabs.sendMessage(tabId, message, { frameId: 0 }));
+      return reply.success ? reply.data.read : null;
+    },
     onActiveChange(active) {
       runActive = active;
       syncKeepalive();
@@ -153,6 +159,7 @@ export function startBackground(deps: BackgroundDeps): void {
           return;
         case "tab_open":
         case "tab_cdp":
+        case "tab_read":
         case "tab_release":
           tabLeases.handle(frame);
           return;

@@ -27,6 +27,7 @@ function harness(recording: string | undefined) {
     onDetach: { addListener: () => undefined },
   };
   let saved: number | null = null;
+  const reads: Array<{ tabId: number; highlight: unknown }> = [];
   const leases = createTabLeases({
     debuggerApi: () => api,
     inTabAllowed: async () => true,
@@ -39,6 +40,10 @@ function harness(recording: string | undefined) {
       sent.push(frame);
       return true;
     },
+    readRecorded: async (tabId, highlight) => {
+      reads.push({ tabId, highlight });
+      return { controls: [{ role: "button", name: "Export" }], facts: { address: URL_ALLOWED, title: "Invoices", headings: [], states: [] } };
+    },
     onActiveChange: () => undefined,
     failed: () => () => undefined,
     leasedTab: { save: async (tabId) => void (saved = tabId), load: async () => saved },
@@ -48,7 +53,12 @@ function harness(recording: string | undefined) {
     for (let tries = 0; tries < 50 && !sent.some((frame) => "lease_id" in frame && frame.lease_id === leaseId); tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
     return sent.find((frame) => "lease_id" in frame && frame.lease_id === leaseId);
   };
-  return { leases, sent, attached, open };
+  const read = async (leaseId: string, id: number) => {
+    leases.handle({ type: "tab_read", lease_id: leaseId, id, highlight: null });
+    for (let tries = 0; tries < 50 && !sent.some((frame) => frame.type === "tab_read_result" && frame.id === id); tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    return sent.find((frame) => frame.type === "tab_read_result" && frame.id === id);
+  };
+  return { leases, sent, attached, open, read, reads };
 }
 
 describe("tab leases and a recording", () => {
@@ -72,5 +82,24 @@ describe("tab leases and a recording", () => {
     await leases.recordingChanged(true);
     expect(leases.active()).toBe(false);
     expect(sent).toContainEqual(expect.objectContaining({ type: "tab_ended", lease_id: "lease-run-0004", reason: "recording_started" }));
+  });
+});
+
+describe("the Coaching Agent's page read (issue #30)", () => {
+  it("asks the lent tab's content script, for a coaching lease only, and forwards what it let through", async () => {
+    const { open, read, reads } = harness(RECORDING);
+    expect(await open("lease-coach-0005", RECORDING)).toMatchObject({ type: "tab_opened" });
+    expect(await read("lease-coach-0005", 1)).toMatchObject({ type: "tab_read_result", id: 1, read: { controls: [{ role: "button", name: "Export" }] } });
+    expect(reads).toEqual([{ tabId: 7, highlight: null }]);
+    // Another lease id: nothing is read.
+    expect(await read("lease-other-0006", 2)).toMatchObject({ type: "tab_read_result", id: 2, read: null });
+    expect(reads).toHaveLength(1);
+  });
+
+  it("reads nothing for a run's lease: only the Coaching Agent reads a lent page this way", async () => {
+    const { open, read, reads } = harness(undefined);
+    expect(await open("lease-run-0007")).toMatchObject({ type: "tab_opened" });
+    expect(await read("lease-run-0007", 3)).toMatchObject({ type: "tab_read_result", read: null, why: expect.stringContaining("Coaching Agent") });
+    expect(reads).toEqual([]);
   });
 });

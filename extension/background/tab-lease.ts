@@ -1,3 +1,4 @@
+import type { CoachingHighlight, CoachingRead } from "../../shared/observation/coaching-read";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import {
   TAB_GUARD_ERROR_CODE,
@@ -48,6 +49,12 @@ export interface TabLeaseDeps {
   /** The id of the session being recorded, when one is (Coaching Agent leases take turns with it). */
   recordingSessionId?(): Promise<string | undefined>;
   send(frame: ClientTabFrame): boolean;
+  /**
+   * The Coaching Agent's read of the lent tab (shared/observation/coaching-read.ts): asks the tab's
+   * content script over the extension's own messaging (`tabs.sendMessage`, top frame); resolves to
+   * its scrubbed read, or null when no recorder of that page answered.
+   */
+  readRecorded(tabId: number, highlight: CoachingHighlight | null): Promise<CoachingRead | null>;
   onActiveChange(active: boolean): void;
   failed(where: string): (error: unknown) => void;
   /** Which tab is lent, in `chrome.storage.session`: a worker that stopped mid-lease gives it back when it starts. */
@@ -245,6 +252,21 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     }
   };
 
+  /** Coaching leases only: the agent reads what the content script let through, never the raw page. */
+  const read = async (frame: Extract<AgentTabFrame, { type: "tab_read" }>) => {
+    const current = lease;
+    const answer = (read: CoachingRead | null, why?: string) =>
+      void deps.send({ type: "tab_read_result", lease_id: frame.lease_id, id: frame.id, read, ...(why === undefined ? {} : { why }) });
+    if (current === undefined || current.ending || current.leaseId !== frame.lease_id) return answer(null, "the tab is no longer lent");
+    if (current.coachingSessionId === undefined) return answer(null, "only the Coaching Agent reads a lent page this way");
+    try {
+      const result = await deps.readRecorded(current.tabId, frame.highlight);
+      return result === null ? answer(null, "no recorder of the page answered") : answer(result);
+    } catch {
+      return answer(null, "no recorder of the page answered");
+    }
+  };
+
   return {
     handle(frame) {
       switch (frame.type) {
@@ -261,6 +283,9 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
           return;
         case "tab_cdp":
           void relay(frame);
+          return;
+        case "tab_read":
+          void read(frame);
           return;
         case "tab_release":
           if (lease?.leaseId === frame.lease_id) void end("released", "the run gave the tab back");

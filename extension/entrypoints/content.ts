@@ -1,5 +1,6 @@
 import { browser } from "wxt/browser";
 import { defineContentScript } from "wxt/utils/define-content-script";
+import { CoachingReadMessageSchema, type CoachingReadReply } from "../../shared/observation/coaching-read";
 import { BackgroundToContentMessageSchema, CaptureConfigSchema, type ContentMessage } from "../observation/capture-messages";
 import { createContentCapture, type ContentCapture } from "../observation/content-capture";
 
@@ -47,6 +48,18 @@ export default defineContentScript({
     slot.__elnorContentCapture = capture;
 
     const onMessage = (message: unknown, _sender: unknown, sendResponse: (response: unknown) => void): boolean | undefined => {
+      // The Coaching Agent's read (issue #30): asked and answered over the extension's own messaging only.
+      const read = CoachingReadMessageSchema.safeParse(message);
+      if (read.success) {
+        let reply: CoachingReadReply = { read: null };
+        try {
+          reply = { read: capture.coachingRead(read.data.highlight) };
+        } catch {
+          // Nothing read leaves: the agent is told the page could not be read.
+        }
+        sendResponse(reply);
+        return undefined;
+      }
       const parsed = BackgroundToContentMessageSchema.safeParse(message);
       if (!parsed.success) return undefined;
       pushes += 1;

@@ -2,7 +2,8 @@ import type { MaskedField, ObservedActionEventWithDetail } from "../../shared/le
 import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { CaptureConfigSchema, TYPED_VALUE_MAX_LENGTH, type CaptureConfig, type ContentMessage } from "./capture-messages";
-import { answerCoachingScrubs } from "./coaching-scrub";
+import type { CoachingHighlight, CoachingRead } from "../../shared/observation/coaching-read";
+import { readForCoaching } from "./coaching-reader";
 import { observeDom, quoted, type DomObservation, type DomObserver } from "./dom-observer";
 import { createErrorGuard, type ErrorGuard } from "./error-guard";
 import { createFieldMasker, type FieldMasker } from "./field-masking";
@@ -51,6 +52,12 @@ export interface ContentCapture {
   flush(): Promise<void>;
   /** Stops everything without delivering (the extension context is gone). */
   destroy(): void;
+  /**
+   * The Coaching Agent's read of this page (shared/observation/coaching-read.ts), every string through
+   * the privacy boundary; null while the page is not recorded (nothing is read then). Asked only over
+   * the extension's own messaging, never by the page.
+   */
+  coachingRead(highlight: CoachingHighlight | null): CoachingRead | null;
   readonly observing: boolean;
   /** How many times the page was read for a snapshot (for tests and diagnostics: an unchanged page is not read again). */
   readonly snapshotReads: number;
@@ -112,8 +119,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   const boundary: PrivacyBoundary = createPrivacyBoundary();
 
   let config: CaptureConfig | null = null;
-  // The Coaching Agent's page reader has what it read cut here too, while this page is recorded.
-  const stopAnsweringCoaching = answerCoachingScrubs({ document: win.document, boundary, active: () => config !== null, onError: guard.report });
+  /** The controls of the Coaching Agent's last read of this page (its highlight names one by place). */
+  let coachingControls: Element[] = [];
   // Replaced by the session's own masker before anything is observed.
   let masker: FieldMasker = createFieldMasker({ text_entry_mode: "mask_text", hash_key: "no-session-key-yet" });
   let observer: DomObserver | undefined;
@@ -619,8 +626,15 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
         if (batchTimer !== undefined) win.clearTimeout(batchTimer);
         indicator?.remove();
         config = null;
-        stopAnsweringCoaching();
+        coachingControls = [];
       });
+    },
+    coachingRead(highlight) {
+      // Only while this page is recorded: the boundary knows the site's typed values then.
+      if (config === null) return null;
+      const { read, elements } = readForCoaching({ document: win.document, boundary, highlight, previous: coachingControls });
+      coachingControls = elements;
+      return read;
     },
     get observing() {
       return observer !== undefined;

@@ -7,4 +7,4 @@ export * from "./desktop-detail";
 export * from "./typed-value-scrubber";
 export * from "./panel-messages";
 export * from "./tab-relay-protocol";
-export * from "./coaching-scrub";
+export * from "./coaching-read";

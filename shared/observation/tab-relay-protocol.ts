@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CoachingHighlightSchema, CoachingReadSchema } from "./coaching-read";
 
 /**
  * "In my browser" (issue #21): the executor acts in a tab of the person's own Chrome. The agent
@@ -72,6 +73,11 @@ export const AgentTabFrameSchema = z.discriminatedUnion("type", [
     params: CdpParamsSchema.optional(),
     session_id: CdpSessionIdSchema.optional(),
   }),
+  /**
+   * Coaching Agent leases only (shared/observation/coaching-read.ts): the content script of the lent
+   * tab reads the page and cuts out what was typed; answered by `tab_read_result` with the same id.
+   */
+  z.object({ type: z.literal("tab_read"), lease_id: LeaseIdSchema, id: z.number().int().min(0), highlight: CoachingHighlightSchema.nullable() }),
   /** Give the tab back: detach, take the bar and badge away. Answered by `tab_ended` (`released`). */
   z.object({ type: z.literal("tab_release"), lease_id: LeaseIdSchema }),
 ]);
@@ -95,6 +101,8 @@ export const ClientTabFrameSchema = z.discriminatedUnion("type", [
     params: CdpParamsSchema.optional(),
     session_id: CdpSessionIdSchema.optional(),
   }),
+  /** `read` null: nothing was read (not a coaching lease, the page is not recorded, no content script answered); `why` says which. */
+  z.object({ type: z.literal("tab_read_result"), lease_id: LeaseIdSchema, id: z.number().int().min(0), read: CoachingReadSchema.nullable(), why: z.string().max(400).optional() }),
   z.object({ type: z.literal("tab_ended"), lease_id: LeaseIdSchema, reason: TabEndReasonSchema, message: z.string().max(400) }),
 ]);
 export type ClientTabFrame = z.infer<typeof ClientTabFrameSchema>;

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { Page } from "puppeteer-core";
 import type { CoachingTarget } from "../../../shared/learning/coaching";
 import { TestPolicySchema } from "../../../shared/learning/test-policy";
 import type { BrowserLease, ExecuteInput, ExecuteResult } from "../../execution/executor-contract";
@@ -45,8 +44,7 @@ export interface ActOutcome {
 const EXPECTS_NEW_PAGE = new Set(["link", "tab", "menuitem"]);
 
 export async function actOnStep(input: ActInput): Promise<ActOutcome> {
-  const page: Page = input.lease.page;
-  const before = (await readPage(page)).facts;
+  const before = (await readPage(input.lease)).facts;
   // The executor gives back what it borrows: here, a view of the coaching's lease that keeps the tab.
   const borrowed: BrowserLease = { ...input.lease, release: async () => undefined };
   const result = await input.execute({
@@ -67,7 +65,7 @@ export async function actOnStep(input: ActInput): Promise<ActOutcome> {
   if (result.overall !== "passed" || step?.result !== "passed") {
     return { done: false, outcome: `The assistant could not do it: ${(step?.details ?? result.policy_violation?.message ?? "the step did not run").slice(0, 400)}` };
   }
-  const check = await waitForChange(page, before, EXPECTS_NEW_PAGE.has(input.target.role), input.settleMs ?? 4_000);
+  const check = await waitForChange(input.lease, before, EXPECTS_NEW_PAGE.has(input.target.role), input.settleMs ?? 4_000);
   return {
     done: check.changed,
     outcome: check.changed ? `Clicked ${input.target.role} "${input.target.name.slice(0, 80)}".` : `Clicked ${input.target.role} "${input.target.name.slice(0, 80)}", but the page did not change as expected.`,
@@ -75,12 +73,12 @@ export async function actOnStep(input: ActInput): Promise<ActOutcome> {
   };
 }
 
-async function waitForChange(page: Page, before: PageFacts, expectNewPage: boolean, settleMs: number): Promise<{ changed: boolean; evidence: string }> {
+async function waitForChange(lease: BrowserLease, before: PageFacts, expectNewPage: boolean, settleMs: number): Promise<{ changed: boolean; evidence: string }> {
   const until = Date.now() + settleMs;
   let last = { changed: false, evidence: "nothing in the page changed" };
   for (;;) {
     try {
-      last = pageChange(before, (await readPage(page, undefined, { waitMs: 1_000 })).facts, expectNewPage);
+      last = pageChange(before, (await readPage(lease, undefined, { waitMs: 1_000 })).facts, expectNewPage);
     } catch {
       // The page is between two documents: read it again.
     }

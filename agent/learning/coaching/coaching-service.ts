@@ -146,10 +146,10 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
     const number = runtime.state.turns.length + 1;
     const base: CoachingTurn = { turn: number, step_index: index, words: step.words, ...(step.hint === undefined ? {} : { hint: step.hint }), status: "proposing", alternatives: [] };
     await setTurn(runtime, base);
-    const { controls } = await readPage(lease.page);
+    const { controls } = await readPage(lease);
     const { best, alternatives } = proposeControl(step, controls);
     if (best !== undefined) {
-      await readPage(lease.page, { order: best.control.order, name: best.control.name, label: `About to: click '${best.target.name.slice(0, 60)}' (${best.target.role})` }).catch(() => undefined);
+      await readPage(lease, { order: best.control.order, name: best.control.name, label: `About to: click '${best.target.name.slice(0, 60)}' (${best.target.role})` }).catch(() => undefined);
     } else {
       await clearHighlight(lease.page).catch(() => undefined);
     }
