@@ -37,9 +37,14 @@ export type HashKeyRecord = z.infer<typeof HashKeyRecordSchema>;
  * Values typed on the session's pages (privacy-boundary.ts): in `chrome.storage.session`, which is
  * memory only (never written to disk) and unreadable by content scripts; forgotten with the session.
  */
+/**
+ * Values typed in the session, by the allow-list entry of the site they were typed on (issue #30):
+ * a page is told only those of its own site, so a script on one allowed site can never probe what
+ * was typed on another.
+ */
 export const TypedValuesRecordSchema = z.object({
   learn_session_id: z.string().uuid(),
-  values: z.array(z.string().max(TYPED_VALUE_MAX_LENGTH)).max(TYPED_VALUES_MAX),
+  by_site: z.record(z.string().max(200), z.array(z.string().max(TYPED_VALUE_MAX_LENGTH)).max(TYPED_VALUES_MAX)),
 });
 export type TypedValuesRecord = z.infer<typeof TypedValuesRecordSchema>;
 

@@ -21,11 +21,11 @@ export interface CaptureScripts {
   register(whitelist: readonly string[]): Promise<string[]>;
   unregister(): Promise<void>;
   /**
-   * Tells every open tab on the session's sites the current config (null: stop observing). With
+   * Tells every open tab on `whitelist`'s sites its config (`configFor` its URL; null: stop observing). With
    * `injectMissing`, a tab that has no content script yet gets one, so capture starts in tabs that
    * were open before Start without a reload.
    */
-  broadcast(config: CaptureConfig | null, whitelist: readonly string[], options: { injectMissing: boolean }): Promise<void>;
+  broadcast(configFor: (url: string) => Promise<CaptureConfig | null>, whitelist: readonly string[], options: { injectMissing: boolean }): Promise<void>;
 }
 
 const NO_RECEIVER = /Receiving end does not exist/i;
@@ -88,12 +88,14 @@ export function createCaptureScripts(deps: CaptureScriptsDeps): CaptureScripts {
 
     unregister,
 
-    async broadcast(config, whitelist, options) {
-      const message: BackgroundToContentMessage = { type: "capture/config", config };
+    async broadcast(configFor, whitelist, options) {
       const tabs = await observedTabs(whitelist);
       await Promise.all(
         tabs.map(async (tab) => {
           const tabId = tab.id as number;
+          // Each tab its own: the typed values a page holds are those of its own site.
+          const config = await configFor(tab.url as string);
+          const message: BackgroundToContentMessage = { type: "capture/config", config };
           try {
             await withTimeout(deps.tabs.sendMessage(tabId, message, { frameId: 0 }), PAGE_ANSWER_TIMEOUT_MS);
           } catch (error) {

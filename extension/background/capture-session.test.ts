@@ -50,7 +50,9 @@ function setup() {
     unregister: async () => {
       log.push("unregister");
     },
-    broadcast: async (config, sites) => {
+    broadcast: async (configFor, sites) => {
+      // What a page on the first site would be told.
+      const config = await configFor(`https://${sites[0] ?? "none.example"}/`);
       configs.push({ config, sites });
       log.push(`broadcast ${config === null ? "null" : config.state} ${sites.join(",")}`);
     },
@@ -121,17 +123,27 @@ describe("capture session mirror", () => {
     expect(await capture.configForPage("https://shop.example.com/cart")).toBeNull();
   });
 
-  it("tells every page of the session the values typed on any of them, and forgets them when the session ends", async () => {
+  it("tells a page only the values typed on its own site, never another allowed site's (issue #30)", async () => {
+    const { capture } = setup();
+    await capture.apply(session(A, "capturing", ["*.bank.example", "127.0.0.1:8123"]));
+    await capture.addTypedValues(A, "https://login.bank.example/sign-in", ["password123"]);
+    await capture.addTypedValues(A, "http://127.0.0.1:8123/notes", ["a note"]);
+    // The bank's subdomains are one site as the person allowed it (`*.bank.example`); the other allowed site is another.
+    expect((await capture.configForPage("https://app.bank.example/home"))?.typed_values).toEqual(["password123"]);
+    expect((await capture.configForPage("http://127.0.0.1:8123/search"))?.typed_values).toEqual(["a note"]);
+  });
+
+  it("tells every page of a site the values typed on any of its pages, and forgets them when the session ends", async () => {
     const { capture, configs, typedValues } = setup();
     await capture.apply(session(A, "capturing", ["shop.example.com"]));
-    await capture.addTypedValues(A, ["Ada Lovelace"]);
+    await capture.addTypedValues(A, "https://shop.example.com/search", ["Ada Lovelace"]);
     // Every open page is told at once; a page opened next (a search's results page) gets them in its config.
     await vi.waitFor(() => expect(configs.at(-1)?.config?.typed_values).toEqual(["Ada Lovelace"]));
     expect((await capture.configForPage("https://shop.example.com/results"))?.typed_values).toEqual(["Ada Lovelace"]);
     // Known values are not told again; values for another session are ignored.
     const told = configs.length;
-    await capture.addTypedValues(A, ["Ada Lovelace"]);
-    await capture.addTypedValues(B, ["not this session"]);
+    await capture.addTypedValues(A, "https://shop.example.com/search", ["Ada Lovelace"]);
+    await capture.addTypedValues(B, "https://shop.example.com/search", ["not this session"]);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(configs.length).toBe(told);
     await capture.apply(session(A, "stopped", ["shop.example.com"]));
@@ -146,7 +158,7 @@ describe("capture session mirror", () => {
     let release!: () => void;
     const handling = new Promise<void>((resolve) => {
       release = resolve;
-    }).then(() => capture.addTypedValues(A, ["late value"]));
+    }).then(() => capture.addTypedValues(A, "https://shop.example.com/form", ["late value"]));
     capture.holdConfigsFor(handling);
     const config = capture.configForPage("https://shop.example.com/next");
     release();

@@ -30,10 +30,10 @@ export interface CaptureSession {
   /** The config for a page at `url`, or null when that page must not be observed. */
   configForPage(url: string | undefined): Promise<CaptureConfig | null>;
   /**
-   * A page of the session learned typed values: kept in memory for the session (resolved once
-   * kept) and told to every open page of it.
+   * A page at `url` learned typed values: kept in memory for the session under the page's site
+   * (resolved once kept) and told to every open page of that site, never to another site's.
    */
-  addTypedValues(sessionId: string, values: readonly string[]): Promise<void>;
+  addTypedValues(sessionId: string, url: string, values: readonly string[]): Promise<void>;
   /** Configs wait for this work (a `capture/typed-values` message being handled), registered as the message arrives. */
   holdConfigsFor(work: Promise<unknown>): void;
 }
@@ -68,26 +68,39 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
 
   /** Typed values on their way into the store: a page's config is made only once they are there. */
   const valuesArriving = new Set<Promise<unknown>>();
-  const typedValuesOf = async (sessionId: string): Promise<string[]> => {
+  /** The values typed on the site of `url` (every allow-list entry it matches) in this session. */
+  const typedValuesFor = async (session: CaptureSessionState, url: string): Promise<string[]> => {
     const record = await deps.store.loadTypedValues();
-    return record?.learn_session_id === sessionId ? record.values : [];
+    if (record?.learn_session_id !== session.learn_session_id) return [];
+    const values = new Set<string>();
+    for (const site of sitesOf(url, session.target_app_whitelist)) for (const value of record.by_site[site] ?? []) values.add(value);
+    return [...values];
   };
 
-  const configOf = async (session: CaptureSessionState | null): Promise<CaptureConfig | null> => {
+  /** The config for a page at `url` (null: observe nothing); its typed values are its own site's. */
+  const configAt = async (session: CaptureSessionState | null, url: string): Promise<CaptureConfig | null> => {
     if (!isActiveCapture(session)) return null;
-    return captureConfigFor(session, await keyFor(session.learn_session_id), await typedValuesOf(session.learn_session_id));
+    return captureConfigFor(session, await keyFor(session.learn_session_id), await typedValuesFor(session, url));
   };
+  const configsOf = (session: CaptureSessionState | null) => (url: string) => configAt(session, url);
 
-  const storeTypedValues = async (sessionId: string, values: readonly string[]): Promise<boolean> => {
+  const storeTypedValues = async (sessionId: string, url: string, values: readonly string[]): Promise<boolean> => {
     const session = await deps.store.loadMirror();
     if (!isActiveCapture(session) || session.learn_session_id !== sessionId) return false;
+    const sites = sitesOf(url, session.target_app_whitelist);
     const record = await deps.store.loadTypedValues();
-    const known = record?.learn_session_id === sessionId ? record.values : [];
-    const added = values.filter((value) => !known.includes(value));
-    if (added.length === 0) return false;
-    // Bounded: the newest values are kept (a session typing more than this is rare; see the README).
-    const kept = [...known, ...added].slice(-TYPED_VALUES_MAX);
-    await deps.store.saveTypedValues({ learn_session_id: sessionId, values: kept });
+    const bySite = record?.learn_session_id === sessionId ? { ...record.by_site } : {};
+    let added = false;
+    for (const site of sites) {
+      const known = bySite[site] ?? [];
+      const fresh = values.filter((value) => !known.includes(value));
+      if (fresh.length === 0) continue;
+      // Bounded: the newest values are kept (a session typing more than this is rare; see the README).
+      bySite[site] = [...known, ...fresh].slice(-TYPED_VALUES_MAX);
+      added = true;
+    }
+    if (!added) return false;
+    await deps.store.saveTypedValues({ learn_session_id: sessionId, by_site: bySite });
     return true;
   };
 
@@ -97,13 +110,12 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
     deps.onActiveChange(active);
     await showBadge(deps.action, badgeForSession(session));
     if (active) {
-      const config = await configOf(session);
       await deps.scripts.register(session.target_app_whitelist);
-      await deps.scripts.broadcast(config, session.target_app_whitelist, options);
+      await deps.scripts.broadcast(configsOf(session), session.target_app_whitelist, options);
       // Sites dropped from the allow-list mid-session are told to stop too.
       if (previous !== null && previous.learn_session_id === session.learn_session_id) {
         const dropped = previous.target_app_whitelist.filter((site) => !session.target_app_whitelist.includes(site));
-        if (dropped.length > 0) await deps.scripts.broadcast(null, dropped, { injectMissing: false });
+        if (dropped.length > 0) await deps.scripts.broadcast(observeNothing, dropped, { injectMissing: false });
       }
       if (previous !== null && previous.learn_session_id !== session.learn_session_id) await end(previous, session.target_app_whitelist);
       return;
@@ -119,7 +131,7 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
   const end = async (previous: CaptureSessionState, stillAllowed: readonly string[]) => {
     const keep = new Set(stillAllowed);
     const over = previous.target_app_whitelist.filter((site) => !keep.has(site));
-    await deps.scripts.broadcast(null, over, { injectMissing: false });
+    await deps.scripts.broadcast(observeNothing, over, { injectMissing: false });
     if (keep.size === 0) await deps.scripts.unregister();
     if (!isActiveCapture(previous)) return;
     const kept = new Set(originPatternsForWhitelist(stillAllowed));
@@ -148,7 +160,7 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
         const session = await deps.store.loadMirror();
         if (!isActiveCapture(session)) return;
         await deps.scripts.register(session.target_app_whitelist);
-        await deps.scripts.broadcast(await configOf(session), session.target_app_whitelist, { injectMissing: true });
+        await deps.scripts.broadcast(configsOf(session), session.target_app_whitelist, { injectMissing: true });
       }),
     current: () => deps.store.loadMirror(),
     // Not on the serial chain: applying a change waits for the pages to take the new config, and
@@ -157,20 +169,32 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
       const session = await deps.store.loadMirror();
       if (!isActiveCapture(session) || url === undefined || !urlMatchesAllowList(url, session.target_app_whitelist)) return null;
       await Promise.allSettled([...valuesArriving]);
-      return configOf(session);
+      return configAt(session, url);
     },
     holdConfigsFor(work) {
       valuesArriving.add(work);
       void work.finally(() => valuesArriving.delete(work)).catch(() => undefined);
     },
-    async addTypedValues(sessionId, values) {
-      if (!(await storeTypedValues(sessionId, values))) return;
-      // Told to the open pages in turn with other changes; a page asking meanwhile reads the store.
+    async addTypedValues(sessionId, url, values) {
+      if (!(await storeTypedValues(sessionId, url, values))) return;
+      // Told to the open pages of that site in turn with other changes; a page asking meanwhile reads the store.
       void serial(async () => {
         const session = await deps.store.loadMirror();
         if (!isActiveCapture(session) || session.learn_session_id !== sessionId) return;
-        await deps.scripts.broadcast(await configOf(session), session.target_app_whitelist, { injectMissing: false });
+        await deps.scripts.broadcast(configsOf(session), sitesOf(url, session.target_app_whitelist), { injectMissing: false });
       }).catch(() => undefined);
     },
   };
+}
+
+/** Stop observing: the config every page of a site that is no longer watched is told. */
+const observeNothing = async (): Promise<null> => null;
+
+/**
+ * The site a page is on, as the person allowed it: every allow-list entry its URL matches (a wildcard
+ * entry covers its subdomains, so a sign-in on `login.example.com` and the app on `app.example.com`
+ * share the entry `*.example.com`). Values typed there are kept and told under each.
+ */
+export function sitesOf(url: string, whitelist: readonly string[]): string[] {
+  return whitelist.filter((site) => urlMatchesAllowList(url, [site]));
 }

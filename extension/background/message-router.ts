@@ -116,7 +116,7 @@ export function createMessageRouter(deps: MessageRouterDeps) {
       }
       case "capture/typed-values": {
         // Kept in the extension for the session's other pages; nothing of it goes to the agent.
-        if (observed) await deps.capture.addTypedValues(request.learn_session_id, request.values);
+        if (observed) await deps.capture.addTypedValues(request.learn_session_id, url, request.values);
         return { ok: true };
       }
       case "capture/control": {
