@@ -34,6 +34,8 @@ export interface CaptureSession {
    * (resolved once kept) and told to every open page of that site, never to another site's.
    */
   addTypedValues(sessionId: string, url: string, values: readonly string[]): Promise<void>;
+  /** Values typed in the session on sites other than `url`'s (for the service worker's own check; never told to that page). */
+  foreignValues(sessionId: string, url: string): Promise<string[]>;
   /** Configs wait for this work (a `capture/typed-values` message being handled), registered as the message arrives. */
   holdConfigsFor(work: Promise<unknown>): void;
 }
@@ -174,6 +176,15 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
     holdConfigsFor(work) {
       valuesArriving.add(work);
       void work.finally(() => valuesArriving.delete(work)).catch(() => undefined);
+    },
+    async foreignValues(sessionId, url) {
+      const session = await deps.store.loadMirror();
+      const record = await deps.store.loadTypedValues();
+      if (!isActiveCapture(session) || record?.learn_session_id !== sessionId) return [];
+      const own = new Set(await typedValuesFor(session, url));
+      const foreign = new Set<string>();
+      for (const values of Object.values(record.by_site)) for (const value of values) if (!own.has(value)) foreign.add(value);
+      return [...foreign];
     },
     async addTypedValues(sessionId, url, values) {
       if (!(await storeTypedValues(sessionId, url, values))) return;

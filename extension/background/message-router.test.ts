@@ -29,12 +29,15 @@ function event(sessionId = SESSION.learn_session_id): ObservedActionEventWithDet
   };
 }
 
-function setup(session: CaptureSessionState | null = SESSION) {
+function setup(session: CaptureSessionState | null = SESSION, foreign: string[] = []) {
   const enqueued: ObservedActionEventWithDetail[] = [];
+  const told: Array<{ url: string; values: readonly string[] }> = [];
   const capture = {
     current: async () => session,
     configForPage: async () => captureConfigFor(session, KEY),
-  } as Pick<CaptureSession, "current" | "configForPage"> as CaptureSession;
+    foreignValues: async () => foreign,
+    addTypedValues: async (_session: string, url: string, values: readonly string[]) => void told.push({ url, values }),
+  } as Pick<CaptureSession, "current" | "configForPage" | "foreignValues" | "addTypedValues"> as CaptureSession;
   const outbox = {
     enqueue: async (events: readonly ObservedActionEventWithDetail[]) => {
       enqueued.push(...events);
@@ -55,7 +58,7 @@ function setup(session: CaptureSessionState | null = SESSION) {
     hasDebugger: () => true,
     runActive: () => false,
   });
-  return { router, enqueued };
+  return { router, enqueued, told };
 }
 
 const page = (url: string) => ({ id: EXTENSION_ID, url, tab: { id: 7 } as Browser.tabs.Tab, frameId: 0 });
@@ -66,6 +69,18 @@ describe("message router", () => {
     const reply = await router.route({ type: "capture/events", events: [event()], snapshots: [] }, page("http://127.0.0.1:8123/cart"));
     expect(reply).toEqual({ queued: 1, duplicates: 0, refused: 0 });
     expect(enqueued).toHaveLength(1);
+  });
+
+  it("cuts a value typed on another allowed site out of what this page sends, and tells this site the value its page showed (issue #30)", async () => {
+    const { router, enqueued, told } = setup(SESSION, ["ada.lovelace", "password123"]);
+    const echoed = { ...event(), action_label: "Click 'Signed in as Ada.Lovelace'" };
+    const reply = await router.route({ type: "capture/events", events: [echoed, event()], snapshots: [] }, page("http://127.0.0.1:8123/home"));
+    expect(reply).toEqual({ queued: 2, duplicates: 0, refused: 0 });
+    expect(enqueued[0]?.action_label).toBe("Click 'Signed in as •••'");
+    expect(enqueued[1]?.action_label).toBe("Click 'Place order'");
+    expect(JSON.stringify(enqueued).toLowerCase()).not.toContain("ada.lovelace");
+    // Only what the page itself showed becomes its site's; the other value stays the other site's.
+    expect(told).toEqual([{ url: "http://127.0.0.1:8123/home", values: ["ada.lovelace"] }]);
   });
 
   it("refuses events from a page off the allow-list, and says so", async () => {

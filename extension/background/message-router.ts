@@ -18,6 +18,7 @@ import {
 } from "../../shared/observation/panel-messages";
 import { isActiveCapture } from "./capture-config";
 import type { CaptureSession } from "./capture-session";
+import { cutForeignEchoes } from "./cross-site-echoes";
 import type { AddResult } from "./outbox-db";
 import type { OutboxSender } from "./outbox-sender";
 import type { CaptureControl } from "./session-controls";
@@ -98,9 +99,12 @@ export function createMessageRouter(deps: MessageRouterDeps) {
           const reply: CaptureEventsReply = { queued: 0, duplicates: 0, refused: request.events.length, refused_reason: "not_observed" };
           return reply;
         }
+        // What another allowed site's typed values would leave in this page's batch is cut here.
+        const cut = await cutForeignEchoes(request, await deps.capture.foreignValues(config.learn_session_id, url as string));
+        if (cut.found.length > 0) await deps.capture.addTypedValues(config.learn_session_id, url as string, cut.found);
         let result: AddResult;
         try {
-          result = await (await deps.outbox()).enqueue(request.events, request.snapshots);
+          result = await (await deps.outbox()).enqueue(cut.events, cut.snapshots);
         } catch {
           // IndexedDB failed (quota, disk): nothing was kept, and the page is told so.
           const reply: CaptureEventsReply = { queued: 0, duplicates: 0, refused: request.events.length, refused_reason: "outbox_unavailable" };
