@@ -35,6 +35,8 @@ export interface OpenOptions {
   throwInSink?: boolean;
   /** "other" serves the page from http://localhost:<port>, a different origin than 127.0.0.1. */
   origin?: "allowed" | "other";
+  /** Source run in the capture's world before the capture's own code (a test's instruments). */
+  prelude?: string;
 }
 
 export interface HarnessPage {
@@ -47,6 +49,8 @@ export interface HarnessPage {
   /** Console lines the capture printed (all worlds). */
   consoleLines: string[];
   setConfig(config: CaptureConfig | null): Promise<void>;
+  /** Evaluates `expression` in the capture's world and returns its value (JSON-able). */
+  valueOf(expression: string): Promise<unknown>;
   /** Takes the pending snapshot and delivers everything held. */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -153,6 +157,7 @@ async function openPage(browser: Browser, bundle: string, url: string, options: 
   await cdp.send("Runtime.addBinding", world === "isolated" ? { name: "__elnorSink", executionContextName: WORLD } : { name: "__elnorSink" });
 
   const bootstrap = `
+${options.prelude ?? ""}
 ${bundle}
 ;(() => {
   if (window.top !== window) return;
@@ -195,6 +200,13 @@ ${bundle}
     snapshots: () => ofType("capture/events").flatMap((message) => message.snapshots),
     controls: () => ofType("capture/control").map((message) => message.action),
     setConfig: (config) => evaluate(`globalThis.__elnorHarness.setConfig(${JSON.stringify(config)})`),
+    async valueOf(expression) {
+      if (world === "main") return page.evaluate(expression);
+      if (isolatedContextId === undefined) throw new Error("the capture's isolated world was not created");
+      const result = await cdp.send("Runtime.evaluate", { expression, contextId: isolatedContextId, awaitPromise: true, returnByValue: true });
+      if (result.exceptionDetails) throw new Error(`harness evaluate failed: ${result.exceptionDetails.text}`);
+      return result.result.value as unknown;
+    },
     // Bindings deliver asynchronously: give the last ones a moment to arrive.
     flush: async () => {
       await evaluate("globalThis.__elnorHarness.flush()");
