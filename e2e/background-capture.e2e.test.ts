@@ -2,12 +2,13 @@ import { readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import type { CDPSession, Page, WebWorker } from "puppeteer-core";
+import type { Page, WebWorker } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { COMMANDS } from "../extension/background/session-controls";
+import { contentWorld, sendFromContent } from "./support/content-world";
 import { EXTENSION_DIR, launchExtensionBrowser, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
 
 /**
@@ -113,37 +114,6 @@ async function startCapture(whitelist: string[]): Promise<string> {
 async function endSession(sessionId: string): Promise<void> {
   await api("POST", `/api/learn/sessions/${sessionId}/cancel`, { reason: "test over" });
   openSession = undefined;
-}
-
-/**
- * The content script's isolated world in a page, through CDP: messages sent from there are
- * messages from a genuine content script of that tab (Chrome sets the sender, not us).
- */
-async function contentWorld(page: Page): Promise<{ client: CDPSession; contextId: () => number | undefined }> {
-  const client = await page.createCDPSession();
-  const contexts = new Map<number, { name: string; type?: string }>();
-  client.on("Runtime.executionContextCreated", ({ context }) => {
-    contexts.set(context.id, { name: context.name, type: (context.auxData as { type?: string } | undefined)?.type });
-  });
-  client.on("Runtime.executionContextDestroyed", ({ executionContextId }) => contexts.delete(executionContextId));
-  client.on("Runtime.executionContextsCleared", () => contexts.clear());
-  await client.send("Runtime.enable");
-  return {
-    client,
-    contextId: () => [...contexts].find(([, context]) => context.type === "isolated" && context.name.startsWith("elnor-learn"))?.[0],
-  };
-}
-
-async function sendFromContent(world: Awaited<ReturnType<typeof contentWorld>>, message: unknown): Promise<unknown> {
-  const contextId = await waitUntil(async () => world.contextId(), (id) => id !== undefined, "the content script's world");
-  const result = await world.client.send("Runtime.evaluate", {
-    expression: `chrome.runtime.sendMessage(${JSON.stringify(message)})`,
-    contextId,
-    awaitPromise: true,
-    returnByValue: true,
-  });
-  if (result.exceptionDetails !== undefined) throw new Error(result.exceptionDetails.exception?.description ?? result.exceptionDetails.text);
-  return result.result.value;
 }
 
 function observedEvent(sessionId: string, pageUrl: string, label: string) {
