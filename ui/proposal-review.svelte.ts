@@ -15,16 +15,9 @@ export type Loadable<T> =
   | { status: "unavailable"; reason: string }
   | { status: "error"; message: string };
 
-/** Field edits the revise route accepts (agent/learning/proposal-service EditedFieldsSchema). */
-export interface ProposalEdits {
-  title?: string;
-  goal_summary?: string;
-  use_conditions?: string[];
-  non_use_conditions?: string[];
-  trigger_phrases?: string[];
-  negative_triggers?: string[];
-  checkpoints?: Array<{ checkpoint_id: string; goal?: string; success_condition?: string }>;
-}
+/** Field edits the revise route accepts (shared/learning/proposal-edits). */
+export type { ProposalEdits } from "../shared/learning/proposal-edits";
+import type { ProposalEdits } from "../shared/learning/proposal-edits";
 
 /** The receipts that tell an install saga's progress (§0C.13), in the order the saga writes them. */
 export const INSTALL_SAGA_KINDS: readonly LearningReceiptKind[] = [

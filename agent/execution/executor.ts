@@ -155,6 +155,11 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
           record.checkpoint(checkpoint, { result: "skipped", details: `not checked: ${stop}` });
           continue;
         }
+        // The person confirms it (their choice, or nothing on the page can show it): not looked for in the page.
+        if (checkpoint.verification?.by === "person") {
+          record.checkpoint(checkpoint, { result: "skipped", details: `${BY_HAND_REASON}: "${clamp(checkpoint.success_condition, 240)}"${checkpoint.verification.reason === undefined ? "" : ` (${clamp(checkpoint.verification.reason, 200)})`}` });
+          continue;
+        }
         let verdict: { result: "passed" | "failed" | "skipped"; details: string };
         try {
           verdict = await orCancel(

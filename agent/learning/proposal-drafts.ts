@@ -1,3 +1,4 @@
+import { ProposalEditsSchema as EditedFieldsSchema, type ProposalEdits } from "../../shared/learning/proposal-edits";
 import { applyDesktopSteps } from "./compiler/desktop-steps";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
@@ -38,21 +39,8 @@ interface ImprovedSkill {
   markdown: string;
 }
 
-/** Edits a user may make when revising (issue #5): the meaning, never the recorded trace. */
-export const EditedFieldsSchema = z
-  .object({
-    title: z.string().min(1).max(160),
-    goal_summary: z.string().min(1).max(600),
-    use_conditions: z.array(z.string().max(240)).max(20),
-    non_use_conditions: z.array(z.string().max(240)).max(20),
-    trigger_phrases: z.array(z.string().max(120)).max(20),
-    negative_triggers: z.array(z.string().max(120)).max(20),
-    checkpoints: z.array(z.object({ checkpoint_id: z.string().max(80), goal: z.string().min(1).max(240).optional(), success_condition: z.string().max(240).optional() })).max(40),
-  })
-  .partial()
-  .strict();
-
-export type DraftEdits = z.infer<typeof EditedFieldsSchema>;
+export { EditedFieldsSchema };
+export type DraftEdits = ProposalEdits;
 
 const EventsFileSchema = ObservedActionEventWithDetailSchema;
 
@@ -255,7 +243,9 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
         if (edit === undefined) return checkpoint;
         // A condition the user wrote is checked in the page only when it is one of the sentences the rehearsal reads.
         const verification =
-          edit.success_condition === undefined
+          edit.verified_by === "person"
+            ? { by: "person" as const, reason: "You chose to confirm this yourself at each run." }
+            : edit.success_condition === undefined
             ? checkpoint.verification
             : parseSuccessCondition(edit.success_condition).kind === "by_hand"
               ? { by: "person" as const, reason: "You wrote this condition in your own words; a person confirms it." }

@@ -130,6 +130,24 @@ describe("generate-proposal and the proposal routes", () => {
     expect(fixed.body.proposal).toMatchObject({ proposal_state: "ready_for_review", title: "Create a customer account" });
   });
 
+  it("marks a checkpoint as confirmed by hand: the person confirms it at each run, the page is not checked for it (issue #35)", async () => {
+    const id = await demonstrate({ goal: "Create a shop account" });
+    const proposalId = (await call("POST", `/api/learn/sessions/${id}/generate-proposal`)).body.proposal_id as string;
+    const before = await call("GET", `/api/learn/proposals/${proposalId}/detail`);
+    const checkpoint = (before.body.interpretation.checkpoints as Array<{ checkpoint_id: string; success_condition: string; verification?: { by: string } }>)[0]!;
+    expect(checkpoint.verification?.by ?? "page").toBe("page");
+    const revised = await call("POST", `/api/learn/proposals/${proposalId}/revise`, {
+      revision_instructions: "I will confirm this one myself",
+      edited_fields: { checkpoints: [{ checkpoint_id: checkpoint.checkpoint_id, verified_by: "person" }] },
+    });
+    expect(revised.status, JSON.stringify(revised.body)).toBe(200);
+    const after = (revised.body.interpretation.checkpoints as Array<{ checkpoint_id: string; success_condition: string; verification?: { by: string } }>).find((entry) => entry.checkpoint_id === checkpoint.checkpoint_id);
+    expect(after).toMatchObject({ success_condition: checkpoint.success_condition, verification: { by: "person" } });
+    // Only "person" can be asked for this way.
+    const refused = await call("POST", `/api/learn/proposals/${proposalId}/revise`, { revision_instructions: "x", edited_fields: { checkpoints: [{ checkpoint_id: checkpoint.checkpoint_id, verified_by: "robot" }] } });
+    expect(refused.status).toBe(400);
+  });
+
   it("refuses edits of fields that cannot be edited", async () => {
     const id = await demonstrate({ goal: "Create a shop account" });
     const proposalId = (await call("POST", `/api/learn/sessions/${id}/generate-proposal`)).body.proposal_id as string;

@@ -267,6 +267,17 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
     expect(result.overall).toBe("partial");
   });
 
+  it("leaves a checkpoint the person chose to confirm by hand to them, even one the page would fail (issue #35)", async () => {
+    const full = signupFlow(site.origin);
+    const flow: RecorderFlow = { ...full, steps: full.steps.slice(0, 4), step_ids: full.step_ids.slice(0, 4) };
+    const checkpoint = { checkpoint_id: "cp-02", goal: "Details entered", success_condition: 'The page says "Welcome aboard, never shown"', step_ids: ["s3"] };
+    const checked = await rehearse({ flow, checkpoints: [checkpoint] });
+    expect(byId(checked, "checkpoint:cp-02")?.result).toBe("failed");
+    const byPerson = await rehearse({ flow, checkpoints: [{ ...checkpoint, verification: { by: "person", reason: "You chose to confirm this yourself at each run." } }] });
+    expect(byId(byPerson, "checkpoint:cp-02")).toMatchObject({ result: "skipped", details: expect.stringContaining("confirm by hand") });
+    expect(byPerson.overall).toBe("partial");
+  });
+
   it("fails with the reason when the whole-run time limit is reached, and still closes the browser", async () => {
     const temp = await profileParent();
     const flow: RecorderFlow = {
