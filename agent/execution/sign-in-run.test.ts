@@ -1,0 +1,124 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Browser } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
+import { MemoryPaths } from "../memory/memory-paths";
+import { installNotesAbility, serveSignInFixture, type SignInFixture } from "../test-support/sign-in-fixture";
+import { startTestAgent, type TestAgent } from "../test-support/test-agent";
+import { execute } from "./executor";
+import type { BrowserProvider } from "./executor-contract";
+import { CHROMIUM_ARGS } from "./managed-browser";
+
+/**
+ * Issue #35 end to end: a demonstration that signs in to a server-rendered notes app (session
+ * cookie, CSRF token) and writes a note, compiled and installed through the agent, then run twice
+ * in one managed Chromium session with new inputs. The first run signs in; the second finds the
+ * browser still signed in, skips the sign-in steps, still proves "Signed in as {{username}}", and
+ * writes its note — checked in the app's own state. The password is nowhere in ELNOR_MEMORY.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const PASSWORD = `pw-${crypto.randomUUID().slice(0, 12)}`;
+
+let site: SignInFixture;
+let agent: TestAgent;
+let browser: Browser | undefined;
+let profile: string | undefined;
+let abilityId: string;
+
+/** One Chromium for every run of this file: a later run finds the session cookie of an earlier one. */
+const sharedBrowser: BrowserProvider = async () => {
+  if (browser === undefined) throw new Error("no browser");
+  const page = await browser.newPage();
+  return { where: "managed", browser, page, release: () => page.close().catch(() => undefined) };
+};
+
+beforeAll(async () => {
+  site = await serveSignInFixture(PASSWORD);
+  if (existsSync(CHROMIUM)) {
+    const { default: puppeteer } = await import("puppeteer-core");
+    profile = await mkdtemp(path.join(tmpdir(), "elnor-sign-in-test-"));
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, pipe: true, userDataDir: profile, args: [...CHROMIUM_ARGS] });
+  }
+  agent = await startTestAgent({ execute: (input) => execute({ ...input, browser: input.browser ?? sharedBrowser }) });
+  ({ abilityId } = await installNotesAbility((method, url, payload) => agent.call(method, url, payload), site));
+}, 60_000);
+afterAll(async () => {
+  await agent?.close();
+  await browser?.close().catch(() => undefined);
+  if (profile !== undefined) await rm(profile, { recursive: true, force: true });
+  await site?.close();
+});
+
+async function until(dispatchId: string, done: (run: RunRecord) => boolean, timeoutMs = 40_000): Promise<RunRecord> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = RunResponseSchema.parse((await agent.call("GET", `/api/runs/${dispatchId}`)).body).run;
+    if (done(run)) return run;
+    if (Date.now() > deadline) throw new Error(`run never got there: ${JSON.stringify(run)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A run with these inputs, the person confirming the committing "Save note" when asked. */
+async function run(inputs: Record<string, string>): Promise<RunRecord> {
+  const started = await agent.call("POST", "/api/runs", { ability_id: abilityId, inputs, schema_version: 1 });
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
+  const dispatchId = RunResponseSchema.parse(started.body).run.dispatch_id;
+  for (;;) {
+    const now = await until(dispatchId, (record) => record.state === "needs_confirmation" || record.completed_at !== undefined);
+    if (now.completed_at !== undefined) return now;
+    await agent.call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: now.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+  }
+}
+
+describe("a sign-in in a learned skill (issue #35)", () => {
+  it("compiles to a 'Signed in as {{username}}' checkpoint with a secret password input", async () => {
+    const spec = (await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).body;
+    expect(spec.inputs.map((input: { name: string; secret: boolean }) => [input.name, input.secret])).toEqual([
+      ["username", false],
+      ["password", true],
+      ["title", false],
+    ]);
+    expect(spec.checkpoints[0]).toMatchObject({ checkpoint_id: "cp-01", goal: "Signed in as {{username}}", verified_by: "page" });
+  });
+
+  describe.skipIf(!existsSync(CHROMIUM))("runs in one managed Chromium session", () => {
+    it("signs in when not signed in, then skips the sign-in when the session is still valid, proving the checkpoint both times", async () => {
+      const first = await run({ username: "alice", password: PASSWORD, title: "First note from a run" });
+      expect(first.state, JSON.stringify(first.failure)).toBe("succeeded");
+      expect(first.checkpoints.every((checkpoint) => checkpoint.status === "reached")).toBe(true);
+      expect(first.checkpoints[0]).toMatchObject({ goal: "Signed in as {{username}}", status: "reached" });
+      expect(first.checkpoints[0]?.evidence).toMatch(/^signed in: link "Log out", no password field; the page shows the name given for \{\{username\}\}/);
+      expect(site.signIns()).toBe(1);
+      expect(site.notes()).toEqual([{ owner: "alice", title: "First note from a run" }]);
+
+      const second = await run({ username: "alice", password: PASSWORD, title: "Second note, already signed in" });
+      expect(second.state, JSON.stringify(second.failure)).toBe("succeeded");
+      // No second sign-in reached the app: the steps were skipped, and the receipts say why.
+      expect(site.signIns()).toBe(1);
+      const skipped = second.steps.filter((step) => step.result === "skipped");
+      expect(skipped.map((step) => step.label)).toEqual([expect.stringContaining("{{username}}"), expect.stringContaining("{{password}}"), expect.stringContaining("Log in")]);
+      for (const step of skipped) expect(step.details).toMatch(/^not needed: the browser is already signed in \(link "Log out", no password field\), so the sign-in steps were skipped/);
+      expect(skipped.at(-1)?.details).toMatch(/opened the page the sign-in led to, http:\/\/127\.0\.0\.1:\d+\/home/);
+      expect(second.checkpoints[0]).toMatchObject({ status: "reached", evidence: expect.stringMatching(/^already signed in, so its steps were skipped; signed in: link "Log out"/) });
+      expect(second.checkpoints.every((checkpoint) => checkpoint.status === "reached")).toBe(true);
+      expect(site.notes()).toEqual([
+        { owner: "alice", title: "First note from a run" },
+        { owner: "alice", title: "Second note, already signed in" },
+      ]);
+
+      // The password reached the app (that is the task) and nothing of the agent's.
+      await agent.app.learning.runs.store.settle();
+      const files = (await readdir(agent.root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+      expect(files.some((entry) => entry.name === path.basename(MemoryPaths.checkpointReceipts))).toBe(true);
+      for (const entry of files) {
+        const text = (await readFile(path.join(entry.parentPath, entry.name))).toString("latin1");
+        expect(text, entry.name).not.toContain(PASSWORD);
+      }
+      expect(agent.logs.join("\n")).not.toContain(PASSWORD);
+    }, 90_000);
+  });
+});
