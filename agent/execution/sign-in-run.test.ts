@@ -27,6 +27,10 @@ let agent: TestAgent;
 let browser: Browser | undefined;
 let profile: string | undefined;
 let abilityId: string;
+/** The validation's rehearsal, run before install in a fresh managed profile. */
+let validation: { status: number; body: Record<string, any> } | undefined;
+let validationSteps: Array<{ test_case_id: string; result: string; details?: string }> = [];
+let signInsBeforeRuns = 0;
 
 /** One Chromium for every run of this file: a later run finds the session cookie of an earlier one. */
 const sharedBrowser: BrowserProvider = async () => {
@@ -43,8 +47,14 @@ beforeAll(async () => {
     browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, pipe: true, userDataDir: profile, args: [...CHROMIUM_ARGS] });
   }
   agent = await startTestAgent({ execute: (input) => execute({ ...input, browser: input.browser ?? sharedBrowser }) });
-  ({ abilityId } = await installNotesAbility((method, url, payload) => agent.call(method, url, payload), site));
-}, 60_000);
+  const call = (method: "GET" | "POST", url: string, payload?: unknown) => agent.call(method, url, payload);
+  ({ abilityId } = await installNotesAbility(call, site, async (proposalId) => {
+    if (browser === undefined) return;
+    validation = await call("POST", `/api/learn/proposals/${proposalId}/validate`, { test_values: { username: "alice", password: PASSWORD, title: "Rehearsal note" }, schema_version: 1 });
+    validationSteps = (await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body.steps;
+  }));
+  signInsBeforeRuns = site.signIns();
+}, 90_000);
 afterAll(async () => {
   await agent?.close();
   await browser?.close().catch(() => undefined);
@@ -86,19 +96,28 @@ describe("a sign-in in a learned skill (issue #35)", () => {
   });
 
   describe.skipIf(!existsSync(CHROMIUM))("runs in one managed Chromium session", () => {
+    it("is validated by a rehearsal in a fresh profile that signs in with the test values (a dry run: the note is not saved)", () => {
+      expect(validation?.status, JSON.stringify(validation?.body)).toBe(200);
+      expect(validation?.body.validation_run.overall_result).toBe("partial");
+      expect(validationSteps.find((step) => step.test_case_id === "checkpoint:cp-01")).toMatchObject({ result: "passed", details: expect.stringMatching(/^signed in: link "Log out", no password field/) });
+      expect(validationSteps.find((step) => step.test_case_id === "rehearsal:s3")).toMatchObject({ result: "passed" });
+      expect(signInsBeforeRuns).toBe(1);
+      expect(site.notes()).toEqual([]);
+    });
+
     it("signs in when not signed in, then skips the sign-in when the session is still valid, proving the checkpoint both times", async () => {
       const first = await run({ username: "alice", password: PASSWORD, title: "First note from a run" });
       expect(first.state, JSON.stringify(first.failure)).toBe("succeeded");
       expect(first.checkpoints.every((checkpoint) => checkpoint.status === "reached")).toBe(true);
       expect(first.checkpoints[0]).toMatchObject({ goal: "Signed in as {{username}}", status: "reached" });
       expect(first.checkpoints[0]?.evidence).toMatch(/^signed in: link "Log out", no password field; the page shows the name given for \{\{username\}\}/);
-      expect(site.signIns()).toBe(1);
+      expect(site.signIns()).toBe(signInsBeforeRuns + 1);
       expect(site.notes()).toEqual([{ owner: "alice", title: "First note from a run" }]);
 
       const second = await run({ username: "alice", password: PASSWORD, title: "Second note, already signed in" });
       expect(second.state, JSON.stringify(second.failure)).toBe("succeeded");
       // No second sign-in reached the app: the steps were skipped, and the receipts say why.
-      expect(site.signIns()).toBe(1);
+      expect(site.signIns()).toBe(signInsBeforeRuns + 1);
       const skipped = second.steps.filter((step) => step.result === "skipped");
       expect(skipped.map((step) => step.label)).toEqual([expect.stringContaining("{{username}}"), expect.stringContaining("{{password}}"), expect.stringContaining("Log in")]);
       for (const step of skipped) expect(step.details).toMatch(/^not needed: the browser is already signed in \(link "Log out", no password field\), so the sign-in steps were skipped/);

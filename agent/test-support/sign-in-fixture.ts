@@ -108,9 +108,9 @@ const sha = (page: PageSnapshot) => createHash("sha256").update(canonicalJson(pa
  * A demonstration on the notes app as the extension reports it (every typed value masked at the
  * source, the name shown after signing in scrubbed to •••): username and password typed, "Log in"
  * clicked, "New note" followed, a title typed, "Save note" clicked. Compiled and installed privately
- * through the routes the side panel uses.
+ * through the routes the side panel uses (`beforeInstall` may validate it first).
  */
-export async function installNotesAbility(call: AgentCall, site: SignInFixture): Promise<{ abilityId: string; proposalId: string; sessionId: string }> {
+export async function installNotesAbility(call: AgentCall, site: SignInFixture, beforeInstall?: (proposalId: string) => Promise<void>): Promise<{ abilityId: string; proposalId: string; sessionId: string }> {
   const sessionId = (await call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill" })).body.session.learn_session_id as string;
   await call("POST", `/api/learn/sessions/${sessionId}/start`);
   await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: "Write a note in Notes" });
@@ -154,6 +154,7 @@ export async function installNotesAbility(call: AgentCall, site: SignInFixture):
       answers: questions.filter((question) => question.required).map((question) => ({ question_id: question.question_id, answer_text: 'The page says "Note saved"' })),
     });
   }
+  await beforeInstall?.(proposalId);
   const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
   if (installed.status !== 200) throw new Error(`install failed: ${JSON.stringify(installed.body)}`);
   return { abilityId: installed.body.ability_id as string, proposalId, sessionId };
