@@ -125,6 +125,7 @@ describe("a sign-in is a sub-goal of its own (issue #35)", () => {
     const markdown = emitSkillMarkdown(interpretation);
     expect(markdown).toContain("`{{password}}` — Password (secret)");
     expect(markdown).toContain("1. **Signed in as {{username}}** — success: The page says \"Log out\"");
+    expect(markdown).toContain("If the page already shows you signed in");
     const flow = emitRecorderFlow(interpretation, trace.steps);
     expect(flow.steps.filter((entry) => entry.type === "change").map((entry) => (entry.type === "change" ? entry.value : ""))).toEqual(["{{username}}", "{{password}}", "{{title}}"]);
   });
