@@ -139,5 +139,16 @@ describe("a sign-in in a learned skill (issue #35)", () => {
       }
       expect(agent.logs.join("\n")).not.toContain(PASSWORD);
     }, 90_000);
+
+    it("signs in again when the session has expired: the same cookie no longer shows the browser signed in", async () => {
+      const before = site.signIns();
+      site.expireSessions();
+      const again = await run({ username: "alice", password: PASSWORD, title: "Third note, after the session ended" });
+      expect(again.state, JSON.stringify(again.failure)).toBe("succeeded");
+      expect(site.signIns()).toBe(before + 1);
+      expect(again.steps.some((step) => step.result === "skipped")).toBe(false);
+      expect(again.checkpoints[0]).toMatchObject({ status: "reached", evidence: expect.stringMatching(/^signed in: /) });
+      expect(site.notes().at(-1)).toEqual({ owner: "alice", title: "Third note, after the session ended" });
+    }, 60_000);
   });
 });

@@ -18,6 +18,8 @@ export interface SignInFixture {
   signIns(): number;
   /** Notes saved, with who saved them. */
   notes(): Array<{ owner: string; title: string }>;
+  /** Every session ends (the server forgets them): a browser's cookie no longer signs it in. */
+  expireSessions(): void;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,7 @@ export async function serveSignInFixture(password: string): Promise<SignInFixtur
     host: `127.0.0.1:${port}`,
     signIns: () => signIns,
     notes: () => notes.map((note) => ({ ...note })),
+    expireSessions: () => sessions.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
