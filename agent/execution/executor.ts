@@ -243,8 +243,13 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
      * demonstration, that page is opened. True when they are skipped.
      */
     const signedInAlready = async (signIn: SignInGroups): Promise<boolean> => {
-      await orCancel(waitForSettledPage(page, { maxMs: Math.max(0, Math.min(3_000, remaining())) }).catch(() => false));
-      const state = await orCancel(readSignInState(page, signIn.checkpoint.sign_in, signedInName(signIn.checkpoint, values)));
+      const read = () => orCancel(readSignInState(page, signIn.checkpoint.sign_in, signedInName(signIn.checkpoint, values)));
+      let state = await read();
+      // Neither a sign-out control nor a password field yet: a page still rendering is read again once settled.
+      if (!state.signedIn && state.passwordFields === 0) {
+        await orCancel(waitForSettledPage(page, { maxMs: Math.max(0, Math.min(3_000, remaining())) }).catch(() => false));
+        state = await read();
+      }
       if (!state.signedIn) return false;
       let note = `not needed: the browser is already signed in (${describeSignInState(state)}), so the sign-in steps were skipped`;
       const to = signIn.checkpoint.sign_in.signed_in_url;
