@@ -5,11 +5,13 @@ import path from "node:path";
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
+import { TestPolicySchema } from "../../shared/learning/test-policy";
+import type { RecorderFlow } from "../learning/compiler/emit-recorder-flow";
 import { MemoryPaths } from "../memory/memory-paths";
 import { installNotesAbility, serveSignInFixture, type SignInFixture } from "../test-support/sign-in-fixture";
 import { startTestAgent, type TestAgent } from "../test-support/test-agent";
 import { execute } from "./executor";
-import type { BrowserProvider } from "./executor-contract";
+import type { BrowserProvider, ExecutionCheckpoint } from "./executor-contract";
 import { CHROMIUM_ARGS } from "./managed-browser";
 
 /**
@@ -139,6 +141,44 @@ describe("a sign-in in a learned skill (issue #35)", () => {
       }
       expect(agent.logs.join("\n")).not.toContain(PASSWORD);
     }, 90_000);
+
+    it("in the person's own tab, already signed in, does the task without signing in", async () => {
+      if (browser === undefined) throw new Error("no browser");
+      const signInsBefore = site.signIns();
+      // The person's tab (a browser context of its own): signed in by the person, on a page of the app.
+      const context = await browser.createBrowserContext();
+      const tab = await context.newPage();
+      await tab.goto(`${site.origin}/login`);
+      await tab.type("#user", "alice");
+      await tab.type("#password", PASSWORD);
+      await Promise.all([tab.waitForNavigation(), tab.click("#login")]);
+      const signedInByPerson = site.signIns();
+      const skill = path.join(agent.root, MemoryPaths.installedSkill(abilityId.replace("learned.", "")));
+      const flow = JSON.parse(await readFile(path.join(skill, "tests/flow.recorder.json"), "utf8")) as RecorderFlow;
+      const checkpoints = JSON.parse(await readFile(path.join(skill, "tests/checkpoints.json"), "utf8")) as ExecutionCheckpoint[];
+      const asked: string[] = [];
+      const result = await execute({
+        flow,
+        checkpoints,
+        parameters: [{ name: "username", type_hint: "text" }, { name: "password", type_hint: "secret" }, { name: "title", type_hint: "text" }],
+        values: { username: "alice", password: PASSWORD, title: "Note from the person's tab" },
+        policy: TestPolicySchema.parse({ policy_id: crypto.randomUUID(), mode: "live_read_safe_write", allowed_domains: ["127.0.0.1"], schema_version: 1 }),
+        browser: async () => ({ where: "user_tab", browser: browser as Browser, page: tab, release: async () => undefined }),
+        confirm: async (request) => {
+          asked.push(request.step_label);
+          return true;
+        },
+      });
+      await context.close();
+      expect(result.overall, JSON.stringify(result.steps)).toBe("passed");
+      expect(site.signIns()).toBe(signedInByPerson);
+      expect(signedInByPerson).toBe(signInsBefore + 1);
+      expect(result.steps.filter((step) => step.result === "skipped").map((step) => step.test_case_id)).toEqual(["step:s1", "step:s2", "step:s3"]);
+      expect(result.checkpoints?.[0]).toMatchObject({ goal: "Signed in as {{username}}", status: "reached", evidence: expect.stringMatching(/^already signed in, so its steps were skipped/) });
+      expect(asked).toEqual([expect.stringContaining("Save note")]);
+      expect(JSON.stringify(result)).not.toContain(PASSWORD);
+      expect(site.notes().at(-1)).toEqual({ owner: "alice", title: "Note from the person's tab" });
+    }, 60_000);
 
     it("signs in again when the session has expired: the same cookie no longer shows the browser signed in", async () => {
       const before = site.signIns();
