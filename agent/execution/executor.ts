@@ -9,10 +9,10 @@ import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteR
 import { countsAsAction, flowProblem, planExecution, soundsConsequential, stepWaitMs, type StepGroup } from "./flow-plan";
 import { managedBrowser } from "./managed-browser";
 import { readPageSeen } from "./page-seen";
+import { waitForSettledPage } from "./page-settle";
 import { createPolicyWatch, guardNetwork, preparePage } from "./policy-guard";
 import { checkSignedIn, describeSignInState, readSignInState, signInGroupsOf, signedInName, type SignInGroups } from "./sign-in-state";
 import { runStep, type StepContext, type StepOutcome } from "./step-actions";
-import { waitForSettledPage } from "./page-settle";
 
 export const DEFAULT_EXECUTION_TIMEOUT_MS = 60_000;
 export const DEFAULT_STEP_TIMEOUT_MS = 5_000;
@@ -255,6 +255,9 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       const to = signIn.checkpoint.sign_in.signed_in_url;
       if (to !== undefined && !to.includes("=*") && sameRoute(to, page.url()) === false) {
         const wait = stepTimeoutMs;
+        // An opening like any other: it counts toward max_actions.
+        if (actions >= policy.max_actions) throw new StepFailure(`the test policy allows at most ${policy.max_actions} actions (max_actions)`);
+        actions += 1;
         const opened = await orCancel(runStep(page, { type: "navigate", url: to }, { policy, where: leased.where, purpose, watch, values, stepTimeoutMs: wait, deadline: Date.now() + Math.min(wait, remaining()), signal: over.signal }));
         note = `${note}; ${opened.details.replace(/^opened/, "opened the page the sign-in led to,")}`;
       }
@@ -379,7 +382,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   }
 }
 
-/** Whether two addresses name the same page (path and fragment); undefined when one is not an address. */
+/** Whether two addresses name the same page (origin, path, query and fragment); undefined when one is not an address. */
 function sameRoute(a: string, b: string): boolean | undefined {
   try {
     const [x, y] = [new URL(a), new URL(b)];
