@@ -15,7 +15,8 @@ type StepEntry = ExecuteResult["steps"][number];
 type CheckpointEntry = NonNullable<ExecuteResult["checkpoints"]>[number];
 
 export interface ExecutionRecord {
-  step(entry: { id: string; label: string; result: StepEntry["result"]; details: string; resolved_selector?: StepEntry["resolved_selector"]; relocated?: StepEntry["relocated"] }): void;
+  /** `notNeeded`: skipped because the page did not need it (already signed in, issue #35): the execution can still pass. */
+  step(entry: { id: string; label: string; result: StepEntry["result"]; details: string; resolved_selector?: StepEntry["resolved_selector"]; relocated?: StepEntry["relocated"]; notNeeded?: boolean }): void;
   checkpoint(checkpoint: ExecutionCheckpoint, verdict: { result: "passed" | "failed" | "skipped"; details: string }): void;
   /** Every step and checkpoint of the plan, skipped for the one reason (nothing was run); `why` words a checkpoint's own reason. */
   skipRemaining(plan: ExecutionPlan, stop: string, details: string, why?: (checkpoint: ExecutionCheckpoint) => string): void;
@@ -30,6 +31,8 @@ export function createExecutionRecord(input: ExecuteInput, startedAt: string, no
   const redact = valueRedactor(input.parameters, input.values, input.redactValues ?? "all");
   const steps: StepEntry[] = [];
   const checkpoints: CheckpointEntry[] = [];
+  /** Steps skipped because they were not needed: they do not make the execution partial. */
+  const notNeeded = new Set<StepEntry>();
   const clean = (text: string, as: "label" | "text") => clamp(redact(text), as === "label" ? LABEL_MAX : DETAILS_MAX);
   const emit = (event: ExecutionProgress) => {
     try {
@@ -47,14 +50,16 @@ export function createExecutionRecord(input: ExecuteInput, startedAt: string, no
       const label = clean(entry.label, "label");
       const details = clean(entry.details, "text");
       const relocated = entry.relocated === undefined ? undefined : { from: clean(entry.relocated.from, "label"), to: clean(entry.relocated.to, "label") };
-      steps.push({
+      const kept: StepEntry = {
         test_case_id: `step:${entry.id}`,
         label,
         result: entry.result,
         details,
         ...(entry.resolved_selector !== undefined ? { resolved_selector: entry.resolved_selector } : {}),
         ...(relocated !== undefined ? { relocated } : {}),
-      });
+      };
+      steps.push(kept);
+      if (entry.notNeeded === true && entry.result === "skipped") notNeeded.add(kept);
       emit({ kind: "step", step_id: entry.id, label, result: entry.result, details, ...(relocated !== undefined ? { relocated } : {}) });
     },
     checkpoint(checkpoint, verdict) {
@@ -74,7 +79,7 @@ export function createExecutionRecord(input: ExecuteInput, startedAt: string, no
     },
     finish(violation) {
       const failed = violation !== undefined || steps.some((step) => step.result === "failed");
-      const skipped = steps.some((step) => step.result === "skipped");
+      const skipped = steps.some((step) => step.result === "skipped" && !notNeeded.has(step));
       return {
         overall: failed ? "failed" : skipped ? "partial" : "passed",
         steps,

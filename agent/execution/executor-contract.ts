@@ -12,7 +12,8 @@ import type { CheckpointPlan, SkillParameter } from "../learning/compiler/interp
  * the executor, the run service and the in-tab driver; extend them, do not rename them.
  */
 
-export type ExecutionCheckpoint = Pick<CheckpointPlan, "checkpoint_id" | "goal" | "success_condition" | "step_ids"> & Partial<Pick<CheckpointPlan, "verification">>;
+/** `sign_in` (issue #35): a sign-in whose steps are skipped when the browser is already signed in, the checkpoint still proved. */
+export type ExecutionCheckpoint = Pick<CheckpointPlan, "checkpoint_id" | "goal" | "success_condition" | "step_ids"> & Partial<Pick<CheckpointPlan, "verification" | "sign_in">>;
 export type ExecutionParameter = Pick<SkillParameter, "name" | "type_hint">;
 
 /**

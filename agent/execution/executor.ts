@@ -9,7 +9,9 @@ import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteR
 import { countsAsAction, flowProblem, planExecution, soundsConsequential, stepWaitMs, type StepGroup } from "./flow-plan";
 import { managedBrowser } from "./managed-browser";
 import { readPageSeen } from "./page-seen";
+import { waitForSettledPage } from "./page-settle";
 import { createPolicyWatch, guardNetwork, preparePage } from "./policy-guard";
+import { checkSignedIn, describeSignInState, readSignInState, signInGroupsOf, signedInName, type SignInGroups } from "./sign-in-state";
 import { runStep, type StepContext, type StepOutcome } from "./step-actions";
 
 export const DEFAULT_EXECUTION_TIMEOUT_MS = 60_000;
@@ -135,6 +137,11 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
     let actions = 0;
     let violationReported = false;
     const baselines = new Map<string, Awaited<ReturnType<typeof readBaseline>>>();
+    // Issue #35: sign-ins a signed-in browser does without, by their first group; the groups found
+    // not needed (with what showed the browser signed in), and the checkpoints proved that way.
+    const signIns = signInGroupsOf(plan, flow, checkpoints);
+    const notNeeded = new Map<number, string>();
+    const alreadySignedIn = new Set<string>();
 
     /** A breach not yet pinned on a result (a request the page made on its own after a step). */
     const unreportedViolation = (): string | undefined => {
@@ -162,14 +169,15 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
         }
         let verdict: { result: "passed" | "failed" | "skipped"; details: string };
         try {
+          const options = { timeoutMs: Math.max(0, Math.min(stepTimeoutMs, remaining())), shouldStop: () => watch.violation !== undefined || over.signal.aborted, values };
+          const signIn = checkpoint.sign_in;
+          // A sign-in is proved by the signed-in state, whether its steps ran or were not needed.
           verdict = await orCancel(
-            checkSuccessCondition(page, checkpoint.success_condition, {
-              timeoutMs: Math.max(0, Math.min(stepTimeoutMs, remaining())),
-              shouldStop: () => watch.violation !== undefined || over.signal.aborted,
-              values,
-              baseline: baselines.get(checkpoint.checkpoint_id),
-            }),
+            signIn !== undefined
+              ? checkSignedIn(page, { ...checkpoint, sign_in: signIn }, options)
+              : checkSuccessCondition(page, checkpoint.success_condition, { ...options, baseline: baselines.get(checkpoint.checkpoint_id) }),
           );
+          if (alreadySignedIn.has(checkpoint.checkpoint_id)) verdict = { ...verdict, details: `already signed in, so its steps were skipped; ${verdict.details}` };
         } catch (error) {
           if (!(error instanceof Cancelled)) throw error;
           await stopShort("cancelled", "cancelled");
@@ -234,10 +242,55 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       }
     };
 
+    /**
+     * Before a sign-in's first step: when the page already shows the browser signed in, its steps
+     * are not needed (recorded as skipped, saying why) and, if the sign-in led elsewhere in the
+     * demonstration, that page is opened. True when they are skipped.
+     */
+    const signedInAlready = async (signIn: SignInGroups): Promise<boolean> => {
+      const read = () => orCancel(readSignInState(page, signIn.checkpoint.sign_in, signedInName(signIn.checkpoint, values)));
+      let state = await read();
+      // Neither a sign-out control nor a password field yet: a page still rendering is read again once settled.
+      if (!state.signedIn && state.passwordFields === 0) {
+        await orCancel(waitForSettledPage(page, { maxMs: Math.max(0, Math.min(3_000, remaining())) }).catch(() => false));
+        state = await read();
+      }
+      if (!state.signedIn) return false;
+      let note = `not needed: the browser is already signed in (${describeSignInState(state)}), so the sign-in steps were skipped`;
+      const to = signIn.checkpoint.sign_in.signed_in_url;
+      if (to !== undefined && !to.includes("=*") && sameRoute(to, page.url()) === false) {
+        const wait = stepTimeoutMs;
+        // An opening like any other: it counts toward max_actions.
+        if (actions >= policy.max_actions) throw new StepFailure(`the test policy allows at most ${policy.max_actions} actions (max_actions)`);
+        actions += 1;
+        const opened = await orCancel(runStep(page, { type: "navigate", url: to }, { policy, where: leased.where, purpose, watch, values, stepTimeoutMs: wait, deadline: Date.now() + Math.min(wait, remaining()), signal: over.signal }));
+        note = `${note}; ${opened.details.replace(/^opened/, "opened the page the sign-in led to,")}`;
+      }
+      for (const index of signIn.groups) notNeeded.set(index, note);
+      alreadySignedIn.add(signIn.checkpoint.checkpoint_id);
+      return true;
+    };
+
     await checkAll(plan.checkpointsBefore);
     for (const [groupIndex, group] of plan.groups.entries()) {
       const base = { id: group.stepId, label: group.label };
       if (stop === undefined && over.signal.aborted) await stopShort("cancelled", "cancelled");
+      const signIn = signIns.get(groupIndex);
+      if (stop === undefined && signIn !== undefined && !notNeeded.has(groupIndex) && groupIndex !== plan.dryRunSkips && watch.violation === undefined) {
+        try {
+          await signedInAlready(signIn);
+        } catch (error) {
+          if (error instanceof Cancelled) {
+            await stopShort("cancelled", "cancelled");
+          } else {
+            const reason = error instanceof StepFailure ? error.message : firstLine(error);
+            record.step({ ...base, result: "failed", details: `the browser is already signed in, but the page the sign-in led to could not be opened: ${reason}` });
+            await stopShort(`${group.stepId} failed`);
+            await checkAll(group.checkpointsAfter);
+            continue;
+          }
+        }
+      }
       const earlierBreach = stop === undefined ? unreportedViolation() : undefined;
       if (earlierBreach !== undefined) {
         record.step({ ...base, result: "failed", details: `test policy: ${earlierBreach} (before this step was run)` });
@@ -247,6 +300,8 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
       } else if (groupIndex === plan.dryRunSkips) {
         record.step({ ...base, result: "skipped", details: "dry run: final committing step not performed" });
         stop = "dry run: the final committing step was not performed";
+      } else if (notNeeded.has(groupIndex)) {
+        record.step({ ...base, result: "skipped", details: notNeeded.get(groupIndex) as string, notNeeded: true });
       } else {
         let allowed: boolean;
         confirmedStep = false;
@@ -329,6 +384,16 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
     } catch {
       return undefined;
     }
+  }
+}
+
+/** Whether two addresses name the same page (origin, path, query and fragment); undefined when one is not an address. */
+function sameRoute(a: string, b: string): boolean | undefined {
+  try {
+    const [x, y] = [new URL(a), new URL(b)];
+    return x.origin === y.origin && x.pathname === y.pathname && x.hash === y.hash && x.search === y.search;
+  } catch {
+    return undefined;
   }
 }
 

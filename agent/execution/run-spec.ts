@@ -157,12 +157,13 @@ export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
           ? {
               ability,
               flow,
-              checkpoints: files.checkpoints.map(({ checkpoint_id, goal, success_condition, step_ids, verification }) => ({
+              checkpoints: files.checkpoints.map(({ checkpoint_id, goal, success_condition, step_ids, verification, sign_in }) => ({
                 checkpoint_id,
                 goal,
                 success_condition,
                 step_ids,
                 ...(verification === undefined ? {} : { verification: { by: verification.by, ...(verification.reason === undefined ? {} : { reason: verification.reason }) } }),
+                ...(sign_in === undefined ? {} : { sign_in }),
               })),
               parameters: files.parameters.map(({ name, type_hint }) => ({ name, type_hint })),
             }

@@ -116,6 +116,8 @@ export function emitSkillMarkdown(interpretation: Interpretation, policy?: TestP
       );
       out.push(`- Controls involved: ${[...new Set(controls)].join("; ")}.`);
     }
+    // Issue #35: a sign-in a signed-in browser does not need.
+    if (checkpoint.sign_in !== undefined) out.push("- If the page already shows you signed in (a sign-out control, no password field), this checkpoint is reached: skip its steps. The password is a secret input: ask for it when needed, never write it down or repeat it.");
     out.push(`- Done when: ${plainText(checkpoint.success_condition)}.`, "");
   });
   out.push("## Safety\n");

@@ -10,6 +10,7 @@ import { cutSubGoals } from "./cut-subgoals";
 import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
 import { triggerPhrasings } from "./trigger-phrasing";
 import { extractParameters, slugify } from "./parameters";
+import { findSignIns, wordSignIn, type SignInPlan } from "./sign-in";
 import { wordCheckpoints } from "./word-checkpoints";
 
 /** A value the skill asks for at run time instead of repeating what was typed (DESIGN §6.2). */
@@ -36,6 +37,8 @@ export interface CheckpointPlan extends WorkflowCheckpoint {
    * (nothing observable changed, or the user's answer names nothing on the page).
    */
   verification?: { by: "page" | "person"; reason?: string | undefined; from_answer?: boolean | undefined } | undefined;
+  /** Issue #35: this checkpoint is a sign-in, whose steps a run skips when the browser is already signed in. */
+  sign_in?: SignInPlan | undefined;
 }
 
 /** Answers the user gave to earlier questions, by question field. */
@@ -128,9 +131,15 @@ export function interpretTrace(input: InterpretInput): Interpretation {
   // Issue #14: credit each lasting change to the action after which it appeared, cut the
   // demonstration into sub-goals where the page's lasting state changed, word each as a checkpoint.
   const evidence = attributeEvidence(steps, snapshotOf, input.moments ?? []);
-  const goals = cutSubGoals(steps, evidence);
+  // Issue #35: a sign-in is a sub-goal of its own, worded as one ("Signed in as {{username}}").
+  const { goals, signIns } = findSignIns(cutSubGoals(steps, evidence), parameterOf);
   const finalPage = [...evidence].reverse().find((entry) => entry.settled !== undefined)?.settled ?? snapshotOf(steps.at(-1)?.after_state_ref);
-  const { checkpoints, stepLabels, targets } = wordCheckpoints(goals, parameterOf, answers.success_condition, finalPage);
+  const worded = wordCheckpoints(goals, parameterOf, answers.success_condition, finalPage);
+  const { stepLabels, targets } = worded;
+  const checkpoints = worded.checkpoints.map((checkpoint, index) => {
+    const signIn = signIns.get(goals[index] as (typeof goals)[number]);
+    return signIn === undefined ? checkpoint : wordSignIn(checkpoint, signIn);
+  });
 
   const site = hostOf(trace.pages[0]?.url);
   const siteTitle = trace.pages[0]?.title;
