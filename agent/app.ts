@@ -274,7 +274,14 @@ export async function buildApp(options: BuildAppOptions) {
     memory: options.memory,
     projector,
     // Issue #30: a deleted ability's runs go with it, at once (receipts stay).
-    onAbilityDeleted: async (abilityId) => (await runs.purgeAbility(abilityId)).purged.length,
+    onAbilityDeleted: async (abilityId) => {
+      for (const category of categories.list()) {
+        for (const item of categories.items(category.category_id).items) {
+          if (item.item_id === abilityId && (item.item_kind === "skill" || item.item_kind === "learned_ability")) await categories.unassign(category.category_id, item.item_kind, abilityId);
+        }
+      }
+      return (await runs.purgeAbility(abilityId)).purged.length;
+    },
   });
   await app.register(validationRoutes, { validation });
   await app.register(checkpointRoutes, { memory: options.memory, sessions, abilities, clock });

@@ -154,6 +154,11 @@ describe("runs of a deleted ability (issue #30)", () => {
     await until(going, (run) => run.state === "running");
     await vi.waitFor(async () => expect(await runFiles(going)).toEqual(allFiles(going)), { timeout: 5000, interval: 25 });
     const kept = await receiptsOf(done);
+    const category = (await agent.call("POST", "/api/categories", { title: "Shop", schema_version: 1 })).body.category.category_id as string;
+    expect((await agent.call("POST", `/api/categories/${category}/assign`, { item_kind: "skill", item_id: abilityId, schema_version: 1 })).status).toBe(200);
+    const skillName = abilityId.replace("learned.", "");
+    const projected = path.join(agent.root, "openclaw-workspace", "skills", skillName);
+    expect(await readdir(projected)).toContain("SKILL.md");
 
     const deleted = await agent.call("DELETE", `/api/abilities/${abilityId}`);
     release();
@@ -162,6 +167,10 @@ describe("runs of a deleted ability (issue #30)", () => {
     expect(await runFiles(done)).toEqual([]);
     expect(await runFiles(going)).toEqual([]);
     expect(await receiptsOf(done)).toEqual(kept);
+    // Its files: the projection the assistant reads, the canonical copy, its category filing.
+    await expect(readdir(projected)).rejects.toThrow();
+    expect(await agent.memory.exists(MemoryPaths.installedSkill(skillName))).toBe(false);
+    expect((await agent.call("GET", `/api/categories/${category}/items`)).body.items).toEqual([]);
     // The ability itself is gone: not in availability, no run-spec, a second delete is a 404.
     const snapshot = (await agent.call("GET", "/api/abilities/availability")).body;
     expect(JSON.stringify(snapshot)).not.toContain(abilityId);
