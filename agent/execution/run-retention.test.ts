@@ -1,8 +1,12 @@
-import { readdir, rm, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
 import { MemoryPaths } from "../memory/memory-paths";
+import { projectRoot, serverScript, startAgentProcess, type AgentProcess } from "../test-support/agent-process";
+import { makeTempMemoryRoot } from "../test-support/temp-memory";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../test-support/run-fixture";
 import { createFakeClock, expectError, startTestAgent, type FakeClock, type TestAgent, type TestAgentOptions } from "../test-support/test-agent";
 import type { ExecuteInput, ExecuteResult } from "./executor-contract";
@@ -229,4 +233,56 @@ describe("a purge cut short (issue #30)", () => {
     expect(await runFiles(dispatchId)).toEqual([]);
     expect((await receiptsOf(dispatchId)).checkpoint).toBe(2);
   });
+});
+
+describe("fault drill: SIGKILL in the middle of a purge (issue #30)", () => {
+  it("the agent killed while its start-up sweep purges runs starts again, finishes the purge and serves runs", async () => {
+    const { root, cleanup } = await makeTempMemoryRoot("elnor-run-purge-kill-");
+    let second: AgentProcess | undefined;
+    try {
+      // 1500 runs that ended 8 days ago, each with its record, events and screenshot.
+      const runs = path.join(root, MemoryPaths.runs);
+      await mkdir(runs, { recursive: true });
+      const ended = new Date(Date.now() - 8 * DAY).toISOString();
+      for (let index = 0; index < 1500; index += 1) {
+        const dispatchId = `run-${String(index).padStart(4, "0")}-${randomUUID()}`;
+        const record: RunRecord = { dispatch_id: dispatchId, ability_id: "learned.gone", ability_title: "Gone", state: "succeeded", where: "managed", caller: "api", input_names: [], steps: [], checkpoints: [], started_at: ended, updated_at: ended, completed_at: ended, schema_version: 1 };
+        await writeFile(path.join(runs, `${dispatchId}.json`), JSON.stringify(record));
+        await writeFile(path.join(runs, `${dispatchId}.events.jsonl`), `${JSON.stringify({ event_id: 1, event: "run.finished", run: record })}\n`);
+        await writeFile(path.join(runs, `${dispatchId}.png`), PNG);
+      }
+      const total = (await readdir(runs)).length;
+      expect(total).toBe(4500);
+
+      // The real agent, as `npm start` runs it; killed once its start-up sweep has removed a third.
+      const proc = spawn(process.execPath, ["--import", "tsx", serverScript], {
+        cwd: projectRoot,
+        env: { ...process.env, ELNOR_MEMORY: root, ELNOR_AGENT_PORT: "0", OPENCLAW_WORKSPACE: `${root}/openclaw-workspace`, OPENCLAW_SKILLS_DIR: `${root}/no-user-skills`, ELNOR_BUNDLED_SKILLS_DIRS: "" },
+        stdio: "ignore",
+      });
+      const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));
+      let left = total;
+      const deadline = Date.now() + 60_000;
+      while (left > (total * 2) / 3 && Date.now() < deadline && proc.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        left = (await readdir(runs)).length;
+      }
+      proc.kill("SIGKILL");
+      await exited;
+      left = (await readdir(runs)).length;
+      // Killed part-way: some runs gone, some left, maybe one with its record but not its events.
+      expect(left).toBeGreaterThan(0);
+      expect(left).toBeLessThan(total);
+
+      second = await startAgentProcess(root);
+      expect(await readdir(runs)).toEqual([]);
+      const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
+      const listed = await fetch(`${second.url}/api/runs`, { headers: { authorization: `Bearer ${token}` } });
+      expect(listed.status).toBe(200);
+      expect(await listed.json()).toMatchObject({ runs: [], total: 0 });
+    } finally {
+      await second?.stop();
+      await cleanup();
+    }
+  }, 120_000);
 });
