@@ -312,6 +312,7 @@ export async function buildApp(options: BuildAppOptions) {
       .runOnce()
       .then((report) => {
         if (report.failures.length > 0) app.log.error({ failures: report.failures }, "retention cleanup could not finish some sessions");
+        if (report.run_failures.length > 0) app.log.error({ failures: report.run_failures }, "retention cleanup could not purge some runs; the next sweep tries again");
         if (!isCleanupReportEmpty(report)) app.log.info({ retention: report }, "retention cleanup");
       })
       .catch((error: unknown) => app.log.error({ err: error }, "retention cleanup failed"))
