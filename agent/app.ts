@@ -266,7 +266,23 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(sessionRoutes, { sessions, proposals });
   await app.register(proposalRoutes, { proposals, sessions, memory: options.memory, validation });
   await app.register(observationRoutes, { sessions, memory: options.memory });
-  await app.register(abilityRoutes, { abilities, proposals, validation, clock, memory: options.memory, projector });
+  await app.register(abilityRoutes, {
+    abilities,
+    proposals,
+    validation,
+    clock,
+    memory: options.memory,
+    projector,
+    // Issue #30: a deleted ability's runs go with it, at once (receipts stay).
+    onAbilityDeleted: async (abilityId) => {
+      for (const category of categories.list()) {
+        for (const item of categories.items(category.category_id).items) {
+          if (item.item_id === abilityId && (item.item_kind === "skill" || item.item_kind === "learned_ability")) await categories.unassign(category.category_id, item.item_kind, abilityId);
+        }
+      }
+      return (await runs.purgeAbility(abilityId)).purged.length;
+    },
+  });
   await app.register(validationRoutes, { validation });
   await app.register(checkpointRoutes, { memory: options.memory, sessions, abilities, clock });
   await app.register(sessionEventsRoute, { sessions, events, ...(options.keepaliveMs === undefined ? {} : { keepaliveMs: options.keepaliveMs }) });
@@ -287,7 +303,8 @@ export async function buildApp(options: BuildAppOptions) {
 
   // §0C.16D TTL enforcement: once when ready, then on a timer that never keeps the process alive.
   // A failed run is logged and retried next time; it never takes the agent down.
-  const cleanup = createSessionCleanup({ sessions, memory: options.memory, clock, proposals });
+  // Runs of abilities are swept in the same pass (issue #30): 7 days after they ended, at once when their ability is gone.
+  const cleanup = createSessionCleanup({ sessions, memory: options.memory, clock, proposals, runs, isInstalled: (abilityId) => registry.get(abilityId) !== undefined });
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const runRetention = (): Promise<void> => {
@@ -295,6 +312,7 @@ export async function buildApp(options: BuildAppOptions) {
       .runOnce()
       .then((report) => {
         if (report.failures.length > 0) app.log.error({ failures: report.failures }, "retention cleanup could not finish some sessions");
+        if (report.run_failures.length > 0) app.log.error({ failures: report.run_failures }, "retention cleanup could not purge some runs; the next sweep tries again");
         if (!isCleanupReportEmpty(report)) app.log.info({ retention: report }, "retention cleanup");
       })
       .catch((error: unknown) => app.log.error({ err: error }, "retention cleanup failed"))

@@ -41,16 +41,25 @@ export const InstalledAbilitySchema = z.object({
 });
 export type InstalledAbility = z.infer<typeof InstalledAbilitySchema>;
 
+/** A line saying the ability was deleted (issue #30): from here on the registry does not name it. */
+const RemovedAbilitySchema = z.object({ ability_id: z.string().max(160), removed_at: z.string().datetime() });
+const RegistryLineSchema = z.union([InstalledAbilitySchema, RemovedAbilitySchema]);
+
 export interface AbilityRegistry {
   all(): InstalledAbility[];
   get(abilityId: string): InstalledAbility | undefined;
   bySkillName(skillName: string): InstalledAbility | undefined;
   put(ability: InstalledAbility): Promise<void>;
+  /** The commit point of a delete: appended, then the ability is no longer installed. */
+  remove(abilityId: string, at: string): Promise<void>;
 }
 
 export async function createAbilityRegistry(memory: MemoryStore): Promise<AbilityRegistry> {
   const abilities = new Map<string, InstalledAbility>();
-  for (const ability of await memory.readJsonl(MemoryPaths.abilityRegistry, InstalledAbilitySchema)) abilities.set(ability.ability_id, ability);
+  for (const line of await memory.readJsonl(MemoryPaths.abilityRegistry, RegistryLineSchema)) {
+    if ("removed_at" in line) abilities.delete(line.ability_id);
+    else abilities.set(line.ability_id, line);
+  }
   return {
     all: () => [...abilities.values()],
     get: (abilityId) => abilities.get(abilityId),
@@ -58,6 +67,10 @@ export async function createAbilityRegistry(memory: MemoryStore): Promise<Abilit
     async put(ability) {
       await memory.append(MemoryPaths.abilityRegistry, ability);
       abilities.set(ability.ability_id, ability);
+    },
+    async remove(abilityId, at) {
+      await memory.append(MemoryPaths.abilityRegistry, RemovedAbilitySchema.parse({ ability_id: abilityId, removed_at: at }));
+      abilities.delete(abilityId);
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   AbilityActivateResponseSchema,
   AbilityAvailabilityResponseSchema,
   AbilityDeactivateResponseSchema,
+  AbilityDeleteResponseSchema,
   AbilityExplainMatchRequestSchema,
   AbilityExplainMatchResponseSchema,
   AbilityPromoteSharedResponseSchema,
@@ -40,13 +41,15 @@ export interface AbilityRoutesOptions {
   memory: MemoryStore;
   /** Where an imported bundle's own SKILL.md is (its projected copy), when ELNOR_MEMORY keeps none. */
   projector?: WorkspaceProjector;
+  /** After a delete: cancels the ability's runs and removes their files; how many runs it purged. */
+  onAbilityDeleted?: (abilityId: string) => Promise<number>;
 }
 
 const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
 const AbilityParamsSchema = z.object({ abilityId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/) });
 
 /** Install and approve (§0C.16 proposal routes) and the §0C.16 ability routes (issue #6). */
-export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock, memory, projector }) => {
+export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock, memory, projector, onAbilityDeleted }) => {
   // Issue #15: lookups are ranked by the wording matcher (the ability service's, one WordNet per agent).
   const lookups = abilities.lookups;
   /**
@@ -235,6 +238,14 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
   app.post("/api/abilities/:abilityId/unquarantine", { schema: { params: AbilityParamsSchema, response: { 200: AbilityUnquarantineResponseSchema } } }, async (request) => {
     await abilities.lifecycle(request.params.abilityId, "unquarantine");
     return { ability_id: request.params.abilityId, quarantined: false as const };
+  });
+
+  app.delete("/api/abilities/:abilityId", { schema: { params: AbilityParamsSchema, response: { 200: AbilityDeleteResponseSchema } } }, async (request) => {
+    const { abilityId } = request.params;
+    await abilities.remove(abilityId);
+    // After the commit: should this fail or the agent stop here, the next retention sweep purges them.
+    const runsPurged = (await onAbilityDeleted?.(abilityId)) ?? 0;
+    return { ability_id: abilityId, deleted: true as const, runs_purged: runsPurged };
   });
 
   app.post("/api/abilities/:abilityId/promote-shared", { schema: { params: AbilityParamsSchema, response: { 200: AbilityPromoteSharedResponseSchema } } }, async (request) => {

@@ -5,6 +5,7 @@ import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-co
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
 import { AppError } from "../errors/app-error";
 import { MemoryPaths } from "../memory/memory-paths";
+import { ImportPaths } from "../skill-import/import-store";
 import type { InstalledAbility } from "./ability-registry";
 import { lifecycleChange } from "./ability-lifecycle";
 import { createAvailabilityViews } from "./availability-views";
@@ -37,6 +38,13 @@ export interface AbilityService {
   install(proposalId: string, lane: "experimental_private" | "approved_workspace"): Promise<{ proposal: SkillBundleProposal; ability_id: string; saga_id: string }>;
   snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot; stale: boolean }>;
   lifecycle(abilityId: string, action: AbilityLifecycleAction, reason?: string): Promise<InstalledAbility>;
+  /**
+   * Deletes an installed ability (issue #30): its projection and skill files go first, then the
+   * registry line that says so (the commit point), then the bridge and snapshot are rebuilt. Cut
+   * short before the commit, the ability is still listed (its files missing, so not usable) and a
+   * second delete finishes; after it, start-up rebuilds the views from the registry.
+   */
+  remove(abilityId: string): Promise<InstalledAbility>;
   refreshAvailability(): Promise<AbilityAvailabilitySnapshot>;
   /**
    * Registers an ability whose files another part of the agent installed and projected (an
@@ -159,6 +167,25 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     async snapshot() {
       const snapshot = (await views.read()) ?? (await writeAvailability(deps.registry.all()));
       return { snapshot, stale: lastTriggerAt !== "" && snapshot.snapshot_as_of < lastTriggerAt };
+    },
+
+    async remove(abilityId) {
+      const run = sagas.then(async () => {
+        const ability = deps.registry.get(abilityId);
+        if (ability === undefined) throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${abilityId}.`);
+        await deps.projector.remove(ability.skill_name);
+        await deps.memory.remove(MemoryPaths.installedSkill(ability.skill_name));
+        await deps.memory.remove(MemoryPaths.capabilityManifest(ability.capability_id));
+        await deps.memory.remove(MemoryPaths.capabilityMetadata(ability.capability_id));
+        if (ability.source === "imported") await deps.memory.remove(ImportPaths.installed(ability.skill_name));
+        await deps.registry.remove(abilityId, now());
+        await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all()));
+        await receipt("ability.deleted", { ability_id: abilityId });
+        await refreshAvailability();
+        return ability;
+      });
+      sagas = run.catch(() => undefined);
+      return run;
     },
 
     async lifecycle(abilityId, action, reason) {

@@ -6,7 +6,7 @@ import type { AbilityRegistry } from "../abilities/ability-registry";
 import type { AbilityService } from "../abilities/ability-service";
 import { appendCheckpointReceipt, recordUsedLater } from "../abilities/checkpoint-receipts";
 import type { Clock } from "../clock";
-import { AppError } from "../errors/app-error";
+import { AppError, isAppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths, resolveMemoryPath } from "../memory/memory-paths";
 import { BrowserUnavailable, type ConfirmationRequest, type ExecuteInput, type ExecuteResult, type ExecutionProgress } from "./executor-contract";
@@ -57,6 +57,21 @@ export interface RunService {
   recover(): Promise<number>;
   /** On close: runs still going are stopped and marked `interrupted`. */
   close(): Promise<void>;
+  /**
+   * Issue #30: removes the files of every ended run `due` picks (record, events, screenshot), and
+   * of runs a purge cut short. A run still going or waiting for the person is never touched;
+   * receipts (checkpoint, learning, capability use) are kept, they live in other logs.
+   */
+  purge(due: (run: RunRecord) => boolean): Promise<RunPurgeReport>;
+  /** An ability was deleted: its runs still going are cancelled, then every run of it is purged. */
+  purgeAbility(abilityId: string): Promise<RunPurgeReport>;
+}
+
+export interface RunPurgeReport {
+  /** Dispatch ids whose files were removed. */
+  purged: string[];
+  /** Runs whose files could not be removed; the next sweep tries again. */
+  failures: Array<{ dispatch_id: string; code: string; message: string }>;
 }
 
 interface ActiveRun {
@@ -366,6 +381,36 @@ export function createRunService(deps: RunServiceDeps): RunService {
         count += 1;
       }
       return count;
+    },
+
+    async purge(due) {
+      const report: RunPurgeReport = { purged: [], failures: [] };
+      const remove = async (dispatchId: string) => {
+        try {
+          await store.purge(dispatchId);
+          report.purged.push(dispatchId);
+        } catch (error) {
+          report.failures.push({ dispatch_id: dispatchId, code: isAppError(error) ? error.code : "INTERNAL_ERROR", message: error instanceof Error ? error.message : String(error) });
+        }
+      };
+      for (const record of await store.list({})) {
+        if (active.has(record.dispatch_id) || !TERMINAL_RUN_STATES.has(record.state)) continue;
+        if (due(record)) await remove(record.dispatch_id);
+      }
+      // Files whose record is gone belong to no run anyone can read: a purge stopped part-way.
+      for (const dispatchId of await store.strays()) {
+        if (!active.has(dispatchId)) await remove(dispatchId);
+      }
+      return report;
+    },
+
+    async purgeAbility(abilityId) {
+      for (const run of [...active.values()]) {
+        if (run.record.ability_id !== abilityId) continue;
+        run.controller.abort();
+        await finish(run, "cancelled", { code: RUN_FAILURE_CODES.cancelled, message: "The run was cancelled: its ability was deleted." }, "cancelled");
+      }
+      return service.purge((run) => run.ability_id === abilityId);
     },
 
     async close() {

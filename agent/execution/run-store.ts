@@ -19,7 +19,19 @@ export interface RunStore {
   subscribe(dispatchId: string, listener: (event: StoredRunEvent) => void): () => void;
   /** Waits for every write queued so far. */
   settle(): Promise<void>;
+  /**
+   * Removes one run's files (issue #30): its screenshot and events first, its record last. A purge
+   * cut short leaves the record, which the next sweep lists and purges again, or (after the
+   * record's removal) nothing at all; never a record that names files already gone for good.
+   */
+  purge(dispatchId: string): Promise<void>;
+  /** Dispatch ids with an events file or a screenshot but no record: what a purge cut short (or a lost record) left behind. */
+  strays(): Promise<string[]>;
 }
+
+const EVENTS_SUFFIX = ".events.jsonl";
+const SCREENSHOT_SUFFIX = ".png";
+const RECORD_SUFFIX = ".json";
 
 /** Dispatch ids this agent makes are plain memory segments; anything else names no stored run. */
 function isStorable(dispatchId: string): boolean {
@@ -102,6 +114,36 @@ export function createRunStore(memory: MemoryStore): RunStore {
 
     async settle() {
       await Promise.all([...chains.values()]);
+    },
+
+    purge(dispatchId) {
+      // Behind the run's own writes, so no write queued before the purge lands after it.
+      const previous = chains.get(dispatchId) ?? Promise.resolve();
+      const next = previous.then(async () => {
+        await memory.remove(MemoryPaths.runScreenshot(dispatchId));
+        await memory.remove(MemoryPaths.runEvents(dispatchId));
+        await memory.remove(MemoryPaths.run(dispatchId));
+        lastIds.delete(dispatchId);
+      });
+      const kept = next.catch(() => undefined);
+      chains.set(dispatchId, kept);
+      void kept.then(() => {
+        if (chains.get(dispatchId) === kept) chains.delete(dispatchId);
+      });
+      return next;
+    },
+
+    async strays() {
+      const names = await memory.list(MemoryPaths.runs);
+      const records = new Set(names.filter((name) => name.endsWith(RECORD_SUFFIX)).map((name) => name.slice(0, -RECORD_SUFFIX.length)));
+      const strays = new Set<string>();
+      for (const name of names) {
+        const suffix = [EVENTS_SUFFIX, SCREENSHOT_SUFFIX].find((candidate) => name.endsWith(candidate));
+        if (suffix === undefined) continue;
+        const dispatchId = name.slice(0, -suffix.length);
+        if (!records.has(dispatchId) && isStorable(dispatchId)) strays.add(dispatchId);
+      }
+      return [...strays].sort();
     },
   };
   return store;

@@ -208,7 +208,7 @@ describe("raw observations after a session ends (§0C.16D)", () => {
     clock.advance(90 * DAY);
     const report = await runCleanup();
 
-    expect(report).toEqual({ cancelled: [], paused: [], observations_purged: [], observations_retained: [], proposals_archived: [], archived: [], failures: [] });
+    expect(report).toEqual({ cancelled: [], paused: [], observations_purged: [], observations_retained: [], proposals_archived: [], archived: [], failures: [], runs_purged: [], run_failures: [] });
     expect(await hasObservations(id)).toBe(true);
     expect((await detail(id)).state).toBe("paused");
   });

@@ -18,6 +18,12 @@ export const RETENTION_LIMITS = {
   observationsAfterTerminalMs: 7 * DAY,
   proposalAfterTerminalMs: 14 * DAY,
   sessionAfterTerminalMs: 30 * DAY,
+  /**
+   * Issue #30: a run's record, events and screenshot, counted from when the run ended. R11.2 has
+   * no run artifact in §0C.16D; runs are kept like raw observations, and what the spec retains
+   * indefinitely (checkpoint, learning and capability-use receipts) lives in other logs and stays.
+   */
+  runsAfterEndMs: 7 * DAY,
 } as const;
 
 export type CleanupAction = "cancel" | "pause" | "purge_observations" | "archive_proposal" | "archive";
@@ -45,6 +51,15 @@ export interface CleanupReport {
   archived: string[];
   /** Actions that failed; the run went on with the other sessions. */
   failures: CleanupFailure[];
+  /** Runs of abilities whose files were removed: ended more than 7 days ago, of an ability no longer installed, or left part-purged. */
+  runs_purged: string[];
+  /** Runs whose files could not be removed this time. */
+  run_failures: Array<{ dispatch_id: string; code: string; message: string }>;
+}
+
+/** The part of the run service the sweep needs (agent/execution/run-service.ts). */
+export interface RunRetention {
+  purge(due: (run: { ability_id: string; updated_at: string; completed_at?: string | undefined }) => boolean): Promise<{ purged: string[]; failures: CleanupReport["run_failures"] }>;
 }
 
 export interface SessionCleanup {
@@ -56,6 +71,10 @@ export interface SessionCleanupDeps {
   memory: MemoryStore;
   clock: Clock;
   proposals?: ProposalService;
+  /** Runs of installed abilities, swept in the same pass (issue #30). */
+  runs?: RunRetention;
+  /** Whether an ability is still installed; the runs of one that is not are purged at once. */
+  isInstalled?: (abilityId: string) => boolean;
 }
 
 export function isCleanupReportEmpty(report: CleanupReport): boolean {
@@ -65,7 +84,9 @@ export function isCleanupReportEmpty(report: CleanupReport): boolean {
       report.observations_purged.length +
       report.archived.length +
       report.proposals_archived.length +
-      report.failures.length ===
+      report.failures.length +
+      report.runs_purged.length +
+      report.run_failures.length ===
     0
   );
 }
@@ -110,6 +131,8 @@ export function createSessionCleanup(deps: SessionCleanupDeps): SessionCleanup {
         proposals_archived: [],
         archived: [],
         failures: [],
+        runs_purged: [],
+        run_failures: [],
       };
       const attempt = async (sessionId: string, action: CleanupAction, work: () => Promise<void>) => {
         try {
@@ -182,6 +205,18 @@ export function createSessionCleanup(deps: SessionCleanupDeps): SessionCleanup {
             report.archived.push(id);
           }),
         );
+      }
+
+      if (deps.runs !== undefined) {
+        const cutoff = clock.now().getTime() - RETENTION_LIMITS.runsAfterEndMs;
+        const isInstalled = deps.isInstalled ?? (() => true);
+        try {
+          const runs = await deps.runs.purge((run) => !isInstalled(run.ability_id) || Date.parse(run.completed_at ?? run.updated_at) < cutoff);
+          report.runs_purged.push(...runs.purged);
+          report.run_failures.push(...runs.failures);
+        } catch (error) {
+          report.run_failures.push({ dispatch_id: "*", code: isAppError(error) ? error.code : "INTERNAL_ERROR", message: error instanceof Error ? error.message : String(error) });
+        }
       }
 
       return report;

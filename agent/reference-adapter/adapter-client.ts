@@ -9,10 +9,14 @@ import path from "node:path";
 export const DEFAULT_AGENT_URL = "http://127.0.0.1:47630";
 export const ADAPTER_ID = "reference-desktop-cli";
 
+/** The agent's memory folder as the adapters assume it: ELNOR_MEMORY, else the agent's default. */
+export function memoryRootOf(env: NodeJS.ProcessEnv = process.env): string {
+  return env.ELNOR_MEMORY || path.join(homedir(), ".elnor", "memory");
+}
+
 export async function resolveToken(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   if (env.ELNOR_TOKEN) return env.ELNOR_TOKEN;
-  const root = env.ELNOR_MEMORY || path.join(homedir(), ".elnor", "memory");
-  return (await readFile(path.join(root, "system", "agent", "token"), "utf8")).trim();
+  return (await readFile(path.join(memoryRootOf(env), "system", "agent", "token"), "utf8")).trim();
 }
 
 export type AgentCall = (method: string, route: string, body?: unknown) => Promise<unknown>;

@@ -1,26 +1,29 @@
 // The reference desktop adapter (issue #4): a small CLI that runs a command and reports it to the
 // agent as `process_launch` and `terminal_command` observations, through the same documented local
 // API any third-party adapter would use. Arguments that look like secrets are masked before they
-// leave this process.
+// leave this process. While no session captures this computer it sends nothing at all (issue #30):
+// the program runs, and an event seen outside a capture is dropped here, never sent.
 //
 //   npm run adapter -- --register                 say "I am here" (healthy for 90 s)
 //   npm run adapter -- <program> [args...]        run it and report it to the current session
 //
 // Environment: ELNOR_AGENT_URL (default http://127.0.0.1:47630), ELNOR_TOKEN (default: read from
 // $ELNOR_MEMORY/system/agent/token), ELNOR_SESSION (default: the agent's current session).
+// The capture state is read from $ELNOR_MEMORY (capture-state.ts); with ELNOR_TOKEN alone the
+// adapter asks the agent for it instead.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { LearningRuntimeSnapshotSchema } from "../../shared/learning/runtime-snapshot";
 import { ObservationBatchAckSchema } from "../../shared/observation/capture-protocol";
 import { maskCommandArguments } from "../../shared/observation/command-masking";
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import { agentClient, DEFAULT_AGENT_URL, heartbeat, resolveToken } from "./adapter-client";
+import { capturingSession } from "./capture-state";
 
 async function main(argv: string[]): Promise<number> {
   const call = agentClient(process.env.ELNOR_AGENT_URL ?? DEFAULT_AGENT_URL, await resolveToken());
-  await heartbeat(call, ["process_launch", "terminal_command"]);
   if (argv[0] === "--register") {
+    await heartbeat(call, ["process_launch", "terminal_command"]);
     process.stderr.write("elnor-learn desktop adapter registered.\n");
     return 0;
   }
@@ -29,8 +32,10 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write("usage: npm run adapter -- --register | <program> [args...]\n");
     return 2;
   }
-  const sessionId =
-    process.env.ELNOR_SESSION ?? LearningRuntimeSnapshotSchema.parse(await call("GET", "/api/learn/runtime/current")).learn_session_id;
+  // Asked at launch and again at exit: a Stop while the program ran silences its end as well.
+  const atLaunch = await capturingSession(call);
+  if (atLaunch !== undefined) await heartbeat(call, ["process_launch", "terminal_command"]);
+  const sessionId = atLaunch?.learn_session_id ?? "";
   const programName = path.basename(program);
   const maskedArgs = maskCommandArguments(args, program);
   const shown = [programName, ...maskedArgs].join(" ").slice(0, 200);
@@ -54,14 +59,17 @@ async function main(argv: string[]): Promise<number> {
     for (const rejected of ack.rejected) process.stderr.write(`elnor-learn: event not recorded (${rejected.code}): ${rejected.reason}\n`);
   };
 
-  await report([event("process_launch", `Launch '${programName}'`, {})]);
+  if (atLaunch !== undefined) await report([event("process_launch", `Launch '${programName}'`, {})]);
   const started = Date.now();
   const exitCode = await new Promise<number>((resolve) => {
     const child = spawn(program, args, { stdio: "inherit" });
     child.on("error", () => resolve(127));
     child.on("exit", (code, signal) => resolve(code ?? (signal === null ? 1 : 128)));
   });
-  await report([event("terminal_command", `Run '${shown}'`, { exit_code: exitCode, duration_ms: Date.now() - started })]);
+  const atExit = atLaunch === undefined ? undefined : await capturingSession(call);
+  if (atExit !== undefined && atExit.learn_session_id === sessionId) {
+    await report([event("terminal_command", `Run '${shown}'`, { exit_code: exitCode, duration_ms: Date.now() - started })]);
+  }
   return exitCode;
 }
 

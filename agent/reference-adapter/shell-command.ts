@@ -2,6 +2,7 @@ import type { LearnSession } from "../../shared/learning/learn-session";
 import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import { MASKED_ARGUMENT, maskCommandLine } from "../../shared/observation/command-masking";
 import { watchesThisComputer } from "../../shared/observation/desktop-detail";
+import { REPORTING_STATES } from "./capture-state";
 
 /**
  * What the shell integration (shell-integration.sh) reports for one command line: the words of
@@ -42,9 +43,6 @@ export function splitCommandLine(line: string): string[] {
   if (inWord) words.push(word);
   return words;
 }
-
-/** States in which a command is part of the demonstration: armed (the first one starts it) and capturing. */
-const REPORTING_STATES: ReadonlySet<LearnSession["state"]> = new Set(["armed", "capturing"]);
 
 /**
  * Whether a command typed now belongs to the session: it captures, and it watches this computer

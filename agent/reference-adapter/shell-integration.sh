@@ -1,12 +1,14 @@
 # elnor-learn shell integration (bash and zsh): reports each command you run in this terminal to
 # the local agent while a learning session captures this computer ("This computer" in the side
-# panel), and sends nothing when no session does. Arguments that look like secrets are masked
+# panel), and sends nothing for a command when no session does: no event, no question, no
+# heartbeat (a presence heartbeat runs on its own timer, below). Arguments that look like secrets are masked
 # (shared/observation/command-masking.ts) before they leave the terminal.
 #
 #   Add to ~/.bashrc or ~/.zshrc:   source /path/to/elnor-learn/agent/reference-adapter/shell-integration.sh
 #
 # Environment: ELNOR_AGENT_URL, ELNOR_TOKEN or ELNOR_MEMORY (as for `npm run adapter`);
-# ELNOR_SHELL_REPORT=0 turns it off for this shell; ELNOR_SHELL_DEBUG=1 shows the reporter's errors.
+# ELNOR_SHELL_REPORT=0 turns it off for this shell; ELNOR_SHELL_DEBUG=1 shows the reporter's errors;
+# ELNOR_SHELL_PRESENCE_S sets the presence heartbeat's period (60 s; the agent forgets after 90 s).
 
 if [ -n "${ZSH_VERSION:-}" ]; then
   __elnor_dir=${${(%):-%x}:A:h}
@@ -119,5 +121,22 @@ else
   PROMPT_COMMAND="__elnor_status;${PROMPT_COMMAND:+$PROMPT_COMMAND;}__elnor_precmd"
 fi
 
-# Say "I am here" once, so the side panel shows this terminal's adapter as healthy.
-__elnor_run --register
+# Say "I am here" now and every ELNOR_SHELL_PRESENCE_S seconds (60) while this shell lives, so the
+# side panel shows this terminal's adapter as healthy and Start finds it. The timer knows nothing of
+# what is typed: a command is reported only while a session captures this computer, and otherwise
+# nothing at all leaves the terminal for it (shell-report.ts, capture-state.ts).
+__elnor_presence() {
+  local shell_pid=$1 every=$2 waited
+  while kill -0 "$shell_pid" 2>/dev/null; do
+    __elnor_run --register
+    waited=0
+    # In steps of 5 s, so the loop ends soon after its shell does.
+    while [ "$waited" -lt "$every" ] && kill -0 "$shell_pid" 2>/dev/null; do
+      sleep 5
+      waited=$(( waited + 5 ))
+    done
+  done
+}
+if [ "${ELNOR_SHELL_REPORT:-1}" != 0 ]; then
+  ( __elnor_presence $$ "${ELNOR_SHELL_PRESENCE_S:-60}" >/dev/null 2>&1 & )
+fi

@@ -1,14 +1,14 @@
 // The reporter behind shell-integration.sh: called by the shell after each command, in the
 // background, it sends that command to the agent as a `terminal_command` event — masked first —
-// when a learning session captures this computer, and sends nothing otherwise.
+// when a learning session captures this computer, and sends nothing otherwise: not the event, not
+// a heartbeat, not a question (capture-state.ts reads the agent's state from its memory).
 //
-//   shell-report.ts --register                                          heartbeat only
+//   shell-report.ts --register                                          heartbeat only (the shell's presence timer)
 //   shell-report.ts --exit <code> --started-at <epoch ms> --duration-ms <ms> --cwd <dir> --shell <name> -- <command line>
 import { randomUUID } from "node:crypto";
-import { LearnSessionSchema, type LearnSession } from "../../shared/learning/learn-session";
-import { LearningRuntimeSnapshotSchema } from "../../shared/learning/runtime-snapshot";
 import { ObservationBatchAckSchema } from "../../shared/observation/capture-protocol";
-import { agentClient, DEFAULT_AGENT_URL, heartbeat, resolveToken, type AgentCall } from "./adapter-client";
+import { agentClient, DEFAULT_AGENT_URL, heartbeat, resolveToken } from "./adapter-client";
+import { capturingSession } from "./capture-state";
 import { sessionTakesCommands, shellCommandEvent } from "./shell-command";
 
 function option(argv: readonly string[], name: string): string | undefined {
@@ -17,22 +17,17 @@ function option(argv: readonly string[], name: string): string | undefined {
   return index >= 0 && (separator < 0 || index < separator) ? argv[index + 1] : undefined;
 }
 
-async function currentSession(call: AgentCall): Promise<LearnSession | undefined> {
-  const runtime = LearningRuntimeSnapshotSchema.safeParse(await call("GET", "/api/learn/runtime/current").catch(() => undefined));
-  if (!runtime.success) return undefined;
-  const detail = LearnSessionSchema.safeParse(await call("GET", `/api/learn/sessions/${runtime.data.learn_session_id}/detail`));
-  return detail.success ? detail.data : undefined;
-}
-
 async function main(argv: string[]): Promise<number> {
   const call = agentClient(process.env.ELNOR_AGENT_URL ?? DEFAULT_AGENT_URL, await resolveToken());
-  await heartbeat(call, ["terminal_command"]);
-  if (argv[0] === "--register") return 0;
+  if (argv[0] === "--register") {
+    await heartbeat(call, ["terminal_command"]);
+    return 0;
+  }
   const separator = argv.indexOf("--");
   const line = separator < 0 ? "" : argv.slice(separator + 1).join(" ");
   const startedMs = Number.parseInt(option(argv, "--started-at") ?? "", 10);
   const startedAt = Number.isFinite(startedMs) ? new Date(startedMs) : undefined;
-  const session = await currentSession(call);
+  const session = await capturingSession(call);
   if (!sessionTakesCommands(session, startedAt)) return 0;
   const event = shellCommandEvent(
     {

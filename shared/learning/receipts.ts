@@ -33,6 +33,8 @@ export const LearningReceiptKindSchema = z.enum([
   "ability.deactivated",
   "ability.unquarantined",
   "ability.promoted_shared",
+  // Issue #30: the person deleted an installed ability; its files and its runs' files are gone.
+  "ability.deleted",
   // Issue #6: a dispatch used an installed ability (first checkpoint receipt of that dispatch).
   "ability.used_later",
   "migration_backfill",

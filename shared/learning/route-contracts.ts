@@ -326,6 +326,19 @@ export const AbilityDeactivateResponseSchema = z.object({
 export type AbilityDeactivateResponse = z.infer<typeof AbilityDeactivateResponseSchema>;
 
 /**
+ * `DELETE /api/abilities/:abilityId` (issue #30; R11.2 names no route for it): the ability is
+ * uninstalled (registry, skill files, workspace projection), its runs still going are cancelled and
+ * every run's record, events and screenshot removed at once. Receipts stay (§0C.16D).
+ */
+export const AbilityDeleteResponseSchema = z.object({
+  ability_id: z.string().max(160),
+  deleted: z.literal(true),
+  /** How many runs of it had their files removed. */
+  runs_purged: z.number().int().min(0),
+});
+export type AbilityDeleteResponse = z.infer<typeof AbilityDeleteResponseSchema>;
+
+/**
  * §0C.16A `POST /api/abilities/:abilityId/quarantine` → `{ ability_id, quarantined: true, reason }`.
  * `reason` bounded like the other reason strings of §0C (240).
  */
