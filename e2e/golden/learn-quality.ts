@@ -143,7 +143,12 @@ async function learnOn(site: FixtureSite & { state?: () => Promise<unknown> }, f
   const closeProposal = () => api("POST", `/api/learn/proposals/${proposalId}/reject`, { reason: "learn-quality run", schema_version: 1 }).catch(() => api("POST", `/api/learn/sessions/${sessionId}/cancel`, {}));
   if (flow.work === undefined) await closeProposal();
   const actions = graph.steps.filter((step) => step.step_type === "action");
-  const roleOnly = actions.filter((step) => isRoleOnly(step.label.replace(/^(Click|Check|Uncheck|Fill|Select|Press \w+ in|Open|Toggle)\s+/i, "").replace(/^'(.*)'$/, "$1"))).length;
+  const nameOf = (label: string) => label.replace(/^(Click|Check|Uncheck|Fill|Select|Press \w+ in|Open|Toggle)\s+/i, "").replace(/^'(.*)'$/, "$1");
+  // "Fill the text field" names a kind of control, not one a person would recognise (issue #35).
+  const byRole = (step: (typeof actions)[number]) => isRoleOnly(nameOf(step.label)) || /^the (text |search |input )?(field|box|input|control)$/i.test(nameOf(step.label));
+  const roleOnly = actions.filter(byRole).length;
+  // Issue #35's names: an access-key hint ("Search [F]") or a doubled word ("Insert Insert") is not a human label either.
+  const unclean = actions.filter((step) => !byRole(step) && /\[[A-Za-z0-9]\]|\b(\w+) \1\b/i.test(nameOf(step.label))).length;
   const testValuesFor = (variant: string) =>
     flow.work !== undefined ? valuesFor(flow.work, parameters, `rehearsal ${variant}`) : Object.fromEntries(parameters.map((parameter, index) => [parameter.name, testValue(parameter, index)]));
   const policy: TestPolicy = {
@@ -199,7 +204,7 @@ async function learnOn(site: FixtureSite & { state?: () => Promise<unknown> }, f
     fixture: flow.name,
     pattern: flow.pattern,
     steps: actions.length,
-    humanLabels: actions.length - roleOnly,
+    humanLabels: actions.length - roleOnly - unclean,
     roleOnly,
     checkpoints: checkpoints.length,
     checkable: checkpoints.filter((checkpoint) => parseSuccessCondition(checkpoint.success_condition).kind !== "by_hand").length,

@@ -67,12 +67,13 @@ export async function laterUse(options: {
   try {
     const validated = await api<{ validation_run: { overall_result: string } }>("POST", `/api/learn/proposals/${proposalId}/validate`, { test_values: testValues, schema_version: 1 });
     result.validation = validated.validation_run.overall_result;
-    const runs = await api<{ steps: Array<{ test_case_id: string; result: string; details?: string; label?: string }> }>("GET", `/api/learn/proposals/${proposalId}/validation-runs`);
-    await save("validation-runs.json", runs);
-    result.validationFails = runs.steps.filter((step) => step.result !== "passed").map((step) => `${step.test_case_id} ${step.result}: ${step.label ?? ""} — ${(step.details ?? "").slice(0, 400)}`);
   } catch (error) {
     result.validation = `refused: ${codeOf(error)}`;
   }
+  // A refused validation keeps its failed run too: its steps say where it stopped.
+  const runs = await api<{ steps: Array<{ test_case_id: string; result: string; details?: string; label?: string }> }>("GET", `/api/learn/proposals/${proposalId}/validation-runs`).catch(() => ({ steps: [] }));
+  await save("validation-runs.json", runs);
+  result.validationFails = runs.steps.filter((step) => step.result !== "passed").map((step) => `${step.test_case_id} ${step.result}: ${step.label ?? ""} — ${(step.details ?? "").slice(0, 400)}`);
   phase(`validated (${result.validation})`);
   await save("state-after-validation.json", await app.state());
   let abilityId: string | undefined;

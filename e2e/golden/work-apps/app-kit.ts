@@ -103,6 +103,9 @@ export async function startWorkApp(options: {
     }
     response.writeHead(404).end();
   });
+  // Diagnosis only (never the default, never a target): `LQ_AVATAR_SAME_ORIGIN=1` serves the
+  // avatar from the app's own origin, to see what breaks after the second-origin image.
+  const sameOrigin = process.env.LQ_AVATAR_SAME_ORIGIN === "1";
   const sessions = new Map<string, Session>();
   let transform: ((html: string) => string) | undefined;
   const app = await listen((request, response) => {
@@ -114,6 +117,11 @@ export async function startWorkApp(options: {
         response.end(JSON.stringify(options.state()));
         return;
       }
+      if (sameOrigin && url.pathname.startsWith("/avatar")) {
+        response.writeHead(200, { "content-type": "image/svg+xml", "cache-control": "no-store" });
+        response.end(AVATAR_SVG);
+        return;
+      }
       if (url.pathname === "/favicon.ico") {
         response.writeHead(404).end();
         return;
@@ -123,7 +131,7 @@ export async function startWorkApp(options: {
       const known = sessions.get(cookieOf(request.headers.cookie, options.cookieName) ?? "");
       const session = known ?? { id: randomBytes(12).toString("hex"), csrf: randomBytes(12).toString("hex") };
       if (known === undefined) sessions.set(session.id, session);
-      const reply = await options.handle({ method: request.method ?? "GET", url, session, form: new URLSearchParams(body) }, { assetOrigin: assets.origin });
+      const reply = await options.handle({ method: request.method ?? "GET", url, session, form: new URLSearchParams(body) }, { assetOrigin: sameOrigin ? "" : assets.origin });
       const headers: http.OutgoingHttpHeaders = { "cache-control": "no-store", "set-cookie": `${options.cookieName}=${session.id}; Path=/; HttpOnly; SameSite=Lax` };
       if (reply.redirect !== undefined) {
         response.writeHead(reply.status ?? 303, { ...headers, location: reply.redirect });
