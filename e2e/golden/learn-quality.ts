@@ -194,7 +194,8 @@ async function learnOn(site: FixtureSite & { state?: () => Promise<unknown> }, f
     const used = await laterUse({ api, proposalId, setup: flow.work, app: site as Parameters<typeof laterUse>[0]["app"], parameters, checkpoints, save, phase });
     const { typedValues, ...rest } = used;
     later = rest;
-    await closeProposal();
+    // An installed proposal is done with; one that was not is rejected as the others are.
+    if (later.installed !== "yes") await closeProposal();
     // Nothing typed (the demonstration's values, the password, the validation's and the run's
     // values) may be anywhere in what the agent keeps.
     leaked.push(...(await storedAnywhere(root, [...workNeedles(), ...typedValues])));

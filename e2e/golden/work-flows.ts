@@ -154,7 +154,8 @@ export const WORK_PERFORM: Record<keyof typeof WORK_SETUPS, (actor: FlowActor) =
     const typed = WORK_CANARIES.console;
     await actor.type('[name="pma_username"]', typed.username);
     await actor.type('[name="pma_password"]', typed.password);
-    await actor.clickAndLoad(".c-submit");
+    // Enter in the password field: the page unloads while the field's last value is still in flight.
+    await actor.pressAndLoad("Enter");
     await actor.clickAndLoad('.c-table-link[href*="table=contacts"]');
     await actor.clickAndLoad(".c-insert");
     await actor.type('[name="fields[name]"]', typed.name);

@@ -65,8 +65,16 @@ export async function laterUse(options: {
   const typedValues = Object.values(testValues);
   const result: LaterUse = { validation: "not tried", validationFails: [], installed: "not tried", run: "not run", verified: "not checked", goalCheckpoints: counted.goal, secretCheckpoints: counted.secret };
   try {
-    const validated = await api<{ validation_run: { overall_result: string } }>("POST", `/api/learn/proposals/${proposalId}/validate`, { test_values: testValues, schema_version: 1 });
-    result.validation = validated.validation_run.overall_result;
+    // Diagnosis only (never the default): `LQ_DIAGNOSE_NO_REHEARSAL=1` validates without the
+    // rehearsal so that the install and the later run can be watched while the rehearsal still
+    // fails; the validation then reads "diagnosis …", never "passed", so its target stays missed.
+    const diagnose = process.env.LQ_DIAGNOSE_NO_REHEARSAL === "1";
+    const validated = await api<{ validation_run: { overall_result: string } }>("POST", `/api/learn/proposals/${proposalId}/validate`, {
+      test_values: testValues,
+      ...(diagnose ? { selected_tests: ["lint", "trigger", "dependency_check"] } : {}),
+      schema_version: 1,
+    });
+    result.validation = diagnose ? `diagnosis without rehearsal: ${validated.validation_run.overall_result}` : validated.validation_run.overall_result;
   } catch (error) {
     result.validation = `refused: ${codeOf(error)}`;
   }
