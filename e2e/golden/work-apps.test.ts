@@ -3,6 +3,8 @@ import type { WorkApp } from "./work-apps/app-kit";
 import { startBlog, type BlogState } from "./work-apps/blog";
 import { startConsole, type ConsoleState } from "./work-apps/console";
 import { startWiki, type WikiState } from "./work-apps/wiki";
+import { valuesFor, WORK_CANARIES, WORK_SETUPS } from "./work-flows";
+import { checkpointParameters } from "./work-later";
 
 const ACCOUNT = { username: "mara", password: "Correct-Horse-7", display: "Mara Quinn" };
 const apps: WorkApp[] = [];
@@ -110,5 +112,37 @@ describe("the work-app fixtures of learn-quality (issue #35)", () => {
     expect(row).toMatchObject({ name: "Lin Okafor", email: "lin@example.test" });
     expect(row?.id).toBe(Math.max(...before.map((entry) => entry.id)) + 1);
     expect((await browser.go(inserted.location ?? "")).html).toContain(`1 row inserted. Inserted row id: ${row?.id}`);
+  });
+
+  it("gives each parameter the value a person would, whatever the compiler named it, and the account's real password", () => {
+    const wiki = valuesFor(WORK_SETUPS.wiki, [
+      { name: "username", label: "Username", type_hint: "text" },
+      { name: "password", label: "Password", type_hint: "secret" },
+      { name: "search_f", label: "Search [F]", type_hint: "text" },
+      { name: "page_text", label: "Page text", type_hint: "long_text" },
+    ], "run");
+    expect(wiki).toMatchObject({ username: WORK_CANARIES.wiki.username, password: WORK_CANARIES.wiki.password });
+    expect(wiki.search_f).toMatch(/^Page run /);
+    expect(wiki.page_text).toMatch(/^Text written at run /);
+    // Unlabelled grid cells named "value", "value_2": the fields in the order they were typed.
+    const grid = valuesFor(WORK_SETUPS.console, [
+      { name: "username", label: "Username:", type_hint: "text" },
+      { name: "password", label: "Password:", type_hint: "secret" },
+      { name: "value", label: "value", type_hint: "text" },
+      { name: "value_2", label: "value", type_hint: "text" },
+    ], "validation");
+    expect(grid.value).toBe(WORK_SETUPS.console.values("validation").name);
+    expect(grid.value_2).toBe(WORK_SETUPS.console.values("validation").email);
+    expect(WORK_SETUPS.wiki.verify({ pages: [{ title: wiki.search_f, text: wiki.page_text, author: "x", revision: 1 }], sign_ins: 1 }, WORK_SETUPS.wiki.values("run"))).toBeUndefined();
+    expect(WORK_SETUPS.wiki.verify({ pages: [], sign_ins: 1 }, WORK_SETUPS.wiki.values("run"))).toMatch(/^no page titled/);
+  });
+
+  it("counts a checkpoint as goal evidence only when a page can check it and it names a non-secret parameter", () => {
+    const checkpoint = (success_condition: string) => ({ checkpoint_id: "cp", goal: "g", success_condition, controls: [], step_ids: [], observable: true });
+    const parameters = [{ name: "title", label: "Title", type_hint: "text" as const, step_ids: [] }, { name: "password", label: "Password", type_hint: "secret" as const, step_ids: [] }];
+    expect(checkpointParameters([checkpoint('The page says "Draft saved."')], parameters)).toEqual({ goal: 0, secret: 0 });
+    expect(checkpointParameters([checkpoint("The page shows {{title}}")], parameters).secret).toBe(0);
+    expect(checkpointParameters([checkpoint('A page titled "{{title}}" is shown')], parameters)).toEqual({ goal: 1, secret: 0 });
+    expect(checkpointParameters([checkpoint("{{password}} is added to the list")], parameters).secret).toBe(1);
   });
 });

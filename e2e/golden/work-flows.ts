@@ -132,8 +132,8 @@ export const WORK_PERFORM: Record<keyof typeof WORK_SETUPS, (actor: FlowActor) =
     const typed = WORK_CANARIES.wiki;
     await actor.clickAndLoad(".c-login");
     await actor.type('[name="u"]', typed.username);
-    await actor.type('[name="p"]', typed.password);
-    await actor.clickAndLoad(".c-submit");
+    // Password typed, "Log in" clicked at once: the page navigates away right after the last key.
+    await actor.typeThenLoad('[name="p"]', typed.password, { click: ".c-submit" });
     await actor.type('[name="q"]', typed.title);
     await actor.pressAndLoad("Enter");
     await actor.clickAndLoad(".c-create");
@@ -153,9 +153,8 @@ export const WORK_PERFORM: Record<keyof typeof WORK_SETUPS, (actor: FlowActor) =
   async console(actor) {
     const typed = WORK_CANARIES.console;
     await actor.type('[name="pma_username"]', typed.username);
-    await actor.type('[name="pma_password"]', typed.password);
-    // Enter in the password field: the page unloads while the field's last value is still in flight.
-    await actor.pressAndLoad("Enter");
+    // Password typed, Enter at once: the page unloads while the field's last value is still in flight.
+    await actor.typeThenLoad('[name="pma_password"]', typed.password, { press: "Enter" });
     await actor.clickAndLoad('.c-table-link[href*="table=contacts"]');
     await actor.clickAndLoad(".c-insert");
     await actor.type('[name="fields[name]"]', typed.name);
