@@ -199,6 +199,8 @@ async function learnOn(site: FixtureSite & { state?: () => Promise<unknown> }, f
     // Nothing typed (the demonstration's values, the password, the validation's and the run's
     // values) may be anywhere in what the agent keeps.
     leaked.push(...(await storedAnywhere(root, [...workNeedles(), ...typedValues])));
+    const log = agent.output().toLowerCase();
+    leaked.push(...[...workNeedles(), ...typedValues].filter((needle) => log.includes(needle.toLowerCase())).map((needle) => `${needle} (in the agent's log)`));
     await save("later-use.json", later);
   }
   return {

@@ -158,7 +158,7 @@ export const WORK_PERFORM: Record<keyof typeof WORK_SETUPS, (actor: FlowActor) =
     await actor.clickAndLoad('.c-table-link[href*="table=contacts"]');
     await actor.clickAndLoad(".c-insert");
     await actor.type('[name="fields[name]"]', typed.name);
-    await actor.type('[name="fields[email]"]', typed.email);
-    await actor.clickAndLoad(".c-go");
+    // The last cell typed, then "Go" at once; Go submits from a script (no submit event).
+    await actor.typeThenLoad('[name="fields[email]"]', typed.email, { click: ".c-go" });
   },
 };
