@@ -80,6 +80,12 @@ export function actorFor(page: Page, pause = SETTLE_MS): FlowActor {
       await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.keyboard.press(key)]);
       await captureRunning();
     },
+    async typeThenLoad(selector, text, submit) {
+      await page.click(selector);
+      await page.keyboard.type(text);
+      await Promise.all([page.waitForNavigation({ waitUntil: "load" }), "click" in submit ? page.click(submit.click) : page.keyboard.press(submit.press)]);
+      await captureRunning();
+    },
   };
 }
 

@@ -11,6 +11,11 @@ export interface FlowActor {
   /** A click that loads another page; resolves once the capture runs there. */
   clickAndLoad(selector: string): Promise<void>;
   pressAndLoad(key: KeyInput): Promise<void>;
+  /**
+   * Types into a field and at once (no pause) clicks or presses what submits it, as someone who
+   * knows their password does: the page unloads while the field's last value is in flight (issue #35).
+   */
+  typeThenLoad(selector: string, text: string, submit: { click: string } | { press: KeyInput }): Promise<void>;
 }
 
 export type GoldenFlowName = "signup" | "search" | "checkout" | "dialog";

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import type { FixtureSiteRoutes } from "./fixture-server";
 import type { FlowActor } from "./flows";
+import { WORK_PERFORM, WORK_SETUPS, type WorkSetup } from "./work-flows";
 
 export const QUALITY_SITES_DIR = fileURLToPath(new URL("./quality-sites/", import.meta.url));
 
@@ -24,6 +25,11 @@ export interface QualityFlow {
   /** What the user says to "How can you tell it worked?", if the proposal asks. */
   answer?: string;
   perform(actor: FlowActor): Promise<void>;
+  /**
+   * Issue #35: a server-rendered app of our own (work-apps/) instead of a static site: the harness
+   * also validates through the agent, installs, runs later with new inputs and checks the app's state.
+   */
+  work?: WorkSetup;
 }
 
 const [task1, task2] = QUALITY_CANARIES.tasks;
@@ -151,6 +157,40 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
       await actor.click("th:nth-child(2) .c-sort");
       await actor.click("th:nth-child(2) .c-sort");
     },
+  },
+];
+
+/** Issue #35's work apps: sign in, then create something with a title and text, on multi-page server-rendered apps. */
+export const WORK_FLOWS: readonly QualityFlow[] = [
+  {
+    name: "wiki",
+    pattern: "wiki: sign-in with CSRF, ?page=…&do=… addresses, search \"[F]\", \"Create this page\", textarea, 303 to ?page=<title>",
+    routes: { folder: "" },
+    startPath: "/index.php?page=start",
+    goal: "Create a wiki page with a title and text",
+    textEntry: "mask_text",
+    work: WORK_SETUPS.wiki,
+    perform: WORK_PERFORM.wiki,
+  },
+  {
+    name: "blog",
+    pattern: "blog: sign-in, dashboard widgets and avatar from a second origin, rich text editor, 303 to ?id=<new id>",
+    routes: { folder: "" },
+    startPath: "/login",
+    goal: "Write a new blog draft with a title and text and save it",
+    textEntry: "mask_text",
+    work: WORK_SETUPS.blog,
+    perform: WORK_PERFORM.blog,
+  },
+  {
+    name: "console",
+    pattern: "admin console: sign-in, ?route=… addresses, \"Insert Insert\" tab, unlabelled grid cells under column headers, changing row id",
+    routes: { folder: "" },
+    startPath: "/index.php",
+    goal: "Add a contact row with a name and email in the contacts table",
+    textEntry: "mask_text",
+    work: WORK_SETUPS.console,
+    perform: WORK_PERFORM.console,
   },
 ];
 

@@ -76,4 +76,20 @@ describe("the learn-quality verdict", () => {
       "targets missed: checkpoints machine-checkable ≥ 90%; unchanged rehearsals all passed; variant action steps ≥ 95%; variant checkpoints all passed; steps with a human label ≥ 95%, none named only by role; every fixture learned",
     );
   });
+
+  it("holds each work app (issue #35) to validated, installed, a run verified in the app's state and a checkpoint naming a parameter", () => {
+    const later = { validation: "passed", validationFails: [], installed: "yes", run: "succeeded", verified: "yes", goalCheckpoints: 1, secretCheckpoints: 0 };
+    const targets = qualityTargets([row("tasks"), row("wiki", { later })], []);
+    expect(verdict(targets).exitCode).toBe(0);
+    expect(targets.map((target) => target.line)).toContain("work apps run with new inputs, verified in the app's state: 1/1 (target: all)");
+    expect(missed([row("wiki", { later: { ...later, validation: "failed", installed: "refused: PROPOSAL_NOT_VALIDATED", run: "not run", verified: "not checked" } })])).toEqual([
+      "work apps validated passed",
+      "work apps installed",
+      "work apps run with new inputs verified in app state",
+    ]);
+    // A run that "succeeded" without the page in the app's state is a miss.
+    expect(missed([row("wiki", { later: { ...later, verified: 'no page titled "Page run"' } })])).toEqual(["work apps run with new inputs verified in app state"]);
+    expect(missed([row("wiki", { later: { ...later, goalCheckpoints: 0 } })])).toEqual(["work apps with a checkpoint naming a parameter, none a secret"]);
+    expect(missed([row("wiki", { later: { ...later, secretCheckpoints: 1 } })])).toEqual(["work apps with a checkpoint naming a parameter, none a secret"]);
+  });
 });

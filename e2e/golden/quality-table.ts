@@ -5,6 +5,7 @@
  */
 import type { RehearsalResult } from "../../agent/learning/validation/rehearsal";
 import { VARIANTS } from "./quality-variants";
+import type { LaterUse } from "./work-later";
 
 export interface Row {
   fixture: string;
@@ -19,6 +20,8 @@ export interface Row {
   unchangedEvidenceFails: number;
   variants: Array<{ name: string; result: RehearsalResult; actionsPassed: number; actions: number; checkpointsPassed: number; checkpointsTotal: number; relocated: number }>;
   leaked: string[];
+  /** Issue #35's work apps: validated through the agent, installed, run later with new inputs. */
+  later?: LaterUse;
 }
 
 /** One summary line of the table and whether its target is met. */
@@ -51,7 +54,7 @@ export function qualityTargets(rows: readonly Row[], notLearned: readonly string
   const steps = sum((row) => row.steps);
   const roleOnly = sum((row) => row.roleOnly);
   const leaks = rows.flatMap((row) => row.leaked.map((needle) => `${row.fixture}: "${needle}"`));
-  return [
+  const summary: Target[] = [
     {
       name: "checkpoints machine-checkable ≥ 90%",
       line: `checkpoints machine-checkable: ${checkable}/${checkpoints} = ${percent(checkable, checkpoints)} (target ≥ 90%)`,
@@ -81,6 +84,29 @@ export function qualityTargets(rows: readonly Row[], notLearned: readonly string
       met: notLearned.length === 0,
     },
   ];
+  return [...summary, ...workTargets(rows)];
+}
+
+/**
+ * Issue #35: each work app (sign-in, then create something) validated `passed`, installed, run later
+ * with new inputs and the result found in the app's own state; at least one checkable checkpoint
+ * names a parameter ({{title}}) and none names a secret. Printed only when work apps ran.
+ */
+function workTargets(rows: readonly Row[]): Target[] {
+  const work = rows.filter((row): row is Row & { later: LaterUse } => row.later !== undefined);
+  if (work.length === 0) return [];
+  const names = (pick: (later: LaterUse) => boolean) => work.filter((row) => pick(row.later)).map((row) => row.fixture);
+  const line = (what: string, passing: string[]) => `work apps ${what}: ${passing.length}/${work.length}${passing.length < work.length ? ` (missed: ${work.filter((row) => !passing.includes(row.fixture)).map((row) => row.fixture).join(", ")})` : ""} (target: all)`;
+  const validated = names((later) => later.validation === "passed");
+  const installed = names((later) => later.installed === "yes");
+  const verified = names((later) => later.run === "succeeded" && later.verified === "yes");
+  const goal = names((later) => later.goalCheckpoints > 0 && later.secretCheckpoints === 0);
+  return [
+    { name: "work apps validated passed", line: line("validated passed", validated), met: all(validated.length, work.length) },
+    { name: "work apps installed", line: line("installed", installed), met: all(installed.length, work.length) },
+    { name: "work apps run with new inputs verified in app state", line: line("run with new inputs, verified in the app's state", verified), met: all(verified.length, work.length) },
+    { name: "work apps with a checkpoint naming a parameter, none a secret", line: line("with a checkable checkpoint naming a {{parameter}} and none naming a secret", goal), met: all(goal.length, work.length) },
+  ];
 }
 
 /** The last line of the run: which targets were missed, or that none was. */
@@ -108,7 +134,30 @@ export function printTable(rows: readonly Row[], targets: readonly Target[]): vo
   console.log(`|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`);
   for (const line of lines) console.log(show(line));
   console.log("");
+  printWorkTable(rows);
   for (const target of targets) if (target.line !== "") console.log(target.line);
+}
+
+function printWorkTable(rows: readonly Row[]): void {
+  const work = rows.filter((row): row is Row & { later: LaterUse } => row.later !== undefined);
+  if (work.length === 0) return;
+  const header = ["work app", "validation", "installed", "run (new inputs)", "in app state", "goal checkpoints", "secret checkpoints", "typed values stored"];
+  const lines = work.map((row) => [
+    row.fixture,
+    row.later.validation.slice(0, 60),
+    row.later.installed.slice(0, 60),
+    row.later.run.slice(0, 70),
+    row.later.verified === "yes" ? "yes" : `no: ${row.later.verified.slice(0, 60)}`,
+    `${row.later.goalCheckpoints}/${row.checkpoints}`,
+    String(row.later.secretCheckpoints),
+    String(row.leaked.length),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => (line[column] ?? "").length)));
+  const show = (cells: readonly string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  console.log(show(header));
+  console.log(`|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`);
+  for (const line of lines) console.log(show(line));
+  console.log("");
 }
 
 export function printFailures(rows: readonly Row[]): void {
@@ -116,5 +165,6 @@ export function printFailures(rows: readonly Row[]): void {
     for (const [name, result] of [["unchanged", row.unchanged] as const, ...row.variants.map((variant) => [variant.name, variant.result] as const)]) {
       for (const step of result.steps.filter((candidate) => candidate.result !== "passed")) console.log(`  ${row.fixture} / ${name} / ${step.test_case_id} ${step.result}: ${step.label} — ${step.details.slice(0, 300)}`);
     }
+    for (const step of row.later?.validationFails ?? []) console.log(`  ${row.fixture} / validation through the agent / ${step.slice(0, 400)}`);
   }
 }
