@@ -28,7 +28,7 @@ export interface ExecutionRecord {
 }
 
 export function createExecutionRecord(input: ExecuteInput, startedAt: string, now: () => Date): ExecutionRecord {
-  const redact = valueRedactor(input.parameters, input.values, input.redactValues ?? "all");
+  const redact = valueRedactor(input.values);
   const steps: StepEntry[] = [];
   const checkpoints: CheckpointEntry[] = [];
   /** Steps skipped because they were not needed: they do not make the execution partial. */

@@ -84,14 +84,11 @@ export function showSelector(parts: readonly string[]): string {
 
 /**
  * Input values never appear in what the executor reports, even where the page echoed them (in any
- * case, spacing or encoding): the shared rule of the extension's privacy boundary. `all` scrubs every
- * value given; `secret` only those of `secret` parameters (the rehearsal's rule for its test values).
+ * case, spacing or encoding): the shared rule of the extension's privacy boundary, for every value
+ * given (a run's inputs and a rehearsal's test values alike).
  */
-export function valueRedactor(parameters: readonly ExecutionParameter[], values: Readonly<Record<string, string>>, which: "all" | "secret"): (text: string) => string {
-  const secretNames = new Set(parameters.filter((parameter) => parameter.type_hint === "secret").map((parameter) => parameter.name));
-  const chosen = Object.entries(values)
-    .filter(([name, value]) => typeof value === "string" && (which === "all" || secretNames.has(name)))
-    .map(([, value]) => value);
+export function valueRedactor(values: Readonly<Record<string, string>>): (text: string) => string {
+  const chosen = Object.values(values).filter((value): value is string => typeof value === "string");
   const scrubber = createTypedValueScrubber(chosen);
   return (text) => scrubber.scrub(text);
 }

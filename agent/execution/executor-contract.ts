@@ -103,11 +103,6 @@ export interface ExecuteInput {
   screenshotPath?: string;
   now?: () => Date;
   /**
-   * Which values are scrubbed from everything reported: `all` (the default, a run's inputs) or only
-   * those of `secret` parameters (`secret`: the rehearsal's rule for its test values).
-   */
-  redactValues?: "all" | "secret";
-  /**
    * Whether a page-verified checkpoint that does not hold stops the execution (the rest skipped).
    * Default: yes when `confirm` is given (a run), no otherwise (a rehearsal reports every checkpoint).
    */

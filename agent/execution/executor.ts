@@ -33,7 +33,7 @@ class Declined extends Error {
  * checks each checkpoint in the page after its last step; asks before a step with consequences
  * when someone can be asked; stops at once when its signal aborts. Never throws for anything the
  * page or the browser does. What it reports (results, progress, the page seen) never holds an input
- * value: every value is scrubbed, or only secret ones when `redactValues` is `secret` (rehearsal).
+ * value: every value is scrubbed, in a run and in a rehearsal alike.
  */
 export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   const { flow, checkpoints, values, policy, signal, confirm } = input;

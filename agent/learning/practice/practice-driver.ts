@@ -122,7 +122,6 @@ export async function practise(input: PracticeDriverInput): Promise<PracticeDriv
       policy,
       stepTimeoutMs,
       stopOnCheckpointFailure: false,
-      redactValues: "all",
       purpose: "rehearsal",
       ...(input.signal === undefined ? {} : { signal: input.signal }),
       ...(input.onProgress === undefined && took === undefined ? {} : { onProgress: timed }),

@@ -267,6 +267,18 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
     expect(result.overall).toBe("partial");
   });
 
+  it("keeps every test value out of what it reports, even one the page shows back (issue #35: step details and receipts are stored)", async () => {
+    const flow: RecorderFlow = {
+      title: "Set my nickname",
+      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/account.html` }, { type: "change", selectors: [['aria/Nickname[role="textbox"]']], value: "{{nickname}}" }],
+      step_ids: [null, null, "s2"],
+    };
+    const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "Greeted", success_condition: 'The heading "Goodbye" appears', step_ids: ["s2"] }];
+    const result = await rehearse({ flow, checkpoints, parameters: [...PARAMETERS, { name: "nickname", type_hint: "text" }], testValues: { ...TEST_VALUES, nickname: "Validation Nemo" } });
+    expect(byId(result, "checkpoint:cp-02")?.details).toBe('expected a heading "Goodbye"; headings on the page: "Your account", "Hello, •••"');
+    expect(JSON.stringify(result)).not.toContain("Validation Nemo");
+  });
+
   it("leaves a checkpoint the person chose to confirm by hand to them, even one the page would fail (issue #35)", async () => {
     const full = signupFlow(site.origin);
     const flow: RecorderFlow = { ...full, steps: full.steps.slice(0, 4), step_ids: full.step_ids.slice(0, 4) };
@@ -301,7 +313,8 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
 describe("rehearsal without a browser", () => {
   it("is partial with one skipped step, never passed, when Chromium is missing", async () => {
     const flow = signupFlow("http://127.0.0.1:9");
-    const result = await runRehearsal({ flow, checkpoints: SIGNUP_CHECKPOINTS, parameters: PARAMETERS, testValues: TEST_VALUES, policy: policy(), chromiumPath: "/nonexistent/chromium" });
+    // Test values are cut out of everything reported: "Pro" would cut "profile" out of the label.
+    const result = await runRehearsal({ flow, checkpoints: SIGNUP_CHECKPOINTS, parameters: PARAMETERS, testValues: { ...TEST_VALUES, plan: "Business" }, policy: policy(), chromiumPath: "/nonexistent/chromium" });
 
     expect(result.overall).toBe("partial");
     expect(result.steps).toEqual([

@@ -62,8 +62,9 @@ export interface RehearsalResult {
  * §0C.14 rehearsal: the executor (agent/execution/executor.ts) replaying the recorded flow in a
  * fresh headless Chromium profile under the session's TestPolicy, with the test values, checking
  * each checkpoint in the page after its last step. Nobody is asked before a committing step: the
- * test policy decides (a dry run leaves it out). Only secret test values are scrubbed from the
- * result. Never throws for anything the page or the browser does: a missing browser gives
+ * test policy decides (a dry run leaves it out). Every test value is scrubbed from the result
+ * (issue #35: a page that shows the test title back must not put it in the stored step details or
+ * receipts). Never throws for anything the page or the browser does: a missing browser gives
  * `partial`, a breach gives `failed` with `TEST_POLICY_VIOLATION`.
  */
 export async function runRehearsal(input: RehearsalInput): Promise<RehearsalResult> {
@@ -76,7 +77,6 @@ export async function runRehearsal(input: RehearsalInput): Promise<RehearsalResu
     browser: managedBrowser({ chromiumPath: input.chromiumPath ?? DEFAULT_CHROMIUM_PATH, ...(input.tempDir !== undefined ? { tempDir: input.tempDir } : {}) }),
     timeoutMs: input.timeoutMs ?? DEFAULT_REHEARSAL_TIMEOUT_MS,
     stepTimeoutMs: input.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
-    redactValues: "secret",
     stopOnCheckpointFailure: false,
     purpose: "rehearsal",
     ...(input.now !== undefined ? { now: input.now } : {}),
