@@ -9,7 +9,15 @@ const iconFiles = Object.fromEntries(ICON_SIZES.map((size) => [size, `icons/${si
 export default defineConfig({
   srcDir: "extension",
   publicDir: "extension/public",
-  outDir: ".output",
+  // The zip test builds into a temporary folder, so the extension other browser tests load from
+  // .output/chrome-mv3 is never rebuilt under them.
+  outDir: process.env.ELNOR_EXTENSION_OUT_DIR ?? ".output",
+  // `npm run zip`: the store archive (the built extension) and a sources archive with what rebuilds
+  // it (`npm ci && npm run build`): the extension, the side panel, the shared contracts, the config.
+  zip: {
+    zipSources: true,
+    excludeSources: [".output/**", "agent/**", "mcp/**", "e2e/**", "bench/**", "docs/screenshots/**", "ui/testing/**", "BENCHMARKS.md"],
+  },
   // auto-icons renders the one source image to icons/<size>.png (sharp) and lists them as `icons`.
   modules: ["@wxt-dev/module-svelte", "@wxt-dev/auto-icons"],
   autoIcons: { baseIconPath: "assets/icon.svg", sizes: [...ICON_SIZES], developmentIndicator: "overlay" },

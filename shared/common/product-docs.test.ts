@@ -21,7 +21,9 @@ describe("docs generated from the shared facts (issue #36)", () => {
   it("the README's five privacy lines are the facts' five lines, in order", () => {
     const section = /^## Privacy, in five lines\n([\s\S]*?)(?=^#)/m.exec(readme())?.[1];
     expect(section, "README has a 'Privacy, in five lines' section").toBeDefined();
-    const items = section!.split(/^\d+\. /m).slice(1).map(squash);
+    // The numbered list: "N. " lines and their indented continuations, up to the first other line.
+    const list = /^\s*((?:\d+\. .*\n(?: {2,}\S.*\n)*)+)/.exec(section!)?.[1] ?? "";
+    const items = list.split(/^\d+\. /m).slice(1).map(squash);
     expect(items).toEqual(PRIVACY_FIVE_LINES.map(squash));
   });
 
