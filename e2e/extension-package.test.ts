@@ -1,13 +1,13 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl, { type Entry } from "yauzl";
 import { EXTENSION_PERMISSIONS, permissionNames } from "../shared/common/extension-permissions";
-import { EXTENSION_DIR } from "./support/extension-browser";
+import { EXTENSION_DIR, launchExtensionBrowser } from "./support/extension-browser";
 import { projectRoot } from "../agent/test-support/agent-process";
 
 /**
@@ -130,6 +130,25 @@ describe("npm run zip", () => {
     expect(packed).toEqual(built);
     expectIcons(packed, (file) => files.get(file));
     expect([...files.keys()].filter((name) => name.endsWith(".map") || name.includes("node_modules"))).toEqual([]);
+  });
+
+  it("loads, unzipped, in a fresh Chromium profile and explains its permissions before pairing", async () => {
+    // What a person does on another machine: unzip the store archive, Load unpacked, open the panel.
+    const unpacked = path.join(outDir, "unpacked");
+    for (const [name, bytes] of await readZip(path.join(outDir, "elnor-learn-0.1.0-chrome.zip"))) {
+      await mkdir(path.dirname(path.join(unpacked, name)), { recursive: true });
+      await writeFile(path.join(unpacked, name), bytes);
+    }
+    const chrome = await launchExtensionBrowser(unpacked);
+    try {
+      const panel = await chrome.openSidePanel();
+      await panel.locator("footer button ::-p-text(Why these permissions)").click();
+      await panel.waitForSelector('[data-view="why-permissions"] li[data-permission="debugger"]');
+      const listed = await panel.$$eval("[data-permission]", (items) => items.map((item) => item.getAttribute("data-permission")));
+      expect(listed).toEqual(EXTENSION_PERMISSIONS.map((entry) => entry.name));
+    } finally {
+      await chrome.close();
+    }
   });
 
   it("packs sources that rebuild the extension, without tests, the agent or node_modules", async () => {
