@@ -24,7 +24,7 @@ export const PRIVACY_POLICY_SECTIONS: readonly PrivacyPolicySection[] = [
     heading: "What is collected, and when",
     points: [
       "Only during a demonstration you start in the side panel, and only on the sites you allowed for it: what you do (clicks, choices, field edits, pages visited) and the structure of the pages (titles, headings, the names of buttons, links and fields).",
-      "Addresses are kept with every query value and fragment value replaced by `*`.",
+      "The addresses of those pages, with anything you typed into them and anything that looks like a secret (a token, a session id, a one-time code) masked.",
       "What you type is masked inside the page before anything leaves it: a field's edit is recorded as `masked` with a length class, or as a keyed hash so equal values can be matched without being known. Passwords are always masked, never hashed. Only if you choose `none` for one session, and consent to it, are field values sent as typed.",
       "When you run one of your abilities in your own tab, the steps the assistant takes there and whether each succeeded. The inputs you give a run are used for that run and never stored.",
       "Nothing is collected outside a demonstration or a run you started: no browsing history, no analytics, no advertising identifiers.",
