@@ -21,9 +21,9 @@ export interface ExtensionBrowser {
  * Debian's Chromium with the built extension loaded into a fresh profile. The flags keep
  * Chromium from reaching for Google's services, which this closed network refuses.
  */
-export async function launchExtensionBrowser(): Promise<ExtensionBrowser> {
-  if (!existsSync(path.join(EXTENSION_DIR, "manifest.json"))) {
-    throw new Error(`No built extension at ${EXTENSION_DIR}: run \`npm run build\` first (npm test does).`);
+export async function launchExtensionBrowser(extensionDir = EXTENSION_DIR): Promise<ExtensionBrowser> {
+  if (!existsSync(path.join(extensionDir, "manifest.json"))) {
+    throw new Error(`No built extension at ${extensionDir}: run \`npm run build\` first (npm test does).`);
   }
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (.ci/run does).`);
@@ -33,7 +33,7 @@ export async function launchExtensionBrowser(): Promise<ExtensionBrowser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     pipe: true,
-    enableExtensions: [EXTENSION_DIR],
+    enableExtensions: [extensionDir],
     userDataDir: profile,
     args: [...CHROMIUM_ARGS],
   });

@@ -3,3 +3,5 @@ export * from "./error-codes";
 export * from "./agent-health";
 export * from "./pairing";
 export * from "./category";
+export * from "./extension-permissions";
+export * from "./privacy-facts";
