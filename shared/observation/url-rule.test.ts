@@ -166,6 +166,37 @@ describe("the agent's check of an arriving address", () => {
   });
 });
 
+describe("the page's rule and the agent's check agree", () => {
+  it("keeps a token masked even when a few of its characters were typed somewhere", () => {
+    expect(maskUrl("https://app.example/p?t=Zx8Kq2Lm9Pw4Rt7Vb3", typed("Lm9"))).toBe("https://app.example/p?t=*");
+    expect(maskUrl("https://app.example/s/Zx8Kq2Lm9Pw4Rt7Vb3/home", typed("Lm9"))).toBe("https://app.example/s/*/home");
+  });
+
+  it("lets a typed plain word stand under `state` (a filter typed into a box), and the agent accepts it", () => {
+    const masked = maskUrl("https://tracker.example/issues?state=Blocked", typed("blocked"));
+    expect(masked).toBe(`https://tracker.example/issues?state=${marker("blocked")}`);
+    expect(urlRefusal(masked)).toBeUndefined();
+  });
+
+  it("produces only addresses the agent accepts, for any mix of routes, typed values and secrets", () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pick = <T,>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T;
+    const pieces = ["start", "Meeting%20notes", "meeting+notes", "42", "Zx8Kq2Lm9Pw4Rt7Vb3", "alice%40example.com", "open", "*", "a%2Fb", "%4Deeting%20notes", "reset", "verify", "x1", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig"];
+    const keys = ["id", "page", "do", "state", "code", "sid", "q", "token", "ref"];
+    const values = typed("Meeting notes", "Lm9", "open");
+    for (let round = 0; round < 400; round += 1) {
+      const path = Array.from({ length: 1 + Math.floor(next() * 3) }, () => pick(pieces)).join("/");
+      const query = Array.from({ length: Math.floor(next() * 4) }, () => `${pick(keys)}=${pick(pieces)}`).join("&");
+      const fragment = pick(["", `#/${pick(pieces)}?${pick(keys)}=${pick(pieces)}`, `#${pick(keys)}=${pick(pieces)}`, `#${pick(pieces)}`]);
+      const raw = `https://app.example/${path}${query === "" ? "" : `?${query}`}${fragment}`;
+      const masked = maskUrl(raw, values);
+      expect(urlRefusal(masked), `${raw} → ${masked}`).toBeUndefined();
+      expect(masked.toLowerCase(), raw).not.toMatch(/meeting|lm9|zx8kq2|alice/);
+    }
+  });
+});
+
 describe("replaying a recorded address", () => {
   const parameters = new Map([[valueRef(KEY, "Meeting notes") as string, "page_name"]]);
   const parameterOf = (ref: string) => parameters.get(ref);

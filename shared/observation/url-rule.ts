@@ -119,7 +119,11 @@ export function isSecretKey(key: string, value: string): boolean {
   const words = keyWords(key);
   if (words.some((word) => SECRET_KEY_WORDS.has(word)) || SECRET_KEY_WORDS.has(words.join("_"))) return true;
   if (words.includes("api") && words.includes("key")) return true;
-  if (words.some((word) => SECRET_UNLESS_PLAIN.has(word))) return !/^[A-Za-z]{1,12}$/.test(stripMarkers(value));
+  if (words.some((word) => SECRET_UNLESS_PLAIN.has(word))) {
+    // A marker is as plain as a word: what it stands for was judged before it was marked.
+    const plain = stripMarkers(value).trim();
+    return !(plain === "" || /^[A-Za-z]{1,12}$/.test(plain));
+  }
   return false;
 }
 
@@ -176,17 +180,23 @@ function escapeStarsButMarkers(text: string): string {
 type Typed = UrlTypedValues | "unknown" | undefined;
 
 /**
- * Typed values in a piece of a URL as markers; an app's own `*` escaped. With typed values given
- * (or "unknown") the text is the page's, raw: every `*` in it is the app's. Without, it is an
- * address masked already (the agent's check): its markers stay.
+ * A piece of the page's own address, raw, made ready for the rule: encoded unreserved characters
+ * decoded (a typed value may hide behind `%4D`; RFC 3986 §2.3 says they mean the same) and the app's
+ * own `*` escaped. An address masked already (the agent's check; "unknown", which masks every value
+ * and must change nothing when applied twice) keeps its markers.
  */
-function markTyped(text: string, typed: Typed): string {
-  // "unknown" replays nothing (a command line): masking it twice must change nothing, so its markers stay too.
+function prepare(text: string, typed: Typed): string {
   if (typed === undefined || typed === "unknown") return escapeStarsButMarkers(text);
-  return typed.scrub(escapeStars(unreservedDecoded(text)), (needle) => typedMarker(typed.ref(needle)));
+  return escapeStars(unreservedDecoded(text));
 }
 
-/** `%4D` → `M`: an encoded letter, digit or `-._~` means the same (RFC 3986 §2.3), and a typed value may hide behind one. */
+/** Typed values in a prepared piece as their markers. */
+function markTyped(text: string, typed: Typed): string {
+  if (typed === undefined || typed === "unknown") return text;
+  return typed.scrub(text, (needle) => typedMarker(typed.ref(needle)));
+}
+
+/** `%4D` → `M`: an encoded letter, digit or `-._~` means the same (RFC 3986 §2.3). */
 function unreservedDecoded(text: string): string {
   return text.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
     const char = String.fromCharCode(Number.parseInt(hex, 16));
@@ -194,38 +204,47 @@ function unreservedDecoded(text: string): string {
   });
 }
 
-/** `key=value&…` (a query or a fragment's pairs) under the rule. */
+/**
+ * `key=value&…` (a query or a fragment's pairs) under the rule: secrets are judged on the value as
+ * the page wrote it, before typed values are marked (a token stays masked even when a few of its
+ * characters were typed somewhere), and again after.
+ */
 function maskPairs(pairs: string, typed: Typed): string {
   if (pairs === "") return pairs;
   return pairs
     .split("&")
     .map((pair) => {
       const equals = pair.indexOf("=");
-      const rawKey = equals >= 0 ? pair.slice(0, equals) : pair;
-      const rawValue = equals >= 0 ? pair.slice(equals + 1) : undefined;
+      const rawKey = prepare(equals >= 0 ? pair.slice(0, equals) : pair, typed);
+      const rawValue = equals >= 0 ? prepare(pair.slice(equals + 1), typed) : undefined;
       const key = markTyped(rawKey, typed);
       if (rawValue === undefined) return key;
       if (typed === "unknown") return `${key}=${MASKED_URL_VALUE}`;
-      if (isSecretKey(decode(rawKey), decode(rawValue))) return `${key}=${MASKED_URL_VALUE}`;
+      const secret = (value: string) => isSecretKey(decode(rawKey), decode(value)) || looksLikeSecret(decode(value));
+      if (secret(rawValue)) return `${key}=${MASKED_URL_VALUE}`;
       const value = markTyped(rawValue, typed);
-      return `${key}=${looksLikeSecret(decode(value)) ? MASKED_URL_VALUE : value}`;
+      return `${key}=${secret(value) ? MASKED_URL_VALUE : value}`;
     })
     .join("&");
 }
 
-/** A path (or a fragment route) under the rule, segment by segment. */
-function maskPath(path: string, typed: Typed): string {
-  const marked = markTyped(path, typed);
-  const segments = marked.split("/");
+/** Path segments that are secrets, as `*` (a token's shape, or what follows `/reset/`, `/verify/`…). */
+function maskSecretSegments(path: string): string {
+  const segments = path.split("/");
   return segments
     .map((segment, index) => {
-      const decoded = decode(segment);
+      const decoded = stripMarkers(decode(segment));
       if (looksLikeSecret(decoded)) return MASKED_URL_VALUE;
       const before = index > 0 ? decode(segments[index - 1] as string).toLowerCase() : "";
-      if (SECRET_PATH_WORDS.has(before) && (/[0-9]/.test(stripMarkers(decoded)) || stripMarkers(decoded).length >= 12)) return MASKED_URL_VALUE;
+      if (SECRET_PATH_WORDS.has(before) && (/[0-9]/.test(decoded) || decoded.trim().length >= 12)) return MASKED_URL_VALUE;
       return segment;
     })
     .join("/");
+}
+
+/** A path (or a fragment route) under the rule: secret segments first, then typed values (which may span segments), then secrets again. */
+function maskPath(path: string, typed: Typed): string {
+  return maskSecretSegments(markTyped(maskSecretSegments(prepare(path, typed)), typed));
 }
 
 /** What comes before the path (scheme, host, port) as the URL writes it (`about:blank` and `file:` too), and whether it ends in an empty `?` or `#`. */
@@ -245,6 +264,12 @@ function partsOf(parsed: URL): { origin: string; emptyQuery: boolean; emptyHash:
  * and the rehearsal's report of an address it opened). Unparseable input yields "".
  */
 export function maskUrl(url: string, typed?: Typed): string {
+  const once = applyRule(url, typed);
+  // What the agent checks is the rule without typed values: the page's result passes it by construction.
+  return typed === undefined || typed === "unknown" || once === "" ? once : applyRule(once, undefined);
+}
+
+function applyRule(url: string, typed: Typed): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
