@@ -287,6 +287,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     expect(waited.overall).toBe("passed");
   }, 30_000);
 
+  it("opens an address with the run's inputs where the recorded one had typed values, encoded, and opens nothing without them (issue #35)", async () => {
+    const before = site.requests.length;
+    const flow: RecorderFlow = { title: "Open the page", steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/signup.html?plan={{plan}}&who={{nickname}}&do=edit` }], step_ids: [null, "s1"] };
+    const result = await run({ flow });
+    expect(byId(result, "step:s1")?.result).toBe("passed");
+    expect(site.requests.slice(before).find((request) => request.path === "/signup.html")?.search).toBe("?plan=Pro&who=Captain%20Nemo&do=edit");
+
+    const without = site.requests.length;
+    const missing = await run({ flow, values: { ...VALUES, nickname: undefined as unknown as string } });
+    expect(byId(missing, "step:s1")).toMatchObject({ result: "failed", details: expect.stringContaining("no value for {{nickname}}") });
+    expect(site.requests.slice(without).filter((request) => request.path === "/signup.html")).toEqual([]);
+  });
+
   it("says what the page shows when a step fails, and runs nothing after it", async () => {
     const before = site.requests.length;
     const flow = signupFlow(site.origin);

@@ -1,4 +1,6 @@
 import { existsSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -48,6 +50,22 @@ describe.skipIf(!existsSync(CHROMIUM))("what the page showed where an execution 
       await reader.close();
     }
   }
+
+  it("keeps no secret the app put in its address: session ids and tokens are masked, what routes stays (issue #35)", async () => {
+    const server = http.createServer((_, response) => response.writeHead(200, { "content-type": "text/html" }).end("<title>Home</title><h1>Home</h1>"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const own = await browser.newPage();
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await own.goto(`${origin}/home.php?page=start&sid=8f3kq0v1l2m3#access_token=ya29abc`);
+      const seen = await readPageSeen(own, { redact: (text) => text, holdsValue: () => false });
+      expect(seen.url).toBe(`${origin}/home.php?page=start&sid=*#access_token=*`);
+    } finally {
+      await own.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 
   it("lists title, headings and buttons without the values, and covers them in the screenshot it writes", async () => {
     await page.setContent(`<!doctype html><title>Hi Captain Nemo</title><body style="margin:0;background:#fff">

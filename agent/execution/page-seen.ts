@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Page } from "puppeteer-core";
 import type { PageSeen } from "../../shared/execution/run-contract";
 import { clamp, within } from "./execution-util";
+import { maskUrl } from "../../shared/observation/url-rule";
 
 /**
  * What the page showed where an execution stopped short, so a person sees why: its address, title,
@@ -55,7 +56,8 @@ export async function readPageSeen(page: Page, options: PageSeenOptions): Promis
   const title = await within(page.title(), READ_TIMEOUT_MS, "timeout").catch(() => "");
   const lists = (await within(page.evaluate(READ_SCRIPT), READ_TIMEOUT_MS, "timeout").catch(() => ({ headings: [], buttons: [] }))) as { headings: string[]; buttons: string[] };
   const seen: PageSeen = {
-    url: clamp(redact(url), 2000),
+    // The address as the URL rule lets it be kept: a session id or token the app put in it is masked.
+    url: clamp(redact(maskUrl(url) || url), 2000),
     title: clamp(redact(title), 240),
     headings: lists.headings.slice(0, HEADINGS_MAX).map((text) => clamp(redact(text), 160)),
     buttons: lists.buttons.slice(0, BUTTONS_MAX).map((text) => clamp(redact(text), 160)),

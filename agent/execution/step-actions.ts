@@ -1,6 +1,7 @@
 import type { ElementHandle, HTTPRequest, KeyInput, Page } from "puppeteer-core";
 import type { RunWhere } from "../../shared/execution/run-contract";
 import type { TestPolicy } from "../../shared/learning/test-policy";
+import { maskUrl } from "../../shared/observation/url-rule";
 import type { RecorderStep } from "../learning/compiler/emit-recorder-flow";
 import { firstLine } from "./checkpoint-check";
 import { POLL_MS, StepFailure, sleep } from "./execution-util";
@@ -92,12 +93,14 @@ export async function runStep(page: Page, step: RecorderStep, context: StepConte
   }
 }
 
-async function navigate(page: Page, url: string, context: StepContext): Promise<StepOutcome> {
+async function navigate(page: Page, recorded: string, context: StepContext): Promise<StepOutcome> {
+  // A typed value the address carried is the run's input (issue #35): `?id={{page_name}}`, encoded as the address needs.
+  const { text: url, described } = fillPlaceholders(recorded, context.values, context.purpose, encodeURIComponent);
   let target: URL;
   try {
     target = new URL(url);
   } catch {
-    throw new StepFailure(`"${url}" is not a URL`);
+    throw new StepFailure(`"${recorded}" is not a URL`);
   }
   if (target.protocol !== "http:" && target.protocol !== "https:") throw new StepFailure(`only http and https pages are opened, not ${target.protocol}`);
   if (!hostAllowed(target, context.policy.allowed_domains)) {
@@ -107,10 +110,12 @@ async function navigate(page: Page, url: string, context: StepContext): Promise<
   notStopped(context);
   try {
     const response = await page.goto(url, { waitUntil: "load", timeout: Math.max(1, context.deadline - Date.now()) });
-    return { details: `opened ${page.url()}${response !== null ? ` (HTTP ${response.status()})` : ""}` };
+    // The address as reported keeps no secret the app put in it (the URL rule); values are the record's redactor's.
+    const filled = recorded === url ? "" : ` with ${described}`;
+    return { details: `opened ${maskUrl(page.url()) || "the page"}${filled}${response !== null ? ` (HTTP ${response.status()})` : ""}` };
   } catch (error) {
     if (context.watch.violation !== undefined) throw new StepFailure(context.watch.violation);
-    throw new StepFailure(`could not open ${url}: ${firstLine(error)}`);
+    throw new StepFailure(`could not open ${recorded}: ${firstLine(error)}`);
   }
 }
 
@@ -123,7 +128,12 @@ function keyInput(key: string): KeyInput {
 }
 
 /** Replaces each `{{name}}` by its value; a missing one fails the step before anything is typed. */
-function fillPlaceholders(value: string, testValues: Readonly<Record<string, string>>, purpose: "rehearsal" | "run"): { text: string; described: string } {
+function fillPlaceholders(
+  value: string,
+  testValues: Readonly<Record<string, string>>,
+  purpose: "rehearsal" | "run",
+  encode: (value: string) => string = (same) => same,
+): { text: string; described: string } {
   const names = [...value.matchAll(/\{\{\s*([^{}\s]+)\s*\}\}/g)].map((match) => match[1] as string);
   const missing = [...new Set(names.filter((name) => typeof testValues[name] !== "string"))];
   if (missing.length > 0) {
@@ -135,7 +145,7 @@ function fillPlaceholders(value: string, testValues: Readonly<Record<string, str
         : `no value for ${list}: give ${them} when starting the run (values from the demonstration are never reused); nothing was typed`,
     );
   }
-  const text = value.replace(/\{\{\s*([^{}\s]+)\s*\}\}/g, (_, name: string) => testValues[name] as string);
+  const text = value.replace(/\{\{\s*([^{}\s]+)\s*\}\}/g, (_, name: string) => encode(testValues[name] as string));
   if (names.length === 0) return { text, described: value === "" ? "(no value was recorded for this field; left empty)" : `(a fixed value of ${value.length} characters)` };
   return { text, described: `the ${purpose === "rehearsal" ? "test " : ""}value for ${[...new Set(names)].map((name) => `{{${name}}}`).join(", ")} (${text.length} characters)` };
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import type { LearnSession } from "../../shared/learning/learn-session";
 import { SnapshotUploadSchema, type ObservationBatchAck, type ObservationBatchRequest, type RejectedEvent } from "../../shared/observation/capture-protocol";
-import { isMaskedUrl } from "../../shared/observation/masking-rules";
+import { urlRefusal } from "../../shared/observation/url-rule";
 import { canonicalJson, PAGE_SNAPSHOT_MAX_BYTES, SNAPSHOT_REF_PREFIX } from "../../shared/observation/page-snapshot";
 import { watchesThisComputer } from "../../shared/observation/desktop-detail";
 import { maskCommandArguments } from "../../shared/observation/command-masking";
@@ -75,7 +75,8 @@ export function createIngestService(deps: { memory: MemoryStore; sessions: Sessi
     const sha = createHash("sha256").update(text).digest("hex");
     if (sha !== upload.sha256) return { reason: "sha256 does not match the snapshot's canonical JSON." };
     if (Buffer.byteLength(text) > PAGE_SNAPSHOT_MAX_BYTES) return { reason: "Snapshot is larger than 32 KB." };
-    if (!isMaskedUrl(upload.snapshot.url)) return { reason: "Snapshot URL carries unmasked query values." };
+    const urlRefused = urlRefusal(upload.snapshot.url);
+    if (urlRefused !== undefined) return { reason: `Snapshot URL refused: ${urlRefused}.` };
     if (!deps.sessions.all().some((session) => session.learn_session_id === upload.learn_session_id)) {
       return { reason: "No such learning session." };
     }
@@ -131,8 +132,9 @@ export function createIngestService(deps: { memory: MemoryStore; sessions: Sessi
         const textMode = scope.redaction_modes.text_entry ?? "mask_text";
         const detail = event.browser_detail;
         // Defence in depth: the page masks; the agent refuses anything that arrives unmasked anyway.
-        if (detail !== undefined && !isMaskedUrl(detail.page_url)) {
-          reject(index, event.event_id, "OBSERVATION_NOT_MASKED", "page_url carries unmasked query values.");
+        const urlRefused = detail === undefined ? undefined : urlRefusal(detail.page_url);
+        if (urlRefused !== undefined) {
+          reject(index, event.event_id, "OBSERVATION_NOT_MASKED", `page_url refused: ${urlRefused} (mask it with shared/observation/url-rule before sending).`);
           continue;
         }
         // The same for a command line: an adapter masks its arguments; the agent refuses a command

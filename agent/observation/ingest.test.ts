@@ -146,12 +146,25 @@ describe("POST /api/observations/events", () => {
     expect(ack.dropped_off_target).toEqual([foreign.event_id]);
   });
 
-  it("refuses URLs with unmasked query values and typed values without consent", async () => {
-    const leakyUrl = domEvent(sessionId, {}, { page_url: `${SITE}/search?q=my+secret` });
+  it("refuses URLs with a secret left raw or credentials, and typed values without consent", async () => {
+    const leakyToken = domEvent(sessionId, {}, { page_url: `${SITE}/doku.php?id=start&sectok=9a8b7c6d5e` });
+    const leakyCredentials = domEvent(sessionId, {}, { page_url: "http://user:pw@127.0.0.1:8123/" });
+    const leakyEmail = domEvent(sessionId, {}, { page_url: `${SITE}/profile?user=alice%40example.com` });
     const leakyValue = domEvent(sessionId, { action_label: "Fill 'Notes'" }, { dom_event_kind: "change", masked_field: { masked: false, value: "typed text" } });
-    const ack = await post([leakyUrl, leakyValue]);
-    expect(ack.rejected.map((entry) => entry.code)).toEqual(["OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED"]);
+    const leakySnapshot = upload(sessionId, { ...snapshot("Callback"), url: `${SITE}/callback#access_token=ya29abc` });
+    const ack = await post([leakyToken, leakyCredentials, leakyEmail, leakyValue], [leakySnapshot]);
+    expect(ack.rejected.map((entry) => entry.code)).toEqual(["OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED"]);
     expect(ack.accepted).toEqual([]);
+    expect(ack.snapshots_rejected).toEqual([expect.objectContaining({ index: 0 })]);
+  });
+
+  it("accepts an address that keeps what routes, names typed values by their reference and masks its secrets (issue #35)", async () => {
+    const routed = domEvent(sessionId, {}, { page_url: `${SITE}/doku.php?id=start&do=login` });
+    const typed = domEvent(sessionId, {}, { page_url: `${SITE}/doku.php?id=*typed-0123456789ab*&do=edit&sectok=*#/page/*typed-0123456789ab*?tab=history` });
+    const page = upload(sessionId, { ...snapshot("Edit"), url: `${SITE}/doku.php?id=*typed-0123456789ab*&do=edit` });
+    const ack = await post([routed, typed], [page]);
+    expect(ack.accepted).toEqual([routed.event_id, typed.event_id]);
+    expect(ack.snapshots_stored).toEqual([page.sha256]);
   });
 
   it("accepts a typed value once the user consented to recording text for the session, and records the consent", async () => {

@@ -9,6 +9,8 @@ const SITE_DIR = fileURLToPath(new URL("./site/", import.meta.url));
 export interface SeenRequest {
   method: string;
   path: string;
+  /** The query as requested (`?a=b`, or ""). */
+  search: string;
   body: string;
 }
 
@@ -39,10 +41,10 @@ export async function serveRehearsalSite(options: RehearsalSiteOptions = {}): Pr
     });
   });
   const answer = async (request: http.IncomingMessage, response: http.ServerResponse) => {
-    const pathname = new URL(request.url ?? "/", "http://fixture").pathname;
+    const { pathname, search } = new URL(request.url ?? "/", "http://fixture");
     let body = "";
     for await (const chunk of request) body += String(chunk);
-    requests.push({ method: request.method ?? "GET", path: pathname, body });
+    requests.push({ method: request.method ?? "GET", path: pathname, search, body });
     if (request.method !== "GET" && request.method !== "HEAD") {
       const next = options.posts?.[pathname];
       response.writeHead(next === undefined ? 204 : 303, next === undefined ? {} : { location: next });

@@ -98,7 +98,8 @@ describe("snapshot reads", () => {
     await capture.flush();
     const click = lastEvent(capture, "Click 'Next step'");
     expect(await reads(capture)).toBe(before + 1);
-    expect(snapshotOf(capture, click.after_state_ref).url).toBe(`${harness.origin}/signup.html?step=*`);
+    // The page routes by `step`, which nobody typed: it stays (issue #35).
+    expect(snapshotOf(capture, click.after_state_ref).url).toBe(`${harness.origin}/signup.html?step=2`);
     await capture.close();
   });
 

@@ -593,6 +593,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       masker = createFieldMasker(next);
     }
     boundary.setSessionValues(next.typed_values);
+    boundary.setKey(next.hash_key);
     if (next.state === "paused") {
       await stopObserving();
       config = next;

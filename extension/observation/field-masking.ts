@@ -1,5 +1,6 @@
 import type { MaskedField } from "../../shared/learning/observed-action";
 import { isAlwaysSecretField, lengthClass, looksLikeCardNumber, type FieldHints } from "../../shared/observation/masking-rules";
+import { valueRef } from "../../shared/observation/value-ref";
 import { NON_TEXT_INPUT_TYPES, inputType } from "./accessible-name";
 import type { CaptureConfig } from "./capture-messages";
 
@@ -109,17 +110,20 @@ export function createFieldMasker(config: Pick<CaptureConfig, "text_entry_mode" 
       const length_class = lengthClass(value.length);
       if (isAlwaysSecretField(hints)) return { masked: true, length_class, reason: "secret_field" };
       if (containsCardLikeNumber(value)) return { masked: true, length_class, reason: "card_number" };
+      // What an address that carries this value names it by (url-rule.ts): secrets above have none, so they are never replayed.
+      const ref = valueRef(config.hash_key, value);
+      const value_ref = ref === undefined ? {} : { value_ref: ref };
       switch (mode) {
         case "mask_text":
-          return { masked: true, length_class };
+          return { masked: true, length_class, ...value_ref };
         case "hash_only": {
           const cryptoKey = await hmacKey();
           // crypto.subtle exists only in secure contexts: without it the value is masked, not sent.
-          if (cryptoKey === undefined) return { masked: true, length_class, reason: "hash_unavailable" };
-          return { masked: true, length_class, value_hash: await hmacHex(cryptoKey, value) };
+          if (cryptoKey === undefined) return { masked: true, length_class, reason: "hash_unavailable", ...value_ref };
+          return { masked: true, length_class, value_hash: await hmacHex(cryptoKey, value), ...value_ref };
         }
         case "none":
-          return { masked: false, length_class, value: value.slice(0, MAX_VALUE_LENGTH) };
+          return { masked: false, length_class, value: value.slice(0, MAX_VALUE_LENGTH), ...value_ref };
         default:
           return assertNever(mode);
       }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import type { PageSnapshot } from "../../shared/observation/page-snapshot";
+import { typedMarker } from "../../shared/observation/url-rule";
+import { valueRef } from "../../shared/observation/value-ref";
 import { createPrivacyBoundary, unescapeCss } from "./privacy-boundary";
 
 const CANARY = "Osprey 42 Quill";
@@ -39,10 +41,31 @@ describe("the content script's privacy boundary", () => {
     expect(JSON.stringify(out).toLowerCase()).not.toContain("osprey 42");
     expect(JSON.stringify(out)).not.toContain("Osprey%2042");
     expect(out.action_label).toBe("Click '•••'");
-    expect(out.browser_detail?.page_url).toBe("https://notes.example.com/search/*?q=*#search/*");
+    // No session key yet: the typed value is marked, named by nothing.
+    expect(out.browser_detail?.page_url).toBe("https://notes.example.com/search/*typed*?q=*typed*#search/*typed*");
     expect(out.browser_detail?.selectors).toEqual([["#send"]]);
     expect(out.event_id).toBe(original.event_id);
     expect(out.browser_detail?.masked_field).toEqual(original.browser_detail?.masked_field);
+  });
+
+  it("keeps what routes in an address, names a typed value by its session reference, and masks secrets (issue #35)", () => {
+    const boundary = createPrivacyBoundary();
+    const key = "session-key-abcdefghijklmnop";
+    boundary.setKey(key);
+    boundary.setSessionValues(["Meeting notes"]);
+    const raw = "https://wiki.example/doku.php?id=Meeting%20Notes&do=edit&sectok=9a8b7c6d#/page/meeting+notes?tab=history";
+    const masked = boundary.url(raw);
+    const marker = typedMarker(valueRef(key, "Meeting notes"));
+    expect(masked).toBe(`https://wiki.example/doku.php?id=${marker}&do=edit&sectok=*#/page/${marker}?tab=history`);
+    expect(masked.toLowerCase()).not.toContain("meeting");
+    // The same in every URL field of an event, and of a snapshot.
+    const out = boundary.event(event({ page_url: raw }));
+    expect(out.browser_detail?.page_url).toBe(masked);
+    // A value the person did not type stays: the page routes by it.
+    expect(boundary.url("https://wiki.example/doku.php?id=start&do=login")).toBe("https://wiki.example/doku.php?id=start&do=login");
+    // The session ends: no value is known, and nothing is named by a reference any more.
+    boundary.forget();
+    expect(boundary.url("https://wiki.example/doku.php?id=Meeting%20Notes")).toBe("https://wiki.example/doku.php?id=Meeting%20Notes");
   });
 
   it("scrubs a string field the boundary has never heard of (a field added to the contract later)", () => {
@@ -99,7 +122,7 @@ describe("the content script's privacy boundary", () => {
     expect(out.headings).toEqual([{ level: 2, text: "Ship to: •••" }]);
     expect(out.buttons).toEqual(["Confirm •••"]);
     expect(out.status_messages).toEqual(["Saved •••"]);
-    expect(out.url).toBe("https://shop.example.com/checkout#ship/*");
+    expect(out.url).toBe("https://shop.example.com/checkout#ship/*typed*");
     expect(out.forms).toEqual(snapshot.forms);
   });
 

@@ -1,5 +1,6 @@
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
-import { maskUrl } from "../../shared/observation/masking-rules";
+import { maskUrl } from "../../shared/observation/url-rule";
+import { createValueRefs } from "../../shared/observation/value-ref";
 import type { PageSnapshot } from "../../shared/observation/page-snapshot";
 import { createNeedleCache, createTypedValueScrubber, type TypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
 
@@ -31,8 +32,13 @@ export interface PrivacyBoundary {
   scrubber(): TypedValueScrubber;
   /** Page text with every typed value cut out. */
   text(text: string): string;
-  /** A URL masked (query values, fragment pairs) with typed values cut out of its path and fragment. */
+  /**
+   * An address under the URL rule (shared/observation/url-rule.ts): what routes stays, a typed
+   * value becomes a marker naming it by its keyed reference, a secret becomes `*`.
+   */
   url(url: string): string;
+  /** The session's key (`CaptureConfig.hash_key`): typed values in addresses are referenced under it. */
+  setKey(key: string | undefined): void;
   /** Selector alternatives without those that would carry a typed value, escaped or not. */
   selectors(alternatives: readonly (readonly string[])[]): string[][];
   /** The event as it may leave: every page-derived string scrubbed, URLs masked, selectors filtered. */
@@ -114,14 +120,18 @@ export function createPrivacyBoundary(): PrivacyBoundary {
     return current;
   };
 
+  /** The typed values' references under the session key (none before the key is known: markers then name no value). */
+  let refOf: ((value: string) => string | undefined) | undefined;
+  let refKey: string | undefined;
+  const ref = (needle: string): string | undefined => refOf?.(needle);
   /** URLs masked with a scrubber: every event and snapshot of a page carries the same few (its URL, masked and again). */
-  const maskedUrls = new WeakMap<TypedValueScrubber, Map<string, string>>();
+  let maskedUrls = new WeakMap<TypedValueScrubber, Map<string, string>>();
   const url = (raw: string, scrub: TypedValueScrubber = scrubber()): string => {
     let known = maskedUrls.get(scrub);
     if (known === undefined) maskedUrls.set(scrub, (known = new Map()));
     let masked = known.get(raw);
     if (masked === undefined) {
-      masked = maskUrl(raw, scrub);
+      masked = maskUrl(raw, { scrub: (text, replace) => scrub.scrub(text, replace), ref });
       if (known.size >= 64) known.clear();
       known.set(raw, masked);
     }
@@ -176,6 +186,13 @@ export function createPrivacyBoundary(): PrivacyBoundary {
     scrubber,
     text: (text) => scrubber().scrub(text),
     url: (raw) => url(raw),
+    setKey(key) {
+      if (key === refKey) return;
+      refKey = key;
+      refOf = key === undefined ? undefined : createValueRefs(key);
+      // Addresses masked before name their values differently now.
+      maskedUrls = new WeakMap();
+    },
     selectors: (alternatives) => selectors(alternatives),
     event: (event) => walk(event, undefined, scrubber()) as ObservedActionEventWithDetail,
     snapshot: (snapshot) => walk(snapshot, undefined, scrubber()) as PageSnapshot,
@@ -187,6 +204,9 @@ export function createPrivacyBoundary(): PrivacyBoundary {
       unescaped = new Map();
       compiled = createNeedleCache();
       current = createTypedValueScrubber([], compiled);
+      refOf = undefined;
+      refKey = undefined;
+      maskedUrls = new WeakMap();
     },
   };
 }

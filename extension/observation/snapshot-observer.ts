@@ -1,4 +1,4 @@
-import { maskUrl } from "../../shared/observation/masking-rules";
+import { maskUrl } from "../../shared/observation/url-rule";
 import { PAGE_SNAPSHOT_MAX_BYTES, SNAPSHOT_REF_PREFIX, canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { UNCACHED_NAMES, cleanText, inputType, roleOf, type Names } from "./accessible-name";
 import { TYPED_ROLE_SELECTOR, sha256Hex, textFieldOf } from "./field-masking";
@@ -308,7 +308,8 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
     memo,
   });
   return {
-    url: maskedUrl ?? maskUrl(top.location.href),
+    // Without the boundary's address, any value may have been typed: every one is masked.
+    url: maskedUrl ?? maskUrl(top.location.href, "unknown"),
     title: clean(top.document.title),
     headings,
     landmarks,

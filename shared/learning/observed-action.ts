@@ -37,6 +37,12 @@ export const MaskedFieldSchema = z
     masked: z.boolean(),
     length_class: z.enum(["empty", "short", "medium", "long"]).optional(),
     value_hash: z.string().max(128).optional(),
+    /**
+     * The value's keyed reference (shared/observation/value-ref.ts, issue #35): an address that
+     * carries the value names it so (`*typed-<ref>*`), and the compiler puts this field's parameter
+     * there. Reveals only that two places held the same value; secrets have none.
+     */
+    value_ref: z.string().regex(/^[0-9a-f]{12}$/).optional(),
     reason: z.string().max(120).optional(),
     /**
      * The typed value itself: only ever present when the user consented to `redaction_mode = none`
@@ -94,6 +100,9 @@ export const BrowserEventDetailSchema = z
     }
     if (detail.masked_field.value_hash !== undefined) {
       ctx.addIssue({ code: "custom", message: "password fields are never hashed", path: ["masked_field", "value_hash"] });
+    }
+    if (detail.masked_field.value_ref !== undefined) {
+      ctx.addIssue({ code: "custom", message: "password fields are never referenced", path: ["masked_field", "value_ref"] });
     }
     if (detail.masked_field.value !== undefined) {
       ctx.addIssue({ code: "custom", message: "password values never leave the page", path: ["masked_field", "value"] });

@@ -1,4 +1,5 @@
-import { isAlwaysSecretField, looksLikeCardNumber, maskUrl } from "./masking-rules";
+import { isAlwaysSecretField, looksLikeCardNumber } from "./masking-rules";
+import { maskUrl } from "./url-rule";
 
 export const MASKED_ARGUMENT = "«masked»";
 
@@ -48,12 +49,12 @@ function looksRandom(name: string): boolean {
 }
 
 function maskOne(argument: string): string {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(argument)) return maskUrl(argument) || MASKED_ARGUMENT;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(argument)) return maskUrl(argument, "unknown") || MASKED_ARGUMENT;
   const pair = /^(-{0,2}[A-Za-z0-9_.-]+)=(.*)$/s.exec(argument);
   if (pair !== null && pair[1] !== undefined && pair[2] !== undefined) {
     const key = pair[1].replace(/^-+/, "");
     if (isAlwaysSecretField({ name: key }) || looksLikeToken(pair[2]) || looksLikeCardNumber(pair[2])) return `${pair[1]}=${MASKED_ARGUMENT}`;
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(pair[2])) return `${pair[1]}=${maskUrl(pair[2]) || MASKED_ARGUMENT}`;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(pair[2])) return `${pair[1]}=${maskUrl(pair[2], "unknown") || MASKED_ARGUMENT}`;
     return argument;
   }
   if (looksLikeToken(argument) || looksLikeCardNumber(argument)) return MASKED_ARGUMENT;

@@ -1,5 +1,7 @@
 export * from "./capture-protocol";
 export * from "./masking-rules";
+export * from "./url-rule";
+export * from "./value-ref";
 export * from "./page-snapshot";
 export * from "./site-allowlist";
 export * from "./command-masking";

@@ -19,9 +19,15 @@ export const MIN_SCRUB_LENGTH = 3;
 /** What a typed value becomes in page text. */
 export const SCRUBBED = "•••";
 
+/** What a value found in a text becomes: a fixed text, or one made from the value found (the URL rule's reference). */
+export type Replacement = string | ((needle: string) => string);
+
 export interface TypedValueScrubber {
-  /** The text with every occurrence of every value replaced by `replacement` (default `SCRUBBED`). */
-  scrub(text: string, replacement?: string): string;
+  /**
+   * The text with every occurrence of every value replaced by `replacement` (default `SCRUBBED`);
+   * a function is given the value found (its needle: words joined by single spaces) and returns its replacement.
+   */
+  scrub(text: string, replacement?: Replacement): string;
   /** Whether the text holds any of the values, in any of the forms above. */
   contains(text: string): boolean;
   /** How many distinct values (and lines) it looks for: 0 means it changes nothing. */
@@ -187,11 +193,14 @@ export function createTypedValueScrubber(
     const lower = text.toLowerCase();
     return compiled.filter((needle) => needle.keys.some((key) => lower.includes(key)));
   };
-  const scrub = (text: string, replacement: string): string => {
+  const scrub = (text: string, replacement: Replacement): string => {
     if (isClean(text)) return text;
     let result = text;
     // Longest first (needles are sorted so), so a value that contains another is cut whole.
-    for (const needle of candidates(text)) result = result.replace(needle.replacer, replacement);
+    for (const needle of candidates(text)) {
+      // A function replaces literally: `$` in what it returns means nothing.
+      result = typeof replacement === "string" ? result.replace(needle.replacer, replacement) : result.replace(needle.replacer, () => replacement(needle.needle));
+    }
     return cutDanglingPrefix(result, lowered, replacement);
   };
   // A page shows the same texts again and again (every snapshot lists the same names): each one is
@@ -241,13 +250,13 @@ const CLIPPED = "…";
  * A text cut short before it was scrubbed ("… Ship to: Canar…") may end in the start of a value:
  * that start goes too, when it is at least `MIN_SCRUB_LENGTH` characters long.
  */
-function cutDanglingPrefix(text: string, needles: readonly string[], replacement: string): string {
+function cutDanglingPrefix(text: string, needles: readonly string[], replacement: Replacement): string {
   if (!text.endsWith(CLIPPED)) return text;
   const body = text.slice(0, -CLIPPED.length);
   const tail = body.slice(-200).toLowerCase();
   for (const needle of needles) {
     for (let length = Math.min(needle.length - 1, tail.length); length >= MIN_SCRUB_LENGTH; length -= 1) {
-      if (tail.endsWith(needle.slice(0, length))) return `${body.slice(0, body.length - length)}${replacement}${CLIPPED}`;
+      if (tail.endsWith(needle.slice(0, length))) return `${body.slice(0, body.length - length)}${typeof replacement === "string" ? replacement : replacement(needle)}${CLIPPED}`;
     }
   }
   return text;

@@ -10,6 +10,9 @@ import { emitCapabilityManifest, emitSkillMarkdown, emitTriggerTests, parseSkill
 import { interpretTrace } from "./interpret";
 import { normalizeTrace } from "./normalize-trace";
 import { CapabilityManifestSchema } from "../../../shared/capabilities/capability-manifest";
+import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
+import { maskUrl } from "../../../shared/observation/url-rule";
+import { createValueRefs, valueRef } from "../../../shared/observation/value-ref";
 
 const SESSION = randomUUID();
 const SITE = "http://127.0.0.1:8123";
@@ -154,5 +157,46 @@ describe("a checkpoint over several steps the person named", () => {
     const interpretation = interpretTrace({ trace: normalizeTrace({ events, boundaries }), snapshots, answers: {} });
     const named = interpretation.checkpoints.find((checkpoint) => checkpoint.goal.includes("type the email"));
     expect(named?.goal, JSON.stringify(interpretation.checkpoints.map((checkpoint) => checkpoint.goal))).toBe("type the email, then choose a password");
+  });
+});
+
+describe("addresses in the flow (issue #35)", () => {
+  const KEY = "session-key-for-the-wiki-0123";
+  const TITLE = "Meeting notes";
+  /** What the content script sends for an address once the person typed the title (the privacy boundary's rule). */
+  const recorded = (url: string) => {
+    const scrubber = createTypedValueScrubber([TITLE]);
+    return maskUrl(url, { scrub: (text, replace) => scrubber.scrub(text, replace), ref: createValueRefs(KEY) });
+  };
+  const titleField = { target_role: "textbox", target_name: "Title", target_tag: "input", input_type: "text", selectors: [["#title"]] };
+
+  function flowOf(urls: string[]) {
+    const events: ObservedActionEventWithDetail[] = [
+      ...urls.map((url) => dom("Open 'Wiki'", { dom_event_kind: "navigation", page_url: url })),
+      // The edit page's address holds the title the person types on it, as a wiki's does.
+      dom("Fill 'Title'", { dom_event_kind: "change", page_url: urls.at(-1), ...titleField, masked_field: { masked: true, length_class: "medium", value_ref: valueRef(KEY, TITLE) } }),
+      dom("Click 'Save'", { dom_event_kind: "click", page_url: urls.at(-1), target_role: "button", target_name: "Save", target_tag: "button", selectors: [["#save"]] }, { caused_state_change: true }),
+    ];
+    const trace = normalizeTrace({ events, boundaries: [] });
+    const interpretation = interpretTrace({ trace, snapshots: new Map(), answers: {} });
+    return { interpretation, flow: emitRecorderFlow(interpretation, trace.steps) };
+  }
+
+  it("opens a recorded ?page=<typed title> with the title's parameter there, and keeps the values that route", () => {
+    const edit = recorded(`${SITE}/doku.php?page=Meeting%20notes&do=edit&sectok=9a8b7c6d5e`);
+    expect(edit).not.toContain("Meeting");
+    const { interpretation, flow } = flowOf([recorded(`${SITE}/doku.php?page=start&do=show`), edit]);
+    expect(interpretation.parameters.map((parameter) => parameter.name)).toEqual(["title"]);
+    const opened = flow.steps.flatMap((step) => (step.type === "navigate" ? [step.url] : []));
+    // The CSRF value is left out, never replayed as `*`.
+    expect(opened).toEqual([`${SITE}/doku.php?page=start&do=show`, `${SITE}/doku.php?page={{title}}&do=edit`]);
+    expect(JSON.stringify(flow)).not.toMatch(/\*typed|=\*/);
+    expect(parseRecorderFlow(flow).steps.length).toBe(flow.steps.length);
+  });
+
+  it("starts on the site's root when the first address has a secret in its path, and leaves out an address no parameter explains", () => {
+    const { flow } = flowOf([recorded(`${SITE}/reset/9f2c1b77aa/start`), `${SITE}/doku.php?page=*typed-0123456789ab*&do=edit`]);
+    const opened = flow.steps.flatMap((step) => (step.type === "navigate" ? [step.url] : []));
+    expect(opened).toEqual([`${SITE}/`, `${SITE}/doku.php?do=edit`]);
   });
 });

@@ -1,5 +1,7 @@
+import { replayableUrl } from "../../../shared/observation/url-rule";
 import type { Interpretation } from "./interpret";
 import type { NormalizedStep } from "./normalize-trace";
+import { parametersByValueRef } from "./parameters";
 
 /**
  * What else is known of a step's element, for relocating it when every selector misses (issue
@@ -56,7 +58,13 @@ export function emitRecorderFlow(interpretation: Interpretation, steps: readonly
   };
   const firstUrl = steps.find((step) => step.page_url !== undefined)?.page_url;
   const parameterOf = new Map(interpretation.parameters.flatMap((parameter) => parameter.step_ids.map((stepId) => [stepId, parameter] as const)));
-  if (firstUrl !== undefined) push(null, { type: "navigate", url: firstUrl });
+  const byRef = parametersByValueRef(steps, interpretation.parameters);
+  /** A recorded address as the flow opens it: typed values as their parameters, secrets never (undefined: not openable). */
+  const replay = (url: string): string | undefined => replayableUrl(url, (ref) => byRef.get(ref));
+  if (firstUrl !== undefined) {
+    const start = replay(firstUrl) ?? siteRoot(firstUrl);
+    if (start !== undefined) push(null, { type: "navigate", url: start });
+  }
   for (const step of steps) {
     const frame = {
       ...(step.frame_path !== undefined && step.frame_path.length > 0 ? { frame: step.frame_path } : {}),
@@ -64,9 +72,12 @@ export function emitRecorderFlow(interpretation: Interpretation, steps: readonly
     };
     if (step.selectors.length === 0 && step.action !== "navigate" && step.action !== "press") continue;
     switch (step.action) {
-      case "navigate":
-        if (step.page_url !== undefined && step.page_url !== firstUrl) push(step.step_id, { type: "navigate", url: step.page_url });
+      case "navigate": {
+        // An address with a secret in its path is not opened: the flow stays where the last step left it.
+        const url = step.page_url === undefined || step.page_url === firstUrl ? undefined : replay(step.page_url);
+        if (url !== undefined) push(step.step_id, { type: "navigate", url });
         break;
+      }
       case "fill": {
         const parameter = parameterOf.get(step.step_id);
         push(step.step_id, { type: "change", selectors: step.selectors, value: parameter !== undefined ? `{{${parameter.name}}}` : "", ...frame });
@@ -97,4 +108,14 @@ export function emitRecorderFlow(interpretation: Interpretation, steps: readonly
     }
   }
   return { title: interpretation.title, steps: out, step_ids: stepIds };
+}
+
+/** Where a demonstration that started on an address with a secret in its path starts again: its site's root. */
+function siteRoot(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? `${parsed.origin}/` : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -22,6 +22,8 @@ export interface NormalizedStep {
   frame_path?: number[] | undefined;
   /** For a masked text entry: how the value was masked (a hash lets equal values be one parameter). */
   masked_value?: { length_class?: string | undefined; value_hash?: string | undefined; reason?: string | undefined } | undefined;
+  /** The entered value's keyed reference: an address that carried the value names it so (shared/observation/url-rule.ts). */
+  value_ref?: string | undefined;
   /** Present only when the session consented to recording text (`none`); never written to SKILL.md. */
   consented_value?: string | undefined;
   before_state_ref?: string | undefined;
@@ -141,6 +143,7 @@ export function normalizeTrace(input: NormalizeInput): NormalizedTrace {
         detail?.masked_field?.masked === true
           ? { length_class: detail.masked_field.length_class, value_hash: detail.masked_field.value_hash, reason: detail.masked_field.reason }
           : undefined,
+      value_ref: detail?.masked_field?.value_ref,
       consented_value: detail?.masked_field?.masked === false ? detail.masked_field.value : undefined,
       before_state_ref: event.before_state_ref,
       after_state_ref: event.after_state_ref,

@@ -91,3 +91,20 @@ export function extractParameters(steps: readonly NormalizedStep[]): SkillParame
   }
   return parameters;
 }
+
+/**
+ * Which parameter each typed value's reference stands for (issue #35): an address recorded with
+ * `*typed-<ref>*` is replayed with that parameter there. A secret parameter stands for none: its
+ * value is never put in an address.
+ */
+export function parametersByValueRef(steps: readonly NormalizedStep[], parameters: readonly SkillParameter[]): Map<string, string> {
+  const byStep = new Map(parameters.flatMap((parameter) => parameter.step_ids.map((stepId) => [stepId, parameter] as const)));
+  const byRef = new Map<string, string>();
+  for (const step of steps) {
+    const parameter = byStep.get(step.step_id);
+    if (step.value_ref === undefined || parameter === undefined || parameter.type_hint === "secret") continue;
+    // The value's last entry names it: a field filled again with the same value is the same parameter anyway.
+    byRef.set(step.value_ref, parameter.name);
+  }
+  return byRef;
+}
