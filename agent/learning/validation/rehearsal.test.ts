@@ -335,6 +335,53 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
     });
   });
 
+  describe("a frame from another site inside the page (issue #30)", () => {
+    let framing: RehearsalSite;
+    /** The same second server, addressed as another site (localhost, not 127.0.0.1). */
+    const partner = () => `http://localhost:${other.port}`;
+    beforeAll(async () => {
+      framing = await serveRehearsalSite({ otherOrigin: `http://localhost:${other.port}` });
+    });
+    afterAll(async () => {
+      await framing.close();
+    });
+    const livePolicy = () => policy({ mode: "live_read_safe_write", allowed_domains: ["127.0.0.1"] });
+
+    it("is never driven: a step whose target is inside it fails with TEST_POLICY_VIOLATION, and the frame's server sees no click", async () => {
+      const otherBefore = other.requests.length;
+      const flow: RecorderFlow = {
+        title: "Subscribe to the partner newsletter",
+        steps: [VIEWPORT, { type: "navigate", url: `${framing.origin}/partner.html` }, { type: "click", selectors: [['aria/Subscribe[role="button"]'], ["#subscribe"]], offsetX: 1, offsetY: 1, frame: [0] }],
+        step_ids: [null, null, "s2"],
+      };
+      const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "Subscribed", success_condition: 'The page says "You are subscribed"', step_ids: ["s2"] }];
+      const result = await rehearse({ flow, checkpoints, policy: livePolicy() });
+
+      expect(result.overall).toBe("failed");
+      expect(result.policy_violation).toEqual({
+        code: "TEST_POLICY_VIOLATION",
+        message: `the step's element is inside a frame from ${partner()}, another origin than the page's (${framing.origin}): a run never drives a frame of another site`,
+      });
+      expect(byId(result, "rehearsal:s2")).toMatchObject({ result: "failed", details: `test policy: ${result.policy_violation?.message}` });
+      // The widget was loaded (a read, listed), never clicked.
+      expect(result.reads_elsewhere).toEqual([{ origin: partner(), resource_type: "Document", count: 1 }]);
+      const seen = other.requests.slice(otherBefore).map((request) => `${request.method} ${request.path}`);
+      expect(seen).toContain("GET /partner-widget.html");
+      expect(seen.filter((request) => request !== "GET /partner-widget.html")).toEqual([]);
+    });
+
+    it("is never read for evidence: a checkpoint shown only inside it fails and says it did not look there", async () => {
+      const flow: RecorderFlow = { title: "Open partner offers", steps: [VIEWPORT, { type: "navigate", url: `${framing.origin}/partner.html` }], step_ids: [null, null] };
+      const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-01", goal: "The widget is ready", success_condition: 'The page says "Partner widget ready"', step_ids: ["s1"] }];
+      const result = await rehearse({ flow, checkpoints, policy: livePolicy(), stepTimeoutMs: 1_500 });
+
+      expect(result.policy_violation).toBeUndefined();
+      const checkpoint = byId(result, "checkpoint:cp-01");
+      expect(checkpoint?.result).toBe("failed");
+      expect(checkpoint?.details).toContain(`not looked at: a frame from ${partner()} (a run never reads or drives a frame of another site)`);
+    });
+  });
+
   it("stops at max_actions with TEST_POLICY_VIOLATION", async () => {
     const result = await rehearse({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, policy: policy({ max_actions: 3 }) });
 
