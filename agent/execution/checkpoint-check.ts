@@ -67,7 +67,7 @@ interface PageText {
 async function readPageText(page: Page): Promise<PageText> {
   const statuses: string[] = [];
   let body = "";
-  for (const frame of reachableFrames(page).frames) {
+  for (const frame of (await reachableFrames(page)).frames) {
     // A frame that is navigating or detached has nothing to read this round.
     const read = (await frame.evaluate(READ_TEXT_SCRIPT).catch(() => undefined)) as Partial<PageText> | undefined;
     if (read === undefined) continue;
@@ -86,7 +86,7 @@ async function readAccessibleNodes(page: Page, roles: ReadonlySet<string>): Prom
   const roots: SerializedAXNode[] = [];
   const main = await page.accessibility.snapshot({ interestingOnly: false, includeIframes: false });
   if (main !== null) roots.push(main);
-  for (const frame of reachableFrames(page).frames) {
+  for (const frame of (await reachableFrames(page)).frames) {
     if (frame === page.mainFrame()) continue;
     // Puppeteer's own per-frame tree (what `includeIframes` reads for every frame), asked of ours only.
     const tree = (frame as unknown as { accessibility?: Pick<Page["accessibility"], "snapshot"> }).accessibility;
@@ -301,9 +301,9 @@ export async function checkSuccessCondition(page: Page, condition: string, optio
 }
 
 /** A checkpoint that did not hold says which frames it did not look in: their evidence is not a run's to take. */
-function withFramesNotRead(page: Page, verdict: CheckpointVerdict): CheckpointVerdict {
+async function withFramesNotRead(page: Page, verdict: CheckpointVerdict): Promise<CheckpointVerdict> {
   if (verdict.result !== "failed") return verdict;
-  const skipped = reachableFrames(page).skipped;
+  const skipped = (await reachableFrames(page)).skipped;
   if (skipped.length === 0) return verdict;
   return { ...verdict, details: `${verdict.details}; not looked at: ${skipped.length === 1 ? "a frame" : `${skipped.length} frames`} from ${skipped.slice(0, 3).join(", ")} (a run never reads or drives a frame of another site)` };
 }

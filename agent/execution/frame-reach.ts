@@ -23,21 +23,65 @@ export function frameOrigin(frame: Frame): string | undefined {
   return undefined;
 }
 
-/** Undefined when the frame may be driven; otherwise the origin it is from (another than the page's). */
-export function otherOriginOf(page: Page, frame: Frame): string | undefined {
+/** How long the parent is asked whether it can see into a child frame. */
+const OWNER_ASK_MS = 1_000;
+
+/**
+ * Undefined when the frame may be driven; otherwise the origin it is from (another than the page's),
+ * as far as it is known. The frame's own address says so when it is known; when it is not (a frame
+ * of another site runs in its own process, which a lent tab's session does not follow, so puppeteer
+ * knows it only as a blank frame), its parent does: it cannot see into a frame of another origin.
+ */
+export async function otherOriginOf(page: Page, frame: Frame): Promise<string | undefined> {
   if (frame === page.mainFrame()) return undefined;
+  const parent = frame.parentFrame();
+  if (parent !== null && parent !== page.mainFrame()) {
+    const above = await otherOriginOf(page, parent);
+    if (above !== undefined) return above;
+  }
   const own = frameOrigin(page.mainFrame());
   const its = frameOrigin(frame);
-  if (its === own) return undefined;
-  return its ?? "an unknown origin";
+  if (its !== undefined && its !== own) return its;
+  const hidden = await hiddenFrameAddress(frame);
+  if (hidden === undefined) return undefined;
+  return originOfAddress(hidden) ?? "another site";
+}
+
+/** The frame element's `src` when its parent cannot see into it (another origin); undefined when it can. */
+async function hiddenFrameAddress(frame: Frame): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), OWNER_ASK_MS);
+  });
+  try {
+    const element = await Promise.race([frame.frameElement().catch(() => null), late]);
+    if (element === null) return undefined;
+    try {
+      const hidden = await Promise.race([element.evaluate((owner) => (owner.contentDocument === null ? owner.src || "" : null)).catch(() => null), late]);
+      return hidden === null ? undefined : hidden;
+    } finally {
+      await element.dispose().catch(() => undefined);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function originOfAddress(address: string): string | undefined {
+  try {
+    const origin = new URL(address).origin;
+    return origin === "null" ? undefined : origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The frames an execution may read, in the page's order, and the origins of those it left alone. */
-export function reachableFrames(page: Page): { frames: Frame[]; skipped: string[] } {
+export async function reachableFrames(page: Page): Promise<{ frames: Frame[]; skipped: string[] }> {
   const frames: Frame[] = [];
   const skipped = new Set<string>();
   for (const frame of page.frames()) {
-    const other = otherOriginOf(page, frame);
+    const other = await otherOriginOf(page, frame).catch(() => "an unknown origin");
     if (other === undefined) frames.push(frame);
     else skipped.add(other);
   }

@@ -148,7 +148,7 @@ const PAGE_FACTS_SCRIPT = `(() => {
 export async function readPageFacts(page: Page): Promise<PageFacts> {
   const facts: PageFacts = { lists: [], toggles: [], texts: [] };
   // Frames of another site are not read (frame-reach.ts): their lists are not this page's evidence.
-  for (const frame of reachableFrames(page).frames) {
+  for (const frame of (await reachableFrames(page)).frames) {
     const read = (await frame.evaluate(PAGE_FACTS_SCRIPT).catch(() => undefined)) as Partial<PageFacts> | undefined;
     if (read === undefined) continue;
     facts.lists.push(...(read.lists ?? []));

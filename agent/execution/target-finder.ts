@@ -45,7 +45,7 @@ export async function resolveTarget(page: Page, step: TargetStep, context: FindC
   for (;;) {
     if (context.watch.violation !== undefined) throw new StepFailure(context.watch.violation);
     const frame = frameAt(page, step.frame ?? []);
-    if (frame !== undefined) refuseOtherOrigin(page, frame, context);
+    if (frame !== undefined) await refuseOtherOrigin(page, frame, context);
     if (frame !== undefined) {
       for (const [index, parts] of alternatives.entries()) {
         const handle = await queryAlternative(frame, parts).catch(() => null);
@@ -71,7 +71,7 @@ export async function resolveTarget(page: Page, step: TargetStep, context: FindC
   }
   // Issue #14: every selector missed; the most similar element, if one clearly is (target-relocation.ts).
   const frame = frameAt(page, step.frame ?? []);
-  if (frame !== undefined) refuseOtherOrigin(page, frame, context);
+  if (frame !== undefined) await refuseOtherOrigin(page, frame, context);
   const relocated = frame === undefined || context.watch.violation !== undefined || context.signal.aborted ? undefined : await relocateBySimilarity(frame, alternatives, step.hint, context.values).catch(() => undefined);
   if (relocated !== undefined) {
     if (!visible || (await relocated.handle.isVisible().catch(() => false)) || (await revealByHover(relocated.handle))) {
@@ -111,8 +111,8 @@ export async function describeElement(handle: ElementHandle<Element>): Promise<s
  * A frame of another origin is never driven (issue #30): nothing is looked up in it, and the step
  * fails with the policy's code instead of acting.
  */
-function refuseOtherOrigin(page: Page, frame: Frame, context: FindContext): void {
-  const other = otherOriginOf(page, frame);
+async function refuseOtherOrigin(page: Page, frame: Frame, context: FindContext): Promise<void> {
+  const other = await otherOriginOf(page, frame);
   if (other === undefined) return;
   context.watch.breach(crossOriginFrameReason(page, other));
   throw new StepFailure(context.watch.violation as string);
