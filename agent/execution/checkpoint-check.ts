@@ -1,7 +1,7 @@
 import { SCRUBBED } from "../../shared/observation/typed-value-scrubber";
 import type { Page, SerializedAXNode } from "puppeteer-core";
 import { needsBaseline, parseSuccessCondition, type SuccessCheck } from "../../shared/learning/success-conditions";
-import { reachableFrames } from "./frame-reach";
+import { framesOfOtherSites, reachableFrames } from "./frame-reach";
 import { firstNumberIn, numberShape, readPageFacts, type PageFacts } from "./page-facts";
 import { waitForSettledPage } from "./page-settle";
 
@@ -303,7 +303,7 @@ export async function checkSuccessCondition(page: Page, condition: string, optio
 /** A checkpoint that did not hold says which frames it did not look in: their evidence is not a run's to take. */
 async function withFramesNotRead(page: Page, verdict: CheckpointVerdict): Promise<CheckpointVerdict> {
   if (verdict.result !== "failed") return verdict;
-  const skipped = (await reachableFrames(page)).skipped;
+  const skipped = await framesOfOtherSites(page).catch(() => []);
   if (skipped.length === 0) return verdict;
   return { ...verdict, details: `${verdict.details}; not looked at: ${skipped.length === 1 ? "a frame" : `${skipped.length} frames`} from ${skipped.slice(0, 3).join(", ")} (a run never reads or drives a frame of another site)` };
 }

@@ -88,6 +88,47 @@ export async function reachableFrames(page: Page): Promise<{ frames: Frame[]; sk
   return { frames, skipped: [...skipped] };
 }
 
+/**
+ * Runs in a frame, as source text: the origins of its child frames it cannot see into (another
+ * origin), by index in `window.frames` (the Recorder's frame path counts the same children), or
+ * null for one it can. The address is the frame element's `src`, the only part the page may read.
+ */
+const BLOCKED_CHILDREN_SCRIPT = `(() => {
+  const owners = [...document.querySelectorAll("iframe, frame")];
+  const out = [];
+  for (let index = 0; index < window.frames.length && index < 100; index += 1) {
+    const child = window.frames[index];
+    let blocked = false;
+    try { void child.document.documentElement; } catch { blocked = true; }
+    if (!blocked) { out.push(null); continue; }
+    const owner = owners.find((element) => element.contentWindow === child);
+    out.push(owner ? owner.src || "" : "");
+  }
+  return out;
+})()`;
+
+async function blockedChildren(frame: Frame): Promise<Array<string | null>> {
+  const read = (await frame.evaluate(BLOCKED_CHILDREN_SCRIPT).catch(() => [])) as unknown;
+  return Array.isArray(read) ? read.map((entry) => (typeof entry === "string" ? (originOfAddress(entry) ?? "another site") : null)) : [];
+}
+
+/**
+ * The origin of the `index`-th child frame of `frame` when the page cannot see into it. A lent tab
+ * does not follow a frame of another site into its process, so puppeteer may not know that frame at
+ * all; the page still does, and says it is not its own.
+ */
+export async function hiddenChildOrigin(frame: Frame, index: number): Promise<string | undefined> {
+  return (await blockedChildren(frame))[index] ?? undefined;
+}
+
+/** Every origin of a frame in the page that an execution does not read, whether puppeteer knows the frame or only the page does. */
+export async function framesOfOtherSites(page: Page): Promise<string[]> {
+  const { frames, skipped } = await reachableFrames(page);
+  const origins = new Set(skipped);
+  for (const frame of frames) for (const origin of await blockedChildren(frame)) if (origin !== null) origins.add(origin);
+  return [...origins];
+}
+
 /** The reason a step gives for not acting inside a frame of another origin. */
 export function crossOriginFrameReason(page: Page, other: string): string {
   return `the step's element is inside a frame from ${other}, another origin than the page's (${frameOrigin(page.mainFrame()) ?? "unknown"}): a run never drives a frame of another site`;
