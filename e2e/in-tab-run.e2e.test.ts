@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
 import { buildApp } from "../agent/app";
 import type { BrowserLease, LeaseStop } from "../agent/execution/executor-contract";
+import { execute } from "../agent/execution/executor";
 import { TabRunRefused } from "../agent/execution/tab-relay";
+import { TestPolicySchema } from "../shared/learning/test-policy";
 import { openMemoryStore, type MemoryStore } from "../agent/memory/memory-store";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../agent/test-support/run-fixture";
@@ -33,6 +35,9 @@ let panel: Page;
 let allowed: string;
 let other: string;
 const otherHits: string[] = [];
+/** A partner widget's server, on another site (localhost, not 127.0.0.1): what it was asked for. */
+const widgetHits: string[] = [];
+let widgetSite: string;
 const servers: http.Server[] = [];
 
 const FORM_PAGE = (otherOrigin: string) => `<!doctype html><html><head><title>Profile</title></head><body>
@@ -42,6 +47,12 @@ const FORM_PAGE = (otherOrigin: string) => `<!doctype html><html><head><title>Pr
 <p id="result"></p>
 <a id="away" href="${otherOrigin}/elsewhere">Somewhere else</a>
 </body></html>`;
+
+/** A page of the allowed site that embeds a widget of another site, whose button tells its server when clicked. */
+const OFFERS_PAGE = (widget: string) => `<!doctype html><html><head><title>Offers</title></head><body><h1>Partner offers</h1>
+<iframe src="${widget}/widget" title="Partner newsletter"></iframe></body></html>`;
+const WIDGET_PAGE = `<!doctype html><html><head><title>Widget</title></head><body><p id="status">Partner widget ready</p>
+<button type="button" id="subscribe" onclick="fetch('/clicked'); document.getElementById('status').textContent = 'You are subscribed'">Subscribe</button></body></html>`;
 
 async function serve(handler: http.RequestListener): Promise<string> {
   const server = http.createServer(handler);
@@ -116,9 +127,15 @@ beforeAll(async () => {
     response.setHeader("content-type", "text/html");
     response.end("<!doctype html><title>Elsewhere</title><h1>Another site</h1>");
   });
-  allowed = await serve((_request, response) => {
+  const widgetOrigin = await serve((request, response) => {
+    widgetHits.push(`${request.method ?? "GET"} ${request.url ?? ""}`);
     response.setHeader("content-type", "text/html");
-    response.end(FORM_PAGE(other));
+    response.end(WIDGET_PAGE);
+  });
+  widgetSite = widgetOrigin.replace("127.0.0.1", "localhost");
+  allowed = await serve((request, response) => {
+    response.setHeader("content-type", "text/html");
+    response.end(request.url === "/offers" ? OFFERS_PAGE(widgetSite) : FORM_PAGE(other));
   });
   chromium = await launchExtensionBrowser();
   panel = await chromium.openSidePanel();
@@ -259,6 +276,38 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     await lease.release();
     await page.close();
   });
+
+  it("never drives a frame of another site in the lent tab: a step inside one fails with TEST_POLICY_VIOLATION and the widget's server sees no click (issue #30)", async () => {
+    await allowInTab();
+    const { page, tabId } = await personTab(`${allowed}/offers`);
+    await waitUntil(async () => widgetHits.includes("GET /widget"), Boolean, "the widget to load in the person's tab");
+    widgetHits.length = 0;
+    const policy = TestPolicySchema.parse({ policy_id: crypto.randomUUID(), mode: "live_read_safe_write", allowed_domains: [new URL(allowed).host], schema_version: 1 });
+    const result = await execute({
+      flow: {
+        title: "Subscribe to the partner newsletter",
+        steps: [{ type: "click", selectors: [['aria/Subscribe[role="button"]'], ["#subscribe"]], offsetX: 1, offsetY: 1, frame: [0] }],
+        step_ids: ["s1"],
+      },
+      checkpoints: [{ checkpoint_id: "cp-01", goal: "The widget is ready", success_condition: 'The page says "Partner widget ready"', step_ids: [] }],
+      parameters: [],
+      values: {},
+      policy,
+      browser: () => borrow(tabId, "Subscribe"),
+      stepTimeoutMs: 3_000,
+      timeoutMs: 40_000,
+    });
+    // The checkpoint before the step does not take the widget's word; the step does not act in it.
+    expect(result.steps.find((step) => step.test_case_id === "checkpoint:cp-01")).toMatchObject({ result: "failed", details: expect.stringContaining(`not looked at: a frame from ${widgetSite}`) });
+    expect(result.policy_violation?.code).toBe("TEST_POLICY_VIOLATION");
+    expect(result.policy_violation?.message).toContain(`inside a frame from ${widgetSite}`);
+    expect(result.steps.find((step) => step.test_case_id === "step:s1")?.result).toBe("failed");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(widgetHits).toEqual([]);
+    expect(await page.$eval("iframe", (frame) => frame.getAttribute("src"))).toContain("/widget");
+    await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
+    await page.close();
+  }, 60_000);
 
   it("refuses while a demonstration is being recorded, and a recording that starts ends the lease, so a run's typed values are never captured", async () => {
     await allowInTab();

@@ -1,6 +1,7 @@
 import { SCRUBBED } from "../../shared/observation/typed-value-scrubber";
 import type { Page, SerializedAXNode } from "puppeteer-core";
 import { needsBaseline, parseSuccessCondition, type SuccessCheck } from "../../shared/learning/success-conditions";
+import { framesOfOtherSites, reachableFrames } from "./frame-reach";
 import { firstNumberIn, numberShape, readPageFacts, type PageFacts } from "./page-facts";
 import { waitForSettledPage } from "./page-settle";
 
@@ -66,7 +67,7 @@ interface PageText {
 async function readPageText(page: Page): Promise<PageText> {
   const statuses: string[] = [];
   let body = "";
-  for (const frame of page.frames()) {
+  for (const frame of (await reachableFrames(page)).frames) {
     // A frame that is navigating or detached has nothing to read this round.
     const read = (await frame.evaluate(READ_TEXT_SCRIPT).catch(() => undefined)) as Partial<PageText> | undefined;
     if (read === undefined) continue;
@@ -81,9 +82,19 @@ async function readPageText(page: Page): Promise<PageText> {
  * not in it. The whole tree: Puppeteer's "interesting only" pruning drops headings.
  */
 async function readAccessibleNodes(page: Page, roles: ReadonlySet<string>): Promise<Array<{ role: string; name: string }>> {
-  const root = await page.accessibility.snapshot({ interestingOnly: false, includeIframes: true });
+  // Each frame of the page's own origin by itself: a frame of another site is not read (frame-reach.ts).
+  const roots: SerializedAXNode[] = [];
+  const main = await page.accessibility.snapshot({ interestingOnly: false, includeIframes: false });
+  if (main !== null) roots.push(main);
+  for (const frame of (await reachableFrames(page)).frames) {
+    if (frame === page.mainFrame()) continue;
+    // Puppeteer's own per-frame tree (what `includeIframes` reads for every frame), asked of ours only.
+    const tree = (frame as unknown as { accessibility?: Pick<Page["accessibility"], "snapshot"> }).accessibility;
+    const root = tree === undefined ? null : await tree.snapshot({ interestingOnly: false }).catch(() => null);
+    if (root !== null) roots.push(root);
+  }
   const found: Array<{ role: string; name: string }> = [];
-  const stack: SerializedAXNode[] = root === null ? [] : [root];
+  const stack: SerializedAXNode[] = roots.reverse();
   while (stack.length > 0) {
     const node = stack.pop() as SerializedAXNode;
     if (roles.has(node.role)) found.push({ role: node.role, name: normalize(node.name ?? "") });
@@ -284,9 +295,17 @@ export async function checkSuccessCondition(page: Page, condition: string, optio
       // The page may be between documents (execution context destroyed): look again.
       last = { result: "failed", details: `the page could not be read: ${firstLine(error)}` };
     }
-    if (Date.now() + interval > deadline || options.shouldStop?.() === true) return last;
+    if (Date.now() + interval > deadline || options.shouldStop?.() === true) return withFramesNotRead(page, last);
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
+}
+
+/** A checkpoint that did not hold says which frames it did not look in: their evidence is not a run's to take. */
+async function withFramesNotRead(page: Page, verdict: CheckpointVerdict): Promise<CheckpointVerdict> {
+  if (verdict.result !== "failed") return verdict;
+  const skipped = await framesOfOtherSites(page).catch(() => []);
+  if (skipped.length === 0) return verdict;
+  return { ...verdict, details: `${verdict.details}; not looked at: ${skipped.length === 1 ? "a frame" : `${skipped.length} frames`} from ${skipped.slice(0, 3).join(", ")} (a run never reads or drives a frame of another site)` };
 }
 
 export function firstLine(error: unknown): string {

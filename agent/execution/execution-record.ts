@@ -24,7 +24,7 @@ export interface ExecutionRecord {
   clean(text: string, as: "label" | "text"): string;
   stopped: ExecuteResult["stopped"];
   pageSeen: PageSeen | undefined;
-  finish(violation?: string): ExecuteResult;
+  finish(violation?: string, readsElsewhere?: ExecuteResult["reads_elsewhere"]): ExecuteResult;
 }
 
 export function createExecutionRecord(input: ExecuteInput, startedAt: string, now: () => Date): ExecutionRecord {
@@ -77,7 +77,7 @@ export function createExecutionRecord(input: ExecuteInput, startedAt: string, no
         for (const checkpoint of group.checkpointsAfter) record.checkpoint(checkpoint, { result: "skipped", details: why(checkpoint) });
       }
     },
-    finish(violation) {
+    finish(violation, readsElsewhere = []) {
       const failed = violation !== undefined || steps.some((step) => step.result === "failed");
       const skipped = steps.some((step) => step.result === "skipped" && !notNeeded.has(step));
       return {
@@ -85,6 +85,7 @@ export function createExecutionRecord(input: ExecuteInput, startedAt: string, no
         steps,
         checkpoints,
         ...(violation !== undefined ? { policy_violation: { code: "TEST_POLICY_VIOLATION" as const, message: clean(violation, "text") } } : {}),
+        ...(readsElsewhere.length > 0 ? { reads_elsewhere: readsElsewhere.map((read) => ({ ...read, origin: clean(read.origin, "label") })) } : {}),
         ...(record.stopped !== undefined ? { stopped: record.stopped } : {}),
         ...(record.pageSeen !== undefined ? { page_seen: record.pageSeen } : {}),
         started_at: startedAt,

@@ -5,6 +5,7 @@ import type { TabEndReason } from "../../shared/observation/tab-relay-protocol";
 import type { TestPolicy } from "../../shared/learning/test-policy";
 import type { RecorderFlow } from "../learning/compiler/emit-recorder-flow";
 import type { CheckpointPlan, SkillParameter } from "../learning/compiler/interpret";
+import type { ReadElsewhere } from "./policy-guard";
 
 /**
  * The one executor's interface (issue #21, DESIGN "One executor"): rehearsal, runs of installed
@@ -131,6 +132,12 @@ export interface ExecuteResult {
   /** The checkpoints alone, in order, as a run reports them (`passed` is `reached`). */
   checkpoints?: Array<{ checkpoint_id: string; goal: string; status: "reached" | "failed" | "skipped"; evidence: string }>;
   policy_violation?: { code: "TEST_POLICY_VIOLATION"; message: string };
+  /**
+   * Reads from hosts off the allowed sites that the policy let through (`live_read_safe_write`, or a
+   * run the person asked for): by origin and kind, so a person sees where the page read from. Absent
+   * when there were none.
+   */
+  reads_elsewhere?: ReadElsewhere[];
   /** Why it ended early: cancelled (signal), declined (confirmation refused), or undefined. */
   stopped?: "cancelled" | "declined";
   /** The page where it stopped short, when it did. */

@@ -125,7 +125,7 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
     await lease.release().catch(() => undefined);
     signal?.removeEventListener("abort", abortListener);
   }
-  return record.finish(watch.violation);
+  return record.finish(watch.violation, watch.readsElsewhere());
 
   // -------------------------------------------------------------------------------------------
   // The loop, with the state of this execution in scope.

@@ -1,4 +1,5 @@
 import type { Page } from "puppeteer-core";
+import { reachableFrames } from "./frame-reach";
 
 /**
  * What the rehearsal reads of a live page to check issue #14's checkpoints: lists and their items'
@@ -146,7 +147,8 @@ const PAGE_FACTS_SCRIPT = `(() => {
 
 export async function readPageFacts(page: Page): Promise<PageFacts> {
   const facts: PageFacts = { lists: [], toggles: [], texts: [] };
-  for (const frame of page.frames()) {
+  // Frames of another site are not read (frame-reach.ts): their lists are not this page's evidence.
+  for (const frame of (await reachableFrames(page)).frames) {
     const read = (await frame.evaluate(PAGE_FACTS_SCRIPT).catch(() => undefined)) as Partial<PageFacts> | undefined;
     if (read === undefined) continue;
     facts.lists.push(...(read.lists ?? []));

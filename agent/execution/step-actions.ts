@@ -257,12 +257,20 @@ async function whileWatchingNavigation(page: Page, context: StepContext, action:
     const settled = page.evaluate(SETTLE_SCRIPT).catch(() => undefined);
     await Promise.race([settled, sleep(NAVIGATION_GRACE_MS)]);
     if (!started) await sleep(NAVIGATION_SETTLE_MS);
-    if (started && !(await loaded)) {
+    // A navigation the policy refused never loads: the refusal, not the step's whole wait, ends it.
+    if (started && !(await Promise.race([loaded, untilBreached(context)]))) {
       if (context.watch.violation !== undefined) throw new StepFailure(context.watch.violation);
       context.watch.notes.push("the page it opened did not finish loading in time");
     }
   } finally {
     page.off("request", onRequest);
   }
+}
+
+/** Resolves false once the policy is breached; never resolves otherwise (raced against a wait that ends). */
+async function untilBreached(context: StepContext): Promise<false> {
+  while (context.watch.violation === undefined && !context.signal.aborted && Date.now() < context.deadline) await sleep(POLL_MS);
+  if (context.watch.violation !== undefined) return false;
+  return new Promise<false>(() => undefined);
 }
 

@@ -3,6 +3,7 @@ import type { RelocationHint } from "../learning/compiler/emit-recorder-flow";
 import { describeTarget } from "./flow-plan";
 import { POLL_MS, StepFailure, showSelector, sleep } from "./execution-util";
 import type { PolicyWatch } from "./policy-guard";
+import { crossOriginFrameReason, hiddenChildOrigin, otherOriginOf } from "./frame-reach";
 import { relocateBySimilarity, revealByHover } from "./target-relocation";
 
 /** Finding a step's element: ordered selector alternatives, the first that finds a visible element wins; then similarity. */
@@ -44,6 +45,8 @@ export async function resolveTarget(page: Page, step: TargetStep, context: FindC
   for (;;) {
     if (context.watch.violation !== undefined) throw new StepFailure(context.watch.violation);
     const frame = frameAt(page, step.frame ?? []);
+    if (frame !== undefined) await refuseOtherOrigin(page, frame, context);
+    else await refuseHiddenFrame(page, step.frame ?? [], context);
     if (frame !== undefined) {
       for (const [index, parts] of alternatives.entries()) {
         const handle = await queryAlternative(frame, parts).catch(() => null);
@@ -69,6 +72,7 @@ export async function resolveTarget(page: Page, step: TargetStep, context: FindC
   }
   // Issue #14: every selector missed; the most similar element, if one clearly is (target-relocation.ts).
   const frame = frameAt(page, step.frame ?? []);
+  if (frame !== undefined) await refuseOtherOrigin(page, frame, context);
   const relocated = frame === undefined || context.watch.violation !== undefined || context.signal.aborted ? undefined : await relocateBySimilarity(frame, alternatives, step.hint, context.values).catch(() => undefined);
   if (relocated !== undefined) {
     if (!visible || (await relocated.handle.isVisible().catch(() => false)) || (await revealByHover(relocated.handle))) {
@@ -104,11 +108,40 @@ export async function describeElement(handle: ElementHandle<Element>): Promise<s
   return name === "" ? `a ${role} without a name` : `"${name}" (${role})`;
 }
 
+/**
+ * A frame of another origin is never driven (issue #30): nothing is looked up in it, and the step
+ * fails with the policy's code instead of acting.
+ */
+async function refuseOtherOrigin(page: Page, frame: Frame, context: FindContext): Promise<void> {
+  const other = await otherOriginOf(page, frame);
+  if (other === undefined) return;
+  context.watch.breach(crossOriginFrameReason(page, other));
+  throw new StepFailure(context.watch.violation as string);
+}
+
+async function refuseHiddenFrame(page: Page, framePath: readonly number[], context: FindContext): Promise<void> {
+  const other = await hiddenFrameOnPath(page, framePath).catch(() => undefined);
+  if (other === undefined) return;
+  context.watch.breach(crossOriginFrameReason(page, other));
+  throw new StepFailure(context.watch.violation as string);
+}
+
 /** The Recorder's `frame`: child-frame indexes from the top document down. */
 function frameAt(page: Page, framePath: readonly number[]): Frame | undefined {
   let frame: Frame | undefined = page.mainFrame();
   for (const index of framePath) frame = frame?.childFrames()[index];
   return frame;
+}
+
+/** Where the frame path cannot be followed because the page shows a frame of another site there: its origin. */
+async function hiddenFrameOnPath(page: Page, framePath: readonly number[]): Promise<string | undefined> {
+  let frame: Frame = page.mainFrame();
+  for (const index of framePath) {
+    const next = frame.childFrames()[index];
+    if (next === undefined) return hiddenChildOrigin(frame, index);
+    frame = next;
+  }
+  return undefined;
 }
 
 /** One alternative; several parts pierce shadow roots in order (the Recorder's shape). */

@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const SITE_DIR = fileURLToPath(new URL("./site/", import.meta.url));
+const ONE_PIXEL_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
 export interface SeenRequest {
   method: string;
@@ -53,6 +54,12 @@ export async function serveRehearsalSite(options: RehearsalSiteOptions = {}): Pr
     }
     const late = options.slow?.[pathname];
     if (late !== undefined) await new Promise((resolve) => setTimeout(resolve, late));
+    if (pathname.endsWith(".png")) {
+      // Any picture is the same 1×1 PNG: what matters is whether the browser asked for it.
+      response.writeHead(200, { "content-type": "image/png", "cache-control": "no-store" });
+      response.end(ONE_PIXEL_PNG);
+      return;
+    }
     const file = path.join(SITE_DIR, path.normalize(pathname));
     const html = file.startsWith(SITE_DIR) && file.endsWith(".html") ? await readFile(file, "utf8").catch(() => undefined) : undefined;
     if (html === undefined) {

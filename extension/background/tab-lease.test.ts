@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ClientTabFrame } from "../../shared/observation/tab-relay-protocol";
+import { TAB_GUARD_ERROR_CODE, type ClientTabFrame } from "../../shared/observation/tab-relay-protocol";
 import { createTabLeases, type DebuggerApi } from "./tab-lease";
 
 /**
@@ -14,16 +14,19 @@ const URL_ALLOWED = "http://127.0.0.1:8123/";
 function harness(recording: string | undefined) {
   const sent: ClientTabFrame[] = [];
   const attached: number[] = [];
+  const commands: Array<{ sessionId?: string; method: string }> = [];
+  let listener: Parameters<DebuggerApi["onEvent"]["addListener"]>[0] | undefined;
   const api: DebuggerApi = {
     attach: async ({ tabId }) => void attached.push(tabId),
     detach: async () => undefined,
-    sendCommand: async (_target, method) => {
+    sendCommand: async (target, method) => {
+      commands.push({ ...(target.sessionId === undefined ? {} : { sessionId: target.sessionId }), method });
       if (method === "Page.getFrameTree") return { frameTree: { frame: { id: "main" } } };
       if (method === "Page.createIsolatedWorld") return { executionContextId: 1 };
       return {};
     },
     getTargets: async () => [{ type: "page", tabId: 7, url: URL_ALLOWED }],
-    onEvent: { addListener: () => undefined },
+    onEvent: { addListener: (added) => void (listener = added) },
     onDetach: { addListener: () => undefined },
   };
   let saved: number | null = null;
@@ -58,7 +61,15 @@ function harness(recording: string | undefined) {
     for (let tries = 0; tries < 50 && !sent.some((frame) => frame.type === "tab_read_result" && frame.id === id); tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
     return sent.find((frame) => frame.type === "tab_read_result" && frame.id === id);
   };
-  return { leases, sent, attached, open, read, reads };
+  /** A CDP event of the tab, as Chrome's debugger delivers it. */
+  const fire = (method: string, params: object, sessionId?: string) => listener?.({ tabId: 7, ...(sessionId === undefined ? {} : { sessionId }) }, method, params);
+  /** A command of the agent's, and the extension's answer to it. */
+  const command = async (id: number, method: string, sessionId?: string) => {
+    leases.handle({ type: "tab_cdp", lease_id: "lease-run-0100", id, method, params: { expression: "document.title" }, ...(sessionId === undefined ? {} : { session_id: sessionId }) });
+    for (let tries = 0; tries < 50 && !sent.some((frame) => frame.type === "tab_cdp_result" && frame.id === id); tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    return sent.find((frame) => frame.type === "tab_cdp_result" && frame.id === id);
+  };
+  return { leases, sent, attached, open, read, reads, commands, fire, command };
 }
 
 describe("tab leases and a recording", () => {
@@ -101,5 +112,38 @@ describe("the Coaching Agent's page read (issue #30)", () => {
     expect(await open("lease-run-0007")).toMatchObject({ type: "tab_opened" });
     expect(await read("lease-run-0007", 3)).toMatchObject({ type: "tab_read_result", read: null, why: expect.stringContaining("Coaching Agent") });
     expect(reads).toEqual([]);
+  });
+});
+
+describe("a lent tab's frames of other sites (issue #30)", () => {
+  it("refuses every command aimed at a cross-site iframe's session, and says from where without its path", async () => {
+    const { open, fire, command, commands } = harness(undefined);
+    expect(await open("lease-run-0100")).toMatchObject({ type: "tab_opened" });
+    fire("Target.attachedToTarget", { sessionId: "child-1", targetInfo: { targetId: "F1", type: "iframe", url: "http://localhost:9/widget?member=42" }, waitingForDebugger: false });
+
+    for (const [index, method] of ["Runtime.evaluate", "DOM.getDocument", "Input.dispatchMouseEvent", "Page.navigate"].entries()) {
+      const answer = await command(index + 1, method, "child-1");
+      expect(answer).toMatchObject({ type: "tab_cdp_result", error: { code: TAB_GUARD_ERROR_CODE } });
+      const message = answer?.type === "tab_cdp_result" ? (answer.error?.message ?? "") : "";
+      expect(message).toBe(`TEST_POLICY_VIOLATION: ${method} refused: it is aimed at a frame from http://localhost:9 inside the lent tab, and a run never drives a frame of another site.`);
+    }
+    expect(commands.filter((sent) => sent.sessionId !== undefined)).toEqual([]);
+  });
+
+  it("refuses a session it never saw attach, and the Target commands that would attach to a frame", async () => {
+    const { open, command, commands } = harness(undefined);
+    await open("lease-run-0100");
+    expect(await command(1, "Runtime.callFunctionOn", "made-up")).toMatchObject({ error: { code: TAB_GUARD_ERROR_CODE, message: expect.stringContaining("a session that is not the lent tab's page") } });
+    for (const [index, method] of ["Target.setAutoAttach", "Target.attachToTarget", "Target.attachToBrowserTarget"].entries()) {
+      expect(await command(index + 2, method)).toMatchObject({ error: { code: TAB_GUARD_ERROR_CODE, message: expect.stringContaining(`TEST_POLICY_VIOLATION: ${method} refused`) } });
+    }
+    expect(commands.map((sent) => sent.method)).not.toEqual(expect.arrayContaining(["Runtime.callFunctionOn", "Target.setAutoAttach", "Target.attachToTarget"]));
+  });
+
+  it("still relays the tab's own page's commands", async () => {
+    const { open, command, commands } = harness(undefined);
+    await open("lease-run-0100");
+    expect(await command(1, "Runtime.evaluate")).toMatchObject({ type: "tab_cdp_result", result: {} });
+    expect(commands).toContainEqual({ method: "Runtime.evaluate" });
   });
 });

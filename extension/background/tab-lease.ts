@@ -9,7 +9,7 @@ import {
 } from "../../shared/observation/tab-relay-protocol";
 import { showBadge, type BadgeSurface } from "./capture-badge";
 import { REMOVE_RUN_INDICATOR, RUN_STOP_BINDING, RUN_WORLD, runBadge, runIndicatorScript } from "./run-indicator";
-import { createTabSiteGuard, type TabSiteGuard } from "./tab-site-guard";
+import { createChildTargetGuard, createTabSiteGuard, type ChildTargetGuard, type TabSiteGuard } from "./tab-site-guard";
 
 /**
  * The extension's end of an in-tab run (issue #21 "in my browser"). The agent asks to borrow a
@@ -81,6 +81,8 @@ interface Lease {
   allowedSites: string[];
   mainFrameId?: string;
   guard?: TabSiteGuard;
+  /** Frames of other sites and workers in the tab: never driven (issue #30). */
+  children: ChildTargetGuard;
   ending: boolean;
   /** Coaching Agent (issue #16): the recording this lease takes turns with; it does not end the lease. */
   coachingSessionId?: string;
@@ -122,6 +124,7 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     const current = lease;
     if (current === undefined || current.ending || source.tabId !== current.tabId) return;
     const values = (params ?? {}) as Record<string, unknown>;
+    current.children.observe(method, values);
     if (method === "Runtime.bindingCalled" && values.name === RUN_STOP_BINDING) {
       void end("user_stop", "the person pressed Stop in the page");
       return;
@@ -188,7 +191,7 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     } catch (error) {
       return { code: "ATTACH_FAILED", message: `The extension could not act in that tab: ${error instanceof Error ? error.message : String(error)}`.slice(0, 400) };
     }
-    const current: Lease = { leaseId: frame.lease_id, tabId, allowedSites: [...frame.allowed_sites], ending: false, ...(coaching ? { coachingSessionId: frame.coaching_session_id } : {}) };
+    const current: Lease = { leaseId: frame.lease_id, tabId, allowedSites: [...frame.allowed_sites], children: createChildTargetGuard(), ending: false, ...(coaching ? { coachingSessionId: frame.coaching_session_id } : {}) };
     lease = current;
     await deps.leasedTab.save(tabId).catch(deps.failed("in-tab run"));
     deps.onActiveChange(true);
@@ -219,7 +222,9 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     if (current === undefined || current.ending || current.leaseId !== frame.lease_id) return reply({ error: { message: "The tab is no longer lent to this run." } });
     const api = deps.debuggerApi();
     if (api === undefined) return reply({ error: { message: "The debugger permission was taken back." } });
-    // The agent's transport checks this too; the extension does not take its word for it.
+    // The agent's transport checks these too; the extension does not take its word for it.
+    const toChild = current.children.refusal(frame.method, frame.session_id);
+    if (toChild !== undefined) return reply({ error: { code: TAB_GUARD_ERROR_CODE, message: toChild } });
     if (frame.method === "Page.navigate" && frame.session_id === undefined) {
       const url = typeof frame.params?.url === "string" ? frame.params.url : "";
       if (!urlMatchesAllowList(url, current.allowedSites)) {

@@ -100,3 +100,67 @@ export function matches(pattern: FetchPattern, url: string, resourceType: string
 function escapeRegex(char: string): string {
   return char.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
+
+/**
+ * The lent tab's frames of other sites (issue #30): Chrome runs a cross-site iframe as a child
+ * target of its own, reached through a child session. A run drives the tab's page only: a command
+ * aimed at a child session (a frame of another site, a worker) is refused, and so is every
+ * `Target.*` command that would attach to one. The agent's transport never follows children either;
+ * the extension does not take its word for it. The code is the policy's own, TEST_POLICY_VIOLATION.
+ */
+export interface ChildTargetGuard {
+  /** An event of the tab's debugger: child targets attached, changed and gone are noted. */
+  observe(method: string, params: Record<string, unknown>): void;
+  /** Why the agent's command may not be relayed, or undefined when it goes to the tab's page. */
+  refusal(method: string, sessionId: string | undefined): string | undefined;
+}
+
+interface ChildTarget {
+  type: string;
+  url: string;
+}
+
+export const CHILD_TARGET_REFUSAL_PREFIX = "TEST_POLICY_VIOLATION:";
+
+export function createChildTargetGuard(): ChildTargetGuard {
+  /** By session id: what Chrome said each child session is. */
+  const children = new Map<string, ChildTarget & { targetId: string }>();
+
+  return {
+    observe(method, params) {
+      if (method === "Target.attachedToTarget") {
+        const sessionId = params.sessionId;
+        const info = params.targetInfo as { targetId?: unknown; type?: unknown; url?: unknown } | undefined;
+        if (typeof sessionId !== "string" || info === undefined) return;
+        children.set(sessionId, { targetId: String(info.targetId ?? ""), type: String(info.type ?? "other"), url: String(info.url ?? "") });
+      } else if (method === "Target.detachedFromTarget") {
+        if (typeof params.sessionId === "string") children.delete(params.sessionId);
+      } else if (method === "Target.targetInfoChanged") {
+        const info = params.targetInfo as { targetId?: unknown; url?: unknown } | undefined;
+        for (const child of children.values()) if (child.targetId === info?.targetId && typeof info.url === "string") child.url = info.url;
+      }
+    },
+
+    refusal(method, sessionId) {
+      if (sessionId === undefined) {
+        if (!method.startsWith("Target.")) return undefined;
+        return `${CHILD_TARGET_REFUSAL_PREFIX} ${method} refused: a run acts in the lent tab's page only and never attaches to its frames of other sites or its workers.`;
+      }
+      const child = children.get(sessionId);
+      if (child?.type === "iframe") {
+        return `${CHILD_TARGET_REFUSAL_PREFIX} ${method} refused: it is aimed at a frame from ${originOf(child.url)} inside the lent tab, and a run never drives a frame of another site.`;
+      }
+      return `${CHILD_TARGET_REFUSAL_PREFIX} ${method} refused: it is aimed at ${child === undefined ? "a session that is not the lent tab's page" : `a ${child.type} of the lent tab`}; a run acts in the tab's page only.`;
+    },
+  };
+}
+
+/** Only the origin of a frame's address is said, never its path or query. */
+function originOf(url: string): string {
+  try {
+    const origin = new URL(url).origin;
+    return origin === "null" ? "another site" : origin;
+  } catch {
+    return "another site";
+  }
+}

@@ -4,6 +4,7 @@ import type { ValidationStepResult } from "../../../shared/learning/validation-r
 import { execute } from "../../execution/executor";
 import type { ExecutionCheckpoint, ExecutionParameter } from "../../execution/executor-contract";
 import { DEFAULT_CHROMIUM_PATH, MANAGED_PROFILE_PREFIX, managedBrowser } from "../../execution/managed-browser";
+import { describeReadsElsewhere, type ReadElsewhere } from "../../execution/policy-guard";
 import type { RecorderFlow } from "../compiler/emit-recorder-flow";
 
 export { CHROMIUM_ARGS, DEFAULT_CHROMIUM_PATH } from "../../execution/managed-browser";
@@ -54,6 +55,8 @@ export interface RehearsalResult {
   overall: "passed" | "failed" | "partial";
   steps: RehearsalStepResult[];
   policy_violation?: RehearsalPolicyViolation;
+  /** Reads from other hosts the policy let through (`live_read_safe_write`); also listed as the `policy:reads_elsewhere` row. */
+  reads_elsewhere?: ReadElsewhere[];
   started_at: string;
   completed_at: string;
 }
@@ -65,7 +68,9 @@ export interface RehearsalResult {
  * test policy decides (a dry run leaves it out). Every test value is scrubbed from the result
  * (issue #35: a page that shows the test title back must not put it in the stored step details or
  * receipts). Never throws for anything the page or the browser does: a missing browser gives
- * `partial`, a breach gives `failed` with `TEST_POLICY_VIOLATION`.
+ * `partial`, a breach gives `failed` with `TEST_POLICY_VIOLATION`. Reads from other hosts that
+ * `live_read_safe_write` let through (an avatar, a web font) end the list as one passed row,
+ * `policy:reads_elsewhere`, so the person sees where the page read from.
  */
 export async function runRehearsal(input: RehearsalInput): Promise<RehearsalResult> {
   const result = await execute({
@@ -81,16 +86,28 @@ export async function runRehearsal(input: RehearsalInput): Promise<RehearsalResu
     purpose: "rehearsal",
     ...(input.now !== undefined ? { now: input.now } : {}),
   });
+  const steps: RehearsalStepResult[] = result.steps.map((step) => ({
+    test_case_id: step.test_case_id.startsWith("step:") ? `rehearsal:${step.test_case_id.slice("step:".length)}` : step.test_case_id,
+    label: step.label,
+    result: step.result,
+    details: step.details,
+    ...(step.resolved_selector !== undefined ? { resolved_selector: step.resolved_selector } : {}),
+  }));
+  const reads = result.reads_elsewhere ?? [];
+  if (reads.length > 0) {
+    const listed = describeReadsElsewhere(reads);
+    steps.push({
+      test_case_id: "policy:reads_elsewhere",
+      label: "Reads from other hosts, let through by the test policy",
+      result: "passed",
+      details: `the page read ${listed} (${input.policy.mode} lets reads from other hosts through; writes there and pages off the allowed sites stay refused)`.slice(0, 1000),
+    });
+  }
   return {
     overall: result.overall,
-    steps: result.steps.map((step) => ({
-      test_case_id: step.test_case_id.startsWith("step:") ? `rehearsal:${step.test_case_id.slice("step:".length)}` : step.test_case_id,
-      label: step.label,
-      result: step.result,
-      details: step.details,
-      ...(step.resolved_selector !== undefined ? { resolved_selector: step.resolved_selector } : {}),
-    })),
+    steps,
     ...(result.policy_violation !== undefined ? { policy_violation: result.policy_violation } : {}),
+    ...(reads.length > 0 ? { reads_elsewhere: reads } : {}),
     started_at: result.started_at,
     completed_at: result.completed_at,
   };
