@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { parseSuccessCondition } from "../../../shared/learning/success-conditions";
 import { lintCheckpoints } from "./checkpoint-lint";
+import { validateMetadata } from "skills-ref";
+import { readFrontmatterMapping, toAgentSkillsMarkdown } from "../../../shared/skills/agent-skills-format";
+import { asWhatItDoes, buildFrontmatter, emitSkillMarkdown } from "./emit-skill";
 import { hasPerRunValue, stablePart, withParameters } from "./goal-evidence";
 import { interpretTrace, type SkillParameter } from "./interpret";
 import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
@@ -81,7 +84,8 @@ function demonstration(goal: string) {
       steps.forEach((step, index) => {
         step.step_id = `s${index + 1}`;
       });
-      const trace: NormalizedTrace = { steps, goal, pages: [{ url: steps[0]?.page_url ?? "", title: steps[0]?.page_title }], dropped: { noise: 0, outside_boundaries: 0, merged: 0 } };
+      const pages = [...snapshots.values()].map((snapshot) => ({ url: snapshot.url, title: snapshot.title }));
+      const trace: NormalizedTrace = { steps, goal, pages, dropped: { noise: 0, outside_boundaries: 0, merged: 0 } };
       return interpretTrace({ trace, snapshots, moments, answers: {} });
     },
   };
@@ -212,5 +216,29 @@ describe("the rules one by one", () => {
     expect(withParameters("••• and •••", [parameter("first"), parameter("last")], "heading")).toBe("{{first}} and {{last}}");
     expect(withParameters("•••", [parameter("first"), parameter("last")], "heading")).toBeUndefined();
     expect(withParameters("•••", [parameter("city"), parameter("subject")], "heading")).toBe("{{subject}}");
+  });
+});
+
+describe("a description that says what, where and with what (issue #35)", () => {
+  const wiki = wikiDemonstration();
+
+  it("names the outcome, the site and its address, the sign-in and the inputs, not the title again", () => {
+    expect(buildFrontmatter(wiki).description).toBe("Creates a wiki page on Notes (127.0.0.1:4100) after signing in. Inputs: username, page name, text; a password asked at each run and never stored.");
+  });
+
+  it("projects to an Agent Skills bundle the reference validator accepts, with when to use it", () => {
+    const projected = readFrontmatterMapping(toAgentSkillsMarkdown(emitSkillMarkdown(wiki)));
+    if (!projected.ok) throw new Error(projected.reason);
+    expect(validateMetadata(projected.value, `/skills/${wiki.slug}`)).toEqual([]);
+    expect(projected.value.description).toMatch(/^Creates a wiki page on Notes \(127\.0\.0\.1:4100\) after signing in\. Inputs: username, page name, text;.* Use when the user asks to create a wiki page/);
+  });
+
+  it("says an instruction as what the skill does", () => {
+    expect(asWhatItDoes("Check out the cart and place the order")).toBe("Checks out the cart and places the order");
+    expect(asWhatItDoes("Add two tasks, tick the first and show the open ones.")).toBe("Adds two tasks, ticks the first and shows the open ones");
+    expect(asWhatItDoes("Apply for the team plan")).toBe("Applies for the team plan");
+    expect(asWhatItDoes("Search the help center")).toBe("Searches the help center");
+    expect(asWhatItDoes("The monthly report")).toBe("The monthly report");
+    expect(asWhatItDoes("Downloads invoices")).toBe("Downloads invoices");
   });
 });

@@ -17,6 +17,8 @@ export interface WordedCheckpoints {
   stepLabels: Map<string, string>;
   /** What is known of each step's element for relocating it, by step id. */
   targets: Record<string, RelocationHint>;
+  /** A sub-goal signed someone in (goal-evidence.ts `signsIn`): the skill works after signing in. */
+  signsIn: boolean;
 }
 
 /** A check from a change, or undefined when the change proves nothing a rehearsal can look for. */
@@ -153,12 +155,14 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
   const stepLabels = new Map<string, string>();
   const targets: Record<string, RelocationHint> = {};
   const known: SkillParameter[] = [];
+  let signedIn = false;
   const checkpoints = goals.map((goal, index): CheckpointPlan => {
     const used = [...new Set(goal.steps.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined))];
     for (const parameter of used) if (!known.includes(parameter)) known.push(parameter);
     const before = goal.evidence?.before;
     const settled = goal.evidence?.settled;
     const context: EvidenceContext = { entered: used, known: [...known], newPage: before !== undefined && settled !== undefined && routeOf(before.url) !== routeOf(settled.url), signIn: signsIn(used, before, settled) };
+    signedIn ||= context.signIn;
     // Issue #35: evidence of the goal first, what came with it (a sign-in's menus, a run's own ids) never.
     const changes = rankEvidence(goal.evidence?.changes ?? [], context);
     let check: SuccessCheck | undefined;
@@ -232,5 +236,5 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
       verification,
     };
   });
-  return { checkpoints, stepLabels, targets };
+  return { checkpoints, stepLabels, targets, signsIn: signedIn };
 }
