@@ -39,6 +39,14 @@ describe("reading success conditions back into checks", () => {
     expect(textMatcher("Your orders", true)("Your orders and returns")).toBe(false);
     expect(textMatcher("Order placed", false)("Thanks! Order placed at 10:02")).toBe(true);
   });
+
+  it("matches {{parameter}} as this run's value of that input, and as anything when the run has none (issue #35)", () => {
+    const values = { page_name: "Garden (plans)" };
+    expect(textMatcher("{{page_name}} [Notes]", true, values)("Garden  (plans) [Notes]")).toBe(true);
+    expect(textMatcher("{{page_name}} [Notes]", true, values)("Kitchen [Notes]")).toBe(false);
+    expect(textMatcher("Page {{page_name}} saved", false, values)("Done. Page garden (plans) saved.")).toBe(true);
+    expect(textMatcher("{{page_name}} [Notes]", true)("Kitchen [Notes]")).toBe(true);
+  });
 });
 
 describe.skipIf(!existsSync(CHROMIUM))("checking success conditions in a live page", () => {

@@ -26,18 +26,51 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** A `{{parameter}}` in a success condition's text: the input's value as this run gave it (issue #35). */
+const PLACEHOLDER = /\{\{([a-z0-9_]+)\}\}/;
+
 /**
  * Compares page text with captured text. The capture scrubbed typed values to `•••` and the
- * rehearsal types different test values, so `•••` matches any text; a trailing `…` means the
- * capture shortened the text, so it matches as a prefix. Case is ignored (CSS text-transform).
+ * rehearsal types different test values, so `•••` matches any text; `{{parameter}}` matches this
+ * run's value of that input (any text when the run has none); a trailing `…` means the capture
+ * shortened the text, so it matches as a prefix. Case is ignored (CSS text-transform).
  */
-export function textMatcher(expected: string, whole: boolean): (actual: string) => boolean {
+export function textMatcher(expected: string, whole: boolean, values: Readonly<Record<string, string>> = {}): (actual: string) => boolean {
   let text = normalize(expected);
   const shortened = text.endsWith(ELLIPSIS);
   if (shortened) text = text.slice(0, -ELLIPSIS.length).trimEnd();
-  const body = text.split(SCRUBBED).map((part) => escapeRegExp(part)).join(".+?");
+  const body = patternSource(text, values);
   const pattern = new RegExp(whole ? `^${body}${shortened ? "" : "$"}` : body, "i");
   return (actual) => pattern.test(normalize(actual));
+}
+
+/** The regular expression for a captured text: `•••` any text, `{{parameter}}` this run's value of it. */
+function patternSource(text: string, values: Readonly<Record<string, string>>): string {
+  return text
+    .split(new RegExp(PLACEHOLDER.source))
+    .map((part, index) => {
+      if (index % 2 === 0) return part.split(SCRUBBED).map((piece) => escapeRegExp(piece)).join(".+?");
+      const value = values[part];
+      return value === undefined || value.trim() === "" ? ".+?" : escapeRegExp(normalize(value));
+    })
+    .join("");
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Whether an address ends with the route, with `{{parameter}}` as this run's value however the app wrote it in the address (encoded, `+` or `_` for spaces). */
+function routeEndsWith(route: string, expected: string, values: Readonly<Record<string, string>>): boolean {
+  if (route.endsWith(expected) || safeDecode(route).endsWith(expected)) return true;
+  if (!PLACEHOLDER.test(expected)) return false;
+  const pattern = new RegExp(`${patternSource(expected, values)}$`, "i");
+  const decoded = safeDecode(route.replace(/\+/g, " "));
+  return [route, decoded, decoded.replace(/_/g, " ")].some((candidate) => pattern.test(candidate));
 }
 
 /** Status regions as the capture reads them (extension/observation/snapshot-observer.ts `STATUS`). */
@@ -118,7 +151,7 @@ async function lookOnce(page: Page, check: Exclude<SuccessCheck, { kind: "by_han
   switch (check.kind) {
     case "page_says": {
       const { statuses, body } = await readPageText(page);
-      const matches = textMatcher(check.text, false);
+      const matches = textMatcher(check.text, false, values);
       const status = statuses.find(matches);
       if (status !== undefined) return { result: "passed", details: `found status "${status}"` };
       if (matches(body)) return { result: "passed", details: `found "${check.text}" in the page text (not in a status or alert region)` };
@@ -143,12 +176,12 @@ async function lookOnce(page: Page, check: Exclude<SuccessCheck, { kind: "by_han
     }
     case "page_title": {
       const title = normalize(await page.title());
-      if (textMatcher(check.text, true)(title)) return { result: "passed", details: `page title is "${title}"` };
+      if (textMatcher(check.text, true, values)(title)) return { result: "passed", details: `page title is "${title}"` };
       return { result: "failed", details: `expected the page title "${check.text}"; the title is "${title}"` };
     }
     case "heading": {
       const headings = (await readAccessibleNodes(page, HEADING_ROLES)).map((node) => node.name);
-      const heading = headings.find(textMatcher(check.text, true));
+      const heading = headings.find(textMatcher(check.text, true, values));
       if (heading !== undefined) return { result: "passed", details: `found heading "${heading}"` };
       return { result: "failed", details: `expected a heading "${check.text}"; headings on the page: ${quoteList(headings)}` };
     }
@@ -161,7 +194,7 @@ async function lookOnce(page: Page, check: Exclude<SuccessCheck, { kind: "by_han
     case "route": {
       const url = new URL(page.url());
       const route = `${url.pathname}${url.hash}`;
-      if (route.endsWith(check.route) || decodeURIComponent(route).endsWith(check.route)) return { result: "passed", details: `the address is ${route}` };
+      if (routeEndsWith(route, check.route, values)) return { result: "passed", details: `the address is ${route}` };
       return { result: "failed", details: `expected the address to end with "${check.route}"; it is ${route}` };
     }
     case "list_has_value": {

@@ -99,7 +99,7 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
     return {
       slug: improved.ability.skill_name,
       title: outline.title || improved.ability.title,
-      goal_summary: outline.description || `${improved.ability.title}.`,
+      goal_summary: outline.summary || `${improved.ability.title}.`,
       use_conditions: outline.use_conditions,
       non_use_conditions: outline.non_use_conditions,
       triggers: outline.triggers.length > 0 ? outline.triggers : improved.ability.trigger_phrases,

@@ -31,7 +31,7 @@ export async function writeInterpretationOf(
       learn_session_id: input.sessionId,
       proposal_id: input.proposalId,
       title: clip(outline.title, 160),
-      goal_summary: clip(input.goal?.trim() || outline.description, 600),
+      goal_summary: clip(input.goal?.trim() || outline.summary, 600),
       use_conditions: outline.use_conditions.slice(0, 40).map((line) => clip(line, 240)),
       non_use_conditions: outline.non_use_conditions.slice(0, 40).map((line) => clip(line, 240)),
       project_scope: "unclear",

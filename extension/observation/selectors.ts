@@ -1,4 +1,4 @@
-import { UNCACHED_NAMES, isEditable, roleOf, type Names } from "./accessible-name";
+import { UNCACHED_NAMES, isEditable, isNamedByTableOnly, roleOf, type Names } from "./accessible-name";
 import type { IndexKind } from "./page-index";
 import { isShadowRoot } from "./shadow-roots";
 
@@ -149,6 +149,8 @@ const MAX_ROLE_CANDIDATES = 1000;
 function ariaSelector(element: Element, root: Root, name: string, { names, elements }: SelectorContext): string[] | undefined {
   // Puppeteer's ARIA syntax reads `[attr="…"]` after the name: a name with brackets cannot be written.
   if (!name || /[[\]"]/.test(name) || name.endsWith("…")) return undefined;
+  // A field named after its column header has no name the browser knows (accessible-name.ts).
+  if (isNamedByTableOnly(element, names.labels)) return undefined;
   const role = roleOf(element);
   if (role === "generic" || role === "none" || role === "presentation") return undefined;
   // Chromium exposes an editable region without a role of its own as generic: `[role="textbox"]` would not find it.

@@ -283,12 +283,13 @@ function readLists({ window: top, source, scrub, maskedUrl }: SnapshotOptions): 
   const buttons = distinctVisibleNames("buttons", LIMITS.buttons);
   const links = distinctVisibleNames("links", LIMITS.links);
 
-  const status_messages = reused("status", ["status"], () => {
+  const status_messages = reused("status", ["status"], (visible) => {
     const found: string[] = [];
     const statusSeen = new Set<string>();
     visit("status", (element) => {
       const raw = names.text(element);
-      if (raw === "") return false;
+      // A warning the page keeps hidden says nothing the person saw (issue #35): never evidence.
+      if (raw === "" || !visible(element)) return false;
       const text = clean(raw);
       if (statusSeen.has(text)) return false;
       statusSeen.add(text);

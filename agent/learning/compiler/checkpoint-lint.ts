@@ -20,7 +20,8 @@ export interface CheckpointLintReport {
 const SELECTOR = [
   /(^|\s)[#.][A-Za-z_][\w-]*/, // #submit, .btn-primary
   /\b[a-z][a-z0-9]*#[A-Za-z_][\w-]*/i, // div#export-done, button#save
-  /\[[\w-]+(?:[~|^$*]?=[^\]]*)?\]/, // [data-testid=x]
+  // [data-testid=x], [aria-pressed], [disabled]; not a page's own bracketed words ("Home [Notes]").
+  /\[(?:[\w-]+[~|^$*]?=[^\]]*|(?:data|aria)-[\w-]+|[a-z]+-[\w-]+|disabled|checked|selected|hidden|readonly|required)\]/,
   /(^|\s)\/\/?[a-z*]+[[/]/i, // //div[…], xpath
   /\b(xpath|css selector|queryselector|getelementbyid)\b/i,
   /\b[a-z]+-\d{2,}\b/i, // div-8472, btn-0032

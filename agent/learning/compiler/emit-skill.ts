@@ -55,11 +55,63 @@ export function plainText(text: string): string {
     .trim();
 }
 
+/** Words that start a sentence about something rather than an instruction ("The report…", "My invoices…"). */
+const NOT_A_VERB = /^(the|a|an|this|that|these|those|my|our|your|its|their|i|we|you|it|he|she|they|when|if|to|for|on|in|with|all|every|each|new|how|what|which)$/i;
+
+function thirdPerson(verb: string): string {
+  const lower = verb.toLowerCase();
+  return /(s|sh|ch|x|z|o)$/.test(lower) ? `${verb}es` : /[^aeiou]y$/.test(lower) ? `${verb.slice(0, -1)}ies` : `${verb}s`;
+}
+
+/** A determiner after a word marks that word as an instruction's verb ("and place the order"). */
+const DETERMINER = "(?:the|a|an|my|our|your|its|their|this|that|these|those|all|every|each|it|them)";
+
+/**
+ * "Create a wiki page" → "Creates a wiki page", "Check out the cart and place the order" →
+ * "Checks out the cart and places the order": an instruction as what the skill does. Anything that
+ * does not start with a verb is left as it is.
+ */
+export function asWhatItDoes(summary: string): string {
+  const text = summary.trim().replace(/\s+/g, " ").replace(/[.!]+$/, "");
+  const match = /^([A-Za-z][a-z]+)(\b.*)$/.exec(text);
+  if (match === null) return text;
+  const [, verb = "", rest = ""] = match;
+  if (NOT_A_VERB.test(verb) || /(ed|ing)$/.test(verb) || (/s$/.test(verb) && !/(ss|us)$/.test(verb))) return text;
+  // Later instructions of the same sentence, each with its object: "…, tick the first and show the open ones".
+  const later = rest.replace(new RegExp(`(,\\s+|\\s+and\\s+|\\s+then\\s+)([a-z]+)(?=\\s+(?:${DETERMINER}|up|out|off|in|on)\\b)`, "g"), (_all, joint: string, next: string) =>
+    NOT_A_VERB.test(next) || /(ed|ing|s)$/.test(next) ? `${joint}${next}` : `${joint}${thirdPerson(next)}`,
+  );
+  return `${thirdPerson(verb)}${later}`;
+}
+
+/**
+ * Issue #35: the `description` an assistant reads to choose a skill says what it achieves, where
+ * (the site's name and address), with what inputs and whether it signs in: "Creates a wiki page
+ * on Notes (127.0.0.1:4100) after signing in. Inputs: page name, text; a password asked at each
+ * run." Not the title again; the projection adds when to use it (agent-skills-format.ts).
+ */
+export function describeSkill(interpretation: Interpretation): string {
+  const what = asWhatItDoes(interpretation.goal_summary);
+  const site = interpretation.site;
+  const name = interpretation.site_name;
+  // The sentence may name the site already ("… on Fixture Shop"): then only its address follows.
+  const named = (name !== undefined && interpretation.goal_summary.toLowerCase().includes(name.toLowerCase())) || / on (?:[A-Z][\w'’&-]*\s?)+$/.test(what);
+  const where = site === undefined ? "" : named ? ` (${site})` : name !== undefined ? ` on ${name} (${site})` : ` on ${site}`;
+  const signIn = interpretation.signs_in === true ? " after signing in" : "";
+  const inputs = interpretation.parameters.filter((parameter) => parameter.type_hint !== "secret").map((parameter) => parameter.label.toLowerCase());
+  const secrets = interpretation.parameters.filter((parameter) => parameter.type_hint === "secret").map((parameter) => `a ${parameter.label.toLowerCase()}`);
+  let sentence = `${what}${where}${signIn}.`;
+  if (inputs.length > 0) sentence += ` Inputs: ${inputs.join(", ")}${secrets.length > 0 ? `; ${secrets.join(", ")} asked at each run and never stored` : ""}.`;
+  else if (secrets.length > 0) sentence += ` Asks for ${secrets.join(", ")} at each run and never stores it.`;
+  else sentence += " No inputs.";
+  return sentence.length <= 500 ? sentence : `${sentence.slice(0, 499).trimEnd()}…`;
+}
+
 export function buildFrontmatter(interpretation: Interpretation): PortableSkillFrontmatter {
   return PortableSkillFrontmatterSchema.parse({
     name: interpretation.slug,
     title: interpretation.title.slice(0, 120),
-    description: interpretation.goal_summary.slice(0, 500),
+    description: describeSkill(interpretation),
     version: interpretation.version ?? FIRST_SKILL_VERSION,
     triggers: interpretation.triggers.length > 0 ? interpretation.triggers : [interpretation.title.toLowerCase().slice(0, 200)],
     negative_triggers: interpretation.negative_triggers,

@@ -60,6 +60,10 @@ export interface Interpretation {
   /** Questions still needed, without ids (the proposal service gives them ids). */
   questions: Array<{ field: LearningQuestion["field"]; prompt: string; required: boolean }>;
   site: string | undefined;
+  /** The app's or site's own name, as its page titles carry it ("Log in [Notes]", "Start [Notes]" → "Notes"). */
+  site_name?: string | undefined;
+  /** The demonstration signed in on the way (issue #35): said in the skill's description. */
+  signs_in?: boolean | undefined;
   /** What is known of each step's element beyond its selectors, by step id (relocation, issue #14). */
   targets?: Record<string, RelocationHint> | undefined;
   /** The frontmatter version; absent for a first draft (emit-skill's FIRST_SKILL_VERSION). */
@@ -101,6 +105,25 @@ function hostOf(url: string | undefined): string | undefined {
   }
 }
 
+/** Parts of a page title around the separators sites put between a page's name and their own. */
+function titleParts(title: string): string[] {
+  return title
+    .split(/\s+[-–—|·:»]\s+|\s*[[\]()]\s*/)
+    .map((part) => part.trim())
+    .filter((part) => part.length >= 2 && !part.includes("•••"));
+}
+
+/**
+ * The site's own name: the part of its page titles that every titled page shares ("Log in
+ * [Notes]", "Start [Notes]" → "Notes"), when at least two pages were titled. Undefined otherwise.
+ */
+export function siteName(titles: ReadonlyArray<string | undefined>): string | undefined {
+  const titled = [...new Set(titles.filter((title): title is string => title !== undefined && title.trim() !== ""))];
+  if (titled.length < 2) return undefined;
+  const [first, ...rest] = titled.map(titleParts);
+  return first?.find((part) => rest.every((parts) => parts.includes(part)) && part.length <= 60);
+}
+
 function lowerFirst(text: string): string {
   return text.length === 0 ? text : text[0]?.toLowerCase() + text.slice(1);
 }
@@ -135,7 +158,7 @@ export function interpretTrace(input: InterpretInput): Interpretation {
   const { goals, signIns } = findSignIns(cutSubGoals(steps, evidence), parameterOf);
   const finalPage = [...evidence].reverse().find((entry) => entry.settled !== undefined)?.settled ?? snapshotOf(steps.at(-1)?.after_state_ref);
   const worded = wordCheckpoints(goals, parameterOf, answers.success_condition, finalPage);
-  const { stepLabels, targets } = worded;
+  const { stepLabels, targets, signsIn } = worded;
   const checkpoints = worded.checkpoints.map((checkpoint, index) => {
     const signIn = signIns.get(goals[index] as (typeof goals)[number]);
     return signIn === undefined ? checkpoint : wordSignIn(checkpoint, signIn);
@@ -236,6 +259,8 @@ export function interpretTrace(input: InterpretInput): Interpretation {
     negative_triggers: negativeTriggers,
     questions,
     site,
+    site_name: siteName(trace.pages.map((page) => page.title)),
+    signs_in: signsIn,
     targets,
     ...(base === undefined ? {} : { version: base.next_version }),
   };

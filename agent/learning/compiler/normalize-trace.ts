@@ -1,5 +1,6 @@
 import type { WorkflowBoundary } from "../../../shared/learning/boundary";
 import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import { tidyName } from "../../../shared/observation/name-tidying";
 import { desktopAction, dropFailedAttempts } from "./desktop-steps";
 
 /** What one normalized step did, in the terms a skill is written in. */
@@ -73,6 +74,26 @@ function actionOf(event: ObservedActionEventWithDetail): StepAction | undefined 
 function sameTarget(a: NormalizedStep, b: NormalizedStep): boolean {
   if (a.selectors.length === 0 || b.selectors.length === 0) return a.target_name !== undefined && a.target_name === b.target_name;
   return JSON.stringify(a.selectors[0]) === JSON.stringify(b.selectors[0]) && a.page_url === b.page_url;
+}
+
+/** What a label says for a control whose name was only a key hint or an icon. */
+function unnamed(action: StepAction, role: string | undefined): string {
+  if (role === "searchbox") return "the search box";
+  if (action === "fill") return "the text field";
+  return `the ${role === undefined || role === "generic" ? "control" : role}`;
+}
+
+/**
+ * The control's name as a person would say it (shared/observation/name-tidying.ts), in its label
+ * too: "Fill '[F]'" becomes "Fill the search box", "Click 'Insert Insert'" becomes "Click 'Insert'".
+ */
+function tidyTarget(step: NormalizedStep): void {
+  const raw = step.target_name;
+  if (raw === undefined) return;
+  const tidy = tidyName(raw);
+  if (tidy === raw) return;
+  step.label = step.label.split(`'${raw}'`).join(tidy === "" ? unnamed(step.action, step.target_role) : `'${tidy}'`);
+  step.target_name = tidy === "" ? undefined : tidy;
 }
 
 function refEventId(ref: string | undefined): string | undefined {
@@ -152,6 +173,7 @@ export function normalizeTrace(input: NormalizeInput): NormalizedTrace {
       event_ids: [event.event_id],
       created_at: event.created_at,
     };
+    if (event.adapter_kind === "browser_dom") tidyTarget(step);
     if (previous !== undefined && action === "submit" && (previous.action === "click" || previous.action === "press") && previous.page_url === step.page_url) {
       // A form sent by its button (or Enter) is that click's consequence, not a second step.
       previous.caused_state_change = previous.caused_state_change || step.caused_state_change;

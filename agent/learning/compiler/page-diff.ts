@@ -16,7 +16,7 @@ export type PageChange =
   | { kind: "dialog_opened"; name: string | undefined }
   | { kind: "dialog_closed"; name: string }
   | { kind: "status"; text: string }
-  | { kind: "list_grew"; list: string | undefined; by: number; from: number }
+  | { kind: "list_grew"; list: string | undefined; by: number; from: number; /** The list was not on the page before (a new page's panel, or a list shown once it has items). */ appeared?: boolean }
   | { kind: "list_shrank"; list: string | undefined; by: number }
   | { kind: "toggle"; name: string | undefined; role: string; row: number | undefined; state: string }
   | { kind: "counter"; pattern: string; delta: number | undefined; text: string }
@@ -81,7 +81,7 @@ export function diffPages(before: PageSnapshot | undefined, after: PageSnapshot)
     for (const [old, list] of pairLists(before.lists ?? [], after.lists)) {
       const from = old?.items ?? 0;
       if (list.items > from) {
-        changes.push({ kind: "list_grew", list: list.name, by: list.items - from, from });
+        changes.push({ kind: "list_grew", list: list.name, by: list.items - from, from, ...(old === undefined ? { appeared: true } : {}) });
       } else if (list.items < from) {
         changes.push({ kind: "list_shrank", list: list.name, by: from - list.items });
       }

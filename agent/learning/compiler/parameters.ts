@@ -39,6 +39,16 @@ function entryNoun(label: string): string {
   return trimmed.length >= 2 ? trimmed : label;
 }
 
+/** What a field without a usable name holds, by its kind: a parameter named `search` or `email`, never `f` or `value`. */
+const KIND_NOUNS: Record<string, string> = { searchbox: "Search", email: "Email", tel: "Phone", url: "Address", number: "Number", date: "Date", password: "Password", search: "Search" };
+
+/** A field's name for its parameter: its own name when it says something (two letters or more), else what kind of field it is. */
+function fieldName(step: NormalizedStep): string {
+  const name = step.target_name?.trim();
+  if (name !== undefined && slugify(name).length >= 2) return name;
+  return KIND_NOUNS[step.input_type ?? ""] ?? KIND_NOUNS[step.target_role ?? ""] ?? (step.target_tag === "textarea" ? "Text" : "Value");
+}
+
 /**
  * Names the parameters (DESIGN §6.2, issue #14): one per masked field, one per distinct hashed
  * value (a value typed twice is one parameter). A field filled several times with different values
@@ -70,7 +80,7 @@ export function extractParameters(steps: readonly NormalizedStep[]): SkillParame
     const key = fieldKey(step);
     const distinct = hashesOf.get(key)?.size ?? entries.get(key) ?? 1;
     const repeated = (entries.get(key) ?? 1) > 1 && distinct > 1;
-    const fieldLabel = step.target_name ?? "value";
+    const fieldLabel = fieldName(step);
     let label = fieldLabel;
     if (repeated) {
       const number = (numberOf.get(key) ?? 0) + 1;

@@ -11,6 +11,12 @@ export interface SkillOutline {
   name: string | undefined;
   title: string;
   description: string;
+  /**
+   * What the skill is for in the person's words: the paragraph under the title (emit-skill.ts
+   * writes the goal there). The frontmatter's description says more (where, inputs: issue #35);
+   * an improved skill starts again from this, not from that. Falls back to the description.
+   */
+  summary: string;
   version: string | undefined;
   triggers: string[];
   negative_triggers: string[];
@@ -22,6 +28,22 @@ export interface SkillOutline {
 
 /** Undoes emit-skill's `plainText` escapes; the result is still rendered as text. */
 const unescape = (text: string) => text.replace(/\\(.)/g, "$1");
+
+/** The paragraph right under the `# Title` heading, before the first `## ` section. */
+function summaryUnder(lines: readonly string[], heading: string | undefined): string | undefined {
+  if (heading === undefined) return undefined;
+  const start = lines.indexOf(heading);
+  const paragraph: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (/^#/.test(line)) break;
+    if (line.trim() === "") {
+      if (paragraph.length > 0) break;
+      continue;
+    }
+    paragraph.push(line.trim());
+  }
+  return paragraph.length === 0 ? undefined : unescape(paragraph.join(" "));
+}
 
 /** The lines of a `## Heading` section, up to the next `## ` heading. */
 function section(lines: readonly string[], heading: string): string[] {
@@ -49,6 +71,7 @@ export function readSkillOutline(markdown: string): SkillOutline {
     name: frontmatter?.name,
     title: frontmatter?.title ?? (heading === undefined ? "" : unescape(heading.slice(2).trim())),
     description: frontmatter?.description ?? "",
+    summary: summaryUnder(lines, heading) ?? frontmatter?.description ?? "",
     version: frontmatter?.version,
     triggers: frontmatter?.triggers ?? [],
     negative_triggers: frontmatter?.negative_triggers ?? [],

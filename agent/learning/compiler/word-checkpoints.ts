@@ -2,7 +2,8 @@ import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { describeRow, nameFromContext, onlyList, type RowsByList } from "./control-names";
 import type { CheckpointPlan, SkillParameter } from "./interpret";
 import type { NormalizedStep } from "./normalize-trace";
-import { SCRUBBED, type PageChange } from "./page-diff";
+import { SCRUBBED, routeOf, type PageChange } from "./page-diff";
+import { hasPerRunValue, isSecret, rankEvidence, signsIn, rowParameter, stablePart, withParameters, type EvidenceContext, type MaskedPlace } from "./goal-evidence";
 import type { SubGoal } from "./cut-subgoals";
 import type { RelocationHint } from "./emit-recorder-flow";
 import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/success-conditions";
@@ -10,36 +11,44 @@ import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from 
 /** What the success condition of a checkpoint no evidence proves says until the user answers. */
 export const NOT_YET_KNOWN = "Not yet known: ask the user what shows this worked";
 
-/** A number this long is this run's own (an order number): not evidence the next run shows. */
-const RUN_NUMBER = /\d{3,}/;
-
 export interface WordedCheckpoints {
   checkpoints: CheckpointPlan[];
   /** Human labels for steps whose control had no name of its own, by step id. */
   stepLabels: Map<string, string>;
   /** What is known of each step's element for relocating it, by step id. */
   targets: Record<string, RelocationHint>;
+  /** A sub-goal signed someone in (goal-evidence.ts `signsIn`): the skill works after signing in. */
+  signsIn: boolean;
 }
 
 /** A check from a change, or undefined when the change proves nothing a rehearsal can look for. */
-function checkOf(change: PageChange, goal: SubGoal, parameters: readonly SkillParameter[], rows: RowsByList): SuccessCheck | undefined {
+function checkOf(change: PageChange, goal: SubGoal, context: EvidenceContext, rows: RowsByList): SuccessCheck | undefined {
+  // Masked values become the inputs they were ("••• [Notes]" → "{{page_name}} [Notes]"); one that cannot be told is no evidence.
+  const shown = (text: string, place: MaskedPlace) => withParameters(text, context.known, place);
   switch (change.kind) {
-    case "route":
+    case "route": {
       // A route with a masked part (`*`, `*typed-<ref>*`: url-rule.ts) cannot be matched as written.
-      return RUN_NUMBER.test(change.to) || change.to.includes("*") ? undefined : { kind: "route", route: change.to };
-    case "title":
-      return RUN_NUMBER.test(change.text) ? undefined : { kind: "page_title", text: change.text };
+      const route = change.to.includes("*") ? undefined : shown(change.to, "route");
+      return route === undefined ? undefined : { kind: "route", route };
+    }
+    case "title": {
+      const text = shown(change.text, "title");
+      return text === undefined ? undefined : { kind: "page_title", text };
+    }
     case "dialog_opened":
-      return { kind: "dialog_open", name: change.name };
+      return change.name?.includes(SCRUBBED) ? undefined : { kind: "dialog_open", name: change.name };
     case "dialog_closed":
-      return { kind: "dialog_closed", name: change.name };
-    case "status":
-      return RUN_NUMBER.test(change.text) || change.text.includes(SCRUBBED) ? undefined : { kind: "page_says", text: change.text };
+      return change.name.includes(SCRUBBED) ? undefined : { kind: "dialog_closed", name: change.name };
+    case "status": {
+      const notice = stablePart(change.text);
+      const text = notice === undefined ? undefined : shown(notice, "status");
+      return text === undefined ? undefined : { kind: "page_says", text };
+    }
     case "list_grew": {
       // One row appeared right after a value was entered: the row shows it (the rehearsal checks
       // that with its own test value). The capture never sends a row's text, which may be typed.
-      const shown = change.by === 1 ? parameters.at(-1) : undefined;
-      return shown !== undefined ? { kind: "list_has_value", parameter: shown.name, list: change.list } : { kind: "list_count", list: change.list, delta: change.by };
+      const row = change.by === 1 ? rowParameter(context.entered) : undefined;
+      return row !== undefined ? { kind: "list_has_value", parameter: row.name, list: change.list } : { kind: "list_count", list: change.list, delta: change.by };
     }
     case "list_shrank":
       return { kind: "list_count", list: change.list, delta: -change.by };
@@ -51,9 +60,12 @@ function checkOf(change: PageChange, goal: SubGoal, parameters: readonly SkillPa
       return { kind: "control_state", name: undefined, row: row.parameter !== undefined ? { parameter: row.parameter } : { position: change.row, list }, role: change.role, state: change.state };
     }
     case "counter":
-      return { kind: "counter", pattern: change.pattern, delta: change.delta };
-    case "heading":
-      return RUN_NUMBER.test(change.text) || change.text.includes(SCRUBBED) ? undefined : { kind: "heading", text: change.text };
+      // A total in money changes by what was bought, not by a number a later run repeats.
+      return { kind: "counter", pattern: change.pattern, delta: hasPerRunValue(change.text) ? undefined : change.delta };
+    case "heading": {
+      const text = shown(change.text, "heading");
+      return text === undefined ? undefined : { kind: "heading", text };
+    }
     case "button":
       return change.name.includes(SCRUBBED) ? undefined : { kind: "button", name: change.name };
     default: {
@@ -63,9 +75,6 @@ function checkOf(change: PageChange, goal: SubGoal, parameters: readonly SkillPa
   }
 }
 
-/** Kinds of evidence, most telling first: what the sub-goal was for, then where it led. */
-const PREFERENCE: readonly PageChange["kind"][] = ["dialog_opened", "list_grew", "toggle", "status", "title", "route", "list_shrank", "dialog_closed", "counter", "heading", "button"];
-
 function goalWords(check: SuccessCheck | undefined, goal: SubGoal, used: readonly SkillParameter[], stepName: (step: NormalizedStep) => string | undefined): string {
   // The person's own words name the sub-goal; when one checkpoint covers several steps they named
   // (no page change told them apart), every name is kept, in order.
@@ -73,7 +82,8 @@ function goalWords(check: SuccessCheck | undefined, goal: SubGoal, used: readonl
   if (labelled.length > 0) return [...new Set(labelled)].join(", then ").slice(0, 240);
   const last = goal.steps.at(-1) as NormalizedStep;
   const target = stepName(last) ?? last.page_title ?? "the form";
-  const inputs = used.map((parameter) => `{{${parameter.name}}}`).join(", ");
+  // A secret is asked at run time and never said as what shows the goal (issue #35).
+  const inputs = used.filter((parameter) => !isSecret(parameter)).map((parameter) => `{{${parameter.name}}}`).join(", ");
   switch (check?.kind) {
     case "list_has_value":
       return `{{${check.parameter}}} is added to the ${check.list ? `"${check.list}" ` : ""}list`;
@@ -86,20 +96,20 @@ function goalWords(check: SuccessCheck | undefined, goal: SubGoal, used: readonl
     case "dialog_closed":
       return `The "${check.name}" dialog is answered with "${target}"`;
     case "page_title":
-      if (used.length > 0) return `"${target}" is completed with ${inputs}`;
+      if (inputs !== "") return `"${target}" is completed with ${inputs}`;
       return `The "${check.text}" page is open`;
     case "route":
     case "heading":
-      if (used.length > 0) return `"${target}" is completed with ${inputs}`;
+      if (inputs !== "") return `"${target}" is completed with ${inputs}`;
       return last.action === "navigate" ? `The "${last.page_title ?? target}" page is open` : `The "${target}" view is shown`;
     case "counter":
       return `The count changes through "${target}"`;
     case "page_says":
-      if (used.length > 0) return `"${target}" is completed with ${inputs}`;
+      if (inputs !== "") return `"${target}" is completed with ${inputs}`;
       return `The page confirms "${check.text}"`;
     default:
       if (last.action === "command" || last.action === "launch") return `"${target}" has run successfully`;
-      if (used.length > 0) return `"${target}" is completed with ${inputs}`;
+      if (inputs !== "") return `"${target}" is completed with ${inputs}`;
       return `"${target}" has taken effect`;
   }
 }
@@ -145,19 +155,28 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
   const rows: RowsByList = new Map();
   const stepLabels = new Map<string, string>();
   const targets: Record<string, RelocationHint> = {};
+  const known: SkillParameter[] = [];
+  let signedIn = false;
   const checkpoints = goals.map((goal, index): CheckpointPlan => {
     const used = [...new Set(goal.steps.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined))];
-    // Within a kind, a control that became checked (the option picked) says more than the one that lost it.
-    const turnedOn = (change: PageChange) => (change.kind === "toggle" && /^(checked|selected|pressed|expanded|sorted)/.test(change.state) ? 0 : 1);
-    const changes = [...(goal.evidence?.changes ?? [])].sort((a, b) => PREFERENCE.indexOf(a.kind) - PREFERENCE.indexOf(b.kind) || turnedOn(a) - turnedOn(b));
+    for (const parameter of used) if (!known.includes(parameter)) known.push(parameter);
+    const before = goal.evidence?.before;
+    const settled = goal.evidence?.settled;
+    const context: EvidenceContext = { entered: used, known: [...known], newPage: before !== undefined && settled !== undefined && routeOf(before.url) !== routeOf(settled.url), signIn: signsIn(used, before, settled) };
+    signedIn ||= context.signIn;
+    // Issue #35: evidence of the goal first, what came with it (a sign-in's menus, a run's own ids) never.
+    const changes = rankEvidence(goal.evidence?.changes ?? [], context);
     let check: SuccessCheck | undefined;
     for (const change of changes) {
-      check = checkOf(change, goal, used, rows);
+      check = checkOf(change, goal, context, rows);
       if (check !== undefined) break;
     }
     const last = goal.steps.at(-1) as NormalizedStep;
     // A page opened with no snapshot yet still shows its title: that is what proves it is open.
-    if (check === undefined && last.action === "navigate" && last.page_title !== undefined && last.page_title.trim() !== "") check = { kind: "page_title", text: last.page_title };
+    if (check === undefined && last.action === "navigate" && last.page_title !== undefined && last.page_title.trim() !== "" && !hasPerRunValue(last.page_title)) {
+      const text = withParameters(last.page_title, context.known, "title");
+      if (text !== undefined) check = { kind: "page_title", text };
+    }
     if (check?.kind === "list_has_value") {
       const grew = changes.find((change) => change.kind === "list_grew");
       const known = rows.get(check.list ?? "") ?? { before: grew?.kind === "list_grew" ? grew.from : 0, parameters: [] };
@@ -218,5 +237,5 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
       verification,
     };
   });
-  return { checkpoints, stepLabels, targets };
+  return { checkpoints, stepLabels, targets, signsIn: signedIn };
 }
