@@ -81,7 +81,21 @@ export function createMessageRouter(deps: MessageRouterDeps) {
     };
   };
 
-  const fromContent = async (request: ContentMessage, sender: Browser.runtime.MessageSender): Promise<unknown> => {
+  /**
+   * Batches of events are taken one at a time, in the order they arrived: a page that resends what
+   * it has not heard back about while it is being left (issue #35) must not overtake its own batch.
+   */
+  let batches: Promise<unknown> = Promise.resolve();
+  const inArrivalOrder = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = batches.then(work, work);
+    batches = next.catch(() => undefined);
+    return next;
+  };
+
+  const fromContent = async (request: ContentMessage, sender: Browser.runtime.MessageSender): Promise<unknown> =>
+    request.type === "capture/events" ? inArrivalOrder(() => fromContentNow(request, sender)) : fromContentNow(request, sender);
+
+  const fromContentNow = async (request: ContentMessage, sender: Browser.runtime.MessageSender): Promise<unknown> => {
     const session = await deps.capture.current();
     const url = sender.url;
     const observed =

@@ -55,8 +55,14 @@ export default defineContentScript({
       return true;
     };
     browser.runtime.onMessage.addListener(onMessage);
+    // Back in view from the back/forward cache: the capture may have been paused or stopped meanwhile.
+    const onPageShow = (event: PageTransitionEvent): void => {
+      if (event.persisted) void requestConfig();
+    };
+    window.addEventListener("pageshow", onPageShow);
     ctx.onInvalidated(() => {
       browser.runtime.onMessage.removeListener(onMessage);
+      window.removeEventListener("pageshow", onPageShow);
       capture.destroy();
     });
 

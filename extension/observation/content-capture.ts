@@ -21,6 +21,14 @@ import { nameSnapshot, readPageSnapshot, snapshotText, type TakenSnapshot } from
  * exists (or the page hides: then it goes without), then waits in the outgoing batch at most
  * `batchDelayMs` or until `batchSize` events are ready. Pause, Stop and `flush()` deliver at once.
  *
+ * Leaving the page (issue #35): when a navigation starts (`beforeunload`) or the page hides, the
+ * events waiting for their after-snapshot go without it (the next page's first snapshot is the
+ * after-state), and everything goes out at once, not after the batches still waiting for an
+ * answer: those are handed to `send` again too (the background keeps each event id once). At
+ * `pagehide` an event still waiting for its mask's hash or its before-snapshot's hash goes with
+ * what is known (the mask without its hash, no before-state): the page will not run again.
+ * A page restored from the back/forward cache is "opened" again.
+ *
  * A snapshot is read only when the page may have changed since the last one: the page index's
  * change count (any DOM change in the observed roots, a root coming or going, a toggle, a resize)
  * or the URL moved, or a value typed since then occurs in the last snapshot's text (it must be cut
@@ -77,7 +85,8 @@ interface SnapshotBasis {
 /** An event on its way out: complete once its masked value, its before and its after snapshot are known. */
 interface HeldEvent {
   event: ObservedActionEventWithDetail;
-  masked: { done: boolean; value: MaskedField | undefined } | undefined;
+  /** `now`: the mask without its hash, for a page left before the hash was ready. */
+  masked: { done: boolean; value: MaskedField | undefined; now: MaskedField | undefined } | undefined;
   /** Finishes the label from the settled page title (navigation). */
   finishLabel: ((title: string) => string) | undefined;
   before: SnapshotHandle | undefined;
@@ -85,6 +94,14 @@ interface HeldEvent {
   after: SnapshotHandle | "none" | undefined;
   /** Snapshot events are dropped when the page did not change. */
   isSnapshotEvent: boolean;
+}
+
+/** A batch of events for the background, answered once the background took it. */
+interface OutgoingBatch {
+  message: ContentMessage;
+  answered: boolean;
+  /** Handed to `send` at once, out of turn, because the page was being left: not again. */
+  rushed: boolean;
 }
 
 const MAX_EVENTS_PER_MESSAGE = 200;
@@ -132,6 +149,10 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   const inFlight = new Set<Promise<unknown>>();
 
   const outbox: { events: ObservedActionEventWithDetail[]; snapshots: SnapshotUpload[] } = { events: [], snapshots: [] };
+  /** Batches handed out (or waiting their turn) whose answer has not come, oldest first. */
+  const unanswered = new Set<OutgoingBatch>();
+  /** A navigation started or the page hid: events go out at once (issue #35). */
+  let leaving = false;
   const uploaded = new Set<string>();
   let batchTimer: number | undefined;
   let sending: Promise<void> = Promise.resolve();
@@ -148,11 +169,14 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       return masker.mode;
     },
     mask: (value, hints) => masker.mask(value, hints),
+    maskNow: (value, hints) => masker.maskNow(value, hints),
   };
 
   // --- events in ---
   const onObservation = (observation: DomObservation): void => {
     if (config === null) return;
+    // A person acting on the page: it was not left after all (a download, a cancelled navigation).
+    if (observation.kind !== "navigation") leaving = false;
     const { target } = observation;
     const event: ObservedActionEventWithDetail = {
       event_id: newId(),
@@ -186,7 +210,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       isSnapshotEvent: false,
     };
     if (observation.maskedField !== undefined) {
-      const masked: NonNullable<HeldEvent["masked"]> = { done: false, value: undefined };
+      const masked: NonNullable<HeldEvent["masked"]> = { done: false, value: undefined, now: observation.maskedNow };
       entry.masked = masked;
       void track(
         observation.maskedField
@@ -364,8 +388,9 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     (entry.before === undefined || entry.before.done) &&
     (entry.after === "none" || (entry.after !== undefined && entry.after.done));
 
-  const pump = guard.wrap(() => {
-    while (held.length > 0 && isComplete(held[0]!)) {
+  /** `final`: the page is going away; what is held goes with what is known (see the top). */
+  const pump = guard.wrap((final = false) => {
+    while (held.length > 0 && (final || isComplete(held[0]!))) {
       const entry = held.shift()!;
       const finished = finish(entry);
       if (finished !== undefined) queueOut(finished.event, finished.uploads);
@@ -387,7 +412,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     event.after_state_ref = after?.ref;
     event.caused_state_change = after?.ref !== undefined && after.ref !== before?.ref;
     if (entry.finishLabel !== undefined) event.action_label = entry.finishLabel(after?.snapshot.title ?? boundary.text(win.document.title));
-    if (entry.masked?.value !== undefined && event.browser_detail !== undefined) event.browser_detail.masked_field = entry.masked.value;
+    const masked = entry.masked === undefined ? undefined : entry.masked.done ? entry.masked.value : entry.masked.now;
+    if (masked !== undefined && event.browser_detail !== undefined) event.browser_detail.masked_field = masked;
     const uploads: SnapshotUpload[] = [];
     for (const taken of [before, after]) {
       if (taken?.sha256 === undefined || uploaded.has(taken.sha256)) continue;
@@ -404,23 +430,66 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     // and keeps the valid ones of a batch (extension/background/message-router.ts).
     outbox.events.push(boundary.event(event));
     outbox.snapshots.push(...uploads);
-    if (outbox.events.length >= batchSize) {
+    if (outbox.events.length >= batchSize || leaving) {
       void sendBatch();
     } else if (batchTimer === undefined) {
       batchTimer = win.setTimeout(guard.wrap(() => void sendBatch()), batchDelayMs);
     }
   };
 
+  /**
+   * Batches go one after another (a retried one stays before the next); while the page is being
+   * left, every batch not yet answered is handed to `send` at once, in order, even the one whose
+   * answer is awaited: a page that is gone gets no answer, and the background drops ids it has.
+   */
   const sendBatch = (): Promise<void> => {
     if (batchTimer !== undefined) win.clearTimeout(batchTimer);
     batchTimer = undefined;
     while (outbox.events.length > 0 || outbox.snapshots.length > 0) {
       const events = outbox.events.splice(0, MAX_EVENTS_PER_MESSAGE);
       const snapshots = outbox.snapshots.splice(0, MAX_SNAPSHOTS_PER_MESSAGE);
-      const message: ContentMessage = { type: "capture/events", events, snapshots };
-      sending = sending.then(() => deliver(message, SEND_ATTEMPTS));
+      const batch: OutgoingBatch = { message: { type: "capture/events", events, snapshots }, answered: false, rushed: false };
+      unanswered.add(batch);
+      takeTurn(batch);
     }
+    if (leaving) sendUnansweredNow();
     return sending;
+  };
+
+  const takeTurn = (batch: OutgoingBatch): void => {
+    sending = sending.then(async () => {
+      if (!batch.answered) await deliver(batch.message, SEND_ATTEMPTS);
+      batch.answered = true;
+      unanswered.delete(batch);
+    });
+  };
+
+  /**
+   * Back from the back/forward cache: a send made as the page was frozen is never answered (its
+   * channel was closed), so the batches not answered take new turns instead of waiting behind it.
+   */
+  const resumeSending = (): void => {
+    sending = Promise.resolve();
+    for (const batch of unanswered) takeTurn(batch);
+  };
+
+  /** Every batch not answered yet, handed to `send` now (not after the one in flight), oldest first; each once. */
+  const sendUnansweredNow = (): void => {
+    for (const batch of unanswered) {
+      if (batch.rushed) continue;
+      batch.rushed = true;
+      try {
+        void Promise.resolve(send(batch.message)).then(
+          () => {
+            batch.answered = true;
+            unanswered.delete(batch);
+          },
+          () => undefined, // the queued turn sends it again
+        );
+      } catch {
+        // The same: its queued turn retries.
+      }
+    }
   };
 
   /** Sends one message; a failed send (the service worker was restarting) is retried a few times. */
@@ -438,18 +507,24 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   };
 
   // --- flushing ---
-  /** Page hidden: what is held goes now, without the after-snapshot it was waiting for. */
-  const flushForHiding = guard.wrap(() => {
-    observer?.flushFields();
-    if (settleTimer !== undefined) win.clearTimeout(settleTimer);
-    settleTimer = undefined;
-    if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
-    snapshotTimer = undefined;
-    for (const entry of awaitingAfter) entry.after = "none";
-    awaitingAfter = [];
-    pump();
-    void sendBatch();
-  });
+  /**
+   * The page is being left (a navigation started, the page hid; `final`: pagehide, it will not run
+   * again): what is held goes now, without the after-snapshot it was waiting for.
+   */
+  const leavePage = (final: boolean): void => {
+    guard.run(() => {
+      observer?.flushFields();
+      if (settleTimer !== undefined) win.clearTimeout(settleTimer);
+      settleTimer = undefined;
+      if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
+      snapshotTimer = undefined;
+      for (const entry of awaitingAfter) entry.after = "none";
+      awaitingAfter = [];
+      leaving = true;
+      pump(final);
+      void sendBatch();
+    });
+  };
 
   /** Finishes pending field edits and takes the pending after-snapshot now (both need the observer). */
   const finishPending = (): void => {
@@ -512,11 +587,24 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     win.document.addEventListener(
       "visibilitychange",
       guard.wrap(() => {
-        if (win.document.visibilityState === "hidden") flushForHiding();
+        if (win.document.visibilityState === "hidden") leavePage(false);
+        else leaving = false;
       }),
       options,
     );
-    win.addEventListener("pagehide", flushForHiding, options);
+    // A navigation of this page starts (a form that posts, a link, `location` set in a handler, back/forward).
+    win.addEventListener("beforeunload", () => leavePage(false), options);
+    win.addEventListener("pagehide", () => leavePage(true), options);
+    win.addEventListener(
+      "pageshow",
+      guard.wrap((event: Event) => {
+        if (!(event as PageTransitionEvent).persisted) return;
+        leaving = false;
+        resumeSending();
+        observer?.reopened();
+      }),
+      options,
+    );
     if (!pageChanged) scheduleSnapshot();
   };
 

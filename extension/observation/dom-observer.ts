@@ -37,6 +37,8 @@ export interface DomObservation {
   target: TargetDescription | undefined;
   /** Already masked: the raw value never leaves this module. */
   maskedField: Promise<MaskedField> | undefined;
+  /** The same mask at once, without a hash: what goes if the page is gone before `maskedField` settles (issue #35). */
+  maskedNow: MaskedField | undefined;
   /** The top page's URL, masked. */
   pageUrl: string;
   /** The top page's title, with typed values cut out (at most 200 characters). */
@@ -75,6 +77,8 @@ export interface DomObserver {
   scrubber(): (text: string) => string;
   /** The top URL the observer last reported, so a restart knows whether the page changed meanwhile. */
   readonly lastUrl: string;
+  /** The page came back from the back/forward cache (no load, no script start): "Open" it again (issue #35). */
+  reopened(): void;
   stop(): void;
 }
 
@@ -232,11 +236,11 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     kind: DomEventKind,
     label: DomObservation["label"],
     target?: TargetDescription,
-    maskedField?: Promise<MaskedField>,
+    masked?: { later: Promise<MaskedField>; now: MaskedField },
     scrub: (text: string) => string = scrubber(),
   ): void => {
     const pageTitle = cleanText(scrub(top.document.title), 200);
-    emit({ kind, label, target, maskedField, pageUrl: maskedTopUrl(), pageTitle, createdAt: new Date().toISOString() });
+    emit({ kind, label, target, maskedField: masked?.later, maskedNow: masked?.now, pageUrl: maskedTopUrl(), pageTitle, createdAt: new Date().toISOString() });
   };
 
   // --- field edits: keystrokes merged into one change per edit, reported on change/blur/Enter ---
@@ -254,8 +258,8 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     stateChanged();
     const scrub = scrubber();
     const target = describe(field, scrub);
-    const maskedField = masker.mask(value, fieldHints(field, names.name(field)));
-    observe("change", `Fill ${quoted(target.name, "the text field")}`, target, maskedField, scrub);
+    const hints = fieldHints(field, names.name(field));
+    observe("change", `Fill ${quoted(target.name, "the text field")}`, target, { later: masker.mask(value, hints), now: masker.maskNow(value, hints) }, scrub);
   };
 
   const emitChoice = (element: Element): void => {
@@ -282,7 +286,7 @@ export function observeDom(options: DomObserverOptions): DomObserver {
       const files = count === 1 ? "1 file" : `${count} files`;
       const masked: MaskedField = { masked: true, reason: `file names are not recorded (${files})` };
       const label = count === 0 ? `Clear the files of ${quoted(target.name, "the file field")}` : `Choose ${files} for ${quoted(target.name, "the file field")}`;
-      observe("file_select", label, target, Promise.resolve(masked), scrub);
+      observe("file_select", label, target, { later: Promise.resolve(masked), now: masked }, scrub);
     }
   };
 
@@ -571,6 +575,10 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     scrubber,
     get lastUrl() {
       return lastUrl;
+    },
+    reopened() {
+      lastUrl = top.location.href;
+      observe("navigation", navigationLabel(top, "", boundary), undefined);
     },
     stop() {
       boundary.setLiveValues(undefined);
