@@ -1,6 +1,6 @@
 import { browser } from "wxt/browser";
 import { defineContentScript } from "wxt/utils/define-content-script";
-import { BackgroundToContentMessageSchema, CaptureConfigSchema, type ContentMessage } from "../observation/capture-messages";
+import { BackgroundToContentMessageSchema, CaptureConfigSchema, PARKED_BATCH_PREFIX, type ContentMessage } from "../observation/capture-messages";
 import { createContentCapture, type ContentCapture } from "../observation/content-capture";
 
 /**
@@ -42,6 +42,11 @@ export default defineContentScript({
         // The pill pauses and stops the page at once; the background's answer is what holds.
         if (message.type === "capture/control") void requestConfig();
         return reply;
+      },
+      // Written by the browser, not the worker: kept even when the worker starts after this page is gone.
+      park: (messages) => {
+        const key = `${PARKED_BATCH_PREFIX}${String(Date.now()).padStart(15, "0")}:${crypto.randomUUID()}`;
+        void browser.storage.local.set({ [key]: messages }).catch(() => undefined);
       },
     });
     slot.__elnorContentCapture = capture;

@@ -38,6 +38,11 @@ import { nameSnapshot, readPageSnapshot, snapshotText, type TakenSnapshot } from
 export interface ContentCaptureOptions {
   /** Delivers a message to the background (the content script: runtime.sendMessage; the harness: its sink). */
   send: (message: ContentMessage) => unknown;
+  /**
+   * Keeps the batches not answered when the page goes where the background finds them even if
+   * the page is gone before they arrive (the content script: chrome.storage.local; issue #35).
+   */
+  park?: (messages: ContentMessage[]) => void;
   window?: Window;
   /** Where the single prefixed warning goes (default console.warn). */
   warn?: (message: string) => void;
@@ -523,6 +528,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       leaving = true;
       pump(final);
       void sendBatch();
+      if (final && options.park !== undefined && unanswered.size > 0) options.park([...unanswered].map((batch) => batch.message));
     });
   };
 
