@@ -7,6 +7,7 @@ import { observeDom, quoted, type DomObservation, type DomObserver } from "./dom
 import { createErrorGuard, type ErrorGuard } from "./error-guard";
 import { createFieldMasker, type FieldMasker } from "./field-masking";
 import { createIndicator, type Indicator, type IndicatorAction } from "./indicator";
+import { observePageLeaving } from "./observers/navigation";
 import { createPrivacyBoundary, type PrivacyBoundary } from "./privacy-boundary";
 import { nameSnapshot, readPageSnapshot, snapshotText, type TakenSnapshot } from "./snapshot-observer";
 
@@ -139,7 +140,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   // Replaced by the session's own masker before anything is observed.
   let masker: FieldMasker = createFieldMasker({ text_entry_mode: "mask_text", hash_key: "no-session-key-yet" });
   let observer: DomObserver | undefined;
-  let stopListening: AbortController | undefined;
+  /** Stops listening for the page being left (observers/navigation.ts). */
+  let stopListening: (() => void) | undefined;
   let indicator: Indicator | undefined;
   /** The URL this document was last observed at; "" until the first start ("Open" is reported then). */
   let observedUrl = "";
@@ -588,29 +590,15 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     });
     observedUrl = win.location.href;
     warmNames(observer);
-    stopListening = new AbortController();
-    const options = { capture: true, signal: stopListening.signal };
-    win.document.addEventListener(
-      "visibilitychange",
-      guard.wrap(() => {
-        if (win.document.visibilityState === "hidden") leavePage(false);
-        else leaving = false;
-      }),
-      options,
-    );
-    // A navigation of this page starts (a form that posts, a link, `location` set in a handler, back/forward).
-    win.addEventListener("beforeunload", () => leavePage(false), options);
-    win.addEventListener("pagehide", () => leavePage(true), options);
-    win.addEventListener(
-      "pageshow",
-      guard.wrap((event: Event) => {
-        if (!(event as PageTransitionEvent).persisted) return;
+    stopListening = observePageLeaving(win, guard, {
+      leaving: leavePage,
+      back: (restored) => {
         leaving = false;
+        if (!restored) return;
         resumeSending();
         observer?.reopened();
-      }),
-      options,
-    );
+      },
+    });
     if (!pageChanged) scheduleSnapshot();
   };
 
@@ -623,7 +611,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     settleTimer = undefined;
     observer.stop();
     observer = undefined;
-    stopListening?.abort();
+    stopListening?.();
     stopListening = undefined;
     await settleAndSend();
   };
@@ -707,7 +695,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       guard.run(() => {
         observer?.stop();
         observer = undefined;
-        stopListening?.abort();
+        stopListening?.();
         if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
         if (settleTimer !== undefined) win.clearTimeout(settleTimer);
         if (batchTimer !== undefined) win.clearTimeout(batchTimer);
