@@ -96,16 +96,13 @@ async function recording(tab: Page, pathname: string): Promise<void> {
   await tab.waitForSelector(INDICATOR_TAG, { timeout: 10_000 });
 }
 
-/** Stops the extension's service worker (Chrome stops an idle one too); the next message wakes it. */
+/** Stops the extension's service worker (Chrome stops an idle one too); the next message wakes it (a new worker). */
 async function stopServiceWorker(): Promise<void> {
   const worker = chromium.browser.targets().find((target) => target.type() === "service_worker" && target.url() === `chrome-extension://${chromium.extensionId}/background.js`);
   if (worker === undefined) return;
   await (await worker.worker())?.close();
-  await waitUntil(
-    async () => chromium.browser.targets().some((target) => target.type() === "service_worker" && target.url().endsWith("/background.js")),
-    (running) => !running,
-    "the service worker to stop",
-  );
+  // That worker is gone (a page's message may start another at once).
+  await waitUntil(async () => chromium.browser.targets().includes(worker), (running) => !running, "the service worker to stop");
 }
 
 beforeAll(async () => {

@@ -8,6 +8,7 @@ import { createErrorGuard, type ErrorGuard } from "./error-guard";
 import { createFieldMasker, type FieldMasker } from "./field-masking";
 import { createIndicator, type Indicator, type IndicatorAction } from "./indicator";
 import { observePageLeaving } from "./observers/navigation";
+import { createOutgoingBatches, type OutgoingBatches } from "./outgoing-batches";
 import { createPrivacyBoundary, type PrivacyBoundary } from "./privacy-boundary";
 import { nameSnapshot, readPageSnapshot, snapshotText, type TakenSnapshot } from "./snapshot-observer";
 
@@ -102,18 +103,6 @@ interface HeldEvent {
   isSnapshotEvent: boolean;
 }
 
-/** A batch of events for the background, answered once the background took it. */
-interface OutgoingBatch {
-  message: ContentMessage;
-  answered: boolean;
-  /** Handed to `send` at once, out of turn, because the page was being left: not again. */
-  rushed: boolean;
-}
-
-const MAX_EVENTS_PER_MESSAGE = 200;
-const MAX_SNAPSHOTS_PER_MESSAGE = 20;
-const SEND_ATTEMPTS = 3;
-const RETRY_DELAY_MS = 1000;
 /** Idle slices that work out the page's names after start, and how long the first snapshot waits for them at most. */
 const WARM_SLICE_MS = 8;
 const WARM_WAIT_MS = 16;
@@ -155,14 +144,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   let snapshotReads = 0;
   const inFlight = new Set<Promise<unknown>>();
 
-  const outbox: { events: ObservedActionEventWithDetail[]; snapshots: SnapshotUpload[] } = { events: [], snapshots: [] };
-  /** Batches handed out (or waiting their turn) whose answer has not come, oldest first. */
-  const unanswered = new Set<OutgoingBatch>();
-  /** A navigation started or the page hid: events go out at once (issue #35). */
-  let leaving = false;
+  const outgoing: OutgoingBatches = createOutgoingBatches({ send, park: options.park, window: win, guard, batchDelayMs, batchSize });
   const uploaded = new Set<string>();
-  let batchTimer: number | undefined;
-  let sending: Promise<void> = Promise.resolve();
 
   const track = <T>(promise: Promise<T>): Promise<T> => {
     inFlight.add(promise);
@@ -183,7 +166,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   const onObservation = (observation: DomObservation): void => {
     if (config === null) return;
     // A person acting on the page: it was not left after all (a download, a cancelled navigation).
-    if (observation.kind !== "navigation") leaving = false;
+    if (observation.kind !== "navigation") outgoing.stay();
     const { target } = observation;
     const event: ObservedActionEventWithDetail = {
       event_id: newId(),
@@ -400,7 +383,10 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     while (held.length > 0 && (final || isComplete(held[0]!))) {
       const entry = held.shift()!;
       const finished = finish(entry);
-      if (finished !== undefined) queueOut(finished.event, finished.uploads);
+      // The last gate: whatever the event carries, typed values are cut out of it here. It is not
+      // validated here (issue #17: not on the page's main thread): the background checks each event
+      // and keeps the valid ones of a batch (extension/background/message-router.ts).
+      if (finished !== undefined) outgoing.queue(boundary.event(finished.event), finished.uploads);
     }
   });
 
@@ -430,89 +416,6 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     return { event, uploads };
   };
 
-  // --- outbox → background, batched ---
-  const queueOut = (event: ObservedActionEventWithDetail, uploads: SnapshotUpload[]): void => {
-    // The last gate: whatever the event carries, typed values are cut out of it here. It is not
-    // validated here (issue #17: not on the page's main thread): the background checks each event
-    // and keeps the valid ones of a batch (extension/background/message-router.ts).
-    outbox.events.push(boundary.event(event));
-    outbox.snapshots.push(...uploads);
-    if (outbox.events.length >= batchSize || leaving) {
-      void sendBatch();
-    } else if (batchTimer === undefined) {
-      batchTimer = win.setTimeout(guard.wrap(() => void sendBatch()), batchDelayMs);
-    }
-  };
-
-  /**
-   * Batches go one after another (a retried one stays before the next); while the page is being
-   * left, every batch not yet answered is handed to `send` at once, in order, even the one whose
-   * answer is awaited: a page that is gone gets no answer, and the background drops ids it has.
-   */
-  const sendBatch = (): Promise<void> => {
-    if (batchTimer !== undefined) win.clearTimeout(batchTimer);
-    batchTimer = undefined;
-    while (outbox.events.length > 0 || outbox.snapshots.length > 0) {
-      const events = outbox.events.splice(0, MAX_EVENTS_PER_MESSAGE);
-      const snapshots = outbox.snapshots.splice(0, MAX_SNAPSHOTS_PER_MESSAGE);
-      const batch: OutgoingBatch = { message: { type: "capture/events", events, snapshots }, answered: false, rushed: false };
-      unanswered.add(batch);
-      takeTurn(batch);
-    }
-    if (leaving) sendUnansweredNow();
-    return sending;
-  };
-
-  const takeTurn = (batch: OutgoingBatch): void => {
-    sending = sending.then(async () => {
-      if (!batch.answered) await deliver(batch.message, SEND_ATTEMPTS);
-      batch.answered = true;
-      unanswered.delete(batch);
-    });
-  };
-
-  /**
-   * Back from the back/forward cache: a send made as the page was frozen is never answered (its
-   * channel was closed), so the batches not answered take new turns instead of waiting behind it.
-   */
-  const resumeSending = (): void => {
-    sending = Promise.resolve();
-    for (const batch of unanswered) takeTurn(batch);
-  };
-
-  /** Every batch not answered yet, handed to `send` now (not after the one in flight), oldest first; each once. */
-  const sendUnansweredNow = (): void => {
-    for (const batch of unanswered) {
-      if (batch.rushed) continue;
-      batch.rushed = true;
-      try {
-        void Promise.resolve(send(batch.message)).then(
-          () => {
-            batch.answered = true;
-            unanswered.delete(batch);
-          },
-          () => undefined, // the queued turn sends it again
-        );
-      } catch {
-        // The same: its queued turn retries.
-      }
-    }
-  };
-
-  /** Sends one message; a failed send (the service worker was restarting) is retried a few times. */
-  const deliver = async (message: ContentMessage, attempts: number): Promise<void> => {
-    try {
-      await send(message);
-    } catch (error) {
-      if (attempts <= 1) {
-        guard.report(error);
-        return;
-      }
-      await new Promise((resolve) => win.setTimeout(resolve, RETRY_DELAY_MS));
-      await deliver(message, attempts - 1);
-    }
-  };
-
   // --- flushing ---
   /**
    * The page is being left (a navigation started, the page hid; `final`: pagehide, it will not run
@@ -527,10 +430,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       snapshotTimer = undefined;
       for (const entry of awaitingAfter) entry.after = "none";
       awaitingAfter = [];
-      leaving = true;
       pump(final);
-      void sendBatch();
-      if (final && options.park !== undefined && unanswered.size > 0) options.park([...unanswered].map((batch) => batch.message));
+      outgoing.leave(final);
     });
   };
 
@@ -547,7 +448,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     for (const entry of awaitingAfter) entry.after = "none";
     awaitingAfter = [];
     pump();
-    await sendBatch();
+    await outgoing.sendAll();
   };
 
   /** flush(): deliver everything now, and keep observing. */
@@ -583,7 +484,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
         if (config === null) return;
         const bounded = values.map((value) => value.slice(0, TYPED_VALUE_MAX_LENGTH));
         for (let start = 0; start < bounded.length; start += 50) {
-          void deliver({ type: "capture/typed-values", learn_session_id: config.learn_session_id, values: bounded.slice(start, start + 50) }, SEND_ATTEMPTS);
+          void outgoing.deliver({ type: "capture/typed-values", learn_session_id: config.learn_session_id, values: bounded.slice(start, start + 50) });
         }
       },
       emitInitialNavigation: pageChanged,
@@ -593,9 +494,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     stopListening = observePageLeaving(win, guard, {
       leaving: leavePage,
       back: (restored) => {
-        leaving = false;
-        if (!restored) return;
-        resumeSending();
+        if (!restored) return outgoing.stay();
+        outgoing.resume();
         observer?.reopened();
       },
     });
@@ -698,7 +598,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
         stopListening?.();
         if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
         if (settleTimer !== undefined) win.clearTimeout(settleTimer);
-        if (batchTimer !== undefined) win.clearTimeout(batchTimer);
+        outgoing.destroy();
         indicator?.remove();
         config = null;
         stopAnsweringCoaching();
