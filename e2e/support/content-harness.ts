@@ -33,6 +33,8 @@ export interface OpenOptions {
   world?: "isolated" | "main";
   /** The sink throws after recording each message (the capture must shrug it off). */
   throwInSink?: boolean;
+  /** The sink answers each message this long after taking it (a slow background); default at once. */
+  replyDelayMs?: number;
   /** "other" serves the page from http://localhost:<port>, a different origin than 127.0.0.1. */
   origin?: "allowed" | "other";
   /** Source run in the capture's world before the capture's own code (a test's instruments). */
@@ -166,6 +168,8 @@ ${bundle}
     send(message) {
       sink(JSON.stringify(message));
       if (${options.throwInSink === true}) throw new Error("sink exploded");
+      const delay = ${options.replyDelayMs ?? 0};
+      if (delay > 0) return new Promise((resolve) => setTimeout(resolve, delay));
     },
   });
   globalThis.__elnorHarness = capture;

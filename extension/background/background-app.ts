@@ -9,6 +9,7 @@ import { createCaptureScripts } from "./capture-scripts";
 import { createCaptureSession } from "./capture-session";
 import { createKeepalive, KEEPALIVE_ALARM } from "./keepalive";
 import { createMessageRouter } from "./message-router";
+import { createParkedBatches } from "./parked-batches";
 import { openOutboxDb } from "./outbox-db";
 import { createOutboxLedger } from "./outbox-ledger";
 import { createOutboxSender, type OutboxSender } from "./outbox-sender";
@@ -193,6 +194,7 @@ export function startBackground(deps: BackgroundDeps): void {
     return reply;
   };
 
+  const parked = createParkedBatches({ get: (keys) => browser.storage.local.get(keys), remove: (keys) => browser.storage.local.remove(keys) });
   const router = createMessageRouter({
     extensionId: browser.runtime.id,
     capture,
@@ -212,6 +214,7 @@ export function startBackground(deps: BackgroundDeps): void {
     inTabRuns: deps.inTabRuns,
     hasDebugger: () => debuggerApi() !== undefined,
     runActive: () => tabLeases.active(),
+    parked,
   });
 
   // Listeners first, synchronously (MV3): these events are what wake a sleeping worker.
@@ -233,6 +236,11 @@ export function startBackground(deps: BackgroundDeps): void {
   browser.permissions.onAdded.addListener(() => void capture.permissionsChanged().catch(failed("site access")));
   browser.permissions.onRemoved.addListener(() => void capture.permissionsChanged().catch(failed("site access")));
   deps.watchConnection(() => socket.restart());
+  // A page left before its batch could arrive parked it (issue #35).
+  browser.storage.local.onChanged.addListener((changes) => {
+    parked.noteChange(Object.keys(changes).filter((key) => changes[key]?.newValue !== undefined));
+    void router.drainParked();
+  });
 
   // Then the state: the badge and registration as mirrored, the outbox's size, and the agent's word.
   void tabLeases
@@ -242,6 +250,7 @@ export function startBackground(deps: BackgroundDeps): void {
     .catch(failed("restore"))
     .then(() => outbox().then((sender) => sender.status()))
     .catch(failed("outbox open"))
+    .then(() => router.drainParked())
     .finally(() => socket.connect());
 }
 

@@ -6,6 +6,8 @@ import { captureConfigFor } from "./capture-config";
 import type { CaptureSession } from "./capture-session";
 import { createMessageRouter } from "./message-router";
 import type { OutboxSender } from "./outbox-sender";
+import { createParkedBatches } from "./parked-batches";
+import { PARKED_BATCH_PREFIX } from "../observation/capture-messages";
 
 const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
 const SESSION: CaptureSessionState = {
@@ -29,7 +31,7 @@ function event(sessionId = SESSION.learn_session_id): ObservedActionEventWithDet
   };
 }
 
-function setup(session: CaptureSessionState | null = SESSION, foreign: string[] = []) {
+function setup(session: CaptureSessionState | null = SESSION, storage: Record<string, unknown> = {}, foreign: string[] = []) {
   const enqueued: ObservedActionEventWithDetail[] = [];
   const told: Array<{ url: string; values: readonly string[] }> = [];
   const capture = {
@@ -57,8 +59,14 @@ function setup(session: CaptureSessionState | null = SESSION, foreign: string[] 
     inTabRuns: { allowed: async () => false, set: async () => undefined },
     hasDebugger: () => true,
     runActive: () => false,
+    parked: createParkedBatches({
+      get: async () => ({ ...storage }),
+      remove: async (keys) => {
+        for (const key of keys) delete storage[key];
+      },
+    }),
   });
-  return { router, enqueued, told };
+  return { router, enqueued, storage, told };
 }
 
 const page = (url: string) => ({ id: EXTENSION_ID, url, tab: { id: 7 } as Browser.tabs.Tab, frameId: 0 });
@@ -72,7 +80,7 @@ describe("message router", () => {
   });
 
   it("cuts a value typed on another allowed site out of what this page sends, and tells this site the value its page showed (issue #30)", async () => {
-    const { router, enqueued, told } = setup(SESSION, ["ada.lovelace", "password123"]);
+    const { router, enqueued, told } = setup(SESSION, {}, ["ada.lovelace", "password123"]);
     const echoed = { ...event(), action_label: "Click 'Signed in as Ada.Lovelace'" };
     const reply = await router.route({ type: "capture/events", events: [echoed, event()], snapshots: [] }, page("http://127.0.0.1:8123/home"));
     expect(reply).toEqual({ queued: 2, duplicates: 0, refused: 0 });
@@ -125,6 +133,28 @@ describe("message router", () => {
     const reply = await router.route({ type: "capture/events", events: [good, { ...event(), created_at: 7 }], snapshots: [{ sha256: "nope" }] }, page("http://127.0.0.1:8123/"));
     expect(reply).toEqual({ queued: 1, duplicates: 0, refused: 1, refused_reason: "invalid" });
     expect(enqueued.map((item) => item.event_id)).toEqual([good.event_id]);
+  });
+
+  it("takes the batches a page parked as it was left before a later batch, once, keeping only the session's events on its observed pages (issue #35)", async () => {
+    const on = (url: string) => ({ ...event(), browser_detail: { page_url: url, selectors: [] } });
+    const fill = on("http://127.0.0.1:8123/login");
+    const click = on("http://127.0.0.1:8123/login");
+    const elsewhere = on("http://127.0.0.1:9999/");
+    const revoked = on("http://127.0.0.1:8124/");
+    const otherSession = { ...on("http://127.0.0.1:8123/"), learn_session_id: "9c1b2d3e-0000-4000-8000-000000000000" };
+    const storage: Record<string, unknown> = {
+      [`${PARKED_BATCH_PREFIX}000000000000002:b`]: [{ type: "capture/events", events: [click, elsewhere, revoked, otherSession], snapshots: [] }],
+      [`${PARKED_BATCH_PREFIX}000000000000001:a`]: [{ type: "capture/events", events: [fill], snapshots: [] }, { junk: true }],
+      agentConnection: { token: "not ours to touch" },
+    };
+    const { router, enqueued } = setup({ ...SESSION, target_app_whitelist: ["http://127.0.0.1:8123", "http://127.0.0.1:8124"] }, storage);
+    const next = event();
+    await router.route({ type: "capture/events", events: [next], snapshots: [] }, page("http://127.0.0.1:8123/home"));
+    expect(enqueued.map((item) => item.event_id)).toEqual([fill.event_id, click.event_id, next.event_id]);
+    expect(Object.keys(storage)).toEqual(["agentConnection"]);
+    // Taken once: the next batch finds nothing parked.
+    await router.route({ type: "capture/events", events: [event()], snapshots: [] }, page("http://127.0.0.1:8123/home"));
+    expect(enqueued).toHaveLength(4);
   });
 
   it("gives an observed page its config and any other page none", async () => {

@@ -21,6 +21,7 @@ import type { CaptureSession } from "./capture-session";
 import { cutForeignEchoes } from "./cross-site-echoes";
 import type { AddResult } from "./outbox-db";
 import type { OutboxSender } from "./outbox-sender";
+import type { ParkedBatches } from "./parked-batches";
 import type { CaptureControl } from "./session-controls";
 
 /** The outline of a `capture/events` message whose events did not pass the contract. */
@@ -56,6 +57,8 @@ export interface MessageRouterDeps {
   hasDebugger(): boolean;
   /** Whether the assistant is acting in a tab now. */
   runActive(): boolean;
+  /** Batches pages parked as they were left (issue #35); taken before any later batch. */
+  parked?: ParkedBatches;
 }
 
 /**
@@ -82,7 +85,60 @@ export function createMessageRouter(deps: MessageRouterDeps) {
     };
   };
 
-  const fromContent = async (request: ContentMessage, sender: Browser.runtime.MessageSender): Promise<unknown> => {
+  /**
+   * Batches of events are taken one at a time, in the order they arrived: a page that resends what
+   * it has not heard back about while it is being left (issue #35) must not overtake its own batch.
+   */
+  let batches: Promise<unknown> = Promise.resolve();
+  const inArrivalOrder = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = batches.then(work, work);
+    batches = next.catch(() => undefined);
+    return next;
+  };
+
+  const fromContent = async (request: ContentMessage, sender: Browser.runtime.MessageSender): Promise<unknown> =>
+    request.type === "capture/events"
+      ? inArrivalOrder(async () => {
+          await takeParked();
+          return fromContentNow(request, sender);
+        })
+      : fromContentNow(request, sender);
+
+  /**
+   * Parked batches go into the outbox before anything that arrives after them. No sender vouches
+   * for them, so each event must belong to the current session and a page it observes (and still
+   * has access to); duplicates of what already arrived are dropped by the outbox.
+   */
+  const takeParked = async (): Promise<void> => {
+    if (deps.parked === undefined) return;
+    const batches = await deps.parked.take();
+    if (batches.length === 0) return;
+    const session = await deps.capture.current();
+    if (session === null) return;
+    const granted = new Map<string, boolean>();
+    const observes = async (url: string | undefined): Promise<boolean> => {
+      if (url === undefined || !urlMatchesAllowList(url, session.target_app_whitelist)) return false;
+      const origin = new URL(url).origin;
+      if (!granted.has(origin)) granted.set(origin, await deps.isGranted(url));
+      return granted.get(origin) === true;
+    };
+    for (const parked of batches) {
+      const batch = InvalidEventsMessageSchema.safeParse(parked);
+      if (!batch.success) continue;
+      const valid = salvageBatch(batch.data);
+      const events = [];
+      for (const event of valid.events) {
+        if (event.learn_session_id === session.learn_session_id && (await observes(event.browser_detail?.page_url))) events.push(event);
+      }
+      const snapshots = valid.snapshots.filter((upload) => upload.learn_session_id === session.learn_session_id);
+      if (events.length === 0) continue;
+      // Another allowed site's typed values are cut here too (cross-site-echoes.ts).
+      const cut = await cutForeignEchoes({ events, snapshots }, await deps.capture.foreignValues(session.learn_session_id, events[0]?.browser_detail?.page_url ?? ""));
+      await (await deps.outbox()).enqueue(cut.events, cut.snapshots).catch(() => undefined);
+    }
+  };
+
+  const fromContentNow = async (request: ContentMessage, sender: Browser.runtime.MessageSender): Promise<unknown> => {
     const session = await deps.capture.current();
     const url = sender.url;
     const observed =
@@ -159,6 +215,10 @@ export function createMessageRouter(deps: MessageRouterDeps) {
   };
 
   return {
+    /** Takes what pages parked (a worker start, a storage change), in turn with arriving batches. */
+    drainParked(): Promise<void> {
+      return inArrivalOrder(takeParked).catch(() => undefined);
+    },
     /**
      * Answers a message, or returns undefined when it is not ours to answer (so the caller does
      * not hold the channel open). The promise never rejects: failures answer `{ ok: false }`.

@@ -1,7 +1,7 @@
 import { browser } from "wxt/browser";
 import { defineContentScript } from "wxt/utils/define-content-script";
 import { CoachingReadMessageSchema, type CoachingReadReply } from "../../shared/observation/coaching-read";
-import { BackgroundToContentMessageSchema, CaptureConfigSchema, type ContentMessage } from "../observation/capture-messages";
+import { BackgroundToContentMessageSchema, CaptureConfigSchema, PARKED_BATCH_PREFIX, type ContentMessage } from "../observation/capture-messages";
 import { createContentCapture, type ContentCapture } from "../observation/content-capture";
 
 /**
@@ -44,6 +44,11 @@ export default defineContentScript({
         if (message.type === "capture/control") void requestConfig();
         return reply;
       },
+      // Written by the browser, not the worker: kept even when the worker starts after this page is gone.
+      park: (messages) => {
+        const key = `${PARKED_BATCH_PREFIX}${String(Date.now()).padStart(15, "0")}:${crypto.randomUUID()}`;
+        void browser.storage.local.set({ [key]: messages }).catch(() => undefined);
+      },
     });
     slot.__elnorContentCapture = capture;
 
@@ -68,8 +73,14 @@ export default defineContentScript({
       return true;
     };
     browser.runtime.onMessage.addListener(onMessage);
+    // Back in view from the back/forward cache: the capture may have been paused or stopped meanwhile.
+    const onPageShow = (event: PageTransitionEvent): void => {
+      if (event.persisted) void requestConfig();
+    };
+    window.addEventListener("pageshow", onPageShow);
     ctx.onInvalidated(() => {
       browser.runtime.onMessage.removeListener(onMessage);
+      window.removeEventListener("pageshow", onPageShow);
       capture.destroy();
     });
 

@@ -54,3 +54,11 @@ export const BackgroundToContentMessageSchema = z.object({
   config: CaptureConfigSchema.nullable(),
 });
 export type BackgroundToContentMessage = z.infer<typeof BackgroundToContentMessageSchema>;
+
+/**
+ * Batches a page could not hear back about when it was left (issue #35: a stopped service worker
+ * starts too late for a page that is already gone): the content script parks them in
+ * `chrome.storage.local` under this prefix (masked events, as the outbox holds them), and the
+ * background takes them before any later batch, checks them as it checks a page's, and removes them.
+ */
+export const PARKED_BATCH_PREFIX = "capture-parked:";

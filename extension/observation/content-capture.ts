@@ -8,6 +8,8 @@ import { observeDom, quoted, type DomObservation, type DomObserver } from "./dom
 import { createErrorGuard, type ErrorGuard } from "./error-guard";
 import { createFieldMasker, type FieldMasker } from "./field-masking";
 import { createIndicator, type Indicator, type IndicatorAction } from "./indicator";
+import { observePageLeaving } from "./observers/navigation";
+import { createOutgoingBatches, type OutgoingBatches } from "./outgoing-batches";
 import { createPrivacyBoundary, type PrivacyBoundary } from "./privacy-boundary";
 import { nameSnapshot, readPageSnapshot, snapshotText, type TakenSnapshot } from "./snapshot-observer";
 
@@ -22,6 +24,14 @@ import { nameSnapshot, readPageSnapshot, snapshotText, type TakenSnapshot } from
  * exists (or the page hides: then it goes without), then waits in the outgoing batch at most
  * `batchDelayMs` or until `batchSize` events are ready. Pause, Stop and `flush()` deliver at once.
  *
+ * Leaving the page (issue #35): when a navigation starts (`beforeunload`) or the page hides, the
+ * events waiting for their after-snapshot go without it (the next page's first snapshot is the
+ * after-state), and everything goes out at once, not after the batches still waiting for an
+ * answer: those are handed to `send` again too (the background keeps each event id once). At
+ * `pagehide` an event still waiting for its mask's hash or its before-snapshot's hash goes with
+ * what is known (the mask without its hash, no before-state): the page will not run again.
+ * A page restored from the back/forward cache is "opened" again.
+ *
  * A snapshot is read only when the page may have changed since the last one: the page index's
  * change count (any DOM change in the observed roots, a root coming or going, a toggle, a resize)
  * or the URL moved, or a value typed since then occurs in the last snapshot's text (it must be cut
@@ -31,6 +41,11 @@ import { nameSnapshot, readPageSnapshot, snapshotText, type TakenSnapshot } from
 export interface ContentCaptureOptions {
   /** Delivers a message to the background (the content script: runtime.sendMessage; the harness: its sink). */
   send: (message: ContentMessage) => unknown;
+  /**
+   * Keeps the batches not answered when the page goes where the background finds them even if
+   * the page is gone before they arrive (the content script: chrome.storage.local; issue #35).
+   */
+  park?: (messages: ContentMessage[]) => void;
   window?: Window;
   /** Where the single prefixed warning goes (default console.warn). */
   warn?: (message: string) => void;
@@ -84,7 +99,8 @@ interface SnapshotBasis {
 /** An event on its way out: complete once its masked value, its before and its after snapshot are known. */
 interface HeldEvent {
   event: ObservedActionEventWithDetail;
-  masked: { done: boolean; value: MaskedField | undefined } | undefined;
+  /** `now`: the mask without its hash, for a page left before the hash was ready. */
+  masked: { done: boolean; value: MaskedField | undefined; now: MaskedField | undefined } | undefined;
   /** Finishes the label from the settled page title (navigation). */
   finishLabel: ((title: string) => string) | undefined;
   before: SnapshotHandle | undefined;
@@ -94,10 +110,6 @@ interface HeldEvent {
   isSnapshotEvent: boolean;
 }
 
-const MAX_EVENTS_PER_MESSAGE = 200;
-const MAX_SNAPSHOTS_PER_MESSAGE = 20;
-const SEND_ATTEMPTS = 3;
-const RETRY_DELAY_MS = 1000;
 /** Idle slices that work out the page's names after start, and how long the first snapshot waits for them at most. */
 const WARM_SLICE_MS = 8;
 const WARM_WAIT_MS = 16;
@@ -124,7 +136,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   // Replaced by the session's own masker before anything is observed.
   let masker: FieldMasker = createFieldMasker({ text_entry_mode: "mask_text", hash_key: "no-session-key-yet" });
   let observer: DomObserver | undefined;
-  let stopListening: AbortController | undefined;
+  /** Stops listening for the page being left (observers/navigation.ts). */
+  let stopListening: (() => void) | undefined;
   let indicator: Indicator | undefined;
   /** The URL this document was last observed at; "" until the first start ("Open" is reported then). */
   let observedUrl = "";
@@ -138,10 +151,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
   let snapshotReads = 0;
   const inFlight = new Set<Promise<unknown>>();
 
-  const outbox: { events: ObservedActionEventWithDetail[]; snapshots: SnapshotUpload[] } = { events: [], snapshots: [] };
+  const outgoing: OutgoingBatches = createOutgoingBatches({ send, park: options.park, window: win, guard, batchDelayMs, batchSize });
   const uploaded = new Set<string>();
-  let batchTimer: number | undefined;
-  let sending: Promise<void> = Promise.resolve();
 
   const track = <T>(promise: Promise<T>): Promise<T> => {
     inFlight.add(promise);
@@ -155,11 +166,14 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       return masker.mode;
     },
     mask: (value, hints) => masker.mask(value, hints),
+    maskNow: (value, hints) => masker.maskNow(value, hints),
   };
 
   // --- events in ---
   const onObservation = (observation: DomObservation): void => {
     if (config === null) return;
+    // A person acting on the page: it was not left after all (a download, a cancelled navigation).
+    if (observation.kind !== "navigation") outgoing.stay();
     const { target } = observation;
     const event: ObservedActionEventWithDetail = {
       event_id: newId(),
@@ -193,7 +207,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       isSnapshotEvent: false,
     };
     if (observation.maskedField !== undefined) {
-      const masked: NonNullable<HeldEvent["masked"]> = { done: false, value: undefined };
+      const masked: NonNullable<HeldEvent["masked"]> = { done: false, value: undefined, now: observation.maskedNow };
       entry.masked = masked;
       void track(
         observation.maskedField
@@ -371,11 +385,15 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     (entry.before === undefined || entry.before.done) &&
     (entry.after === "none" || (entry.after !== undefined && entry.after.done));
 
-  const pump = guard.wrap(() => {
-    while (held.length > 0 && isComplete(held[0]!)) {
+  /** `final`: the page is going away; what is held goes with what is known (see the top). */
+  const pump = guard.wrap((final = false) => {
+    while (held.length > 0 && (final || isComplete(held[0]!))) {
       const entry = held.shift()!;
       const finished = finish(entry);
-      if (finished !== undefined) queueOut(finished.event, finished.uploads);
+      // The last gate: whatever the event carries, typed values are cut out of it here. It is not
+      // validated here (issue #17: not on the page's main thread): the background checks each event
+      // and keeps the valid ones of a batch (extension/background/message-router.ts).
+      if (finished !== undefined) outgoing.queue(boundary.event(finished.event), finished.uploads);
     }
   });
 
@@ -394,7 +412,8 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     event.after_state_ref = after?.ref;
     event.caused_state_change = after?.ref !== undefined && after.ref !== before?.ref;
     if (entry.finishLabel !== undefined) event.action_label = entry.finishLabel(after?.snapshot.title ?? boundary.text(win.document.title));
-    if (entry.masked?.value !== undefined && event.browser_detail !== undefined) event.browser_detail.masked_field = entry.masked.value;
+    const masked = entry.masked === undefined ? undefined : entry.masked.done ? entry.masked.value : entry.masked.now;
+    if (masked !== undefined && event.browser_detail !== undefined) event.browser_detail.masked_field = masked;
     const uploads: SnapshotUpload[] = [];
     for (const taken of [before, after]) {
       if (taken?.sha256 === undefined || uploaded.has(taken.sha256)) continue;
@@ -404,59 +423,24 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     return { event, uploads };
   };
 
-  // --- outbox → background, batched ---
-  const queueOut = (event: ObservedActionEventWithDetail, uploads: SnapshotUpload[]): void => {
-    // The last gate: whatever the event carries, typed values are cut out of it here. It is not
-    // validated here (issue #17: not on the page's main thread): the background checks each event
-    // and keeps the valid ones of a batch (extension/background/message-router.ts).
-    outbox.events.push(boundary.event(event));
-    outbox.snapshots.push(...uploads);
-    if (outbox.events.length >= batchSize) {
-      void sendBatch();
-    } else if (batchTimer === undefined) {
-      batchTimer = win.setTimeout(guard.wrap(() => void sendBatch()), batchDelayMs);
-    }
-  };
-
-  const sendBatch = (): Promise<void> => {
-    if (batchTimer !== undefined) win.clearTimeout(batchTimer);
-    batchTimer = undefined;
-    while (outbox.events.length > 0 || outbox.snapshots.length > 0) {
-      const events = outbox.events.splice(0, MAX_EVENTS_PER_MESSAGE);
-      const snapshots = outbox.snapshots.splice(0, MAX_SNAPSHOTS_PER_MESSAGE);
-      const message: ContentMessage = { type: "capture/events", events, snapshots };
-      sending = sending.then(() => deliver(message, SEND_ATTEMPTS));
-    }
-    return sending;
-  };
-
-  /** Sends one message; a failed send (the service worker was restarting) is retried a few times. */
-  const deliver = async (message: ContentMessage, attempts: number): Promise<void> => {
-    try {
-      await send(message);
-    } catch (error) {
-      if (attempts <= 1) {
-        guard.report(error);
-        return;
-      }
-      await new Promise((resolve) => win.setTimeout(resolve, RETRY_DELAY_MS));
-      await deliver(message, attempts - 1);
-    }
-  };
-
   // --- flushing ---
-  /** Page hidden: what is held goes now, without the after-snapshot it was waiting for. */
-  const flushForHiding = guard.wrap(() => {
-    observer?.flushFields();
-    if (settleTimer !== undefined) win.clearTimeout(settleTimer);
-    settleTimer = undefined;
-    if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
-    snapshotTimer = undefined;
-    for (const entry of awaitingAfter) entry.after = "none";
-    awaitingAfter = [];
-    pump();
-    void sendBatch();
-  });
+  /**
+   * The page is being left (a navigation started, the page hid; `final`: pagehide, it will not run
+   * again): what is held goes now, without the after-snapshot it was waiting for.
+   */
+  const leavePage = (final: boolean): void => {
+    guard.run(() => {
+      observer?.flushFields();
+      if (settleTimer !== undefined) win.clearTimeout(settleTimer);
+      settleTimer = undefined;
+      if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
+      snapshotTimer = undefined;
+      for (const entry of awaitingAfter) entry.after = "none";
+      awaitingAfter = [];
+      pump(final);
+      outgoing.leave(final);
+    });
+  };
 
   /** Finishes pending field edits and takes the pending after-snapshot now (both need the observer). */
   const finishPending = (): void => {
@@ -471,7 +455,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     for (const entry of awaitingAfter) entry.after = "none";
     awaitingAfter = [];
     pump();
-    await sendBatch();
+    await outgoing.sendAll();
   };
 
   /** flush(): deliver everything now, and keep observing. */
@@ -507,23 +491,21 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
         if (config === null) return;
         const bounded = values.map((value) => value.slice(0, TYPED_VALUE_MAX_LENGTH));
         for (let start = 0; start < bounded.length; start += 50) {
-          void deliver({ type: "capture/typed-values", learn_session_id: config.learn_session_id, values: bounded.slice(start, start + 50) }, SEND_ATTEMPTS);
+          void outgoing.deliver({ type: "capture/typed-values", learn_session_id: config.learn_session_id, values: bounded.slice(start, start + 50) });
         }
       },
       emitInitialNavigation: pageChanged,
     });
     observedUrl = win.location.href;
     warmNames(observer);
-    stopListening = new AbortController();
-    const options = { capture: true, signal: stopListening.signal };
-    win.document.addEventListener(
-      "visibilitychange",
-      guard.wrap(() => {
-        if (win.document.visibilityState === "hidden") flushForHiding();
-      }),
-      options,
-    );
-    win.addEventListener("pagehide", flushForHiding, options);
+    stopListening = observePageLeaving(win, guard, {
+      leaving: leavePage,
+      back: (restored) => {
+        if (!restored) return outgoing.stay();
+        outgoing.resume();
+        observer?.reopened();
+      },
+    });
     if (!pageChanged) scheduleSnapshot();
   };
 
@@ -536,7 +518,7 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
     settleTimer = undefined;
     observer.stop();
     observer = undefined;
-    stopListening?.abort();
+    stopListening?.();
     stopListening = undefined;
     await settleAndSend();
   };
@@ -621,10 +603,10 @@ export function createContentCapture(options: ContentCaptureOptions): ContentCap
       guard.run(() => {
         observer?.stop();
         observer = undefined;
-        stopListening?.abort();
+        stopListening?.();
         if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
         if (settleTimer !== undefined) win.clearTimeout(settleTimer);
-        if (batchTimer !== undefined) win.clearTimeout(batchTimer);
+        outgoing.destroy();
         indicator?.remove();
         config = null;
         coachingControls = [];

@@ -88,6 +88,11 @@ export function containsCardLikeNumber(value: string): boolean {
 export interface FieldMasker {
   readonly mode: TextEntryMode;
   mask(value: string, hints: FieldHints): Promise<MaskedField>;
+  /**
+   * The same masking, at once: what an edit carries when the page is gone before `mask` finished
+   * (issue #35: the field filled right before a navigation). Only `hash_only` differs: no hash.
+   */
+  maskNow(value: string, hints: FieldHints): MaskedField;
 }
 
 /** Limit of `MaskedFieldSchema.value`. */
@@ -104,29 +109,38 @@ export function createFieldMasker(config: Pick<CaptureConfig, "text_entry_mode" 
     key ??= importHmacKey(config.hash_key);
     return key;
   };
+  /** What an address that carries this value names it by (url-rule.ts): secrets have none, so they are never replayed. */
+  const refOf = (value: string): { value_ref?: string } => {
+    const ref = valueRef(config.hash_key, value);
+    return ref === undefined ? {} : { value_ref: ref };
+  };
+  /** Everything but the hash: undefined when the mode asks for one. */
+  const maskWithoutHash = (value: string, hints: FieldHints): MaskedField | undefined => {
+    const length_class = lengthClass(value.length);
+    if (isAlwaysSecretField(hints)) return { masked: true, length_class, reason: "secret_field" };
+    if (containsCardLikeNumber(value)) return { masked: true, length_class, reason: "card_number" };
+    switch (mode) {
+      case "mask_text":
+        return { masked: true, length_class, ...refOf(value) };
+      case "hash_only":
+        return undefined;
+      case "none":
+        return { masked: false, length_class, value: value.slice(0, MAX_VALUE_LENGTH), ...refOf(value) };
+      default:
+        return assertNever(mode);
+    }
+  };
   return {
     mode,
+    maskNow: (value, hints) => maskWithoutHash(value, hints) ?? { masked: true, length_class: lengthClass(value.length), reason: "page left before the hash was ready", ...refOf(value) },
     async mask(value, hints) {
+      const now = maskWithoutHash(value, hints);
+      if (now !== undefined) return now;
+      // hash_only: crypto.subtle exists only in secure contexts; without it the value is masked, not sent.
       const length_class = lengthClass(value.length);
-      if (isAlwaysSecretField(hints)) return { masked: true, length_class, reason: "secret_field" };
-      if (containsCardLikeNumber(value)) return { masked: true, length_class, reason: "card_number" };
-      // What an address that carries this value names it by (url-rule.ts): secrets above have none, so they are never replayed.
-      const ref = valueRef(config.hash_key, value);
-      const value_ref = ref === undefined ? {} : { value_ref: ref };
-      switch (mode) {
-        case "mask_text":
-          return { masked: true, length_class, ...value_ref };
-        case "hash_only": {
-          const cryptoKey = await hmacKey();
-          // crypto.subtle exists only in secure contexts: without it the value is masked, not sent.
-          if (cryptoKey === undefined) return { masked: true, length_class, reason: "hash_unavailable", ...value_ref };
-          return { masked: true, length_class, value_hash: await hmacHex(cryptoKey, value), ...value_ref };
-        }
-        case "none":
-          return { masked: false, length_class, value: value.slice(0, MAX_VALUE_LENGTH), ...value_ref };
-        default:
-          return assertNever(mode);
-      }
+      const cryptoKey = await hmacKey();
+      if (cryptoKey === undefined) return { masked: true, length_class, reason: "hash_unavailable", ...refOf(value) };
+      return { masked: true, length_class, value_hash: await hmacHex(cryptoKey, value), ...refOf(value) };
     },
   };
 }
