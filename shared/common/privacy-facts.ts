@@ -9,7 +9,7 @@ export const PRIVACY_FIVE_LINES: readonly string[] = [
   "Nothing is observed until you press Start, only on the sites you allow, and never after Stop.",
   "Typed values are masked inside the page, before anything leaves it; passwords always.",
   "The agent listens on loopback only and answers only requests that carry your token, name a loopback `Host`, and come from no web page (only the paired extension's Origin).",
-  "Raw observations are proposal inputs, purged 7 days after a session ends, or at once on delete.",
+  "Raw observations are proposal inputs, purged 7 days after a session ends, or at once on delete; a run's record, events and screenshot likewise 7 days after it ended, or with its ability. Desktop adapters send nothing about what you do while no session captures.",
   "Nothing learned is shared or approved without your explicit action.",
 ];
 

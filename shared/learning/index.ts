@@ -28,3 +28,4 @@ export * from "./coaching";
 export * from "./practice";
 export * from "./trace-seed";
 export * from "./skill-example";
+export * from "./proposal-edits";

@@ -10,3 +10,4 @@ export * from "./typed-value-scrubber";
 export * from "./panel-messages";
 export * from "./tab-relay-protocol";
 export * from "./coaching-read";
+export * from "./name-tidying";
