@@ -30,6 +30,7 @@ const stateScript = (known: readonly string[], name: string | undefined) => `(()
   const roots = [document];
   for (let i = 0; i < roots.length && i < 500; i += 1) for (const el of roots[i].querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
   const visible = (el) => (typeof el.checkVisibility === "function" ? el.checkVisibility() : true);
+  // innerText is empty for what is not rendered (a closed account menu's "Log out"): textContent then.
   const clean = (text) => (text || "").replace(/\\s+/g, " ").trim();
   let passwords = 0;
   const controls = [];
@@ -37,7 +38,7 @@ const stateScript = (known: readonly string[], name: string | undefined) => `(()
     for (const el of root.querySelectorAll("input[type=password]")) if (visible(el) && !el.disabled) passwords += 1;
     for (const el of root.querySelectorAll("a, button, [role=button], [role=link], [role=menuitem], input[type=submit], input[type=button]")) {
       if (controls.length >= 10) break;
-      const label = clean(el.getAttribute("aria-label") || el.innerText || el.value || el.getAttribute("title") || "");
+      const label = clean(el.getAttribute("aria-label") || el.innerText || el.textContent || el.value || el.getAttribute("title") || "");
       if (label === "" || label.length > 80) continue;
       if (!SIGN_OUT.test(label) && !known.includes(label.toLowerCase())) continue;
       const tag = el.tagName.toLowerCase();

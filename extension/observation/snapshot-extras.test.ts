@@ -29,7 +29,9 @@ describe("the snapshot's lists, states, counters and hover-revealed controls", (
           `<style>.r .x { visibility: hidden } .r:hover .x { visibility: visible }</style>
            <h2>Chores</h2><ul><li class="r"><input type="checkbox" checked> ${rowText} <button class="x">Drop</button></li><li class="r"><input type="checkbox"> Two</li></ul>
            <p><span><strong>1</strong> chores left</span></p><ul><li><span class="host"></span></li></ul>
-           <label><input type="checkbox" name="digest"> Weekly digest</label>`,
+           <label><input type="checkbox" name="digest"> Weekly digest</label>
+           <details><summary>Howdy, Jon</summary><ul><li><a href="/profile">Edit profile</a></li><li><a href="/logout">Log out</a></li></ul></details>
+           <button type="button" aria-expanded="false" aria-controls="more-menu">More</button><ul id="more-menu" hidden><li><a href="/settings">Settings</a></li></ul>`,
         ),
       ROW_TEXT,
     );
@@ -44,6 +46,10 @@ describe("the snapshot's lists, states, counters and hover-revealed controls", (
     expect(snapshot.toggles).toEqual(expect.arrayContaining([{ role: "checkbox", state: "checked", row: 1 }, { role: "checkbox", state: "unchecked", row: 2 }, { name: "Weekly digest", role: "checkbox", state: "unchecked" }]));
     expect(snapshot.texts).toContain("1 chores left");
     expect(snapshot.hover_revealed).toContain("Drop");
+    // Issue #35: a closed menu's controls are there for whoever opens it (an account menu's "Log out"); the menu's own button is shown.
+    expect(snapshot.hover_revealed).toEqual(expect.arrayContaining(["Edit profile", "Log out", "Settings"]));
+    expect(snapshot.hover_revealed).not.toContain("Howdy, Jon");
+    expect(snapshot.hover_revealed).not.toContain("More");
     expect(JSON.stringify(capture.snapshots())).not.toContain(ROW_TEXT);
     await capture.close();
   });

@@ -461,6 +461,28 @@ export interface ExtrasOptions {
   memo?: SnapshotMemo;
 }
 
+/**
+ * A control in a menu that is closed: inside a `<details>` that is not open (not its summary), or
+ * inside what a collapsed button (`aria-expanded="false"`) controls. Like one shown on hover, it is
+ * there for whoever opens the menu (an account menu's "Log out", issue #35), and never evidence.
+ */
+function inClosedMenu(element: Element, collapsed: ReadonlySet<string>): boolean {
+  const details = element.closest("details:not([open])");
+  if (details !== null && element.closest("summary")?.parentElement !== details) return true;
+  if (collapsed.size === 0) return false;
+  for (let node: Element | null = element.parentElement; node !== null; node = node.parentElement) {
+    if (node.id !== "" && collapsed.has(node.id)) return true;
+  }
+  return false;
+}
+
+/** The ids of what collapsed buttons control (`aria-expanded="false"` with `aria-controls`). */
+function collapsedIds(roots: readonly Root[]): Set<string> {
+  const ids = new Set<string>();
+  for (const root of roots) for (const opener of root.querySelectorAll('[aria-expanded="false"][aria-controls]')) for (const id of (opener.getAttribute("aria-controls") ?? "").split(/\s+/)) if (id !== "") ids.add(id);
+  return ids;
+}
+
 const queried = (root: Root, kind: "lists" | "toggles"): Iterable<Element> => root.querySelectorAll(kind === "lists" ? LIST_CONTAINERS : TOGGLES);
 
 export function readSnapshotExtras(options: ExtrasOptions): Extras {
@@ -504,20 +526,21 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
 
   const hover_revealed: string[] = [];
   const selectors = hoverRules.selectors(roots);
-  if (selectors.length > 0) {
-    for (const root of roots) {
-      for (const element of controls(root)) {
-        if (hover_revealed.length >= LIMITS.hover) break;
-        const revealed = selectors.some((selector) => {
+  const collapsed = collapsedIds(roots);
+  for (const root of roots) {
+    for (const element of controls(root)) {
+      if (hover_revealed.length >= LIMITS.hover) break;
+      const revealed =
+        inClosedMenu(element, collapsed) ||
+        selectors.some((selector) => {
           try {
             return selector !== "" && element.matches(selector);
           } catch {
             return false;
           }
         });
-        const name = revealed ? clean(names.name(element)) : "";
-        if (name !== "" && !hover_revealed.includes(name)) hover_revealed.push(name);
-      }
+      const name = revealed ? clean(names.name(element)) : "";
+      if (name !== "" && !hover_revealed.includes(name)) hover_revealed.push(name);
     }
   }
   return { lists, toggles, texts, hover_revealed };

@@ -30,6 +30,12 @@ describe("checkpoint lint", () => {
     expect(rulesOf("The summary lists card 4111 1111 1111 1111")).toContain("CKP-003");
   });
 
+  it("never takes a long {{parameter}} name for a token (issue #35: a blog's 'Username or email address' field)", () => {
+    expect(rulesOf('A page titled "Dashboard" is shown', '"Sign in" is completed with {{username_or_email_address}}')).not.toContain("CKP-003");
+    // A token next to the placeholder is still one.
+    expect(rulesOf("The page shows {{code}} and ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3")).toContain("CKP-003");
+  });
+
   it("fails CKP-004 on an empty or unobservable condition", () => {
     expect(rulesOf("")).toContain("CKP-004");
     expect(rulesOf("done")).toContain("CKP-004");

@@ -63,7 +63,9 @@ export function lintCheckpoints(checkpoints: readonly WorkflowCheckpoint[], lite
       }
       if (matchesAny(text, SELECTOR)) add("CKP-001", `The ${field.replace("_", " ")} names a DOM selector or element id; describe what is visible instead.`);
       if (matchesAny(text, COORDINATES)) add("CKP-002", `The ${field.replace("_", " ")} uses screen coordinates; describe the element by its name.`);
-      if (typed.contains(text) || matchesAny(text, SECRET_LOOKING)) {
+      // A {{parameter}} placeholder is how a value is named, never a value: "{{username_or_email_address}}" is no token.
+      const unplaced = text.replace(/\{\{\s*[\w.-]+\s*\}\}/g, "{{}}");
+      if (typed.contains(text) || matchesAny(unplaced, SECRET_LOOKING)) {
         add("CKP-003", `The ${field.replace("_", " ")} contains a literal typed value or something that looks like a secret; use a {{parameter}}.`);
       }
       const verbs = text.match(ACTION_VERBS)?.length ?? 0;

@@ -147,6 +147,39 @@ describe("goal evidence first (issue #35)", () => {
     for (const success of successes) expect(success).not.toMatch(/Sidebar menu|Recent changes|Saved queries|Notifications|list has/);
   });
 
+  it("takes the name signed in with for the account, not for the page a later step made (a wiki page created from a search)", () => {
+    const created = demonstration("Create a wiki page")
+      .open(signedOut)
+      .fill("Username", "u1")
+      .password()
+      .click("Log in", dashboard(3, 4))
+      .fill("Search", "q1")
+      .click("Search", page(`${W}/search?q=*typed-a1*`, "Search [Notes]", { headings: ["Search"], buttons: ["Log out"] }))
+      .click("Create this page", page(`${W}/edit?page=*typed-a1*`, "••• [Notes]", { headings: ["Edit page"], buttons: ["Log out", "Save"] }))
+      .fill("Text", "b1", { target_tag: "textarea" })
+      .click("Save", page(`${W}/view?page=*typed-a1*`, "••• [Notes]", { headings: ["•••"], buttons: ["Log out"], status: ["Page saved."] }))
+      .compile();
+    const parameters = created.parameters.map((parameter) => parameter.name);
+    expect(parameters).toEqual(expect.arrayContaining(["username", "search"]));
+    const conditions = created.checkpoints.map((checkpoint) => checkpoint.success_condition);
+    // Two ordinary inputs were entered before the new page showed a masked name: the username went to the sign-in.
+    expect(conditions.at(-1)).toContain("{{search}}");
+    expect(conditions.some((condition) => condition.includes("{{username}}"))).toBe(false);
+  });
+
+  it("proves a row inserted on a form page by the table it was added to, seen one row shorter at the same address before", () => {
+    const browse = (rows: number, status: string[] = []) =>
+      page(`${W}/index.php?route=%2Ftable&table=contacts`, "contacts — Browse | Console", { headings: ["contacts"], lists: [{ name: "contacts", role: "table", items: rows, checked: 0 }], status });
+    const inserted = demonstration("Add a contact")
+      .open(browse(2))
+      .click("Insert", page(`${W}/index.php?route=%2Ftable%2Finsert&table=contacts`, "contacts — Insert | Console", { headings: ["Insert into contacts"], lists: [{ name: "Insert into contacts", role: "table", items: 1, checked: 0 }] }))
+      .fill("name", "n1")
+      .fill("email", "e1")
+      .click("Go", browse(3, ["1 row inserted. Inserted row id: 36"]))
+      .compile();
+    expect(inserted.checkpoints.at(-1)?.success_condition).toBe('An item showing {{name}} is in the "contacts" list');
+  });
+
   it("never makes a secret input evidence", () => {
     expect(JSON.stringify(wiki.checkpoints.map((checkpoint) => [checkpoint.goal, checkpoint.success_condition]))).not.toContain("{{password}}");
     const created = demonstration("Add a user")

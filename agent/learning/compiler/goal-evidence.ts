@@ -14,7 +14,11 @@ import { SCRUBBED, type PageChange } from "./page-diff";
 export interface EvidenceContext {
   /** Parameters entered in this sub-goal's steps, in order. */
   entered: readonly SkillParameter[];
-  /** Parameters entered up to the end of this sub-goal, in the order they were first entered: whose values the page may show now. */
+  /**
+   * Parameters entered up to the end of this sub-goal, in the order they were first entered: whose
+   * values the page may show now. Those entered to sign in are not among them once signed in: the
+   * name signed in with names the account, not the thing the task made.
+   */
   known: readonly SkillParameter[];
   /** The sub-goal led to another page or view (its route changed). */
   newPage: boolean;
@@ -36,7 +40,8 @@ const SIGN_OUT = /\b(log|sign)\s?(out|off)\b/i;
  */
 export function signsIn(entered: readonly SkillParameter[], before: PageSnapshot | undefined, after: PageSnapshot | undefined): boolean {
   if (after === undefined || !entered.some(isSecret)) return false;
-  const signOut = (snapshot: PageSnapshot | undefined) => [...(snapshot?.buttons ?? []), ...(snapshot?.links ?? [])].some((name) => SIGN_OUT.test(name));
+  // One in a closed account menu counts too (hover_revealed: "Log out" under "Howdy, Jon").
+  const signOut = (snapshot: PageSnapshot | undefined) => [...(snapshot?.buttons ?? []), ...(snapshot?.links ?? []), ...(snapshot?.hover_revealed ?? [])].some((name) => SIGN_OUT.test(name));
   return signOut(after) && !signOut(before);
 }
 
@@ -80,14 +85,38 @@ export function stablePart(text: string): string | undefined {
 /** A path segment or query value that names one record: digits only, or a long hexadecimal or uuid-like id. */
 const RECORD_ID = /(?:^|[/=&?#])(?:\d+|(?=[0-9a-f-]*\d)[0-9a-f]{8,}|(?=[0-9a-f-]*\d)[0-9a-f]{8}-[0-9a-f-]{27,})(?=$|[/&?#.])/i;
 
+/**
+ * A list the sub-goal's page shows one row longer than it was at the same address earlier in the
+ * demonstration (a table browsed, a row inserted on a form page, the table shown again): the row
+ * the sub-goal added, though the page it was added on did not show the list. `seen` holds each
+ * list's last count by address and name; the diff of the sub-goal's own pages may have paired it
+ * with another list or left it out.
+ */
+export function revisitedLists(changes: readonly PageChange[], settled: PageSnapshot | undefined, seen: ReadonlyMap<string, number>): PageChange[] {
+  if (settled === undefined) return [...changes];
+  const grown: PageChange[] = [];
+  for (const list of settled.lists ?? []) {
+    if (list.name === undefined || list.name.includes(SCRUBBED)) continue;
+    const before = seen.get(listKey(settled.url, list.name));
+    if (before !== undefined && list.items === before + 1) grown.push({ kind: "list_grew", list: list.name, by: 1, from: before, revisited: true });
+  }
+  if (grown.length === 0) return [...changes];
+  const names = new Set(grown.map((change) => (change.kind === "list_grew" ? change.list : undefined)));
+  return [...changes.filter((change) => !(change.kind === "list_grew" && (names.has(change.list) || change.appeared === true))), ...grown];
+}
+
+/** A list at an address: the address as captured (routing query values kept) and the list's name. */
+export const listKey = (url: string, name: string): string => `${url.split("#")[0]}\u0000${name}`;
+
 /** Why a change proves nothing about the outcome, or undefined when it may. */
 export function incidentalReason(change: PageChange, context: EvidenceContext): IncidentalReason | undefined {
   if (context.signIn && CHANGES_WITH_SIGN_IN.has(change.kind)) return "sign_in";
   const typed = context.known.some((parameter) => !isSecret(parameter));
   switch (change.kind) {
     case "list_grew":
-      // A list the new page brings along (a sidebar, a dashboard panel) was not added to.
-      if (context.newPage && (change.appeared === true || typed)) return "page_furniture";
+      // A list the new page brings along (a sidebar, a dashboard panel) was not added to; one seen
+      // at this same address before, one row shorter, was.
+      if (context.newPage && change.revisited !== true && (change.appeared === true || typed)) return "page_furniture";
       // Entering one thing adds one item: a list that grew by several is something else.
       if (typed && change.by > 1) return "unrelated_list";
       return undefined;

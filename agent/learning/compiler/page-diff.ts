@@ -16,7 +16,16 @@ export type PageChange =
   | { kind: "dialog_opened"; name: string | undefined }
   | { kind: "dialog_closed"; name: string }
   | { kind: "status"; text: string }
-  | { kind: "list_grew"; list: string | undefined; by: number; from: number; /** The list was not on the page before (a new page's panel, or a list shown once it has items). */ appeared?: boolean }
+  | {
+      kind: "list_grew";
+      list: string | undefined;
+      by: number;
+      from: number;
+      /** The list was not on the page before (a new page's panel, or a list shown once it has items). */
+      appeared?: boolean;
+      /** Counted against the same list at the same address seen earlier in the demonstration (a form on another page added a row to it). */
+      revisited?: boolean;
+    }
   | { kind: "list_shrank"; list: string | undefined; by: number }
   | { kind: "toggle"; name: string | undefined; role: string; row: number | undefined; state: string }
   | { kind: "counter"; pattern: string; delta: number | undefined; text: string }

@@ -130,6 +130,32 @@ describe("a sign-in is a sub-goal of its own (issue #35)", () => {
     expect(flow.steps.filter((entry) => entry.type === "change").map((entry) => (entry.type === "change" ? entry.value : ""))).toEqual(["{{username}}", "{{password}}", "{{title}}"]);
   });
 
+  it("recognises a sign-in whose 'Log out' waits in a closed account menu ('Howdy, Jon'), and never makes the greeting evidence", () => {
+    clock = 0;
+    const dashboard = page("/admin", { title: "Dashboard — Blog", headings: ["Dashboard"], buttons: ["Howdy, Jon"], links: ["New draft"], hover: ["Edit profile", "Log out"] });
+    const { trace, snapshots, moments } = demo([
+      [username(), login, undefined],
+      [password(), login, undefined],
+      [click("Log in"), login, dashboard],
+    ]);
+    const [signIn] = interpretTrace({ trace, snapshots, moments, answers: {} }).checkpoints;
+    expect(signIn?.goal).toBe("Signed in");
+    expect(signIn?.sign_in).toMatchObject({ step_ids: ["s1", "s2", "s3"], signed_in_controls: ["Log out"], password_parameter: "password" });
+    expect(signIn?.success_condition).not.toContain("Howdy");
+  });
+
+  it("names the control as a person says it: an icon's text beside its label is not said twice", () => {
+    clock = 0;
+    const console = page("/server", { title: "Server — Console", headings: ["General settings"], links: ["Log out Log out", "Databases"] });
+    const { trace, snapshots, moments } = demo([
+      [username(), login, undefined],
+      [password(), login, undefined],
+      [click("Log in"), login, console],
+    ]);
+    const [signIn] = interpretTrace({ trace, snapshots, moments, answers: {} }).checkpoints;
+    expect(signIn?.success_condition).toBe('The page says "Log out"');
+  });
+
   it("says 'Signed in' when the page never shows the name, and takes an Enter in the password field as the submit", () => {
     const { trace, snapshots, moments } = signInThenCreate({ greeting: "Welcome back", submit: "enter" });
     const interpretation = interpretTrace({ trace, snapshots, moments, answers: {} });

@@ -1,3 +1,4 @@
+import { tidyName } from "../../../shared/observation/name-tidying";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { writeSuccessCondition } from "../../../shared/learning/success-conditions";
 import type { SubGoal } from "./cut-subgoals";
@@ -51,10 +52,13 @@ function isSignInClick(step: NormalizedStep): boolean {
 
 function signOutControls(page: PageSnapshot | undefined): Array<{ name: string; kind: "button" | "link" }> {
   if (page === undefined) return [];
-  return [
+  const shown = [
     ...page.buttons.filter((name) => SIGN_OUT_NAME.test(name)).map((name) => ({ name, kind: "button" as const })),
     ...page.links.filter((name) => SIGN_OUT_NAME.test(name)).map((name) => ({ name, kind: "link" as const })),
   ];
+  // One in a menu not open (an account menu under "Howdy, Jon") is in no list of what is shown.
+  const inMenus = (page.hover_revealed ?? []).filter((name) => SIGN_OUT_NAME.test(name) && !shown.some((control) => control.name === name));
+  return [...shown, ...inMenus.map((name) => ({ name, kind: "link" as const }))];
 }
 
 function passwordFields(page: PageSnapshot | undefined): number {
@@ -96,7 +100,9 @@ function findInGoal(goal: SubGoal, parameterOf: ReadonlyMap<string, SkillParamet
   if (shown.length === 0 || passwordFields(after) > 0) return undefined;
   // A control shown only under the pointer (an account menu) still says so; a visible one is named first.
   const visible = shown.filter((control) => !(after.hover_revealed ?? []).includes(control.name));
-  const control = (visible[0] ?? shown[0]) as { name: string; kind: "button" | "link" };
+  const picked = (visible[0] ?? shown[0]) as { name: string; kind: "button" | "link" };
+  // Said as a person would ("Log out", not the icon's text and the label: "Log out Log out").
+  const control = { ...picked, name: tidyName(picked.name) || picked.name };
 
   // The name: the last field filled before the password on its page, when it is an ordinary input.
   const username = goal.steps

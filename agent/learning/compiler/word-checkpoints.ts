@@ -3,7 +3,7 @@ import { describeRow, nameFromContext, onlyList, type RowsByList } from "./contr
 import type { CheckpointPlan, SkillParameter } from "./interpret";
 import type { NormalizedStep } from "./normalize-trace";
 import { SCRUBBED, routeOf, type PageChange } from "./page-diff";
-import { hasPerRunValue, isSecret, rankEvidence, signsIn, rowParameter, stablePart, withParameters, type EvidenceContext, type MaskedPlace } from "./goal-evidence";
+import { hasPerRunValue, isSecret, listKey, rankEvidence, revisitedLists, signsIn, rowParameter, stablePart, withParameters, type EvidenceContext, type MaskedPlace } from "./goal-evidence";
 import type { SubGoal } from "./cut-subgoals";
 import type { RelocationHint } from "./emit-recorder-flow";
 import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/success-conditions";
@@ -147,6 +147,14 @@ export function answerToCheck(answer: string, finalPage: PageSnapshot | undefine
 }
 
 /**
+ * The sub-goal ended on another page or view: its route changed, or (an app routed by its query
+ * string, `index.php?route=/table`) its address and its title both did.
+ */
+function isOtherPage(before: PageSnapshot, after: PageSnapshot): boolean {
+  return routeOf(before.url) !== routeOf(after.url) || (before.url !== after.url && before.title !== after.title);
+}
+
+/**
  * Words each sub-goal as a checkpoint (issue #14): a goal, and a success condition the rehearsal
  * can check, from the evidence of the step that reached it. A sub-goal no evidence proves asks the
  * user; their answer becomes a check when it names something on the page.
@@ -156,16 +164,24 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
   const stepLabels = new Map<string, string>();
   const targets: Record<string, RelocationHint> = {};
   const known: SkillParameter[] = [];
+  /** What was entered to sign in (the username): never what a later page's masked title stands for. */
+  const account = new Set<SkillParameter>();
+  /** Each list's last count by address and name, as the demonstration went (goal-evidence revisitedLists). */
+  const listsSeen = new Map<string, number>();
   let signedIn = false;
   const checkpoints = goals.map((goal, index): CheckpointPlan => {
     const used = [...new Set(goal.steps.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined))];
     for (const parameter of used) if (!known.includes(parameter)) known.push(parameter);
     const before = goal.evidence?.before;
     const settled = goal.evidence?.settled;
-    const context: EvidenceContext = { entered: used, known: [...known], newPage: before !== undefined && settled !== undefined && routeOf(before.url) !== routeOf(settled.url), signIn: signsIn(used, before, settled) };
+    const signIn = signsIn(used, before, settled);
+    const shownNow = signIn ? [...known] : known.filter((parameter) => !account.has(parameter));
+    const context: EvidenceContext = { entered: used, known: shownNow, newPage: before !== undefined && settled !== undefined && isOtherPage(before, settled), signIn };
+    if (signIn) for (const parameter of used) account.add(parameter);
     signedIn ||= context.signIn;
     // Issue #35: evidence of the goal first, what came with it (a sign-in's menus, a run's own ids) never.
-    const changes = rankEvidence(goal.evidence?.changes ?? [], context);
+    const changes = rankEvidence(revisitedLists(goal.evidence?.changes ?? [], settled, listsSeen), context);
+    for (const snapshot of [before, settled]) for (const list of snapshot?.lists ?? []) if (list.name !== undefined) listsSeen.set(listKey(snapshot!.url, list.name), list.items);
     let check: SuccessCheck | undefined;
     for (const change of changes) {
       check = checkOf(change, goal, context, rows);
