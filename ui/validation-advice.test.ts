@@ -63,7 +63,7 @@ describe("a failed validation says what to do (issue #35)", () => {
     ]);
     expect(advice?.items[0]?.what).toBe("The rehearsal could not do the step “Fill 'Page name'”.");
     expect(advice?.items[0]?.why).toBe("the field is not on the page");
-    expect(advice?.items[1]?.what).toBe('The check “The page {{page_name}} is created” did not hold: the page did not show “A page titled "{{page_name}} [Notes]" is shown”.');
+    expect(advice?.items[1]?.what).toBe('The check “The page {{page_name}} is created” did not hold (expected: A page titled "{{page_name}} [Notes]" is shown).');
     expect(advice?.items[1]?.checkpoint?.checkpoint_id).toBe("cp-02");
   });
 

@@ -53,7 +53,7 @@ export function validationAdvice(validation: ValidationRunsResponse, checkpoints
           const byPerson = checkpoint.verification?.by === "person";
           return {
             test_case_id: step.test_case_id,
-            what: `The check ${quoted(checkpoint.goal)} did not hold: the page did not show ${quoted(checkpoint.success_condition)}.`,
+            what: `The check ${quoted(checkpoint.goal)} did not hold (expected: ${checkpoint.success_condition}).`,
             ...why,
             checkpoint: { checkpoint_id: checkpoint.checkpoint_id, goal: checkpoint.goal, success_condition: checkpoint.success_condition },
             fixes: byPerson ? ["other_evidence"] : ["other_evidence", "confirm_by_hand"],
