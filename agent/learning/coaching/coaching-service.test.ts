@@ -262,7 +262,10 @@ describe.skipIf(!existsSync(CHROMIUM))("what coaching reads of a page", () => {
       expect(read.controls.map((control) => `${control.role}:${control.name}`)).toEqual(["textbox:Search", "button:••• ×"]);
       expect(read.facts.headings).toEqual(["Results for •••"]);
       expect(read.facts.title).toBe("••• - Search");
-      expect(read.facts.address).toBe(`${origin}/echo#/search/*`);
+      // The URL rule masks it as a secret when it looks like a token, or names it by its reference
+      // (`*typed-<ref>*`) when not; the random canary may read as either. The value is cut out both ways.
+      expect(read.facts.address.startsWith(`${origin}/echo#/search/`)).toBe(true);
+      expect(read.facts.address.slice(`${origin}/echo#/search/`.length)).toMatch(/^\*(?:typed-[0-9a-f]+\*)?$/);
       expect(read.facts.states).toEqual(["button:••• ×:aria-pressed=true"]);
       // The highlight frames the very control of the last read at that place.
       await readPage(lease, { order: 1, name: "••• ×", label: "About to: click" });
