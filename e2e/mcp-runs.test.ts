@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { diffMemoryTrees, readMemoryTree } from "../agent/adversarial/support/memory-tree";
@@ -7,6 +7,7 @@ import type { AgentCall } from "../agent/test-support/ready-proposal";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../agent/test-support/run-fixture";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { launchMcp, resultText, type LaunchedMcp } from "../mcp/test-support/launch-mcp";
+import { memoryText } from "../agent/test-support/memory-text";
 
 /**
  * Issue #19's runs: a real MCP client runs an ability through the MCP server, against a real agent
@@ -52,11 +53,6 @@ interface RunView {
   checkpoints: Array<{ checkpoint_id: string; status: string; evidence?: string }>;
   waiting_for_confirmation?: { step: string; reason: string };
   message: string;
-}
-
-async function memoryText(folder: string): Promise<string> {
-  const files = (await readdir(folder, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-  return (await Promise.all(files.map((entry) => readFile(path.join(entry.parentPath, entry.name)).then((bytes) => bytes.toString("latin1"))))).join("\n");
 }
 
 // Real processes (agent, MCP server, Chromium) on a shared machine: more time than a unit test.

@@ -1,11 +1,11 @@
-import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
-import { httpAgentCall, type AgentCall } from "../agent/test-support/ready-proposal";
-import { FIXTURE_USER, installNotesAbility, serveSignInFixture, type SignInFixture } from "../agent/test-support/sign-in-fixture";
-import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
+import type { AgentProcess } from "../agent/test-support/agent-process";
+import { startNotesAgent, type NotesAgent } from "../agent/test-support/notes-agent";
+import type { AgentCall } from "../agent/test-support/ready-proposal";
+import { FIXTURE_USER, type SignInFixture } from "../agent/test-support/sign-in-fixture";
 import { launchMcp, resultText, type LaunchedMcp } from "../mcp/test-support/launch-mcp";
+import { memoryText } from "../agent/test-support/memory-text";
 
 /**
  * Issue #35 "run it later … over MCP": a skill learned on a multi-page app behind a sign-in (the
@@ -16,8 +16,8 @@ import { launchMcp, resultText, type LaunchedMcp } from "../mcp/test-support/lau
  */
 const PASSWORD = `pw-${crypto.randomUUID().slice(0, 12)}`;
 
+let notes: NotesAgent;
 let root: string;
-let cleanup: () => Promise<void>;
 let site: SignInFixture;
 let agent: AgentProcess;
 let mcp: LaunchedMcp;
@@ -25,25 +25,15 @@ let call: AgentCall;
 let abilityId: string;
 
 beforeAll(async () => {
-  ({ root, cleanup } = await makeTempMemoryRoot("elnor-mcp-sign-in-"));
-  site = await serveSignInFixture(PASSWORD);
-  agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: path.join(root, "openclaw-workspace") });
-  call = httpAgentCall(agent.url, (await readFile(path.join(root, "system/agent/token"), "utf8")).trim());
-  ({ abilityId } = await installNotesAbility(call, site));
+  notes = await startNotesAgent("elnor-mcp-sign-in-", PASSWORD, (memory) => ({ OPENCLAW_WORKSPACE: path.join(memory, "openclaw-workspace") }));
+  ({ root, site, agent, call, abilityId } = notes);
   mcp = await launchMcp({ memoryRoot: root, agentUrl: agent.url });
 }, 60_000);
 
 afterAll(async () => {
   await mcp?.close();
-  await agent?.stop();
-  await site?.close();
-  await cleanup?.();
+  await notes?.close();
 });
-
-async function memoryText(folder: string): Promise<string> {
-  const files = (await readdir(folder, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-  return (await Promise.all(files.map((entry) => readFile(path.join(entry.parentPath, entry.name)).then((bytes) => bytes.toString("latin1"))))).join("\n");
-}
 
 interface RunView {
   dispatch_id: string;

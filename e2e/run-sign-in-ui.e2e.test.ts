@@ -1,13 +1,11 @@
-import { readdir, readFile } from "node:fs/promises";
-import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
-import { httpAgentCall } from "../agent/test-support/ready-proposal";
-import { FIXTURE_USER, installNotesAbility, serveSignInFixture, type SignInFixture } from "../agent/test-support/sign-in-fixture";
-import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
+import type { AgentProcess } from "../agent/test-support/agent-process";
+import { startNotesAgent, type NotesAgent } from "../agent/test-support/notes-agent";
+import { FIXTURE_USER, type SignInFixture } from "../agent/test-support/sign-in-fixture";
 import { pair } from "./golden/demonstration";
 import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
+import { memoryText } from "../agent/test-support/memory-text";
 
 /**
  * Issue #35 "run it later … from the side panel": a skill learned on a multi-page app behind a
@@ -19,8 +17,8 @@ import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from ".
 const PASSWORD = `pw-${crypto.randomUUID().slice(0, 12)}`;
 const TITLE = "Agenda for the Tuesday call";
 
+let notes: NotesAgent;
 let root: string;
-let cleanup: () => Promise<void>;
 let agent: AgentProcess;
 let chromium: ExtensionBrowser;
 let site: SignInFixture;
@@ -28,27 +26,17 @@ let panel: Page;
 let abilityId: string;
 
 beforeAll(async () => {
-  ({ root, cleanup } = await makeTempMemoryRoot("elnor-run-sign-in-ui-"));
-  site = await serveSignInFixture(PASSWORD);
-  agent = await startAgentProcess(root);
-  const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  ({ abilityId } = await installNotesAbility(httpAgentCall(agent.url, token), site));
+  notes = await startNotesAgent("elnor-run-sign-in-ui-", PASSWORD);
+  ({ root, agent, site, abilityId } = notes);
   chromium = await launchExtensionBrowser();
-  panel = await pair(chromium, agent, token);
+  panel = await pair(chromium, agent, notes.token);
   await panel.setViewport({ width: 400, height: 900 });
 }, 120_000);
 
 afterAll(async () => {
   await chromium?.close();
-  await agent?.stop();
-  await site?.close();
-  await cleanup?.();
+  await notes?.close();
 });
-
-async function memoryText(folder: string): Promise<string> {
-  const files = (await readdir(folder, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-  return (await Promise.all(files.map((entry) => readFile(path.join(entry.parentPath, entry.name)).then((bytes) => bytes.toString("latin1"))))).join("\n");
-}
 
 describe("Skills → Run on a skill learned behind a sign-in (issue #35)", () => {
   it("signs in with the password typed into the run form, saves the new note after Do it, and proves every checkpoint", async () => {

@@ -1,10 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { randomUUID } from "node:crypto";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../agent/test-support/agent-process";
-import type { AgentCall } from "../agent/test-support/ready-proposal";
+import { readyProposal, type AgentCall } from "../agent/test-support/ready-proposal";
 import type { ExtensionBrowser } from "./support/extension-browser";
 import { drawerShot, endJourney, openPairedPanel, openValidateForm, startPanelJourney, waitForText } from "./support/panel-flow";
 
@@ -35,33 +34,8 @@ async function serveInvoices(): Promise<void> {
 
 /** "Click 'Export'" on that page, compiled into a proposal whose outcome the person named: a notice that never comes. */
 async function exportProposal(call: AgentCall): Promise<void> {
-  const created = await call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill" });
-  const sessionId = created.body.session.learn_session_id as string;
-  await call("POST", `/api/learn/sessions/${sessionId}/start`);
-  await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: "Export the invoices" });
-  const event = {
-    event_id: randomUUID(),
-    learn_session_id: sessionId,
-    adapter_kind: "browser_dom",
-    action_label: "Click 'Export'",
-    redaction_mode: "mask_text",
-    created_at: new Date().toISOString(),
-    schema_version: 1,
-    browser_detail: { page_url: `${origin}/invoices`, page_title: "Invoices", target_name: "Export", target_role: "button", target_tag: "button", selectors: [["#export"], ["aria/Export"]], dom_event_kind: "click" },
-  };
-  await call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 });
-  await call("POST", `/api/learn/sessions/${sessionId}/stop`);
-  // As a person sets it for their own app: live reads, safe writes, only this host (a dry run would leave the last click out).
-  await call("POST", `/api/learn/sessions/${sessionId}/set-test-policy`, {
-    test_policy: { policy_id: randomUUID(), mode: "live_read_safe_write", allowed_domains: [new URL(origin).host], forbid_external_send: true, schema_version: 1 },
-  });
-  const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
-  if ((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state === "awaiting_questions") {
-    const questions = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{ question_id: string; required: boolean }>;
-    await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
-      answers: questions.filter((question) => question.required).map((question) => ({ question_id: question.question_id, answer_text: 'The page says "Export ready"' })),
-    });
-  }
+  // Under live reads and safe writes on this host, as a person sets it for their own app (a dry run would leave the last click out).
+  const { proposalId } = await readyProposal(call, "Export the invoices", { origin, answer: 'The page says "Export ready"', liveTestPolicy: true });
   const detail = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body;
   const checkpoints = detail.interpretation.checkpoints as Array<{ success_condition: string; verification?: { by: string } }>;
   // The premise: a checkpoint the rehearsal checks in the page, for a notice the page never shows.

@@ -72,6 +72,5 @@ export function validationAdvice(validation: ValidationRunsResponse, checkpoints
       return { test_case_id: step.test_case_id, what: `${step.label} did not pass.`, ...why, fixes: ["revise"] };
     });
   if (items.length === 0) return null;
-  const at = runs.map((run) => run.started_at).sort().at(-1) ?? runs[0]!.started_at;
-  return { at, items };
+  return { at: runs.map((run) => run.started_at).sort().at(-1)!, items };
 }

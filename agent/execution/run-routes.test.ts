@@ -1,4 +1,4 @@
-import { readdir, readFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CapabilityUseReceiptSchema } from "../../shared/capabilities/capability-use-receipt";
@@ -10,6 +10,7 @@ import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from 
 import { expectError, startTestAgent, type TestAgent, type TestAgentOptions } from "../test-support/test-agent";
 import type { BrowserProvider, ExecuteInput, ExecuteResult } from "./executor-contract";
 import { planExecution } from "./flow-plan";
+import { memoryText } from "../test-support/memory-text";
 
 /**
  * The run service's own rules, through the routes, with an executor that follows the plan it is
@@ -103,11 +104,6 @@ async function until(dispatchId: string, done: (run: RunRecord) => boolean, time
     if (Date.now() > deadline) throw new Error(`run never got there: ${JSON.stringify(run)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-async function memoryText(root: string): Promise<string> {
-  const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-  return (await Promise.all(files.map((entry) => readFile(path.join(entry.parentPath, entry.name)).then((bytes) => bytes.toString("latin1"))))).join("\n");
 }
 
 describe("GET /api/abilities/:abilityId/run-spec", () => {

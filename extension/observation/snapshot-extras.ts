@@ -527,11 +527,13 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
   const hover_revealed: string[] = [];
   const selectors = hoverRules.selectors(roots);
   const collapsed = collapsedIds(roots);
-  for (const root of roots) {
+  // Most pages have neither hover rules nor closed menus: their controls are not walked at all.
+  const closedMenus = collapsed.size > 0 || roots.some((root) => root.querySelector("details:not([open])") !== null);
+  for (const root of selectors.length > 0 || closedMenus ? roots : []) {
     for (const element of controls(root)) {
       if (hover_revealed.length >= LIMITS.hover) break;
       const revealed =
-        inClosedMenu(element, collapsed) ||
+        (closedMenus && inClosedMenu(element, collapsed)) ||
         selectors.some((selector) => {
           try {
             return selector !== "" && element.matches(selector);

@@ -94,15 +94,14 @@ const RECORD_ID = /(?:^|[/=&?#])(?:\d+|(?=[0-9a-f-]*\d)[0-9a-f]{8,}|(?=[0-9a-f-]
  */
 export function revisitedLists(changes: readonly PageChange[], settled: PageSnapshot | undefined, seen: ReadonlyMap<string, number>): PageChange[] {
   if (settled === undefined) return [...changes];
-  const grown: PageChange[] = [];
+  const grown = new Map<string, PageChange>();
   for (const list of settled.lists ?? []) {
     if (list.name === undefined || list.name.includes(SCRUBBED)) continue;
     const before = seen.get(listKey(settled.url, list.name));
-    if (before !== undefined && list.items === before + 1) grown.push({ kind: "list_grew", list: list.name, by: 1, from: before, revisited: true });
+    if (before !== undefined && list.items === before + 1) grown.set(list.name, { kind: "list_grew", list: list.name, by: 1, from: before, revisited: true });
   }
-  if (grown.length === 0) return [...changes];
-  const names = new Set(grown.map((change) => (change.kind === "list_grew" ? change.list : undefined)));
-  return [...changes.filter((change) => !(change.kind === "list_grew" && (names.has(change.list) || change.appeared === true))), ...grown];
+  if (grown.size === 0) return [...changes];
+  return [...changes.filter((change) => !(change.kind === "list_grew" && ((change.list !== undefined && grown.has(change.list)) || change.appeared === true))), ...grown.values()];
 }
 
 /** A list at an address: the address as captured (routing query values kept) and the list's name. */
