@@ -1,5 +1,5 @@
 import type { WxtBrowser } from "wxt/browser";
-import type { ConnectionStorage } from "../../ui/agent-connection";
+import type { ConnectionStorage } from "../../ui/agent-link/agent-connection";
 import { CoachingReadReplySchema, type CoachingReadMessage } from "../../shared/observation/coaching-read";
 import type { AgentLinkState, CaptureControlReply } from "../../shared/observation/panel-messages";
 import { createFailureRecorder } from "./background-failures";

@@ -1,6 +1,6 @@
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import type { BoundarySourceHeader } from "../../shared/learning/session-requests";
-import type { AgentConnection } from "../../ui/agent-connection";
+import type { AgentConnection } from "../../ui/agent-link/agent-connection";
 import type { CaptureControlReply } from "../../shared/observation/panel-messages";
 import type { ControlRoute } from "./session-controls";
 
