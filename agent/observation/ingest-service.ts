@@ -5,7 +5,7 @@ import type { LearnSession } from "../../shared/learning/learn-session";
 import { SnapshotUploadSchema, type ObservationBatchAck, type ObservationBatchRequest, type RejectedEvent } from "../../shared/observation/capture-protocol";
 import { urlRefusal } from "../../shared/observation/url-rule";
 import { canonicalJson, PAGE_SNAPSHOT_MAX_BYTES, SNAPSHOT_REF_PREFIX } from "../../shared/observation/page-snapshot";
-import { watchesThisComputer } from "../../shared/observation/desktop-detail";
+import { watchesThisComputer } from "../../shared/learning/desktop-detail";
 import { maskCommandArguments } from "../../shared/observation/command-masking";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { DESKTOP_PHASE_1_KINDS } from "./adapter-registry";

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { DISPATCH_ID_PATTERN } from "../common/dispatch-id";
+
+export { DISPATCH_ID_PATTERN };
 import { CheckpointProgressStatusSchema } from "../learning/checkpoint-receipt";
 import { TestPolicySchema } from "../learning/test-policy";
 
@@ -18,7 +21,6 @@ import { TestPolicySchema } from "../learning/test-policy";
  * - `POST /api/runs/:dispatchId/cancel`         stop now ({@link CancelRunRequest})
  */
 
-export const DISPATCH_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
 export const ABILITY_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,159}$/;
 
 /** Where the executor acts: a fresh managed headless Chromium (default), or a tab of the user's own Chrome through the extension. */

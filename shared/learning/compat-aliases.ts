@@ -19,26 +19,8 @@ import { ValidationRunSchema } from "./validation-run";
 // - `DOC3AdditionalErrorCodeSchema` (`CAPTURE_ALREADY_STOPPED`, `CATEGORY_LIMIT_REACHED`): belongs in
 //   the single error-code table (STYLE habit 4), not in a learning alias file.
 
-/**
- * §0C.28 Tells the side panel that an install landed but a later saga step
- * (availability, catalog, bridge, receipt) has not caught up yet.
- */
-export const LearnPartialDeploymentStateSchema = z.object({
-  state: z.enum([
-    "none",
-    "availability_pending",
-    "catalog_pending",
-    "bridge_pending",
-    "receipt_pending",
-    "degraded",
-  ]),
-  blocking: z.boolean(),
-  reason_code: z.string().max(120).optional(),
-  updated_at: z.string().datetime(),
-  schema_version: z.literal(1),
-});
-/** §0C.28 */
-export type LearnPartialDeploymentState = z.infer<typeof LearnPartialDeploymentStateSchema>;
+// §0C.28 LearnPartialDeploymentState lives with the install contracts it describes.
+export { LearnPartialDeploymentStateSchema, type LearnPartialDeploymentState } from "../skills/partial-deployment";
 
 /** §0C.28 Deprecated alias; new code must use SessionActionResponseSchema. */
 export const LearnSessionMutationResponseSchema = SessionActionResponseSchema;

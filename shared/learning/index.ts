@@ -15,6 +15,7 @@ export * from "./lifecycle-event";
 export * from "./receipts";
 export * from "./observation-adapter";
 export * from "./observed-action";
+export * from "./desktop-detail";
 export * from "./boundary";
 export * from "./route-contracts";
 export * from "./read-models";

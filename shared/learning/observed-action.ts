@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ObservationAdapterKindSchema } from "./observation-adapter";
 import { ControlSurfaceSchema } from "../capabilities/control-surface";
-import { DesktopEventDetailSchema } from "../observation/desktop-detail";
+import { DesktopEventDetailSchema } from "./desktop-detail";
 
 /**
  * §0C.22 The canonical observed action (promoted from §0A.9; supersedes the §0.2F version per

@@ -5,7 +5,6 @@ export * from "./value-ref";
 export * from "./page-snapshot";
 export * from "./site-allowlist";
 export * from "./command-masking";
-export * from "./desktop-detail";
 export * from "./typed-value-scrubber";
 export * from "./panel-messages";
 export * from "./tab-relay-protocol";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LearnPartialDeploymentStateSchema } from "../learning/compat-aliases";
+import { LearnPartialDeploymentStateSchema } from "./partial-deployment";
 import { SkillImportRetryKindSchema, SkillImportStateSchema } from "./import-state";
 
 /*

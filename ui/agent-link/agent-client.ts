@@ -118,7 +118,7 @@ export interface AgentClientOptions {
   timeoutMs?: number;
 }
 
-/** Only the part of an OpenAPI document the panel reads (ui/agent-link/agent-features parses the rest). */
+/** Only the part of an OpenAPI document the panel reads (ui/common/agent-features parses the rest). */
 const OpenApiDocumentSchema = z.object({ paths: z.record(z.string(), z.unknown()) }).passthrough();
 
 /** `exclude-events` answers the exclusions only (the observations response, trimmed to them). */
@@ -289,7 +289,7 @@ export function createAgentClient(options: AgentClientOptions) {
         `/api/learn/receipts?${page(pageNumber, pageSize)}${sessionId === undefined ? "" : `&session_id=${encodeURIComponent(sessionId)}`}`,
         LearnReceiptsResponseSchema,
       ),
-    /** The agent's own description of its routes (which features it has, ui/agent-link/agent-features). */
+    /** The agent's own description of its routes (which features it has, ui/common/agent-features). */
     openApi: () => call("GET", "/api/openapi.json", OpenApiDocumentSchema, undefined, 15_000),
 
     /**

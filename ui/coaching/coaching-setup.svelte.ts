@@ -1,8 +1,8 @@
 import type { CoachingSetup } from "../../shared/learning/coaching";
 import type { LearnSession } from "../../shared/learning/learn-session";
-import { describeFailure, failureCode } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
-import { siteFromUrl } from "../learn/site-entry";
+import { describeFailure, failureCode } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
+import { siteFromUrl } from "../common/site-entry";
 
 export interface CoachingSetupOptions {
   /** The session exists with its steps: start it with the pending answer to the site-access request. */

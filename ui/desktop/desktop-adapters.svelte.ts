@@ -1,6 +1,6 @@
 import type { ObservationAdapterKind, ObservationAdapterStatus } from "../../shared/learning/observation-adapter";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 
 /** The extension's own adapters; every other kind reports from a program on this computer (§0C.22). */
 const BROWSER_KINDS: ReadonlySet<ObservationAdapterKind> = new Set(["browser_dom", "browser_snapshot"]);

@@ -1,7 +1,7 @@
 import type { ImportedSkillRecord } from "../../shared/skills/import";
 import { isRouteMissing } from "../agent-link/agent-client";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 
 /** States an import leaves Pending Abilities in: accepted into Skills, or decided against. */
 const SETTLED = new Set<ImportedSkillRecord["stage_state"]>(["installed_private", "approved", "rejected", "discarded", "expired"]);

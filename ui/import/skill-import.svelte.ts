@@ -1,7 +1,7 @@
 import type { SkillTriggerTestResponse } from "../../shared/skills/import";
 import type { SkillImportDetailView } from "../../shared/skills/import-bundle";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 import { retryKindOf } from "./skill-import-text";
 
 /**

@@ -1,7 +1,7 @@
 import type { LearnHistoryResponse, LearnReceiptsResponse } from "../../shared/learning/route-contracts";
 import { isRouteMissing } from "../agent-link/agent-client";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 
 /** History (§0B.8): prior sessions with their outcomes, and the learning receipts feed. */
 export class LearnHistoryState {

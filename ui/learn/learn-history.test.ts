@@ -2,7 +2,7 @@ import { render } from "svelte/server";
 import { describe, expect, it } from "vitest";
 import LearnHistory from "./LearnHistory.svelte";
 import type { LearnHistoryState } from "./learn-history.svelte";
-import { seedOfReceipt } from "./trace-seed-view";
+import { seedOfReceipt } from "../common/trace-seed-view";
 
 const finished = "11111111-1111-4111-8111-111111111111";
 const recording = "22222222-2222-4222-8222-222222222222";

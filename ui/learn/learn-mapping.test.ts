@@ -8,7 +8,7 @@ import { groupPendingAbilities, isPendingSession } from "./pending-abilities";
 import { openQuestions } from "../session/questions.svelte";
 import { availableControls } from "../session/session-controls";
 import { parametersFromSkillMarkdown } from "../review/skill-markdown";
-import { normalizeSiteEntry, siteFromUrl } from "./site-entry";
+import { normalizeSiteEntry, siteFromUrl } from "../common/site-entry";
 
 let counter = 0;
 const uuid = () => `00000000-0000-4000-8000-${String(++counter).padStart(12, "0")}`;

@@ -1,5 +1,5 @@
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 import { groupPendingAbilities, type PendingGroup } from "./pending-abilities";
 
 /** Pending Abilities (§0B.7): every session not yet accepted, grouped by its §0C.6 UI state. */

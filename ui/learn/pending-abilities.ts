@@ -5,7 +5,7 @@ import {
   type PendingAbilityUiState,
 } from "../../shared/learning/pending-ability-ui-state";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
-import { ENTRY_MODE_LABEL, PENDING_UI_STATE_LABEL } from "./learn-labels";
+import { ENTRY_MODE_LABEL, PENDING_UI_STATE_LABEL } from "../common/learn-labels";
 
 /**
  * Sessions that are not Pending Abilities: not started yet (they live under Active Capability

@@ -1,10 +1,11 @@
 import type { LearnSession } from "../../shared/learning/learn-session";
 import { DesktopAdaptersState } from "../desktop/desktop-adapters.svelte";
-import { failureCode, describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
-import { defaultSetupForm, planSetup, setupProblems, type SetupEntryMode, type SetupForm } from "./setup-plan";
-import { normalizeSiteEntry, siteFromUrl } from "./site-entry";
-import { seedOfReceipt, seedOfSession, type SetupSeed } from "./trace-seed-view";
+import { failureCode, describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
+import type { SetupEntryMode } from "../common/learn-navigation.svelte";
+import { defaultSetupForm, planSetup, setupProblems, type SetupForm } from "./setup-plan";
+import { normalizeSiteEntry, siteFromUrl } from "../common/site-entry";
+import { seedOfReceipt, seedOfSession, type SetupSeed } from "../common/trace-seed-view";
 
 export interface SessionSetupOptions {
   /**

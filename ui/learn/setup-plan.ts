@@ -2,16 +2,16 @@ import type { CreateLearnSessionRequest } from "../../shared/learning/create-lea
 import type { BuildPolicy, LearnExecutionMode } from "../../shared/learning/learn-session";
 import type { TestPolicy } from "../../shared/learning/test-policy";
 import type { SetRedactionRequest } from "../../shared/observation/capture-protocol";
-import { DESKTOP_APP_FAMILY } from "../../shared/observation/desktop-detail";
-import type { SetupSeed } from "./trace-seed-view";
+import { DESKTOP_APP_FAMILY } from "../../shared/learning/desktop-detail";
+import type { SetupEntryMode } from "../common/learn-navigation.svelte";
+import type { SetupSeed } from "../common/trace-seed-view";
 
-export type SetupEntryMode = "demonstrating_skill" | "improving_existing_skill";
 export type TextMasking = SetRedactionRequest["text_entry"];
 
 /** What the session set-up form holds (issue #7 "Session set-up"). */
 export interface SetupForm {
   entryMode: SetupEntryMode;
-  /** Allow-list entries, already normalized (ui/learn/site-entry). */
+  /** Allow-list entries, already normalized (ui/common/site-entry). */
   sites: string[];
   /** "Watch My Actions": only ever sets `observation_mode` (§0B.6, §0C.18). */
   watchMyActions: boolean;

@@ -1,6 +1,6 @@
 import type { AbilityRunSpec } from "../../shared/execution/run-contract";
 import type { PracticeReport } from "../../shared/learning/practice";
-import type { LearnDeps } from "../agent-link/learn-deps";
+import type { LearnDeps } from "../common/learn-deps";
 
 /** One line "name = value" per input; a blank line starts the next set (issue #16). */
 export function parseInputSets(text: string): Array<Record<string, string>> {

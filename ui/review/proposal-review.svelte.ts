@@ -3,8 +3,8 @@ import type { LearningReceipt, LearningReceiptKind } from "../../shared/learning
 import type { ProposalDetailResponse, ProposalInstallResponse, ValidationRunsResponse } from "../../shared/learning/route-contracts";
 import { isRouteMissing } from "../agent-link/agent-client";
 import { checkpointProgress, type CheckpointProgressRow } from "./checkpoint-progress";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 import { readLintReport, type CheckpointLintReportView } from "./lint-report";
 import { moreTestsRequestOf, type MoreTestsDraft } from "./more-tests-form";
 import { parametersFromSkillMarkdown, type SkillParameter } from "./skill-markdown";

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ProposalDetailResponse } from "../../shared/learning/route-contracts";
 import type { SkillDelta } from "../../shared/learning/skill-delta";
 import { readyProposal, type AgentCall } from "../../agent/test-support/ready-proposal";
-import { featuresFromOpenApi } from "../agent-link/agent-features";
+import { featuresFromOpenApi } from "../common/agent-features";
 import MoreTestsForm from "./MoreTestsForm.svelte";
 import { moreTestsRequestOf } from "./more-tests-form";
 import ProposalDecisions from "./ProposalDecisions.svelte";

@@ -1,7 +1,7 @@
 import type { ExampleTarget } from "../../shared/learning/skill-example";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
-import { exampleRequestsOf, type ExampleChoice } from "../learn/trace-seed-view";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
+import { exampleRequestsOf, type ExampleChoice } from "../common/trace-seed-view";
 
 /** Proposal states that can still take a revision (the agent says so if the session cannot). */
 const OPEN_PROPOSAL = new Set(["draft", "ready_for_review", "awaiting_questions", "quarantined", "testing"]);

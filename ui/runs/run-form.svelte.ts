@@ -1,6 +1,6 @@
 import type { AbilityRunSpec, RunRecord, RunWhere } from "../../shared/execution/run-contract";
-import { describeFailure, failureCode } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure, failureCode } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 import { runFormProblems, runInputValues, tabRunProblem } from "./run-view";
 
 export interface RunFormOptions {

@@ -1,6 +1,6 @@
 import type { RunRecord } from "../../shared/execution/run-contract";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 
 /** Past runs of one ability, newest first as the agent lists them (GET /api/runs?ability_id=…). */
 export class RunHistoryState {

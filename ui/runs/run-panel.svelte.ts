@@ -1,6 +1,6 @@
 import type { AbilityRunSpec, RunRecord } from "../../shared/execution/run-contract";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 import { RunFormState } from "./run-form.svelte";
 import { RunHistoryState } from "./run-history.svelte";
 import { RunProgressState, type RunProgressOptions } from "./run-progress.svelte";

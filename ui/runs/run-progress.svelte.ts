@@ -6,8 +6,8 @@ import {
 } from "../../shared/execution/run-contract";
 import type { CheckpointProgressRow } from "../review/checkpoint-progress";
 import { EventStreamLink, type StreamMessage } from "../agent-link/event-stream-link.svelte";
-import { describeFailure, failureCode } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure, failureCode } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 import { readable, runCheckpointRows } from "./run-view";
 import type { SseMessage } from "../agent-link/sse-parser";
 

@@ -1,6 +1,6 @@
 import type { AbilityRunSpec } from "../../shared/execution/run-contract";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 
 /** What Skills knows of an ability's run-spec: whether it can be run, and if not, why. */
 export type RunSpecEntry = { status: "loading" } | { status: "ready"; spec: AbilityRunSpec } | { status: "error"; message: string };

@@ -1,8 +1,8 @@
 import { isTerminalLearnSessionState, type LearnSession } from "../../shared/learning/learn-session";
 import type { ObservationScopeRuntime } from "../../shared/learning/observation-scope-runtime";
 import type { LearnSessionEventEnvelope } from "../../shared/learning/read-models";
-import { failureCode, describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { failureCode, describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 import { CAPTURE_STATES, IN_FLIGHT_STATES, type SessionControl } from "./session-controls";
 import { SessionLiveLink } from "./session-live-link.svelte";
 import { SessionTimelineState } from "./session-timeline.svelte";

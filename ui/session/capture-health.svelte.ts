@@ -1,5 +1,5 @@
 import type { CaptureStatusReply } from "../../shared/observation/panel-messages";
-import type { PanelBrowser } from "../agent-link/panel-browser";
+import type { PanelBrowser } from "../common/panel-browser";
 
 export interface CaptureWarning {
   id: string;

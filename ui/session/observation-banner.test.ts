@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LearnSession } from "../../shared/learning/learn-session";
-import { watchesThisComputer } from "../../shared/observation/desktop-detail";
+import { watchesThisComputer } from "../../shared/learning/desktop-detail";
 import { observedSummary, observingState } from "./observation-banner";
 
 function session(changes: Partial<LearnSession>): LearnSession {

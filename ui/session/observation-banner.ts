@@ -1,5 +1,5 @@
 import type { LearnSession } from "../../shared/learning/learn-session";
-import { watchesThisComputer } from "../../shared/observation/desktop-detail";
+import { watchesThisComputer } from "../../shared/learning/desktop-detail";
 import { CAPTURE_STATES } from "./session-controls";
 
 /**

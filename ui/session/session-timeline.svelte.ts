@@ -1,6 +1,6 @@
 import { isRouteMissing } from "../agent-link/agent-client";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 import { timelineStep, type TimelineStep } from "./timeline";
 
 /**

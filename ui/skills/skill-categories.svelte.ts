@@ -1,6 +1,6 @@
 import type { Category } from "../../shared/common/category";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 
 /** A colour for a new category when the person picks none (§0C.21 default). */
 export const DEFAULT_CATEGORY_COLOR = "#6366F1";

@@ -1,7 +1,7 @@
 import type { AbilityAvailabilityResponse } from "../../shared/learning/route-contracts";
 import { isRouteMissing } from "../agent-link/agent-client";
-import { describeFailure } from "../agent-link/failure-text";
-import { report, type LearnDeps } from "../agent-link/learn-deps";
+import { describeFailure } from "../common/failure-text";
+import { report, type LearnDeps } from "../common/learn-deps";
 
 export type Ability = AbilityAvailabilityResponse["abilities"][number];
 export type AbilityCommand = "activate" | "deactivate" | "quarantine" | "unquarantine" | "promote";

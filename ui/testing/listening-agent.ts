@@ -4,8 +4,8 @@ import { MemoryPaths } from "../../agent/memory/memory-paths";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { httpAgentCall, type AgentCall } from "../../agent/test-support/ready-proposal";
 import { createAgentClient, type AgentClient } from "../agent-link/agent-client";
-import type { LearnDeps } from "../agent-link/learn-deps";
-import { noBrowser, type PanelBrowser } from "../agent-link/panel-browser";
+import type { LearnDeps } from "../common/learn-deps";
+import { noBrowser, type PanelBrowser } from "../common/panel-browser";
 
 /** A real agent listening on a loopback port, for the panel's state classes to talk to over HTTP. */
 export interface ListeningAgent {

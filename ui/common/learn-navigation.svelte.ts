@@ -1,5 +1,7 @@
 import type { LearnTab } from "./learn-labels";
-import type { SetupEntryMode } from "./setup-plan";
+
+/** Which set-up card the person chose under Learn New Ability. */
+export type SetupEntryMode = "demonstrating_skill" | "improving_existing_skill";
 
 export type AbilitiesView = "learn" | "skills";
 

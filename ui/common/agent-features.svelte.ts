@@ -1,4 +1,4 @@
-import { AgentRequestError, type AgentClient } from "./agent-client";
+import { AgentRequestError, type AgentClient } from "../agent-link/agent-client";
 import { featuresFromOpenApi, type AgentFeature } from "./agent-features";
 import { describeFailure } from "./failure-text";
 

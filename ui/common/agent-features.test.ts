@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentClient } from "./agent-client";
+import { createAgentClient } from "../agent-link/agent-client";
 import { FEATURE_ROUTES, featuresFromOpenApi } from "./agent-features";
 import { AgentFeaturesState } from "./agent-features.svelte";
 import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CreateLearnSessionRequestSchema } from "../../shared/learning/create-learn-session";
 import type { RunRecord } from "../../shared/execution/run-contract";
-import { defaultSetupForm, planSetup } from "./setup-plan";
+import { defaultSetupForm, planSetup } from "../learn/setup-plan";
 import { canLearnFromRun, exampleOfRun, exampleOfSession, exampleRequestsOf, seedOfRun, seedOfSession } from "./trace-seed-view";
 
 const id = () => "11111111-1111-4111-8111-111111111111";

@@ -1,4 +1,4 @@
-import { AgentRequestError, type AgentClient } from "./agent-client";
+import { AgentRequestError, type AgentClient } from "../agent-link/agent-client";
 import type { AgentFeature } from "./agent-features";
 import type { PanelBrowser } from "./panel-browser";
 
@@ -6,7 +6,7 @@ import type { PanelBrowser } from "./panel-browser";
 export interface LearnDeps {
   client: AgentClient;
   browser: PanelBrowser;
-  /** Which optional routes the paired agent has (ui/agent-link/agent-features). */
+  /** Which optional routes the paired agent has (ui/common/agent-features). */
   features: {
     has(feature: AgentFeature): boolean;
     /** "reading" while the agent's description is read (ui/agent-features.svelte); absent when known up front. */

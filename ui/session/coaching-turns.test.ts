@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LearnSession } from "../../shared/learning/learn-session";
 import type { LearnSessionEventEnvelope } from "../../shared/learning/read-models";
-import { ActiveSessionState } from "../session/active-session.svelte";
+import { ActiveSessionState } from "./active-session.svelte";
 import { createAgentClient } from "../agent-link/agent-client";
 import { CoachingTurnsState, type CoachingEventSource } from "./coaching-turns.svelte";
 import { eventually, startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
