@@ -4,7 +4,7 @@ import { describeTarget } from "./flow-plan";
 import { POLL_MS, StepFailure, showSelector, sleep } from "./execution-util";
 import type { PolicyWatch } from "./policy-guard";
 import { crossOriginFrameReason, hiddenChildOrigin, otherOriginOf } from "./frame-reach";
-import { relocateBySimilarity, revealByHover } from "./target-relocation";
+import { relocateBySimilarity, revealByHover, rowShows, wantedRowText } from "./target-relocation";
 
 /** Finding a step's element: ordered selector alternatives, the first that finds a visible element wins; then similarity. */
 
@@ -42,6 +42,8 @@ export async function resolveTarget(page: Page, step: TargetStep, context: FindC
   const alternatives = step.selectors;
   if (alternatives.length === 0) throw new StepFailure("the step has no selector to find its element with");
   let hiddenMatch: number | undefined;
+  let otherRow: number | undefined;
+  const wantedRow = wantedRowText(step.hint, context.values);
   for (;;) {
     if (context.watch.violation !== undefined) throw new StepFailure(context.watch.violation);
     const frame = frameAt(page, step.frame ?? []);
@@ -51,6 +53,12 @@ export async function resolveTarget(page: Page, step: TargetStep, context: FindC
       for (const [index, parts] of alternatives.entries()) {
         const handle = await queryAlternative(frame, parts).catch(() => null);
         if (handle === null) continue;
+        if (wantedRow !== undefined && !(await rowShows(handle, wantedRow).catch(() => true))) {
+          // A selector by position in a list drawn anew or sorted: another row's control.
+          otherRow ??= index;
+          await handle.dispose().catch(() => undefined);
+          continue;
+        }
         let revealed = "";
         if (visible && !(await handle.isVisible().catch(() => false))) {
           // Shown only while the pointer is over its row (issue #14): hover there, as a person would.
@@ -84,8 +92,9 @@ export async function resolveTarget(page: Page, step: TargetStep, context: FindC
   }
   const frameNote = frame === undefined ? ` (frame ${JSON.stringify(step.frame)} not found)` : "";
   const hidden = hiddenMatch !== undefined ? `; alternative ${hiddenMatch + 1} matched an element that is not visible` : "";
+  const wrongRow = otherRow !== undefined ? `; alternative ${otherRow + 1} matched a control in another row than the one the step acts on` : "";
   const tried = alternatives.map((parts, index) => `${index + 1} ${showSelector(parts)}`).join(", ");
-  throw new StepFailure(`none of the ${alternatives.length} selector alternatives found the element within ${Math.round(context.stepTimeoutMs / 1000)} s${frameNote}: ${tried}${hidden}`);
+  throw new StepFailure(`none of the ${alternatives.length} selector alternatives found the element within ${Math.round(context.stepTimeoutMs / 1000)} s${frameNote}: ${tried}${hidden}${wrongRow}`);
 }
 
 /** An element as a person names it: `"Save draft" (button)`, the way `describeTarget` names a recorded one. */

@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fingerprintOf, relocateBySimilarity, revealByHover } from "./target-relocation";
+import { createPolicyWatch } from "./policy-guard";
+import { resolveTarget } from "./target-finder";
+import { fingerprintOf, relocateBySimilarity, revealByHover, rowShows } from "./target-relocation";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -59,6 +61,35 @@ describe.skipIf(!existsSync(CHROMIUM))("relocating a target whose selectors all 
   it("refuses to guess between two equally similar elements", async () => {
     await page.setContent(`<button class="a">One</button><button class="a">Two</button>`);
     expect(await relocateBySimilarity(page.mainFrame(), [["button.a.gone"]])).toBeUndefined();
+  });
+
+  // Issue #35: a list drawn anew and sorted (finished items last), rows inside a shadow root, checkboxes with no name.
+  const SORTED_LIST = `<errand-board></errand-board><script>
+    customElements.define("errand-board", class extends HTMLElement {
+      constructor() { super(); this.attachShadow({ mode: "open" }).innerHTML = "<ul><li><input type=checkbox><label>Buy stamps</label></li><li><input type=checkbox><label>Post the parcel</label></li><li><input type=checkbox checked><label>Return library books</label></li></ul>"; }
+    });
+  </script>`;
+  const findContext = () => ({ watch: createPolicyWatch(), deadline: Date.now() + 1_500, stepTimeoutMs: 1_500, signal: new AbortController().signal, values: { errand: "post the PARCEL" } });
+
+  it("tells whether a control sits in the row showing a text, through shadow roots", async () => {
+    await page.setContent(SORTED_LIST);
+    const first = (await page.$("errand-board >>> li:nth-of-type(1) > input"))!;
+    expect(await rowShows(first, "Buy stamps")).toBe(true);
+    expect(await rowShows(first, "Return library books")).toBe(false);
+  });
+
+  it("passes over a selector by position that finds another row's control, and finds the row by its text", async () => {
+    await page.setContent(SORTED_LIST);
+    // Recorded when "Return library books" was the first row; the list has since sorted it last.
+    const step = { selectors: [["html > body > errand-board", "ul > li:nth-of-type(1) > input"]], hint: { role: "checkbox", row_text: "Return library books" } };
+    const found = await resolveTarget(page, step, findContext(), true);
+    expect(found.resolved).toBeUndefined();
+    expect(await found.handle.evaluate((element) => element.nextElementSibling?.textContent)).toBe("Return library books");
+    // The same by a parameter's value (a row added with a typed value), any case.
+    const byValue = await resolveTarget(page, { selectors: step.selectors, hint: { role: "checkbox", row_parameter: "errand" } }, findContext(), true);
+    expect(await byValue.handle.evaluate((element) => element.nextElementSibling?.textContent)).toBe("Post the parcel");
+    // A row-bound step whose row is not there fails rather than acting on another row.
+    await expect(resolveTarget(page, { selectors: step.selectors, hint: { role: "checkbox", row_text: "Water the plants" } }, findContext(), true)).rejects.toThrow(/another row than the one the step acts on/);
   });
 
   it("shows a control revealed on hover by hovering over its row", async () => {

@@ -146,7 +146,9 @@ const SCORE_SCRIPT = `(print) => {
     for (const t of print.ancestors) if (hasAncestor(el, t)) add(0.5, "inside " + t);
     if (print.rowText || print.rowPosition) {
       const row = rowOf(el);
-      if (row && print.rowText && deepText(row).includes(clean(print.rowText))) add(6, "in the row showing the test value");
+      // A control bound to a row's text is never one in a row that does not show it (issue #35).
+      if (print.rowText && !(row && deepText(row).includes(clean(print.rowText)))) return;
+      if (row && print.rowText) add(6, "in the row showing the test value");
       if (row && print.rowPosition && rowIndex(row) === print.rowPosition) add(3, "in row " + print.rowPosition);
     }
     if (print.position !== undefined && print.tag && el.tagName.toLowerCase() === print.tag && positionOf(el) === print.position) add(0.5, "position " + print.position);
@@ -182,7 +184,7 @@ export async function relocateBySimilarity(
   if (hint !== undefined) {
     print.role ??= hint.role;
     print.name ??= hint.name;
-    if (hint.row_parameter !== undefined) print.rowText = values[hint.row_parameter];
+    print.rowText = wantedRowText(hint, values);
     print.rowPosition = hint.row_position ?? print.rowPosition;
   }
   // A fingerprint with nothing but a tag and a position would match any sibling: not enough to act on.
@@ -213,4 +215,44 @@ export async function revealByHover(handle: ElementHandle<Element>): Promise<boo
   } finally {
     await ancestor.dispose().catch(() => undefined);
   }
+}
+
+/**
+ * The text a row-bound step's control must sit beside: the run's value of the parameter its row
+ * shows, or the row's own text (issue #35). Undefined when the step is not bound to a row's text.
+ */
+export function wantedRowText(hint: RelocationHint | undefined, values: Readonly<Record<string, string>>): string | undefined {
+  if (hint?.row_parameter !== undefined) return values[hint.row_parameter];
+  return hint?.row_text;
+}
+
+/**
+ * Whether the element sits in a list row that shows `wanted` (any case and spacing), or in no row
+ * at all. A list drawn anew or sorted puts another row where the demonstration's was: a selector
+ * by position then finds the wrong row's control, and acting there would change the wrong item.
+ */
+export async function rowShows(handle: ElementHandle<Element>, wanted: string): Promise<boolean> {
+  // Inline loops only: tsx would wrap a named inner function in a `__name` helper the page lacks.
+  return handle.evaluate((element, want) => {
+    let row: Element | null = null;
+    let node: Element = element;
+    for (let depth = 0; depth < 14 && row === null; depth += 1) {
+      const root = node.getRootNode();
+      const parent: Element | null = node.parentElement ?? (root instanceof ShadowRoot ? root.host : null);
+      if (parent === null) break;
+      if (parent.matches("li, tr, [role=listitem], [role=option], [role=row], [role=treeitem]") || parent.parentElement?.matches("ul, ol, [role=list]") === true) row = parent;
+      node = parent;
+    }
+    if (row === null) return true;
+    let text = "";
+    const stack: Node[] = [row];
+    while (stack.length > 0) {
+      const next = stack.pop() as Node;
+      if (next.nodeType === Node.TEXT_NODE) text += ` ${next.nodeValue ?? ""}`;
+      for (let index = next.childNodes.length - 1; index >= 0; index -= 1) stack.push(next.childNodes[index] as Node);
+      const shadow = next instanceof Element ? next.shadowRoot : null;
+      if (shadow !== null) for (let index = shadow.childNodes.length - 1; index >= 0; index -= 1) stack.push(shadow.childNodes[index] as Node);
+    }
+    return text.replace(/\s+/g, " ").trim().toLowerCase().includes(want.replace(/\s+/g, " ").trim().toLowerCase());
+  }, wanted);
 }

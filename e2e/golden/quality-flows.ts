@@ -11,6 +11,7 @@ export const QUALITY_CANARIES = {
   pantry: ["Canary quinoa R8WD"],
   chores: ["Canary sweep porch J2MV", "Canary fold laundry J2MV"],
   apply: ["Canary Lin Okafor P5QS", "canary.p5qs@example.test"],
+  errands: ["Canary post the parcel W7HN"],
 } as const;
 
 /** One fixture app of `npm run learn-quality` and the demonstration done on it (issue #14). */
@@ -92,6 +93,19 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
       await actor.type("chore-app >>> .c-entry", chore2);
       await actor.press("Enter");
       await actor.click("chore-app >>> chore-item >>> .c-check");
+    },
+  },
+  {
+    name: "errands",
+    pattern: "a list drawn again after each change (rows replaced, finished ones sorted last, saved after a wait) in a shadow root",
+    routes: { folder: "errands" },
+    startPath: "/index.html",
+    goal: "Add an errand and mark the library books done",
+    textEntry: "hash_only",
+    async perform(actor) {
+      await actor.type("errand-board >>> .c-what", QUALITY_CANARIES.errands[0]);
+      await actor.press("Enter");
+      await actor.click("errand-board >>> li:nth-child(1) .c-toggle");
     },
   },
   {

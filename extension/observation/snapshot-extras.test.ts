@@ -4,8 +4,9 @@ import { captureConfig, startContentHarness, type ContentHarness } from "../../e
 
 /**
  * What issue #14 adds to a snapshot, read by the capture in real Chromium: lists and their counts,
- * controls' states (known by row position inside a list, never by the row's text), counters, and
- * buttons shown only on hover. No list item's text leaves the page.
+ * controls' states (known by row position inside a list, and since issue #35 by the row's text as
+ * well, scrubbed of typed values like every page text), counters, and buttons shown only on hover.
+ * A list item's text leaves the page only as a row's text: never as a counter, never a typed value.
  */
 
 let harness: ContentHarness;
@@ -43,14 +44,47 @@ describe("the snapshot's lists, states, counters and hover-revealed controls", (
     await capture.flush();
     const snapshot = capture.snapshots().at(-1)?.snapshot as PageSnapshot;
     expect(snapshot.lists).toContainEqual({ name: "Chores", role: "list", items: 2, checked: 1 });
-    expect(snapshot.toggles).toEqual(expect.arrayContaining([{ role: "checkbox", state: "checked", row: 1 }, { role: "checkbox", state: "unchecked", row: 2 }, { name: "Weekly digest", role: "checkbox", state: "unchecked" }]));
+    expect(snapshot.toggles).toEqual(
+      expect.arrayContaining([
+        { role: "checkbox", state: "checked", row: 1, row_text: `${ROW_TEXT} Drop` },
+        { role: "checkbox", state: "unchecked", row: 2, row_text: "Two" },
+        { name: "Weekly digest", role: "checkbox", state: "unchecked" },
+      ]),
+    );
     expect(snapshot.texts).toContain("1 chores left");
     expect(snapshot.hover_revealed).toContain("Drop");
     // Issue #35: a closed menu's controls are there for whoever opens it (an account menu's "Log out"); the menu's own button is shown.
     expect(snapshot.hover_revealed).toEqual(expect.arrayContaining(["Edit profile", "Log out", "Settings"]));
     expect(snapshot.hover_revealed).not.toContain("Howdy, Jon");
     expect(snapshot.hover_revealed).not.toContain("More");
-    expect(JSON.stringify(capture.snapshots())).not.toContain(ROW_TEXT);
+    expect(snapshot.texts?.join(" ")).not.toContain(ROW_TEXT);
+    await capture.close();
+  });
+
+  it("says a row's text with any typed value in it cut out, and cuts a long one after the typed value is gone (issue #35)", async () => {
+    const capture = await harness.open("/signup.html", { config: captureConfig([harness.origin]), world: "main" });
+    await capture.flush();
+    const typed = "Canary errand Vb52";
+    await capture.page.type('input[name="full_name"]', typed);
+    // The page echoes the typed value into a list row (as a to-do list does), and a long row straddles the cut at 80 characters.
+    const long = `${"Fetch the dry cleaning ".repeat(3)}${typed} please`;
+    await capture.page.evaluate(
+      (value, longRow) =>
+        document.querySelector("main")!.insertAdjacentHTML("beforeend", `<h2>Errands</h2><ul><li><input type="checkbox"> ${value}</li><li><input type="checkbox" checked> ${longRow}</li></ul>`),
+      typed,
+      long,
+    );
+    await capture.page.click("h1");
+    await capture.flush();
+    const snapshot = capture.snapshots().at(-1)?.snapshot as PageSnapshot;
+    const rows = (snapshot.toggles ?? []).filter((toggle) => toggle.row !== undefined);
+    expect(rows).toContainEqual({ role: "checkbox", state: "unchecked", row: 1, row_text: "•••" });
+    const longText = rows.find((toggle) => toggle.row === 2)?.row_text ?? "";
+    expect(longText.length).toBeLessThanOrEqual(80);
+    expect(longText).toMatch(/^Fetch the dry cleaning .*•••/);
+    const sent = JSON.stringify(capture.snapshots()).toLowerCase();
+    // No part of the value either (the scrubber also cuts the start of one a cut text ends in).
+    for (const part of ["canary", "vb52"]) expect(sent).not.toContain(part);
     await capture.close();
   });
 });

@@ -1,5 +1,5 @@
 import type { PageSnapshot } from "../../shared/observation/page-snapshot";
-import { roleOf, subtreeText, type Names } from "./accessible-name";
+import { cleanText, roleOf, subtreeText, type Names } from "./accessible-name";
 import { NO_MEMO, type ChildView, type SnapshotMemo } from "./snapshot-memo";
 
 /**
@@ -23,6 +23,8 @@ const NOT_COUNTER = "li, tr, button, a, h1, h2, h3, h4, h5, h6, input, textarea,
 const INLINE_TAGS = new Set(["STRONG", "B", "EM", "I", "SMALL", "SPAN", "MARK", "CODE", "DATA", "TIME", "ABBR"]);
 const CONTAINERS = new Set(["BODY", "HTML", "MAIN", "SECTION", "ARTICLE", "FORM", "UL", "OL", "TABLE"]);
 const LIMITS = { lists: 8, toggles: 40, texts: 20, hover: 40, counted: 500 } as const;
+/** How much of a row's text names it (page-snapshot.ts `row_text`). */
+const ROW_TEXT_MAX = 80;
 const COUNTER_TEXT_MAX = 60;
 const DIGIT = /\d/;
 /** Pseudo-classes that show or hide things while the pointer is over, or focus is inside, an ancestor. */
@@ -518,7 +520,9 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
       // In a row: known by the row's position, never by a name that may be the row's (typed) text.
       const name = around === undefined ? clean(names.name(element)) : "";
       const row = around === undefined ? undefined : rowPosition(around, memo);
-      toggles.push({ ...(name === "" ? {} : { name }), role: roleOf(element).slice(0, 40), state: stateOf(element), ...(row === undefined ? {} : { row }) });
+      // Scrubbed before it is shortened, so no part of a typed value survives the cut.
+      const rowText = around === undefined ? "" : cleanText(clean(names.text(around)), ROW_TEXT_MAX);
+      toggles.push({ ...(name === "" ? {} : { name }), role: roleOf(element).slice(0, 40), state: stateOf(element), ...(row === undefined ? {} : { row }), ...(rowText === "" ? {} : { row_text: rowText }) });
     }
   }
 

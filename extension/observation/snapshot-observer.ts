@@ -120,7 +120,7 @@ export function snapshotJson(snapshot: PageSnapshot): string {
   const landmarks = snapshot.landmarks.map((landmark) => `{${optionalKey("name", landmark.name)}"role":${text(landmark.role)}}`);
   // Issue #14's optional lists, in their sorted places.
   const lists = snapshot.lists?.map((list) => `{"checked":${list.checked},"items":${list.items},${optionalKey("name", list.name)}"role":${text(list.role)}}`);
-  const toggles = snapshot.toggles?.map((toggle) => `{${optionalKey("name", toggle.name)}"role":${text(toggle.role)},${toggle.row === undefined ? "" : `"row":${toggle.row},`}"state":${text(toggle.state)}}`);
+  const toggles = snapshot.toggles?.map((toggle) => `{${optionalKey("name", toggle.name)}"role":${text(toggle.role)},${toggle.row === undefined ? "" : `"row":${toggle.row},`}${toggle.row_text === undefined ? "" : `"row_text":${text(toggle.row_text)},`}"state":${text(toggle.state)}}`);
   const after = (key: string, value: string | undefined) => (value === undefined ? "" : `"${key}":${value},`);
   return (
     `{"buttons":${strings(snapshot.buttons)},"dialogs":[${dialogs.join(",")}],"forms":[${forms.join(",")}],"headings":[${headings.join(",")}],` +
@@ -153,7 +153,7 @@ export function snapshotText(snapshot: PageSnapshot): string {
   }
   lines.push(...snapshot.buttons, ...snapshot.links, ...snapshot.status_messages);
   for (const list of snapshot.lists ?? []) lines.push(list.name ?? "");
-  for (const toggle of snapshot.toggles ?? []) lines.push(toggle.name ?? "");
+  for (const toggle of snapshot.toggles ?? []) lines.push(toggle.name ?? "", toggle.row_text ?? "");
   lines.push(...(snapshot.texts ?? []), ...(snapshot.hover_revealed ?? []));
   return lines.join("\n");
 }

@@ -43,11 +43,21 @@ export const PageSnapshotSchema = z.object({
     .optional(),
   /**
    * Controls with a state a person sets (checkbox, radio, switch, pressed, expanded, selected tab,
-   * sorted column). One in a list's row is known by the row's position (`row`, 1-based) and never by
-   * its name, which may be the row's text; others by their name.
+   * sorted column). One in a list's row is known by the row's position (`row`, 1-based) and the row's
+   * text (`row_text`, scrubbed of typed values like every text here, at most 80 characters), never
+   * by its own name; others by their name. The text finds a row again when the list is drawn anew
+   * or sorted (issue #35: a finished item moved last).
    */
   toggles: z
-    .array(z.object({ name: Name.optional(), role: z.string().max(40), state: z.string().max(40), row: z.number().int().min(1).optional() }))
+    .array(
+      z.object({
+        name: Name.optional(),
+        role: z.string().max(40),
+        state: z.string().max(40),
+        row: z.number().int().min(1).optional(),
+        row_text: z.string().max(80).optional(),
+      }),
+    )
     .max(40)
     .optional(),
   /** Short visible texts with a number in them (a counter, "2 items left"), outside fields and lists. */

@@ -1,5 +1,6 @@
 import type { StepEvidence } from "./attribute-evidence";
 import type { NormalizedStep } from "./normalize-trace";
+import { SCRUBBED } from "./page-diff";
 
 /** Names that only say what kind of control it is: not a name a person would recognize. */
 const ROLE_ONLY = /^(the )?(checkbox|check box|radio|radio button|switch|button|link|textbox|text box|field|input|element|item|toggle|option|combobox|menuitem|tab|row|cell|generic|img|image|icon|svg|×|x|✕|✓)$/i;
@@ -27,6 +28,18 @@ export function describeRow(row: number, listName: string | undefined, rows: Row
 }
 
 /**
+ * The row a control that changed state sits in: by the parameter it shows (a row added after the
+ * value was entered), else by its own text when the capture could tell it (a row that was on the
+ * page, found again wherever the list draws it), else by its position.
+ */
+export function rowOfToggle(row: number, rowText: string | undefined, listName: string | undefined, rows: RowsByList): { text: string; parameter?: string | undefined; rowText?: string | undefined } {
+  const described = describeRow(row, listName, rows);
+  if (described.parameter !== undefined && (rowText === undefined || rowText.includes(SCRUBBED))) return described;
+  if (rowText !== undefined && rowText.trim() !== "" && !rowText.includes(SCRUBBED)) return { text: `the item "${rowText}"`, rowText };
+  return described;
+}
+
+/**
  * A human name for a step's control when the capture found none, or only its role ("Check the
  * checkbox"): the row it sits in (by parameter when the row shows a typed value), else the nearest
  * heading or label of the page it changed. Returns undefined when the control has a name.
@@ -36,7 +49,7 @@ export function nameFromContext(step: NormalizedStep, evidence: StepEvidence | u
   const toggle = evidence?.changes.find((change) => change.kind === "toggle");
   if (toggle !== undefined && toggle.kind === "toggle") {
     if (!isRoleOnly(toggle.name)) return toggle.name;
-    if (toggle.row !== undefined) return `the ${toggle.role === "radio" ? "option" : toggle.role} of ${describeRow(toggle.row, onlyList(evidence), rows).text}`;
+    if (toggle.row !== undefined) return `the ${toggle.role === "radio" ? "option" : toggle.role} of ${rowOfToggle(toggle.row, toggle.row_text, onlyList(evidence), rows).text}`;
   }
   // The nearest label: a heading of the page the step was on.
   const heading = evidence?.before?.headings.at(-1)?.text ?? evidence?.settled?.headings.at(-1)?.text;

@@ -12,6 +12,8 @@ export interface RelocationHint {
   role?: string | undefined;
   name?: string | undefined;
   row_parameter?: string | undefined;
+  /** The text of the row it sits in, when that names the row (page-diff.ts `row_text`). */
+  row_text?: string | undefined;
   row_position?: number | undefined;
 }
 

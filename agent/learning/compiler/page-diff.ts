@@ -27,7 +27,15 @@ export type PageChange =
       revisited?: boolean;
     }
   | { kind: "list_shrank"; list: string | undefined; by: number }
-  | { kind: "toggle"; name: string | undefined; role: string; row: number | undefined; state: string }
+  | {
+      kind: "toggle";
+      name: string | undefined;
+      role: string;
+      row: number | undefined;
+      /** The text of the row it sits in (scrubbed): how a run finds the row again when the list was drawn anew or sorted. */
+      row_text?: string | undefined;
+      state: string;
+    }
   | { kind: "counter"; pattern: string; delta: number | undefined; text: string }
   | { kind: "heading"; text: string }
   | { kind: "button"; name: string };
@@ -66,6 +74,41 @@ function pairLists(before: readonly List[], after: readonly List[]): Array<[List
 }
 
 const toggleKey = (toggle: Toggle) => `${toggle.role}|${toggle.name ?? ""}|${toggle.row ?? ""}`;
+const rowTextKey = (toggle: Toggle) => `${toggle.role}|${toggle.name ?? ""}|${toggle.row_text ?? ""}`;
+
+/** Row texts shown by one row only in a snapshot: a text two rows show names neither. */
+function uniqueRowTexts(toggles: readonly Toggle[]): Map<string, Toggle> {
+  const byText = new Map<string, Toggle | null>();
+  for (const toggle of toggles) {
+    if (toggle.row_text === undefined) continue;
+    const key = rowTextKey(toggle);
+    byText.set(key, byText.has(key) ? null : toggle);
+  }
+  return new Map([...byText].filter((entry): entry is [string, Toggle] => entry[1] !== null));
+}
+
+/**
+ * The controls whose state changed. A control in a row is paired with the one in the row showing
+ * the same text before (a list drawn anew or sorted keeps its rows' texts, not their places); one
+ * whose row text is not unique is paired by position, unless rows were added or removed.
+ */
+function toggleChanges(before: readonly Toggle[], after: readonly Toggle[], rowsMoved: boolean): PageChange[] {
+  const changes: PageChange[] = [];
+  const previous = new Map(before.map((toggle) => [toggleKey(toggle), toggle.state]));
+  const beforeByText = uniqueRowTexts(before);
+  const afterByText = uniqueRowTexts(after);
+  for (const toggle of after) {
+    const key = rowTextKey(toggle);
+    const byText = afterByText.get(key) === toggle ? beforeByText.get(key) : undefined;
+    // Rows known only by position: when a list gained or lost rows, a position names another row.
+    const was = byText !== undefined ? byText.state : toggle.row !== undefined && rowsMoved ? undefined : previous.get(toggleKey(toggle));
+    if (was === undefined || was === toggle.state) continue;
+    // Only a text the row showed before and after names it (a row that says "done" once ticked is known by its place).
+    const rowText = byText !== undefined ? toggle.row_text : undefined;
+    changes.push({ kind: "toggle", name: toggle.name, role: toggle.role, row: toggle.row, ...(rowText === undefined ? {} : { row_text: rowText }), state: toggle.state });
+  }
+  return changes;
+}
 
 /**
  * What changed from `before` to `after`, best evidence first within each kind. `before` missing
@@ -101,13 +144,8 @@ export function diffPages(before: PageSnapshot | undefined, after: PageSnapshot)
     }
   }
   if (before !== undefined && after.toggles !== undefined) {
-    const previous = new Map((before.toggles ?? []).map((toggle) => [toggleKey(toggle), toggle.state]));
-    for (const toggle of after.toggles) {
-      const was = previous.get(toggleKey(toggle));
-      // Rows are known by position: when a list gained or lost rows, a position names another row.
-      const rowsMoved = toggle.row !== undefined && changes.some((change) => change.kind === "list_grew" || change.kind === "list_shrank");
-      if (was !== undefined && was !== toggle.state && !rowsMoved) changes.push({ kind: "toggle", name: toggle.name, role: toggle.role, row: toggle.row, state: toggle.state });
-    }
+    const rowsMoved = changes.some((change) => change.kind === "list_grew" || change.kind === "list_shrank");
+    changes.push(...toggleChanges(before.toggles ?? [], after.toggles, rowsMoved));
   }
   if (before !== undefined && after.texts !== undefined) {
     for (const text of after.texts) {

@@ -1,5 +1,5 @@
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { describeRow, nameFromContext, onlyList, type RowsByList } from "./control-names";
+import { nameFromContext, onlyList, rowOfToggle, type RowsByList } from "./control-names";
 import type { CheckpointPlan, SkillParameter } from "./interpret";
 import type { NormalizedStep } from "./normalize-trace";
 import { SCRUBBED, routeOf, type PageChange } from "./page-diff";
@@ -56,8 +56,8 @@ function checkOf(change: PageChange, goal: SubGoal, context: EvidenceContext, ro
       if (change.name !== undefined && change.name.trim() !== "" && !change.name.includes(SCRUBBED)) return { kind: "control_state", name: change.name, row: undefined, role: change.role, state: change.state };
       if (change.row === undefined) return undefined;
       const list = onlyList(goal.evidence);
-      const row = describeRow(change.row, list, rows);
-      return { kind: "control_state", name: undefined, row: row.parameter !== undefined ? { parameter: row.parameter } : { position: change.row, list }, role: change.role, state: change.state };
+      const row = rowOfToggle(change.row, change.row_text, list, rows);
+      return { kind: "control_state", name: undefined, row: row.parameter !== undefined ? { parameter: row.parameter } : row.rowText !== undefined ? { text: row.rowText } : { position: change.row, list }, role: change.role, state: change.state };
     }
     case "counter":
       // A total in money changes by what was bought, not by a number a later run repeats.
@@ -212,11 +212,12 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
     for (const step of goal.steps) {
       if (step.action === "navigate" || step.action === "command" || step.action === "launch") continue;
       const hint: RelocationHint = { role: step.target_role, ...(step.target_name !== undefined && !step.target_name.includes(SCRUBBED) ? { name: step.target_name } : {}) };
-      // The row of a control that changed state: by the parameter it shows, or its position.
+      // The row of a control that changed state: by the parameter it shows, its own text, or its position.
       const toggled = step === last ? goal.evidence?.changes.find((change) => change.kind === "toggle") : undefined;
       if (toggled?.kind === "toggle" && toggled.row !== undefined) {
-        const row = describeRow(toggled.row, onlyList(goal.evidence), rows);
+        const row = rowOfToggle(toggled.row, toggled.row_text, onlyList(goal.evidence), rows);
         if (row.parameter !== undefined) hint.row_parameter = row.parameter;
+        else if (row.rowText !== undefined) hint.row_text = row.rowText.replace(/…$/, "");
         else hint.row_position = toggled.row;
       }
       targets[step.step_id] = hint;
