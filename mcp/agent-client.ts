@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
 import path from "node:path";
 import type { z } from "zod";
-import { DEFAULT_AGENT_PORT, readAgentConfig } from "../agent/config";
-import { MemoryPaths } from "../agent/memory/memory-paths";
+import { AGENT_TOKEN_PATH, agentUrlOnPort, DEFAULT_AGENT_PORT, DEFAULT_MEMORY_UNDER_HOME, parseAgentPort } from "../shared/common/agent-address";
 import { ApiErrorResponseSchema } from "../shared/common/error-envelope";
 import { agentError, ElnorMcpError } from "./mcp-errors";
 
@@ -24,8 +24,9 @@ const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
  * config file would show it.
  */
 export function readMcpServerConfig(env: NodeJS.ProcessEnv = process.env): McpServerConfig {
-  const agent = readAgentConfig(env);
-  const agentUrl = (env.ELNOR_AGENT_URL?.trim() || `http://127.0.0.1:${agent.port === 0 ? DEFAULT_AGENT_PORT : agent.port}`).replace(/\/+$/, "");
+  const port = parseAgentPort(env.ELNOR_AGENT_PORT);
+  const memoryRoot = path.resolve(env.ELNOR_MEMORY || path.join(homedir(), DEFAULT_MEMORY_UNDER_HOME));
+  const agentUrl = (env.ELNOR_AGENT_URL?.trim() || agentUrlOnPort(port === 0 ? DEFAULT_AGENT_PORT : port)).replace(/\/+$/, "");
   let parsed: URL;
   try {
     parsed = new URL(agentUrl);
@@ -39,7 +40,7 @@ export function readMcpServerConfig(env: NodeJS.ProcessEnv = process.env): McpSe
   const pollMs = Number(env.ELNOR_MCP_POLL_MS ?? 3000);
   return {
     agentUrl: parsed.origin,
-    tokenFile: path.join(agent.memoryRoot, MemoryPaths.agentToken),
+    tokenFile: path.join(memoryRoot, AGENT_TOKEN_PATH),
     pollMs: Number.isFinite(pollMs) && pollMs >= 100 ? pollMs : 3000,
   };
 }
