@@ -1,8 +1,7 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
-
-export const DEFAULT_AGENT_PORT = 47630;
+import { DEFAULT_MEMORY_UNDER_HOME, parseAgentPort } from "../shared/common/agent-address";
 
 /** What the agent reads from its environment, parsed once at start (STYLE habit 3). */
 export const AgentConfigSchema = z.object({
@@ -14,14 +13,11 @@ export const AgentConfigSchema = z.object({
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
-const PortSchema = z.coerce.number().int().min(0).max(65535);
-
 export function readAgentConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
   const home = homedir();
-  const port = env.ELNOR_AGENT_PORT === undefined || env.ELNOR_AGENT_PORT === "" ? DEFAULT_AGENT_PORT : PortSchema.parse(env.ELNOR_AGENT_PORT);
   return AgentConfigSchema.parse({
-    memoryRoot: path.resolve(env.ELNOR_MEMORY || path.join(home, ".elnor", "memory")),
-    port,
+    memoryRoot: path.resolve(env.ELNOR_MEMORY || path.join(home, DEFAULT_MEMORY_UNDER_HOME)),
+    port: parseAgentPort(env.ELNOR_AGENT_PORT),
     openclawWorkspace: path.resolve(env.OPENCLAW_WORKSPACE || path.join(home, ".openclaw", "workspace")),
     skillFolders: [
       { path: path.resolve(env.OPENCLAW_SKILLS_DIR || path.join(home, ".openclaw", "skills")), kind: "native" },

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { agentLoggerOptions, buildApp } from "./app";
+import { agentLoggerOptions, buildApp } from "./app/app";
 import { readAgentConfig } from "./config";
 import { readRefinerConfig } from "./learning/refiner/model-refiner";
 import { isAppError } from "./errors/app-error";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AbilityAvailabilityEntry } from "../shared/abilities/availability";
-import { agentLoggerOptions, buildApp } from "../agent/app";
+import { agentLoggerOptions, buildApp } from "../agent/app/app";
 import { openMemoryStore } from "../agent/memory/memory-store";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
-import { buildApp } from "../agent/app";
+import { buildApp } from "../agent/app/app";
 import { execute } from "../agent/execution/executor";
 import { openMemoryStore } from "../agent/memory/memory-store";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";

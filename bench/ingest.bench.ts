@@ -3,7 +3,7 @@ import { open } from "node:fs/promises";
 import path from "node:path";
 import { WebSocket } from "ws";
 import { AgentFrameSchema } from "../shared/observation/capture-protocol";
-import { agentLoggerOptions, buildApp } from "../agent/app";
+import { agentLoggerOptions, buildApp } from "../agent/app/app";
 import { openMemoryStore } from "../agent/memory/memory-store";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { randomUUID } from "node:crypto";
-import { agentLoggerOptions, buildApp } from "../agent/app";
+import { agentLoggerOptions, buildApp } from "../agent/app/app";
 import { execute } from "../agent/execution/executor";
 import type { ExecutionCheckpoint, ExecutionParameter } from "../agent/execution/executor-contract";
 import { DEFAULT_CHROMIUM_PATH, managedBrowser } from "../agent/execution/managed-browser";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { agentLoggerOptions, buildApp } from "../agent/app";
+import { agentLoggerOptions, buildApp } from "../agent/app/app";
 import { openMemoryStore } from "../agent/memory/memory-store";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { readyProposal, type AgentCall } from "../agent/test-support/ready-proposal";

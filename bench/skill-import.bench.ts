@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { agentLoggerOptions, buildApp } from "../agent/app";
+import { agentLoggerOptions, buildApp } from "../agent/app/app";
 import { openMemoryStore } from "../agent/memory/memory-store";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { readBundleArchive } from "../agent/skill-import/bundle-reader";

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
-import { buildApp } from "../agent/app";
+import { buildApp } from "../agent/app/app";
 import type { BrowserLease, LeaseStop } from "../agent/execution/executor-contract";
 import { execute } from "../agent/execution/executor";
 import { TabRunRefused } from "../agent/execution/tab-relay";

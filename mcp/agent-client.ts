@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
 import path from "node:path";
 import type { z } from "zod";
-import { DEFAULT_AGENT_PORT, readAgentConfig } from "../agent/config";
-import { MemoryPaths } from "../agent/memory/memory-paths";
+import { AGENT_TOKEN_PATH, agentUrlOnPort, DEFAULT_AGENT_PORT, DEFAULT_MEMORY_UNDER_HOME, parseAgentPort } from "../shared/common/agent-address";
 import { ApiErrorResponseSchema } from "../shared/common/error-envelope";
 import { agentError, ElnorMcpError } from "./mcp-errors";
 
@@ -24,8 +24,9 @@ const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
  * config file would show it.
  */
 export function readMcpServerConfig(env: NodeJS.ProcessEnv = process.env): McpServerConfig {
-  const agent = readAgentConfig(env);
-  const agentUrl = (env.ELNOR_AGENT_URL?.trim() || `http://127.0.0.1:${agent.port === 0 ? DEFAULT_AGENT_PORT : agent.port}`).replace(/\/+$/, "");
+  const port = parseAgentPort(env.ELNOR_AGENT_PORT);
+  const memoryRoot = path.resolve(env.ELNOR_MEMORY || path.join(homedir(), DEFAULT_MEMORY_UNDER_HOME));
+  const agentUrl = (env.ELNOR_AGENT_URL?.trim() || agentUrlOnPort(port === 0 ? DEFAULT_AGENT_PORT : port)).replace(/\/+$/, "");
   let parsed: URL;
   try {
     parsed = new URL(agentUrl);
@@ -39,7 +40,7 @@ export function readMcpServerConfig(env: NodeJS.ProcessEnv = process.env): McpSe
   const pollMs = Number(env.ELNOR_MCP_POLL_MS ?? 3000);
   return {
     agentUrl: parsed.origin,
-    tokenFile: path.join(agent.memoryRoot, MemoryPaths.agentToken),
+    tokenFile: path.join(memoryRoot, AGENT_TOKEN_PATH),
     pollMs: Number.isFinite(pollMs) && pollMs >= 100 ? pollMs : 3000,
   };
 }
@@ -58,92 +59,105 @@ export interface AgentClient {
 /** How long one request may take before the agent counts as not answering. */
 const REQUEST_TIMEOUT_MS = 15_000;
 
+type ClientConfig = Pick<McpServerConfig, "agentUrl" | "tokenFile">;
+
+/** The pairing token, read afresh for each request (the agent may have been started since). */
+async function readToken(tokenFile: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(tokenFile, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw agentError(
+      "AGENT_TOKEN_MISSING",
+      code === "ENOENT"
+        ? `No pairing token at ${tokenFile}: start the elnor-learn agent once (npm start) with the same ELNOR_MEMORY as this MCP server.`
+        : `The pairing token file ${tokenFile} cannot be read (${code ?? "unreadable"}).`,
+    );
+  }
+  const token = text.trim();
+  if (!TOKEN_FORMAT.test(token)) throw agentError("AGENT_TOKEN_MISSING", `${tokenFile} does not hold a pairing token; start the agent once to create it.`);
+  return token;
+}
+
+/** One request with the token; an answer that is not 2xx becomes the coded error it carries. */
+async function request(config: ClientConfig, method: "GET" | "POST", route: string, body: unknown, signal: AbortSignal | undefined, accept = "application/json"): Promise<Response> {
+  const token = await readToken(config.tokenFile);
+  const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  let response: Response;
+  try {
+    response = await fetch(`${config.agentUrl}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, accept, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      // The timeout covers the headers; a followed stream is ended by the caller's signal only.
+      signal: signal === undefined ? timeout : AbortSignal.any([signal, ...(accept === "application/json" ? [timeout] : [])]),
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    const reason = timeout.aborted ? `did not answer within ${REQUEST_TIMEOUT_MS / 1000} s` : describeNetworkFailure(error);
+    throw agentError("AGENT_NOT_RUNNING", `The elnor-learn agent at ${config.agentUrl} ${reason}. Start it with \`npm start\` (same ELNOR_MEMORY and ELNOR_AGENT_PORT as this MCP server) and try again.`);
+  }
+  if (response.ok) return response;
+  throw await errorOf(config, response, method, route);
+}
+
+async function errorOf(config: ClientConfig, response: Response, method: string, route: string): Promise<Error> {
+  const envelope = ApiErrorResponseSchema.safeParse(await response.json().catch(() => undefined));
+  if (response.status === 401) {
+    return agentError(
+      "AGENT_TOKEN_REJECTED",
+      `The agent at ${config.agentUrl} refused the pairing token from ${config.tokenFile}${envelope.success ? ` (${envelope.data.error.code})` : ""}: is this MCP server's ELNOR_MEMORY the running agent's?`,
+    );
+  }
+  if (!envelope.success) return agentError("AGENT_ANSWER_INVALID", `The agent answered ${method} ${route} with HTTP ${response.status} and no error envelope.`);
+  const { code, message } = envelope.data.error;
+  return response.status >= 500 ? agentError(code, message) : new ElnorMcpError(code, message);
+}
+
+async function parsed<S extends z.ZodType>(response: Response, route: string, schema: S): Promise<z.infer<S>> {
+  const result = schema.safeParse(await response.json().catch(() => undefined));
+  if (!result.success) throw agentError("AGENT_ANSWER_INVALID", `The agent's answer to ${route} is not what this MCP server expects; are both from the same checkout?`);
+  return result.data;
+}
+
+/** Reads an SSE body frame by frame until `onFrame` answers true, the stream ends, or `signal` aborts. */
+async function readFrames(body: ReadableStream<Uint8Array>, route: string, onFrame: (event: string, data: string) => boolean | Promise<boolean>, signal: AbortSignal): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  try {
+    for await (const chunk of body) {
+      buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+      let boundary = buffered.indexOf("\n\n");
+      while (boundary >= 0) {
+        const frame = parseSseFrame(buffered.slice(0, boundary));
+        buffered = buffered.slice(boundary + 2);
+        if (frame !== undefined && (await onFrame(frame.event, frame.data))) return;
+        boundary = buffered.indexOf("\n\n");
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted) throw agentError("AGENT_NOT_RUNNING", `The agent's stream ${route} broke off (${describeNetworkFailure(error)}).`);
+  } finally {
+    // Leaving early (the caller has what it waited for): close the connection.
+    await body.cancel().catch(() => undefined);
+  }
+}
+
 /** A thin client of the agent's local API: the pairing token, coded errors, parsed answers. */
-export function createAgentClient(config: Pick<McpServerConfig, "agentUrl" | "tokenFile">): AgentClient {
-  const readToken = async (): Promise<string> => {
-    let text: string;
-    try {
-      text = await readFile(config.tokenFile, "utf8");
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw agentError(
-        "AGENT_TOKEN_MISSING",
-        code === "ENOENT"
-          ? `No pairing token at ${config.tokenFile}: start the elnor-learn agent once (npm start) with the same ELNOR_MEMORY as this MCP server.`
-          : `The pairing token file ${config.tokenFile} cannot be read (${code ?? "unreadable"}).`,
-      );
-    }
-    const token = text.trim();
-    if (!TOKEN_FORMAT.test(token)) throw agentError("AGENT_TOKEN_MISSING", `${config.tokenFile} does not hold a pairing token; start the agent once to create it.`);
-    return token;
-  };
-
-  const request = async (method: "GET" | "POST", route: string, body: unknown, signal: AbortSignal | undefined, accept = "application/json"): Promise<Response> => {
-    const token = await readToken();
-    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
-    let response: Response;
-    try {
-      response = await fetch(`${config.agentUrl}${route}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, accept, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        // The timeout covers the headers; a followed stream is ended by the caller's signal only.
-        signal: signal === undefined ? timeout : AbortSignal.any([signal, ...(accept === "application/json" ? [timeout] : [])]),
-      });
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      const reason = timeout.aborted ? `did not answer within ${REQUEST_TIMEOUT_MS / 1000} s` : describeNetworkFailure(error);
-      throw agentError("AGENT_NOT_RUNNING", `The elnor-learn agent at ${config.agentUrl} ${reason}. Start it with \`npm start\` (same ELNOR_MEMORY and ELNOR_AGENT_PORT as this MCP server) and try again.`);
-    }
-    if (response.ok) return response;
-    const envelope = ApiErrorResponseSchema.safeParse(await response.json().catch(() => undefined));
-    if (response.status === 401) {
-      throw agentError(
-        "AGENT_TOKEN_REJECTED",
-        `The agent at ${config.agentUrl} refused the pairing token from ${config.tokenFile}${envelope.success ? ` (${envelope.data.error.code})` : ""}: is this MCP server's ELNOR_MEMORY the running agent's?`,
-      );
-    }
-    if (!envelope.success) throw agentError("AGENT_ANSWER_INVALID", `The agent answered ${method} ${route} with HTTP ${response.status} and no error envelope.`);
-    const { code, message } = envelope.data.error;
-    throw response.status >= 500 ? agentError(code, message) : new ElnorMcpError(code, message);
-  };
-
-  const parsed = async <S extends z.ZodType>(response: Response, route: string, schema: S): Promise<z.infer<S>> => {
-    const result = schema.safeParse(await response.json().catch(() => undefined));
-    if (!result.success) throw agentError("AGENT_ANSWER_INVALID", `The agent's answer to ${route} is not what this MCP server expects; are both from the same checkout?`);
-    return result.data;
-  };
-
+export function createAgentClient(config: ClientConfig): AgentClient {
   return {
     agentUrl: config.agentUrl,
     async get(route, schema, signal) {
-      return parsed(await request("GET", route, undefined, signal), route, schema);
+      return parsed(await request(config, "GET", route, undefined, signal), route, schema);
     },
     async post(route, body, schema, signal) {
-      return parsed(await request("POST", route, body, signal), route, schema);
+      return parsed(await request(config, "POST", route, body, signal), route, schema);
     },
     async follow(route, onFrame, signal) {
-      const response = await request("GET", route, undefined, signal, "text/event-stream");
+      const response = await request(config, "GET", route, undefined, signal, "text/event-stream");
       if (response.body === null) return;
-      const decoder = new TextDecoder();
-      let buffered = "";
-      try {
-        for await (const chunk of response.body) {
-          buffered += decoder.decode(chunk as Uint8Array, { stream: true });
-          let boundary = buffered.indexOf("\n\n");
-          while (boundary >= 0) {
-            const frame = parseSseFrame(buffered.slice(0, boundary));
-            buffered = buffered.slice(boundary + 2);
-            if (frame !== undefined && (await onFrame(frame.event, frame.data))) return;
-            boundary = buffered.indexOf("\n\n");
-          }
-        }
-      } catch (error) {
-        if (!signal.aborted) throw agentError("AGENT_NOT_RUNNING", `The agent's stream ${route} broke off (${describeNetworkFailure(error)}).`);
-      } finally {
-        // Leaving early (the caller has what it waited for): close the connection.
-        await response.body.cancel().catch(() => undefined);
-      }
+      await readFrames(response.body, route, onFrame, signal);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { AGENT_VERSION } from "../agent/version";
+import { AGENT_VERSION } from "../shared/common/agent-version";
 import type { AgentClient } from "./agent-client";
 import { registerAbilityTools } from "./ability-tools";
 import { watchEnabledSet } from "./enabled-abilities";

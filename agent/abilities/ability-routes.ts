@@ -22,7 +22,7 @@ import {
   ProposalInstallResponseSchema,
 } from "../../shared/learning/route-contracts";
 import { QuarantineAbilityRequestSchema } from "../../shared/learning/session-requests";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { ProposalService } from "../learning/proposal-service";
 import type { ValidationService } from "../learning/validation/validation-service";

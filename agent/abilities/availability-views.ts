@@ -3,7 +3,7 @@ import { AbilityAvailabilitySnapshotSchema } from "../../shared/abilities/availa
 import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
 import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
 import { CheckpointVerificationReceiptSchema } from "../../shared/learning/checkpoint-receipt";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import { availabilityEntryOf, checkpointHealthOf, type InstalledAbility } from "./ability-registry";

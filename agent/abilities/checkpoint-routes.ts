@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CheckpointVerificationReceiptSchema, VerifyCheckpointRequestSchema, VerifyCheckpointResponseSchema } from "../../shared/learning/checkpoint-receipt";
 import { LearnCheckpointReceiptsResponseSchema } from "../../shared/learning/read-models";
 import { PaginationQuerySchema } from "../../shared/learning/route-contracts";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";

@@ -4,7 +4,7 @@ import { CapabilityManifestSchema } from "../../shared/capabilities/capability-m
 import { toAgentSkillsMarkdown } from "../../shared/skills/agent-skills-format";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
 import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError, isAppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";

@@ -10,7 +10,7 @@ import {
   type CreateCategoryRequest,
   type UpdateCategoryRequest,
 } from "../../shared/common/category";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 

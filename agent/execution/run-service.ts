@@ -5,7 +5,7 @@ import { createTypedValueScrubber } from "../../shared/observation/typed-value-s
 import type { AbilityRegistry } from "../abilities/ability-registry";
 import type { AbilityService } from "../abilities/ability-service";
 import { appendCheckpointReceipt, recordUsedLater } from "../abilities/checkpoint-receipts";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError, isAppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths, resolveMemoryPath } from "../memory/memory-paths";

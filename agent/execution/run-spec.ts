@@ -13,6 +13,7 @@ import { MemoryPaths } from "../memory/memory-paths";
 import type { ExecutionCheckpoint, ExecutionParameter } from "./executor-contract";
 import { planExecution } from "./flow-plan";
 import { StoredCheckpointsSchema, StoredFlowSchema } from "./skill-files";
+import { parseJsonText } from "../common/json-text";
 
 /** What a run hands the executor: the installed skill's flow, checkpoints and parameters. */
 export interface RunPlan {
@@ -46,16 +47,6 @@ const ParametersSchema = z.array(
     })
     .passthrough(),
 );
-
-function parseJson<S extends z.ZodType>(text: string | undefined, schema: S): z.infer<S> | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const parsed = schema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Hosts (with their port) the flow opens: the sites a run may touch without asking. */
 export function sitesOf(flow: Pick<RecorderFlow, "steps">): string[] {
@@ -113,9 +104,9 @@ export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
     }
     return {
       description: (markdown === undefined ? undefined : parseSkillFrontmatter(markdown)?.description) ?? ability.title,
-      flow: parseJson(files.flow, StoredFlowSchema) as RecorderFlow | undefined,
-      checkpoints: parseJson(files.checkpoints, StoredCheckpointsSchema) ?? [],
-      parameters: parseJson(files.parameters, ParametersSchema) ?? [],
+      flow: parseJsonText(files.flow, StoredFlowSchema) as RecorderFlow | undefined,
+      checkpoints: parseJsonText(files.checkpoints, StoredCheckpointsSchema) ?? [],
+      parameters: parseJsonText(files.parameters, ParametersSchema) ?? [],
     };
   };
 

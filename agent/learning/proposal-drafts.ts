@@ -16,7 +16,7 @@ import type { TestPolicy } from "../../shared/learning/test-policy";
 import { PageSnapshotSchema, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../shared/skills/proposal";
 import { createAbilityRegistry, type InstalledAbility } from "../abilities/ability-registry";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";

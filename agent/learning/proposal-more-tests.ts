@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ProposalTriggerTestsSchema, type RequestMoreTestsRequest } from "../../shared/learning/proposal-tests";
 import { SkillBundleProposalSchema } from "../../shared/skills/proposal";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";

@@ -1,5 +1,5 @@
 import { SkillBundleProposalSchema } from "../../shared/skills/proposal";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";

@@ -6,7 +6,7 @@ import { SkillDeltaSchema } from "../../shared/learning/skill-delta";
 import { SemanticWorkflowInterpretationSchema } from "../../shared/learning/semantic-workflow-interpretation";
 import type { TestPolicy } from "../../shared/learning/test-policy";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../shared/skills/proposal";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";

@@ -5,7 +5,7 @@ import {
   RetainObservationsResponseSchema,
   type ObservationRetentionRecord,
 } from "../../shared/learning/session-requests";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { SessionService } from "./session-service";

@@ -1,6 +1,6 @@
 import { isTerminalLearnSessionState, type LearnSession } from "../../shared/learning/learn-session";
 import { ObservationRetentionRecordSchema } from "../../shared/learning/session-requests";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { isAppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";

@@ -15,7 +15,7 @@ import type {
 } from "../../shared/learning/route-contracts";
 import type { StartSessionRequest } from "../../shared/learning/session-requests";
 import type { TestPolicy } from "../../shared/learning/test-policy";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import type { MemoryStore } from "../memory/memory-store";
 import type { AdapterRegistry } from "../observation/adapter-registry";
 import type { LearnEventLog } from "./learn-event-log";

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { AGENT_TOKEN_PATH } from "../../shared/common/agent-address";
 import { AppError } from "../errors/app-error";
 
 /**
@@ -32,7 +33,7 @@ export function resolveMemoryPath(root: string, relative: string): string {
 
 /** DESIGN §5 — every path the agent writes, named once. */
 export const MemoryPaths = {
-  agentToken: "system/agent/token",
+  agentToken: AGENT_TOKEN_PATH,
   agentLock: "system/agent/lock",
   agentPairing: "system/agent/pairing.json",
   runtimeCurrent: "system/learning/runtime/current.json",

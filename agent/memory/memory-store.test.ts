@@ -1,27 +1,27 @@
 import { spawn } from "node:child_process";
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { makeTempMemoryRoot } from "../test-support/temp-memory";
 import { openMemoryStore, type MemoryStore } from "./memory-store";
 import { MemoryPaths, resolveMemoryPath } from "./memory-paths";
 
 const Seq = z.object({ seq: z.number().int() });
 
 let root: string;
-let cleanup: () => Promise<void>;
 let store: MemoryStore | undefined;
 
+// A bare temp folder, not test-support's: test-support is built on this store.
 beforeEach(async () => {
-  ({ root, cleanup } = await makeTempMemoryRoot());
+  root = await mkdtemp(path.join(tmpdir(), "elnor-memory-"));
 });
 afterEach(async () => {
   await store?.close();
   store = undefined;
-  await cleanup();
+  await rm(root, { recursive: true, force: true });
 });
 
 async function rejectsWithCode(promise: Promise<unknown>, code: string) {

@@ -3,7 +3,7 @@ import {
   type ObservationAdapterKind,
   type ObservationAdapterStatus,
 } from "../../shared/learning/observation-adapter";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 
 /** An adapter that has not been heard from for this long is no longer healthy. */
 export const ADAPTER_HEARTBEAT_TTL_MS = 90_000;

@@ -21,7 +21,7 @@ import { toAppError, toEnvelope } from "../http/error-handler";
 import type { TabRelay, TabRelayLink } from "../execution/tab-relay";
 import type { SessionService } from "../learning/session-service";
 import { tokensMatch } from "../security/agent-token";
-import { AGENT_VERSION } from "../version";
+import { AGENT_VERSION } from "../../shared/common/agent-version";
 import type { AdapterRegistry } from "./adapter-registry";
 import type { IngestService } from "./ingest-service";
 

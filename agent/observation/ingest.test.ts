@@ -4,10 +4,9 @@ import { WebSocket } from "ws";
 import { ObservationScopeRuntimeSchema } from "../../shared/learning/observation-scope-runtime";
 import { AgentFrameSchema, ObservationBatchAckSchema, type AgentFrame } from "../../shared/observation/capture-protocol";
 import { canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
-import { agentLoggerOptions, buildApp, type AgentApp } from "../app";
 import { openMemoryStore, type MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import { startTestAgent, type TestAgent } from "../test-support/test-agent";
+import { agentLoggerOptions, buildApp, startTestAgent, type AgentApp, type TestAgent } from "../test-support/test-agent";
 import { makeTempMemoryRoot } from "../test-support/temp-memory";
 
 const SITE = "http://127.0.0.1:8123";

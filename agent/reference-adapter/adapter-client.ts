@@ -1,22 +1,22 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
+import { AGENT_TOKEN_PATH, DEFAULT_MEMORY_UNDER_HOME } from "../../shared/common/agent-address";
 
 /**
  * How the reference adapters find and call the agent: ELNOR_AGENT_URL (default
  * http://127.0.0.1:47630) and ELNOR_TOKEN (default: read from $ELNOR_MEMORY/system/agent/token).
  */
-export const DEFAULT_AGENT_URL = "http://127.0.0.1:47630";
 export const ADAPTER_ID = "reference-desktop-cli";
 
 /** The agent's memory folder as the adapters assume it: ELNOR_MEMORY, else the agent's default. */
 export function memoryRootOf(env: NodeJS.ProcessEnv = process.env): string {
-  return env.ELNOR_MEMORY || path.join(homedir(), ".elnor", "memory");
+  return env.ELNOR_MEMORY || path.join(homedir(), DEFAULT_MEMORY_UNDER_HOME);
 }
 
 export async function resolveToken(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   if (env.ELNOR_TOKEN) return env.ELNOR_TOKEN;
-  return (await readFile(path.join(memoryRootOf(env), "system", "agent", "token"), "utf8")).trim();
+  return (await readFile(path.join(memoryRootOf(env), AGENT_TOKEN_PATH), "utf8")).trim();
 }
 
 export type AgentCall = (method: string, route: string, body?: unknown) => Promise<unknown>;

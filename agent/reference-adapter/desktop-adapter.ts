@@ -17,7 +17,8 @@ import path from "node:path";
 import { ObservationBatchAckSchema } from "../../shared/observation/capture-protocol";
 import { maskCommandArguments } from "../../shared/observation/command-masking";
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
-import { agentClient, DEFAULT_AGENT_URL, heartbeat, resolveToken } from "./adapter-client";
+import { DEFAULT_AGENT_URL } from "../../shared/common/agent-address";
+import { agentClient, heartbeat, resolveToken } from "./adapter-client";
 import { capturingSession } from "./capture-state";
 
 async function main(argv: string[]): Promise<number> {

@@ -7,7 +7,8 @@
 //   shell-report.ts --exit <code> --started-at <epoch ms> --duration-ms <ms> --cwd <dir> --shell <name> -- <command line>
 import { randomUUID } from "node:crypto";
 import { ObservationBatchAckSchema } from "../../shared/observation/capture-protocol";
-import { agentClient, DEFAULT_AGENT_URL, heartbeat, resolveToken } from "./adapter-client";
+import { DEFAULT_AGENT_URL } from "../../shared/common/agent-address";
+import { agentClient, heartbeat, resolveToken } from "./adapter-client";
 import { capturingSession } from "./capture-state";
 import { sessionTakesCommands, shellCommandEvent } from "./shell-command";
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { AgentHealthResponseSchema } from "../../shared/common/agent-health";
-import { AGENT_VERSION } from "../version";
+import { AGENT_VERSION } from "../../shared/common/agent-version";
 
 /** `GET /api/health`: the one route without a token (see AgentHealthResponseSchema). */
 export const healthRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -2,7 +2,7 @@ import swagger from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
-import { AGENT_VERSION } from "../version";
+import { AGENT_VERSION } from "../../shared/common/agent-version";
 
 /**
  * The local API described as OpenAPI 3, generated from the same zod schemas that validate the

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { PairingRequestSchema, PairingResponseSchema } from "../../shared/common/pairing";
 import { AppError } from "../errors/app-error";
 import type { PairingService } from "../security/pairing-service";
-import { AGENT_VERSION } from "../version";
+import { AGENT_VERSION } from "../../shared/common/agent-version";
 
 const EXTENSION_ORIGIN = /^chrome-extension:\/\/([a-p]{32})$/;
 

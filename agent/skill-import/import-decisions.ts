@@ -6,7 +6,7 @@ import type { SkillImportTerminalActionResponse, SkillTriggerTestRequest, SkillT
 import type { AbilityService } from "../abilities/ability-service";
 import type { AbilityRegistry, InstalledAbility } from "../abilities/ability-registry";
 import type { WorkspaceProjector } from "../abilities/workspace-projection";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError, isAppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { scanBundle } from "./bundle-scan";

@@ -15,7 +15,7 @@ import {
 import type { SkillImportDetailView } from "../../shared/skills/import-bundle";
 import { canTransitionSkillImport, type SkillImportState } from "../../shared/skills/import-state";
 import type { AbilityRegistry } from "../abilities/ability-registry";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { readBundleArchive, type BundleArchive } from "./bundle-reader";

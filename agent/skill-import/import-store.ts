@@ -4,7 +4,7 @@ import { PortableSkillFrontmatterSchema } from "../../shared/skills/frontmatter"
 import { ImportedSkillRecordSchema, SkillCompatibilityReportSchema, SkillImportUploadMetadataSchema, TempArtifactRefSchema, type ImportedSkillRecord } from "../../shared/skills/import";
 import { SkillImportBundleSummarySchema, SkillImportReceiptSchema, type SkillImportReceipt, type SkillImportReceiptKind } from "../../shared/skills/import-bundle";
 import { SkillImportTransitionSchema, type SkillImportState } from "../../shared/skills/import-state";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import { assertMemorySegment } from "../memory/memory-paths";
 import type { MemoryStore } from "../memory/memory-store";
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { AbilityRegistry } from "../abilities/ability-registry";
 import type { AbilityService } from "../abilities/ability-service";
 import type { WorkspaceProjector } from "../abilities/workspace-projection";
-import type { Clock } from "../clock";
+import type { Clock } from "../common/clock";
 import type { MemoryStore } from "../memory/memory-store";
 import { createImportDecisions } from "./import-decisions";
 import { importRoutes } from "./import-routes";

@@ -1,11 +1,18 @@
 import { Writable } from "node:stream";
 import { expect } from "vitest";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
-import { agentLoggerOptions, buildApp, type AgentApp, type BuildAppOptions } from "../app";
-import type { Clock } from "../clock";
+import { agentLoggerOptions, buildApp, type AgentApp } from "../app/app";
+import type { BuildAppOptions } from "../app/app-options";
+import type { Clock } from "../common/clock";
 import { openMemoryStore, type MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import { makeTempMemoryRoot } from "./temp-memory";
+
+/**
+ * Tests inside a feature folder that build the whole agent themselves take `buildApp` from here:
+ * agent/app imports every feature, so a feature folder never imports it directly.
+ */
+export { agentLoggerOptions, buildApp, type AgentApp };
 
 export const TEST_PORT = 47999;
 export const PAIRED_EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";

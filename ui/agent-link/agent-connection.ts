@@ -1,7 +1,5 @@
 import { z } from "zod";
 
-export const DEFAULT_AGENT_URL = "http://127.0.0.1:47630";
-
 /**
  * The agent is only ever on this machine: the extension's permanent host permissions cover
  * 127.0.0.1 and localhost, nothing else, so an address elsewhere is refused before any request.

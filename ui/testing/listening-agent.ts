@@ -1,4 +1,4 @@
-import { agentLoggerOptions, buildApp, type AgentApp } from "../../agent/app";
+import { agentLoggerOptions, buildApp, type AgentApp } from "../../agent/app/app";
 import { openMemoryStore, type MemoryStore } from "../../agent/memory/memory-store";
 import { MemoryPaths } from "../../agent/memory/memory-paths";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";

@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { agentLoggerOptions, buildApp, type AgentApp } from "../../app";
+import { agentLoggerOptions, buildApp, type AgentApp } from "../../app/app";
 import { openMemoryStore, type MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 

@@ -9,7 +9,7 @@ import {
 } from "../../../shared/learning/coaching";
 import { isTerminalLearnSessionState, type LearnSession } from "../../../shared/learning/learn-session";
 import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
-import type { Clock } from "../../clock";
+import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import type { BrowserLease, ExecuteInput, ExecuteResult } from "../../execution/executor-contract";
 import type { UserTabProvider } from "../../execution/user-tab-provider";

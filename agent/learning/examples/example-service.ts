@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { SkillExampleSchema, type SkillExample, type UseAsExampleRequest, type UseAsExampleResponse } from "../../../shared/learning/skill-example";
 import { SkillDeltaSchema } from "../../../shared/learning/skill-delta";
 import { SkillBundleProposalSchema } from "../../../shared/skills/proposal";
-import type { Clock } from "../../clock";
+import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { lintCheckpoints } from "../compiler/checkpoint-lint";

@@ -3,7 +3,7 @@ import type { CreateLearnSessionRequest } from "../../../shared/learning/create-
 import { isTerminalLearnSessionState, type LearnSession } from "../../../shared/learning/learn-session";
 import { PracticeReportSchema, type PracticeReport, type PracticeSetup } from "../../../shared/learning/practice";
 import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
-import type { Clock } from "../../clock";
+import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import type { ExecuteInput, ExecuteResult, ExecutionProgress } from "../../execution/executor-contract";
 import type { MemoryStore } from "../../memory/memory-store";

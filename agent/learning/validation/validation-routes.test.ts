@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiErrorResponseSchema } from "../../../shared/common/error-envelope";
 import { canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { agentLoggerOptions, buildApp, type AgentApp } from "../../app";
+import { agentLoggerOptions, buildApp, type AgentApp } from "../../test-support/test-agent";
 import { openMemoryStore, type MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { makeTempMemoryRoot } from "../../test-support/temp-memory";

@@ -4,7 +4,7 @@ import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availab
 import { ValidationRunSchema, ValidationStepResultSchema, type ValidationRun, type ValidationStepResult } from "../../../shared/learning/validation-run";
 import type { ValidateProposalRequest } from "../../../shared/learning/session-requests";
 import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
-import type { Clock } from "../../clock";
+import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";

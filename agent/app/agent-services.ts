@@ -1,0 +1,165 @@
+import path from "node:path";
+import { createAbilityRegistry, type AbilityRegistry } from "../abilities/ability-registry";
+import { createAbilityService, type AbilityService } from "../abilities/ability-service";
+import { createSkillFolderSource, type SkillFolderSource } from "../abilities/skill-folders";
+import { createWorkspaceProjector, type WorkspaceProjector } from "../abilities/workspace-projection";
+import { createCategoryService, type CategoryService } from "../categories/category-service";
+import { systemClock, type Clock } from "../common/clock";
+import { execute } from "../execution/executor";
+import type { ExecuteInput, ExecuteResult } from "../execution/executor-contract";
+import { managedBrowser } from "../execution/managed-browser";
+import { createRunService, type RunService } from "../execution/run-service";
+import { createRunSpecSource, type RunSpecSource } from "../execution/run-spec";
+import { createTabRelay, type TabRelay } from "../execution/tab-relay";
+import { createUserTabProvider } from "../execution/tab-provider";
+import type { UserTabProvider } from "../execution/user-tab-provider";
+import { createCoachingService, type CoachingService } from "../learning/coaching/coaching-service";
+import { createExampleService, type ExampleService } from "../learning/examples/example-service";
+import { createLearnEventLog, type LearnEventLog } from "../learning/learn-event-log";
+import { createPracticeService, type PracticeService } from "../learning/practice/practice-service";
+import { createProposalService, type ProposalService } from "../learning/proposal-service";
+import { installedFlowOf } from "../learning/session-seed";
+import { createSessionService, type SessionService } from "../learning/session-service";
+import { createValidationService, type ValidationService } from "../learning/validation/validation-service";
+import { createAdapterRegistry, type AdapterRegistry } from "../observation/adapter-registry";
+import { createIngestService, type IngestService } from "../observation/ingest-service";
+import { loadOrCreateAgentToken } from "../security/agent-token";
+import { createPairingService, type PairingService } from "../security/pairing-service";
+import type { BuildAppOptions } from "./app-options";
+
+/** The learning runtime's services, for in-process callers (ingest, retention, tests). */
+export interface LearningRuntime {
+  sessions: SessionService;
+  events: LearnEventLog;
+  adapters: AdapterRegistry;
+  proposals: ProposalService;
+  abilities: AbilityService;
+  validation: ValidationService;
+  runs: RunService;
+  clock: Clock;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    learning: LearningRuntime;
+    /** "In my browser" runs (issue #21): a tab of the person's Chrome, lent by the connected extension. */
+    userTab: UserTabProvider;
+  }
+}
+
+type LogError = (fields: Record<string, unknown>, message: string) => void;
+
+/** Sessions, their events and proposals: what learning is made of. */
+interface LearningServices {
+  clock: Clock;
+  adapters: AdapterRegistry;
+  events: LearnEventLog;
+  sessions: SessionService;
+  proposals: ProposalService;
+}
+
+/** Installed abilities, where they are projected and found, their categories and rehearsals. */
+interface AbilityServices {
+  registry: AbilityRegistry;
+  projector: WorkspaceProjector;
+  categories: CategoryService;
+  folders: SkillFolderSource;
+  abilities: AbilityService;
+  validation: ValidationService;
+}
+
+/** Everything that replays a flow through the one executor: runs, practice, coaching, examples. */
+interface RunServices {
+  tabRelay: TabRelay;
+  userTab: UserTabProvider;
+  specs: RunSpecSource;
+  runs: RunService;
+  practice: PracticeService;
+  coaching: CoachingService;
+  examples: ExampleService;
+}
+
+/** Every service of the agent, wired once; the routes and the background work take what they need. */
+export interface AgentServices extends LearningServices, AbilityServices, RunServices {
+  token: string;
+  pairing: PairingService;
+  ingest: IngestService;
+}
+
+async function wireLearning(options: BuildAppOptions, clock: Clock): Promise<LearningServices> {
+  const adapters = createAdapterRegistry({ clock });
+  const events = await createLearnEventLog({ memory: options.memory, clock });
+  const sessions = await createSessionService({ memory: options.memory, clock, events, adapters });
+  const proposals = await createProposalService({ memory: options.memory, sessions, clock, refiner: options.refiner });
+  return { clock, adapters, events, sessions, proposals };
+}
+
+async function wireAbilities(options: BuildAppOptions, { clock, sessions, proposals }: LearningServices): Promise<AbilityServices> {
+  const { memory } = options;
+  const registry = await createAbilityRegistry(memory);
+  const projector = createWorkspaceProjector(options.openclawWorkspace ?? `${memory.root}/openclaw-workspace`);
+  const categories = await createCategoryService(memory, clock);
+  const folders = createSkillFolderSource([{ path: path.join(projector.root, "skills"), kind: "native" }, ...(options.skillFolders ?? [])]);
+  const abilities = createAbilityService({
+    memory,
+    registry,
+    projector,
+    folders,
+    categoriesOf: (abilityId) => categories.categoriesOfSkill(abilityId),
+    sessions,
+    proposals,
+    clock,
+    ...(options.failInstallAt === undefined ? {} : { failInstallAt: options.failInstallAt }),
+  });
+  await abilities.recover();
+  const validation = createValidationService({
+    memory,
+    sessions,
+    proposals,
+    abilities,
+    clock,
+    ...(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }),
+  });
+  return { registry, projector, categories, folders, abilities, validation };
+}
+
+/** The one executor: the configured one, else the agent's own in the managed Chromium unless a lease is given. */
+function executorOf(options: BuildAppOptions): (input: ExecuteInput) => Promise<ExecuteResult> {
+  return options.execute ?? ((input) => execute({ ...input, browser: input.browser ?? managedBrowser(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }) }));
+}
+
+async function wireRuns(options: BuildAppOptions, learning: LearningServices, owned: AbilityServices, logError: LogError): Promise<RunServices> {
+  const { memory } = options;
+  const { clock, sessions, events, proposals } = learning;
+  const { registry, abilities } = owned;
+  const runExecutor = executorOf(options);
+  // In-tab runs (issue #21): tabs lent by the connected extension; a Stop in the page cancels the run.
+  const tabRelay = createTabRelay({ newId: () => crypto.randomUUID() });
+  const userTab =
+    options.userTab ?? createUserTabProvider({ relay: tabRelay, onStop: (dispatchId, stop) => void runs.cancel(dispatchId, `Stopped in the tab: ${stop.message}.`).catch(() => undefined) });
+  const specs = createRunSpecSource({ memory, registry, abilities, proposals });
+  const runs = createRunService({ memory, clock, specs, registry, abilities, execute: runExecutor, userTab, confirmationTimeoutMs: options.runConfirmationTimeoutMs, logError });
+  // Issue #16: Autonomous Agent Practice plays a skill through the same executor and browser as a run.
+  const practice = createPracticeService({ memory, registry, specs, proposals, sessions, events, clock, execute: runExecutor, logError });
+  sessions.setModeLauncher("autonomous_agent_practice", practice.launcher);
+  // Learn From This (§0B.6): a run's trace is its record and the flow of the skill it ran.
+  sessions.setSeedSources({ readRun: (dispatchId) => runs.get(dispatchId).then((run) => run, () => undefined), installedFlow: (abilityId) => installedFlowOf(memory, registry, abilityId) });
+  // Issue #16: the Coaching Agent takes turns with the person in their tab, through the same executor (it always lends the tab).
+  const coaching = createCoachingService({ sessions, memory, events, clock, execute: runExecutor, userTab, logError });
+  const examples = createExampleService({ memory, registry, specs, proposals, sessions, clock });
+  // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
+  await runs.recover();
+  return { tabRelay, userTab, specs, runs, practice, coaching, examples };
+}
+
+/** Builds every service on the memory store, recovering what a stop cut short (install sagas, runs). */
+export async function wireServices(options: BuildAppOptions, logError: LogError): Promise<AgentServices> {
+  const clock = options.clock ?? systemClock;
+  const token = await loadOrCreateAgentToken(options.memory);
+  const pairing = await createPairingService({ memory: options.memory, now: () => clock.now() });
+  const learning = await wireLearning(options, clock);
+  const abilities = await wireAbilities(options, learning);
+  const runs = await wireRuns(options, learning, abilities, logError);
+  const ingest = createIngestService({ memory: options.memory, sessions: learning.sessions });
+  return { token, pairing, ingest, ...learning, ...abilities, ...runs };
+}

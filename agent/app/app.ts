@@ -1,0 +1,23 @@
+import { wireServices } from "./agent-services";
+import type { BuildAppOptions } from "./app-options";
+import { registerGuards, registerRoutes } from "./app-routes";
+import { scheduleRetention, watchSkillFolders } from "./background-work";
+import { createHttpApp } from "./http-app";
+
+export { agentLoggerOptions } from "./http-app";
+
+/** Builds the agent (fastify/demo style): services wired, plugins and routes registered, nothing listening yet. */
+export async function buildApp(options: BuildAppOptions) {
+  const app = createHttpApp(options.logger);
+  const services = await wireServices(options, (fields, message) => app.log.error(fields, message));
+  const { sessions, events, adapters, proposals, abilities, validation, runs, clock } = services;
+  app.decorate("userTab", services.userTab);
+  app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, clock });
+  await registerGuards(app, services, options);
+  await registerRoutes(app, services, options);
+  await watchSkillFolders(app, services, options);
+  scheduleRetention(app, services, options);
+  return app;
+}
+
+export type AgentApp = Awaited<ReturnType<typeof buildApp>>;

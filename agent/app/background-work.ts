@@ -1,0 +1,60 @@
+import { createSessionCleanup, isCleanupReportEmpty } from "../learning/session-cleanup";
+import type { AgentServices } from "./agent-services";
+import type { BuildAppOptions } from "./app-options";
+import type { HttpApp } from "./http-app";
+
+const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * §0C.16D TTL enforcement: once when ready, then on a timer that never keeps the process alive.
+ * A failed run is logged and retried next time; it never takes the agent down. Runs of abilities
+ * are swept in the same pass (issue #30): 7 days after they ended, at once when their ability is gone.
+ */
+export function scheduleRetention(app: HttpApp, { sessions, clock, proposals, runs, registry }: AgentServices, options: BuildAppOptions): void {
+  const cleanup = createSessionCleanup({ sessions, memory: options.memory, clock, proposals, runs, isInstalled: (abilityId) => registry.get(abilityId) !== undefined });
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const runRetention = (): Promise<void> => {
+    running ??= cleanup
+      .runOnce()
+      .then((report) => {
+        if (report.failures.length > 0) app.log.error({ failures: report.failures }, "retention cleanup could not finish some sessions");
+        if (report.run_failures.length > 0) app.log.error({ failures: report.run_failures }, "retention cleanup could not purge some runs; the next sweep tries again");
+        if (!isCleanupReportEmpty(report)) app.log.info({ retention: report }, "retention cleanup");
+      })
+      .catch((error: unknown) => app.log.error({ err: error }, "retention cleanup failed"))
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  app.addHook("onReady", async () => {
+    await runRetention();
+    timer = setInterval(() => void runRetention(), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
+    timer.unref();
+  });
+  app.addHook("onClose", async () => {
+    // Runs still going are stopped and marked interrupted before the memory store closes.
+    await runs.close();
+    clearInterval(timer);
+    // The memory store is closed after the app; a run still writing must finish first.
+    await running;
+  });
+}
+
+/** A skill added to or removed from the assistant's folders reaches Skills and lookup on the next check. */
+export async function watchSkillFolders(app: HttpApp, { folders, abilities }: AgentServices, options: BuildAppOptions): Promise<void> {
+  let folderPrint = await folders.fingerprint();
+  let folderTimer: NodeJS.Timeout | undefined;
+  const checkFolders = async () => {
+    const print = await folders.fingerprint();
+    if (print === folderPrint) return;
+    folderPrint = print;
+    await abilities.refreshAvailability();
+  };
+  app.addHook("onReady", async () => {
+    folderTimer = setInterval(() => void checkFolders().catch((error: unknown) => app.log.error({ err: error }, "skill folder check failed")), options.skillFoldersIntervalMs ?? 30_000);
+    folderTimer.unref();
+  });
+  app.addHook("onClose", async () => clearInterval(folderTimer));
+}

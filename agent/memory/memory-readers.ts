@@ -1,0 +1,91 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import type { z } from "zod";
+import { AppError } from "../errors/app-error";
+import { unlessMissing } from "./memory-fs";
+import { resolveMemoryPath } from "./memory-paths";
+import { forEachLine, forEachLineFromEnd } from "./log-lines";
+
+/** What a memory store reads: views and files whole, JSONL logs line by line, each record checked against its schema. */
+export interface MemoryReaders {
+  readJson<S extends z.ZodType>(relative: string, schema: S): Promise<z.infer<S> | undefined>;
+  readText(relative: string): Promise<string | undefined>;
+  readBytes(relative: string): Promise<Buffer | undefined>;
+  readJsonl<S extends z.ZodType>(relative: string, schema: S): Promise<Array<z.infer<S>>>;
+  /**
+   * Each record of a JSONL log in order, checked against the schema, handed to `visit` as it is
+   * read (1 MB at a time) instead of collected: a fold over a long log keeps only what it folds to,
+   * and the versions it drops die young (issue 17: start-up's peak heap, and so its RSS).
+   */
+  forEachJsonl<S extends z.ZodType>(relative: string, schema: S, visit: (record: z.infer<S>, line: number) => void): Promise<void>;
+  /**
+   * The records of a JSONL log whose line contains `containing` (a plain substring test before any
+   * parsing), read in chunks so a large log is never held whole; only the kept lines are parsed
+   * and checked against the schema.
+   */
+  readJsonlContaining<S extends z.ZodType>(relative: string, schema: S, containing: string): Promise<Array<z.infer<S>>>;
+  /**
+   * The last `count` records of a JSONL log whose line contains `containing` (a plain substring test
+   * before any parsing) and that `keep` accepts, oldest first. Read from the end of the log, 1 MB
+   * at a time, and no further back than it takes to find them (issue 17: the receipts log holds
+   * every receipt ever written, and start-up wants a session's last ten).
+   */
+  readJsonlLast<S extends z.ZodType>(relative: string, schema: S, containing: string, count: number, keep?: (record: z.infer<S>) => boolean): Promise<Array<z.infer<S>>>;
+  exists(relative: string): Promise<boolean>;
+  list(relative: string): Promise<string[]>;
+}
+
+const corrupt = (relative: string, detail: string) => new AppError("MEMORY_RECORD_CORRUPT", `A record in ${relative} is not valid (${detail}).`);
+
+/** One JSON text checked against its schema; MEMORY_RECORD_CORRUPT names the file and, in a log, the line. */
+function parseRecord<S extends z.ZodType>(relative: string, schema: S, text: string, line?: string): z.infer<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw corrupt(relative, line === undefined ? "not JSON" : `${line} is not JSON`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw corrupt(relative, line === undefined ? "does not match its schema" : `${line} does not match its schema`);
+  return parsed.data;
+}
+
+export function createMemoryReaders(root: string): MemoryReaders {
+  const at = (relative: string) => resolveMemoryPath(root, relative);
+  const readText = async (relative: string) => unlessMissing(readFile(at(relative), "utf8"), undefined);
+  return {
+    readText,
+    async readJson(relative, schema) {
+      const text = await readText(relative);
+      return text === undefined ? undefined : parseRecord(relative, schema, text);
+    },
+    readBytes: async (relative) => unlessMissing(readFile(at(relative)), undefined),
+    async readJsonl(relative, schema) {
+      const records: Array<z.infer<typeof schema>> = [];
+      await forEachLine(at(relative), (line, number) => void records.push(parseRecord(relative, schema, line, `line ${number}`)));
+      return records;
+    },
+    forEachJsonl: async (relative, schema, visit) => forEachLine(at(relative), (line, number) => visit(parseRecord(relative, schema, line, `line ${number}`), number)),
+    async readJsonlContaining(relative, schema, containing) {
+      const kept: Array<{ line: string; number: number }> = [];
+      await forEachLine(at(relative), (line, number) => {
+        if (line.includes(containing)) kept.push({ line, number });
+      });
+      return kept.map(({ line, number }) => parseRecord(relative, schema, line, `line ${number}`));
+    },
+    async readJsonlLast(relative, schema, containing, count, keep = () => true) {
+      const found: Array<z.infer<typeof schema>> = [];
+      if (count <= 0) return found;
+      let fromEnd = 0;
+      await forEachLineFromEnd(at(relative), (line) => {
+        fromEnd += 1;
+        if (!line.includes(containing)) return false;
+        const record = parseRecord(relative, schema, line, `line ${fromEnd} from the end`);
+        if (keep(record)) found.push(record);
+        return found.length >= count;
+      });
+      return found.reverse();
+    },
+    exists: async (relative) => unlessMissing(stat(at(relative)).then(() => true), false),
+    list: async (relative) => unlessMissing(readdir(at(relative)).then((names) => names.sort()), []),
+  };
+}
