@@ -7,7 +7,7 @@ import { observeClicks } from "./observers/clicks";
 import { observeFieldEdits, reportPendingEdits } from "./observers/field-edits";
 import { observeKeyboard } from "./observers/keyboard";
 import { observeNavigation } from "./observers/navigation";
-import { createObserverState, type DomObservation } from "./observers/observer-state";
+import { createObserverState, type DomObservation, type ObserverState, type RootHook } from "./observers/observer-state";
 import { observeSubmits } from "./observers/submits";
 import { observeToggles } from "./observers/toggles";
 
@@ -66,15 +66,12 @@ export interface DomObserver {
 
 export function observeDom(options: DomObserverOptions): DomObserver {
   const { window: top, masker, guard, isOwnNode, isAllowedDocument, emit, boundary, shareTypedValues, emitInitialNavigation } = options;
-  /** Roots our listeners are on (once each, even if a shadow root leaves the page and comes back). */
-  const listening = new WeakSet<Root>();
-  const framesSeen = new WeakSet<Element>();
   const frames = new AbortController();
 
   // Frames and shadow roots that arrive with added nodes are attached from the index's walk.
   const index: PageIndex = createPageIndex({
-    onFrame: (frame) => attachFrame(frame),
-    onShadowRoot: (root) => attachShadowRoot(root),
+    onFrame: (frame) => roots.attachFrame(frame),
+    onShadowRoot: (root) => roots.attachShadowRoot(root),
     isOwnNode: (node) => isOwnNode(node),
     guard,
   });
@@ -86,74 +83,22 @@ export function observeDom(options: DomObserverOptions): DomObserver {
     index,
     isOwnNode,
     attachShadowRootsOnPath: (path) => {
-      for (const node of path) if (isShadowRoot(node as Node)) attachShadowRoot(node as ShadowRoot);
+      for (const node of path) if (isShadowRoot(node as Node)) roots.attachShadowRoot(node as ShadowRoot);
     },
     emit,
     shareTypedValues,
   });
-  const { names, fields } = state;
-
-  boundary.setLiveValues(() => {
-    const values: string[] = [];
-    // Which listed fields hold typed text is remembered with their names (a `type` or `contenteditable` change forgets it).
-    for (const root of index.roots()) {
-      for (const field of index.elements(root, "fields")) if (names.memo(field, "typed-field", isTypedField)) values.push(state.fieldValue(field));
-    }
-    for (const field of fields.dirty) {
-      const seen = fields.lastSeen.get(field);
-      if (seen !== undefined) values.push(seen);
-    }
-    return values;
-  });
+  const roots = createRoots(state, isAllowedDocument, frames.signal);
+  boundary.setLiveValues(() => liveFieldValues(state));
 
   // --- one observer per source; each listens on the roots attached from now on ---
   const stops = [observeClicks(state), observeFieldEdits(state), observeSubmits(state), observeKeyboard(state), observeToggles(state)];
-
-  // --- roots: documents (all sources), open shadow roots (the events that do not cross them), same-origin frames ---
-  const attachRoot = (root: Root, kind: "document" | "shadow"): void => {
-    if (listening.has(root)) return;
-    listening.add(root);
-    for (const hook of state.rootHooks) hook(root, kind);
-  };
-
-  const attachShadowRoot = (root: ShadowRoot): void => {
-    if (index.hasRoot(root) || isOwnNode(root.host)) return;
-    attachRoot(root, "shadow");
-    index.addRoot(root);
-  };
-
-  const attachFrame = (frame: Element): void => {
-    const load = (): void => {
-      let document: Document | null = null;
-      try {
-        document = (frame as HTMLIFrameElement).contentDocument;
-      } catch {
-        document = null; // cross-origin: not ours to observe
-      }
-      if (document !== null) attachDocument(document);
-      // A frame that loaded another page (cross-origin too, which no root shows) changed what a snapshot reads.
-      else index.touch();
-    };
-    if (!framesSeen.has(frame)) {
-      framesSeen.add(frame);
-      state.listen(frame, "load", load, frames.signal);
-    }
-    load();
-  };
-
-  const attachDocument = (document: Document): void => {
-    if (index.hasRoot(document) || !isAllowedDocument(document)) return;
-    attachRoot(document, "document");
-    // Indexing walks the document once: its frames and open shadow roots are attached from there.
-    index.addRoot(document);
-  };
-
-  attachDocument(top.document);
+  roots.attachDocument(top.document);
   const navigation = observeNavigation(state, { emitInitialNavigation });
 
   return {
     flushFields: () => reportPendingEdits(state),
-    editing: () => fields.dirty.size > 0,
+    editing: () => state.fields.dirty.size > 0,
     roots: () => index.roots(),
     index,
     scrubber: state.scrubber,
@@ -169,4 +114,75 @@ export function observeDom(options: DomObserverOptions): DomObserver {
       index.disconnect();
     },
   };
+}
+
+/** What the page's fields hold now (typed into, or set by a script): the privacy boundary cuts these out too. */
+function liveFieldValues(state: ObserverState): string[] {
+  const { index, names, fields } = state;
+  const values: string[] = [];
+  // Which listed fields hold typed text is remembered with their names (a `type` or `contenteditable` change forgets it).
+  for (const root of index.roots()) {
+    for (const field of index.elements(root, "fields")) if (names.memo(field, "typed-field", isTypedField)) values.push(state.fieldValue(field));
+  }
+  for (const field of fields.dirty) {
+    const seen = fields.lastSeen.get(field);
+    if (seen !== undefined) values.push(seen);
+  }
+  return values;
+}
+
+interface Roots {
+  attachDocument(document: Document): void;
+  attachShadowRoot(root: ShadowRoot): void;
+  attachFrame(frame: Element): void;
+}
+
+/** The roots the observers listen on: documents (all sources), open shadow roots (the events that do not cross them), same-origin frames. */
+function createRoots(state: ObserverState & { rootHooks: RootHook[] }, isAllowedDocument: (document: Document) => boolean, signal: AbortSignal): Roots {
+  const { index } = state;
+  /** Roots our listeners are on (once each, even if a shadow root leaves the page and comes back). */
+  const listening = new WeakSet<Root>();
+  const framesSeen = new WeakSet<Element>();
+
+  const attachRoot = (root: Root, kind: "document" | "shadow"): void => {
+    if (listening.has(root)) return;
+    listening.add(root);
+    for (const hook of state.rootHooks) hook(root, kind);
+  };
+
+  const roots: Roots = {
+    attachShadowRoot(root) {
+      if (index.hasRoot(root) || state.isOwnNode(root.host)) return;
+      attachRoot(root, "shadow");
+      index.addRoot(root);
+    },
+    attachFrame(frame) {
+      const load = (): void => {
+        const document = frameDocument(frame);
+        if (document !== null) roots.attachDocument(document);
+        // A frame that loaded another page (cross-origin too, which no root shows) changed what a snapshot reads.
+        else index.touch();
+      };
+      if (!framesSeen.has(frame)) {
+        framesSeen.add(frame);
+        state.listen(frame, "load", load, signal);
+      }
+      load();
+    },
+    attachDocument(document) {
+      if (index.hasRoot(document) || !isAllowedDocument(document)) return;
+      attachRoot(document, "document");
+      // Indexing walks the document once: its frames and open shadow roots are attached from there.
+      index.addRoot(document);
+    },
+  };
+  return roots;
+}
+
+function frameDocument(frame: Element): Document | null {
+  try {
+    return (frame as HTMLIFrameElement).contentDocument;
+  } catch {
+    return null; // cross-origin: not ours to observe
+  }
 }

@@ -77,90 +77,48 @@ const URL_KEYS: ReadonlySet<string> = new Set(["page_url", "url"]);
 const MASKED_KEYS: ReadonlySet<string> = new Set(["masked_field"]);
 
 export function createPrivacyBoundary(): PrivacyBoundary {
+  const values = createKnownValues();
+  const urls = createUrlMasker();
+  /** Selector parts with their escapes undone (the same selectors are checked at every click and on the way out); forgotten with the session. */
+  let unescaped = new Map<string, string>();
+  const selectors = (alternatives: readonly (readonly string[])[], scrub: TypedValueScrubber = values.scrubber()): string[][] =>
+    alternatives.filter((parts) => parts.every((part) => !carriesValue(part, scrub, unescaped))).map((parts) => [...parts]);
+  const rules: WalkRules = { url: urls.mask, selectors };
+
+  return {
+    remember: values.remember,
+    setSessionValues: values.setSessionValues,
+    setLiveValues: values.setLiveValues,
+    scrubber: values.scrubber,
+    text: (text) => values.scrubber().scrub(text),
+    url: (raw) => urls.mask(raw, values.scrubber()),
+    setKey: urls.setKey,
+    selectors: (alternatives) => selectors(alternatives),
+    event: (event) => walk(event, undefined, values.scrubber(), rules) as ObservedActionEventWithDetail,
+    snapshot: (snapshot) => walk(snapshot, undefined, values.scrubber(), rules) as PageSnapshot,
+    forget() {
+      values.forget();
+      unescaped = new Map();
+      urls.forget();
+    },
+  };
+}
+
+type KnownValues = Pick<PrivacyBoundary, "remember" | "setSessionValues" | "setLiveValues" | "scrubber" | "forget">;
+
+/** The values typed in the session so far (this page's, the session's other pages', the fields' now), and the scrubber of all of them. */
+function createKnownValues(): KnownValues {
   const pageValues = new Set<string>();
   let sessionValues: readonly string[] = [];
-  let readLive: (() => string[]) | undefined;
+  const live = createLiveValues();
   let builtFrom: string[] = [];
   // Values come and go one at a time: each one's pattern is compiled once, not at every rebuild.
   let compiled = createNeedleCache();
   let current: TypedValueScrubber = createTypedValueScrubber([], compiled);
-
-  /**
-   * What the page's fields hold, read once per task: until our synchronous code returns, no page
-   * script runs and no field can change, yet one event asks for the scrubber several times.
-   */
-  let liveThisTask: string[] | undefined;
-  const liveValues = (): string[] => {
-    if (readLive === undefined) return NO_LIVE_VALUES;
-    if (liveThisTask === undefined) {
-      liveThisTask = readLive();
-      queueMicrotask(() => {
-        liveThisTask = undefined;
-      });
-    }
-    return liveThisTask;
-  };
-
   /** Bumped when the session's or the page's values change: with the same live values, the scrubber is the same. */
   let knownVersion = 0;
   let builtVersion = -1;
   let builtLive: string[] | undefined;
-  const scrubber = (): TypedValueScrubber => {
-    const live = liveValues();
-    // One event asks several times within a task: the same values, the same array of live values.
-    if (builtVersion === knownVersion && builtLive === live) return current;
-    const values = [...sessionValues, ...pageValues, ...live];
-    builtVersion = knownVersion;
-    builtLive = live;
-    if (values.length !== builtFrom.length || values.some((value, index) => value !== builtFrom[index])) {
-      builtFrom = values;
-      // The last scrubber lends the texts it found clean; only the values it did not have are looked for in them again.
-      current = createTypedValueScrubber(values, compiled, current);
-    }
-    return current;
-  };
-
-  /** The typed values' references under the session key (none before the key is known: markers then name no value). */
-  let refOf: ((value: string) => string | undefined) | undefined;
-  let refKey: string | undefined;
-  const ref = (needle: string): string | undefined => refOf?.(needle);
-  /** URLs masked with a scrubber: every event and snapshot of a page carries the same few (its URL, masked and again). */
-  let maskedUrls = new WeakMap<TypedValueScrubber, Map<string, string>>();
-  const url = (raw: string, scrub: TypedValueScrubber = scrubber()): string => {
-    let known = maskedUrls.get(scrub);
-    if (known === undefined) maskedUrls.set(scrub, (known = new Map()));
-    let masked = known.get(raw);
-    if (masked === undefined) {
-      masked = maskUrl(raw, { scrub: (text, replace) => scrub.scrub(text, replace), ref });
-      if (known.size >= 64) known.clear();
-      known.set(raw, masked);
-    }
-    return masked;
-  };
-
-  /** Selector parts with their escapes undone (the same selectors are checked at every click and on the way out); forgotten with the session. */
-  let unescaped = new Map<string, string>();
-  const selectors = (alternatives: readonly (readonly string[])[], scrub: TypedValueScrubber = scrubber()): string[][] =>
-    alternatives.filter((parts) => parts.every((part) => !carriesValue(part, scrub, unescaped))).map((parts) => [...parts]);
-
-  /** Walks a value, scrubbing every page-derived string (see STRUCTURAL_KEYS). */
-  const walk = (value: unknown, key: string | undefined, scrub: TypedValueScrubber): unknown => {
-    if (typeof value === "string") {
-      if (key !== undefined && STRUCTURAL_KEYS.has(key)) return value;
-      if (key !== undefined && URL_KEYS.has(key)) return url(value, scrub);
-      return scrub.scrub(value);
-    }
-    if (Array.isArray(value)) {
-      if (key === "selectors") return selectors(value as string[][], scrub);
-      return value.map((item) => walk(item, undefined, scrub));
-    }
-    if (typeof value === "object" && value !== null) {
-      const copy: Record<string, unknown> = {};
-      for (const [name, item] of Object.entries(value)) copy[name] = MASKED_KEYS.has(name) ? item : walk(item, name, scrub);
-      return copy;
-    }
-    return value;
-  };
 
   return {
     remember(values) {
@@ -179,13 +137,78 @@ export function createPrivacyBoundary(): PrivacyBoundary {
       knownVersion += 1;
     },
     setLiveValues(read) {
-      readLive = read;
-      liveThisTask = undefined;
+      live.set(read);
       knownVersion += 1;
     },
-    scrubber,
-    text: (text) => scrubber().scrub(text),
-    url: (raw) => url(raw),
+    scrubber() {
+      const liveNow = live.read();
+      // One event asks several times within a task: the same values, the same array of live values.
+      if (builtVersion === knownVersion && builtLive === liveNow) return current;
+      const values = [...sessionValues, ...pageValues, ...liveNow];
+      builtVersion = knownVersion;
+      builtLive = liveNow;
+      if (values.length !== builtFrom.length || values.some((value, index) => value !== builtFrom[index])) {
+        builtFrom = values;
+        // The last scrubber lends the texts it found clean; only the values it did not have are looked for in them again.
+        current = createTypedValueScrubber(values, compiled, current);
+      }
+      return current;
+    },
+    forget() {
+      pageValues.clear();
+      sessionValues = [];
+      builtFrom = [];
+      knownVersion += 1;
+      compiled = createNeedleCache();
+      current = createTypedValueScrubber([], compiled);
+    },
+  };
+}
+
+/**
+ * What the page's fields hold, read once per task: until our synchronous code returns, no page
+ * script runs and no field can change, yet one event asks for the scrubber several times.
+ */
+function createLiveValues(): { set(read: (() => string[]) | undefined): void; read(): string[] } {
+  let readLive: (() => string[]) | undefined;
+  let liveThisTask: string[] | undefined;
+  return {
+    set(read) {
+      readLive = read;
+      liveThisTask = undefined;
+    },
+    read() {
+      if (readLive === undefined) return NO_LIVE_VALUES;
+      if (liveThisTask === undefined) {
+        liveThisTask = readLive();
+        queueMicrotask(() => {
+          liveThisTask = undefined;
+        });
+      }
+      return liveThisTask;
+    },
+  };
+}
+
+/** Addresses under the URL rule, typed values referenced under the session key (none before it is known: markers then name no value). */
+function createUrlMasker(): { mask(raw: string, scrub: TypedValueScrubber): string; setKey(key: string | undefined): void; forget(): void } {
+  let refOf: ((value: string) => string | undefined) | undefined;
+  let refKey: string | undefined;
+  const ref = (needle: string): string | undefined => refOf?.(needle);
+  /** URLs masked with a scrubber: every event and snapshot of a page carries the same few (its URL, masked and again). */
+  let maskedUrls = new WeakMap<TypedValueScrubber, Map<string, string>>();
+  return {
+    mask(raw, scrub) {
+      let known = maskedUrls.get(scrub);
+      if (known === undefined) maskedUrls.set(scrub, (known = new Map()));
+      let masked = known.get(raw);
+      if (masked === undefined) {
+        masked = maskUrl(raw, { scrub: (text, replace) => scrub.scrub(text, replace), ref });
+        if (known.size >= 64) known.clear();
+        known.set(raw, masked);
+      }
+      return masked;
+    },
     setKey(key) {
       if (key === refKey) return;
       refKey = key;
@@ -193,22 +216,36 @@ export function createPrivacyBoundary(): PrivacyBoundary {
       // Addresses masked before name their values differently now.
       maskedUrls = new WeakMap();
     },
-    selectors: (alternatives) => selectors(alternatives),
-    event: (event) => walk(event, undefined, scrubber()) as ObservedActionEventWithDetail,
-    snapshot: (snapshot) => walk(snapshot, undefined, scrubber()) as PageSnapshot,
     forget() {
-      pageValues.clear();
-      sessionValues = [];
-      builtFrom = [];
-      knownVersion += 1;
-      unescaped = new Map();
-      compiled = createNeedleCache();
-      current = createTypedValueScrubber([], compiled);
       refOf = undefined;
       refKey = undefined;
       maskedUrls = new WeakMap();
     },
   };
+}
+
+interface WalkRules {
+  url(raw: string, scrub: TypedValueScrubber): string;
+  selectors(alternatives: readonly (readonly string[])[], scrub: TypedValueScrubber): string[][];
+}
+
+/** Walks a value, scrubbing every page-derived string (see STRUCTURAL_KEYS). */
+function walk(value: unknown, key: string | undefined, scrub: TypedValueScrubber, rules: WalkRules): unknown {
+  if (typeof value === "string") {
+    if (key !== undefined && STRUCTURAL_KEYS.has(key)) return value;
+    if (key !== undefined && URL_KEYS.has(key)) return rules.url(value, scrub);
+    return scrub.scrub(value);
+  }
+  if (Array.isArray(value)) {
+    if (key === "selectors") return rules.selectors(value as string[][], scrub);
+    return value.map((item) => walk(item, undefined, scrub, rules));
+  }
+  if (typeof value === "object" && value !== null) {
+    const copy: Record<string, unknown> = {};
+    for (const [name, item] of Object.entries(value)) copy[name] = MASKED_KEYS.has(name) ? item : walk(item, name, scrub, rules);
+    return copy;
+  }
+  return value;
 }
 
 /** Whether a selector part holds a typed value as written, or once its CSS or XPath escapes are undone. */

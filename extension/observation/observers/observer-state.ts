@@ -131,14 +131,7 @@ export function createObserverState(options: ObserverStateOptions): ObserverStat
     mayHoldEditable: () => index.mayHoldEditable(),
   };
 
-  /** The top URL, masked and scrubbed (again only when it or the typed values changed). */
-  let maskedFor: { href: string; scrub: TypedValueScrubber; masked: string } | undefined;
-  const maskedTopUrl = (): string => {
-    const href = top.location.href;
-    const scrub = boundary.scrubber();
-    if (maskedFor?.href !== href || maskedFor.scrub !== scrub) maskedFor = { href, scrub, masked: boundary.url(href) };
-    return maskedFor.masked;
-  };
+  const maskedTopUrl = createMaskedTopUrl(top, boundary);
 
   const stateStyles = createStateStyles();
 
@@ -148,16 +141,7 @@ export function createObserverState(options: ObserverStateOptions): ObserverStat
     if (added.length > 0) shareTypedValues(added);
   };
 
-  const scrubFunctions = new WeakMap<TypedValueScrubber, (text: string) => string>();
-  const scrubber = (): ((text: string) => string) => {
-    const current = boundary.scrubber();
-    let scrub = scrubFunctions.get(current);
-    if (scrub === undefined) {
-      scrub = (text) => current.scrub(text);
-      scrubFunctions.set(current, scrub);
-    }
-    return scrub;
-  };
+  const scrubber = createScrubberOf(boundary);
 
   return {
     top,
@@ -170,47 +154,13 @@ export function createObserverState(options: ObserverStateOptions): ObserverStat
     isOwnNode,
     rootHooks,
     onRoot: (hook) => void rootHooks.push(hook),
-    // Written for the one argument (not `guard.wrap`): it runs for every key press.
-    listen(target, type, handler, signal) {
-      const listener = (event: Event): void => {
-        try {
-          handler(event);
-        } catch (error) {
-          guard.report(error);
-        }
-      };
-      target.addEventListener(type, listener, { capture: true, passive: true, signal });
-    },
-    // Only an event retargeted at a shadow host needs its composed path (each DOM call counts on a keystroke).
-    startOf(event) {
-      if (!event.isTrusted) return undefined;
-      const target = event.target;
-      if (!isElement(target) || isOwnNode(target)) return undefined;
-      if (!mayHostShadowRoot(target) || target.shadowRoot === null) return target;
-      const path = event.composedPath();
-      attachShadowRootsOnPath(path);
-      return isElement(path[0]) ? path[0] : undefined;
-    },
+    listen: (target, type, handler, signal) => listenGuarded(guard, target, type, handler, signal),
+    startOf: (event) => startOfEvent(event, isOwnNode, attachShadowRootsOnPath),
     fieldOf(element) {
       if (element.tagName === "INPUT" || element.tagName === "TEXTAREA" || index.mayHoldEditable()) return textFieldOf(element);
       return undefined;
     },
-    describe(element, scrub) {
-      index.sync();
-      const raw = names.name(element);
-      const name = scrub(raw);
-      // Selectors are made from the page's own text and then checked: one that would carry a typed
-      // value (a button that echoes it), escaped or not, is left out, and none is made from a scrubbed name.
-      const selectors = boundary.selectors(selectorsFor(element, raw, selectorContext));
-      return {
-        role: roleOf(element),
-        name,
-        tag: element.localName,
-        inputType: element.tagName === "INPUT" ? inputType(element) : undefined,
-        selectors,
-        framePath: framePathOf(element.ownerDocument),
-      };
-    },
+    describe: (element, scrub) => describeElement(element, scrub, index, boundary, selectorContext),
     observe(kind, label, target, masked, scrub = scrubber()) {
       const pageTitle = cleanText(scrub(top.document.title), 200);
       emit({ kind, label, target, maskedField: masked?.later, maskedNow: masked?.now, pageUrl: maskedTopUrl(), pageTitle, createdAt: new Date().toISOString() });
@@ -227,6 +177,71 @@ export function createObserverState(options: ObserverStateOptions): ObserverStat
       const seen = fields.lastSeen.get(field);
       remember(value, seen !== undefined && !value.includes(seen) ? seen : undefined);
     },
+  };
+}
+
+/** A capture-phase, passive listener inside the error guard. Written for the one argument (not `guard.wrap`): it runs for every key press. */
+function listenGuarded(guard: ErrorGuard, target: EventTarget, type: string, handler: (event: Event) => void, signal: AbortSignal): void {
+  const listener = (event: Event): void => {
+    try {
+      handler(event);
+    } catch (error) {
+      guard.report(error);
+    }
+  };
+  target.addEventListener(type, listener, { capture: true, passive: true, signal });
+}
+
+/** Only an event retargeted at a shadow host needs its composed path (each DOM call counts on a keystroke). */
+function startOfEvent(event: Event, isOwnNode: (node: EventTarget) => boolean, attachShadowRootsOnPath: (path: EventTarget[]) => void): Element | undefined {
+  if (!event.isTrusted) return undefined;
+  const target = event.target;
+  if (!isElement(target) || isOwnNode(target)) return undefined;
+  if (!mayHostShadowRoot(target) || target.shadowRoot === null) return target;
+  const path = event.composedPath();
+  attachShadowRootsOnPath(path);
+  return isElement(path[0]) ? path[0] : undefined;
+}
+
+function describeElement(element: Element, scrub: (text: string) => string, index: PageIndex, boundary: PrivacyBoundary, selectorContext: SelectorContext): TargetDescription {
+  index.sync();
+  const raw = index.names.name(element);
+  const name = scrub(raw);
+  // Selectors are made from the page's own text and then checked: one that would carry a typed
+  // value (a button that echoes it), escaped or not, is left out, and none is made from a scrubbed name.
+  const selectors = boundary.selectors(selectorsFor(element, raw, selectorContext));
+  return {
+    role: roleOf(element),
+    name,
+    tag: element.localName,
+    inputType: element.tagName === "INPUT" ? inputType(element) : undefined,
+    selectors,
+    framePath: framePathOf(element.ownerDocument),
+  };
+}
+
+/** The top URL, masked and scrubbed (again only when it or the typed values changed). */
+function createMaskedTopUrl(top: Window, boundary: PrivacyBoundary): () => string {
+  let maskedFor: { href: string; scrub: TypedValueScrubber; masked: string } | undefined;
+  return () => {
+    const href = top.location.href;
+    const scrub = boundary.scrubber();
+    if (maskedFor?.href !== href || maskedFor.scrub !== scrub) maskedFor = { href, scrub, masked: boundary.url(href) };
+    return maskedFor.masked;
+  };
+}
+
+/** The boundary's current scrubber as a function: the same function while the values stay the same. */
+function createScrubberOf(boundary: PrivacyBoundary): () => (text: string) => string {
+  const scrubFunctions = new WeakMap<TypedValueScrubber, (text: string) => string>();
+  return () => {
+    const current = boundary.scrubber();
+    let scrub = scrubFunctions.get(current);
+    if (scrub === undefined) {
+      scrub = (text) => current.scrub(text);
+      scrubFunctions.set(current, scrub);
+    }
+    return scrub;
   };
 }
 

@@ -1,7 +1,7 @@
-import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
-import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
-import type { ContentMessage } from "./capture-messages";
-import type { ErrorGuard } from "./error-guard";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
+import type { ContentMessage } from "../capture-messages";
+import type { ErrorGuard } from "../error-guard";
 
 /**
  * The page's outgoing side (content-capture.ts): finished events wait in a batch at most
@@ -59,19 +59,7 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
   let batchTimer: number | undefined;
   let sending: Promise<void> = Promise.resolve();
 
-  /** Sends one message; a failed send (the service worker was restarting) is retried a few times. */
-  const deliver = async (message: ContentMessage, attempts = SEND_ATTEMPTS): Promise<void> => {
-    try {
-      await send(message);
-    } catch (error) {
-      if (attempts <= 1) {
-        guard.report(error);
-        return;
-      }
-      await new Promise((resolve) => win.setTimeout(resolve, RETRY_DELAY_MS));
-      await deliver(message, attempts - 1);
-    }
-  };
+  const deliver = (message: ContentMessage): Promise<void> => deliverWithRetries(options, message, SEND_ATTEMPTS);
 
   const takeTurn = (batch: OutgoingBatch): void => {
     sending = sending.then(async () => {
@@ -79,25 +67,6 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
       batch.answered = true;
       unanswered.delete(batch);
     });
-  };
-
-  /** Every batch not answered yet, handed to `send` now (not after the one in flight), oldest first; each once. */
-  const sendUnansweredNow = (): void => {
-    for (const batch of unanswered) {
-      if (batch.rushed) continue;
-      batch.rushed = true;
-      try {
-        void Promise.resolve(send(batch.message)).then(
-          () => {
-            batch.answered = true;
-            unanswered.delete(batch);
-          },
-          () => undefined, // the queued turn sends it again
-        );
-      } catch {
-        // The same: its queued turn retries.
-      }
-    }
   };
 
   const sendAll = (): Promise<void> => {
@@ -110,7 +79,7 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
       unanswered.add(batch);
       takeTurn(batch);
     }
-    if (leaving) sendUnansweredNow();
+    if (leaving) sendUnansweredNow(unanswered, send);
     return sending;
   };
 
@@ -125,7 +94,7 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
       }
     },
     sendAll,
-    deliver: (message) => deliver(message),
+    deliver,
     leave(final) {
       leaving = true;
       void sendAll();
@@ -144,4 +113,37 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
       batchTimer = undefined;
     },
   };
+}
+
+/** Sends one message; a failed send (the service worker was restarting) is retried a few times. */
+async function deliverWithRetries(options: OutgoingOptions, message: ContentMessage, attempts: number): Promise<void> {
+  try {
+    await options.send(message);
+  } catch (error) {
+    if (attempts <= 1) {
+      options.guard.report(error);
+      return;
+    }
+    await new Promise((resolve) => options.window.setTimeout(resolve, RETRY_DELAY_MS));
+    await deliverWithRetries(options, message, attempts - 1);
+  }
+}
+
+/** Every batch not answered yet, handed to `send` now (not after the one in flight), oldest first; each once. */
+function sendUnansweredNow(unanswered: Set<OutgoingBatch>, send: (message: ContentMessage) => unknown): void {
+  for (const batch of unanswered) {
+    if (batch.rushed) continue;
+    batch.rushed = true;
+    try {
+      void Promise.resolve(send(batch.message)).then(
+        () => {
+          batch.answered = true;
+          unanswered.delete(batch);
+        },
+        () => undefined, // the queued turn sends it again
+      );
+    } catch {
+      // The same: its queued turn retries.
+    }
+  }
 }

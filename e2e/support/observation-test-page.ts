@@ -4,14 +4,14 @@ import path from "node:path";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { build, type Rollup } from "vite";
 import { projectRoot } from "../../agent/test-support/agent-process";
-import { CHROMIUM_PATH } from "../../e2e/support/extension-browser";
+import { CHROMIUM_PATH } from "./extension-browser";
 
 /**
- * For tests that run this folder's modules in real Chromium: the modules bundled into one IIFE that
+ * For tests that run extension/observation's modules in real Chromium: the modules bundled into one IIFE that
  * defines `globalName` in the page, and a page served from loopback with a browser to open it in.
  */
 
-/** `modules` (file names in this folder, without `.ts`) in one IIFE defining `globalName`. */
+/** `modules` (file names under extension/observation, without `.ts`) in one IIFE defining `globalName`. */
 export async function bundleObservationModules(modules: readonly string[], globalName: string): Promise<string> {
   const entry = `virtual:${globalName}-entry`;
   const result = await build({

@@ -1,0 +1,268 @@
+import type { DomObserver } from "../dom-observer";
+import { nameSnapshot, readPageSnapshot, snapshotText } from "../snapshot-observer";
+import type { CaptureState } from "./capture-state";
+import type { HeldEvents, SnapshotHandle } from "./held-events";
+import { heldSnapshot } from "./observed-events";
+
+/**
+ * Snapshots of the page during a capture (../content-capture.ts): debounced after actions (taken
+ * `snapshotDelayMs` after the last one), then once more `settleDelayMs` later, so the agent can
+ * tell a lasting change from one that went away (issue #14); each distinct one is reported once.
+ *
+ * A snapshot is read only when the page may have changed since the last one: the page index's
+ * change count (any DOM change in the observed roots, a root coming or going, a toggle, a resize)
+ * or the URL moved, or a value typed since then occurs in the last snapshot's text (it must be cut
+ * out). Otherwise the last snapshot is the after-state, as reading it again would have given.
+ */
+
+export interface CaptureSnapshots {
+  /** The last snapshot taken (the before-state of the next action). */
+  readonly latest: SnapshotHandle | undefined;
+  /** How many times the page was read for a snapshot. */
+  readonly reads: number;
+  /** An action came: the debounced snapshot is due `snapshotDelayMs` from now. */
+  schedule(): void;
+  /** Takes the pending snapshot now (the events waiting for their after-state get it). */
+  takeNow(): void;
+  /** Works out the page's names in idle time after start (see `warmNames`). */
+  warm(observer: DomObserver): void;
+  /** No settled-page snapshot (capture pauses or stops). */
+  stopSettling(): void;
+  /** No snapshot timer left (the page is being left, or the capture is destroyed). */
+  stopTimers(): void;
+  /** A later session on this page takes its own snapshots. */
+  forget(): void;
+}
+
+export interface SnapshotTiming {
+  snapshotDelayMs: number;
+  settleDelayMs: number;
+}
+
+/** What the last snapshot was read from: while none of it moved, reading again would give the same snapshot. */
+interface SnapshotBasis {
+  handle: SnapshotHandle;
+  observer: DomObserver;
+  changeCount: number;
+  url: string;
+  maskedUrl: string;
+  /** The scrubber it was read with, and its text (to look for values typed since, when the scrubber changed). */
+  scrub: (text: string) => string;
+  text: () => string;
+}
+
+/** Idle slices that work out the page's names after start, and how long the first snapshot waits for them at most. */
+const WARM_SLICE_MS = 8;
+const WARM_WAIT_MS = 16;
+const WARM_LIMIT_MS = 1000;
+
+/** The last snapshot, what it was read from, and how many times the page was read. */
+interface SnapshotMemory {
+  latest: SnapshotHandle | undefined;
+  basis: SnapshotBasis | undefined;
+  reads: number;
+}
+
+interface Warming {
+  done: boolean;
+  until: number;
+}
+
+/** The roles whose change (a ticked box, a picked option) changes no node: the page must be read again. */
+const TOGGLING_ROLES = ["checkbox", "radio", "switch"];
+
+export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, timing: SnapshotTiming): CaptureSnapshots {
+  const { win, guard } = state;
+  const memory: SnapshotMemory = { latest: undefined, basis: undefined, reads: 0 };
+  let snapshotTimer: number | undefined;
+  let settleTimer: number | undefined;
+  /** When the debounced snapshot is due: one timer is re-armed for the rest when actions came meanwhile, instead of a timer per action. */
+  let snapshotDue = 0;
+  let warming: Warming | undefined;
+
+  const stopSettling = (): void => {
+    if (settleTimer !== undefined) win.clearTimeout(settleTimer);
+    settleTimer = undefined;
+  };
+  const stopSnapshotTimer = (): void => {
+    if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
+    snapshotTimer = undefined;
+  };
+
+  const schedule = (): void => {
+    stopSettling();
+    snapshotDue = win.performance.now() + timing.snapshotDelayMs;
+    snapshotTimer ??= win.setTimeout(onSnapshotTimer, timing.snapshotDelayMs);
+  };
+
+  const onSnapshotTimer = guard.wrap(() => {
+    snapshotTimer = undefined;
+    const rest = snapshotDue - win.performance.now();
+    if (rest >= 1) snapshotTimer = win.setTimeout(onSnapshotTimer, rest);
+    else if (warming !== undefined && !warming.done && win.performance.now() < warming.until) {
+      // The names are being worked out in idle time: the snapshot waits for them (a little).
+      snapshotTimer = win.setTimeout(onSnapshotTimer, WARM_WAIT_MS);
+    } else {
+      takeNow();
+      // The settled page: reported (as a snapshot event) only if it changed meanwhile.
+      if (settleTimer !== undefined) win.clearTimeout(settleTimer);
+      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
+    }
+  });
+
+  const onSettleTimer = guard.wrap(() => {
+    settleTimer = undefined;
+    // A field still being typed into: what the page shows now (an autocomplete's options) is the
+    // coming Fill's doing, not the action before it; the settled page waits for the edit.
+    if (state.observer?.editing() === true) {
+      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
+      return;
+    }
+    takeNow();
+    held.pump();
+  });
+
+  const takeNow = (): void => {
+    stopSnapshotTimer();
+    takeSnapshot(state, held, memory);
+  };
+
+  return {
+    get latest() {
+      return memory.latest;
+    },
+    get reads() {
+      return memory.reads;
+    },
+    schedule,
+    takeNow,
+    warm(observer) {
+      warming = warmNames(state, observer, (current) => warming === current);
+    },
+    stopSettling,
+    stopTimers() {
+      stopSettling();
+      stopSnapshotTimer();
+    },
+    forget() {
+      memory.latest = undefined;
+      memory.basis = undefined;
+    },
+  };
+}
+
+/** Takes a snapshot for the events waiting for their after-state, or gives them the last one if it still holds. */
+function takeSnapshot(state: CaptureState, held: HeldEvents, memory: SnapshotMemory): void {
+  const { config, observer } = state;
+  if (config === null || observer === undefined) return;
+  const scrub = observer.scrubber();
+  const { basis } = memory;
+  // Ticking a box or picking a radio option changes no node: the page is read again so the
+  // snapshot's control states (issue #14) follow it.
+  const mayToggle = held.awaitingAfter().some((entry) => TOGGLING_ROLES.includes(entry.event.browser_detail?.target_role ?? ""));
+  if (basis !== undefined && !mayToggle && lastSnapshotHolds(state, basis, memory.latest, observer, scrub)) {
+    held.giveAfter(basis.handle);
+    held.pump();
+    return;
+  }
+  const previous = memory.latest;
+  const handle: SnapshotHandle = { done: false, taken: undefined };
+  memory.latest = handle;
+  held.giveAfter(handle);
+  held.holdSnapshot(heldSnapshot(config, state.newId(), previous, handle));
+  memory.reads += 1;
+  memory.basis = readSnapshot(state, held, observer, handle, scrub);
+}
+
+/** True when the last snapshot still describes the page, as read with `scrub` now. */
+function lastSnapshotHolds(
+  state: CaptureState,
+  basis: SnapshotBasis,
+  latest: SnapshotHandle | undefined,
+  current: DomObserver,
+  scrub: (text: string) => string,
+): boolean {
+  if (basis.handle !== latest || basis.observer !== current) return false;
+  if (basis.changeCount !== current.index.changeCount || basis.url !== state.win.location.href) return false;
+  if (basis.scrub !== scrub) {
+    // New typing: the page did not change, but a value typed now may already have been on it (or in its URL).
+    const text = basis.text();
+    if (scrub(text) !== text || state.boundary.url(basis.url) !== basis.maskedUrl) return false;
+    basis.scrub = scrub;
+  }
+  return true;
+}
+
+/**
+ * Reads the page now (one consistent DOM) into `handle`, named by its hash asynchronously; returns
+ * what it was read from, or undefined when reading failed (the events waiting for it go without).
+ */
+function readSnapshot(
+  state: CaptureState,
+  held: HeldEvents,
+  observer: DomObserver,
+  handle: SnapshotHandle,
+  scrub: (text: string) => string,
+): SnapshotBasis | undefined {
+  const { win, boundary, guard } = state;
+  const changeCount = observer.index.changeCount;
+  const url = win.location.href;
+  let read: ReturnType<typeof readPageSnapshot>;
+  try {
+    read = readPageSnapshot({ window: win, source: observer.index, scrub, sanitize: boundary.snapshot, maskedUrl: boundary.url(url) });
+  } catch (error) {
+    // A bug of ours: the events waiting for this snapshot go without it.
+    guard.report(error);
+    handle.done = true;
+    held.pump();
+    return undefined;
+  }
+  const { snapshot, json } = read;
+  let text: string | undefined;
+  const basis: SnapshotBasis = { handle, observer, changeCount, url, maskedUrl: snapshot.url, scrub, text: () => (text ??= snapshotText(snapshot)) };
+  void state.track(
+    nameSnapshot(snapshot, json)
+      .then((taken) => {
+        handle.taken = taken;
+      })
+      .catch(guard.report)
+      .finally(() => {
+        handle.done = true;
+        held.pump();
+      }),
+  );
+  return basis;
+}
+
+/**
+ * After start, the names of the page's buttons and links (what the first snapshot reads most of:
+ * 1,600 "Favourite" buttons are named one by one before they are found to share a name) are
+ * worked out in idle slices, so the first snapshot is not one long task on a large page. The
+ * debounced snapshot waits for them, at most `WARM_LIMIT_MS` after start; names are only cached
+ * (page-index.ts forgets them when the page changes), so what the snapshot says is the same.
+ * The slices stop when the observer is replaced or `isCurrent` says another warming took over.
+ */
+function warmNames(state: CaptureState, current: DomObserver, isCurrent: (warming: Warming) => boolean): Warming {
+  const { win, guard } = state;
+  const queue: Element[] = [];
+  for (const root of current.index.roots()) queue.push(...current.index.elements(root, "buttons"), ...current.index.elements(root, "links"));
+  const warming: Warming = { done: false, until: win.performance.now() + WARM_LIMIT_MS };
+  let next = 0;
+  const slice = guard.wrap(() => {
+    if (state.observer !== current || !isCurrent(warming)) return;
+    const stop = win.performance.now() + WARM_SLICE_MS;
+    while (next < queue.length) {
+      const element = queue[next++]!;
+      if (element.isConnected) current.index.names.name(element);
+      if (next % 32 === 0 && win.performance.now() >= stop) break;
+    }
+    if (next < queue.length) schedule();
+    else warming.done = true;
+  });
+  const schedule = (): void => {
+    if (typeof win.requestIdleCallback === "function") win.requestIdleCallback(slice, { timeout: WARM_WAIT_MS * 4 });
+    else win.setTimeout(slice, 0);
+  };
+  schedule();
+  return warming;
+}

@@ -1,0 +1,148 @@
+import type { MaskedField, ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
+import { quoted } from "../dom-observer";
+import type { ErrorGuard } from "../error-guard";
+import type { PrivacyBoundary } from "../privacy-boundary";
+import type { TakenSnapshot } from "../snapshot-observer";
+import type { OutgoingBatches } from "./outgoing-batches";
+
+/**
+ * Events on their way out (../content-capture.ts): each is held until its masked value, its
+ * before and its after snapshot are known, then, in order, passes through the privacy boundary
+ * into the outgoing batches. When the page is left (`final`: pagehide, issue #35) what is held goes
+ * with what is known: the mask without its hash, no before-state.
+ */
+
+/** A snapshot being taken: done once hashed (or failed). */
+export interface SnapshotHandle {
+  done: boolean;
+  taken: TakenSnapshot | undefined;
+}
+
+/** An event on its way out: complete once its masked value, its before and its after snapshot are known. */
+export interface HeldEvent {
+  event: ObservedActionEventWithDetail;
+  /** `now`: the mask without its hash, for a page left before the hash was ready. */
+  masked: { done: boolean; value: MaskedField | undefined; now: MaskedField | undefined } | undefined;
+  /** Finishes the label from the settled page title (navigation). */
+  finishLabel: ((title: string) => string) | undefined;
+  before: SnapshotHandle | undefined;
+  /** "none": the page hid before the after-snapshot; the event goes without. */
+  after: SnapshotHandle | "none" | undefined;
+  /** Snapshot events are dropped when the page did not change. */
+  isSnapshotEvent: boolean;
+}
+
+export interface HeldEvents {
+  /** An action's event: it waits for the next snapshot, and for `maskedLater` (its mask's hash) when it has one. */
+  holdAction(entry: HeldEvent, maskedLater: Promise<MaskedField> | undefined): void;
+  /** A snapshot's event (its after-snapshot is itself). */
+  holdSnapshot(entry: HeldEvent): void;
+  /** The action events waiting for the next snapshot. */
+  awaitingAfter(): readonly HeldEvent[];
+  /** The events waiting for the next snapshot get this one ("none": they go without). */
+  giveAfter(after: SnapshotHandle | "none"): void;
+  /** Delivers the complete events at the front, in order; `final`: the page is going away, everything goes with what is known. */
+  pump(final?: boolean): void;
+  /** A later session on this page uploads its snapshots afresh. */
+  forget(): void;
+}
+
+export interface HeldEventsOptions {
+  win: Window;
+  guard: ErrorGuard;
+  boundary: PrivacyBoundary;
+  outgoing: OutgoingBatches;
+  /** Counts the mask's hash as under way (state.track). */
+  track: <T>(promise: Promise<T>) => Promise<T>;
+}
+
+export function createHeldEvents(options: HeldEventsOptions): HeldEvents {
+  const { win, guard, boundary, outgoing, track } = options;
+  const held: HeldEvent[] = [];
+  let awaitingAfter: HeldEvent[] = [];
+  /** Snapshots already uploaded in this session (by hash): each goes once. */
+  const uploaded = new Set<string>();
+
+  const pump = guard.wrap((final = false) => {
+    while (held.length > 0 && (final || isComplete(held[0]!))) {
+      const entry = held.shift()!;
+      const finished = finishEvent(entry, uploaded, () => boundary.text(win.document.title));
+      // The last gate: whatever the event carries, typed values are cut out of it here. It is not
+      // validated here (issue #17: not on the page's main thread): the background checks each event
+      // and keeps the valid ones of a batch (extension/background/message-router.ts).
+      if (finished !== undefined) outgoing.queue(boundary.event(finished.event), finished.uploads);
+    }
+  });
+
+  return {
+    holdAction(entry, maskedLater) {
+      const masked = entry.masked;
+      if (maskedLater !== undefined && masked !== undefined) {
+        void track(
+          maskedLater
+            .then((value) => {
+              masked.value = value;
+            })
+            .catch(guard.report)
+            .finally(() => {
+              masked.done = true;
+              pump();
+            }),
+        );
+      }
+      held.push(entry);
+      awaitingAfter.push(entry);
+    },
+    holdSnapshot: (entry) => void held.push(entry),
+    awaitingAfter: () => awaitingAfter,
+    giveAfter(after) {
+      for (const entry of awaitingAfter) entry.after = after;
+      awaitingAfter = [];
+    },
+    pump,
+    forget: () => uploaded.clear(),
+  };
+}
+
+function isComplete(entry: HeldEvent): boolean {
+  return (
+    (entry.masked === undefined || entry.masked.done) &&
+    (entry.before === undefined || entry.before.done) &&
+    (entry.after === "none" || (entry.after !== undefined && entry.after.done))
+  );
+}
+
+/**
+ * The event with its snapshot refs, its finished label and its mask, and the snapshots it is the
+ * first to reference; undefined for a snapshot event of an unchanged page (nothing to report).
+ */
+function finishEvent(
+  entry: HeldEvent,
+  uploaded: Set<string>,
+  currentTitle: () => string,
+): { event: ObservedActionEventWithDetail; uploads: SnapshotUpload[] } | undefined {
+  const before = entry.before?.taken;
+  const after = entry.after === "none" ? undefined : entry.after?.taken;
+  const event = entry.event;
+  if (entry.isSnapshotEvent) {
+    // No hash (insecure context) or no change since the last snapshot: nothing to report.
+    if (after?.ref === undefined || after.ref === before?.ref) return undefined;
+    event.action_label = `Snapshot of ${quoted(after.snapshot.title, "the page")}`;
+    event.window_title = after.snapshot.title;
+    event.browser_detail = { page_url: after.snapshot.url, page_title: after.snapshot.title, selectors: [] };
+  }
+  event.before_state_ref = before?.ref;
+  event.after_state_ref = after?.ref;
+  event.caused_state_change = after?.ref !== undefined && after.ref !== before?.ref;
+  if (entry.finishLabel !== undefined) event.action_label = entry.finishLabel(after?.snapshot.title ?? currentTitle());
+  const masked = entry.masked === undefined ? undefined : entry.masked.done ? entry.masked.value : entry.masked.now;
+  if (masked !== undefined && event.browser_detail !== undefined) event.browser_detail.masked_field = masked;
+  const uploads: SnapshotUpload[] = [];
+  for (const taken of [before, after]) {
+    if (taken?.sha256 === undefined || uploaded.has(taken.sha256)) continue;
+    uploaded.add(taken.sha256);
+    uploads.push({ sha256: taken.sha256, learn_session_id: event.learn_session_id, snapshot: taken.snapshot });
+  }
+  return { event, uploads };
+}
