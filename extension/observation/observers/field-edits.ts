@@ -1,5 +1,5 @@
 import type { MaskedField } from "../../../shared/learning/observed-action";
-import { cleanText, inputType, type Names } from "../accessible-name";
+import { cleanText, inputType, type Names } from "../names/accessible-name";
 import { fieldHints, textFieldOf } from "../field-masking";
 import { isElement, MAX_NAME_IN_LABEL, quoted, type ObserverState } from "./observer-state";
 

@@ -1,4 +1,4 @@
-import { cleanText, type Names } from "../accessible-name";
+import { cleanText, type Names } from "../names/accessible-name";
 import { reportFieldEdit } from "./field-edits";
 import { quoted, type ObserverState } from "./observer-state";
 

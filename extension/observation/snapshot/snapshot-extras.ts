@@ -1,5 +1,5 @@
-import type { PageSnapshot } from "../../shared/observation/page-snapshot";
-import { roleOf, subtreeText, type Names } from "./accessible-name";
+import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
+import { roleOf, subtreeText, type Names } from "../names/accessible-name";
 import { NO_MEMO, type ChildView, type SnapshotMemo } from "./snapshot-memo";
 
 /**

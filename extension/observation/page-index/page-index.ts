@@ -1,8 +1,8 @@
-import { createNameCache, type NameCache } from "./accessible-name";
-import type { ErrorGuard } from "./error-guard";
-import { isShadowRoot, mayHostShadowRoot } from "./shadow-roots";
-import { createSnapshotMemo, type ChangeLog, type PageChange, type SnapshotMemo } from "./snapshot-memo";
-import { firstFollowing, type SnapshotKind, type SnapshotSource } from "./snapshot-observer";
+import { createNameCache, type NameCache } from "../names/accessible-name";
+import type { ErrorGuard } from "../error-guard";
+import { isShadowRoot, mayHostShadowRoot } from "../snapshot/shadow-roots";
+import { createSnapshotMemo, type ChangeLog, type PageChange, type SnapshotMemo } from "../snapshot/snapshot-memo";
+import { firstFollowing, type SnapshotKind, type SnapshotSource } from "../snapshot/snapshot-observer";
 
 /**
  * What the observers know about the observed roots (documents, same-origin frames, open shadow

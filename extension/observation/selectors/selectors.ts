@@ -1,6 +1,6 @@
-import { UNCACHED_NAMES, isEditable, isNamedByTableOnly, roleOf, type Names } from "./accessible-name";
-import type { IndexKind } from "./page-index";
-import { isShadowRoot } from "./shadow-roots";
+import { UNCACHED_NAMES, isEditable, isNamedByTableOnly, roleOf, type Names } from "../names/accessible-name";
+import type { IndexKind } from "../page-index/page-index";
+import { isShadowRoot } from "../snapshot/shadow-roots";
 
 /**
  * Several selectors for one element, best first, in the Chrome DevTools Recorder shape (DESIGN §6):

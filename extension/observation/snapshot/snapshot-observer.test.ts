@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PageSnapshotSchema, canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
+import { PageSnapshotSchema, canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { snapshotJson, utf8Length } from "./snapshot-observer";
 
 /**

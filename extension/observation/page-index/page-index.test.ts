@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleObservationModules, servePageInChromium, type ServedPage } from "./observation-test-page";
+import { bundleObservationModules, servePageInChromium, type ServedPage } from "../observation-test-page";
 import type * as PageIndexModule from "./page-index";
-import type * as SnapshotModule from "./snapshot-observer";
-import type * as SelectorsModule from "./selectors";
-import type * as NamesModule from "./accessible-name";
-import type * as StateStylesModule from "./state-styles";
+import type * as SnapshotModule from "../snapshot/snapshot-observer";
+import type * as SelectorsModule from "../selectors/selectors";
+import type * as NamesModule from "../names/accessible-name";
+import type * as StateStylesModule from "../snapshot/state-styles";
 
 /**
  * The page index (page-index.ts) against a fresh read of the page, in real Chromium: through any
@@ -19,7 +19,7 @@ import type * as StateStylesModule from "./state-styles";
 type Observation = typeof PageIndexModule & typeof SnapshotModule & typeof SelectorsModule & typeof NamesModule & typeof StateStylesModule;
 declare const Observation: Observation;
 
-const MODULES = ["page-index", "snapshot-observer", "selectors", "accessible-name", "state-styles"];
+const MODULES = ["page-index/page-index", "snapshot/snapshot-observer", "selectors/selectors", "names/accessible-name", "snapshot/state-styles"];
 
 /** A page with a bit of everything a snapshot lists: a form with labels, buttons, links, headings, landmarks, status, an editable region. */
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Index test</title><style id="page-style"></style></head><body>

@@ -1,6 +1,6 @@
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleObservationModules, servePageInChromium, type ServedPage } from "./observation-test-page";
+import { bundleObservationModules, servePageInChromium, type ServedPage } from "../observation-test-page";
 import type * as SnapshotModule from "./snapshot-observer";
 
 /**
@@ -24,7 +24,7 @@ let browser: Browser;
 let bundle: string;
 
 beforeAll(async () => {
-  bundle = await bundleObservationModules(["snapshot-observer"], "StatusTest");
+  bundle = await bundleObservationModules(["snapshot/snapshot-observer"], "StatusTest");
   served = await servePageInChromium(PAGE);
   browser = served.browser;
 });
