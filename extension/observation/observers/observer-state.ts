@@ -1,6 +1,7 @@
 import type { DomEventKind, MaskedField } from "../../../shared/learning/observed-action";
 import type { TypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
-import { cleanText, inputType, roleOf, type Names } from "../names/accessible-name";
+import { cleanText, inputType, roleOf } from "../names/accessible-name";
+import type { Names } from "../names/name-cache";
 import type { ErrorGuard } from "../error-guard";
 import { blockText, readFieldValue, textFieldOf, type FieldMasker } from "../field-masking";
 import type { PageIndex, Root } from "../page-index/page-index";

@@ -1,4 +1,4 @@
-import { createNameCache, type NameCache } from "../names/accessible-name";
+import { createNameCache, type NameCache } from "../names/name-cache";
 import type { ErrorGuard } from "../error-guard";
 import { isShadowRoot, mayHostShadowRoot } from "../snapshot/shadow-roots";
 import { createSnapshotMemo, type ChangeLog, type PageChange, type SnapshotMemo } from "../snapshot/snapshot-memo";

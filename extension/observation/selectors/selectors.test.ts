@@ -1,7 +1,7 @@
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleObservationModules, servePageInChromium, type ServedPage } from "../observation-test-page";
-import type * as NamesModule from "../names/accessible-name";
+import type * as NamesModule from "../names/name-cache";
 import type * as PageIndexModule from "../page-index/page-index";
 import type * as SelectorsModule from "./selectors";
 
@@ -29,7 +29,7 @@ let origin: string;
 let bundle: string;
 
 beforeAll(async () => {
-  bundle = await bundleObservationModules(["names/accessible-name", "page-index/page-index", "selectors/selectors"], "SelectorTest");
+  bundle = await bundleObservationModules(["names/name-cache", "page-index/page-index", "selectors/selectors"], "SelectorTest");
   served = await servePageInChromium(PAGE);
   ({ browser, origin } = served);
 });

@@ -1,4 +1,5 @@
-import { UNCACHED_NAMES, isEditable, isNamedByTableOnly, roleOf, type Names } from "../names/accessible-name";
+import { isEditable, isNamedByTableOnly, roleOf } from "../names/accessible-name";
+import { UNCACHED_NAMES, type Names } from "../names/name-cache";
 import type { IndexKind } from "../page-index/page-index";
 import { isShadowRoot } from "../snapshot/shadow-roots";
 

@@ -1,5 +1,7 @@
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { roleOf, subtreeText, type Names } from "../names/accessible-name";
+import { roleOf } from "../names/accessible-name";
+import type { Names } from "../names/name-cache";
+import { subtreeText } from "../names/subtree-text";
 import { NO_MEMO, type ChildView, type SnapshotMemo } from "./snapshot-memo";
 
 /**

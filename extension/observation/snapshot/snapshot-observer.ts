@@ -1,6 +1,7 @@
 import { maskUrl } from "../../../shared/observation/url-rule";
 import { PAGE_SNAPSHOT_MAX_BYTES, SNAPSHOT_REF_PREFIX, canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { UNCACHED_NAMES, cleanText, inputType, roleOf, type Names } from "../names/accessible-name";
+import { cleanText, inputType, roleOf } from "../names/accessible-name";
+import { UNCACHED_NAMES, type Names } from "../names/name-cache";
 import { TYPED_ROLE_SELECTOR, sha256Hex, textFieldOf } from "../field-masking";
 import { LIST_CONTAINERS, TOGGLES, readSnapshotExtras } from "./snapshot-extras";
 import { openShadowRootsIn } from "./shadow-roots";
