@@ -6,7 +6,8 @@ import type { ErrorGuard } from "../error-guard";
 import { blockText, readFieldValue, textFieldOf, type FieldMasker } from "../field-masking";
 import type { PageIndex, Root } from "../page-index/page-index";
 import type { PrivacyBoundary } from "../privacy-boundary";
-import { framePathOf, selectorsFor, type SelectorContext } from "../selectors/selectors";
+import type { SelectorContext } from "../selectors/selector-context";
+import { framePathOf, selectorsFor } from "../selectors/selectors";
 import { mayHostShadowRoot } from "../snapshot/shadow-roots";
 import { createStateStyles } from "../snapshot/state-styles";
 
