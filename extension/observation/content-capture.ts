@@ -11,7 +11,8 @@ import { createIndicator, type Indicator, type IndicatorAction } from "./indicat
 import { observePageLeaving } from "./observers/navigation";
 import { createOutgoingBatches, type OutgoingBatches } from "./outgoing-batches";
 import { createPrivacyBoundary, type PrivacyBoundary } from "./privacy-boundary";
-import { nameSnapshot, readPageSnapshot, snapshotText, type TakenSnapshot } from "./snapshot/snapshot-observer";
+import { nameSnapshot, snapshotText, type TakenSnapshot } from "./snapshot/snapshot-json";
+import { readPageSnapshot } from "./snapshot/snapshot-observer";
 
 /**
  * The content side of a capture (issue #4), independent of `browser.*` so the e2e harness runs the

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleObservationModules, servePageInChromium, type ServedPage } from "../observation-test-page";
 import type * as PageIndexModule from "./page-index";
 import type * as SnapshotModule from "../snapshot/snapshot-observer";
+import type * as SnapshotSourceModule from "../snapshot/snapshot-source";
 import type * as SelectorsModule from "../selectors/selectors";
 import type * as NamesModule from "../names/accessible-name";
 import type * as SubtreeTextModule from "../names/subtree-text";
@@ -17,10 +18,10 @@ import type * as StateStylesModule from "../snapshot/state-styles";
  * own query handlers), and its change count moves with every change a snapshot could see.
  */
 
-type Observation = typeof PageIndexModule & typeof SnapshotModule & typeof SelectorsModule & typeof NamesModule & typeof SubtreeTextModule & typeof StateStylesModule;
+type Observation = typeof PageIndexModule & typeof SnapshotModule & typeof SnapshotSourceModule & typeof SelectorsModule & typeof NamesModule & typeof SubtreeTextModule & typeof StateStylesModule;
 declare const Observation: Observation;
 
-const MODULES = ["page-index/page-index", "snapshot/snapshot-observer", "selectors/selectors", "names/accessible-name", "names/subtree-text", "snapshot/state-styles"];
+const MODULES = ["page-index/page-index", "snapshot/snapshot-observer", "snapshot/snapshot-source", "selectors/selectors", "names/accessible-name", "names/subtree-text", "snapshot/state-styles"];
 
 /** A page with a bit of everything a snapshot lists: a form with labels, buttons, links, headings, landmarks, status, an editable region. */
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Index test</title><style id="page-style"></style></head><body>

@@ -2,7 +2,7 @@ import { createNameCache, type NameCache } from "../names/name-cache";
 import type { ErrorGuard } from "../error-guard";
 import { isShadowRoot, mayHostShadowRoot } from "../snapshot/shadow-roots";
 import { createSnapshotMemo, type ChangeLog, type PageChange, type SnapshotMemo } from "../snapshot/snapshot-memo";
-import { firstFollowing, type SnapshotKind, type SnapshotSource } from "../snapshot/snapshot-observer";
+import { firstFollowing, type SnapshotKind, type SnapshotSource } from "../snapshot/snapshot-source";
 
 /**
  * What the observers know about the observed roots (documents, same-origin frames, open shadow

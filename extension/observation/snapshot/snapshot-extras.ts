@@ -3,6 +3,7 @@ import { roleOf } from "../names/accessible-name";
 import type { Names } from "../names/name-cache";
 import { subtreeText } from "../names/subtree-text";
 import { NO_MEMO, type ChildView, type SnapshotMemo } from "./snapshot-memo";
+import { LIST_CONTAINERS, TOGGLES } from "./snapshot-source";
 
 /**
  * The parts of a snapshot that say whether a sub-goal was reached (issue #14): lists and how many
@@ -15,10 +16,7 @@ import { NO_MEMO, type ChildView, type SnapshotMemo } from "./snapshot-memo";
 type Root = Document | ShadowRoot;
 type Extras = Required<Pick<PageSnapshot, "lists" | "toggles" | "texts" | "hover_revealed">>;
 
-export const LIST_CONTAINERS = "ul, ol, table, [role=list], [role=listbox], [role=grid], [role=table], [role=tree]";
 const LIST_ITEMS = "li, tr, [role=listitem], [role=option], [role=row], [role=treeitem]";
-export const TOGGLES =
-  "input[type=checkbox], input[type=radio], [role=checkbox], [role=radio], [role=switch], [role=menuitemcheckbox], [aria-pressed], [aria-expanded], [role=tab][aria-selected], [aria-sort]";
 const CHECKED_INSIDE = "input[type=checkbox], input[type=radio], [aria-checked], [aria-selected]";
 /** Text inside these is listed elsewhere (or typed): not a counter of its own. */
 const NOT_COUNTER = "li, tr, button, a, h1, h2, h3, h4, h5, h6, input, textarea, select, option, script, style, noscript, svg, [role=status], [role=alert], [contenteditable], [role=button], [role=heading], [role=listitem], [role=row]";
