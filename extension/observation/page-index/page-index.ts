@@ -1,7 +1,8 @@
 import { createNameCache, type NameCache } from "../names/name-cache";
 import type { ErrorGuard } from "../error-guard";
 import { isShadowRoot, mayHostShadowRoot } from "../snapshot/shadow-roots";
-import { createSnapshotMemo, type ChangeLog, type PageChange, type SnapshotMemo } from "../snapshot/snapshot-memo";
+import type { ChangeLog, PageChange } from "../snapshot/memo-changes";
+import { createSnapshotMemo, type SnapshotMemo } from "../snapshot/snapshot-memo";
 import { firstFollowing, type SnapshotKind, type SnapshotSource } from "../snapshot/snapshot-source";
 
 /**

@@ -1,6 +1,7 @@
 import { subtreeText } from "../names/subtree-text";
 import { contextOf } from "./list-counts";
-import type { ChildView, SnapshotMemo } from "./snapshot-memo";
+import type { ChildView } from "./child-views";
+import type { SnapshotMemo } from "./snapshot-memo";
 
 /**
  * The snapshot's counters (issue #14): short texts with numbers ("2 items left"), never from inside

@@ -1,7 +1,8 @@
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { roleOf } from "../names/accessible-name";
 import type { Names } from "../names/name-cache";
-import { NO_MEMO, type ChildView, type SnapshotMemo } from "./snapshot-memo";
+import type { ChildView } from "./child-views";
+import { NO_MEMO, type SnapshotMemo } from "./snapshot-memo";
 
 /**
  * The snapshot's lists (issue #14): each visible list that is not part of another list's item, page

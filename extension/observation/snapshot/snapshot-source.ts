@@ -1,6 +1,7 @@
 import { UNCACHED_NAMES, type Names } from "../names/name-cache";
 import { openShadowRootsIn } from "./shadow-roots";
-import type { ChangeLog, SnapshotMemo } from "./snapshot-memo";
+import type { ChangeLog } from "./memo-changes";
+import type { SnapshotMemo } from "./snapshot-memo";
 
 /**
  * What a snapshot reads (snapshot-observer.ts): the kinds of element it lists, by the selectors that
