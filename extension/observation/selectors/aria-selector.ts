@@ -1,5 +1,5 @@
 import { isNamedByTableOnly, roleOf } from "../names/accessible-name";
-import type { IndexKind } from "../page-index/page-index";
+import type { IndexKind } from "../page-index/index-kinds";
 import { isShadowRoot } from "../snapshot/shadow-roots";
 import { quote, type Root, type SelectorContext } from "./selector-context";
 

@@ -1,5 +1,5 @@
 import type { Names } from "../names/name-cache";
-import type { IndexKind } from "../page-index/page-index";
+import type { IndexKind } from "../page-index/index-kinds";
 
 /** What every kind of selector is checked against: the names, the page index's lists, and the uniqueness check. */
 

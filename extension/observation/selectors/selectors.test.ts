@@ -2,6 +2,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleObservationModules, servePageInChromium, type ServedPage } from "../observation-test-page";
 import type * as NamesModule from "../names/name-cache";
+import type * as IndexKindsModule from "../page-index/index-kinds";
 import type * as PageIndexModule from "../page-index/page-index";
 import type * as SelectorsModule from "./selectors";
 
@@ -72,7 +73,7 @@ describe("selectors built with the index's memory", () => {
     const page = await openPage();
     const rounds = await page.evaluate((steps: readonly string[]) => {
       const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
-      const context = { names: index.names, elements: (root: PageIndexModule.Root, kind: PageIndexModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
+      const context = { names: index.names, elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
       const build = (cached: boolean) =>
         [...document.querySelectorAll("input, select")].map((field) => {
           const names = cached ? index.names : SelectorTest.UNCACHED_NAMES;
