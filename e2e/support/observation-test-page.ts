@@ -11,7 +11,7 @@ import { CHROMIUM_PATH } from "./extension-browser";
  * defines `globalName` in the page, and a page served from loopback with a browser to open it in.
  */
 
-/** `modules` (file names under extension/observation, without `.ts`) in one IIFE defining `globalName`. */
+/** `modules` (paths under extension/observation, without `.ts`: `snapshot/snapshot-observer`) in one IIFE defining `globalName`. */
 export async function bundleObservationModules(modules: readonly string[], globalName: string): Promise<string> {
   const entry = `virtual:${globalName}-entry`;
   const result = await build({

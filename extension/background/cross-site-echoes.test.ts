@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import { PageSnapshotSchema, SNAPSHOT_REF_PREFIX, canonicalJson } from "../../shared/observation/page-snapshot";
-import { nameSnapshot } from "../observation/snapshot-observer";
+import { nameSnapshot } from "../observation/snapshot/snapshot-json";
 import { cutForeignEchoes } from "./cross-site-echoes";
 
 const SESSION = "7b0a5c8e-8f64-4a43-9d0c-1f2d3e4a5b6c";

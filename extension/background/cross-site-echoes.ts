@@ -3,7 +3,7 @@ import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
 import { canonicalJson } from "../../shared/observation/page-snapshot";
 import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
 import { createPrivacyBoundary } from "../observation/privacy-boundary";
-import { nameSnapshot } from "../observation/snapshot-observer";
+import { nameSnapshot } from "../observation/snapshot/snapshot-json";
 
 /**
  * The second line for a value typed on one allowed site and shown by another (issue #30). A page

@@ -1,8 +1,9 @@
 import type { ErrorGuard } from "./error-guard";
 import { isTypedField, type FieldMasker } from "./field-masking";
-import { createPageIndex, type PageIndex, type Root } from "./page-index";
+import type { Root } from "./page-index/index-kinds";
+import { createPageIndex, type PageIndex } from "./page-index/page-index";
 import type { PrivacyBoundary } from "./privacy-boundary";
-import { isShadowRoot } from "./shadow-roots";
+import { isShadowRoot } from "./snapshot/shadow-roots";
 import { observeClicks } from "./observers/clicks";
 import { observeFieldEdits, reportPendingEdits } from "./observers/field-edits";
 import { observeKeyboard } from "./observers/keyboard";

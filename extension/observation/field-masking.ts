@@ -1,7 +1,7 @@
 import type { MaskedField } from "../../shared/learning/observed-action";
 import { isAlwaysSecretField, lengthClass, looksLikeCardNumber, type FieldHints } from "../../shared/observation/masking-rules";
 import { valueRef } from "../../shared/observation/value-ref";
-import { NON_TEXT_INPUT_TYPES, inputType } from "./accessible-name";
+import { NON_TEXT_INPUT_TYPES, inputType } from "./names/accessible-name";
 import type { CaptureConfig } from "./capture-messages";
 
 /**

@@ -1,4 +1,4 @@
-import { inputType } from "../accessible-name";
+import { inputType } from "../names/accessible-name";
 import { textFieldOf } from "../field-masking";
 import { inEditorRegion, reportFieldEdit } from "./field-edits";
 import { isElement, quoted, type ObserverState } from "./observer-state";

@@ -1,4 +1,4 @@
-import { cleanText } from "../accessible-name";
+import { cleanText } from "../names/accessible-name";
 import type { ErrorGuard } from "../error-guard";
 import type { PrivacyBoundary } from "../privacy-boundary";
 import { MAX_NAME_IN_LABEL, quoted, type ObserverState } from "./observer-state";

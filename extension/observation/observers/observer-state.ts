@@ -1,13 +1,16 @@
 import type { DomEventKind, MaskedField } from "../../../shared/learning/observed-action";
 import type { TypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
-import { cleanText, inputType, roleOf, type Names } from "../accessible-name";
+import { cleanText, inputType, roleOf } from "../names/accessible-name";
+import type { Names } from "../names/name-cache";
 import type { ErrorGuard } from "../error-guard";
 import { blockText, readFieldValue, textFieldOf, type FieldMasker } from "../field-masking";
-import type { PageIndex, Root } from "../page-index";
+import type { Root } from "../page-index/index-kinds";
+import type { PageIndex } from "../page-index/page-index";
 import type { PrivacyBoundary } from "../privacy-boundary";
-import { framePathOf, selectorsFor, type SelectorContext } from "../selectors";
-import { mayHostShadowRoot } from "../shadow-roots";
-import { createStateStyles } from "../state-styles";
+import type { SelectorContext } from "../selectors/selector-context";
+import { framePathOf, selectorsFor } from "../selectors/selectors";
+import { mayHostShadowRoot } from "../snapshot/shadow-roots";
+import { createStateStyles } from "../snapshot/state-styles";
 
 /**
  * What every observer of the page (observers/*.ts, composed by dom-observer.ts) shares, as rrweb's

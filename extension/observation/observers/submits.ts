@@ -1,4 +1,5 @@
-import { cleanText, type Names } from "../accessible-name";
+import { cleanText } from "../names/accessible-name";
+import type { Names } from "../names/name-cache";
 import { reportFieldEdit } from "./field-edits";
 import { quoted, type ObserverState } from "./observer-state";
 

@@ -1,8 +1,8 @@
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../e2e/support/observation-test-page";
+import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../../e2e/support/observation-test-page";
 import type * as NamesModule from "./accessible-name";
-import type * as SelectorsModule from "./selectors";
+import type * as SelectorsModule from "../selectors/selectors";
 
 /**
  * Issue #35 "Names": a data-entry grid's unlabelled fields are named by their column header, else
@@ -34,7 +34,7 @@ let browser: Browser;
 let bundle: string;
 
 beforeAll(async () => {
-  bundle = await bundleObservationModules(["accessible-name", "selectors"], "NameTest");
+  bundle = await bundleObservationModules(["names/accessible-name", "selectors/selectors"], "NameTest");
   served = await servePageInChromium(PAGE);
   browser = served.browser;
 });

@@ -1,7 +1,8 @@
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../e2e/support/observation-test-page";
+import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../../e2e/support/observation-test-page";
 import type * as SnapshotModule from "./snapshot-observer";
+import type * as SnapshotSourceModule from "./snapshot-source";
 
 /**
  * Issue #35: a status or alert the page keeps hidden (a warning rendered with `display: none`, a
@@ -9,7 +10,7 @@ import type * as SnapshotModule from "./snapshot-observer";
  * shown only to screen readers (clipped, still laid out) is, as the browser announces it.
  */
 
-declare const StatusTest: typeof SnapshotModule;
+declare const StatusTest: typeof SnapshotModule & typeof SnapshotSourceModule;
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Saved</title>
 <style>.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }</style></head><body>
@@ -24,7 +25,7 @@ let browser: Browser;
 let bundle: string;
 
 beforeAll(async () => {
-  bundle = await bundleObservationModules(["snapshot-observer"], "StatusTest");
+  bundle = await bundleObservationModules(["snapshot/snapshot-observer", "snapshot/snapshot-source"], "StatusTest");
   served = await servePageInChromium(PAGE);
   browser = served.browser;
 });

@@ -1,8 +1,9 @@
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../e2e/support/observation-test-page";
-import type * as NamesModule from "./accessible-name";
-import type * as PageIndexModule from "./page-index";
+import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../../e2e/support/observation-test-page";
+import type * as NamesModule from "../names/name-cache";
+import type * as IndexKindsModule from "../page-index/index-kinds";
+import type * as PageIndexModule from "../page-index/page-index";
 import type * as SelectorsModule from "./selectors";
 
 /**
@@ -29,7 +30,7 @@ let origin: string;
 let bundle: string;
 
 beforeAll(async () => {
-  bundle = await bundleObservationModules(["accessible-name", "page-index", "selectors"], "SelectorTest");
+  bundle = await bundleObservationModules(["names/name-cache", "page-index/page-index", "selectors/selectors"], "SelectorTest");
   served = await servePageInChromium(PAGE);
   ({ browser, origin } = served);
 });
@@ -72,7 +73,7 @@ describe("selectors built with the index's memory", () => {
     const page = await openPage();
     const rounds = await page.evaluate((steps: readonly string[]) => {
       const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
-      const context = { names: index.names, elements: (root: PageIndexModule.Root, kind: PageIndexModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
+      const context = { names: index.names, elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
       const build = (cached: boolean) =>
         [...document.querySelectorAll("input, select")].map((field) => {
           const names = cached ? index.names : SelectorTest.UNCACHED_NAMES;

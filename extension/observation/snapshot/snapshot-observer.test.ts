@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PageSnapshotSchema, canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
-import { snapshotJson, utf8Length } from "./snapshot-observer";
+import { PageSnapshotSchema, canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
+import { snapshotJson, utf8Length } from "./snapshot-json";
 
 /**
  * A snapshot is named by the SHA-256 of its canonical JSON, which the agent recomputes with the

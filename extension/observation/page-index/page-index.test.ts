@@ -1,12 +1,15 @@
 import fc from "fast-check";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../e2e/support/observation-test-page";
+import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../../e2e/support/observation-test-page";
+import type * as IndexKindsModule from "./index-kinds";
 import type * as PageIndexModule from "./page-index";
-import type * as SnapshotModule from "./snapshot-observer";
-import type * as SelectorsModule from "./selectors";
-import type * as NamesModule from "./accessible-name";
-import type * as StateStylesModule from "./state-styles";
+import type * as SnapshotModule from "../snapshot/snapshot-observer";
+import type * as SnapshotSourceModule from "../snapshot/snapshot-source";
+import type * as SelectorsModule from "../selectors/selectors";
+import type * as NamesModule from "../names/accessible-name";
+import type * as SubtreeTextModule from "../names/subtree-text";
+import type * as StateStylesModule from "../snapshot/state-styles";
 
 /**
  * The page index (page-index.ts) against a fresh read of the page, in real Chromium: through any
@@ -16,10 +19,10 @@ import type * as StateStylesModule from "./state-styles";
  * own query handlers), and its change count moves with every change a snapshot could see.
  */
 
-type Observation = typeof PageIndexModule & typeof SnapshotModule & typeof SelectorsModule & typeof NamesModule & typeof StateStylesModule;
+type Observation = typeof PageIndexModule & typeof IndexKindsModule & typeof SnapshotModule & typeof SnapshotSourceModule & typeof SelectorsModule & typeof NamesModule & typeof SubtreeTextModule & typeof StateStylesModule;
 declare const Observation: Observation;
 
-const MODULES = ["page-index", "snapshot-observer", "selectors", "accessible-name", "state-styles"];
+const MODULES = ["page-index/page-index", "page-index/index-kinds", "snapshot/snapshot-observer", "snapshot/snapshot-source", "selectors/selectors", "names/accessible-name", "names/subtree-text", "snapshot/state-styles"];
 
 /** A page with a bit of everything a snapshot lists: a form with labels, buttons, links, headings, landmarks, status, an editable region. */
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Index test</title><style id="page-style"></style></head><body>
@@ -222,7 +225,7 @@ function applyAndCompare(changes: Change[]): string[] {
   const kinds = { ...Observation.SNAPSHOT_KINDS, ...Observation.EXTRA_KINDS };
   for (const root of roots) {
     for (const [kind, selector] of Object.entries(kinds)) {
-      const listed = index.elements(root, kind as PageIndexModule.IndexKind);
+      const listed = index.elements(root, kind as IndexKindsModule.IndexKind);
       const found = [...root.querySelectorAll(selector)];
       if (listed.length !== found.length || listed.some((element, position) => element !== found[position])) {
         problems.push(`${kind}: listed [${listed.map(describe).join(", ")}], found [${found.map(describe).join(", ")}]`);
@@ -446,7 +449,7 @@ describe("selectors from the index", () => {
     const targets = await page.evaluate(() => {
       const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
       index.sync();
-      const context = { names: index.names, elements: (root: PageIndexModule.Root, kind: PageIndexModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
+      const context = { names: index.names, elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
       const controls = [...document.querySelectorAll("button, a[href], input, select, textarea, [role=button], [contenteditable], h1, h2")];
       return controls.map((element, position) => {
         element.setAttribute("data-target", String(position));
@@ -478,7 +481,7 @@ describe("selectors from the index", () => {
       // Far more text nodes than the check walks before it counts occurrences instead.
       document.body.insertAdjacentHTML("beforeend", `<div>${Array.from({ length: 400 }, (_, n) => `<span>filler ${n}</span>`).join("")}</div><p>Unique closing words</p><p><b>Apply</b> later</p>`);
       index.sync();
-      const context = { names: index.names, elements: (root: PageIndexModule.Root, kind: PageIndexModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
+      const context = { names: index.names, elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
       const textOf = (element: Element): string[] => Observation.selectorsFor(element, index.names.name(element), context).map((parts) => parts[0]!).filter((selector) => selector.startsWith("text/"));
       const closing = [...document.querySelectorAll("p")].find((p) => p.textContent === "Unique closing words")!;
       return { apply: textOf(document.getElementById("apply")!), closing: textOf(closing) };

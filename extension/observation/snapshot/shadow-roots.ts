@@ -29,3 +29,24 @@ export function openShadowRootsIn(root: Document | ShadowRoot | Element): Shadow
   visit(root);
   return found;
 }
+
+/** Shadow roots in the order a walk of the document meets them (a root's nested roots right after it). */
+export function sortByHostOrder(shadows: ShadowRoot[]): ShadowRoot[] {
+  if (shadows.length < 2) return shadows;
+  const chainOf = (root: ShadowRoot): Element[] => {
+    const chain: Element[] = [];
+    for (let current: Node = root; isShadowRoot(current); current = current.host.getRootNode()) chain.unshift(current.host);
+    return chain;
+  };
+  const chains = new Map(shadows.map((root) => [root, chainOf(root)]));
+  return [...shadows].sort((a, b) => {
+    const chainA = chains.get(a)!;
+    const chainB = chains.get(b)!;
+    for (let index = 0; index < Math.min(chainA.length, chainB.length); index += 1) {
+      if (chainA[index] === chainB[index]) continue;
+      return chainA[index]!.compareDocumentPosition(chainB[index]!) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+    }
+    return chainA.length - chainB.length;
+  });
+}
+
