@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentFrame } from "../../shared/observation/capture-protocol";
-import type { AgentConnection } from "../../ui/agent-link/agent-connection";
+import type { AgentConnection } from "../../shared/common/agent-connection";
 import type { AgentLinkState } from "../../shared/observation/panel-messages";
 import { createAgentSocket, streamUrlFor, type SocketLike } from "./agent-socket";
 

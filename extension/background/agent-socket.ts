@@ -1,4 +1,4 @@
-import type { AgentConnection } from "../../ui/agent-link/agent-connection";
+import type { AgentConnection } from "../../shared/common/agent-connection";
 import {
   AgentFrameSchema,
   CAPTURE_CLOSE_CODES,

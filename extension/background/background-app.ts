@@ -1,5 +1,5 @@
 import type { WxtBrowser } from "wxt/browser";
-import type { ConnectionStorage } from "../../ui/agent-link/agent-connection";
+import type { ConnectionStorage } from "../../shared/common/agent-connection";
 import { CoachingReadReplySchema, type CoachingReadMessage } from "../../shared/observation/coaching-read";
 import type { AgentLinkState, CaptureControlReply } from "../../shared/observation/panel-messages";
 import { createFailureRecorder } from "./background-failures";
@@ -14,12 +14,12 @@ import { openOutboxDb } from "./outbox-db";
 import { createOutboxLedger } from "./outbox-ledger";
 import { createOutboxSender, type OutboxSender } from "./outbox-sender";
 import type { OutboxStatus } from "../../shared/observation/panel-messages";
-import { createSessionControlClient } from "./session-control-client";
+import { createSessionControlClient } from "./capture-control-client";
 import { badgeForSession, showBadge } from "./capture-badge";
 import { isActiveCapture } from "./capture-config";
 import type { InTabConsent } from "./in-tab-consent";
 import { createTabLeases, type DebuggerApi } from "./tab-lease";
-import { commandControl, planControl, type CaptureControl } from "./session-controls";
+import { commandControl, planControl, type CaptureControl } from "./capture-control-plan";
 
 export interface BackgroundDeps {
   browser: WxtBrowser;

@@ -22,7 +22,7 @@ import { cutForeignEchoes } from "./cross-site-echoes";
 import type { AddResult } from "./outbox-db";
 import type { OutboxSender } from "./outbox-sender";
 import type { ParkedBatches } from "./parked-batches";
-import type { CaptureControl } from "./session-controls";
+import type { CaptureControl } from "./capture-control-plan";
 
 /** The outline of a `capture/events` message whose events did not pass the contract. */
 const InvalidEventsMessageSchema = z.object({ type: z.literal("capture/events"), events: z.array(z.unknown()), snapshots: z.array(z.unknown()).default([]) });

@@ -1,5 +1,5 @@
 import { AgentRequestError, createAgentClient, type AgentClient, type AgentFailure } from "./agent-client";
-import { AgentConnectionSchema, AgentUrlSchema, type AgentConnection, type ConnectionStorage } from "./agent-connection";
+import { AgentConnectionSchema, AgentUrlSchema, type AgentConnection, type ConnectionStorage } from "../../shared/common/agent-connection";
 import { statusFromFailure, type AgentStatus } from "./agent-status";
 
 export interface AgentStatusDeps {

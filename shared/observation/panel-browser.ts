@@ -1,8 +1,8 @@
-import type { AgentLinkState, CaptureStatusReply, TabRunAccessReply } from "../../shared/observation/panel-messages";
+import type { AgentLinkState, CaptureStatusReply, TabRunAccessReply } from "./panel-messages";
 
 /**
  * What the Learn UI needs from the browser, given to it by the side panel entry
- * (extension/entrypoints/sidepanel/panel-browser.ts) so components stay testable without Chrome.
+ * (implemented in extension/entrypoints/sidepanel/) so components stay testable without Chrome.
  */
 export interface PanelBrowser {
   /** The http(s) address of the tab the person is working in, when the extension may read it. */
@@ -28,11 +28,3 @@ export interface PanelBrowser {
    */
   allowInTabRuns?(allowed: boolean): Promise<TabRunAccessReply | null>;
 }
-
-/** For pages without an extension around them (tests, a plain tab): nothing granted, nothing known. */
-export const noBrowser: PanelBrowser = {
-  currentTabUrl: async () => undefined,
-  requestSiteAccess: async (sites) => sites.length === 0,
-  ensureConnected: async () => "no_background",
-  captureStatus: async () => null,
-};

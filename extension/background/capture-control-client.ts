@@ -1,8 +1,8 @@
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import type { BoundarySourceHeader } from "../../shared/learning/session-requests";
-import type { AgentConnection } from "../../ui/agent-link/agent-connection";
+import type { AgentConnection } from "../../shared/common/agent-connection";
 import type { CaptureControlReply } from "../../shared/observation/panel-messages";
-import type { ControlRoute } from "./session-controls";
+import type { ControlRoute } from "./capture-control-plan";
 
 export interface SessionControlClientDeps {
   loadConnection(): Promise<AgentConnection | null>;

@@ -12,7 +12,10 @@ export const AgentUrlSchema = z
   .regex(/^http:\/\/(127\.0\.0\.1|localhost):\d{1,5}\/?$/, "Use the address the agent printed, like http://127.0.0.1:47630")
   .transform((url) => url.replace(/\/$/, ""));
 
-/** What the side panel keeps in extension storage after pairing. */
+/**
+ * The pairing both halves of the extension share: the side panel writes it after pairing, the
+ * service worker reads it to open its socket and call session routes (STYLE habit 12).
+ */
 export const AgentConnectionSchema = z.object({
   agent_url: AgentUrlSchema,
   token: z.string().min(20).max(512),
@@ -20,7 +23,7 @@ export const AgentConnectionSchema = z.object({
 });
 export type AgentConnection = z.infer<typeof AgentConnectionSchema>;
 
-/** Where the connection lives; the side panel entry wires it to extension storage. */
+/** Where the connection lives: `extension/connection-storage.ts` keeps it in the extension's local storage. */
 export interface ConnectionStorage {
   load(): Promise<AgentConnection | null>;
   save(connection: AgentConnection): Promise<void>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CaptureSessionState } from "../../shared/observation/capture-protocol";
-import { commandControl, COMMANDS, planControl } from "./session-controls";
+import { commandControl, COMMANDS, planControl } from "./capture-control-plan";
 
 const ID = "7b0a5c8e-8f64-4a43-9d0c-1f2d3e4a5b6c";
 const session = (state: CaptureSessionState["state"]): CaptureSessionState => ({ learn_session_id: ID, state, target_app_whitelist: [], redaction_modes: {} });
