@@ -1,4 +1,5 @@
-import { AgentRequestError, createAgentClient, type AgentClient, type AgentFailure } from "./agent-client";
+import { createAgentClient, type AgentClient } from "./agent-client";
+import { AgentRequestError, type AgentFailure } from "./agent-failure";
 import { AgentConnectionSchema, AgentUrlSchema, type AgentConnection, type ConnectionStorage } from "../../shared/common/agent-connection";
 import { statusFromFailure, type AgentStatus } from "./agent-status";
 

@@ -1,4 +1,5 @@
-import { AgentRequestError, type AgentClient } from "../agent-link/agent-client";
+import type { AgentClient } from "../agent-link/agent-client";
+import { AgentRequestError } from "../agent-link/agent-failure";
 import type { AgentFeature } from "./agent-features";
 import type { PanelBrowser } from "../../shared/observation/panel-browser";
 
