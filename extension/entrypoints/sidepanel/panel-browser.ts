@@ -2,7 +2,7 @@ import { browser } from "wxt/browser";
 import type { PanelBrowser } from "../../../shared/observation/panel-browser";
 import { siteFromUrl } from "../../../shared/observation/site-allowlist";
 import { CaptureStatusReplySchema, EnsureConnectedReplySchema, type PanelRequest } from "../../../shared/observation/panel-messages";
-import { originPatternsForWhitelist } from "../../background/site-permissions";
+import { originPatternsForWhitelist } from "../../background/capture/site-permissions";
 import { allowInTabRuns, tabRunAccess } from "./tab-run-access";
 
 async function ask(request: PanelRequest): Promise<unknown> {
