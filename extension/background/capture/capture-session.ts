@@ -1,12 +1,14 @@
 import type { CaptureSessionState } from "../../../shared/observation/capture-protocol";
 import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
-import { TYPED_VALUES_MAX, type CaptureConfig } from "../../observation/capture-messages";
+import type { CaptureConfig } from "../../observation/capture-messages";
 import { badgeForSession, showBadge, type BadgeSurface } from "./capture-badge";
 import { captureConfigFor, isActiveCapture } from "./capture-config";
+import { reconcile, type ReconcileContext } from "./capture-reconcile";
 import type { CaptureScripts } from "./capture-scripts";
 import type { BackgroundStore } from "../worker/background-storage";
 import { hashKeyForSession, type RandomBytes } from "./hash-key";
-import { originPatternsForWhitelist, releaseOriginPatterns, type OriginPermissionRemove } from "./site-permissions";
+import type { OriginPermissionRemove } from "./site-permissions";
+import { foreignTypedValues, sitesOf, storeTypedValues, typedValuesFor } from "./typed-values";
 
 export interface CaptureSessionDeps {
   store: BackgroundStore;
@@ -70,83 +72,20 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
 
   /** Typed values on their way into the store: a page's config is made only once they are there. */
   const valuesArriving = new Set<Promise<unknown>>();
-  /** The values typed on the site of `url` (every allow-list entry it matches) in this session. */
-  const typedValuesFor = async (session: CaptureSessionState, url: string): Promise<string[]> => {
-    const record = await deps.store.loadTypedValues();
-    if (record?.learn_session_id !== session.learn_session_id) return [];
-    const values = new Set<string>();
-    for (const site of sitesOf(url, session.target_app_whitelist)) for (const value of record.by_site[site] ?? []) values.add(value);
-    return [...values];
-  };
 
   /** The config for a page at `url` (null: observe nothing); its typed values are its own site's. */
   const configAt = async (session: CaptureSessionState | null, url: string): Promise<CaptureConfig | null> => {
     if (!isActiveCapture(session)) return null;
-    return captureConfigFor(session, await keyFor(session.learn_session_id), await typedValuesFor(session, url));
+    return captureConfigFor(session, await keyFor(session.learn_session_id), await typedValuesFor(deps.store, session, url));
   };
-  const configsOf = (session: CaptureSessionState | null) => (url: string) => configAt(session, url);
-
-  const storeTypedValues = async (sessionId: string, url: string, values: readonly string[]): Promise<boolean> => {
-    const session = await deps.store.loadMirror();
-    if (!isActiveCapture(session) || session.learn_session_id !== sessionId) return false;
-    const sites = sitesOf(url, session.target_app_whitelist);
-    const record = await deps.store.loadTypedValues();
-    const bySite = record?.learn_session_id === sessionId ? { ...record.by_site } : {};
-    let added = false;
-    for (const site of sites) {
-      const known = bySite[site] ?? [];
-      const fresh = values.filter((value) => !known.includes(value));
-      if (fresh.length === 0) continue;
-      // Bounded: the newest values are kept (a session typing more than this is rare; see the README).
-      bySite[site] = [...known, ...fresh].slice(-TYPED_VALUES_MAX);
-      added = true;
-    }
-    if (!added) return false;
-    await deps.store.saveTypedValues({ learn_session_id: sessionId, by_site: bySite });
-    return true;
-  };
-
-  /** Brings badge, registration and tabs in line with `session`, given what was mirrored before. */
-  const reconcile = async (previous: CaptureSessionState | null, session: CaptureSessionState | null, options: { injectMissing: boolean }) => {
-    const active = isActiveCapture(session);
-    deps.onActiveChange(active);
-    await showBadge(deps.action, badgeForSession(session));
-    if (active) {
-      await deps.scripts.register(session.target_app_whitelist);
-      await deps.scripts.broadcast(configsOf(session), session.target_app_whitelist, options);
-      // Sites dropped from the allow-list mid-session are told to stop too.
-      if (previous !== null && previous.learn_session_id === session.learn_session_id) {
-        const dropped = previous.target_app_whitelist.filter((site) => !session.target_app_whitelist.includes(site));
-        if (dropped.length > 0) await deps.scripts.broadcast(observeNothing, dropped, { injectMissing: false });
-      }
-      if (previous !== null && previous.learn_session_id !== session.learn_session_id) await end(previous, session.target_app_whitelist);
-      return;
-    }
-    if (previous !== null) await end(previous, []);
-    else await deps.scripts.unregister();
-    keyLookups.clear();
-    await deps.store.forgetHashKey();
-    await deps.store.forgetTypedValues();
-  };
-
-  /** A capture is over: pages stop observing first, then the script goes, then the site access. */
-  const end = async (previous: CaptureSessionState, stillAllowed: readonly string[]) => {
-    const keep = new Set(stillAllowed);
-    const over = previous.target_app_whitelist.filter((site) => !keep.has(site));
-    await deps.scripts.broadcast(observeNothing, over, { injectMissing: false });
-    if (keep.size === 0) await deps.scripts.unregister();
-    if (!isActiveCapture(previous)) return;
-    const kept = new Set(originPatternsForWhitelist(stillAllowed));
-    const release = originPatternsForWhitelist(over).filter((pattern) => !kept.has(pattern));
-    await releaseOriginPatterns(release, deps.releaseSites);
-  };
+  const reconciling: ReconcileContext = { deps, configsOf: (session) => (url) => configAt(session, url), forgetKeys: () => keyLookups.clear() };
 
   return {
     apply: (session) =>
       serial(async () => {
         const previous = await deps.store.loadMirror();
         await deps.store.saveMirror(session, deps.now());
-        await reconcile(previous, session, { injectMissing: true });
+        await reconcile(reconciling, previous, session, { injectMissing: true });
       }),
     restore: () =>
       serial(async () => {
@@ -162,7 +101,7 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
         const session = await deps.store.loadMirror();
         if (!isActiveCapture(session)) return;
         await deps.scripts.register(session.target_app_whitelist);
-        await deps.scripts.broadcast(configsOf(session), session.target_app_whitelist, { injectMissing: true });
+        await deps.scripts.broadcast(reconciling.configsOf(session), session.target_app_whitelist, { injectMissing: true });
       }),
     current: () => deps.store.loadMirror(),
     // Not on the serial chain: applying a change waits for the pages to take the new config, and
@@ -177,35 +116,15 @@ export function createCaptureSession(deps: CaptureSessionDeps): CaptureSession {
       valuesArriving.add(work);
       void work.finally(() => valuesArriving.delete(work)).catch(() => undefined);
     },
-    async foreignValues(sessionId, url) {
-      const session = await deps.store.loadMirror();
-      const record = await deps.store.loadTypedValues();
-      if (!isActiveCapture(session) || record?.learn_session_id !== sessionId) return [];
-      const own = new Set(await typedValuesFor(session, url));
-      const foreign = new Set<string>();
-      for (const values of Object.values(record.by_site)) for (const value of values) if (!own.has(value)) foreign.add(value);
-      return [...foreign];
-    },
+    foreignValues: (sessionId, url) => foreignTypedValues(deps.store, sessionId, url),
     async addTypedValues(sessionId, url, values) {
-      if (!(await storeTypedValues(sessionId, url, values))) return;
+      if (!(await storeTypedValues(deps.store, sessionId, url, values))) return;
       // Told to the open pages of that site in turn with other changes; a page asking meanwhile reads the store.
       void serial(async () => {
         const session = await deps.store.loadMirror();
         if (!isActiveCapture(session) || session.learn_session_id !== sessionId) return;
-        await deps.scripts.broadcast(configsOf(session), sitesOf(url, session.target_app_whitelist), { injectMissing: false });
+        await deps.scripts.broadcast(reconciling.configsOf(session), sitesOf(url, session.target_app_whitelist), { injectMissing: false });
       }).catch(() => undefined);
     },
   };
-}
-
-/** Stop observing: the config every page of a site that is no longer watched is told. */
-const observeNothing = async (): Promise<null> => null;
-
-/**
- * The site a page is on, as the person allowed it: every allow-list entry its URL matches (a wildcard
- * entry covers its subdomains, so a sign-in on `login.example.com` and the app on `app.example.com`
- * share the entry `*.example.com`). Values typed there are kept and told under each.
- */
-export function sitesOf(url: string, whitelist: readonly string[]): string[] {
-  return whitelist.filter((site) => urlMatchesAllowList(url, [site]));
 }

@@ -7,7 +7,7 @@ import { nameSnapshot } from "../../observation/snapshot-observer";
 import { cutForeignEchoes } from "./cross-site-echoes";
 
 const SESSION = "7b0a5c8e-8f64-4a43-9d0c-1f2d3e4a5b6c";
-const folder = path.join(import.meta.dirname, "../../agent/learning/compiler/golden/checkout/snapshots");
+const folder = path.join(import.meta.dirname, "../../../agent/learning/compiler/golden/checkout/snapshots");
 const recorded = PageSnapshotSchema.parse(JSON.parse(readFileSync(path.join(folder, readdirSync(folder)[0]!), "utf8")));
 
 function event(label: string, ref: string): ObservedActionEventWithDetail {

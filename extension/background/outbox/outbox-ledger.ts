@@ -90,41 +90,15 @@ export function createOutboxLedger(options: OutboxLedgerOptions): OutboxLedger {
       const batch = batches.get(ack.batch_id);
       if (batch === undefined) return undefined;
       batches.delete(ack.batch_id);
-      const answered = new Set<string>([...ack.accepted, ...ack.duplicates, ...ack.dropped_off_target, ...ack.refused]);
-      for (const rejection of ack.rejected) {
-        // A rejected event may lack a readable id; its index in our batch still names it.
-        const byIndex = batch.events[rejection.index];
-        if (byIndex !== undefined) answered.add(byIndex.event_id);
-        if (rejection.event_id !== undefined) answered.add(rejection.event_id);
-      }
-      const deleteEventSeqs: number[] = [];
-      const unanswered: string[] = [];
+      const settlement = settleBatch(batch, ack);
+      const final = new Set(settlement.deleteEventSeqs);
       const holdUntil = options.now() + holdMs;
       for (const event of batch.events) {
         busyEvents.delete(event.seq);
-        if (answered.has(event.event_id)) {
-          deleteEventSeqs.push(event.seq);
-        } else {
-          unanswered.push(event.event_id);
-          held.set(event.seq, holdUntil);
-        }
+        if (!final.has(event.seq)) held.set(event.seq, holdUntil);
       }
-      // Every snapshot of an answered batch is final: stored, or rejected for a reason resending cannot fix.
-      const deleteSnapshotSeqs = batch.snapshots.map((snapshot) => snapshot.seq);
-      for (const seq of deleteSnapshotSeqs) busySnapshots.delete(seq);
-      return {
-        deleteEventSeqs,
-        deleteSnapshotSeqs,
-        unanswered,
-        counts: {
-          accepted: ack.accepted.length,
-          duplicates: ack.duplicates.length,
-          dropped_off_target: ack.dropped_off_target.length,
-          refused: ack.refused.length,
-          rejected: ack.rejected.length,
-          snapshots_rejected: ack.snapshots_rejected.length,
-        },
-      };
+      for (const seq of settlement.deleteSnapshotSeqs) busySnapshots.delete(seq);
+      return settlement;
     },
     overdue() {
       const now = options.now();
@@ -140,5 +114,36 @@ export function createOutboxLedger(options: OutboxLedgerOptions): OutboxLedger {
       held.clear();
     },
     inFlight: () => batches.size,
+  };
+}
+
+/** What an ack means for one of our batches: which rows are final, which events it left out. */
+function settleBatch(batch: SentBatch, ack: ObservationBatchAck): Settlement {
+  const answered = new Set<string>([...ack.accepted, ...ack.duplicates, ...ack.dropped_off_target, ...ack.refused]);
+  for (const rejection of ack.rejected) {
+    // A rejected event may lack a readable id; its index in our batch still names it.
+    const byIndex = batch.events[rejection.index];
+    if (byIndex !== undefined) answered.add(byIndex.event_id);
+    if (rejection.event_id !== undefined) answered.add(rejection.event_id);
+  }
+  const deleteEventSeqs: number[] = [];
+  const unanswered: string[] = [];
+  for (const event of batch.events) {
+    if (answered.has(event.event_id)) deleteEventSeqs.push(event.seq);
+    else unanswered.push(event.event_id);
+  }
+  return {
+    deleteEventSeqs,
+    // Every snapshot of an answered batch is final: stored, or rejected for a reason resending cannot fix.
+    deleteSnapshotSeqs: batch.snapshots.map((snapshot) => snapshot.seq),
+    unanswered,
+    counts: {
+      accepted: ack.accepted.length,
+      duplicates: ack.duplicates.length,
+      dropped_off_target: ack.dropped_off_target.length,
+      refused: ack.refused.length,
+      rejected: ack.rejected.length,
+      snapshots_rejected: ack.snapshots_rejected.length,
+    },
   };
 }
