@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
-import { COMMANDS } from "../extension/background/session-controls";
+import { COMMANDS } from "../extension/background/capture/capture-control-plan";
 import { contentWorld, sendFromContent } from "./support/content-world";
 import { EXTENSION_DIR, launchExtensionBrowser, waitForStatus, type ExtensionBrowser } from "./support/extension-browser";
 

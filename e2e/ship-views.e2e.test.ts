@@ -4,8 +4,8 @@ import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXTENSION_PERMISSIONS, PERMISSION_KINDS, permissionKindHeading } from "../shared/common/extension-permissions";
 import type { CaptureSessionState } from "../shared/observation/capture-protocol";
-import { badgeForSession, type BadgeSpec } from "../extension/background/capture-badge";
-import { runBadge } from "../extension/background/run-indicator";
+import { badgeForSession, type BadgeSpec } from "../extension/background/capture/capture-badge";
+import { runBadge } from "../extension/background/tab-lending/run-indicator";
 import { ARTIFACTS_DIR, EXTENSION_DIR, launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 
 /**

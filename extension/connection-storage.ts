@@ -1,5 +1,5 @@
 import { storage } from "wxt/utils/storage";
-import { AgentConnectionSchema, type AgentConnection, type ConnectionStorage } from "../ui/agent-link/agent-connection";
+import { AgentConnectionSchema, type AgentConnection, type ConnectionStorage } from "../shared/common/agent-connection";
 
 /** The pairing, in `chrome.storage.local` (never sync: the token must not leave this browser). */
 const agentConnectionItem = storage.defineItem<unknown>("local:agentConnection", { fallback: null, version: 1 });

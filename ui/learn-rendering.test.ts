@@ -14,7 +14,7 @@ import { proposalActions } from "./review/proposal-actions";
 import type { AgentFeature } from "./common/agent-features";
 import { FORBIDDEN_LABELS, findForbiddenLabels } from "./forbidden-labels";
 import { LearnNavigation } from "./common/learn-navigation.svelte";
-import { noBrowser } from "./common/panel-browser";
+import { noBrowser } from "./common/no-browser";
 import { SessionSetupState } from "./learn/session-setup.svelte";
 import type { SessionTimelineState } from "./session/session-timeline.svelte";
 import { MASKED_TEXT, timelineStep } from "./session/timeline";

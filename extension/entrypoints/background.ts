@@ -1,9 +1,9 @@
 import { browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
 import { storage } from "wxt/utils/storage";
-import { createBackgroundStore } from "../background/background-storage";
+import { createBackgroundStore } from "../background/worker/background-storage";
 import { startBackground } from "../background/background-app";
-import { createInTabConsent, createLeasedTabStore } from "../background/in-tab-consent";
+import { createInTabConsent, createLeasedTabStore } from "../background/tab-lending/in-tab-consent";
 import { extensionConnectionStorage } from "../connection-storage";
 
 export default defineBackground(() => {

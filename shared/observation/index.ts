@@ -10,3 +10,4 @@ export * from "./panel-messages";
 export * from "./tab-relay-protocol";
 export * from "./coaching-read";
 export * from "./name-tidying";
+export * from "./panel-browser";

@@ -23,13 +23,8 @@ export function parseAllowListEntry(entry: string): AllowListEntry | undefined {
 
 /** Whether a page URL's origin is on the allow-list. */
 export function urlMatchesAllowList(url: string, entries: readonly string[]): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return false;
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return false;
+  const parsed = httpPageUrl(url);
+  if (parsed === undefined) return false;
   const scheme = parsed.protocol.slice(0, -1);
   const host = parsed.hostname.toLowerCase();
   const port = parsed.port;
@@ -42,4 +37,26 @@ export function urlMatchesAllowList(url: string, entries: readonly string[]): bo
     if (entry.port === undefined && port !== "") return false;
     return entry.wildcard ? host === entry.host || host.endsWith(`.${entry.host}`) : host === entry.host;
   });
+}
+
+/**
+ * The allow-list entry for a page (above): the host for a site on its
+ * default port (`shop.example.com`), the origin when a port is given (`http://127.0.0.1:8123`).
+ * Anything that is not an http(s) page (the panel itself, chrome:// pages) has no site.
+ */
+export function siteFromUrl(url: string | undefined): string | undefined {
+  const parsed = url === undefined ? undefined : httpPageUrl(url);
+  if (parsed === undefined) return undefined;
+  return parsed.port === "" ? parsed.hostname.toLowerCase() : parsed.origin.toLowerCase();
+}
+
+/** The address as a URL when it is an http(s) page's; undefined for anything else or nothing readable. */
+function httpPageUrl(url: string): URL | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed : undefined;
 }

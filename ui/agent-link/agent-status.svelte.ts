@@ -1,5 +1,6 @@
-import { AgentRequestError, createAgentClient, type AgentClient, type AgentFailure } from "./agent-client";
-import { AgentConnectionSchema, AgentUrlSchema, type AgentConnection, type ConnectionStorage } from "./agent-connection";
+import { createAgentClient, type AgentClient } from "./agent-client";
+import { AgentRequestError, type AgentFailure } from "./agent-failure";
+import { AgentConnectionSchema, AgentUrlSchema, type AgentConnection, type ConnectionStorage } from "../../shared/common/agent-connection";
 import { statusFromFailure, type AgentStatus } from "./agent-status";
 
 export interface AgentStatusDeps {

@@ -1,5 +1,5 @@
-import type { EventStreamInit } from "./agent-client";
-import { AgentRequestError } from "./agent-client";
+import type { EventStreamInit } from "./agent-transport";
+import { AgentRequestError } from "./agent-failure";
 import { createSseParser, type SseMessage } from "./sse-parser";
 
 export type LiveLinkStatus = "connecting" | "live" | "degraded" | "ended" | "stopped";

@@ -2,7 +2,7 @@ import type { CoachingSetup } from "../../shared/learning/coaching";
 import type { LearnSession } from "../../shared/learning/learn-session";
 import { describeFailure, failureCode } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";
-import { siteFromUrl } from "../common/site-entry";
+import { siteFromUrl } from "../../shared/observation/site-allowlist";
 
 export interface CoachingSetupOptions {
   /** The session exists with its steps: start it with the pending answer to the site-access request. */

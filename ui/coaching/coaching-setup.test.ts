@@ -10,7 +10,7 @@ import { CoachingSetupState, coachingProblems, coachingRequest } from "./coachin
 import { aboutTo, openTurn, stepProgress } from "../session/coaching-turns.svelte";
 import { findForbiddenLabels } from "../forbidden-labels";
 import { LearnNavigation } from "../common/learn-navigation.svelte";
-import { noBrowser } from "../common/panel-browser";
+import { noBrowser } from "../common/no-browser";
 import { SessionSetupState } from "../learn/session-setup.svelte";
 
 const client = createAgentClient({ baseUrl: "http://127.0.0.1:9" });

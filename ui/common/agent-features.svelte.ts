@@ -1,4 +1,5 @@
-import { AgentRequestError, type AgentClient } from "../agent-link/agent-client";
+import type { AgentClient } from "../agent-link/agent-client";
+import { AgentRequestError } from "../agent-link/agent-failure";
 import { featuresFromOpenApi, type AgentFeature } from "./agent-features";
 import { describeFailure } from "./failure-text";
 

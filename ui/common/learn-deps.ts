@@ -1,6 +1,7 @@
-import { AgentRequestError, type AgentClient } from "../agent-link/agent-client";
+import type { AgentClient } from "../agent-link/agent-client";
+import { AgentRequestError } from "../agent-link/agent-failure";
 import type { AgentFeature } from "./agent-features";
-import type { PanelBrowser } from "./panel-browser";
+import type { PanelBrowser } from "../../shared/observation/panel-browser";
 
 /** What every Learn state class is built with: the one agent client, the browser, and a failure sink. */
 export interface LearnDeps {

@@ -1,21 +1,4 @@
-import { parseAllowListEntry } from "../../shared/observation/site-allowlist";
-
-/**
- * The allow-list entry for a page (shared/observation/site-allowlist): the host for a site on its
- * default port (`shop.example.com`), the origin when a port is given (`http://127.0.0.1:8123`).
- * Anything that is not an http(s) page (the panel itself, chrome:// pages) has no site.
- */
-export function siteFromUrl(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return undefined;
-  return parsed.port === "" ? parsed.hostname.toLowerCase() : parsed.origin.toLowerCase();
-}
+import { parseAllowListEntry, siteFromUrl } from "../../shared/observation/site-allowlist";
 
 /**
  * What a person typed as a site, as an allow-list entry: a full address is reduced to its site;

@@ -1,6 +1,6 @@
 import type { RunRecord } from "../../shared/execution/run-contract";
 import type { SourceTrace } from "../../shared/learning/trace-seed";
-import { siteFromUrl } from "./site-entry";
+import { siteFromUrl } from "../../shared/observation/site-allowlist";
 
 /**
  * Learn From This (§0B.6): the trace a new session will start from, as the set-up shows it before

@@ -6,7 +6,7 @@ import type { LearnSession } from "../../shared/learning/learn-session";
 import DesktopAdapters from "./DesktopAdapters.svelte";
 import ObservationScopePanel from "../session/ObservationScopePanel.svelte";
 import { DesktopAdaptersState, desktopAdapters } from "./desktop-adapters.svelte";
-import { noBrowser } from "../common/panel-browser";
+import { noBrowser } from "../common/no-browser";
 
 function adaptersState(adapters: ObservationAdapterStatus[] | null): DesktopAdaptersState {
   const state = new DesktopAdaptersState({ client: createAgentClient({ baseUrl: "http://127.0.0.1:9" }), browser: noBrowser, features: { has: () => false }, onFailure: () => {} });

@@ -5,7 +5,7 @@ import { publicBundle } from "../../agent/skill-import/import-test-support";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { createAgentClient } from "../agent-link/agent-client";
 import ImportSkillFlow from "./ImportSkillFlow.svelte";
-import { noBrowser } from "../common/panel-browser";
+import { noBrowser } from "../common/no-browser";
 import { PendingImportsState } from "./pending-imports.svelte";
 import { SkillImportFlowState } from "./skill-import.svelte";
 import { groupFindings, importWarnings } from "./skill-import-text";

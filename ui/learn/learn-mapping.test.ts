@@ -6,9 +6,10 @@ import type { SkillBundleProposal } from "../../shared/skills/proposal";
 import { checkpointProgress } from "../review/checkpoint-progress";
 import { groupPendingAbilities, isPendingSession } from "./pending-abilities";
 import { openQuestions } from "../session/questions.svelte";
-import { availableControls } from "../session/session-controls";
+import { availableControls } from "../session/session-control-availability";
 import { parametersFromSkillMarkdown } from "../review/skill-markdown";
-import { normalizeSiteEntry, siteFromUrl } from "../common/site-entry";
+import { normalizeSiteEntry } from "../common/site-entry";
+import { siteFromUrl } from "../../shared/observation/site-allowlist";
 
 let counter = 0;
 const uuid = () => `00000000-0000-4000-8000-${String(++counter).padStart(12, "0")}`;

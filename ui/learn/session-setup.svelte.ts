@@ -4,7 +4,8 @@ import { failureCode, describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";
 import type { SetupEntryMode } from "../common/learn-navigation.svelte";
 import { defaultSetupForm, planSetup, setupProblems, type SetupForm } from "./setup-plan";
-import { normalizeSiteEntry, siteFromUrl } from "../common/site-entry";
+import { normalizeSiteEntry } from "../common/site-entry";
+import { siteFromUrl } from "../../shared/observation/site-allowlist";
 import { seedOfReceipt, seedOfSession, type SetupSeed } from "../common/trace-seed-view";
 
 export interface SessionSetupOptions {

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../agent/test-support/run-fixture";
 import type { RunRecord } from "../../shared/execution/run-contract";
 import type { TabRunAccessReply } from "../../shared/observation/panel-messages";
-import { noBrowser, type PanelBrowser } from "../common/panel-browser";
+import type { PanelBrowser } from "../../shared/observation/panel-browser";
+import { noBrowser } from "../common/no-browser";
 import { RunFormState } from "./run-form.svelte";
 import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
 

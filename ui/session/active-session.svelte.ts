@@ -3,7 +3,7 @@ import type { ObservationScopeRuntime } from "../../shared/learning/observation-
 import type { LearnSessionEventEnvelope } from "../../shared/learning/read-models";
 import { failureCode, describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";
-import { CAPTURE_STATES, IN_FLIGHT_STATES, type SessionControl } from "./session-controls";
+import { CAPTURE_STATES, IN_FLIGHT_STATES, type SessionControl } from "./session-control-availability";
 import { SessionLiveLink } from "./session-live-link.svelte";
 import { SessionTimelineState } from "./session-timeline.svelte";
 

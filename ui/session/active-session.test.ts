@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ActiveSessionState } from "./active-session.svelte";
 import type { AgentClient } from "../agent-link/agent-client";
-import type { PanelBrowser } from "../common/panel-browser";
+import type { PanelBrowser } from "../../shared/observation/panel-browser";
 import { eventually, startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
 
 let agent: ListeningAgent;

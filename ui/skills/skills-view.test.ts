@@ -2,7 +2,7 @@ import { render } from "svelte/server";
 import { describe, expect, it } from "vitest";
 import { createAgentClient } from "../agent-link/agent-client";
 import { CONTROLS_UNCHECKED, FEATURES_UNREAD, NOT_AVAILABLE_YET, READING_AGENT_FEATURES } from "../common/learn-labels";
-import { noBrowser } from "../common/panel-browser";
+import { noBrowser } from "../common/no-browser";
 import { SkillsCatalogState, type Ability } from "./skills-catalog.svelte";
 import SkillsView from "./SkillsView.svelte";
 

@@ -5,7 +5,8 @@ import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { httpAgentCall, type AgentCall } from "../../agent/test-support/ready-proposal";
 import { createAgentClient, type AgentClient } from "../agent-link/agent-client";
 import type { LearnDeps } from "../common/learn-deps";
-import { noBrowser, type PanelBrowser } from "../common/panel-browser";
+import type { PanelBrowser } from "../../shared/observation/panel-browser";
+import { noBrowser } from "../common/no-browser";
 
 /** A real agent listening on a loopback port, for the panel's state classes to talk to over HTTP. */
 export interface ListeningAgent {

@@ -1,8 +1,8 @@
 import { browser } from "wxt/browser";
-import type { PanelBrowser } from "../../../ui/common/panel-browser";
-import { siteFromUrl } from "../../../ui/common/site-entry";
+import type { PanelBrowser } from "../../../shared/observation/panel-browser";
+import { siteFromUrl } from "../../../shared/observation/site-allowlist";
 import { CaptureStatusReplySchema, EnsureConnectedReplySchema, type PanelRequest } from "../../../shared/observation/panel-messages";
-import { originPatternsForWhitelist } from "../../background/site-permissions";
+import { originPatternsForWhitelist } from "../../background/capture/site-permissions";
 import { allowInTabRuns, tabRunAccess } from "./tab-run-access";
 
 async function ask(request: PanelRequest): Promise<unknown> {

@@ -1,5 +1,6 @@
 import type { DomObserver } from "../dom-observer";
-import { nameSnapshot, readPageSnapshot, snapshotText } from "../snapshot-observer";
+import { nameSnapshot, snapshotText } from "../snapshot/snapshot-json";
+import { readPageSnapshot } from "../snapshot/snapshot-observer";
 import type { CaptureState } from "./capture-state";
 import type { HeldEvents, SnapshotHandle } from "./held-events";
 import { heldSnapshot } from "./observed-events";

@@ -3,7 +3,7 @@ import type { SnapshotUpload } from "../../../shared/observation/capture-protoco
 import { quoted } from "../dom-observer";
 import type { ErrorGuard } from "../error-guard";
 import type { PrivacyBoundary } from "../privacy-boundary";
-import type { TakenSnapshot } from "../snapshot-observer";
+import type { TakenSnapshot } from "../snapshot/snapshot-json";
 import type { OutgoingBatches } from "./outgoing-batches";
 
 /**

@@ -21,7 +21,7 @@ export interface PartsRead {
   /** Cuts typed values out of page text. */
   scrub: (text: string) => string;
   /** Scrubs and cuts a name to `NAME_MAX`. */
-  clean: (text: string) => string;
+  clean: (text: string, max?: number) => string;
   /** Roots that may hold an editable region: nothing inside one is listed (only a document that has one pays for the check). */
   editableRoots: ReadonlySet<SnapshotRoot>;
   /** Per root: whether editable regions were looked for. */

@@ -1,0 +1,25 @@
+import { PracticeReportSchema } from "../../../shared/learning/practice";
+import { LearnHistoryResponseSchema, LearnReceiptsResponseSchema } from "../../../shared/learning/route-contracts";
+import { UseAsExampleRequestSchema, UseAsExampleResponseSchema } from "../../../shared/learning/skill-example";
+import { SessionSeedResponseSchema } from "../../../shared/learning/trace-seed";
+import { pageQuery, requestBody, SLOW, type AgentTransport, type Input } from "../agent-transport";
+import { sessionPath as session } from "./sessions";
+
+/** What was learned before, and learning from it: history, receipts, practice reports, seeds, examples. */
+export function historyRoutes({ call }: AgentTransport) {
+  return {
+    history: (pageNumber = 1, pageSize = 50) => call("GET", `/api/learn/history?${pageQuery(pageNumber, pageSize)}`, LearnHistoryResponseSchema),
+    receipts: (pageNumber = 1, pageSize = 50, sessionId?: string) =>
+      call(
+        "GET",
+        `/api/learn/receipts?${pageQuery(pageNumber, pageSize)}${sessionId === undefined ? "" : `&session_id=${encodeURIComponent(sessionId)}`}`,
+        LearnReceiptsResponseSchema,
+      ),
+    practiceReport: (id: string) => call("GET", `${session(id)}/practice`, PracticeReportSchema),
+    /** Learn From This (§0B.6): what a session was seeded with. */
+    sessionSeed: (id: string) => call("GET", `${session(id)}/seed`, SessionSeedResponseSchema),
+    /** Use as Example (§0B.6): a new revision of a proposal, or a proposal for a skill's next version. */
+    useAsExample: (request: Input<typeof UseAsExampleRequestSchema>) =>
+      call("POST", "/api/learn/examples", UseAsExampleResponseSchema, requestBody(UseAsExampleRequestSchema, request), SLOW),
+  };
+}
