@@ -5,7 +5,7 @@ import { execute } from "../agent/execution/executor";
 import type { ExecutionCheckpoint, ExecutionParameter } from "../agent/execution/executor-contract";
 import { DEFAULT_CHROMIUM_PATH, managedBrowser } from "../agent/execution/managed-browser";
 import { runPolicyOf } from "../agent/execution/run-request";
-import type { RecorderFlow } from "../agent/learning/compiler/emit-recorder-flow";
+import type { RecorderFlow } from "../shared/execution/recorder-flow";
 import { openMemoryStore } from "../agent/memory/memory-store";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../agent/test-support/run-fixture";

@@ -1,7 +1,7 @@
 import type { Page } from "puppeteer-core";
 import type { PageSeen } from "../../shared/execution/run-contract";
 import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
-import type { RecorderStep } from "../learning/compiler/emit-recorder-flow";
+import type { RecorderStep } from "../../shared/execution/recorder-flow";
 import { BASELINE_SETTLE_MAX_MS, BY_HAND_REASON, checkSuccessCondition, firstLine, readBaseline } from "./checkpoint-check";
 import { createExecutionRecord, type ExecutionRecord } from "./execution-record";
 import { BrowserUnusable, StepFailure, clamp, pausableLimit, within, type PausableLimit } from "./execution-util";

@@ -5,14 +5,13 @@ import { TestPolicySchema } from "../../shared/learning/test-policy";
 import type { AbilityRegistry, InstalledAbility } from "../abilities/ability-registry";
 import type { AbilityService } from "../abilities/ability-service";
 import { AppError } from "../errors/app-error";
-import type { RecorderFlow } from "../learning/compiler/emit-recorder-flow";
-import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
-import type { ProposalService } from "../learning/proposal-service";
+import type { RecorderFlow } from "../../shared/execution/recorder-flow";
+import { parseSkillFrontmatter } from "../../shared/skills/frontmatter";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
+import { StoredCheckpointsSchema, StoredFlowSchema, StoredParametersSchema } from "../../shared/execution/stored-skill-files";
 import type { ExecutionCheckpoint, ExecutionParameter } from "./executor-contract";
 import { planExecution } from "./flow-plan";
-import { StoredCheckpointsSchema, StoredFlowSchema } from "./skill-files";
 
 /** What a run hands the executor: the installed skill's flow, checkpoints and parameters. */
 export interface RunPlan {
@@ -32,21 +31,10 @@ export interface RunSpecDeps {
   registry: Pick<AbilityRegistry, "get">;
   abilities: Pick<AbilityService, "snapshot">;
   /** Skills installed before the install saga kept checkpoints and parameters read them from their proposal's revision. */
-  proposals: Pick<ProposalService, "draftFiles">;
+  proposals: { draftFiles(proposalId: string): Promise<Record<string, string>> };
 }
 
 // Files written by the compiler (agent/learning/compiler): parsed here, at the boundary, before a run trusts them.
-const INPUT_TYPES = ["text", "long_text", "email", "phone", "number", "date", "url", "secret", "file"] as const;
-const ParametersSchema = z.array(
-  z
-    .object({
-      name: z.string().min(1).max(80),
-      label: z.string().max(500).default(""),
-      type_hint: z.enum(INPUT_TYPES).catch("text"),
-    })
-    .passthrough(),
-);
-
 function parseJson<S extends z.ZodType>(text: string | undefined, schema: S): z.infer<S> | undefined {
   if (text === undefined) return undefined;
   try {
@@ -113,9 +101,9 @@ export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
     }
     return {
       description: (markdown === undefined ? undefined : parseSkillFrontmatter(markdown)?.description) ?? ability.title,
-      flow: parseJson(files.flow, StoredFlowSchema) as RecorderFlow | undefined,
+      flow: parseJson(files.flow, StoredFlowSchema),
       checkpoints: parseJson(files.checkpoints, StoredCheckpointsSchema) ?? [],
-      parameters: parseJson(files.parameters, ParametersSchema) ?? [],
+      parameters: parseJson(files.parameters, StoredParametersSchema) ?? [],
     };
   };
 

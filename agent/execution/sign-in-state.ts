@@ -1,6 +1,6 @@
 import type { Page } from "puppeteer-core";
-import { SIGN_OUT_NAME, type SignInPlan } from "../learning/compiler/sign-in";
-import type { RecorderFlow } from "../learning/compiler/emit-recorder-flow";
+import { SIGN_OUT_NAME, type SignInPlan } from "../../shared/execution/sign-in-plan";
+import type { RecorderFlow } from "../../shared/execution/recorder-flow";
 import { firstLine, type CheckpointVerdict } from "./checkpoint-check";
 import type { ExecutionCheckpoint } from "./executor-contract";
 import type { ExecutionPlan } from "./flow-plan";

@@ -5,10 +5,10 @@ import { AppError } from "../../errors/app-error";
 import type { RunSpecSource } from "../../execution/run-spec";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
-import type { RecorderFlow } from "../compiler/emit-recorder-flow";
+import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import type { ProposalService } from "../proposal-service";
 import type { PracticePlan } from "./practice-driver";
-import { StoredCheckpointsSchema, StoredFlowSchema } from "../../execution/skill-files";
+import { StoredCheckpointsSchema, StoredFlowSchema } from "../../../shared/execution/stored-skill-files";
 
 /** What a practice starts from: the plan it plays, and the files a repaired proposal is made of. */
 export interface PracticeBase {
@@ -72,7 +72,7 @@ export async function readPracticeBase(deps: PracticeBaseDeps, target: PracticeT
     return { plan: { flow: plan.flow, checkpoints: plan.checkpoints, parameters: plan.parameters }, files, ability, storedCheckpoints: parse(files["checkpoints.json"], StoredCheckpointsSchema) ?? [] };
   }
   const files = await deps.proposals.draftFiles(target.proposal_id);
-  const flow = parse(files["flow.recorder.json"], StoredFlowSchema) as RecorderFlow | undefined;
+  const flow = parse(files["flow.recorder.json"], StoredFlowSchema);
   if (flow === undefined) throw new AppError("PROPOSAL_NOT_FOUND", "That proposal has no recorded flow to practise.");
   const stored = parse(files["checkpoints.json"], StoredCheckpointsSchema) ?? [];
   const parameters = (parse(files["parameters.json"], ParametersSchema) ?? []).map(({ name, type_hint }) => ({ name, type_hint: type_hint as PracticePlan["parameters"][number]["type_hint"] }));
