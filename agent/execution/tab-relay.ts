@@ -91,174 +91,192 @@ const messages: Record<TabEndReason, string> = {
   link_lost: "the extension's connection to the agent was lost",
 };
 
+/** The relay's state, passed to each of its parts. */
+interface Relay {
+  readonly now: () => number;
+  readonly newId: () => string;
+  /** Extension sockets up, oldest first: tabs are lent through the newest. */
+  readonly links: TabRelayLink[];
+  readonly leases: Map<string, Lease>;
+  /** `open`s waiting for a socket to come up. */
+  readonly linkWaiters: Set<() => void>;
+  nextReadId: number;
+}
+
 export function createTabRelay(deps: { newId: () => string; now?: () => number }): TabRelay {
-  const now = deps.now ?? Date.now;
-  const links: TabRelayLink[] = [];
-  const leases = new Map<string, Lease>();
-  const linkWaiters = new Set<() => void>();
-  let nextReadId = 0;
-
-  const finish = (leaseId: string, reason: TabEndReason, message: string) => {
-    const lease = leases.get(leaseId);
-    if (lease === undefined || lease.end !== undefined) return;
-    lease.end = { reason, message: message || messages[reason] };
-    leases.delete(leaseId);
-    lease.opening?.reject(new TabRunRefused("ATTACH_FAILED", `The tab was taken back before the run could start: ${lease.end.message}.`));
-    for (const listener of lease.endListeners) listener(lease.end);
-  };
-
-  const waitForLink = async (deadline: number): Promise<TabRelayLink | undefined> => {
-    const until = Math.min(deadline, now() + LINK_WAIT_MS);
-    while (links.length === 0 && now() < until) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, until - now()));
-        linkWaiters.add(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return links.at(-1);
-  };
-
+  const relay: Relay = { now: deps.now ?? Date.now, newId: deps.newId, links: [], leases: new Map(), linkWaiters: new Set(), nextReadId: 0 };
   return {
     connect(link) {
-      links.push(link);
-      for (const wake of linkWaiters) wake();
-      linkWaiters.clear();
+      relay.links.push(link);
+      for (const wake of relay.linkWaiters) wake();
+      relay.linkWaiters.clear();
       return () => {
-        const index = links.indexOf(link);
-        if (index >= 0) links.splice(index, 1);
-        for (const [leaseId, lease] of [...leases]) if (lease.link === link) finish(leaseId, "link_lost", messages.link_lost);
+        const index = relay.links.indexOf(link);
+        if (index >= 0) relay.links.splice(index, 1);
+        for (const [leaseId, lease] of [...relay.leases]) if (lease.link === link) endLease(relay, leaseId, "link_lost", messages.link_lost);
       };
     },
+    receive: (link, frame) => receiveFrame(relay, link, frame),
+    connected: () => relay.links.length > 0,
+    open: (request) => openTab(relay, request),
+  };
+}
 
-    receive(link, frame) {
-      const lease = leases.get(frame.lease_id);
-      // A frame for a lease this socket does not hold (stale, or another socket's) is ignored.
-      if (lease === undefined || lease.link !== link) return;
-      switch (frame.type) {
-        case "tab_opened":
-          lease.opening?.resolve({ tabId: frame.tab_id, url: frame.url });
-          lease.opening = undefined;
-          return;
-        case "tab_refused":
-          leases.delete(frame.lease_id);
-          lease.opening?.reject(new TabRunRefused(frame.code, frame.message));
-          lease.opening = undefined;
-          return;
-        case "tab_cdp_result":
-        case "tab_cdp_event":
-          for (const listener of lease.cdpListeners) listener(frame);
-          return;
-        case "tab_read_result": {
-          const waiting = lease.reads.get(frame.id);
-          lease.reads.delete(frame.id);
-          waiting?.({ read: frame.read, why: frame.why });
-          return;
-        }
-        case "tab_ended":
-          finish(frame.lease_id, frame.reason, frame.message);
-          return;
-        default:
-          return assertNever(frame);
-      }
-    },
+/** The lease ends (once): an open still waiting is refused, and every listener is told. */
+function endLease(relay: Relay, leaseId: string, reason: TabEndReason, message: string): void {
+  const lease = relay.leases.get(leaseId);
+  if (lease === undefined || lease.end !== undefined) return;
+  lease.end = { reason, message: message || messages[reason] };
+  relay.leases.delete(leaseId);
+  lease.opening?.reject(new TabRunRefused("ATTACH_FAILED", `The tab was taken back before the run could start: ${lease.end.message}.`));
+  for (const listener of lease.endListeners) listener(lease.end);
+}
 
-    connected: () => links.length > 0,
-
-    async open(request) {
-      const link = await waitForLink(request.deadline);
-      if (link === undefined) {
-        throw new TabRunRefused(
-          "EXTENSION_NOT_CONNECTED",
-          "The extension is not connected to the agent: open the Ability Learning side panel in Chrome (it connects), then run again.",
-        );
-      }
-      const leaseId = deps.newId();
-      const lease: Lease = { link, cdpListeners: [], endListeners: [], reads: new Map() };
-      leases.set(leaseId, lease);
-      const opened = new Promise<{ tabId: number; url: string }>((resolve, reject) => {
-        lease.opening = { resolve, reject };
-      });
-      const sent = link.send({
-        type: "tab_open",
-        lease_id: leaseId,
-        ...(request.tabId === undefined ? {} : { tab_id: request.tabId }),
-        allowed_sites: [...request.allowedSites],
-        label: request.label.slice(0, 160),
-        ...(request.coachingSessionId === undefined ? {} : { coaching_session_id: request.coachingSessionId }),
-      });
-      if (!sent) finish(leaseId, "link_lost", messages.link_lost);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new TabRunRefused("ATTACH_FAILED", "The extension did not lend the tab in time.")), Math.max(0, request.deadline - now()));
-      });
-      let tab: { tabId: number; url: string };
-      try {
-        tab = await Promise.race([opened, timeout]);
-      } catch (error) {
-        // Whatever the extension does later with this lease, it is given back at once.
-        if (leases.has(leaseId)) {
-          link.send({ type: "tab_release", lease_id: leaseId });
-          leases.delete(leaseId);
-        }
-        throw error;
-      } finally {
+async function waitForLink(relay: Relay, deadline: number): Promise<TabRelayLink | undefined> {
+  const { now } = relay;
+  const until = Math.min(deadline, now() + LINK_WAIT_MS);
+  while (relay.links.length === 0 && now() < until) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, until - now()));
+      relay.linkWaiters.add(() => {
         clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+  return relay.links.at(-1);
+}
+
+function receiveFrame(relay: Relay, link: TabRelayLink, frame: ClientTabFrame): void {
+  const lease = relay.leases.get(frame.lease_id);
+  // A frame for a lease this socket does not hold (stale, or another socket's) is ignored.
+  if (lease === undefined || lease.link !== link) return;
+  switch (frame.type) {
+    case "tab_opened":
+      lease.opening?.resolve({ tabId: frame.tab_id, url: frame.url });
+      lease.opening = undefined;
+      return;
+    case "tab_refused":
+      relay.leases.delete(frame.lease_id);
+      lease.opening?.reject(new TabRunRefused(frame.code, frame.message));
+      lease.opening = undefined;
+      return;
+    case "tab_cdp_result":
+    case "tab_cdp_event":
+      for (const listener of lease.cdpListeners) listener(frame);
+      return;
+    case "tab_read_result": {
+      const waiting = lease.reads.get(frame.id);
+      lease.reads.delete(frame.id);
+      waiting?.({ read: frame.read, why: frame.why });
+      return;
+    }
+    case "tab_ended":
+      endLease(relay, frame.lease_id, frame.reason, frame.message);
+      return;
+    default:
+      return assertNever(frame);
+  }
+}
+
+async function openTab(relay: Relay, request: TabOpenRequest): Promise<TabChannel> {
+  const link = await waitForLink(relay, request.deadline);
+  if (link === undefined) {
+    throw new TabRunRefused(
+      "EXTENSION_NOT_CONNECTED",
+      "The extension is not connected to the agent: open the Ability Learning side panel in Chrome (it connects), then run again.",
+    );
+  }
+  const leaseId = relay.newId();
+  const lease: Lease = { link, cdpListeners: [], endListeners: [], reads: new Map() };
+  relay.leases.set(leaseId, lease);
+  const opened = new Promise<{ tabId: number; url: string }>((resolve, reject) => {
+    lease.opening = { resolve, reject };
+  });
+  const sent = link.send({
+    type: "tab_open",
+    lease_id: leaseId,
+    ...(request.tabId === undefined ? {} : { tab_id: request.tabId }),
+    allowed_sites: [...request.allowedSites],
+    label: request.label.slice(0, 160),
+    ...(request.coachingSessionId === undefined ? {} : { coaching_session_id: request.coachingSessionId }),
+  });
+  if (!sent) endLease(relay, leaseId, "link_lost", messages.link_lost);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TabRunRefused("ATTACH_FAILED", "The extension did not lend the tab in time.")), Math.max(0, request.deadline - relay.now()));
+  });
+  let tab: { tabId: number; url: string };
+  try {
+    tab = await Promise.race([opened, timeout]);
+  } catch (error) {
+    // Whatever the extension does later with this lease, it is given back at once.
+    if (relay.leases.has(leaseId)) {
+      link.send({ type: "tab_release", lease_id: leaseId });
+      relay.leases.delete(leaseId);
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  return channelOf(relay, leaseId, lease, tab);
+}
+
+/** The lent tab, as the transport (tab-transport.ts) and the coaching agent use it. */
+function channelOf(relay: Relay, leaseId: string, lease: Lease, tab: { tabId: number; url: string }): TabChannel {
+  const { link } = lease;
+  return {
+    leaseId,
+    tabId: tab.tabId,
+    url: tab.url,
+    sendCdp: (command) => lease.end === undefined && link.send({ type: "tab_cdp", lease_id: leaseId, ...command }),
+    onCdp: (listener) => void lease.cdpListeners.push(listener),
+    readRecorded: (highlight, timeoutMs = READ_TIMEOUT_MS) => readRecorded(relay, leaseId, lease, highlight, timeoutMs),
+    onEnded(listener) {
+      if (lease.end !== undefined) listener(lease.end);
+      else lease.endListeners.push(listener);
+    },
+    ended: () => lease.end,
+    async release(timeoutMs = 3_000) {
+      if (lease.end !== undefined) return;
+      const done = new Promise<void>((resolve) => lease.endListeners.push(() => resolve()));
+      if (!link.send({ type: "tab_release", lease_id: leaseId })) {
+        endLease(relay, leaseId, "link_lost", messages.link_lost);
+        return;
       }
-      return {
-        leaseId,
-        tabId: tab.tabId,
-        url: tab.url,
-        sendCdp: (command) => lease.end === undefined && link.send({ type: "tab_cdp", lease_id: leaseId, ...command }),
-        onCdp: (listener) => void lease.cdpListeners.push(listener),
-        readRecorded(highlight, timeoutMs = READ_TIMEOUT_MS) {
-          return new Promise((resolve, reject) => {
-            if (lease.end !== undefined) return reject(new Error(`The tab was taken back: ${lease.end.message}.`));
-            const id = (nextReadId += 1);
-            const timer = setTimeout(() => {
-              lease.reads.delete(id);
-              reject(new Error("The extension did not answer the page read in time."));
-            }, timeoutMs);
-            const settle = (answer: { read: CoachingRead | null; why?: string | undefined }) => {
-              clearTimeout(timer);
-              resolve(answer);
-            };
-            lease.reads.set(id, settle);
-            lease.endListeners.push((end) => {
-              if (!lease.reads.delete(id)) return;
-              clearTimeout(timer);
-              reject(new Error(`The tab was taken back: ${end.message}.`));
-            });
-            if (!link.send({ type: "tab_read", lease_id: leaseId, id, highlight })) {
-              lease.reads.delete(id);
-              clearTimeout(timer);
-              reject(new Error(messages.link_lost));
-            }
-          });
-        },
-        onEnded(listener) {
-          if (lease.end !== undefined) listener(lease.end);
-          else lease.endListeners.push(listener);
-        },
-        ended: () => lease.end,
-        async release(timeoutMs = 3_000) {
-          if (lease.end !== undefined) return;
-          const done = new Promise<void>((resolve) => lease.endListeners.push(() => resolve()));
-          if (!link.send({ type: "tab_release", lease_id: leaseId })) {
-            finish(leaseId, "link_lost", messages.link_lost);
-            return;
-          }
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-          clearTimeout(timer);
-          // No answer: forget it here anyway; the extension ends it when its link goes.
-          finish(leaseId, "released", messages.released);
-        },
-      };
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
+      // No answer: forget it here anyway; the extension ends it when its link goes.
+      endLease(relay, leaseId, "released", messages.released);
     },
   };
+}
+
+function readRecorded(relay: Relay, leaseId: string, lease: Lease, highlight: CoachingHighlight | null, timeoutMs: number): Promise<{ read: CoachingRead | null; why?: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    if (lease.end !== undefined) return reject(new Error(`The tab was taken back: ${lease.end.message}.`));
+    const id = (relay.nextReadId += 1);
+    const timer = setTimeout(() => {
+      lease.reads.delete(id);
+      reject(new Error("The extension did not answer the page read in time."));
+    }, timeoutMs);
+    const settle = (answer: { read: CoachingRead | null; why?: string | undefined }) => {
+      clearTimeout(timer);
+      resolve(answer);
+    };
+    lease.reads.set(id, settle);
+    lease.endListeners.push((end) => {
+      if (!lease.reads.delete(id)) return;
+      clearTimeout(timer);
+      reject(new Error(`The tab was taken back: ${end.message}.`));
+    });
+    if (!lease.link.send({ type: "tab_read", lease_id: leaseId, id, highlight })) {
+      lease.reads.delete(id);
+      clearTimeout(timer);
+      reject(new Error(messages.link_lost));
+    }
+  });
 }
 
 function assertNever(value: never): never {
