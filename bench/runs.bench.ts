@@ -4,7 +4,7 @@ import { agentLoggerOptions, buildApp } from "../agent/app";
 import { execute } from "../agent/execution/executor";
 import type { ExecutionCheckpoint, ExecutionParameter } from "../agent/execution/executor-contract";
 import { DEFAULT_CHROMIUM_PATH, managedBrowser } from "../agent/execution/managed-browser";
-import { runPolicyOf } from "../agent/execution/run-request";
+import { runPolicyOf } from "../agent/execution/runs/run-request";
 import type { RecorderFlow } from "../shared/execution/recorder-flow";
 import { openMemoryStore } from "../agent/memory/memory-store";
 import { MemoryPaths } from "../agent/memory/memory-paths";

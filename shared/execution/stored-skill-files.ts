@@ -38,3 +38,14 @@ export const StoredParametersSchema = z.array(
     type_hint: SkillInputTypeSchema.catch("text"),
   }),
 );
+
+/** A stored skill file's text read with its schema; undefined when it is missing, not JSON, or not that shape. */
+export function parseStoredJson<S extends z.ZodType>(text: string | undefined, schema: S): z.infer<S> | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -2,13 +2,13 @@ import { z } from "zod";
 import type { PracticeTarget } from "../../../shared/learning/practice";
 import type { AbilityRegistry, InstalledAbility } from "../../abilities/ability-registry";
 import { AppError } from "../../errors/app-error";
-import type { RunSpecSource } from "../../execution/run-spec";
+import type { RunSpecSource } from "../../execution/runs/run-spec";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import type { ProposalService } from "../proposal-service";
 import type { PracticePlan } from "./practice-driver";
-import { StoredCheckpointsSchema, StoredFlowSchema } from "../../../shared/execution/stored-skill-files";
+import { StoredCheckpointsSchema, StoredFlowSchema, parseStoredJson } from "../../../shared/execution/stored-skill-files";
 
 /** What a practice starts from: the plan it plays, and the files a repaired proposal is made of. */
 export interface PracticeBase {
@@ -22,16 +22,6 @@ export interface PracticeBase {
 }
 
 const ParametersSchema = z.array(z.object({ name: z.string().min(1).max(80), type_hint: z.string().max(40).default("text") }).passthrough());
-
-function parse<S extends z.ZodType>(text: string | undefined, schema: S): z.infer<S> | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const parsed = schema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface PracticeBaseDeps {
   memory: MemoryStore;
@@ -69,13 +59,13 @@ export async function readPracticeBase(deps: PracticeBaseDeps, target: PracticeT
     if (files["capability-manifest.json"] === undefined || files["SKILL.md"] === undefined) {
       throw new AppError("ABILITY_NOT_FOUND", "That skill cannot be practised: the files it was installed from are missing; improve it by demonstration instead.");
     }
-    return { plan: { flow: plan.flow, checkpoints: plan.checkpoints, parameters: plan.parameters }, files, ability, storedCheckpoints: parse(files["checkpoints.json"], StoredCheckpointsSchema) ?? [] };
+    return { plan: { flow: plan.flow, checkpoints: plan.checkpoints, parameters: plan.parameters }, files, ability, storedCheckpoints: parseStoredJson(files["checkpoints.json"], StoredCheckpointsSchema) ?? [] };
   }
   const files = await deps.proposals.draftFiles(target.proposal_id);
-  const flow = parse(files["flow.recorder.json"], StoredFlowSchema);
+  const flow = parseStoredJson(files["flow.recorder.json"], StoredFlowSchema);
   if (flow === undefined) throw new AppError("PROPOSAL_NOT_FOUND", "That proposal has no recorded flow to practise.");
-  const stored = parse(files["checkpoints.json"], StoredCheckpointsSchema) ?? [];
-  const parameters = (parse(files["parameters.json"], ParametersSchema) ?? []).map(({ name, type_hint }) => ({ name, type_hint: type_hint as PracticePlan["parameters"][number]["type_hint"] }));
+  const stored = parseStoredJson(files["checkpoints.json"], StoredCheckpointsSchema) ?? [];
+  const parameters = (parseStoredJson(files["parameters.json"], ParametersSchema) ?? []).map(({ name, type_hint }) => ({ name, type_hint: type_hint as PracticePlan["parameters"][number]["type_hint"] }));
   const checkpoints = stored.map(({ checkpoint_id, goal, success_condition, step_ids, verification }) => ({
     checkpoint_id,
     goal,

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { TERMINAL_RUN_STATES, type AbilityRunSpec, type ConfirmRunStepRequest, type RunRecord, type StartRunRequest } from "../../shared/execution/run-contract";
-import type { AbilityRegistry } from "../abilities/ability-registry";
-import { recordUsedLater } from "../abilities/checkpoint-receipts";
-import { AppError, isAppError } from "../errors/app-error";
-import { MemoryPaths } from "../memory/memory-paths";
+import { TERMINAL_RUN_STATES, type AbilityRunSpec, type ConfirmRunStepRequest, type RunRecord, type StartRunRequest } from "../../../shared/execution/run-contract";
+import type { AbilityRegistry } from "../../abilities/ability-registry";
+import { recordUsedLater } from "../../abilities/checkpoint-receipts";
+import { AppError, isAppError } from "../../errors/app-error";
+import { MemoryPaths } from "../../memory/memory-paths";
 import { activeRun, executeRun, finishRun, type RunContext, type RunLifecycleDeps } from "./run-lifecycle";
 import { RUN_FAILURE_CODES } from "./run-outcome";
 import { runPolicyOf, validateRunRequest } from "./run-request";
 import type { RunSpecSource } from "./run-spec";
 import { createRunStore, type RunStore } from "./run-store";
-import type { UserTabProvider } from "./user-tab-provider";
+import type { UserTabProvider } from "../in-tab/user-tab-provider";
 
 export { DEFAULT_CONFIRMATION_TIMEOUT_MS } from "./run-lifecycle";
 export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;

@@ -1,6 +1,6 @@
-import type { CoachingHighlight, CoachingRead } from "../../shared/observation/coaching-read";
-import type { AgentTabFrame, ClientTabFrame, TabEndReason, TabRefusalCode } from "../../shared/observation/tab-relay-protocol";
-import { BrowserUnavailable } from "./executor-contract";
+import type { CoachingHighlight, CoachingRead } from "../../../shared/observation/coaching-read";
+import type { AgentTabFrame, ClientTabFrame, TabEndReason, TabRefusalCode } from "../../../shared/observation/tab-relay-protocol";
+import { BrowserUnavailable } from "../executor-contract";
 
 /**
  * The agent's end of the in-tab relay (issue #21 "in my browser"): it knows which extension

@@ -1,17 +1,16 @@
-import { z } from "zod";
-import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
-import type { AbilityRunSpec, RunInputSpec } from "../../shared/execution/run-contract";
-import { TestPolicySchema } from "../../shared/learning/test-policy";
-import type { AbilityRegistry, InstalledAbility } from "../abilities/ability-registry";
-import type { AbilityService } from "../abilities/ability-service";
-import { AppError } from "../errors/app-error";
-import type { RecorderFlow } from "../../shared/execution/recorder-flow";
-import { parseSkillFrontmatter } from "../../shared/skills/frontmatter";
-import type { MemoryStore } from "../memory/memory-store";
-import { MemoryPaths } from "../memory/memory-paths";
-import { StoredCheckpointsSchema, StoredFlowSchema, StoredParametersSchema } from "../../shared/execution/stored-skill-files";
-import type { ExecutionCheckpoint, ExecutionParameter } from "./executor-contract";
-import { planExecution } from "./flow-plan";
+import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
+import type { AbilityRunSpec, RunInputSpec } from "../../../shared/execution/run-contract";
+import { TestPolicySchema } from "../../../shared/learning/test-policy";
+import type { AbilityRegistry, InstalledAbility } from "../../abilities/ability-registry";
+import type { AbilityService } from "../../abilities/ability-service";
+import { AppError } from "../../errors/app-error";
+import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
+import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
+import type { MemoryStore } from "../../memory/memory-store";
+import { MemoryPaths } from "../../memory/memory-paths";
+import { StoredCheckpointsSchema, StoredFlowSchema, StoredParametersSchema, parseStoredJson } from "../../../shared/execution/stored-skill-files";
+import type { ExecutionCheckpoint, ExecutionParameter } from "../executor-contract";
+import { planExecution } from "../flow-plan";
 
 /** What a run hands the executor: the installed skill's flow, checkpoints and parameters. */
 export interface RunPlan {
@@ -32,17 +31,6 @@ export interface RunSpecDeps {
   abilities: Pick<AbilityService, "snapshot">;
   /** Skills installed before the install saga kept checkpoints and parameters read them from their proposal's revision. */
   proposals: { draftFiles(proposalId: string): Promise<Record<string, string>> };
-}
-
-// Files written by the compiler (agent/learning/compiler): parsed here, at the boundary, before a run trusts them.
-function parseJson<S extends z.ZodType>(text: string | undefined, schema: S): z.infer<S> | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const parsed = schema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Hosts (with their port) the flow opens: the sites a run may touch without asking. */
@@ -99,11 +87,12 @@ export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
       const draft = await deps.proposals.draftFiles(ability.proposal_id).catch(() => ({}) as Record<string, string>);
       files = { flow: flowText ?? draft["flow.recorder.json"], checkpoints: checkpointsText ?? draft["checkpoints.json"], parameters: parametersText ?? draft["parameters.json"] };
     }
+    // Files written by the compiler (agent/learning/compiler): parsed here, at the boundary, before a run trusts them.
     return {
       description: (markdown === undefined ? undefined : parseSkillFrontmatter(markdown)?.description) ?? ability.title,
-      flow: parseJson(files.flow, StoredFlowSchema),
-      checkpoints: parseJson(files.checkpoints, StoredCheckpointsSchema) ?? [],
-      parameters: parseJson(files.parameters, StoredParametersSchema) ?? [],
+      flow: parseStoredJson(files.flow, StoredFlowSchema),
+      checkpoints: parseStoredJson(files.checkpoints, StoredCheckpointsSchema) ?? [],
+      parameters: parseStoredJson(files.parameters, StoredParametersSchema) ?? [],
     };
   };
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { RunEventKindSchema, RunRecordSchema, TERMINAL_RUN_STATES, type RunEventKind, type RunRecord } from "../../shared/execution/run-contract";
-import type { MemoryStore } from "../memory/memory-store";
-import { MemoryPaths, assertMemorySegment } from "../memory/memory-paths";
+import { RunEventKindSchema, RunRecordSchema, TERMINAL_RUN_STATES, type RunEventKind, type RunRecord } from "../../../shared/execution/run-contract";
+import type { MemoryStore } from "../../memory/memory-store";
+import { MemoryPaths, assertMemorySegment } from "../../memory/memory-paths";
 
 /** One line of a run's `<dispatch_id>.events.jsonl`: the SSE frame's id, its name and the whole run then. */
 export const StoredRunEventSchema = z.object({ event_id: z.number().int().min(1), event: RunEventKindSchema, run: RunRecordSchema });

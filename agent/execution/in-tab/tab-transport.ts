@@ -1,6 +1,6 @@
 import type { ConnectionTransport } from "puppeteer-core";
-import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
-import { TAB_GUARD_ERROR_CODE } from "../../shared/observation/tab-relay-protocol";
+import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
+import { TAB_GUARD_ERROR_CODE } from "../../../shared/observation/tab-relay-protocol";
 import type { TabChannel } from "./tab-relay";
 
 /**

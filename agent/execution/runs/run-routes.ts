@@ -9,7 +9,7 @@ import {
   RunListResponseSchema,
   RunResponseSchema,
   StartRunRequestSchema,
-} from "../../shared/execution/run-contract";
+} from "../../../shared/execution/run-contract";
 import type { RunService } from "./run-service";
 import type { RunSpecSource } from "./run-spec";
 

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { CapabilityUseReceiptSchema } from "../../shared/capabilities/capability-use-receipt";
-import type { RunCheckpointResult, RunRecord, RunState } from "../../shared/execution/run-contract";
-import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
-import type { AbilityService } from "../abilities/ability-service";
-import { appendCheckpointReceipt } from "../abilities/checkpoint-receipts";
-import type { Clock } from "../clock";
-import type { MemoryStore } from "../memory/memory-store";
-import { MemoryPaths, resolveMemoryPath } from "../memory/memory-paths";
-import { BrowserUnavailable, type ConfirmationRequest, type ExecuteInput, type ExecuteResult, type ExecutionProgress } from "./executor-contract";
+import { CapabilityUseReceiptSchema } from "../../../shared/capabilities/capability-use-receipt";
+import type { RunCheckpointResult, RunRecord, RunState } from "../../../shared/execution/run-contract";
+import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
+import type { AbilityService } from "../../abilities/ability-service";
+import { appendCheckpointReceipt } from "../../abilities/checkpoint-receipts";
+import type { Clock } from "../../clock";
+import type { MemoryStore } from "../../memory/memory-store";
+import { MemoryPaths, resolveMemoryPath } from "../../memory/memory-paths";
+import { BrowserUnavailable, type ConfirmationRequest, type ExecuteInput, type ExecuteResult, type ExecutionProgress } from "../executor-contract";
 import { RUN_FAILURE_CODES, keptPageSeen, outcomeOf } from "./run-outcome";
 import type { RunStore } from "./run-store";
 
