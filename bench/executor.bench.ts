@@ -8,7 +8,7 @@ import puppeteer, { type Browser } from "puppeteer-core";
 import { execute } from "../agent/execution/executor";
 import type { BrowserProvider, ExecutionCheckpoint } from "../agent/execution/executor-contract";
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM_PATH } from "../agent/execution/managed-browser";
-import type { RecorderFlow, RecorderStep } from "../agent/learning/compiler/emit-recorder-flow";
+import type { RecorderStep, RecorderFlow } from "../shared/execution/recorder-flow";
 import { serveRehearsalSite, type RehearsalSite } from "../e2e/rehearsal-fixtures/server";
 import { TestPolicySchema } from "../shared/learning/test-policy";
 import type { BenchResult } from "./bench-result";

@@ -7,7 +7,7 @@ import { createMeaningIndex, explainBlended, lookupReading, meaningPhrases, mean
 import { explainWording, type LookupDocument, type WordingExplanation } from "../../shared/abilities/wording-matcher";
 import { spellingReason } from "../../shared/abilities/wording-spelling";
 import { ProposalTriggerTestsSchema } from "../../shared/learning/proposal-tests";
-import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
+import { parseSkillFrontmatter } from "../../shared/skills/frontmatter";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { SentenceEncoder } from "./sentence-encoder";

@@ -3,7 +3,7 @@ import type { LearningReceiptKind } from "../../shared/learning/receipts";
 import { CapabilityManifestSchema } from "../../shared/capabilities/capability-manifest";
 import { toAgentSkillsMarkdown } from "../../shared/skills/agent-skills-format";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
-import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
+import { parseSkillFrontmatter } from "../../shared/skills/frontmatter";
 import type { Clock } from "../common/clock";
 import { AppError, isAppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";

@@ -3,7 +3,7 @@ import type { InstallSagaStep } from "../abilities/ability-service";
 import type { SkillFolder } from "../abilities/skill-folders";
 import type { Clock } from "../common/clock";
 import type { ExecuteInput, ExecuteResult } from "../execution/executor-contract";
-import type { UserTabProvider } from "../execution/user-tab-provider";
+import type { UserTabProvider } from "../execution/in-tab/user-tab-provider";
 import type { RefinerConfig } from "../learning/refiner/model-refiner";
 import type { MemoryStore } from "../memory/memory-store";
 

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkSuccessCondition, parseSuccessCondition, readBaseline, textMatcher } from "./checkpoint-check";
+import { checkSuccessCondition, parseSuccessCondition, readBaseline } from "./checkpoint-check";
+import { textMatcher } from "./text-match";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 

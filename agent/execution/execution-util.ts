@@ -11,6 +11,16 @@ export class BrowserUnusable extends Error {
   override name = "BrowserUnusable";
 }
 
+/** The execution was abandoned: its signal was aborted. */
+export class Cancelled extends Error {
+  override name = "Cancelled";
+}
+
+/** The person said no to a step with consequences found only once its element was. */
+export class Declined extends Error {
+  override name = "Declined";
+}
+
 export const POLL_MS = 100;
 export const SELECTOR_SHOWN_MAX = 160;
 

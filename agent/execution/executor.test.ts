@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveRehearsalSite, type RehearsalSite } from "../../e2e/rehearsal-fixtures/server";
 import { PageSeenSchema } from "../../shared/execution/run-contract";
 import { TestPolicySchema, type TestPolicy } from "../../shared/learning/test-policy";
-import type { RecorderFlow, RecorderStep } from "../learning/compiler/emit-recorder-flow";
+import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
 import { execute } from "./executor";
 import type { ConfirmationRequest, ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionProgress } from "./executor-contract";
 import { managedBrowser } from "./managed-browser";

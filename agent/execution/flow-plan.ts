@@ -1,7 +1,7 @@
 import { parse as parseRecorderFlow } from "@puppeteer/replay";
 import type { ConfirmationReason } from "../../shared/execution/run-contract";
 import type { TestPolicy } from "../../shared/learning/test-policy";
-import type { RecorderFlow, RecorderStep } from "../learning/compiler/emit-recorder-flow";
+import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
 import { firstLine } from "./checkpoint-check";
 import type { ExecutionCheckpoint } from "./executor-contract";
 import { showSelector } from "./execution-util";

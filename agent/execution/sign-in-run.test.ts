@@ -6,7 +6,7 @@ import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
 import { TestPolicySchema } from "../../shared/learning/test-policy";
-import type { RecorderFlow } from "../learning/compiler/emit-recorder-flow";
+import type { RecorderFlow } from "../../shared/execution/recorder-flow";
 import { MemoryPaths } from "../memory/memory-paths";
 import { installNotesAbility, serveSignInFixture, type SignInFixture } from "../test-support/sign-in-fixture";
 import { startTestAgent, type TestAgent } from "../test-support/test-agent";

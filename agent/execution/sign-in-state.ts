@@ -1,7 +1,8 @@
 import type { Page } from "puppeteer-core";
-import { SIGN_OUT_NAME, type SignInPlan } from "../learning/compiler/sign-in";
-import type { RecorderFlow } from "../learning/compiler/emit-recorder-flow";
-import { firstLine, type CheckpointVerdict } from "./checkpoint-check";
+import { SIGN_OUT_NAME, type SignInPlan } from "../../shared/execution/sign-in-plan";
+import type { RecorderFlow } from "../../shared/execution/recorder-flow";
+import { firstLine } from "./checkpoint-check";
+import type { CheckpointVerdict } from "./checkpoint-looks";
 import type { ExecutionCheckpoint } from "./executor-contract";
 import type { ExecutionPlan } from "./flow-plan";
 

@@ -2,7 +2,7 @@ import type { ElementHandle, HTTPRequest, KeyInput, Page } from "puppeteer-core"
 import type { RunWhere } from "../../shared/execution/run-contract";
 import type { TestPolicy } from "../../shared/learning/test-policy";
 import { maskUrl } from "../../shared/observation/url-rule";
-import type { RecorderStep } from "../learning/compiler/emit-recorder-flow";
+import type { RecorderStep } from "../../shared/execution/recorder-flow";
 import { firstLine } from "./checkpoint-check";
 import { POLL_MS, StepFailure, sleep } from "./execution-util";
 import { hostAllowed, notAllowedMessage } from "./policy-guard";

@@ -1,5 +1,5 @@
 import type { ElementHandle, Frame, Page } from "puppeteer-core";
-import type { RelocationHint } from "../learning/compiler/emit-recorder-flow";
+import type { RelocationHint } from "../../shared/execution/recorder-flow";
 import { describeTarget } from "./flow-plan";
 import { POLL_MS, StepFailure, showSelector, sleep } from "./execution-util";
 import type { PolicyWatch } from "./policy-guard";

@@ -9,7 +9,7 @@ import { INSTALL_SAGA_STEPS, type InstallSagaStep } from "../abilities/ability-s
 import { MemoryPaths } from "../memory/memory-paths";
 import { readyProposal } from "../test-support/ready-proposal";
 import { expectError, startTestAgent, type TestAgent } from "../test-support/test-agent";
-import { parseSkillFrontmatter } from "./compiler/emit-skill";
+import { parseSkillFrontmatter } from "../../shared/skills/frontmatter";
 
 const SITE = "http://127.0.0.1:8123";
 const SKILL = "export-the-monthly-invoices";

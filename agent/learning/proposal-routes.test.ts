@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { ProposalDetailResponseSchema } from "../../shared/learning/route-contracts";
 import { canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
-import { parseSkillFrontmatter } from "./compiler/emit-skill";
+import { parseSkillFrontmatter } from "../../shared/skills/frontmatter";
 import { MemoryPaths } from "../memory/memory-paths";
 import { startTestAgent, type TestAgent } from "../test-support/test-agent";
 

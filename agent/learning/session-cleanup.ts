@@ -57,7 +57,7 @@ export interface CleanupReport {
   run_failures: Array<{ dispatch_id: string; code: string; message: string }>;
 }
 
-/** The part of the run service the sweep needs (agent/execution/run-service.ts). */
+/** The part of the run service the sweep needs (agent/execution/runs/run-service.ts). */
 export interface RunRetention {
   purge(due: (run: { ability_id: string; updated_at: string; completed_at?: string | undefined }) => boolean): Promise<{ purged: string[]; failures: CleanupReport["run_failures"] }>;
 }

@@ -9,11 +9,11 @@ import { TraceSeedSummarySchema, type SourceTrace, type TraceSeedSummary } from 
 import { PageSnapshotSchema, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { AppError } from "../errors/app-error";
 import { MemoryPaths } from "../memory/memory-paths";
-import type { RecorderFlow, RecorderStep } from "./compiler/emit-recorder-flow";
+import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
 import { readExclusions } from "./observation-exclusions";
 import type { SessionCore } from "./session-core";
 import type { AbilityRegistry } from "../abilities/ability-registry";
-import { StoredFlowSchema } from "../execution/skill-files";
+import { StoredFlowSchema } from "../../shared/execution/stored-skill-files";
 import type { MemoryStore } from "../memory/memory-store";
 
 /** Where a run's trace is read from: the run record, and the flow of the skill it ran (set once the run service exists). */
@@ -294,7 +294,7 @@ export async function installedFlowOf(memory: MemoryStore, registry: Pick<Abilit
   if (text === undefined) return undefined;
   try {
     const parsed = StoredFlowSchema.safeParse(JSON.parse(text));
-    return parsed.success && parsed.data.step_ids.length === parsed.data.steps.length ? (parsed.data as unknown as RecorderFlow) : undefined;
+    return parsed.success && parsed.data.step_ids.length === parsed.data.steps.length ? parsed.data : undefined;
   } catch {
     return undefined;
   }

@@ -18,7 +18,7 @@ import {
 } from "../../shared/observation/capture-protocol";
 import { AppError } from "../errors/app-error";
 import { toAppError, toEnvelope } from "../http/error-handler";
-import type { TabRelay, TabRelayLink } from "../execution/tab-relay";
+import type { TabRelay, TabRelayLink } from "../execution/in-tab/tab-relay";
 import type { SessionService } from "../learning/session-service";
 import { tokensMatch } from "../security/agent-token";
 import { AGENT_VERSION } from "../../shared/common/agent-version";

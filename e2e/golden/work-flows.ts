@@ -3,7 +3,7 @@
  * create a page/draft/row with a title and text, save), the values a person gives at validation and
  * at a later run, and how the harness checks the app's own state afterwards.
  */
-import type { SkillParameter } from "../../agent/learning/compiler/interpret";
+import type { SkillParameter } from "../../shared/execution/checkpoint-plan";
 import type { Account, WorkApp } from "./work-apps/app-kit";
 import { startBlog, type BlogState } from "./work-apps/blog";
 import { startConsole, type ConsoleState } from "./work-apps/console";

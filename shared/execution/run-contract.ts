@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DISPATCH_ID_PATTERN } from "../common/dispatch-id";
 
 export { DISPATCH_ID_PATTERN };
+import { SkillInputTypeSchema } from "./checkpoint-plan";
 import { CheckpointProgressStatusSchema } from "../learning/checkpoint-receipt";
 import { TestPolicySchema } from "../learning/test-policy";
 
@@ -44,7 +45,7 @@ export const TERMINAL_RUN_STATES: ReadonlySet<RunState> = new Set(["succeeded", 
 export const RunInputSpecSchema = z.object({
   name: z.string().max(80),
   label: z.string().max(160),
-  type: z.enum(["text", "long_text", "email", "phone", "number", "date", "url", "secret", "file"]),
+  type: SkillInputTypeSchema,
   secret: z.boolean(),
   required: z.boolean(),
 });

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { PortableSkillFrontmatterSchema } from "./frontmatter";
+import { parseSkillFrontmatter, PortableSkillFrontmatterSchema, skillFrontmatterBlock } from "./frontmatter";
 
 const base = {
   name: "export-invoices",
@@ -46,5 +46,17 @@ describe("PortableSkillFrontmatterSchema", () => {
   it("rejects a namespace longer than 32 characters", () => {
     expect(PortableSkillFrontmatterSchema.safeParse({ ...base, assigned_namespace: "n".repeat(32) }).success).toBe(true);
     expect(PortableSkillFrontmatterSchema.safeParse({ ...base, assigned_namespace: "n".repeat(33) }).success).toBe(false);
+  });
+});
+
+describe("SKILL.md frontmatter: one writer, one reader", () => {
+  it("reads back what skillFrontmatterBlock wrote, unchanged", () => {
+    const frontmatter = PortableSkillFrontmatterSchema.parse({ ...base, negative_triggers: ["delete invoices"], description: 'Says "quoted": and # things' });
+    expect(parseSkillFrontmatter(`${skillFrontmatterBlock(frontmatter)}\n# Export invoices\n`)).toEqual(frontmatter);
+  });
+
+  it("reads no frontmatter from a file without the block or with a line that is not JSON", () => {
+    expect(parseSkillFrontmatter("# Export invoices\n")).toBeUndefined();
+    expect(parseSkillFrontmatter("---\nname: export-invoices\n---\n")).toBeUndefined();
   });
 });

@@ -28,3 +28,32 @@ export const PortableSkillFrontmatterSchema = z.object({
 });
 /** §0.2C */
 export type PortableSkillFrontmatter = z.infer<typeof PortableSkillFrontmatterSchema>;
+
+/**
+ * Frontmatter lines are `key: <JSON>`: JSON scalars and arrays are valid YAML flow values, so the
+ * block is YAML for any reader and round-trips exactly for ours.
+ */
+export function skillFrontmatterBlock(frontmatter: PortableSkillFrontmatter): string {
+  const lines = Object.entries(frontmatter)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+  return `---\n${lines.join("\n")}\n---\n`;
+}
+
+/** The frontmatter of a SKILL.md written by skillFrontmatterBlock, parsed; undefined when it is not one. */
+export function parseSkillFrontmatter(markdown: string): PortableSkillFrontmatter | undefined {
+  const match = /^---\n([\s\S]*?)\n---\n/.exec(markdown);
+  if (match?.[1] === undefined) return undefined;
+  const record: Record<string, unknown> = {};
+  for (const line of match[1].split("\n")) {
+    const colon = line.indexOf(": ");
+    if (colon <= 0) return undefined;
+    try {
+      record[line.slice(0, colon)] = JSON.parse(line.slice(colon + 2));
+    } catch {
+      return undefined;
+    }
+  }
+  const parsed = PortableSkillFrontmatterSchema.safeParse(record);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { CoachingStateSchema, type CoachingState } from "../../../shared/learning/coaching";
 import type { BrowserLease } from "../../execution/executor-contract";
 import { managedBrowser } from "../../execution/managed-browser";
-import type { UserTabProvider } from "../../execution/user-tab-provider";
+import type { UserTabProvider } from "../../execution/in-tab/user-tab-provider";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { startTestAgent, type TestAgent } from "../../test-support/test-agent";
 import { COACHING_HIGHLIGHT_TAG as HIGHLIGHT_TAG } from "../../../shared/observation/coaching-read";

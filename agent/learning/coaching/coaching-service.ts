@@ -12,7 +12,7 @@ import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist"
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import type { BrowserLease, ExecuteInput, ExecuteResult } from "../../execution/executor-contract";
-import type { UserTabProvider } from "../../execution/user-tab-provider";
+import type { UserTabProvider } from "../../execution/in-tab/user-tab-provider";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { LearnEventLog } from "../learn-event-log";

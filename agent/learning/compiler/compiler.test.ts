@@ -4,9 +4,11 @@ import { describe, expect, it } from "vitest";
 import type { WorkflowBoundary } from "../../../shared/learning/boundary";
 import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
 import { canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
+import { RecorderFlowSchema } from "../../../shared/execution/recorder-flow";
 import { lintCheckpoints } from "./checkpoint-lint";
 import { emitRecorderFlow } from "./emit-recorder-flow";
-import { emitCapabilityManifest, emitSkillMarkdown, emitTriggerTests, parseSkillFrontmatter } from "./emit-skill";
+import { emitCapabilityManifest, emitSkillMarkdown, emitTriggerTests } from "./emit-skill";
+import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import { interpretTrace } from "./interpret";
 import { normalizeTrace } from "./normalize-trace";
 import { CapabilityManifestSchema } from "../../../shared/capabilities/capability-manifest";
@@ -97,6 +99,11 @@ describe("the deterministic compiler on a sign-up demonstration", () => {
   it("R11.2-27: keeps the workflow graph out of SKILL.md", () => {
     expect(markdown).not.toContain(interpretation.graph.workflow_id);
     expect(markdown).not.toContain("verify-cp-");
+  });
+
+  it("emits a Recorder flow the executor reads back unchanged (shared/execution/recorder-flow.ts)", () => {
+    const flow = emitRecorderFlow(interpretation, trace.steps);
+    expect(RecorderFlowSchema.parse(JSON.parse(JSON.stringify(flow)))).toEqual(flow);
   });
 
   it("emits a Recorder flow that @puppeteer/replay parses, with placeholders instead of values", () => {

@@ -1,6 +1,7 @@
 import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
 import { MASKED_ARGUMENT } from "../../../shared/observation/command-masking";
-import type { AnswersByField, CheckpointPlan, Interpretation, SkillParameter } from "./interpret";
+import type { AnswersByField, Interpretation } from "./interpret";
+import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import { slugify } from "./interpret";
 import type { NormalizedStep, NormalizedTrace, StepAction } from "./normalize-trace";
 

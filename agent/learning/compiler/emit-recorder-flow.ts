@@ -1,46 +1,8 @@
+import type { RecorderFlow, RecorderStep } from "../../../shared/execution/recorder-flow";
 import { replayableUrl } from "../../../shared/observation/url-rule";
 import type { Interpretation } from "./interpret";
 import type { NormalizedStep } from "./normalize-trace";
 import { parametersByValueRef } from "./parameters";
-
-/**
- * What else is known of a step's element, for relocating it when every selector misses (issue
- * #14, execution/target-relocation.ts): its role and name, and the row it sits in — by the
- * parameter whose value the row shows, or by position. Recorder parsers ignore the field.
- */
-export interface RelocationHint {
-  role?: string | undefined;
-  name?: string | undefined;
-  row_parameter?: string | undefined;
-  /** The text of the row it sits in, when that names the row (page-diff.ts `row_text`). */
-  row_text?: string | undefined;
-  row_position?: number | undefined;
-}
-
-/**
- * A step of the Chrome DevTools Recorder format (the subset we emit). `confirm: true` marks a step
- * with consequences the executor asks the person about before doing it (issue #21); Recorder parsers
- * ignore the field. `timeout` (ms) is the Recorder's own per-step wait: how long this step waits for
- * its element or page instead of the run's step wait (set by practice for content that loads late).
- */
-export type RecorderStep =
-  | { type: "setViewport"; width: number; height: number; deviceScaleFactor: number; isMobile: boolean; hasTouch: boolean; isLandscape: boolean }
-  | { type: "navigate"; url: string; timeout?: number }
-  | { type: "click"; selectors: string[][]; offsetX: number; offsetY: number; frame?: number[]; hint?: RelocationHint; confirm?: boolean; timeout?: number }
-  | { type: "change"; selectors: string[][]; value: string; frame?: number[]; hint?: RelocationHint; confirm?: boolean; timeout?: number }
-  | { type: "keyDown"; key: string; confirm?: boolean }
-  | { type: "keyUp"; key: string }
-  | { type: "waitForElement"; selectors: string[][]; timeout?: number };
-
-export interface RecorderFlow {
-  title: string;
-  steps: RecorderStep[];
-  /**
-   * For each entry of `steps`, the normalized step it replays (null for set-up steps), so a
-   * rehearsal can check each checkpoint after its last step. Recorder parsers ignore the field.
-   */
-  step_ids: Array<string | null>;
-}
 
 const KEY = /^Press (Enter|Escape|Tab)/;
 

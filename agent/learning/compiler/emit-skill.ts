@@ -1,4 +1,4 @@
-import { PortableSkillFrontmatterSchema, type PortableSkillFrontmatter } from "../../../shared/skills/frontmatter";
+import { PortableSkillFrontmatterSchema, skillFrontmatterBlock, type PortableSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import type { CapabilityManifest } from "../../../shared/capabilities/capability-manifest";
 import type { TestPolicy } from "../../../shared/learning/test-policy";
 import type { ProposalTriggerTests } from "../../../shared/learning/proposal-tests";
@@ -15,34 +15,6 @@ export const DEFAULT_NON_USE_CONDITIONS: readonly string[] = [
 
 /** The version of a first draft; a proposal improving an installed skill carries the next one. */
 export const FIRST_SKILL_VERSION = "0.1.0";
-
-/**
- * Frontmatter lines are `key: <JSON>`: JSON scalars and arrays are valid YAML flow values, so the
- * block is YAML for any reader and round-trips exactly for ours.
- */
-function frontmatterBlock(frontmatter: PortableSkillFrontmatter): string {
-  const lines = Object.entries(frontmatter)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
-  return `---\n${lines.join("\n")}\n---\n`;
-}
-
-export function parseSkillFrontmatter(markdown: string): PortableSkillFrontmatter | undefined {
-  const match = /^---\n([\s\S]*?)\n---\n/.exec(markdown);
-  if (match?.[1] === undefined) return undefined;
-  const record: Record<string, unknown> = {};
-  for (const line of match[1].split("\n")) {
-    const colon = line.indexOf(": ");
-    if (colon <= 0) return undefined;
-    try {
-      record[line.slice(0, colon)] = JSON.parse(line.slice(colon + 2));
-    } catch {
-      return undefined;
-    }
-  }
-  const parsed = PortableSkillFrontmatterSchema.safeParse(record);
-  return parsed.success ? parsed.data : undefined;
-}
 
 /** Page-derived text goes into Markdown as plain text: no markup, links, HTML or code fences from a page. */
 export function plainText(text: string): string {
@@ -128,7 +100,7 @@ export function buildFrontmatter(interpretation: Interpretation): PortableSkillF
  * their visible names. Never a click script, a selector, a coordinate, a typed value, or the IR.
  */
 export function emitSkillMarkdown(interpretation: Interpretation, policy?: TestPolicy): string {
-  const out: string[] = [frontmatterBlock(buildFrontmatter(interpretation))];
+  const out: string[] = [skillFrontmatterBlock(buildFrontmatter(interpretation))];
   out.push(`# ${plainText(interpretation.title)}\n`, `${plainText(interpretation.goal_summary)}\n`);
   out.push("## When to use\n", ...interpretation.use_conditions.map((line) => `- ${plainText(line)}`), "");
   out.push("## When not to use\n");

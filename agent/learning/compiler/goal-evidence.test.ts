@@ -6,7 +6,8 @@ import { validateMetadata } from "skills-ref";
 import { readFrontmatterMapping, toAgentSkillsMarkdown } from "../../../shared/skills/agent-skills-format";
 import { asWhatItDoes, buildFrontmatter, emitSkillMarkdown } from "./emit-skill";
 import { hasPerRunValue, stablePart, withParameters } from "./goal-evidence";
-import { interpretTrace, type SkillParameter } from "./interpret";
+import { interpretTrace } from "./interpret";
+import { type SkillParameter } from "../../../shared/execution/checkpoint-plan";
 import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
 
 /**

@@ -10,10 +10,10 @@ import { CapabilityManifestSchema } from "../../../shared/capabilities/capabilit
 import { WorkflowBoundarySchema } from "../../../shared/learning/boundary";
 import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-action";
 import { PageSnapshotSchema, canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { PORTABLE_SKILL_NAME_PATTERN } from "../../../shared/skills/frontmatter";
+import { PORTABLE_SKILL_NAME_PATTERN, parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import { lintCheckpoints } from "./checkpoint-lint";
 import { emitRecorderFlow } from "./emit-recorder-flow";
-import { emitCapabilityManifest, emitSkillMarkdown, parseSkillFrontmatter } from "./emit-skill";
+import { emitCapabilityManifest, emitSkillMarkdown } from "./emit-skill";
 import { interpretTrace, type AnswersByField } from "./interpret";
 import { normalizeTrace, type NormalizedStep } from "./normalize-trace";
 

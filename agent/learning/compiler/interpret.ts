@@ -1,45 +1,18 @@
 import type { LearningQuestion } from "../../../shared/learning/proposal";
-import type { WorkflowCheckpoint } from "../../../shared/learning/semantic-workflow-interpretation";
+import type { CheckpointPlan, SkillParameter } from "../../../shared/execution/checkpoint-plan";
 import type { WorkflowGraph, WorkflowStep } from "../../../shared/learning/workflow-graph";
 import type { ControlSurface } from "../../../shared/capabilities/control-surface";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { PORTABLE_SKILL_NAME_PATTERN } from "../../../shared/skills/frontmatter";
 import { attributeEvidence, type SnapshotMoment } from "./attribute-evidence";
-import type { RelocationHint } from "./emit-recorder-flow";
+import type { RelocationHint } from "../../../shared/execution/recorder-flow";
 import { cutSubGoals } from "./cut-subgoals";
 import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
 import { triggerPhrasings } from "./trigger-phrasing";
 import { extractParameters, slugify } from "./parameters";
-import { findSignIns, wordSignIn, type SignInPlan } from "./sign-in";
+import { findSignIns, wordSignIn } from "./sign-in";
+import { type SignInPlan } from "../../../shared/execution/sign-in-plan";
 import { wordCheckpoints } from "./word-checkpoints";
-
-/** A value the skill asks for at run time instead of repeating what was typed (DESIGN §6.2). */
-export interface SkillParameter {
-  name: string;
-  label: string;
-  type_hint: "text" | "long_text" | "email" | "phone" | "number" | "date" | "url" | "secret" | "file";
-  /** Steps that use it: a hashed value typed twice is one parameter. */
-  step_ids: string[];
-  /** Why it is shaped as it is (numbered entries of one field, issue #14). */
-  note?: string | undefined;
-}
-
-/** A checkpoint with what the skill body says about it. */
-export interface CheckpointPlan extends WorkflowCheckpoint {
-  /** Where it happens (page title), for the guidance. */
-  where?: string | undefined;
-  /** Controls involved, by accessible name: what a runtime agent looks for on a changed page. */
-  controls: Array<{ name: string; role: string; parameter?: string | undefined; choice?: string | undefined }>;
-  step_ids: string[];
-  observable: boolean;
-  /**
-   * Issue #14: who confirms it — the page (a check the rehearsal runs), or a person, and why
-   * (nothing observable changed, or the user's answer names nothing on the page).
-   */
-  verification?: { by: "page" | "person"; reason?: string | undefined; from_answer?: boolean | undefined } | undefined;
-  /** Issue #35: this checkpoint is a sign-in, whose steps a run skips when the browser is already signed in. */
-  sign_in?: SignInPlan | undefined;
-}
 
 /** Answers the user gave to earlier questions, by question field. */
 export type AnswersByField = Partial<Record<LearningQuestion["field"], string>>;

@@ -1,5 +1,5 @@
 import type { NormalizedStep } from "./normalize-trace";
-import type { SkillParameter } from "./interpret";
+import type { SkillParameter } from "../../../shared/execution/checkpoint-plan";
 
 const TYPE_HINTS: Record<string, SkillParameter["type_hint"]> = {
   email: "email",

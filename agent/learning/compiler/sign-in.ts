@@ -1,8 +1,9 @@
+import { SIGN_IN_NAME, SIGN_OUT_NAME, type SignInPlan } from "../../../shared/execution/sign-in-plan";
 import { tidyName } from "../../../shared/observation/name-tidying";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { writeSuccessCondition } from "../../../shared/learning/success-conditions";
 import type { SubGoal } from "./cut-subgoals";
-import type { CheckpointPlan, SkillParameter } from "./interpret";
+import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import type { NormalizedStep } from "./normalize-trace";
 import { SCRUBBED } from "./page-diff";
 
@@ -20,22 +21,6 @@ import { SCRUBBED } from "./page-diff";
  * ordinary sub-goals: running them again is not something a signed-in browser makes unnecessary.
  */
 
-/** What the executor needs to skip a sign-in the browser no longer needs, and to prove it anyway. */
-export interface SignInPlan {
-  /** The steps that sign in: skipped at run time when the browser is already signed in. */
-  step_ids: string[];
-  username_parameter?: string | undefined;
-  password_parameter: string;
-  /** The controls that showed the person signed in, by accessible name ("Log out"). */
-  signed_in_controls: string[];
-  /** The page the sign-in led to in the demonstration, opened when the steps are skipped and the browser is elsewhere. */
-  signed_in_url?: string | undefined;
-}
-
-/** Names of controls that end a session: what shows a browser is signed in. */
-export const SIGN_OUT_NAME = /^\s*(log[\s-]?out|log[\s-]?off|sign[\s-]?out|sign[\s-]?off|abmelden|ausloggen|se d[ée]connecter|d[ée]connexion|cerrar sesi[oó]n|uitloggen|esci)\b/i;
-/** Names of controls that open or submit a sign-in form. */
-export const SIGN_IN_NAME = /^\s*(log[\s-]?in|sign[\s-]?in|login|signin|anmelden|einloggen|se connecter|connexion|iniciar sesi[oó]n|entrar|accedi|inloggen)\b/i;
 /** A submit that creates an account or changes a password: not a sign-in. */
 const NOT_SIGN_IN_SUBMIT = /\b(sign[\s-]?up|register|registration|create (an |your |my )?account|join|change|update|reset|set|new password|save)\b/i;
 const PASSWORD_NAME = /(pass(word|wd|phrase)?|pwd|passwort|mot de passe|contrase[ñn]a)/i;

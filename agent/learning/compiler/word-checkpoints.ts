@@ -1,11 +1,11 @@
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { nameFromContext, onlyList, rowOfToggle, type RowsByList } from "./control-names";
-import type { CheckpointPlan, SkillParameter } from "./interpret";
+import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import type { NormalizedStep } from "./normalize-trace";
 import { SCRUBBED, routeOf, type PageChange } from "./page-diff";
 import { hasPerRunValue, isSecret, listKey, rankEvidence, revisitedLists, signsIn, rowParameter, stablePart, withParameters, type EvidenceContext, type MaskedPlace } from "./goal-evidence";
 import type { SubGoal } from "./cut-subgoals";
-import type { RelocationHint } from "./emit-recorder-flow";
+import type { RelocationHint } from "../../../shared/execution/recorder-flow";
 import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/success-conditions";
 
 /** What the success condition of a checkpoint no evidence proves says until the user answers. */

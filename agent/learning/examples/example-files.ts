@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { parseStoredJson } from "../../../shared/execution/stored-skill-files";
 import { SkillExampleSchema, type SkillExample } from "../../../shared/learning/skill-example";
 import { plainText } from "../compiler/emit-skill";
 import type { MemoryStore } from "../../memory/memory-store";
-import { parseJsonText } from "../../common/json-text";
 
 const ExamplesFileSchema = z.array(SkillExampleSchema);
 const TriggerTestsFileSchema = z.object({ positive: z.array(z.string()), paraphrases: z.array(z.string()), negative: z.array(z.string()) }).passthrough();
@@ -37,8 +37,8 @@ function examplesSection(examples: readonly SkillExample[]): string[] {
  * (before Safety); with `version`, the SKILL.md's next version. `added`: the requests that were new tests.
  */
 export function withExample(files: Readonly<Record<string, string>>, example: SkillExample, version?: string): { files: Record<string, string>; added: string[] } {
-  const examples = [...(parseJsonText(files["examples.json"], ExamplesFileSchema) ?? []), example];
-  const tests = parseJsonText(files["trigger-tests.json"], TriggerTestsFileSchema) ?? { positive: [], paraphrases: [], negative: [] };
+  const examples = [...(parseStoredJson(files["examples.json"], ExamplesFileSchema) ?? []), example];
+  const tests = parseStoredJson(files["trigger-tests.json"], TriggerTestsFileSchema) ?? { positive: [], paraphrases: [], negative: [] };
   const known = new Set([...tests.positive, ...tests.paraphrases].map(key));
   const added = [...new Map(example.trigger_tests.filter((request) => !known.has(key(request))).map((request) => [key(request), request.trim()])).values()];
 
@@ -80,7 +80,7 @@ export function withExample(files: Readonly<Record<string, string>>, example: Sk
  * nothing a person added is lost. Returns how many were carried.
  */
 export async function carryExamples(memory: MemoryStore, fromFolder: string, toFolder: string): Promise<number> {
-  const examples = parseJsonText(await memory.readText(`${fromFolder}/examples.json`), ExamplesFileSchema) ?? [];
+  const examples = parseStoredJson(await memory.readText(`${fromFolder}/examples.json`), ExamplesFileSchema) ?? [];
   if (examples.length === 0) return 0;
   const names = ["SKILL.md", "trigger-tests.json"] as const;
   let files: Record<string, string> = {};

@@ -2,14 +2,13 @@ import { z } from "zod";
 import type { PracticeTarget } from "../../../shared/learning/practice";
 import type { AbilityRegistry, InstalledAbility } from "../../abilities/ability-registry";
 import { AppError } from "../../errors/app-error";
-import type { RunSpecSource } from "../../execution/run-spec";
+import type { RunSpecSource } from "../../execution/runs/run-spec";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
-import type { RecorderFlow } from "../compiler/emit-recorder-flow";
+import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import type { ProposalService } from "../proposal-service";
 import type { PracticePlan } from "./practice-driver";
-import { StoredCheckpointsSchema, StoredFlowSchema } from "../../execution/skill-files";
-import { parseJsonText } from "../../common/json-text";
+import { StoredCheckpointsSchema, StoredFlowSchema, parseStoredJson } from "../../../shared/execution/stored-skill-files";
 
 /** What a practice starts from: the plan it plays, and the files a repaired proposal is made of. */
 export interface PracticeBase {
@@ -60,13 +59,13 @@ export async function readPracticeBase(deps: PracticeBaseDeps, target: PracticeT
     if (files["capability-manifest.json"] === undefined || files["SKILL.md"] === undefined) {
       throw new AppError("ABILITY_NOT_FOUND", "That skill cannot be practised: the files it was installed from are missing; improve it by demonstration instead.");
     }
-    return { plan: { flow: plan.flow, checkpoints: plan.checkpoints, parameters: plan.parameters }, files, ability, storedCheckpoints: parseJsonText(files["checkpoints.json"], StoredCheckpointsSchema) ?? [] };
+    return { plan: { flow: plan.flow, checkpoints: plan.checkpoints, parameters: plan.parameters }, files, ability, storedCheckpoints: parseStoredJson(files["checkpoints.json"], StoredCheckpointsSchema) ?? [] };
   }
   const files = await deps.proposals.draftFiles(target.proposal_id);
-  const flow = parseJsonText(files["flow.recorder.json"], StoredFlowSchema) as RecorderFlow | undefined;
+  const flow = parseStoredJson(files["flow.recorder.json"], StoredFlowSchema);
   if (flow === undefined) throw new AppError("PROPOSAL_NOT_FOUND", "That proposal has no recorded flow to practise.");
-  const stored = parseJsonText(files["checkpoints.json"], StoredCheckpointsSchema) ?? [];
-  const parameters = (parseJsonText(files["parameters.json"], ParametersSchema) ?? []).map(({ name, type_hint }) => ({ name, type_hint: type_hint as PracticePlan["parameters"][number]["type_hint"] }));
+  const stored = parseStoredJson(files["checkpoints.json"], StoredCheckpointsSchema) ?? [];
+  const parameters = (parseStoredJson(files["parameters.json"], ParametersSchema) ?? []).map(({ name, type_hint }) => ({ name, type_hint: type_hint as PracticePlan["parameters"][number]["type_hint"] }));
   const checkpoints = stored.map(({ checkpoint_id, goal, success_condition, step_ids, verification }) => ({
     checkpoint_id,
     goal,

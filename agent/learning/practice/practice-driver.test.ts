@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PracticeSetupSchema } from "../../../shared/learning/practice";
 import { TestPolicySchema } from "../../../shared/learning/test-policy";
 import type { ExecuteInput, ExecuteResult } from "../../execution/executor-contract";
-import type { RecorderFlow } from "../compiler/emit-recorder-flow";
+import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import { practise } from "./practice-driver";
 
 /**

@@ -3,7 +3,7 @@ import type { TestPolicy } from "../../../shared/learning/test-policy";
 import type { ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionParameter, ExecutionProgress } from "../../execution/executor-contract";
 import { countsAsAction } from "../../execution/flow-plan";
 import { hostAllowed } from "../../execution/policy-guard";
-import type { RecorderFlow, RecorderStep } from "../compiler/emit-recorder-flow";
+import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
 import { generaliseCheckpoint, relocateTarget, waitLonger } from "./practice-repairs";
 
 /** What a practice plays: the skill's flow, checkpoints and parameters (a working copy it repairs). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RecorderFlow } from "../compiler/emit-recorder-flow";
+import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import { generaliseCheckpoint, relocateTarget, waitLonger } from "./practice-repairs";
 
 const flow: RecorderFlow = {

@@ -1,7 +1,7 @@
 import { parseSuccessCondition } from "../../../shared/learning/success-conditions";
 import type { ExecutionCheckpoint } from "../../execution/executor-contract";
 import { MAX_STEP_WAIT_MS } from "../../execution/flow-plan";
-import type { RecorderFlow, RecorderStep } from "../compiler/emit-recorder-flow";
+import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
 
 /**
  * The repairs a practice can make (issue #16), as pure changes to a copy of the skill's flow and

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveRehearsalSite, type RehearsalSite } from "../../../e2e/rehearsal-fixtures/server";
 import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
 import { ValidationStepResultSchema } from "../../../shared/learning/validation-run";
-import type { RecorderFlow, RecorderStep } from "../compiler/emit-recorder-flow";
+import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
 import { REHEARSAL_PROFILE_PREFIX, hostAllowed, runRehearsal, toPuppeteerSelector, type RehearsalCheckpoint, type RehearsalInput, type RehearsalResult } from "./rehearsal";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

@@ -5,7 +5,7 @@ import { execute } from "../../execution/executor";
 import type { ExecutionCheckpoint, ExecutionParameter } from "../../execution/executor-contract";
 import { DEFAULT_CHROMIUM_PATH, MANAGED_PROFILE_PREFIX, managedBrowser } from "../../execution/managed-browser";
 import { describeReadsElsewhere, type ReadElsewhere } from "../../execution/policy-guard";
-import type { RecorderFlow } from "../compiler/emit-recorder-flow";
+import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 
 export { CHROMIUM_ARGS, DEFAULT_CHROMIUM_PATH } from "../../execution/managed-browser";
 export { hostAllowed } from "../../execution/policy-guard";

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { openEventStream, trackEventStreams } from "../http/event-stream";
+import { openEventStream, trackEventStreams } from "../../http/event-stream";
 import { z } from "zod";
-import { DISPATCH_ID_PATTERN, TERMINAL_RUN_STATES, type RunEventEnvelope } from "../../shared/execution/run-contract";
+import { DISPATCH_ID_PATTERN, TERMINAL_RUN_STATES, type RunEventEnvelope } from "../../../shared/execution/run-contract";
 import type { RunService } from "./run-service";
 import type { StoredRunEvent } from "./run-store";
 

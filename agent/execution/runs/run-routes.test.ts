@@ -1,16 +1,16 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CapabilityUseReceiptSchema } from "../../shared/capabilities/capability-use-receipt";
-import { AbilityRunSpecSchema, RunEventEnvelopeSchema, RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
-import { LearningReceiptSchema } from "../../shared/learning/receipts";
-import { MemoryPaths } from "../memory/memory-paths";
-import { publicBundle, stageThrough } from "../skill-import/import-test-support";
-import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../test-support/run-fixture";
-import { expectError, startTestAgent, type TestAgent, type TestAgentOptions } from "../test-support/test-agent";
-import type { BrowserProvider, ExecuteInput, ExecuteResult } from "./executor-contract";
-import { planExecution } from "./flow-plan";
-import { memoryText } from "../test-support/memory-text";
+import { CapabilityUseReceiptSchema } from "../../../shared/capabilities/capability-use-receipt";
+import { AbilityRunSpecSchema, RunEventEnvelopeSchema, RunResponseSchema, type RunRecord } from "../../../shared/execution/run-contract";
+import { LearningReceiptSchema } from "../../../shared/learning/receipts";
+import { MemoryPaths } from "../../memory/memory-paths";
+import { publicBundle, stageThrough } from "../../skill-import/import-test-support";
+import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";
+import { expectError, startTestAgent, type TestAgent, type TestAgentOptions } from "../../test-support/test-agent";
+import type { BrowserProvider, ExecuteInput, ExecuteResult } from "../executor-contract";
+import { planExecution } from "../flow-plan";
+import { memoryText } from "../../test-support/memory-text";
 
 /**
  * The run service's own rules, through the routes, with an executor that follows the plan it is

@@ -1,19 +1,16 @@
-import { z } from "zod";
-import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
-import type { AbilityRunSpec, RunInputSpec } from "../../shared/execution/run-contract";
-import { TestPolicySchema } from "../../shared/learning/test-policy";
-import type { AbilityRegistry, InstalledAbility } from "../abilities/ability-registry";
-import type { AbilityService } from "../abilities/ability-service";
-import { AppError } from "../errors/app-error";
-import type { RecorderFlow } from "../learning/compiler/emit-recorder-flow";
-import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
-import type { ProposalService } from "../learning/proposal-service";
-import type { MemoryStore } from "../memory/memory-store";
-import { MemoryPaths } from "../memory/memory-paths";
-import type { ExecutionCheckpoint, ExecutionParameter } from "./executor-contract";
-import { planExecution } from "./flow-plan";
-import { StoredCheckpointsSchema, StoredFlowSchema } from "./skill-files";
-import { parseJsonText } from "../common/json-text";
+import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
+import type { AbilityRunSpec, RunInputSpec } from "../../../shared/execution/run-contract";
+import { TestPolicySchema } from "../../../shared/learning/test-policy";
+import type { AbilityRegistry, InstalledAbility } from "../../abilities/ability-registry";
+import type { AbilityService } from "../../abilities/ability-service";
+import { AppError } from "../../errors/app-error";
+import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
+import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
+import type { MemoryStore } from "../../memory/memory-store";
+import { MemoryPaths } from "../../memory/memory-paths";
+import { StoredCheckpointsSchema, StoredFlowSchema, StoredParametersSchema, parseStoredJson } from "../../../shared/execution/stored-skill-files";
+import type { ExecutionCheckpoint, ExecutionParameter } from "../executor-contract";
+import { planExecution } from "../flow-plan";
 
 /** What a run hands the executor: the installed skill's flow, checkpoints and parameters. */
 export interface RunPlan {
@@ -33,20 +30,8 @@ export interface RunSpecDeps {
   registry: Pick<AbilityRegistry, "get">;
   abilities: Pick<AbilityService, "snapshot">;
   /** Skills installed before the install saga kept checkpoints and parameters read them from their proposal's revision. */
-  proposals: Pick<ProposalService, "draftFiles">;
+  proposals: { draftFiles(proposalId: string): Promise<Record<string, string>> };
 }
-
-// Files written by the compiler (agent/learning/compiler): parsed here, at the boundary, before a run trusts them.
-const INPUT_TYPES = ["text", "long_text", "email", "phone", "number", "date", "url", "secret", "file"] as const;
-const ParametersSchema = z.array(
-  z
-    .object({
-      name: z.string().min(1).max(80),
-      label: z.string().max(500).default(""),
-      type_hint: z.enum(INPUT_TYPES).catch("text"),
-    })
-    .passthrough(),
-);
 
 /** Hosts (with their port) the flow opens: the sites a run may touch without asking. */
 export function sitesOf(flow: Pick<RecorderFlow, "steps">): string[] {
@@ -102,11 +87,12 @@ export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
       const draft = await deps.proposals.draftFiles(ability.proposal_id).catch(() => ({}) as Record<string, string>);
       files = { flow: flowText ?? draft["flow.recorder.json"], checkpoints: checkpointsText ?? draft["checkpoints.json"], parameters: parametersText ?? draft["parameters.json"] };
     }
+    // Files written by the compiler (agent/learning/compiler): parsed here, at the boundary, before a run trusts them.
     return {
       description: (markdown === undefined ? undefined : parseSkillFrontmatter(markdown)?.description) ?? ability.title,
-      flow: parseJsonText(files.flow, StoredFlowSchema) as RecorderFlow | undefined,
-      checkpoints: parseJsonText(files.checkpoints, StoredCheckpointsSchema) ?? [],
-      parameters: parseJsonText(files.parameters, ParametersSchema) ?? [],
+      flow: parseStoredJson(files.flow, StoredFlowSchema),
+      checkpoints: parseStoredJson(files.checkpoints, StoredCheckpointsSchema) ?? [],
+      parameters: parseStoredJson(files.parameters, StoredParametersSchema) ?? [],
     };
   };
 

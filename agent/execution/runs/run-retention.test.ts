@@ -3,15 +3,15 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
-import { MemoryPaths } from "../memory/memory-paths";
-import { publicBundle, stageThrough } from "../skill-import/import-test-support";
-import { ImportPaths } from "../skill-import/import-store";
-import { projectRoot, serverScript, startAgentProcess, type AgentProcess } from "../test-support/agent-process";
-import { makeTempMemoryRoot } from "../test-support/temp-memory";
-import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../test-support/run-fixture";
-import { createFakeClock, expectError, startTestAgent, type FakeClock, type TestAgent, type TestAgentOptions } from "../test-support/test-agent";
-import type { ExecuteInput, ExecuteResult } from "./executor-contract";
+import { RunResponseSchema, type RunRecord } from "../../../shared/execution/run-contract";
+import { MemoryPaths } from "../../memory/memory-paths";
+import { publicBundle, stageThrough } from "../../skill-import/import-test-support";
+import { ImportPaths } from "../../skill-import/import-store";
+import { projectRoot, serverScript, startAgentProcess, type AgentProcess } from "../../test-support/agent-process";
+import { makeTempMemoryRoot } from "../../test-support/temp-memory";
+import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";
+import { createFakeClock, expectError, startTestAgent, type FakeClock, type TestAgent, type TestAgentOptions } from "../../test-support/test-agent";
+import type { ExecuteInput, ExecuteResult } from "../executor-contract";
 
 /**
  * Issue #30 retention drills: a run's record, its events and its screenshot follow a TTL (7 days

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { ApiErrorIssue } from "../../shared/common/error-envelope";
-import type { AbilityRunSpec, StartRunRequest } from "../../shared/execution/run-contract";
-import { TestPolicySchema, type TestPolicy } from "../../shared/learning/test-policy";
-import { AppError } from "../errors/app-error";
+import type { ApiErrorIssue } from "../../../shared/common/error-envelope";
+import type { AbilityRunSpec, StartRunRequest } from "../../../shared/execution/run-contract";
+import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
+import { AppError } from "../../errors/app-error";
 
 /** A site as `allowed_sites` and `allowed_domains` name it: a host name, with a port or not. */
 const SITE = /^(?:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*(?::\d{1,5})?$/i;

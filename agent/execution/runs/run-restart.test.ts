@@ -4,10 +4,10 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
-import { startAgentProcess, type AgentProcess } from "../test-support/agent-process";
-import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../test-support/run-fixture";
-import { makeTempMemoryRoot } from "../test-support/temp-memory";
+import { RunResponseSchema, type RunRecord } from "../../../shared/execution/run-contract";
+import { startAgentProcess, type AgentProcess } from "../../test-support/agent-process";
+import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";
+import { makeTempMemoryRoot } from "../../test-support/temp-memory";
 
 /**
  * Issue #21: the agent is SIGKILLed in the middle of a run (the real process, as `npm start` runs

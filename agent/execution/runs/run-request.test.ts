@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { StartRunRequestSchema, type AbilityRunSpec } from "../../shared/execution/run-contract";
-import { isAppError } from "../errors/app-error";
+import { StartRunRequestSchema, type AbilityRunSpec } from "../../../shared/execution/run-contract";
+import { isAppError } from "../../errors/app-error";
 import { runPolicyOf, validateRunRequest } from "./run-request";
 
 const SPEC: AbilityRunSpec = {

@@ -3,11 +3,11 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CapabilityUseReceiptSchema } from "../../shared/capabilities/capability-use-receipt";
-import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
-import { MemoryPaths } from "../memory/memory-paths";
-import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../test-support/run-fixture";
-import { startTestAgent, type TestAgent } from "../test-support/test-agent";
+import { CapabilityUseReceiptSchema } from "../../../shared/capabilities/capability-use-receipt";
+import { RunResponseSchema, type RunRecord } from "../../../shared/execution/run-contract";
+import { MemoryPaths } from "../../memory/memory-paths";
+import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";
+import { startTestAgent, type TestAgent } from "../../test-support/test-agent";
 
 /**
  * Runs of an installed ability through the real agent, its one executor and Debian's Chromium,

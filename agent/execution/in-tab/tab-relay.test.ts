@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentTabFrame } from "../../shared/observation/tab-relay-protocol";
+import type { AgentTabFrame } from "../../../shared/observation/tab-relay-protocol";
 import { allowListOfRunSites } from "./tab-provider";
 import { createTabRelay, TabRunRefused, type TabChannel, type TabRelayLink } from "./tab-relay";
 import { createTabTransport } from "./tab-transport";
