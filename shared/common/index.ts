@@ -6,3 +6,5 @@ export * from "./agent-connection";
 export * from "./category";
 export * from "./extension-permissions";
 export * from "./privacy-facts";
+export * from "./agent-address";
+export * from "./agent-version";
