@@ -7,7 +7,7 @@ import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail
 import { PAGE_SNAPSHOT_MAX_BYTES, canonicalJson } from "../shared/observation/page-snapshot";
 import { SnapshotUploadSchema } from "../shared/observation/capture-protocol";
 import { urlRefusal } from "../shared/observation/url-rule";
-import { ContentMessageSchema, type CaptureConfig } from "../extension/observation/capture-messages";
+import { ContentMessageSchema, type CaptureConfig } from "../extension/observation/common/capture-messages";
 import { captureConfig, startContentHarness, type ContentHarness, type HarnessPage } from "./support/content-harness";
 
 /**

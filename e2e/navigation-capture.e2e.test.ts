@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
-import { INDICATOR_TAG } from "../extension/observation/indicator";
+import { INDICATOR_TAG } from "../extension/observation/capture/indicator";
 import { launchExtensionBrowser, pairPanel, type ExtensionBrowser } from "./support/extension-browser";
 
 /**

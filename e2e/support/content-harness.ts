@@ -8,7 +8,7 @@ import { build, type Rollup } from "vite";
 import { projectRoot } from "../../agent/test-support/agent-process";
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
 import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
-import { ContentMessageSchema, type CaptureConfig, type ContentMessage } from "../../extension/observation/capture-messages";
+import { ContentMessageSchema, type CaptureConfig, type ContentMessage } from "../../extension/observation/common/capture-messages";
 import { CHROMIUM_PATH } from "./extension-browser";
 
 /**

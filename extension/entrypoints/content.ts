@@ -1,7 +1,7 @@
 import { browser } from "wxt/browser";
 import { defineContentScript } from "wxt/utils/define-content-script";
 import { CoachingReadMessageSchema, type CoachingReadReply } from "../../shared/observation/coaching-read";
-import { BackgroundToContentMessageSchema, CaptureConfigSchema, PARKED_BATCH_PREFIX, type ContentMessage } from "../observation/capture-messages";
+import { BackgroundToContentMessageSchema, CaptureConfigSchema, PARKED_BATCH_PREFIX, type ContentMessage } from "../observation/common/capture-messages";
 import { createContentCapture, type ContentCapture } from "../observation/content-capture";
 
 /**

@@ -1,5 +1,5 @@
 import { COACHING_HIGHLIGHT_TAG, type CoachingHighlight, type CoachingRead } from "../../shared/observation/coaching-read";
-import type { PrivacyBoundary } from "./privacy-boundary";
+import type { PrivacyBoundary } from "./privacy/privacy-boundary";
 
 /**
  * What the Coaching Agent (issue #16) reads of a recorded page, read here in the content script's

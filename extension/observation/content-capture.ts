@@ -1,13 +1,13 @@
 import type { CoachingHighlight, CoachingRead } from "../../shared/observation/coaching-read";
-import type { ContentMessage } from "./capture-messages";
+import type { ContentMessage } from "./common/capture-messages";
 import { applyConfig, destroyCapture, flushCapture, type Capture } from "./capture/capture-lifecycle";
 import { createCaptureSnapshots } from "./capture/capture-snapshots";
 import { createCaptureState } from "./capture/capture-state";
 import { createHeldEvents } from "./capture/held-events";
 import { createOutgoingBatches } from "./capture/outgoing-batches";
 import { readForCoaching } from "./coaching-reader";
-import { createErrorGuard } from "./error-guard";
-import { createPrivacyBoundary } from "./privacy-boundary";
+import { createErrorGuard } from "./common/error-guard";
+import { createPrivacyBoundary } from "./privacy/privacy-boundary";
 
 /**
  * The content side of a capture (issue #4), independent of `browser.*` so the e2e harness runs the

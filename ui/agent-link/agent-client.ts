@@ -1,4 +1,4 @@
-import { createAgentTransport, type AgentClientOptions } from "./agent-transport";
+import { createAgentTransport, type AgentClientOptions } from "./transport/agent-transport";
 import { abilityRoutes } from "./agent-routes/abilities";
 import { agentRoutes } from "./agent-routes/agent";
 import { categoryRoutes } from "./agent-routes/categories";

@@ -1,5 +1,5 @@
 import { createAgentClient, type AgentClient } from "./agent-client";
-import { AgentRequestError, type AgentFailure } from "./agent-failure";
+import { AgentRequestError, type AgentFailure } from "./transport/agent-failure";
 import { AgentConnectionSchema, AgentUrlSchema, type AgentConnection, type ConnectionStorage } from "../../shared/common/agent-connection";
 import { statusFromFailure, type AgentStatus } from "./agent-status";
 

@@ -1,4 +1,4 @@
-import type { AgentFailure } from "./agent-failure";
+import type { AgentFailure } from "./transport/agent-failure";
 
 /** What the side panel says about its agent (issue #2: connected / unreachable / token rejected). */
 export type AgentStatus =

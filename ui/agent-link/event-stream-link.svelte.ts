@@ -1,5 +1,5 @@
-import type { EventStreamInit } from "./agent-transport";
-import { AgentRequestError } from "./agent-failure";
+import type { EventStreamInit } from "./transport/agent-transport";
+import { AgentRequestError } from "./transport/agent-failure";
 import { createSseParser, type SseMessage } from "./sse-parser";
 
 export type LiveLinkStatus = "connecting" | "live" | "degraded" | "ended" | "stopped";

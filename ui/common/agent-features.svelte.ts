@@ -1,5 +1,5 @@
 import type { AgentClient } from "../agent-link/agent-client";
-import { AgentRequestError } from "../agent-link/agent-failure";
+import { AgentRequestError } from "../agent-link/transport/agent-failure";
 import { featuresFromOpenApi, type AgentFeature } from "./agent-features";
 import { describeFailure } from "./failure-text";
 

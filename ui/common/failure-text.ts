@@ -1,4 +1,4 @@
-import { AgentRequestError } from "../agent-link/agent-failure";
+import { AgentRequestError } from "../agent-link/transport/agent-failure";
 
 /**
  * What the panel says when an agent call failed: the agent's own coded message (4xx say what to

@@ -1,5 +1,5 @@
 import type { AgentClient } from "../agent-link/agent-client";
-import { AgentRequestError } from "../agent-link/agent-failure";
+import { AgentRequestError } from "../agent-link/transport/agent-failure";
 import type { AgentFeature } from "./agent-features";
 import type { PanelBrowser } from "../../shared/observation/panel-browser";
 

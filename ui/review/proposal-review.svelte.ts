@@ -1,7 +1,7 @@
 import type { CheckpointVerificationReceipt } from "../../shared/learning/checkpoint-receipt";
 import type { LearningReceipt, LearningReceiptKind } from "../../shared/learning/receipts";
 import type { ProposalDetailResponse, ProposalInstallResponse, ValidationRunsResponse } from "../../shared/learning/route-contracts";
-import { isRouteMissing } from "../agent-link/agent-failure";
+import { isRouteMissing } from "../agent-link/transport/agent-failure";
 import { checkpointProgress, type CheckpointProgressRow } from "./checkpoint-progress";
 import { describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";

@@ -1,5 +1,5 @@
 import type { AbilityAvailabilityResponse } from "../../shared/learning/route-contracts";
-import { isRouteMissing } from "../agent-link/agent-failure";
+import { isRouteMissing } from "../agent-link/transport/agent-failure";
 import { describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";
 

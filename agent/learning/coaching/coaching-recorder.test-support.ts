@@ -1,5 +1,5 @@
 import type { Page } from "puppeteer-core";
-import type { CaptureConfig } from "../../../extension/observation/capture-messages";
+import type { CaptureConfig } from "../../../extension/observation/common/capture-messages";
 import type { BrowserLease } from "../../execution/executor-contract";
 import { bundleCaptureRuntime, captureConfig } from "../../../e2e/support/content-harness";
 

@@ -1,5 +1,5 @@
 import type { CaptureSessionState } from "../../../shared/observation/capture-protocol";
-import { CaptureConfigSchema, type CaptureConfig } from "../../observation/capture-messages";
+import { CaptureConfigSchema, type CaptureConfig } from "../../observation/common/capture-messages";
 
 /** The states in which pages are observed; every other state (or no session) means observe nothing. */
 export type ActiveCaptureState = CaptureConfig["state"];

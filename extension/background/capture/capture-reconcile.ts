@@ -1,5 +1,5 @@
 import type { CaptureSessionState } from "../../../shared/observation/capture-protocol";
-import type { CaptureConfig } from "../../observation/capture-messages";
+import type { CaptureConfig } from "../../observation/common/capture-messages";
 import { badgeForSession, showBadge } from "./capture-badge";
 import { isActiveCapture } from "./capture-config";
 import type { CaptureSessionDeps } from "./capture-session";

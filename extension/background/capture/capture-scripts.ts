@@ -1,6 +1,6 @@
 import type { Browser } from "wxt/browser";
 import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
-import type { BackgroundToContentMessage, CaptureConfig } from "../../observation/capture-messages";
+import type { BackgroundToContentMessage, CaptureConfig } from "../../observation/common/capture-messages";
 import { grantedOriginPatterns, originPatternsForWhitelist } from "./site-permissions";
 
 /** The id of our one dynamic registration, and the file WXT builds from entrypoints/content.ts. */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { CaptureSessionState } from "../../../shared/observation/capture-protocol";
-import type { CaptureConfig } from "../../observation/capture-messages";
+import type { CaptureConfig } from "../../observation/common/capture-messages";
 import type { BackgroundStore, HashKeyRecord, TypedValuesRecord } from "../worker/background-storage";
 import type { BadgeSpec } from "./capture-badge";
 import type { CaptureScripts } from "./capture-scripts";

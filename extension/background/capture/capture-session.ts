@@ -1,6 +1,6 @@
 import type { CaptureSessionState } from "../../../shared/observation/capture-protocol";
 import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
-import type { CaptureConfig } from "../../observation/capture-messages";
+import type { CaptureConfig } from "../../observation/common/capture-messages";
 import { badgeForSession, showBadge, type BadgeSurface } from "./capture-badge";
 import { captureConfigFor, isActiveCapture } from "./capture-config";
 import { reconcile, type ReconcileContext } from "./capture-reconcile";

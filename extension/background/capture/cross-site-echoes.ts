@@ -2,7 +2,7 @@ import type { ObservedActionEventWithDetail } from "../../../shared/learning/obs
 import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
 import { canonicalJson } from "../../../shared/observation/page-snapshot";
 import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
-import { createPrivacyBoundary } from "../../observation/privacy-boundary";
+import { createPrivacyBoundary } from "../../observation/privacy/privacy-boundary";
 import { nameSnapshot } from "../../observation/snapshot/snapshot-json";
 
 /**

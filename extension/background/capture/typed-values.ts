@@ -1,6 +1,6 @@
 import type { CaptureSessionState } from "../../../shared/observation/capture-protocol";
 import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
-import { TYPED_VALUES_MAX } from "../../observation/capture-messages";
+import { TYPED_VALUES_MAX } from "../../observation/common/capture-messages";
 import type { BackgroundStore } from "../worker/background-storage";
 import { isActiveCapture } from "./capture-config";
 

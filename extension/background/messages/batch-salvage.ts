@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-action";
 import { SnapshotUploadSchema } from "../../../shared/observation/capture-protocol";
-import type { ContentMessage } from "../../observation/capture-messages";
+import type { ContentMessage } from "../../observation/common/capture-messages";
 
 /** The outline of a `capture/events` message whose events did not pass the contract. */
 export const InvalidEventsMessageSchema = z.object({ type: z.literal("capture/events"), events: z.array(z.unknown()), snapshots: z.array(z.unknown()).default([]) });

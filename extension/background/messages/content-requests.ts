@@ -2,7 +2,7 @@ import type { Browser } from "wxt/browser";
 import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
 import type { CaptureControlReply, CaptureEventsReply } from "../../../shared/observation/panel-messages";
 import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
-import type { BackgroundToContentMessage, ContentMessage } from "../../observation/capture-messages";
+import type { BackgroundToContentMessage, ContentMessage } from "../../observation/common/capture-messages";
 import type { CaptureControl } from "../capture/capture-control-plan";
 import type { CaptureSession } from "../capture/capture-session";
 import { cutForeignEchoes } from "../capture/cross-site-echoes";

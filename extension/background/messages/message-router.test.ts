@@ -7,7 +7,7 @@ import type { CaptureSession } from "../capture/capture-session";
 import { createMessageRouter } from "./message-router";
 import type { OutboxSender } from "../outbox/outbox-sender";
 import { createParkedBatches } from "../outbox/parked-batches";
-import { PARKED_BATCH_PREFIX } from "../../observation/capture-messages";
+import { PARKED_BATCH_PREFIX } from "../../observation/common/capture-messages";
 
 const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
 const SESSION: CaptureSessionState = {

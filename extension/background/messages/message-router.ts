@@ -1,6 +1,6 @@
 import type { Browser } from "wxt/browser";
 import { PanelRequestSchema, type CaptureControlReply, type CaptureEventsReply } from "../../../shared/observation/panel-messages";
-import { ContentMessageSchema, type ContentMessage } from "../../observation/capture-messages";
+import { ContentMessageSchema, type ContentMessage } from "../../observation/common/capture-messages";
 import { InvalidEventsMessageSchema, salvageBatch } from "./batch-salvage";
 import { answerContent, takeParked, type ContentRequestDeps } from "./content-requests";
 import { answerPanel, type PanelRequestDeps } from "./panel-requests";

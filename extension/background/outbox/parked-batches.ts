@@ -1,4 +1,4 @@
-import { PARKED_BATCH_PREFIX } from "../../observation/capture-messages";
+import { PARKED_BATCH_PREFIX } from "../../observation/common/capture-messages";
 
 /** The part of `chrome.storage.local` the parked batches need. */
 export interface ParkedStorage {

@@ -11,7 +11,7 @@ import {
   OutboxStatusSchema,
   type OutboxStatus,
 } from "../../../shared/observation/panel-messages";
-import { TYPED_VALUES_MAX, TYPED_VALUE_MAX_LENGTH } from "../../observation/capture-messages";
+import { TYPED_VALUES_MAX, TYPED_VALUE_MAX_LENGTH } from "../../observation/common/capture-messages";
 
 /**
  * What the background keeps in `chrome.storage.session`: it outlives a service-worker restart

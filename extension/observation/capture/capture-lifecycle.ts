@@ -1,8 +1,8 @@
 import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
-import { CaptureConfigSchema, TYPED_VALUE_MAX_LENGTH, type CaptureConfig, type ContentMessage } from "../capture-messages";
-import { observeDom, type DomObservation } from "../dom-observer";
-import { createFieldMasker } from "../field-masking";
-import { createIndicator, type IndicatorAction } from "../indicator";
+import { CaptureConfigSchema, TYPED_VALUE_MAX_LENGTH, type CaptureConfig, type ContentMessage } from "../common/capture-messages";
+import { observeDom, type DomObservation } from "../observers/dom-observer";
+import { createFieldMasker } from "../privacy/field-masking";
+import { createIndicator, type IndicatorAction } from "./indicator";
 import { observePageLeaving } from "../observers/navigation";
 import type { CaptureSnapshots } from "./capture-snapshots";
 import type { CaptureState } from "./capture-state";

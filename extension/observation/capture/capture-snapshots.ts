@@ -1,4 +1,4 @@
-import type { DomObserver } from "../dom-observer";
+import type { DomObserver } from "../observers/dom-observer";
 import { nameSnapshot, snapshotText } from "../snapshot/snapshot-json";
 import { readPageSnapshot } from "../snapshot/snapshot-observer";
 import type { CaptureState } from "./capture-state";

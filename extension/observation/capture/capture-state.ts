@@ -1,9 +1,9 @@
-import type { CaptureConfig } from "../capture-messages";
-import type { DomObserver } from "../dom-observer";
-import type { ErrorGuard } from "../error-guard";
-import { createFieldMasker, type FieldMasker } from "../field-masking";
-import type { Indicator } from "../indicator";
-import type { PrivacyBoundary } from "../privacy-boundary";
+import type { CaptureConfig } from "../common/capture-messages";
+import type { DomObserver } from "../observers/dom-observer";
+import type { ErrorGuard } from "../common/error-guard";
+import { createFieldMasker, type FieldMasker } from "../privacy/field-masking";
+import type { Indicator } from "./indicator";
+import type { PrivacyBoundary } from "../privacy/privacy-boundary";
 
 /**
  * What the parts of a capture (this folder, wired by ../content-capture.ts) share, as rrweb's

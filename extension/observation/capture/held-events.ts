@@ -1,8 +1,8 @@
 import type { MaskedField, ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
 import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
-import { quoted } from "../dom-observer";
-import type { ErrorGuard } from "../error-guard";
-import type { PrivacyBoundary } from "../privacy-boundary";
+import { quoted } from "../observers/dom-observer";
+import type { ErrorGuard } from "../common/error-guard";
+import type { PrivacyBoundary } from "../privacy/privacy-boundary";
 import type { TakenSnapshot } from "../snapshot/snapshot-json";
 import type { OutgoingBatches } from "./outgoing-batches";
 

@@ -1,6 +1,6 @@
 import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
-import type { CaptureConfig } from "../capture-messages";
-import type { DomObservation } from "../dom-observer";
+import type { CaptureConfig } from "../common/capture-messages";
+import type { DomObservation } from "../observers/dom-observer";
 import type { HeldEvent, SnapshotHandle } from "./held-events";
 
 /**

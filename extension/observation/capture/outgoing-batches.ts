@@ -1,7 +1,7 @@
 import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
 import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
-import type { ContentMessage } from "../capture-messages";
-import type { ErrorGuard } from "../error-guard";
+import type { ContentMessage } from "../common/capture-messages";
+import type { ErrorGuard } from "../common/error-guard";
 
 /**
  * The page's outgoing side (content-capture.ts): finished events wait in a batch at most

@@ -1,5 +1,5 @@
 import { inputType } from "../names/accessible-name";
-import { textFieldOf } from "../field-masking";
+import { textFieldOf } from "../privacy/field-masking";
 import { inEditorRegion, reportFieldEdit } from "./field-edits";
 import { isElement, quoted, type ObserverState } from "./observer-state";
 

@@ -1,7 +1,7 @@
 import type { MaskedField } from "../../../shared/learning/observed-action";
 import { cleanText, inputType } from "../names/accessible-name";
 import type { Names } from "../names/name-cache";
-import { fieldHints, textFieldOf } from "../field-masking";
+import { fieldHints, textFieldOf } from "../privacy/field-masking";
 import { isElement, MAX_NAME_IN_LABEL, quoted, type ObserverState } from "./observer-state";
 
 /**

@@ -1,6 +1,6 @@
 import { cleanText } from "../names/accessible-name";
-import type { ErrorGuard } from "../error-guard";
-import type { PrivacyBoundary } from "../privacy-boundary";
+import type { ErrorGuard } from "../common/error-guard";
+import type { PrivacyBoundary } from "../privacy/privacy-boundary";
 import { MAX_NAME_IN_LABEL, quoted, type ObserverState } from "./observer-state";
 
 /**

@@ -2,11 +2,11 @@ import type { DomEventKind, MaskedField } from "../../../shared/learning/observe
 import type { TypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
 import { cleanText, inputType, roleOf } from "../names/accessible-name";
 import type { Names } from "../names/name-cache";
-import type { ErrorGuard } from "../error-guard";
-import { blockText, readFieldValue, textFieldOf, type FieldMasker } from "../field-masking";
+import type { ErrorGuard } from "../common/error-guard";
+import { blockText, readFieldValue, textFieldOf, type FieldMasker } from "../privacy/field-masking";
 import type { Root } from "../page-index/index-kinds";
 import type { PageIndex } from "../page-index/page-index";
-import type { PrivacyBoundary } from "../privacy-boundary";
+import type { PrivacyBoundary } from "../privacy/privacy-boundary";
 import type { SelectorContext } from "../selectors/selector-context";
 import { framePathOf, selectorsFor } from "../selectors/selectors";
 import { mayHostShadowRoot } from "../snapshot/shadow-roots";

@@ -1,5 +1,5 @@
 import type { NameCache } from "../names/name-cache";
-import type { ErrorGuard } from "../error-guard";
+import type { ErrorGuard } from "../common/error-guard";
 import { firstFollowing } from "../snapshot/snapshot-source";
 import { markKinds, type ChangeTracker } from "./index-changes";
 import { KINDS, type Root } from "./index-kinds";

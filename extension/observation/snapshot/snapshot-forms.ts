@@ -1,7 +1,7 @@
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { cleanText, inputType } from "../names/accessible-name";
 import type { Names } from "../names/name-cache";
-import { textFieldOf } from "../field-masking";
+import { textFieldOf } from "../privacy/field-masking";
 import { LIMITS, NAME_MAX, optional, type PartsRead } from "./snapshot-parts";
 import { firstFollowing } from "./snapshot-source";
 

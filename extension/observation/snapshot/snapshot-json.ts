@@ -1,5 +1,5 @@
 import { PAGE_SNAPSHOT_MAX_BYTES, SNAPSHOT_REF_PREFIX, canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { sha256Hex } from "../field-masking";
+import { sha256Hex } from "../privacy/field-masking";
 
 /** A snapshot's JSON: its canonical form, written directly; its 32 KB limit; its name (the SHA-256 of that JSON). */
 

@@ -1,6 +1,6 @@
 import { cleanText } from "../names/accessible-name";
 import type { Names } from "../names/name-cache";
-import { TYPED_ROLE_SELECTOR, textFieldOf } from "../field-masking";
+import { TYPED_ROLE_SELECTOR, textFieldOf } from "../privacy/field-masking";
 import { NO_MEMO, type SnapshotMemo } from "./snapshot-memo";
 import type { SnapshotKind, SnapshotRoot, SnapshotSource } from "./snapshot-source";
 

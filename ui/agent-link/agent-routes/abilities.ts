@@ -8,7 +8,7 @@ import {
   AbilityUnquarantineResponseSchema,
 } from "../../../shared/learning/route-contracts";
 import { QuarantineAbilityRequestSchema } from "../../../shared/learning/session-requests";
-import { requestBody, type AgentTransport } from "../agent-transport";
+import { requestBody, type AgentTransport } from "../transport/agent-transport";
 
 export const abilityPath = (id: string) => `/api/abilities/${encodeURIComponent(id)}`;
 

@@ -3,7 +3,7 @@ import { AgentHealthResponseSchema } from "../../../shared/common/agent-health";
 import { PairingResponseSchema } from "../../../shared/common/pairing";
 import { ObservationAdaptersResponseSchema } from "../../../shared/learning/session-requests";
 import { LearningRuntimeSnapshotSchema } from "../../../shared/learning/runtime-snapshot";
-import type { AgentTransport } from "../agent-transport";
+import type { AgentTransport } from "../transport/agent-transport";
 
 /** Only the part of an OpenAPI document the panel reads (ui/common/agent-features parses the rest). */
 const OpenApiDocumentSchema = z.object({ paths: z.record(z.string(), z.unknown()) }).passthrough();

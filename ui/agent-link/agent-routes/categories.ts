@@ -8,7 +8,7 @@ import {
   UpdateCategoryRequestSchema,
   type CategoryItemKind,
 } from "../../../shared/common/category";
-import { requestBody, type AgentTransport, type Input } from "../agent-transport";
+import { requestBody, type AgentTransport, type Input } from "../transport/agent-transport";
 
 const category = (id: string) => `/api/categories/${encodeURIComponent(id)}`;
 

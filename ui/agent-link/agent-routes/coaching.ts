@@ -1,5 +1,5 @@
 import { CoachingAnswerRequestSchema, CoachingSetupSchema, CoachingShownRequestSchema, CoachingStateSchema } from "../../../shared/learning/coaching";
-import { requestBody, type AgentTransport, type Input } from "../agent-transport";
+import { requestBody, type AgentTransport, type Input } from "../transport/agent-transport";
 import { sessionPath as session } from "./sessions";
 
 /** Coaching Agent (issue #16): its steps, turns and answers. */

@@ -2,7 +2,7 @@ import { PracticeReportSchema } from "../../../shared/learning/practice";
 import { LearnHistoryResponseSchema, LearnReceiptsResponseSchema } from "../../../shared/learning/route-contracts";
 import { UseAsExampleRequestSchema, UseAsExampleResponseSchema } from "../../../shared/learning/skill-example";
 import { SessionSeedResponseSchema } from "../../../shared/learning/trace-seed";
-import { pageQuery, requestBody, SLOW, type AgentTransport, type Input } from "../agent-transport";
+import { pageQuery, requestBody, SLOW, type AgentTransport, type Input } from "../transport/agent-transport";
 import { sessionPath as session } from "./sessions";
 
 /** What was learned before, and learning from it: history, receipts, practice reports, seeds, examples. */

@@ -9,7 +9,7 @@ import {
   ValidationRunsResponseSchema,
 } from "../../../shared/learning/route-contracts";
 import { ProposalSkillMarkdownResponseSchema, ValidateProposalRequestSchema } from "../../../shared/learning/session-requests";
-import { pageQuery, requestBody, SLOW, VERY_SLOW, type AgentTransport, type Input } from "../agent-transport";
+import { pageQuery, requestBody, SLOW, VERY_SLOW, type AgentTransport, type Input } from "../transport/agent-transport";
 
 const proposal = (id: string) => `/api/learn/proposals/${encodeURIComponent(id)}`;
 

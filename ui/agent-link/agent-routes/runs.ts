@@ -6,8 +6,8 @@ import {
   RunResponseSchema,
   StartRunRequestSchema,
 } from "../../../shared/execution/run-contract";
-import { AgentRequestError, failureOf } from "../agent-failure";
-import { pageQuery, requestBody, SLOW, type AgentTransport, type EventStreamInit, type Input } from "../agent-transport";
+import { AgentRequestError, failureOf } from "../transport/agent-failure";
+import { pageQuery, requestBody, SLOW, type AgentTransport, type EventStreamInit, type Input } from "../transport/agent-transport";
 import { abilityPath } from "./abilities";
 
 const run = (id: string) => `/api/runs/${encodeURIComponent(id)}`;

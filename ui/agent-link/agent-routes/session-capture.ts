@@ -3,7 +3,7 @@ import { LearnCheckpointReceiptsResponseSchema } from "../../../shared/learning/
 import { SessionActionResponseSchema, TrimRequestSchema } from "../../../shared/learning/route-contracts";
 import { ExcludeEventsRequestSchema, SessionObservationsResponseSchema } from "../../../shared/learning/session-requests";
 import { SetRedactionRequestSchema } from "../../../shared/observation/capture-protocol";
-import { pageQuery, requestBody, type AgentTransport, type Input } from "../agent-transport";
+import { pageQuery, requestBody, type AgentTransport, type Input } from "../transport/agent-transport";
 import { sessionPath as session } from "./sessions";
 
 /** `exclude-events` answers the exclusions only (the observations response, trimmed to them). */

@@ -16,7 +16,7 @@ import {
   StartSessionResponseSchema,
   StopSessionResponseSchema,
 } from "../../../shared/learning/route-contracts";
-import { pageQuery, requestBody, SLOW, type AgentTransport, type EventStreamInit, type Input } from "../agent-transport";
+import { pageQuery, requestBody, SLOW, type AgentTransport, type EventStreamInit, type Input } from "../transport/agent-transport";
 
 export const sessionPath = (id: string) => `/api/learn/sessions/${encodeURIComponent(id)}`;
 

@@ -11,7 +11,7 @@ import {
   type SkillImportRetryRequest,
 } from "../../../shared/skills/import";
 import { SkillImportDetailViewSchema } from "../../../shared/skills/import-bundle";
-import { pageQuery, requestBody, SLOW, VERY_SLOW, type AgentTransport, type Input } from "../agent-transport";
+import { pageQuery, requestBody, SLOW, VERY_SLOW, type AgentTransport, type Input } from "../transport/agent-transport";
 
 /** Import Skill (§0C.20): upload, scan, stage, decide, and the packs it can come from. */
 export function skillImportRoutes({ call, send, answerOf }: AgentTransport) {

@@ -1,8 +1,8 @@
-import type { MaskedField } from "../../shared/learning/observed-action";
-import { isAlwaysSecretField, lengthClass, looksLikeCardNumber, type FieldHints } from "../../shared/observation/masking-rules";
-import { valueRef } from "../../shared/observation/value-ref";
-import { NON_TEXT_INPUT_TYPES, inputType } from "./names/accessible-name";
-import type { CaptureConfig } from "./capture-messages";
+import type { MaskedField } from "../../../shared/learning/observed-action";
+import { isAlwaysSecretField, lengthClass, looksLikeCardNumber, type FieldHints } from "../../../shared/observation/masking-rules";
+import { valueRef } from "../../../shared/observation/value-ref";
+import { NON_TEXT_INPUT_TYPES, inputType } from "../names/accessible-name";
+import type { CaptureConfig } from "../common/capture-messages";
 
 /**
  * Masking at the source (DESIGN §4, issue #4): a field's value is turned into a `MaskedField` here,

@@ -1,4 +1,4 @@
-import type { ErrorGuard } from "./error-guard";
+import type { ErrorGuard } from "../common/error-guard";
 
 /**
  * The in-page observation indicator (DESIGN §4: observation is visible): a small fixed pill with

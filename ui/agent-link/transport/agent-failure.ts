@@ -1,4 +1,4 @@
-import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
+import { ApiErrorResponseSchema } from "../../../shared/common/error-envelope";
 
 /**
  * Why a call to the agent failed: it could not be reached at all, it answered with a coded

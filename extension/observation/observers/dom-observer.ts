@@ -1,18 +1,18 @@
-import type { ErrorGuard } from "./error-guard";
-import { isTypedField, type FieldMasker } from "./field-masking";
-import type { Root } from "./page-index/index-kinds";
-import { createPageIndex, type PageIndex } from "./page-index/page-index";
-import type { PrivacyBoundary } from "./privacy-boundary";
-import { isShadowRoot } from "./snapshot/shadow-roots";
-import { observeClicks } from "./observers/clicks";
-import { observeFieldEdits, reportPendingEdits } from "./observers/field-edits";
-import { observeKeyboard } from "./observers/keyboard";
-import { observeNavigation } from "./observers/navigation";
-import { createObserverState, type DomObservation, type ObserverState, type RootHook } from "./observers/observer-state";
-import { observeSubmits } from "./observers/submits";
-import { observeToggles } from "./observers/toggles";
+import type { ErrorGuard } from "../common/error-guard";
+import { isTypedField, type FieldMasker } from "../privacy/field-masking";
+import type { Root } from "../page-index/index-kinds";
+import { createPageIndex, type PageIndex } from "../page-index/page-index";
+import type { PrivacyBoundary } from "../privacy/privacy-boundary";
+import { isShadowRoot } from "../snapshot/shadow-roots";
+import { observeClicks } from "./clicks";
+import { observeFieldEdits, reportPendingEdits } from "./field-edits";
+import { observeKeyboard } from "./keyboard";
+import { observeNavigation } from "./navigation";
+import { createObserverState, type DomObservation, type ObserverState, type RootHook } from "./observer-state";
+import { observeSubmits } from "./submits";
+import { observeToggles } from "./toggles";
 
-export { quoted, type DomObservation, type TargetDescription } from "./observers/observer-state";
+export { quoted, type DomObservation, type TargetDescription } from "./observer-state";
 
 /**
  * The browser_dom adapter's observers (issue #4): capture-phase listeners on the page, its open

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ObservedActionEventWithDetailSchema } from "../../shared/learning/observed-action";
-import { SnapshotUploadSchema } from "../../shared/observation/capture-protocol";
+import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-action";
+import { SnapshotUploadSchema } from "../../../shared/observation/capture-protocol";
 
 /**
  * Messages between the extension's own parts during a capture (runtime messaging). The content

@@ -1,8 +1,8 @@
-import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
-import { maskUrl } from "../../shared/observation/url-rule";
-import { createValueRefs } from "../../shared/observation/value-ref";
-import type { PageSnapshot } from "../../shared/observation/page-snapshot";
-import { createNeedleCache, createTypedValueScrubber, type TypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import { maskUrl } from "../../../shared/observation/url-rule";
+import { createValueRefs } from "../../../shared/observation/value-ref";
+import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
+import { createNeedleCache, createTypedValueScrubber, type TypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
 
 /**
  * The content script's privacy boundary (DESIGN §8, issue 13): every string that leaves a page

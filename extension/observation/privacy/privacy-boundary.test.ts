@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
-import type { PageSnapshot } from "../../shared/observation/page-snapshot";
-import { typedMarker } from "../../shared/observation/url-rule";
-import { valueRef } from "../../shared/observation/value-ref";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
+import { typedMarker } from "../../../shared/observation/url-rule";
+import { valueRef } from "../../../shared/observation/value-ref";
 import { createPrivacyBoundary, unescapeCss } from "./privacy-boundary";
 
 const CANARY = "Osprey 42 Quill";
