@@ -80,6 +80,7 @@ async function measureStart(root: string, workspace: string, launch: Launch): Pr
     return { listeningMs, cpuListeningMs, rssListeningMb, rssAfterLookupMb, firstLookupMs };
   } finally {
     const code = await agent?.stop();
+    // eslint-disable-next-line no-unsafe-finally -- an agent that does not stop cleanly voids the figures, whatever happened before
     if (agent !== undefined && code !== 0) throw new Error(`the agent did not stop cleanly (${code}):\n${agent.output()}`);
   }
 }

@@ -28,6 +28,7 @@ export interface WorkspaceProjector {
 const LEFTOVER = /^(\.[a-z0-9][a-z0-9._-]*\.staging-[0-9a-f]{8}|[a-z0-9][a-z0-9._-]*\.previous-[0-9a-f]{8})$/;
 
 /** Each segment a plain name: no "." or "..", no separators or control characters (imported bundles name files freely). */
+// eslint-disable-next-line no-control-regex -- a file name may hold no control character
 const FILE_SEGMENT = /^(?!\.{1,2}$)[^/\\\u0000-\u001f\u007f]{1,255}$/;
 const isProjectablePath = (relative: string) => relative.length <= 1024 && relative.split("/").every((segment) => FILE_SEGMENT.test(segment));
 

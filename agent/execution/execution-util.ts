@@ -1,5 +1,4 @@
 import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
-import type { ExecutionParameter } from "./executor-contract";
 
 /** A step that cannot go on, with the reason a person reads. */
 export class StepFailure extends Error {

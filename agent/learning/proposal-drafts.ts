@@ -1,7 +1,6 @@
 import { ProposalEditsSchema as EditedFieldsSchema, type ProposalEdits } from "../../shared/learning/proposal-edits";
 import { applyDesktopSteps } from "./compiler/desktop-steps";
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
 import { WorkflowBoundarySchema } from "../../shared/learning/boundary";
 import { ObservedActionEventWithDetailSchema } from "../../shared/learning/observed-action";
 import { RefinementOutcomeSchema } from "../../shared/learning/route-contracts";

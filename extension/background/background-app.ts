@@ -23,11 +23,12 @@ import { createKeepalive, KEEPALIVE_ALARM } from "./worker/keepalive";
 export function startBackground(deps: BackgroundDeps): void {
   const { browser } = deps;
   const keepalive = createKeepalive(browser.alarms);
-  let socket: AgentSocket | undefined;
+  // The socket is made once the parts it serves exist; nothing asks for it before (listen comes after).
+  const link: { socket?: AgentSocket } = {};
   const context: BackgroundContext = {
     deps,
     failed: createFailureRecorder(deps.store, deps.now),
-    socket: () => socket as AgentSocket,
+    socket: () => link.socket as AgentSocket,
     demand: { captureActive: false, runActive: false, queued: 0 },
     wantsLink: () => context.demand.captureActive || context.demand.runActive || context.demand.queued > 0,
     linkWantChanged() {
@@ -50,7 +51,7 @@ export function startBackground(deps: BackgroundDeps): void {
   });
   const outbox = createOutboxAccess(context);
   const tabLeases = lendTabsToAgent(context, capture);
-  socket = connectToAgent(context, { capture, tabLeases, outbox });
+  link.socket = connectToAgent(context, { capture, tabLeases, outbox });
   listen(context, { capture, tabLeases, outbox });
 }
 

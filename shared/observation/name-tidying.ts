@@ -14,6 +14,7 @@ const ACCESS_KEY = new RegExp(`\\s*[[(]\\s*(?:${MODIFIER}\\s*[-+]?\\s*)*[\\p{L}\
 /** A bracketed key chord with at least one modifier, whatever the key ("[Alt+Shift+Enter]"). */
 const KEY_CHORD = new RegExp(`\\s*[[(]\\s*(?:${MODIFIER}\\s*[-+]\\s*)+[\\p{L}\\p{N}]+\\s*[\\])]`, "giu");
 /** Private-use characters (icon fonts), pictographs and other symbols, with their joiners and variation selectors. */
+// eslint-disable-next-line no-misleading-character-class -- each code point on its own: a variation selector or joiner left alone is a glyph's remnant
 const GLYPHS = /[\p{Co}\p{So}\u{FE0E}\u{FE0F}\u{200D}\u{20E3}]/gu;
 /** A count in brackets at the end ("Inbox (3)", "Drafts [12]", "Alerts (99+)"). */
 const BRACKETED_COUNT = /\s*[[(]\s*\d+\+?\s*[\])]\s*$/u;

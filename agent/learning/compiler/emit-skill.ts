@@ -20,6 +20,7 @@ export const FIRST_SKILL_VERSION = "0.1.0";
 export function plainText(text: string): string {
   // {{parameter}} placeholders stay as declared; everything around them is escaped.
   return text
+    // eslint-disable-next-line no-control-regex -- control characters are what this removes
     .replace(/[\u0000-\u001f\u007f]/g, " ")
     .split(/(\{\{[a-z0-9_]+\}\})/)
     .map((part, index) => (index % 2 === 1 ? part : part.replace(/[\\`*_[\]<>#|~]/g, (character) => `\\${character}`)))

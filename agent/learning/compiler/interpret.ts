@@ -11,7 +11,6 @@ import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
 import { triggerPhrasings } from "./trigger-phrasing";
 import { extractParameters, slugify } from "./parameters";
 import { findSignIns, wordSignIn } from "./sign-in";
-import { type SignInPlan } from "../../../shared/execution/sign-in-plan";
 import { wordCheckpoints } from "./word-checkpoints";
 
 /** Answers the user gave to earlier questions, by question field. */

@@ -5,7 +5,6 @@ import { AppError } from "../../errors/app-error";
 import type { RunSpecSource } from "../../execution/runs/run-spec";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
-import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import type { ProposalService } from "../proposal-service";
 import type { PracticePlan } from "./practice-driver";
 import { StoredCheckpointsSchema, StoredFlowSchema, parseStoredJson } from "../../../shared/execution/stored-skill-files";

@@ -6,7 +6,6 @@ import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import type { ExecuteInput, ExecuteResult, ExecutionProgress } from "../../execution/executor-contract";
-import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { LearnEventLog } from "../learn-event-log";
 import type { ProposalService } from "../proposal-service";

@@ -90,7 +90,7 @@ function positionsOf(entry: ParentEntry, children: Iterable<Node>): number[] {
 function bringUpToDate(state: ChildViewState, parent: Element): ParentEntry {
   const { generation, changes } = state;
   const { contentAll, styleAll, contentChanged, childListChanged, textChanged, styleChanged, styleChangedAround } = changes;
-  let entry = state.parents.get(parent);
+  const entry = state.parents.get(parent);
   if (entry !== undefined && entry.generation === generation) return entry;
   if (entry === undefined || entry.generation !== generation - 1 || contentAll) return rebuild(state, parent);
   entry.generation = generation;
