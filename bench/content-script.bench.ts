@@ -9,6 +9,7 @@ import { z } from "zod";
 import { projectRoot } from "../agent/test-support/agent-process";
 import { bundleCaptureRuntime, captureConfig, startContentHarness } from "../e2e/support/content-harness";
 import type { BenchResult } from "./bench-result";
+import { assertNever } from "../shared/common/assert-never";
 
 /**
  * Main-thread time our content script adds per user interaction, against rrweb's `record()` with
@@ -222,9 +223,6 @@ export type Step =
   /** Click the select's label (focuses it without opening the popup), then ArrowDown/ArrowUp. */
   | { kind: "choose"; labelSelector: string; key: "ArrowDown" | "ArrowUp" };
 
-function assertNever(value: never): never {
-  throw new Error(`unexpected step: ${JSON.stringify(value)}`);
-}
 
 const WORDS = ["Ada", "Lovelace", "ada@example.org", "+44 20 7946 0018", "Analytical Engines Ltd", "12 Marylebone Road", "Flat 3", "London", "NW1 5LR", "WELCOME10", "Leave at the door", "s3cret-Passw0rd"];
 const TEXT_FIELDS = ["first-name", "last-name", "email", "phone", "company", "address-1", "address-2", "city", "postcode", "coupon", "notes", "account-password"];

@@ -5,6 +5,7 @@ import type { OutboxAccess } from "./background-outbox";
 import { isActiveCapture } from "./capture/capture-config";
 import type { CaptureSession } from "./capture/capture-session";
 import type { TabLeases } from "./tab-lending/tab-lease";
+import { assertNever } from "../../shared/common/assert-never";
 
 /** The agent socket, its frames handed to the part each is for: the session mirror, tab lending, the outbox. */
 export function connectToAgent(context: BackgroundContext, parts: { capture: CaptureSession; tabLeases: TabLeases; outbox: OutboxAccess }): AgentSocket {
@@ -64,6 +65,3 @@ export function connectToAgent(context: BackgroundContext, parts: { capture: Cap
   });
 }
 
-function assertNever(value: never): never {
-  throw new Error(`Unhandled agent frame ${JSON.stringify(value)}`);
-}

@@ -8,3 +8,4 @@ export * from "./extension-permissions";
 export * from "./privacy-facts";
 export * from "./agent-address";
 export * from "./agent-version";
+export * from "./assert-never";

@@ -1,4 +1,5 @@
 import type { AgentFailure } from "./transport/agent-failure";
+import { assertNever } from "../../shared/common/assert-never";
 
 /** What the side panel says about its agent (issue #2: connected / unreachable / token rejected). */
 export type AgentStatus =
@@ -25,9 +26,6 @@ export function statusFromFailure(failure: AgentFailure, agentUrl: string): Agen
   }
 }
 
-export function assertNever(value: never): never {
-  throw new Error(`Unexpected value: ${JSON.stringify(value)}`);
-}
 
 /** One line a person can act on, for each status. */
 export function describeAgentStatus(status: AgentStatus): { headline: string; detail: string; tone: "ok" | "warn" | "error" | "idle" } {

@@ -8,6 +8,7 @@ import type {
 } from "../../shared/execution/run-contract";
 import type { TabRunAccessReply } from "../../shared/observation/panel-messages";
 import type { CheckpointProgressRow } from "../review/checkpoint-progress";
+import { assertNever } from "../../shared/common/assert-never";
 
 /** How each input type is asked for; a secret is always a password field, whatever its type. */
 export type RunFieldKind = "text" | "textarea" | "email" | "tel" | "number" | "date" | "url" | "password";
@@ -167,6 +168,3 @@ export function runOutcome(run: RunRecord, rows: readonly CheckpointProgressRow[
   }
 }
 
-function assertNever(value: never): never {
-  throw new Error(`Unexpected value ${String(value)}`);
-}

@@ -2,6 +2,7 @@ import type { AbilityAvailabilityResponse } from "../../shared/learning/route-co
 import { isRouteMissing } from "../agent-link/transport/agent-failure";
 import { describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";
+import { assertNever } from "../../shared/common/assert-never";
 
 export type Ability = AbilityAvailabilityResponse["abilities"][number];
 export type AbilityCommand = "activate" | "deactivate" | "quarantine" | "unquarantine" | "promote";
@@ -52,9 +53,6 @@ const COMMAND_DONE: Record<AbilityCommand, string> = {
   promote: "Promoted: it is shared beyond your workspace.",
 };
 
-function assertNever(value: never): never {
-  throw new Error(`Unexpected command ${String(value)}`);
-}
 
 /**
  * Abilities → Skills (§0B.9). Until the agent has `GET /api/abilities/availability` (issue #6)

@@ -1,6 +1,7 @@
 import type { CoachingHighlight, CoachingRead } from "../../../shared/observation/coaching-read";
 import type { AgentTabFrame, ClientTabFrame, TabEndReason, TabRefusalCode } from "../../../shared/observation/tab-relay-protocol";
 import { BrowserUnavailable } from "../executor-contract";
+import { assertNever } from "../../../shared/common/assert-never";
 
 /**
  * The agent's end of the in-tab relay (issue #21 "in my browser"): it knows which extension
@@ -279,6 +280,3 @@ function readRecorded(relay: Relay, leaseId: string, lease: Lease, highlight: Co
   });
 }
 
-function assertNever(value: never): never {
-  throw new Error(`Unhandled tab frame ${JSON.stringify(value)}`);
-}

@@ -1,5 +1,6 @@
 import type { CaptureSessionState } from "../../../shared/observation/capture-protocol";
 import { isActiveCapture } from "./capture-config";
+import { assertNever } from "../../../shared/common/assert-never";
 
 /** The toolbar badge is the observation banner (DESIGN §4): what it shows for one session state. */
 export interface BadgeSpec {
@@ -35,9 +36,6 @@ export function badgeForSession(session: CaptureSessionState | null): BadgeSpec 
   }
 }
 
-function assertNever(value: never): never {
-  throw new Error(`Unexpected capture state ${String(value)}`);
-}
 
 /** The part of `chrome.action` the badge needs. */
 export interface BadgeSurface {

@@ -1,4 +1,5 @@
 import type { CaptureSessionState } from "../../../shared/observation/capture-protocol";
+import { assertNever } from "../../../shared/common/assert-never";
 
 /** What a person can do to a capture without the side panel: the in-page indicator and the keyboard. */
 export type CaptureControl = "pause" | "resume" | "stop" | "toggle-pause" | "mark-step";
@@ -47,9 +48,6 @@ export function planControl(control: CaptureControl, session: CaptureSessionStat
   }
 }
 
-function assertNever(value: never): never {
-  throw new Error(`Unknown capture control ${String(value)}`);
-}
 
 export function commandControl(command: string): CaptureControl | undefined {
   if (command === COMMANDS.togglePause) return "toggle-pause";

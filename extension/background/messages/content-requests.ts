@@ -10,6 +10,7 @@ import type { AddResult } from "../outbox/outbox-db";
 import type { OutboxSender } from "../outbox/outbox-sender";
 import type { ParkedBatches } from "../outbox/parked-batches";
 import { InvalidEventsMessageSchema, salvageBatch } from "./batch-salvage";
+import { assertNever } from "../../../shared/common/assert-never";
 
 export interface ContentRequestDeps {
   capture: CaptureSession;
@@ -106,6 +107,3 @@ export async function takeParked(deps: ContentRequestDeps): Promise<void> {
   }
 }
 
-function assertNever(value: never): never {
-  throw new Error(`Unhandled message ${JSON.stringify(value)}`);
-}

@@ -12,6 +12,7 @@ import type {
 import { isActiveCapture } from "../capture/capture-config";
 import type { CaptureSession } from "../capture/capture-session";
 import type { OutboxSender } from "../outbox/outbox-sender";
+import { assertNever } from "../../../shared/common/assert-never";
 
 export interface PanelRequestDeps {
   capture: CaptureSession;
@@ -71,6 +72,3 @@ async function tabRunAccess(deps: PanelRequestDeps, timeoutMs: number): Promise<
   };
 }
 
-function assertNever(value: never): never {
-  throw new Error(`Unhandled message ${JSON.stringify(value)}`);
-}

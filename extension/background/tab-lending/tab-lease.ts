@@ -2,6 +2,7 @@ import type { AgentTabFrame } from "../../../shared/observation/tab-relay-protoc
 import { endLease, type LeaseContext, type Refusal, type TabLeaseDeps } from "./lease-context";
 import { openLease } from "./lease-open";
 import { readLentPage, relayCdp } from "./lease-relay";
+import { assertNever } from "../../../shared/common/assert-never";
 
 /**
  * The extension's end of an in-tab run (issue #21 "in my browser"). The agent asks to borrow a
@@ -81,6 +82,3 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
   };
 }
 
-function assertNever(value: never): never {
-  throw new Error(`Unhandled tab frame ${JSON.stringify(value)}`);
-}

@@ -3,6 +3,7 @@ import { isAlwaysSecretField, lengthClass, looksLikeCardNumber, type FieldHints 
 import { valueRef } from "../../../shared/observation/value-ref";
 import { NON_TEXT_INPUT_TYPES, inputType } from "../names/accessible-name";
 import type { CaptureConfig } from "../common/capture-messages";
+import { assertNever } from "../../../shared/common/assert-never";
 
 /**
  * Masking at the source (DESIGN §4, issue #4): a field's value is turned into a `MaskedField` here,
@@ -192,6 +193,3 @@ export function isTypedField(element: Element): boolean {
   return textFieldOf(element) === element;
 }
 
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${String(value)}`);
-}
