@@ -1,16 +1,16 @@
 import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import { AbilityLookupQuerySchema, type AbilityLookupQuery, type AbilityLookupResult } from "../../shared/abilities/lookup-contract";
-import { withDomainPhrasing } from "../../shared/abilities/wording-domain";
-import type { Lexicon } from "../../shared/abilities/wording-lexicon";
-import { createWordingIndex, type WordingIndex } from "../../shared/abilities/wording-index";
-import { createMeaningIndex, explainBlended, lookupReading, meaningPhrases, meaningText, type MeaningIndex } from "../../shared/abilities/meaning-index";
-import { explainWording, type LookupDocument, type WordingExplanation } from "../../shared/abilities/wording-matcher";
-import { spellingReason } from "../../shared/abilities/wording-spelling";
+import { withDomainPhrasing } from "../lookup/wording/wording-domain";
+import type { Lexicon } from "../lookup/lexicon/wording-lexicon";
+import { createWordingIndex, type WordingIndex } from "../lookup/wording/wording-index";
+import { createMeaningIndex, explainBlended, lookupReading, meaningPhrases, meaningText, type MeaningIndex } from "../lookup/meaning/meaning-index";
+import { explainWording, type LookupDocument, type WordingExplanation } from "../lookup/wording/wording-matcher";
+import { spellingReason } from "../lookup/wording/wording-spelling";
 import { ProposalTriggerTestsSchema } from "../../shared/learning/proposal-tests";
 import { parseSkillFrontmatter } from "../learning/compiler/emit-skill";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import type { SentenceEncoder } from "./sentence-encoder";
+import type { SentenceEncoder } from "../lookup/meaning/sentence-encoder";
 
 export interface AbilityLookupServiceDeps {
   memory: MemoryStore;

@@ -1,6 +1,6 @@
-import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
-import type { AbilityLookupQuery, AbilityLookupResult } from "./lookup-contract";
-import type { Lexicon } from "./wording-lexicon";
+import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "../baseline-scorer";
+import { TEXT_MIN, type AbilityLookupQuery, type AbilityLookupResult } from "../../../shared/abilities/lookup-contract";
+import type { Lexicon } from "../lexicon/wording-lexicon";
 import { createSpellingReader, type SpellingCorrection } from "./wording-spelling";
 import { contentSize, termsOf, type Term } from "./wording-terms";
 import { ACTION_PENALTY, MAX_QUERY_TERMS, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
@@ -14,7 +14,6 @@ import {
   negativeTriggerHit,
   opposedAction,
   rarityOf,
-  TEXT_MIN,
   textScore,
   VERB_CLASH_SHARE,
   verbClash,

@@ -2,7 +2,7 @@
  * WordNet's database text parsed into the compact tables the wording lexicon answers from
  * (`lexiconFromTables` in wording-lexicon.ts): words, synsets, pointers and senses by id in typed
  * arrays, and the verbs opposed to each other. Pure, like the lexicon: the agent reads the files and
- * stores the tables (agent/abilities/wordnet-lexicon.ts); `wordNetTablesFingerprint` says when a
+ * stores the tables (agent/lookup/lexicon/wordnet-lexicon.ts); `wordNetTablesFingerprint` says when a
  * stored table is stale.
  */
 
@@ -62,7 +62,7 @@ export const RELATIONS = ["broader", "derived", "similar"] as const;
 /**
  * What the lexicon answers from, by id: the words, the definition of each synset, and typed arrays
  * of synset members, pointers, senses and counts. Built from the database text by
- * `buildWordNetTables`; the agent stores it in a compact file (agent/abilities/wordnet-lexicon.ts)
+ * `buildWordNetTables`; the agent stores it in a compact file (agent/lookup/lexicon/wordnet-lexicon.ts)
  * so that later starts read it back instead of parsing WordNet.
  */
 export interface WordNetTables {

@@ -1,4 +1,4 @@
-import type { Lexicon } from "./wording-lexicon";
+import type { Lexicon } from "../lexicon/wording-lexicon";
 import { STOP_WORDS } from "./wording-terms";
 
 /**

@@ -1,8 +1,8 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import type { z } from "zod";
-import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "./availability";
-import { AbilityLookupQuerySchema, AbilityLookupResultSchema, type AbilityLookupQuery } from "./lookup-contract";
+import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
+import { AbilityLookupQuerySchema, AbilityLookupResultSchema, type AbilityLookupQuery } from "../../shared/abilities/lookup-contract";
 import {
   LOOKUP_MAX_RESULTS,
   LOOKUP_MIN_SCORE,

@@ -1,5 +1,5 @@
-import type { AbilityAvailabilityEntry } from "./availability";
-import type { AbilityLookupQuery, AbilityLookupResult, ScoredAbility } from "./lookup-contract";
+import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
+import type { AbilityLookupQuery, AbilityLookupResult, ScoredAbility } from "../../shared/abilities/lookup-contract";
 
 /** §0C.11C Minimum score for an ability to appear in lookup results. */
 export const LOOKUP_MIN_SCORE = 0.15;

@@ -1,7 +1,7 @@
-import type { AbilityAvailabilityEntry } from "./availability";
-import { searchesLane } from "./baseline-scorer";
-import type { AbilityLookupQuery } from "./lookup-contract";
-import type { Lexicon } from "./wording-lexicon";
+import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
+import { searchesLane } from "../baseline-scorer";
+import { FULL_TEXT, TEXT_MIN, type AbilityLookupQuery } from "../../../shared/abilities/lookup-contract";
+import type { Lexicon } from "../lexicon/wording-lexicon";
 import { contentSize, normalizeText, termsOf, type Term } from "./wording-terms";
 import { ACTION_MIN_WEIGHT, ACTION_PENALTY, ownForms, queryTermsOf, wordsAround, type QueryTerm } from "./wording-expansion";
 
@@ -53,16 +53,7 @@ export const COVERAGE_SHARE = 0.8;
  * "what day of the week is it" is two weak words; found in full, it still covers little.
  */
 export const MIN_REQUEST_WEIGHT = 1.2;
-/** Calibrated on the issue #15 evaluation set (BENCHMARKS.md): below it, nothing is matched. */
-export const TEXT_MIN = 0.4;
 export const TEXT_WEIGHT = 0.6;
-/**
- * The text score from which an ability counts as fully worded for the request, as a full trigger
- * and title match does in §0C.11C (0.4 + 0.2): `score` gives its text part `TEXT_WEIGHT × min(1,
- * rank_text / FULL_TEXT)`, so that scope and lane weigh against a text difference as they do
- * against §0C.11C's text steps, and two abilities both fully worded are ordered by them.
- */
-export const FULL_TEXT = 0.6;
 
 /** The texts of each field of a document. */
 export function fieldTexts(document: LookupDocument): Record<Field, readonly string[]> {

@@ -1,5 +1,5 @@
 import { oppositesOf } from "./wording-domain";
-import type { Lexicon } from "./wording-lexicon";
+import type { Lexicon } from "../lexicon/wording-lexicon";
 import { circumstanceCuesOf, IMPLIED_SHARE } from "./wording-circumstance";
 import { normalizeText, STOP_WORDS, termsOf, type Term } from "./wording-terms";
 
