@@ -9,7 +9,7 @@ import { HOLDOUT_ABILITIES } from "./lookup-holdout.fixture";
 import { compiledDocument } from "./lookup-quality.bench";
 import { UNSEEN_ABILITIES } from "./lookup-unseen.fixture";
 import { FOURTH_ABILITIES } from "./lookup-fourth.fixture";
-import { createBaselineIndex } from "../agent/lookup/baseline-index";
+import { createBaselineIndex } from "./baseline-index";
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
 import { loadWordNetLexicon } from "../agent/lookup/lexicon/wordnet-lexicon";
 import { withDomainPhrasing } from "../agent/lookup/wording/wording-domain";

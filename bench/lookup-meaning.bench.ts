@@ -1,5 +1,5 @@
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
-import { createBaselineIndex } from "../agent/lookup/baseline-index";
+import { createBaselineIndex } from "./baseline-index";
 import { createMeaningIndex, lookupBlended, lookupReading, meaningPhrases, meaningText } from "../agent/lookup/meaning/meaning-index";
 import { withDomainPhrasing } from "../agent/lookup/wording/wording-domain";
 import { createWordingIndex } from "../agent/lookup/wording/wording-index";

@@ -1,5 +1,5 @@
 import type { AbilityAvailabilityEntry } from "../shared/abilities/availability";
-import { createBaselineIndex } from "../agent/lookup/baseline-index";
+import { createBaselineIndex } from "./baseline-index";
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
 import type { Lexicon } from "../agent/lookup/lexicon/wording-lexicon";
 import { withDomainPhrasing } from "../agent/lookup/wording/wording-domain";

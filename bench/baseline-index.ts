@@ -1,6 +1,6 @@
-import { compareCodeUnits, LOOKUP_MAX_RESULTS, LOOKUP_MIN_SCORE, SCORE_EPSILON, searchesLane } from "./baseline-scorer";
-import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
-import type { AbilityLookupQuery, AbilityLookupResult } from "../../shared/abilities/lookup-contract";
+import { compareCodeUnits, LOOKUP_MAX_RESULTS, LOOKUP_MIN_SCORE, SCORE_EPSILON, searchesLane } from "../agent/lookup/baseline-scorer";
+import type { AbilityAvailabilityEntry } from "../shared/abilities/availability";
+import type { AbilityLookupQuery, AbilityLookupResult } from "../shared/abilities/lookup-contract";
 
 // The weights of §0C.11C steps 1 and 3–6 by position. Quarantined abilities are never returned, so
 // only the three searchable lanes have a position.
