@@ -5,27 +5,7 @@ import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from ".
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
 import { lookupAbilities } from "../agent/lookup/baseline-scorer";
 import { createBaselineIndex } from "./baseline-index";
-
-// Baseline: private lane (+0.03), scoped to a project the tests never query (no scope bonus),
-// a title no query shares two tokens with. Anything above 0.03 comes from the rule under test.
-function entry(over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>> = {}): AbilityAvailabilityEntry {
-  return AbilityAvailabilityEntrySchema.parse({
-    ability_id: "ability-1",
-    title: "Zzz",
-    family: "web",
-    source: "learned",
-    install_lane: "experimental_private",
-    enabled: true,
-    usable_now: true,
-    project_scopes: ["elsewhere"],
-    schema_version: 1,
-    ...over,
-  });
-}
-
-function query(over: Partial<z.input<typeof AbilityLookupQuerySchema>> = {}): AbilityLookupQuery {
-  return AbilityLookupQuerySchema.parse({ user_query: "unrelated words", schema_version: 1, ...over });
-}
+import { baselineEntry as entry, baselineQuery as query } from "../agent/test-support/baseline-entries";
 
 // createBaselineIndex must answer exactly what the full scan (lookupAbilities) answers: same ids,
 // same scores bit for bit, same order. Every test here checks that, and the hand-written ones also

@@ -1,7 +1,6 @@
 import { describe, it, expect } from "vitest";
-import type { z } from "zod";
-import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
-import { AbilityLookupQuerySchema, AbilityLookupResultSchema, type AbilityLookupQuery } from "../../shared/abilities/lookup-contract";
+import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
+import { AbilityLookupResultSchema } from "../../shared/abilities/lookup-contract";
 import {
   LOOKUP_MAX_RESULTS,
   LOOKUP_MIN_SCORE,
@@ -9,27 +8,7 @@ import {
   lookupRejectionReason,
   scoreAbilityMatch,
 } from "./baseline-scorer";
-
-// Baseline: private lane (+0.03), scoped to a project the tests never query (no scope bonus),
-// a title no query shares two tokens with. Anything above 0.03 comes from the rule under test.
-function entry(over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>> = {}): AbilityAvailabilityEntry {
-  return AbilityAvailabilityEntrySchema.parse({
-    ability_id: "ability-1",
-    title: "Zzz",
-    family: "web",
-    source: "learned",
-    install_lane: "experimental_private",
-    enabled: true,
-    usable_now: true,
-    project_scopes: ["elsewhere"],
-    schema_version: 1,
-    ...over,
-  });
-}
-
-function query(over: Partial<z.input<typeof AbilityLookupQuerySchema>> = {}): AbilityLookupQuery {
-  return AbilityLookupQuerySchema.parse({ user_query: "unrelated words", schema_version: 1, ...over });
-}
+import { baselineEntry as entry, baselineQuery as query } from "../test-support/baseline-entries";
 
 describe("scoreAbilityMatch (§0C.11C)", () => {
   it("adds 0.4 when the query contains a trigger phrase", () => {
