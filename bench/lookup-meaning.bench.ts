@@ -4,7 +4,7 @@ import { createMeaningIndex, lookupBlended, lookupReading, meaningPhrases, meani
 import { withDomainPhrasing } from "../agent/lookup/wording/wording-domain";
 import { createWordingIndex } from "../agent/lookup/wording/wording-index";
 import type { Lexicon } from "../agent/lookup/lexicon/wording-lexicon";
-import type { LookupDocument } from "../agent/lookup/wording/wording-matcher";
+import type { LookupDocument } from "../agent/lookup/wording/wording-score";
 import { createSentenceEncoder, type SentenceEncoder } from "../agent/lookup/meaning/sentence-encoder";
 import { loadWordNetLexicon } from "../agent/lookup/lexicon/wordnet-lexicon";
 import type { BenchResult } from "./bench-result";

@@ -4,7 +4,7 @@ import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abi
 import type { Lexicon } from "../agent/lookup/lexicon/wording-lexicon";
 import { withDomainPhrasing } from "../agent/lookup/wording/wording-domain";
 import { createWordingIndex } from "../agent/lookup/wording/wording-index";
-import type { LookupDocument } from "../agent/lookup/wording/wording-matcher";
+import type { LookupDocument } from "../agent/lookup/wording/wording-score";
 import type { PageSnapshot } from "../shared/observation/page-snapshot";
 import { loadWordNetLexicon } from "../agent/lookup/lexicon/wordnet-lexicon";
 import { triggerPhrasings } from "../agent/learning/compiler/trigger-phrasing";

@@ -3,8 +3,9 @@ import type { z } from "zod";
 import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
 import { AbilityLookupQuerySchema } from "../../../shared/abilities/lookup-contract";
 import { blendMatches, blendedText, createMeaningIndex, explainBlended, MEANING_ALONE_MIN, MEANING_SHORTLIST, meaningPhrases } from "./meaning-index";
-import { wordingScore, type WordingExplanation } from "../wording/wording-matcher";
-import type { WordingMatch } from "../wording/wording-index";
+import type { WordingExplanation } from "../wording/wording-matcher";
+import { wordingScore } from "../wording/wording-score";
+import type { WordingMatch } from "../wording/wording-rank";
 
 // Vectors are given here (the encoder's job is the agent's): a test picks the angles it needs.
 const entry = (over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>>): AbilityAvailabilityEntry =>

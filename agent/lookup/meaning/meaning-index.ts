@@ -1,9 +1,11 @@
 import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
 import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "../baseline-scorer";
 import { FULL_TEXT, type AbilityLookupQuery } from "../../../shared/abilities/lookup-contract";
-import type { WordingIndex, WordingMatch } from "../wording/wording-index";
+import type { WordingIndex } from "../wording/wording-index";
+import type { WordingMatch } from "../wording/wording-rank";
 import { createMeanScan, dot } from "./meaning-scan";
-import { wordingScore, type LookupDocument, type WordingExplanation } from "../wording/wording-matcher";
+import type { WordingExplanation } from "../wording/wording-matcher";
+import { wordingScore, type LookupDocument } from "../wording/wording-score";
 
 /**
  * The meaning of a request next to its words (issue #15, eighth round): each ability's phrases

@@ -7,7 +7,7 @@ import { withDomainPhrasing } from "./wording-domain";
 import { queryTermsOf } from "./wording-expansion";
 import { createWordingIndex } from "./wording-index";
 import type { Lexicon } from "../lexicon/wording-lexicon";
-import type { LookupDocument } from "./wording-matcher";
+import type { LookupDocument } from "./wording-score";
 import { normalizeText } from "./wording-terms";
 
 // The real lexical resource: a cue's words are widened by it like any request word.

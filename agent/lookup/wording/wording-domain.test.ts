@@ -5,7 +5,8 @@ import { AbilityLookupQuerySchema } from "../../../shared/abilities/lookup-contr
 import { domainTerms, isDomainTerm, oppositesOf, withDomainPhrasing } from "./wording-domain";
 import { createWordingIndex } from "./wording-index";
 import type { Lexicon } from "../lexicon/wording-lexicon";
-import { titleSize, type LookupDocument } from "./wording-matcher";
+import { titleSize } from "./wording-matcher";
+import type { LookupDocument } from "./wording-score";
 import { contentSize, termsOf } from "./wording-terms";
 
 // The real lexical resource: the domain's phrasing is what it adds to WordNet.

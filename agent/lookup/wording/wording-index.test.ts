@@ -6,7 +6,8 @@ import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from ".
 import { AbilityLookupQuerySchema, FULL_TEXT, TEXT_MIN, type AbilityLookupQuery } from "../../../shared/abilities/lookup-contract";
 import type { Lexicon } from "../lexicon/wording-lexicon";
 import { createWordingIndex } from "./wording-index";
-import { explainWording, type LookupDocument } from "./wording-matcher";
+import { explainWording } from "./wording-matcher";
+import type { LookupDocument } from "./wording-score";
 import { normalizeText, termsOf } from "./wording-terms";
 import { wordsAround } from "./wording-expansion";
 
