@@ -110,10 +110,25 @@ function buildBaselineState(abilities: readonly AbilityAvailabilityEntry[]): Bas
   const noText = noTextLists(ranked);
   const search = triggerSearch(ranked.items);
   const titles = groupTexts(ranked.items, (item) => [item.title]);
+  // Every property named (no spread), so that the state keeps one fixed shape the lookups read fast.
   return {
-    ...ranked,
-    ...noText,
-    ...search,
+    items: ranked.items,
+    byRank: ranked.byRank,
+    rankOf: ranked.rankOf,
+    laneOf: ranked.laneOf,
+    scopeOf: ranked.scopeOf,
+    weightClassOf: ranked.weightClassOf,
+    passingKeys: ranked.passingKeys,
+    plainLists: noText.plainLists,
+    projectLists: noText.projectLists,
+    projectMembers: noText.projectMembers,
+    triggers: search.triggers,
+    triggerSubstrings: search.triggerSubstrings,
+    emptyTriggers: search.emptyTriggers,
+    triggersByKey: search.triggersByKey,
+    tokenIds: search.tokenIds,
+    triggerTokens: search.triggerTokens,
+    tokenTriggers: search.tokenTriggers,
     titles,
     titleSubstrings: substringBuckets(titles.texts),
     epoch: 0,

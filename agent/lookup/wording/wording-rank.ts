@@ -202,69 +202,77 @@ function placeOwnTerm(context: RankContext, term: QueryTerm): number {
   return touchedCount;
 }
 
-/** `WordUse.addTitle` for the ability `doc`: each title word counts once, at its best. */
-function addTitleWord(scratch: RankScratch, doc: number): void {
-  const { termTitle, termTitleLemma, titleFound, titleSlots, titleUsedCount } = scratch;
-  if ((termTitle[doc] as number) > 0 && termTitleLemma[doc] === -1) titleFound[doc] = (titleFound[doc] as number) + (termTitle[doc] as number);
-  else if ((termTitle[doc] as number) > 0) {
-    const base = doc * MAX_QUERY_TERMS * 2;
-    const used = titleUsedCount[doc] as number;
+/** The abilities one request word touched, reached by the request: the first time, their sums start from 0. */
+function reachTouched(scratch: RankScratch, term: QueryTerm, touchedCount: number, queryEpoch: number): void {
+  const { touched, actionStamp, queryStamp, found, ranked, titleFound, usedCount, titleUsedCount, cueRanked, reached } = scratch;
+  for (let n = 0; n < touchedCount; n += 1) {
+    const doc = touched[n] as number;
+    if (term.action === true) actionStamp[doc] = queryEpoch;
+    if (queryStamp[doc] !== queryEpoch) {
+      queryStamp[doc] = queryEpoch;
+      found[doc] = 0;
+      ranked[doc] = 0;
+      titleFound[doc] = 0;
+      usedCount[doc] = 0;
+      titleUsedCount[doc] = 0;
+      cueRanked[doc] = 0;
+      reached[scratch.reachedCount] = doc;
+      scratch.reachedCount += 1;
+    }
+  }
+}
+
+/** `WordUse.addTitle` for each ability one request word touched: each title word counts once, at its best. */
+function addTitleWords(scratch: RankScratch, touchedCount: number): void {
+  const { touched, termTitle, termTitleLemma, titleFound, titleSlots, titleUsedCount } = scratch;
+  for (let n = 0; n < touchedCount; n += 1) {
+    const doc = touched[n] as number;
+    if ((termTitle[doc] as number) > 0 && termTitleLemma[doc] === -1) titleFound[doc] = (titleFound[doc] as number) + (termTitle[doc] as number);
+    else if ((termTitle[doc] as number) > 0) {
+      const base = doc * MAX_QUERY_TERMS * 2;
+      const used = titleUsedCount[doc] as number;
+      let slot = 0;
+      while (slot < used && titleSlots[base + 2 * slot] !== termTitleLemma[doc]) slot += 1;
+      if (slot === used) {
+        titleSlots[base + 2 * slot] = termTitleLemma[doc] as number;
+        titleSlots[base + 2 * slot + 1] = 0;
+        titleUsedCount[doc] = used + 1;
+      }
+      if ((termTitle[doc] as number) > (titleSlots[base + 2 * slot + 1] as number)) {
+        titleFound[doc] = (titleFound[doc] as number) + ((termTitle[doc] as number) - (titleSlots[base + 2 * slot + 1] as number));
+        titleSlots[base + 2 * slot + 1] = termTitle[doc] as number;
+      }
+    }
+  }
+}
+
+/** `WordUse.add` for each ability one request word touched: an ability word counts once, for the request word it says most for. */
+function addAbilityWords(scratch: RankScratch, term: QueryTerm, touchedCount: number): void {
+  const { touched, termValue, termLemma, termRarity, found, ranked, slots, usedCount } = scratch;
+  for (let n = 0; n < touchedCount; n += 1) {
+    const doc = touched[n] as number;
+    const contribution = term.weight * evidence(termValue[doc] as number);
+    if (termLemma[doc] === -1) {
+      found[doc] = (found[doc] as number) + contribution;
+      ranked[doc] = (ranked[doc] as number) + term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number));
+      continue;
+    }
+    const base = doc * MAX_QUERY_TERMS * 3;
+    const used = usedCount[doc] as number;
     let slot = 0;
-    while (slot < used && titleSlots[base + 2 * slot] !== termTitleLemma[doc]) slot += 1;
+    while (slot < used && slots[base + 3 * slot] !== termLemma[doc]) slot += 1;
     if (slot === used) {
-      titleSlots[base + 2 * slot] = termTitleLemma[doc] as number;
-      titleSlots[base + 2 * slot + 1] = 0;
-      titleUsedCount[doc] = used + 1;
-    }
-    if ((termTitle[doc] as number) > (titleSlots[base + 2 * slot + 1] as number)) {
-      titleFound[doc] = (titleFound[doc] as number) + ((termTitle[doc] as number) - (titleSlots[base + 2 * slot + 1] as number));
-      titleSlots[base + 2 * slot + 1] = termTitle[doc] as number;
-    }
+      slots[base + 3 * slot] = termLemma[doc] as number;
+      slots[base + 3 * slot + 1] = 0;
+      slots[base + 3 * slot + 2] = 0;
+      usedCount[doc] = used + 1;
+    } else if ((slots[base + 3 * slot + 1] as number) >= contribution) continue;
+    const rankedContribution = term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number));
+    found[doc] = (found[doc] as number) + (contribution - (slots[base + 3 * slot + 1] as number));
+    ranked[doc] = (ranked[doc] as number) + (rankedContribution - (slots[base + 3 * slot + 2] as number));
+    slots[base + 3 * slot + 1] = contribution;
+    slots[base + 3 * slot + 2] = rankedContribution;
   }
-}
-
-/** `WordUse.add` for the ability `doc`: an ability word counts once, for the request word it says most for. */
-function addAbilityWord(scratch: RankScratch, term: QueryTerm, doc: number): void {
-  const { termValue, termLemma, termRarity, found, ranked, slots, usedCount } = scratch;
-  const contribution = term.weight * evidence(termValue[doc] as number);
-  if (termLemma[doc] === -1) {
-    found[doc] = (found[doc] as number) + contribution;
-    ranked[doc] = (ranked[doc] as number) + term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number));
-    return;
-  }
-  const base = doc * MAX_QUERY_TERMS * 3;
-  const used = usedCount[doc] as number;
-  let slot = 0;
-  while (slot < used && slots[base + 3 * slot] !== termLemma[doc]) slot += 1;
-  if (slot === used) {
-    slots[base + 3 * slot] = termLemma[doc] as number;
-    slots[base + 3 * slot + 1] = 0;
-    slots[base + 3 * slot + 2] = 0;
-    usedCount[doc] = used + 1;
-  } else if ((slots[base + 3 * slot + 1] as number) >= contribution) return;
-  const rankedContribution = term.weight * evidence((termValue[doc] as number) * (termRarity[doc] as number));
-  found[doc] = (found[doc] as number) + (contribution - (slots[base + 3 * slot + 1] as number));
-  ranked[doc] = (ranked[doc] as number) + (rankedContribution - (slots[base + 3 * slot + 2] as number));
-  slots[base + 3 * slot + 1] = contribution;
-  slots[base + 3 * slot + 2] = rankedContribution;
-}
-
-/** Adds one request word's place in the ability `doc` to what the request found there, the first time reaching it. */
-function countOwnTerm(scratch: RankScratch, term: QueryTerm, doc: number, queryEpoch: number): void {
-  if (term.action === true) scratch.actionStamp[doc] = queryEpoch;
-  if (scratch.queryStamp[doc] !== queryEpoch) {
-    scratch.queryStamp[doc] = queryEpoch;
-    scratch.found[doc] = 0;
-    scratch.ranked[doc] = 0;
-    scratch.titleFound[doc] = 0;
-    scratch.usedCount[doc] = 0;
-    scratch.titleUsedCount[doc] = 0;
-    scratch.cueRanked[doc] = 0;
-    scratch.reached[scratch.reachedCount] = doc;
-    scratch.reachedCount += 1;
-  }
-  addTitleWord(scratch, doc);
-  addAbilityWord(scratch, term, doc);
 }
 
 /**
@@ -319,14 +327,16 @@ function scoreReached(context: RankContext, query: AbilityLookupQuery, terms: re
     if (found === undefined) clashes.set(key, (found = verbClash(terms, titleAction, lexicon, context.actionAround) !== undefined));
     return found;
   };
+  const { reached, reachedCount, actionStamp, found, titleFound, ranked, cueRanked } = scratch;
+  const { titleTerms } = index;
   const scored: Scored[] = [];
-  for (let n = 0; n < scratch.reachedCount; n += 1) {
-    const doc = scratch.reached[n] as number;
-    const missing = action && scratch.actionStamp[doc] !== queryEpoch;
+  for (let n = 0; n < reachedCount; n += 1) {
+    const doc = reached[n] as number;
+    const missing = action && actionStamp[doc] !== queryEpoch;
     const total = missing ? totalWeight + ACTION_PENALTY * ((terms[0] as QueryTerm).weight) : totalWeight;
-    const text = textScore(total, scratch.found[doc] as number, scratch.titleFound[doc] as number, index.titleTerms[doc] as number);
+    const text = textScore(total, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
     if (text < TEXT_MIN) continue;
-    const rankText = textScore(total + cueWeight, (scratch.ranked[doc] as number) + (scratch.cueRanked[doc] as number), scratch.titleFound[doc] as number, index.titleTerms[doc] as number) * (clashesWith(doc) ? VERB_CLASH_SHARE : 1);
+    const rankText = textScore(total + cueWeight, (ranked[doc] as number) + (cueRanked[doc] as number), titleFound[doc] as number, titleTerms[doc] as number) * (clashesWith(doc) ? VERB_CLASH_SHARE : 1);
     scored.push({ doc, text, rankText, score: wordingScore(rankText, (documents[doc] as LookupDocument).entry, query.project_id) });
   }
   scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));
@@ -375,7 +385,10 @@ export function rankRequest(context: RankContext, query: AbilityLookupQuery): Wo
   for (const term of ownTerms) {
     totalWeight += term.weight;
     const touchedCount = placeOwnTerm(context, term);
-    for (let n = 0; n < touchedCount; n += 1) countOwnTerm(scratch, term, scratch.touched[n] as number, queryEpoch);
+    // Each ability's sums are its own: the three passes give what one pass per ability gives.
+    reachTouched(scratch, term, touchedCount, queryEpoch);
+    addTitleWords(scratch, touchedCount);
+    addAbilityWords(scratch, term, touchedCount);
   }
   const cueWeight = rankCueTerms(context, cueTerms, queryEpoch);
   return gatedMatches(context, query, terms, scoreReached(context, query, terms, totalWeight, cueWeight, queryEpoch));
