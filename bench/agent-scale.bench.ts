@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { loadWordNetLexicon, type WordNetLoadReport } from "../agent/abilities/wordnet-lexicon";
+import { loadWordNetLexicon, type WordNetLoadReport } from "../agent/lookup/lexicon/wordnet-lexicon";
 import { AGENT_NODE_FLAGS, buildAgentBundle } from "../agent/agent-bundle";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { serverScript, startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
@@ -113,7 +113,7 @@ async function medianStart(root: string, workspace: string, launch: Launch): Pro
   };
 }
 
-/** WordNet's compact table (agent/abilities/wordnet-lexicon.ts): its first build on a machine, then a read back, in this process. */
+/** WordNet's compact table (agent/lookup/lexicon/wordnet-lexicon.ts): its first build on a machine, then a read back, in this process. */
 async function measureWordNetTable(): Promise<{ build: WordNetLoadReport; read: WordNetLoadReport; heapMb: number }> {
   const cache = await makeTempMemoryRoot("elnor-bench-wordnet-");
   try {

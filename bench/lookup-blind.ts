@@ -9,11 +9,11 @@ import { HOLDOUT_ABILITIES } from "./lookup-holdout.fixture";
 import { compiledDocument } from "./lookup-quality.bench";
 import { UNSEEN_ABILITIES } from "./lookup-unseen.fixture";
 import { FOURTH_ABILITIES } from "./lookup-fourth.fixture";
-import { createBaselineIndex } from "../shared/abilities/baseline-index";
+import { createBaselineIndex } from "./baseline-index";
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
-import { loadWordNetLexicon } from "../agent/abilities/wordnet-lexicon";
-import { withDomainPhrasing } from "../shared/abilities/wording-domain";
-import { createSentenceEncoder } from "../agent/abilities/sentence-encoder";
+import { loadWordNetLexicon } from "../agent/lookup/lexicon/wordnet-lexicon";
+import { withDomainPhrasing } from "../agent/lookup/wording/wording-domain";
+import { createSentenceEncoder } from "../agent/lookup/meaning/sentence-encoder";
 import { blendedLookupOver } from "./lookup-meaning.bench";
 import { withOneTypo } from "./lookup-typos";
 

@@ -1,12 +1,12 @@
 import type { AbilityAvailabilityEntry } from "../shared/abilities/availability";
-import { createBaselineIndex } from "../shared/abilities/baseline-index";
+import { createBaselineIndex } from "./baseline-index";
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abilities/lookup-contract";
-import type { Lexicon } from "../shared/abilities/wording-lexicon";
-import { withDomainPhrasing } from "../shared/abilities/wording-domain";
-import { createWordingIndex } from "../shared/abilities/wording-index";
-import type { LookupDocument } from "../shared/abilities/wording-matcher";
+import type { Lexicon } from "../agent/lookup/lexicon/wording-lexicon";
+import { withDomainPhrasing } from "../agent/lookup/wording/wording-domain";
+import { createWordingIndex } from "../agent/lookup/wording/wording-index";
+import type { LookupDocument } from "../agent/lookup/wording/wording-score";
 import type { PageSnapshot } from "../shared/observation/page-snapshot";
-import { loadWordNetLexicon } from "../agent/abilities/wordnet-lexicon";
+import { loadWordNetLexicon } from "../agent/lookup/lexicon/wordnet-lexicon";
 import { triggerPhrasings } from "../agent/learning/compiler/trigger-phrasing";
 import type { BenchResult } from "./bench-result";
 import { EVAL_ABILITIES, EVAL_UNRELATED, type EvalAbility } from "./lookup-eval.fixture";

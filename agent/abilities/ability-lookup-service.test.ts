@@ -5,8 +5,8 @@ import { AbilityLookupQuerySchema } from "../../shared/abilities/lookup-contract
 import type { MemoryStore } from "../memory/memory-store";
 import { openTempMemoryStore } from "../test-support/temp-memory";
 import { createAbilityLookupService, whenToUseLines } from "./ability-lookup-service";
-import { createWordNetLexiconLoader } from "./wordnet-lexicon";
-import { createSentenceEncoder } from "./sentence-encoder";
+import { createWordNetLexiconLoader } from "../lookup/lexicon/wordnet-lexicon";
+import { createSentenceEncoder } from "../lookup/meaning/sentence-encoder";
 
 describe("whenToUseLines (issue #15)", () => {
   it("reads the lines of the When to use section as written, without the Markdown escapes", () => {

@@ -1,16 +1,17 @@
 import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import { AbilityLookupQuerySchema, type AbilityLookupQuery, type AbilityLookupResult } from "../../shared/abilities/lookup-contract";
-import { withDomainPhrasing } from "../../shared/abilities/wording-domain";
-import type { Lexicon } from "../../shared/abilities/wording-lexicon";
-import { createWordingIndex, type WordingIndex } from "../../shared/abilities/wording-index";
-import { createMeaningIndex, explainBlended, lookupReading, meaningPhrases, meaningText, type MeaningIndex } from "../../shared/abilities/meaning-index";
-import { explainWording, type LookupDocument, type WordingExplanation } from "../../shared/abilities/wording-matcher";
-import { spellingReason } from "../../shared/abilities/wording-spelling";
+import { withDomainPhrasing } from "../lookup/wording/wording-domain";
+import type { Lexicon } from "../lookup/lexicon/wording-lexicon";
+import { createWordingIndex, type WordingIndex } from "../lookup/wording/wording-index";
+import { createMeaningIndex, explainBlended, lookupReading, meaningPhrases, meaningText, type MeaningIndex } from "../lookup/meaning/meaning-index";
+import { explainWording, type WordingExplanation } from "../lookup/wording/wording-matcher";
+import type { LookupDocument } from "../lookup/wording/wording-score";
+import { spellingReason } from "../lookup/wording/wording-spelling";
 import { ProposalTriggerTestsSchema } from "../../shared/learning/proposal-tests";
 import { parseSkillFrontmatter } from "../../shared/skills/frontmatter";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import type { SentenceEncoder } from "./sentence-encoder";
+import type { SentenceEncoder } from "../lookup/meaning/sentence-encoder";
 
 export interface AbilityLookupServiceDeps {
   memory: MemoryStore;
@@ -50,6 +51,57 @@ export function whenToUseLines(markdown: string): string[] {
     .filter((line) => line.length > 0);
 }
 
+/** An ability's wording as lookup reads it: its entry, and its installed SKILL.md and trigger tests when they can be read. */
+async function lookupDocumentOf(memory: MemoryStore, entry: AbilityAvailabilityEntry): Promise<LookupDocument> {
+  if (entry.skill_slug === undefined) return { entry };
+  let folder: string;
+  try {
+    folder = MemoryPaths.installedSkill(entry.skill_slug);
+  } catch {
+    return { entry };
+  }
+  const [markdown, tests] = await Promise.all([
+    memory.readText(`${folder}/SKILL.md`).catch(() => undefined),
+    memory.readText(`${folder}/tests/trigger-tests.json`).catch(() => undefined),
+  ]);
+  let parsedTests: unknown;
+  try {
+    parsedTests = tests === undefined ? undefined : JSON.parse(tests);
+  } catch {
+    parsedTests = undefined;
+  }
+  const triggerTests = ProposalTriggerTestsSchema.safeParse(parsedTests);
+  return {
+    entry,
+    description: markdown === undefined ? undefined : parseSkillFrontmatter(markdown)?.description,
+    when_to_use: markdown === undefined ? [] : whenToUseLines(markdown),
+    trigger_tests: triggerTests.success ? [...triggerTests.data.positive, ...triggerTests.data.paraphrases] : [],
+  };
+}
+
+/** The meaning of the abilities' phrases: none when there is no encoder or its model cannot load. */
+async function meaningIndexOf(encoder: SentenceEncoder | undefined, documents: readonly LookupDocument[]): Promise<MeaningIndex | undefined> {
+  if (encoder === undefined) return undefined;
+  const phrases = [...new Set(documents.flatMap(meaningPhrases))];
+  try {
+    const vectors = await encoder.encode(phrases);
+    const byPhrase = new Map(phrases.map((phrase, at) => [phrase, vectors[at] as Float32Array]));
+    return createMeaningIndex(documents, (phrase) => byPhrase.get(phrase));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request's vector: none when there is no encoder or its model cannot load. */
+async function requestVectorOf(encoder: SentenceEncoder | undefined, query: AbilityLookupQuery): Promise<Float32Array | undefined> {
+  if (encoder === undefined) return undefined;
+  try {
+    return (await encoder.encode([meaningText(query.user_query)], { keep: false }))[0];
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Lookups through the wording matcher (issue #15). Its index is built once per availability
  * snapshot, from each ability's entry and its installed SKILL.md (description, "When to use") and
@@ -61,56 +113,13 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
   // `meaning` is read when a lookup first needs it (never in the background: its phrase vectors are
   // written to ELNOR_MEMORY, and a request that did not ask for them must not leave writes behind).
   let current: { of: AbilityAvailabilitySnapshot; documents: Promise<LookupDocument[]>; index: Promise<WordingIndex>; meaning: () => Promise<MeaningIndex | undefined> } | undefined;
-  // The meaning of the abilities' phrases: none when there is no encoder or its model cannot load.
-  const meaningOf = async (documents: readonly LookupDocument[]): Promise<MeaningIndex | undefined> => {
-    if (deps.encoder === undefined) return undefined;
-    const phrases = [...new Set(documents.flatMap(meaningPhrases))];
-    try {
-      const vectors = await deps.encoder.encode(phrases);
-      const byPhrase = new Map(phrases.map((phrase, at) => [phrase, vectors[at] as Float32Array]));
-      return createMeaningIndex(documents, (phrase) => byPhrase.get(phrase));
-    } catch {
-      return undefined;
-    }
-  };
-  const requestVector = async (query: AbilityLookupQuery): Promise<Float32Array | undefined> => {
-    if (deps.encoder === undefined) return undefined;
-    try {
-      return (await deps.encoder.encode([meaningText(query.user_query)], { keep: false }))[0];
-    } catch {
-      return undefined;
-    }
-  };
+  const meaningOf = (documents: readonly LookupDocument[]) => meaningIndexOf(deps.encoder, documents);
+  const requestVector = (query: AbilityLookupQuery) => requestVectorOf(deps.encoder, query);
   /** Wording and meaning together over one set of documents (lookup's answer). */
   const blendedLookup = async (index: WordingIndex, meaning: MeaningIndex | undefined, asked: AbilityLookupQuery) =>
     (await lookupReading(index, meaning, asked, requestVector)).map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }) => match);
 
-  const documentOf = async (entry: AbilityAvailabilityEntry): Promise<LookupDocument> => {
-    if (entry.skill_slug === undefined) return { entry };
-    let folder: string;
-    try {
-      folder = MemoryPaths.installedSkill(entry.skill_slug);
-    } catch {
-      return { entry };
-    }
-    const [markdown, tests] = await Promise.all([
-      deps.memory.readText(`${folder}/SKILL.md`).catch(() => undefined),
-      deps.memory.readText(`${folder}/tests/trigger-tests.json`).catch(() => undefined),
-    ]);
-    let parsedTests: unknown;
-    try {
-      parsedTests = tests === undefined ? undefined : JSON.parse(tests);
-    } catch {
-      parsedTests = undefined;
-    }
-    const triggerTests = ProposalTriggerTestsSchema.safeParse(parsedTests);
-    return {
-      entry,
-      description: markdown === undefined ? undefined : parseSkillFrontmatter(markdown)?.description,
-      when_to_use: markdown === undefined ? [] : whenToUseLines(markdown),
-      trigger_tests: triggerTests.success ? [...triggerTests.data.positive, ...triggerTests.data.paraphrases] : [],
-    };
-  };
+  const documentOf = (entry: AbilityAvailabilityEntry) => lookupDocumentOf(deps.memory, entry);
 
   const currentFor = async () => {
     const { snapshot } = await deps.snapshot();

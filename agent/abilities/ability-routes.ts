@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE, SCORE_EPSILON } from "../../shared/abilities/baseline-scorer";
+import { lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE, SCORE_EPSILON } from "../lookup/baseline-scorer";
 import { AbilityAvailabilityEntrySchema } from "../../shared/abilities/availability";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../../shared/abilities/lookup-contract";
 import { AbilitySkillMarkdownResponseSchema, SKILL_MARKDOWN_MAX_CHARS } from "../../shared/abilities/skill-markdown";

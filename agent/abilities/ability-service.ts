@@ -13,8 +13,8 @@ import type { SkillFolderSource } from "./skill-folders";
 import type { InstallSagaStep } from "./install-saga-journal";
 import { createInstallSaga, type AbilityReceiptWriter, type InstallSagaDeps } from "./install-saga";
 import { createAbilityLookupService, type AbilityLookupService } from "./ability-lookup-service";
-import { createSentenceEncoder, memorySentenceVectorStore } from "./sentence-encoder";
-import { createWordNetLexiconLoader } from "./wordnet-lexicon";
+import { createSentenceEncoder, memorySentenceVectorStore } from "../lookup/meaning/sentence-encoder";
+import { createWordNetLexiconLoader } from "../lookup/lexicon/wordnet-lexicon";
 
 export { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./install-saga-journal";
 

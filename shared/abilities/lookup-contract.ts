@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { InstallLaneSchema } from "../skills/proposal";
-import { FULL_TEXT, TEXT_MIN } from "./wording-matcher";
 
 /**
  * §0C.11 Body of `POST /api/abilities/lookup`. By default only approved and shared lanes are
@@ -20,6 +19,20 @@ export const AbilityLookupQuerySchema = z.object({
 });
 /** §0C.11 */
 export type AbilityLookupQuery = z.infer<typeof AbilityLookupQuerySchema>;
+
+/**
+ * The least text score of a match (the agent's wording matcher, agent/lookup/): calibrated on the
+ * issue #15 evaluation set (BENCHMARKS.md), below it nothing is matched. Here because
+ * `LOOKUP_SCORE_MEANING` states it.
+ */
+export const TEXT_MIN = 0.4;
+/**
+ * The text score from which an ability counts as fully worded for the request, as a full trigger
+ * and title match does in §0C.11C (0.4 + 0.2): `score` gives its text part `TEXT_WEIGHT × min(1,
+ * rank_text / FULL_TEXT)`, so that scope and lane weigh against a text difference as they do
+ * against §0C.11C's text steps, and two abilities both fully worded are ordered by them.
+ */
+export const FULL_TEXT = 0.6;
 
 /** What a lookup match's `score` means since issue #15 (the OpenAPI description says the same). */
 export const LOOKUP_SCORE_MEANING = `The wording matcher's score in [0, 1]: 0.6 × how much of the request the ability's wording covers (its title, description, triggers, when-to-use lines and trigger tests; words matched by base form, as parts of a word WordNet does not list, as shortenings, or through WordNet's related words and the app vocabulary of the matcher's domain lexicon (cart/basket, log in/sign in, csv/spreadsheet…); a request's circumstance read for the action it implies ("where's my parcel": track), which ranks but never makes a match; each ability word counted once, weighed by how few installed abilities hold it; × 0.8 when the ability's title begins with an action unrelated to the request's), reaching 0.6 (§0C.11C's full trigger and title match) at a covered share of ${FULL_TEXT}, plus §0C.11C's scope, lane and checkpoint-health weights, halved when the ability is not usable now. A match needs a wording score (the same share, unweighed by rarity) of at least ${TEXT_MIN}; an ability whose title begins with the opposite of the request's action (WordNet's antonyms of the verb and their synonyms in the opposed sense, where both words usually have that sense, buy or purchase for "sell"; the domain lexicon's pairs, turn on for "turn off", add for "remove"; or the verb without its un-/de-/dis- prefix) is never matched.`;

@@ -1,11 +1,11 @@
-import { fallbackStem } from "../../../shared/abilities/wording-morphology";
-import { STOP_WORDS, normalizeText } from "../../../shared/abilities/wording-terms";
+import { fallbackStem } from "../../lookup/lexicon/wording-morphology";
+import { STOP_WORDS, normalizeText } from "../../lookup/wording/wording-terms";
 import type { CoachingStep, CoachingTarget } from "../../../shared/learning/coaching";
 
 /**
  * Which control in the page fits a step said in the person's words (issue #16, Coaching Agent).
  * Deterministic: the words and the hint are normalized as the lookup normalizes requests
- * (shared/abilities/wording-terms), each word is reduced to its stem, and every visible control is
+ * (agent/lookup/wording/wording-terms), each word is reduced to its stem, and every visible control is
  * scored by how much of the step its accessible name covers, how little else its name says, and
  * whether its role is the kind of control the words ask for ("open … page" a link, "press" a button).
  * Every score comes with the reasons a person reads in the side panel.

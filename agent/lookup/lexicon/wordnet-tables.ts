@@ -2,7 +2,7 @@
  * WordNet's database text parsed into the compact tables the wording lexicon answers from
  * (`lexiconFromTables` in wording-lexicon.ts): words, synsets, pointers and senses by id in typed
  * arrays, and the verbs opposed to each other. Pure, like the lexicon: the agent reads the files and
- * stores the tables (agent/abilities/wordnet-lexicon.ts); `wordNetTablesFingerprint` says when a
+ * stores the tables (agent/lookup/lexicon/wordnet-lexicon.ts); `wordNetTablesFingerprint` says when a
  * stored table is stale.
  */
 
@@ -62,7 +62,7 @@ export const RELATIONS = ["broader", "derived", "similar"] as const;
 /**
  * What the lexicon answers from, by id: the words, the definition of each synset, and typed arrays
  * of synset members, pointers, senses and counts. Built from the database text by
- * `buildWordNetTables`; the agent stores it in a compact file (agent/abilities/wordnet-lexicon.ts)
+ * `buildWordNetTables`; the agent stores it in a compact file (agent/lookup/lexicon/wordnet-lexicon.ts)
  * so that later starts read it back instead of parsing WordNet.
  */
 export interface WordNetTables {
@@ -96,34 +96,27 @@ export interface WordNetTables {
  * this file, which imports nothing).
  */
 export function wordNetTablesFingerprint(): string {
-  return JSON.stringify([buildWordNetTables.toString(), listsOf.toString(), relationOf.toString(), canonical.toString(), synsetWordsOf.toString(), definitionOf.toString(), USUAL_SENSE_SHARE, SENSE_EVIDENCE, POS_LIST, POS_LETTER, SENSE_KEY_POS, SENSES_FOLLOWED, LEXFILE_NOUN_TIME, LEXFILE_ADVERB, RELATIONS]);
+  return JSON.stringify([buildWordNetTables.toString(), readSynsets.toString(), resolvePointers.toString(), resolveAntonyms.toString(), readIndexes.toString(), readSenseCounts.toString(), opposedVerbEntries.toString(), listsOf.toString(), relationOf.toString(), canonical.toString(), synsetWordsOf.toString(), definitionOf.toString(), USUAL_SENSE_SHARE, SENSE_EVIDENCE, POS_LIST, POS_LETTER, SENSE_KEY_POS, SENSES_FOLLOWED, LEXFILE_NOUN_TIME, LEXFILE_ADVERB, RELATIONS]);
 }
 
-/**
- * Parses WordNet's text into the lexicon's tables. They hold numbers in typed arrays (words, synsets,
- * pointers and senses by id), so that what the lexicon keeps is a few megabytes rather than the
- * database text: substrings of a large string keep the whole string alive in V8, so every kept word is
- * copied out of one joined string. The bench measures the time it takes and the memory it keeps.
- */
-export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
-  const wordIds = new Map<string, number>();
-  const wordId = (word: string) => {
-    let id = wordIds.get(word);
-    if (id === undefined) {
-      id = wordIds.size;
-      wordIds.set(word, id);
-    }
-    return id;
-  };
-  // Synsets by "pos:offset", numbered in reading order; words and pointers as flat (synset, value) pairs.
-  const synsetIds = new Map<string, number>();
-  const synsetWords: number[] = [];
-  const lexFiles: number[] = [];
-  const glosses: string[] = [];
-  const rawPointers: Array<string | number> = [];
-  // Antonym pointers ("!") between verbs, lexical: (synset, its word, target "pos:offset", the target's word).
-  const rawAntonyms: Array<string | number> = [];
-  let synsetCount = 0;
+/** WordNet's data files read in order: synsets numbered as read, their words, definitions, pointers and verb antonyms unresolved. */
+interface ReadSynsets {
+  /** Synsets by "pos:offset", numbered in reading order. */
+  synsetIds: Map<string, number>;
+  synsetCount: number;
+  /** Flat (synset, word) pairs, in reading order. */
+  synsetWords: number[];
+  lexFiles: number[];
+  glosses: string[];
+  /** (synset, relation, target "pos:offset", target word) flattened. */
+  rawPointers: Array<string | number>;
+  /** Antonym pointers ("!") between verbs, lexical: (synset, its word, target "pos:offset", the target's word). */
+  rawAntonyms: Array<string | number>;
+}
+
+function readSynsets(texts: WordNetTexts, wordId: (word: string) => number): ReadSynsets {
+  const read: ReadSynsets = { synsetIds: new Map(), synsetCount: 0, synsetWords: [], lexFiles: [], glosses: [], rawPointers: [], rawAntonyms: [] };
+  const { synsetIds, synsetWords, lexFiles, glosses, rawPointers, rawAntonyms } = read;
   POS_LIST.forEach((pos) => {
     const text = texts.data[pos];
     let start = 0;
@@ -133,8 +126,8 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
       if (text.charCodeAt(start) !== 32 && end > start) {
         const bar = text.indexOf(" | ", start);
         const fields = text.slice(start, bar < 0 || bar > end ? end : bar).split(" ");
-        const id = synsetCount;
-        synsetCount += 1;
+        const id = read.synsetCount;
+        read.synsetCount += 1;
         synsetIds.set(`${POS_LETTER[fields[2] as string]}:${fields[0]}`, id);
         lexFiles.push(Number.parseInt(fields[1] as string, 10));
         // The definition is the gloss up to its first quoted example.
@@ -155,7 +148,12 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
       start = end + 1;
     }
   });
-  // Pointers as (synset, relation × 2^28 + target) and, for lexical ones, the target word (1-based, 0 = the synset).
+  return read;
+}
+
+/** Pointers as (synset, relation × 2^28 + target) and, for lexical ones, the target word (1-based, 0 = the synset). */
+function resolvePointers(read: ReadSynsets): { pointerPairs: number[]; pointerWordPairs: number[] } {
+  const { rawPointers, synsetIds } = read;
   const pointerPairs: number[] = [];
   const pointerWordPairs: number[] = [];
   for (let at = 0; at < rawPointers.length; at += 4) {
@@ -167,7 +165,12 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
     pointerWordPairs.push(from, rawPointers[at + 3] as number);
   }
   rawPointers.length = 0;
-  // Antonyms as (word, synset, other word, other synset), both ways as WordNet lists them.
+  return { pointerPairs, pointerWordPairs };
+}
+
+/** Antonyms as (word, synset, other word, other synset), both ways as WordNet lists them. */
+function resolveAntonyms(read: ReadSynsets): number[] {
+  const { rawAntonyms, synsetIds, synsetWords } = read;
   const antonymPairs: number[] = [];
   for (let at = 0; at < rawAntonyms.length; at += 4) {
     const target = synsetIds.get(rawAntonyms[at + 2] as string);
@@ -176,11 +179,12 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
     if (targetWord !== undefined) antonymPairs.push(rawAntonyms[at + 1] as number, rawAntonyms[at] as number, targetWord, target);
   }
   rawAntonyms.length = 0;
-  // How often each word of an antonym pair's two synsets is used in that sense (its tagged count), read from `index.sense` below.
-  const antonymCounts = new Map<number, number>();
-  for (let at = 0; at < antonymPairs.length; at += 2) for (const word of synsetWordsOf(synsetWords, antonymPairs[at + 1] as number)) antonymCounts.set(word * 2 ** 20 + (antonymPairs[at + 1] as number), 0);
+  return antonymPairs;
+}
 
-  // Senses of each lemma, most frequent first, every part of speech.
+/** Senses of each lemma, most frequent first, every part of speech, from WordNet's index files. */
+function readIndexes(texts: WordNetTexts, wordId: (word: string) => number, read: ReadSynsets): { sensePairs: number[]; posPairs: number[]; primaryFile: Map<number, number> } {
+  const { synsetIds, lexFiles } = read;
   const sensePairs: number[] = [];
   const posPairs: number[] = [];
   const primaryFile = new Map<number, number>();
@@ -201,21 +205,18 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
       });
     }
   });
+  return { sensePairs, posPairs, primaryFile };
+}
 
-  // Words copied out of the database text (see above), then the tables by word id.
-  const words = [...wordIds.keys()].join("\n").split("\n");
-  wordIds.clear();
-  words.forEach((word, id) => wordIds.set(word, id));
-  const definitionTexts = glosses.join("\n").split("\n");
-  glosses.length = 0;
-  // Words that say when or how rather than what (time nouns, adverbs): the details of a request, not its task.
-  const circumstantial = new Uint8Array(words.length);
-  // A phrase WordNet lists ("time_off", "day_off") names a thing of its own, not when it happens.
-  for (const [id, file] of primaryFile) if ((file === LEXFILE_NOUN_TIME || file === LEXFILE_ADVERB) && !(words[id] as string).includes("_")) circumstantial[id] = 1;
-  const counts = new Float64Array(words.length);
-  // The part of the counts in verb senses (sense keys "lemma%2:…").
-  const verbCounts = new Float64Array(words.length);
-  for (const line of texts.senses.split("\n")) {
+/**
+ * Each word's sense-tagged corpus count and the part of it in verb senses (sense keys "lemma%2:…"),
+ * from `index.sense`; `antonymCounts` (keyed word × 2^20 + synset) gets the count of each antonym
+ * pair word's sense.
+ */
+function readSenseCounts(sensesText: string, wordIds: ReadonlyMap<string, number>, synsetIds: ReadonlyMap<string, number>, wordCount: number, antonymCounts: Map<number, number>): { counts: Float64Array; verbCounts: Float64Array } {
+  const counts = new Float64Array(wordCount);
+  const verbCounts = new Float64Array(wordCount);
+  for (const line of sensesText.split("\n")) {
     const percent = line.indexOf("%");
     if (percent <= 0) continue;
     const id = wordIds.get(line.slice(0, percent));
@@ -226,15 +227,17 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
     const synset = id === undefined || count <= 0 ? undefined : synsetIds.get(`${SENSE_KEY_POS[line.charCodeAt(percent + 1) - 49]}:${line.slice(line.indexOf(" ") + 1, line.indexOf(" ", line.indexOf(" ") + 1))}`);
     if (synset !== undefined && antonymCounts.has((id as number) * 2 ** 20 + synset)) antonymCounts.set((id as number) * 2 ** 20 + synset, count);
   }
-  synsetIds.clear();
-  const synsetMembers = listsOf(synsetCount, synsetWords);
-  const pointers = listsOf(synsetCount, pointerPairs);
-  const pointerWords = listsOf(synsetCount, pointerWordPairs);
-  const senses = listsOf(words.length, sensePairs);
-  // Verbs opposed to each other: an antonym pair and, with it, the synonyms of each word in the pair's sense.
-  // A word must usually have the sense the pair holds in: "take" is "give"'s antonym in a sense it has in 3%
-  // of its uses, and "take a survey" is not the opposite of "give feedback". A word WordNet's corpus tagged
-  // seldom (fewer than SENSE_EVIDENCE times) has no sense order to say so.
+  return { counts, verbCounts };
+}
+
+/**
+ * Verbs opposed to each other, as (word, opposed word) pairs: an antonym pair and, with it, the
+ * synonyms of each word in the pair's sense. A word must usually have the sense the pair holds in:
+ * "take" is "give"'s antonym in a sense it has in 3% of its uses, and "take a survey" is not the
+ * opposite of "give feedback". A word WordNet's corpus tagged seldom (fewer than SENSE_EVIDENCE
+ * times) has no sense order to say so.
+ */
+function opposedVerbEntries(antonymPairs: readonly number[], antonymCounts: ReadonlyMap<number, number>, verbCounts: Float64Array, senses: Lists, synsetMembers: Lists, synsetWords: readonly number[]): number[] {
   const usual = (word: number, synset: number) => (verbCounts[word] as number) < SENSE_EVIDENCE || (antonymCounts.get(word * 2 ** 20 + synset) as number) >= USUAL_SENSE_SHARE * (verbCounts[word] as number);
   // A word that is also the other's synonym in another sense ("ravel": tangle and untangle) is not opposed to it.
   const synonymous = (one: number, other: number) => {
@@ -262,7 +265,48 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
       }
     }
   }
-  const antonyms = listsOf(words.length, antonymEntries);
+  return antonymEntries;
+}
+
+/**
+ * Parses WordNet's text into the lexicon's tables. They hold numbers in typed arrays (words, synsets,
+ * pointers and senses by id), so that what the lexicon keeps is a few megabytes rather than the
+ * database text: substrings of a large string keep the whole string alive in V8, so every kept word is
+ * copied out of one joined string. The bench measures the time it takes and the memory it keeps.
+ */
+export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
+  const wordIds = new Map<string, number>();
+  const wordId = (word: string) => {
+    let id = wordIds.get(word);
+    if (id === undefined) {
+      id = wordIds.size;
+      wordIds.set(word, id);
+    }
+    return id;
+  };
+  const read = readSynsets(texts, wordId);
+  const { synsetIds, synsetCount, synsetWords, glosses } = read;
+  const { pointerPairs, pointerWordPairs } = resolvePointers(read);
+  const antonymPairs = resolveAntonyms(read);
+  // How often each word of an antonym pair's two synsets is used in that sense (its tagged count), read from `index.sense` below.
+  const antonymCounts = new Map<number, number>();
+  for (let at = 0; at < antonymPairs.length; at += 2) for (const word of synsetWordsOf(synsetWords, antonymPairs[at + 1] as number)) antonymCounts.set(word * 2 ** 20 + (antonymPairs[at + 1] as number), 0);
+  const { sensePairs, posPairs, primaryFile } = readIndexes(texts, wordId, read);
+
+  // Words copied out of the database text (see above), then the tables by word id.
+  const words = [...wordIds.keys()].join("\n").split("\n");
+  wordIds.clear();
+  words.forEach((word, id) => wordIds.set(word, id));
+  const definitionTexts = glosses.join("\n").split("\n");
+  glosses.length = 0;
+  // Words that say when or how rather than what (time nouns, adverbs): the details of a request, not its task.
+  const circumstantial = new Uint8Array(words.length);
+  // A phrase WordNet lists ("time_off", "day_off") names a thing of its own, not when it happens.
+  for (const [id, file] of primaryFile) if ((file === LEXFILE_NOUN_TIME || file === LEXFILE_ADVERB) && !(words[id] as string).includes("_")) circumstantial[id] = 1;
+  const { counts, verbCounts } = readSenseCounts(texts.senses, wordIds, synsetIds, words.length, antonymCounts);
+  synsetIds.clear();
+  const synsetMembers = listsOf(synsetCount, synsetWords);
+  const senses = listsOf(words.length, sensePairs);
   // Parts of speech each word is a lemma of, as bits: a detachment rule only yields a lemma of its own.
   const partsOfSpeech = new Uint8Array(words.length);
   for (let at = 0; at < posPairs.length; at += 2) partsOfSpeech[posPairs[at] as number] = (partsOfSpeech[posPairs[at] as number] as number) | (1 << (posPairs[at + 1] as number));
@@ -273,15 +317,15 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
     // Made outside this function: a closure here would keep the whole database text alive.
     definition: definitionOf(definitionTexts),
     synsetMembers,
-    pointers,
-    pointerWords,
+    pointers: listsOf(synsetCount, pointerPairs),
+    pointerWords: listsOf(synsetCount, pointerWordPairs),
     senses,
     partsOfSpeech,
     circumstantial,
     counts,
     verbCounts,
     irregular: texts.irregular,
-    antonyms,
+    antonyms: listsOf(words.length, opposedVerbEntries(antonymPairs, antonymCounts, verbCounts, senses, synsetMembers, synsetWords)),
   };
 }
 

@@ -1,7 +1,7 @@
-import type { Lists, WordNetTables } from "../../shared/abilities/wordnet-tables";
+import type { Lists, WordNetTables } from "./wordnet-tables";
 
 /**
- * The wording lexicon's tables (shared/abilities/wordnet-tables.ts) as one compact file, so that
+ * The wording lexicon's tables (wordnet-tables.ts) as one compact file, so that
  * the agent reads a few megabytes back instead of parsing WordNet's 30 MB of text at each start.
  *
  * Layout: 8 bytes of magic ("ELNWNT" and the format's two-digit version), a 4-byte length and a JSON header (the fingerprint of what built the

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadWordNetLexicon } from "../../agent/abilities/wordnet-lexicon";
-import type { Lexicon } from "./wording-lexicon";
+import { loadWordNetLexicon } from "../lexicon/wordnet-lexicon";
+import type { Lexicon } from "../lexicon/wording-lexicon";
 import { withDomainPhrasing } from "./wording-domain";
 import { createSpellingReader, oneSlipAway, spellingReason } from "./wording-spelling";
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { MemoryStore } from "../memory/memory-store";
-import { MemoryPaths } from "../memory/memory-paths";
-import { openTempMemoryStore } from "../test-support/temp-memory";
+import type { MemoryStore } from "../../memory/memory-store";
+import { MemoryPaths } from "../../memory/memory-paths";
+import { openTempMemoryStore } from "../../test-support/temp-memory";
 import { createSentenceEncoder, memorySentenceVectorStore } from "./sentence-encoder";
 import { embedOnThread, ENCODER_THREAD, encoderThreadRunning, stopEncoderThread } from "./sentence-encoder-thread";
 

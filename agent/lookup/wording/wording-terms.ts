@@ -1,4 +1,4 @@
-import type { Lexicon } from "./wording-lexicon";
+import type { Lexicon } from "../lexicon/wording-lexicon";
 
 /**
  * Normalization of the wording matcher (issue #15): text → the words that carry its meaning, each

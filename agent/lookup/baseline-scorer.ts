@@ -1,5 +1,5 @@
-import type { AbilityAvailabilityEntry } from "./availability";
-import type { AbilityLookupQuery, AbilityLookupResult, ScoredAbility } from "./lookup-contract";
+import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
+import type { AbilityLookupQuery, AbilityLookupResult, ScoredAbility } from "../../shared/abilities/lookup-contract";
 
 /** §0C.11C Minimum score for an ability to appear in lookup results. */
 export const LOOKUP_MIN_SCORE = 0.15;
@@ -11,10 +11,74 @@ export const LOOKUP_MAX_RESULTS = 10;
 // below it in binary floating point; the threshold tolerates that much and no more.
 export const SCORE_EPSILON = 1e-9;
 
+/** §0C.11C's running score and its reasons, added to step by step in the spec's order. */
+type Tally = { score: number; reasons: string[] };
+
+/** §0C.11C step 1, trigger phrase matching (primary signal, weight 0.4): only the first trigger that matches counts. */
+function addTriggerMatch(tally: Tally, ability: AbilityAvailabilityEntry, queryLower: string, queryTokens: readonly string[]): void {
+  for (const trigger of ability.trigger_phrases) {
+    const triggerLower = trigger.toLowerCase();
+    if (queryLower.includes(triggerLower) || triggerLower.includes(queryLower)) {
+      tally.score += 0.4;
+      tally.reasons.push(`trigger_phrase_match: "${trigger}"`);
+      break;
+    }
+    const triggerTokens = triggerLower.split(/\s+/);
+    const overlap = queryTokens.filter((t) => triggerTokens.includes(t)).length;
+    if (overlap >= 2) {
+      tally.score += 0.2;
+      tally.reasons.push(`trigger_partial_match: ${overlap} tokens`);
+      break;
+    }
+  }
+}
+
+/** §0C.11C steps 3–4: title and family matching (weight 0.2), project scope matching (weight 0.15). */
+function addTitleAndScope(tally: Tally, ability: AbilityAvailabilityEntry, queryTokens: readonly string[], projectId: string | undefined): void {
+  const titleLower = ability.title.toLowerCase();
+  const titleOverlap = queryTokens.filter((t) => titleLower.includes(t)).length;
+  if (titleOverlap >= 2) {
+    tally.score += 0.2;
+    tally.reasons.push(`title_match: ${titleOverlap} tokens`);
+  }
+  if (projectId && ability.project_scopes.includes(projectId)) {
+    tally.score += 0.15;
+    tally.reasons.push(`project_scope_match: ${projectId}`);
+  } else if (ability.project_scopes.length === 0 || ability.project_scopes.includes("*")) {
+    tally.score += 0.05;
+    tally.reasons.push("global_scope");
+  }
+}
+
+/** §0C.11C steps 5–7: install lane preference (weight 0.1), checkpoint health (0.05), the usability gate. */
+function addLaneHealthAndUsability(tally: Tally, ability: AbilityAvailabilityEntry): void {
+  if (ability.install_lane === "shared_promoted") tally.score += 0.1;
+  else if (ability.install_lane === "approved_workspace") tally.score += 0.07;
+  else if (ability.install_lane === "experimental_private") tally.score += 0.03;
+  if (ability.checkpoint_health === "strong") tally.score += 0.05;
+  else if (ability.checkpoint_health === "weak") tally.score -= 0.05;
+  // Demote but don't exclude — the caller decides.
+  if (!ability.usable_now) {
+    tally.score *= 0.5;
+    tally.reasons.push(`usable_now=false: ${ability.reason_unusable}`);
+  }
+}
+
+function scored(ability: AbilityAvailabilityEntry, score: number, reasons: string[]): ScoredAbility {
+  return {
+    ability_id: ability.ability_id,
+    score,
+    match_reasons: reasons,
+    install_lane: ability.install_lane,
+    usable_now: ability.usable_now,
+    reason_unusable: ability.reason_unusable,
+  };
+}
+
 /**
- * §0C.11C Scores one ability against a query. Transcribed line for line from the spec, including
- * its quirks, because the agent's lookup route and `POST /api/abilities/explain-match` must agree
- * with any other implementation of the same algorithm:
+ * §0C.11C Scores one ability against a query. Transcribed step by step from the spec, in its order
+ * of additions, including its quirks, because the agent's lookup route and
+ * `POST /api/abilities/explain-match` must agree with any other implementation of the same algorithm:
  * - only the first trigger phrase that matches (fully or by ≥2 shared tokens) counts;
  * - an empty query is contained in every trigger phrase, so it scores as a trigger match;
  * - title overlap counts query tokens that are substrings of the title, not whole words;
@@ -25,82 +89,17 @@ export function scoreAbilityMatch(
   ability: AbilityAvailabilityEntry,
   projectId?: string,
 ): ScoredAbility {
-  let score = 0;
-  const reasons: string[] = [];
+  const tally: Tally = { score: 0, reasons: [] };
   const queryLower = query.toLowerCase();
   const queryTokens = queryLower.split(/\s+/);
-
-  // 1. Trigger phrase matching (primary signal, weight 0.4)
-  for (const trigger of ability.trigger_phrases) {
-    const triggerLower = trigger.toLowerCase();
-    if (queryLower.includes(triggerLower) || triggerLower.includes(queryLower)) {
-      score += 0.4;
-      reasons.push(`trigger_phrase_match: "${trigger}"`);
-      break;
-    }
-    const triggerTokens = triggerLower.split(/\s+/);
-    const overlap = queryTokens.filter((t) => triggerTokens.includes(t)).length;
-    if (overlap >= 2) {
-      score += 0.2;
-      reasons.push(`trigger_partial_match: ${overlap} tokens`);
-      break;
-    }
-  }
-
+  addTriggerMatch(tally, ability, queryLower, queryTokens);
   // 2. Negative trigger exclusion (hard filter)
   for (const neg of ability.negative_triggers) {
-    if (queryLower.includes(neg.toLowerCase())) {
-      return {
-        ability_id: ability.ability_id,
-        score: 0,
-        match_reasons: [`negative_trigger_match: "${neg}"`],
-        install_lane: ability.install_lane,
-        usable_now: ability.usable_now,
-        reason_unusable: ability.reason_unusable,
-      };
-    }
+    if (queryLower.includes(neg.toLowerCase())) return scored(ability, 0, [`negative_trigger_match: "${neg}"`]);
   }
-
-  // 3. Title and family matching (weight 0.2)
-  const titleLower = ability.title.toLowerCase();
-  const titleOverlap = queryTokens.filter((t) => titleLower.includes(t)).length;
-  if (titleOverlap >= 2) {
-    score += 0.2;
-    reasons.push(`title_match: ${titleOverlap} tokens`);
-  }
-
-  // 4. Project scope matching (weight 0.15)
-  if (projectId && ability.project_scopes.includes(projectId)) {
-    score += 0.15;
-    reasons.push(`project_scope_match: ${projectId}`);
-  } else if (ability.project_scopes.length === 0 || ability.project_scopes.includes("*")) {
-    score += 0.05;
-    reasons.push("global_scope");
-  }
-
-  // 5. Install lane preference (weight 0.1)
-  if (ability.install_lane === "shared_promoted") score += 0.1;
-  else if (ability.install_lane === "approved_workspace") score += 0.07;
-  else if (ability.install_lane === "experimental_private") score += 0.03;
-
-  // 6. Checkpoint health bonus (weight 0.05)
-  if (ability.checkpoint_health === "strong") score += 0.05;
-  else if (ability.checkpoint_health === "weak") score -= 0.05;
-
-  // 7. Usability gate: demote but don't exclude — the caller decides
-  if (!ability.usable_now) {
-    score *= 0.5;
-    reasons.push(`usable_now=false: ${ability.reason_unusable}`);
-  }
-
-  return {
-    ability_id: ability.ability_id,
-    score: Math.min(1, Math.max(0, score)),
-    match_reasons: reasons,
-    install_lane: ability.install_lane,
-    usable_now: ability.usable_now,
-    reason_unusable: ability.reason_unusable,
-  };
+  addTitleAndScope(tally, ability, queryTokens, projectId);
+  addLaneHealthAndUsability(tally, ability);
+  return scored(ability, Math.min(1, Math.max(0, tally.score)), tally.reasons);
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { Lexicon } from "./wording-lexicon";
-import { reversedBase } from "./wording-morphology";
+import type { Lexicon } from "../lexicon/wording-lexicon";
+import { reversedBase } from "../lexicon/wording-morphology";
 
 /**
  * The phrasing of our own domain (issue #15 allows it, and only it, besides the lexical resource):

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { MemoryStore } from "../memory/memory-store";
-import { MemoryPaths } from "../memory/memory-paths";
+import type { MemoryStore } from "../../memory/memory-store";
+import { MemoryPaths } from "../../memory/memory-paths";
 import { embedOnThread } from "./sentence-encoder-thread";
 
 /**

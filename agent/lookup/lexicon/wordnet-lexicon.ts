@@ -2,8 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { buildWordNetTables, wordNetTablesFingerprint, type WordNetPos, type WordNetTables } from "../../shared/abilities/wordnet-tables";
-import { lexiconFromTables, type Lexicon } from "../../shared/abilities/wording-lexicon";
+import { buildWordNetTables, wordNetTablesFingerprint, type WordNetPos, type WordNetTables } from "./wordnet-tables";
+import { lexiconFromTables, type Lexicon } from "./wording-lexicon";
 import { decodeWordNetTables, encodeWordNetTables, MAGIC as TABLE_FILE_FORMAT, WordNetTableFileError } from "./wordnet-table-file";
 
 const require = createRequire(import.meta.url);

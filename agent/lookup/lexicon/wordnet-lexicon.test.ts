@@ -2,8 +2,8 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Lexicon } from "../../shared/abilities/wording-lexicon";
-import { makeTempMemoryRoot } from "../test-support/temp-memory";
+import type { Lexicon } from "./wording-lexicon";
+import { makeTempMemoryRoot } from "../../test-support/temp-memory";
 import { loadWordNetLexicon, type WordNetLoadReport } from "./wordnet-lexicon";
 import { decodeWordNetTables, MAGIC } from "./wordnet-table-file";
 

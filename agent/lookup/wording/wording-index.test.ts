@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import type { z } from "zod";
-import { loadWordNetLexicon } from "../../agent/abilities/wordnet-lexicon";
-import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "./availability";
-import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "./lookup-contract";
-import type { Lexicon } from "./wording-lexicon";
+import { loadWordNetLexicon } from "../lexicon/wordnet-lexicon";
+import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
+import { AbilityLookupQuerySchema, FULL_TEXT, TEXT_MIN, type AbilityLookupQuery } from "../../../shared/abilities/lookup-contract";
+import type { Lexicon } from "../lexicon/wording-lexicon";
 import { createWordingIndex } from "./wording-index";
-import { explainWording, FULL_TEXT, TEXT_MIN, type LookupDocument } from "./wording-matcher";
+import { explainWording } from "./wording-matcher";
+import type { LookupDocument } from "./wording-score";
 import { normalizeText, termsOf } from "./wording-terms";
 import { wordsAround } from "./wording-expansion";
 

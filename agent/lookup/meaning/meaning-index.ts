@@ -1,14 +1,16 @@
-import type { AbilityAvailabilityEntry } from "./availability";
-import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "./baseline-scorer";
-import type { AbilityLookupQuery } from "./lookup-contract";
-import type { WordingIndex, WordingMatch } from "./wording-index";
+import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
+import { compareCodeUnits, LOOKUP_MAX_RESULTS } from "../baseline-scorer";
+import { FULL_TEXT, type AbilityLookupQuery } from "../../../shared/abilities/lookup-contract";
+import type { WordingIndex } from "../wording/wording-index";
+import type { WordingMatch } from "../wording/wording-rank";
 import { createMeanScan, dot } from "./meaning-scan";
-import { FULL_TEXT, wordingScore, type LookupDocument, type WordingExplanation } from "./wording-matcher";
+import type { WordingExplanation } from "../wording/wording-matcher";
+import { wordingScore, type LookupDocument } from "../wording/wording-score";
 
 /**
  * The meaning of a request next to its words (issue #15, eighth round): each ability's phrases
  * (title, description, "when to use" lines, triggers, aliases, trigger tests) and the request are read as sentence
- * vectors by a sentence encoder (the agent's: `agent/abilities/sentence-encoder.ts`), so "bump up my
+ * vectors by a sentence encoder (the agent's: `sentence-encoder.ts`), so "bump up my
  * credit line" is found close to "Increase the credit card limit" with no word in common. This file
  * is the arithmetic only; it is given the vectors.
  *

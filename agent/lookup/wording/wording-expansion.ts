@@ -1,5 +1,5 @@
 import { oppositesOf } from "./wording-domain";
-import type { Lexicon } from "./wording-lexicon";
+import type { Lexicon } from "../lexicon/wording-lexicon";
 import { circumstanceCuesOf, IMPLIED_SHARE } from "./wording-circumstance";
 import { normalizeText, STOP_WORDS, termsOf, type Term } from "./wording-terms";
 
@@ -7,7 +7,8 @@ import { normalizeText, STOP_WORDS, termsOf, type Term } from "./wording-terms";
  * How the wording matcher (issue #15) widens words before comparing them: a request word's ways
  * to be found (its base forms, related words, the words that define it, the parts of a word
  * WordNet does not list, shortenings both ways) and the words an ability word brings with it (its
- * broader words, the words that define it, its parts). `wording-matcher.ts` compares the two.
+ * broader words, the words that define it, its parts). `wording-rank.ts` compares the two
+ * (`wording-matcher.ts` for one ability).
  */
 
 /** Most words of a request the matcher reads; the rest of a very long request is ignored. */

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "./availability";
-import { AbilityLookupQuerySchema } from "./lookup-contract";
+import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
+import { AbilityLookupQuerySchema } from "../../../shared/abilities/lookup-contract";
 import { blendMatches, blendedText, createMeaningIndex, explainBlended, MEANING_ALONE_MIN, MEANING_SHORTLIST, meaningPhrases } from "./meaning-index";
-import { wordingScore, type WordingExplanation } from "./wording-matcher";
-import type { WordingMatch } from "./wording-index";
+import type { WordingExplanation } from "../wording/wording-matcher";
+import { wordingScore } from "../wording/wording-score";
+import type { WordingMatch } from "../wording/wording-rank";
 
 // Vectors are given here (the encoder's job is the agent's): a test picks the angles it needs.
 const entry = (over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>>): AbilityAvailabilityEntry =>

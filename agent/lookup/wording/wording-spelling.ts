@@ -1,4 +1,4 @@
-import type { Lexicon } from "./wording-lexicon";
+import type { Lexicon } from "../lexicon/wording-lexicon";
 import { STOP_WORDS } from "./wording-terms";
 
 /**
@@ -78,71 +78,85 @@ export function oneSlipAway(word: string): Set<string> {
   return out;
 }
 
+/** A compared adjective of a known word ("biggest": big, "happiest": happy). */
+function isCompared(word: string, lexicon: Lexicon): boolean {
+  return COMPARED.some(([ending, base]) => {
+    if (!word.endsWith(ending)) return false;
+    const stem = word.slice(0, -ending.length);
+    return lexicon.has(stem + base) || lexicon.has((undoubled(stem) ?? stem) + base);
+  });
+}
+
+/** Whether a typed word is known: its base forms (the lexicon's reading of it) are an ability's or WordNet's. */
+function isTypedKnown(word: string, lexicon: Lexicon, inSnapshot: (lemma: string) => boolean): boolean {
+  if (STOP_WORDS.has(word) || UNLISTED_FUNCTION_WORDS.has(word) || inSnapshot(word)) return true;
+  const lemmas = lexicon.lemmas(word);
+  return lemmas.some(inSnapshot) || lemmas.some((lemma) => lexicon.has(lemma)) || isCompared(word, lexicon) || lexicon.parts(word).size > 0;
+}
+
+/** Whether a listed base form, or the base forms the lexicon gives it, are an ability's words. */
+function isAbilityWord(base: string, lexicon: Lexicon, inSnapshot: (lemma: string) => boolean): boolean {
+  return inSnapshot(base) || lexicon.lemmas(base).some(inSnapshot);
+}
+
+/**
+ * What a word one slip away is, read strictly: a function word, a word WordNet lists as written,
+ * a regular inflection of one ("packages", "stored", "stopped"), or an ability's own word. The
+ * lexicon's looser reading of unknown words (any ending cut off a stem) would make "betaer" a
+ * word. (An irregular form WordNet does not list as written, "bought", is not read as a mend: the
+ * lexicon's reading of every word one slip away costs milliseconds.) Its base form, and whether
+ * it is an ability's.
+ */
+function slipCandidate(word: string, lexicon: Lexicon, inSnapshot: (lemma: string) => boolean): { base: string; snapshot: boolean } | undefined {
+  if (STOP_WORDS.has(word) || UNLISTED_FUNCTION_WORDS.has(word)) return { base: word, snapshot: false };
+  if (lexicon.has(word)) return { base: word, snapshot: isAbilityWord(word, lexicon, inSnapshot) };
+  for (const [ending, restored] of INFLECTED) {
+    if (!word.endsWith(ending) || word.length - ending.length < 2) continue;
+    const stem = word.slice(0, -ending.length);
+    // A base ending in "e" drops it before "-ed", "-es", "-ing": "living", never "liveing".
+    if (restored === "" && /^[ei]/.test(ending) && stem.endsWith("e")) continue;
+    const single = undoubled(stem);
+    for (const base of [stem + restored, ...(single === undefined ? [] : [single])]) {
+      if (lexicon.has(base)) return { base, snapshot: isAbilityWord(base, lexicon, inSnapshot) };
+    }
+  }
+  return inSnapshot(word) ? { base: word, snapshot: true } : undefined;
+}
+
+function commonness(base: string, lexicon: Lexicon): number {
+  return STOP_WORDS.has(base) || UNLISTED_FUNCTION_WORDS.has(base) ? 0 : lexicon.weight(base);
+}
+
+/** The known word one slip away that `word` (unknown, lower case) was most likely meant to be. */
+function likeliestMeant(word: string, lexicon: Lexicon, inSnapshot: (lemma: string) => boolean): string | undefined {
+  let best: { word: string; snapshot: boolean; commonness: number } | undefined;
+  for (const near of oneSlipAway(word)) {
+    const known = slipCandidate(near, lexicon, inSnapshot);
+    if (known === undefined || (!known.snapshot && word.length < SNAPSHOT_ONLY_BELOW && !STOP_WORDS.has(near))) continue;
+    const option = { word: near, snapshot: known.snapshot, commonness: commonness(known.base, lexicon) };
+    if (
+      best === undefined ||
+      (option.snapshot && !best.snapshot) ||
+      (option.snapshot === best.snapshot && (option.commonness < best.commonness || (option.commonness === best.commonness && option.word < best.word)))
+    ) {
+      best = option;
+    }
+  }
+  return best?.word;
+}
+
 /**
  * Reads a request's words as its abilities' snapshot and the lexicon know them. `inSnapshot`: whether
  * a base form is an ability's word (the wording index's vocabulary).
  */
 export function createSpellingReader(lexicon: Lexicon, inSnapshot: (lemma: string) => boolean) {
-  /** A compared adjective of a known word ("biggest": big, "happiest": happy). */
-  const compared = (word: string): boolean =>
-    COMPARED.some(([ending, base]) => {
-      if (!word.endsWith(ending)) return false;
-      const stem = word.slice(0, -ending.length);
-      return lexicon.has(stem + base) || lexicon.has((undoubled(stem) ?? stem) + base);
-    });
-  /** Whether a typed word is known: its base forms (the lexicon's reading of it) are an ability's or WordNet's. */
-  const typedKnown = (word: string): boolean => {
-    if (STOP_WORDS.has(word) || UNLISTED_FUNCTION_WORDS.has(word) || inSnapshot(word)) return true;
-    const lemmas = lexicon.lemmas(word);
-    return lemmas.some(inSnapshot) || lemmas.some((lemma) => lexicon.has(lemma)) || compared(word) || lexicon.parts(word).size > 0;
-  };
-  /** Whether a listed base form, or the base forms the lexicon gives it, are an ability's words. */
-  const abilityWord = (base: string): boolean => inSnapshot(base) || lexicon.lemmas(base).some(inSnapshot);
-  /**
-   * What a word one slip away is, read strictly: a function word, a word WordNet lists as written,
-   * a regular inflection of one ("packages", "stored", "stopped"), or an ability's own word. The
-   * lexicon's looser reading of unknown words (any ending cut off a stem) would make "betaer" a
-   * word. (An irregular form WordNet does not list as written, "bought", is not read as a mend: the
-   * lexicon's reading of every word one slip away costs milliseconds.) Its base form, and whether
-   * it is an ability's.
-   */
-  const candidate = (word: string): { base: string; snapshot: boolean } | undefined => {
-    if (STOP_WORDS.has(word) || UNLISTED_FUNCTION_WORDS.has(word)) return { base: word, snapshot: false };
-    if (lexicon.has(word)) return { base: word, snapshot: abilityWord(word) };
-    for (const [ending, restored] of INFLECTED) {
-      if (!word.endsWith(ending) || word.length - ending.length < 2) continue;
-      const stem = word.slice(0, -ending.length);
-      // A base ending in "e" drops it before "-ed", "-es", "-ing": "living", never "liveing".
-      if (restored === "" && /^[ei]/.test(ending) && stem.endsWith("e")) continue;
-      const single = undoubled(stem);
-      for (const base of [stem + restored, ...(single === undefined ? [] : [single])]) {
-        if (lexicon.has(base)) return { base, snapshot: abilityWord(base) };
-      }
-    }
-    return inSnapshot(word) ? { base: word, snapshot: true } : undefined;
-  };
-  const commonness = (base: string): number => (STOP_WORDS.has(base) || UNLISTED_FUNCTION_WORDS.has(base) ? 0 : lexicon.weight(base));
   const mended = new Map<string, string | undefined>();
-
-  /** The known word one slip away that `word` (unknown, lower case) was most likely meant to be. */
   const mend = (word: string): string | undefined => {
     if (mended.has(word)) return mended.get(word);
-    let best: { word: string; snapshot: boolean; commonness: number } | undefined;
-    for (const near of oneSlipAway(word)) {
-      const known = candidate(near);
-      if (known === undefined || (!known.snapshot && word.length < SNAPSHOT_ONLY_BELOW && !STOP_WORDS.has(near))) continue;
-      const option = { word: near, snapshot: known.snapshot, commonness: commonness(known.base) };
-      if (
-        best === undefined ||
-        (option.snapshot && !best.snapshot) ||
-        (option.snapshot === best.snapshot && (option.commonness < best.commonness || (option.commonness === best.commonness && option.word < best.word)))
-      ) {
-        best = option;
-      }
-    }
+    const meant = likeliestMeant(word, lexicon, inSnapshot);
     if (mended.size >= MENDED_KEPT) mended.clear();
-    mended.set(word, best?.word);
-    return best?.word;
+    mended.set(word, meant);
+    return meant;
   };
 
   return {
@@ -156,7 +170,7 @@ export function createSpellingReader(lexicon: Lexicon, inSnapshot: (lemma: strin
         if (token.length < SPELLING_MIN_LENGTH || !/^[A-Za-z]+$/.test(token)) return token;
         if (/[A-Z]/.test(token.slice(1)) || (!atStart && /^[A-Z]/.test(token))) return token;
         const word = token.toLowerCase();
-        if (typedKnown(word)) return token;
+        if (isTypedKnown(word, lexicon, inSnapshot)) return token;
         const meant = mend(word);
         if (meant === undefined) return token;
         corrections.push({ typed: token, read: meant });

@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadWordNetLexicon } from "../../agent/abilities/wordnet-lexicon";
-import { AbilityAvailabilityEntrySchema } from "./availability";
-import { AbilityLookupQuerySchema } from "./lookup-contract";
+import { loadWordNetLexicon } from "../lexicon/wordnet-lexicon";
+import { AbilityAvailabilityEntrySchema } from "../../../shared/abilities/availability";
+import { AbilityLookupQuerySchema } from "../../../shared/abilities/lookup-contract";
 import { circumstanceCuesOf } from "./wording-circumstance";
 import { withDomainPhrasing } from "./wording-domain";
 import { queryTermsOf } from "./wording-expansion";
 import { createWordingIndex } from "./wording-index";
-import type { Lexicon } from "./wording-lexicon";
-import type { LookupDocument } from "./wording-matcher";
+import type { Lexicon } from "../lexicon/wording-lexicon";
+import type { LookupDocument } from "./wording-score";
 import { normalizeText } from "./wording-terms";
 
 // The real lexical resource: a cue's words are widened by it like any request word.

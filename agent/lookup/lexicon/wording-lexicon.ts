@@ -78,12 +78,19 @@ export function createWordNetLexicon(texts: WordNetTexts): Lexicon {
   return lexiconFromTables(buildWordNetTables(texts));
 }
 
-/** The lexicon's answers, read from its tables. */
-export function lexiconFromTables(tables: WordNetTables): Lexicon {
-  const { words, synsetMembers, pointers, pointerWords, senses, partsOfSpeech, circumstantial, counts, verbCounts, irregular, antonyms: antonymLists } = tables;
+/** The tables' words by text, and what every reader below asks of a word first. */
+interface TableWords {
+  tables: WordNetTables;
+  wordIds: Map<string, number>;
+  /** Written without the joint ("coworker", "checkin", "email") a joined word is still found. */
+  joinedForms: Map<string, number>;
+  hasSenses(id: number | undefined): boolean;
+}
+
+function tableWordsOf(tables: WordNetTables): TableWords {
+  const { words, senses } = tables;
   const wordIds = new Map<string, number>();
   words.forEach((word, id) => wordIds.set(word, id));
-  // Written without the joint ("coworker", "checkin", "email") a joined word is still found.
   const joinedForms = new Map<string, number>();
   words.forEach((word, id) => {
     if (!word.includes("_")) return;
@@ -91,10 +98,14 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
     if (!wordIds.has(joined) && !joinedForms.has(joined)) joinedForms.set(joined, id);
   });
   const hasSenses = (id: number | undefined) => id !== undefined && (senses.starts[id + 1] as number) > (senses.starts[id] as number);
-  const relatedCache = new Map<string, ReadonlyMap<string, number>>();
-  const lemmaCache = new Map<string, readonly string[]>();
+  return { tables, wordIds, joinedForms, hasSenses };
+}
 
-  const lemmas = (word: string): readonly string[] => {
+/** `Lexicon.lemmas`: WordNet's morphy over the tables, kept per word. */
+function lemmaReader({ tables, wordIds, joinedForms, hasSenses }: TableWords): (word: string) => readonly string[] {
+  const { words, partsOfSpeech, counts, irregular } = tables;
+  const lemmaCache = new Map<string, readonly string[]>();
+  return (word) => {
     const cached = lemmaCache.get(word);
     if (cached !== undefined) return cached;
     const found: string[] = [];
@@ -128,8 +139,13 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
     lemmaCache.set(word, found);
     return found;
   };
+}
 
-  const related = (lemma: string): ReadonlyMap<string, number> => {
+/** `Lexicon.related`: a base form's synonyms and its pointers' words in its main senses, kept per base form. */
+function relatedReader({ tables, wordIds }: TableWords): (lemma: string) => ReadonlyMap<string, number> {
+  const { words, synsetMembers, pointers, pointerWords, senses } = tables;
+  const relatedCache = new Map<string, ReadonlyMap<string, number>>();
+  return (lemma) => {
     const cached = relatedCache.get(lemma);
     if (cached !== undefined) return cached;
     const out = new Map<string, number>();
@@ -160,9 +176,13 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
     relatedCache.set(lemma, out);
     return out;
   };
+}
 
+/** `Lexicon.broader`: the members of a base form's hypernym synsets, kept per base form. */
+function broaderReader({ tables, wordIds }: TableWords): (lemma: string) => ReadonlyMap<string, number> {
+  const { words, synsetMembers, pointers, senses } = tables;
   const broaderCache = new Map<string, ReadonlyMap<string, number>>();
-  const broader = (lemma: string): ReadonlyMap<string, number> => {
+  return (lemma) => {
     const cached = broaderCache.get(lemma);
     if (cached !== undefined) return cached;
     const out = new Map<string, number>();
@@ -187,8 +207,12 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
     broaderCache.set(lemma, out);
     return out;
   };
+}
 
-  const definitions = (lemma: string): readonly string[] => {
+/** `Lexicon.definitions`: the definitions of a base form's first senses. */
+function definitionsReader({ tables, wordIds }: TableWords): (lemma: string) => readonly string[] {
+  const { senses } = tables;
+  return (lemma) => {
     const id = wordIds.get(lemma);
     if (id === undefined) return [];
     const out: string[] = [];
@@ -198,15 +222,12 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
     }
     return out;
   };
+}
 
-  const antonyms = (lemma: string): readonly string[] => {
-    const id = wordIds.get(lemma);
-    if (id === undefined) return [];
-    return [...antonymLists.items.subarray(antonymLists.starts[id], antonymLists.starts[id + 1])].map((word) => words[word] as string);
-  };
-
+/** `Lexicon.parts`: the known words a word is made of (`partsOf`), kept per word. */
+function partsReader({ wordIds, hasSenses }: TableWords, lemmas: (word: string) => readonly string[]): (word: string) => ReadonlyMap<string, number> {
   const partsCache = new Map<string, ReadonlyMap<string, number>>();
-  const parts = (word: string): ReadonlyMap<string, number> => {
+  return (word) => {
     let found = partsCache.get(word);
     if (found === undefined) {
       if (partsCache.size > 20_000) partsCache.clear();
@@ -214,14 +235,25 @@ export function lexiconFromTables(tables: WordNetTables): Lexicon {
     }
     return found;
   };
+}
 
+/** The lexicon's answers, read from its tables. */
+export function lexiconFromTables(tables: WordNetTables): Lexicon {
+  const { words, partsOfSpeech, circumstantial, counts, verbCounts, antonyms: antonymLists } = tables;
+  const table = tableWordsOf(tables);
+  const { wordIds, hasSenses } = table;
+  const lemmas = lemmaReader(table);
   return {
     lemmas,
-    parts,
-    antonyms,
-    related,
-    broader,
-    definitions,
+    parts: partsReader(table, lemmas),
+    antonyms: (lemma) => {
+      const id = wordIds.get(lemma);
+      if (id === undefined) return [];
+      return [...antonymLists.items.subarray(antonymLists.starts[id], antonymLists.starts[id + 1])].map((word) => words[word] as string);
+    },
+    related: relatedReader(table),
+    broader: broaderReader(table),
+    definitions: definitionsReader(table),
     weight: (lemma) => {
       const id = wordIds.get(lemma);
       if (id === undefined) return 1;

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadWordNetLexicon } from "../../agent/abilities/wordnet-lexicon";
-import { AbilityAvailabilityEntrySchema } from "./availability";
-import { AbilityLookupQuerySchema } from "./lookup-contract";
+import { loadWordNetLexicon } from "../lexicon/wordnet-lexicon";
+import { AbilityAvailabilityEntrySchema } from "../../../shared/abilities/availability";
+import { AbilityLookupQuerySchema } from "../../../shared/abilities/lookup-contract";
 import { domainTerms, isDomainTerm, oppositesOf, withDomainPhrasing } from "./wording-domain";
 import { createWordingIndex } from "./wording-index";
-import type { Lexicon } from "./wording-lexicon";
-import { titleSize, type LookupDocument } from "./wording-matcher";
+import type { Lexicon } from "../lexicon/wording-lexicon";
+import { titleSize } from "./wording-matcher";
+import type { LookupDocument } from "./wording-score";
 import { contentSize, termsOf } from "./wording-terms";
 
 // The real lexical resource: the domain's phrasing is what it adds to WordNet.

@@ -1,0 +1,78 @@
+import type { AbilityLookupQuery, AbilityLookupResult } from "../../../shared/abilities/lookup-contract";
+import type { Lexicon } from "../lexicon/wording-lexicon";
+import { createSpellingReader, type SpellingCorrection } from "./wording-spelling";
+import { lemmaSetOf, negativeTriggerHit, verbClash, wordingRejection } from "./wording-gates";
+import { explainWording, type WordingExplanation } from "./wording-matcher";
+import type { LookupDocument } from "./wording-score";
+import { buildWordingPostings } from "./wording-postings";
+import { createRankContext, negativeTermsOf, opposedDocs, rankRequest, requestTerms, type RankContext } from "./wording-rank";
+
+/**
+ * The gates `rank` applies whatever the words: why an ability is never returned for this request.
+ * `byMeaningAlone`: for an ability the request's words did not find, the title's action the
+ * request's action clashes with (`verbClash`) refuses it too — "delete all invoices" reads much
+ * like "export the invoices", and only the verbs tell them apart.
+ */
+function refusalFor(context: RankContext, byId: ReadonlyMap<string, number>, query: AbilityLookupQuery): (abilityId: string, byMeaningAlone?: boolean) => string | undefined {
+  const { documents, lexicon, index } = context;
+  const terms = requestTerms(context, query);
+  const lemmas = lemmaSetOf(terms);
+  const opposed = opposedDocs(context, terms);
+  return (abilityId, byMeaningAlone = false) => {
+    const doc = byId.get(abilityId);
+    if (doc === undefined) return "not in the snapshot";
+    const { entry } = documents[doc] as LookupDocument;
+    if (terms.length === 0) return "the request has no words that carry meaning";
+    const rejection = wordingRejection(query, entry);
+    if (rejection !== undefined) return rejection;
+    const negative = negativeTriggerHit(query.user_query, lemmas, entry, lexicon, (text) => negativeTermsOf(context, text));
+    if (negative !== undefined) return `negative_trigger_match: "${negative}"`;
+    if (opposed?.has(doc) === true) return "opposite_action";
+    const clash = byMeaningAlone ? verbClash(terms, index.titleActions[doc] as readonly string[], lexicon, context.actionAround) : undefined;
+    return clash === undefined ? undefined : `verb_clash: the request asks for another action than "${clash}"`;
+  };
+}
+
+/**
+ * The wording matcher over one availability snapshot (issue #15): an inverted index from each base
+ * form to the abilities whose wording holds it (with the best field weight, and whether the title
+ * holds it), built once per snapshot (`wording-postings.ts`). A lookup expands each request word
+ * through the lexicon, walks the postings of the forms the index holds, and scores only the
+ * abilities reached (`wording-rank.ts`) — the same numbers `explainWording` gives one ability
+ * (wording-index.test.ts compares them).
+ */
+export function createWordingIndex(documents: readonly LookupDocument[], lexicon: Lexicon) {
+  const postings = buildWordingPostings(documents, lexicon);
+  const context = createRankContext(documents, lexicon, postings);
+  const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
+  const rank = (query: AbilityLookupQuery) => rankRequest(context, query);
+
+  const spelling = createSpellingReader(lexicon, (lemma) => postings.postings.has(lemma));
+  /** The request as the matcher reads it: each unknown word one slip from a known word mended (`wording-spelling.ts`). */
+  const readSpelling = (query: AbilityLookupQuery): { query: AbilityLookupQuery; corrections: SpellingCorrection[] } => {
+    const read = spelling.read(query.user_query);
+    return { query: read.corrections.length === 0 ? query : { ...query, user_query: read.text }, corrections: read.corrections };
+  };
+
+  return {
+    /** The best matches, at most `LOOKUP_MAX_RESULTS`, with their text scores. */
+    rank,
+    refusal: (query: AbilityLookupQuery) => refusalFor(context, byId, query),
+    readSpelling,
+    /** §0C.11 `matches` of a lookup answer, ranked by the wording matcher (the request read with its typos mended). */
+    lookup(query: AbilityLookupQuery): AbilityLookupResult["matches"] {
+      return rank(readSpelling(query).query).map(({ text: _text, rank_text: _rankText, ...match }) => match);
+    },
+    /** How much finding a word says in this snapshot (see `Rarity`). */
+    rarity: postings.rarity,
+    /** The snapshot's words that begin with a prefix (shortenings, and whether any ability knows a word). */
+    wordsStartingWith: postings.wordsStartingWith,
+    /** The matcher's verdict on one ability of the snapshot, with reasons; undefined if it is not in it. */
+    explain(query: AbilityLookupQuery, abilityId: string): WordingExplanation | undefined {
+      const doc = byId.get(abilityId);
+      return doc === undefined ? undefined : explainWording(query, documents[doc] as LookupDocument, lexicon, postings.rarity, postings.wordsStartingWith);
+    },
+  };
+}
+
+export type WordingIndex = ReturnType<typeof createWordingIndex>;
