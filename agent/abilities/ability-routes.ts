@@ -24,7 +24,7 @@ import {
 import { QuarantineAbilityRequestSchema } from "../../shared/learning/session-requests";
 import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
-import type { ProposalService } from "../learning/proposal-service";
+import type { ProposalService } from "../learning/proposals/proposal-service";
 import type { ValidationService } from "../learning/validation/validation-service";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";

@@ -7,7 +7,7 @@ import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import type { SessionService } from "../learning/session-service";
+import type { SessionService } from "../learning/sessions/session-service";
 import type { AbilityService } from "./ability-service";
 import { appendCheckpointReceipt, recordUsedLater } from "./checkpoint-receipts";
 

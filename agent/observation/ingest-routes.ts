@@ -19,7 +19,7 @@ import {
 import { AppError } from "../errors/app-error";
 import { toAppError, toEnvelope } from "../http/error-handler";
 import type { TabRelay, TabRelayLink } from "../execution/in-tab/tab-relay";
-import type { SessionService } from "../learning/session-service";
+import type { SessionService } from "../learning/sessions/session-service";
 import { tokensMatch } from "../security/agent-token";
 import { AGENT_VERSION } from "../../shared/common/agent-version";
 import type { AdapterRegistry } from "./adapter-registry";

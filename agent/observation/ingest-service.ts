@@ -11,7 +11,7 @@ import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { DESKTOP_PHASE_1_KINDS } from "./adapter-registry";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import type { SessionService } from "../learning/session-service";
+import type { SessionService } from "../learning/sessions/session-service";
 
 export interface IngestService {
   /** Validates, scopes, de-duplicates and stores a batch; resolves only once accepted events are fsynced. */

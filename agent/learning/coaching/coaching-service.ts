@@ -15,8 +15,8 @@ import type { BrowserLease, ExecuteInput, ExecuteResult } from "../../execution/
 import type { UserTabProvider } from "../../execution/in-tab/user-tab-provider";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
-import type { LearnEventLog } from "../learn-event-log";
-import type { SessionService } from "../session-service";
+import type { LearnEventLog } from "../sessions/learn-event-log";
+import type { SessionService } from "../sessions/session-service";
 import { actOnStep } from "./coaching-act";
 import { proposeControl } from "./coaching-matcher";
 import { clearHighlight, readPage } from "./coaching-page";

@@ -10,10 +10,10 @@ import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import type { CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import { diffSkills, nextSkillVersion, readSkillOutline } from "../compiler/skill-delta";
 import { readPracticeBase, type PracticeBase, type PracticeBaseDeps } from "../practice/practice-base";
-import type { ProposalService } from "../proposal-service";
-import type { SessionService } from "../session-service";
-import { withExample } from "./example-files";
-import { writeInterpretationOf } from "../proposal-interpretation";
+import type { ProposalService } from "../proposals/proposal-service";
+import type { SessionService } from "../sessions/session-service";
+import { withExample } from "../proposals/example-files";
+import { writeInterpretationOf } from "../proposals/proposal-interpretation";
 
 export interface ExampleServiceDeps extends PracticeBaseDeps {
   sessions: SessionService;

@@ -6,7 +6,7 @@ import type { RunSpecSource } from "../../execution/runs/run-spec";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
-import type { ProposalService } from "../proposal-service";
+import type { ProposalService } from "../proposals/proposal-service";
 import type { PracticePlan } from "./practice-driver";
 import { StoredCheckpointsSchema, StoredFlowSchema, parseStoredJson } from "../../../shared/execution/stored-skill-files";
 

@@ -13,7 +13,7 @@ import type { CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import { diffSkills, nextSkillVersion, readSkillOutline } from "../compiler/skill-delta";
 import type { PracticeBase } from "./practice-base";
 import type { PracticePlan } from "./practice-driver";
-import { writeInterpretationOf } from "../proposal-interpretation";
+import { writeInterpretationOf } from "../proposals/proposal-interpretation";
 
 export interface PracticeProposalInput {
   sessionId: string;

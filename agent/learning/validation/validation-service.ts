@@ -15,8 +15,8 @@ import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import type { TriggerTests } from "../compiler/emit-skill";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
-import type { ProposalService } from "../proposal-service";
-import type { SessionService } from "../session-service";
+import type { ProposalService } from "../proposals/proposal-service";
+import type { SessionService } from "../sessions/session-service";
 import { runRehearsal, type RehearsalInput, type RehearsalResult } from "./rehearsal";
 
 export interface ValidationServiceDeps {
