@@ -8,11 +8,10 @@ import type { Clock } from "../common/clock";
 import { AppError, isAppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import type { ProposalService } from "../learning/proposals/proposal-service";
-import type { SessionService } from "../learning/sessions/session-service";
 import type { AbilityRegistry, InstalledAbility } from "./ability-registry";
 import type { AvailabilityViews } from "./availability-views";
 import { validationOfInstalledContent } from "./availability-validation";
+import type { InstallableProposals, InstallingSessions } from "./learning-ports";
 import { InstallSagaJournalSchema, type InstallSagaJournal, type InstallSagaStep } from "./install-saga-journal";
 import type { WorkspaceProjector } from "./workspace-projection";
 
@@ -23,8 +22,8 @@ export interface InstallSagaDeps {
   memory: MemoryStore;
   registry: AbilityRegistry;
   projector: WorkspaceProjector;
-  sessions: SessionService;
-  proposals: ProposalService;
+  sessions: InstallingSessions;
+  proposals: InstallableProposals;
   clock: Clock;
   views: AvailabilityViews;
   receipt: AbilityReceiptWriter;

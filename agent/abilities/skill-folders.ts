@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
 import { normalizeAgentSkillsFrontmatter, readFrontmatterMapping } from "../../shared/skills/agent-skills-format";
-import { deriveNegativeTriggers, deriveTriggers, titleOf } from "../skill-import/derive-fields";
+import { deriveNegativeTriggers, deriveTriggers, titleOf } from "./derive-fields";
 
 /**
  * The assistant's own skills (§0B.9 "every skill in Skills"): the Agent Skills folders of the

@@ -19,7 +19,7 @@ import {
 import { AppError } from "../errors/app-error";
 import { toAppError, toEnvelope } from "../http/error-handler";
 import type { TabRelay, TabRelayLink } from "../execution/in-tab/tab-relay";
-import type { SessionService } from "../learning/sessions/session-service";
+import type { ObservedSessions } from "./observed-sessions";
 import { tokensMatch } from "../security/agent-token";
 import { AGENT_VERSION } from "../../shared/common/agent-version";
 import type { AdapterRegistry } from "./adapter-registry";
@@ -27,7 +27,7 @@ import type { IngestService } from "./ingest-service";
 
 export interface IngestRoutesOptions {
   ingest: IngestService;
-  sessions: SessionService;
+  sessions: Pick<ObservedSessions, "setRedaction" | "onCurrentChange" | "current">;
   adapters: AdapterRegistry;
   token: string;
   /** A socket that has not said hello with the token by then is closed. */

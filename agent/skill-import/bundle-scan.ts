@@ -12,7 +12,7 @@ import { PORTABLE_SKILL_NAME_PATTERN, PortableSkillFrontmatterSchema, type Porta
 import type { SkillCompatibilityFinding, SkillCompatibilityReport } from "../../shared/skills/import";
 import type { SkillImportBundleSummary, SkillImportFile } from "../../shared/skills/import-bundle";
 import type { BundleArchive, BundleFile } from "./bundle-reader";
-import { deriveNegativeTriggers, deriveTriggers, summaryOf, titleOf, whenToUseOf } from "./derive-fields";
+import { deriveNegativeTriggers, deriveTriggers, summaryOf, titleOf, whenToUseOf } from "../abilities/derive-fields";
 
 /**
  * The compatibility scan of §0C.20: reads a bundle's SKILL.md (Agent Skills frontmatter, and our

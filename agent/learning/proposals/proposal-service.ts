@@ -17,24 +17,21 @@ import { addTriggerTests } from "./proposal-more-tests";
 import { reviseDraftFiles } from "./proposal-revision";
 import { createProposalQuestions } from "./proposal-questions";
 import type { SessionService } from "../sessions/session-service";
+import type { InstallableProposals } from "../../abilities/learning-ports";
 
-export interface ProposalService {
+/** The proposals' operations; `detail`, `draftFiles` and `recordInstall` (what an install needs) are declared by agent/abilities' InstallableProposals. */
+export interface ProposalService extends InstallableProposals {
   /** `POST …/generate-proposal` (R11.2-11): compile the stopped session into a proposal. */
   generate(sessionId: string): Promise<{ proposalId: string }>;
   /** After answers: rebuild the current proposal with them; moves the session on when none remain. */
   regenerateAfterAnswers(sessionId: string): Promise<void>;
   list(page: number, pageSize: number): { proposals: SkillBundleProposal[]; total: number };
-  detail(proposalId: string): Promise<ProposalDetailResponse>;
   revise(proposalId: string, request: ProposalReviseRequest): Promise<ProposalDetailResponse>;
   reject(proposalId: string, reason: string): Promise<ProposalDetailResponse>;
   /** The session's rehearsal policy (§0C.14), if the user set one. */
   testPolicyOf(sessionId: string): Promise<TestPolicy | undefined>;
   /** Moves the proposal's state (validation outcomes). */
   setState(proposalId: string, state: SkillBundleProposal["proposal_state"]): Promise<void>;
-  /** The files of the proposal's current draft revision, as text, by file name. */
-  draftFiles(proposalId: string): Promise<Record<string, string>>;
-  /** Records the install saga's outcome on the proposal (state, lane, ability). */
-  recordInstall(proposalId: string, patch: Pick<SkillBundleProposal, "proposal_state" | "install_lane"> & Partial<Pick<SkillBundleProposal, "ability_id" | "primary_capability_id">>): Promise<SkillBundleProposal>;
   /**
    * §0C.18 "Request More Tests": the current revision's trigger tests plus the user's examples and
    * generated ones, as a new draft revision (the previous one is kept). The proposal goes back to

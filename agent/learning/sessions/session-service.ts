@@ -1,9 +1,6 @@
 import type { WorkflowBoundary } from "../../../shared/learning/boundary";
 import type { CreateLearnSessionRequest, CreateLearnSessionResponse } from "../../../shared/learning/create-learn-session";
 import type { LearnSession, LearnSessionState } from "../../../shared/learning/learn-session";
-import type { LearnStreamEventKind } from "../../../shared/learning/lifecycle-event";
-import type { ObservationScopeRuntime } from "../../../shared/learning/observation-scope-runtime";
-import type { LearningReceiptKind } from "../../../shared/learning/receipts";
 import type {
   AnswerQuestionsRequest,
   AnswerQuestionsResponse,
@@ -18,6 +15,8 @@ import type { TestPolicy } from "../../../shared/learning/test-policy";
 import type { Clock } from "../../common/clock";
 import type { MemoryStore } from "../../memory/memory-store";
 import type { AdapterRegistry } from "../../observation/adapter-registry";
+import type { ObservedSessions } from "../../observation/observed-sessions";
+import type { InstallingSessions } from "../../abilities/learning-ports";
 import type { LearnEventLog } from "./learn-event-log";
 import { createBoundaryOperations } from "./session-boundaries";
 import { createSessionCore } from "./session-core";
@@ -46,7 +45,13 @@ export interface SessionServiceDeps {
   newId?: () => string;
 }
 
-export interface SessionService {
+/**
+ * The session service's operations. What ingest needs of it (`get`, `all`, `stateSince`, the scope,
+ * `noteMeaningfulEvent`, `recordIngest`, `setRedaction`, `onCurrentChange`, `current`) is declared
+ * by agent/observation's ObservedSessions, and `advance` (used by the proposal service and the
+ * install saga) by agent/abilities' InstallingSessions.
+ */
+export interface SessionService extends ObservedSessions, InstallingSessions {
   /** Who starts the agent's own work in sessions of this mode (issue #16: practice). */
   setModeLauncher(mode: LearnSession["entry_mode"], launcher: ModeLauncher): void;
   /** Where Learn From This reads a run's trace (set once the run service exists; §0B.6). */
@@ -57,10 +62,6 @@ export interface SessionService {
   seedOf(sessionId: string): Promise<TraceSeedSummary | undefined>;
   create(request: CreateLearnSessionRequest): Promise<CreateLearnSessionResponse>;
   list(page: number, pageSize: number): { sessions: LearnSession[]; total: number };
-  get(sessionId: string): LearnSession;
-  all(): LearnSession[];
-  /** When the session entered its current state (§0C.16D TTLs count from here). */
-  stateSince(sessionId: string): Date;
   start(sessionId: string, request: StartSessionRequest, source: BoundarySource): Promise<StartSessionResponse>;
   pause(sessionId: string, source: BoundarySource, reason?: string, unchangedSince?: StateGuard): Promise<LearnSession>;
   resume(sessionId: string, source: BoundarySource): Promise<LearnSession>;
@@ -71,9 +72,6 @@ export interface SessionService {
   trim(sessionId: string, request: TrimRequest, source: BoundarySource): Promise<LearnSession>;
   setTestPolicy(sessionId: string, policy: TestPolicy): Promise<LearnSession>;
   answerQuestions(sessionId: string, request: AnswerQuestionsRequest): Promise<AnswerQuestionsResponse>;
-  /** §0A.12: the first meaningful observed event of an armed session starts the capture. */
-  noteMeaningfulEvent(sessionId: string, eventId?: string): Promise<LearnSession>;
-  observationScope(sessionId: string): ObservationScopeRuntime;
   boundaries(sessionId: string): Promise<WorkflowBoundary[]>;
   /** Removes a session and purges its observations at once (§0C.22 privacy rule 7). */
   remove(sessionId: string, source: BoundarySource): Promise<void>;
@@ -81,25 +79,6 @@ export interface SessionService {
   archive(sessionId: string): Promise<void>;
   /** Rewrites `runtime/current.json` and `observation_scope_current.json` from the sessions. */
   refreshRuntimeViews(): Promise<void>;
-  /** Counts what ingest did for a session's scope: data classes seen, events dropped as off-site. */
-  recordIngest(sessionId: string, update: { dataClasses: readonly string[]; offTargetDropped: number }): Promise<void>;
-  /** Sets the text-entry masking mode (§0C.22 rule 4); `none` is the user's recorded consent. */
-  setRedaction(sessionId: string, textEntry: "mask_text" | "hash_only" | "none"): Promise<ObservationScopeRuntime>;
-  /** Called with the current session after every change (the capture clients mirror it). */
-  onCurrentChange(listener: (session: LearnSession | undefined, scope: ObservationScopeRuntime | undefined) => void): () => void;
-  /** The session the runtime views describe right now. */
-  current(): { session: LearnSession; scope: ObservationScopeRuntime | undefined } | undefined;
-  /**
-   * Moves a session through `path` (each hop checked against §0C.1A), applying `changes` and
-   * writing one receipt and stream event per entry of `announcements`. Used by the proposal
-   * service, which owns what happens after capture.
-   */
-  advance(
-    sessionId: string,
-    path: readonly LearnSessionState[],
-    changes: Partial<Pick<LearnSession, "proposal_id" | "interpretation_id" | "validation_run_id" | "ability_id">>,
-    announcements: ReadonlyArray<{ receipt: LearningReceiptKind; event?: LearnStreamEventKind; payload?: Record<string, unknown> }>,
-  ): Promise<LearnSession>;
   /** Runs `fn` with every other session change held back (used by TTL enforcement). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
