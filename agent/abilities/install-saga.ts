@@ -14,6 +14,7 @@ import { validationOfInstalledContent } from "./availability-validation";
 import type { InstallableProposals, InstallingSessions } from "./learning-ports";
 import { InstallSagaJournalSchema, type InstallSagaJournal, type InstallSagaStep } from "./install-saga-journal";
 import type { WorkspaceProjector } from "./workspace-projection";
+import { DraftFiles, InstalledFiles, SKILL_MD } from "../../shared/skills/skill-folder";
 
 /** Appends a learning receipt (ability-service.ts writes them; the saga adds its own). */
 export type AbilityReceiptWriter = (kind: LearningReceiptKind, fields: { ability_id?: string; proposal_id?: string; learn_session_id?: string; reason?: string; details?: Record<string, unknown> }) => Promise<void>;
@@ -67,7 +68,7 @@ export function createInstallSaga(deps: InstallSagaDeps): InstallSaga {
       throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A proposal is ${approving ? "approved" : "installed"} from review, not while the session is ${session.state}.`);
     }
     const files = await deps.proposals.draftFiles(proposalId);
-    const markdown = files["SKILL.md"] ?? "";
+    const markdown = files[DraftFiles.skill] ?? "";
     const frontmatter = parseSkillFrontmatter(markdown);
     if (frontmatter === undefined) throw new AppError("CHECKPOINT_LINT_FAILED", "The draft SKILL.md has no valid frontmatter; revise the proposal.");
     const skillName = frontmatter.name;
@@ -88,7 +89,7 @@ export function createInstallSaga(deps: InstallSagaDeps): InstallSaga {
     if (improves && !approving && existing.install_lane !== "experimental_private") {
       throw new AppError("INSTALL_LANE_DENIED", `"${skillName}" is ${existing.install_lane === "shared_promoted" ? "shared" : "approved for your workspace"}; approve this improvement to replace it (installing it privately would take it out of that lane).`);
     }
-    const manifest = CapabilityManifestSchema.parse(JSON.parse(files["capability-manifest.json"] ?? "{}"));
+    const manifest = CapabilityManifestSchema.parse(JSON.parse(files[DraftFiles.manifest] ?? "{}"));
     const capabilityId = manifest.capability_id;
     const abilityId = existing?.ability_id ?? `learned.${skillName}`;
     const sagaId = randomUUID();
@@ -100,11 +101,11 @@ export function createInstallSaga(deps: InstallSagaDeps): InstallSaga {
     // Every file the saga writes, as it was, so a failure puts each back byte for byte: the
     // previous version of an improved skill, the bridge, the snapshot and the catalog.
     const written = [
-      `${installedFolder}/SKILL.md`,
-      `${installedFolder}/tests/trigger-tests.json`,
-      `${installedFolder}/tests/flow.recorder.json`,
-      `${installedFolder}/tests/checkpoints.json`,
-      `${installedFolder}/tests/parameters.json`,
+      `${installedFolder}/${InstalledFiles.skill}`,
+      `${installedFolder}/${InstalledFiles.triggerTests}`,
+      `${installedFolder}/${InstalledFiles.flow}`,
+      `${installedFolder}/${InstalledFiles.checkpoints}`,
+      `${installedFolder}/${InstalledFiles.parameters}`,
       `${installedFolder}/support-packs.json`,
       MemoryPaths.capabilityManifest(capabilityId),
       MemoryPaths.capabilityMetadata(capabilityId),
@@ -143,12 +144,12 @@ export function createInstallSaga(deps: InstallSagaDeps): InstallSaga {
     try {
       // 1. Materialize the canonical files in ELNOR_MEMORY (§0C.23 target paths).
       fail("materialize");
-      await deps.memory.writeText(`${installedFolder}/SKILL.md`, markdown);
-      await deps.memory.writeText(`${installedFolder}/tests/trigger-tests.json`, files["trigger-tests.json"] ?? "{}");
-      await deps.memory.writeText(`${installedFolder}/tests/flow.recorder.json`, files["flow.recorder.json"] ?? "{}");
+      await deps.memory.writeText(`${installedFolder}/${InstalledFiles.skill}`, markdown);
+      await deps.memory.writeText(`${installedFolder}/${InstalledFiles.triggerTests}`, files[DraftFiles.triggerTests] ?? "{}");
+      await deps.memory.writeText(`${installedFolder}/${InstalledFiles.flow}`, files[DraftFiles.flow] ?? "{}");
       // What a run needs beside the flow (issue #21 run-spec): its checkpoints and its inputs.
-      await deps.memory.writeText(`${installedFolder}/tests/checkpoints.json`, files["checkpoints.json"] ?? "[]");
-      await deps.memory.writeText(`${installedFolder}/tests/parameters.json`, files["parameters.json"] ?? "[]");
+      await deps.memory.writeText(`${installedFolder}/${InstalledFiles.checkpoints}`, files[DraftFiles.checkpoints] ?? "[]");
+      await deps.memory.writeText(`${installedFolder}/${InstalledFiles.parameters}`, files[DraftFiles.parameters] ?? "[]");
       await deps.memory.writeJson(`${installedFolder}/support-packs.json`, { support_pack_refs: proposal.support_pack_refs });
       await deps.memory.writeJson(MemoryPaths.capabilityManifest(capabilityId), manifest);
       await deps.memory.writeJson(MemoryPaths.capabilityMetadata(capabilityId), {
@@ -168,9 +169,9 @@ export function createInstallSaga(deps: InstallSagaDeps): InstallSaga {
       fail("project");
       await deps.projector.project(skillName, {
         // The assistant's copy is an Agent Skills bundle (DESIGN §8); ELNOR_MEMORY keeps §0.2C.
-        "SKILL.md": toAgentSkillsMarkdown(markdown),
+        [SKILL_MD]: toAgentSkillsMarkdown(markdown),
         [`capabilities/${capabilityId}.json`]: `${JSON.stringify(manifest, null, 2)}\n`,
-        "tests/trigger-tests.json": files["trigger-tests.json"] ?? "{}",
+        [InstalledFiles.triggerTests]: files[DraftFiles.triggerTests] ?? "{}",
         "support-packs/README.md": "No support packs.\n",
       });
       // 3. Rebuild the capability bridge with the new ability in it.

@@ -6,9 +6,8 @@ import {
   ELNOR_METADATA_MARKER,
   normalizeAgentSkillsFrontmatter,
   portableFrontmatterFromMetadata,
-  readFrontmatterMapping,
 } from "../../shared/skills/agent-skills-format";
-import { PORTABLE_SKILL_NAME_PATTERN, PortableSkillFrontmatterSchema, type PortableSkillFrontmatter } from "../../shared/skills/frontmatter";
+import { PORTABLE_SKILL_NAME_PATTERN, PortableSkillFrontmatterSchema, readFrontmatterMapping, type PortableSkillFrontmatter } from "../../shared/skills/frontmatter";
 import type { SkillCompatibilityFinding, SkillCompatibilityReport } from "../../shared/skills/import";
 import type { SkillImportBundleSummary, SkillImportFile } from "../../shared/skills/import-bundle";
 import type { BundleArchive, BundleFile } from "./bundle-reader";

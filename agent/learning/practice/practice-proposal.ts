@@ -14,6 +14,10 @@ import { diffSkills, nextSkillVersion, readSkillOutline } from "../compiler/skil
 import type { PracticeBase } from "./practice-base";
 import type { PracticePlan } from "./practice-driver";
 import { writeInterpretationOf } from "../proposals/proposal-interpretation";
+import { DraftFiles } from "../../../shared/skills/skill-folder";
+
+/** The draft files a practice writes anew; every other file of the base is carried over as it is. */
+const REWRITTEN_FILES = new Set<string>([DraftFiles.skill, DraftFiles.flow, DraftFiles.checkpoints, DraftFiles.skillDelta, DraftFiles.refinement, DraftFiles.checkpointLint]);
 
 export interface PracticeProposalInput {
   sessionId: string;
@@ -46,7 +50,7 @@ export async function writePracticeProposal(memory: MemoryStore, input: Practice
   const { base, plan, sessionId } = input;
   const proposalId = randomUUID();
   const folder = MemoryPaths.draftRevision(proposalId, 1);
-  const installedMarkdown = base.files["SKILL.md"] as string;
+  const installedMarkdown = base.files[DraftFiles.skill] as string;
   const outline = readSkillOutline(installedMarkdown);
   const version = nextSkillVersion(outline.version);
   const markdown = repairedMarkdown(installedMarkdown, base.plan.checkpoints, plan.checkpoints, version);
@@ -57,13 +61,13 @@ export async function writePracticeProposal(memory: MemoryStore, input: Practice
   const lint = lintCheckpoints(checkpoints);
 
   for (const [name, text] of Object.entries(base.files)) {
-    if (["SKILL.md", "flow.recorder.json", "checkpoints.json", "skill-delta.json", "refinement.json", "checkpoint-lint.json"].includes(name)) continue;
+    if (REWRITTEN_FILES.has(name)) continue;
     await memory.writeText(`${folder}/${name}`, text);
   }
-  await memory.writeText(`${folder}/SKILL.md`, markdown);
-  await memory.writeJson(`${folder}/flow.recorder.json`, plan.flow);
-  await memory.writeJson(`${folder}/checkpoints.json`, checkpoints);
-  await memory.writeJson(`${folder}/checkpoint-lint.json`, lint);
+  await memory.writeText(`${folder}/${DraftFiles.skill}`, markdown);
+  await memory.writeJson(`${folder}/${DraftFiles.flow}`, plan.flow);
+  await memory.writeJson(`${folder}/${DraftFiles.checkpoints}`, checkpoints);
+  await memory.writeJson(`${folder}/${DraftFiles.checkpointLint}`, lint);
   const steps: SkillDeltaChange[] = input.repairs
     .filter((repair) => repair.kind === "target_relocated" || repair.kind === "step_waits_longer")
     .map((repair) => ({
@@ -74,7 +78,7 @@ export async function writePracticeProposal(memory: MemoryStore, input: Practice
     }));
   if (base.ability !== undefined) {
     await memory.writeJson(
-      `${folder}/skill-delta.json`,
+      `${folder}/${DraftFiles.skillDelta}`,
       SkillDeltaSchema.parse({
         target_ability_id: base.ability.ability_id,
         target_skill_name: base.ability.skill_name,
@@ -115,7 +119,7 @@ export async function writePracticeProposal(memory: MemoryStore, input: Practice
         started_at: result.started_at,
         completed_at: result.completed_at,
         overall_result: result.overall,
-        result_refs: [`${MemoryPaths.validationStepResults}#${runId}`, validatedDraftRef(`${folder}/SKILL.md`)],
+        result_refs: [`${MemoryPaths.validationStepResults}#${runId}`, validatedDraftRef(`${folder}/${DraftFiles.skill}`)],
         schema_version: 1,
       }),
     );
@@ -134,8 +138,8 @@ export async function writePracticeProposal(memory: MemoryStore, input: Practice
     proposed_skill_slug: frontmatter?.name ?? base.ability?.skill_name,
     trigger_phrases: frontmatter?.triggers ?? [],
     negative_triggers: frontmatter?.negative_triggers ?? [],
-    draft_skill_path: `${folder}/SKILL.md`,
-    draft_manifest_path: `${folder}/capability-manifest.json`,
+    draft_skill_path: `${folder}/${DraftFiles.skill}`,
+    draft_manifest_path: `${folder}/${DraftFiles.manifest}`,
     ...(base.files["workflow-graph.json"] === undefined ? {} : { draft_graph_ref: `${folder}/workflow-graph.json` }),
     proposal_state: lint.passed ? "ready_for_review" : "draft",
     install_lane: "pending",

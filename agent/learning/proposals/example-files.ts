@@ -3,6 +3,7 @@ import { parseStoredJson } from "../../../shared/execution/stored-skill-files";
 import { SkillExampleSchema, type SkillExample } from "../../../shared/learning/skill-example";
 import { plainText } from "../compiler/emit-skill";
 import type { MemoryStore } from "../../memory/memory-store";
+import { DraftFiles } from "../../../shared/skills/skill-folder";
 
 const ExamplesFileSchema = z.array(SkillExampleSchema);
 const TriggerTestsFileSchema = z.object({ positive: z.array(z.string()), paraphrases: z.array(z.string()), negative: z.array(z.string()) }).passthrough();
@@ -37,12 +38,12 @@ function examplesSection(examples: readonly SkillExample[]): string[] {
  * (before Safety); with `version`, the SKILL.md's next version. `added`: the requests that were new tests.
  */
 export function withExample(files: Readonly<Record<string, string>>, example: SkillExample, version?: string): { files: Record<string, string>; added: string[] } {
-  const examples = [...(parseStoredJson(files["examples.json"], ExamplesFileSchema) ?? []), example];
-  const tests = parseStoredJson(files["trigger-tests.json"], TriggerTestsFileSchema) ?? { positive: [], paraphrases: [], negative: [] };
+  const examples = [...(parseStoredJson(files[DraftFiles.examples], ExamplesFileSchema) ?? []), example];
+  const tests = parseStoredJson(files[DraftFiles.triggerTests], TriggerTestsFileSchema) ?? { positive: [], paraphrases: [], negative: [] };
   const known = new Set([...tests.positive, ...tests.paraphrases].map(key));
   const added = [...new Map(example.trigger_tests.filter((request) => !known.has(key(request))).map((request) => [key(request), request.trim()])).values()];
 
-  let lines = (files["SKILL.md"] ?? "").split("\n");
+  let lines = (files[DraftFiles.skill] ?? "").split("\n");
   if (version !== undefined) {
     const end = lines.indexOf("---", 1);
     lines = lines.map((line, index) => (index > 0 && index < end && /^version: /.test(line) ? `version: ${JSON.stringify(version)}` : line));
@@ -65,9 +66,9 @@ export function withExample(files: Readonly<Record<string, string>>, example: Sk
   return {
     files: {
       ...files,
-      "SKILL.md": lines.join("\n"),
-      "examples.json": `${JSON.stringify(examples, null, 2)}\n`,
-      "trigger-tests.json": `${JSON.stringify({ ...tests, positive: [...tests.positive, ...added] }, null, 2)}\n`,
+      [DraftFiles.skill]: lines.join("\n"),
+      [DraftFiles.examples]: `${JSON.stringify(examples, null, 2)}\n`,
+      [DraftFiles.triggerTests]: `${JSON.stringify({ ...tests, positive: [...tests.positive, ...added] }, null, 2)}\n`,
     },
     added,
   };
@@ -80,9 +81,9 @@ export function withExample(files: Readonly<Record<string, string>>, example: Sk
  * nothing a person added is lost. Returns how many were carried.
  */
 export async function carryExamples(memory: MemoryStore, fromFolder: string, toFolder: string): Promise<number> {
-  const examples = parseStoredJson(await memory.readText(`${fromFolder}/examples.json`), ExamplesFileSchema) ?? [];
+  const examples = parseStoredJson(await memory.readText(`${fromFolder}/${DraftFiles.examples}`), ExamplesFileSchema) ?? [];
   if (examples.length === 0) return 0;
-  const names = ["SKILL.md", "trigger-tests.json"] as const;
+  const names = [DraftFiles.skill, DraftFiles.triggerTests] as const;
   let files: Record<string, string> = {};
   for (const name of names) {
     const text = await memory.readText(`${toFolder}/${name}`);

@@ -32,6 +32,7 @@ import { readExclusions } from "../sessions/observation-exclusions";
 import { draftFolderOf } from "./proposal-log";
 import { TestPolicyRecordSchema } from "../sessions/session-log";
 import type { SessionService } from "../sessions/session-service";
+import { DraftFiles, InstalledFiles } from "../../../shared/skills/skill-folder";
 
 /** §0C.4: the installed skill a session improves, as read (read-only) from ELNOR_MEMORY. */
 interface ImprovedSkill {
@@ -87,7 +88,7 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
     if (ability === undefined) {
       throw new AppError("ABILITY_NOT_FOUND", "The skill this session improves (target_skill_id) is not installed: pick one of your skills under Skills, or learn a new ability instead.");
     }
-    const markdown = await deps.memory.readText(`${MemoryPaths.installedSkill(ability.skill_name)}/SKILL.md`);
+    const markdown = await deps.memory.readText(`${MemoryPaths.installedSkill(ability.skill_name)}/${InstalledFiles.skill}`);
     if (markdown === undefined) {
       throw new AppError("ABILITY_NOT_FOUND", "The skill this session improves has no SKILL.md in memory any more; reinstall it or learn a new ability instead.");
     }
@@ -176,15 +177,15 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
   ) => {
     const folder = MemoryPaths.draftRevision(proposalId, revision);
     const markdown = emitSkillMarkdown(interpretation, await policyOf(sessionId));
-    await deps.memory.writeText(`${folder}/SKILL.md`, markdown);
-    if (improved !== undefined) await deps.memory.writeJson(`${folder}/skill-delta.json`, deltaOf(improved, markdown, interpretation.version ?? nextSkillVersion(undefined)));
+    await deps.memory.writeText(`${folder}/${DraftFiles.skill}`, markdown);
+    if (improved !== undefined) await deps.memory.writeJson(`${folder}/${DraftFiles.skillDelta}`, deltaOf(improved, markdown, interpretation.version ?? nextSkillVersion(undefined)));
     await deps.memory.writeJson(`${folder}/workflow-graph.json`, interpretation.graph);
-    await deps.memory.writeJson(`${folder}/flow.recorder.json`, emitRecorderFlow(interpretation, trace.steps));
-    await deps.memory.writeJson(`${folder}/capability-manifest.json`, emitCapabilityManifest(interpretation, `learned.${interpretation.slug}`));
-    await deps.memory.writeJson(`${folder}/trigger-tests.json`, emitTriggerTests(interpretation));
-    await deps.memory.writeJson(`${folder}/checkpoint-lint.json`, lint);
-    await deps.memory.writeJson(`${folder}/parameters.json`, interpretation.parameters);
-    await deps.memory.writeJson(`${folder}/checkpoints.json`, interpretation.checkpoints);
+    await deps.memory.writeJson(`${folder}/${DraftFiles.flow}`, emitRecorderFlow(interpretation, trace.steps));
+    await deps.memory.writeJson(`${folder}/${DraftFiles.manifest}`, emitCapabilityManifest(interpretation, `learned.${interpretation.slug}`));
+    await deps.memory.writeJson(`${folder}/${DraftFiles.triggerTests}`, emitTriggerTests(interpretation));
+    await deps.memory.writeJson(`${folder}/${DraftFiles.checkpointLint}`, lint);
+    await deps.memory.writeJson(`${folder}/${DraftFiles.parameters}`, interpretation.parameters);
+    await deps.memory.writeJson(`${folder}/${DraftFiles.checkpoints}`, interpretation.checkpoints);
     return folder;
   };
 
@@ -256,7 +257,7 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
     const lint = lintCheckpoints(interpretation.checkpoints, literals);
     const folder = await writeDraft(proposalId, revision, sessionId, interpretation, trace, lint, improved);
     if (base !== undefined) await carryExamples(deps.memory, draftFolderOf(base), folder);
-    if (refined !== undefined) await deps.memory.writeJson(`${folder}/refinement.json`, RefinementOutcomeSchema.parse(refined.outcome));
+    if (refined !== undefined) await deps.memory.writeJson(`${folder}/${DraftFiles.refinement}`, RefinementOutcomeSchema.parse(refined.outcome));
     const interpretationId = randomUUID();
     await deps.memory.writeJson(MemoryPaths.interpretation(interpretationId), semanticOf(interpretationId, sessionId, proposalId, interpretation, revision > 1));
     const at = now();
@@ -270,8 +271,8 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
       proposed_skill_slug: interpretation.slug,
       trigger_phrases: interpretation.triggers,
       negative_triggers: interpretation.negative_triggers,
-      draft_skill_path: `${folder}/SKILL.md`,
-      draft_manifest_path: `${folder}/capability-manifest.json`,
+      draft_skill_path: `${folder}/${DraftFiles.skill}`,
+      draft_manifest_path: `${folder}/${DraftFiles.manifest}`,
       draft_graph_ref: `${folder}/workflow-graph.json`,
       proposal_state: "draft",
       install_lane: "pending",

@@ -8,6 +8,7 @@ import { MemoryPaths } from "../../memory/memory-paths";
 import { moreTriggerTests } from "../compiler/more-trigger-tests";
 import { draftFolderOf, type ProposalLog } from "./proposal-log";
 import type { SessionService } from "../sessions/session-service";
+import { DraftFiles } from "../../../shared/skills/skill-folder";
 
 /**
  * A draft revision's `trigger-tests.json`: the tests, and each "Request More Tests" that added
@@ -49,7 +50,7 @@ export async function addTriggerTests(
     throw new AppError("INVALID_LEARN_STATE_TRANSITION", `More tests are added to a proposal in review, drafting or quarantine, not while the session is ${session.state}.`);
   }
   const from = draftFolderOf(record.proposal);
-  const tests = (await deps.memory.readJson(`${from}/trigger-tests.json`, TriggerTestsFileSchema)) ?? { positive: [], paraphrases: [], negative: [], requests: [] };
+  const tests = (await deps.memory.readJson(`${from}/${DraftFiles.triggerTests}`, TriggerTestsFileSchema)) ?? { positive: [], paraphrases: [], negative: [], requests: [] };
   const added = moreTriggerTests(tests, { title: record.proposal.title, triggers: record.proposal.trigger_phrases }, request);
   const count = added.positive.length + added.paraphrases.length + added.negative.length;
   if (count === 0) {
@@ -75,12 +76,12 @@ export async function addTriggerTests(
   ]);
   const folder = MemoryPaths.draftRevision(proposalId, revision);
   for (const name of await deps.memory.list(from)) {
-    if (name === "trigger-tests.json") continue;
+    if (name === DraftFiles.triggerTests) continue;
     const text = await deps.memory.readText(`${from}/${name}`);
     if (text !== undefined) await deps.memory.writeText(`${folder}/${name}`, text);
   }
   const at = now();
-  await deps.memory.writeJson(`${folder}/trigger-tests.json`, {
+  await deps.memory.writeJson(`${folder}/${DraftFiles.triggerTests}`, {
     positive: [...tests.positive, ...added.positive],
     paraphrases: [...tests.paraphrases, ...added.paraphrases],
     negative: [...tests.negative, ...added.negative],

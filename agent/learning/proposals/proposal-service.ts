@@ -18,6 +18,7 @@ import { reviseDraftFiles } from "./proposal-revision";
 import { createProposalQuestions } from "./proposal-questions";
 import type { SessionService } from "../sessions/session-service";
 import type { InstallableProposals } from "../../abilities/learning-ports";
+import { DraftFiles } from "../../../shared/skills/skill-folder";
 
 /** The proposals' operations; `detail`, `draftFiles` and `recordInstall` (what an install needs) are declared by agent/abilities' InstallableProposals. */
 export interface ProposalService extends InstallableProposals {
@@ -227,7 +228,7 @@ export async function createProposalService(deps: {
       const folder = MemoryPaths.archivedProposal(proposalId);
       const markdown = await deps.memory.readText(record.proposal.draft_skill_path);
       await deps.memory.writeJson(`${folder}/proposal.json`, { ...record, proposal: { ...record.proposal, proposal_state: finalState }, archived_at: now() });
-      if (markdown !== undefined) await deps.memory.writeText(`${folder}/SKILL.md`, markdown);
+      if (markdown !== undefined) await deps.memory.writeText(`${folder}/${DraftFiles.skill}`, markdown);
       await log.tombstone(proposalId, now());
       await deps.memory.remove(MemoryPaths.draft(proposalId));
     },

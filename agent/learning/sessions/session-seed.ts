@@ -15,6 +15,7 @@ import type { SessionCore } from "./session-core";
 import type { AbilityRegistry } from "../../abilities/ability-registry";
 import { StoredFlowSchema } from "../../../shared/execution/stored-skill-files";
 import type { MemoryStore } from "../../memory/memory-store";
+import { InstalledFiles } from "../../../shared/skills/skill-folder";
 
 /** Where a run's trace is read from: the run record, and the flow of the skill it ran (set once the run service exists). */
 export interface SeedSources {
@@ -290,7 +291,7 @@ export async function isSeeded(seeder: TraceSeeder, session: LearnSession): Prom
 export async function installedFlowOf(memory: MemoryStore, registry: Pick<AbilityRegistry, "get">, abilityId: string): Promise<RecorderFlow | undefined> {
   const ability = registry.get(abilityId);
   if (ability === undefined) return undefined;
-  const text = await memory.readText(`${MemoryPaths.installedSkill(ability.skill_name)}/tests/flow.recorder.json`);
+  const text = await memory.readText(`${MemoryPaths.installedSkill(ability.skill_name)}/${InstalledFiles.flow}`);
   if (text === undefined) return undefined;
   try {
     const parsed = StoredFlowSchema.safeParse(JSON.parse(text));
