@@ -5,7 +5,7 @@ import { lookupRejectionReason, scoreAbilityMatch, LOOKUP_MIN_SCORE, SCORE_EPSIL
 import { AbilityAvailabilityEntrySchema } from "../../shared/abilities/availability";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../../shared/abilities/lookup-contract";
 import { AbilitySkillMarkdownResponseSchema, SKILL_MARKDOWN_MAX_CHARS } from "../../shared/abilities/skill-markdown";
-import { readFrontmatterMapping } from "../../shared/skills/agent-skills-format";
+import { readFrontmatterMapping } from "../../shared/skills/frontmatter";
 import { ApproveProposalRequestSchema } from "../../shared/learning/compat-aliases";
 import {
   AbilityActivateResponseSchema,
@@ -24,19 +24,19 @@ import {
 import { QuarantineAbilityRequestSchema } from "../../shared/learning/session-requests";
 import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
-import type { ProposalService } from "../learning/proposal-service";
-import type { ValidationService } from "../learning/validation/validation-service";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import { ImportPaths } from "../skill-import/import-store";
 import { whenToUseLines } from "./ability-lookup-service";
 import type { AbilityService } from "./ability-service";
+import { importedSkillFolder } from "./imported-skill-folder";
+import type { InstallableProposals, ValidationActivity } from "./learning-ports";
 import type { WorkspaceProjector } from "./workspace-projection";
+import { SKILL_MD } from "../../shared/skills/skill-folder";
 
 export interface AbilityRoutesOptions {
   abilities: AbilityService;
-  proposals: ProposalService;
-  validation: ValidationService;
+  proposals: Pick<InstallableProposals, "detail">;
+  validation: ValidationActivity;
   clock: Clock;
   memory: MemoryStore;
   /** Where an imported bundle's own SKILL.md is (its projected copy), when ELNOR_MEMORY keeps none. */
@@ -148,8 +148,8 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
         throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${request.params.abilityId}.`);
       }
       const name = entry.skill_slug;
-      const canonical = entry.source === "learned" ? MemoryPaths.installedSkill(name) : ImportPaths.installed(name);
-      const markdown = (await memory.readText(`${canonical}/SKILL.md`)) ?? (entry.source === "imported" ? (await projector?.read(name))?.["SKILL.md"] : undefined);
+      const canonical = entry.source === "learned" ? MemoryPaths.installedSkill(name) : importedSkillFolder(name);
+      const markdown = (await memory.readText(`${canonical}/${SKILL_MD}`)) ?? (entry.source === "imported" ? (await projector?.read(name))?.[SKILL_MD] : undefined);
       if (markdown === undefined) throw new AppError("ABILITY_NOT_FOUND", `The ability ${entry.ability_id} has no SKILL.md any more; reinstall it.`);
       if (markdown.length > SKILL_MARKDOWN_MAX_CHARS) throw new AppError("PAYLOAD_TOO_LARGE", `The SKILL.md of ${entry.ability_id} is longer than ${SKILL_MARKDOWN_MAX_CHARS} characters.`);
       const frontmatter = readFrontmatterMapping(markdown);

@@ -5,7 +5,7 @@ import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-co
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
 import { AppError } from "../errors/app-error";
 import { MemoryPaths } from "../memory/memory-paths";
-import { ImportPaths } from "../skill-import/import-store";
+import { importedSkillFolder } from "./imported-skill-folder";
 import type { InstalledAbility } from "./ability-registry";
 import { lifecycleChange } from "./ability-lifecycle";
 import { createAvailabilityViews } from "./availability-views";
@@ -177,7 +177,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
         await deps.memory.remove(MemoryPaths.installedSkill(ability.skill_name));
         await deps.memory.remove(MemoryPaths.capabilityManifest(ability.capability_id));
         await deps.memory.remove(MemoryPaths.capabilityMetadata(ability.capability_id));
-        if (ability.source === "imported") await deps.memory.remove(ImportPaths.installed(ability.skill_name));
+        if (ability.source === "imported") await deps.memory.remove(importedSkillFolder(ability.skill_name));
         await deps.registry.remove(abilityId, now());
         await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all()));
         await receipt("ability.deleted", { ability_id: abilityId });

@@ -7,13 +7,13 @@ import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import type { SessionService } from "../learning/session-service";
 import type { AbilityService } from "./ability-service";
+import type { InstallingSessions } from "./learning-ports";
 import { appendCheckpointReceipt, recordUsedLater } from "./checkpoint-receipts";
 
 export interface CheckpointRoutesOptions {
   memory: MemoryStore;
-  sessions: SessionService;
+  sessions: Pick<InstallingSessions, "get">;
   abilities: AbilityService;
   clock: Clock;
 }

@@ -1,8 +1,10 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
-import { normalizeAgentSkillsFrontmatter, readFrontmatterMapping } from "../../shared/skills/agent-skills-format";
-import { deriveNegativeTriggers, deriveTriggers, titleOf } from "../skill-import/derive-fields";
+import { normalizeAgentSkillsFrontmatter } from "../../shared/skills/agent-skills-format";
+import { readFrontmatterMapping } from "../../shared/skills/frontmatter";
+import { deriveNegativeTriggers, deriveTriggers, titleOf } from "./derive-fields";
+import { SKILL_MD } from "../../shared/skills/skill-folder";
 
 /**
  * The assistant's own skills (§0B.9 "every skill in Skills"): the Agent Skills folders of the
@@ -45,7 +47,7 @@ async function skillDirs(folder: string): Promise<string[]> {
 }
 
 async function readSkill(folder: SkillFolder, name: string): Promise<FolderSkill | undefined> {
-  const file = path.join(folder.path, name, "SKILL.md");
+  const file = path.join(folder.path, name, SKILL_MD);
   const info = await stat(file).catch(() => undefined);
   if (info === undefined || !info.isFile()) return undefined;
   const prefix = folder.kind === "bundled" ? "bundled" : "native";
@@ -122,7 +124,7 @@ export function createSkillFolderSource(folders: readonly SkillFolder[]): SkillF
       const parts: string[] = [];
       for (const folder of folders) {
         for (const name of await skillDirs(folder.path)) {
-          const info = await stat(path.join(folder.path, name, "SKILL.md")).catch(() => undefined);
+          const info = await stat(path.join(folder.path, name, SKILL_MD)).catch(() => undefined);
           parts.push(`${folder.path}/${name}:${info?.mtimeMs ?? "-"}:${info?.size ?? "-"}`);
         }
       }

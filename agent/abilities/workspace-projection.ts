@@ -3,6 +3,7 @@ import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "no
 import path from "node:path";
 import { PORTABLE_SKILL_NAME_PATTERN } from "../../shared/skills/frontmatter";
 import { AppError } from "../errors/app-error";
+import { SKILL_MD } from "../../shared/skills/skill-folder";
 
 /**
  * The read-only copy of an installed skill in the assistant's workspace
@@ -73,7 +74,7 @@ export function createWorkspaceProjector(root: string): WorkspaceProjector {
       await chmod(target, 0o755).catch(() => undefined);
       await rm(target, { recursive: true, force: true });
     },
-    exists: (skillName) => stat(path.join(skillFolder(absoluteRoot, skillName), "SKILL.md")).then(() => true, () => false),
+    exists: (skillName) => stat(path.join(skillFolder(absoluteRoot, skillName), SKILL_MD)).then(() => true, () => false),
     async sweep() {
       const skills = path.join(absoluteRoot, "skills");
       const names = await readdir(skills).catch(() => [] as string[]);

@@ -1,4 +1,4 @@
-import { createSessionCleanup, isCleanupReportEmpty } from "../learning/session-cleanup";
+import { createSessionCleanup, isCleanupReportEmpty } from "../learning/retention/session-cleanup";
 import type { AgentServices } from "./agent-services";
 import type { BuildAppOptions } from "./app-options";
 import type { HttpApp } from "./http-app";

@@ -19,15 +19,16 @@ import {
 import { AppError } from "../errors/app-error";
 import { toAppError, toEnvelope } from "../http/error-handler";
 import type { TabRelay, TabRelayLink } from "../execution/in-tab/tab-relay";
-import type { SessionService } from "../learning/session-service";
+import type { ObservedSessions } from "./observed-sessions";
 import { tokensMatch } from "../security/agent-token";
 import { AGENT_VERSION } from "../../shared/common/agent-version";
 import type { AdapterRegistry } from "./adapter-registry";
 import type { IngestService } from "./ingest-service";
+import { assertNever } from "../../shared/common/assert-never";
 
 export interface IngestRoutesOptions {
   ingest: IngestService;
-  sessions: SessionService;
+  sessions: Pick<ObservedSessions, "setRedaction" | "onCurrentChange" | "current">;
   adapters: AdapterRegistry;
   token: string;
   /** A socket that has not said hello with the token by then is closed. */
@@ -185,6 +186,3 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
   });
 };
 
-function assertNever(value: never): never {
-  throw new Error(`Unhandled client frame ${JSON.stringify(value)}`);
-}

@@ -11,7 +11,7 @@ import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { DESKTOP_PHASE_1_KINDS } from "./adapter-registry";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import type { SessionService } from "../learning/session-service";
+import type { ObservedSessions } from "./observed-sessions";
 
 export interface IngestService {
   /** Validates, scopes, de-duplicates and stores a batch; resolves only once accepted events are fsynced. */
@@ -55,7 +55,7 @@ function firstIssue(error: z.ZodError): string {
  * session, allow-list — so one bad event never costs the good ones of its batch, and nothing is
  * acknowledged before it is on disk.
  */
-export function createIngestService(deps: { memory: MemoryStore; sessions: SessionService }): IngestService {
+export function createIngestService(deps: { memory: MemoryStore; sessions: ObservedSessions }): IngestService {
   const seen = new Map<string, Set<string>>();
   const seenFor = async (sessionId: string): Promise<Set<string>> => {
     let ids = seen.get(sessionId);

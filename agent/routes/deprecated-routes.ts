@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { isTerminalLearnSessionState } from "../../shared/learning/learn-session";
 import { AppError } from "../errors/app-error";
-import type { SessionService } from "../learning/session-service";
+import type { SessionService } from "../learning/sessions/session-service";
 
 export interface DeprecatedRoutesOptions {
   sessions: SessionService;

@@ -1,6 +1,5 @@
 import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
-import { readFrontmatterMapping, renderPortableFrontmatter } from "../../shared/skills/agent-skills-format";
-import type { PortableSkillFrontmatter } from "../../shared/skills/frontmatter";
+import { readFrontmatterMapping, renderPortableFrontmatter, type PortableSkillFrontmatter } from "../../shared/skills/frontmatter";
 import type { SkillImportRetryKind } from "../../shared/skills/import-state";
 import type { SkillImportTerminalActionResponse, SkillTriggerTestRequest, SkillTriggerTestResponse } from "../../shared/skills/import";
 import type { AbilityService } from "../abilities/ability-service";
@@ -12,6 +11,7 @@ import type { MemoryStore } from "../memory/memory-store";
 import { scanBundle } from "./bundle-scan";
 import { archiveOf, type ImportFlow } from "./import-flow";
 import { ImportPaths, type ImportCase, type ImportStore } from "./import-store";
+import { SKILL_MD } from "../../shared/skills/skill-folder";
 
 /**
  * The second half of §0C.20: the decisions on a staged import (install privately, approve,
@@ -81,10 +81,10 @@ export function createImportDecisions(deps: ImportDecisionDeps) {
       const skillMd = outcome.files.find((file) => /^skill\.md$/i.test(file.path));
       const mapping = skillMd === undefined ? undefined : readFrontmatterMapping(skillMd.bytes.toString("utf8"));
       if (outcome.bundle.format === "elnor_export" && mapping?.ok === true) {
-        await memory.writeText(`${installed}/SKILL.md`, `${renderPortableFrontmatter(frontmatter)}${mapping.body}`);
+        await memory.writeText(`${installed}/${SKILL_MD}`, `${renderPortableFrontmatter(frontmatter)}${mapping.body}`);
       }
       // The assistant's copy: every file byte for byte, SKILL.md under its canonical name.
-      const projected = Object.fromEntries(outcome.files.map((file) => [/^skill\.md$/i.test(file.path) ? "SKILL.md" : file.path, { bytes: file.bytes, executable: file.executable }]));
+      const projected = Object.fromEntries(outcome.files.map((file) => [/^skill\.md$/i.test(file.path) ? SKILL_MD : file.path, { bytes: file.bytes, executable: file.executable }]));
       await deps.projector.project(name, projected);
       const at = now();
       const ability: InstalledAbility = {

@@ -22,6 +22,7 @@ import { readBundleArchive, type BundleArchive } from "./bundle-reader";
 import { scanBundle, type ScanContext, type ScanOutcome } from "./bundle-scan";
 import { ImportPaths, type ArtifactFormat, type ImportCase, type ImportStore } from "./import-store";
 import { isKnownPack } from "./skill-packs";
+import { SKILL_MD } from "../../shared/skills/skill-folder";
 
 /**
  * The first half of §0C.20: upload (kept as a temp artifact for 24 hours), scan, stage, and the
@@ -53,7 +54,7 @@ export interface ImportFlowDeps {
 
 /** The bytes of an upload as files: the archive read and checked, or one SKILL.md. */
 export async function archiveOf(format: ArtifactFormat, bytes: Buffer): Promise<BundleArchive> {
-  if (format === "skill_md") return { files: [{ path: "SKILL.md", bytes, mode: 0o644, executable: false }], skipped: [] };
+  if (format === "skill_md") return { files: [{ path: SKILL_MD, bytes, mode: 0o644, executable: false }], skipped: [] };
   return readBundleArchive(bytes);
 }
 

@@ -7,6 +7,7 @@ import { SkillImportTransitionSchema, type SkillImportState } from "../../shared
 import type { Clock } from "../common/clock";
 import { assertMemorySegment } from "../memory/memory-paths";
 import type { MemoryStore } from "../memory/memory-store";
+import { importedSkillFolder } from "../abilities/imported-skill-folder";
 
 /**
  * Where imports live in ELNOR_MEMORY (DESIGN §5 extended for §0C.20), all under
@@ -26,7 +27,7 @@ export const ImportPaths = {
   transitions: "system/skills/import/transitions.jsonl",
   receipts: "system/skills/import/receipts.jsonl",
   requests: "system/skills/import/requests.jsonl",
-  installed: (skillName: string) => `system/skills/imported/${assertMemorySegment(skillName)}`,
+  installed: importedSkillFolder,
 } as const;
 
 /** How the upload was given: a zip (a bundle or a zipped folder) or one SKILL.md. */

@@ -5,12 +5,9 @@ import {
   AgentSkillsFrontmatterSchema,
   agentSkillsFrontmatterOf,
   portableFrontmatterFromMetadata,
-  readFrontmatterMapping,
-  readPortableSkill,
-  renderPortableFrontmatter,
   toAgentSkillsMarkdown,
 } from "./agent-skills-format";
-import { PortableSkillFrontmatterSchema } from "./frontmatter";
+import { PortableSkillFrontmatterSchema, readFrontmatterMapping, readPortableSkill, renderPortableFrontmatter } from "./frontmatter";
 
 const canonical = PortableSkillFrontmatterSchema.parse({
   name: "export-the-monthly-invoices",

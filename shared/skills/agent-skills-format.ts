@@ -1,6 +1,5 @@
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { z } from "zod";
-import { PortableSkillFrontmatterSchema, type PortableSkillFrontmatter } from "./frontmatter";
+import { PortableSkillFrontmatterSchema, readPortableSkill, yamlFrontmatterBlock, type PortableSkillFrontmatter } from "./frontmatter";
 
 /*
  * The Agent Skills bundle format (agentskills.io, checked by the `skills-ref` validator) next to
@@ -8,6 +7,7 @@ import { PortableSkillFrontmatterSchema, type PortableSkillFrontmatter } from ".
  * bundle: `name` equal to its folder, a `description` that says what the skill does and when to
  * use it, and our own fields under `metadata` (string values, as the format asks). The canonical
  * copy in ELNOR_MEMORY keeps §0.2C. Import reads the same format, so our own export round-trips.
+ * Reading and writing a frontmatter block (fences, YAML, our `key: <JSON>` lines) is frontmatter.ts's.
  */
 
 /** The format's limit on `description`, and on `compatibility`. */
@@ -82,50 +82,6 @@ const JSON_FIELDS = new Set<keyof PortableSkillFrontmatter>([
   "schema_version",
 ]);
 
-export interface SplitSkillMarkdown {
-  /** The frontmatter text between the fences, not parsed. */
-  frontmatter: string;
-  body: string;
-}
-
-/** Cuts the `---` fenced block off the top of a SKILL.md; the YAML inside is left to a YAML parser. */
-export function splitSkillMarkdown(markdown: string): SplitSkillMarkdown | undefined {
-  const text = markdown.startsWith("\ufeff") ? markdown.slice(1) : markdown;
-  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
-  if (match === null) return undefined;
-  return { frontmatter: match[1] ?? "", body: text.slice(match[0].length) };
-}
-
-/** The frontmatter of a SKILL.md as a YAML mapping, or a reason it is not one. */
-export function readFrontmatterMapping(markdown: string): { ok: true; value: Record<string, unknown>; body: string } | { ok: false; reason: string } {
-  const split = splitSkillMarkdown(markdown);
-  if (split === undefined) return { ok: false, reason: "SKILL.md does not start with a frontmatter block between --- lines." };
-  let value: unknown;
-  try {
-    value = parseYaml(split.frontmatter, { maxAliasCount: 20, prettyErrors: false });
-  } catch (error) {
-    return { ok: false, reason: `The frontmatter is not valid YAML (${error instanceof Error ? error.message.split("\n")[0] : "unreadable"}).` };
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, reason: "The frontmatter is not a YAML mapping of fields." };
-  return { ok: true, value: value as Record<string, unknown>, body: split.body };
-}
-
-/** Our canonical frontmatter block (§0.2C): `key: <JSON>` lines, YAML for any reader. */
-export function renderPortableFrontmatter(frontmatter: PortableSkillFrontmatter): string {
-  const lines = Object.entries(PortableSkillFrontmatterSchema.parse(frontmatter))
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
-  return `---\n${lines.join("\n")}\n---\n`;
-}
-
-/** A canonical SKILL.md's §0.2C frontmatter and body, or undefined when it has none. */
-export function readPortableSkill(markdown: string): { frontmatter: PortableSkillFrontmatter; body: string } | undefined {
-  const mapping = readFrontmatterMapping(markdown);
-  if (!mapping.ok) return undefined;
-  const parsed = PortableSkillFrontmatterSchema.safeParse(mapping.value);
-  return parsed.success ? { frontmatter: parsed.data, body: mapping.body } : undefined;
-}
-
 /** "What it does. Use when …": the format's one description, from §0.2C's description and triggers. */
 export function agentSkillsDescriptionOf(frontmatter: PortableSkillFrontmatter): string {
   const what = frontmatter.description.trim().replace(/\s+/g, " ");
@@ -161,8 +117,7 @@ export function agentSkillsFrontmatterOf(frontmatter: PortableSkillFrontmatter):
 export function toAgentSkillsMarkdown(markdown: string): string {
   const skill = readPortableSkill(markdown);
   if (skill === undefined) throw new Error("The SKILL.md has no valid §0.2C frontmatter.");
-  const yaml = stringifyYaml(agentSkillsFrontmatterOf(skill.frontmatter), { lineWidth: 0 });
-  return `---\n${yaml}---\n${skill.body}`;
+  return `${yamlFrontmatterBlock(agentSkillsFrontmatterOf(skill.frontmatter))}${skill.body}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { parseSkillFrontmatter, PortableSkillFrontmatterSchema, skillFrontmatterBlock } from "./frontmatter";
+import { parseSkillFrontmatter, PortableSkillFrontmatterSchema, readFrontmatterMapping, readPortableSkill, skillFrontmatterBlock, yamlFrontmatterBlock } from "./frontmatter";
 
 const base = {
   name: "export-invoices",
@@ -58,5 +58,26 @@ describe("SKILL.md frontmatter: one writer, one reader", () => {
   it("reads no frontmatter from a file without the block or with a line that is not JSON", () => {
     expect(parseSkillFrontmatter("# Export invoices\n")).toBeUndefined();
     expect(parseSkillFrontmatter("---\nname: export-invoices\n---\n")).toBeUndefined();
+  });
+});
+
+describe("SKILL.md frontmatter: our block is YAML for any reader", () => {
+  const tricky = PortableSkillFrontmatterSchema.parse({
+    ...base,
+    title: "Export: the 'monthly' #invoices",
+    description: 'A "quoted" line\twith a tab, a colon: and ünïcode — dash',
+    triggers: ["export invoices", "- looks like a list item", "yes", "1.0"],
+  });
+  const markdown = `${skillFrontmatterBlock(tricky)}# Export invoices\n\nBody: --- not a fence\n`;
+
+  it("reads back the same fields through the strict reader and the YAML reader", () => {
+    expect(parseSkillFrontmatter(markdown)).toEqual(tricky);
+    expect(readPortableSkill(markdown)).toEqual({ frontmatter: tricky, body: "# Export invoices\n\nBody: --- not a fence\n" });
+  });
+
+  it("writes a YAML block that reads back as the same mapping", () => {
+    const mapping = { name: "export-invoices", description: 'Says "hi": #1', metadata: { list: '["a","b"]', n: "1" } };
+    const block = `${yamlFrontmatterBlock(mapping)}body\n`;
+    expect(readFrontmatterMapping(block)).toEqual({ ok: true, value: mapping, body: "body\n" });
   });
 });

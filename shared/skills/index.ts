@@ -5,3 +5,4 @@ export * from "./validation-report";
 export * from "./import";
 export * from "./agent-skills-format";
 export * from "./import-bundle";
+export * from "./skill-folder";

@@ -11,6 +11,7 @@ import { MemoryPaths } from "../../memory/memory-paths";
 import { StoredCheckpointsSchema, StoredFlowSchema, StoredParametersSchema, parseStoredJson } from "../../../shared/execution/stored-skill-files";
 import type { ExecutionCheckpoint, ExecutionParameter } from "../executor-contract";
 import { planExecution } from "../flow-plan";
+import { InstalledFiles } from "../../../shared/skills/skill-folder";
 
 /** What a run hands the executor: the installed skill's flow, checkpoints and parameters. */
 export interface RunPlan {
@@ -79,7 +80,7 @@ export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
   const read = async (ability: InstalledAbility) => {
     const folder = MemoryPaths.installedSkill(ability.skill_name);
     const [markdown, flowText, checkpointsText, parametersText] = await Promise.all(
-      ["SKILL.md", "tests/flow.recorder.json", "tests/checkpoints.json", "tests/parameters.json"].map((file) => deps.memory.readText(`${folder}/${file}`)),
+      [InstalledFiles.skill, InstalledFiles.flow, InstalledFiles.checkpoints, InstalledFiles.parameters].map((file) => deps.memory.readText(`${folder}/${file}`)),
     );
     let files = { flow: flowText, checkpoints: checkpointsText, parameters: parametersText };
     // Installed before the saga kept checkpoints and parameters: the proposal revision it came from has them.

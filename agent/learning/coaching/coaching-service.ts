@@ -15,11 +15,12 @@ import type { BrowserLease, ExecuteInput, ExecuteResult } from "../../execution/
 import type { UserTabProvider } from "../../execution/in-tab/user-tab-provider";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
-import type { LearnEventLog } from "../learn-event-log";
-import type { SessionService } from "../session-service";
+import type { LearnEventLog } from "../sessions/learn-event-log";
+import type { SessionService } from "../sessions/session-service";
 import { actOnStep } from "./coaching-act";
 import { proposeControl } from "./coaching-matcher";
 import { clearHighlight, readPage } from "./coaching-page";
+import { assertNever } from "../../../shared/common/assert-never";
 
 export interface CoachingServiceDeps {
   sessions: SessionService;
@@ -300,6 +301,3 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
   }
 }
 
-function assertNever(value: never): never {
-  throw new Error(`Unhandled coaching answer ${JSON.stringify(value)}`);
-}

@@ -110,57 +110,36 @@ export interface InterpretInput {
   improves?: ImprovedSkillBase | undefined;
 }
 
-/**
- * DESIGN §6.2: meaning from a normalized demonstration, deterministically — names from
- * accessible names and page titles, parameters from masked fields, checkpoints from state changes,
- * and a question for everything that cannot be inferred.
- */
-export function interpretTrace(input: InterpretInput): Interpretation {
-  const { trace, snapshots, answers } = input;
-  const steps = trace.steps;
-  const parameters = extractParameters(steps);
-  const parameterOf = new Map(parameters.flatMap((parameter) => parameter.step_ids.map((stepId) => [stepId, parameter] as const)));
-  const stepById = new Map(steps.map((step) => [step.step_id, step]));
-  const snapshotOf = (ref: string | undefined) => (ref?.startsWith("snapshot:") ? snapshots.get(ref.slice("snapshot:".length)) : undefined);
+type SnapshotOf = (ref: string | undefined) => PageSnapshot | undefined;
 
-  // Issue #14: credit each lasting change to the action after which it appeared, cut the
-  // demonstration into sub-goals where the page's lasting state changed, word each as a checkpoint.
+/**
+ * Issue #14: credit each lasting change to the action after which it appeared, cut the
+ * demonstration into sub-goals where the page's lasting state changed, word each as a checkpoint.
+ */
+function checkpointsOf(input: InterpretInput, parameterOf: ReadonlyMap<string, SkillParameter>, snapshotOf: SnapshotOf) {
+  const steps = input.trace.steps;
   const evidence = attributeEvidence(steps, snapshotOf, input.moments ?? []);
   // Issue #35: a sign-in is a sub-goal of its own, worded as one ("Signed in as {{username}}").
   const { goals, signIns } = findSignIns(cutSubGoals(steps, evidence), parameterOf);
   const finalPage = [...evidence].reverse().find((entry) => entry.settled !== undefined)?.settled ?? snapshotOf(steps.at(-1)?.after_state_ref);
-  const worded = wordCheckpoints(goals, parameterOf, answers.success_condition, finalPage);
-  const { stepLabels, targets, signsIn } = worded;
+  const worded = wordCheckpoints(goals, parameterOf, input.answers.success_condition, finalPage);
   const checkpoints = worded.checkpoints.map((checkpoint, index) => {
     const signIn = signIns.get(goals[index] as (typeof goals)[number]);
     return signIn === undefined ? checkpoint : wordSignIn(checkpoint, signIn);
   });
+  return { ...worded, checkpoints };
+}
 
-  const site = hostOf(trace.pages[0]?.url);
-  const siteTitle = trace.pages[0]?.title;
-  const lastTarget = [...steps].reverse().find((step) => step.target_name !== undefined && step.action !== "navigate")?.target_name;
-  const base = input.improves;
-  const goal = answers.goal_summary ?? trace.goal;
-  const title = (answers.name ?? base?.title ?? goal ?? (lastTarget !== undefined ? `${lastTarget}${siteTitle ? ` on ${siteTitle}` : ""}` : siteTitle ?? "Learned ability")).slice(0, 160);
-  const goalSummary = (goal ?? base?.goal_summary ?? `${title}.`).slice(0, 600);
-  const split = (text: string | undefined) =>
-    (text ?? "")
-      .split(/\n|;/)
-      .map((line) => line.trim())
-      .filter((line) => line.length > 0)
-      .map((line) => line.slice(0, 240));
+/** An answer's lines (split at new lines and `;`), trimmed and cut to 240 characters. */
+const answerLines = (text: string | undefined) =>
+  (text ?? "")
+    .split(/\n|;/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0)
+    .map((line) => line.slice(0, 240));
 
-  const useConditions =
-    answers.use_conditions !== undefined
-      ? split(answers.use_conditions)
-      : base !== undefined && base.use_conditions.length > 0
-        ? base.use_conditions
-        : [`When the user asks to ${lowerFirst(title)}`];
-  const nonUse = answers.non_use_conditions !== undefined ? split(answers.non_use_conditions) : (base?.non_use_conditions ?? []);
-  const scopeAnswer = answers.project_scope?.toLowerCase();
-  const projectScope = scopeAnswer === undefined ? "unclear" : /project|matter|only/.test(scopeAnswer) ? "project_scoped" : "global";
-  const web = steps.some((step) => step.page_url !== undefined);
-
+/** The workflow graph's steps: each checkpoint's actions, then its verification, in a chain. */
+function workflowSteps(checkpoints: readonly CheckpointPlan[], stepById: ReadonlyMap<string, NormalizedStep>, stepLabels: ReadonlyMap<string, string>): WorkflowStep[] {
   const graphSteps: WorkflowStep[] = [];
   for (const checkpoint of checkpoints) {
     for (const stepId of checkpoint.step_ids) {
@@ -183,7 +162,11 @@ export function interpretTrace(input: InterpretInput): Interpretation {
     const next = graphSteps[index + 1];
     if (next !== undefined) step.next_step_ids = [next.step_id];
   });
+  return graphSteps;
+}
 
+/** A question for everything the demonstration and the answers so far leave open. */
+function questionsFor(answers: AnswersByField, goal: string | undefined, base: ImprovedSkillBase | undefined, checkpoints: readonly CheckpointPlan[]): Interpretation["questions"] {
   const questions: Interpretation["questions"] = [];
   if (goal === undefined && base === undefined) {
     questions.push({ field: "goal_summary", prompt: "What is this ability for? Describe the outcome in one sentence (for example: \"Submit a travel expense for approval\").", required: true });
@@ -200,16 +183,70 @@ export function interpretTrace(input: InterpretInput): Interpretation {
   if (answers.project_scope === undefined) {
     questions.push({ field: "project_scope", prompt: "Is this for all your work, or only for one project?", required: false });
   }
+  return questions;
+}
 
-  const derived = triggerPhrasings({ title, useConditions, site, pages: trace.pages, snapshots });
-  // An improved skill keeps the triggers it was installed with (the user may have edited them);
-  // only answers that change its name or use conditions bring new ones.
+/** The skill's name and goal: the answers first, then the improved skill's, then what the demonstration shows. */
+function namingOf(trace: NormalizedTrace, answers: AnswersByField, base: ImprovedSkillBase | undefined) {
+  const siteTitle = trace.pages[0]?.title;
+  const lastTarget = [...trace.steps].reverse().find((step) => step.target_name !== undefined && step.action !== "navigate")?.target_name;
+  const goal = answers.goal_summary ?? trace.goal;
+  const title = (answers.name ?? base?.title ?? goal ?? (lastTarget !== undefined ? `${lastTarget}${siteTitle ? ` on ${siteTitle}` : ""}` : siteTitle ?? "Learned ability")).slice(0, 160);
+  const goalSummary = (goal ?? base?.goal_summary ?? `${title}.`).slice(0, 600);
+  return { goal, title, goalSummary };
+}
+
+/** When to use it and when not, from the answers, else the improved skill's, else from the title. */
+function conditionsOf(answers: AnswersByField, base: ImprovedSkillBase | undefined, title: string) {
+  const useConditions =
+    answers.use_conditions !== undefined
+      ? answerLines(answers.use_conditions)
+      : base !== undefined && base.use_conditions.length > 0
+        ? base.use_conditions
+        : [`When the user asks to ${lowerFirst(title)}`];
+  const nonUse = answers.non_use_conditions !== undefined ? answerLines(answers.non_use_conditions) : (base?.non_use_conditions ?? []);
+  return { useConditions, nonUse };
+}
+
+/**
+ * An improved skill keeps the triggers it was installed with (the user may have edited them);
+ * only answers that change its name or use conditions bring new ones.
+ */
+function triggersOf(answers: AnswersByField, base: ImprovedSkillBase | undefined, derived: string[], nonUse: readonly string[]) {
   const triggers =
     base === undefined
       ? derived
       : [...new Set([...base.triggers, ...(answers.name !== undefined || answers.use_conditions !== undefined ? derived : [])].map((text) => text.slice(0, 120)))].slice(0, 20);
   const negativeTriggers =
     base === undefined || answers.non_use_conditions !== undefined ? nonUse.map((line) => line.slice(0, 120)).slice(0, 8) : base.negative_triggers.slice(0, 20);
+  return { triggers, negativeTriggers };
+}
+
+/**
+ * DESIGN §6.2: meaning from a normalized demonstration, deterministically — names from
+ * accessible names and page titles, parameters from masked fields, checkpoints from state changes,
+ * and a question for everything that cannot be inferred.
+ */
+export function interpretTrace(input: InterpretInput): Interpretation {
+  const { trace, snapshots, answers } = input;
+  const steps = trace.steps;
+  const parameters = extractParameters(steps);
+  const parameterOf = new Map(parameters.flatMap((parameter) => parameter.step_ids.map((stepId) => [stepId, parameter] as const)));
+  const stepById = new Map(steps.map((step) => [step.step_id, step]));
+  const snapshotOf: SnapshotOf = (ref) => (ref?.startsWith("snapshot:") ? snapshots.get(ref.slice("snapshot:".length)) : undefined);
+  const { checkpoints, stepLabels, targets, signsIn } = checkpointsOf(input, parameterOf, snapshotOf);
+
+  const site = hostOf(trace.pages[0]?.url);
+  const base = input.improves;
+  const { goal, title, goalSummary } = namingOf(trace, answers, base);
+  const { useConditions, nonUse } = conditionsOf(answers, base, title);
+  const scopeAnswer = answers.project_scope?.toLowerCase();
+  const projectScope = scopeAnswer === undefined ? "unclear" : /project|matter|only/.test(scopeAnswer) ? "project_scoped" : "global";
+  const web = steps.some((step) => step.page_url !== undefined);
+  const graphSteps = workflowSteps(checkpoints, stepById, stepLabels);
+  const questions = questionsFor(answers, goal, base, checkpoints);
+  const derived = triggerPhrasings({ title, useConditions, site, pages: trace.pages, snapshots });
+  const { triggers, negativeTriggers } = triggersOf(answers, base, derived, nonUse);
   return {
     title,
     slug: base?.slug ?? skillSlug(answers.name ?? title),

@@ -100,13 +100,11 @@ function refEventId(ref: string | undefined): string | undefined {
   return ref?.startsWith("event:") ? ref.slice("event:".length) : undefined;
 }
 
-/**
- * DESIGN §6.1: keep what the user did within the session's boundaries, in order; drop snapshots
- * (kept as state) and page loads that merely follow an action, merge repeated edits of one field
- * into the last, drop a click that only focused the field that is then filled, and let mark-step
- * labels name the step that follows them.
- */
-export function normalizeTrace(input: NormalizeInput): NormalizedTrace {
+type TraceEvent = NormalizeInput["events"][number];
+type Dropped = NormalizedTrace["dropped"];
+
+/** The events between the session's boundaries, in time order, without a terminal's slips; what was left out. */
+function boundaryWindow(input: NormalizeInput): { window: TraceEvent[]; dropped: Dropped } {
   const ordered = [...input.events].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
   const startId = refEventId(input.start_boundary_ref);
   const stopId = refEventId(input.stop_boundary_ref);
@@ -117,22 +115,109 @@ export function normalizeTrace(input: NormalizeInput): NormalizedTrace {
   // A terminal's slips (a mistyped program, a failed command run again at once) are not steps.
   const { kept: window, dropped: slips } = dropFailedAttempts(ordered.slice(startIndex, stopIndex + 1));
   dropped.noise += slips;
+  return { window, dropped };
+}
 
-  const pages: NormalizedTrace["pages"] = [];
-  const notePage = (url: string | undefined, title: string | undefined) => {
-    if (url === undefined) return;
-    const last = pages.at(-1);
-    if (last?.url === url) {
-      if (title !== undefined) last.title = title;
-      return;
-    }
-    pages.push({ url, title });
+/** One event as a step (its id is given once the steps are final). */
+function stepOf(event: TraceEvent, action: NormalizedStep["action"]): NormalizedStep {
+  const detail = event.browser_detail;
+  const step: NormalizedStep = {
+    step_id: "",
+    action,
+    label: event.action_label,
+    user_labelled: false,
+    target_role: detail?.target_role,
+    target_name: detail?.target_name,
+    target_tag: detail?.target_tag,
+    input_type: detail?.input_type,
+    page_url: detail?.page_url,
+    page_title: detail?.page_title ?? event.window_title,
+    selectors: detail?.selectors ?? [],
+    frame_path: detail?.frame_path,
+    masked_value:
+      detail?.masked_field?.masked === true
+        ? { length_class: detail.masked_field.length_class, value_hash: detail.masked_field.value_hash, reason: detail.masked_field.reason }
+        : undefined,
+    value_ref: detail?.masked_field?.value_ref,
+    consented_value: detail?.masked_field?.masked === false ? detail.masked_field.value : undefined,
+    before_state_ref: event.before_state_ref,
+    after_state_ref: event.after_state_ref,
+    caused_state_change: event.caused_state_change,
+    app_family: event.app_family,
+    event_ids: [event.event_id],
+    created_at: event.created_at,
   };
+  if (event.adapter_kind === "browser_dom") tidyTarget(step);
+  return step;
+}
 
+/** Folds the step into the one before when it is part of it; true when it was folded. */
+function foldIntoPrevious(steps: NormalizedStep[], step: NormalizedStep, dropped: Dropped): boolean {
+  const previous = steps.at(-1);
+  if (previous === undefined) return false;
+  const { action } = step;
+  if (action === "submit" && (previous.action === "click" || previous.action === "press") && previous.page_url === step.page_url) {
+    // A form sent by its button (or Enter) is that click's consequence, not a second step.
+    previous.caused_state_change = previous.caused_state_change || step.caused_state_change;
+    previous.after_state_ref = step.after_state_ref ?? previous.after_state_ref;
+    previous.event_ids.push(...step.event_ids);
+    dropped.merged += 1;
+    return true;
+  }
+  if (action === "fill" && previous.action === "fill" && sameTarget(previous, step)) {
+    // Several edits of one field are one step: the last value is the one that counted.
+    steps[steps.length - 1] = { ...step, event_ids: [...previous.event_ids, ...step.event_ids], before_state_ref: previous.before_state_ref };
+    dropped.merged += 1;
+    return true;
+  }
+  if (action === "fill" && previous.action === "click" && !previous.caused_state_change && sameTarget(previous, step)) {
+    // Clicking into a field only to type in it is part of filling it.
+    steps[steps.length - 1] = { ...step, event_ids: [...previous.event_ids, ...step.event_ids], before_state_ref: previous.before_state_ref };
+    dropped.noise += 1;
+    return true;
+  }
+  return false;
+}
+
+/** Mark-step labels name the step they point at, or else the first step after the mark. */
+function applyMarks(steps: readonly NormalizedStep[], boundaries: NormalizeInput["boundaries"]): void {
+  const marks = boundaries.filter((boundary) => boundary.kind === "mark_step" && boundary.label !== undefined);
+  for (const mark of marks) {
+    const label = (mark.label ?? "").replace(/^(action|guard|verification|decision|other): /, "");
+    const target =
+      (mark.source_event_id !== undefined ? steps.find((step) => step.event_ids.includes(mark.source_event_id as string)) : undefined) ??
+      steps.find((step) => step.created_at >= mark.created_at && !step.user_labelled);
+    if (target !== undefined && label.length > 0) {
+      target.label = label;
+      target.user_labelled = true;
+    }
+  }
+}
+
+/** Notes a page the demonstration went through; the same page again only updates its title. */
+function notePage(pages: NormalizedTrace["pages"], url: string | undefined, title: string | undefined): void {
+  if (url === undefined) return;
+  const last = pages.at(-1);
+  if (last?.url === url) {
+    if (title !== undefined) last.title = title;
+    return;
+  }
+  pages.push({ url, title });
+}
+
+/**
+ * DESIGN §6.1: keep what the user did within the session's boundaries, in order; drop snapshots
+ * (kept as state) and page loads that merely follow an action, merge repeated edits of one field
+ * into the last, drop a click that only focused the field that is then filled, and let mark-step
+ * labels name the step that follows them.
+ */
+export function normalizeTrace(input: NormalizeInput): NormalizedTrace {
+  const { window, dropped } = boundaryWindow(input);
+  const pages: NormalizedTrace["pages"] = [];
   const steps: NormalizedStep[] = [];
   for (const event of window) {
     const detail = event.browser_detail;
-    notePage(detail?.page_url, detail?.page_title ?? event.window_title);
+    notePage(pages, detail?.page_url, detail?.page_title ?? event.window_title);
     const action = actionOf(event);
     if (action === undefined) {
       dropped.noise += 1;
@@ -147,68 +232,10 @@ export function normalizeTrace(input: NormalizeInput): NormalizedTrace {
       dropped.noise += 1;
       continue;
     }
-    const step: NormalizedStep = {
-      step_id: "",
-      action,
-      label: event.action_label,
-      user_labelled: false,
-      target_role: detail?.target_role,
-      target_name: detail?.target_name,
-      target_tag: detail?.target_tag,
-      input_type: detail?.input_type,
-      page_url: detail?.page_url,
-      page_title: detail?.page_title ?? event.window_title,
-      selectors: detail?.selectors ?? [],
-      frame_path: detail?.frame_path,
-      masked_value:
-        detail?.masked_field?.masked === true
-          ? { length_class: detail.masked_field.length_class, value_hash: detail.masked_field.value_hash, reason: detail.masked_field.reason }
-          : undefined,
-      value_ref: detail?.masked_field?.value_ref,
-      consented_value: detail?.masked_field?.masked === false ? detail.masked_field.value : undefined,
-      before_state_ref: event.before_state_ref,
-      after_state_ref: event.after_state_ref,
-      caused_state_change: event.caused_state_change,
-      app_family: event.app_family,
-      event_ids: [event.event_id],
-      created_at: event.created_at,
-    };
-    if (event.adapter_kind === "browser_dom") tidyTarget(step);
-    if (previous !== undefined && action === "submit" && (previous.action === "click" || previous.action === "press") && previous.page_url === step.page_url) {
-      // A form sent by its button (or Enter) is that click's consequence, not a second step.
-      previous.caused_state_change = previous.caused_state_change || step.caused_state_change;
-      previous.after_state_ref = step.after_state_ref ?? previous.after_state_ref;
-      previous.event_ids.push(...step.event_ids);
-      dropped.merged += 1;
-      continue;
-    }
-    if (previous !== undefined && action === "fill" && previous.action === "fill" && sameTarget(previous, step)) {
-      // Several edits of one field are one step: the last value is the one that counted.
-      steps[steps.length - 1] = { ...step, event_ids: [...previous.event_ids, ...step.event_ids], before_state_ref: previous.before_state_ref };
-      dropped.merged += 1;
-      continue;
-    }
-    if (previous !== undefined && action === "fill" && previous.action === "click" && !previous.caused_state_change && sameTarget(previous, step)) {
-      // Clicking into a field only to type in it is part of filling it.
-      steps[steps.length - 1] = { ...step, event_ids: [...previous.event_ids, ...step.event_ids], before_state_ref: previous.before_state_ref };
-      dropped.noise += 1;
-      continue;
-    }
-    steps.push(step);
+    const step = stepOf(event, action);
+    if (!foldIntoPrevious(steps, step, dropped)) steps.push(step);
   }
-
-  // Mark-step labels name the step they point at, or else the first step after the mark.
-  const marks = input.boundaries.filter((boundary) => boundary.kind === "mark_step" && boundary.label !== undefined);
-  for (const mark of marks) {
-    const label = (mark.label ?? "").replace(/^(action|guard|verification|decision|other): /, "");
-    const target =
-      (mark.source_event_id !== undefined ? steps.find((step) => step.event_ids.includes(mark.source_event_id as string)) : undefined) ??
-      steps.find((step) => step.created_at >= mark.created_at && !step.user_labelled);
-    if (target !== undefined && label.length > 0) {
-      target.label = label;
-      target.user_labelled = true;
-    }
-  }
+  applyMarks(steps, input.boundaries);
   steps.forEach((step, index) => {
     step.step_id = `s${index + 1}`;
   });

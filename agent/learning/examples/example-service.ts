@@ -10,10 +10,11 @@ import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import type { CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import { diffSkills, nextSkillVersion, readSkillOutline } from "../compiler/skill-delta";
 import { readPracticeBase, type PracticeBase, type PracticeBaseDeps } from "../practice/practice-base";
-import type { ProposalService } from "../proposal-service";
-import type { SessionService } from "../session-service";
-import { withExample } from "./example-files";
-import { writeInterpretationOf } from "../proposal-interpretation";
+import type { ProposalService } from "../proposals/proposal-service";
+import type { SessionService } from "../sessions/session-service";
+import { withExample } from "../proposals/example-files";
+import { writeInterpretationOf } from "../proposals/proposal-interpretation";
+import { DraftFiles } from "../../../shared/skills/skill-folder";
 
 export interface ExampleServiceDeps extends PracticeBaseDeps {
   sessions: SessionService;
@@ -64,7 +65,7 @@ export function createExampleService(deps: ExampleServiceDeps): ExampleService {
       throw error;
     }
     const ability = base.ability!;
-    const installedMarkdown = base.files["SKILL.md"] as string;
+    const installedMarkdown = base.files[DraftFiles.skill] as string;
     const outline = readSkillOutline(installedMarkdown);
     const version = nextSkillVersion(outline.version);
     const carried = Object.fromEntries(Object.entries(base.files).filter(([name]) => !NOT_CARRIED.has(name)));
@@ -90,9 +91,9 @@ export function createExampleService(deps: ExampleServiceDeps): ExampleService {
       const proposalId = randomUUID();
       const folder = MemoryPaths.draftRevision(proposalId, 1);
       for (const [name, text] of Object.entries(files)) await deps.memory.writeText(`${folder}/${name}`, text);
-      const markdown = files["SKILL.md"] as string;
+      const markdown = files[DraftFiles.skill] as string;
       await deps.memory.writeJson(
-        `${folder}/skill-delta.json`,
+        `${folder}/${DraftFiles.skillDelta}`,
         SkillDeltaSchema.parse({
           target_ability_id: ability.ability_id,
           target_skill_name: ability.skill_name,
@@ -118,8 +119,8 @@ export function createExampleService(deps: ExampleServiceDeps): ExampleService {
         proposed_skill_slug: frontmatter?.name ?? ability.skill_name,
         trigger_phrases: frontmatter?.triggers ?? ability.trigger_phrases,
         negative_triggers: frontmatter?.negative_triggers ?? ability.negative_triggers,
-        draft_skill_path: `${folder}/SKILL.md`,
-        draft_manifest_path: `${folder}/capability-manifest.json`,
+        draft_skill_path: `${folder}/${DraftFiles.skill}`,
+        draft_manifest_path: `${folder}/${DraftFiles.manifest}`,
         ...(files["workflow-graph.json"] === undefined ? {} : { draft_graph_ref: `${folder}/workflow-graph.json` }),
         proposal_state: "draft",
         install_lane: "pending",

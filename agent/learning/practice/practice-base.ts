@@ -5,9 +5,10 @@ import { AppError } from "../../errors/app-error";
 import type { RunSpecSource } from "../../execution/runs/run-spec";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
-import type { ProposalService } from "../proposal-service";
+import type { ProposalService } from "../proposals/proposal-service";
 import type { PracticePlan } from "./practice-driver";
 import { StoredCheckpointsSchema, StoredFlowSchema, parseStoredJson } from "../../../shared/execution/stored-skill-files";
+import { DraftFiles, INSTALLED_FROM_DRAFT } from "../../../shared/skills/skill-folder";
 
 /** What a practice starts from: the plan it plays, and the files a repaired proposal is made of. */
 export interface PracticeBase {
@@ -44,27 +45,21 @@ export async function readPracticeBase(deps: PracticeBaseDeps, target: PracticeT
     const folder = MemoryPaths.installedSkill(ability.skill_name);
     const source = ability.proposal_id === undefined ? {} : await deps.proposals.draftFiles(ability.proposal_id).catch(() => ({}) as Record<string, string>);
     const installed: Record<string, string> = {};
-    for (const [name, file] of [
-      ["SKILL.md", "SKILL.md"],
-      ["flow.recorder.json", "tests/flow.recorder.json"],
-      ["trigger-tests.json", "tests/trigger-tests.json"],
-      ["checkpoints.json", "tests/checkpoints.json"],
-      ["parameters.json", "tests/parameters.json"],
-    ] as const) {
+    for (const [name, file] of INSTALLED_FROM_DRAFT) {
       const text = await deps.memory.readText(`${folder}/${file}`);
       if (text !== undefined) installed[name] = text;
     }
     const files = { ...source, ...installed };
-    if (files["capability-manifest.json"] === undefined || files["SKILL.md"] === undefined) {
+    if (files[DraftFiles.manifest] === undefined || files[DraftFiles.skill] === undefined) {
       throw new AppError("ABILITY_NOT_FOUND", "That skill cannot be practised: the files it was installed from are missing; improve it by demonstration instead.");
     }
-    return { plan: { flow: plan.flow, checkpoints: plan.checkpoints, parameters: plan.parameters }, files, ability, storedCheckpoints: parseStoredJson(files["checkpoints.json"], StoredCheckpointsSchema) ?? [] };
+    return { plan: { flow: plan.flow, checkpoints: plan.checkpoints, parameters: plan.parameters }, files, ability, storedCheckpoints: parseStoredJson(files[DraftFiles.checkpoints], StoredCheckpointsSchema) ?? [] };
   }
   const files = await deps.proposals.draftFiles(target.proposal_id);
-  const flow = parseStoredJson(files["flow.recorder.json"], StoredFlowSchema);
+  const flow = parseStoredJson(files[DraftFiles.flow], StoredFlowSchema);
   if (flow === undefined) throw new AppError("PROPOSAL_NOT_FOUND", "That proposal has no recorded flow to practise.");
-  const stored = parseStoredJson(files["checkpoints.json"], StoredCheckpointsSchema) ?? [];
-  const parameters = (parseStoredJson(files["parameters.json"], ParametersSchema) ?? []).map(({ name, type_hint }) => ({ name, type_hint: type_hint as PracticePlan["parameters"][number]["type_hint"] }));
+  const stored = parseStoredJson(files[DraftFiles.checkpoints], StoredCheckpointsSchema) ?? [];
+  const parameters = (parseStoredJson(files[DraftFiles.parameters], ParametersSchema) ?? []).map(({ name, type_hint }) => ({ name, type_hint: type_hint as PracticePlan["parameters"][number]["type_hint"] }));
   const checkpoints = stored.map(({ checkpoint_id, goal, success_condition, step_ids, verification }) => ({
     checkpoint_id,
     goal,

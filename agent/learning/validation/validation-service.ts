@@ -15,9 +15,10 @@ import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import type { TriggerTests } from "../compiler/emit-skill";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
-import type { ProposalService } from "../proposal-service";
-import type { SessionService } from "../session-service";
+import type { ProposalService } from "../proposals/proposal-service";
+import type { SessionService } from "../sessions/session-service";
 import { runRehearsal, type RehearsalInput, type RehearsalResult } from "./rehearsal";
+import { DraftFiles } from "../../../shared/skills/skill-folder";
 
 export interface ValidationServiceDeps {
   memory: MemoryStore;
@@ -54,7 +55,7 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
   /** `installed` excludes this proposal's own ability, so any overlap is a real collision. */
   const lintChecks = (files: Record<string, string>, checkpoints: CheckpointPlan[], installed: AbilityAvailabilityEntry[], slug: string, triggers: string[]): Check[] => {
     const checks: Check[] = [];
-    const markdown = files["SKILL.md"] ?? "";
+    const markdown = files[DraftFiles.skill] ?? "";
     const frontmatter = parseSkillFrontmatter(markdown);
     checks.push({ test_case_id: "lint:frontmatter", label: "SKILL.md frontmatter is valid (§0.2C)", result: frontmatter ? "passed" : "failed", details: frontmatter ? `name ${frontmatter.name}` : "frontmatter missing or invalid" });
     const missing = STRUCTURE_SECTIONS.filter((section) => !markdown.includes(section));
@@ -148,13 +149,13 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
         // The revision checked, named in the run, so a later revision is not taken for validated.
         const draft = (await deps.proposals.detail(proposalId)).proposal.draft_skill_path;
         const files = await deps.proposals.draftFiles(proposalId);
-        const checkpoints = z.array(z.custom<CheckpointPlan>()).parse(JSON.parse(files["checkpoints.json"] ?? "[]"));
-        const parameters = z.array(z.custom<SkillParameter>()).parse(JSON.parse(files["parameters.json"] ?? "[]"));
+        const checkpoints = z.array(z.custom<CheckpointPlan>()).parse(JSON.parse(files[DraftFiles.checkpoints] ?? "[]"));
+        const parameters = z.array(z.custom<SkillParameter>()).parse(JSON.parse(files[DraftFiles.parameters] ?? "[]"));
         const installed = (await deps.abilities.snapshot()).snapshot.abilities.filter((entry) => entry.ability_id !== proposal.ability_id);
         const checks: Check[] = [];
         if (kinds.includes("lint")) checks.push(...lintChecks(files, checkpoints, installed, proposal.proposed_skill_slug, proposal.trigger_phrases));
         if (kinds.includes("trigger")) {
-          const tests = JSON.parse(files["trigger-tests.json"] ?? "{}") as TriggerTests;
+          const tests = JSON.parse(files[DraftFiles.triggerTests] ?? "{}") as TriggerTests;
           checks.push(...(await triggerChecks({ positive: tests.positive ?? [], paraphrases: tests.paraphrases ?? [], negative: tests.negative ?? [] }, proposal.title, proposal.trigger_phrases, proposal.negative_triggers)));
         }
         if (kinds.includes("dependency_check")) {
@@ -167,7 +168,7 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
         }
         let violation: RehearsalResult["policy_violation"];
         if (kinds.includes("rehearsal")) {
-          const flow = JSON.parse(files["flow.recorder.json"] ?? "{}") as RecorderFlow;
+          const flow = JSON.parse(files[DraftFiles.flow] ?? "{}") as RecorderFlow;
           const policy = (await deps.proposals.testPolicyOf(sessionId)) ?? defaultPolicy(flow);
           const result = await rehearse({
             flow,

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
+import { AppError } from "../../errors/app-error";
+import type { MemoryStore } from "../../memory/memory-store";
+import { MemoryPaths } from "../../memory/memory-paths";
+
+/** One line of `proposals.jsonl`: the proposal as it is after a change (last line per id wins). */
+const LiveProposalRecordSchema = z.object({
+  proposal: SkillBundleProposalSchema,
+  revision: z.number().int().min(1),
+  lint: z.object({
+    passed: z.boolean(),
+    findings: z.array(
+      z.object({
+        rule: z.enum(["CKP-001", "CKP-002", "CKP-003", "CKP-004", "CKP-005"]),
+        checkpoint_id: z.string(),
+        field: z.enum(["goal", "success_condition"]),
+        message: z.string(),
+      }),
+    ),
+    checked: z.number().int(),
+  }),
+});
+type ProposalLogRecord = z.infer<typeof LiveProposalRecordSchema>;
+
+/** A line is the proposal as it is now, or the tombstone its archive (§0C.16D, 14 days) leaves. */
+const TombstoneSchema = z.object({ archived_proposal_id: z.string().uuid(), archived_at: z.string().datetime() });
+
+/**
+ * Which proposal a line of `proposals.jsonl` is a version of, or which one its tombstone removes.
+ * The log keeps every version of every proposal: it is folded on this alone (a proposal version is
+ * not checked against its schema here), and only the version that wins is parsed in full.
+ */
+function foldKeyOf(line: unknown): { id: string; live: boolean } | undefined {
+  const proposal = typeof line === "object" && line !== null && "proposal" in line ? line.proposal : undefined;
+  if (typeof proposal === "object" && proposal !== null && "proposal_id" in proposal && typeof proposal.proposal_id === "string") return { id: proposal.proposal_id, live: true };
+  const tombstone = TombstoneSchema.safeParse(line);
+  return tombstone.success ? { id: tombstone.data.archived_proposal_id, live: false } : undefined;
+}
+
+export type { ProposalLogRecord };
+
+/** The live proposals, as `proposals.jsonl` says they are now (last line per id wins). */
+export interface ProposalLog {
+  /** The record of a proposal, or `PROPOSAL_NOT_FOUND`. */
+  find(proposalId: string): ProposalLogRecord;
+  /** Appends the record as the proposal's current state. */
+  put(record: ProposalLogRecord): Promise<void>;
+  /** Leaves the archive's tombstone (§0C.16D): the proposal is no longer live. */
+  tombstone(proposalId: string, at: string): Promise<void>;
+  all(): ProposalLogRecord[];
+}
+
+/** The draft revision folder a proposal currently points at. */
+export const draftFolderOf = (proposal: SkillBundleProposal) => proposal.draft_skill_path.replace(/\/SKILL\.md$/, "");
+
+export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
+  const latest = new Map<string, unknown>();
+  // Folded as it is read: only each proposal's last version is kept (issue 17).
+  await memory.forEachJsonl(MemoryPaths.proposals, z.unknown(), (line, number) => {
+    const key = foldKeyOf(line);
+    if (key === undefined) throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.proposals} is not valid (line ${number} is neither a proposal nor a tombstone).`);
+    if (key.live) latest.set(key.id, line);
+    else latest.delete(key.id);
+  });
+  const records = new Map<string, ProposalLogRecord>();
+  for (const [id, line] of latest) {
+    const parsed = LiveProposalRecordSchema.safeParse(line);
+    if (!parsed.success) throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.proposals} is not valid (the last version of proposal ${id} does not match its schema).`);
+    records.set(id, parsed.data);
+  }
+  return {
+    find(proposalId) {
+      const record = records.get(proposalId);
+      if (record === undefined) throw new AppError("PROPOSAL_NOT_FOUND", `No proposal ${proposalId}.`);
+      return record;
+    },
+    async put(record) {
+      await memory.append(MemoryPaths.proposals, record);
+      records.set(record.proposal.proposal_id, record);
+    },
+    async tombstone(proposalId, at) {
+      await memory.append(MemoryPaths.proposals, { archived_proposal_id: proposalId, archived_at: at });
+      records.delete(proposalId);
+    },
+    all: () => [...records.values()],
+  };
+}
