@@ -5,7 +5,16 @@ import svelte from "eslint-plugin-svelte";
 import tseslint from "typescript-eslint";
 
 /** Test code: tests, their helpers and the benchmarks. */
-const TEST_CODE = ["**/*.test.ts", "**/test-support/**", "**/*-test-support.ts", "**/*.test-support.ts", "**/support/**", "ui/testing/**", "e2e/**", "bench/**"];
+const TEST_CODE = [
+  "**/*.test.ts",
+  "**/test-support/**",
+  "**/*-test-support.ts",
+  "**/*.test-support.ts",
+  "**/support/**",
+  "ui/testing/**",
+  "e2e/**",
+  "bench/**",
+];
 
 export default tseslint.config(
   { ignores: [".output/**", ".wxt/**", "node_modules/**", "e2e/artifacts/**"] },
@@ -21,7 +30,10 @@ export default tseslint.config(
       // TypeScript reports undefined names, with the right environment for each file (page, worker, Node).
       "no-undef": "off",
       // `_name` drops a field on purpose (`const { secret: _secret, ...rest } = x`).
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", destructuredArrayIgnorePattern: "^_" },
+      ],
       // Our Maps and Sets in runes modules are built and read within one computation, or replaced whole
       // (state = new Map(...)): `$state` already tracks them; SvelteMap would track every read again.
       "svelte/prefer-svelte-reactivity": "off",

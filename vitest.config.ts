@@ -6,7 +6,15 @@ export default defineConfig({
   // WxtVitest gives extension code its fake browser; svelte() compiles runes in *.svelte.ts.
   plugins: [WxtVitest(), svelte()],
   test: {
-    include: ["shared/**/*.test.ts", "agent/**/*.test.ts", "mcp/**/*.test.ts", "ui/**/*.test.ts", "extension/**/*.test.ts", "e2e/**/*.test.ts", "bench/**/*.test.ts"],
+    include: [
+      "shared/**/*.test.ts",
+      "agent/**/*.test.ts",
+      "mcp/**/*.test.ts",
+      "ui/**/*.test.ts",
+      "extension/**/*.test.ts",
+      "e2e/**/*.test.ts",
+      "bench/**/*.test.ts",
+    ],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // Browser and child-process tests start real Chromium and real agents: keep the 2-core machine calm.

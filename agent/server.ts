@@ -14,7 +14,14 @@ async function main(): Promise<void> {
   const config = readAgentConfig();
   const memory = await openMemoryStore({ root: config.memoryRoot });
   const refiner = readRefinerConfig();
-  const app = await buildApp({ memory, port: config.port, openclawWorkspace: config.openclawWorkspace, skillFolders: config.skillFolders, refiner, logger: agentLoggerOptions(process.env.ELNOR_LOG_LEVEL ?? "warn") });
+  const app = await buildApp({
+    memory,
+    port: config.port,
+    openclawWorkspace: config.openclawWorkspace,
+    skillFolders: config.skillFolders,
+    refiner,
+    logger: agentLoggerOptions(process.env.ELNOR_LOG_LEVEL ?? "warn"),
+  });
   let closing = false;
   const close = async (signal: string) => {
     if (closing) return;

@@ -10,7 +10,13 @@ function withoutCredentials(url: string): string {
   return parsed.toString().replace(/\/$/, "");
 }
 
-export function startupBanner(details: { url: string; memoryRoot: string; token: string; projectRoot: string; refiner?: { baseUrl: string; model: string } | undefined }): string {
+export function startupBanner(details: {
+  url: string;
+  memoryRoot: string;
+  token: string;
+  projectRoot: string;
+  refiner?: { baseUrl: string; model: string } | undefined;
+}): string {
   const extensionDir = path.join(details.projectRoot, ".output", "chrome-mv3");
   const built = existsSync(path.join(extensionDir, "manifest.json"));
   return [

@@ -8,7 +8,24 @@ import type { BenchResult } from "./bench-result";
 import { benchLookupQuality } from "./lookup-quality.bench";
 import { benchLookupMeaning } from "./lookup-meaning.bench";
 
-const WORDS = ["invoice", "export", "report", "customer", "order", "refund", "shipping", "ticket", "calendar", "budget", "contract", "payroll", "travel", "expense", "survey", "vendor"];
+const WORDS = [
+  "invoice",
+  "export",
+  "report",
+  "customer",
+  "order",
+  "refund",
+  "shipping",
+  "ticket",
+  "calendar",
+  "budget",
+  "contract",
+  "payroll",
+  "travel",
+  "expense",
+  "survey",
+  "vendor",
+];
 
 function entries(count: number): AbilityAvailabilityEntry[] {
   return Array.from({ length: count }, (_, index) => {
@@ -51,7 +68,14 @@ export async function benchAbilities(): Promise<BenchResult[]> {
     await app.ready();
     const token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
     const call = async (method: "GET" | "POST", url: string, payload?: unknown) =>
-      (await app.inject({ method, url, headers: { host: "127.0.0.1:47998", authorization: `Bearer ${token}` }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) })).json() as Record<string, any>;
+      (
+        await app.inject({
+          method,
+          url,
+          headers: { host: "127.0.0.1:47998", authorization: `Bearer ${token}` },
+          ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+        })
+      ).json() as Record<string, any>;
 
     // Install saga time: demonstrations compiled to proposals, each installed (materialize, project, bridge, availability).
     const installTimes: number[] = [];
@@ -59,13 +83,34 @@ export async function benchAbilities(): Promise<BenchResult[]> {
       const sessionId = (await call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill" })).session.learn_session_id as string;
       await call("POST", `/api/learn/sessions/${sessionId}/start`);
       await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: `Export report number ${index}` });
-      const event = { event_id: randomUUID(), learn_session_id: sessionId, adapter_kind: "browser_dom", action_label: "Click 'Export'", redaction_mode: "mask_text", created_at: new Date().toISOString(), schema_version: 1, browser_detail: { page_url: "http://127.0.0.1:8123/reports", page_title: "Reports", target_name: "Export", target_role: "button", selectors: [["#export"], ["aria/Export"]], dom_event_kind: "click" } };
+      const event = {
+        event_id: randomUUID(),
+        learn_session_id: sessionId,
+        adapter_kind: "browser_dom",
+        action_label: "Click 'Export'",
+        redaction_mode: "mask_text",
+        created_at: new Date().toISOString(),
+        schema_version: 1,
+        browser_detail: {
+          page_url: "http://127.0.0.1:8123/reports",
+          page_title: "Reports",
+          target_name: "Export",
+          target_role: "button",
+          selectors: [["#export"], ["aria/Export"]],
+          dom_event_kind: "click",
+        },
+      };
       await call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 });
       await call("POST", `/api/learn/sessions/${sessionId}/stop`);
       const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).proposal_id as string;
       const detail = await call("GET", `/api/learn/proposals/${proposalId}/detail`);
-      const required = (detail.questions as Array<{ question_id: string; question_text: string }>).filter((question) => !question.question_text.endsWith("(optional)"));
-      if (required.length > 0) await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, { answers: required.map((question) => ({ question_id: question.question_id, answer_text: "The report file is listed" })) });
+      const required = (detail.questions as Array<{ question_id: string; question_text: string }>).filter(
+        (question) => !question.question_text.endsWith("(optional)"),
+      );
+      if (required.length > 0)
+        await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
+          answers: required.map((question) => ({ question_id: question.question_id, answer_text: "The report file is listed" })),
+        });
       const start = performance.now();
       const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
       installTimes.push(performance.now() - start);
@@ -109,7 +154,12 @@ export async function benchAbilities(): Promise<BenchResult[]> {
     const reopenedToken = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
     const lookupOnce = async () => {
       const start = performance.now();
-      const answer = await reopened.inject({ method: "POST", url: "/api/abilities/lookup", headers: { host: "127.0.0.1:47998", authorization: `Bearer ${reopenedToken}` }, payload: { user_query: "export the invoice report", schema_version: 1 } });
+      const answer = await reopened.inject({
+        method: "POST",
+        url: "/api/abilities/lookup",
+        headers: { host: "127.0.0.1:47998", authorization: `Bearer ${reopenedToken}` },
+        payload: { user_query: "export the invoice report", schema_version: 1 },
+      });
       if (answer.statusCode !== 200) throw new Error(`lookup failed: ${answer.body}`);
       return performance.now() - start;
     };
@@ -119,17 +169,40 @@ export async function benchAbilities(): Promise<BenchResult[]> {
     const restarted = await buildApp({ memory, port: 47998, logger: agentLoggerOptions("silent") });
     await restarted.ready();
     const restartStart = performance.now();
-    const again = await restarted.inject({ method: "POST", url: "/api/abilities/lookup", headers: { host: "127.0.0.1:47998", authorization: `Bearer ${reopenedToken}` }, payload: { user_query: "export the invoice report", schema_version: 1 } });
+    const again = await restarted.inject({
+      method: "POST",
+      url: "/api/abilities/lookup",
+      headers: { host: "127.0.0.1:47998", authorization: `Bearer ${reopenedToken}` },
+      payload: { user_query: "export the invoice report", schema_version: 1 },
+    });
     if (again.statusCode !== 200) throw new Error(`lookup failed: ${again.body}`);
     const restartedLookupMs = performance.now() - restartStart;
     await restarted.close();
 
     return [
       ...lookup,
-      { name: "install saga p50 (materialize, project, bridge, availability), 20 installs", value: percentile(installTimes, 50), unit: "ms", target: "reported", pass: true },
+      {
+        name: "install saga p50 (materialize, project, bridge, availability), 20 installs",
+        value: percentile(installTimes, 50),
+        unit: "ms",
+        target: "reported",
+        pass: true,
+      },
       { name: "availability + catalog refresh at 1,020 installed abilities", value: refreshMs, unit: "ms", target: "reported", pass: true },
-      { name: "first lookup ever, 1,020 abilities (WordNet read, index built, every phrase read by the sentence encoder; through HTTP)", value: firstLookupMs, unit: "ms", target: "reported", pass: true },
-      { name: "first lookup after a restart, 1,020 abilities (phrase vectors read back from ELNOR_MEMORY; through HTTP)", value: restartedLookupMs, unit: "ms", target: "reported", pass: true },
+      {
+        name: "first lookup ever, 1,020 abilities (WordNet read, index built, every phrase read by the sentence encoder; through HTTP)",
+        value: firstLookupMs,
+        unit: "ms",
+        target: "reported",
+        pass: true,
+      },
+      {
+        name: "first lookup after a restart, 1,020 abilities (phrase vectors read back from ELNOR_MEMORY; through HTTP)",
+        value: restartedLookupMs,
+        unit: "ms",
+        target: "reported",
+        pass: true,
+      },
       { name: "next lookup, 1,020 abilities (through HTTP)", value: nextLookupMs, unit: "ms", target: "reported", pass: true },
     ];
   } finally {

@@ -22,9 +22,7 @@ const ids = (matches: ReadonlyArray<{ ability_id: string }>) => matches.map((mat
 
 // Filler that no query below matches by text and that cannot reach the threshold without it
 // (private lane, scoped elsewhere): an index that scored nothing but filler would find nothing.
-const filler = Array.from({ length: 40 }, (_, n) =>
-  entry({ ability_id: `filler-${n}`, title: `Filler ${n}`, trigger_phrases: [`zebra ${n}`, "quartz"] }),
-);
+const filler = Array.from({ length: 40 }, (_, n) => entry({ ability_id: `filler-${n}`, title: `Filler ${n}`, trigger_phrases: [`zebra ${n}`, "quartz"] }));
 
 describe("createBaselineIndex finds every ability a text match lifts over the threshold", () => {
   it("finds a trigger phrase that contains the whole query, even a 1- or 2-letter one", () => {
@@ -182,7 +180,28 @@ describe("createBaselineIndex ranks and filters as the full scan does", () => {
 // Random snapshots and queries over a small vocabulary, so that tokens collide, contain one another
 // (port / export / report), differ only in case, change length when lower-cased (İ), lower-case
 // by context (a final Σ), or hold surrogate pairs.
-const WORDS = ["export", "Export", "report", "port", "rep", "invoice", "invoices", "the", "a", "me", "is", "x", "of", "customer", "İstanbul", "straße", "ß", "ΟΔΟΣ", "📄", "pdf"];
+const WORDS = [
+  "export",
+  "Export",
+  "report",
+  "port",
+  "rep",
+  "invoice",
+  "invoices",
+  "the",
+  "a",
+  "me",
+  "is",
+  "x",
+  "of",
+  "customer",
+  "İstanbul",
+  "straße",
+  "ß",
+  "ΟΔΟΣ",
+  "📄",
+  "pdf",
+];
 const SEPARATORS = [" ", " ", " ", "  ", "\t", "\u00a0", "\n"];
 
 const word = fc.constantFrom(...WORDS);

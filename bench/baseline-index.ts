@@ -2,7 +2,22 @@ import { LOOKUP_MAX_RESULTS, LOOKUP_MIN_SCORE, SCORE_EPSILON, searchesLane } fro
 import type { AbilityAvailabilityEntry } from "../shared/abilities/availability";
 import type { AbilityLookupQuery, AbilityLookupResult } from "../shared/abilities/lookup-contract";
 import { keyOf, RANK_SPAN, rankedAbilities, SCORES, scoreIndexed, SEARCHABLE_LANES, type IndexedAbility, type RankedAbilities } from "./baseline-scores";
-import { bucketOf, bucketSize, fillLists, forEachContaining, gramHigh, gramLow, heapify, narrowestBucket, popHeap, sortedKeys, substringBuckets, toIdLists, type Buckets, type IdLists } from "./baseline-text-search";
+import {
+  bucketOf,
+  bucketSize,
+  fillLists,
+  forEachContaining,
+  gramHigh,
+  gramLow,
+  heapify,
+  narrowestBucket,
+  popHeap,
+  sortedKeys,
+  substringBuckets,
+  toIdLists,
+  type Buckets,
+  type IdLists,
+} from "./baseline-text-search";
 
 /** Distinct strings of the searchable abilities, each with its abilities (each once, ascending). */
 function groupTexts(items: readonly IndexedAbility[], textsOf: (item: IndexedAbility) => readonly string[]) {
@@ -49,7 +64,11 @@ function noTextLists(ranked: RankedAbilities) {
       (keys[item.lane] as number[]).push(scoped);
     }
   });
-  return { plainLists: plainKeys.map(sortedKeys), projectLists: new Map([...projectKeys].map(([scope, keys]) => [scope, keys.map(sortedKeys)])), projectMembers };
+  return {
+    plainLists: plainKeys.map(sortedKeys),
+    projectLists: new Map([...projectKeys].map(([scope, keys]) => [scope, keys.map(sortedKeys)])),
+    projectMembers,
+  };
 }
 
 /** The trigger texts with their owners, their substrings, their rarest-trigram keys and their tokens. */
@@ -67,42 +86,46 @@ function triggerSearch(items: readonly IndexedAbility[]) {
   );
   const tokenIds = new Map<string, number>();
   const tokenTriggerLists: number[][] = [];
-  const triggerTokens = toIdLists(triggers.texts.map((text, id) => {
-    const ids: number[] = [];
-    for (const token of new Set(text.split(/\s+/))) {
-      let tokenId = tokenIds.get(token);
-      if (tokenId === undefined) {
-        tokenId = tokenTriggerLists.length;
-        tokenIds.set(token, tokenId);
-        tokenTriggerLists.push([]);
+  const triggerTokens = toIdLists(
+    triggers.texts.map((text, id) => {
+      const ids: number[] = [];
+      for (const token of new Set(text.split(/\s+/))) {
+        let tokenId = tokenIds.get(token);
+        if (tokenId === undefined) {
+          tokenId = tokenTriggerLists.length;
+          tokenIds.set(token, tokenId);
+          tokenTriggerLists.push([]);
+        }
+        (tokenTriggerLists[tokenId] as number[]).push(id);
+        ids.push(tokenId);
       }
-      (tokenTriggerLists[tokenId] as number[]).push(id);
-      ids.push(tokenId);
-    }
-    return ids;
-  }));
+      return ids;
+    }),
+  );
   return { triggers, triggerSubstrings, emptyTriggers, triggersByKey, tokenIds, triggerTokens, tokenTriggers: toIdLists(tokenTriggerLists) };
 }
 
 /** One snapshot's index and its per-query scratch: an entry is valid where its stamp equals the lookup's epoch. */
-type BaselineState = RankedAbilities & ReturnType<typeof noTextLists> & ReturnType<typeof triggerSearch> & {
-  titles: { texts: string[]; owners: IdLists };
-  titleSubstrings: Buckets;
-  epoch: number;
-  allowed: readonly boolean[];
-  candidateCount: number;
-  triggerStamp: Int32Array;
-  triggerTokensSeen: Int32Array;
-  triggerChecked: Int32Array;
-  titleStamp: Int32Array;
-  titleTokensSeen: Int32Array;
-  itemStamp: Int32Array;
-  projectStamp: Int32Array;
-  itemTrigger: Uint8Array;
-  itemTitle: Uint8Array;
-  candidates: Int32Array;
-  candidateKeys: Float64Array;
-};
+type BaselineState = RankedAbilities &
+  ReturnType<typeof noTextLists> &
+  ReturnType<typeof triggerSearch> & {
+    titles: { texts: string[]; owners: IdLists };
+    titleSubstrings: Buckets;
+    epoch: number;
+    allowed: readonly boolean[];
+    candidateCount: number;
+    triggerStamp: Int32Array;
+    triggerTokensSeen: Int32Array;
+    triggerChecked: Int32Array;
+    titleStamp: Int32Array;
+    titleTokensSeen: Int32Array;
+    itemStamp: Int32Array;
+    projectStamp: Int32Array;
+    itemTrigger: Uint8Array;
+    itemTitle: Uint8Array;
+    candidates: Int32Array;
+    candidateKeys: Float64Array;
+  };
 
 function buildBaselineState(abilities: readonly AbilityAvailabilityEntry[]): BaselineState {
   const count = abilities.length;
@@ -182,7 +205,8 @@ function markContainingTriggers(state: BaselineState, queryLower: string): void 
   for (let start = 0; start < queryLower.length; start += 1) {
     for (let size = 1; size <= 3 && start + size <= queryLower.length; size += 1) {
       const bucket = bucketOf(gramHigh(queryLower, start, size), gramLow(queryLower, start, size), triggerSubstrings.mask);
-      for (let at = triggersByKey.starts[bucket] as number; at < (triggersByKey.starts[bucket + 1] as number); at += 1) checkContained(triggersByKey.ids[at] as number);
+      for (let at = triggersByKey.starts[bucket] as number; at < (triggersByKey.starts[bucket + 1] as number); at += 1)
+        checkContained(triggersByKey.ids[at] as number);
     }
   }
 }
@@ -255,7 +279,10 @@ function markTitles(state: BaselineState, tokenCounts: ReadonlyMap<string, numbe
 }
 
 /** The candidates' keys as a min-heap (its length returned), and the no-text lists the query reads. */
-function queueCandidates(state: BaselineState, projectId: string | undefined): { heapLength: number; lists: Array<{ keys: Float64Array; next: number; plain: boolean }> } {
+function queueCandidates(
+  state: BaselineState,
+  projectId: string | undefined,
+): { heapLength: number; lists: Array<{ keys: Float64Array; next: number; plain: boolean }> } {
   const { candidates, candidateKeys, itemTrigger, itemTitle, projectStamp, scopeOf, epoch } = state;
   let heapLength = 0;
   for (let at = 0; at < state.candidateCount; at += 1) {
@@ -287,7 +314,8 @@ function bestTen(state: BaselineState, queryLower: string, queryTokens: readonly
   let { heapLength } = queued;
   const { lists } = queued;
   const top: Array<{ index: number; rank: number; score: number }> = [];
-  const ranksBefore = (score: number, rank: number, other: { rank: number; score: number }) => score > other.score || (score === other.score && rank < other.rank);
+  const ranksBefore = (score: number, rank: number, other: { rank: number; score: number }) =>
+    score > other.score || (score === other.score && rank < other.rank);
   for (;;) {
     let key = heapLength > 0 ? (candidateKeys[0] as number) : Infinity;
     let from: (typeof lists)[number] | undefined;

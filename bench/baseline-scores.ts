@@ -39,11 +39,15 @@ export function scoreSlot(weightClass: number, trigger: number, title: number, s
  */
 export const SCORES = (() => {
   const slots: number[] = [];
-  for (const lane of LANE_WEIGHTS) for (const health of HEALTH_WEIGHTS) for (const usable of [false, true]) {
-    for (const trigger of TRIGGER_WEIGHTS) for (const title of TITLE_WEIGHTS) for (const scope of SCOPE_WEIGHTS) {
-      slots.push(weigh(trigger, title, scope, lane, health, usable));
-    }
-  }
+  for (const lane of LANE_WEIGHTS)
+    for (const health of HEALTH_WEIGHTS)
+      for (const usable of [false, true]) {
+        for (const trigger of TRIGGER_WEIGHTS)
+          for (const title of TITLE_WEIGHTS)
+            for (const scope of SCOPE_WEIGHTS) {
+              slots.push(weigh(trigger, title, scope, lane, health, usable));
+            }
+      }
   const values = [...new Set(slots)].sort((a, b) => b - a);
   return {
     values,
@@ -97,7 +101,14 @@ export function scoreIndexed(item: IndexedAbility, queryLower: string, queryToke
   }
   const scope = projectId && item.entry.project_scopes.includes(projectId) ? 2 : item.scope;
   const { entry } = item;
-  return weigh(trigger, titleOverlap >= 2 ? 0.2 : 0, SCOPE_WEIGHTS[scope] as number, LANE_WEIGHTS[item.lane] as number, HEALTH_WEIGHTS[entry.checkpoint_health === "strong" ? 1 : entry.checkpoint_health === "weak" ? 2 : 0], entry.usable_now);
+  return weigh(
+    trigger,
+    titleOverlap >= 2 ? 0.2 : 0,
+    SCOPE_WEIGHTS[scope] as number,
+    LANE_WEIGHTS[item.lane] as number,
+    HEALTH_WEIGHTS[entry.checkpoint_health === "strong" ? 1 : entry.checkpoint_health === "weak" ? 2 : 0],
+    entry.usable_now,
+  );
 }
 
 function indexedAbility(entry: AbilityAvailabilityEntry): IndexedAbility {
@@ -129,7 +140,9 @@ export interface RankedAbilities {
 
 export function rankedAbilities(abilities: readonly AbilityAvailabilityEntry[]): RankedAbilities {
   const byRank = abilities.map((_, position) => position);
-  byRank.sort((a, b) => compareCodeUnits((abilities[a] as AbilityAvailabilityEntry).ability_id, (abilities[b] as AbilityAvailabilityEntry).ability_id) || a - b);
+  byRank.sort(
+    (a, b) => compareCodeUnits((abilities[a] as AbilityAvailabilityEntry).ability_id, (abilities[b] as AbilityAvailabilityEntry).ability_id) || a - b,
+  );
   const rankOf = new Int32Array(abilities.length);
   byRank.forEach((position, rank) => {
     rankOf[position] = rank;

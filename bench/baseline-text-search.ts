@@ -17,7 +17,6 @@ export function toIdLists(lists: ReadonlyArray<readonly number[]>): IdLists {
   return { starts, ids };
 }
 
-
 /**
  * Lists built by counting: entry `n` puts `ids[n]` in list `lists[n]`. Entries come with each
  * list's ids ascending; an id repeated in a row is kept once.

@@ -2,17 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { Browser, CDPSession } from "puppeteer-core";
 import { bundleCaptureRuntime, captureConfig, startContentHarness } from "../e2e/support/content-harness";
-import {
-  CAPTURE_GLOBAL,
-  CAPTURE_WORLD,
-  OUR_TIMERS,
-  SETTLE_BEFORE_START_MS,
-  fixturePage,
-  perform,
-  scriptedSteps,
-  serve,
-  sleep,
-} from "./content-script.bench";
+import { CAPTURE_GLOBAL, CAPTURE_WORLD, OUR_TIMERS, SETTLE_BEFORE_START_MS, fixturePage, perform, scriptedSteps, serve, sleep } from "./content-script.bench";
 
 /**
  * Does a change to the capture send the same session? Records what our capture sends over the
@@ -82,7 +72,9 @@ async function recordSession(browser: Browser, url: string, bundle: string): Pro
       contextId,
       awaitPromise: true,
     });
-    const messages = (JSON.parse(String(result.result.value)) as string[]).map((text) => JSON.parse(text) as { type: string; events?: unknown[]; snapshots?: unknown[]; values?: unknown[] });
+    const messages = (JSON.parse(String(result.result.value)) as string[]).map(
+      (text) => JSON.parse(text) as { type: string; events?: unknown[]; snapshots?: unknown[]; values?: unknown[] },
+    );
     // Batches depend on timing; what is in them, in order, does not.
     return {
       events: messages.flatMap((message) => message.events ?? []),
@@ -133,14 +125,18 @@ try {
   const after = normalise(await recordSession(harness.browser, url, mode === "--control" ? earlier : current), port);
   const count = (lines: string[], kind: string) => lines.filter((line) => line.startsWith(kind)).length;
   console.log(`earlier bundle: ${count(before, "event ")} events, ${count(before, "snapshot ")} snapshots, ${count(before, "typed ")} typed values`);
-  console.log(`${mode === "--control" ? "earlier again: " : "sources now:   "} ${count(after, "event ")} events, ${count(after, "snapshot ")} snapshots, ${count(after, "typed ")} typed values`);
+  console.log(
+    `${mode === "--control" ? "earlier again: " : "sources now:   "} ${count(after, "event ")} events, ${count(after, "snapshot ")} snapshots, ${count(after, "typed ")} typed values`,
+  );
   const first = before.findIndex((line, index) => line !== after[index]);
   if (first < 0 && before.length === after.length) {
     console.log("identical, byte for byte after normalising ids, times, the port, the page's clock and hash names");
   } else {
     const at = first < 0 ? Math.min(before.length, after.length) : first;
     const differing = before.filter((line, index) => line !== after[index]).length + Math.abs(before.length - after.length);
-    console.log(`DIFFERENT: ${differing} of ${Math.max(before.length, after.length)} items; the first at item ${at}:\n  earlier: ${before[at] ?? "(none)"}\n  now:     ${after[at] ?? "(none)"}`);
+    console.log(
+      `DIFFERENT: ${differing} of ${Math.max(before.length, after.length)} items; the first at item ${at}:\n  earlier: ${before[at] ?? "(none)"}\n  now:     ${after[at] ?? "(none)"}`,
+    );
     process.exitCode = 1;
   }
 } finally {

@@ -93,7 +93,18 @@ const FIELDS: readonly FieldSpec[] = [
 ];
 const CONTACT_OPTIONS = ["Email", "Phone", "Post"] as const;
 const ROWS = 500;
-const PRODUCTS = ["Blue widget", "Steel bracket", "Oak shelf", "Wool blanket", "Desk lamp", "Ceramic mug", "Garden hose", "Wall clock", "Linen towel", "Glass jar"];
+const PRODUCTS = [
+  "Blue widget",
+  "Steel bracket",
+  "Oak shelf",
+  "Wool blanket",
+  "Desk lamp",
+  "Ceramic mug",
+  "Garden hose",
+  "Wall clock",
+  "Linen towel",
+  "Glass jar",
+];
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -223,9 +234,34 @@ export type Step =
   /** Click the select's label (focuses it without opening the popup), then ArrowDown/ArrowUp. */
   | { kind: "choose"; labelSelector: string; key: "ArrowDown" | "ArrowUp" };
 
-
-const WORDS = ["Ada", "Lovelace", "ada@example.org", "+44 20 7946 0018", "Analytical Engines Ltd", "12 Marylebone Road", "Flat 3", "London", "NW1 5LR", "WELCOME10", "Leave at the door", "s3cret-Passw0rd"];
-const TEXT_FIELDS = ["first-name", "last-name", "email", "phone", "company", "address-1", "address-2", "city", "postcode", "coupon", "notes", "account-password"];
+const WORDS = [
+  "Ada",
+  "Lovelace",
+  "ada@example.org",
+  "+44 20 7946 0018",
+  "Analytical Engines Ltd",
+  "12 Marylebone Road",
+  "Flat 3",
+  "London",
+  "NW1 5LR",
+  "WELCOME10",
+  "Leave at the door",
+  "s3cret-Passw0rd",
+];
+const TEXT_FIELDS = [
+  "first-name",
+  "last-name",
+  "email",
+  "phone",
+  "company",
+  "address-1",
+  "address-2",
+  "city",
+  "postcode",
+  "coupon",
+  "notes",
+  "account-password",
+];
 const SELECTS = ["country", "region", "delivery"];
 const TOGGLES = ["#newsletter", "#gift-wrap", "#invoice", "#contact-email", "#contact-phone", "#contact-post"];
 const BUTTONS = ["#apply-coupon", "#save", "#checkout", "#clear-cart"];
@@ -677,7 +713,10 @@ function summarise(runs: Record<Recorder, RunResult[]>, steps: readonly Step[]):
     mean: { ours: mean(ours), rrweb: mean(rrweb) },
   };
   // How far one no-recorder run of a step strays from the median of its runs: what this instrument cannot resolve.
-  const noise = percentile(runs.none.flatMap((run) => run.stepScriptMs.map((value, step) => Math.abs(value - none[step]!))), 95);
+  const noise = percentile(
+    runs.none.flatMap((run) => run.stepScriptMs.map((value, step) => Math.abs(value - none[step]!))),
+    95,
+  );
   const withinRatio = (figure: { ours: number; rrweb: number }, ratio = TARGET_RATIO) => figure.rrweb > 0 && figure.ours <= ratio * figure.rrweb;
   const baselineName = "rrweb record(), maskAllInputs: true";
   const label = `${steps.length} steps`;

@@ -49,7 +49,8 @@ export const CHECKPOINTS: ExecutionCheckpoint[] = [
 export function replayFlowOf(flow: RecorderFlow, origin: string): UserFlow {
   const steps = flow.steps.map((step) => {
     if (step.type === "change") return { ...step, value: step.value.replace(/\{\{(\w+)\}\}/g, (_, name: keyof typeof VALUES) => VALUES[name]) };
-    if (step.type === "click" && step.selectors[0]?.[0]?.startsWith("aria/Create account")) return { ...step, assertedEvents: [{ type: "navigation", url: `${origin}/welcome.html`, title: "" }] };
+    if (step.type === "click" && step.selectors[0]?.[0]?.startsWith("aria/Create account"))
+      return { ...step, assertedEvents: [{ type: "navigation", url: `${origin}/welcome.html`, title: "" }] };
     return step;
   });
   return parse({ title: flow.title, steps });
@@ -73,8 +74,17 @@ async function timeExecutor(browser: Browser, site: RehearsalSite, flow: Recorde
   const start = performance.now();
   const first = firstRequestAfter(site, site.requests.length);
   let last = start;
-  const result = await execute({ flow, checkpoints: CHECKPOINTS, parameters: [{ name: "password", type_hint: "secret" }], values: VALUES, policy, browser: provider, onProgress: () => void (last = performance.now()) });
-  if (result.overall !== "passed") throw new Error(`the executor did not pass the bench flow: ${JSON.stringify(result.steps.filter((step) => step.result !== "passed"))}`);
+  const result = await execute({
+    flow,
+    checkpoints: CHECKPOINTS,
+    parameters: [{ name: "password", type_hint: "secret" }],
+    values: VALUES,
+    policy,
+    browser: provider,
+    onProgress: () => void (last = performance.now()),
+  });
+  if (result.overall !== "passed")
+    throw new Error(`the executor did not pass the bench flow: ${JSON.stringify(result.steps.filter((step) => step.result !== "passed"))}`);
   const firstAt = await first;
   return { toFirst: firstAt - start, perStep: (last - firstAt) / (flow.steps.length - 1) };
 }
@@ -114,8 +124,24 @@ export async function benchExecutor(chromiumPath = process.env.CHROMIUM_PATH ?? 
     const toFirst = median(ours.map((run) => run.toFirst));
     const replayToFirst = median(theirs.map((run) => run.toFirst));
     return [
-      { name: "executor (managed): run → first action", value: toFirst, unit: "ms", baselineName: "@puppeteer/replay", baseline: replayToFirst, target: "reported", pass: true },
-      { name: "executor (managed): per step, proving 4 checkpoints", value: perStep, unit: "ms", baselineName: "@puppeteer/replay, no checkpoint", baseline: replayPerStep, target: "≤ 1.2× replay", pass: perStep <= 1.2 * replayPerStep },
+      {
+        name: "executor (managed): run → first action",
+        value: toFirst,
+        unit: "ms",
+        baselineName: "@puppeteer/replay",
+        baseline: replayToFirst,
+        target: "reported",
+        pass: true,
+      },
+      {
+        name: "executor (managed): per step, proving 4 checkpoints",
+        value: perStep,
+        unit: "ms",
+        baselineName: "@puppeteer/replay, no checkpoint",
+        baseline: replayPerStep,
+        target: "≤ 1.2× replay",
+        pass: perStep <= 1.2 * replayPerStep,
+      },
     ];
   } finally {
     await browser.close().catch(() => undefined);

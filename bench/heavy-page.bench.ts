@@ -43,7 +43,9 @@ export function heavyPage(): string {
     const word = words[index % words.length]!;
     return `<div class="card"><h3>${word} ${index}</h3><p>Item <span class="sku">K-${index}</span> in stock: <b>${(index * 7) % 90}</b></p><button type="button" class="fav">Favourite</button></div>`;
   }).join("\n");
-  const tabs = ["Overview", "Orders", "Stock", "Returns", "Reports"].map((tab, index) => `<button type="button" role="tab" aria-selected="${index === 0}" id="tab-${index}">${tab}</button>`).join("");
+  const tabs = ["Overview", "Orders", "Stock", "Returns", "Reports"]
+    .map((tab, index) => `<button type="button" role="tab" aria-selected="${index === 0}" id="tab-${index}">${tab}</button>`)
+    .join("");
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -205,7 +207,10 @@ const TraceSchema = z.object({
       ts: z.number(),
       dur: z.number().optional(),
       tdur: z.number().optional(),
-      args: z.object({ data: z.object({ url: z.string().optional(), frame: z.string().optional() }).passthrough().optional() }).passthrough().optional(),
+      args: z
+        .object({ data: z.object({ url: z.string().optional(), frame: z.string().optional() }).passthrough().optional() })
+        .passthrough()
+        .optional(),
     }),
   ),
 });
@@ -230,9 +235,12 @@ interface WorstTask {
 /** Tasks of the main thread (the one that ran the page's own script), and which recorder's calls ran in each. */
 function worstTask(trace: Uint8Array, scriptUrl: string | undefined, pageUrl: string): WorstTask {
   const { traceEvents: events } = TraceSchema.parse(JSON.parse(Buffer.from(trace).toString("utf8")));
-  const pageScript = events.find((event) => event.name === "EvaluateScript" && event.args?.data?.url === pageUrl) ?? events.find((event) => event.name === "ParseHTML");
+  const pageScript =
+    events.find((event) => event.name === "EvaluateScript" && event.args?.data?.url === pageUrl) ?? events.find((event) => event.name === "ParseHTML");
   if (pageScript === undefined) throw new Error("the trace holds no script of the page");
-  const main = events.filter((event) => event.ph === "X" && event.pid === pageScript.pid && event.tid === pageScript.tid).sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0));
+  const main = events
+    .filter((event) => event.ph === "X" && event.pid === pageScript.pid && event.tid === pageScript.tid)
+    .sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0));
   const tasks = main.filter((event) => event.name === "RunTask");
   const calls = scriptUrl === undefined ? [] : main.filter((event) => event.name !== "RunTask" && event.args?.data?.url === scriptUrl);
   let worst: WorstTask = { taskMs: 0, ownMs: 0, worstOwnMs: 0, worstOwnCpuMs: 0, longTasks: 0, caused: 0, causedTasks: [] };
@@ -249,7 +257,10 @@ function worstTask(trace: Uint8Array, scriptUrl: string | undefined, pageUrl: st
       coveredUntil = call.ts + (call.dur ?? 0);
       own += (call.dur ?? 0) / 1000;
       ownCpu += (call.tdur ?? call.dur ?? 0) / 1000;
-      if (process.env.ELNOR_BENCH_DEBUG && (call.dur ?? 0) > 10_000) console.log(`  our call ${call.name} ${JSON.stringify(call.args?.data ?? {}).slice(0, 160)} ${((call.dur ?? 0) / 1000).toFixed(1)} ms at +${((call.ts - tasks[0]!.ts) / 1000).toFixed(0)} ms`);
+      if (process.env.ELNOR_BENCH_DEBUG && (call.dur ?? 0) > 10_000)
+        console.log(
+          `  our call ${call.name} ${JSON.stringify(call.args?.data ?? {}).slice(0, 160)} ${((call.dur ?? 0) / 1000).toFixed(1)} ms at +${((call.ts - tasks[0]!.ts) / 1000).toFixed(0)} ms`,
+        );
     }
     const taskMs = (task.dur ?? 0) / 1000;
     if (scriptUrl !== undefined && own === 0) continue;

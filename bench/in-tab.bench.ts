@@ -29,8 +29,17 @@ async function timeInTab(lease: () => Promise<ReturnType<Awaited<ReturnType<type
   const start = performance.now();
   const first = firstRequestAfter(site, site.requests.length);
   let last = start;
-  const result = await execute({ flow, checkpoints: CHECKPOINTS, parameters: [{ name: "password", type_hint: "secret" }], values: VALUES, policy, browser: provider, onProgress: () => void (last = performance.now()) });
-  if (result.overall !== "passed") throw new Error(`the in-tab executor did not pass the bench flow: ${JSON.stringify(result.steps.filter((step) => step.result !== "passed"))}`);
+  const result = await execute({
+    flow,
+    checkpoints: CHECKPOINTS,
+    parameters: [{ name: "password", type_hint: "secret" }],
+    values: VALUES,
+    policy,
+    browser: provider,
+    onProgress: () => void (last = performance.now()),
+  });
+  if (result.overall !== "passed")
+    throw new Error(`the in-tab executor did not pass the bench flow: ${JSON.stringify(result.steps.filter((step) => step.result !== "passed"))}`);
   const firstAt = await first;
   return { toFirst: firstAt - start, perStep: (last - firstAt) / (flow.steps.length - 1) };
 }
@@ -52,7 +61,8 @@ export async function benchInTab(): Promise<BenchResult[]> {
     await tab.goto(`${site.origin}/signup.html`);
     const tabId = await panel.evaluate(async (url) => (await chrome.tabs.query({})).find((candidate) => candidate.url === url)?.id, tab.url());
     if (tabId === undefined) throw new Error("the bench tab has no id");
-    const lease = async () => app.userTab.lease({ dispatch_id: `bench-${randomUUID()}`, allowed_domains: [new URL(site.origin).host], tab_id: tabId, label: "Bench" });
+    const lease = async () =>
+      app.userTab.lease({ dispatch_id: `bench-${randomUUID()}`, allowed_domains: [new URL(site.origin).host], tab_id: tabId, label: "Bench" });
 
     const replayFlow = replayFlowOf(flowOf(site.origin), site.origin);
     await timeInTab(lease, site);

@@ -43,7 +43,13 @@ export async function benchIngest(): Promise<BenchResult[]> {
       redaction_mode: "mask_text",
       created_at: new Date().toISOString(),
       schema_version: 1,
-      browser_detail: { page_url: "http://127.0.0.1:8123/checkout", target_role: "button", target_name: "Place order", selectors: [["aria/Place order[role=\"button\"]"], ["#place"]], dom_event_kind: "click" },
+      browser_detail: {
+        page_url: "http://127.0.0.1:8123/checkout",
+        target_role: "button",
+        target_name: "Place order",
+        selectors: [['aria/Place order[role="button"]'], ["#place"]],
+        dom_event_kind: "click",
+      },
     });
 
     const socket = new WebSocket(`${url.replace("http", "ws")}/api/observations/stream`);
@@ -57,7 +63,9 @@ export async function benchIngest(): Promise<BenchResult[]> {
     const sendBatch = (size: number) => {
       const batchId = randomUUID();
       const done = new Promise<number>((resolve) => pending.set(batchId, resolve));
-      socket.send(JSON.stringify({ type: "batch", batch: { batch_id: batchId, events: Array.from({ length: size }, event), snapshots: [], schema_version: 1 } }));
+      socket.send(
+        JSON.stringify({ type: "batch", batch: { batch_id: batchId, events: Array.from({ length: size }, event), snapshots: [], schema_version: 1 } }),
+      );
       return done;
     };
     await sendBatch(10);

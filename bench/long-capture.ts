@@ -11,7 +11,16 @@ const SITE = "http://127.0.0.1:8123";
 const CAPTURE_MS = 2 * 60 * 60 * 1000;
 const EVENT_EVERY_MS = 2_000;
 const BATCH = 25;
-const SUBJECTS = ["Printer on floor 3 does not print", "VPN drops every hour", "New laptop for the intern", "Password reset for the shared mailbox", "Projector in room B is flickering", "Cannot open the payroll spreadsheet", "Badge does not open the garage", "Monitor arm is loose"];
+const SUBJECTS = [
+  "Printer on floor 3 does not print",
+  "VPN drops every hour",
+  "New laptop for the intern",
+  "Password reset for the shared mailbox",
+  "Projector in room B is flickering",
+  "Cannot open the payroll spreadsheet",
+  "Badge does not open the garage",
+  "Monitor arm is loose",
+];
 
 /** The ticket list as a person triaging sees it: open tickets left, filters, paging. */
 function listPage(remaining: number, first: number): PageSnapshot {
@@ -19,10 +28,30 @@ function listPage(remaining: number, first: number): PageSnapshot {
   return {
     url: `${SITE}/tickets`,
     title: `Open tickets (${remaining}) · Helpdesk`,
-    headings: [{ level: 1, text: "Open tickets" }, { level: 2, text: `${remaining} waiting` }, { level: 2, text: "Filters" }],
-    landmarks: [{ role: "banner" }, { role: "navigation", name: "Main" }, { role: "main" }, { role: "complementary", name: "Filters" }, { role: "contentinfo" }],
+    headings: [
+      { level: 1, text: "Open tickets" },
+      { level: 2, text: `${remaining} waiting` },
+      { level: 2, text: "Filters" },
+    ],
+    landmarks: [
+      { role: "banner" },
+      { role: "navigation", name: "Main" },
+      { role: "main" },
+      { role: "complementary", name: "Filters" },
+      { role: "contentinfo" },
+    ],
     dialogs: [],
-    forms: [{ name: "Filters", fields: [{ label: "Search", type: "search", required: false }, { label: "Team", type: "select-one", required: false }, { label: "Priority", type: "select-one", required: false }, { label: "Only mine", type: "checkbox", required: false }] }],
+    forms: [
+      {
+        name: "Filters",
+        fields: [
+          { label: "Search", type: "search", required: false },
+          { label: "Team", type: "select-one", required: false },
+          { label: "Priority", type: "select-one", required: false },
+          { label: "Only mine", type: "checkbox", required: false },
+        ],
+      },
+    ],
     buttons: ["Apply filters", "Clear", "New ticket", "Previous page", "Next page", "Export CSV", "Account", "Notifications", "Help"],
     links: ["Dashboard", "Tickets", "Reports", "Knowledge base", "Settings", ...rows].slice(0, 80),
     status_messages: [`Showing ${Math.min(60, remaining)} of ${remaining}`],
@@ -35,8 +64,20 @@ function ticketPage(ticket: number, status: "New" | "In progress" | "Saved"): Pa
   return {
     url: `${SITE}/tickets/*`,
     title: `Ticket #${ticket} · Helpdesk`,
-    headings: [{ level: 1, text: `Ticket #${ticket}: ${SUBJECTS[ticket % SUBJECTS.length]}` }, { level: 2, text: "Conversation" }, { level: 2, text: "Details" }, { level: 2, text: "History" }, { level: 3, text: "Attachments" }],
-    landmarks: [{ role: "banner" }, { role: "navigation", name: "Main" }, { role: "main" }, { role: "complementary", name: "Details" }, { role: "contentinfo" }],
+    headings: [
+      { level: 1, text: `Ticket #${ticket}: ${SUBJECTS[ticket % SUBJECTS.length]}` },
+      { level: 2, text: "Conversation" },
+      { level: 2, text: "Details" },
+      { level: 2, text: "History" },
+      { level: 3, text: "Attachments" },
+    ],
+    landmarks: [
+      { role: "banner" },
+      { role: "navigation", name: "Main" },
+      { role: "main" },
+      { role: "complementary", name: "Details" },
+      { role: "contentinfo" },
+    ],
     dialogs: [],
     forms: [
       {
@@ -53,7 +94,20 @@ function ticketPage(ticket: number, status: "New" | "In progress" | "Saved"): Pa
         ],
       },
     ],
-    buttons: ["Assign to me", "Save", "Save and close", "Merge", "Escalate", "Attach file", "Back to list", "Previous ticket", "Next ticket", "Account", "Notifications", "Help"],
+    buttons: [
+      "Assign to me",
+      "Save",
+      "Save and close",
+      "Merge",
+      "Escalate",
+      "Attach file",
+      "Back to list",
+      "Previous ticket",
+      "Next ticket",
+      "Account",
+      "Notifications",
+      "Help",
+    ],
     links: ["Dashboard", "Tickets", "Reports", "Knowledge base", "Settings", "Requester profile", "Related: printer guide", "Related: VPN setup", "Audit log"],
     status_messages: status === "Saved" ? [`Ticket #${ticket} saved`, "Status: In progress"] : [`Status: ${status}`],
     schema_version: 1,
@@ -195,7 +249,13 @@ export async function benchLongCapture(nodeArgs?: readonly string[]): Promise<Be
     const hours = CAPTURE_MS / 3_600_000;
     const what = `2-hour capture (${total.toLocaleString("en")} events, ${snapshotsSent.toLocaleString("en")} snapshots)`;
     return [
-      { name: `${what}: disk used per hour under the session's observations folder (allocated blocks; ${disk.files.toLocaleString("en")} files)`, value: disk.allocated / hours / 1024 / 1024, unit: "MB/h", target: "reported (≤ 50 MB/h)", pass: disk.allocated / hours <= 50 * 1024 * 1024 },
+      {
+        name: `${what}: disk used per hour under the session's observations folder (allocated blocks; ${disk.files.toLocaleString("en")} files)`,
+        value: disk.allocated / hours / 1024 / 1024,
+        unit: "MB/h",
+        target: "reported (≤ 50 MB/h)",
+        pass: disk.allocated / hours <= 50 * 1024 * 1024,
+      },
       { name: `${what}: bytes written per hour (file sizes)`, value: disk.apparent / hours / 1024 / 1024, unit: "MB/h", target: "reported", pass: true },
       { name: `${what}: generate-proposal (through HTTP)`, value: generateMs, unit: "ms", target: "reported (≤ 5000 ms)", pass: generateMs <= 5000 },
       { name: `${what}: replay into the agent, batches of ${BATCH} (through HTTP)`, value: replayMs, unit: "ms", target: "reported", pass: true },

@@ -17,7 +17,12 @@ export const BLIND_ABILITIES: readonly EvalAbility[] = [
     site: "library.example.org",
     site_title: "City Library – My Account",
     pages: [{ title: "Checked out", headings: ["Checked out items", "Renew"] }],
-    requests: ["extend the due date on the novel I borrowed", "keep the library book for another few weeks", "renew the books I checked out", "I need more time with my library loan"],
+    requests: [
+      "extend the due date on the novel I borrowed",
+      "keep the library book for another few weeks",
+      "renew the books I checked out",
+      "I need more time with my library loan",
+    ],
   },
   {
     id: "city-pothole",
@@ -25,7 +30,12 @@ export const BLIND_ABILITIES: readonly EvalAbility[] = [
     site: "311.example.gov",
     site_title: "City Services",
     pages: [{ title: "New service request", headings: ["Report a problem", "Street and sidewalk"] }],
-    requests: ["tell the council about a hole in the road", "complain about the damaged street on Elm", "log a road repair request", "let the city know the pavement is broken outside my house"],
+    requests: [
+      "tell the council about a hole in the road",
+      "complain about the damaged street on Elm",
+      "log a road repair request",
+      "let the city know the pavement is broken outside my house",
+    ],
   },
   {
     id: "bank-transfer",
@@ -33,7 +43,12 @@ export const BLIND_ABILITIES: readonly EvalAbility[] = [
     site: "bank.example.com",
     site_title: "Example Bank Online",
     pages: [{ title: "Transfers", headings: ["Move money", "From account", "To account"] }],
-    requests: ["move 200 from checking to savings", "shift some funds into my savings account", "put cash from my current account into the savings one", "do an internal transfer"],
+    requests: [
+      "move 200 from checking to savings",
+      "shift some funds into my savings account",
+      "put cash from my current account into the savings one",
+      "do an internal transfer",
+    ],
   },
   {
     id: "calendar-meeting",
@@ -49,7 +64,12 @@ export const BLIND_ABILITIES: readonly EvalAbility[] = [
     site: "photos.example.com",
     site_title: "Example Photos",
     pages: [{ title: "Shared albums", headings: ["Shared albums", "Add photos"] }],
-    requests: ["add the vacation pictures to the family album", "share these shots in our group album", "put my snaps in the shared gallery", "post images to the album we all use"],
+    requests: [
+      "add the vacation pictures to the family album",
+      "share these shots in our group album",
+      "put my snaps in the shared gallery",
+      "post images to the album we all use",
+    ],
   },
   {
     id: "gym-cancel",
@@ -73,7 +93,12 @@ export const BLIND_ABILITIES: readonly EvalAbility[] = [
     site: "hr.example.com",
     site_title: "Example HR",
     pages: [{ title: "Timesheets", headings: ["This week", "Submit for approval"] }],
-    requests: ["log my hours for this week", "fill in the hours I worked", "send in my weekly time report", "record the time I spent on the project and hand it in"],
+    requests: [
+      "log my hours for this week",
+      "fill in the hours I worked",
+      "send in my weekly time report",
+      "record the time I spent on the project and hand it in",
+    ],
   },
   {
     id: "order-address",
@@ -81,7 +106,12 @@ export const BLIND_ABILITIES: readonly EvalAbility[] = [
     site: "shop.example.net",
     site_title: "Example Market",
     pages: [{ title: "Order details", headings: ["Order details", "Shipping address"] }],
-    requests: ["ship my package to my office instead", "update where my parcel goes", "send the order to a different address", "fix the shipping address on my purchase"],
+    requests: [
+      "ship my package to my office instead",
+      "update where my parcel goes",
+      "send the order to a different address",
+      "fix the shipping address on my purchase",
+    ],
   },
   {
     id: "workspace-invite",
@@ -89,7 +119,12 @@ export const BLIND_ABILITIES: readonly EvalAbility[] = [
     site: "chat.example.com",
     site_title: "Example Chat",
     pages: [{ title: "Workspace settings", headings: ["Members", "Invite people"] }],
-    requests: ["add a coworker to our slack", "send an invite to join the team space", "bring Jane into the workspace", "give my new colleague access to our chat"],
+    requests: [
+      "add a coworker to our slack",
+      "send an invite to join the team space",
+      "bring Jane into the workspace",
+      "give my new colleague access to our chat",
+    ],
   },
   {
     id: "mail-away",
@@ -97,7 +132,12 @@ export const BLIND_ABILITIES: readonly EvalAbility[] = [
     site: "mail.example.com",
     site_title: "Example Mail",
     pages: [{ title: "Settings", headings: ["General", "Automatic replies"] }],
-    requests: ["turn on my vacation autoresponder", "auto-reply to emails while I'm away", "let people who email me know I'm on holiday", "set up an away message"],
+    requests: [
+      "turn on my vacation autoresponder",
+      "auto-reply to emails while I'm away",
+      "let people who email me know I'm on holiday",
+      "set up an away message",
+    ],
   },
   {
     id: "pharmacy-refill",
@@ -113,7 +153,12 @@ export const BLIND_ABILITIES: readonly EvalAbility[] = [
     site: "insure.example.com",
     site_title: "Example Insurance",
     pages: [{ title: "Auto insurance", headings: ["Your vehicle", "Your quote"] }],
-    requests: ["how much would it cost to insure my car", "price an auto policy", "get an estimate for vehicle insurance", "quote me for cover on my new Honda"],
+    requests: [
+      "how much would it cost to insure my car",
+      "price an auto policy",
+      "get an estimate for vehicle insurance",
+      "quote me for cover on my new Honda",
+    ],
   },
   {
     id: "channel-mute",
@@ -121,7 +166,12 @@ export const BLIND_ABILITIES: readonly EvalAbility[] = [
     site: "chat.example.com",
     site_title: "Example Chat",
     pages: [{ title: "#general", headings: ["Channel details", "Notifications"] }],
-    requests: ["stop the pings from the random channel", "silence alerts from this group chat", "turn off notifications for #general", "I don't want to hear about that channel anymore"],
+    requests: [
+      "stop the pings from the random channel",
+      "silence alerts from this group chat",
+      "turn off notifications for #general",
+      "I don't want to hear about that channel anymore",
+    ],
   },
   {
     id: "tax-forms",

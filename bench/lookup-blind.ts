@@ -24,7 +24,18 @@ import { withOneTypo } from "./lookup-typos";
 // figures were taken without the second set).
 // The lexicon as the agent's lookup service reads it (WordNet with our domain's phrasing).
 const lexicon = withDomainPhrasing(await loadWordNetLexicon());
-const all = [...EVAL_ABILITIES, ...DEV_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...FOURTH_ABILITIES, ...BLIND_ABILITIES, ...BLIND2_ABILITIES, ...BLIND3_ABILITIES, ...BLIND4_ABILITIES, ...BLIND5_ABILITIES].map((a, i) => compiledDocument(a, i));
+const all = [
+  ...EVAL_ABILITIES,
+  ...DEV_ABILITIES,
+  ...HOLDOUT_ABILITIES,
+  ...UNSEEN_ABILITIES,
+  ...FOURTH_ABILITIES,
+  ...BLIND_ABILITIES,
+  ...BLIND2_ABILITIES,
+  ...BLIND3_ABILITIES,
+  ...BLIND4_ABILITIES,
+  ...BLIND5_ABILITIES,
+].map((a, i) => compiledDocument(a, i));
 const BLIND_SETS = [
   ["blind set", BLIND_ABILITIES, BLIND_UNRELATED],
   ["second blind set", BLIND2_ABILITIES, BLIND2_UNRELATED],
@@ -41,22 +52,32 @@ const scorers = [
 const baseline = createBaselineIndex(all.map((d) => d.entry));
 type Lookup = (request: AbilityLookupQuery) => Promise<ReadonlyArray<{ ability_id: string }>>;
 /** How often one lookup finds each request's ability first and in its top three, over `requestsOf` each ability's requests. */
-async function topHits(lookup: Lookup, abilities: readonly { id: string; requests: readonly string[] }[], requestsOf: (requests: readonly string[]) => readonly string[]) {
-  let top1 = 0, top3 = 0, total = 0;
-  for (const ability of abilities) for (const request of requestsOf(ability.requests)) {
-    const ids = (await lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 }))).map((m) => m.ability_id);
-    total += 1;
-    if (ids[0] === `learned.${ability.id}`) top1 += 1;
-    if (ids.slice(0, 3).includes(`learned.${ability.id}`)) top3 += 1;
-  }
+async function topHits(
+  lookup: Lookup,
+  abilities: readonly { id: string; requests: readonly string[] }[],
+  requestsOf: (requests: readonly string[]) => readonly string[],
+) {
+  let top1 = 0,
+    top3 = 0,
+    total = 0;
+  for (const ability of abilities)
+    for (const request of requestsOf(ability.requests)) {
+      const ids = (await lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 }))).map((m) => m.ability_id);
+      total += 1;
+      if (ids[0] === `learned.${ability.id}`) top1 += 1;
+      if (ids.slice(0, 3).includes(`learned.${ability.id}`)) top3 += 1;
+    }
   return { p1: (top1 / total).toFixed(3), r3: (top3 / total).toFixed(3), total };
 }
 for (const [name, lookup] of scorers) {
   for (const [setName, abilities, unrelatedRequests] of BLIND_SETS) {
     const { p1, r3, total } = await topHits(lookup, abilities, (requests) => requests);
     let unrelated = 0;
-    for (const request of unrelatedRequests) if ((await lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 }))).length > 0) unrelated += 1;
-    console.log(`${name}: ${setName} (${abilities.length} abilities among ${all.length}, ${total} requests) p@1 ${p1} recall@3 ${r3} unrelated matched ${unrelated}/${unrelatedRequests.length}`);
+    for (const request of unrelatedRequests)
+      if ((await lookup(AbilityLookupQuerySchema.parse({ user_query: request, schema_version: 1 }))).length > 0) unrelated += 1;
+    console.log(
+      `${name}: ${setName} (${abilities.length} abilities among ${all.length}, ${total} requests) p@1 ${p1} recall@3 ${r3} unrelated matched ${unrelated}/${unrelatedRequests.length}`,
+    );
   }
 }
 // Ninth round: one typo in each request (`lookup-typos.ts`), read with its typos mended and as typed.

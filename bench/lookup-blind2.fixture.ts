@@ -42,7 +42,12 @@ export const BLIND2_ABILITIES: readonly EvalAbility[] = [
     site: "power.example.com",
     site_title: "Example Power – Outages",
     pages: [{ title: "Outages", headings: ["Outage map", "Report an outage"] }],
-    requests: ["the electricity is out on our street", "my lights went off, tell the utility", "log a blackout at my address", "no power at home since this morning"],
+    requests: [
+      "the electricity is out on our street",
+      "my lights went off, tell the utility",
+      "log a blackout at my address",
+      "no power at home since this morning",
+    ],
   },
   {
     id: "garage-oil-change",
@@ -66,7 +71,12 @@ export const BLIND2_ABILITIES: readonly EvalAbility[] = [
     site: "tracker.example.dev",
     site_title: "Example Tracker",
     pages: [{ title: "New issue", headings: ["New issue", "Steps to reproduce"] }],
-    requests: ["open an issue about the login crash", "log a defect for the checkout page", "create a ticket for the broken build", "report a bug to the dev team"],
+    requests: [
+      "open an issue about the login crash",
+      "log a defect for the checkout page",
+      "create a ticket for the broken build",
+      "report a bug to the dev team",
+    ],
   },
   {
     id: "hr-emergency-contact",
@@ -74,7 +84,12 @@ export const BLIND2_ABILITIES: readonly EvalAbility[] = [
     site: "hr.example.com",
     site_title: "Example HR – Profile",
     pages: [{ title: "Personal details", headings: ["Personal details", "Emergency contacts"] }],
-    requests: ["change who to call in an emergency", "put my wife down as my emergency contact", "edit my next of kin details", "new emergency phone number for HR"],
+    requests: [
+      "change who to call in an emergency",
+      "put my wife down as my emergency contact",
+      "edit my next of kin details",
+      "new emergency phone number for HR",
+    ],
   },
   {
     id: "appliance-warranty",
@@ -82,7 +97,12 @@ export const BLIND2_ABILITIES: readonly EvalAbility[] = [
     site: "support.example-appliances.com",
     site_title: "Example Appliances Support",
     pages: [{ title: "Warranty service", headings: ["Register a claim", "Your product"] }],
-    requests: ["my dishwasher stopped working, get it fixed under warranty", "request a repair for the fridge", "the washer is broken and still covered", "start a guarantee claim"],
+    requests: [
+      "my dishwasher stopped working, get it fixed under warranty",
+      "request a repair for the fridge",
+      "the washer is broken and still covered",
+      "start a guarantee claim",
+    ],
   },
   {
     id: "stream-watchlist",
@@ -130,7 +150,12 @@ export const BLIND2_ABILITIES: readonly EvalAbility[] = [
     site: "store.example.com",
     site_title: "Example Store – Account",
     pages: [{ title: "Gift cards", headings: ["Gift cards", "Redeem"] }],
-    requests: ["use the voucher I got for my birthday", "add gift card balance to my account", "apply a gift certificate", "put the $50 card code on my account"],
+    requests: [
+      "use the voucher I got for my birthday",
+      "add gift card balance to my account",
+      "apply a gift certificate",
+      "put the $50 card code on my account",
+    ],
   },
   {
     id: "expenses-mileage",

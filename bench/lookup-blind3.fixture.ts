@@ -26,7 +26,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "parks.example.gov",
     site_title: "Example State Parks",
     pages: [{ title: "Camping", headings: ["Find a campground", "Available sites"] }],
-    requests: ["find us a spot to pitch a tent at the lake in July", "book camping for the long weekend", "we want to go camping next month, get a site", "reserve a pitch for our RV"],
+    requests: [
+      "find us a spot to pitch a tent at the lake in July",
+      "book camping for the long weekend",
+      "we want to go camping next month, get a site",
+      "reserve a pitch for our RV",
+    ],
   },
   {
     id: "transit-card",
@@ -42,7 +47,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "rail.example.com",
     site_title: "Example Rail",
     pages: [{ title: "Journey planner", headings: ["Plan your journey", "Choose your tickets"] }],
-    requests: ["get me a seat on the 8:15 to Boston", "I need to go to Manchester by rail tomorrow", "purchase a return to Edinburgh", "book the train to Lyon"],
+    requests: [
+      "get me a seat on the 8:15 to Boston",
+      "I need to go to Manchester by rail tomorrow",
+      "purchase a return to Edinburgh",
+      "book the train to Lyon",
+    ],
   },
   {
     id: "tax-refund-status",
@@ -50,7 +60,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "tax.example.gov",
     site_title: "Example Revenue Service",
     pages: [{ title: "Where's my refund", headings: ["Refund status"] }],
-    requests: ["has my tax return money been sent yet", "when will I get my tax rebate", "is the IRS paying me back this year", "what happened to my refund from the taxman"],
+    requests: [
+      "has my tax return money been sent yet",
+      "when will I get my tax rebate",
+      "is the IRS paying me back this year",
+      "what happened to my refund from the taxman",
+    ],
   },
   {
     id: "clinic-records",
@@ -58,7 +73,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "clinic.example.org",
     site_title: "Example Clinic – Patient Portal",
     pages: [{ title: "Records requests", headings: ["Request your records"] }],
-    requests: ["I need my health file sent to my new doctor", "get copies of my hospital records", "ask the clinic for my patient history", "obtain my chart from the practice"],
+    requests: [
+      "I need my health file sent to my new doctor",
+      "get copies of my hospital records",
+      "ask the clinic for my patient history",
+      "obtain my chart from the practice",
+    ],
   },
   {
     id: "wildlife-fishing",
@@ -66,7 +86,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "wildlife.example.gov",
     site_title: "Example Fish and Wildlife",
     pages: [{ title: "Licenses", headings: ["Fishing licenses", "Choose a license"] }],
-    requests: ["I want to fish in the river legally this summer", "get a permit to go fishing in the state", "renew my angling licence", "purchase a fishing permit for the weekend"],
+    requests: [
+      "I want to fish in the river legally this summer",
+      "get a permit to go fishing in the state",
+      "renew my angling licence",
+      "purchase a fishing permit for the weekend",
+    ],
   },
   {
     id: "solar-quote",
@@ -74,7 +99,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "solar.example.com",
     site_title: "Example Solar",
     pages: [{ title: "Get a quote", headings: ["Your home", "Your roof"] }],
-    requests: ["how much would it cost to put panels on my roof", "get an estimate for a solar install", "price up solar energy for my house", "have someone assess my home for solar"],
+    requests: [
+      "how much would it cost to put panels on my roof",
+      "get an estimate for a solar install",
+      "price up solar energy for my house",
+      "have someone assess my home for solar",
+    ],
   },
   {
     id: "prices-alert",
@@ -82,7 +112,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "prices.example.com",
     site_title: "Example Price Tracker",
     pages: [{ title: "Sony WH-1000XM5", headings: ["Price history", "Alert me"] }],
-    requests: ["tell me when the TV gets cheaper", "notify me if these headphones drop below $100", "watch the price of this laptop", "let me know when the sneakers go on sale"],
+    requests: [
+      "tell me when the TV gets cheaper",
+      "notify me if these headphones drop below $100",
+      "watch the price of this laptop",
+      "let me know when the sneakers go on sale",
+    ],
   },
   {
     id: "carrier-block-number",
@@ -90,7 +125,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "carrier.example.com",
     site_title: "Example Wireless",
     pages: [{ title: "Blocked numbers", headings: ["Blocked numbers", "Add a number"] }],
-    requests: ["stop this number from calling me", "I keep getting spam calls from 555-0134, make them stop", "prevent a caller from reaching me", "blacklist a telemarketer"],
+    requests: [
+      "stop this number from calling me",
+      "I keep getting spam calls from 555-0134, make them stop",
+      "prevent a caller from reaching me",
+      "blacklist a telemarketer",
+    ],
   },
   {
     id: "payroll-withholding",
@@ -98,7 +138,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "payroll.example.com",
     site_title: "Example Payroll",
     pages: [{ title: "Tax forms", headings: ["Federal withholding", "W-4"] }],
-    requests: ["take less tax out of my paycheck", "update my W-4", "adjust how much federal tax is deducted from my salary", "too much is being withheld from my pay"],
+    requests: [
+      "take less tax out of my paycheck",
+      "update my W-4",
+      "adjust how much federal tax is deducted from my salary",
+      "too much is being withheld from my pay",
+    ],
   },
   {
     id: "cleaners-booking",
@@ -106,7 +151,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "cleaners.example.com",
     site_title: "Example Cleaners",
     pages: [{ title: "Book a clean", headings: ["Your home", "Choose a date"] }],
-    requests: ["get someone to clean the apartment on Thursday", "book a maid for next week", "I need the house tidied before guests arrive", "arrange a deep clean of my flat"],
+    requests: [
+      "get someone to clean the apartment on Thursday",
+      "book a maid for next week",
+      "I need the house tidied before guests arrive",
+      "arrange a deep clean of my flat",
+    ],
   },
   {
     id: "shelter-adopt",
@@ -114,7 +164,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "shelter.example.org",
     site_title: "Example Animal Shelter",
     pages: [{ title: "Max – Beagle", headings: ["Meet Max", "Adoption application"] }],
-    requests: ["I want to give a rescue puppy a home", "fill in the adoption form for Max the beagle", "take in a dog from the animal shelter", "start the paperwork to adopt a pet"],
+    requests: [
+      "I want to give a rescue puppy a home",
+      "fill in the adoption form for Max the beagle",
+      "take in a dog from the animal shelter",
+      "start the paperwork to adopt a pet",
+    ],
   },
   {
     id: "sitters-evening",
@@ -122,7 +177,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "sitters.example.com",
     site_title: "Example Sitters",
     pages: [{ title: "Find a sitter", headings: ["Available sitters", "Request a booking"] }],
-    requests: ["find someone to watch the kids on Saturday night", "get childcare for tonight", "we need a sitter for date night", "hire a nanny for a few hours"],
+    requests: [
+      "find someone to watch the kids on Saturday night",
+      "get childcare for tonight",
+      "we need a sitter for date night",
+      "hire a nanny for a few hours",
+    ],
   },
   {
     id: "carrier-replace-sim",
@@ -138,7 +198,12 @@ export const BLIND3_ABILITIES: readonly EvalAbility[] = [
     site: "bikes.example.com",
     site_title: "Example Bike Share",
     pages: [{ title: "Stations near you", headings: ["Nearby stations", "Unlock"] }],
-    requests: ["rent a bike from the dock on Main Street", "grab a city bike for my ride to work", "start a bike share trip", "I want to cycle home, free one of the bikes"],
+    requests: [
+      "rent a bike from the dock on Main Street",
+      "grab a city bike for my ride to work",
+      "start a bike share trip",
+      "I want to cycle home, free one of the bikes",
+    ],
   },
 ];
 

@@ -45,7 +45,12 @@ export const DEV_ABILITIES: readonly EvalAbility[] = [
     site: "city.example.org",
     site_title: "City Hall",
     pages: [{ title: "Report a problem", headings: ["Report a problem", "Road issue"] }],
-    requests: ["tell the city about a hole in the road", "complain about a damaged street", "log a road repair request", "flag the broken pavement on my street"],
+    requests: [
+      "tell the city about a hole in the road",
+      "complain about a damaged street",
+      "log a road repair request",
+      "flag the broken pavement on my street",
+    ],
   },
   {
     id: "admin-group",
@@ -101,7 +106,12 @@ export const DEV_ABILITIES: readonly EvalAbility[] = [
     site: "payroll.example.com",
     site_title: "Example Payroll",
     pages: [{ title: "Pay settings", headings: ["Pay settings", "Direct deposit"] }],
-    requests: ["have my salary paid into my new bank account", "change where my paycheck goes", "add my bank details for payroll", "get my wages deposited automatically"],
+    requests: [
+      "have my salary paid into my new bank account",
+      "change where my paycheck goes",
+      "add my bank details for payroll",
+      "get my wages deposited automatically",
+    ],
   },
 ];
 

@@ -25,7 +25,10 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     goal: "Check out the cart and place the order",
     site: "shop.example.com",
     site_title: "Example Shop",
-    pages: [{ title: "Cart – Example Shop", headings: ["Shopping cart"] }, { title: "Checkout", headings: ["Checkout", "Order confirmation"] }],
+    pages: [
+      { title: "Cart – Example Shop", headings: ["Shopping cart"] },
+      { title: "Checkout", headings: ["Checkout", "Order confirmation"] },
+    ],
     requests: ["buy everything in my basket", "complete my purchase", "finish ordering the stuff in my cart", "go ahead and pay for what's in the cart"],
   },
   {
@@ -33,7 +36,10 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     goal: "Track the delivery of my last order",
     site: "shop.example.com",
     site_title: "Example Shop",
-    pages: [{ title: "Your orders", headings: ["Your orders"] }, { title: "Track package", headings: ["Track package", "Shipment progress"] }],
+    pages: [
+      { title: "Your orders", headings: ["Your orders"] },
+      { title: "Track package", headings: ["Track package", "Shipment progress"] },
+    ],
     requests: ["where is my package", "when will my parcel arrive", "follow the shipment of what I bought", "show me the status of my recent order's delivery"],
   },
   {
@@ -42,7 +48,12 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site: "billing.acme.io",
     site_title: "Acme Billing",
     pages: [{ title: "Invoices", headings: ["Invoices", "Export invoices"] }],
-    requests: ["download this month's bills as a spreadsheet", "get me a csv of the invoices for the month", "save all invoices from last month to a file", "pull the monthly billing export"],
+    requests: [
+      "download this month's bills as a spreadsheet",
+      "get me a csv of the invoices for the month",
+      "save all invoices from last month to a file",
+      "pull the monthly billing export",
+    ],
   },
   {
     id: "hr-expense",
@@ -50,7 +61,12 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site: "hr.corp.example",
     site_title: "People Portal",
     pages: [{ title: "Expenses", headings: ["Expenses", "New expense claim"] }],
-    requests: ["file my trip costs for reimbursement", "claim back what I spent on my business trip", "send my travel receipts to be approved", "request reimbursement for travel expenses"],
+    requests: [
+      "file my trip costs for reimbursement",
+      "claim back what I spent on my business trip",
+      "send my travel receipts to be approved",
+      "request reimbursement for travel expenses",
+    ],
   },
   {
     id: "calendar-room",
@@ -90,14 +106,22 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site: "help.corp.example",
     site_title: "IT Help Desk",
     pages: [{ title: "Help desk", headings: ["Help desk", "New request"] }],
-    requests: ["report that my notebook computer is not working", "log an IT issue about my laptop", "my laptop is broken, file a ticket", "raise a helpdesk request for computer repair"],
+    requests: [
+      "report that my notebook computer is not working",
+      "log an IT issue about my laptop",
+      "my laptop is broken, file a ticket",
+      "raise a helpdesk request for computer repair",
+    ],
   },
   {
     id: "airline-checkin",
     goal: "Check in for my flight",
     site: "fly.example.com",
     site_title: "Example Air",
-    pages: [{ title: "Manage booking", headings: ["Manage booking", "Online check-in"] }, { title: "Boarding pass", headings: ["Boarding pass"] }],
+    pages: [
+      { title: "Manage booking", headings: ["Manage booking", "Online check-in"] },
+      { title: "Boarding pass", headings: ["Boarding pass"] },
+    ],
     requests: ["get my boarding pass", "do the online check in for tomorrow's flight", "check me in to my plane trip", "check-in with the airline"],
   },
   {
@@ -138,7 +162,12 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site: "library.city.example",
     site_title: "City Library",
     pages: [{ title: "My loans", headings: ["My loans", "Renew items"] }],
-    requests: ["extend the due date of my borrowed book", "keep my library loan longer", "renew the books I checked out", "push back the return date for the library book"],
+    requests: [
+      "extend the due date of my borrowed book",
+      "keep my library loan longer",
+      "renew the books I checked out",
+      "push back the return date for the library book",
+    ],
   },
   {
     id: "pizza-order",
@@ -170,7 +199,12 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site: "erp.corp.example",
     site_title: "ERP",
     pages: [{ title: "Purchase orders", headings: ["Purchase orders", "Awaiting approval"] }],
-    requests: ["sign off on the waiting POs", "okay the outstanding purchase requests", "authorize the purchase orders in the queue", "give approval to the orders that are waiting"],
+    requests: [
+      "sign off on the waiting POs",
+      "okay the outstanding purchase requests",
+      "authorize the purchase orders in the queue",
+      "give approval to the orders that are waiting",
+    ],
   },
   {
     id: "crm-contact",
@@ -234,7 +268,12 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site: "chat.example.com",
     site_title: "Team Chat",
     pages: [{ title: "Members", headings: ["Members", "Invite people"] }],
-    requests: ["add my coworker to our workspace", "give a teammate access to the workspace", "send an invitation to a new team member", "bring a colleague into the team space"],
+    requests: [
+      "add my coworker to our workspace",
+      "give a teammate access to the workspace",
+      "send an invitation to a new team member",
+      "bring a colleague into the team space",
+    ],
   },
   {
     id: "cloud-backup",
@@ -242,7 +281,12 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site: "drive.example.com",
     site_title: "Drive",
     pages: [{ title: "Drive", headings: ["My drive", "Upload"] }],
-    requests: ["save a copy of my project folder online", "upload the project to the cloud", "make a backup of the project documents", "copy my work files to the cloud drive"],
+    requests: [
+      "save a copy of my project folder online",
+      "upload the project to the cloud",
+      "make a backup of the project documents",
+      "copy my work files to the cloud drive",
+    ],
   },
   {
     id: "doc-translate",
@@ -250,7 +294,12 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site: "translate.example.com",
     site_title: "Translator",
     pages: [{ title: "Document translation", headings: ["Document translation"] }],
-    requests: ["convert this file to spanish", "get the document in spanish", "make a spanish version of my document", "I need a spanish translation of a file"],
+    requests: [
+      "convert this file to spanish",
+      "get the document in spanish",
+      "make a spanish version of my document",
+      "I need a spanish translation of a file",
+    ],
   },
   {
     id: "newsletter-signup",
@@ -258,7 +307,12 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site: "news.example.com",
     site_title: "Example News",
     pages: [{ title: "Newsletter", headings: ["Newsletter", "Subscribe"] }],
-    requests: ["subscribe me to the weekly email", "join their mailing list", "get the weekly newsletter in my inbox", "register for the example news newsletter"],
+    requests: [
+      "subscribe me to the weekly email",
+      "join their mailing list",
+      "get the weekly newsletter in my inbox",
+      "register for the example news newsletter",
+    ],
   },
   {
     id: "flight-compare",
@@ -283,7 +337,12 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site_title: "Webmail",
     pages: [{ title: "Settings", headings: ["Automatic replies"] }],
     use_conditions: ["When the user is going on vacation or will be away"],
-    requests: ["turn on my vacation auto-reply", "set up an away message for my email", "enable automatic replies while I'm off", "make my inbox say I'm out of office"],
+    requests: [
+      "turn on my vacation auto-reply",
+      "set up an away message for my email",
+      "enable automatic replies while I'm off",
+      "make my inbox say I'm out of office",
+    ],
   },
   {
     id: "shop-return",
@@ -291,7 +350,12 @@ export const EVAL_ABILITIES: readonly EvalAbility[] = [
     site: "shop.example.com",
     site_title: "Example Shop",
     pages: [{ title: "Returns", headings: ["Returns", "Start a return"] }],
-    requests: ["send back the broken product and get my money back", "get a refund for something that arrived damaged", "start a return for a faulty item", "I want my money back for a broken purchase"],
+    requests: [
+      "send back the broken product and get my money back",
+      "get a refund for something that arrived damaged",
+      "start a return for a faulty item",
+      "I want my money back for a broken purchase",
+    ],
   },
 ];
 

@@ -20,7 +20,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "home.example.io",
     site_title: "Example Home",
     pages: [{ title: "Thermostat", headings: ["Thermostat", "Schedule"] }],
-    requests: ["it's freezing when I wake up, have the heat come on earlier", "program the thermostat to warm the house at 6am", "change the times the boiler turns on", "heating times"],
+    requests: [
+      "it's freezing when I wake up, have the heat come on earlier",
+      "program the thermostat to warm the house at 6am",
+      "change the times the boiler turns on",
+      "heating times",
+    ],
   },
   {
     id: "recipe-save",
@@ -28,7 +33,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "cook.example.com",
     site_title: "Example Cook",
     pages: [{ title: "Recipe", headings: ["Lemon chicken", "Save to cookbook"] }],
-    requests: ["I want to make this lasagna again sometime", "bookmark this dish so I can cook it later", "add the soup instructions to my saved recipes", "keep recipe"],
+    requests: [
+      "I want to make this lasagna again sometime",
+      "bookmark this dish so I can cook it later",
+      "add the soup instructions to my saved recipes",
+      "keep recipe",
+    ],
   },
   {
     id: "vote-register",
@@ -36,7 +46,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "elections.example.gov",
     site_title: "Example Elections",
     pages: [{ title: "Voter registration", headings: ["Voter registration", "Eligibility"] }],
-    requests: ["I just turned eighteen and want to vote in the next election", "sign me up as a voter", "get me on the electoral roll", "how do I become a registered voter in my county"],
+    requests: [
+      "I just turned eighteen and want to vote in the next election",
+      "sign me up as a voter",
+      "get me on the electoral roll",
+      "how do I become a registered voter in my county",
+    ],
   },
   {
     id: "outage-report",
@@ -44,7 +59,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "grid.example.com",
     site_title: "Example Power",
     pages: [{ title: "Outages", headings: ["Outage map", "Report an outage"] }],
-    requests: ["the electricity is out in my whole house", "tell the power company my lights went off", "let them know there's a blackout on our street", "no power"],
+    requests: [
+      "the electricity is out in my whole house",
+      "tell the power company my lights went off",
+      "let them know there's a blackout on our street",
+      "no power",
+    ],
   },
   {
     id: "maintenance-request",
@@ -52,7 +72,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "tenant.example.com",
     site_title: "Example Residents",
     pages: [{ title: "Maintenance", headings: ["Maintenance", "New request"] }],
-    requests: ["my kitchen sink is leaking", "ask the landlord to fix the broken heater", "put in a repair order for my apartment", "the dishwasher in my flat stopped working, get someone to come and look at it"],
+    requests: [
+      "my kitchen sink is leaking",
+      "ask the landlord to fix the broken heater",
+      "put in a repair order for my apartment",
+      "the dishwasher in my flat stopped working, get someone to come and look at it",
+    ],
   },
   {
     id: "invoice-send",
@@ -60,7 +85,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "invoicing.example.com",
     site_title: "Example Invoicing",
     pages: [{ title: "Invoices", headings: ["Invoices", "New invoice"] }],
-    requests: ["the client still owes me for the project", "bill my customer for last week's work", "email a bill to acme for the consulting hours", "invoice client"],
+    requests: [
+      "the client still owes me for the project",
+      "bill my customer for last week's work",
+      "email a bill to acme for the consulting hours",
+      "invoice client",
+    ],
   },
   {
     id: "podcast-follow",
@@ -68,7 +98,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "listen.example.fm",
     site_title: "Example Podcasts",
     pages: [{ title: "Podcasts", headings: ["Podcasts", "Episodes"] }],
-    requests: ["I never want to miss a new episode of this show", "subscribe to this podcast", "add the true crime series to my shows", "get every new episode of the history podcast in my library automatically"],
+    requests: [
+      "I never want to miss a new episode of this show",
+      "subscribe to this podcast",
+      "add the true crime series to my shows",
+      "get every new episode of the history podcast in my library automatically",
+    ],
   },
   {
     id: "photo-prints",
@@ -76,7 +111,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "prints.example.com",
     site_title: "Example Prints",
     pages: [{ title: "Prints", headings: ["Prints", "Choose sizes"] }],
-    requests: ["I want paper copies of my vacation pictures to put on the wall", "print out some of my pictures and mail them to me", "order glossy copies of the beach snapshots", "photo prints"],
+    requests: [
+      "I want paper copies of my vacation pictures to put on the wall",
+      "print out some of my pictures and mail them to me",
+      "order glossy copies of the beach snapshots",
+      "photo prints",
+    ],
   },
   {
     id: "child-absence",
@@ -84,7 +124,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "parents.example.edu",
     site_title: "Example School Portal",
     pages: [{ title: "Attendance", headings: ["Attendance", "Report an absence"] }],
-    requests: ["my son is sick and won't be in class today", "tell the school my daughter is staying home", "report my kid missing from class tomorrow because of a dentist appointment", "call in sick for my kid"],
+    requests: [
+      "my son is sick and won't be in class today",
+      "tell the school my daughter is staying home",
+      "report my kid missing from class tomorrow because of a dentist appointment",
+      "call in sick for my kid",
+    ],
   },
   {
     id: "stock-sell",
@@ -116,7 +161,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "events.example.com",
     site_title: "Example Events",
     pages: [{ title: "Event", headings: ["Event details", "Are you going"] }],
-    requests: ["we're coming to sam's party on saturday", "accept the invitation to the dinner", "confirm my attendance at the meetup", "say yes to the wedding invite and tell them I'm bringing a plus one"],
+    requests: [
+      "we're coming to sam's party on saturday",
+      "accept the invitation to the dinner",
+      "confirm my attendance at the meetup",
+      "say yes to the wedding invite and tell them I'm bringing a plus one",
+    ],
   },
   {
     id: "offline-maps",
@@ -124,7 +174,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "maps.example.com",
     site_title: "Example Maps",
     pages: [{ title: "Offline maps", headings: ["Offline maps", "Select an area"] }],
-    requests: ["I'll have no signal on my hike next weekend", "save the map of lisbon to my phone", "get the city area for use without internet", "offline map"],
+    requests: [
+      "I'll have no signal on my hike next weekend",
+      "save the map of lisbon to my phone",
+      "get the city area for use without internet",
+      "offline map",
+    ],
   },
   {
     id: "step-goal",
@@ -132,7 +187,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "fit.example.com",
     site_title: "Example Fit",
     pages: [{ title: "Goals", headings: ["Goals", "Daily steps"] }],
-    requests: ["I want to walk more every day", "change my daily step target to 8000", "raise my walking goal", "make my tracker aim for ten thousand steps each day from now on"],
+    requests: [
+      "I want to walk more every day",
+      "change my daily step target to 8000",
+      "raise my walking goal",
+      "make my tracker aim for ten thousand steps each day from now on",
+    ],
   },
   {
     id: "gift-card-redeem",
@@ -148,7 +208,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "city.example.gov",
     site_title: "City Services",
     pages: [{ title: "Waste and recycling", headings: ["Waste and recycling", "Bulky items"] }],
-    requests: ["I have an old mattress I need to get rid of", "get the city to haul away my old couch", "book a large item trash pickup", "arrange for the council to come and take away a broken fridge from outside my house"],
+    requests: [
+      "I have an old mattress I need to get rid of",
+      "get the city to haul away my old couch",
+      "book a large item trash pickup",
+      "arrange for the council to come and take away a broken fridge from outside my house",
+    ],
   },
   {
     id: "document-esign",
@@ -156,7 +221,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "sign.example.com",
     site_title: "Example Sign",
     pages: [{ title: "Documents", headings: ["Documents", "Review and sign"] }],
-    requests: ["the landlord needs my signature on the lease", "put my signature on the contract online", "e-sign the agreement", "sign the pdf they sent me by email"],
+    requests: [
+      "the landlord needs my signature on the lease",
+      "put my signature on the contract online",
+      "e-sign the agreement",
+      "sign the pdf they sent me by email",
+    ],
   },
   {
     id: "doctor-message",
@@ -164,7 +234,12 @@ export const FIFTH_ABILITIES: readonly EvalAbility[] = [
     site: "patient.example.org",
     site_title: "Example Patient Portal",
     pages: [{ title: "Messages", headings: ["Messages", "Care team"] }],
-    requests: ["I have a question about the side effects of my new medication", "write to my physician about my rash", "contact my care team", "send a note to dr lee asking whether I should still take the pills"],
+    requests: [
+      "I have a question about the side effects of my new medication",
+      "write to my physician about my rash",
+      "contact my care team",
+      "send a note to dr lee asking whether I should still take the pills",
+    ],
   },
   {
     id: "warranty-register",

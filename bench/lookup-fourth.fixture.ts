@@ -33,7 +33,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "meet.example.com",
     site_title: "Example Meet",
     pages: [{ title: "Meetings", headings: ["Meetings", "Schedule a meeting"] }],
-    requests: ["set up a zoom with the design team for thursday", "plan an online meeting with my client", "send a video chat invite for 3pm", "arrange a virtual catch-up with alex"],
+    requests: [
+      "set up a zoom with the design team for thursday",
+      "plan an online meeting with my client",
+      "send a video chat invite for 3pm",
+      "arrange a virtual catch-up with alex",
+    ],
   },
   {
     id: "playlist-create",
@@ -41,7 +46,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "music.example.com",
     site_title: "Example Music",
     pages: [{ title: "Library", headings: ["Your library", "New playlist"] }],
-    requests: ["make a new mix of songs for my run", "start a list of tracks for the road trip", "put together a collection of my favorite songs", "new playlist called chill vibes"],
+    requests: [
+      "make a new mix of songs for my run",
+      "start a list of tracks for the road trip",
+      "put together a collection of my favorite songs",
+      "new playlist called chill vibes",
+    ],
   },
   {
     id: "meter-reading",
@@ -49,7 +59,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "energy.example.co.uk",
     site_title: "Example Energy",
     pages: [{ title: "Account", headings: ["Your account", "Submit a reading"] }],
-    requests: ["send my gas meter numbers", "enter the electricity reading for this month", "give the energy company my meter numbers", "report how much power the meter shows"],
+    requests: [
+      "send my gas meter numbers",
+      "enter the electricity reading for this month",
+      "give the energy company my meter numbers",
+      "report how much power the meter shows",
+    ],
   },
   {
     id: "homework-submit",
@@ -57,7 +72,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "classroom.example.edu",
     site_title: "Example Classroom",
     pages: [{ title: "Assignments", headings: ["Assignments", "Submit work"] }],
-    requests: ["hand in my essay for english class", "upload my math worksheet for the teacher", "submit the lab report before the deadline", "send my finished project to my professor"],
+    requests: [
+      "hand in my essay for english class",
+      "upload my math worksheet for the teacher",
+      "submit the lab report before the deadline",
+      "send my finished project to my professor",
+    ],
   },
   {
     id: "lab-results",
@@ -73,7 +93,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "air.example.com",
     site_title: "Example Air",
     pages: [{ title: "Manage booking", headings: ["Manage booking", "Baggage"] }],
-    requests: ["pay for an extra suitcase on my trip", "add luggage to my reservation", "I need to check a bag on my flight to denver", "buy more baggage allowance"],
+    requests: [
+      "pay for an extra suitcase on my trip",
+      "add luggage to my reservation",
+      "I need to check a bag on my flight to denver",
+      "buy more baggage allowance",
+    ],
   },
   {
     id: "insurance-claim",
@@ -81,7 +106,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "insure.example.com",
     site_title: "Example Insurance",
     pages: [{ title: "Claims", headings: ["Claims", "Start a claim"] }],
-    requests: ["someone hit my car, start a claim", "report an accident to my insurer", "get the insurance to pay for the dent in my bumper", "open a claim for the damage to my vehicle"],
+    requests: [
+      "someone hit my car, start a claim",
+      "report an accident to my insurer",
+      "get the insurance to pay for the dent in my bumper",
+      "open a claim for the damage to my vehicle",
+    ],
   },
   {
     id: "concert-tickets",
@@ -89,7 +119,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "tix.example.com",
     site_title: "Example Tickets",
     pages: [{ title: "Events", headings: ["Events", "Select seats"] }],
-    requests: ["get two seats for the taylor swift show", "purchase passes for the gig on saturday", "I want to see the band live, grab tickets", "order concert tickets for me and my friend"],
+    requests: [
+      "get two seats for the taylor swift show",
+      "purchase passes for the gig on saturday",
+      "I want to see the band live, grab tickets",
+      "order concert tickets for me and my friend",
+    ],
   },
   {
     id: "domain-renew",
@@ -97,7 +132,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "domains.example.net",
     site_title: "Example Domains",
     pages: [{ title: "My domains", headings: ["My domains", "Renewal"] }],
-    requests: ["keep my website address from expiring", "extend the registration of mysite.com for another year", "pay for another year of my domain", "my domain is about to lapse, renew it"],
+    requests: [
+      "keep my website address from expiring",
+      "extend the registration of mysite.com for another year",
+      "pay for another year of my domain",
+      "my domain is about to lapse, renew it",
+    ],
   },
   {
     id: "meeting-reschedule",
@@ -105,7 +145,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "calendar.example.com",
     site_title: "Example Calendar",
     pages: [{ title: "Calendar", headings: ["Week view", "Edit event"] }],
-    requests: ["reschedule tomorrow's standup to friday", "push my 1:1 with sarah to next week", "change the date of the team sync", "postpone the budget review meeting"],
+    requests: [
+      "reschedule tomorrow's standup to friday",
+      "push my 1:1 with sarah to next week",
+      "change the date of the team sync",
+      "postpone the budget review meeting",
+    ],
   },
   {
     id: "channel-mute",
@@ -113,7 +158,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "chat.example.io",
     site_title: "Example Chat",
     pages: [{ title: "Channel settings", headings: ["Channel settings", "Notifications"] }],
-    requests: ["stop getting pinged by the random channel", "silence alerts for #general", "turn off notifications for this group chat", "I don't want to be notified about messages in that channel"],
+    requests: [
+      "stop getting pinged by the random channel",
+      "silence alerts for #general",
+      "turn off notifications for this group chat",
+      "I don't want to be notified about messages in that channel",
+    ],
   },
   {
     id: "order-shipped",
@@ -121,7 +171,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "seller.example.com",
     site_title: "Seller Central",
     pages: [{ title: "Orders", headings: ["Orders", "Confirm shipment"] }],
-    requests: ["tell the buyer their package is on its way", "update the order status to sent", "confirm shipment and add the tracking number", "set order 5521 to dispatched"],
+    requests: [
+      "tell the buyer their package is on its way",
+      "update the order status to sent",
+      "confirm shipment and add the tracking number",
+      "set order 5521 to dispatched",
+    ],
   },
   {
     id: "charge-dispute",
@@ -129,7 +184,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "card.example.com",
     site_title: "Example Card",
     pages: [{ title: "Transactions", headings: ["Transactions", "Dispute a transaction"] }],
-    requests: ["I don't recognize this payment, challenge it", "contest a transaction on my statement", "get my money back for a charge I didn't make", "report a wrong charge from the merchant"],
+    requests: [
+      "I don't recognize this payment, challenge it",
+      "contest a transaction on my statement",
+      "get my money back for a charge I didn't make",
+      "report a wrong charge from the merchant",
+    ],
   },
   {
     id: "sign-out-all",
@@ -145,7 +205,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "shop.example.org",
     site_title: "Example Market",
     pages: [{ title: "Product", headings: ["Product details", "Add to wish list"] }],
-    requests: ["bookmark this jacket for later", "keep these shoes on my wish list", "add the lamp to my saved items", "remember this product so I can buy it later"],
+    requests: [
+      "bookmark this jacket for later",
+      "keep these shoes on my wish list",
+      "add the lamp to my saved items",
+      "remember this product so I can buy it later",
+    ],
   },
   {
     id: "payment-method",
@@ -153,7 +218,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "stream.example.net",
     site_title: "Example Stream",
     pages: [{ title: "Billing", headings: ["Billing", "Payment method"] }],
-    requests: ["change the card I pay with", "my card expired, put in the new one", "edit my payment details", "replace the visa on my account with a mastercard"],
+    requests: [
+      "change the card I pay with",
+      "my card expired, put in the new one",
+      "edit my payment details",
+      "replace the visa on my account with a mastercard",
+    ],
   },
   {
     id: "subscribers-import",
@@ -161,7 +231,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "mailer.example.com",
     site_title: "Example Mailer",
     pages: [{ title: "Audience", headings: ["Audience", "Import contacts"] }],
-    requests: ["upload my email list from a spreadsheet", "bring my mailing list over from excel", "add a bunch of contacts to the audience from a file", "load a csv of newsletter readers"],
+    requests: [
+      "upload my email list from a spreadsheet",
+      "bring my mailing list over from excel",
+      "add a bunch of contacts to the audience from a file",
+      "load a csv of newsletter readers",
+    ],
   },
   {
     id: "photo-crop",
@@ -169,7 +244,12 @@ export const FOURTH_ABILITIES: readonly EvalAbility[] = [
     site: "social.example.org",
     site_title: "Example Social",
     pages: [{ title: "Edit profile", headings: ["Edit profile", "Profile photo"] }],
-    requests: ["trim my avatar so my face is centered", "cut the edges off my profile photo", "make my profile pic fit better by cutting it", "zoom in on my headshot and cut the rest"],
+    requests: [
+      "trim my avatar so my face is centered",
+      "cut the edges off my profile photo",
+      "make my profile pic fit better by cutting it",
+      "zoom in on my headshot and cut the rest",
+    ],
   },
 ];
 

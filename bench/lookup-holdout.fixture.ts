@@ -22,7 +22,12 @@ export const HOLDOUT_ABILITIES: readonly EvalAbility[] = [
     site: "insure.example.com",
     site_title: "Example Insurance",
     pages: [{ title: "Policies", headings: ["My policies", "Renew policy"] }],
-    requests: ["extend my auto insurance", "keep my vehicle coverage going another year", "renew the insurance on my automobile", "my car insurance is expiring, sort it out"],
+    requests: [
+      "extend my auto insurance",
+      "keep my vehicle coverage going another year",
+      "renew the insurance on my automobile",
+      "my car insurance is expiring, sort it out",
+    ],
   },
   {
     id: "drive-share",
@@ -30,7 +35,12 @@ export const HOLDOUT_ABILITIES: readonly EvalAbility[] = [
     site: "drive.example.com",
     site_title: "Drive",
     pages: [{ title: "My drive", headings: ["My drive", "Share with people"] }],
-    requests: ["give my colleague access to the folder", "let a coworker see my directory", "send a folder link to someone on my team", "make the folder available to my team mate"],
+    requests: [
+      "give my colleague access to the folder",
+      "let a coworker see my directory",
+      "send a folder link to someone on my team",
+      "make the folder available to my team mate",
+    ],
   },
   {
     id: "app-language",
@@ -86,7 +96,12 @@ export const HOLDOUT_ABILITIES: readonly EvalAbility[] = [
     site: "ship.example.com",
     site_title: "Example Shipping",
     pages: [{ title: "Ship", headings: ["Create shipment", "Print label"] }],
-    requests: ["make a postage label for my package", "print the label to mail this parcel", "generate a shipping sticker", "get a label so I can send the box"],
+    requests: [
+      "make a postage label for my package",
+      "print the label to mail this parcel",
+      "generate a shipping sticker",
+      "get a label so I can send the box",
+    ],
   },
   {
     id: "apartment-search",

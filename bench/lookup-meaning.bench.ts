@@ -34,10 +34,34 @@ export const LOOKUP_SETS: readonly LookupSet[] = [
   { name: "first", abilities: EVAL_ABILITIES, unrelated: EVAL_UNRELATED, pool: EVAL_ABILITIES, tuned: true },
   { name: "development", abilities: DEV_ABILITIES, unrelated: DEV_UNRELATED, pool: [...EVAL_ABILITIES, ...DEV_ABILITIES], tuned: true },
   { name: "second", abilities: HOLDOUT_ABILITIES, unrelated: HOLDOUT_UNRELATED, pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES], tuned: true },
-  { name: "third", abilities: UNSEEN_ABILITIES, unrelated: UNSEEN_UNRELATED, pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES], tuned: true },
-  { name: "fourth (held out)", abilities: FOURTH_ABILITIES, unrelated: FOURTH_UNRELATED, pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...DEV_ABILITIES, ...FOURTH_ABILITIES], tuned: false },
-  { name: "fifth (held out)", abilities: FIFTH_ABILITIES, unrelated: FIFTH_UNRELATED, pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...DEV_ABILITIES, ...FOURTH_ABILITIES, ...FIFTH_ABILITIES], tuned: false },
-  { name: "sixth (held out)", abilities: SIXTH_ABILITIES, unrelated: SIXTH_UNRELATED, pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...DEV_ABILITIES, ...FOURTH_ABILITIES, ...FIFTH_ABILITIES, ...SIXTH_ABILITIES], tuned: false },
+  {
+    name: "third",
+    abilities: UNSEEN_ABILITIES,
+    unrelated: UNSEEN_UNRELATED,
+    pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES],
+    tuned: true,
+  },
+  {
+    name: "fourth (held out)",
+    abilities: FOURTH_ABILITIES,
+    unrelated: FOURTH_UNRELATED,
+    pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...DEV_ABILITIES, ...FOURTH_ABILITIES],
+    tuned: false,
+  },
+  {
+    name: "fifth (held out)",
+    abilities: FIFTH_ABILITIES,
+    unrelated: FIFTH_UNRELATED,
+    pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...DEV_ABILITIES, ...FOURTH_ABILITIES, ...FIFTH_ABILITIES],
+    tuned: false,
+  },
+  {
+    name: "sixth (held out)",
+    abilities: SIXTH_ABILITIES,
+    unrelated: SIXTH_UNRELATED,
+    pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES, ...DEV_ABILITIES, ...FOURTH_ABILITIES, ...FIFTH_ABILITIES, ...SIXTH_ABILITIES],
+    tuned: false,
+  },
 ];
 
 export interface SetQuality {
@@ -74,7 +98,11 @@ export async function blendedLookupOver(documents: readonly LookupDocument[], le
   };
 }
 
-async function qualityOf(set: LookupSet, lookup: (request: AbilityLookupQuery) => Promise<ReadonlyArray<{ ability_id: string }>>, typed: (requests: readonly string[]) => readonly string[] = (requests) => requests): Promise<SetQuality> {
+async function qualityOf(
+  set: LookupSet,
+  lookup: (request: AbilityLookupQuery) => Promise<ReadonlyArray<{ ability_id: string }>>,
+  typed: (requests: readonly string[]) => readonly string[] = (requests) => requests,
+): Promise<SetQuality> {
   let top1 = 0;
   let top3 = 0;
   let requests = 0;
@@ -107,7 +135,12 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
   await encoder.encode(["warm the model up"], { keep: false });
   const loadMs = performance.now() - loadStart;
   const rows: BenchResult[] = [];
-  const totals = { tuned: { p1: 0, r3: 0, n: 0, u: 0, un: 0 }, held: { p1: 0, r3: 0, n: 0, u: 0, un: 0 }, tunedWording: { p1: 0, r3: 0, n: 0, u: 0, un: 0 }, heldWording: { p1: 0, r3: 0, n: 0, u: 0, un: 0 } };
+  const totals = {
+    tuned: { p1: 0, r3: 0, n: 0, u: 0, un: 0 },
+    held: { p1: 0, r3: 0, n: 0, u: 0, un: 0 },
+    tunedWording: { p1: 0, r3: 0, n: 0, u: 0, un: 0 },
+    heldWording: { p1: 0, r3: 0, n: 0, u: 0, un: 0 },
+  };
   for (const set of LOOKUP_SETS) {
     const documents = set.pool.map((ability, index) => compiledDocument(ability, index));
     const blended = await blendedLookupOver(documents, lexicon, encoder);
@@ -118,9 +151,33 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
       const mended = await qualityOf(set, (request) => blended.lookup(request), withOneTypo);
       const asTyped = await qualityOf(set, (request) => blended.lookupAsTyped(request), withOneTypo);
       rows.push(
-        { name: `lookup p@1 with one typo in each request, typos mended (${set.name} set, ${mended.requests} requests)`, value: mended.p1, unit: "", baselineName: "read as typed", baseline: asTyped.p1, target: "reported", pass: true },
-        { name: `lookup recall@3 with one typo in each request, typos mended (${set.name} set)`, value: mended.recall3, unit: "", baselineName: "read as typed", baseline: asTyped.recall3, target: "reported", pass: true },
-        { name: `lookup unrelated requests matched with one typo in each, typos mended (${set.name} set, ${mended.unrelatedCount} requests)`, value: mended.unrelatedMatched / mended.unrelatedCount, unit: "", baselineName: "read as typed", baseline: asTyped.unrelatedMatched / asTyped.unrelatedCount, target: "reported", pass: true },
+        {
+          name: `lookup p@1 with one typo in each request, typos mended (${set.name} set, ${mended.requests} requests)`,
+          value: mended.p1,
+          unit: "",
+          baselineName: "read as typed",
+          baseline: asTyped.p1,
+          target: "reported",
+          pass: true,
+        },
+        {
+          name: `lookup recall@3 with one typo in each request, typos mended (${set.name} set)`,
+          value: mended.recall3,
+          unit: "",
+          baselineName: "read as typed",
+          baseline: asTyped.recall3,
+          target: "reported",
+          pass: true,
+        },
+        {
+          name: `lookup unrelated requests matched with one typo in each, typos mended (${set.name} set, ${mended.unrelatedCount} requests)`,
+          value: mended.unrelatedMatched / mended.unrelatedCount,
+          unit: "",
+          baselineName: "read as typed",
+          baseline: asTyped.unrelatedMatched / asTyped.unrelatedCount,
+          target: "reported",
+          pass: true,
+        },
       );
     }
     if (set.name === "first") {
@@ -128,12 +185,39 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
       const baselineIndex = createBaselineIndex(documents.map((document) => document.entry));
       const baseline = await qualityOf(set, async (request) => baselineIndex.lookup(request));
       rows.push(
-        { name: `lookup p@1, wording + meaning next to §0C.11C (first set)`, value: ours.p1, unit: "", baselineName: "§0C.11C", baseline: baseline.p1, target: "≥ 0.9", pass: ours.p1 >= 0.9 },
-        { name: `lookup recall@3, wording + meaning next to §0C.11C (first set)`, value: ours.recall3, unit: "", baselineName: "§0C.11C", baseline: baseline.recall3, target: "≥ 0.97", pass: ours.recall3 >= 0.97 },
-        { name: `lookup unrelated requests matched, wording + meaning next to §0C.11C (first set)`, value: ours.unrelatedMatched / ours.unrelatedCount, unit: "", baselineName: "§0C.11C", baseline: baseline.unrelatedMatched / baseline.unrelatedCount, target: "0", pass: ours.unrelatedMatched === 0 },
+        {
+          name: `lookup p@1, wording + meaning next to §0C.11C (first set)`,
+          value: ours.p1,
+          unit: "",
+          baselineName: "§0C.11C",
+          baseline: baseline.p1,
+          target: "≥ 0.9",
+          pass: ours.p1 >= 0.9,
+        },
+        {
+          name: `lookup recall@3, wording + meaning next to §0C.11C (first set)`,
+          value: ours.recall3,
+          unit: "",
+          baselineName: "§0C.11C",
+          baseline: baseline.recall3,
+          target: "≥ 0.97",
+          pass: ours.recall3 >= 0.97,
+        },
+        {
+          name: `lookup unrelated requests matched, wording + meaning next to §0C.11C (first set)`,
+          value: ours.unrelatedMatched / ours.unrelatedCount,
+          unit: "",
+          baselineName: "§0C.11C",
+          baseline: baseline.unrelatedMatched / baseline.unrelatedCount,
+          target: "0",
+          pass: ours.unrelatedMatched === 0,
+        },
       );
     }
-    for (const [total, value] of [[set.tuned ? totals.tuned : totals.held, ours], [set.tuned ? totals.tunedWording : totals.heldWording, wording]] as const) {
+    for (const [total, value] of [
+      [set.tuned ? totals.tuned : totals.held, ours],
+      [set.tuned ? totals.tunedWording : totals.heldWording, wording],
+    ] as const) {
       total.p1 += value.p1 * value.requests;
       total.r3 += value.recall3 * value.requests;
       total.n += value.requests;
@@ -142,16 +226,67 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
     }
     const label = `${set.name} set, ${set.abilities.length} abilities among ${documents.length}, ${ours.requests} requests`;
     rows.push(
-      { name: `lookup p@1, wording + meaning (${label})`, value: ours.p1, unit: "", baselineName: "wording alone", baseline: wording.p1, target: "reported", pass: true },
-      { name: `lookup recall@3, wording + meaning (${label})`, value: ours.recall3, unit: "", baselineName: "wording alone", baseline: wording.recall3, target: "reported", pass: true },
-      { name: `lookup unrelated requests matched, wording + meaning (${set.name} set, ${ours.unrelatedCount} requests)`, value: ours.unrelatedMatched / ours.unrelatedCount, unit: "", baselineName: "wording alone", baseline: wording.unrelatedMatched / wording.unrelatedCount, target: "reported", pass: true },
+      {
+        name: `lookup p@1, wording + meaning (${label})`,
+        value: ours.p1,
+        unit: "",
+        baselineName: "wording alone",
+        baseline: wording.p1,
+        target: "reported",
+        pass: true,
+      },
+      {
+        name: `lookup recall@3, wording + meaning (${label})`,
+        value: ours.recall3,
+        unit: "",
+        baselineName: "wording alone",
+        baseline: wording.recall3,
+        target: "reported",
+        pass: true,
+      },
+      {
+        name: `lookup unrelated requests matched, wording + meaning (${set.name} set, ${ours.unrelatedCount} requests)`,
+        value: ours.unrelatedMatched / ours.unrelatedCount,
+        unit: "",
+        baselineName: "wording alone",
+        baseline: wording.unrelatedMatched / wording.unrelatedCount,
+        target: "reported",
+        pass: true,
+      },
     );
   }
-  for (const [name, ours, wording] of [["tuned sets together", totals.tuned, totals.tunedWording], ["held-out sets together", totals.held, totals.heldWording]] as const) {
+  for (const [name, ours, wording] of [
+    ["tuned sets together", totals.tuned, totals.tunedWording],
+    ["held-out sets together", totals.held, totals.heldWording],
+  ] as const) {
     rows.push(
-      { name: `lookup p@1, wording + meaning (${name}, ${ours.n} requests)`, value: ours.p1 / ours.n, unit: "", baselineName: "wording alone", baseline: wording.p1 / wording.n, target: "reported", pass: true },
-      { name: `lookup recall@3, wording + meaning (${name}, ${ours.n} requests)`, value: ours.r3 / ours.n, unit: "", baselineName: "wording alone", baseline: wording.r3 / wording.n, target: "reported", pass: true },
-      { name: `lookup unrelated requests matched, wording + meaning (${name}, ${ours.un} requests)`, value: ours.u / ours.un, unit: "", baselineName: "wording alone", baseline: wording.u / wording.un, target: "reported", pass: true },
+      {
+        name: `lookup p@1, wording + meaning (${name}, ${ours.n} requests)`,
+        value: ours.p1 / ours.n,
+        unit: "",
+        baselineName: "wording alone",
+        baseline: wording.p1 / wording.n,
+        target: "reported",
+        pass: true,
+      },
+      {
+        name: `lookup recall@3, wording + meaning (${name}, ${ours.n} requests)`,
+        value: ours.r3 / ours.n,
+        unit: "",
+        baselineName: "wording alone",
+        baseline: wording.r3 / wording.n,
+        target: "reported",
+        pass: true,
+      },
+      {
+        name: `lookup unrelated requests matched, wording + meaning (${name}, ${ours.un} requests)`,
+        value: ours.u / ours.un,
+        unit: "",
+        baselineName: "wording alone",
+        baseline: wording.u / wording.un,
+        target: "reported",
+        pass: true,
+      },
     );
   }
   if (options.qualityOnly) return rows;
@@ -190,12 +325,42 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
   }
   for (const list of [whole, rankOnly, readOnly, scanOnly, compared]) list.sort((a, b) => a - b);
   rows.push(
-    { name: "lookup p50, 10,000 abilities, wording + meaning (the request's vector read each time)", value: percentile(whole, 50), unit: "ms", target: "≤ 2 ms", pass: percentile(whole, 50) <= 2 },
-    { name: "lookup p99, 10,000 abilities, wording + meaning (the request's vector read each time)", value: percentile(whole, 99), unit: "ms", target: "reported", pass: true },
+    {
+      name: "lookup p50, 10,000 abilities, wording + meaning (the request's vector read each time)",
+      value: percentile(whole, 50),
+      unit: "ms",
+      target: "≤ 2 ms",
+      pass: percentile(whole, 50) <= 2,
+    },
+    {
+      name: "lookup p99, 10,000 abilities, wording + meaning (the request's vector read each time)",
+      value: percentile(whole, 99),
+      unit: "ms",
+      target: "reported",
+      pass: true,
+    },
     { name: "the request's vector alone (read on the model's thread), p50", value: percentile(readOnly, 50), unit: "ms", target: "reported", pass: true },
-    { name: "lookup p50, 10,000 abilities, wording + meaning, ranking alone (the request's vector given)", value: percentile(rankOnly, 50), unit: "ms", target: "reported", pass: true },
-    { name: `lookup p50, 10,000 abilities, the closest means and their phrases alone (${blendedLarge.meaning.projected ? "through the means' principal directions, exact" : "every mean"})`, value: percentile(scanOnly, 50), unit: "ms", target: "reported", pass: true },
-    { name: "means compared with the request in full per lookup, 10,000 abilities (p50)", value: percentile(compared, 50), unit: "", target: "reported", pass: true },
+    {
+      name: "lookup p50, 10,000 abilities, wording + meaning, ranking alone (the request's vector given)",
+      value: percentile(rankOnly, 50),
+      unit: "ms",
+      target: "reported",
+      pass: true,
+    },
+    {
+      name: `lookup p50, 10,000 abilities, the closest means and their phrases alone (${blendedLarge.meaning.projected ? "through the means' principal directions, exact" : "every mean"})`,
+      value: percentile(scanOnly, 50),
+      unit: "ms",
+      target: "reported",
+      pass: true,
+    },
+    {
+      name: "means compared with the request in full per lookup, 10,000 abilities (p50)",
+      value: percentile(compared, 50),
+      unit: "",
+      target: "reported",
+      pass: true,
+    },
     { name: "sentence encoder load (once per agent, on the first lookup)", value: loadMs, unit: "ms", target: "reported", pass: true },
     { name: "meaning index build, 10,000 abilities (every phrase read by the encoder)", value: buildMs, unit: "ms", target: "reported", pass: true },
   );

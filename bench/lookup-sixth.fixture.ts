@@ -20,7 +20,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "paws.example.com",
     site_title: "Example Paws",
     pages: [{ title: "Grooming", headings: ["Grooming", "Pick a time"] }],
-    requests: ["my dog's fur is all matted and he smells", "get the puppy a haircut and a bath on saturday", "set up a wash and trim for my poodle", "dog groomer"],
+    requests: [
+      "my dog's fur is all matted and he smells",
+      "get the puppy a haircut and a bath on saturday",
+      "set up a wash and trim for my poodle",
+      "dog groomer",
+    ],
   },
   {
     id: "oil-change",
@@ -36,7 +41,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "match.example.com",
     site_title: "Example Dating",
     pages: [{ title: "Settings", headings: ["Settings", "Visibility"] }],
-    requests: ["I met someone and don't want people finding me on the app anymore", "make me invisible to other singles for a while", "take my dating account out of the search results", "stop showing my profile to matches while I'm seeing someone"],
+    requests: [
+      "I met someone and don't want people finding me on the app anymore",
+      "make me invisible to other singles for a while",
+      "take my dating account out of the search results",
+      "stop showing my profile to matches while I'm seeing someone",
+    ],
   },
   {
     id: "flashcards",
@@ -52,7 +62,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "charge.example.com",
     site_title: "Example Charge",
     pages: [{ title: "Map", headings: ["Charging map", "Nearby stations"] }],
-    requests: ["my tesla battery is almost flat", "where can I plug in my ev around here", "locate the closest charger for my electric vehicle", "ev charging nearby"],
+    requests: [
+      "my tesla battery is almost flat",
+      "where can I plug in my ev around here",
+      "locate the closest charger for my electric vehicle",
+      "ev charging nearby",
+    ],
   },
   {
     id: "babysitter",
@@ -60,7 +75,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "sitters.example.com",
     site_title: "Example Sitters",
     pages: [{ title: "Find care", headings: ["Find a sitter", "Book"] }],
-    requests: ["we need someone to watch the kids on saturday night", "book a sitter for friday evening", "get a nanny for the children while we're at the wedding", "babysitter"],
+    requests: [
+      "we need someone to watch the kids on saturday night",
+      "book a sitter for friday evening",
+      "get a nanny for the children while we're at the wedding",
+      "babysitter",
+    ],
   },
   {
     id: "mail-forward",
@@ -68,7 +88,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "post.example.gov",
     site_title: "Example Postal Service",
     pages: [{ title: "Change of address", headings: ["Change of address", "Mail forwarding"] }],
-    requests: ["I'm moving house next month and don't want to miss any letters", "redirect my post to the new flat", "send my letters to where I live now", "mail forwarding"],
+    requests: [
+      "I'm moving house next month and don't want to miss any letters",
+      "redirect my post to the new flat",
+      "send my letters to where I live now",
+      "mail forwarding",
+    ],
   },
   {
     id: "bike-unlock",
@@ -76,7 +101,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "ride.example.com",
     site_title: "Example Bikes",
     pages: [{ title: "Ride", headings: ["Scan to ride", "Unlock"] }],
-    requests: ["I'm standing next to one of the city bikes and want to ride it", "release the bicycle at this dock", "unlock the rental cycle in front of me", "start a bike ride"],
+    requests: [
+      "I'm standing next to one of the city bikes and want to ride it",
+      "release the bicycle at this dock",
+      "unlock the rental cycle in front of me",
+      "start a bike ride",
+    ],
   },
   {
     id: "alarm-arm",
@@ -84,7 +114,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "secure.example.com",
     site_title: "Example Security",
     pages: [{ title: "Alarm", headings: ["Alarm", "Arm away"] }],
-    requests: ["we're leaving for the airport, make sure the house is protected", "switch on the burglar alarm", "activate the security system at home", "arm alarm"],
+    requests: [
+      "we're leaving for the airport, make sure the house is protected",
+      "switch on the burglar alarm",
+      "activate the security system at home",
+      "arm alarm",
+    ],
   },
   {
     id: "visa-apply",
@@ -92,7 +127,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "consulate.example.gov",
     site_title: "Example Consulate",
     pages: [{ title: "Visas", headings: ["Visitor visa", "Application form"] }],
-    requests: ["I need permission to enter japan for my holiday", "request a travel visa for my trip to india", "start a visitor visa application", "how do I get a visa to go sightseeing in brazil"],
+    requests: [
+      "I need permission to enter japan for my holiday",
+      "request a travel visa for my trip to india",
+      "start a visitor visa application",
+      "how do I get a visa to go sightseeing in brazil",
+    ],
   },
   {
     id: "site-block",
@@ -100,7 +140,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "focus.example.com",
     site_title: "Example Focus",
     pages: [{ title: "Blocklist", headings: ["Blocklist", "Add site"] }],
-    requests: ["I waste hours on youtube when I should be working", "stop me from opening social media during work", "add reddit to the list of sites I can't visit", "block sites"],
+    requests: [
+      "I waste hours on youtube when I should be working",
+      "stop me from opening social media during work",
+      "add reddit to the list of sites I can't visit",
+      "block sites",
+    ],
   },
   {
     id: "toll-pay",
@@ -108,7 +153,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "tolls.example.gov",
     site_title: "Example Tollway",
     pages: [{ title: "Pay a toll", headings: ["Pay a toll", "Plate number"] }],
-    requests: ["I drove through the toll plaza without a transponder", "settle the motorway charge for my trip yesterday", "pay the road fee for the bridge crossing", "toll"],
+    requests: [
+      "I drove through the toll plaza without a transponder",
+      "settle the motorway charge for my trip yesterday",
+      "pay the road fee for the bridge crossing",
+      "toll",
+    ],
   },
   {
     id: "jury-postpone",
@@ -116,7 +166,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "courts.example.gov",
     site_title: "Example Courts",
     pages: [{ title: "Jury service", headings: ["Jury service", "Request a deferral"] }],
-    requests: ["I got a jury summons but I'm on vacation that week", "defer my jury service to later in the year", "move my court date for jury selection", "delay jury duty"],
+    requests: [
+      "I got a jury summons but I'm on vacation that week",
+      "defer my jury service to later in the year",
+      "move my court date for jury selection",
+      "delay jury duty",
+    ],
   },
   {
     id: "miles-upgrade",
@@ -124,7 +179,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "fly.example.com",
     site_title: "Example Airways",
     pages: [{ title: "Upgrades", headings: ["Upgrade with miles", "Select cabin"] }],
-    requests: ["I have loads of frequent flyer points and want to sit in business class", "spend my air miles to move up to first class", "redeem my points for a better cabin on tomorrow's flight", "upgrade with miles"],
+    requests: [
+      "I have loads of frequent flyer points and want to sit in business class",
+      "spend my air miles to move up to first class",
+      "redeem my points for a better cabin on tomorrow's flight",
+      "upgrade with miles",
+    ],
   },
   {
     id: "emergency-contact",
@@ -132,7 +192,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "health.example.com",
     site_title: "Example Health",
     pages: [{ title: "Profile", headings: ["Profile", "Emergency contacts"] }],
-    requests: ["if something happens to me they should call my wife", "put my brother down as the person to notify in an emergency", "list my mom as my in case of emergency person", "emergency contact"],
+    requests: [
+      "if something happens to me they should call my wife",
+      "put my brother down as the person to notify in an emergency",
+      "list my mom as my in case of emergency person",
+      "emergency contact",
+    ],
   },
   {
     id: "lost-property",
@@ -140,7 +205,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "transit.example.gov",
     site_title: "Example Transit",
     pages: [{ title: "Lost property", headings: ["Lost property", "Describe your item"] }],
-    requests: ["I left my umbrella on the subway this morning", "let the transit company know I forgot my bag on the bus", "file a lost property claim for my scarf", "lost and found"],
+    requests: [
+      "I left my umbrella on the subway this morning",
+      "let the transit company know I forgot my bag on the bus",
+      "file a lost property claim for my scarf",
+      "lost and found",
+    ],
   },
   {
     id: "parental-controls",
@@ -148,7 +218,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "tv.example.com",
     site_title: "Example TV",
     pages: [{ title: "Settings", headings: ["Settings", "Parental controls"] }],
-    requests: ["my kids keep watching shows that are too scary for them", "restrict what the children can watch", "put an age limit on the streaming profiles", "kid safe tv"],
+    requests: [
+      "my kids keep watching shows that are too scary for them",
+      "restrict what the children can watch",
+      "put an age limit on the streaming profiles",
+      "kid safe tv",
+    ],
   },
   {
     id: "mortgage-quote",
@@ -156,7 +231,12 @@ export const SIXTH_ABILITIES: readonly EvalAbility[] = [
     site: "homeloans.example.com",
     site_title: "Example Home Loans",
     pages: [{ title: "Rates", headings: ["Today's rates", "Get a quote"] }],
-    requests: ["we're thinking of buying a house and want to know what we'd pay each month", "estimate my home loan interest rate", "show me what a mortgage would cost on a 400k house", "mortgage rates"],
+    requests: [
+      "we're thinking of buying a house and want to know what we'd pay each month",
+      "estimate my home loan interest rate",
+      "show me what a mortgage would cost on a 400k house",
+      "mortgage rates",
+    ],
   },
 ];
 

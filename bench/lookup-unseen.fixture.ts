@@ -31,7 +31,12 @@ export const UNSEEN_ABILITIES: readonly EvalAbility[] = [
     site: "dine.example.com",
     site_title: "Example Dining",
     pages: [{ title: "Restaurants", headings: ["Restaurants", "Book a table"] }],
-    requests: ["get a dinner reservation for four tonight", "book a table for two at an italian place", "make a restaurant booking", "hold seats for us at a bistro"],
+    requests: [
+      "get a dinner reservation for four tonight",
+      "book a table for two at an italian place",
+      "make a restaurant booking",
+      "hold seats for us at a bistro",
+    ],
   },
   {
     id: "rent-pay",
@@ -63,7 +68,12 @@ export const UNSEEN_ABILITIES: readonly EvalAbility[] = [
     site: "projects.example.io",
     site_title: "Example Projects",
     pages: [{ title: "Projects", headings: ["Projects", "Archive"] }],
-    requests: ["move finished projects out of the way", "archive the done projects", "hide projects that are complete", "clean up old finished projects from the list"],
+    requests: [
+      "move finished projects out of the way",
+      "archive the done projects",
+      "hide projects that are complete",
+      "clean up old finished projects from the list",
+    ],
   },
   {
     id: "promo-code",
@@ -79,7 +89,12 @@ export const UNSEEN_ABILITIES: readonly EvalAbility[] = [
     site: "crm.example.biz",
     site_title: "Example CRM",
     pages: [{ title: "Contacts", headings: ["Contacts", "Export"] }],
-    requests: ["download my address book as excel", "get all my contacts in a csv", "dump the contact list to a file", "save everyone in my contacts as a spreadsheet"],
+    requests: [
+      "download my address book as excel",
+      "get all my contacts in a csv",
+      "dump the contact list to a file",
+      "save everyone in my contacts as a spreadsheet",
+    ],
   },
   {
     id: "two-factor",
@@ -111,7 +126,12 @@ export const UNSEEN_ABILITIES: readonly EvalAbility[] = [
     site: "cards.example.com",
     site_title: "Example Cards",
     pages: [{ title: "Cards", headings: ["Cards", "Birthday"] }],
-    requests: ["mail a card to my mom for her birthday", "send birthday greetings to sam", "pick an ecard for a friend's birthday", "wish my sister a happy birthday with a card"],
+    requests: [
+      "mail a card to my mom for her birthday",
+      "send birthday greetings to sam",
+      "pick an ecard for a friend's birthday",
+      "wish my sister a happy birthday with a card",
+    ],
   },
   {
     id: "parking-permit",
@@ -135,7 +155,12 @@ export const UNSEEN_ABILITIES: readonly EvalAbility[] = [
     site: "tv.example.com",
     site_title: "Example TV",
     pages: [{ title: "Plans", headings: ["Plans", "Choose your plan"] }],
-    requests: ["start a streaming membership", "sign up for the premium tv package", "buy a subscription to watch movies", "get the family plan for streaming shows"],
+    requests: [
+      "start a streaming membership",
+      "sign up for the premium tv package",
+      "buy a subscription to watch movies",
+      "get the family plan for streaming shows",
+    ],
   },
   {
     id: "courier-pickup",
@@ -143,7 +168,12 @@ export const UNSEEN_ABILITIES: readonly EvalAbility[] = [
     site: "courier.example.com",
     site_title: "Example Courier",
     pages: [{ title: "Ship", headings: ["Ship", "Schedule a pickup"] }],
-    requests: ["have the courier collect a parcel from my house", "arrange for a box to be picked up", "book a collection for my return package", "get a driver to come get a package"],
+    requests: [
+      "have the courier collect a parcel from my house",
+      "arrange for a box to be picked up",
+      "book a collection for my return package",
+      "get a driver to come get a package",
+    ],
   },
   {
     id: "bill-split",
@@ -151,7 +181,12 @@ export const UNSEEN_ABILITIES: readonly EvalAbility[] = [
     site: "pay.example.com",
     site_title: "Example Pay",
     pages: [{ title: "Activity", headings: ["Activity", "Split expense"] }],
-    requests: ["divide dinner costs among my friends", "share the restaurant bill with the group", "split the check four ways", "ask my roommates to chip in for the utilities"],
+    requests: [
+      "divide dinner costs among my friends",
+      "share the restaurant bill with the group",
+      "split the check four ways",
+      "ask my roommates to chip in for the utilities",
+    ],
   },
 ];
 

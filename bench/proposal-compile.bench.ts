@@ -16,7 +16,18 @@ function syntheticSession(count: number): { events: ObservedActionEventWithDetai
   let time = Date.parse("2026-11-22T09:00:00Z");
   let page = 0;
   const snapshotRef = (index: number) => {
-    const snapshot: PageSnapshot = { url: `http://127.0.0.1:8123/p${index}`, title: `Page ${index}`, headings: [{ level: 1, text: `Page ${index}` }], landmarks: [], dialogs: [], forms: [], buttons: ["Next"], links: [], status_messages: [`Saved ${index}`], schema_version: 1 };
+    const snapshot: PageSnapshot = {
+      url: `http://127.0.0.1:8123/p${index}`,
+      title: `Page ${index}`,
+      headings: [{ level: 1, text: `Page ${index}` }],
+      landmarks: [],
+      dialogs: [],
+      forms: [],
+      buttons: ["Next"],
+      links: [],
+      status_messages: [`Saved ${index}`],
+      schema_version: 1,
+    };
     const sha = createHash("sha256").update(canonicalJson(snapshot)).digest("hex");
     snapshots.set(sha, snapshot);
     return `snapshot:${sha}`;
@@ -24,13 +35,50 @@ function syntheticSession(count: number): { events: ObservedActionEventWithDetai
   for (let i = 0; i < count; i += 1) {
     const field = i % 7;
     const isClick = i % 10 === 9;
-    const common = { event_id: randomUUID(), learn_session_id: session, adapter_kind: "browser_dom" as const, app_family: "browser", caused_state_change: false, redaction_mode: "mask_text" as const, created_at: new Date((time += 50)).toISOString(), schema_version: 1 as const };
+    const common = {
+      event_id: randomUUID(),
+      learn_session_id: session,
+      adapter_kind: "browser_dom" as const,
+      app_family: "browser",
+      caused_state_change: false,
+      redaction_mode: "mask_text" as const,
+      created_at: new Date((time += 50)).toISOString(),
+      schema_version: 1 as const,
+    };
     if (isClick) {
       const before = snapshotRef(page);
       page += 1;
-      events.push({ ...common, action_label: "Click 'Next'", before_state_ref: before, after_state_ref: snapshotRef(page), caused_state_change: true, browser_detail: { page_url: `http://127.0.0.1:8123/p${page - 1}`, page_title: `Page ${page - 1}`, target_role: "button", target_name: "Next", selectors: [["aria/Next[role=\"button\"]"], ["#next"]], dom_event_kind: "click" } });
+      events.push({
+        ...common,
+        action_label: "Click 'Next'",
+        before_state_ref: before,
+        after_state_ref: snapshotRef(page),
+        caused_state_change: true,
+        browser_detail: {
+          page_url: `http://127.0.0.1:8123/p${page - 1}`,
+          page_title: `Page ${page - 1}`,
+          target_role: "button",
+          target_name: "Next",
+          selectors: [['aria/Next[role="button"]'], ["#next"]],
+          dom_event_kind: "click",
+        },
+      });
     } else {
-      events.push({ ...common, action_label: `Fill 'Field ${field}'`, browser_detail: { page_url: `http://127.0.0.1:8123/p${page}`, page_title: `Page ${page}`, target_role: "textbox", target_name: `Field ${field}`, target_tag: "input", input_type: "text", selectors: [[`aria/Field ${field}[role="textbox"]`], [`#f${field}`]], dom_event_kind: "change", masked_field: { masked: true, length_class: "short" } } });
+      events.push({
+        ...common,
+        action_label: `Fill 'Field ${field}'`,
+        browser_detail: {
+          page_url: `http://127.0.0.1:8123/p${page}`,
+          page_title: `Page ${page}`,
+          target_role: "textbox",
+          target_name: `Field ${field}`,
+          target_tag: "input",
+          input_type: "text",
+          selectors: [[`aria/Field ${field}[role="textbox"]`], [`#f${field}`]],
+          dom_event_kind: "change",
+          masked_field: { masked: true, length_class: "short" },
+        },
+      });
     }
   }
   return { events, snapshots };

@@ -53,7 +53,12 @@ export async function benchRuns(chromiumPath = process.env.CHROMIUM_PATH ?? DEFA
   try {
     const token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
     const call = async (method: "GET" | "POST", url: string, payload?: unknown) => {
-      const response = await app.inject({ method, url, headers: { host: "127.0.0.1:47999", authorization: `Bearer ${token}` }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+      const response = await app.inject({
+        method,
+        url,
+        headers: { host: "127.0.0.1:47999", authorization: `Bearer ${token}` },
+        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+      });
       return { status: response.statusCode, body: response.json() as Record<string, any> };
     };
     const { abilityId } = await installContactAbility(call, site);
@@ -61,7 +66,9 @@ export async function benchRuns(chromiumPath = process.env.CHROMIUM_PATH ?? DEFA
     const folder = `${MemoryPaths.installedSkill(abilityId.replace("learned.", ""))}/tests`;
     const flow = JSON.parse((await memory.readText(`${folder}/flow.recorder.json`)) ?? "{}") as RecorderFlow;
     const checkpoints = JSON.parse((await memory.readText(`${folder}/checkpoints.json`)) ?? "[]") as ExecutionCheckpoint[];
-    const parameters = (JSON.parse((await memory.readText(`${folder}/parameters.json`)) ?? "[]") as Array<ExecutionParameter & { label: string }>).map(({ name, type_hint }) => ({ name, type_hint }));
+    const parameters = (JSON.parse((await memory.readText(`${folder}/parameters.json`)) ?? "[]") as Array<ExecutionParameter & { label: string }>).map(
+      ({ name, type_hint }) => ({ name, type_hint }),
+    );
     const policy = runPolicyOf(StartRunRequestSchema.parse({ ability_id: abilityId, inputs: INPUTS, schema_version: 1 }), spec);
 
     const throughApi = async (): Promise<{ toFirst: number; service: number }> => {
@@ -73,7 +80,12 @@ export async function benchRuns(chromiumPath = process.env.CHROMIUM_PATH ?? DEFA
       let run: RunRecord;
       for (;;) {
         run = RunResponseSchema.parse((await call("GET", `/api/runs/${dispatchId}`)).body).run;
-        if (run.state === "needs_confirmation") await call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: run.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+        if (run.state === "needs_confirmation")
+          await call("POST", `/api/runs/${dispatchId}/confirm`, {
+            confirmation_id: run.pending_confirmation?.confirmation_id,
+            decision: "confirm",
+            schema_version: 1,
+          });
         if (run.completed_at !== undefined) break;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -83,8 +95,17 @@ export async function benchRuns(chromiumPath = process.env.CHROMIUM_PATH ?? DEFA
     const direct = async (): Promise<number> => {
       const first = firstRequestAfter(site, site.requests.length);
       const start = performance.now();
-      const result = await execute({ flow, checkpoints, parameters, values: INPUTS, policy: { ...policy, policy_id: randomUUID() }, browser: managedBrowser({ chromiumPath }), confirm: async () => true });
-      if (result.overall !== "passed") throw new Error(`the executor did not pass the bench flow: ${JSON.stringify(result.steps.filter((step) => step.result !== "passed"))}`);
+      const result = await execute({
+        flow,
+        checkpoints,
+        parameters,
+        values: INPUTS,
+        policy: { ...policy, policy_id: randomUUID() },
+        browser: managedBrowser({ chromiumPath }),
+        confirm: async () => true,
+      });
+      if (result.overall !== "passed")
+        throw new Error(`the executor did not pass the bench flow: ${JSON.stringify(result.steps.filter((step) => step.result !== "passed"))}`);
       const firstAt = await first;
       return firstAt - start;
     };
@@ -103,7 +124,15 @@ export async function benchRuns(chromiumPath = process.env.CHROMIUM_PATH ?? DEFA
     const directToFirst = median(executor);
     return [
       // Both start a Chromium; on a loaded machine that start varies by hundreds of ms, so this pair is reported, not judged.
-      { name: "run through the API (managed, fresh Chromium): POST /api/runs → first action", value: apiToFirst, unit: "ms", baselineName: "execute() called directly, same browser start", baseline: directToFirst, target: "reported", pass: true },
+      {
+        name: "run through the API (managed, fresh Chromium): POST /api/runs → first action",
+        value: apiToFirst,
+        unit: "ms",
+        baselineName: "execute() called directly, same browser start",
+        baseline: directToFirst,
+        target: "reported",
+        pass: true,
+      },
       { name: "run service's own work: POST /api/runs → run handed to the executor", value: service, unit: "ms", target: "≤ 100 ms", pass: service <= 100 },
     ];
   } finally {

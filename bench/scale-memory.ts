@@ -36,12 +36,23 @@ async function walk(root: string, relative = ""): Promise<string[]> {
 async function recordTemplate(goal: string): Promise<Template> {
   const { root, cleanup } = await makeTempMemoryRoot("elnor-bench-template-");
   const memory = await openMemoryStore({ root });
-  const app = await buildApp({ memory, port: 47996, openclawWorkspace: `${root}/openclaw-workspace`, logger: agentLoggerOptions("silent"), chromiumPath: "/nonexistent" });
+  const app = await buildApp({
+    memory,
+    port: 47996,
+    openclawWorkspace: `${root}/openclaw-workspace`,
+    logger: agentLoggerOptions("silent"),
+    chromiumPath: "/nonexistent",
+  });
   try {
     await app.ready();
     const token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
     const call: AgentCall = async (method, url, payload) => {
-      const response = await app.inject({ method, url, headers: { host: "127.0.0.1:47996", authorization: `Bearer ${token}` }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+      const response = await app.inject({
+        method,
+        url,
+        headers: { host: "127.0.0.1:47996", authorization: `Bearer ${token}` },
+        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+      });
       return { status: response.statusCode, body: response.json() as Record<string, any> };
     };
     const { proposalId } = await readyProposal(call, goal);
@@ -105,7 +116,9 @@ export async function buildScaleMemory(root: string, workspace: string, counts: 
   const single = new Map<string, string>();
   const perInstall: Array<[string, string]> = [];
   const write = async (relative: string, text: string) => {
-    const absolute = relative.startsWith("openclaw-workspace/") ? path.join(workspace, relative.slice("openclaw-workspace/".length)) : path.join(root, relative);
+    const absolute = relative.startsWith("openclaw-workspace/")
+      ? path.join(workspace, relative.slice("openclaw-workspace/".length))
+      : path.join(root, relative);
     await mkdir(path.dirname(absolute), { recursive: true });
     await writeFile(absolute, text, { mode: 0o600 });
   };
@@ -128,7 +141,11 @@ export async function buildScaleMemory(root: string, workspace: string, counts: 
         perInstall.push([copy(relative), copy(text)]);
       } else if (AGENT_LOG.test(relative)) {
         const lines = logs.get(relative) ?? [];
-        lines.push(...copy(text).split("\n").filter((line) => line !== ""));
+        lines.push(
+          ...copy(text)
+            .split("\n")
+            .filter((line) => line !== ""),
+        );
         logs.set(relative, lines);
       } else if (index === 0) {
         single.set(relative, text);
@@ -142,7 +159,11 @@ export async function buildScaleMemory(root: string, workspace: string, counts: 
   for (let index = 0; receipts.length < counts.receipts; index += 1) {
     const template = templates[index % templates.length] as Template;
     const copy = copier(template, counts.abilities + index);
-    receipts.push(...copy(template.files.get(MemoryPaths.receipts) ?? "").split("\n").filter((line) => line !== ""));
+    receipts.push(
+      ...copy(template.files.get(MemoryPaths.receipts) ?? "")
+        .split("\n")
+        .filter((line) => line !== ""),
+    );
   }
   receipts.length = counts.receipts;
   logs.set(MemoryPaths.receipts, receipts);

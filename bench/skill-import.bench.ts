@@ -24,7 +24,8 @@ function bundle(index: number): Buffer {
     "scripts/run.py": { data: "#!/usr/bin/env python3\nprint('run')\n", mode: 0o100755 },
     "scripts/__init__.py": "",
   };
-  for (let file = 0; files && Object.keys(files).length < FILES_PER_BUNDLE - 4; file++) files[`references/GUIDE-${file}.md`] = `# Guide ${file}\n\n${"Some reference text about the report. ".repeat(40)}\n`;
+  for (let file = 0; files && Object.keys(files).length < FILES_PER_BUNDLE - 4; file++)
+    files[`references/GUIDE-${file}.md`] = `# Guide ${file}\n\n${"Some reference text about the report. ".repeat(40)}\n`;
   for (let asset = 0; asset < 4; asset++) files[`assets/asset-${asset}.bin`] = randomBytes(150_000);
   return zipFolder(name, files);
 }
@@ -43,21 +44,30 @@ export async function benchSkillImport(): Promise<BenchResult[]> {
   await app.ready();
   const token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
   const headers = { host: "127.0.0.1:47999", authorization: `Bearer ${token}` };
-  const post = async (url: string, payload: Record<string, unknown>) => (await app.inject({ method: "POST", url, headers, payload })).json() as { import_record: { import_id: string; stage_state: string } };
+  const post = async (url: string, payload: Record<string, unknown>) =>
+    (await app.inject({ method: "POST", url, headers, payload })).json() as { import_record: { import_id: string; stage_state: string } };
   try {
     const begin = performance.now();
     let installed = 0;
     for (const [index, zip] of zips.entries()) {
       const { payload, contentType } = await multipartBody({ name: `bundle-${index}.zip`, type: "application/zip", bytes: zip });
-      const uploaded = (await app.inject({ method: "POST", url: "/api/skills/import/uploads", headers: { ...headers, "content-type": contentType }, payload })).json() as { temp_artifact: { temp_artifact_ref: string } };
-      const scanned = await post("/api/skills/import/scan", { source: "anthropic_bundle", temp_artifact_ref: uploaded.temp_artifact.temp_artifact_ref, schema_version: 1 });
+      const uploaded = (
+        await app.inject({ method: "POST", url: "/api/skills/import/uploads", headers: { ...headers, "content-type": contentType }, payload })
+      ).json() as { temp_artifact: { temp_artifact_ref: string } };
+      const scanned = await post("/api/skills/import/scan", {
+        source: "anthropic_bundle",
+        temp_artifact_ref: uploaded.temp_artifact.temp_artifact_ref,
+        schema_version: 1,
+      });
       await post("/api/skills/import/stage", { import_id: scanned.import_record.import_id, schema_version: 1 });
       const done = await post("/api/skills/import/install-private", { import_id: scanned.import_record.import_id, schema_version: 1 });
       if (done.import_record.stage_state === "installed_private") installed += 1;
     }
     const whole = performance.now() - begin;
     const perBundle = whole / BUNDLES;
-    console.error(`skill import: ${BUNDLES} bundles, ${files} files, ${(totalBytes / 1024 / 1024).toFixed(1)} MB zipped, ${installed} installed in ${(whole / 1000).toFixed(2)} s`);
+    console.error(
+      `skill import: ${BUNDLES} bundles, ${files} files, ${(totalBytes / 1024 / 1024).toFixed(1)} MB zipped, ${installed} installed in ${(whole / 1000).toFixed(2)} s`,
+    );
     return [
       {
         name: `import ${BUNDLES} bundles (${files} files, ${(totalBytes / 1024 / 1024).toFixed(1)} MB): upload → scan → stage → install, per bundle`,

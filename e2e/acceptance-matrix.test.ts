@@ -90,7 +90,9 @@ export function idsInTestTitles(source: string, fileName = "x.test.ts"): Set<str
 
 describe("acceptance matrix (§0C.25)", () => {
   it("maps every acceptance id to a test, or says plainly why not", async () => {
-    const files = (await Promise.all(["agent", "shared", "ui", "extension", "e2e"].map(testFiles))).flat().filter((file) => path.relative(projectRoot, file) !== THIS_FILE);
+    const files = (await Promise.all(["agent", "shared", "ui", "extension", "e2e"].map(testFiles)))
+      .flat()
+      .filter((file) => path.relative(projectRoot, file) !== THIS_FILE);
     const tested = new Map<string, string[]>();
     for (const file of files) {
       for (const id of idsInTestTitles(await readFile(file, "utf8"), file)) tested.set(id, [...(tested.get(id) ?? []), path.relative(projectRoot, file)]);

@@ -85,11 +85,9 @@ async function waitUntil<T>(probe: () => Promise<T>, accept: (value: T) => boole
 }
 
 /** Badge and tooltip as the toolbar shows them, read from an extension page. */
-const badge = () =>
-  panel.evaluate(async () => ({ text: await chrome.action.getBadgeText({}), title: await chrome.action.getTitle({}) }));
+const badge = () => panel.evaluate(async () => ({ text: await chrome.action.getBadgeText({}), title: await chrome.action.getTitle({}) }));
 const waitForBadge = (text: string) => waitUntil(badge, (seen) => seen.text === text, `badge "${text}"`);
-const registeredMatches = () =>
-  panel.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).flatMap((script) => script.matches ?? []));
+const registeredMatches = () => panel.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).flatMap((script) => script.matches ?? []));
 
 /** What the side panel does at Start: ask for the sites, make sure the agent sees the extension, then start. */
 async function startCapture(whitelist: string[]): Promise<string> {
@@ -126,7 +124,14 @@ function observedEvent(sessionId: string, pageUrl: string, label: string) {
     redaction_mode: "mask_text",
     created_at: new Date().toISOString(),
     schema_version: 1,
-    browser_detail: { page_url: pageUrl, page_title: "Fixture shop", target_role: "button", target_name: "Place order", selectors: [["#place"]], dom_event_kind: "click" },
+    browser_detail: {
+      page_url: pageUrl,
+      page_title: "Fixture shop",
+      target_role: "button",
+      target_name: "Place order",
+      selectors: [["#place"]],
+      dom_event_kind: "click",
+    },
   };
 }
 
@@ -148,8 +153,7 @@ async function boundariesOf(sessionId: string): Promise<Array<{ kind: string; so
     .filter((boundary) => boundary.learn_session_id === sessionId);
 }
 
-const sessionState = async (sessionId: string) =>
-  (await api<{ state: string }>("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state;
+const sessionState = async (sessionId: string) => (await api<{ state: string }>("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state;
 
 async function serviceWorker(): Promise<WebWorker> {
   const target = await chromium.browser.waitForTarget(
@@ -232,7 +236,12 @@ describe("the background service worker in real Chromium", () => {
     expect(await waitUntil(registeredMatches, (matches) => matches.length > 0, "a registration")).toEqual([`${allowedOrigin}/*`]);
     // The tab open before Start got the content script without a reload; the other site got none.
     const config = (await sendFromContent(shopWorld, { type: "capture/get-config" })) as { config: Record<string, unknown> };
-    expect(config.config).toMatchObject({ learn_session_id: sessionId, state: "armed", text_entry_mode: "mask_text", allowed_origins: [allowedOrigin, "shop.test"] });
+    expect(config.config).toMatchObject({
+      learn_session_id: sessionId,
+      state: "armed",
+      text_entry_mode: "mask_text",
+      allowed_origins: [allowedOrigin, "shop.test"],
+    });
     expect(String(config.config.hash_key)).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(elsewhereWorld.contextId()).toBeUndefined();
 
@@ -291,7 +300,11 @@ describe("the background service worker in real Chromium", () => {
     // A synthetic event of this page is taken too, so the outbox is alive after the restart.
     const later = observedEvent(sessionId, `${allowedOrigin}/cart`, "Click 'Checkout'");
     expect(await sendFromContent(world, { type: "capture/events", events: [later], snapshots: [] })).toEqual({ queued: 1, duplicates: 0, refused: 0 });
-    await waitUntil(() => storedEventIds(sessionId), (ids) => ids.includes(later.event_id), "the later event at the agent");
+    await waitUntil(
+      () => storedEventIds(sessionId),
+      (ids) => ids.includes(later.event_id),
+      "the later event at the agent",
+    );
     await endSession(sessionId);
     await waitForBadge("");
     await shop.close();
@@ -304,7 +317,11 @@ describe("the background service worker in real Chromium", () => {
     const world = await contentWorld(shop);
     const before = observedEvent(sessionId, `${allowedOrigin}/orders`, "Click 'Orders'");
     await sendFromContent(world, { type: "capture/events", events: [before], snapshots: [] });
-    await waitUntil(() => storedEventIds(sessionId), (ids) => ids.includes(before.event_id), "the event before the outage");
+    await waitUntil(
+      () => storedEventIds(sessionId),
+      (ids) => ids.includes(before.event_id),
+      "the event before the outage",
+    );
 
     const port = agent!.port;
     expect(await agent!.stop()).toBe(0);
@@ -343,7 +360,11 @@ describe("the background service worker in real Chromium", () => {
     await waitForBadge("ARM");
     const world = await contentWorld(shop);
     // The content script injected into this already-open tab has its config once it answers for it.
-    await waitUntil(async () => world.contextId(), (id) => id !== undefined, "the content script in the open tab");
+    await waitUntil(
+      async () => world.contextId(),
+      (id) => id !== undefined,
+      "the content script in the open tab",
+    );
     await waitUntil(
       () => sendFromContent(world, { type: "capture/get-config" }) as Promise<{ config: unknown }>,
       (reply) => reply.config !== null,
@@ -353,7 +374,11 @@ describe("the background service worker in real Chromium", () => {
     await shop.locator('input[name="email"]').fill(canary);
     await shop.locator("#place").click();
 
-    await waitUntil(() => sessionState(sessionId), (state) => state === "capturing", "the first meaningful event to start the capture");
+    await waitUntil(
+      () => sessionState(sessionId),
+      (state) => state === "capturing",
+      "the first meaningful event to start the capture",
+    );
     await waitForBadge("REC");
     const events = await waitUntil(
       () => storedLines(sessionId),
@@ -370,7 +395,10 @@ describe("the background service worker in real Chromium", () => {
     expect(await sessionState(sessionId)).not.toMatch(/^(armed|capturing|paused)$/);
     const boundaries = await boundariesOf(sessionId);
     expect(boundaries).toEqual(
-      expect.arrayContaining([expect.objectContaining({ kind: "pause", source: "user_click" }), expect.objectContaining({ kind: "stop", source: "user_click" })]),
+      expect.arrayContaining([
+        expect.objectContaining({ kind: "pause", source: "user_click" }),
+        expect.objectContaining({ kind: "stop", source: "user_click" }),
+      ]),
     );
     await endSession(sessionId);
     await shop.close();
@@ -407,10 +435,16 @@ describe("the background service worker in real Chromium", () => {
       "the four masked field edits and the click at the agent",
     );
     // The test can see the edits: each field's change was recorded, masked.
-    const edits = lines.map((line) => JSON.parse(line) as { browser_detail?: { masked_field?: { masked: boolean } } }).filter((event) => event.browser_detail?.masked_field !== undefined);
+    const edits = lines
+      .map((line) => JSON.parse(line) as { browser_detail?: { masked_field?: { masked: boolean } } })
+      .filter((event) => event.browser_detail?.masked_field !== undefined);
     expect(edits.every((event) => event.browser_detail?.masked_field?.masked === true)).toBe(true);
     // The WebSocket carried the batch (so the frame capture works), and no frame carried the canary.
-    await waitUntil(async () => frames.some((frame) => frame.includes("Save profile")), (seen) => seen, "the batch frame");
+    await waitUntil(
+      async () => frames.some((frame) => frame.includes("Save profile")),
+      (seen) => seen,
+      "the batch frame",
+    );
     expect(frames.join("\n")).not.toContain(canary);
     expect(await memoryText()).not.toContain(canary);
     expect(agent!.output()).not.toContain(canary);

@@ -84,15 +84,23 @@ describe("Coaching Agent reading a page that shows back what the person typed", 
     await waitForCard(panel, "Coaching Agent");
     await panel.locator('[data-card="Coaching Agent"] button').click();
     await panel.waitForSelector("[data-coaching-setup]");
-    await panel.waitForFunction((wanted) => (document.querySelector('input[name="coaching-start"]') as HTMLInputElement | null)?.value === wanted, { polling: 200, timeout: 10_000 }, `${site}/#/`);
+    await panel.waitForFunction(
+      (wanted) => (document.querySelector('input[name="coaching-start"]') as HTMLInputElement | null)?.value === wanted,
+      { polling: 200, timeout: 10_000 },
+      `${site}/#/`,
+    );
     const steps = await panel.$$('input[name="coaching-step"]');
     for (const [index, words] of STEPS.entries()) await steps[index]!.type(words);
     // Start needs the extension's recorder to have reported in (its heartbeat follows the pairing).
-    for (let attempt = 0; attempt < 100 && !(await agentApi("/api/observation/adapters")).text.includes("browser_dom"); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let attempt = 0; attempt < 100 && !(await agentApi("/api/observation/adapters")).text.includes("browser_dom"); attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     await panel.locator('button[name="coaching-start-session"]').click();
     await panel.waitForSelector("[data-tab-consent]", { timeout: 15_000 });
     await panel.locator("[data-tab-consent] button::-p-text(Allow and start)").click();
-    await panel.waitForFunction(() => ["armed", "capturing"].includes(document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? ""), { polling: 200, timeout: 20_000 });
+    await panel.waitForFunction(
+      () => ["armed", "capturing"].includes(document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? ""),
+      { polling: 200, timeout: 20_000 },
+    );
     sessionId = (JSON.parse((await agentApi("/api/learn/runtime/current")).text) as { learn_session_id: string }).learn_session_id;
 
     // Turn 1: the person shows it, typing the canary with real key presses; the page echoes it.
@@ -105,7 +113,11 @@ describe("Coaching Agent reading a page that shows back what the person typed", 
     await tab.click("#q");
     await tab.keyboard.type(canary, { delay: 10 });
     await tab.keyboard.press("Tab");
-    await tab.waitForFunction((value) => document.querySelector("h2")?.textContent === `Results for ${value}` && location.hash === `#/search/${value}`, {}, canary);
+    await tab.waitForFunction(
+      (value) => document.querySelector("h2")?.textContent === `Results for ${value}` && location.hash === `#/search/${value}`,
+      {},
+      canary,
+    );
     expect(await tab.$eval("#out button", (button) => button.getAttribute("aria-label"))).toBe(`Remove ${canary} filter`);
     for (let attempt = 0; attempt < 40; attempt += 1) {
       await press("coaching-shown");
@@ -142,7 +154,10 @@ describe("Coaching Agent reading a page that shows back what the person typed", 
     await panel.waitForSelector('button[name="coaching-finish"]', { timeout: 30_000 });
     await press("coaching-finish");
     await panel.bringToFront();
-    await panel.waitForFunction(() => document.querySelector("[data-session-state]")?.getAttribute("data-session-state") === "stopped", { polling: 200, timeout: 20_000 });
+    await panel.waitForFunction(() => document.querySelector("[data-session-state]")?.getAttribute("data-session-state") === "stopped", {
+      polling: 200,
+      timeout: 20_000,
+    });
 
     const files = await filesUnder(root);
     const coachingFile = files.find((entry) => entry.file.endsWith("coaching.json"));

@@ -97,7 +97,11 @@ describe("Coaching Agent from the side panel to an installed ability", () => {
     await waitForCard(panel, "Coaching Agent");
     await panel.locator('[data-card="Coaching Agent"] button').click();
     await panel.waitForSelector("[data-coaching-setup]");
-    await panel.waitForFunction((wanted) => (document.querySelector('input[name="coaching-start"]') as HTMLInputElement | null)?.value === wanted, { polling: 200, timeout: 10_000 }, `${site}/#/`);
+    await panel.waitForFunction(
+      (wanted) => (document.querySelector('input[name="coaching-start"]') as HTMLInputElement | null)?.value === wanted,
+      { polling: 200, timeout: 10_000 },
+      `${site}/#/`,
+    );
     const steps = await panel.$$('input[name="coaching-step"]');
     const hints = await panel.$$('input[name="coaching-hint"]');
     for (const [index, step] of STEPS.entries()) {
@@ -112,7 +116,8 @@ describe("Coaching Agent from the side panel to an installed ability", () => {
 
   it("asks once to act in a tab, starts recording, and proposes the first step by its words, highlighted in the page", async () => {
     // Start needs the extension's recorder to have reported in (its heartbeat follows the pairing).
-    for (let attempt = 0; attempt < 100 && !JSON.stringify((await agentApi("GET", "/api/observation/adapters")).body).includes("browser_dom"); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let attempt = 0; attempt < 100 && !JSON.stringify((await agentApi("GET", "/api/observation/adapters")).body).includes("browser_dom"); attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     await panel.locator('button[name="coaching-start-session"]').click();
     await panel.waitForSelector("[data-tab-consent]", { timeout: 15_000 });
     await panel.locator("[data-tab-consent] button::-p-text(Allow and start)").click();
@@ -173,9 +178,14 @@ describe("Coaching Agent from the side panel to an installed ability", () => {
     if ((await panel.$("[data-questions] textarea[name='answer']")) !== null) {
       await saveScreenshot(panel, "coaching-questions");
       for (let guard = 0; guard < 8; guard += 1) {
-        const question = await panel.$eval("[data-questions] label", (label) => ({ text: label.textContent ?? "", required: label.querySelector(".required") !== null }));
+        const question = await panel.$eval("[data-questions] label", (label) => ({
+          text: label.textContent ?? "",
+          required: label.querySelector(".required") !== null,
+        }));
         if (question.required) {
-          const answer = question.text.includes("What is this ability for") ? "Export last month's invoices as a spreadsheet" : 'The page says "Exported 2 invoices as CSV"';
+          const answer = question.text.includes("What is this ability for")
+            ? "Export last month's invoices as a spreadsheet"
+            : 'The page says "Exported 2 invoices as CSV"';
           await panel.locator("[data-questions] textarea[name='answer']").fill(answer);
         }
         if (await panel.$("button[name='send-answers']")) {
@@ -188,11 +198,16 @@ describe("Coaching Agent from the side panel to an installed ability", () => {
     }
     await panel.waitForSelector("[data-proposal-drawer]", { timeout: 30_000 }).catch(async (error: unknown) => {
       const detail = await agentApi("GET", `/api/learn/sessions/${sessionId}/detail`);
-      throw new Error(`no review drawer; the session is ${JSON.stringify(detail.body)}; the panel showed: ${await panel.evaluate(() => document.body.innerText.slice(0, 1500))}`, { cause: error });
+      throw new Error(
+        `no review drawer; the session is ${JSON.stringify(detail.body)}; the panel showed: ${await panel.evaluate(() => document.body.innerText.slice(0, 1500))}`,
+        { cause: error },
+      );
     });
     const session = await agentApi<{ proposal_id?: string }>("GET", `/api/learn/sessions/${sessionId}/detail`);
     const proposalId = session.body.proposal_id ?? "";
-    const skill = await fetch(`${agent!.url}/api/learn/proposals/${proposalId}/skill-md`, { headers: { authorization: `Bearer ${token}` } }).then((response) => response.text());
+    const skill = await fetch(`${agent!.url}/api/learn/proposals/${proposalId}/skill-md`, { headers: { authorization: `Bearer ${token}` } }).then((response) =>
+      response.text(),
+    );
     for (const step of STEPS) expect(skill.toLowerCase(), skill).toContain(step.words.toLowerCase());
   }, 90_000);
 

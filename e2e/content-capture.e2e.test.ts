@@ -165,7 +165,10 @@ describe("content capture in real Chromium (browser_dom, browser_snapshot)", () 
         "Click 'Orders'",
         "Open 'Orders — Fixture Shop'",
       ]) {
-        expect(labels.some((label) => label === expected || label.startsWith(`${expected} `)), `${expected} in ${labels.join(" | ")}`).toBe(true);
+        expect(
+          labels.some((label) => label === expected || label.startsWith(`${expected} `)),
+          `${expected} in ${labels.join(" | ")}`,
+        ).toBe(true);
       }
       // Ordinary typing is never a key event; keystrokes are one edit per field.
       for (const key of events.filter((event) => event.browser_detail?.dom_event_kind === "keydown")) {
@@ -234,7 +237,18 @@ describe("content capture in real Chromium (browser_dom, browser_snapshot)", () 
         expect(JSON.stringify(snapshot)).not.toMatch(/canary|4929/i);
       }
       const signUp = snapshots[0]!.snapshot.forms.find((form) => form.name === "Sign up");
-      expect(signUp?.fields.map((field) => field.type)).toEqual(["text", "email", "email", "password", "textarea", "contenteditable", "text", "select", "checkbox", "file"]);
+      expect(signUp?.fields.map((field) => field.type)).toEqual([
+        "text",
+        "email",
+        "email",
+        "password",
+        "textarea",
+        "contenteditable",
+        "text",
+        "select",
+        "checkbox",
+        "file",
+      ]);
       expect(signUp?.fields[0]).toEqual({ label: "Full name", type: "text", required: true });
       // The page echoes the typed name ("Welcome, …!"): the echo is cut out.
       expect(snapshots.flatMap(({ snapshot }) => snapshot.status_messages)).toContain("Welcome, •••!");
@@ -259,7 +273,12 @@ describe("content capture in real Chromium (browser_dom, browser_snapshot)", () 
       await demonstrate(capture);
       const sent = everything(capture);
       // Proof that a leak would be seen: the ordinary field's value is there.
-      expect(find(capture.events(), "Fill 'Email'").browser_detail?.masked_field).toEqual({ masked: false, length_class: "medium", value: CANARY.email, value_ref: expect.stringMatching(/^[0-9a-f]{12}$/) });
+      expect(find(capture.events(), "Fill 'Email'").browser_detail?.masked_field).toEqual({
+        masked: false,
+        length_class: "medium",
+        value: CANARY.email,
+        value_ref: expect.stringMatching(/^[0-9a-f]{12}$/),
+      });
       expect(sent).toContain(CANARY.text);
       expect(sent).not.toContain(CANARY.password);
       expect(sent).not.toContain(CANARY.card);
@@ -290,7 +309,11 @@ describe("content capture in real Chromium (browser_dom, browser_snapshot)", () 
       await capture.flush();
       // The page moved on (pushState) while paused: resuming says where it is now. Our listener runs
       // before the page's own, so the button still reads "Clicked 1 times".
-      expect(capture.events().map((event) => event.action_label)).toEqual(["Open 'Orders — Fixture Shop'", "Click 'Clicked 1 times'", "Snapshot of 'Orders — Fixture Shop'"]);
+      expect(capture.events().map((event) => event.action_label)).toEqual([
+        "Open 'Orders — Fixture Shop'",
+        "Click 'Clicked 1 times'",
+        "Snapshot of 'Orders — Fixture Shop'",
+      ]);
       await capture.close();
     });
 
@@ -352,7 +375,14 @@ describe("content capture in real Chromium (browser_dom, browser_snapshot)", () 
       expect(await capture.page.$eval("#counter", (button) => button.textContent)).toBe("Clicked 3 times");
       expect(await capture.page.evaluate(() => (window as unknown as { pageErrors: number }).pageErrors)).toBe(0);
       // It kept observing: every click reached the (throwing) sink.
-      expect(new Set(capture.events().filter((event) => event.action_label.startsWith("Click 'Clicked")).map((event) => event.event_id)).size).toBe(3);
+      expect(
+        new Set(
+          capture
+            .events()
+            .filter((event) => event.action_label.startsWith("Click 'Clicked"))
+            .map((event) => event.event_id),
+        ).size,
+      ).toBe(3);
       // The sink did throw (every send failed): one prefixed warning, and nothing else in the console.
       const ours = capture.consoleLines.filter((line) => line.startsWith("[elnor-learn]"));
       expect(ours).toHaveLength(1);

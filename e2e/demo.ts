@@ -14,7 +14,14 @@ import { agentApi, demonstrate, pair } from "./golden/demonstration";
 import { serveFixtureSite } from "./golden/fixture-server";
 import { GOLDEN_FLOWS } from "./golden/flows";
 
-const SAMPLE_VALUES: Record<string, string> = { email: "demo@example.com", secret: "Demo-Passw0rd!", phone: "+1 555 0100", number: "42", date: "2026-12-01", url: "https://example.com" };
+const SAMPLE_VALUES: Record<string, string> = {
+  email: "demo@example.com",
+  secret: "Demo-Passw0rd!",
+  phone: "+1 555 0100",
+  number: "42",
+  date: "2026-12-01",
+  url: "https://example.com",
+};
 
 function line(text = ""): void {
   process.stdout.write(`${text}\n`);
@@ -37,7 +44,10 @@ async function main(): Promise<void> {
     const panel = await pair(chromium, agent, token);
     line(`1. Agent running at ${agent.url}; extension paired; demonstrating "${flow.goal}" on ${site.origin} …`);
     const sessionId = await demonstrate({ root, agent, token, chromium, panel, site, flow });
-    const observed = await api<{ total: number; events: Array<{ action_label: string; adapter_kind: string }> }>("GET", `/api/learn/sessions/${sessionId}/observations?limit=500`);
+    const observed = await api<{ total: number; events: Array<{ action_label: string; adapter_kind: string }> }>(
+      "GET",
+      `/api/learn/sessions/${sessionId}/observations?limit=500`,
+    );
     const actions = observed.events.filter((event) => event.adapter_kind === "browser_dom").map((event) => event.action_label);
     line(`   Captured ${observed.total} events (typed values masked in the page): ${actions.join(" → ")}`);
 
@@ -49,13 +59,21 @@ async function main(): Promise<void> {
     line(`2. Proposal generated (session ${generated.session.state}).`);
 
     const parameters = JSON.parse(
-      (await readFile(path.join(root, "system/learning/drafts", proposalId, "rev-001", "parameters.json"), "utf8").catch(() => "[]")),
+      await readFile(path.join(root, "system/learning/drafts", proposalId, "rev-001", "parameters.json"), "utf8").catch(() => "[]"),
     ) as Array<{ name: string; type_hint: string }>;
     const testValues = Object.fromEntries(parameters.map((parameter) => [parameter.name, SAMPLE_VALUES[parameter.type_hint] ?? "Demo User"]));
-    const validated = await api<{ validation_run: { overall_result: string } }>("POST", `/api/learn/proposals/${proposalId}/validate`, { test_values: testValues, schema_version: 1 });
-    const runs = await api<{ steps: Array<{ test_case_id: string; result: string; details?: string }> }>("GET", `/api/learn/proposals/${proposalId}/validation-runs`);
+    const validated = await api<{ validation_run: { overall_result: string } }>("POST", `/api/learn/proposals/${proposalId}/validate`, {
+      test_values: testValues,
+      schema_version: 1,
+    });
+    const runs = await api<{ steps: Array<{ test_case_id: string; result: string; details?: string }> }>(
+      "GET",
+      `/api/learn/proposals/${proposalId}/validation-runs`,
+    );
     const count = (result: string) => runs.steps.filter((step) => step.result === result).length;
-    line(`3. Validation ${validated.validation_run.overall_result}: ${count("passed")} passed, ${count("failed")} failed, ${count("skipped")} skipped (rehearsed in a fresh headless Chromium).`);
+    line(
+      `3. Validation ${validated.validation_run.overall_result}: ${count("passed")} passed, ${count("failed")} failed, ${count("skipped")} skipped (rehearsed in a fresh headless Chromium).`,
+    );
     for (const step of runs.steps.filter((candidate) => candidate.test_case_id.startsWith("rehearsal:s") || candidate.test_case_id.startsWith("checkpoint:"))) {
       line(`   ${step.result === "passed" ? "✓" : step.result === "skipped" ? "–" : "✗"} ${step.test_case_id}: ${(step.details ?? "").slice(0, 110)}`);
     }
@@ -63,7 +81,10 @@ async function main(): Promise<void> {
     const installed = await api<{ ability_id: string }>("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
     line(`4. Installed privately as ${installed.ability_id}.`);
     const query = "could you set up a new customer account on the fixture shop for me";
-    const lookup = await api<{ matches: Array<{ ability_id: string; score: number; usable_now: boolean }> }>("POST", "/api/abilities/lookup", { user_query: query, schema_version: 1 });
+    const lookup = await api<{ matches: Array<{ ability_id: string; score: number; usable_now: boolean }> }>("POST", "/api/abilities/lookup", {
+      user_query: query,
+      schema_version: 1,
+    });
     const best = lookup.matches[0];
     line(`5. Lookup for "${query}": ${best === undefined ? "no match" : `${best.ability_id}, score ${best.score.toFixed(2)}, usable now: ${best.usable_now}`}`);
 

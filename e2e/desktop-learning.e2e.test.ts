@@ -169,7 +169,9 @@ describe("teaching a terminal routine from the side panel", () => {
   it("sets up 'This computer': the terminal's adapter healthy, how to start one, and no site needed", async () => {
     await panel.locator('[data-card="Demonstrating Skill"] button').click();
     await panel.locator('input[name="watch-this-computer"]').click();
-    await panel.waitForSelector('[data-desktop-adapters="healthy"] [data-adapter-id="reference-desktop-cli:terminal_command"][data-adapter-healthy="true"]', { timeout: 20_000 });
+    await panel.waitForSelector('[data-desktop-adapters="healthy"] [data-adapter-id="reference-desktop-cli:terminal_command"][data-adapter-healthy="true"]', {
+      timeout: 20_000,
+    });
     const help = await text("[data-desktop-adapters]");
     expect(help).toContain("healthy");
     expect(help).toContain("shell-integration.sh");
@@ -223,7 +225,7 @@ describe("teaching a terminal routine from the side panel", () => {
     await panel.locator('button[name="session-stop"]').click();
     await waitForSessionState(["stopped"]);
     // After Stop, the terminal reports nothing more.
-    const sessionId = ((await api<{ learn_session_id: string }>("GET", "/api/learn/runtime/current")).body).learn_session_id;
+    const sessionId = (await api<{ learn_session_id: string }>("GET", "/api/learn/runtime/current")).body.learn_session_id;
     const recorded = async () => (await api<{ events: unknown[] }>("GET", `/api/learn/sessions/${sessionId}/observations`)).body.events;
     const before = (await recorded()).length;
     terminal.type("echo after-stop");
@@ -236,9 +238,14 @@ describe("teaching a terminal routine from the side panel", () => {
     await panel.waitForSelector("[data-questions] textarea[name='answer']");
     await waitForText("[data-questions] label", "What is this ability for?");
     for (let guard = 0; guard < 8 && (await panel.$("[data-questions] textarea[name='answer']")) !== null; guard += 1) {
-      const question = await panel.$eval("[data-questions] label", (label) => ({ text: label.textContent ?? "", required: label.querySelector(".required") !== null }));
+      const question = await panel.$eval("[data-questions] label", (label) => ({
+        text: label.textContent ?? "",
+        required: label.querySelector(".required") !== null,
+      }));
       if (question.required) {
-        await panel.locator("[data-questions] textarea[name='answer']").fill(question.text.includes("What is this ability for") ? "Prepare a release of the shop" : "Each command exits with code 0");
+        await panel
+          .locator("[data-questions] textarea[name='answer']")
+          .fill(question.text.includes("What is this ability for") ? "Prepare a release of the shop" : "Each command exits with code 0");
       }
       if (await panel.$("button[name='send-answers']")) {
         await panel.locator("button[name='send-answers']").click();
@@ -255,7 +262,9 @@ describe("teaching a terminal routine from the side panel", () => {
     // The inputs a person gives each time: the branch, the server's address, the password, the files.
     expect(markdown).toContain("git checkout -b {{branch}}");
     // (SKILL.md escapes the backticks of a command inside its own markdown.)
-    expect(markdown).toMatch(/curl -s -u deploy:\{\{password\}\} \{\{url\}\} -o \{\{(path[_0-9]*)\}\}\\?` ran and exited with code 0, and \\?`\{\{\1\}\}\\?` exists/);
+    expect(markdown).toMatch(
+      /curl -s -u deploy:\{\{password\}\} \{\{url\}\} -o \{\{(path[_0-9]*)\}\}\\?` ran and exited with code 0, and \\?`\{\{\1\}\}\\?` exists/,
+    );
     expect(markdown).toMatch(/`\{\{password\}\}` — password \(secret\)/);
     expect(markdown).toMatch(/tar -czf \{\{(path[_0-9]*)\}\} release\\?` ran and exited with code 0, and \\?`\{\{\1\}\}\\?` exists/);
     expect(markdown).toMatch(/cd \{\{folder\}\}\\?` ran and exited with code 0/);
@@ -317,7 +326,10 @@ describe("teaching a terminal routine from the side panel", () => {
     await assertNoCanary("Skills");
     await saveScreenshot(panel, "desktop-e2e-skills");
     // Its card says the validation was only partly checked, never that it passed.
-    const line = await panel.$eval("[data-ability-id] [data-last-validation]", (element) => ({ tone: element.getAttribute("data-last-validation"), text: (element as HTMLElement).innerText }));
+    const line = await panel.$eval("[data-ability-id] [data-last-validation]", (element) => ({
+      tone: element.getAttribute("data-last-validation"),
+      text: (element as HTMLElement).innerText,
+    }));
     expect(line.tone).toBe("partial");
     expect(line.text).toMatch(/^v0\.1\.0 · validated \S.*, partly checked \(some checks could not run\)$/);
     await (await panel.$("[data-ability-id]"))!.screenshot({ path: path.join(ARTIFACTS_DIR, "desktop-e2e-skills-card.png") as `${string}.png` });

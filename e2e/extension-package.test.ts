@@ -153,7 +153,16 @@ describe("npm run zip", () => {
 
   it("packs sources that rebuild the extension, without tests, the agent or node_modules", async () => {
     const names = [...(await readZip(path.join(outDir, "elnor-learn-0.1.0-sources.zip"))).keys()];
-    for (const needed of ["package.json", "package-lock.json", "wxt.config.ts", "tsconfig.json", "extension/assets/icon.svg", "extension/entrypoints/background.ts", "ui/App.svelte", "shared/common/extension-permissions.ts"]) {
+    for (const needed of [
+      "package.json",
+      "package-lock.json",
+      "wxt.config.ts",
+      "tsconfig.json",
+      "extension/assets/icon.svg",
+      "extension/entrypoints/background.ts",
+      "ui/App.svelte",
+      "shared/common/extension-permissions.ts",
+    ]) {
       expect(names, needed).toContain(needed);
     }
     expect(names.filter((name) => /\.test\.ts$|^node_modules\/|^agent\/|^e2e\/|^\.output\//.test(name))).toEqual([]);

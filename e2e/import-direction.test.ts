@@ -29,7 +29,12 @@ function sources(dir: string): string[] {
 
 /** Test code: test files, and the folders and files that only tests use. */
 export function isTestCode(relative: string): boolean {
-  return /\.test\.ts$/.test(relative) || /(^|\/)(e2e|test-support|testing|support)\//.test(relative) || /[.-]test-support\.ts$/.test(relative) || relative.startsWith("bench/");
+  return (
+    /\.test\.ts$/.test(relative) ||
+    /(^|\/)(e2e|test-support|testing|support)\//.test(relative) ||
+    /[.-]test-support\.ts$/.test(relative) ||
+    relative.startsWith("bench/")
+  );
 }
 
 interface Edge {
@@ -66,7 +71,9 @@ export function brokenRule(from: string, to: string): string | undefined {
 
 /** Pairs of folders that import each other (through product files), each as "a <-> b". */
 export function folderCycles(edges: readonly Edge[]): string[] {
-  const between = new Set(edges.map((edge) => `${path.dirname(edge.from)}|${path.dirname(edge.to)}`).filter((pair) => !pair.split("|").every((side, _, both) => side === both[0])));
+  const between = new Set(
+    edges.map((edge) => `${path.dirname(edge.from)}|${path.dirname(edge.to)}`).filter((pair) => !pair.split("|").every((side, _, both) => side === both[0])),
+  );
   const cycles = new Set<string>();
   for (const pair of between) {
     const [a, b] = pair.split("|") as [string, string];
@@ -88,7 +95,13 @@ describe("the import direction between folders (issue #31)", () => {
     expect(brokenRule("agent/execution/a.ts", "agent/learning/compiler/b")).toBe("agent/execution does not import agent/learning");
     expect(brokenRule("agent/learning/a.ts", "agent/test-support/b")).toBe("product code imports test code");
     expect(brokenRule("agent/learning/a.ts", "shared/learning/b")).toBeUndefined();
-    expect(folderCycles([{ from: "a/x.ts", to: "b/y" }, { from: "b/y.ts", to: "a/z" }, { from: "a/x.ts", to: "a/w" }])).toEqual(["a <-> b"]);
+    expect(
+      folderCycles([
+        { from: "a/x.ts", to: "b/y" },
+        { from: "b/y.ts", to: "a/z" },
+        { from: "a/x.ts", to: "a/w" },
+      ]),
+    ).toEqual(["a <-> b"]);
   });
 
   it("has no product file that imports against the direction", () => {

@@ -11,7 +11,16 @@ import type { AgentCall } from "../agent/test-support/ready-proposal";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { canonicalJson, type PageSnapshot } from "../shared/observation/page-snapshot";
 import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
-import { agentCallOf, answerPanelQuestions, drawerShot, endJourney, expectCleanPanel, openValidateForm, waitForSessionState, waitForText } from "./support/panel-flow";
+import {
+  agentCallOf,
+  answerPanelQuestions,
+  drawerShot,
+  endJourney,
+  expectCleanPanel,
+  openValidateForm,
+  waitForSessionState,
+  waitForText,
+} from "./support/panel-flow";
 
 /**
  * The issue's "done when" for Improving Existing Skill (issue #16), in real Chromium with the built
@@ -83,7 +92,16 @@ async function installSaveNoteSkill(): Promise<string> {
   await call("POST", `/api/learn/sessions/${sessionId}/start`);
   await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: "Save a note" });
   const page = (status: string[]): PageSnapshot => ({
-    url: `${origin}/notes`, title: "Notes — Fixture Notes", headings: [{ level: 1, text: "New note" }], landmarks: [], dialogs: [], forms: [], buttons: ["Save"], links: [], status_messages: status, schema_version: 1,
+    url: `${origin}/notes`,
+    title: "Notes — Fixture Notes",
+    headings: [{ level: 1, text: "New note" }],
+    landmarks: [],
+    dialogs: [],
+    forms: [],
+    buttons: ["Save"],
+    links: [],
+    status_messages: status,
+    schema_version: 1,
   });
   const before = page([]);
   const after = page(["Note saved"]);
@@ -91,20 +109,55 @@ async function installSaveNoteSkill(): Promise<string> {
   const detail = { page_url: `${origin}/notes`, page_title: "Notes — Fixture Notes" };
   const at = (offset: number) => new Date(Date.now() + offset).toISOString();
   const events = [
-    { ...base, event_id: randomUUID(), action_label: "Fill 'Title'", created_at: at(0), browser_detail: { ...detail, target_name: "Title", target_role: "textbox", target_tag: "input", input_type: "text", selectors: [["#title"], ['aria/Title[role="textbox"]']], dom_event_kind: "change", masked_field: { masked: true, length_class: "short" } } },
     {
-      ...base, event_id: randomUUID(), action_label: "Click 'Save'", created_at: at(1), caused_state_change: true, before_state_ref: `snapshot:${sha(before)}`, after_state_ref: `snapshot:${sha(after)}`,
-      browser_detail: { ...detail, target_name: "Save", target_role: "button", target_tag: "button", selectors: [["#save"], ['aria/Save[role="button"]']], dom_event_kind: "click" },
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Fill 'Title'",
+      created_at: at(0),
+      browser_detail: {
+        ...detail,
+        target_name: "Title",
+        target_role: "textbox",
+        target_tag: "input",
+        input_type: "text",
+        selectors: [["#title"], ['aria/Title[role="textbox"]']],
+        dom_event_kind: "change",
+        masked_field: { masked: true, length_class: "short" },
+      },
+    },
+    {
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Click 'Save'",
+      created_at: at(1),
+      caused_state_change: true,
+      before_state_ref: `snapshot:${sha(before)}`,
+      after_state_ref: `snapshot:${sha(after)}`,
+      browser_detail: {
+        ...detail,
+        target_name: "Save",
+        target_role: "button",
+        target_tag: "button",
+        selectors: [["#save"], ['aria/Save[role="button"]']],
+        dom_event_kind: "click",
+      },
     },
   ];
-  const posted = await call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [before, after].map((snapshot) => ({ sha256: sha(snapshot), learn_session_id: sessionId, snapshot })), schema_version: 1 });
+  const posted = await call("POST", "/api/observations/events", {
+    batch_id: randomUUID(),
+    events,
+    snapshots: [before, after].map((snapshot) => ({ sha256: sha(snapshot), learn_session_id: sessionId, snapshot })),
+    schema_version: 1,
+  });
   expect(posted.status, JSON.stringify(posted.body)).toBeLessThan(300);
   await call("POST", `/api/learn/sessions/${sessionId}/stop`);
   const draftId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
   if ((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state === "awaiting_questions") {
     const questions = (await call("GET", `/api/learn/proposals/${draftId}/detail`)).body.questions as Array<{ question_id: string; required: boolean }>;
     await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
-      answers: questions.filter((question) => question.required).map((question) => ({ question_id: question.question_id, answer_text: 'The page says "Note saved"' })),
+      answers: questions
+        .filter((question) => question.required)
+        .map((question) => ({ question_id: question.question_id, answer_text: 'The page says "Note saved"' })),
     });
   }
   const installed = await call("POST", `/api/learn/proposals/${draftId}/install`, { install_lane: "experimental_private" });
@@ -137,12 +190,18 @@ afterAll(() => endJourney({ chromium, agent, sites: [fixture], cleanup, folders:
 
 describe("Improving Existing Skill from its card to an installed, validated new version (issue #16)", () => {
   it("sets up the improvement from the card: the installed skill is offered and chosen, the tab's site prefilled", async () => {
-    await panel.waitForFunction(() => !(document.querySelector('[data-card="Improving Existing Skill"] button') as HTMLButtonElement | null)?.disabled, { timeout: 15_000 });
+    await panel.waitForFunction(() => !(document.querySelector('[data-card="Improving Existing Skill"] button') as HTMLButtonElement | null)?.disabled, {
+      timeout: 15_000,
+    });
     await panel.locator('[data-card="Improving Existing Skill"] button').click();
     await panel.waitForSelector('input[name="target-skill"]');
     // The picker offers the installed skills (the agent's Skills), this one among them — also when
     // the card was opened before the panel had read what the agent offers.
-    await panel.waitForFunction((id) => [...document.querySelectorAll("datalist option")].some((option) => (option as HTMLOptionElement).value === id), { timeout: 15_000 }, abilityId);
+    await panel.waitForFunction(
+      (id) => [...document.querySelectorAll("datalist option")].some((option) => (option as HTMLOptionElement).value === id),
+      { timeout: 15_000 },
+      abilityId,
+    );
     await panel.locator('input[name="target-skill"]').fill(abilityId);
     await waitForText(panel, ".site", origin);
     // The rehearsal may press Save on this fixture (its only safe domain).
@@ -173,7 +232,9 @@ describe("Improving Existing Skill from its card to an installed, validated new 
     await panel.locator('button[name="session-stop"]').click();
     await waitForSessionState(panel, ["stopped"]);
     await panel.locator('button[name="generate-proposal"]').click();
-    await answerPanelQuestions(panel, (question) => (question.includes("What is this ability for") ? "Save a note with its tags" : 'The page says "Note saved"'));
+    await answerPanelQuestions(panel, (question) =>
+      question.includes("What is this ability for") ? "Save a note with its tags" : 'The page says "Note saved"',
+    );
     await panel.waitForSelector("[data-proposal-drawer]", { timeout: 30_000 });
     await panel.waitForSelector("[data-proposal-drawer] [data-skill-delta]", { timeout: 20_000 });
     await waitForText(panel, "[data-proposal-drawer] [data-skill-delta] h3", "Changes to");
@@ -218,13 +279,25 @@ describe("Improving Existing Skill from its card to an installed, validated new 
     await waitForText(panel, `[data-ability-id="${abilityId}"]`, "Usable now");
     await expectCleanPanel(panel, "Skills", IMPROVE_CLEAN);
     await saveScreenshot(panel, "improve-skills");
-    const availability = (await call("GET", "/api/abilities/availability")).body.abilities as Array<{ ability_id: string; last_validated_at?: string; last_validation_result?: string }>;
+    const availability = (await call("GET", "/api/abilities/availability")).body.abilities as Array<{
+      ability_id: string;
+      last_validated_at?: string;
+      last_validation_result?: string;
+    }>;
     expect(availability.filter((entry) => entry.ability_id === abilityId)).toHaveLength(1);
-    const runs = (await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body.runs as Array<{ overall_result: string; started_at: string; completed_at: string }>;
+    const runs = (await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body.runs as Array<{
+      overall_result: string;
+      started_at: string;
+      completed_at: string;
+    }>;
     const lastRun = [...runs].sort((a, b) => a.started_at.localeCompare(b.started_at)).at(-1);
     expect(lastRun?.overall_result).toBe("passed");
     // The card says which version is installed and that its validation (the run before install) passed.
-    const entry = (await call("GET", `/api/abilities/${abilityId}/availability`)).body as { last_validated_at?: string; last_validation_result?: string; skill_version?: string };
+    const entry = (await call("GET", `/api/abilities/${abilityId}/availability`)).body as {
+      last_validated_at?: string;
+      last_validation_result?: string;
+      skill_version?: string;
+    };
     expect(entry).toMatchObject({ last_validated_at: lastRun?.completed_at, last_validation_result: "passed", skill_version: "0.2.0" });
     const card = `[data-ability-id="${abilityId}"]`;
     const line = await panel.$eval(`${card} [data-last-validation]`, (element) => ({

@@ -91,7 +91,12 @@ async function personTab(url: string): Promise<{ page: Page; tabId: number }> {
 }
 
 const borrow = (tabId: number | undefined, label = "Edit the profile") =>
-  app.userTab.lease({ dispatch_id: `run-test-${crypto.randomUUID()}`, ...(tabId === undefined ? {} : { tab_id: tabId }), allowed_domains: [new URL(allowed).host], label })({ deadline: Date.now() + 15_000 });
+  app.userTab.lease({
+    dispatch_id: `run-test-${crypto.randomUUID()}`,
+    ...(tabId === undefined ? {} : { tab_id: tabId }),
+    allowed_domains: [new URL(allowed).host],
+    label,
+  })({ deadline: Date.now() + 15_000 });
 
 async function refusalOf(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(
@@ -186,7 +191,11 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
       await lease.release();
     }
     await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
-    await waitUntil(async () => page.$("elnor-run-indicator"), (host) => host === null, "the bar to go");
+    await waitUntil(
+      async () => page.$("elnor-run-indicator"),
+      (host) => host === null,
+      "the bar to go",
+    );
     await page.close();
   });
 
@@ -224,7 +233,11 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     // Commands fail from that moment: the run cannot go on acting in the tab.
     await expect(lease.page.evaluate(() => document.title)).rejects.toThrow();
     await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
-    await waitUntil(async () => page.$("elnor-run-indicator"), (host) => host === null, "the bar to go");
+    await waitUntil(
+      async () => page.$("elnor-run-indicator"),
+      (host) => host === null,
+      "the bar to go",
+    );
     await lease.release();
     // Detached and free: the same tab can be lent again straight away.
     const again = await borrow(tabId);
@@ -282,7 +295,12 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     const { page, tabId } = await personTab(`${allowed}/offers`);
     await waitUntil(async () => widgetHits.includes("GET /widget"), Boolean, "the widget to load in the person's tab");
     widgetHits.length = 0;
-    const policy = TestPolicySchema.parse({ policy_id: crypto.randomUUID(), mode: "live_read_safe_write", allowed_domains: [new URL(allowed).host], schema_version: 1 });
+    const policy = TestPolicySchema.parse({
+      policy_id: crypto.randomUUID(),
+      mode: "live_read_safe_write",
+      allowed_domains: [new URL(allowed).host],
+      schema_version: 1,
+    });
     const result = await execute({
       flow: {
         title: "Subscribe to the partner newsletter",
@@ -298,7 +316,10 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
       timeoutMs: 40_000,
     });
     // The checkpoint before the step does not take the widget's word; the step does not act in it.
-    expect(result.steps.find((step) => step.test_case_id === "checkpoint:cp-01")).toMatchObject({ result: "failed", details: expect.stringContaining(`not looked at: a frame from ${widgetSite}`) });
+    expect(result.steps.find((step) => step.test_case_id === "checkpoint:cp-01")).toMatchObject({
+      result: "failed",
+      details: expect.stringContaining(`not looked at: a frame from ${widgetSite}`),
+    });
     expect(result.policy_violation?.code).toBe("TEST_POLICY_VIOLATION");
     expect(result.policy_violation?.message).toContain(`inside a frame from ${widgetSite}`);
     expect(result.steps.find((step) => step.test_case_id === "step:s1")?.result).toBe("failed");
@@ -334,7 +355,11 @@ describe("in-tab runs through the extension (issue #21, in my browser)", () => {
     } finally {
       await app.inject({ method: "POST", url: `/api/learn/sessions/${sessionId}/cancel`, headers });
     }
-    await waitUntil(async () => (await tabAccess({ type: "run/tab-access", timeout_ms: 5_000 })).recording_active, (active) => !active, "the recording to end");
+    await waitUntil(
+      async () => (await tabAccess({ type: "run/tab-access", timeout_ms: 5_000 })).recording_active,
+      (active) => !active,
+      "the recording to end",
+    );
     await page.close();
   });
 });
@@ -366,7 +391,14 @@ describe("runs of an installed ability in the person's tab, through POST /api/ru
   const paused = (run: RunRecord) => run.state === "needs_confirmation" || over(run);
 
   const startInTab = async (tabId: number, inputs: Record<string, string>) => {
-    const answer = await call("POST", "/api/runs", { ability_id: abilityId, inputs, where: "user_tab", tab_id: tabId, caller: "side_panel", schema_version: 1 });
+    const answer = await call("POST", "/api/runs", {
+      ability_id: abilityId,
+      inputs,
+      where: "user_tab",
+      tab_id: tabId,
+      caller: "side_panel",
+      schema_version: 1,
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     return RunResponseSchema.parse(answer.body).run.dispatch_id;
   };
@@ -391,7 +423,11 @@ describe("runs of an installed ability in the person's tab, through POST /api/ru
     expect((await badge()).text).toBe("RUN");
     expect(await indicatorShown(page)).toBe(true);
     expect(site.sends()).toBe(sendsBefore);
-    const confirmed = await call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+    const confirmed = await call("POST", `/api/runs/${dispatchId}/confirm`, {
+      confirmation_id: waiting.pending_confirmation?.confirmation_id,
+      decision: "confirm",
+      schema_version: 1,
+    });
     expect(confirmed.status).toBe(200);
 
     const done = await until(dispatchId, over);
@@ -402,7 +438,11 @@ describe("runs of an installed ability in the person's tab, through POST /api/ru
     expect(await page.$eval("h1", (node) => node.textContent)).toBe("Message sent");
     // Given back: no badge, no bar, the tab stays open where the run left it.
     await waitUntil(badge, (seen) => seen.text === "", "the RUN badge to go");
-    await waitUntil(async () => page.$("elnor-run-indicator"), (host) => host === null, "the bar to go");
+    await waitUntil(
+      async () => page.$("elnor-run-indicator"),
+      (host) => host === null,
+      "the bar to go",
+    );
     await app.learning.runs.store.settle();
     const files = (await readdir(memory.root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
     for (const entry of files) {
@@ -433,7 +473,11 @@ describe("runs of an installed ability in the person's tab, through POST /api/ru
     try {
       const dispatchId = await startInTab(tabId, { message: "Hello", access_code: "code-2" });
       const asked = await until(dispatchId, paused);
-      await call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: asked.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+      await call("POST", `/api/runs/${dispatchId}/confirm`, {
+        confirmation_id: asked.pending_confirmation?.confirmation_id,
+        decision: "confirm",
+        schema_version: 1,
+      });
       const failed = await until(dispatchId, over);
       expect(failed.state).toBe("failed");
       expect(failed.failure?.code).toBe("CHECKPOINT_NOT_CONFIRMED");
@@ -460,7 +504,11 @@ describe("runs of an installed ability in the person's tab, through POST /api/ru
       const dispatchId = await startInTab(tabId, { message: "x", access_code: "y" });
       const ended = await until(dispatchId, paused);
       if (ended.state === "needs_confirmation") {
-        await call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: ended.pending_confirmation?.confirmation_id, decision: "decline", schema_version: 1 });
+        await call("POST", `/api/runs/${dispatchId}/confirm`, {
+          confirmation_id: ended.pending_confirmation?.confirmation_id,
+          decision: "decline",
+          schema_version: 1,
+        });
       }
       const final = await until(dispatchId, over);
       expect(final.state).toBe("failed");

@@ -77,21 +77,30 @@ describe("from a demonstration to an ability found later (issue #6)", () => {
     expect(spec).toMatchObject({ runnable: true, sites: [`127.0.0.1:${PORT}`] });
     expect(spec.checkpoints.length).toBeGreaterThan(0);
     expect(spec.inputs.find((input) => input.secret)?.type).toBe("secret");
-    const inputs = Object.fromEntries(spec.inputs.map((input) => [input.name, input.secret ? RUN_SECRET : input.type === "email" ? "run@example.com" : "Run Person"]));
+    const inputs = Object.fromEntries(
+      spec.inputs.map((input) => [input.name, input.secret ? RUN_SECRET : input.type === "email" ? "run@example.com" : "Run Person"]),
+    );
     const started = await api<RunResponse>("POST", "/api/runs", { ability_id: spec.ability_id, inputs, schema_version: 1 });
     const dispatchId = started.run.dispatch_id;
     let run = started.run;
-    for (const deadline = Date.now() + 60_000; run.completed_at === undefined && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; run.completed_at === undefined && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       run = (await api<RunResponse>("GET", `/api/runs/${dispatchId}`)).run;
       // The person answers in the side panel; here the test is the person.
-      if (run.state === "needs_confirmation") await api("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: run.pending_confirmation!.confirmation_id, decision: "confirm", schema_version: 1 });
+      if (run.state === "needs_confirmation")
+        await api("POST", `/api/runs/${dispatchId}/confirm`, {
+          confirmation_id: run.pending_confirmation!.confirmation_id,
+          decision: "confirm",
+          schema_version: 1,
+        });
     }
     expect(run.state, JSON.stringify(run.failure)).toBe("succeeded");
     expect(run.checkpoints.map((checkpoint) => checkpoint.checkpoint_id)).toEqual(spec.checkpoints.map((checkpoint) => checkpoint.checkpoint_id));
     expect(run.checkpoints.every((checkpoint) => checkpoint.status === "reached")).toBe(true);
     const receipts = await api<{ receipts: Array<{ status: string }> }>("GET", `/api/dispatches/${dispatchId}/checkpoint-receipts`);
-    expect(receipts.receipts.filter((receipt) => receipt.status === "reached").length).toBe(spec.checkpoints.filter((checkpoint) => checkpoint.verified_by === "page").length);
+    expect(receipts.receipts.filter((receipt) => receipt.status === "reached").length).toBe(
+      spec.checkpoints.filter((checkpoint) => checkpoint.verified_by === "page").length,
+    );
 
     await api("POST", `/api/abilities/${abilityId}/deactivate`);
     // Deactivated, it is unusable (R11.2-32) and stays out of lookups (issue #15).

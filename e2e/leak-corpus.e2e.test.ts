@@ -113,7 +113,11 @@ function normalized(text: string): string {
     .replace(/&nbsp;/g, " ")
     .replace(/&amp;/g, "&");
   // JSON files write line breaks and tabs as escapes.
-  return unescaped.replace(/\\[ntr]/g, " ").replace(/\+/g, " ").replace(/[\s\u00a0]+/g, " ").toLowerCase();
+  return unescaped
+    .replace(/\\[ntr]/g, " ")
+    .replace(/\+/g, " ")
+    .replace(/[\s\u00a0]+/g, " ")
+    .toLowerCase();
 }
 
 /** The canary as a whole and each of its lines, in any of the forms above. */
@@ -192,14 +196,21 @@ async function demonstrateCorpus(mode: "mask_text" | "hash_only"): Promise<Demon
   const state = (await api<{ state: string }>("GET", `/api/learn/sessions/${sessionId}/detail`)).state;
   if (state === "awaiting_questions") {
     await api("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
-      answers: (detail.questions ?? []).filter((question) => question.required).map((question) => ({ question_id: question.question_id, answer_text: "The page shows the saved item" })),
+      answers: (detail.questions ?? [])
+        .filter((question) => question.required)
+        .map((question) => ({ question_id: question.question_id, answer_text: "The page shows the saved item" })),
     });
   }
   const testValues = Object.fromEntries((await parameterNames(proposalId)).map((name) => [name, "Test value"]));
-  const validated = await api<{ validation_run: { overall_result: string } }>("POST", `/api/learn/proposals/${proposalId}/validate`, { test_values: testValues, schema_version: 1 });
+  const validated = await api<{ validation_run: { overall_result: string } }>("POST", `/api/learn/proposals/${proposalId}/validate`, {
+    test_values: testValues,
+    schema_version: 1,
+  });
   if (validated.validation_run.overall_result === "failed") {
     // Install needs a validation that did not fail: say which steps did, so a broken corpus page is easy to find.
-    const failed = (await readFile(path.join(root, "system/learning/validation_step_results.jsonl"), "utf8")).split("\n").filter((line) => line.includes('"result":"failed"'));
+    const failed = (await readFile(path.join(root, "system/learning/validation_step_results.jsonl"), "utf8"))
+      .split("\n")
+      .filter((line) => line.includes('"result":"failed"'));
     throw new Error(`the corpus rehearsal failed:\n${failed.join("\n")}`);
   }
   await api("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });

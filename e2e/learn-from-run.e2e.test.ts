@@ -52,11 +52,21 @@ beforeAll(async () => {
   ({ abilityId } = await installContactAbility(call, site));
   // The shop changed: "Message sent" is gone, so a run stops at its last checkpoint.
   site.breakConfirmation(true);
-  const started = await call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: RUN_CANARY, access_code: `${RUN_CANARY}-code` }, caller: "side_panel", schema_version: 1 });
+  const started = await call("POST", "/api/runs", {
+    ability_id: abilityId,
+    inputs: { message: RUN_CANARY, access_code: `${RUN_CANARY}-code` },
+    caller: "side_panel",
+    schema_version: 1,
+  });
   if (started.status !== 202) throw new Error(`run refused: ${JSON.stringify(started.body)}`);
   const dispatchId = RunResponseSchema.parse(started.body).run.dispatch_id;
   const waiting = await until(dispatchId, (run) => run.state === "needs_confirmation" || run.completed_at !== undefined);
-  if (waiting.pending_confirmation !== undefined) await call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: waiting.pending_confirmation.confirmation_id, decision: "confirm", schema_version: 1 });
+  if (waiting.pending_confirmation !== undefined)
+    await call("POST", `/api/runs/${dispatchId}/confirm`, {
+      confirmation_id: waiting.pending_confirmation.confirmation_id,
+      decision: "confirm",
+      schema_version: 1,
+    });
   failed = await until(dispatchId, (run) => run.completed_at !== undefined);
   site.breakConfirmation(false);
   chromium = await launchExtensionBrowser();
@@ -123,7 +133,9 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
     await panel.locator('button[name="generate-proposal"]').click();
     const state = await waitForSessionState(panel, ["awaiting_questions", "ready_for_review", "drafting_proposal"], 30_000);
     if (state === "awaiting_questions") {
-      await answerPanelQuestions(panel, (question) => (question.includes("What is this ability for") ? "Send a message to the shop" : 'The heading "Message sent" appears'));
+      await answerPanelQuestions(panel, (question) =>
+        question.includes("What is this ability for") ? "Send a message to the shop" : 'The heading "Message sent" appears',
+      );
     }
     await panel.waitForSelector("[data-proposal-drawer]", { timeout: 30_000 });
     await panel.waitForSelector("[data-proposal-drawer] pre.markdown", { timeout: 20_000 });
@@ -133,12 +145,17 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
     const seed = (await call("GET", `/api/learn/sessions/${seeded.learn_session_id}/seed`)).body;
     expect(seed.seed.source).toEqual({ kind: "run", dispatch_id: failed.dispatch_id });
     // The draft's flow: the run's steps first (the link, both fields), then what the person did.
-    const flow = JSON.parse(await readFile(path.join(root, MemoryPaths.draftRevision(seeded.proposal_id!, 1), "flow.recorder.json"), "utf8")) as { steps: Array<{ selectors?: string[][] }> };
+    const flow = JSON.parse(await readFile(path.join(root, MemoryPaths.draftRevision(seeded.proposal_id!, 1), "flow.recorder.json"), "utf8")) as {
+      steps: Array<{ selectors?: string[][] }>;
+    };
     const targets = flow.steps.filter((step) => step.selectors !== undefined).map((step) => JSON.stringify(step.selectors));
     const link = targets.findIndex((target) => target.includes("#contact-link"));
     const send = targets.findLastIndex((target) => target.includes("#send") || target.includes("Send message"));
     expect(link, JSON.stringify(targets)).toBeGreaterThanOrEqual(0);
-    expect(targets.some((target) => target.includes("#message")), JSON.stringify(targets)).toBe(true);
+    expect(
+      targets.some((target) => target.includes("#message")),
+      JSON.stringify(targets),
+    ).toBe(true);
     expect(send, JSON.stringify(targets)).toBeGreaterThan(link);
     await expectCleanPanel(panel, "proposal from a run", { canary: "zq9" });
     const viewport = panel.viewport()!;

@@ -141,7 +141,15 @@ describe("the Ability Learning page in real Chromium", () => {
     await panel.click('[data-card="Autonomous Agent Practice"] button');
     await panel.waitForSelector("[data-practice-setup]");
     const labels = await panel.$$eval("[data-practice-setup] label", (elements) => elements.map((element) => element.textContent?.trim()));
-    expect(labels).toEqual(["Skill to practise", "Goal", "Success looks like", "Sites it may open", "Rounds", "Test inputs", "Dry run: stop before the step that sends, pays or deletes"]);
+    expect(labels).toEqual([
+      "Skill to practise",
+      "Goal",
+      "Success looks like",
+      "Sites it may open",
+      "Rounds",
+      "Test inputs",
+      "Dry run: stop before the step that sends, pays or deletes",
+    ]);
     await assertCleanScreen(panel, "Practice set-up");
     await saveScreenshot(panel, "practice-setup");
     await clickButton(panel, "Back");
@@ -230,9 +238,7 @@ describe("the Ability Learning page in real Chromium", () => {
         required: label.querySelector(".required") !== null,
       }));
       if (question.required) {
-        const answer = question.text.includes("What is this ability for")
-          ? "Join the shop newsletter"
-          : 'The page says "You have joined the newsletter"';
+        const answer = question.text.includes("What is this ability for") ? "Join the shop newsletter" : 'The page says "You have joined the newsletter"';
         await panel.locator("[data-questions] textarea[name='answer']").fill(answer);
       }
       if (await panel.$("button[name='send-answers']")) {
@@ -382,7 +388,7 @@ describe("the Ability Learning page in real Chromium", () => {
       // The ability just approved is there, under Learned, with its controls.
       expect(abilities.some((ability) => ability.title.toLowerCase().includes("newsletter"))).toBe(true);
       await waitForText(panel, "[data-ability-id]", "Usable now");
-      await panel.locator('.filters button::-p-text(Learned)').click();
+      await panel.locator(".filters button::-p-text(Learned)").click();
       expect(await panel.$$eval("[data-ability-id]", (elements) => elements.length)).toBe(abilities.length);
       // R11.2-35: another client promotes it; the open page shows the new lane by itself.
       const learned = abilities.find((ability) => ability.title.toLowerCase().includes("newsletter")) as { ability_id: string };

@@ -76,7 +76,8 @@ describe("the MCP Inspector's CLI mode, with the README's snippet (issue #19)", 
     try {
       const { tools } = await sdk.client.listTools();
       expect(listed.tools.map((tool) => tool.name).sort()).toEqual(["cancel_run", "describe_ability", "find_abilities", "get_run", "run_ability"]);
-      const byName = (list: Array<{ name: string; inputSchema: unknown; description?: string }>) => Object.fromEntries(list.map((tool) => [tool.name, [tool.inputSchema, tool.description]]));
+      const byName = (list: Array<{ name: string; inputSchema: unknown; description?: string }>) =>
+        Object.fromEntries(list.map((tool) => [tool.name, [tool.inputSchema, tool.description]]));
       expect(byName(listed.tools)).toEqual(byName(tools));
     } finally {
       await sdk.close();

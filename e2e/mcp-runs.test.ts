@@ -88,7 +88,10 @@ describe("running an ability over MCP (issue #19 on issue #21's runs)", { timeou
     );
     expect(started.isError, resultText(started)).toBeFalsy();
     const paused = started.structuredContent as unknown as RunView;
-    expect(paused).toMatchObject({ state: "needs_confirmation", waiting_for_confirmation: { step: expect.stringContaining('"Send message"'), reason: "committing_submit" } });
+    expect(paused).toMatchObject({
+      state: "needs_confirmation",
+      waiting_for_confirmation: { step: expect.stringContaining('"Send message"'), reason: "committing_submit" },
+    });
     expect(paused.message).toMatch(/Only the person can confirm or decline it, in the elnor-learn side panel; you cannot confirm it/);
     // Not the assistant's to answer: the confirmation's id is not in what it sees.
     expect(JSON.stringify(started)).not.toContain("confirmation_id");
@@ -99,9 +102,14 @@ describe("running an ability over MCP (issue #19 on issue #21's runs)", { timeou
     // The person answers in the side panel (here: the same HTTP route the panel calls).
     const pending = (await call("GET", `/api/runs/${paused.dispatch_id}`)).body.run.pending_confirmation as { confirmation_id: string };
     expect(site.sends()).toBe(0);
-    expect((await call("POST", `/api/runs/${paused.dispatch_id}/confirm`, { confirmation_id: pending.confirmation_id, decision: "confirm", schema_version: 1 })).status).toBe(200);
+    expect(
+      (await call("POST", `/api/runs/${paused.dispatch_id}/confirm`, { confirmation_id: pending.confirmation_id, decision: "confirm", schema_version: 1 }))
+        .status,
+    ).toBe(200);
 
-    const done = await mcp.client.callTool({ name: "get_run", arguments: { dispatch_id: paused.dispatch_id, wait_seconds: 40 } }, undefined, { timeout: 60_000 });
+    const done = await mcp.client.callTool({ name: "get_run", arguments: { dispatch_id: paused.dispatch_id, wait_seconds: 40 } }, undefined, {
+      timeout: 60_000,
+    });
     expect(done.isError, resultText(done)).toBeFalsy();
     const finished = done.structuredContent as unknown as RunView;
     expect(finished.state).toBe("succeeded");
@@ -113,7 +121,9 @@ describe("running an ability over MCP (issue #19 on issue #21's runs)", { timeou
     // The value was used on the page, and is nowhere else.
     expect(site.requests.some((request) => request.path === "/send" && request.body.includes(encodeURIComponent(secret)))).toBe(true);
     expect((await call("GET", `/api/runs/${paused.dispatch_id}`)).body.run).toMatchObject({ caller: "mcp", state: "succeeded" });
-    const uses = (await memoryText(path.join(root, "system"))).split("\n").filter((line) => line.includes(paused.dispatch_id) && line.includes("route_trace_id"));
+    const uses = (await memoryText(path.join(root, "system")))
+      .split("\n")
+      .filter((line) => line.includes(paused.dispatch_id) && line.includes("route_trace_id"));
     expect(uses.join("\n")).toContain(`"route_trace_id":"mcp:${paused.dispatch_id}"`);
     expect(await memoryText(root)).not.toContain(secret);
     expect(agent.output()).not.toContain(secret);
@@ -126,10 +136,17 @@ describe("running an ability over MCP (issue #19 on issue #21's runs)", { timeou
 
   it("cancels a run waiting for the person: it ends cancelled and nothing is sent", async () => {
     const sendsBefore = site.sends();
-    const started = await mcp.client.callTool({ name: "run_ability", arguments: { ability_id: abilityId, inputs: { message: "Please cancel me", access_code: "not-a-real-code" } } }, undefined, { timeout: 60_000 });
+    const started = await mcp.client.callTool(
+      { name: "run_ability", arguments: { ability_id: abilityId, inputs: { message: "Please cancel me", access_code: "not-a-real-code" } } },
+      undefined,
+      { timeout: 60_000 },
+    );
     const paused = started.structuredContent as unknown as RunView;
     expect(paused.state).toBe("needs_confirmation");
-    const cancelled = await mcp.client.callTool({ name: "cancel_run", arguments: { dispatch_id: paused.dispatch_id, reason: "the person changed their mind" } });
+    const cancelled = await mcp.client.callTool({
+      name: "cancel_run",
+      arguments: { dispatch_id: paused.dispatch_id, reason: "the person changed their mind" },
+    });
     expect(cancelled.isError, resultText(cancelled)).toBeFalsy();
     expect(cancelled.structuredContent).toMatchObject({ dispatch_id: paused.dispatch_id, state: "cancelled" });
     expect((await call("GET", `/api/runs/${paused.dispatch_id}`)).body.run.state).toBe("cancelled");
@@ -137,7 +154,12 @@ describe("running an ability over MCP (issue #19 on issue #21's runs)", { timeou
   });
 
   it("reads and cancels only runs started through MCP, and refuses inputs the ability does not declare, changing nothing", async () => {
-    const panelRun = await call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: "From the panel", access_code: "panel-code" }, caller: "side_panel", schema_version: 1 });
+    const panelRun = await call("POST", "/api/runs", {
+      ability_id: abilityId,
+      inputs: { message: "From the panel", access_code: "panel-code" },
+      caller: "side_panel",
+      schema_version: 1,
+    });
     expect(panelRun.status).toBe(202);
     const dispatchId = panelRun.body.run.dispatch_id as string;
     for (const name of ["get_run", "cancel_run"]) {
@@ -150,13 +172,19 @@ describe("running an ability over MCP (issue #19 on issue #21's runs)", { timeou
 
     const secret = `CANARY-${crypto.randomUUID()}`;
     const before = readMemoryTree(root);
-    const unknownInput = await mcp.client.callTool({ name: "run_ability", arguments: { ability_id: abilityId, inputs: { message: "x", access_code: secret, card_number: secret } } });
+    const unknownInput = await mcp.client.callTool({
+      name: "run_ability",
+      arguments: { ability_id: abilityId, inputs: { message: "x", access_code: secret, card_number: secret } },
+    });
     expect(unknownInput.isError).toBe(true);
     expect(resultText(unknownInput)).toMatch(/^\[RUN_INPUTS_INVALID\] learned\.[a-z0-9-]+ has no input "card_number"\. Its inputs: message, access_code\./);
     const missing = await mcp.client.callTool({ name: "run_ability", arguments: { ability_id: abilityId, inputs: { message: "no code" } } });
     expect(resultText(missing)).toMatch(/^\[RUN_INPUTS_INVALID\] missing required input "access_code"/);
     // In the person's own Chrome only through the extension: none is connected to this agent.
-    const noTab = await mcp.client.callTool({ name: "run_ability", arguments: { ability_id: abilityId, inputs: { message: "x", access_code: secret }, where: "user_tab" } });
+    const noTab = await mcp.client.callTool({
+      name: "run_ability",
+      arguments: { ability_id: abilityId, inputs: { message: "x", access_code: secret }, where: "user_tab" },
+    });
     expect(resultText(noTab)).toMatch(/^\[ADAPTER_UNAVAILABLE\]/);
     const unknownRun = await mcp.client.callTool({ name: "get_run", arguments: { dispatch_id: "run-that-never-was" } });
     expect(resultText(unknownRun)).toMatch(/^\[RUN_NOT_FOUND\]/);

@@ -90,7 +90,10 @@ describe("the abilities over MCP (issue #19)", { timeout: 90_000 }, () => {
     expect((await mcp.client.listResources()).resources).toEqual([]);
     expect(await findIds(mcp, "export the monthly invoices")).toEqual([]);
     await expect(mcp.client.readResource({ uri: `elnor-ability://${abilityId}/SKILL.md` })).rejects.toThrow(/ABILITY_NOT_ENABLED/);
-    for (const [name, args] of [["describe_ability", { ability_id: abilityId }], ["run_ability", { ability_id: abilityId, inputs: {} }]] as const) {
+    for (const [name, args] of [
+      ["describe_ability", { ability_id: abilityId }],
+      ["run_ability", { ability_id: abilityId, inputs: {} }],
+    ] as const) {
       const refused = await mcp.client.callTool({ name, arguments: args });
       expect(refused.isError, name).toBe(true);
       expect(resultText(refused)).toMatch(/^\[ABILITY_NOT_ENABLED\] No enabled ability/);
@@ -197,7 +200,11 @@ describe("the abilities over MCP (issue #19)", { timeout: 90_000 }, () => {
     try {
       const down = await orphan.client.callTool({ name: "find_abilities", arguments: { request: "export invoices" } });
       expect(down.isError).toBe(true);
-      expect(resultText(down)).toMatch(new RegExp(`^\\[AGENT_NOT_RUNNING\\] The elnor-learn agent at http://127\\.0\\.0\\.1:${port} is not running \\(connection refused\\)\\. Start it with \`npm start\``));
+      expect(resultText(down)).toMatch(
+        new RegExp(
+          `^\\[AGENT_NOT_RUNNING\\] The elnor-learn agent at http://127\\.0\\.0\\.1:${port} is not running \\(connection refused\\)\\. Start it with \`npm start\``,
+        ),
+      );
       await expect(orphan.client.readResource({ uri: `elnor-ability://${abilityId}/SKILL.md` })).rejects.toThrow(/AGENT_NOT_RUNNING/);
     } finally {
       await orphan.close();

@@ -23,8 +23,7 @@ declare const chrome: typeof Browser;
 
 const ITERATIONS = 10;
 const USER = "drill-user-Zq81";
-const page = (title: string, body: string) =>
-  `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
+const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
 
 const LOGIN_PAGE = page(
   "Sign in",
@@ -98,11 +97,17 @@ async function recording(tab: Page, pathname: string): Promise<void> {
 
 /** Stops the extension's service worker (Chrome stops an idle one too); the next message wakes it (a new worker). */
 async function stopServiceWorker(): Promise<void> {
-  const worker = chromium.browser.targets().find((target) => target.type() === "service_worker" && target.url() === `chrome-extension://${chromium.extensionId}/background.js`);
+  const worker = chromium.browser
+    .targets()
+    .find((target) => target.type() === "service_worker" && target.url() === `chrome-extension://${chromium.extensionId}/background.js`);
   if (worker === undefined) return;
   await (await worker.worker())?.close();
   // That worker is gone (a page's message may start another at once).
-  await waitUntil(async () => chromium.browser.targets().includes(worker), (running) => !running, "the service worker to stop");
+  await waitUntil(
+    async () => chromium.browser.targets().includes(worker),
+    (running) => !running,
+    "the service worker to stop",
+  );
 }
 
 beforeAll(async () => {

@@ -30,7 +30,10 @@ function received(capture: HarnessPage): ObservedActionEventWithDetail[] {
   return capture.events().filter((event) => !seen.has(event.event_id) && seen.add(event.event_id) !== undefined);
 }
 
-const actionLabels = (capture: HarnessPage) => received(capture).filter((event) => event.adapter_kind === "browser_dom").map((event) => event.action_label);
+const actionLabels = (capture: HarnessPage) =>
+  received(capture)
+    .filter((event) => event.adapter_kind === "browser_dom")
+    .map((event) => event.action_label);
 
 async function signIn(capture: HarnessPage, password: string, submit: "enter" | "click", pauseMs: number): Promise<void> {
   const { page } = capture;

@@ -101,13 +101,17 @@ async function badges(): Promise<Record<string, string>> {
   );
 }
 
-const waitForBadges = (text: string) =>
-  waitUntil(badges, (shown) => shown[observedSite] === text && shown[otherSite] === text, `badge "${text}" on both tabs`);
+const waitForBadges = (text: string) => waitUntil(badges, (shown) => shown[observedSite] === text && shown[otherSite] === text, `badge "${text}" on both tabs`);
 
 const banner = (page: Page) => page.$eval("[data-observation-banner]", (element) => element.getAttribute("data-observation-banner")).catch(() => null);
 
 async function waitForBanner(states: Array<string | null>): Promise<string | null> {
-  return waitUntil(() => banner(panel), (state) => states.includes(state), `the panel banner to be ${states.join(" or ")}`, 20_000);
+  return waitUntil(
+    () => banner(panel),
+    (state) => states.includes(state),
+    `the panel banner to be ${states.join(" or ")}`,
+    20_000,
+  );
 }
 
 interface DomNode {
@@ -198,7 +202,11 @@ describe("the observation banner in real Chromium", () => {
       expect(text, `banner on ${where}`).toMatch(/Ready to record|Recording/);
     });
     await waitForBadges("ARM");
-    await waitUntil(() => indicatorButtons(observed), (labels) => labels.includes("Stop recording"), "the indicator on the observed page");
+    await waitUntil(
+      () => indicatorButtons(observed),
+      (labels) => labels.includes("Stop recording"),
+      "the indicator on the observed page",
+    );
     expect(await indicatorButtons(other)).toEqual([]);
 
     // The first action on the watched page starts the recording; everything follows.
@@ -215,7 +223,11 @@ describe("the observation banner in real Chromium", () => {
     await panel.locator('button[name="banner-pause"]').click();
     await waitForBanner(["paused"]);
     await waitForBadges("II");
-    await waitUntil(() => indicatorButtons(observed), (labels) => labels.includes("Resume recording"), "the indicator to say paused");
+    await waitUntil(
+      () => indicatorButtons(observed),
+      (labels) => labels.includes("Resume recording"),
+      "the indicator to say paused",
+    );
     expect(await panel.$eval("[data-observation-banner]", (element) => (element as HTMLElement).innerText)).toContain("Recording paused");
 
     await panel.locator('nav[aria-label="Abilities"] button::-p-text(Skills)').click();
@@ -229,7 +241,11 @@ describe("the observation banner in real Chromium", () => {
     await panel.locator('button[name="banner-stop"]').click();
     await waitForBanner([null]);
     await waitForBadges("");
-    await waitUntil(() => indicatorButtons(observed), (labels) => labels.length === 0, "the indicator to go away at Stop");
+    await waitUntil(
+      () => indicatorButtons(observed),
+      (labels) => labels.length === 0,
+      "the indicator to go away at Stop",
+    );
     await panel.locator("#learn-tab-active").click();
     await panel.waitForSelector('[data-session-state="stopped"]');
   }, 120_000);

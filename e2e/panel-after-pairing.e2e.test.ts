@@ -28,7 +28,8 @@ beforeAll(async () => {
 afterAll(() => endJourney({ chromium, agent, cleanup }));
 
 /** The side panel with its requests for the agent's description held (see `openPanelHolding`). */
-const openPanelHoldingDescription = (viewport: { width: number; height: number }) => openPanelHolding(chromium, (url) => url.endsWith("/api/openapi.json"), viewport);
+const openPanelHoldingDescription = (viewport: { width: number; height: number }) =>
+  openPanelHolding(chromium, (url) => url.endsWith("/api/openapi.json"), viewport);
 
 describe("the Learn New Ability cards right after pairing", () => {
   it("a card aimed at as soon as it shows is still under the pointer when the agent's description arrives: the click opens its set-up", async () => {
@@ -41,14 +42,19 @@ describe("the Learn New Ability cards right after pairing", () => {
     const aimed = await centreOf(panel, IMPROVE_BUTTON);
     expect(description.held(), "the panel asked for the agent's description").toBeGreaterThan(0);
     await description.release();
-    await panel.waitForFunction(() => (document.querySelector('[data-card="Coaching Agent"] button') as HTMLButtonElement | null)?.disabled === false, { timeout: 15_000 });
+    await panel.waitForFunction(() => (document.querySelector('[data-card="Coaching Agent"] button') as HTMLButtonElement | null)?.disabled === false, {
+      timeout: 15_000,
+    });
     await afterPaint(panel);
     const now = await centreOf(panel, IMPROVE_BUTTON);
     expect(now).not.toBeNull();
     // …and clicks where they aimed, after the description has arrived.
     const target = aimed ?? now!;
     await panel.mouse.click(target.x, target.y);
-    const opened = await panel.waitForSelector('input[name="target-skill"]', { timeout: 5_000 }).then(() => true, () => false);
+    const opened = await panel.waitForSelector('input[name="target-skill"]', { timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
     expect(opened, `the click at ${JSON.stringify(target)} (the button was at ${JSON.stringify(aimed)}, now ${JSON.stringify(now)}) opened nothing`).toBe(true);
     expect(aimed === null || (aimed.x === now!.x && aimed.y === now!.y), "a card button moved after it was shown").toBe(true);
     await panel.close();
@@ -81,7 +87,9 @@ describe("the Learn New Ability cards right after pairing", () => {
     await panel.locator("button::-p-text(Back)").click();
     // …and Try again reads the description (no longer held): every card is offered.
     await panel.locator("[data-features-failure] button").click();
-    await panel.waitForFunction(() => (document.querySelector('[data-card="Coaching Agent"] button') as HTMLButtonElement | null)?.disabled === false, { timeout: 15_000 });
+    await panel.waitForFunction(() => (document.querySelector('[data-card="Coaching Agent"] button') as HTMLButtonElement | null)?.disabled === false, {
+      timeout: 15_000,
+    });
     expect(await panel.$("[data-features-failure]")).toBeNull();
     expect(await panel.evaluate(() => document.body.innerText)).not.toContain("Not available yet");
     await panel.close();

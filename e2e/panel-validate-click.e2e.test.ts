@@ -53,7 +53,10 @@ describe("the review drawer's Validate", () => {
     // …and clicks once, where they aimed, after the SKILL.md has arrived.
     const target = aimed ?? now!;
     await panel.mouse.click(target.x, target.y);
-    const opened = await panel.waitForSelector('[data-proposal-drawer] button[name="run-validation"]', { timeout: 5_000 }).then(() => true, () => false);
+    const opened = await panel.waitForSelector('[data-proposal-drawer] button[name="run-validation"]', { timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
     expect(opened, `the click at ${JSON.stringify(target)} (Validate was at ${JSON.stringify(aimed)}, now ${JSON.stringify(now)}) opened nothing`).toBe(true);
     expect(aimed === null || (aimed.x === now!.x && aimed.y === now!.y), "Validate moved after it was shown").toBe(true);
     await saveScreenshot(panel, "review-validate-form");
@@ -83,7 +86,10 @@ describe("the review drawer's Validate", () => {
     expect(validation).toContain("Not validated yet.");
     const target = aimed ?? now!;
     await panel.mouse.click(target.x, target.y);
-    const opened = await panel.waitForSelector('[data-proposal-drawer] button[name="run-validation"]', { timeout: 5_000 }).then(() => true, () => false);
+    const opened = await panel.waitForSelector('[data-proposal-drawer] button[name="run-validation"]', { timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
     expect(opened, `the click at ${JSON.stringify(target)} (Validate was at ${JSON.stringify(aimed)}, now ${JSON.stringify(now)}) opened nothing`).toBe(true);
     expect(aimed === null || (aimed.x === now!.x && aimed.y === now!.y), "Validate moved after it was shown").toBe(true);
     await panel.close();

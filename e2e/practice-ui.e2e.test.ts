@@ -76,7 +76,10 @@ describe("Autonomous Agent Practice from its card to an installed, validated rev
     await panel.locator("[data-practice-setup] button[type=submit]").click();
     // The test inputs were handed over for this practice only: the form no longer holds them.
     await panel.waitForFunction(() => (document.querySelector('[name="practice-inputs"]') as HTMLTextAreaElement | null)?.value === "", { timeout: 15_000 });
-    await panel.waitForSelector('[data-practice-status="proposed"], [data-practice-status="could_not_repair"], [data-practice-status="nothing_to_repair"], [data-practice-status="failed"], [data-practice-status="policy_violation"]', { timeout: 150_000 });
+    await panel.waitForSelector(
+      '[data-practice-status="proposed"], [data-practice-status="could_not_repair"], [data-practice-status="nothing_to_repair"], [data-practice-status="failed"], [data-practice-status="policy_violation"]',
+      { timeout: 150_000 },
+    );
     const status = await panel.$eval("[data-practice-status]", (element) => element.getAttribute("data-practice-status"));
     const shown = await panel.$eval("[data-practice-status]", (element) => (element as HTMLElement).innerText);
     expect(status, shown).toBe("proposed");
@@ -100,7 +103,9 @@ describe("Autonomous Agent Practice from its card to an installed, validated rev
     // The repair, as a change to the installed skill's step.
     await waitForText(panel, '[data-proposal-drawer] [data-delta-group="steps"]', "Send message now", 20_000);
     // Each round is one of its validation runs.
-    await panel.waitForFunction(() => document.querySelectorAll('[data-proposal-drawer] li.run[data-validation-result="passed"]').length >= 2, { timeout: 20_000 });
+    await panel.waitForFunction(() => document.querySelectorAll('[data-proposal-drawer] li.run[data-validation-result="passed"]').length >= 2, {
+      timeout: 20_000,
+    });
     await expectCleanPanel(panel, "practice proposal", PRACTICE_CLEAN);
     await drawerShot(panel, "practice-proposal-review", 2400);
   }, 60_000);
@@ -109,7 +114,8 @@ describe("Autonomous Agent Practice from its card to an installed, validated rev
     const testInput = '[data-proposal-drawer] input[name^="test-"]';
     await openValidateForm(panel, { buttonTimeout: 20_000 });
     const inputs = await panel.$$eval(testInput, (elements) => elements.map((element) => element.getAttribute("name") ?? ""));
-    for (const name of inputs) await panel.locator(`[data-proposal-drawer] input[name="${name}"]`).fill(name === "test-message" ? `${CANARY} rehearsal` : "pc-3333");
+    for (const name of inputs)
+      await panel.locator(`[data-proposal-drawer] input[name="${name}"]`).fill(name === "test-message" ? `${CANARY} rehearsal` : "pc-3333");
     await panel.locator('[data-proposal-drawer] button[name="run-validation"]').click();
     await panel.waitForSelector("[data-proposal-drawer] [data-validation-result]", { timeout: 150_000 });
     const result = await panel.$eval("[data-proposal-drawer] [data-validation-result]", (element) => element.getAttribute("data-validation-result"));
@@ -130,7 +136,11 @@ describe("Autonomous Agent Practice from its card to an installed, validated rev
     const flow = await readFile(path.join(root, MemoryPaths.installedSkill(abilityId.replace(/^learned\./, "")), "tests", "flow.recorder.json"), "utf8");
     expect(flow).toContain('aria/Send message now[role=\\"button\\"]');
 
-    const started = await call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: "A message after practice", access_code: "pc-4444" }, schema_version: 1 });
+    const started = await call("POST", "/api/runs", {
+      ability_id: abilityId,
+      inputs: { message: "A message after practice", access_code: "pc-4444" },
+      schema_version: 1,
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     const dispatchId = RunResponseSchema.parse(started.body).run.dispatch_id;
     const until = async (done: (run: RunRecord) => boolean): Promise<RunRecord> => {
@@ -143,7 +153,12 @@ describe("Autonomous Agent Practice from its card to an installed, validated rev
       }
     };
     const waiting = await until((run) => run.state === "needs_confirmation" || run.completed_at !== undefined);
-    if (waiting.pending_confirmation !== undefined) await call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: waiting.pending_confirmation.confirmation_id, decision: "confirm", schema_version: 1 });
+    if (waiting.pending_confirmation !== undefined)
+      await call("POST", `/api/runs/${dispatchId}/confirm`, {
+        confirmation_id: waiting.pending_confirmation.confirmation_id,
+        decision: "confirm",
+        schema_version: 1,
+      });
     const run = await until((candidate) => candidate.completed_at !== undefined);
     expect(run.state, JSON.stringify(run.failure)).toBe("succeeded");
     expect(run.checkpoints.every((checkpoint) => checkpoint.status === "reached")).toBe(true);

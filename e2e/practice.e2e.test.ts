@@ -37,7 +37,12 @@ afterEach(() => {
 const policy = () => ({ policy_id: randomUUID(), mode: "live_read_safe_write", allowed_domains: [site.host], max_actions: 40, schema_version: 1 });
 
 async function startPractice(practice: Record<string, unknown>): Promise<string> {
-  const answer = await agent.call("POST", "/api/learn/sessions", { entry_mode: "autonomous_agent_practice", target_app_whitelist: [site.host], test_policy: policy(), practice: { practise: { ability_id: abilityId }, ...practice } });
+  const answer = await agent.call("POST", "/api/learn/sessions", {
+    entry_mode: "autonomous_agent_practice",
+    target_app_whitelist: [site.host],
+    test_policy: policy(),
+    practice: { practise: { ability_id: abilityId }, ...practice },
+  });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   expect(answer.body).toMatchObject({ ui_mode: "exploratory", next_action: "launch_exploration" });
   expect(answer.body.session.observation_mode).toBe("inside_agent");
@@ -67,7 +72,8 @@ async function skillDigest(): Promise<string> {
   const folder = path.join(agent.root, MemoryPaths.installedSkill(abilityId.replace("learned.", "")));
   const files = (await readdir(folder, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
   const hash = createHash("sha256");
-  for (const entry of files.sort((a, b) => path.join(a.parentPath, a.name).localeCompare(path.join(b.parentPath, b.name)))) hash.update(await readFile(path.join(entry.parentPath, entry.name)));
+  for (const entry of files.sort((a, b) => path.join(a.parentPath, a.name).localeCompare(path.join(b.parentPath, b.name))))
+    hash.update(await readFile(path.join(entry.parentPath, entry.name)));
   return hash.digest("hex");
 }
 
@@ -79,10 +85,16 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     const bare = await agent.call("POST", "/api/learn/sessions", { entry_mode: "autonomous_agent_practice" });
     expect(bare.status).toBe(400);
     expect(bare.body.error.code).toBe("REQUEST_INVALID");
-    const unknown = await agent.call("POST", "/api/learn/sessions", { entry_mode: "autonomous_agent_practice", practice: { practise: { ability_id: abilityId }, input_sets: [{ colour: "blue" }] } });
+    const unknown = await agent.call("POST", "/api/learn/sessions", {
+      entry_mode: "autonomous_agent_practice",
+      practice: { practise: { ability_id: abilityId }, input_sets: [{ colour: "blue" }] },
+    });
     expect(unknown.status).toBe(400);
     expect(JSON.stringify(unknown.body)).toContain("colour");
-    const missing = await agent.call("POST", "/api/learn/sessions", { entry_mode: "autonomous_agent_practice", practice: { practise: { ability_id: "learned.no-such-skill" } } });
+    const missing = await agent.call("POST", "/api/learn/sessions", {
+      entry_mode: "autonomous_agent_practice",
+      practice: { practise: { ability_id: "learned.no-such-skill" } },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("ABILITY_NOT_FOUND");
     expect((await agent.call("GET", "/api/learn/sessions")).body.total).toBe(before);
@@ -132,8 +144,20 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     expect(session.state).toBe("ready_for_review");
     const events = await agent.memory.readText(MemoryPaths.observationEvents(sessionId));
     expect(events).toContain("Round 2:");
-    const receipts = ((await agent.memory.readText(MemoryPaths.receipts)) ?? "").split("\n").filter((line) => line.includes(sessionId)).map((line) => JSON.parse(line).receipt_kind);
-    expect(receipts).toEqual(expect.arrayContaining(["learn.session.started", "learn.capture.armed", "learn.capture.started", "learn.capture.stopped", "learn.proposal.created", "learn.validation.completed"]));
+    const receipts = ((await agent.memory.readText(MemoryPaths.receipts)) ?? "")
+      .split("\n")
+      .filter((line) => line.includes(sessionId))
+      .map((line) => JSON.parse(line).receipt_kind);
+    expect(receipts).toEqual(
+      expect.arrayContaining([
+        "learn.session.started",
+        "learn.capture.armed",
+        "learn.capture.started",
+        "learn.capture.stopped",
+        "learn.proposal.created",
+        "learn.validation.completed",
+      ]),
+    );
     // Nothing installed changed; no input value reached a file.
     expect(await skillDigest()).toBe(digest);
     const everything = await memoryText();
@@ -195,7 +219,12 @@ describe("Autonomous Agent Practice cancelled", () => {
 
 describe("Autonomous Agent Practice of a proposal", () => {
   it("plays a proposal's recorded flow as it plays an installed skill's", async () => {
-    const answer = await agent.call("POST", "/api/learn/sessions", { entry_mode: "autonomous_agent_practice", target_app_whitelist: [site.host], test_policy: policy(), practice: { practise: { proposal_id: sourceProposalId }, rounds: 1, input_sets: [{ message: "Draft note", access_code: "pc-6666" }] } });
+    const answer = await agent.call("POST", "/api/learn/sessions", {
+      entry_mode: "autonomous_agent_practice",
+      target_app_whitelist: [site.host],
+      test_policy: policy(),
+      practice: { practise: { proposal_id: sourceProposalId }, rounds: 1, input_sets: [{ message: "Draft note", access_code: "pc-6666" }] },
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     expect(answer.body.session.target_kind).toBe("new_skill");
     const report = await finished(answer.body.session.learn_session_id as string);
@@ -213,7 +242,10 @@ describe("Autonomous Agent Practice on a page whose content loads late", () => {
     late = await serveLateShop();
     lateAgent = await startTestAgent();
     // The demonstration only needs the shop's address: the late shop serves the same pages.
-    ({ abilityId: lateAbility } = await installContactAbility((method, url, payload) => lateAgent.call(method, url, payload), late as unknown as RunFixtureSite));
+    ({ abilityId: lateAbility } = await installContactAbility(
+      (method, url, payload) => lateAgent.call(method, url, payload),
+      late as unknown as RunFixtureSite,
+    ));
   }, 30_000);
   afterAll(async () => {
     await lateAgent?.close();

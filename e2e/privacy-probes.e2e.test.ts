@@ -97,7 +97,8 @@ function answering(canary: Answers, wrong: Answers): string[] {
   const channels: string[] = [];
   if (canary.scrub_reply + wrong.scrub_reply > 0) channels.push("the old scrub request was answered");
   if (canary.message_reply + wrong.message_reply > 0) channels.push("a window message was answered");
-  if (JSON.stringify(canary.dom_changes) !== JSON.stringify(wrong.dom_changes)) channels.push(`the DOM changed differently: ${JSON.stringify(canary.dom_changes)} vs ${JSON.stringify(wrong.dom_changes)}`);
+  if (JSON.stringify(canary.dom_changes) !== JSON.stringify(wrong.dom_changes))
+    channels.push(`the DOM changed differently: ${JSON.stringify(canary.dom_changes)} vs ${JSON.stringify(wrong.dom_changes)}`);
   return channels;
 }
 
@@ -147,7 +148,12 @@ describe("no page can ask the recorder what was typed (issue #30)", () => {
     await waitForRecorder(b);
     // A first probe takes what changes once (the capture starting, the pill) out of the comparison.
     await probe(b, "warm-up guess");
-    const fromB = { canary: await probe(b, canary), wrong: await probe(b, "Zq8Wrongguess1"), password: await probe(b, `${canary}pw`), wrong2: await probe(b, "Zq8Wrongguess1pw") };
+    const fromB = {
+      canary: await probe(b, canary),
+      wrong: await probe(b, "Zq8Wrongguess1"),
+      password: await probe(b, `${canary}pw`),
+      wrong2: await probe(b, "Zq8Wrongguess1pw"),
+    };
     expect(answering(fromB.canary, fromB.wrong)).toEqual([]);
     expect(answering(fromB.password, fromB.wrong2)).toEqual([]);
 

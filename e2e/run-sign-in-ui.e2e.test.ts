@@ -52,19 +52,29 @@ describe("Skills → Run on a skill learned behind a sign-in (issue #35)", () =>
     await panel.locator("[data-run-form] button[type=submit]").click();
     await panel.waitForSelector("[data-run-progress]", { timeout: 30_000 });
     for (let turns = 0; turns < 5; turns += 1) {
-      await panel.waitForSelector('[data-run-progress][data-run-state="needs_confirmation"], [data-run-progress][data-run-state="succeeded"], [data-run-progress][data-run-state="failed"]', { timeout: 90_000 });
+      await panel.waitForSelector(
+        '[data-run-progress][data-run-state="needs_confirmation"], [data-run-progress][data-run-state="succeeded"], [data-run-progress][data-run-state="failed"]',
+        { timeout: 90_000 },
+      );
       const state = await panel.$eval("[data-run-progress]", (element) => element.getAttribute("data-run-state"));
       if (state !== "needs_confirmation") break;
       // Nothing was saved before the person said so.
       expect(site.notes()).toEqual([]);
       await panel.locator("[data-run-confirmation] button::-p-text(Do it)").click();
-      await panel.waitForFunction(() => document.querySelector("[data-run-progress]")?.getAttribute("data-run-state") !== "needs_confirmation", { timeout: 30_000 });
+      await panel.waitForFunction(() => document.querySelector("[data-run-progress]")?.getAttribute("data-run-state") !== "needs_confirmation", {
+        timeout: 30_000,
+      });
     }
     const shown = await panel.$eval("[data-run-progress]", (element) => (element as HTMLElement).innerText);
     expect(await panel.$eval("[data-run-progress]", (element) => element.getAttribute("data-run-state")), shown).toBe("succeeded");
-    const statuses = await panel.$$eval("[data-run-progress] [data-checkpoint-status]", (rows) => rows.map((row) => row.getAttribute("data-checkpoint-status")));
+    const statuses = await panel.$$eval("[data-run-progress] [data-checkpoint-status]", (rows) =>
+      rows.map((row) => row.getAttribute("data-checkpoint-status")),
+    );
     expect(statuses.length).toBeGreaterThan(1);
-    expect(statuses.every((status) => status === "reached"), shown).toBe(true);
+    expect(
+      statuses.every((status) => status === "reached"),
+      shown,
+    ).toBe(true);
     expect(shown).toContain("Signed in as “Username”");
     await saveScreenshot(panel, "run-sign-in-succeeded");
     // The app's own state: signed in once, the new note under the account.
@@ -95,21 +105,30 @@ describe("Skills → Run on a skill learned behind a sign-in (issue #35)", () =>
         await panel.locator("[data-tab-consent] button::-p-text(Allow and run)").click();
       }
       // The run's tab comes to the front: the panel's buttons are pressed as click events (see run-ui.e2e).
-      const settled = '[data-run-progress][data-run-state="needs_confirmation"], [data-run-progress][data-run-state="succeeded"], [data-run-progress][data-run-state="failed"]';
+      const settled =
+        '[data-run-progress][data-run-state="needs_confirmation"], [data-run-progress][data-run-state="succeeded"], [data-run-progress][data-run-state="failed"]';
       for (let turns = 0; turns < 5; turns += 1) {
         await panel.waitForSelector(settled, { timeout: 90_000 });
         if ((await panel.$eval("[data-run-progress]", (element) => element.getAttribute("data-run-state"))) !== "needs_confirmation") break;
         await panel.$eval("[data-run-confirmation] button", (button) => (button as HTMLButtonElement).click());
         // Polled on a timer: a background tab runs no animation frames.
-        await panel.waitForFunction(() => document.querySelector("[data-run-progress]")?.getAttribute("data-run-state") !== "needs_confirmation", { timeout: 30_000, polling: 200 });
+        await panel.waitForFunction(() => document.querySelector("[data-run-progress]")?.getAttribute("data-run-state") !== "needs_confirmation", {
+          timeout: 30_000,
+          polling: 200,
+        });
       }
       await panel.bringToFront();
       const shown = await panel.$eval("[data-run-progress]", (element) => (element as HTMLElement).innerText);
       expect(await panel.$eval("[data-run-progress]", (element) => element.getAttribute("data-run-state")), shown).toBe("succeeded");
       expect(shown).toContain("In my browser");
-      const statuses = await panel.$$eval("[data-run-progress] [data-checkpoint-status]", (rows) => rows.map((row) => row.getAttribute("data-checkpoint-status")));
+      const statuses = await panel.$$eval("[data-run-progress] [data-checkpoint-status]", (rows) =>
+        rows.map((row) => row.getAttribute("data-checkpoint-status")),
+      );
       expect(statuses.length).toBeGreaterThan(1);
-      expect(statuses.every((status) => status === "reached"), shown).toBe(true);
+      expect(
+        statuses.every((status) => status === "reached"),
+        shown,
+      ).toBe(true);
       return shown;
     };
 

@@ -94,12 +94,16 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
     await panel.locator("[data-run-form] button[type=submit]").click();
     await panel.waitForSelector("[data-run-progress]", { timeout: 30_000 });
     // The secret was used and forgotten: the form no longer holds it, and the panel stored nothing of it.
-    const stored = await panel.evaluate(async () => JSON.stringify([await chrome.storage.local.get(null), await chrome.storage.session.get(null), await chrome.storage.sync.get(null)]));
+    const stored = await panel.evaluate(async () =>
+      JSON.stringify([await chrome.storage.local.get(null), await chrome.storage.session.get(null), await chrome.storage.sync.get(null)]),
+    );
     expect(stored).not.toContain(SECRET);
 
     // Progress is seen while the run goes: at least one checkpoint proved before the run is over.
     await panel.waitForFunction(
-      () => document.querySelector('[data-run-progress] [data-checkpoint-status="reached"]') !== null || document.querySelector('[data-run-progress][data-run-state="needs_confirmation"]') !== null,
+      () =>
+        document.querySelector('[data-run-progress] [data-checkpoint-status="reached"]') !== null ||
+        document.querySelector('[data-run-progress][data-run-state="needs_confirmation"]') !== null,
       { timeout: 90_000 },
     );
     const spec = AbilityRunSpecSchema.parse(await api("GET", `/api/abilities/${abilityId}/run-spec`));
@@ -122,7 +126,9 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
     }
     await runState(panel, "succeeded");
     expect(site.sends()).toBe(1);
-    const statuses = await panel.$$eval("[data-run-progress] [data-checkpoint-status]", (rows) => rows.map((row) => row.getAttribute("data-checkpoint-status")));
+    const statuses = await panel.$$eval("[data-run-progress] [data-checkpoint-status]", (rows) =>
+      rows.map((row) => row.getAttribute("data-checkpoint-status")),
+    );
     expect(statuses.length).toBe(spec.checkpoints.length);
     expect(statuses.every((status) => status === "reached")).toBe(true);
     expect(await panel.$eval('[data-run-result="succeeded"]', (element) => element.textContent)).toContain("Every checkpoint was proved");
@@ -144,10 +150,13 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
     await panel.waitForSelector("[data-page-seen]");
     const seen = await panel.$eval("[data-page-seen]", (element) => (element as HTMLElement).innerText);
     expect(seen).toContain("Something went wrong");
-    await panel.waitForFunction(() => {
-      const image = document.querySelector("[data-run-screenshot]") as HTMLImageElement | null;
-      return image !== null && image.complete && image.naturalWidth > 0;
-    }, { timeout: 20_000 });
+    await panel.waitForFunction(
+      () => {
+        const image = document.querySelector("[data-run-screenshot]") as HTMLImageElement | null;
+        return image !== null && image.complete && image.naturalWidth > 0;
+      },
+      { timeout: 20_000 },
+    );
     expect(await panel.$eval('[data-run-progress] [data-checkpoint-status="failed"]', (element) => element.textContent)).toContain("Failed");
     await saveScreenshot(panel, "run-failed");
 
@@ -190,7 +199,9 @@ describe("Skills → Run in the side panel, in real Chromium (issue #21)", () =>
     await runState(panel, "succeeded");
     await panel.bringToFront();
     expect(site.sends()).toBe(before + 1);
-    const statuses = await panel.$$eval("[data-run-progress] [data-checkpoint-status]", (rows) => rows.map((row) => row.getAttribute("data-checkpoint-status")));
+    const statuses = await panel.$$eval("[data-run-progress] [data-checkpoint-status]", (rows) =>
+      rows.map((row) => row.getAttribute("data-checkpoint-status")),
+    );
     expect(statuses.length).toBeGreaterThan(0);
     expect(statuses.every((status) => status === "reached")).toBe(true);
     const listed = RunListResponseSchema.parse(await api("GET", `/api/runs?ability_id=${encodeURIComponent(abilityId)}`));

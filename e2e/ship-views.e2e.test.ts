@@ -80,13 +80,16 @@ describe("the extension's own icon", () => {
 
     // Headless Chromium draws no toolbar: the built 16 and 32 px icons are laid out as Chrome's
     // toolbar draws them (a 16 px icon, its badge over the bottom right), at twice the scale.
-    const icon = (size: number) => readFile(path.join(EXTENSION_DIR, "icons", `${size}.png`)).then((bytes) => `data:image/png;base64,${bytes.toString("base64")}`);
+    const icon = (size: number) =>
+      readFile(path.join(EXTENSION_DIR, "icons", `${size}.png`)).then((bytes) => `data:image/png;base64,${bytes.toString("base64")}`);
     const [icon16, icon32] = await Promise.all([icon(16), icon(32)]);
     const page = await chrome.browser.newPage();
     await page.setViewport({ width: 520, height: 86, deviceScaleFactor: 2 });
     await page.setContent(toolbarStrip(icon16, icon32));
     await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0));
-    const drawn = await page.$$eval(".state", (nodes) => nodes.map((node) => ({ label: node.getAttribute("data-state"), badge: node.querySelector(".badge")?.textContent ?? "" })));
+    const drawn = await page.$$eval(".state", (nodes) =>
+      nodes.map((node) => ({ label: node.getAttribute("data-state"), badge: node.querySelector(".badge")?.textContent ?? "" })),
+    );
     expect(drawn).toEqual(TOOLBAR_STATES.map(({ label, badge }) => ({ label, badge: badge.text })));
     await saveElementScreenshot(page, ".toolbar", "toolbar-states");
     await page.close();
@@ -137,7 +140,9 @@ describe("Why these permissions, in the side panel", () => {
         texts: [...item.querySelectorAll("dd")].map((dd) => dd.textContent?.trim()),
       })),
     );
-    expect(shown).toEqual(EXTENSION_PERMISSIONS.map((entry) => ({ name: entry.name, summary: entry.summary, texts: [entry.usedBy, entry.when, entry.youSee] })));
+    expect(shown).toEqual(
+      EXTENSION_PERMISSIONS.map((entry) => ({ name: entry.name, summary: entry.summary, texts: [entry.usedBy, entry.when, entry.youSee] })),
+    );
     const headings = await panel.$$eval('[data-view="why-permissions"] h3', (nodes) => nodes.map((node) => node.textContent?.trim()));
     expect(headings).toEqual(PERMISSION_KINDS.map(permissionKindHeading));
     // The details of debugger, the one a person most wants explained, open as they would by a click.

@@ -57,7 +57,10 @@ beforeAll(async () => {
   await writeFile(path.join(files, "pdf-form-filler.zip"), publicBundle());
   // A skill shipped with the assistant, in a bundled skills folder the agent is told about.
   await mkdir(path.join(files, "bundled", "theme-factory"), { recursive: true });
-  await writeFile(path.join(files, "bundled", "theme-factory", "SKILL.md"), "---\nname: theme-factory\ndescription: Style slides and documents with a ready-made theme. Use when the user wants a consistent colour theme for a deck.\n---\n# Theme factory\n");
+  await writeFile(
+    path.join(files, "bundled", "theme-factory", "SKILL.md"),
+    "---\nname: theme-factory\ndescription: Style slides and documents with a ready-made theme. Use when the user wants a consistent colour theme for a deck.\n---\n# Theme factory\n",
+  );
   agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: workspace, ELNOR_BUNDLED_SKILLS_DIRS: path.join(files, "bundled") });
   token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
   chromium = await launchExtensionBrowser();
@@ -80,11 +83,19 @@ describe("Import Skill in the side panel, in real Chromium", () => {
     await input.uploadFile(path.join(files, "pdf-form-filler.zip"));
     await importState(panel, "scan_complete");
     const text = await panel.evaluate(() => document.body.innerText);
-    for (const expected of ["What it says it does", "Fill in, flatten and check PDF forms", "What it contains", "7 files", "Flagged for you to check", "scripts/fill_form.py has the executable bit", "How your assistant will find it"]) {
+    for (const expected of [
+      "What it says it does",
+      "Fill in, flatten and check PDF forms",
+      "What it contains",
+      "7 files",
+      "Flagged for you to check",
+      "scripts/fill_form.py has the executable bit",
+      "How your assistant will find it",
+    ]) {
       expect(text).toContain(expected);
     }
     expect(await panel.$$eval('[data-file-kind="script"]', (elements) => elements.length)).toBe(3);
-    expect(await panel.$('button::-p-text(Install for me only)')).toBeNull();
+    expect(await panel.$("button::-p-text(Install for me only)")).toBeNull();
     expect(findForbiddenLabels(text)).toEqual([]);
     await saveScreenshot(panel, "import-skill-scan");
   });
@@ -112,7 +123,9 @@ describe("Import Skill in the side panel, in real Chromium", () => {
     await panel.locator("button::-p-text(Open Skills)").click();
     await panel.waitForSelector('[data-ability-id="imported.pdf-form-filler"]', { timeout: 20_000 });
     await panel.locator("button::-p-text(Imported)").click();
-    expect(await panel.$$eval("[data-ability-id]", (elements) => elements.map((element) => element.getAttribute("data-ability-id")))).toEqual(["imported.pdf-form-filler"]);
+    expect(await panel.$$eval("[data-ability-id]", (elements) => elements.map((element) => element.getAttribute("data-ability-id")))).toEqual([
+      "imported.pdf-form-filler",
+    ]);
     await saveScreenshot(panel, "import-skill-in-skills");
 
     const lookup = await agentApi<{ matches: Array<{ ability_id: string; usable_now: boolean }> }>("POST", "/api/abilities/lookup", {
@@ -139,12 +152,16 @@ describe("Import Skill in the side panel, in real Chromium", () => {
       await panel.locator(`${item} button[type="submit"]::-p-text(Add)`).click();
       await panel.waitForSelector(`[data-category="${title}"]`, { timeout: 10_000 });
     }
-    const checked = await panel.$$eval(`${item} [role="group"] label`, (labels) => labels.map((label) => `${label.textContent?.trim()}:${(label.querySelector("input") as HTMLInputElement).checked}`));
+    const checked = await panel.$$eval(`${item} [role="group"] label`, (labels) =>
+      labels.map((label) => `${label.textContent?.trim()}:${(label.querySelector("input") as HTMLInputElement).checked}`),
+    );
     expect(checked).toEqual(["Litigation:true", "Daily Tasks:true"]);
     await saveScreenshot(panel, "skills-categories");
 
     await panel.locator('[data-category="Daily Tasks"]').click();
-    expect(await panel.$$eval("[data-ability-id]", (elements) => elements.map((element) => element.getAttribute("data-ability-id")))).toEqual(["imported.pdf-form-filler"]);
+    expect(await panel.$$eval("[data-ability-id]", (elements) => elements.map((element) => element.getAttribute("data-ability-id")))).toEqual([
+      "imported.pdf-form-filler",
+    ]);
     // Taken out of Daily Tasks, it leaves that filter and stays in Litigation.
     await panel.locator(`${item} label::-p-text(Daily Tasks) input`).click();
     await panel.waitForFunction(() => document.querySelectorAll("[data-ability-id]").length === 0, { timeout: 10_000 });
@@ -155,12 +172,17 @@ describe("Import Skill in the side panel, in real Chromium", () => {
   });
 
   it("lists the assistant's bundled skill under Bundle, read-only, and lookup finds it", async () => {
-    await panel.locator('button::-p-text(Any category)').click();
+    await panel.locator("button::-p-text(Any category)").click();
     await panel.locator("button::-p-text(Bundle)").click();
     await panel.waitForSelector('[data-ability-id="bundled.theme-factory"] [data-read-only]', { timeout: 10_000 });
-    expect(await panel.$$eval("[data-ability-id]", (elements) => elements.map((element) => element.getAttribute("data-ability-id")))).toEqual(["bundled.theme-factory"]);
+    expect(await panel.$$eval("[data-ability-id]", (elements) => elements.map((element) => element.getAttribute("data-ability-id")))).toEqual([
+      "bundled.theme-factory",
+    ]);
     expect(await panel.$('[data-ability-id="bundled.theme-factory"] button::-p-text(Deactivate)')).toBeNull();
-    const lookup = await agentApi<{ matches: Array<{ ability_id: string }> }>("POST", "/api/abilities/lookup", { user_query: "give my deck a consistent colour theme", schema_version: 1 });
+    const lookup = await agentApi<{ matches: Array<{ ability_id: string }> }>("POST", "/api/abilities/lookup", {
+      user_query: "give my deck a consistent colour theme",
+      schema_version: 1,
+    });
     expect(lookup.matches[0]?.ability_id).toBe("bundled.theme-factory");
   });
 });

@@ -57,8 +57,14 @@ describe("Skills right after pairing", () => {
     expect(now).not.toBeNull();
     const target = aimed ?? now!;
     await panel.mouse.click(target.x, target.y);
-    const opened = await panel.waitForSelector('input[name="target-skill"]', { timeout: 5_000 }).then(() => true, () => false);
-    expect(opened, `the click at ${JSON.stringify(target)} (Improve This Skill was at ${JSON.stringify(aimed)}, now ${JSON.stringify(now)}) opened nothing`).toBe(true);
+    const opened = await panel.waitForSelector('input[name="target-skill"]', { timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+    expect(
+      opened,
+      `the click at ${JSON.stringify(target)} (Improve This Skill was at ${JSON.stringify(aimed)}, now ${JSON.stringify(now)}) opened nothing`,
+    ).toBe(true);
     expect(aimed === null || (aimed.x === now!.x && aimed.y === now!.y), "a skill's button moved after it was shown").toBe(true);
     await panel.locator("button.crumb::-p-text(Skills)").click();
     await panel.waitForSelector('[data-skills-status="ready"] li [data-run-entry]', { timeout: 10_000 });

@@ -32,7 +32,12 @@ beforeAll(async () => {
   ({ root, cleanup } = await makeTempMemoryRoot("elnor-skills-card-"));
   folders = await mkdtemp(path.join(tmpdir(), "elnor-skills-card-folders-"));
   await writeSkill(path.join(folders, "user"), "meeting-notes", "Write up meeting notes. Use when the user asks for notes of a meeting.");
-  await writeSkill(path.join(folders, "bundled"), "pdf-tools", "Fill and merge PDF files. Use when asked to fill a PDF form.", 'metadata:\n  version: "1.4.0"\n');
+  await writeSkill(
+    path.join(folders, "bundled"),
+    "pdf-tools",
+    "Fill and merge PDF files. Use when asked to fill a PDF form.",
+    'metadata:\n  version: "1.4.0"\n',
+  );
   await writeSkill(path.join(folders, "bundled"), "theme-factory", "Style slides with a theme. Use when the user wants a colour theme for a deck.");
   await writeSkill(path.join(folders, "user"), "heater-repair", "Book a repair for the broken heater with the landlord's maintenance service.");
   agent = await startAgentProcess(root, {
@@ -66,11 +71,18 @@ describe("the Skills card of the assistant's own skills, in real Chromium", () =
       await panel.type('input[type="search"]', text);
     };
     await search("fix the boiler");
-    await panel.waitForFunction(() => document.querySelector("[data-ability-id]")?.getAttribute("data-ability-id") === "native.heater-repair" && document.querySelectorAll("[data-ability-id]").length === 1, { timeout: 20_000 });
+    await panel.waitForFunction(
+      () =>
+        document.querySelector("[data-ability-id]")?.getAttribute("data-ability-id") === "native.heater-repair" &&
+        document.querySelectorAll("[data-ability-id]").length === 1,
+      { timeout: 20_000 },
+    );
     await saveScreenshot(panel, "skills-search-by-meaning");
     // Typed with slips (ninth round): read with them mended.
     await search("the heatr is brokn");
-    await panel.waitForFunction(() => document.querySelector("[data-ability-id]")?.getAttribute("data-ability-id") === "native.heater-repair", { timeout: 20_000 });
+    await panel.waitForFunction(() => document.querySelector("[data-ability-id]")?.getAttribute("data-ability-id") === "native.heater-repair", {
+      timeout: 20_000,
+    });
     await saveScreenshot(panel, "skills-search-typos");
     await search("tell me a joke");
     await panel.waitForFunction(() => document.body.innerText.includes("No skill fits that request."), { timeout: 20_000 });

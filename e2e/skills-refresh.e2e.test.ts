@@ -130,7 +130,10 @@ describe("Skills while its abilities refresh", () => {
     await waitUntilSkillsSay(panel, "refreshing");
     await afterPaint(panel);
     await panel.mouse.click(aimed!.x, aimed!.y);
-    const opened = await panel.waitForSelector('input[name="target-skill"]', { timeout: 5_000 }).then(() => true, () => false);
+    const opened = await panel.waitForSelector('input[name="target-skill"]', { timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
     expect(opened, `the click at ${JSON.stringify(aimed)} during a refresh opened nothing`).toBe(true);
     await availability.release();
     await panel.close();
@@ -184,7 +187,10 @@ describe("Skills when the check of what the agent can do fails", () => {
     // …and once the description is read, draws the list once, with every control the agent has.
     await description.release();
     await panel.waitForFunction(() => (window as unknown as { seen: { firstList: unknown } }).seen.firstList !== null, { timeout: 15_000, polling: 200 });
-    expect(await panel.evaluate(() => (window as unknown as { seen: { firstList: unknown } }).seen.firstList)).toEqual({ deactivateDisabled: false, notice: false });
+    expect(await panel.evaluate(() => (window as unknown as { seen: { firstList: unknown } }).seen.firstList)).toEqual({
+      deactivateDisabled: false,
+      notice: false,
+    });
     expect(await panel.$eval(deactivate, (button) => (button as HTMLButtonElement).disabled)).toBe(false);
     expect(await panel.evaluate(() => document.body.innerText)).not.toContain("unknown until your agent's description is read");
     await panel.close();

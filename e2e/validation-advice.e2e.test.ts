@@ -26,7 +26,9 @@ let panel: Page;
 /** An invoices page whose Export button does nothing a page shows. */
 async function serveInvoices(): Promise<void> {
   site = http.createServer((_request, response) => {
-    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end('<!doctype html><title>Invoices</title><h1>Invoices</h1><button id="export" type="button">Export</button>');
+    response
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end('<!doctype html><title>Invoices</title><h1>Invoices</h1><button id="export" type="button">Export</button>');
   });
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
@@ -39,14 +41,21 @@ async function exportProposal(call: AgentCall): Promise<void> {
   const detail = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body;
   const checkpoints = detail.interpretation.checkpoints as Array<{ success_condition: string; verification?: { by: string } }>;
   // The premise: a checkpoint the rehearsal checks in the page, for a notice the page never shows.
-  expect(checkpoints.some((checkpoint) => checkpoint.success_condition.includes("Export ready") && checkpoint.verification?.by !== "person"), JSON.stringify(checkpoints)).toBe(true);
+  expect(
+    checkpoints.some((checkpoint) => checkpoint.success_condition.includes("Export ready") && checkpoint.verification?.by !== "person"),
+    JSON.stringify(checkpoints),
+  ).toBe(true);
 }
 
 async function validate(): Promise<string> {
   const before = await panel.$$eval("[data-proposal-drawer] [data-validation-result]", (elements) => elements.length);
   await openValidateForm(panel);
   await panel.locator('[data-proposal-drawer] button[name="run-validation"]').click();
-  await panel.waitForFunction((count) => document.querySelectorAll("[data-proposal-drawer] [data-validation-result]").length > count, { timeout: 150_000 }, before);
+  await panel.waitForFunction(
+    (count) => document.querySelectorAll("[data-proposal-drawer] [data-validation-result]").length > count,
+    { timeout: 150_000 },
+    before,
+  );
   return panel.$eval("[data-proposal-drawer] [data-validation-result]", (element) => element.getAttribute("data-validation-result") ?? "");
 }
 
@@ -87,7 +96,9 @@ describe("a failed validation in the review drawer (issue #35)", () => {
     await panel.waitForSelector('[data-proposal-drawer] button[name="install"]:not([disabled])', { timeout: 10_000 });
     expect(await panel.$("[data-validation-advice]")).toBeNull();
     // The newest run is shown first and opened; the failed one stays below it.
-    expect(await panel.$$eval("[data-proposal-drawer] [data-validation-result]", (runs) => runs.map((run) => run.getAttribute("data-validation-result")))).toEqual(["partial", "failed"]);
+    expect(
+      await panel.$$eval("[data-proposal-drawer] [data-validation-result]", (runs) => runs.map((run) => run.getAttribute("data-validation-result"))),
+    ).toEqual(["partial", "failed"]);
     await drawerShot(panel, "validation-advice-confirmed", 1100);
   }, 200_000);
 });

@@ -14,12 +14,17 @@ const EXPLAINED_MATCHES = 5;
 const REASONS_PER_MATCH = 8;
 
 /** An ability id as the run contract spells it; the same rule the agent's routes apply. */
-export const AbilityIdArgSchema = z.string().regex(ABILITY_ID_PATTERN).describe("The ability's id, as find_abilities returns it (e.g. learned.export-the-monthly-invoices).");
+export const AbilityIdArgSchema = z
+  .string()
+  .regex(ABILITY_ID_PATTERN)
+  .describe("The ability's id, as find_abilities returns it (e.g. learned.export-the-monthly-invoices).");
 
 export const FindAbilitiesArgsSchema = z
   .object({
     request: AbilityLookupQuerySchema.shape.user_query.min(1).describe("What the person asked for, in their own words (at most 500 characters)."),
-    project_id: AbilityLookupQuerySchema.shape.project_id.describe("The project the person is working in, when there is one: abilities scoped to it rank higher."),
+    project_id: AbilityLookupQuerySchema.shape.project_id.describe(
+      "The project the person is working in, when there is one: abilities scoped to it rank higher.",
+    ),
   })
   .strict();
 
@@ -44,7 +49,10 @@ export function registerAbilityTools(server: McpServer, agent: AgentClient): voi
         include_private_owned_by_user: true,
         schema_version: 1,
       });
-      const [lookup, enabled] = await Promise.all([agent.post("/api/abilities/lookup", query, AbilityLookupResultSchema, extra.signal), enabledAbilities(agent, extra.signal)]);
+      const [lookup, enabled] = await Promise.all([
+        agent.post("/api/abilities/lookup", query, AbilityLookupResultSchema, extra.signal),
+        enabledAbilities(agent, extra.signal),
+      ]);
       const titles = new Map(enabled.map((entry) => [entry.ability_id, entry.title]));
       const matches = lookup.matches.filter((match) => titles.has(match.ability_id)).slice(0, EXPLAINED_MATCHES);
       const explained = await Promise.all(
@@ -67,7 +75,10 @@ export function registerAbilityTools(server: McpServer, agent: AgentClient): voi
       return toolResult({
         request: query.user_query,
         matches: explained,
-        next: explained.length === 0 ? "No enabled ability fits this request; the person can teach one in the Ability Learning side panel." : "Call describe_ability with the best match's ability_id to see its inputs before running it.",
+        next:
+          explained.length === 0
+            ? "No enabled ability fits this request; the person can teach one in the Ability Learning side panel."
+            : "Call describe_ability with the best match's ability_id to see its inputs before running it.",
       });
     },
   );

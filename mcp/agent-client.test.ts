@@ -6,8 +6,15 @@ import { isListed, type ListedAbility } from "./enabled-abilities";
 
 describe("where the MCP server finds the agent and its token", () => {
   it("reads the agent's own variables: ELNOR_MEMORY's token file and the agent's port", () => {
-    expect(readMcpServerConfig({ ELNOR_MEMORY: "/tmp/memory-a" })).toEqual({ agentUrl: "http://127.0.0.1:47630", tokenFile: "/tmp/memory-a/system/agent/token", pollMs: 3000 });
-    expect(readMcpServerConfig({ ELNOR_MEMORY: "/tmp/memory-a", ELNOR_AGENT_PORT: "5123", ELNOR_MCP_POLL_MS: "500" })).toMatchObject({ agentUrl: "http://127.0.0.1:5123", pollMs: 500 });
+    expect(readMcpServerConfig({ ELNOR_MEMORY: "/tmp/memory-a" })).toEqual({
+      agentUrl: "http://127.0.0.1:47630",
+      tokenFile: "/tmp/memory-a/system/agent/token",
+      pollMs: 3000,
+    });
+    expect(readMcpServerConfig({ ELNOR_MEMORY: "/tmp/memory-a", ELNOR_AGENT_PORT: "5123", ELNOR_MCP_POLL_MS: "500" })).toMatchObject({
+      agentUrl: "http://127.0.0.1:5123",
+      pollMs: 500,
+    });
     expect(readMcpServerConfig({ ELNOR_MEMORY: "" }).tokenFile).toBe(path.join(homedir(), ".elnor/memory/system/agent/token"));
   });
 

@@ -81,7 +81,14 @@ async function readToken(tokenFile: string): Promise<string> {
 }
 
 /** One request with the token; an answer that is not 2xx becomes the coded error it carries. */
-async function request(config: ClientConfig, method: "GET" | "POST", route: string, body: unknown, signal: AbortSignal | undefined, accept = "application/json"): Promise<Response> {
+async function request(
+  config: ClientConfig,
+  method: "GET" | "POST",
+  route: string,
+  body: unknown,
+  signal: AbortSignal | undefined,
+  accept = "application/json",
+): Promise<Response> {
   const token = await readToken(config.tokenFile);
   const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
   let response: Response;
@@ -96,7 +103,10 @@ async function request(config: ClientConfig, method: "GET" | "POST", route: stri
   } catch (error) {
     if (signal?.aborted) throw error;
     const reason = timeout.aborted ? `did not answer within ${REQUEST_TIMEOUT_MS / 1000} s` : describeNetworkFailure(error);
-    throw agentError("AGENT_NOT_RUNNING", `The elnor-learn agent at ${config.agentUrl} ${reason}. Start it with \`npm start\` (same ELNOR_MEMORY and ELNOR_AGENT_PORT as this MCP server) and try again.`);
+    throw agentError(
+      "AGENT_NOT_RUNNING",
+      `The elnor-learn agent at ${config.agentUrl} ${reason}. Start it with \`npm start\` (same ELNOR_MEMORY and ELNOR_AGENT_PORT as this MCP server) and try again.`,
+    );
   }
   if (response.ok) return response;
   throw await errorOf(config, response, method, route);
@@ -117,12 +127,18 @@ async function errorOf(config: ClientConfig, response: Response, method: string,
 
 async function parsed<S extends z.ZodType>(response: Response, route: string, schema: S): Promise<z.infer<S>> {
   const result = schema.safeParse(await response.json().catch(() => undefined));
-  if (!result.success) throw agentError("AGENT_ANSWER_INVALID", `The agent's answer to ${route} is not what this MCP server expects; are both from the same checkout?`);
+  if (!result.success)
+    throw agentError("AGENT_ANSWER_INVALID", `The agent's answer to ${route} is not what this MCP server expects; are both from the same checkout?`);
   return result.data;
 }
 
 /** Reads an SSE body frame by frame until `onFrame` answers true, the stream ends, or `signal` aborts. */
-async function readFrames(body: ReadableStream<Uint8Array>, route: string, onFrame: (event: string, data: string) => boolean | Promise<boolean>, signal: AbortSignal): Promise<void> {
+async function readFrames(
+  body: ReadableStream<Uint8Array>,
+  route: string,
+  onFrame: (event: string, data: string) => boolean | Promise<boolean>,
+  signal: AbortSignal,
+): Promise<void> {
   const decoder = new TextDecoder();
   let buffered = "";
   try {

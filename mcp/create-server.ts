@@ -26,7 +26,10 @@ export interface ElnorMcpServer {
  * is the resource list, so that is what `notifications/resources/list_changed` announces.
  */
 export function createElnorMcpServer(agent: AgentClient): ElnorMcpServer {
-  const server = new McpServer({ name: "elnor-learn", title: "elnor-learn abilities", version: AGENT_VERSION }, { instructions: INSTRUCTIONS, capabilities: { resources: { listChanged: true } } });
+  const server = new McpServer(
+    { name: "elnor-learn", title: "elnor-learn abilities", version: AGENT_VERSION },
+    { instructions: INSTRUCTIONS, capabilities: { resources: { listChanged: true } } },
+  );
   registerAbilityTools(server, agent);
   registerRunTools(server, agent);
   registerSkillResources(server, agent);

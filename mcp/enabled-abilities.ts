@@ -23,7 +23,10 @@ export async function enabledAbilities(agent: AgentClient, signal?: AbortSignal)
 export async function requireEnabled(agent: AgentClient, abilityId: string, signal?: AbortSignal): Promise<ListedAbility> {
   const entry = (await enabledAbilities(agent, signal)).find((candidate) => candidate.ability_id === abilityId);
   if (entry === undefined) {
-    throw new ElnorMcpError("ABILITY_NOT_ENABLED", `No enabled ability ${abilityId}: use find_abilities to see the abilities you can use (a disabled or quarantined one is neither listed nor runnable).`);
+    throw new ElnorMcpError(
+      "ABILITY_NOT_ENABLED",
+      `No enabled ability ${abilityId}: use find_abilities to see the abilities you can use (a disabled or quarantined one is neither listed nor runnable).`,
+    );
   }
   return entry;
 }

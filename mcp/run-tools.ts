@@ -25,8 +25,12 @@ export const RUN_WAIT_MS = 45_000;
 
 export const RunAbilityArgsSchema = StartRunRequestSchema.pick({ ability_id: true, inputs: true, where: true })
   .extend({
-    inputs: StartRunRequestSchema.shape.inputs.describe("Input values by input name, as describe_ability lists them. Secret values are used for this run and forgotten, never stored or logged."),
-    where: StartRunRequestSchema.shape.where.describe("managed (default): a fresh headless browser, without the person's logins. user_tab: a tab of the person's own Chrome through the extension, where they are signed in; they see it act and can stop it."),
+    inputs: StartRunRequestSchema.shape.inputs.describe(
+      "Input values by input name, as describe_ability lists them. Secret values are used for this run and forgotten, never stored or logged.",
+    ),
+    where: StartRunRequestSchema.shape.where.describe(
+      "managed (default): a fresh headless browser, without the person's logins. user_tab: a tab of the person's own Chrome through the extension, where they are signed in; they see it act and can stop it.",
+    ),
   })
   .strict();
 
@@ -35,7 +39,13 @@ const DispatchIdArgSchema = z.string().regex(DISPATCH_ID_PATTERN).describe("The 
 export const GetRunArgsSchema = z
   .object({
     dispatch_id: DispatchIdArgSchema,
-    wait_seconds: z.number().int().min(0).max(RUN_WAIT_MS / 1000).default(0).describe("Wait up to this long for the run to move on (finish, or pause for confirmation) before answering."),
+    wait_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(RUN_WAIT_MS / 1000)
+      .default(0)
+      .describe("Wait up to this long for the run to move on (finish, or pause for confirmation) before answering."),
   })
   .strict();
 
@@ -43,7 +53,8 @@ export const CancelRunArgsSchema = z.object({ dispatch_id: DispatchIdArgSchema, 
 
 /** Where a followed run stops being followed: over, or waiting for the person. */
 const isSettled = (run: RunRecord) => TERMINAL_RUN_STATES.has(run.state) || run.state === "needs_confirmation";
-const signature = (run: RunRecord) => JSON.stringify([run.state, run.steps.length, run.checkpoints.map((checkpoint) => checkpoint.status), run.pending_confirmation?.confirmation_id]);
+const signature = (run: RunRecord) =>
+  JSON.stringify([run.state, run.steps.length, run.checkpoints.map((checkpoint) => checkpoint.status), run.pending_confirmation?.confirmation_id]);
 
 /** The run as the assistant sees it: never an input value, never the confirmation's id (not its to answer). */
 export function runView(run: RunRecord): Record<string, unknown> {
@@ -57,7 +68,15 @@ export function runView(run: RunRecord): Record<string, unknown> {
     checkpoints_proved: `${proved} of ${run.checkpoints.length}`,
     checkpoints: run.checkpoints,
     steps: run.steps,
-    ...(run.pending_confirmation === undefined ? {} : { waiting_for_confirmation: { step: run.pending_confirmation.step_label, reason: run.pending_confirmation.reason, asked_at: run.pending_confirmation.asked_at } }),
+    ...(run.pending_confirmation === undefined
+      ? {}
+      : {
+          waiting_for_confirmation: {
+            step: run.pending_confirmation.step_label,
+            reason: run.pending_confirmation.reason,
+            asked_at: run.pending_confirmation.asked_at,
+          },
+        }),
     ...(run.failure === undefined ? {} : { failure: run.failure }),
     started_at: run.started_at,
     ...(run.completed_at === undefined ? {} : { completed_at: run.completed_at }),
@@ -111,7 +130,11 @@ async function follow(agent: AgentClient, from: RunRecord, waitMs: number, extra
           const proved = run.checkpoints.filter((checkpoint) => checkpoint.status === "reached").length;
           await extra.sendNotification({
             method: "notifications/progress",
-            params: { progressToken: token, progress, message: `${run.state}: ${proved} of ${run.checkpoints.length} checkpoints proved${run.steps.length > 0 ? `; last step "${run.steps[run.steps.length - 1]?.label}"` : ""}` },
+            params: {
+              progressToken: token,
+              progress,
+              message: `${run.state}: ${proved} of ${run.checkpoints.length} checkpoints proved${run.steps.length > 0 ? `; last step "${run.steps[run.steps.length - 1]?.label}"` : ""}`,
+            },
           });
         }
         return isSettled(run) && signature(run) !== start;
@@ -138,7 +161,8 @@ function safeJson(text: string): unknown {
 /** Runs started through MCP are the only ones an assistant may read or cancel here. */
 async function ownRun(agent: AgentClient, dispatchId: string, signal: AbortSignal): Promise<RunRecord> {
   const { run } = await agent.get(`/api/runs/${dispatchId}`, RunResponseSchema, signal).catch((error: unknown) => {
-    if (error instanceof ElnorMcpError && error.elnorCode.endsWith("NOT_FOUND")) throw new ElnorMcpError("RUN_NOT_FOUND", `No run ${dispatchId} started through MCP.`);
+    if (error instanceof ElnorMcpError && error.elnorCode.endsWith("NOT_FOUND"))
+      throw new ElnorMcpError("RUN_NOT_FOUND", `No run ${dispatchId} started through MCP.`);
     throw error;
   });
   if (run.caller !== "mcp") throw new ElnorMcpError("RUN_NOT_FOUND", `No run ${dispatchId} started through MCP.`);
@@ -159,7 +183,8 @@ export function registerRunTools(server: McpServer, agent: AgentClient): void {
     async (args, extra) => {
       const entry = await requireEnabled(agent, args.ability_id, extra.signal);
       const spec = await agent.get(`/api/abilities/${entry.ability_id}/run-spec`, AbilityRunSpecSchema, extra.signal);
-      if (!spec.runnable) throw new ElnorMcpError("ABILITY_NOT_RUNNABLE", `${entry.ability_id} cannot be run: ${spec.not_runnable_reason ?? "it has no flow to run"}.`);
+      if (!spec.runnable)
+        throw new ElnorMcpError("ABILITY_NOT_RUNNABLE", `${entry.ability_id} cannot be run: ${spec.not_runnable_reason ?? "it has no flow to run"}.`);
       // Refused here, before the agent sees a value: input names it does not declare, or required ones missing.
       const declared = new Set(spec.inputs.map((input) => input.name));
       const unknown = Object.keys(args.inputs).filter((name) => !declared.has(name));
@@ -167,7 +192,10 @@ export function registerRunTools(server: McpServer, agent: AgentClient): void {
       if (unknown.length > 0 || missing.length > 0) {
         throw new ElnorMcpError(
           "RUN_INPUTS_INVALID",
-          [unknown.length > 0 ? `${entry.ability_id} has no input ${unknown.map((name) => `"${name}"`).join(", ")}` : "", missing.length > 0 ? `missing required input ${missing.map((name) => `"${name}"`).join(", ")}` : ""]
+          [
+            unknown.length > 0 ? `${entry.ability_id} has no input ${unknown.map((name) => `"${name}"`).join(", ")}` : "",
+            missing.length > 0 ? `missing required input ${missing.map((name) => `"${name}"`).join(", ")}` : "",
+          ]
             .filter((part) => part !== "")
             .join("; ")
             .concat(`. Its inputs: ${spec.inputs.map((input) => input.name).join(", ") || "none"}.`),
@@ -188,7 +216,8 @@ export function registerRunTools(server: McpServer, agent: AgentClient): void {
     "get_run",
     {
       title: "Read a run",
-      description: "A run started with run_ability: its state, each checkpoint with its status and evidence, the steps done, and where it stopped. With wait_seconds, waits for it to move on first (for example after the person answered a confirmation).",
+      description:
+        "A run started with run_ability: its state, each checkpoint with its status and evidence, the steps done, and where it stopped. With wait_seconds, waits for it to move on first (for example after the person answered a confirmation).",
       inputSchema: GetRunArgsSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -203,14 +232,20 @@ export function registerRunTools(server: McpServer, agent: AgentClient): void {
     "cancel_run",
     {
       title: "Cancel a run",
-      description: "Stops a run started with run_ability now (also one waiting for the person's confirmation). A cancelled run changes nothing more on the page.",
+      description:
+        "Stops a run started with run_ability now (also one waiting for the person's confirmation). A cancelled run changes nothing more on the page.",
       inputSchema: CancelRunArgsSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async (args, extra) => {
       const run = await ownRun(agent, args.dispatch_id, extra.signal);
       if (TERMINAL_RUN_STATES.has(run.state)) return toolResult(runView(run));
-      const cancelled = await agent.post(`/api/runs/${run.dispatch_id}/cancel`, { ...(args.reason === undefined ? {} : { reason: args.reason }), schema_version: 1 }, RunResponseSchema, extra.signal);
+      const cancelled = await agent.post(
+        `/api/runs/${run.dispatch_id}/cancel`,
+        { ...(args.reason === undefined ? {} : { reason: args.reason }), schema_version: 1 },
+        RunResponseSchema,
+        extra.signal,
+      );
       return toolResult(runView(cancelled.run));
     },
   );

@@ -83,7 +83,13 @@ describe("deprecated labels (§0B.4, §0C.18)", () => {
 describe("the live timeline never shows a typed value", () => {
   it("shows a masked field as 'masked', the site without its query, and a snapshot summary", () => {
     const step = timelineStep(event({ after_state_ref: "snapshot:abc" }), new Set());
-    expect(step).toMatchObject({ label: "Fill 'Full name'", kind: "Edit", field: MASKED_TEXT, where: "Sign up · shop.example.com", snapshot: "Page snapshot: Sign up" });
+    expect(step).toMatchObject({
+      label: "Fill 'Full name'",
+      kind: "Edit",
+      field: MASKED_TEXT,
+      where: "Sign up · shop.example.com",
+      snapshot: "Page snapshot: Sign up",
+    });
     expect(JSON.stringify(step)).not.toContain("secret-query-value");
   });
 
@@ -95,9 +101,21 @@ describe("the live timeline never shows a typed value", () => {
   });
 
   it("renders the steps with 'masked' and no value", () => {
-    const steps = [timelineStep(event(), new Set()), timelineStep(event({ event_id: "44444444-4444-4444-8444-444444444444", redaction_mode: "none", browser_detail: { ...event().browser_detail!, masked_field: { masked: false, value: CANARY } } }), new Set(["44444444-4444-4444-8444-444444444444"]))];
+    const steps = [
+      timelineStep(event(), new Set()),
+      timelineStep(
+        event({
+          event_id: "44444444-4444-4444-8444-444444444444",
+          redaction_mode: "none",
+          browser_detail: { ...event().browser_detail!, masked_field: { masked: false, value: CANARY } },
+        }),
+        new Set(["44444444-4444-4444-8444-444444444444"]),
+      ),
+    ];
     const timeline = { steps, total: 2, availability: "ready", error: null, busy: false } as unknown as SessionTimelineState;
-    const { body } = render(SessionTimeline, { props: { timeline, shapeable: true, busy: false, trimStartId: undefined, trimEndId: undefined, ontrim: () => {} } });
+    const { body } = render(SessionTimeline, {
+      props: { timeline, shapeable: true, busy: false, trimStartId: undefined, trimEndId: undefined, ontrim: () => {} },
+    });
     expect(body).toContain(">masked<");
     expect(body).toContain("Excluded from the proposal");
     expect(body).not.toContain(CANARY);
@@ -126,7 +144,17 @@ describe("rendering rules", () => {
         note: "Checkpoint verification is not available yet",
       },
     });
-    for (const text of ["Reached", "Skipped", "Failed", "Not yet reached", "Evidence:", "already PDF", "no confirmation", "(not yet reached)", "Checkpoint Progress"]) {
+    for (const text of [
+      "Reached",
+      "Skipped",
+      "Failed",
+      "Not yet reached",
+      "Evidence:",
+      "already PDF",
+      "no confirmation",
+      "(not yet reached)",
+      "Checkpoint Progress",
+    ]) {
       expect(body).toContain(text);
     }
     expect(body.match(/data-checkpoint-status="(\w+)"/g)).toEqual([
@@ -139,7 +167,10 @@ describe("rendering rules", () => {
 
   it("shows the five cards under 'Create new ability by:', the unbuilt ones disabled with their reason", () => {
     const client = createAgentClient({ baseUrl: "http://127.0.0.1:9" });
-    const setup = new SessionSetupState({ client, browser: noBrowser, features: { has: () => false }, onFailure: () => {} }, { onCreated: () => {}, onShowActive: () => {} });
+    const setup = new SessionSetupState(
+      { client, browser: noBrowser, features: { has: () => false }, onFailure: () => {} },
+      { onCreated: () => {}, onShowActive: () => {} },
+    );
     const { body } = render(LearnNewAbility, { props: { setup, nav: new LearnNavigation() } });
     expect(body).toContain("Create new ability by:");
     const cards = [...body.matchAll(/data-card="([^"]+)"/g)].map((match) => match[1]);
@@ -150,7 +181,10 @@ describe("rendering rules", () => {
 
   it("offers no card while the agent's description is read, and says why over the cards when it could not be", () => {
     const client = createAgentClient({ baseUrl: "http://127.0.0.1:9" });
-    const setup = new SessionSetupState({ client, browser: noBrowser, features: { has: () => false }, onFailure: () => {} }, { onCreated: () => {}, onShowActive: () => {} });
+    const setup = new SessionSetupState(
+      { client, browser: noBrowser, features: { has: () => false }, onFailure: () => {} },
+      { onCreated: () => {}, onShowActive: () => {} },
+    );
     const reading = render(LearnNewAbility, { props: { setup, nav: new LearnNavigation(), reading: true } }).body;
     expect(reading).toContain("Checking what your agent can do…");
     expect(reading).not.toContain("data-card=");

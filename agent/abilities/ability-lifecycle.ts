@@ -7,7 +7,11 @@ import type { InstalledAbility } from "./ability-registry";
  * §0C.12 lifecycle commands on an installed ability, as a table of what each changes and which
  * receipt says so; the service writes the result (history, registry, bridge, snapshot).
  */
-export function lifecycleChange(ability: InstalledAbility, action: AbilityLifecycleAction, reason?: string): { next: InstalledAbility; kind: LearningReceiptKind } {
+export function lifecycleChange(
+  ability: InstalledAbility,
+  action: AbilityLifecycleAction,
+  reason?: string,
+): { next: InstalledAbility; kind: LearningReceiptKind } {
   switch (action) {
     case "activate":
       return { next: { ...ability, enabled: true }, kind: "ability.activated" };

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { AbilityAvailabilityEntrySchema, AbilityAvailabilitySnapshotSchema, type AbilityAvailabilityEntry, type AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
+import {
+  AbilityAvailabilityEntrySchema,
+  AbilityAvailabilitySnapshotSchema,
+  type AbilityAvailabilityEntry,
+  type AbilityAvailabilitySnapshot,
+} from "../../shared/abilities/availability";
 import { AbilityLookupQuerySchema } from "../../shared/abilities/lookup-contract";
 import type { MemoryStore } from "../memory/memory-store";
 import { openTempMemoryStore } from "../test-support/temp-memory";
@@ -12,7 +17,7 @@ describe("whenToUseLines (issue #15)", () => {
   it("reads the lines of the When to use section as written, without the Markdown escapes", () => {
     const markdown = [
       "---",
-      "name: \"x\"",
+      'name: "x"',
       "---",
       "# Export invoices\n",
       "## When to use\n",
@@ -32,12 +37,28 @@ describe("whenToUseLines (issue #15)", () => {
 
 describe("trigger tests through the wording matcher (issue #15)", () => {
   const entry = (over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>>): AbilityAvailabilityEntry =>
-    AbilityAvailabilityEntrySchema.parse({ family: "browser", source: "learned", install_lane: "experimental_private", enabled: true, usable_now: true, schema_version: 1, ...over });
-  const exportInvoices = entry({ ability_id: "learned.export-invoices", title: "Export the monthly invoices", trigger_phrases: ["export the monthly invoices"] });
+    AbilityAvailabilityEntrySchema.parse({
+      family: "browser",
+      source: "learned",
+      install_lane: "experimental_private",
+      enabled: true,
+      usable_now: true,
+      schema_version: 1,
+      ...over,
+    });
+  const exportInvoices = entry({
+    ability_id: "learned.export-invoices",
+    title: "Export the monthly invoices",
+    trigger_phrases: ["export the monthly invoices"],
+  });
   const bookRoom = entry({ ability_id: "learned.book-room", title: "Book a meeting room for the team", trigger_phrases: ["book a meeting room"] });
   let memory: MemoryStore;
   let cleanup: () => Promise<void>;
-  const snapshot: AbilityAvailabilitySnapshot = AbilityAvailabilitySnapshotSchema.parse({ abilities: [bookRoom], snapshot_as_of: "2026-11-24T10:00:00.000Z", schema_version: 1 });
+  const snapshot: AbilityAvailabilitySnapshot = AbilityAvailabilitySnapshotSchema.parse({
+    abilities: [bookRoom],
+    snapshot_as_of: "2026-11-24T10:00:00.000Z",
+    schema_version: 1,
+  });
   const lexicon = createWordNetLexiconLoader();
   const service = () => createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon });
 
@@ -74,21 +95,39 @@ describe("trigger tests through the wording matcher (issue #15)", () => {
 
 describe("lookup by meaning as well as wording (issue #15, eighth round)", () => {
   const entry = (over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>>): AbilityAvailabilityEntry =>
-    AbilityAvailabilityEntrySchema.parse({ family: "browser", source: "learned", install_lane: "experimental_private", enabled: true, usable_now: true, schema_version: 1, ...over });
+    AbilityAvailabilityEntrySchema.parse({
+      family: "browser",
+      source: "learned",
+      install_lane: "experimental_private",
+      enabled: true,
+      usable_now: true,
+      schema_version: 1,
+      ...over,
+    });
   const abilities = [
     entry({ ability_id: "learned.credit-limit", title: "Increase the credit card limit", trigger_phrases: ["increase the credit card limit"] }),
     entry({ ability_id: "learned.heater", title: "Book a repair for the broken heater", trigger_phrases: ["book a repair for the broken heater"] }),
     entry({ ability_id: "learned.invoices", title: "Export the monthly invoices", trigger_phrases: ["export the monthly invoices"] }),
     entry({ ability_id: "learned.parcel", title: "Track a package delivery", trigger_phrases: ["track a package delivery"], checkpoint_health: "quarantined" }),
-    entry({ ability_id: "learned.table", title: "Reserve a table at a restaurant", trigger_phrases: ["reserve a table at a restaurant"], negative_triggers: ["cancel"] }),
+    entry({
+      ability_id: "learned.table",
+      title: "Reserve a table at a restaurant",
+      trigger_phrases: ["reserve a table at a restaurant"],
+      negative_triggers: ["cancel"],
+    }),
   ];
-  const snapshot: AbilityAvailabilitySnapshot = AbilityAvailabilitySnapshotSchema.parse({ abilities, snapshot_as_of: "2026-11-24T10:00:00.000Z", schema_version: 1 });
+  const snapshot: AbilityAvailabilitySnapshot = AbilityAvailabilitySnapshotSchema.parse({
+    abilities,
+    snapshot_as_of: "2026-11-24T10:00:00.000Z",
+    schema_version: 1,
+  });
   const lexicon = createWordNetLexiconLoader();
   const encoder = createSentenceEncoder();
   let memory: MemoryStore;
   let cleanup: () => Promise<void>;
   const query = (text: string) => AbilityLookupQuerySchema.parse({ user_query: text, schema_version: 1 });
-  const ids = async (service: ReturnType<typeof createAbilityLookupService>, text: string) => (await service.lookup(query(text))).map((match) => match.ability_id);
+  const ids = async (service: ReturnType<typeof createAbilityLookupService>, text: string) =>
+    (await service.lookup(query(text))).map((match) => match.ability_id);
 
   beforeAll(async () => {
     ({ memory, cleanup } = await openTempMemoryStore());
@@ -137,13 +176,17 @@ describe("lookup by meaning as well as wording (issue #15, eighth round)", () =>
     const service = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon, encoder });
     const verdict = await service.explain(query("bump up my credit line"), "learned.credit-limit");
     expect(verdict?.matched).toBe(true);
-    expect(verdict?.reasons.join("\n")).toMatch(/meaning: the request reads closest to "increase the credit card limit" \(similarity 0\.\d\d; close enough to match on its own\)/);
+    expect(verdict?.reasons.join("\n")).toMatch(
+      /meaning: the request reads closest to "increase the credit card limit" \(similarity 0\.\d\d; close enough to match on its own\)/,
+    );
     const broken = createSentenceEncoder(async () => {
       throw new Error("model files missing");
     });
     const withoutModel = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon, encoder: broken });
     const wordingOnly = createAbilityLookupService({ memory, snapshot: async () => ({ snapshot }), lexicon });
     expect(await withoutModel.lookup(query("export the invoices"))).toEqual(await wordingOnly.lookup(query("export the invoices")));
-    expect((await withoutModel.explain(query("export the invoices"), "learned.invoices"))?.reasons.at(-1)).toBe("meaning: not read (the sentence encoder could not be loaded: model files missing); ranked by wording alone");
+    expect((await withoutModel.explain(query("export the invoices"), "learned.invoices"))?.reasons.at(-1)).toBe(
+      "meaning: not read (the sentence encoder could not be loaded: model files missing); ranked by wording alone",
+    );
   }, 60_000);
 });

@@ -112,7 +112,9 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
   const loadLexicon = () => deps.lexicon.load().then(withDomainPhrasing);
   // `meaning` is read when a lookup first needs it (never in the background: its phrase vectors are
   // written to ELNOR_MEMORY, and a request that did not ask for them must not leave writes behind).
-  let current: { of: AbilityAvailabilitySnapshot; documents: Promise<LookupDocument[]>; index: Promise<WordingIndex>; meaning: () => Promise<MeaningIndex | undefined> } | undefined;
+  let current:
+    | { of: AbilityAvailabilitySnapshot; documents: Promise<LookupDocument[]>; index: Promise<WordingIndex>; meaning: () => Promise<MeaningIndex | undefined> }
+    | undefined;
   const meaningOf = (documents: readonly LookupDocument[]) => meaningIndexOf(deps.encoder, documents);
   const requestVector = (query: AbilityLookupQuery) => requestVectorOf(deps.encoder, query);
   /** Wording and meaning together over one set of documents (lookup's answer). */
@@ -151,7 +153,13 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
       const entry = documents.find((document) => document.entry.ability_id === abilityId)?.entry;
       if (wording === undefined || entry === undefined) return wording;
       const unavailable = deps.encoder?.unavailable();
-      if (meaning === undefined) return unavailable === undefined ? wording : { ...wording, reasons: [...wording.reasons, `meaning: not read (the sentence encoder could not be loaded: ${unavailable}); ranked by wording alone`] };
+      if (meaning === undefined)
+        return unavailable === undefined
+          ? wording
+          : {
+              ...wording,
+              reasons: [...wording.reasons, `meaning: not read (the sentence encoder could not be loaded: ${unavailable}); ranked by wording alone`],
+            };
       const vector = await requestVector(query);
       const close = vector === undefined ? undefined : meaning.closenessOf(vector, abilityId);
       return explainBlended(query, entry, wording, close, index.refusal(query)(abilityId, true));
@@ -167,7 +175,11 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
       const alone = [{ entry }];
       const [index, meaning] = [createWordingIndex(alone, lexicon), await meaningOf(alone)];
       return async (request) => {
-        const asked = AbilityLookupQuerySchema.parse({ user_query: request.slice(0, 500), install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 });
+        const asked = AbilityLookupQuerySchema.parse({
+          user_query: request.slice(0, 500),
+          install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"],
+          schema_version: 1,
+        });
         const { query } = index.readSpelling(asked);
         const wording = explainWording(query, { entry }, lexicon);
         const vector = meaning === undefined ? undefined : await requestVector(query);

@@ -27,7 +27,6 @@ const workspace = () => `${agent.memory.root}/openclaw-workspace`;
 
 const readyProposal = (goal?: string) => readyProposalThrough(call, goal);
 
-
 describe("install saga and later use", () => {
   it("R11.2-28/29: install materializes, projects read-only, rebuilds the bridge and makes the ability usable now", async () => {
     await boot();
@@ -49,9 +48,13 @@ describe("install saga and later use", () => {
     const bridge = JSON.parse((await agent.memory.readText(MemoryPaths.bridgeEntriesCurrent)) ?? "{}");
     expect(bridge.entries).toEqual([expect.objectContaining({ capability_id: `learned.${skill}`, routing_eligible: true, health_status: "healthy" })]);
     const availability = await call("GET", "/api/abilities/availability");
-    expect(availability.body.abilities).toEqual([expect.objectContaining({ ability_id: abilityId, usable_now: true, install_lane: "experimental_private", source: "learned" })]);
+    expect(availability.body.abilities).toEqual([
+      expect.objectContaining({ ability_id: abilityId, usable_now: true, install_lane: "experimental_private", source: "learned" }),
+    ]);
     const receipts = (await call("GET", `/api/learn/receipts?page_size=100`)).body.receipts as Array<{ receipt_kind: string }>;
-    expect(receipts.map((receipt) => receipt.receipt_kind)).toEqual(expect.arrayContaining(["learn.install.started", "bridge.rebuild.completed", "ability.snapshot.updated", "learn.install.completed"]));
+    expect(receipts.map((receipt) => receipt.receipt_kind)).toEqual(
+      expect.arrayContaining(["learn.install.started", "bridge.rebuild.completed", "ability.snapshot.updated", "learn.install.completed"]),
+    );
   });
 
   it("R11.2-30/31/32/33: lookup finds a paraphrase; deactivate makes it unusable; quarantine hides it; approve then promote-shared changes the lane", async () => {
@@ -66,7 +69,12 @@ describe("install saga and later use", () => {
     expect(explained.body.match_reasons.join(" ")).toContain("trigger");
     // Both scorers: the wording matcher's verdict (the score lookup returns), then the §0C.11C baseline's.
     expect(explained.body.match_reasons.some((reason: string) => reason.startsWith("wording:"))).toBe(true);
-    expect(explained.body.match_reasons).toEqual(expect.arrayContaining([expect.stringMatching(/^§0C\.11C baseline: score 0\.\d\d, would match$/), expect.stringMatching(/^§0C\.11C baseline: trigger_phrase_match/)]));
+    expect(explained.body.match_reasons).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^§0C\.11C baseline: score 0\.\d\d, would match$/),
+        expect.stringMatching(/^§0C\.11C baseline: trigger_phrase_match/),
+      ]),
+    );
     // Worded differently, the ability is still found, and explain-match says through which words.
     const reworded = { user_query: "download the monthly bills", install_lanes_allowed: ["experimental_private"], schema_version: 1 };
     expect((await call("POST", "/api/abilities/lookup", reworded)).body.matches[0]).toMatchObject({ ability_id: abilityId });
@@ -78,7 +86,9 @@ describe("install saga and later use", () => {
     expect((await call("POST", "/api/abilities/lookup", slipped)).body.matches[0]).toMatchObject({ ability_id: abilityId });
     const read = await call("POST", "/api/abilities/explain-match", { user_query: slipped.user_query, ability_id: abilityId });
     expect(read.body.matched).toBe(true);
-    expect(read.body.match_reasons[0]).toBe('spelling: read "exprot" as "export", "montly" as "monthly", "invoicse" as "invoice" (as typed, neither an ability\'s word nor a dictionary word)');
+    expect(read.body.match_reasons[0]).toBe(
+      'spelling: read "exprot" as "export", "montly" as "monthly", "invoicse" as "invoice" (as typed, neither an ability\'s word nor a dictionary word)',
+    );
     const unrelated = await call("POST", "/api/abilities/explain-match", { user_query: "tell me a joke", ability_id: abilityId });
     expect(unrelated.body.matched).toBe(false);
     expect(unrelated.body.rejection_reasons.join(" ")).toMatch(/covers \d+ % of the request, below \d+ %/);
@@ -89,21 +99,37 @@ describe("install saga and later use", () => {
     await call("POST", `/api/abilities/${abilityId}/activate`);
 
     expectError(await call("POST", `/api/abilities/${abilityId}/promote-shared`), 403, "INSTALL_LANE_DENIED");
-    expect((await call("POST", `/api/learn/proposals/${proposalId}/approve`, { schema_version: 1 })).body.proposal).toMatchObject({ proposal_state: "approved", install_lane: "approved_workspace" });
+    expect((await call("POST", `/api/learn/proposals/${proposalId}/approve`, { schema_version: 1 })).body.proposal).toMatchObject({
+      proposal_state: "approved",
+      install_lane: "approved_workspace",
+    });
     expect((await call("POST", `/api/abilities/${abilityId}/promote-shared`)).body).toEqual({ ability_id: abilityId, install_lane: "shared_promoted" });
     expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body.install_lane).toBe("shared_promoted");
 
     expect((await call("POST", `/api/abilities/${abilityId}/quarantine`, { reason: "misbehaved" })).body).toMatchObject({ quarantined: true });
-    const after = await call("POST", "/api/abilities/lookup", { user_query: "please export the monthly invoices for me", install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 });
+    const after = await call("POST", "/api/abilities/lookup", {
+      user_query: "please export the monthly invoices for me",
+      install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"],
+      schema_version: 1,
+    });
     expect(after.body.matches).toEqual([]);
     const history = (await agent.memory.readText(MemoryPaths.activationHistory)) ?? "";
-    expect(history.trim().split("\n").map((line) => JSON.parse(line).action)).toEqual(["deactivate", "activate", "promote_shared", "quarantine"]);
+    expect(
+      history
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).action),
+    ).toEqual(["deactivate", "activate", "promote_shared", "quarantine"]);
   });
 
   it("R11.2-12: approve moves a proposal ready for review to approved, in the workspace lane", async () => {
     await boot();
     const { sessionId, proposalId } = await readyProposal();
-    expectError(await call("POST", `/api/learn/proposals/${proposalId}/approve`, { approval_scope: "shared_promoted", schema_version: 1 }), 403, "INSTALL_LANE_DENIED");
+    expectError(
+      await call("POST", `/api/learn/proposals/${proposalId}/approve`, { approval_scope: "shared_promoted", schema_version: 1 }),
+      403,
+      "INSTALL_LANE_DENIED",
+    );
     const approved = await call("POST", `/api/learn/proposals/${proposalId}/approve`, { schema_version: 1 });
     expect(approved.body.proposal).toMatchObject({ proposal_state: "approved", install_lane: "approved_workspace" });
     expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("approved");
@@ -119,29 +145,35 @@ describe("install saga and later use", () => {
     expectError(await call("POST", `/api/learn/proposals/${second.proposalId}/install`, { install_lane: "experimental_private" }), 403, "INSTALL_LANE_DENIED");
   });
 
-  it.each(INSTALL_SAGA_STEPS)("R11.2-36: when %s fails, the proposal is quarantined, nothing is projected, and the previous bridge and snapshot stay", async (step) => {
-    await boot();
-    const kept = await readyProposal("Archive old reports");
-    await call("POST", `/api/learn/proposals/${kept.proposalId}/install`, { install_lane: "experimental_private" });
-    await call("POST", `/api/learn/proposals/${kept.proposalId}/approve`, { schema_version: 1 });
-    const bridgeBefore = await agent.memory.readText(MemoryPaths.bridgeEntriesCurrent);
-    const availabilityBefore = await agent.memory.readText(MemoryPaths.availabilityCurrent);
+  it.each(INSTALL_SAGA_STEPS)(
+    "R11.2-36: when %s fails, the proposal is quarantined, nothing is projected, and the previous bridge and snapshot stay",
+    async (step) => {
+      await boot();
+      const kept = await readyProposal("Archive old reports");
+      await call("POST", `/api/learn/proposals/${kept.proposalId}/install`, { install_lane: "experimental_private" });
+      await call("POST", `/api/learn/proposals/${kept.proposalId}/approve`, { schema_version: 1 });
+      const bridgeBefore = await agent.memory.readText(MemoryPaths.bridgeEntriesCurrent);
+      const availabilityBefore = await agent.memory.readText(MemoryPaths.availabilityCurrent);
 
-    const { sessionId, proposalId } = await readyProposal();
-    failAt = step;
-    const failed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
-    expect(failed.status).toBeGreaterThanOrEqual(500);
-    expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("quarantined");
-    expect((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.proposal.proposal_state).toBe("quarantined");
-    await expect(stat(path.join(workspace(), "skills", "export-the-monthly-invoices"))).rejects.toMatchObject({ code: "ENOENT" });
-    expect(await agent.memory.exists(MemoryPaths.installedSkill("export-the-monthly-invoices"))).toBe(false);
-    expect(await agent.memory.readText(MemoryPaths.bridgeEntriesCurrent)).toBe(bridgeBefore);
-    expect(await agent.memory.readText(MemoryPaths.availabilityCurrent)).toBe(availabilityBefore);
-    const lookup = await call("POST", "/api/abilities/lookup", { user_query: "export the monthly invoices", schema_version: 1 });
-    expect(lookup.body.matches.map((match: { ability_id: string }) => match.ability_id)).not.toContain("learned.export-the-monthly-invoices");
-    const receipts = (await call("GET", `/api/learn/receipts?session_id=${sessionId}`)).body.receipts as Array<{ receipt_kind: string; details?: { failed_step?: string } }>;
-    expect(receipts.find((receipt) => receipt.receipt_kind === "learn.install.failed")?.details?.failed_step).toBe(step);
-  });
+      const { sessionId, proposalId } = await readyProposal();
+      failAt = step;
+      const failed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+      expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("quarantined");
+      expect((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.proposal.proposal_state).toBe("quarantined");
+      await expect(stat(path.join(workspace(), "skills", "export-the-monthly-invoices"))).rejects.toMatchObject({ code: "ENOENT" });
+      expect(await agent.memory.exists(MemoryPaths.installedSkill("export-the-monthly-invoices"))).toBe(false);
+      expect(await agent.memory.readText(MemoryPaths.bridgeEntriesCurrent)).toBe(bridgeBefore);
+      expect(await agent.memory.readText(MemoryPaths.availabilityCurrent)).toBe(availabilityBefore);
+      const lookup = await call("POST", "/api/abilities/lookup", { user_query: "export the monthly invoices", schema_version: 1 });
+      expect(lookup.body.matches.map((match: { ability_id: string }) => match.ability_id)).not.toContain("learned.export-the-monthly-invoices");
+      const receipts = (await call("GET", `/api/learn/receipts?session_id=${sessionId}`)).body.receipts as Array<{
+        receipt_kind: string;
+        details?: { failed_step?: string };
+      }>;
+      expect(receipts.find((receipt) => receipt.receipt_kind === "learn.install.failed")?.details?.failed_step).toBe(step);
+    },
+  );
 
   it("answers ABILITY_NOT_FOUND for an unknown ability and refuses path tricks in its id", async () => {
     await boot();
@@ -169,20 +201,51 @@ describe("checkpoint receipts (§0C.9B)", () => {
     }
     expect((await agent.memory.readText(MemoryPaths.checkpointReceipts))?.trim().split("\n")).toHaveLength(3);
     const byDispatch = await call("GET", "/api/dispatches/dispatch-1/checkpoint-receipts");
-    expect(byDispatch.body).toMatchObject({ total: 3, receipts: [expect.objectContaining({ status: "reached", checkpoint_id: "cp-01" }), expect.anything(), expect.anything()] });
+    expect(byDispatch.body).toMatchObject({
+      total: 3,
+      receipts: [expect.objectContaining({ status: "reached", checkpoint_id: "cp-01" }), expect.anything(), expect.anything()],
+    });
     expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body.checkpoint_health).toBe("strong");
-    await call("POST", "/api/bridge/verify-checkpoint", { dispatch_id: "dispatch-2", ability_id: abilityId, checkpoint_id: "cp-01", status: "failed", evidence: "No file appeared", reason: "timeout", schema_version: 1 });
-    await call("POST", "/api/bridge/verify-checkpoint", { dispatch_id: "dispatch-2", ability_id: abilityId, checkpoint_id: "cp-01", status: "failed", evidence: "No file appeared", schema_version: 1 });
+    await call("POST", "/api/bridge/verify-checkpoint", {
+      dispatch_id: "dispatch-2",
+      ability_id: abilityId,
+      checkpoint_id: "cp-01",
+      status: "failed",
+      evidence: "No file appeared",
+      reason: "timeout",
+      schema_version: 1,
+    });
+    await call("POST", "/api/bridge/verify-checkpoint", {
+      dispatch_id: "dispatch-2",
+      ability_id: abilityId,
+      checkpoint_id: "cp-01",
+      status: "failed",
+      evidence: "No file appeared",
+      schema_version: 1,
+    });
     expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body.checkpoint_health).toBe("weak");
-    const usedLater = ((await call("GET", "/api/learn/receipts?page_size=100")).body.receipts as Array<{ receipt_kind: string }>).filter((receipt) => receipt.receipt_kind === "ability.used_later");
+    const usedLater = ((await call("GET", "/api/learn/receipts?page_size=100")).body.receipts as Array<{ receipt_kind: string }>).filter(
+      (receipt) => receipt.receipt_kind === "ability.used_later",
+    );
     expect(usedLater).toHaveLength(2);
   });
 
   it("needs a session or a dispatch, and a known ability", async () => {
     await boot();
-    expectError(await call("POST", "/api/bridge/verify-checkpoint", { checkpoint_id: "cp-01", status: "reached", evidence: "x", schema_version: 1 }), 400, "REQUEST_INVALID");
     expectError(
-      await call("POST", "/api/bridge/verify-checkpoint", { dispatch_id: "d", ability_id: "learned.none", checkpoint_id: "cp-01", status: "reached", evidence: "x", schema_version: 1 }),
+      await call("POST", "/api/bridge/verify-checkpoint", { checkpoint_id: "cp-01", status: "reached", evidence: "x", schema_version: 1 }),
+      400,
+      "REQUEST_INVALID",
+    );
+    expectError(
+      await call("POST", "/api/bridge/verify-checkpoint", {
+        dispatch_id: "d",
+        ability_id: "learned.none",
+        checkpoint_id: "cp-01",
+        status: "reached",
+        evidence: "x",
+        schema_version: 1,
+      }),
       404,
       "ABILITY_NOT_FOUND",
     );
@@ -194,7 +257,12 @@ describe("approving an ability that is already installed privately", () => {
     await boot();
     const { sessionId, proposalId } = await readyProposal();
     const abilityId = (await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" })).body.ability_id as string;
-    const files = [MemoryPaths.bridgeEntriesCurrent, MemoryPaths.availabilityCurrent, MemoryPaths.catalogCurrent, `${MemoryPaths.installedSkill("export-the-monthly-invoices")}/SKILL.md`];
+    const files = [
+      MemoryPaths.bridgeEntriesCurrent,
+      MemoryPaths.availabilityCurrent,
+      MemoryPaths.catalogCurrent,
+      `${MemoryPaths.installedSkill("export-the-monthly-invoices")}/SKILL.md`,
+    ];
     const before = await Promise.all(files.map((file) => agent.memory.readText(file)));
     const projected = await readFile(path.join(workspace(), "skills", "export-the-monthly-invoices", "SKILL.md"), "utf8");
 
@@ -204,14 +272,20 @@ describe("approving an ability that is already installed privately", () => {
     expect(ApiErrorResponseSchema.parse(failed.body).error.message).toContain("stays installed for you only");
     expect(await Promise.all(files.map((file) => agent.memory.readText(file)))).toEqual(before);
     expect(await readFile(path.join(workspace(), "skills", "export-the-monthly-invoices", "SKILL.md"), "utf8")).toBe(projected);
-    expect((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.proposal).toMatchObject({ proposal_state: "installed_private", install_lane: "experimental_private" });
+    expect((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.proposal).toMatchObject({
+      proposal_state: "installed_private",
+      install_lane: "experimental_private",
+    });
     expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("installed_private");
     expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body).toMatchObject({ install_lane: "experimental_private", usable_now: true });
     const receipts = (await call("GET", "/api/learn/receipts?page_size=100")).body.receipts as Array<{ receipt_kind: string }>;
     expect(receipts.map((receipt) => receipt.receipt_kind)).toContain("learn.install.failed");
 
     failAt = undefined;
-    expect((await call("POST", `/api/learn/proposals/${proposalId}/approve`, { schema_version: 1 })).body.proposal).toMatchObject({ proposal_state: "approved", install_lane: "approved_workspace" });
+    expect((await call("POST", `/api/learn/proposals/${proposalId}/approve`, { schema_version: 1 })).body.proposal).toMatchObject({
+      proposal_state: "approved",
+      install_lane: "approved_workspace",
+    });
     expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("approved");
     expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body).toMatchObject({ install_lane: "approved_workspace", usable_now: true });
   });

@@ -49,7 +49,10 @@ const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
 const AbilityParamsSchema = z.object({ abilityId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/) });
 
 /** Install and approve (§0C.16 proposal routes) and the §0C.16 ability routes (issue #6). */
-export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, { abilities, proposals, validation, clock, memory, projector, onAbilityDeleted }) => {
+export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (
+  app,
+  { abilities, proposals, validation, clock, memory, projector, onAbilityDeleted },
+) => {
   // Issue #15: lookups are ranked by the wording matcher (the ability service's, one WordNet per agent).
   const lookups = abilities.lookups;
   /**
@@ -66,7 +69,8 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     return `"${digest}${stale ? "-stale" : ""}"`;
   };
   const notWhileValidating = (proposalId: string) => {
-    if (validation.inProgress(proposalId)) throw new AppError("VALIDATION_IN_PROGRESS", "This proposal is being validated; install it once the run has finished.");
+    if (validation.inProgress(proposalId))
+      throw new AppError("VALIDATION_IN_PROGRESS", "This proposal is being validated; install it once the run has finished.");
   };
   app.post(
     "/api/learn/proposals/:proposalId/install",
@@ -149,9 +153,11 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       }
       const name = entry.skill_slug;
       const canonical = entry.source === "learned" ? MemoryPaths.installedSkill(name) : importedSkillFolder(name);
-      const markdown = (await memory.readText(`${canonical}/${SKILL_MD}`)) ?? (entry.source === "imported" ? (await projector?.read(name))?.[SKILL_MD] : undefined);
+      const markdown =
+        (await memory.readText(`${canonical}/${SKILL_MD}`)) ?? (entry.source === "imported" ? (await projector?.read(name))?.[SKILL_MD] : undefined);
       if (markdown === undefined) throw new AppError("ABILITY_NOT_FOUND", `The ability ${entry.ability_id} has no SKILL.md any more; reinstall it.`);
-      if (markdown.length > SKILL_MARKDOWN_MAX_CHARS) throw new AppError("PAYLOAD_TOO_LARGE", `The SKILL.md of ${entry.ability_id} is longer than ${SKILL_MARKDOWN_MAX_CHARS} characters.`);
+      if (markdown.length > SKILL_MARKDOWN_MAX_CHARS)
+        throw new AppError("PAYLOAD_TOO_LARGE", `The SKILL.md of ${entry.ability_id} is longer than ${SKILL_MARKDOWN_MAX_CHARS} characters.`);
       const frontmatter = readFrontmatterMapping(markdown);
       const description = frontmatter.ok && typeof frontmatter.value.description === "string" ? frontmatter.value.description.trim().slice(0, 1024) : undefined;
       return {
@@ -159,7 +165,9 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
         skill_name: name,
         title: entry.title,
         ...(description === undefined ? {} : { description }),
-        when_to_use: whenToUseLines(markdown).slice(0, 50).map((line) => line.slice(0, 500)),
+        when_to_use: whenToUseLines(markdown)
+          .slice(0, 50)
+          .map((line) => line.slice(0, 500)),
         markdown,
         schema_version: 1 as const,
       };
@@ -188,7 +196,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     {
       schema: {
         description:
-          "Why lookup would or would not return one ability for a request. `matched`, `score` and `rejection_reasons` are lookup's (wording and meaning); `match_reasons` gives its reasons (prefixed \"spelling:\": the typos it mended, if any; prefixed \"wording:\": each request word and where and how it was found, or that it was not), then lookup's reading of its meaning (prefixed \"meaning:\": the ability's phrase the request reads closest to, and the cosine), then the §0C.11C baseline's score and verdict and its own reasons (prefixed \"§0C.11C baseline:\").",
+          'Why lookup would or would not return one ability for a request. `matched`, `score` and `rejection_reasons` are lookup\'s (wording and meaning); `match_reasons` gives its reasons (prefixed "spelling:": the typos it mended, if any; prefixed "wording:": each request word and where and how it was found, or that it was not), then lookup\'s reading of its meaning (prefixed "meaning:": the ability\'s phrase the request reads closest to, and the cosine), then the §0C.11C baseline\'s score and verdict and its own reasons (prefixed "§0C.11C baseline:").',
         body: AbilityExplainMatchRequestSchema,
         response: { 200: AbilityExplainMatchResponseSchema },
       },
@@ -202,29 +210,42 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       const wording = await lookups.explain(query, entry.ability_id);
       if (wording === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.body.ability_id}.`);
       const baseline = scoreAbilityMatch(query.user_query, entry, query.project_id);
-      const baselineRejections = [lookupRejectionReason(query, entry), baseline.score < LOOKUP_MIN_SCORE - SCORE_EPSILON ? `score ${baseline.score.toFixed(2)} is below ${LOOKUP_MIN_SCORE}` : undefined].filter(
-        (reason): reason is string => reason !== undefined,
-      );
+      const baselineRejections = [
+        lookupRejectionReason(query, entry),
+        baseline.score < LOOKUP_MIN_SCORE - SCORE_EPSILON ? `score ${baseline.score.toFixed(2)} is below ${LOOKUP_MIN_SCORE}` : undefined,
+      ].filter((reason): reason is string => reason !== undefined);
       const baselineVerdict = `§0C.11C baseline: score ${baseline.score.toFixed(2)}, ${baselineRejections.length === 0 ? "would match" : `would not match (${baselineRejections.join("; ")})`}`;
       return {
         ability_id: entry.ability_id,
         matched: wording.matched,
         score: wording.score,
-        match_reasons: [...wording.reasons.map((reason) => (reason.startsWith("meaning: ") || reason.startsWith("spelling: ") ? reason : `wording: ${reason}`)), baselineVerdict, ...baseline.match_reasons.map((reason) => `§0C.11C baseline: ${reason}`)].map((reason) => reason.slice(0, 240)),
+        match_reasons: [
+          ...wording.reasons.map((reason) => (reason.startsWith("meaning: ") || reason.startsWith("spelling: ") ? reason : `wording: ${reason}`)),
+          baselineVerdict,
+          ...baseline.match_reasons.map((reason) => `§0C.11C baseline: ${reason}`),
+        ].map((reason) => reason.slice(0, 240)),
         rejection_reasons: wording.rejections.map((reason) => reason.slice(0, 240)),
       };
     },
   );
 
-  app.post("/api/abilities/:abilityId/activate", { schema: { params: AbilityParamsSchema, response: { 200: AbilityActivateResponseSchema } } }, async (request) => {
-    await abilities.lifecycle(request.params.abilityId, "activate");
-    return { ability_id: request.params.abilityId, enabled: true as const };
-  });
+  app.post(
+    "/api/abilities/:abilityId/activate",
+    { schema: { params: AbilityParamsSchema, response: { 200: AbilityActivateResponseSchema } } },
+    async (request) => {
+      await abilities.lifecycle(request.params.abilityId, "activate");
+      return { ability_id: request.params.abilityId, enabled: true as const };
+    },
+  );
 
-  app.post("/api/abilities/:abilityId/deactivate", { schema: { params: AbilityParamsSchema, response: { 200: AbilityDeactivateResponseSchema } } }, async (request) => {
-    await abilities.lifecycle(request.params.abilityId, "deactivate");
-    return { ability_id: request.params.abilityId, enabled: false as const };
-  });
+  app.post(
+    "/api/abilities/:abilityId/deactivate",
+    { schema: { params: AbilityParamsSchema, response: { 200: AbilityDeactivateResponseSchema } } },
+    async (request) => {
+      await abilities.lifecycle(request.params.abilityId, "deactivate");
+      return { ability_id: request.params.abilityId, enabled: false as const };
+    },
+  );
 
   app.post(
     "/api/abilities/:abilityId/quarantine",
@@ -235,10 +256,14 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     },
   );
 
-  app.post("/api/abilities/:abilityId/unquarantine", { schema: { params: AbilityParamsSchema, response: { 200: AbilityUnquarantineResponseSchema } } }, async (request) => {
-    await abilities.lifecycle(request.params.abilityId, "unquarantine");
-    return { ability_id: request.params.abilityId, quarantined: false as const };
-  });
+  app.post(
+    "/api/abilities/:abilityId/unquarantine",
+    { schema: { params: AbilityParamsSchema, response: { 200: AbilityUnquarantineResponseSchema } } },
+    async (request) => {
+      await abilities.lifecycle(request.params.abilityId, "unquarantine");
+      return { ability_id: request.params.abilityId, quarantined: false as const };
+    },
+  );
 
   app.delete("/api/abilities/:abilityId", { schema: { params: AbilityParamsSchema, response: { 200: AbilityDeleteResponseSchema } } }, async (request) => {
     const { abilityId } = request.params;
@@ -248,8 +273,12 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     return { ability_id: abilityId, deleted: true as const, runs_purged: runsPurged };
   });
 
-  app.post("/api/abilities/:abilityId/promote-shared", { schema: { params: AbilityParamsSchema, response: { 200: AbilityPromoteSharedResponseSchema } } }, async (request) => {
-    await abilities.lifecycle(request.params.abilityId, "promote_shared");
-    return { ability_id: request.params.abilityId, install_lane: "shared_promoted" as const };
-  });
+  app.post(
+    "/api/abilities/:abilityId/promote-shared",
+    { schema: { params: AbilityParamsSchema, response: { 200: AbilityPromoteSharedResponseSchema } } },
+    async (request) => {
+      await abilities.lifecycle(request.params.abilityId, "promote_shared");
+      return { ability_id: request.params.abilityId, install_lane: "shared_promoted" as const };
+    },
+  );
 };

@@ -35,7 +35,10 @@ export interface AbilityService {
    * from the registry, the saga's commit point.
    */
   recover(): Promise<void>;
-  install(proposalId: string, lane: "experimental_private" | "approved_workspace"): Promise<{ proposal: SkillBundleProposal; ability_id: string; saga_id: string }>;
+  install(
+    proposalId: string,
+    lane: "experimental_private" | "approved_workspace",
+  ): Promise<{ proposal: SkillBundleProposal; ability_id: string; saga_id: string }>;
   snapshot(): Promise<{ snapshot: AbilityAvailabilitySnapshot; stale: boolean }>;
   lifecycle(abilityId: string, action: AbilityLifecycleAction, reason?: string): Promise<InstalledAbility>;
   /**
@@ -119,7 +122,12 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
   let sagas: Promise<unknown> = Promise.resolve();
 
   // Issue #15: the wording matcher; WordNet is read on the first lookup, not at start.
-  const lookups = createAbilityLookupService({ memory: deps.memory, snapshot: () => service.snapshot(), lexicon: createWordNetLexiconLoader(), encoder: createSentenceEncoder(undefined, memorySentenceVectorStore(deps.memory)) });
+  const lookups = createAbilityLookupService({
+    memory: deps.memory,
+    snapshot: () => service.snapshot(),
+    lexicon: createWordNetLexiconLoader(),
+    encoder: createSentenceEncoder(undefined, memorySentenceVectorStore(deps.memory)),
+  });
   const service: AbilityService = {
     refreshAvailability,
 

@@ -37,7 +37,9 @@ async function recordsOf(abilityId: string) {
   const registry = (await agent.memory.readJsonl(MemoryPaths.abilityRegistry, InstalledAbilitySchema)).filter((line) => line.ability_id === abilityId).at(-1);
   const file = await agent.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
   const one = (await call("GET", `/api/abilities/${abilityId}/availability`)).body;
-  const listed = ((await call("GET", "/api/abilities/availability")).body.abilities as Array<Record<string, unknown>>).find((entry) => entry.ability_id === abilityId);
+  const listed = ((await call("GET", "/api/abilities/availability")).body.abilities as Array<Record<string, unknown>>).find(
+    (entry) => entry.ability_id === abilityId,
+  );
   return { registry, file: file?.abilities.find((entry) => entry.ability_id === abilityId), one, listed };
 }
 
@@ -91,7 +93,10 @@ describe("§0C.11A last_validated_at: when the installed content was last valida
 
     const { proposalId } = await readyProposal(call, "Archive the old reports");
     await validate(proposalId);
-    const revised = await call("POST", `/api/learn/proposals/${proposalId}/revise`, { revision_instructions: "Say it differently", edited_fields: { title: "Archive last year's reports" } });
+    const revised = await call("POST", `/api/learn/proposals/${proposalId}/revise`, {
+      revision_instructions: "Say it differently",
+      edited_fields: { title: "Archive last year's reports" },
+    });
     expect(revised.status, JSON.stringify(revised.body)).toBe(200);
     expect(revised.body.proposal.proposal_state).toBe("ready_for_review");
     const abilityId = await install(proposalId);

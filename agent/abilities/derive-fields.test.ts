@@ -20,7 +20,11 @@ describe("fields derived from a bundle that carries only name and description", 
       "any other document tasks",
       "comprehensive document creation",
     ]);
-    expect(deriveTriggers("brand-guidelines", BRAND)).toEqual(["brand guidelines", "brand colors or style guidelines", "visual formatting or company design standards apply"]);
+    expect(deriveTriggers("brand-guidelines", BRAND)).toEqual([
+      "brand guidelines",
+      "brand colors or style guidelines",
+      "visual formatting or company design standards apply",
+    ]);
   });
 
   it("reads 'Do NOT use for …' as negative triggers, never as triggers", () => {

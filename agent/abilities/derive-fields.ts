@@ -10,7 +10,10 @@ const MAX_TRIGGERS = 12;
 
 /** Sentences, split at . ! ? followed by a space (abbreviations like "e.g." are rejoined). */
 function sentencesOf(text: string): string[] {
-  const parts = text.replace(/\s+/g, " ").trim().split(/(?<=[.!?])\s+(?=[A-Z("'])/);
+  const parts = text
+    .replace(/\s+/g, " ")
+    .trim()
+    .split(/(?<=[.!?])\s+(?=[A-Z("'])/);
   const out: string[] = [];
   for (const part of parts) {
     const last = out[out.length - 1];
@@ -20,7 +23,8 @@ function sentencesOf(text: string): string[] {
   return out.filter((sentence) => sentence.length > 0);
 }
 
-const WHEN = /\b(use (this skill )?(when|for|to|whenever)|use it (when|for)|should be used (when|for)|when (claude|the user|users|you|asked|a user|someone)( needs to| wants to| asks to| asks for)?|whenever|if (the |a )?(user|users|you|someone)|triggers? (on|when|include)|for requests)\b/i;
+const WHEN =
+  /\b(use (this skill )?(when|for|to|whenever)|use it (when|for)|should be used (when|for)|when (claude|the user|users|you|asked|a user|someone)( needs to| wants to| asks to| asks for)?|whenever|if (the |a )?(user|users|you|someone)|triggers? (on|when|include)|for requests)\b/i;
 /** "Do NOT use for …", "Not for …": when the skill must not be used (negative triggers). */
 const NOT_WHEN = /\b(do not|don't|never|not to) use( this skill| it)?( for| when| with| on| to)?|\bnot for\b/i;
 
@@ -53,14 +57,53 @@ export function summaryOf(description: string, max = 500): string {
 export function titleOf(name: string, body: string): string {
   const heading = /^#\s+(.+?)\s*#*\s*$/m.exec(body)?.[1]?.replace(/[*_`]/g, "").trim();
   if (heading !== undefined && heading.length > 0 && heading.length <= 120) return heading;
-  return name
-    .split("-")
-    // Short words of a name are usually acronyms (pdf, csv, api); the rest are capitalised.
-    .map((word) => (/^[a-z]{2,3}$/.test(word) && !/^(and|or|for|the|to|of|an|in|on|via)$/.test(word) ? word.toUpperCase() : `${word.charAt(0).toUpperCase()}${word.slice(1)}`))
-    .join(" ");
+  return (
+    name
+      .split("-")
+      // Short words of a name are usually acronyms (pdf, csv, api); the rest are capitalised.
+      .map((word) =>
+        /^[a-z]{2,3}$/.test(word) && !/^(and|or|for|the|to|of|an|in|on|via)$/.test(word)
+          ? word.toUpperCase()
+          : `${word.charAt(0).toUpperCase()}${word.slice(1)}`,
+      )
+      .join(" ")
+  );
 }
 
-const STOPWORDS = new Set(["the", "and", "for", "with", "this", "that", "from", "into", "your", "you", "are", "was", "its", "not", "but", "any", "all", "can", "will", "use", "when", "which", "what", "them", "they", "their", "has", "have", "still", "also", "need", "needs"]);
+const STOPWORDS = new Set([
+  "the",
+  "and",
+  "for",
+  "with",
+  "this",
+  "that",
+  "from",
+  "into",
+  "your",
+  "you",
+  "are",
+  "was",
+  "its",
+  "not",
+  "but",
+  "any",
+  "all",
+  "can",
+  "will",
+  "use",
+  "when",
+  "which",
+  "what",
+  "them",
+  "they",
+  "their",
+  "has",
+  "have",
+  "still",
+  "also",
+  "need",
+  "needs",
+]);
 
 function phrase(text: string): string | undefined {
   const clean = text
@@ -70,7 +113,10 @@ function phrase(text: string): string | undefined {
     .replace(/\s+/g, " ")
     .trim()
     .replace(/^\d+\s+/, "")
-    .replace(/^(and|or|to|for|when|if|the user wants to|the user asks to|the user asks for|users ask to|users ask for|you need to|claude needs to|asked to|asks to|asks for|needs to|wants to)\s+/, "")
+    .replace(
+      /^(and|or|to|for|when|if|the user wants to|the user asks to|the user asks for|users ask to|users ask for|you need to|claude needs to|asked to|asks to|asks for|needs to|wants to)\s+/,
+      "",
+    )
     .replace(/[.,;:!?]+$/, "")
     .replace(/\s+(for|to|with|of|and|or|in|on)$/, "")
     .trim();
@@ -86,7 +132,10 @@ function phrase(text: string): string | undefined {
  * stays one), and at "or" only where both sides are clauses of their own.
  */
 function clausesOf(text: string): string[] {
-  const pieces = text.split(/[,;:]|\s\(/).map((piece) => piece.trim()).filter((piece) => piece.length > 0);
+  const pieces = text
+    .split(/[,;:]|\s\(/)
+    .map((piece) => piece.trim())
+    .filter((piece) => piece.length > 0);
   const joined: string[] = [];
   let carry = "";
   for (const piece of pieces) {

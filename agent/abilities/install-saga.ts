@@ -17,7 +17,10 @@ import type { WorkspaceProjector } from "./workspace-projection";
 import { DraftFiles, InstalledFiles, SKILL_MD } from "../../shared/skills/skill-folder";
 
 /** Appends a learning receipt (ability-service.ts writes them; the saga adds its own). */
-export type AbilityReceiptWriter = (kind: LearningReceiptKind, fields: { ability_id?: string; proposal_id?: string; learn_session_id?: string; reason?: string; details?: Record<string, unknown> }) => Promise<void>;
+export type AbilityReceiptWriter = (
+  kind: LearningReceiptKind,
+  fields: { ability_id?: string; proposal_id?: string; learn_session_id?: string; reason?: string; details?: Record<string, unknown> },
+) => Promise<void>;
 
 export interface InstallSagaDeps {
   memory: MemoryStore;
@@ -62,7 +65,8 @@ interface InstallPlan {
 }
 
 const fail = (deps: InstallSagaDeps, step: InstallSagaStep) => {
-  if (deps.failInstallAt?.() === step) throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "MEMORY_WRITE_FAILED", `Install step "${step}" failed.`);
+  if (deps.failInstallAt?.() === step)
+    throw new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "MEMORY_WRITE_FAILED", `Install step "${step}" failed.`);
 };
 
 /** The proposal, its session and its draft, checked: may this lane install it now, under this name? */
@@ -74,7 +78,10 @@ async function planInstall(deps: InstallSagaDeps, proposalId: string, lane: Inst
   const approving = lane === "approved_workspace";
   const allowedFrom = approving ? ["ready_for_review", "installed_private"] : ["ready_for_review"];
   if (!allowedFrom.includes(session.state)) {
-    throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A proposal is ${approving ? "approved" : "installed"} from review, not while the session is ${session.state}.`);
+    throw new AppError(
+      "INVALID_LEARN_STATE_TRANSITION",
+      `A proposal is ${approving ? "approved" : "installed"} from review, not while the session is ${session.state}.`,
+    );
   }
   const files = await deps.proposals.draftFiles(proposalId);
   const markdown = files[DraftFiles.skill] ?? "";
@@ -84,7 +91,8 @@ async function planInstall(deps: InstallSagaDeps, proposalId: string, lane: Inst
   const existing = deps.registry.bySkillName(skillName);
   // Another proposal's skill of the same name may only be replaced by an improvement of it: a
   // session that improves an existing skill, whose proposal names that installed ability.
-  const improves = existing !== undefined && existing.proposal_id !== proposalId && session.target_kind === "existing_skill" && proposal.ability_id === existing.ability_id;
+  const improves =
+    existing !== undefined && existing.proposal_id !== proposalId && session.target_kind === "existing_skill" && proposal.ability_id === existing.ability_id;
   if (existing !== undefined && existing.proposal_id !== proposalId && !improves) {
     throw new AppError(
       "INSTALL_LANE_DENIED",
@@ -96,7 +104,10 @@ async function planInstall(deps: InstallSagaDeps, proposalId: string, lane: Inst
   // New content never reaches the workspace or shared lane without an approval (DESIGN §4): an
   // improvement of an approved or shared skill is approved, not installed privately over it.
   if (improves && !approving && existing.install_lane !== "experimental_private") {
-    throw new AppError("INSTALL_LANE_DENIED", `"${skillName}" is ${existing.install_lane === "shared_promoted" ? "shared" : "approved for your workspace"}; approve this improvement to replace it (installing it privately would take it out of that lane).`);
+    throw new AppError(
+      "INSTALL_LANE_DENIED",
+      `"${skillName}" is ${existing.install_lane === "shared_promoted" ? "shared" : "approved for your workspace"}; approve this improvement to replace it (installing it privately would take it out of that lane).`,
+    );
   }
   const manifest = CapabilityManifestSchema.parse(JSON.parse(files[DraftFiles.manifest] ?? "{}"));
   return {
@@ -230,8 +241,13 @@ function installFailure(error: unknown, step: InstallSagaStep, approvingInstalle
     return new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", message, { cause: error });
   }
   const outcome = existed ? "the installed version stays as it was" : "nothing was installed";
-  if (isAppError(error)) return new AppError(error.code, `Install failed at "${step}"; the proposal is quarantined and ${outcome}. ${error.message}`.slice(0, 240));
-  return new AppError(step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR", `Install failed at "${step}"; the proposal is quarantined and ${outcome}.`, { cause: error });
+  if (isAppError(error))
+    return new AppError(error.code, `Install failed at "${step}"; the proposal is quarantined and ${outcome}. ${error.message}`.slice(0, 240));
+  return new AppError(
+    step === "bridge" ? "BRIDGE_REBUILD_FAILED" : "INTERNAL_ERROR",
+    `Install failed at "${step}"; the proposal is quarantined and ${outcome}.`,
+    { cause: error },
+  );
 }
 
 /** After the commit point (the registry names the new install): the proposal and session follow. */
@@ -244,9 +260,14 @@ async function complete(deps: InstallSagaDeps, journal: InstallSagaJournal, capa
     primary_capability_id: capabilityId,
   });
   const state = deps.sessions.get(journal.learn_session_id).state;
-  const path = state === "installing_private" ? ["installed_private" as const] : journal.approving_installed && state === "installed_private" ? ["approved" as const] : [];
+  const path =
+    state === "installing_private" ? ["installed_private" as const] : journal.approving_installed && state === "installed_private" ? ["approved" as const] : [];
   await deps.sessions.advance(journal.learn_session_id, path, { ability_id: journal.ability_id }, [
-    { receipt: "learn.install.completed", event: "learn.install.completed", payload: { proposal_id: journal.proposal_id, ability_id: journal.ability_id, install_lane: journal.lane, saga_id: journal.saga_id } },
+    {
+      receipt: "learn.install.completed",
+      event: "learn.install.completed",
+      payload: { proposal_id: journal.proposal_id, ability_id: journal.ability_id, install_lane: journal.lane, saga_id: journal.saga_id },
+    },
   ]);
   await deps.memory.remove(MemoryPaths.installSaga(journal.saga_id));
   return updated;
@@ -278,7 +299,12 @@ async function undo(deps: InstallSagaDeps, journal: InstallSagaJournal, step: In
 }
 
 /** Runs the four steps; on a failure, undoes what the journal names and says where it failed. */
-async function runSteps(deps: InstallSagaDeps, plan: InstallPlan, journal: InstallSagaJournal, validation: Awaited<ReturnType<typeof validationOfInstalledContent>>): Promise<void> {
+async function runSteps(
+  deps: InstallSagaDeps,
+  plan: InstallPlan,
+  journal: InstallSagaJournal,
+  validation: Awaited<ReturnType<typeof validationOfInstalledContent>>,
+): Promise<void> {
   const { abilityId, proposalId } = plan;
   let step: InstallSagaStep = "materialize";
   try {
@@ -317,7 +343,11 @@ async function install(deps: InstallSagaDeps, proposalId: string, lane: InstallL
   const journal = await writeJournal(deps, plan, sagaId, sessionState);
   // Approving what is already installed privately upgrades a working ability: until the saga
   // has finished, the proposal, the session and the ability stay exactly as they were.
-  const started = { receipt: "learn.install.started" as const, event: "learn.install.started" as const, payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane } };
+  const started = {
+    receipt: "learn.install.started" as const,
+    event: "learn.install.started" as const,
+    payload: { proposal_id: proposalId, saga_id: sagaId, install_lane: lane },
+  };
   if (journal.approving_installed) {
     await deps.sessions.advance(plan.sessionId, [], {}, [started]);
   } else {

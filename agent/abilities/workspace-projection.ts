@@ -58,7 +58,10 @@ export function createWorkspaceProjector(root: string): WorkspaceProjector {
           else await writeFile(file, content.bytes, { mode: content.executable ? 0o555 : 0o444 });
         }
         const previous = `${target}.previous-${randomBytes(4).toString("hex")}`;
-        const hadPrevious = await stat(target).then(() => true, () => false);
+        const hadPrevious = await stat(target).then(
+          () => true,
+          () => false,
+        );
         if (hadPrevious) await rename(target, previous);
         await rename(staging, target);
         if (hadPrevious) await rm(previous, { recursive: true, force: true });
@@ -74,7 +77,11 @@ export function createWorkspaceProjector(root: string): WorkspaceProjector {
       await chmod(target, 0o755).catch(() => undefined);
       await rm(target, { recursive: true, force: true });
     },
-    exists: (skillName) => stat(path.join(skillFolder(absoluteRoot, skillName), SKILL_MD)).then(() => true, () => false),
+    exists: (skillName) =>
+      stat(path.join(skillFolder(absoluteRoot, skillName), SKILL_MD)).then(
+        () => true,
+        () => false,
+      ),
     async sweep() {
       const skills = path.join(absoluteRoot, "skills");
       const names = await readdir(skills).catch(() => [] as string[]);

@@ -1,6 +1,19 @@
 import { toAgentSkillsMarkdown } from "../../shared/skills/agent-skills-format";
 import { execFileSync } from "node:child_process";
-import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -87,10 +100,16 @@ describe("fault drill: SIGKILL while ingesting", () => {
         expect((await api.ok("GET", `/api/learn/sessions/${sessionId}/detail`)).state, context).toBe("capturing");
         const served = await servedEventIds(api, sessionId);
         expect(duplicatesIn(served), `served twice, ${context}`).toEqual([]);
-        expect([...acknowledged].filter((id) => !served.includes(id)), `acknowledged but lost, ${context}`).toEqual([]);
+        expect(
+          [...acknowledged].filter((id) => !served.includes(id)),
+          `acknowledged but lost, ${context}`,
+        ).toEqual([]);
         const stored = readLog<{ event_id: string }>(eventsFile).map((event) => event.event_id);
         expect(duplicatesIn(stored), `stored twice, ${context}`).toEqual([]);
-        expect(stored.filter((id) => !sent.has(id)), `stored but never sent, ${context}`).toEqual([]);
+        expect(
+          stored.filter((id) => !sent.has(id)),
+          `stored but never sent, ${context}`,
+        ).toEqual([]);
         const integrity = checkMemoryIntegrity(root);
         expect(integrity.corrupt, context).toEqual([]);
         tornTails += integrity.tornTails.length;
@@ -108,14 +127,17 @@ describe("fault drill: SIGKILL while ingesting", () => {
         if (round % 4 === 3) appendFileSync(eventsFile, '{"event_id":"torn-by-a-power-cut","learn_sess');
       }
       expect(acknowledged.size, "the drill acknowledged too little to mean anything").toBeGreaterThan(ROUNDS * 20);
-      if (process.env.DRILL_STATS !== undefined) console.log(`ingest drill: ${sent.size} events sent, ${acknowledged.size} acknowledged, ${tornTails} torn log tails found at restarts`);
+      if (process.env.DRILL_STATS !== undefined)
+        console.log(`ingest drill: ${sent.size} events sent, ${acknowledged.size} acknowledged, ${tornTails} torn log tails found at restarts`);
 
       // Last restart, in process: the next append cuts any torn tail, after which every line is whole.
       const final = await startListeningAgent(root);
       try {
         const api = apiClient(final.url, final.token);
         const extra = clickEvent(sessionId, "After the last crash");
-        expect((await api.ok("POST", "/api/observations/events", { batch_id: crypto.randomUUID(), events: [extra], snapshots: [], schema_version: 1 })).accepted).toEqual([extra.event_id]);
+        expect(
+          (await api.ok("POST", "/api/observations/events", { batch_id: crypto.randomUUID(), events: [extra], snapshots: [], schema_version: 1 })).accepted,
+        ).toEqual([extra.event_id]);
         const served = await servedEventIds(api, sessionId);
         expect(duplicatesIn(served)).toEqual([]);
         expect([...acknowledged].filter((id) => !served.includes(id))).toEqual([]);
@@ -228,7 +250,11 @@ async function runInstallDrill(): Promise<InstallAftermath[]> {
     try {
       const api = apiClient(restarted.url, restarted.token);
       const availability = (await api.ok("GET", "/api/abilities/availability")).abilities as Array<{ ability_id: string; usable_now: boolean }>;
-      const lookup = await api.ok("POST", "/api/abilities/lookup", { user_query: "export the monthly invoices", install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1 });
+      const lookup = await api.ok("POST", "/api/abilities/lookup", {
+        user_query: "export the monthly invoices",
+        install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"],
+        schema_version: 1,
+      });
       const installedDir = path.join(root, "system/learning/installed", SKILL);
       const installedFiles = existsSync(installedDir) ? filesUnder(installedDir) : [];
       const projected = path.join(workspace, "skills", SKILL, "SKILL.md");
@@ -239,11 +265,14 @@ async function runInstallDrill(): Promise<InstallAftermath[]> {
         session: (await api.ok("GET", `/api/learn/sessions/${ready.sessionId}/detail`)).state as string,
         corrupt,
         installedFiles,
-        fullyInstalled: COMPLETE_INSTALL.every((file) => installedFiles.includes(file)) && readFileSync(path.join(installedDir, "SKILL.md"), "utf8") === markdown,
+        fullyInstalled:
+          COMPLETE_INSTALL.every((file) => installedFiles.includes(file)) && readFileSync(path.join(installedDir, "SKILL.md"), "utf8") === markdown,
         projectionWhole: !existsSync(projected) || readFileSync(projected, "utf8") === toAgentSkillsMarkdown(markdown),
         projected: existsSync(projected),
         // What a crash left beside the skills in the workspace, after the restart swept it.
-        projectionLeftovers: (existsSync(path.join(workspace, "skills")) ? readdirSync(path.join(workspace, "skills")) : []).filter((name) => /\.(staging|previous)-/.test(name)),
+        projectionLeftovers: (existsSync(path.join(workspace, "skills")) ? readdirSync(path.join(workspace, "skills")) : []).filter((name) =>
+          /\.(staging|previous)-/.test(name),
+        ),
         registered: readLog<{ ability_id: string }>(path.join(root, "system/abilities/registry.jsonl")).some((entry) => entry.ability_id === ABILITY_ID),
         usable: availability.some((entry) => entry.ability_id === ABILITY_ID && entry.usable_now),
         found: (lookup.matches as Array<{ ability_id: string; usable_now: boolean }>).some((match) => match.ability_id === ABILITY_ID && match.usable_now),
@@ -256,7 +285,14 @@ async function runInstallDrill(): Promise<InstallAftermath[]> {
     }
   }
   if (process.env.DRILL_STATS !== undefined) {
-    console.log(results.map((r) => `${r.context}: answer ${r.answer}, session ${r.sessionAtCrash} at the crash, ${r.session} after restart, files ${r.installedFiles.length}/${COMPLETE_INSTALL.length}, registered ${r.registered}, usable ${r.usable}, new session ${r.newSessionStatus}`).join("\n"));
+    console.log(
+      results
+        .map(
+          (r) =>
+            `${r.context}: answer ${r.answer}, session ${r.sessionAtCrash} at the crash, ${r.session} after restart, files ${r.installedFiles.length}/${COMPLETE_INSTALL.length}, registered ${r.registered}, usable ${r.usable}, new session ${r.newSessionStatus}`,
+        )
+        .join("\n"),
+    );
   }
   return results;
 }
@@ -284,14 +320,20 @@ describe("fault drill: SIGKILL during the install saga", () => {
     const results = await runInstallDrill();
     for (const result of results) {
       if (result.usable || result.found) {
-        expect.soft({ registered: result.registered, fullyInstalled: result.fullyInstalled, projected: result.projected, session: result.session }, `usable but not installed: ${result.context}`).toEqual({
-          registered: true,
-          fullyInstalled: true,
-          projected: true,
-          session: "installed_private",
-        });
+        expect
+          .soft(
+            { registered: result.registered, fullyInstalled: result.fullyInstalled, projected: result.projected, session: result.session },
+            `usable but not installed: ${result.context}`,
+          )
+          .toEqual({
+            registered: true,
+            fullyInstalled: true,
+            projected: true,
+            session: "installed_private",
+          });
       }
-      if (result.installedFiles.length > 0 && !result.fullyInstalled) expect.soft(result.session, `half-installed files left: ${result.context}`).toBe("quarantined");
+      if (result.installedFiles.length > 0 && !result.fullyInstalled)
+        expect.soft(result.session, `half-installed files left: ${result.context}`).toBe("quarantined");
       expect.soft(["ready_for_review", "installed_private", "quarantined"], `stuck mid-saga after restart: ${result.context}`).toContain(result.session);
       expect.soft(result.projectionLeftovers, `projection folders left after restart: ${result.context}`).toEqual([]);
       // A proposal still waiting for review blocks a new session by design (§0C.1B); nothing else may.
@@ -361,12 +403,21 @@ interface SmallDisk {
  * that can fill it to the byte. Unmounted afterwards whatever happens.
  */
 async function withSmallDisk(run: (disk: SmallDisk) => Promise<void>): Promise<void> {
-  const { root: template, value: sessionId } = await prepareMemory(`disk-template-${crypto.randomUUID()}`, (api) => startCapturingSession(api, "Export the monthly invoices"));
+  const { root: template, value: sessionId } = await prepareMemory(`disk-template-${crypto.randomUUID()}`, (api) =>
+    startCapturingSession(api, "Export the monthly invoices"),
+  );
   const mount = path.join(scratch, `small-disk-${crypto.randomUUID()}`);
   mkdirSync(mount);
   execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mount]);
   const root = path.join(mount, "memory");
-  const disk: SmallDisk = { root, env: { OPENCLAW_WORKSPACE: path.join(mount, "workspace") }, sessionId, ballast: path.join(mount, "ballast"), token: "", agent: undefined };
+  const disk: SmallDisk = {
+    root,
+    env: { OPENCLAW_WORKSPACE: path.join(mount, "workspace") },
+    sessionId,
+    ballast: path.join(mount, "ballast"),
+    token: "",
+    agent: undefined,
+  };
   try {
     await cp(template, root, { recursive: true });
     disk.agent = await startAgentProcess(root, disk.env);
@@ -395,93 +446,112 @@ async function writeOnFullDisk(disk: SmallDisk, batch: Record<string, unknown>):
     const answer = await api.call(method, url, body);
     results.push({ name, status: answer.status, body: answer.body, changed: diffMemoryTrees(before, readMemoryTree(disk.root)) });
   }
-  if (process.env.DRILL_STATS !== undefined) console.log(`disk full:\n${results.map((r) => `${r.name}: ${r.status} ${r.body?.error?.code ?? ""} ${r.changed.join(", ")}`).join("\n")}`);
+  if (process.env.DRILL_STATS !== undefined)
+    console.log(`disk full:\n${results.map((r) => `${r.name}: ${r.status} ${r.body?.error?.code ?? ""} ${r.changed.join(", ")}`).join("\n")}`);
   return results;
 }
 
-const clickBatch = (sessionId: string) => ({ batch_id: crypto.randomUUID(), events: Array.from({ length: 40 }, (_, index) => clickEvent(sessionId, `Row ${index}`)), snapshots: [], schema_version: 1 });
+const clickBatch = (sessionId: string) => ({
+  batch_id: crypto.randomUUID(),
+  events: Array.from({ length: 40 }, (_, index) => clickEvent(sessionId, `Row ${index}`)),
+  snapshots: [],
+  schema_version: 1,
+});
 
 describe("fault drill: the disk under ELNOR_MEMORY fills up", () => {
   // Mounting needs root (or CAP_SYS_ADMIN); elsewhere the drill is skipped and says why.
-  it.skipIf(!MOUNTABLE)("answers writes with MEMORY_WRITE_FAILED (507), corrupts nothing, stays up, and recovers once space is back (needs root to mount a tmpfs)", async () => {
-    await withSmallDisk(async (disk) => {
-      const batch = clickBatch(disk.sessionId);
-      const results = await writeOnFullDisk(disk, batch);
-      for (const result of results) {
-        // Small appends may still fit in the last page of a log; anything else is the coded 507.
-        expect.soft([200, 507], `${result.name} → ${result.status} ${JSON.stringify(result.body)}`).toContain(result.status);
-        if (result.status === 507) expect.soft(ApiErrorResponseSchema.parse(result.body).error, result.name).toMatchObject({ code: "MEMORY_WRITE_FAILED", retryable: true });
-      }
-      // The batch needs new pages: refused as a whole, not one event of it stored.
-      expect(results[0]?.status).toBe(507);
-      expect(readLog(path.join(disk.root, "system/learning/observations", disk.sessionId, "events.jsonl"))).toEqual([]);
-      expect((await fetch(`${disk.agent?.url}/api/health`)).status).toBe(200);
-      // A failed append is cut back to its last durable size; a failed view write leaves no temp file.
-      expect(checkMemoryIntegrity(disk.root)).toEqual({ corrupt: [], tornTails: [], leftovers: [] });
+  it.skipIf(!MOUNTABLE)(
+    "answers writes with MEMORY_WRITE_FAILED (507), corrupts nothing, stays up, and recovers once space is back (needs root to mount a tmpfs)",
+    async () => {
+      await withSmallDisk(async (disk) => {
+        const batch = clickBatch(disk.sessionId);
+        const results = await writeOnFullDisk(disk, batch);
+        for (const result of results) {
+          // Small appends may still fit in the last page of a log; anything else is the coded 507.
+          expect.soft([200, 507], `${result.name} → ${result.status} ${JSON.stringify(result.body)}`).toContain(result.status);
+          if (result.status === 507)
+            expect.soft(ApiErrorResponseSchema.parse(result.body).error, result.name).toMatchObject({ code: "MEMORY_WRITE_FAILED", retryable: true });
+        }
+        // The batch needs new pages: refused as a whole, not one event of it stored.
+        expect(results[0]?.status).toBe(507);
+        expect(readLog(path.join(disk.root, "system/learning/observations", disk.sessionId, "events.jsonl"))).toEqual([]);
+        expect((await fetch(`${disk.agent?.url}/api/health`)).status).toBe(200);
+        // A failed append is cut back to its last durable size; a failed view write leaves no temp file.
+        expect(checkMemoryIntegrity(disk.root)).toEqual({ corrupt: [], tornTails: [], leftovers: [] });
 
-      // Space comes back: the same batch goes through without a restart.
-      rmSync(disk.ballast);
-      const api = apiClient(disk.agent?.url ?? "", disk.token);
-      const retried = await api.ok("POST", "/api/observations/events", batch);
-      expect(retried.rejected).toEqual([]);
-      expect((await api.call("POST", `/api/learn/sessions/${disk.sessionId}/mark-step`, { step_label: "Export" })).status).toBe(200);
+        // Space comes back: the same batch goes through without a restart.
+        rmSync(disk.ballast);
+        const api = apiClient(disk.agent?.url ?? "", disk.token);
+        const retried = await api.ok("POST", "/api/observations/events", batch);
+        expect(retried.rejected).toEqual([]);
+        expect((await api.call("POST", `/api/learn/sessions/${disk.sessionId}/mark-step`, { step_label: "Export" })).status).toBe(200);
 
-      // A restart reads back a consistent state: every acknowledged event once, every file whole.
-      expect(await disk.agent?.stop()).toBe(0);
-      disk.agent = await startAgentProcess(disk.root, disk.env);
-      const served = await servedEventIds(apiClient(disk.agent.url, disk.token), disk.sessionId);
-      expect(duplicatesIn(served)).toEqual([]);
-      expect(retried.accepted.filter((id: string) => !served.includes(id))).toEqual([]);
-      expect(checkMemoryIntegrity(disk.root)).toEqual({ corrupt: [], tornTails: [], leftovers: [] });
+        // A restart reads back a consistent state: every acknowledged event once, every file whole.
+        expect(await disk.agent?.stop()).toBe(0);
+        disk.agent = await startAgentProcess(disk.root, disk.env);
+        const served = await servedEventIds(apiClient(disk.agent.url, disk.token), disk.sessionId);
+        expect(duplicatesIn(served)).toEqual([]);
+        expect(retried.accepted.filter((id: string) => !served.includes(id))).toEqual([]);
+        expect(checkMemoryIntegrity(disk.root)).toEqual({ corrupt: [], tornTails: [], leftovers: [] });
 
-      // Starting on a full disk fails with the coded reason instead of half-starting.
-      expect(await disk.agent.stop()).toBe(0);
-      disk.agent = undefined;
-      fillUp(disk.ballast);
-      const refused = await runAgentExpectingFailure(disk.root);
-      expect(refused.code).toBe(1);
-      expect(refused.output).toContain("MEMORY_WRITE_FAILED");
-      rmSync(disk.ballast);
-      disk.agent = await startAgentProcess(disk.root, disk.env);
-      expect((await fetch(`${disk.agent.url}/api/health`)).status).toBe(200);
-    });
-  }, 120_000);
+        // Starting on a full disk fails with the coded reason instead of half-starting.
+        expect(await disk.agent.stop()).toBe(0);
+        disk.agent = undefined;
+        fillUp(disk.ballast);
+        const refused = await runAgentExpectingFailure(disk.root);
+        expect(refused.code).toBe(1);
+        expect(refused.output).toContain("MEMORY_WRITE_FAILED");
+        rmSync(disk.ballast);
+        disk.agent = await startAgentProcess(disk.root, disk.env);
+        expect((await fetch(`${disk.agent.url}/api/health`)).status).toBe(200);
+      });
+    },
+    120_000,
+  );
 
-  it.skipIf(!MOUNTABLE)("refuses a batch that only partly fits, whole, and the log stays readable (needs root to mount a tmpfs)", async () => {
-    await withSmallDisk(async (disk) => {
-      const api = apiClient(disk.agent?.url ?? "", disk.token);
-      const eventsFile = path.join(disk.root, "system/learning/observations", disk.sessionId, "events.jsonl");
-      const first = await api.ok("POST", "/api/observations/events", clickBatch(disk.sessionId));
-      expect(first.accepted).toHaveLength(40);
-      // Full, then three pages free again: a 40-event batch (about 20 KB) only partly fits, and the
-      // kernel takes what fits without an error (a short write).
-      fillUp(disk.ballast);
-      truncateSync(disk.ballast, statSync(disk.ballast).size - 3 * 4096);
-      const partial = await api.call("POST", "/api/observations/events", clickBatch(disk.sessionId));
-      expect(partial.status, JSON.stringify(partial.body)).toBe(507);
-      expect(ApiErrorResponseSchema.parse(partial.body).error.code).toBe("MEMORY_WRITE_FAILED");
-      expect(checkMemoryIntegrity(disk.root)).toEqual({ corrupt: [], tornTails: [], leftovers: [] });
-      expect(readLog<{ event_id: string }>(eventsFile).map((event) => event.event_id)).toEqual(first.accepted);
+  it.skipIf(!MOUNTABLE)(
+    "refuses a batch that only partly fits, whole, and the log stays readable (needs root to mount a tmpfs)",
+    async () => {
+      await withSmallDisk(async (disk) => {
+        const api = apiClient(disk.agent?.url ?? "", disk.token);
+        const eventsFile = path.join(disk.root, "system/learning/observations", disk.sessionId, "events.jsonl");
+        const first = await api.ok("POST", "/api/observations/events", clickBatch(disk.sessionId));
+        expect(first.accepted).toHaveLength(40);
+        // Full, then three pages free again: a 40-event batch (about 20 KB) only partly fits, and the
+        // kernel takes what fits without an error (a short write).
+        fillUp(disk.ballast);
+        truncateSync(disk.ballast, statSync(disk.ballast).size - 3 * 4096);
+        const partial = await api.call("POST", "/api/observations/events", clickBatch(disk.sessionId));
+        expect(partial.status, JSON.stringify(partial.body)).toBe(507);
+        expect(ApiErrorResponseSchema.parse(partial.body).error.code).toBe("MEMORY_WRITE_FAILED");
+        expect(checkMemoryIntegrity(disk.root)).toEqual({ corrupt: [], tornTails: [], leftovers: [] });
+        expect(readLog<{ event_id: string }>(eventsFile).map((event) => event.event_id)).toEqual(first.accepted);
 
-      rmSync(disk.ballast);
-      const after = await api.ok("POST", "/api/observations/events", clickBatch(disk.sessionId));
-      expect(after.accepted).toHaveLength(40);
-      expect(readLog<{ event_id: string }>(eventsFile).map((event) => event.event_id)).toEqual([...first.accepted, ...after.accepted]);
-      expect(checkMemoryIntegrity(disk.root)).toEqual({ corrupt: [], tornTails: [], leftovers: [] });
-    });
-  }, 60_000);
+        rmSync(disk.ballast);
+        const after = await api.ok("POST", "/api/observations/events", clickBatch(disk.sessionId));
+        expect(after.accepted).toHaveLength(40);
+        expect(readLog<{ event_id: string }>(eventsFile).map((event) => event.event_id)).toEqual([...first.accepted, ...after.accepted]);
+        expect(checkMemoryIntegrity(disk.root)).toEqual({ corrupt: [], tornTails: [], leftovers: [] });
+      });
+    },
+    60_000,
+  );
 
   // Found by this drill: on a disk full to the byte, appends still fitted in the last page of a
   // log while the runtime view could not be written, so a session change landed in some files and
   // was answered 507. Changes are now refused before they start while the disk is full
   // (agent/memory/disk-space-guard.ts).
-  it.skipIf(!MOUNTABLE)("a request answered 507 on a full disk changed nothing (needs root to mount a tmpfs)", async () => {
-    await withSmallDisk(async (disk) => {
-      for (const result of await writeOnFullDisk(disk, clickBatch(disk.sessionId))) {
-        if (result.status !== 507) continue;
-        const real = result.changed.filter((change) => !/^\+ .*\((dir .*|file size=0 .*)\)$/.test(change));
-        expect.soft(real, `${result.name} answered 507 but changed ELNOR_MEMORY`).toEqual([]);
-      }
-    });
-  }, 120_000);
+  it.skipIf(!MOUNTABLE)(
+    "a request answered 507 on a full disk changed nothing (needs root to mount a tmpfs)",
+    async () => {
+      await withSmallDisk(async (disk) => {
+        for (const result of await writeOnFullDisk(disk, clickBatch(disk.sessionId))) {
+          if (result.status !== 507) continue;
+          const real = result.changed.filter((change) => !/^\+ .*\((dir .*|file size=0 .*)\)$/.test(change));
+          expect.soft(real, `${result.name} answered 507 but changed ELNOR_MEMORY`).toEqual([]);
+        }
+      });
+    },
+    120_000,
+  );
 });

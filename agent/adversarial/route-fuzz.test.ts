@@ -72,7 +72,11 @@ afterAll(async () => {
  */
 function worldFor(operation: RouteOperation): FuzzWorldName {
   if (operation.path === "/api/learn/sessions" && operation.method === "POST") return "idle";
-  if (operation.path.startsWith("/api/learn/sessions/{sessionId}") || operation.path.startsWith("/api/learn/session/") || operation.path.startsWith("/api/observations")) {
+  if (
+    operation.path.startsWith("/api/learn/sessions/{sessionId}") ||
+    operation.path.startsWith("/api/learn/session/") ||
+    operation.path.startsWith("/api/observations")
+  ) {
     return "capturing";
   }
   return "review";
@@ -106,17 +110,24 @@ interface FuzzRequest {
 /** Whole batches for the ingest route, whose schema leaves events open (`z.unknown()`): real events, one field made hostile. */
 function bodySamples(operation: RouteOperation, known: KnownIds): fc.Arbitrary<unknown> | undefined {
   if (operation.path !== "/api/observations/events") return undefined;
-  const event = fc.record({ event_id: fc.uuid(), session: fc.constantFrom(...(known.sessionId ?? [])), change: mutation }).map(({ event_id, session, change }) =>
-    applyMutation({ ...exportClick(session), event_id }, change),
-  );
-  return fc.record({ batch_id: fc.uuid(), events: fc.array(event, { maxLength: 4 }), snapshots: fc.array(conforming(undefined, known), { maxLength: 1 }), schema_version: fc.constant(1) });
+  const event = fc
+    .record({ event_id: fc.uuid(), session: fc.constantFrom(...(known.sessionId ?? [])), change: mutation })
+    .map(({ event_id, session, change }) => applyMutation({ ...exportClick(session), event_id }, change));
+  return fc.record({
+    batch_id: fc.uuid(),
+    events: fc.array(event, { maxLength: 4 }),
+    snapshots: fc.array(conforming(undefined, known), { maxLength: 1 }),
+    schema_version: fc.constant(1),
+  });
 }
 
 function requestArbitrary(operation: RouteOperation, known: KnownIds): fc.Arbitrary<FuzzRequest> {
   return fc.record({
     params: fc.record(Object.fromEntries(operation.pathParams.map((name) => [name, pathParam(name, known)]))) as fc.Arbitrary<Record<string, string>>,
     query: queryString(operation.queryParams, known),
-    headers: fc.tuple(extraHeaders, originHeader).map(([headers, origin]) => (origin === undefined ? headers : [...headers, ["origin", origin] as [string, string]])),
+    headers: fc
+      .tuple(extraHeaders, originHeader)
+      .map(([headers, origin]) => (origin === undefined ? headers : [...headers, ["origin", origin] as [string, string]])),
     body: wireBody(operation.body, known, bodySamples(operation, known)),
   });
 }
@@ -144,7 +155,15 @@ function explicitCases(operation: RouteOperation, known: KnownIds): FuzzRequest[
     { ...plain, query: "?__proto__[polluted]=1&constructor[prototype][polluted]=1", body: json("good", toJsonText(goodBody)) },
   ];
   for (const name of operation.pathParams) {
-    for (const value of ["..%2f..%2f..%2f..%2f..%2foutside%2fcanary.json", "../../../../../outside/canary.json", "%2e%2e%2f%2e%2e%2fsystem%2fagent%2ftoken", "a".repeat(5_000), "x%00y", "%E2%80%AE%F0%9F%98%80", "%ED%A0%80"]) {
+    for (const value of [
+      "..%2f..%2f..%2f..%2f..%2foutside%2fcanary.json",
+      "../../../../../outside/canary.json",
+      "%2e%2e%2f%2e%2e%2fsystem%2fagent%2ftoken",
+      "a".repeat(5_000),
+      "x%00y",
+      "%E2%80%AE%F0%9F%98%80",
+      "%ED%A0%80",
+    ]) {
       cases.push({ ...plain, params: { ...goodParams, [name]: value }, body: json("good", toJsonText(goodBody)) });
     }
   }
@@ -163,7 +182,8 @@ function send(agent: ListeningAgent, operation: RouteOperation, request: FuzzReq
 }
 
 function describeRequest(operation: RouteOperation, request: FuzzRequest): string {
-  const body = request.body === undefined ? "no body" : `${request.body.label} ${request.body.contentType ?? "(no content-type)"}: ${request.body.text.slice(0, 300)}`;
+  const body =
+    request.body === undefined ? "no body" : `${request.body.label} ${request.body.contentType ?? "(no content-type)"}: ${request.body.text.slice(0, 300)}`;
   return `${operation.method} ${targetOf(operation, request.params, request.query).slice(0, 400)} [${request.headers.map(([name, value]) => `${name}: ${value.slice(0, 60)}`).join("; ")}] ${body}`;
 }
 
@@ -238,36 +258,42 @@ describe("route fuzzing: every route, hostile input, a real socket", () => {
     for (const route of box.registered) {
       if (route.method === "HEAD") continue;
       const path = route.url.replace(/:([A-Za-z]+)/g, "{$1}").replace(/\*$/, "{*}");
-      expect(operations.some((operation) => operation.method === route.method && operation.path === path), `${route.method} ${route.url}`).toBe(true);
+      expect(
+        operations.some((operation) => operation.method === route.method && operation.path === path),
+        `${route.method} ${route.url}`,
+      ).toBe(true);
     }
   });
 
-  it.each(operations.map((operation) => [label(operation), operation] as const))("%s: no 5xx, coded envelopes, refused requests change nothing", async (_name, operation) => {
-    const world = worldFor(operation);
-    const known = box.known(world);
-    const examples = explicitCases(operation, known).map((request) => [request] as [FuzzRequest]);
-    await withAgent(world, true, async (agent) => {
-      let before = box.snapshot();
-      let sent = 0;
-      await fc.assert(
-        fc.asyncProperty(requestArbitrary(operation, known), async (request) => {
-          const response = await send(agent, operation, request);
-          const after = box.snapshot();
-          tally(label(operation), response);
-          try {
-            checkAnswer(agent, response, before, after, describeRequest(operation, request), operation.method);
-          } finally {
-            before = after;
-          }
-          // The process stays up: a health request after every batch of ten.
-          sent += 1;
-          if (sent % 10 === 0) await expectHealthy(agent);
-        }),
-        // fast-check counts examples in numRuns: RUNS random requests come on top of them.
-        { numRuns: RUNS + examples.length, examples, ...seeded, endOnFailure: true },
-      );
-    });
-  });
+  it.each(operations.map((operation) => [label(operation), operation] as const))(
+    "%s: no 5xx, coded envelopes, refused requests change nothing",
+    async (_name, operation) => {
+      const world = worldFor(operation);
+      const known = box.known(world);
+      const examples = explicitCases(operation, known).map((request) => [request] as [FuzzRequest]);
+      await withAgent(world, true, async (agent) => {
+        let before = box.snapshot();
+        let sent = 0;
+        await fc.assert(
+          fc.asyncProperty(requestArbitrary(operation, known), async (request) => {
+            const response = await send(agent, operation, request);
+            const after = box.snapshot();
+            tally(label(operation), response);
+            try {
+              checkAnswer(agent, response, before, after, describeRequest(operation, request), operation.method);
+            } finally {
+              before = after;
+            }
+            // The process stays up: a health request after every batch of ten.
+            sent += 1;
+            if (sent % 10 === 0) await expectHealthy(agent);
+          }),
+          // fast-check counts examples in numRuns: RUNS random requests come on top of them.
+          { numRuns: RUNS + examples.length, examples, ...seeded, endOnFailure: true },
+        );
+      });
+    },
+  );
 
   it("answers what the HTTP parser and the router refuse with an envelope, and changes nothing", async () => {
     await withAgent("capturing", true, async (agent) => {
@@ -285,11 +311,55 @@ describe("route fuzzing: every route, hostile input, a real socket", () => {
         ["a 20 KB header", { method: "GET", target: "/api/learn/sessions", headers: [host, auth, ["x-big", "y".repeat(20_000)]] }],
         ["an invalid header name", { method: "GET", target: "/api/learn/sessions", headers: [host, auth, ["x bad", "1"]] }],
         ["a header value with a bare CR", { method: "GET", target: "/api/learn/sessions", headers: [host, auth, ["x-cr", "a\rb"]] }],
-        ["two different Content-Lengths", { method: "POST", target: `/api/learn/sessions/${session}/mark-step`, headers: [host, auth, ["content-type", "application/json"], ["content-length", "2"], ["content-length", "3"]], body: "{}", contentLength: false }],
-        ["Content-Length and chunked together", { method: "POST", target: `/api/learn/sessions/${session}/mark-step`, headers: [host, auth, ["content-type", "application/json"], ["content-length", "2"], ["transfer-encoding", "chunked"]], body: "2\r\n{}\r\n0\r\n\r\n", contentLength: false }],
-        ["a malformed chunk", { method: "POST", target: `/api/learn/sessions/${session}/mark-step`, headers: [host, auth, ["content-type", "application/json"], ["transfer-encoding", "chunked"]], body: "zz\r\n{}\r\n0\r\n\r\n", contentLength: false }],
-        ["an oversized chunked body", { method: "POST", target: `/api/learn/sessions/${session}/mark-step`, headers: [host, auth, ["content-type", "application/json"], ["transfer-encoding", "chunked"]], body: `${(2 * 1024 * 1024).toString(16)}\r\n${"x".repeat(2 * 1024 * 1024)}\r\n0\r\n\r\n`, contentLength: false }],
-        ["a gzip body that is not gzip", { method: "POST", target: `/api/learn/sessions/${session}/mark-step`, headers: [host, auth, ["content-type", "application/json"], ["content-encoding", "gzip"]], body: '{"step_label":"x"}' }],
+        [
+          "two different Content-Lengths",
+          {
+            method: "POST",
+            target: `/api/learn/sessions/${session}/mark-step`,
+            headers: [host, auth, ["content-type", "application/json"], ["content-length", "2"], ["content-length", "3"]],
+            body: "{}",
+            contentLength: false,
+          },
+        ],
+        [
+          "Content-Length and chunked together",
+          {
+            method: "POST",
+            target: `/api/learn/sessions/${session}/mark-step`,
+            headers: [host, auth, ["content-type", "application/json"], ["content-length", "2"], ["transfer-encoding", "chunked"]],
+            body: "2\r\n{}\r\n0\r\n\r\n",
+            contentLength: false,
+          },
+        ],
+        [
+          "a malformed chunk",
+          {
+            method: "POST",
+            target: `/api/learn/sessions/${session}/mark-step`,
+            headers: [host, auth, ["content-type", "application/json"], ["transfer-encoding", "chunked"]],
+            body: "zz\r\n{}\r\n0\r\n\r\n",
+            contentLength: false,
+          },
+        ],
+        [
+          "an oversized chunked body",
+          {
+            method: "POST",
+            target: `/api/learn/sessions/${session}/mark-step`,
+            headers: [host, auth, ["content-type", "application/json"], ["transfer-encoding", "chunked"]],
+            body: `${(2 * 1024 * 1024).toString(16)}\r\n${"x".repeat(2 * 1024 * 1024)}\r\n0\r\n\r\n`,
+            contentLength: false,
+          },
+        ],
+        [
+          "a gzip body that is not gzip",
+          {
+            method: "POST",
+            target: `/api/learn/sessions/${session}/mark-step`,
+            headers: [host, auth, ["content-type", "application/json"], ["content-encoding", "gzip"]],
+            body: '{"step_label":"x"}',
+          },
+        ],
         ["an unknown method", { method: "BREW", target: "/api/learn/sessions", headers: [host, auth] }],
         ["an absolute-form target to another host", { method: "GET", target: "http://evil.example/api/learn/sessions", headers: [host, auth] }],
         ["an asterisk target", { method: "OPTIONS", target: "*", headers: [host, auth] }],
@@ -312,20 +382,84 @@ describe("route fuzzing: the guard refuses every route that needs the token", ()
   /** Ways in that the guard itself must refuse, before any body is read, with these codes. */
   const refusals = (port: number, token: string): Array<{ name: string; headers: Array<[string, string]>; query?: string; code: string }> => [
     { name: "no token", headers: [["host", `127.0.0.1:${port}`]], code: "AUTH_REQUIRED" },
-    { name: "a wrong token", headers: [["host", `127.0.0.1:${port}`], ["authorization", `Bearer ${"A".repeat(43)}`]], code: "AUTH_INVALID" },
-    { name: "the token with another scheme", headers: [["host", `127.0.0.1:${port}`], ["authorization", `Token ${token}`]], code: "AUTH_INVALID" },
-    { name: "the token without a scheme", headers: [["host", `127.0.0.1:${port}`], ["authorization", token]], code: "AUTH_INVALID" },
-    { name: "the token plus a suffix", headers: [["host", `127.0.0.1:${port}`], ["authorization", `Bearer ${token}x`]], code: "AUTH_INVALID" },
+    {
+      name: "a wrong token",
+      headers: [
+        ["host", `127.0.0.1:${port}`],
+        ["authorization", `Bearer ${"A".repeat(43)}`],
+      ],
+      code: "AUTH_INVALID",
+    },
+    {
+      name: "the token with another scheme",
+      headers: [
+        ["host", `127.0.0.1:${port}`],
+        ["authorization", `Token ${token}`],
+      ],
+      code: "AUTH_INVALID",
+    },
+    {
+      name: "the token without a scheme",
+      headers: [
+        ["host", `127.0.0.1:${port}`],
+        ["authorization", token],
+      ],
+      code: "AUTH_INVALID",
+    },
+    {
+      name: "the token plus a suffix",
+      headers: [
+        ["host", `127.0.0.1:${port}`],
+        ["authorization", `Bearer ${token}x`],
+      ],
+      code: "AUTH_INVALID",
+    },
     { name: "the token in the query string", headers: [["host", `127.0.0.1:${port}`]], query: `?token=${token}`, code: "TOKEN_IN_URL_REJECTED" },
-    { name: "the token in the query string too", headers: [["host", `127.0.0.1:${port}`], ["authorization", `Bearer ${token}`]], query: `?Access_Token=${token}`, code: "TOKEN_IN_URL_REJECTED" },
-    ...[`evil.example:${port}`, `127.0.0.1.evil.example:${port}`, `localhost.evil.example:${port}`, `127.0.0.1:${port + 1}`, "127.0.0.1", `0.0.0.0:${port}`, `127.1:${port}`, `2130706433:${port}`, `[::ffff:127.0.0.1]:${port}`, `localhost.:${port}`, `evil.example:${port}@127.0.0.1`, ""].map((host) => ({
+    {
+      name: "the token in the query string too",
+      headers: [
+        ["host", `127.0.0.1:${port}`],
+        ["authorization", `Bearer ${token}`],
+      ],
+      query: `?Access_Token=${token}`,
+      code: "TOKEN_IN_URL_REJECTED",
+    },
+    ...[
+      `evil.example:${port}`,
+      `127.0.0.1.evil.example:${port}`,
+      `localhost.evil.example:${port}`,
+      `127.0.0.1:${port + 1}`,
+      "127.0.0.1",
+      `0.0.0.0:${port}`,
+      `127.1:${port}`,
+      `2130706433:${port}`,
+      `[::ffff:127.0.0.1]:${port}`,
+      `localhost.:${port}`,
+      `evil.example:${port}@127.0.0.1`,
+      "",
+    ].map((host) => ({
       name: `Host ${JSON.stringify(host)}`,
-      headers: [["host", host], ["authorization", `Bearer ${token}`]] as Array<[string, string]>,
+      headers: [
+        ["host", host],
+        ["authorization", `Bearer ${token}`],
+      ] as Array<[string, string]>,
       code: "HOST_NOT_ALLOWED",
     })),
-    ...["https://evil.example", "null", `http://127.0.0.1:${port}`, `http://localhost:${port}`, "chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba", `chrome-extension://${PAIRED_EXTENSION_ID}/`, `moz-extension://${PAIRED_EXTENSION_ID}`].map((origin) => ({
+    ...[
+      "https://evil.example",
+      "null",
+      `http://127.0.0.1:${port}`,
+      `http://localhost:${port}`,
+      "chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba",
+      `chrome-extension://${PAIRED_EXTENSION_ID}/`,
+      `moz-extension://${PAIRED_EXTENSION_ID}`,
+    ].map((origin) => ({
       name: `Origin ${origin}`,
-      headers: [["host", `127.0.0.1:${port}`], ["authorization", `Bearer ${token}`], ["origin", origin]] as Array<[string, string]>,
+      headers: [
+        ["host", `127.0.0.1:${port}`],
+        ["authorization", `Bearer ${token}`],
+        ["origin", origin],
+      ] as Array<[string, string]>,
       code: "ORIGIN_NOT_ALLOWED",
     })),
   ];
@@ -335,40 +469,47 @@ describe("route fuzzing: the guard refuses every route that needs the token", ()
     .filter((operation) => !PUBLIC_ROUTES.has(label(operation)) && !SOCKET_ROUTES.has(label(operation)))
     .sort((a, b) => worldFor(a).localeCompare(worldFor(b)));
 
-  it.each(guarded.map((operation) => [label(operation), operation] as const))("%s: refused without the token, from a rebinding Host or a foreign Origin", async (_name, operation) => {
-    const world = worldFor(operation);
-    const known = box.known(world);
-    await withAgent(world, false, async (agent) => {
-      const params = Object.fromEntries(operation.pathParams.map((name) => [name, encodeURIComponent(known[name]?.[0] ?? "x")]));
-      // A body the route would accept from a good client: only the guard can be the reason for a refusal.
-      const body = fc.sample(conforming(operation.body, known), { numRuns: 1, seed: 7 })[0];
-      let before = box.snapshot();
-      for (const refusal of refusals(agent.port, agent.token)) {
-        // A pairing route accepts any extension Origin by design (that is how pairing starts).
-        if (PAIRING_ROUTES.has(label(operation)) && refusal.name.startsWith("Origin chrome-extension://")) continue;
-        const response = await rawRequest(agent.port, {
-          method: operation.method,
-          target: targetOf(operation, params, refusal.query ?? ""),
-          headers: [...refusal.headers, ...(operation.body === undefined ? [] : ([["content-type", "application/json"]] as Array<[string, string]>))],
-          ...(operation.body === undefined ? {} : { body: toJsonText(body) }),
-        });
-        const after = box.snapshot();
-        const what = `${refusal.name} → ${response.status} ${response.text.slice(0, 300)}`;
-        checkAnswer(agent, response, before, after, what, operation.method);
-        before = after;
-        expect(response.status, what).toBe(ERROR_CODE_TABLE[refusal.code as keyof typeof ERROR_CODE_TABLE].http);
-        if (operation.method !== "HEAD") expect(ApiErrorResponseSchema.parse(JSON.parse(response.text)).error.code, what).toBe(refusal.code);
-      }
-    });
-  });
+  it.each(guarded.map((operation) => [label(operation), operation] as const))(
+    "%s: refused without the token, from a rebinding Host or a foreign Origin",
+    async (_name, operation) => {
+      const world = worldFor(operation);
+      const known = box.known(world);
+      await withAgent(world, false, async (agent) => {
+        const params = Object.fromEntries(operation.pathParams.map((name) => [name, encodeURIComponent(known[name]?.[0] ?? "x")]));
+        // A body the route would accept from a good client: only the guard can be the reason for a refusal.
+        const body = fc.sample(conforming(operation.body, known), { numRuns: 1, seed: 7 })[0];
+        let before = box.snapshot();
+        for (const refusal of refusals(agent.port, agent.token)) {
+          // A pairing route accepts any extension Origin by design (that is how pairing starts).
+          if (PAIRING_ROUTES.has(label(operation)) && refusal.name.startsWith("Origin chrome-extension://")) continue;
+          const response = await rawRequest(agent.port, {
+            method: operation.method,
+            target: targetOf(operation, params, refusal.query ?? ""),
+            headers: [...refusal.headers, ...(operation.body === undefined ? [] : ([["content-type", "application/json"]] as Array<[string, string]>))],
+            ...(operation.body === undefined ? {} : { body: toJsonText(body) }),
+          });
+          const after = box.snapshot();
+          const what = `${refusal.name} → ${response.status} ${response.text.slice(0, 300)}`;
+          checkAnswer(agent, response, before, after, what, operation.method);
+          before = after;
+          expect(response.status, what).toBe(ERROR_CODE_TABLE[refusal.code as keyof typeof ERROR_CODE_TABLE].http);
+          if (operation.method !== "HEAD") expect(ApiErrorResponseSchema.parse(JSON.parse(response.text)).error.code, what).toBe(refusal.code);
+        }
+      });
+    },
+  );
 
   it("refuses any Host that is not a loopback name with the agent's port, on every route (fuzzed Host)", async () => {
     await withAgent("review", false, async (agent) => {
       const loopback = new Set([`127.0.0.1:${agent.port}`, `localhost:${agent.port}`, `[::1]:${agent.port}`]);
       const host = fc.oneof(
         fc.domain().map((name) => `${name}:${agent.port}`),
-        fc.tuple(fc.constantFrom("127.0.0.1", "localhost", "[::1]"), fc.string({ unit: "grapheme-ascii", maxLength: 12 })).map(([name, rest]) => `${name}${rest}`),
-        fc.tuple(fc.string({ unit: "grapheme-ascii", maxLength: 12 }), fc.constantFrom("127.0.0.1", "localhost")).map(([rest, name]) => `${rest}${name}:${agent.port}`),
+        fc
+          .tuple(fc.constantFrom("127.0.0.1", "localhost", "[::1]"), fc.string({ unit: "grapheme-ascii", maxLength: 12 }))
+          .map(([name, rest]) => `${name}${rest}`),
+        fc
+          .tuple(fc.string({ unit: "grapheme-ascii", maxLength: 12 }), fc.constantFrom("127.0.0.1", "localhost"))
+          .map(([rest, name]) => `${rest}${name}:${agent.port}`),
         fc.ipV4().map((ip) => `${ip}:${agent.port}`),
       );
       const known = box.known("review");
@@ -377,7 +518,14 @@ describe("route fuzzing: the guard refuses every route that needs the token", ()
         fc.asyncProperty(fc.constantFrom(...guarded), host, async (operation, value) => {
           const clean = value.replace(/[^\x21-\x7e]/g, "");
           const params = Object.fromEntries(operation.pathParams.map((name) => [name, encodeURIComponent(known[name]?.[0] ?? "x")]));
-          const response = await rawRequest(agent.port, { method: operation.method, target: targetOf(operation, params), headers: [["host", clean], ["authorization", `Bearer ${agent.token}`]] });
+          const response = await rawRequest(agent.port, {
+            method: operation.method,
+            target: targetOf(operation, params),
+            headers: [
+              ["host", clean],
+              ["authorization", `Bearer ${agent.token}`],
+            ],
+          });
           const after = box.snapshot();
           const what = `${label(operation)} Host ${JSON.stringify(clean)} → ${response.status} ${response.text.slice(0, 200)}`;
           try {

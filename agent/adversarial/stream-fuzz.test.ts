@@ -46,7 +46,8 @@ afterAll(async () => {
 
 type Frame = { text: string; binary?: boolean } | { bytes: Buffer };
 
-const hello = (token: string): string => JSON.stringify({ type: "hello", token, adapter_id: "fuzz-extension", adapter_kinds: ["browser_dom"], schema_version: 1 });
+const hello = (token: string): string =>
+  JSON.stringify({ type: "hello", token, adapter_id: "fuzz-extension", adapter_kinds: ["browser_dom"], schema_version: 1 });
 const batchOf = (events: unknown[], snapshots: unknown[] = []): string =>
   toJsonText({ type: "batch", batch: { batch_id: randomUUID(), events, snapshots, schema_version: 1 } });
 
@@ -162,7 +163,9 @@ async function expectHealthy(): Promise<void> {
 
 describe("observation WebSocket fuzzing", () => {
   it("closes with 4401 (or 1009) on any first frame that is not hello with the token, and stores nothing", async () => {
-    const validBatch = fc.uuid().map((eventId): Frame => ({ text: batchOf([{ ...JSON.parse(JSON.stringify(sampleEvent)), event_id: eventId, learn_session_id: sessionId }]) }));
+    const validBatch = fc
+      .uuid()
+      .map((eventId): Frame => ({ text: batchOf([{ ...JSON.parse(JSON.stringify(sampleEvent)), event_id: eventId, learn_session_id: sessionId }]) }));
     const firstFrame = fc.oneof(
       badFrame,
       fc.constant({ text: hello("A".repeat(43)) }),
@@ -172,16 +175,20 @@ describe("observation WebSocket fuzzing", () => {
     );
     await fc.assert(
       // What follows may be a correct hello and a batch: a socket refused once must stay refused.
-      fc.asyncProperty(firstFrame, fc.array(fc.oneof(badFrame, fc.constant({ text: hello(agent.token) }), validBatch), { maxLength: 3 }), async (first, rest) => {
-        const before = box.snapshot();
-        const conversation = await converse([first, ...rest]);
-        const context = `first frame ${("text" in first ? first.text : first.bytes.toString("latin1")).slice(0, 200)} → ${conversation.closeCode} ${conversation.raw.join(" | ").slice(0, 300)}`;
-        // ws closes with 1009 on the first frame over maxPayload, whichever comes first: that or our 4401.
-        const oversized = [first, ...rest].some((frame) => ("bytes" in frame ? frame.bytes.length : Buffer.byteLength(frame.text)) > MAX_PAYLOAD);
-        expect(oversized ? [CAPTURE_CLOSE_CODES.unauthorized, 1009] : [CAPTURE_CLOSE_CODES.unauthorized], context).toContain(conversation.closeCode);
-        expect(conversation.frames, context).toEqual([]);
-        expect(diffMemoryTrees(before, box.snapshot()), context).toEqual([]);
-      }),
+      fc.asyncProperty(
+        firstFrame,
+        fc.array(fc.oneof(badFrame, fc.constant({ text: hello(agent.token) }), validBatch), { maxLength: 3 }),
+        async (first, rest) => {
+          const before = box.snapshot();
+          const conversation = await converse([first, ...rest]);
+          const context = `first frame ${("text" in first ? first.text : first.bytes.toString("latin1")).slice(0, 200)} → ${conversation.closeCode} ${conversation.raw.join(" | ").slice(0, 300)}`;
+          // ws closes with 1009 on the first frame over maxPayload, whichever comes first: that or our 4401.
+          const oversized = [first, ...rest].some((frame) => ("bytes" in frame ? frame.bytes.length : Buffer.byteLength(frame.text)) > MAX_PAYLOAD);
+          expect(oversized ? [CAPTURE_CLOSE_CODES.unauthorized, 1009] : [CAPTURE_CLOSE_CODES.unauthorized], context).toContain(conversation.closeCode);
+          expect(conversation.frames, context).toEqual([]);
+          expect(diffMemoryTrees(before, box.snapshot()), context).toEqual([]);
+        },
+      ),
       { numRuns: RUNS, ...seeded, endOnFailure: true },
     );
     await expectHealthy();
@@ -191,8 +198,18 @@ describe("observation WebSocket fuzzing", () => {
     const after = fc.array(
       fc.oneof(
         { arbitrary: badFrame.map((frame) => ({ frame, batch: false })), weight: 1 },
-        { arbitrary: fc.array(event, { maxLength: 4 }).map((events) => ({ frame: { text: batchOf(events).replaceAll("SESSION", sessionId) } as Frame, batch: true })), weight: 3 },
-        { arbitrary: fc.array(conforming(undefined, {}), { minLength: 1, maxLength: 2 }).map((snapshots) => ({ frame: { text: batchOf([], snapshots) } as Frame, batch: true })), weight: 1 },
+        {
+          arbitrary: fc
+            .array(event, { maxLength: 4 })
+            .map((events) => ({ frame: { text: batchOf(events).replaceAll("SESSION", sessionId) } as Frame, batch: true })),
+          weight: 3,
+        },
+        {
+          arbitrary: fc
+            .array(conforming(undefined, {}), { minLength: 1, maxLength: 2 })
+            .map((snapshots) => ({ frame: { text: batchOf([], snapshots) } as Frame, batch: true })),
+          weight: 1,
+        },
         { arbitrary: fc.constant({ frame: { text: JSON.stringify({ type: "heartbeat" }) } as Frame, batch: false }), weight: 1 },
         { arbitrary: fc.constant({ frame: { text: hello(agent.token) } as Frame, batch: false }), weight: 1 },
       ),
@@ -230,7 +247,10 @@ describe("observation WebSocket fuzzing", () => {
           // The batch in flight comes before the frame that closed the socket; nothing after it is stored.
           const closing = frames.findIndex(({ frame }) => closesTheSocket(frame));
           const batchIds = frames.slice(0, closing < 0 ? frames.length : closing).map(({ frame }) => ("text" in frame ? eventIdsOf(frame.text) : []));
-          expect(batchIds.some((ids) => unacked.every((id) => ids.includes(id))), `stored without an ack, and not the batch in flight: ${context}`).toBe(true);
+          expect(
+            batchIds.some((ids) => unacked.every((id) => ids.includes(id))),
+            `stored without an ack, and not the batch in flight: ${context}`,
+          ).toBe(true);
         }
         expect(new Set(storedAfter).size, `an event stored twice: ${context}`).toBe(storedAfter.length);
         if (storedNow.length === 0 && stored.length === 0) expect(diffMemoryTrees(before, box.snapshot()), context).toEqual([]);

@@ -125,7 +125,11 @@ async function wireAbilities(options: BuildAppOptions, { clock, sessions, propos
 
 /** The one executor: the configured one, else the agent's own in the managed Chromium unless a lease is given. */
 function executorOf(options: BuildAppOptions): (input: ExecuteInput) => Promise<ExecuteResult> {
-  return options.execute ?? ((input) => execute({ ...input, browser: input.browser ?? managedBrowser(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }) }));
+  return (
+    options.execute ??
+    ((input) =>
+      execute({ ...input, browser: input.browser ?? managedBrowser(options.chromiumPath === undefined ? {} : { chromiumPath: options.chromiumPath }) }))
+  );
 }
 
 async function wireRuns(options: BuildAppOptions, learning: LearningServices, owned: AbilityServices, logError: LogError): Promise<RunServices> {
@@ -136,14 +140,35 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
   // In-tab runs (issue #21): tabs lent by the connected extension; a Stop in the page cancels the run.
   const tabRelay = createTabRelay({ newId: () => crypto.randomUUID() });
   const userTab =
-    options.userTab ?? createUserTabProvider({ relay: tabRelay, onStop: (dispatchId, stop) => void runs.cancel(dispatchId, `Stopped in the tab: ${stop.message}.`).catch(() => undefined) });
+    options.userTab ??
+    createUserTabProvider({
+      relay: tabRelay,
+      onStop: (dispatchId, stop) => void runs.cancel(dispatchId, `Stopped in the tab: ${stop.message}.`).catch(() => undefined),
+    });
   const specs = createRunSpecSource({ memory, registry, abilities, proposals });
-  const runs = createRunService({ memory, clock, specs, registry, abilities, execute: runExecutor, userTab, confirmationTimeoutMs: options.runConfirmationTimeoutMs, logError });
+  const runs = createRunService({
+    memory,
+    clock,
+    specs,
+    registry,
+    abilities,
+    execute: runExecutor,
+    userTab,
+    confirmationTimeoutMs: options.runConfirmationTimeoutMs,
+    logError,
+  });
   // Issue #16: Autonomous Agent Practice plays a skill through the same executor and browser as a run.
   const practice = createPracticeService({ memory, registry, specs, proposals, sessions, events, clock, execute: runExecutor, logError });
   sessions.setModeLauncher("autonomous_agent_practice", practice.launcher);
   // Learn From This (§0B.6): a run's trace is its record and the flow of the skill it ran.
-  sessions.setSeedSources({ readRun: (dispatchId) => runs.get(dispatchId).then((run) => run, () => undefined), installedFlow: (abilityId) => installedFlowOf(memory, registry, abilityId) });
+  sessions.setSeedSources({
+    readRun: (dispatchId) =>
+      runs.get(dispatchId).then(
+        (run) => run,
+        () => undefined,
+      ),
+    installedFlow: (abilityId) => installedFlowOf(memory, registry, abilityId),
+  });
   // Issue #16: the Coaching Agent takes turns with the person in their tab, through the same executor (it always lends the tab).
   const coaching = createCoachingService({ sessions, memory, events, clock, execute: runExecutor, userTab, logError });
   const examples = createExampleService({ memory, registry, specs, proposals, sessions, clock });

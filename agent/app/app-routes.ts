@@ -53,7 +53,8 @@ function forgetAbility({ categories, runs }: AgentServices) {
   return async (abilityId: string): Promise<number> => {
     for (const category of categories.list()) {
       for (const item of categories.items(category.category_id).items) {
-        if (item.item_id === abilityId && (item.item_kind === "skill" || item.item_kind === "learned_ability")) await categories.unassign(category.category_id, item.item_kind, abilityId);
+        if (item.item_id === abilityId && (item.item_kind === "skill" || item.item_kind === "learned_ability"))
+          await categories.unassign(category.category_id, item.item_kind, abilityId);
       }
     }
     return (await runs.purgeAbility(abilityId)).purged.length;
@@ -86,7 +87,13 @@ export async function registerRoutes(app: HttpApp, services: AgentServices, opti
   await app.register(ingestRoutes, { ingest: services.ingest, sessions, adapters, token: services.token, tabRelay: services.tabRelay });
   await app.register(retentionRoutes, { sessions, memory, clock });
   await app.register(deprecatedRoutes, { sessions });
-  const folderSkillNames = async () => new Map((await folders.scan(new Set(registry.all().map((ability) => ability.skill_name)))).map((skill) => [skill.name, `one of the assistant's own skills (${skill.folder})`]));
+  const folderSkillNames = async () =>
+    new Map(
+      (await folders.scan(new Set(registry.all().map((ability) => ability.skill_name)))).map((skill) => [
+        skill.name,
+        `one of the assistant's own skills (${skill.folder})`,
+      ]),
+    );
   await app.register(skillImport, { memory, registry, abilities, projector, clock, otherSkillNames: folderSkillNames });
   await app.register(categoryRoutes, { categories: services.categories, onChange: () => abilities.refreshCatalog() });
 }

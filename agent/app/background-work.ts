@@ -11,7 +11,14 @@ const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
  * are swept in the same pass (issue #30): 7 days after they ended, at once when their ability is gone.
  */
 export function scheduleRetention(app: HttpApp, { sessions, clock, proposals, runs, registry }: AgentServices, options: BuildAppOptions): void {
-  const cleanup = createSessionCleanup({ sessions, memory: options.memory, clock, proposals, runs, isInstalled: (abilityId) => registry.get(abilityId) !== undefined });
+  const cleanup = createSessionCleanup({
+    sessions,
+    memory: options.memory,
+    clock,
+    proposals,
+    runs,
+    isInstalled: (abilityId) => registry.get(abilityId) !== undefined,
+  });
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const runRetention = (): Promise<void> => {
@@ -19,7 +26,8 @@ export function scheduleRetention(app: HttpApp, { sessions, clock, proposals, ru
       .runOnce()
       .then((report) => {
         if (report.failures.length > 0) app.log.error({ failures: report.failures }, "retention cleanup could not finish some sessions");
-        if (report.run_failures.length > 0) app.log.error({ failures: report.run_failures }, "retention cleanup could not purge some runs; the next sweep tries again");
+        if (report.run_failures.length > 0)
+          app.log.error({ failures: report.run_failures }, "retention cleanup could not purge some runs; the next sweep tries again");
         if (!isCleanupReportEmpty(report)) app.log.info({ retention: report }, "retention cleanup");
       })
       .catch((error: unknown) => app.log.error({ err: error }, "retention cleanup failed"))
@@ -53,7 +61,10 @@ export async function watchSkillFolders(app: HttpApp, { folders, abilities }: Ag
     await abilities.refreshAvailability();
   };
   app.addHook("onReady", async () => {
-    folderTimer = setInterval(() => void checkFolders().catch((error: unknown) => app.log.error({ err: error }, "skill folder check failed")), options.skillFoldersIntervalMs ?? 30_000);
+    folderTimer = setInterval(
+      () => void checkFolders().catch((error: unknown) => app.log.error({ err: error }, "skill folder check failed")),
+      options.skillFoldersIntervalMs ?? 30_000,
+    );
     folderTimer.unref();
   });
   app.addHook("onClose", async () => clearInterval(folderTimer));

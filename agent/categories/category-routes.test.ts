@@ -13,14 +13,19 @@ const create = async (title: string, color?: string) => {
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return answer.body.category.category_id as string;
 };
-const assign = (categoryId: string, itemId: string, kind = "skill") => agent.call("POST", `/api/categories/${categoryId}/assign`, { item_kind: kind, item_id: itemId, schema_version: 1 });
-const itemsOf = async (categoryId: string) => ((await agent.call("GET", `/api/categories/${categoryId}/items`)).body.items as Array<{ item_id: string }>).map((item) => item.item_id);
+const assign = (categoryId: string, itemId: string, kind = "skill") =>
+  agent.call("POST", `/api/categories/${categoryId}/assign`, { item_kind: kind, item_id: itemId, schema_version: 1 });
+const itemsOf = async (categoryId: string) =>
+  ((await agent.call("GET", `/api/categories/${categoryId}/items`)).body.items as Array<{ item_id: string }>).map((item) => item.item_id);
 
 describe("categories (§0C.21)", () => {
   it("R11.2-41: create category → assign skill → query items returns skill", async () => {
     agent = await startTestAgent();
     const litigation = await create("Litigation", "#2563EB");
-    expect((await assign(litigation, "learned.export-the-monthly-invoices")).body).toMatchObject({ assigned: true, assignment: { item_kind: "skill", item_id: "learned.export-the-monthly-invoices" } });
+    expect((await assign(litigation, "learned.export-the-monthly-invoices")).body).toMatchObject({
+      assigned: true,
+      assignment: { item_kind: "skill", item_id: "learned.export-the-monthly-invoices" },
+    });
     expect(await itemsOf(litigation)).toEqual(["learned.export-the-monthly-invoices"]);
     const listed = (await agent.call("GET", "/api/categories")).body;
     expect(listed).toMatchObject({ limit: CATEGORY_LIMIT, categories: [{ title: "Litigation", color: "#2563EB", item_count: 1 }] });
@@ -61,7 +66,10 @@ describe("categories (§0C.21)", () => {
     agent = await startTestAgent();
     const id = await create("Drafts");
     await create("Archive");
-    expect((await agent.call("PUT", `/api/categories/${id}`, { title: "Reviews", color: "#DC2626", schema_version: 1 })).body.category).toMatchObject({ title: "Reviews", color: "#DC2626" });
+    expect((await agent.call("PUT", `/api/categories/${id}`, { title: "Reviews", color: "#DC2626", schema_version: 1 })).body.category).toMatchObject({
+      title: "Reviews",
+      color: "#DC2626",
+    });
     expectError(await agent.call("PUT", `/api/categories/${id}`, { title: "archive", schema_version: 1 }), 400, "REQUEST_INVALID");
     expectError(await agent.call("PUT", `/api/categories/${id}`, { schema_version: 1 }), 400, "REQUEST_INVALID");
     expectError(await agent.call("PUT", "/api/categories/8d3f7c55-1b7a-4c8e-9a51-2f0d9b7e4c11", { title: "x", schema_version: 1 }), 404, "CATEGORY_NOT_FOUND");

@@ -36,17 +36,25 @@ export const categoryRoutes: FastifyPluginAsyncZod<CategoryRoutesOptions> = asyn
     return next;
   };
 
-  app.get("/api/categories", { schema: { response: { 200: CategoriesListResponseSchema } } }, async () => ({ categories: categories.list(), limit: CATEGORY_LIMIT, schema_version: 1 as const }));
+  app.get("/api/categories", { schema: { response: { 200: CategoriesListResponseSchema } } }, async () => ({
+    categories: categories.list(),
+    limit: CATEGORY_LIMIT,
+    schema_version: 1 as const,
+  }));
 
   app.post("/api/categories", { schema: { body: CreateCategoryRequestSchema, response: { 201: CategoryResponseSchema } } }, async (request, reply) => {
     const category = await serial(() => categories.create(request.body));
     return reply.status(201).send({ category, schema_version: 1 as const });
   });
 
-  app.put("/api/categories/:categoryId", { schema: { params: CategoryParamsSchema, body: UpdateCategoryRequestSchema, response: { 200: CategoryResponseSchema } } }, async (request) => ({
-    category: await serial(() => categories.update(request.params.categoryId, request.body)),
-    schema_version: 1 as const,
-  }));
+  app.put(
+    "/api/categories/:categoryId",
+    { schema: { params: CategoryParamsSchema, body: UpdateCategoryRequestSchema, response: { 200: CategoryResponseSchema } } },
+    async (request) => ({
+      category: await serial(() => categories.update(request.params.categoryId, request.body)),
+      schema_version: 1 as const,
+    }),
+  );
 
   app.delete("/api/categories/:categoryId", { schema: { params: CategoryParamsSchema, response: { 200: DeleteCategoryResponseSchema } } }, async (request) => ({
     deleted: true,
@@ -55,20 +63,32 @@ export const categoryRoutes: FastifyPluginAsyncZod<CategoryRoutesOptions> = asyn
     schema_version: 1 as const,
   }));
 
-  app.post("/api/categories/:categoryId/assign", { schema: { params: CategoryParamsSchema, body: AssignCategoryItemRequestSchema, response: { 200: CategoryAssignmentResponseSchema } } }, async (request) => ({
-    assignment: await serial(() => categories.assign(request.params.categoryId, request.body.item_kind, request.body.item_id), true),
-    assigned: true,
-    schema_version: 1 as const,
-  }));
+  app.post(
+    "/api/categories/:categoryId/assign",
+    { schema: { params: CategoryParamsSchema, body: AssignCategoryItemRequestSchema, response: { 200: CategoryAssignmentResponseSchema } } },
+    async (request) => ({
+      assignment: await serial(() => categories.assign(request.params.categoryId, request.body.item_kind, request.body.item_id), true),
+      assigned: true,
+      schema_version: 1 as const,
+    }),
+  );
 
-  app.delete("/api/categories/:categoryId/items/:itemKind/:itemId", { schema: { params: ItemParamsSchema, response: { 200: CategoryAssignmentResponseSchema } } }, async (request) => ({
-    assignment: await serial(() => categories.unassign(request.params.categoryId, request.params.itemKind, request.params.itemId), true),
-    assigned: false,
-    schema_version: 1 as const,
-  }));
+  app.delete(
+    "/api/categories/:categoryId/items/:itemKind/:itemId",
+    { schema: { params: ItemParamsSchema, response: { 200: CategoryAssignmentResponseSchema } } },
+    async (request) => ({
+      assignment: await serial(() => categories.unassign(request.params.categoryId, request.params.itemKind, request.params.itemId), true),
+      assigned: false,
+      schema_version: 1 as const,
+    }),
+  );
 
-  app.get("/api/categories/:categoryId/items", { schema: { params: CategoryParamsSchema, response: { 200: CategoryItemsResponseSchema } } }, async (request) => ({
-    ...categories.items(request.params.categoryId),
-    schema_version: 1 as const,
-  }));
+  app.get(
+    "/api/categories/:categoryId/items",
+    { schema: { params: CategoryParamsSchema, response: { 200: CategoryItemsResponseSchema } } },
+    async (request) => ({
+      ...categories.items(request.params.categoryId),
+      schema_version: 1 as const,
+    }),
+  );
 };

@@ -65,24 +65,39 @@ export async function createCategoryService(memory: MemoryStore, clock: Clock): 
     await memory.writeJson(CategoryPaths.current, next);
     categories = next;
   };
-  const sameTitle = (title: string, except?: string) => categories.some((category) => category.category_id !== except && category.title.toLowerCase() === title.toLowerCase());
+  const sameTitle = (title: string, except?: string) =>
+    categories.some((category) => category.category_id !== except && category.title.toLowerCase() === title.toLowerCase());
 
   return {
     list: () => categories.map((category) => ({ ...category, item_count: assigned.get(category.category_id)?.size ?? 0 })),
 
     async create(request) {
-      if (categories.length >= CATEGORY_LIMIT) throw new AppError("CATEGORY_LIMIT_REACHED", `You have ${CATEGORY_LIMIT} categories, the most there can be; delete one to make another.`);
+      if (categories.length >= CATEGORY_LIMIT)
+        throw new AppError("CATEGORY_LIMIT_REACHED", `You have ${CATEGORY_LIMIT} categories, the most there can be; delete one to make another.`);
       if (sameTitle(request.title)) throw new AppError("REQUEST_INVALID", `A category called "${request.title}" exists already.`);
       const at = now();
-      const category = CategorySchema.parse({ category_id: randomUUID(), title: request.title, ...(request.color === undefined ? {} : { color: request.color }), created_at: at, updated_at: at, schema_version: 1 });
+      const category = CategorySchema.parse({
+        category_id: randomUUID(),
+        title: request.title,
+        ...(request.color === undefined ? {} : { color: request.color }),
+        created_at: at,
+        updated_at: at,
+        schema_version: 1,
+      });
       await save([...categories, category]);
       return category;
     },
 
     async update(categoryId, request) {
       const category = find(categoryId);
-      if (request.title !== undefined && sameTitle(request.title, categoryId)) throw new AppError("REQUEST_INVALID", `A category called "${request.title}" exists already.`);
-      const next: Category = { ...category, ...(request.title === undefined ? {} : { title: request.title }), ...(request.color === undefined ? {} : { color: request.color }), updated_at: now() };
+      if (request.title !== undefined && sameTitle(request.title, categoryId))
+        throw new AppError("REQUEST_INVALID", `A category called "${request.title}" exists already.`);
+      const next: Category = {
+        ...category,
+        ...(request.title === undefined ? {} : { title: request.title }),
+        ...(request.color === undefined ? {} : { color: request.color }),
+        updated_at: now(),
+      };
       await save(categories.map((candidate) => (candidate.category_id === categoryId ? next : candidate)));
       return next;
     },
@@ -121,7 +136,8 @@ export async function createCategoryService(memory: MemoryStore, clock: Clock): 
       return existing;
     },
 
-    categoriesOfSkill: (abilityId) => categories.filter((category) => assigned.get(category.category_id)?.has(key("skill", abilityId)) === true).map((category) => category.category_id),
+    categoriesOfSkill: (abilityId) =>
+      categories.filter((category) => assigned.get(category.category_id)?.has(key("skill", abilityId)) === true).map((category) => category.category_id),
 
     items(categoryId) {
       const category = find(categoryId);

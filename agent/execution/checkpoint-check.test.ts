@@ -62,7 +62,15 @@ describe.skipIf(!existsSync(CHROMIUM))("checking success conditions in a live pa
       headless: true,
       pipe: true,
       userDataDir: profile,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     page = await browser.newPage();
   });
@@ -77,7 +85,10 @@ describe.skipIf(!existsSync(CHROMIUM))("checking success conditions in a live pa
     await page.setContent(`<p role="alert">Payment failed</p><p role="status">  Order   placed </p><main>Saved to Drafts</main>`);
     expect(await check('The page says "Order placed"')).toEqual({ result: "passed", details: 'found status "Order placed"' });
     expect(await check('The page says "Payment failed"')).toEqual({ result: "passed", details: 'found status "Payment failed"' });
-    expect(await check('The page says "Saved to Drafts"')).toEqual({ result: "passed", details: 'found "Saved to Drafts" in the page text (not in a status or alert region)' });
+    expect(await check('The page says "Saved to Drafts"')).toEqual({
+      result: "passed",
+      details: 'found "Saved to Drafts" in the page text (not in a status or alert region)',
+    });
     expect(await check('The page says "Order shipped"')).toEqual({
       result: "failed",
       details: 'expected the page to say "Order shipped"; status messages on the page: "Payment failed", "Order placed"; not in the page text either',
@@ -100,20 +111,32 @@ describe.skipIf(!existsSync(CHROMIUM))("checking success conditions in a live pa
   it("checks the page title and visible headings", async () => {
     await page.setContent(`<title>Orders — Shop</title><h1>Your orders</h1><h2 hidden>Archived orders</h2>`);
     expect(await check('A page titled "Orders — Shop" is shown')).toEqual({ result: "passed", details: 'page title is "Orders — Shop"' });
-    expect(await check('A page titled "Cart — Shop" is shown')).toEqual({ result: "failed", details: 'expected the page title "Cart — Shop"; the title is "Orders — Shop"' });
+    expect(await check('A page titled "Cart — Shop" is shown')).toEqual({
+      result: "failed",
+      details: 'expected the page title "Cart — Shop"; the title is "Orders — Shop"',
+    });
     expect(await check('The heading "Your orders" appears')).toEqual({ result: "passed", details: 'found heading "Your orders"' });
-    expect(await check('The heading "Archived orders" appears')).toEqual({ result: "failed", details: 'expected a heading "Archived orders"; headings on the page: "Your orders"' });
+    expect(await check('The heading "Archived orders" appears')).toEqual({
+      result: "failed",
+      details: 'expected a heading "Archived orders"; headings on the page: "Your orders"',
+    });
   });
 
   it("checks open and closed dialogs by name", async () => {
     await page.setContent(`<dialog id="a" aria-label="Confirm order"><p>Sure?</p></dialog><div role="dialog" hidden aria-label="Help"></div>`);
     expect((await check('A dialog "Confirm order" is open')).result).toBe("failed");
     expect((await check("A dialog is open")).details).toBe("expected an open dialog; none is open");
-    expect(await check('The "Confirm order" dialog is closed')).toEqual({ result: "passed", details: 'dialog "Confirm order" is not open (open dialogs: none)' });
+    expect(await check('The "Confirm order" dialog is closed')).toEqual({
+      result: "passed",
+      details: 'dialog "Confirm order" is not open (open dialogs: none)',
+    });
     await page.evaluate(() => (document.getElementById("a") as HTMLDialogElement).showModal());
     expect(await check('A dialog "Confirm order" is open')).toEqual({ result: "passed", details: 'found open dialog "Confirm order"' });
     expect(await check("A dialog is open")).toEqual({ result: "passed", details: 'found open dialog "Confirm order"' });
-    expect(await check('The "Confirm order" dialog is closed')).toEqual({ result: "failed", details: 'expected dialog "Confirm order" to be closed; it is still open' });
+    expect(await check('The "Confirm order" dialog is closed')).toEqual({
+      result: "failed",
+      details: 'expected dialog "Confirm order" to be closed; it is still open',
+    });
   });
 
   it("checks issue #14's checks: a row showing a test value, a control of that row, a count and a number that change, the address", async () => {
@@ -125,7 +148,8 @@ describe.skipIf(!existsSync(CHROMIUM))("checking success conditions in a live pa
         function add(text) { const li = document.createElement("li"); li.innerHTML = '<input type="checkbox"> ' + text; document.getElementById("l").append(li); document.querySelector("#c strong").textContent = String(document.getElementById("l").children.length); }
       </script>`);
     const values = { task_1: "Buy milk", task_2: "Walk dog", rent: "Pay rent" };
-    const checkWith = (condition: string, baseline?: Awaited<ReturnType<typeof readBaseline>>) => checkSuccessCondition(page, condition, { timeoutMs: 300, values, baseline });
+    const checkWith = (condition: string, baseline?: Awaited<ReturnType<typeof readBaseline>>) =>
+      checkSuccessCondition(page, condition, { timeoutMs: 300, values, baseline });
     expect((await checkWith("An item showing {{task_1}} is in the list")).result).toBe("passed");
     expect((await checkWith('An item showing {{task_1}} is in the "Todos" list')).result).toBe("passed");
     expect((await checkWith("An item showing {{task_2}} is in the list")).result).toBe("failed");
@@ -150,7 +174,10 @@ describe.skipIf(!existsSync(CHROMIUM))("checking success conditions in a live pa
     </script>`);
     expect(await check('A "Download receipt" button appears')).toEqual({ result: "passed", details: 'found button "Download receipt"' });
     expect(await check('A "Close panel" button appears')).toEqual({ result: "passed", details: 'found button "Close panel"' });
-    expect(await check('A "Print" button appears')).toEqual({ result: "failed", details: 'expected a button "Print"; buttons on the page: "Download receipt", "Close panel"' });
+    expect(await check('A "Print" button appears')).toEqual({
+      result: "failed",
+      details: 'expected a button "Print"; buttons on the page: "Download receipt", "Close panel"',
+    });
   });
 
   it("skips a free-text condition without looking at the page", async () => {

@@ -78,7 +78,10 @@ async function withFramesNotRead(page: Page, verdict: CheckpointVerdict): Promis
   if (verdict.result !== "failed") return verdict;
   const skipped = await framesOfOtherSites(page).catch(() => []);
   if (skipped.length === 0) return verdict;
-  return { ...verdict, details: `${verdict.details}; not looked at: ${skipped.length === 1 ? "a frame" : `${skipped.length} frames`} from ${skipped.slice(0, 3).join(", ")} (a run never reads or drives a frame of another site)` };
+  return {
+    ...verdict,
+    details: `${verdict.details}; not looked at: ${skipped.length === 1 ? "a frame" : `${skipped.length} frames`} from ${skipped.slice(0, 3).join(", ")} (a run never reads or drives a frame of another site)`,
+  };
 }
 
 export function firstLine(error: unknown): string {

@@ -89,7 +89,12 @@ type Check<K extends SuccessCheck["kind"]> = Extract<SuccessCheck, { kind: K }>;
 type Values = Readonly<Record<string, string>>;
 
 /** One look at the page: passed with the evidence found, or failed with what was there instead. */
-export async function lookOnce(page: Page, check: Exclude<SuccessCheck, { kind: "by_hand" }>, values: Values, baseline: PageFacts | undefined): Promise<CheckpointVerdict> {
+export async function lookOnce(
+  page: Page,
+  check: Exclude<SuccessCheck, { kind: "by_hand" }>,
+  values: Values,
+  baseline: PageFacts | undefined,
+): Promise<CheckpointVerdict> {
   switch (check.kind) {
     case "page_says":
       return pageSays(page, check, values);
@@ -141,7 +146,10 @@ async function pageSays(page: Page, check: Check<"page_says">, values: Values): 
   const status = statuses.find(matches);
   if (status !== undefined) return { result: "passed", details: `found status "${status}"` };
   if (matches(body)) return { result: "passed", details: `found "${check.text}" in the page text (not in a status or alert region)` };
-  return { result: "failed", details: `expected the page to say "${check.text}"; status messages on the page: ${quoteList(statuses)}; not in the page text either` };
+  return {
+    result: "failed",
+    details: `expected the page to say "${check.text}"; status messages on the page: ${quoteList(statuses)}; not in the page text either`,
+  };
 }
 
 async function dialogOpen(page: Page, check: Check<"dialog_open">): Promise<CheckpointVerdict> {
@@ -153,13 +161,20 @@ async function dialogOpen(page: Page, check: Check<"dialog_open">): Promise<Chec
   }
   const dialog = dialogs.find((candidate) => textMatcher(check.name as string, true)(candidate.name));
   if (dialog !== undefined) return { result: "passed", details: `found open dialog "${dialog.name}"` };
-  return { result: "failed", details: `expected an open dialog "${check.name}"; open dialogs: ${quoteList(dialogs.map((candidate) => candidate.name || "(unnamed)"))}` };
+  return {
+    result: "failed",
+    details: `expected an open dialog "${check.name}"; open dialogs: ${quoteList(dialogs.map((candidate) => candidate.name || "(unnamed)"))}`,
+  };
 }
 
 async function dialogClosed(page: Page, check: Check<"dialog_closed">): Promise<CheckpointVerdict> {
   const dialogs = await readAccessibleNodes(page, DIALOG_ROLES);
   const still = dialogs.find((candidate) => textMatcher(check.name, true)(candidate.name));
-  if (still === undefined) return { result: "passed", details: `dialog "${check.name}" is not open (open dialogs: ${quoteList(dialogs.map((candidate) => candidate.name || "(unnamed)"))})` };
+  if (still === undefined)
+    return {
+      result: "passed",
+      details: `dialog "${check.name}" is not open (open dialogs: ${quoteList(dialogs.map((candidate) => candidate.name || "(unnamed)"))})`,
+    };
   return { result: "failed", details: `expected dialog "${check.name}" to be closed; it is still open` };
 }
 
@@ -170,8 +185,12 @@ async function listHasValue(page: Page, check: Check<"list_has_value">, values: 
   const lists = facts.lists.filter((list) => check.list === undefined || textMatcher(check.list, true)(list.name));
   const wanted = normalize(value).toLowerCase();
   const found = lists.find((list) => list.items.some((item) => item.toLowerCase().includes(wanted)));
-  if (found !== undefined) return { result: "passed", details: `an item of the ${found.name ? `"${found.name}" ` : ""}list shows the test value of {{${check.parameter}}}` };
-  return { result: "failed", details: `no item of ${check.list ? `the "${check.list}" list` : "any list"} shows the test value of {{${check.parameter}}} (${lists.length} list(s), ${lists.reduce((sum, list) => sum + list.items.length, 0)} items)` };
+  if (found !== undefined)
+    return { result: "passed", details: `an item of the ${found.name ? `"${found.name}" ` : ""}list shows the test value of {{${check.parameter}}}` };
+  return {
+    result: "failed",
+    details: `no item of ${check.list ? `the "${check.list}" list` : "any list"} shows the test value of {{${check.parameter}}} (${lists.length} list(s), ${lists.reduce((sum, list) => sum + list.items.length, 0)} items)`,
+  };
 }
 
 async function listCount(page: Page, check: Check<"list_count">, baseline: PageFacts | undefined): Promise<CheckpointVerdict> {
@@ -184,9 +203,13 @@ async function listCount(page: Page, check: Check<"list_count">, baseline: PageF
   // Lists pair by position among the matching ones; one that appeared counted from 0 (and one that went, to 0).
   const length = Math.max(before.length, after.length);
   for (let index = 0; index < length; index += 1) {
-    if ((after[index] ?? 0) - (before[index] ?? 0) === check.delta) return { result: "passed", details: `the ${check.list ? `"${check.list}" ` : ""}list went from ${before[index] ?? 0} to ${after[index] ?? 0} items` };
+    if ((after[index] ?? 0) - (before[index] ?? 0) === check.delta)
+      return { result: "passed", details: `the ${check.list ? `"${check.list}" ` : ""}list went from ${before[index] ?? 0} to ${after[index] ?? 0} items` };
   }
-  return { result: "failed", details: `expected the ${check.list ? `"${check.list}" ` : ""}list to change by ${check.delta} item(s); item counts before ${JSON.stringify(before)}, now ${JSON.stringify(after)}` };
+  return {
+    result: "failed",
+    details: `expected the ${check.list ? `"${check.list}" ` : ""}list to change by ${check.delta} item(s); item counts before ${JSON.stringify(before)}, now ${JSON.stringify(after)}`,
+  };
 }
 
 async function controlState(page: Page, check: Check<"control_state">, values: Values): Promise<CheckpointVerdict> {
@@ -218,7 +241,10 @@ async function controlState(page: Page, check: Check<"control_state">, values: V
   const good = candidates.find((toggle) => toggle.state === check.state);
   if (good !== undefined) return { result: "passed", details: `the ${check.role} of ${where} is ${check.state}` };
   if (candidates.length === 0) return { result: "failed", details: `no ${check.role} of ${where} found (${sameRole.length} ${check.role}(es) on the page)` };
-  return { result: "failed", details: `expected the ${check.role} of ${where} to be ${check.state}; it is ${candidates.map((toggle) => toggle.state).join(", ")}` };
+  return {
+    result: "failed",
+    details: `expected the ${check.role} of ${where} to be ${check.state}; it is ${candidates.map((toggle) => toggle.state).join(", ")}`,
+  };
 }
 
 async function counter(page: Page, check: Check<"counter">, baseline: PageFacts | undefined): Promise<CheckpointVerdict> {
@@ -228,7 +254,13 @@ async function counter(page: Page, check: Check<"counter">, baseline: PageFacts 
   const numbersOf = (texts: readonly string[]) => texts.filter((text) => shape(numberShape(text))).map(firstNumberIn);
   const before = numbersOf(baseline.texts);
   const after = numbersOf(facts.texts);
-  const changed = after.some((now, index) => now !== undefined && before[index] !== undefined && (check.delta === undefined ? now !== before[index] : now - (before[index] as number) === check.delta));
+  const changed = after.some(
+    (now, index) =>
+      now !== undefined && before[index] !== undefined && (check.delta === undefined ? now !== before[index] : now - (before[index] as number) === check.delta),
+  );
   if (changed) return { result: "passed", details: `the number in "${check.pattern}" went from ${before.join(", ")} to ${after.join(", ")}` };
-  return { result: "failed", details: `expected the number in "${check.pattern}" to ${check.delta === undefined ? "change" : `change by ${check.delta}`}; before ${before.join(", ") || "none"}, now ${after.join(", ") || "none"}` };
+  return {
+    result: "failed",
+    details: `expected the number in "${check.pattern}" to ${check.delta === undefined ? "change" : `change by ${check.delta}`}; before ${before.join(", ") || "none"}, now ${after.join(", ") || "none"}`,
+  };
 }

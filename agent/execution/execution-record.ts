@@ -16,7 +16,15 @@ type CheckpointEntry = NonNullable<ExecuteResult["checkpoints"]>[number];
 
 export interface ExecutionRecord {
   /** `notNeeded`: skipped because the page did not need it (already signed in, issue #35): the execution can still pass. */
-  step(entry: { id: string; label: string; result: StepEntry["result"]; details: string; resolved_selector?: StepEntry["resolved_selector"]; relocated?: StepEntry["relocated"]; notNeeded?: boolean }): void;
+  step(entry: {
+    id: string;
+    label: string;
+    result: StepEntry["result"];
+    details: string;
+    resolved_selector?: StepEntry["resolved_selector"];
+    relocated?: StepEntry["relocated"];
+    notNeeded?: boolean;
+  }): void;
   checkpoint(checkpoint: ExecutionCheckpoint, verdict: { result: "passed" | "failed" | "skipped"; details: string }): void;
   /** Every step and checkpoint of the plan, skipped for the one reason (nothing was run); `why` words a checkpoint's own reason. */
   skipRemaining(plan: ExecutionPlan, stop: string, details: string, why?: (checkpoint: ExecutionCheckpoint) => string): void;
@@ -66,7 +74,12 @@ export function createExecutionRecord(input: ExecuteInput, startedAt: string, no
       const goal = clean(checkpoint.goal, "label");
       const details = clean(verdict.details, "text");
       const status = verdict.result === "passed" ? "reached" : verdict.result;
-      steps.push({ test_case_id: `checkpoint:${checkpoint.checkpoint_id}`, label: clean(`Checkpoint ${checkpoint.checkpoint_id}: ${checkpoint.goal}`, "label"), result: verdict.result, details });
+      steps.push({
+        test_case_id: `checkpoint:${checkpoint.checkpoint_id}`,
+        label: clean(`Checkpoint ${checkpoint.checkpoint_id}: ${checkpoint.goal}`, "label"),
+        result: verdict.result,
+        details,
+      });
       checkpoints.push({ checkpoint_id: checkpoint.checkpoint_id, goal, status, evidence: details });
       emit({ kind: "checkpoint", checkpoint_id: checkpoint.checkpoint_id, goal, status, evidence: details });
     },

@@ -14,7 +14,8 @@ import type { ReadElsewhere } from "./policy-guard";
  */
 
 /** `sign_in` (issue #35): a sign-in whose steps are skipped when the browser is already signed in, the checkpoint still proved. */
-export type ExecutionCheckpoint = Pick<CheckpointPlan, "checkpoint_id" | "goal" | "success_condition" | "step_ids"> & Partial<Pick<CheckpointPlan, "verification" | "sign_in">>;
+export type ExecutionCheckpoint = Pick<CheckpointPlan, "checkpoint_id" | "goal" | "success_condition" | "step_ids"> &
+  Partial<Pick<CheckpointPlan, "verification" | "sign_in">>;
 export type ExecutionParameter = Pick<SkillParameter, "name" | "type_hint">;
 
 /**
@@ -128,7 +129,14 @@ export interface ExecuteResult {
    * steps `step:setup-N`; `step:browser`, `step:flow`, `step:error` when nothing could be replayed)
    * or `checkpoint:<checkpoint id>`.
    */
-  steps: Array<{ test_case_id: string; label: string; result: "passed" | "failed" | "skipped"; details: string; resolved_selector?: { index: number; selector: string[] }; relocated?: { from: string; to: string } }>;
+  steps: Array<{
+    test_case_id: string;
+    label: string;
+    result: "passed" | "failed" | "skipped";
+    details: string;
+    resolved_selector?: { index: number; selector: string[] };
+    relocated?: { from: string; to: string };
+  }>;
   /** The checkpoints alone, in order, as a run reports them (`passed` is `reached`). */
   checkpoints?: Array<{ checkpoint_id: string; goal: string; status: "reached" | "failed" | "skipped"; evidence: string }>;
   policy_violation?: { code: "TEST_POLICY_VIOLATION"; message: string };

@@ -58,7 +58,13 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a page another provider 
       checkpoints: [],
       parameters: [],
       values: {},
-      policy: TestPolicySchema.parse({ policy_id: randomUUID(), mode: "controlled_live_test", allowed_domains: [`127.0.0.1:${site.port}`], forbid_external_send: true, schema_version: 1 }),
+      policy: TestPolicySchema.parse({
+        policy_id: randomUUID(),
+        mode: "controlled_live_test",
+        allowed_domains: [`127.0.0.1:${site.port}`],
+        forbid_external_send: true,
+        schema_version: 1,
+      }),
       browser: provider,
       stepTimeoutMs: 3_000,
     });
@@ -84,10 +90,24 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a page another provider 
     };
     const flow: RecorderFlow = { title: "Open", steps: [{ type: "navigate", url: `${site.origin}/leaky.html` }], step_ids: [null] };
     const before = site.requests.length;
-    const result = await execute({ flow, checkpoints: [], parameters: [], values: {}, policy: TestPolicySchema.parse({ policy_id: randomUUID(), mode: "controlled_live_test", allowed_domains: ["127.0.0.1"], schema_version: 1 }), browser: provider });
+    const result = await execute({
+      flow,
+      checkpoints: [],
+      parameters: [],
+      values: {},
+      policy: TestPolicySchema.parse({ policy_id: randomUUID(), mode: "controlled_live_test", allowed_domains: ["127.0.0.1"], schema_version: 1 }),
+      browser: provider,
+    });
 
     expect(result.overall).toBe("partial");
-    expect(result.steps).toEqual([{ test_case_id: "step:browser", label: "Get the browser to act in", result: "skipped", details: "The extension is not connected. The flow was not replayed." }]);
+    expect(result.steps).toEqual([
+      {
+        test_case_id: "step:browser",
+        label: "Get the browser to act in",
+        result: "skipped",
+        details: "The extension is not connected. The flow was not replayed.",
+      },
+    ]);
     expect(site.requests.length).toBe(before);
   });
 });

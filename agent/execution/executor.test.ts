@@ -57,9 +57,22 @@ const byId = (result: ExecuteResult, id: string) => result.steps.find((step) => 
 describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium", () => {
   let site: RehearsalSite;
   let temp: string;
-  const posts = (from: number) => site.requests.slice(from).filter((request) => request.method === "POST").map((request) => request.path);
+  const posts = (from: number) =>
+    site.requests
+      .slice(from)
+      .filter((request) => request.method === "POST")
+      .map((request) => request.path);
   const run = (input: Partial<ExecuteInput> & Pick<ExecuteInput, "flow">) =>
-    execute({ checkpoints: [], parameters: PARAMETERS, values: VALUES, policy: policy(), browser: managedBrowser({ chromiumPath: CHROMIUM, tempDir: temp }), stepTimeoutMs: 3_000, timeoutMs: 45_000, ...input });
+    execute({
+      checkpoints: [],
+      parameters: PARAMETERS,
+      values: VALUES,
+      policy: policy(),
+      browser: managedBrowser({ chromiumPath: CHROMIUM, tempDir: temp }),
+      stepTimeoutMs: 3_000,
+      timeoutMs: 45_000,
+      ...input,
+    });
 
   beforeAll(async () => {
     site = await serveRehearsalSite({ posts: { "/signup": "/welcome.html" } });
@@ -105,7 +118,11 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
 
   it("does not count the time the person takes to answer against the execution's time limit", async () => {
     const before = site.requests.length;
-    const result = await run({ flow: signupFlow(site.origin), timeoutMs: 8_000, confirm: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 8_500)) });
+    const result = await run({
+      flow: signupFlow(site.origin),
+      timeoutMs: 8_000,
+      confirm: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 8_500)),
+    });
 
     expect(byId(result, "step:s6")?.result).toBe("passed");
     expect(result.overall).toBe("passed");
@@ -115,7 +132,12 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
   it("under dry_run_only leaves the committing step out without asking, as the rehearsal does", async () => {
     const before = site.requests.length;
     let asked = 0;
-    const result = await run({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, policy: policy({ mode: "dry_run_only" }), confirm: async () => ((asked += 1), true) });
+    const result = await run({
+      flow: signupFlow(site.origin),
+      checkpoints: SIGNUP_CHECKPOINTS,
+      policy: policy({ mode: "dry_run_only" }),
+      confirm: async () => ((asked += 1), true),
+    });
 
     expect(asked).toBe(0);
     expect(posts(before)).toEqual([]);
@@ -182,13 +204,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     }
   });
 
-  it("accepts the page's own \"Are you sure?\" for a step the person confirmed, and dismisses it otherwise", async () => {
+  it('accepts the page\'s own "Are you sure?" for a step the person confirmed, and dismisses it otherwise', async () => {
     const flow: RecorderFlow = {
       title: "Clear my drafts",
-      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/account.html` }, { type: "click", selectors: [['aria/Remove all drafts[role="button"]']], offsetX: 1, offsetY: 1 }],
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/account.html` },
+        { type: "click", selectors: [['aria/Remove all drafts[role="button"]']], offsetX: 1, offsetY: 1 },
+      ],
       step_ids: [null, null, "s2"],
     };
-    const checkpoints: ExecutionCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "Drafts removed", success_condition: 'The page says "Drafts removed"', step_ids: ["s2"] }];
+    const checkpoints: ExecutionCheckpoint[] = [
+      { checkpoint_id: "cp-02", goal: "Drafts removed", success_condition: 'The page says "Drafts removed"', step_ids: ["s2"] },
+    ];
 
     const before = site.requests.length;
     const confirmed = await run({ flow, checkpoints, confirm: async () => true });
@@ -249,7 +277,9 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     // The evidence names the page's headings, the typed one scrubbed.
     expect(byId(result, "checkpoint:cp-02")?.details).toBe('expected a heading "Goodbye"; headings on the page: "Your account", "Hello, •••"');
     // Progress came as it happened, one event per result, in order.
-    expect(events.map((event) => (event.kind === "step" ? `step:${event.step_id}` : `checkpoint:${event.checkpoint_id}`))).toEqual(result.steps.map((step) => step.test_case_id));
+    expect(events.map((event) => (event.kind === "step" ? `step:${event.step_id}` : `checkpoint:${event.checkpoint_id}`))).toEqual(
+      result.steps.map((step) => step.test_case_id),
+    );
     expect(events.find((event) => event.kind === "checkpoint")).toMatchObject({ checkpoint_id: "cp-02", status: "failed" });
     for (const text of [JSON.stringify(result), JSON.stringify(events)]) {
       for (const value of ["Captain Nemo", "Captain%20Nemo", "p1n-9876"]) expect(text).not.toContain(value);
@@ -258,7 +288,10 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
 
   it("without anyone to ask (a rehearsal), reports a checkpoint that does not hold and goes on, as the rehearsal always has", async () => {
     const before = site.requests.length;
-    const checkpoints: ExecutionCheckpoint[] = [{ ...(SIGNUP_CHECKPOINTS[0] as ExecutionCheckpoint), success_condition: 'The page says "Email rejected"' }, SIGNUP_CHECKPOINTS[1] as ExecutionCheckpoint];
+    const checkpoints: ExecutionCheckpoint[] = [
+      { ...(SIGNUP_CHECKPOINTS[0] as ExecutionCheckpoint), success_condition: 'The page says "Email rejected"' },
+      SIGNUP_CHECKPOINTS[1] as ExecutionCheckpoint,
+    ];
     const result = await run({ flow: signupFlow(site.origin), checkpoints, stepTimeoutMs: 1_000, policy: policy({ mode: "controlled_live_test" }) });
 
     expect(byId(result, "checkpoint:cp-02")?.result).toBe("failed");
@@ -271,14 +304,23 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
   it("waits for a step's element as long as the step's own Recorder timeout says, and only the run's step wait without one", async () => {
     const lateFlow = (timeout?: number): RecorderFlow => ({
       title: "Load the orders",
-      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/late.html` }, { type: "click", selectors: [["#load-orders"]], offsetX: 1, offsetY: 1, ...(timeout === undefined ? {} : { timeout }) }],
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/late.html` },
+        { type: "click", selectors: [["#load-orders"]], offsetX: 1, offsetY: 1, ...(timeout === undefined ? {} : { timeout }) },
+      ],
       step_ids: [null, null, "s1"],
     });
-    const checkpoints: ExecutionCheckpoint[] = [{ checkpoint_id: "cp-01", goal: "Orders shown", success_condition: 'The page says "Orders loaded"', step_ids: ["s1"] }];
+    const checkpoints: ExecutionCheckpoint[] = [
+      { checkpoint_id: "cp-01", goal: "Orders shown", success_condition: 'The page says "Orders loaded"', step_ids: ["s1"] },
+    ];
 
     // The button appears 3 s after load: the run's 1 s step wait misses it.
     const short = await run({ flow: lateFlow(), checkpoints, stepTimeoutMs: 1_000 });
-    expect(byId(short, "step:s1")).toMatchObject({ result: "failed", details: "none of the 1 selector alternatives found the element within 1 s: 1 #load-orders" });
+    expect(byId(short, "step:s1")).toMatchObject({
+      result: "failed",
+      details: "none of the 1 selector alternatives found the element within 1 s: 1 #load-orders",
+    });
 
     // The same run's wait, with the step's own 8 s: it waits for the button and the checkpoint holds.
     const waited = await run({ flow: lateFlow(8_000), checkpoints, stepTimeoutMs: 1_000 });
@@ -289,7 +331,11 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
 
   it("opens an address with the run's inputs where the recorded one had typed values, encoded, and opens nothing without them (issue #35)", async () => {
     const before = site.requests.length;
-    const flow: RecorderFlow = { title: "Open the page", steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/signup.html?plan={{plan}}&who={{nickname}}&do=edit` }], step_ids: [null, "s1"] };
+    const flow: RecorderFlow = {
+      title: "Open the page",
+      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/signup.html?plan={{plan}}&who={{nickname}}&do=edit` }],
+      step_ids: [null, "s1"],
+    };
     const result = await run({ flow });
     expect(byId(result, "step:s1")?.result).toBe("passed");
     expect(site.requests.slice(before).find((request) => request.path === "/signup.html")?.search).toBe("?plan=Pro&who=Captain%20Nemo&do=edit");
@@ -306,7 +352,10 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     flow.steps[4] = { type: "change", selectors: [["#old-password"]], value: "{{password}}" };
     const result = await run({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 1_000, confirm: async () => true });
 
-    expect(byId(result, "step:s4")).toMatchObject({ result: "failed", details: "none of the 1 selector alternatives found the element within 1 s: 1 #old-password" });
+    expect(byId(result, "step:s4")).toMatchObject({
+      result: "failed",
+      details: "none of the 1 selector alternatives found the element within 1 s: 1 #old-password",
+    });
     expect(byId(result, "step:s6")).toMatchObject({ result: "skipped", details: "not run: s4 failed" });
     expect(result.stopped).toBeUndefined();
     expect(result.page_seen).toMatchObject({ url: `${site.origin}/signup.html`, title: "Sign up — Rehearsal Shop", headings: ["Create your account"] });
@@ -331,7 +380,14 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
         }, 500);
       }
     };
-    const result = await run({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 30_000, signal: controller.signal, confirm: async () => true, onProgress });
+    const result = await run({
+      flow,
+      checkpoints: SIGNUP_CHECKPOINTS,
+      stepTimeoutMs: 30_000,
+      signal: controller.signal,
+      confirm: async () => true,
+      onProgress,
+    });
     const stoppedWithin = Date.now() - abortedAt;
 
     expect(abortedAt).toBeGreaterThan(0);
@@ -444,7 +500,10 @@ describe("a flow with nothing to do in a browser", () => {
 
     expect(leased).toBe(0);
     expect(result.overall).toBe("partial");
-    expect(result.steps.find((step) => step.test_case_id === "checkpoint:cp1")).toMatchObject({ result: "skipped", details: 'not machine-checkable; confirm by hand: "`git push` ran and exited with code 0" (nothing in this flow acts in a browser)' });
+    expect(result.steps.find((step) => step.test_case_id === "checkpoint:cp1")).toMatchObject({
+      result: "skipped",
+      details: 'not machine-checkable; confirm by hand: "`git push` ran and exited with code 0" (nothing in this flow acts in a browser)',
+    });
     // A terminal routine has no viewport: its report lists its checkpoints, not the Recorder's set-up.
     expect(result.steps.map((step) => step.test_case_id)).toEqual(["checkpoint:cp1"]);
     expect(JSON.stringify(result.steps)).not.toMatch(/viewport/i);

@@ -60,7 +60,10 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
   } catch (error) {
     if (error instanceof Cancelled) {
       // The browser may still arrive: give it back.
-      void leasing.then((late) => late.release(), () => undefined);
+      void leasing.then(
+        (late) => late.release(),
+        () => undefined,
+      );
       record.skipRemaining(plan, "cancelled", "not run: cancelled");
       return finishCancelled(execution);
     }
@@ -74,9 +77,11 @@ export async function execute(input: ExecuteInput): Promise<ExecuteResult> {
 
 /** Its only steps are the Recorder's set-up: what is left to say is each checkpoint, for the person to confirm. */
 function checkpointsByHand({ plan, record, cancel }: Execution): ExecuteResult {
-  const byHand = (checkpoint: ExecutionCheckpoint) => `${BY_HAND_REASON}: "${clamp(checkpoint.success_condition, 240)}" (nothing in this flow acts in a browser)`;
+  const byHand = (checkpoint: ExecutionCheckpoint) =>
+    `${BY_HAND_REASON}: "${clamp(checkpoint.success_condition, 240)}" (nothing in this flow acts in a browser)`;
   // Its set-up (a viewport a terminal routine never had) is not listed as "not replayed".
-  for (const checkpoint of [...plan.checkpointsBefore, ...plan.groups.flatMap((group) => group.checkpointsAfter)]) record.checkpoint(checkpoint, { result: "skipped", details: byHand(checkpoint) });
+  for (const checkpoint of [...plan.checkpointsBefore, ...plan.groups.flatMap((group) => group.checkpointsAfter)])
+    record.checkpoint(checkpoint, { result: "skipped", details: byHand(checkpoint) });
   cancel.dispose();
   return record.finish();
 }
@@ -90,15 +95,33 @@ async function replayIn(execution: Execution, lease: BrowserLease, browserLabel:
   try {
     try {
       // Guard the network before the flow's first request.
-      undo.push(await within(guardNetwork(lease, input.policy, watch, { onBehalfOfPerson: input.onBehalfOfPerson === true, personConfirmed: () => run.confirmedStep }), remaining(run), `the ${run.purpose} ran out of time`));
-      undo.push(await within(preparePage(lease.page, input.policy, watch, { personConfirmed: () => run.confirmedStep }), remaining(run), `the ${run.purpose} ran out of time`));
+      undo.push(
+        await within(
+          guardNetwork(lease, input.policy, watch, { onBehalfOfPerson: input.onBehalfOfPerson === true, personConfirmed: () => run.confirmedStep }),
+          remaining(run),
+          `the ${run.purpose} ran out of time`,
+        ),
+      );
+      undo.push(
+        await within(
+          preparePage(lease.page, input.policy, watch, { personConfirmed: () => run.confirmedStep }),
+          remaining(run),
+          `the ${run.purpose} ran out of time`,
+        ),
+      );
     } catch (error) {
       throw new BrowserUnusable(`The browser's page could not be prepared (${firstLine(error)}). The flow was not replayed.`);
     }
     await replayFlow(run);
   } catch (error) {
     if (error instanceof BrowserUnusable) record.step({ id: "browser", label: browserLabel, result: "skipped", details: error.message });
-    else record.step({ id: "error", label: "Replay the recorded flow", result: "failed", details: `the ${run.purpose} stopped unexpectedly: ${firstLine(error)}` });
+    else
+      record.step({
+        id: "error",
+        label: "Replay the recorded flow",
+        result: "failed",
+        details: `the ${run.purpose} stopped unexpectedly: ${firstLine(error)}`,
+      });
   } finally {
     cancel.over.abort();
     for (const item of undo.reverse()) await item.dispose().catch(() => undefined);

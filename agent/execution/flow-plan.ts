@@ -59,7 +59,14 @@ export function planExecution(flow: RecorderFlow, checkpoints: readonly Executio
       return;
     }
     if (stepId === null) setupCount += 1;
-    groups.push({ stepId: stepId === null ? `setup-${setupCount}` : stepId, label: stepLabel(step), indexes: [index], checkpointsAfter: [], checkpointsStarting: [], consequence: undefined });
+    groups.push({
+      stepId: stepId === null ? `setup-${setupCount}` : stepId,
+      label: stepLabel(step),
+      indexes: [index],
+      checkpointsAfter: [],
+      checkpointsStarting: [],
+      consequence: undefined,
+    });
   });
 
   // A checkpoint is checked after the last group that replays one of its steps. One whose steps are

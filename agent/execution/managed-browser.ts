@@ -41,7 +41,8 @@ export interface ManagedBrowserOptions {
 export function managedBrowser(options: ManagedBrowserOptions = {}): BrowserProvider {
   const chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM_PATH;
   const provider: BrowserProvider = async ({ deadline }) => {
-    if (!existsSync(chromiumPath)) throw new BrowserUnavailable(`No Chromium at ${chromiumPath}: install Debian's chromium package (or set the agent's Chromium path).`);
+    if (!existsSync(chromiumPath))
+      throw new BrowserUnavailable(`No Chromium at ${chromiumPath}: install Debian's chromium package (or set the agent's Chromium path).`);
     const profile = await mkdtemp(path.join(options.tempDir ?? tmpdir(), MANAGED_PROFILE_PREFIX));
     const removeProfile = () => rm(profile, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
     let browser: Browser;

@@ -18,7 +18,13 @@ describe.skipIf(!existsSync(CHROMIUM))("what the page showed where an execution 
   let temp: string;
   beforeAll(async () => {
     temp = await mkdtemp(path.join(tmpdir(), "elnor-page-seen-"));
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, pipe: true, userDataDir: path.join(temp, "profile"), args: [...CHROMIUM_ARGS] });
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      pipe: true,
+      userDataDir: path.join(temp, "profile"),
+      args: [...CHROMIUM_ARGS],
+    });
     page = await browser.newPage();
     await page.setViewport({ width: 800, height: 600, deviceScaleFactor: 1 });
   });
@@ -78,7 +84,13 @@ describe.skipIf(!existsSync(CHROMIUM))("what the page showed where an execution 
     const screenshotPath = path.join(temp, "stop.png");
     const seen = await readPageSeen(page, { redact: (text) => scrubber.scrub(text), holdsValue: (text) => scrubber.contains(text), screenshotPath });
 
-    expect(seen).toEqual({ url: "about:blank", title: "Hi •••", headings: ["Hello •••", "Settings"], buttons: ["Save", "Delete •••"], screenshot_ref: "stop.png" });
+    expect(seen).toEqual({
+      url: "about:blank",
+      title: "Hi •••",
+      headings: ["Hello •••", "Settings"],
+      buttons: ["Save", "Delete •••"],
+      screenshot_ref: "stop.png",
+    });
     // The covers are gone from the page again.
     expect(await page.$$eval("body *", (elements) => elements.length)).toBe(5);
 

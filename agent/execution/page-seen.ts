@@ -54,7 +54,10 @@ export async function readPageSeen(page: Page, options: PageSeenOptions): Promis
   const { redact } = options;
   const url = page.url();
   const title = await within(page.title(), READ_TIMEOUT_MS, "timeout").catch(() => "");
-  const lists = (await within(page.evaluate(READ_SCRIPT), READ_TIMEOUT_MS, "timeout").catch(() => ({ headings: [], buttons: [] }))) as { headings: string[]; buttons: string[] };
+  const lists = (await within(page.evaluate(READ_SCRIPT), READ_TIMEOUT_MS, "timeout").catch(() => ({ headings: [], buttons: [] }))) as {
+    headings: string[];
+    buttons: string[];
+  };
   const seen: PageSeen = {
     // The address as the URL rule lets it be kept: a session id or token the app put in it is masked.
     url: clamp(redact(maskUrl(url) || url), 2000),

@@ -55,7 +55,10 @@ export async function waitForSettledPage(page: Page, options: SettleOptions): Pr
     if (!networkIdle) return false;
     const domLeft = deadline - Date.now();
     if (domLeft <= 0) return false;
-    const quiet = (await page.mainFrame().evaluate(DOM_QUIET_SCRIPT(quietMs, domLeft)).catch(() => undefined)) as boolean | undefined;
+    const quiet = (await page
+      .mainFrame()
+      .evaluate(DOM_QUIET_SCRIPT(quietMs, domLeft))
+      .catch(() => undefined)) as boolean | undefined;
     // Undefined: the document went away mid-wait (a navigation); wait for the next one.
     if (quiet === true) return true;
     if (quiet === false) return false;

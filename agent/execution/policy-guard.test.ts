@@ -30,7 +30,9 @@ describe("the network rule of a run", () => {
     }
     expect(judgeRequest(cdnFont, "HEAD", page, policy, { resourceType: "Fetch" })).toEqual({ kind: "read_elsewhere" });
     // An embed's page is a read; the tab's own page off the sites is a navigation, refused.
-    expect(judgeRequest(new URL("https://partner.example/embed"), "GET", page, policy, { resourceType: "Document", subframe: true })).toEqual({ kind: "read_elsewhere" });
+    expect(judgeRequest(new URL("https://partner.example/embed"), "GET", page, policy, { resourceType: "Document", subframe: true })).toEqual({
+      kind: "read_elsewhere",
+    });
     expect(judgeRequest(new URL("https://partner.example/"), "GET", page, policy, { resourceType: "Document" })).toMatchObject({ kind: "refused" });
     // Writes of any kind to another host, and a read of unknown kind.
     for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) {

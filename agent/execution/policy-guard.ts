@@ -130,11 +130,16 @@ export function judgeRequest(url: URL, method: string, pageOrigin: string | unde
     return { kind: "refused", reason: notAllowedMessage(url, policy.allowed_domains) };
   }
   if (SAFE_METHODS.has(method)) return { kind: "allowed" };
-  if (policy.mode === "read_only") return { kind: "refused", reason: `${method} ${url.origin}${url.pathname} refused: the read_only test policy allows no writes` };
+  if (policy.mode === "read_only")
+    return { kind: "refused", reason: `${method} ${url.origin}${url.pathname} refused: the read_only test policy allows no writes` };
   const confirmedDelete = context.onBehalfOfPerson === true && context.personConfirmed === true;
-  if (policy.forbid_destructive_writes && method === "DELETE" && !confirmedDelete) return { kind: "refused", reason: `DELETE ${url.origin}${url.pathname} refused: the test policy forbids destructive writes` };
+  if (policy.forbid_destructive_writes && method === "DELETE" && !confirmedDelete)
+    return { kind: "refused", reason: `DELETE ${url.origin}${url.pathname} refused: the test policy forbids destructive writes` };
   if (policy.forbid_external_send && url.origin !== pageOrigin) {
-    return { kind: "refused", reason: `${method} to ${url.origin} refused: the test policy forbids sending to another origin than the page's (${pageOrigin ?? "none"})` };
+    return {
+      kind: "refused",
+      reason: `${method} to ${url.origin} refused: the test policy forbids sending to another origin than the page's (${pageOrigin ?? "none"})`,
+    };
   }
   return { kind: "allowed" };
 }
@@ -178,7 +183,11 @@ export async function guardNetwork(
       url = undefined;
     }
     const method = event.request.method.toUpperCase();
-    const context: RequestContext = { resourceType: event.resourceType, onBehalfOfPerson: options.onBehalfOfPerson === true, personConfirmed: options.personConfirmed?.() === true };
+    const context: RequestContext = {
+      resourceType: event.resourceType,
+      onBehalfOfPerson: options.onBehalfOfPerson === true,
+      personConfirmed: options.personConfirmed?.() === true,
+    };
     const pageOrigin = safeOrigin(lease.page.url());
     let verdict = url === undefined ? ({ kind: "allowed" } as const) : judgeRequest(url, method, pageOrigin, policy, context);
     // Only a document that would be refused is worth asking about: is it an embed (a read) or a tab's own page?
@@ -262,7 +271,12 @@ const SUBMIT_GUARD_SCRIPT = `(() => {
  * The submit guard and the answer to native dialogs, on the page; `dispose` takes them off again
  * (the person's tab outlives the execution).
  */
-export async function preparePage(page: Page, policy: TestPolicy, watch: PolicyWatch, options: { personConfirmed?: () => boolean } = {}): Promise<{ dispose(): Promise<void> }> {
+export async function preparePage(
+  page: Page,
+  policy: TestPolicy,
+  watch: PolicyWatch,
+  options: { personConfirmed?: () => boolean } = {},
+): Promise<{ dispose(): Promise<void> }> {
   const undo: Array<() => Promise<unknown>> = [];
   if (policy.forbid_external_send) {
     await page.exposeFunction(SUBMIT_BINDING, (target: unknown, from: unknown) => {
@@ -279,7 +293,9 @@ export async function preparePage(page: Page, policy: TestPolicy, watch: PolicyW
     const asks = dialog.type() === "confirm" || dialog.type() === "prompt";
     const byPerson = asks && policy.mode !== "read_only" && policy.mode !== "dry_run_only" && options.personConfirmed?.() === true;
     const refuse = asks && !byPerson && (policy.forbid_destructive_writes || policy.mode === "read_only" || policy.mode === "dry_run_only");
-    watch.notes.push(`the page asked (${dialog.type()}) "${clamp(dialog.message(), 120)}": ${refuse ? "dismissed under the test policy" : byPerson ? "accepted, as the person confirmed this step" : "accepted"}`);
+    watch.notes.push(
+      `the page asked (${dialog.type()}) "${clamp(dialog.message(), 120)}": ${refuse ? "dismissed under the test policy" : byPerson ? "accepted, as the person confirmed this step" : "accepted"}`,
+    );
     (refuse ? dialog.dismiss() : dialog.accept()).catch(() => undefined);
   };
   page.on("dialog", onDialog);

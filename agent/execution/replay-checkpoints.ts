@@ -17,7 +17,10 @@ export async function checkCheckpoints(run: Replay, list: readonly ExecutionChec
     }
     // The person confirms it (their choice, or nothing on the page can show it): not looked for in the page.
     if (checkpoint.verification?.by === "person") {
-      run.record.checkpoint(checkpoint, { result: "skipped", details: `${BY_HAND_REASON}: "${clamp(checkpoint.success_condition, 240)}"${checkpoint.verification.reason === undefined ? "" : ` (${clamp(checkpoint.verification.reason, 200)})`}` });
+      run.record.checkpoint(checkpoint, {
+        result: "skipped",
+        details: `${BY_HAND_REASON}: "${clamp(checkpoint.success_condition, 240)}"${checkpoint.verification.reason === undefined ? "" : ` (${clamp(checkpoint.verification.reason, 200)})`}`,
+      });
       continue;
     }
     let verdict: { result: "passed" | "failed" | "skipped"; details: string };
@@ -30,14 +33,21 @@ export async function checkCheckpoints(run: Replay, list: readonly ExecutionChec
       continue;
     }
     const breach = unreportedViolation(run);
-    run.record.checkpoint(checkpoint, breach === undefined ? verdict : { result: "failed", details: `test policy: ${breach} (while checking: ${verdict.details})` });
+    run.record.checkpoint(
+      checkpoint,
+      breach === undefined ? verdict : { result: "failed", details: `test policy: ${breach} (while checking: ${verdict.details})` },
+    );
     if (breach !== undefined) await stopShort(run, run.stop ?? "the test policy was breached");
     else if (verdict.result === "failed" && run.stopOnCheckpoint) await stopShort(run, `checkpoint ${checkpoint.checkpoint_id} did not hold`);
   }
 }
 
 async function checkInPage(run: Replay, checkpoint: ExecutionCheckpoint): Promise<{ result: "passed" | "failed" | "skipped"; details: string }> {
-  const options = { timeoutMs: Math.max(0, Math.min(run.stepTimeoutMs, remaining(run))), shouldStop: () => run.watch.violation !== undefined || run.cancel.over.signal.aborted, values: run.input.values };
+  const options = {
+    timeoutMs: Math.max(0, Math.min(run.stepTimeoutMs, remaining(run))),
+    shouldStop: () => run.watch.violation !== undefined || run.cancel.over.signal.aborted,
+    values: run.input.values,
+  };
   const signIn = checkpoint.sign_in;
   // A sign-in is proved by the signed-in state, whether its steps ran or were not needed.
   const verdict = await run.cancel.orCancel(
@@ -45,5 +55,7 @@ async function checkInPage(run: Replay, checkpoint: ExecutionCheckpoint): Promis
       ? checkSignedIn(run.page, { ...checkpoint, sign_in: signIn }, options)
       : checkSuccessCondition(run.page, checkpoint.success_condition, { ...options, baseline: run.baselines.get(checkpoint.checkpoint_id) }),
   );
-  return run.alreadySignedIn.has(checkpoint.checkpoint_id) ? { ...verdict, details: `already signed in, so its steps were skipped; ${verdict.details}` } : verdict;
+  return run.alreadySignedIn.has(checkpoint.checkpoint_id)
+    ? { ...verdict, details: `already signed in, so its steps were skipped; ${verdict.details}` }
+    : verdict;
 }

@@ -30,7 +30,14 @@ export async function replayFlow(run: Replay): Promise<void> {
 /** Before a sign-in's first group, whether the browser is signed in already; false when that could not be acted on (recorded as the group's failure). */
 async function signInStillToDo(run: Replay, groupIndex: number, group: StepGroup, base: Base): Promise<boolean> {
   const signIn = run.signIns.get(groupIndex);
-  if (run.stop !== undefined || signIn === undefined || run.notNeeded.has(groupIndex) || groupIndex === run.plan.dryRunSkips || run.watch.violation !== undefined) return true;
+  if (
+    run.stop !== undefined ||
+    signIn === undefined ||
+    run.notNeeded.has(groupIndex) ||
+    groupIndex === run.plan.dryRunSkips ||
+    run.watch.violation !== undefined
+  )
+    return true;
   try {
     await signedInAlready(run, signIn);
   } catch (error) {
@@ -92,7 +99,8 @@ async function mayDo(run: Replay, group: StepGroup): Promise<boolean> {
   if (confirm === undefined || group.consequence === undefined) return true;
   const asked = Date.now();
   try {
-    run.confirmedStep = (await run.cancel.orCancel(confirm({ step_id: group.stepId, step_label: run.record.clean(group.label, "label"), reason: group.consequence }))) === true;
+    run.confirmedStep =
+      (await run.cancel.orCancel(confirm({ step_id: group.stepId, step_label: run.record.clean(group.label, "label"), reason: group.consequence }))) === true;
     return run.confirmedStep;
   } finally {
     // Time spent waiting for the person is not the execution's.
@@ -103,7 +111,11 @@ async function mayDo(run: Replay, group: StepGroup): Promise<boolean> {
 async function performGroup(run: Replay, group: StepGroup, base: Base): Promise<void> {
   run.watch.notes = [];
   try {
-    for (const checkpoint of group.checkpointsStarting) run.baselines.set(checkpoint.checkpoint_id, await run.cancel.orCancel(readBaseline(run.page, checkpoint.success_condition, Math.min(BASELINE_SETTLE_MAX_MS, remaining(run)))));
+    for (const checkpoint of group.checkpointsStarting)
+      run.baselines.set(
+        checkpoint.checkpoint_id,
+        await run.cancel.orCancel(readBaseline(run.page, checkpoint.success_condition, Math.min(BASELINE_SETTLE_MAX_MS, remaining(run)))),
+      );
     const done = await runGroupInTime(run, group);
     const resolved = done.find((outcome) => outcome.resolved !== undefined)?.resolved;
     const relocated = done.find((outcome) => outcome.relocated !== undefined)?.relocated;
@@ -113,7 +125,13 @@ async function performGroup(run: Replay, group: StepGroup, base: Base): Promise<
       run.record.step({ ...base, result: "failed", details: `test policy: ${breach}${details ? ` (${details})` : ""}` });
       await stopShort(run, run.stop ?? "the test policy was breached");
     } else {
-      run.record.step({ ...base, result: "passed", details, ...(resolved !== undefined ? { resolved_selector: resolved } : {}), ...(relocated !== undefined ? { relocated } : {}) });
+      run.record.step({
+        ...base,
+        result: "passed",
+        details,
+        ...(resolved !== undefined ? { resolved_selector: resolved } : {}),
+        ...(relocated !== undefined ? { relocated } : {}),
+      });
     }
   } catch (error) {
     await groupFailed(run, group, base, error);
@@ -124,7 +142,10 @@ async function performGroup(run: Replay, group: StepGroup, base: Base): Promise<
 async function runGroupInTime(run: Replay, group: StepGroup): Promise<StepOutcome[]> {
   const needed = group.indexes.reduce((sum, index) => sum + stepWaitMs(run.input.flow.steps[index] as RecorderStep, run.stepTimeoutMs) + 2_000, 0);
   const budget = Math.min(needed, remaining(run));
-  const limit = budget < needed ? `the ${run.purpose} ran out of time (${Math.round(run.timeoutMs / 1000)} s limit)` : `the step did not finish within ${Math.round(budget / 1000)} s`;
+  const limit =
+    budget < needed
+      ? `the ${run.purpose} ran out of time (${Math.round(run.timeoutMs / 1000)} s limit)`
+      : `the step did not finish within ${Math.round(budget / 1000)} s`;
   // Ended with the group, whichever way: a step still running after its time (or a cancel) must not act any more.
   const groupStop = new AbortController();
   const endGroup = () => groupStop.abort();
@@ -150,7 +171,8 @@ async function groupFailed(run: Replay, group: StepGroup, base: Base, error: unk
   } else {
     const reason = error instanceof StepFailure ? error.message : `the step could not be performed: ${firstLine(error)}`;
     const breach = unreportedViolation(run);
-    const lead = breach !== undefined && !reason.includes(breach) ? `test policy: ${breach}; ${reason}` : breach !== undefined ? `test policy: ${reason}` : reason;
+    const lead =
+      breach !== undefined && !reason.includes(breach) ? `test policy: ${breach}; ${reason}` : breach !== undefined ? `test policy: ${reason}` : reason;
     const notes = run.watch.notes.filter((note) => note !== run.watch.violation && !reason.includes(note));
     run.record.step({ ...base, result: "failed", details: [lead, ...notes].join("; ") });
     run.stop ??= `${group.stepId} failed`;
@@ -172,8 +194,18 @@ async function runSteps(run: Replay, group: StepGroup, groupSignal: AbortSignal,
       run.actions += 1;
     }
     const wait = stepWaitMs(step, run.stepTimeoutMs);
-    const stepContext: StepContext = { policy, where: run.where, purpose: run.purpose, watch: run.watch, values, stepTimeoutMs: wait, deadline: Date.now() + wait, signal: groupSignal };
-    if (run.input.confirm !== undefined && group.consequence === undefined) stepContext.beforeClick = (element, context) => askAboutElement(run, group, element, context, limit);
+    const stepContext: StepContext = {
+      policy,
+      where: run.where,
+      purpose: run.purpose,
+      watch: run.watch,
+      values,
+      stepTimeoutMs: wait,
+      deadline: Date.now() + wait,
+      signal: groupSignal,
+    };
+    if (run.input.confirm !== undefined && group.consequence === undefined)
+      stepContext.beforeClick = (element, context) => askAboutElement(run, group, element, context, limit);
     done.push(await runStep(run.page, step, stepContext));
   }
   return done;
@@ -221,7 +253,20 @@ async function signedInAlready(run: Replay, signIn: SignInGroups): Promise<boole
     if (run.actions >= input.policy.max_actions) throw new StepFailure(`the test policy allows at most ${input.policy.max_actions} actions (max_actions)`);
     run.actions += 1;
     const opened = await run.cancel.orCancel(
-      runStep(page, { type: "navigate", url: to }, { policy: input.policy, where: run.where, purpose: run.purpose, watch: run.watch, values: input.values, stepTimeoutMs: wait, deadline: Date.now() + Math.min(wait, remaining(run)), signal: run.cancel.over.signal }),
+      runStep(
+        page,
+        { type: "navigate", url: to },
+        {
+          policy: input.policy,
+          where: run.where,
+          purpose: run.purpose,
+          watch: run.watch,
+          values: input.values,
+          stepTimeoutMs: wait,
+          deadline: Date.now() + Math.min(wait, remaining(run)),
+          signal: run.cancel.over.signal,
+        },
+      ),
     );
     note = `${note}; ${opened.details.replace(/^opened/, "opened the page the sign-in led to,")}`;
   }

@@ -80,7 +80,9 @@ export interface Replay {
   readonly alreadySignedIn: Set<string>;
 }
 
-export function createReplay(parts: Pick<Replay, "input" | "plan" | "record" | "watch" | "cancel" | "clock" | "timeoutMs" | "stepTimeoutMs" | "page" | "where">): Replay {
+export function createReplay(
+  parts: Pick<Replay, "input" | "plan" | "record" | "watch" | "cancel" | "clock" | "timeoutMs" | "stepTimeoutMs" | "page" | "where">,
+): Replay {
   const { input, plan } = parts;
   return {
     ...parts,
@@ -120,7 +122,11 @@ async function seePage(run: Replay): Promise<PageSeen | undefined> {
   try {
     // The screenshot covers every value, whichever ones the reported text is scrubbed of.
     const everyValue = createTypedValueScrubber(Object.values(run.input.values));
-    return await readPageSeen(run.page, { redact: (text) => run.record.clean(text, "text"), holdsValue: (text) => everyValue.contains(text), screenshotPath: run.input.screenshotPath });
+    return await readPageSeen(run.page, {
+      redact: (text) => run.record.clean(text, "text"),
+      holdsValue: (text) => everyValue.contains(text),
+      screenshotPath: run.input.screenshotPath,
+    });
   } catch {
     return undefined;
   }

@@ -52,7 +52,10 @@ beforeAll(async () => {
   const call = (method: "GET" | "POST", url: string, payload?: unknown) => agent.call(method, url, payload);
   ({ abilityId } = await installNotesAbility(call, site, async (proposalId) => {
     if (browser === undefined) return;
-    validation = await call("POST", `/api/learn/proposals/${proposalId}/validate`, { test_values: { username: "alice", password: PASSWORD, title: "Rehearsal note" }, schema_version: 1 });
+    validation = await call("POST", `/api/learn/proposals/${proposalId}/validate`, {
+      test_values: { username: "alice", password: PASSWORD, title: "Rehearsal note" },
+      schema_version: 1,
+    });
     validationSteps = (await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body.steps;
   }));
   signInsBeforeRuns = site.signIns();
@@ -82,7 +85,11 @@ async function run(inputs: Record<string, string>): Promise<RunRecord> {
   for (;;) {
     const now = await until(dispatchId, (record) => record.state === "needs_confirmation" || record.completed_at !== undefined);
     if (now.completed_at !== undefined) return now;
-    await agent.call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: now.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+    await agent.call("POST", `/api/runs/${dispatchId}/confirm`, {
+      confirmation_id: now.pending_confirmation?.confirmation_id,
+      decision: "confirm",
+      schema_version: 1,
+    });
   }
 }
 
@@ -101,7 +108,10 @@ describe("a sign-in in a learned skill (issue #35)", () => {
     it("is validated by a rehearsal in a fresh profile that signs in with the test values (a dry run: the note is not saved)", () => {
       expect(validation?.status, JSON.stringify(validation?.body)).toBe(200);
       expect(validation?.body.validation_run.overall_result).toBe("partial");
-      expect(validationSteps.find((step) => step.test_case_id === "checkpoint:cp-01")).toMatchObject({ result: "passed", details: expect.stringMatching(/^signed in: link "Log out", no password field/) });
+      expect(validationSteps.find((step) => step.test_case_id === "checkpoint:cp-01")).toMatchObject({
+        result: "passed",
+        details: expect.stringMatching(/^signed in: link "Log out", no password field/),
+      });
       expect(validationSteps.find((step) => step.test_case_id === "rehearsal:s3")).toMatchObject({ result: "passed" });
       expect(signInsBeforeRuns).toBe(1);
       expect(site.notes()).toEqual([]);
@@ -121,10 +131,18 @@ describe("a sign-in in a learned skill (issue #35)", () => {
       // No second sign-in reached the app: the steps were skipped, and the receipts say why.
       expect(site.signIns()).toBe(signInsBeforeRuns + 1);
       const skipped = second.steps.filter((step) => step.result === "skipped");
-      expect(skipped.map((step) => step.label)).toEqual([expect.stringContaining("{{username}}"), expect.stringContaining("{{password}}"), expect.stringContaining("Log in")]);
-      for (const step of skipped) expect(step.details).toMatch(/^not needed: the browser is already signed in \(link "Log out", no password field\), so the sign-in steps were skipped/);
+      expect(skipped.map((step) => step.label)).toEqual([
+        expect.stringContaining("{{username}}"),
+        expect.stringContaining("{{password}}"),
+        expect.stringContaining("Log in"),
+      ]);
+      for (const step of skipped)
+        expect(step.details).toMatch(/^not needed: the browser is already signed in \(link "Log out", no password field\), so the sign-in steps were skipped/);
       expect(skipped.at(-1)?.details).toMatch(/opened the page the sign-in led to, http:\/\/127\.0\.0\.1:\d+\/home/);
-      expect(second.checkpoints[0]).toMatchObject({ status: "reached", evidence: expect.stringMatching(/^already signed in, so its steps were skipped; signed in: link "Log out"/) });
+      expect(second.checkpoints[0]).toMatchObject({
+        status: "reached",
+        evidence: expect.stringMatching(/^already signed in, so its steps were skipped; signed in: link "Log out"/),
+      });
       expect(second.checkpoints.every((checkpoint) => checkpoint.status === "reached")).toBe(true);
       expect(site.notes()).toEqual([
         { owner: "alice", title: "First note from a run" },
@@ -160,7 +178,11 @@ describe("a sign-in in a learned skill (issue #35)", () => {
       const result = await execute({
         flow,
         checkpoints,
-        parameters: [{ name: "username", type_hint: "text" }, { name: "password", type_hint: "secret" }, { name: "title", type_hint: "text" }],
+        parameters: [
+          { name: "username", type_hint: "text" },
+          { name: "password", type_hint: "secret" },
+          { name: "title", type_hint: "text" },
+        ],
         values: { username: "alice", password: PASSWORD, title: "Note from the person's tab" },
         policy: TestPolicySchema.parse({ policy_id: crypto.randomUUID(), mode: "live_read_safe_write", allowed_domains: ["127.0.0.1"], schema_version: 1 }),
         browser: async () => ({ where: "user_tab", browser: browser as Browser, page: tab, release: async () => undefined }),
@@ -174,7 +196,11 @@ describe("a sign-in in a learned skill (issue #35)", () => {
       expect(site.signIns()).toBe(signedInByPerson);
       expect(signedInByPerson).toBe(signInsBefore + 1);
       expect(result.steps.filter((step) => step.result === "skipped").map((step) => step.test_case_id)).toEqual(["step:s1", "step:s2", "step:s3"]);
-      expect(result.checkpoints?.[0]).toMatchObject({ goal: "Signed in as {{username}}", status: "reached", evidence: expect.stringMatching(/^already signed in, so its steps were skipped/) });
+      expect(result.checkpoints?.[0]).toMatchObject({
+        goal: "Signed in as {{username}}",
+        status: "reached",
+        evidence: expect.stringMatching(/^already signed in, so its steps were skipped/),
+      });
       expect(asked).toEqual([expect.stringContaining("Save note")]);
       expect(JSON.stringify(result)).not.toContain(PASSWORD);
       expect(site.notes().at(-1)).toEqual({ owner: "alice", title: "Note from the person's tab" });

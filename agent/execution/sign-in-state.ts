@@ -54,7 +54,8 @@ const stateScript = (known: readonly string[], name: string | undefined) => `(()
 export async function readSignInState(page: Page, plan: Pick<SignInPlan, "signed_in_controls">, name?: string): Promise<SignInState> {
   const state: SignInState = { signedIn: false, controls: [], passwordFields: 0, showsName: name === undefined ? undefined : false };
   for (const frame of page.frames()) {
-    const read = (await frame.evaluate(stateScript(plan.signed_in_controls, name)).catch(() => undefined)) as { passwords?: number; controls?: SignInState["controls"]; showsName?: boolean | null } | undefined;
+    const read = (await frame.evaluate(stateScript(plan.signed_in_controls, name)).catch(() => undefined)) as
+      { passwords?: number; controls?: SignInState["controls"]; showsName?: boolean | null } | undefined;
     if (read === undefined) continue;
     state.passwordFields += read.passwords ?? 0;
     state.controls.push(...(read.controls ?? []));
@@ -97,11 +98,16 @@ export async function checkSignedIn(
       const state = await readSignInState(page, checkpoint.sign_in, name);
       const said = describeSignInState(state);
       if (state.signedIn && state.showsName !== false) {
-        return { result: "passed", details: `signed in: ${said}${name === undefined ? "" : `; the page shows the name given for {{${checkpoint.sign_in.username_parameter}}}`}` };
+        return {
+          result: "passed",
+          details: `signed in: ${said}${name === undefined ? "" : `; the page shows the name given for {{${checkpoint.sign_in.username_parameter}}}`}`,
+        };
       }
       last = {
         result: "failed",
-        details: state.signedIn ? `signed in (${said}), but the page does not show the name given for {{${checkpoint.sign_in.username_parameter}}}` : `expected a signed-in page (a sign-out control and no password field); found ${said}`,
+        details: state.signedIn
+          ? `signed in (${said}), but the page does not show the name given for {{${checkpoint.sign_in.username_parameter}}}`
+          : `expected a signed-in page (a sign-out control and no password field); found ${said}`,
       };
     } catch (error) {
       last = { result: "failed", details: `the page could not be read: ${firstLine(error)}` };

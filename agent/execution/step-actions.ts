@@ -43,7 +43,14 @@ export async function runStep(page: Page, step: RecorderStep, context: StepConte
     case "setViewport":
       // The person's own tab keeps its size: emulating another would change the page they look at.
       if (context.where === "user_tab") return { details: `viewport left as the tab has it (recorded ${step.width}×${step.height})` };
-      await page.setViewport({ width: step.width, height: step.height, deviceScaleFactor: step.deviceScaleFactor, isMobile: step.isMobile, hasTouch: step.hasTouch, isLandscape: step.isLandscape });
+      await page.setViewport({
+        width: step.width,
+        height: step.height,
+        deviceScaleFactor: step.deviceScaleFactor,
+        isMobile: step.isMobile,
+        hasTouch: step.hasTouch,
+        isLandscape: step.isLandscape,
+      });
       return { details: `viewport ${step.width}×${step.height}` };
     case "navigate":
       return navigate(page, step.url, context);
@@ -120,7 +127,22 @@ async function navigate(page: Page, recorded: string, context: StepContext): Pro
 }
 
 /** Keys the Recorder writes for the presses it keeps; anything else is refused rather than guessed. */
-const KEYS: ReadonlySet<string> = new Set(["Enter", "Escape", "Tab", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"]);
+const KEYS: ReadonlySet<string> = new Set([
+  "Enter",
+  "Escape",
+  "Tab",
+  "Backspace",
+  "Delete",
+  "Space",
+  "ArrowUp",
+  "ArrowDown",
+  "ArrowLeft",
+  "ArrowRight",
+  "Home",
+  "End",
+  "PageUp",
+  "PageDown",
+]);
 
 function keyInput(key: string): KeyInput {
   if (!KEYS.has(key)) throw new StepFailure(`the key "${key}" is not one the executor presses`);
@@ -146,8 +168,12 @@ function fillPlaceholders(
     );
   }
   const text = value.replace(/\{\{\s*([^{}\s]+)\s*\}\}/g, (_, name: string) => encode(testValues[name] as string));
-  if (names.length === 0) return { text, described: value === "" ? "(no value was recorded for this field; left empty)" : `(a fixed value of ${value.length} characters)` };
-  return { text, described: `the ${purpose === "rehearsal" ? "test " : ""}value for ${[...new Set(names)].map((name) => `{{${name}}}`).join(", ")} (${text.length} characters)` };
+  if (names.length === 0)
+    return { text, described: value === "" ? "(no value was recorded for this field; left empty)" : `(a fixed value of ${value.length} characters)` };
+  return {
+    text,
+    described: `the ${purpose === "rehearsal" ? "test " : ""}value for ${[...new Set(names)].map((name) => `{{${name}}}`).join(", ")} (${text.length} characters)`,
+  };
 }
 
 /** Types into a field the way a person would; selects, dates and colours are set, as the Recorder does. */
@@ -166,7 +192,10 @@ async function fill(page: Page, handle: ElementHandle<Element>, value: string, s
     case "select": {
       let chosen = await handle.select(value);
       if (chosen.length === 0) {
-        const byLabel = await handle.evaluate((element, text) => [...(element as HTMLSelectElement).options].find((option) => option.label.trim() === text.trim())?.value, value);
+        const byLabel = await handle.evaluate(
+          (element, text) => [...(element as HTMLSelectElement).options].find((option) => option.label.trim() === text.trim())?.value,
+          value,
+        );
         if (byLabel !== undefined) chosen = await handle.select(byLabel);
       }
       if (chosen.length === 0) throw new StepFailure("the list has no option for the test value");
@@ -273,4 +302,3 @@ async function untilBreached(context: StepContext): Promise<false> {
   if (context.watch.violation !== undefined) return false;
   return new Promise<false>(() => undefined);
 }
-

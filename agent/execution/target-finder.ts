@@ -81,7 +81,10 @@ export async function resolveTarget(page: Page, step: TargetStep, context: FindC
   // Issue #14: every selector missed; the most similar element, if one clearly is (target-relocation.ts).
   const frame = frameAt(page, step.frame ?? []);
   if (frame !== undefined) await refuseOtherOrigin(page, frame, context);
-  const relocated = frame === undefined || context.watch.violation !== undefined || context.signal.aborted ? undefined : await relocateBySimilarity(frame, alternatives, step.hint, context.values).catch(() => undefined);
+  const relocated =
+    frame === undefined || context.watch.violation !== undefined || context.signal.aborted
+      ? undefined
+      : await relocateBySimilarity(frame, alternatives, step.hint, context.values).catch(() => undefined);
   if (relocated !== undefined) {
     if (!visible || (await relocated.handle.isVisible().catch(() => false)) || (await revealByHover(relocated.handle))) {
       const how = `relocated by similarity (${relocated.matched.join(", ")}; score ${relocated.score}) after none of the ${alternatives.length} selector alternatives matched, first ${showSelector(alternatives[0] ?? [])}`;
@@ -94,7 +97,9 @@ export async function resolveTarget(page: Page, step: TargetStep, context: FindC
   const hidden = hiddenMatch !== undefined ? `; alternative ${hiddenMatch + 1} matched an element that is not visible` : "";
   const wrongRow = otherRow !== undefined ? `; alternative ${otherRow + 1} matched a control in another row than the one the step acts on` : "";
   const tried = alternatives.map((parts, index) => `${index + 1} ${showSelector(parts)}`).join(", ");
-  throw new StepFailure(`none of the ${alternatives.length} selector alternatives found the element within ${Math.round(context.stepTimeoutMs / 1000)} s${frameNote}: ${tried}${hidden}${wrongRow}`);
+  throw new StepFailure(
+    `none of the ${alternatives.length} selector alternatives found the element within ${Math.round(context.stepTimeoutMs / 1000)} s${frameNote}: ${tried}${hidden}${wrongRow}`,
+  );
 }
 
 /** An element as a person names it: `"Save draft" (button)`, the way `describeTarget` names a recorded one. */
@@ -102,14 +107,42 @@ export async function describeElement(handle: ElementHandle<Element>): Promise<s
   // Inline, unnamed callbacks only: tsx would wrap a named inner function in a `__name` helper the page lacks.
   const { name, role } = await handle.evaluate((element) => {
     const tag = element.tagName.toLowerCase();
-    const implicit: Record<string, string> = { a: "link", button: "button", select: "combobox", textarea: "textbox", input: "textbox", h1: "heading", h2: "heading", h3: "heading" };
+    const implicit: Record<string, string> = {
+      a: "link",
+      button: "button",
+      select: "combobox",
+      textarea: "textbox",
+      input: "textbox",
+      h1: "heading",
+      h2: "heading",
+      h3: "heading",
+    };
     const type = element instanceof HTMLInputElement ? element.type : "";
-    const role = element.getAttribute("role") ?? (type === "checkbox" || type === "radio" ? type : type === "submit" || type === "button" ? "button" : (implicit[tag] ?? tag));
+    const role =
+      element.getAttribute("role") ??
+      (type === "checkbox" || type === "radio" ? type : type === "submit" || type === "button" ? "button" : (implicit[tag] ?? tag));
     const labelled = element.getAttribute("aria-labelledby");
-    const byId = labelled === null ? "" : labelled.split(/\s+/).map((id) => document.getElementById(id)?.textContent ?? "").join(" ");
-    const label = element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement ? ([...(element.labels ?? [])].map((node) => node.textContent ?? "").join(" ")) : "";
+    const byId =
+      labelled === null
+        ? ""
+        : labelled
+            .split(/\s+/)
+            .map((id) => document.getElementById(id)?.textContent ?? "")
+            .join(" ");
+    const label =
+      element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement
+        ? [...(element.labels ?? [])].map((node) => node.textContent ?? "").join(" ")
+        : "";
     const text = element instanceof HTMLElement ? element.innerText : (element.textContent ?? "");
-    const name = [element.getAttribute("aria-label"), byId, label, text, element.getAttribute("title"), element.getAttribute("placeholder"), element instanceof HTMLInputElement && (type === "submit" || type === "button") ? element.value : ""]
+    const name = [
+      element.getAttribute("aria-label"),
+      byId,
+      label,
+      text,
+      element.getAttribute("title"),
+      element.getAttribute("placeholder"),
+      element instanceof HTMLInputElement && (type === "submit" || type === "button") ? element.value : "",
+    ]
       .map((candidate) => (candidate ?? "").replace(/\s+/g, " ").trim())
       .find((candidate) => candidate !== "");
     return { name: (name ?? "").slice(0, 120), role };

@@ -13,7 +13,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 describe("a target's fingerprint from its selectors", () => {
   it("reads role and name, text, test id, id, attributes, classes, ancestors and position", () => {
     expect(
-      fingerprintOf([['aria/Save draft[role="button"]'], ["text/Save draft"], ['form#editor > div.actions > button.btn.save[name="save"]:nth-of-type(2)'], ["xpath//html/body/form/div/button[2]"]]),
+      fingerprintOf([
+        ['aria/Save draft[role="button"]'],
+        ["text/Save draft"],
+        ['form#editor > div.actions > button.btn.save[name="save"]:nth-of-type(2)'],
+        ["xpath//html/body/form/div/button[2]"],
+      ]),
     ).toEqual({
       role: "button",
       name: "Save draft",
@@ -24,7 +29,10 @@ describe("a target's fingerprint from its selectors", () => {
       ancestors: ["#editor", ".actions"],
       position: 2,
     });
-    expect(fingerprintOf([["html > body > main > ul > li:nth-of-type(2) > button"], ["xpath//html/body/main/ul/li[2]/button"]])).toMatchObject({ tag: "button", rowPosition: 2 });
+    expect(fingerprintOf([["html > body > main > ul > li:nth-of-type(2) > button"], ["xpath//html/body/main/ul/li[2]/button"]])).toMatchObject({
+      tag: "button",
+      rowPosition: 2,
+    });
   });
 });
 
@@ -34,7 +42,13 @@ describe.skipIf(!existsSync(CHROMIUM))("relocating a target whose selectors all 
   let profile: string;
   beforeAll(async () => {
     profile = await mkdtemp(path.join(tmpdir(), "elnor-relocation-"));
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, pipe: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      pipe: true,
+      userDataDir: profile,
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run"],
+    });
     page = await browser.newPage();
   });
   afterAll(async () => {
@@ -43,9 +57,12 @@ describe.skipIf(!existsSync(CHROMIUM))("relocating a target whose selectors all 
   });
 
   it("finds the most similar element after its classes and wrappers changed, and says what matched", async () => {
-    await page.setContent(`<div class="x9"><form id="editor"><div class="k2"><button class="q1" name="save">Save as draft</button><button class="q1" name="send">Send</button></div></form></div>`);
+    await page.setContent(
+      `<div class="x9"><form id="editor"><div class="k2"><button class="q1" name="save">Save as draft</button><button class="q1" name="send">Send</button></div></form></div>`,
+    );
     const selectors = [['aria/Save draft[role="button"]'], ['form#editor > div.actions > button.save[name="save"]']];
-    for (const [selector] of selectors) expect(await page.$(selector === undefined ? "none" : selector.startsWith("aria/") ? `::-p-aria(${selector.slice(5)})` : selector)).toBeNull();
+    for (const [selector] of selectors)
+      expect(await page.$(selector === undefined ? "none" : selector.startsWith("aria/") ? `::-p-aria(${selector.slice(5)})` : selector)).toBeNull();
     const found = await relocateBySimilarity(page.mainFrame(), selectors);
     expect(found).toBeDefined();
     expect(await found?.handle.evaluate((element) => element.getAttribute("name"))).toBe("save");
@@ -53,7 +70,9 @@ describe.skipIf(!existsSync(CHROMIUM))("relocating a target whose selectors all 
   });
 
   it("tells buttons of the same name apart by the row they sit in", async () => {
-    await page.setContent(`<div class="shell"><ul><li>Rice <button>Remove</button></li><li>Lentils <button>Remove</button></li><li>Oil <button>Remove</button></li></ul></div>`);
+    await page.setContent(
+      `<div class="shell"><ul><li>Rice <button>Remove</button></li><li>Lentils <button>Remove</button></li><li>Oil <button>Remove</button></li></ul></div>`,
+    );
     const found = await relocateBySimilarity(page.mainFrame(), [["html > body > main > ul > li:nth-of-type(2) > button"]], { role: "button", name: "Remove" });
     expect(await found?.handle.evaluate((element) => element.parentElement?.firstChild?.textContent?.trim())).toBe("Lentils");
   });
@@ -69,7 +88,13 @@ describe.skipIf(!existsSync(CHROMIUM))("relocating a target whose selectors all 
       constructor() { super(); this.attachShadow({ mode: "open" }).innerHTML = "<ul><li><input type=checkbox><label>Buy stamps</label></li><li><input type=checkbox><label>Post the parcel</label></li><li><input type=checkbox checked><label>Return library books</label></li></ul>"; }
     });
   </script>`;
-  const findContext = () => ({ watch: createPolicyWatch(), deadline: Date.now() + 1_500, stepTimeoutMs: 1_500, signal: new AbortController().signal, values: { errand: "post the PARCEL" } });
+  const findContext = () => ({
+    watch: createPolicyWatch(),
+    deadline: Date.now() + 1_500,
+    stepTimeoutMs: 1_500,
+    signal: new AbortController().signal,
+    values: { errand: "post the PARCEL" },
+  });
 
   it("tells whether a control sits in the row showing a text, through shadow roots", async () => {
     await page.setContent(SORTED_LIST);
@@ -81,7 +106,10 @@ describe.skipIf(!existsSync(CHROMIUM))("relocating a target whose selectors all 
   it("passes over a selector by position that finds another row's control, and finds the row by its text", async () => {
     await page.setContent(SORTED_LIST);
     // Recorded when "Return library books" was the first row; the list has since sorted it last.
-    const step = { selectors: [["html > body > errand-board", "ul > li:nth-of-type(1) > input"]], hint: { role: "checkbox", row_text: "Return library books" } };
+    const step = {
+      selectors: [["html > body > errand-board", "ul > li:nth-of-type(1) > input"]],
+      hint: { role: "checkbox", row_text: "Return library books" },
+    };
     const found = await resolveTarget(page, step, findContext(), true);
     expect(found.resolved).toBeUndefined();
     expect(await found.handle.evaluate((element) => element.nextElementSibling?.textContent)).toBe("Return library books");
@@ -89,11 +117,15 @@ describe.skipIf(!existsSync(CHROMIUM))("relocating a target whose selectors all 
     const byValue = await resolveTarget(page, { selectors: step.selectors, hint: { role: "checkbox", row_parameter: "errand" } }, findContext(), true);
     expect(await byValue.handle.evaluate((element) => element.nextElementSibling?.textContent)).toBe("Post the parcel");
     // A row-bound step whose row is not there fails rather than acting on another row.
-    await expect(resolveTarget(page, { selectors: step.selectors, hint: { role: "checkbox", row_text: "Water the plants" } }, findContext(), true)).rejects.toThrow(/another row than the one the step acts on/);
+    await expect(
+      resolveTarget(page, { selectors: step.selectors, hint: { role: "checkbox", row_text: "Water the plants" } }, findContext(), true),
+    ).rejects.toThrow(/another row than the one the step acts on/);
   });
 
   it("shows a control revealed on hover by hovering over its row", async () => {
-    await page.setContent(`<style>.row .remove { display: none } .row:hover .remove { display: inline }</style><ul><li class="row">Milk <button class="remove">Remove</button></li></ul>`);
+    await page.setContent(
+      `<style>.row .remove { display: none } .row:hover .remove { display: inline }</style><ul><li class="row">Milk <button class="remove">Remove</button></li></ul>`,
+    );
     const handle = (await page.$("button.remove"))!;
     expect(await handle.isVisible()).toBe(false);
     expect(await revealByHover(handle)).toBe(true);

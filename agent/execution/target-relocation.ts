@@ -82,7 +82,8 @@ export function fingerprintOf(selectors: readonly string[][]): TargetFingerprint
       .filter((position): position is string => position !== undefined)
       .at(-1);
     if (row !== undefined) print.rowPosition ??= Number(row);
-    for (const ancestor of compounds.slice(0, -1)) for (const token of ancestor.match(/[#.][A-Za-z_][\w-]*/g) ?? []) if (!print.ancestors.includes(token)) print.ancestors.push(token);
+    for (const ancestor of compounds.slice(0, -1))
+      for (const token of ancestor.match(/[#.][A-Za-z_][\w-]*/g) ?? []) if (!print.ancestors.includes(token)) print.ancestors.push(token);
   }
   return print;
 }
@@ -188,7 +189,17 @@ export async function relocateBySimilarity(
     print.rowPosition = hint.row_position ?? print.rowPosition;
   }
   // A fingerprint with nothing but a tag and a position would match any sibling: not enough to act on.
-  if (print.name === undefined && print.text === undefined && print.testId === undefined && print.id === undefined && print.attributes.length === 0 && print.classes.length === 0 && print.rowText === undefined && print.rowPosition === undefined) return undefined;
+  if (
+    print.name === undefined &&
+    print.text === undefined &&
+    print.testId === undefined &&
+    print.id === undefined &&
+    print.attributes.length === 0 &&
+    print.classes.length === 0 &&
+    print.rowText === undefined &&
+    print.rowPosition === undefined
+  )
+    return undefined;
   const scored = (await frame.evaluate(`(${SCORE_SCRIPT})(${JSON.stringify(print)})`)) as { index: number; score: number; second: number; matched: string[] };
   if (scored.index < 0 || scored.score < MIN_SCORE || scored.score - scored.second < MIN_MARGIN) return undefined;
   const handle = (await frame.evaluateHandle(`(${HANDLE_SCRIPT})(${scored.index})`)).asElement() as ElementHandle<Element> | null;
@@ -201,11 +212,13 @@ export async function relocateBySimilarity(
  * over its nearest visible ancestor, as a person would, and says whether it is visible now.
  */
 export async function revealByHover(handle: ElementHandle<Element>): Promise<boolean> {
-  const ancestor = (await handle.evaluateHandle((element) => {
-    let node: Element | null = element.parentElement;
-    while (node !== null && typeof node.checkVisibility === "function" && !node.checkVisibility()) node = node.parentElement;
-    return node;
-  })).asElement() as ElementHandle<Element> | null;
+  const ancestor = (
+    await handle.evaluateHandle((element) => {
+      let node: Element | null = element.parentElement;
+      while (node !== null && typeof node.checkVisibility === "function" && !node.checkVisibility()) node = node.parentElement;
+      return node;
+    })
+  ).asElement() as ElementHandle<Element> | null;
   if (ancestor === null) return false;
   try {
     await ancestor.hover();
@@ -240,7 +253,11 @@ export async function rowShows(handle: ElementHandle<Element>, wanted: string): 
       const root = node.getRootNode();
       const parent: Element | null = node.parentElement ?? (root instanceof ShadowRoot ? root.host : null);
       if (parent === null) break;
-      if (parent.matches("li, tr, [role=listitem], [role=option], [role=row], [role=treeitem]") || parent.parentElement?.matches("ul, ol, [role=list]") === true) row = parent;
+      if (
+        parent.matches("li, tr, [role=listitem], [role=option], [role=row], [role=treeitem]") ||
+        parent.parentElement?.matches("ul, ol, [role=list]") === true
+      )
+        row = parent;
       node = parent;
     }
     if (row === null) return true;

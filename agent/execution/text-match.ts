@@ -38,7 +38,11 @@ function patternSource(text: string, values: Readonly<Record<string, string>>): 
   return text
     .split(new RegExp(PLACEHOLDER.source))
     .map((part, index) => {
-      if (index % 2 === 0) return part.split(SCRUBBED).map((piece) => escapeRegExp(piece)).join(".+?");
+      if (index % 2 === 0)
+        return part
+          .split(SCRUBBED)
+          .map((piece) => escapeRegExp(piece))
+          .join(".+?");
       const value = values[part];
       return value === undefined || value.trim() === "" ? ".+?" : escapeRegExp(normalize(value));
     })

@@ -7,8 +7,7 @@ import { AppError, isAppError } from "../errors/app-error";
 
 const FASTIFY_CODE_TO_APP: Record<string, () => AppError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError("PAYLOAD_TOO_LARGE", "The request body is too large."),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
-    new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as application/json."),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as application/json."),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError("REQUEST_INVALID", "The JSON body is empty."),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError("REQUEST_INVALID", "The Content-Length header is wrong."),
   // A body-carrying method (QUERY, …) without a Content-Type header: fastify's 400, not an internal error.

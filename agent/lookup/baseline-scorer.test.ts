@@ -1,13 +1,7 @@
 import { describe, it, expect } from "vitest";
 import type { AbilityAvailabilityEntry } from "../../shared/abilities/availability";
 import { AbilityLookupResultSchema } from "../../shared/abilities/lookup-contract";
-import {
-  LOOKUP_MAX_RESULTS,
-  LOOKUP_MIN_SCORE,
-  lookupAbilities,
-  lookupRejectionReason,
-  scoreAbilityMatch,
-} from "./baseline-scorer";
+import { LOOKUP_MAX_RESULTS, LOOKUP_MIN_SCORE, lookupAbilities, lookupRejectionReason, scoreAbilityMatch } from "./baseline-scorer";
 import { baselineEntry as entry, baselineQuery as query } from "../test-support/baseline-entries";
 
 describe("scoreAbilityMatch (§0C.11C)", () => {
@@ -85,8 +79,7 @@ describe("scoreAbilityMatch (§0C.11C)", () => {
   });
 
   it("ranks lanes shared > approved > private > quarantined", () => {
-    const lane = (install_lane: AbilityAvailabilityEntry["install_lane"]) =>
-      scoreAbilityMatch("unrelated words", entry({ install_lane })).score;
+    const lane = (install_lane: AbilityAvailabilityEntry["install_lane"]) => scoreAbilityMatch("unrelated words", entry({ install_lane })).score;
     expect(lane("shared_promoted")).toBeCloseTo(0.1, 10);
     expect(lane("approved_workspace")).toBeCloseTo(0.07, 10);
     expect(lane("experimental_private")).toBeCloseTo(0.03, 10);
@@ -134,9 +127,7 @@ describe("lookupAbilities (§0C.11C)", () => {
       entry({ ability_id: "low-1", install_lane: "shared_promoted", project_scopes: [] }), // 0.15
       ...["s3", "s1", "s2"].map((id) => entry({ ...trigger, ability_id: id, install_lane: "shared_promoted" })), // 0.55
       ...["a2", "a1", "a3"].map((id) => entry({ ...trigger, ability_id: id, install_lane: "approved_workspace" })), // 0.52
-      ...["t4", "t2", "t1", "t3"].map((id) =>
-        entry({ ...trigger, ability_id: id, install_lane: "shared_promoted", checkpoint_health: "strong" }),
-      ), // 0.6
+      ...["t4", "t2", "t1", "t3"].map((id) => entry({ ...trigger, ability_id: id, install_lane: "shared_promoted", checkpoint_health: "strong" })), // 0.6
       entry({ ability_id: "low-2", install_lane: "shared_promoted", project_scopes: [] }), // 0.15
     ];
     const matches = lookupAbilities(query({ user_query: "export invoices" }), abilities);
@@ -169,22 +160,15 @@ describe("lookupAbilities (§0C.11C)", () => {
       entry({ ability_id: "approved", install_lane: "approved_workspace", trigger_phrases: ["export invoices"] }),
       entry({ ability_id: "shared", install_lane: "shared_promoted", trigger_phrases: ["export invoices"] }),
     ];
-    const matches = lookupAbilities(
-      query({ user_query: "export invoices", install_lanes_allowed: ["shared_promoted"] }),
-      abilities,
-    );
+    const matches = lookupAbilities(query({ user_query: "export invoices", install_lanes_allowed: ["shared_promoted"] }), abilities);
     expect(matches.map((m) => m.ability_id)).toEqual(["shared"]);
   });
 
   it("finds the user's private abilities by default and hides them when asked to", () => {
     const privateAbility = entry({ ability_id: "mine", trigger_phrases: ["export invoices"] });
     expect(lookupAbilities(query({ user_query: "export invoices" }), [privateAbility])).toHaveLength(1);
-    expect(
-      lookupAbilities(query({ user_query: "export invoices", include_private_owned_by_user: false }), [privateAbility]),
-    ).toHaveLength(0);
-    expect(lookupRejectionReason(query({ include_private_owned_by_user: false }), privateAbility)).toBe(
-      "install_lane_not_allowed: experimental_private",
-    );
+    expect(lookupAbilities(query({ user_query: "export invoices", include_private_owned_by_user: false }), [privateAbility])).toHaveLength(0);
+    expect(lookupRejectionReason(query({ include_private_owned_by_user: false }), privateAbility)).toBe("install_lane_not_allowed: experimental_private");
   });
 
   it("still lists private abilities when the lane is requested explicitly", () => {
@@ -211,8 +195,6 @@ describe("lookupAbilities (§0C.11C)", () => {
       { ability_id: "offline", score: expect.closeTo(0.25, 10), install_lane: "shared_promoted", usable_now: false, reason_unusable: "agent offline" },
     ]);
     expect(matches[0]).not.toHaveProperty("match_reasons");
-    expect(
-      AbilityLookupResultSchema.safeParse({ matches, created_at: "2026-01-01T00:00:00Z", schema_version: 1 }).success,
-    ).toBe(true);
+    expect(AbilityLookupResultSchema.safeParse({ matches, created_at: "2026-01-01T00:00:00Z", schema_version: 1 }).success).toBe(true);
   });
 });

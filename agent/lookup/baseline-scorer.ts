@@ -84,11 +84,7 @@ function scored(ability: AbilityAvailabilityEntry, score: number, reasons: strin
  * - title overlap counts query tokens that are substrings of the title, not whole words;
  * - a negative trigger returns score 0 regardless of anything else.
  */
-export function scoreAbilityMatch(
-  query: string,
-  ability: AbilityAvailabilityEntry,
-  projectId?: string,
-): ScoredAbility {
+export function scoreAbilityMatch(query: string, ability: AbilityAvailabilityEntry, projectId?: string): ScoredAbility {
   const tally: Tally = { score: 0, reasons: [] };
   const queryLower = query.toLowerCase();
   const queryTokens = queryLower.split(/\s+/);
@@ -112,10 +108,7 @@ export function scoreAbilityMatch(
  *   is local and single-user, so every private ability is the user's own; without this a freshly
  *   taught ability (installed privately) could not be found by the default query.
  */
-export function lookupRejectionReason(
-  query: AbilityLookupQuery,
-  ability: AbilityAvailabilityEntry,
-): string | undefined {
+export function lookupRejectionReason(query: AbilityLookupQuery, ability: AbilityAvailabilityEntry): string | undefined {
   if (ability.install_lane === "quarantined" || ability.checkpoint_health === "quarantined") {
     return "quarantined";
   }
@@ -139,10 +132,7 @@ export function compareCodeUnits(a: string, b: string): number {
  * `LOOKUP_MAX_RESULTS`, with their reasons. Equal scores are ordered by `ability_id` so the same
  * snapshot always gives the same answer.
  */
-export function rankAbilities(
-  query: AbilityLookupQuery,
-  abilities: readonly AbilityAvailabilityEntry[],
-): ScoredAbility[] {
+export function rankAbilities(query: AbilityLookupQuery, abilities: readonly AbilityAvailabilityEntry[]): ScoredAbility[] {
   return abilities
     .filter((ability) => lookupRejectionReason(query, ability) === undefined)
     .map((ability) => scoreAbilityMatch(query.user_query, ability, query.project_id))
@@ -155,10 +145,7 @@ export function rankAbilities(
  * §0C.11 / §0C.11C The `matches` of an `AbilityLookupResult`. The caller adds `created_at`, so
  * this stays free of clocks.
  */
-export function lookupAbilities(
-  query: AbilityLookupQuery,
-  abilities: readonly AbilityAvailabilityEntry[],
-): AbilityLookupResult["matches"] {
+export function lookupAbilities(query: AbilityLookupQuery, abilities: readonly AbilityAvailabilityEntry[]): AbilityLookupResult["matches"] {
   return rankAbilities(query, abilities).map((scored) => ({
     ability_id: scored.ability_id,
     score: scored.score,

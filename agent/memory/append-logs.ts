@@ -62,7 +62,7 @@ async function flush(log: AppendLog): Promise<void> {
     try {
       // One write may take only part of the bytes (a nearly full disk gives a short write, not an
       // error): keep writing the rest, so a full disk ends in ENOSPC and the truncate below.
-      for (let offset = 0; offset < bytes.length; ) {
+      for (let offset = 0; offset < bytes.length;) {
         const { bytesWritten } = await log.handle.write(bytes, offset, bytes.length - offset, null);
         if (bytesWritten === 0) throw Object.assign(new Error("The file system accepted no bytes."), { code: "EIO" });
         offset += bytesWritten;

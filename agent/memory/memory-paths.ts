@@ -58,19 +58,14 @@ export const MemoryPaths = {
   archivedSessions: "system/learning/archived/sessions",
   archivedProposal: (proposalId: string) => `system/learning/archived/proposals/${assertMemorySegment(proposalId)}`,
   observationsRoot: "system/learning/observations",
-  observationScope: (sessionId: string) =>
-    `system/learning/observation_scopes/${assertMemorySegment(sessionId)}.json`,
+  observationScope: (sessionId: string) => `system/learning/observation_scopes/${assertMemorySegment(sessionId)}.json`,
   observationFolder: (sessionId: string) => `system/learning/observations/${assertMemorySegment(sessionId)}`,
-  observationExclusions: (sessionId: string) =>
-    `system/learning/observations/${assertMemorySegment(sessionId)}/exclusions.json`,
+  observationExclusions: (sessionId: string) => `system/learning/observations/${assertMemorySegment(sessionId)}/exclusions.json`,
   /** §0C.16D `retain=true`: the user's flag that keeps a session's raw observations past the 7-day purge. */
-  observationRetention: (sessionId: string) =>
-    `system/learning/observation_retention/${assertMemorySegment(sessionId)}.json`,
+  observationRetention: (sessionId: string) => `system/learning/observation_retention/${assertMemorySegment(sessionId)}.json`,
   archivedSession: (sessionId: string) => `system/learning/archived/sessions/${assertMemorySegment(sessionId)}.json`,
-  interpretation: (interpretationId: string) =>
-    `system/learning/interpretations/${assertMemorySegment(interpretationId)}.json`,
-  observationEvents: (sessionId: string) =>
-    `system/learning/observations/${assertMemorySegment(sessionId)}/events.jsonl`,
+  interpretation: (interpretationId: string) => `system/learning/interpretations/${assertMemorySegment(interpretationId)}.json`,
+  observationEvents: (sessionId: string) => `system/learning/observations/${assertMemorySegment(sessionId)}/events.jsonl`,
   observationSnapshot: (sessionId: string, sha256: string) =>
     `system/learning/observations/${assertMemorySegment(sessionId)}/snapshots/${assertMemorySegment(sha256)}.json`,
   draft: (proposalId: string) => `system/learning/drafts/${assertMemorySegment(proposalId)}`,
@@ -87,8 +82,6 @@ export const MemoryPaths = {
   run: (dispatchId: string) => `system/execution/runs/${assertMemorySegment(dispatchId)}.json`,
   runEvents: (dispatchId: string) => `system/execution/runs/${assertMemorySegment(dispatchId)}.events.jsonl`,
   runScreenshot: (dispatchId: string) => `system/execution/runs/${assertMemorySegment(dispatchId)}.png`,
-  capabilityManifest: (capabilityId: string) =>
-    `system/capabilities/manifests/${assertMemorySegment(capabilityId)}.json`,
-  capabilityMetadata: (capabilityId: string) =>
-    `system/capabilities/metadata/${assertMemorySegment(capabilityId)}.json`,
+  capabilityManifest: (capabilityId: string) => `system/capabilities/manifests/${assertMemorySegment(capabilityId)}.json`,
+  capabilityMetadata: (capabilityId: string) => `system/capabilities/metadata/${assertMemorySegment(capabilityId)}.json`,
 } as const;

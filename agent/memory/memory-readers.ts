@@ -29,7 +29,13 @@ export interface MemoryReaders {
    * at a time, and no further back than it takes to find them (issue 17: the receipts log holds
    * every receipt ever written, and start-up wants a session's last ten).
    */
-  readJsonlLast<S extends z.ZodType>(relative: string, schema: S, containing: string, count: number, keep?: (record: z.infer<S>) => boolean): Promise<Array<z.infer<S>>>;
+  readJsonlLast<S extends z.ZodType>(
+    relative: string,
+    schema: S,
+    containing: string,
+    count: number,
+    keep?: (record: z.infer<S>) => boolean,
+  ): Promise<Array<z.infer<S>>>;
   exists(relative: string): Promise<boolean>;
   list(relative: string): Promise<string[]>;
 }
@@ -64,7 +70,8 @@ export function createMemoryReaders(root: string): MemoryReaders {
       await forEachLine(at(relative), (line, number) => void records.push(parseRecord(relative, schema, line, `line ${number}`)));
       return records;
     },
-    forEachJsonl: async (relative, schema, visit) => forEachLine(at(relative), (line, number) => visit(parseRecord(relative, schema, line, `line ${number}`), number)),
+    forEachJsonl: async (relative, schema, visit) =>
+      forEachLine(at(relative), (line, number) => visit(parseRecord(relative, schema, line, `line ${number}`), number)),
     async readJsonlContaining(relative, schema, containing) {
       const kept: Array<{ line: string; number: number }> = [];
       await forEachLine(at(relative), (line, number) => {
@@ -85,7 +92,15 @@ export function createMemoryReaders(root: string): MemoryReaders {
       });
       return found.reverse();
     },
-    exists: async (relative) => unlessMissing(stat(at(relative)).then(() => true), false),
-    list: async (relative) => unlessMissing(readdir(at(relative)).then((names) => names.sort()), []),
+    exists: async (relative) =>
+      unlessMissing(
+        stat(at(relative)).then(() => true),
+        false,
+      ),
+    list: async (relative) =>
+      unlessMissing(
+        readdir(at(relative)).then((names) => names.sort()),
+        [],
+      ),
   };
 }

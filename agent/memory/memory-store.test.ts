@@ -45,9 +45,7 @@ describe("memory paths", () => {
     [""],
     ["system/learning/observations/../../agent/token"],
   ])("rejects %j with MEMORY_PATH_INVALID", (relative) => {
-    expect(() => resolveMemoryPath("/tmp/root", relative)).toThrowError(
-      expect.objectContaining({ code: "MEMORY_PATH_INVALID" }),
-    );
+    expect(() => resolveMemoryPath("/tmp/root", relative)).toThrowError(expect.objectContaining({ code: "MEMORY_PATH_INVALID" }));
   });
 
   it("rejects an id that would escape when placed in a path template", () => {
@@ -107,7 +105,9 @@ describe("memory store", () => {
     const file = path.join(root, "system/learning/receipts.jsonl");
     await mkdir(path.dirname(file), { recursive: true });
     // ~3 MB over many 1 MB reads; the notes carry multi-byte characters so some land on a boundary.
-    const lines = Array.from({ length: 20_000 }, (_, seq) => JSON.stringify({ seq, key: seq % 997 === 0 ? "wanted-key" : `other-${seq % 13}`, note: `é€🙂 ${"x".repeat(seq % 211)}` }));
+    const lines = Array.from({ length: 20_000 }, (_, seq) =>
+      JSON.stringify({ seq, key: seq % 997 === 0 ? "wanted-key" : `other-${seq % 13}`, note: `é€🙂 ${"x".repeat(seq % 211)}` }),
+    );
     await writeFile(file, `${lines.join("\n")}\n{"seq":99999,"key":"wanted-key"`);
     store = await openMemoryStore({ root });
     const kept = await store.readJsonlContaining("system/learning/receipts.jsonl", Line, "wanted-key");
@@ -159,7 +159,11 @@ describe("memory store", () => {
     // Several 1 MB chunks, multi-byte text across their edges, a line longer than a chunk, a line
     // that names the key in its note only, and a torn last line that names it too.
     const lines = Array.from({ length: 30_000 }, (_, seq) =>
-      JSON.stringify({ seq, key: seq % 1_201 === 0 ? "wanted-key" : `other-${seq % 13}`, note: seq === 29_000 ? "mentions wanted-key" : seq === 20_000 ? "y".repeat(1_500_000) : `é€🙂 ${"x".repeat(seq % 211)}` }),
+      JSON.stringify({
+        seq,
+        key: seq % 1_201 === 0 ? "wanted-key" : `other-${seq % 13}`,
+        note: seq === 29_000 ? "mentions wanted-key" : seq === 20_000 ? "y".repeat(1_500_000) : `é€🙂 ${"x".repeat(seq % 211)}`,
+      }),
     );
     await writeFile(file, `${lines.join("\n")}\n{"seq":99999,"key":"wanted-key"`);
     store = await openMemoryStore({ root });
@@ -270,4 +274,3 @@ describe("memory store under SIGKILL", () => {
     }
   }, 60_000);
 });
-

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { startTestAgent, createFakeClock } from "../test-support/test-agent";
 import { ADAPTER_HEARTBEAT_TTL_MS, MAX_TRACKED_ADAPTERS, createAdapterRegistry } from "./adapter-registry";
 
-const ids = (registry: ReturnType<typeof createAdapterRegistry>) => registry.list().map((status) => status.adapter_id).sort();
+const ids = (registry: ReturnType<typeof createAdapterRegistry>) =>
+  registry
+    .list()
+    .map((status) => status.adapter_id)
+    .sort();
 
 describe("adapter registry bound (issue 17)", () => {
   it("remembers at most MAX_TRACKED_ADAPTERS however many adapter ids report in", () => {
@@ -61,7 +65,12 @@ describe("adapter registry bound (issue 17)", () => {
     const agent = await startTestAgent();
     try {
       for (let index = 0; index < MAX_TRACKED_ADAPTERS + 50; index += 1) {
-        const beat = await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: `desktop-${index}`, kind: "terminal_command", enabled: true, schema_version: 1 });
+        const beat = await agent.call("POST", "/api/observation/adapters/heartbeat", {
+          adapter_id: `desktop-${index}`,
+          kind: "terminal_command",
+          enabled: true,
+          schema_version: 1,
+        });
         expect(beat.status).toBe(200);
       }
       const listed = await agent.call("GET", "/api/observation/adapters");

@@ -1,8 +1,4 @@
-import {
-  OBSERVATION_ADAPTER_PHASES,
-  type ObservationAdapterKind,
-  type ObservationAdapterStatus,
-} from "../../shared/learning/observation-adapter";
+import { OBSERVATION_ADAPTER_PHASES, type ObservationAdapterKind, type ObservationAdapterStatus } from "../../shared/learning/observation-adapter";
 import type { Clock } from "../common/clock";
 
 /** An adapter that has not been heard from for this long is no longer healthy. */
@@ -17,12 +13,7 @@ export const ADAPTER_HEARTBEAT_TTL_MS = 90_000;
 export const MAX_TRACKED_ADAPTERS = 256;
 
 /** Phase 1 adapters that observe desktop programs rather than web pages (§0C.22). */
-export const DESKTOP_PHASE_1_KINDS: readonly ObservationAdapterKind[] = [
-  "terminal_command",
-  "process_launch",
-  "wrapper_receipt",
-  "mcp_receipt",
-];
+export const DESKTOP_PHASE_1_KINDS: readonly ObservationAdapterKind[] = ["terminal_command", "process_launch", "wrapper_receipt", "mcp_receipt"];
 
 /** What to offer instead of an adapter that is not available yet (§0C.22: "suggest alternative capture methods"). */
 export const PHASE_1_ALTERNATIVE: Record<ObservationAdapterKind, ObservationAdapterKind> = {
@@ -104,9 +95,7 @@ export function createAdapterRegistry(deps: { clock: Clock; maxAdapters?: number
     },
     list: () => [...adapters.keys()].sort().map((id) => statusOf(id) as ObservationAdapterStatus),
     healthyOf: (kinds) =>
-      [...adapters.keys()]
-        .map((id) => statusOf(id) as ObservationAdapterStatus)
-        .filter((status) => status.healthy && kinds.includes(status.kind)),
+      [...adapters.keys()].map((id) => statusOf(id) as ObservationAdapterStatus).filter((status) => status.healthy && kinds.includes(status.kind)),
     disconnect(adapterId) {
       const entry = adapters.get(adapterId);
       if (entry !== undefined) entry.connected = false;

@@ -9,11 +9,10 @@ export interface AdapterRoutesOptions {
 
 /** §0C.22 adapter status: local adapters report in, and anyone paired can see which are healthy. */
 export const adapterRoutes: FastifyPluginAsyncZod<AdapterRoutesOptions> = async (app, { adapters }) => {
-  app.get(
-    "/api/observation/adapters",
-    { schema: { response: { 200: ObservationAdaptersResponseSchema } } },
-    async () => ({ adapters: adapters.list(), schema_version: 1 as const }),
-  );
+  app.get("/api/observation/adapters", { schema: { response: { 200: ObservationAdaptersResponseSchema } } }, async () => ({
+    adapters: adapters.list(),
+    schema_version: 1 as const,
+  }));
 
   app.post(
     "/api/observation/adapters/heartbeat",

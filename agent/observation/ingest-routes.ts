@@ -185,4 +185,3 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
     wsHandler: onSocket,
   });
 };
-

@@ -140,8 +140,17 @@ export function createIngestService(deps: { memory: MemoryStore; sessions: Obser
         // The same for a command line: an adapter masks its arguments; the agent refuses a command
         // whose arguments the shared masking rule would still change (a password after -p, user:password…).
         const command = event.desktop_detail;
-        if (command !== undefined && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(command.program) || JSON.stringify(maskCommandArguments(command.args, command.program)) !== JSON.stringify(command.args))) {
-          reject(index, event.event_id, "OBSERVATION_NOT_MASKED", "desktop_detail carries an unmasked argument: mask it with shared/observation/command-masking before sending.");
+        if (
+          command !== undefined &&
+          (/^[A-Za-z_][A-Za-z0-9_]*=/.test(command.program) ||
+            JSON.stringify(maskCommandArguments(command.args, command.program)) !== JSON.stringify(command.args))
+        ) {
+          reject(
+            index,
+            event.event_id,
+            "OBSERVATION_NOT_MASKED",
+            "desktop_detail carries an unmasked argument: mask it with shared/observation/command-masking before sending.",
+          );
           continue;
         }
         if ((detail?.masked_field?.value !== undefined || event.redaction_mode === "none") && textMode !== "none") {

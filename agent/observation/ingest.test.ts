@@ -21,13 +21,31 @@ function domEvent(sessionId: string, overrides: Record<string, unknown> = {}, de
     redaction_mode: "mask_text",
     created_at: new Date().toISOString(),
     schema_version: 1,
-    browser_detail: { page_url: `${SITE}/checkout?step=*`, target_role: "button", target_name: "Place order", selectors: [["aria/Place order[role=\"button\"]"], ["#place"]], dom_event_kind: "click", ...detail },
+    browser_detail: {
+      page_url: `${SITE}/checkout?step=*`,
+      target_role: "button",
+      target_name: "Place order",
+      selectors: [['aria/Place order[role="button"]'], ["#place"]],
+      dom_event_kind: "click",
+      ...detail,
+    },
     ...overrides,
   };
 }
 
 function snapshot(title: string): PageSnapshot {
-  return { url: `${SITE}/checkout`, title, headings: [{ level: 1, text: title }], landmarks: [], dialogs: [], forms: [], buttons: ["Place order"], links: [], status_messages: [], schema_version: 1 };
+  return {
+    url: `${SITE}/checkout`,
+    title,
+    headings: [{ level: 1, text: title }],
+    landmarks: [],
+    dialogs: [],
+    forms: [],
+    buttons: ["Place order"],
+    links: [],
+    status_messages: [],
+    schema_version: 1,
+  };
 }
 
 function upload(sessionId: string, page: PageSnapshot) {
@@ -149,10 +167,19 @@ describe("POST /api/observations/events", () => {
     const leakyToken = domEvent(sessionId, {}, { page_url: `${SITE}/doku.php?id=start&sectok=9a8b7c6d5e` });
     const leakyCredentials = domEvent(sessionId, {}, { page_url: "http://user:pw@127.0.0.1:8123/" });
     const leakyEmail = domEvent(sessionId, {}, { page_url: `${SITE}/profile?user=alice%40example.com` });
-    const leakyValue = domEvent(sessionId, { action_label: "Fill 'Notes'" }, { dom_event_kind: "change", masked_field: { masked: false, value: "typed text" } });
+    const leakyValue = domEvent(
+      sessionId,
+      { action_label: "Fill 'Notes'" },
+      { dom_event_kind: "change", masked_field: { masked: false, value: "typed text" } },
+    );
     const leakySnapshot = upload(sessionId, { ...snapshot("Callback"), url: `${SITE}/callback#access_token=ya29abc` });
     const ack = await post([leakyToken, leakyCredentials, leakyEmail, leakyValue], [leakySnapshot]);
-    expect(ack.rejected.map((entry) => entry.code)).toEqual(["OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED"]);
+    expect(ack.rejected.map((entry) => entry.code)).toEqual([
+      "OBSERVATION_NOT_MASKED",
+      "OBSERVATION_NOT_MASKED",
+      "OBSERVATION_NOT_MASKED",
+      "OBSERVATION_NOT_MASKED",
+    ]);
     expect(ack.accepted).toEqual([]);
     expect(ack.snapshots_rejected).toEqual([expect.objectContaining({ index: 0 })]);
   });
@@ -171,7 +198,11 @@ describe("POST /api/observations/events", () => {
     expect(refused.statusCode).toBe(400);
     const consented = await call("PUT", `/api/learn/sessions/${sessionId}/redaction`, { text_entry: "none", consent: true });
     expect(consented.json().redaction_modes).toEqual({ text_entry: "none" });
-    const event = domEvent(sessionId, { redaction_mode: "none", action_label: "Fill 'Notes'" }, { dom_event_kind: "change", masked_field: { masked: false, value: "hello" } });
+    const event = domEvent(
+      sessionId,
+      { redaction_mode: "none", action_label: "Fill 'Notes'" },
+      { dom_event_kind: "change", masked_field: { masked: false, value: "hello" } },
+    );
     expect((await post([event])).accepted).toEqual([event.event_id]);
     const receipts = (await call("GET", `/api/learn/receipts?session_id=${sessionId}`)).json().receipts as Array<{ receipt_kind: string }>;
     expect(receipts.some((receipt) => receipt.receipt_kind === "learn.capture.redaction_set")).toBe(true);
@@ -197,13 +228,20 @@ describe("POST /api/observations/events", () => {
   it("stores snapshots content-addressed and computes caused_state_change from the refs", async () => {
     const before = upload(sessionId, snapshot("Checkout"));
     const after = upload(sessionId, snapshot("Order placed"));
-    const changed = domEvent(sessionId, { before_state_ref: `snapshot:${before.sha256}`, after_state_ref: `snapshot:${after.sha256}`, caused_state_change: false });
+    const changed = domEvent(sessionId, {
+      before_state_ref: `snapshot:${before.sha256}`,
+      after_state_ref: `snapshot:${after.sha256}`,
+      caused_state_change: false,
+    });
     const same = domEvent(sessionId, { before_state_ref: `snapshot:${after.sha256}`, after_state_ref: `snapshot:${after.sha256}`, caused_state_change: true });
     const ack = await post([changed, same], [before, after, { ...after, sha256: "0".repeat(64) }]);
     expect(ack.snapshots_stored).toEqual([before.sha256, after.sha256]);
     expect(ack.snapshots_rejected).toEqual([expect.objectContaining({ index: 2 })]);
     expect(await agent.memory.exists(MemoryPaths.observationSnapshot(sessionId, before.sha256))).toBe(true);
-    const stored = (await agent.memory.readText(MemoryPaths.observationEvents(sessionId)))?.trim().split("\n").map((line) => JSON.parse(line) as { event_id: string; caused_state_change: boolean });
+    const stored = (await agent.memory.readText(MemoryPaths.observationEvents(sessionId)))
+      ?.trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { event_id: string; caused_state_change: boolean });
     expect(stored?.find((event) => event.event_id === changed.event_id)?.caused_state_change).toBe(true);
     expect(stored?.find((event) => event.event_id === same.event_id)?.caused_state_change).toBe(false);
   });
@@ -285,16 +323,24 @@ describe("the observation WebSocket", () => {
     const welcome = await client.next("welcome");
     expect(welcome).toMatchObject({ type: "welcome", session: null });
     const adapters = await http("GET", "/api/observation/adapters");
-    expect(adapters.adapters.filter((adapter: { healthy: boolean }) => adapter.healthy).map((adapter: { kind: string }) => adapter.kind).sort()).toEqual([
-      "browser_dom",
-      "browser_snapshot",
-    ]);
+    expect(
+      adapters.adapters
+        .filter((adapter: { healthy: boolean }) => adapter.healthy)
+        .map((adapter: { kind: string }) => adapter.kind)
+        .sort(),
+    ).toEqual(["browser_dom", "browser_snapshot"]);
 
-    const created = await http("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_whitelist: [SITE] });
+    const created = await http("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_whitelist: [SITE],
+    });
     const id = created.session.learn_session_id as string;
     expect(await client.next("session")).toMatchObject({ session: { learn_session_id: id, state: "idle" } });
     await http("POST", `/api/learn/sessions/${id}/start`);
-    expect(await client.next("session")).toMatchObject({ session: { state: "armed", target_app_whitelist: [SITE], redaction_modes: { text_entry: "mask_text" } } });
+    expect(await client.next("session")).toMatchObject({
+      session: { state: "armed", target_app_whitelist: [SITE], redaction_modes: { text_entry: "mask_text" } },
+    });
 
     const event = domEvent(id);
     client.socket.send(JSON.stringify({ type: "batch", batch: { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 } }));

@@ -64,7 +64,10 @@ function requestsSince(offset: number): string[] {
 }
 
 function runCli(args: string[]): Promise<number | null> {
-  const proc = spawn(process.execPath, ["--import", "tsx", cli, ...args], { env: { ...process.env, ELNOR_AGENT_URL: agent.url, ELNOR_MEMORY: root, ELNOR_TOKEN: "" }, stdio: "ignore" });
+  const proc = spawn(process.execPath, ["--import", "tsx", cli, ...args], {
+    env: { ...process.env, ELNOR_AGENT_URL: agent.url, ELNOR_MEMORY: root, ELNOR_TOKEN: "" },
+    stdio: "ignore",
+  });
   return new Promise((resolve) => proc.on("exit", (code) => resolve(code)));
 }
 
@@ -79,7 +82,15 @@ describe.skipIf(!existsSync(ZSH))("adapters at Stop (issue #30)", () => {
     // As a person sets it up: the token comes from ELNOR_MEMORY; the presence timer's period is
     // longer than the test, so any request in the window would be one a command caused.
     shell = spawn(ZSH, ["-f", "-i"], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ELNOR_AGENT_URL: agent.url, ELNOR_MEMORY: root, ELNOR_NODE: process.execPath, ELNOR_SHELL_PRESENCE_S: "600", HISTFILE: path.join(home, "history") },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: home,
+        ELNOR_AGENT_URL: agent.url,
+        ELNOR_MEMORY: root,
+        ELNOR_NODE: process.execPath,
+        ELNOR_SHELL_PRESENCE_S: "600",
+        HISTFILE: path.join(home, "history"),
+      },
       cwd: home,
     });
     shell.stdout.resume();
@@ -101,7 +112,11 @@ describe.skipIf(!existsSync(ZSH))("adapters at Stop (issue #30)", () => {
       "the shell's adapter to report in",
     );
     expect(await runCli(["--register"])).toBe(0);
-    const created = await api("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const created = await api("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_family: "desktop",
+    });
     const id = created.session.learn_session_id as string;
     expect((await api("POST", `/api/learn/sessions/${id}/start`)).session.state).toBe("armed");
 
@@ -124,7 +139,11 @@ describe.skipIf(!existsSync(ZSH))("adapters at Stop (issue #30)", () => {
     shell.stdin.write("ls\n");
     expect(await runCli([process.execPath, "-e", "process.exit(5)", "--", "--password", CANARY])).toBe(5);
     shell.stdin.write("touch typed-after-stop\n");
-    await waitFor(async () => existsSync(path.join(home, "typed-after-stop")), (done) => done, "the terminal to run every command");
+    await waitFor(
+      async () => existsSync(path.join(home, "typed-after-stop")),
+      (done) => done,
+      "the terminal to run every command",
+    );
     // Each command's reporter runs in the background after its prompt; give them all time to finish.
     await settle(4000);
 

@@ -31,11 +31,16 @@ export async function readLocalRuntime(env: NodeJS.ProcessEnv = process.env): Pr
   if (env.ELNOR_TOKEN && !env.ELNOR_MEMORY) return { known: false };
   const root = memoryRootOf(env);
   // Unreadable for another reason (permissions): no local view, ask the agent rather than fail the command.
-  const text = await readFile(path.join(root, "system", "learning", "runtime", "current.json"), "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? null : undefined));
+  const text = await readFile(path.join(root, "system", "learning", "runtime", "current.json"), "utf8").catch((error: NodeJS.ErrnoException) =>
+    error.code === "ENOENT" ? null : undefined,
+  );
   if (text === undefined) return { known: false };
   if (text === null) {
     // No current session, if this really is an agent's memory (its token is there).
-    const isMemory = await readFile(path.join(root, "system", "agent", "token"), "utf8").then(() => true, () => false);
+    const isMemory = await readFile(path.join(root, "system", "agent", "token"), "utf8").then(
+      () => true,
+      () => false,
+    );
     return isMemory ? { known: true, runtime: undefined } : { known: false };
   }
   let value: unknown;

@@ -60,7 +60,10 @@ describe("reference desktop adapter", () => {
 
     const text = await readFile(path.join(root, `system/learning/observations/${id}/events.jsonl`), "utf8");
     expect(text).not.toContain(secret);
-    const events = text.trim().split("\n").map((line) => ObservedActionEventWithDetailSchema.parse(JSON.parse(line)));
+    const events = text
+      .trim()
+      .split("\n")
+      .map((line) => ObservedActionEventWithDetailSchema.parse(JSON.parse(line)));
     expect(events.map((event) => event.adapter_kind)).toEqual(["process_launch", "terminal_command"]);
     expect(events[1]?.desktop_detail).toMatchObject({ exit_code: 3, args: ["-e", "process.exit(3)", "--", "--password", MASKED_ARGUMENT] });
     expect(events[1]?.action_label).toMatch(/^Run 'node -e process\.exit\(3\) -- --password «masked»'$/);

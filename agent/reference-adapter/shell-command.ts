@@ -97,14 +97,21 @@ export function shellCommandEvent(
   if (program === undefined) return undefined;
   const programName = program.slice(0, 120);
   const maskedArgs = args.slice(0, 64).map((arg) => arg.slice(0, 400));
-  const cwdName = command.cwd.split("/").filter((part) => part.length > 0).at(-1) ?? "/";
+  const cwdName =
+    command.cwd
+      .split("/")
+      .filter((part) => part.length > 0)
+      .at(-1) ?? "/";
   return ObservedActionEventWithDetailSchema.parse({
     event_id: context.eventId,
     learn_session_id: context.sessionId,
     adapter_kind: "terminal_command",
     app_family: programName.toLowerCase(),
     window_title: `Terminal (${context.shell}) — ${cwdName}`.slice(0, 200),
-    action_label: `Run '${[...assignments, programName, ...maskedArgs].join(" ")}'${typed.hereDocument ? " (its here-document is not recorded)" : ""}`.slice(0, 240),
+    action_label: `Run '${[...assignments, programName, ...maskedArgs].join(" ")}'${typed.hereDocument ? " (its here-document is not recorded)" : ""}`.slice(
+      0,
+      240,
+    ),
     control_surface: "wrapper_script",
     redaction_mode: "mask_text",
     caused_state_change: false,

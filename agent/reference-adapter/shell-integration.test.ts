@@ -36,26 +36,55 @@ function session(changes: Partial<LearnSession>): LearnSession {
 
 describe("shell command reports", () => {
   it("splits a command line as the shell would, quotes and backslashes honoured", () => {
-    expect(splitCommandLine(`git commit -m "fix: the \\"quoted\\" bug" 'single quoted' a\\ b`)).toEqual(["git", "commit", "-m", 'fix: the "quoted" bug', "single quoted", "a b"]);
+    expect(splitCommandLine(`git commit -m "fix: the \\"quoted\\" bug" 'single quoted' a\\ b`)).toEqual([
+      "git",
+      "commit",
+      "-m",
+      'fix: the "quoted" bug',
+      "single quoted",
+      "a b",
+    ]);
     expect(splitCommandLine("   ")).toEqual([]);
     expect(splitCommandLine(`echo ""`)).toEqual(["echo", ""]);
   });
 
   it("masks a secret argument before the event exists, keeps the exit code, and names only the last folder", () => {
     const event = shellCommandEvent(
-      { line: `psql --host db.internal --password ${CANARY} -c "select 1"`, exitCode: 2, durationMs: 41.6, cwd: "/home/zq7user/projects/billing", startedAt: new Date("2026-11-24T07:59:59Z") },
-      { sessionId: "6f1c2c1e-7d3a-4b8e-9a51-2f0d3c4b5a69", eventId: "0b9d3c4e-1f2a-4b5c-8d6e-7f8091a2b3c4", now: new Date("2026-11-24T08:00:00Z"), shell: "bash" },
+      {
+        line: `psql --host db.internal --password ${CANARY} -c "select 1"`,
+        exitCode: 2,
+        durationMs: 41.6,
+        cwd: "/home/zq7user/projects/billing",
+        startedAt: new Date("2026-11-24T07:59:59Z"),
+      },
+      {
+        sessionId: "6f1c2c1e-7d3a-4b8e-9a51-2f0d3c4b5a69",
+        eventId: "0b9d3c4e-1f2a-4b5c-8d6e-7f8091a2b3c4",
+        now: new Date("2026-11-24T08:00:00Z"),
+        shell: "bash",
+      },
     );
     expect(JSON.stringify(event)).not.toContain(CANARY);
     expect(JSON.stringify(event)).not.toContain("zq7user");
-    expect(event?.desktop_detail).toEqual({ program: "psql", args: ["--host", "db.internal", "--password", MASKED_ARGUMENT, "-c", "select 1"], exit_code: 2, duration_ms: 42, cwd_name: "billing" });
+    expect(event?.desktop_detail).toEqual({
+      program: "psql",
+      args: ["--host", "db.internal", "--password", MASKED_ARGUMENT, "-c", "select 1"],
+      exit_code: 2,
+      duration_ms: 42,
+      cwd_name: "billing",
+    });
     expect(event?.action_label).toBe(`Run 'psql --host db.internal --password ${MASKED_ARGUMENT} -c select 1'`);
     // When it ran, not when it was reported: the reporter runs in the background.
     expect(event?.created_at).toBe("2026-11-24T07:59:59.000Z");
   });
 
   it("names the program after variable assignments and masks a secret one, and masks curl's password and mysql's glued -p", () => {
-    const context = { sessionId: "6f1c2c1e-7d3a-4b8e-9a51-2f0d3c4b5a69", eventId: "0b9d3c4e-1f2a-4b5c-8d6e-7f8091a2b3c4", now: new Date("2026-11-24T08:00:00Z"), shell: "bash" };
+    const context = {
+      sessionId: "6f1c2c1e-7d3a-4b8e-9a51-2f0d3c4b5a69",
+      eventId: "0b9d3c4e-1f2a-4b5c-8d6e-7f8091a2b3c4",
+      now: new Date("2026-11-24T08:00:00Z"),
+      shell: "bash",
+    };
     const run = (line: string) => shellCommandEvent({ line, exitCode: 0, durationMs: 5, cwd: "/srv/shop" }, context);
     // Short and word-like: only the command's shape can tell it is a secret.
     const secret = "Zq7-pw";
@@ -63,15 +92,27 @@ describe("shell command reports", () => {
     expect(env?.desktop_detail).toMatchObject({ program: "psql", args: ["-h", "db.internal", "-c", "select 1"] });
     expect(env?.action_label).toBe(`Run 'PGPASSWORD=${MASKED_ARGUMENT} psql -h db.internal -c select 1'`);
     expect(run(`FOO=${secret}`)).toBeUndefined();
-    for (const line of [`curl -s -u deploy:${secret} http://127.0.0.1:9/health`, `cd shop && mysql -uroot -p${secret} shop`, `curl -H "Authorization: Bearer ${secret}" https://api.example.com`]) {
+    for (const line of [
+      `curl -s -u deploy:${secret} http://127.0.0.1:9/health`,
+      `cd shop && mysql -uroot -p${secret} shop`,
+      `curl -H "Authorization: Bearer ${secret}" https://api.example.com`,
+    ]) {
       expect(JSON.stringify(run(line)), line).not.toContain(secret);
     }
   });
 
   it("reports the line that opens a here-document, never its body, and masks a here-string's text", () => {
-    const context = { sessionId: "6f1c2c1e-7d3a-4b8e-9a51-2f0d3c4b5a69", eventId: "0b9d3c4e-1f2a-4b5c-8d6e-7f8091a2b3c4", now: new Date("2026-11-24T08:00:00Z"), shell: "bash" };
+    const context = {
+      sessionId: "6f1c2c1e-7d3a-4b8e-9a51-2f0d3c4b5a69",
+      eventId: "0b9d3c4e-1f2a-4b5c-8d6e-7f8091a2b3c4",
+      now: new Date("2026-11-24T08:00:00Z"),
+      shell: "bash",
+    };
     const secret = "Zq7-heredoc";
-    const heredoc = shellCommandEvent({ line: `mysql -uroot shop <<'SQL' > out.txt\nALTER USER 'app' IDENTIFIED BY '${secret}';\nSQL`, exitCode: 0, durationMs: 5, cwd: "/srv" }, context);
+    const heredoc = shellCommandEvent(
+      { line: `mysql -uroot shop <<'SQL' > out.txt\nALTER USER 'app' IDENTIFIED BY '${secret}';\nSQL`, exitCode: 0, durationMs: 5, cwd: "/srv" },
+      context,
+    );
     expect(JSON.stringify(heredoc)).not.toContain(secret);
     expect(heredoc?.desktop_detail?.args).toEqual(["-uroot", "shop", "<<SQL", ">", "out.txt"]);
     expect(heredoc?.action_label).toContain("(its here-document is not recorded)");
@@ -86,7 +127,8 @@ describe("shell command reports", () => {
     expect(sessionTakesCommands(session({}), new Date("2026-11-24T08:01:00Z"))).toBe(true);
     expect(sessionTakesCommands(session({ state: "capturing" }))).toBe(true);
     expect(sessionTakesCommands(session({ state: "armed" }))).toBe(true);
-    for (const state of ["idle", "paused", "stopped", "cancelled", "ready_for_review"] as const) expect(sessionTakesCommands(session({ state })), state).toBe(false);
+    for (const state of ["idle", "paused", "stopped", "cancelled", "ready_for_review"] as const)
+      expect(sessionTakesCommands(session({ state })), state).toBe(false);
     expect(sessionTakesCommands(session({ target_app_family: "browser", target_app_whitelist: ["shop.example.com"] }))).toBe(false);
     expect(sessionTakesCommands(session({ target_app_family: undefined, target_app_whitelist: ["shop.example.com"] }))).toBe(false);
     expect(sessionTakesCommands(session({ observation_mode: "none" }))).toBe(false);
@@ -138,7 +180,15 @@ describe.each(SHELLS)("$name shell integration against a real agent", ({ name, a
     token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
     home = await mkdtemp(path.join(tmpdir(), "elnor-shell-home-"));
     shell = spawn(name, [...args], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ELNOR_AGENT_URL: agent.url, ELNOR_TOKEN: token, ELNOR_NODE: process.execPath, HISTFILE: path.join(home, "history"), HISTCONTROL: "ignorespace" },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: home,
+        ELNOR_AGENT_URL: agent.url,
+        ELNOR_TOKEN: token,
+        ELNOR_NODE: process.execPath,
+        HISTFILE: path.join(home, "history"),
+        HISTCONTROL: "ignorespace",
+      },
       cwd: home,
     });
     // As many people set it: a line typed with a leading space stays out of history.
@@ -158,11 +208,15 @@ describe.each(SHELLS)("$name shell integration against a real agent", ({ name, a
     shell.stdin.write(`source ${integration}\n`);
     shell.stdin.write("echo before-any-session\n");
     await waitFor(
-      async () => ((await api("GET", "/api/observation/adapters")).adapters as Array<{ adapter_id: string; healthy: boolean }>),
+      async () => (await api("GET", "/api/observation/adapters")).adapters as Array<{ adapter_id: string; healthy: boolean }>,
       (adapters) => adapters.some((adapter) => adapter.adapter_id === "reference-desktop-cli:terminal_command" && adapter.healthy),
       "the shell's adapter to report in",
     );
-    const created = await api("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const created = await api("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_family: "desktop",
+    });
     const id = created.session.learn_session_id as string;
     expect((await api("POST", `/api/learn/sessions/${id}/start`)).session.state).toBe("armed");
 
@@ -170,7 +224,7 @@ describe.each(SHELLS)("$name shell integration against a real agent", ({ name, a
     shell.stdin.write("\n");
     shell.stdin.write(`printf '%s\\n' "release notes" > notes.txt\n`);
     const events = await waitFor(
-      async () => ((await api("GET", `/api/learn/sessions/${id}/observations`)).events as Array<Record<string, any>>),
+      async () => (await api("GET", `/api/learn/sessions/${id}/observations`)).events as Array<Record<string, any>>,
       (seen) => seen.length >= 2,
       "both commands at the agent",
     );
@@ -193,7 +247,7 @@ describe.each(SHELLS)("$name shell integration against a real agent", ({ name, a
     const before = ((await api("GET", `/api/learn/sessions/${id}/observations`)).events as unknown[]).length;
     shell.stdin.write("mkdir -p releases/2026-11\n");
     shell.stdin.write("cd releases\n");
-    shell.stdin.write("for name in a b; do\n  touch \"$name.txt\"\ndone\n");
+    shell.stdin.write('for name in a b; do\n  touch "$name.txt"\ndone\n');
     shell.stdin.write(`  echo hidden ${CANARY}\n`);
     shell.stdin.write("(cd 2026-11 && touch notes.md)\n");
     shell.stdin.write(`cat <<'EOF' > note.txt\nthe password is ${CANARY}\nEOF\n`);

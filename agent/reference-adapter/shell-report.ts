@@ -41,7 +41,9 @@ async function main(argv: string[]): Promise<number> {
     { sessionId: session.learn_session_id, eventId: randomUUID(), now: new Date(), shell: option(argv, "--shell") ?? "shell" },
   );
   if (event === undefined) return 0;
-  const ack = ObservationBatchAckSchema.parse(await call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 }));
+  const ack = ObservationBatchAckSchema.parse(
+    await call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 }),
+  );
   for (const rejected of ack.rejected) process.stderr.write(`elnor-learn: command not recorded (${rejected.code}): ${rejected.reason}\n`);
   return 0;
 }

@@ -56,7 +56,10 @@ function queryOf(request: FastifyRequest): string {
 }
 
 function redirect(request: FastifyRequest, reply: FastifyReply, canonicalPath: string) {
-  return reply.status(PERMANENT_REDIRECT).header("location", `${canonicalPath}${queryOf(request)}`).send({});
+  return reply
+    .status(PERMANENT_REDIRECT)
+    .header("location", `${canonicalPath}${queryOf(request)}`)
+    .send({});
 }
 
 /**
@@ -75,9 +78,7 @@ export const deprecatedRoutes: FastifyPluginAsyncZod<DeprecatedRoutesOptions> = 
   };
 
   // R11.2-47: teach/start became "create a session" (entry_mode demonstrating_skill is the body's).
-  app.post("/api/capabilities/teach/start", { schema: redirectSchema }, async (request, reply) =>
-    redirect(request, reply, "/api/learn/sessions"),
-  );
+  app.post("/api/capabilities/teach/start", { schema: redirectSchema }, async (request, reply) => redirect(request, reply, "/api/learn/sessions"));
   app.post("/api/capabilities/teach/cancel", { schema: redirectSchema }, async (request, reply) =>
     redirect(request, reply, `/api/learn/sessions/${activeSessionId()}/cancel`),
   );
@@ -88,9 +89,7 @@ export const deprecatedRoutes: FastifyPluginAsyncZod<DeprecatedRoutesOptions> = 
     redirect(request, reply, `/api/abilities/${encodeURIComponent(request.body.ability_id)}/promote-shared`),
   );
 
-  app.get("/api/skills/mining/proposals", { schema: redirectSchema }, async (request, reply) =>
-    redirect(request, reply, "/api/learn/proposals"),
-  );
+  app.get("/api/skills/mining/proposals", { schema: redirectSchema }, async (request, reply) => redirect(request, reply, "/api/learn/proposals"));
   for (const [legacy, canonical] of PROPOSAL_ACTIONS) {
     app.post(`/api/skills/mining/proposals/:id/${legacy}`, { schema: { ...redirectSchema, params: ProposalParamsSchema } }, async (request, reply) =>
       redirect(request, reply, `/api/learn/proposals/${request.params.id}/${canonical}`),
@@ -107,9 +106,7 @@ export const deprecatedRoutes: FastifyPluginAsyncZod<DeprecatedRoutesOptions> = 
   }
 
   // R11.2-48: the singular prefix, every method, mapped word for word onto the plural one.
-  app.post("/api/learn/session/start", { schema: redirectSchema }, async (request, reply) =>
-    redirect(request, reply, "/api/learn/sessions"),
-  );
+  app.post("/api/learn/session/start", { schema: redirectSchema }, async (request, reply) => redirect(request, reply, "/api/learn/sessions"));
   app.all("/api/learn/session", { schema: redirectSchema }, async (request, reply) => redirect(request, reply, "/api/learn/sessions"));
   app.all("/api/learn/session/:sessionId", { schema: { ...redirectSchema, params: SessionParamsSchema } }, async (request, reply) =>
     redirect(request, reply, `/api/learn/sessions/${request.params.sessionId}`),

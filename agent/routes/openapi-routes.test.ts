@@ -14,7 +14,11 @@ describe("GET /api/openapi.json", () => {
   it("describes every route the agent serves, with the bearer scheme", async () => {
     const response = await agent.app.inject({ method: "GET", url: "/api/openapi.json", headers: agent.headers() });
     expect(response.statusCode).toBe(200);
-    const doc = response.json() as { openapi: string; paths: Record<string, Record<string, unknown>>; components: { securitySchemes: Record<string, unknown> } };
+    const doc = response.json() as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     // Every route the app actually registered (minus the doc itself and HEAD twins) is in the description.
@@ -33,4 +37,3 @@ describe("GET /api/openapi.json", () => {
     expect(response.statusCode).toBe(401);
   });
 });
-

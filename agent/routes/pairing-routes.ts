@@ -33,15 +33,11 @@ export const pairingRoutes: FastifyPluginAsyncZod<PairingRoutesOptions> = async 
     },
   );
 
-  app.get(
-    "/api/pairing",
-    { schema: { response: { 200: PairingResponseSchema } } },
-    async () => {
-      const record = pairing.current();
-      if (record === undefined) {
-        throw new AppError("ORIGIN_NOT_ALLOWED", "No extension is paired yet. Pair from the side panel with the agent's token.");
-      }
-      return { paired: true as const, ...record, agent_version: AGENT_VERSION };
-    },
-  );
+  app.get("/api/pairing", { schema: { response: { 200: PairingResponseSchema } } }, async () => {
+    const record = pairing.current();
+    if (record === undefined) {
+      throw new AppError("ORIGIN_NOT_ALLOWED", "No extension is paired yet. Pair from the side panel with the agent's token.");
+    }
+    return { paired: true as const, ...record, agent_version: AGENT_VERSION };
+  });
 };

@@ -126,11 +126,7 @@ describe("request guard", () => {
 
   it("answers unknown routes with an envelope, and only to an authenticated caller", async () => {
     expectEnvelope(await agent.app.inject({ method: "GET", url: "/api/nope", headers: agent.headers() }), 404, "ROUTE_NOT_FOUND");
-    expectEnvelope(
-      await agent.app.inject({ method: "GET", url: "/api/nope", headers: { host: `127.0.0.1:${TEST_PORT}` } }),
-      401,
-      "AUTH_REQUIRED",
-    );
+    expectEnvelope(await agent.app.inject({ method: "GET", url: "/api/nope", headers: { host: `127.0.0.1:${TEST_PORT}` } }), 401, "AUTH_REQUIRED");
   });
 });
 
@@ -245,11 +241,7 @@ describe("token and logs", () => {
 
 describe("runtime truth", () => {
   it("answers LEARN_SESSION_NOT_FOUND before any session exists", async () => {
-    expectEnvelope(
-      await agent.app.inject({ method: "GET", url: "/api/learn/runtime/current", headers: agent.headers() }),
-      404,
-      "LEARN_SESSION_NOT_FOUND",
-    );
+    expectEnvelope(await agent.app.inject({ method: "GET", url: "/api/learn/runtime/current", headers: agent.headers() }), 404, "LEARN_SESSION_NOT_FOUND");
   });
 
   it("answers the snapshot stored in runtime/current.json", async () => {

@@ -61,7 +61,7 @@ export function checkedEntryName(raw: Buffer): string {
   if (name.includes("\\")) throw unsafe(`The archive names ${shown} with a backslash; use "/" between folders.`);
   if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) throw unsafe(`The archive has an absolute path (${shown}); a bundle's paths must be relative.`);
   const segments = name.replace(/\/$/, "").split("/");
-  if (segments.some((segment) => segment === ".." )) throw unsafe(`The archive has a path that climbs out of the bundle (${shown}).`);
+  if (segments.some((segment) => segment === "..")) throw unsafe(`The archive has a path that climbs out of the bundle (${shown}).`);
   if (segments.some((segment) => segment === "." || segment === "")) throw unsafe(`The archive has a malformed path (${shown}).`);
   return name;
 }
@@ -105,7 +105,8 @@ function openZip(bytes: Buffer): Promise<ZipFile> {
 export async function readBundleArchive(bytes: Buffer): Promise<BundleArchive> {
   const zip = await openZip(bytes);
   try {
-    if (zip.entryCount > BUNDLE_LIMITS.maxEntries) throw unsafe(`The archive has ${zip.entryCount} entries; a skill bundle may have at most ${BUNDLE_LIMITS.maxEntries}.`);
+    if (zip.entryCount > BUNDLE_LIMITS.maxEntries)
+      throw unsafe(`The archive has ${zip.entryCount} entries; a skill bundle may have at most ${BUNDLE_LIMITS.maxEntries}.`);
     const entries = await new Promise<Entry[]>((resolve, reject) => {
       const all: Entry[] = [];
       zip.on("entry", (entry) => {
@@ -126,7 +127,8 @@ export async function readBundleArchive(bytes: Buffer): Promise<BundleArchive> {
       const name = checkedEntryName(entry.fileNameRaw ?? entry.fileName);
       const key = name.replace(/\/$/, "").normalize("NFC").toLowerCase();
       const earlier = seen.get(key);
-      if (earlier !== undefined) throw unsafe(`The archive holds ${JSON.stringify(name.slice(0, 80))} twice${earlier === name ? "" : " (names differing only in case)"}.`);
+      if (earlier !== undefined)
+        throw unsafe(`The archive holds ${JSON.stringify(name.slice(0, 80))} twice${earlier === name ? "" : " (names differing only in case)"}.`);
       seen.set(key, name);
       const mode = (entry.externalFileAttributes >>> 16) & 0xffff;
       const type = mode & S_IFMT;
@@ -136,11 +138,14 @@ export async function readBundleArchive(bytes: Buffer): Promise<BundleArchive> {
         continue;
       }
       if (entry.isEncrypted()) throw unsafe(`The archive holds an encrypted entry (${JSON.stringify(name.slice(0, 80))}).`);
-      if (entry.uncompressedSize > BUNDLE_LIMITS.maxFileBytes) throw unsafe(`An entry declares ${entry.uncompressedSize} bytes; the limit per file is ${BUNDLE_LIMITS.maxFileBytes}.`);
+      if (entry.uncompressedSize > BUNDLE_LIMITS.maxFileBytes)
+        throw unsafe(`An entry declares ${entry.uncompressedSize} bytes; the limit per file is ${BUNDLE_LIMITS.maxFileBytes}.`);
       declaredTotal += entry.uncompressedSize;
       if (declaredTotal > BUNDLE_LIMITS.maxTotalBytes) throw unsafe(`The archive inflates past ${BUNDLE_LIMITS.maxTotalBytes / 1024 / 1024} MiB.`);
       if (entry.uncompressedSize > BUNDLE_LIMITS.ratioFloorBytes && entry.uncompressedSize > Math.max(entry.compressedSize, 1) * BUNDLE_LIMITS.maxEntryRatio) {
-        throw unsafe(`An entry inflates ${Math.round(entry.uncompressedSize / Math.max(entry.compressedSize, 1))} times its size; that is a zip bomb, not a skill.`);
+        throw unsafe(
+          `An entry inflates ${Math.round(entry.uncompressedSize / Math.max(entry.compressedSize, 1))} times its size; that is a zip bomb, not a skill.`,
+        );
       }
       if (isLitter(name)) {
         skipped.push(name);

@@ -9,7 +9,12 @@ import {
   type AgentSkillsFrontmatter,
 } from "../../shared/skills/agent-skills-format";
 import { SKILL_MD } from "../../shared/skills/skill-folder";
-import { PORTABLE_SKILL_NAME_PATTERN, PortableSkillFrontmatterSchema, readFrontmatterMapping, type PortableSkillFrontmatter } from "../../shared/skills/frontmatter";
+import {
+  PORTABLE_SKILL_NAME_PATTERN,
+  PortableSkillFrontmatterSchema,
+  readFrontmatterMapping,
+  type PortableSkillFrontmatter,
+} from "../../shared/skills/frontmatter";
 import type { SkillCompatibilityFinding, SkillCompatibilityReport } from "../../shared/skills/import";
 import type { SkillImportBundleSummary, SkillImportFile } from "../../shared/skills/import-bundle";
 import type { BundleArchive, BundleFile } from "./bundle-reader";
@@ -101,7 +106,11 @@ type Finding = (severity: SkillCompatibilityFinding["severity"], code: string, m
 type BundleRoot = NonNullable<ReturnType<typeof rootOf>>;
 
 /** SKILL.md's frontmatter, read and normalized; undefined (with the error found) when it cannot be. */
-function readSkillFile(files: readonly BundleFile[], root: BundleRoot, finding: Finding): { mapping: { value: Record<string, unknown>; body: string }; front: AgentSkillsFrontmatter } | undefined {
+function readSkillFile(
+  files: readonly BundleFile[],
+  root: BundleRoot,
+  finding: Finding,
+): { mapping: { value: Record<string, unknown>; body: string }; front: AgentSkillsFrontmatter } | undefined {
   const skillFile = files.find((file) => file.path === SKILL_MD) ?? (files.find((file) => file.path === "skill.md") as BundleFile);
   const markdown = textOf(skillFile.bytes);
   if (markdown === undefined) {
@@ -128,29 +137,55 @@ function checkFormatRules(front: AgentSkillsFrontmatter, fields: Record<string, 
   const declared = front.name.trim();
   let name = declared;
   for (const key of Object.keys(fields).filter((key) => !(AGENT_SKILLS_FIELDS as readonly string[]).includes(key))) {
-    finding("warning", "FRONTMATTER_FIELD_UNKNOWN", `The frontmatter has "${clip(key, 60)}", which the Agent Skills format does not define; it is kept in SKILL.md and not used.`, "SKILL.md");
+    finding(
+      "warning",
+      "FRONTMATTER_FIELD_UNKNOWN",
+      `The frontmatter has "${clip(key, 60)}", which the Agent Skills format does not define; it is kept in SKILL.md and not used.`,
+      "SKILL.md",
+    );
   }
   if (!isSkillName(declared)) {
     // Accepted as published: installed under a name that follows the rule, its SKILL.md unchanged.
     const candidate = root.folder !== undefined && isSkillName(root.folder) ? root.folder : slugOf(declared);
     if (isSkillName(candidate)) {
       name = candidate;
-      finding("warning", "NAME_DERIVED", `The name "${clip(declared, 64)}" does not follow the Agent Skills rule (2–64 lowercase letters, digits and single hyphens); it is installed as "${name}". Its SKILL.md keeps its own name, so an assistant that checks strictly may refuse it.`, "SKILL.md");
+      finding(
+        "warning",
+        "NAME_DERIVED",
+        `The name "${clip(declared, 64)}" does not follow the Agent Skills rule (2–64 lowercase letters, digits and single hyphens); it is installed as "${name}". Its SKILL.md keeps its own name, so an assistant that checks strictly may refuse it.`,
+        "SKILL.md",
+      );
     } else {
-      finding("error", "NAME_INVALID", `The name "${clip(declared, 64)}" must be 2–64 lowercase letters, digits and single hyphens, not starting or ending with a hyphen.`, "SKILL.md");
+      finding(
+        "error",
+        "NAME_INVALID",
+        `The name "${clip(declared, 64)}" must be 2–64 lowercase letters, digits and single hyphens, not starting or ending with a hyphen.`,
+        "SKILL.md",
+      );
     }
   }
   if (root.folder !== undefined && root.folder !== name) {
-    finding("warning", "NAME_FOLDER_MISMATCH", `The bundle's folder is "${clip(root.folder, 80)}" but its name is "${clip(name, 64)}"; it is installed as "${clip(name, 64)}".`);
+    finding(
+      "warning",
+      "NAME_FOLDER_MISMATCH",
+      `The bundle's folder is "${clip(root.folder, 80)}" but its name is "${clip(name, 64)}"; it is installed as "${clip(name, 64)}".`,
+    );
   }
   if (front.description.length > AGENT_SKILLS_DESCRIPTION_MAX) {
-    finding("error", "DESCRIPTION_TOO_LONG", `The description has ${front.description.length} characters; the Agent Skills format allows ${AGENT_SKILLS_DESCRIPTION_MAX}.`, "SKILL.md");
+    finding(
+      "error",
+      "DESCRIPTION_TOO_LONG",
+      `The description has ${front.description.length} characters; the Agent Skills format allows ${AGENT_SKILLS_DESCRIPTION_MAX}.`,
+      "SKILL.md",
+    );
   }
   if (front.compatibility !== undefined) {
-    if (front.compatibility.length > AGENT_SKILLS_COMPATIBILITY_MAX) finding("error", "COMPATIBILITY_TOO_LONG", `The compatibility note has more than ${AGENT_SKILLS_COMPATIBILITY_MAX} characters.`, "SKILL.md");
+    if (front.compatibility.length > AGENT_SKILLS_COMPATIBILITY_MAX)
+      finding("error", "COMPATIBILITY_TOO_LONG", `The compatibility note has more than ${AGENT_SKILLS_COMPATIBILITY_MAX} characters.`, "SKILL.md");
     finding("info", "DEPENDENCY_DECLARED", `The skill says what it needs: "${clip(front.compatibility, 300)}".`, "SKILL.md");
   }
-  if (front["allowed-tools"] !== undefined) finding("info", "TOOLS_DECLARED", `The skill asks for these tools: ${clip(front["allowed-tools"], 300)}.`, "SKILL.md");
+  if (front["allowed-tools"] !== undefined)
+    finding("info", "TOOLS_DECLARED", `The skill asks for these tools: ${clip(front["allowed-tools"], 300)}.`, "SKILL.md");
   const taken = context.takenNames.get(name);
   if (taken !== undefined) finding("error", "NAME_COLLISION", `A skill named "${name}" is already ${taken}; remove or rename one of them first.`, "SKILL.md");
   return name;
@@ -183,21 +218,33 @@ function lintFiles(files: readonly BundleFile[], listed: readonly SkillImportFil
   for (const file of listed) {
     if (file.kind === "script") {
       const reason = files.find((candidate) => candidate.path === file.path)?.executable ? "has the executable bit" : "is a script";
-      finding("warning", "EXECUTABLE_FILE", `${file.path} ${reason}. It is kept byte for byte and never run by the import; the assistant may run it when it uses the skill.`, file.path);
+      finding(
+        "warning",
+        "EXECUTABLE_FILE",
+        `${file.path} ${reason}. It is kept byte for byte and never run by the import; the assistant may run it when it uses the skill.`,
+        file.path,
+      );
     }
-    if (DEPENDENCY_FILES.test(file.path)) finding("info", "DEPENDENCY_DECLARED", `${file.path} declares packages the skill's scripts need; nothing is installed by the import.`, file.path);
+    if (DEPENDENCY_FILES.test(file.path))
+      finding("info", "DEPENDENCY_DECLARED", `${file.path} declares packages the skill's scripts need; nothing is installed by the import.`, file.path);
   }
   for (const file of files) {
     const text = textOf(file.bytes);
     if (text === undefined) continue;
     for (const [what, pattern] of SECRET_PATTERNS) {
-      if (pattern.test(text)) finding("error", "SECRET_SUSPECTED", `${file.path} appears to contain ${what}. Remove it from the bundle before importing.`, file.path);
+      if (pattern.test(text))
+        finding("error", "SECRET_SUSPECTED", `${file.path} appears to contain ${what}. Remove it from the bundle before importing.`, file.path);
     }
   }
 }
 
 /** §0.2C fields for a bundle that carries only the Agent Skills ones, and what was derived. */
-function derivedFrontmatter(front: AgentSkillsFrontmatter, name: string, body: string, listed: readonly SkillImportFile[]): { frontmatter: PortableSkillFrontmatter; derived: string[] } {
+function derivedFrontmatter(
+  front: AgentSkillsFrontmatter,
+  name: string,
+  body: string,
+  listed: readonly SkillImportFile[],
+): { frontmatter: PortableSkillFrontmatter; derived: string[] } {
   const derived: string[] = [];
   const triggers = deriveTriggers(name, front.description);
   const summary = summaryOf(front.description);
@@ -215,7 +262,10 @@ function derivedFrontmatter(front: AgentSkillsFrontmatter, name: string, body: s
     version,
     triggers,
     negative_triggers: deriveNegativeTriggers(front.description).map((trigger) => trigger.slice(0, 200)),
-    allowed_tools: (front["allowed-tools"] ?? "").split(/\s+/).filter((tool) => tool.length > 0 && tool.length <= 80).slice(0, 50),
+    allowed_tools: (front["allowed-tools"] ?? "")
+      .split(/\s+/)
+      .filter((tool) => tool.length > 0 && tool.length <= 80)
+      .slice(0, 50),
     estimated_cost_class: "unknown",
     portability_grade: listed.some((file) => file.kind === "script") ? "adapter_required" : "direct",
     schema_version: 1,
@@ -224,10 +274,22 @@ function derivedFrontmatter(front: AgentSkillsFrontmatter, name: string, body: s
 }
 
 /** Our records: the bundle's own §0.2C fields when it is ours, else derived from its description. */
-function recordFields(front: AgentSkillsFrontmatter, name: string, body: string, listed: readonly SkillImportFile[], findings: readonly SkillCompatibilityFinding[], finding: Finding) {
+function recordFields(
+  front: AgentSkillsFrontmatter,
+  name: string,
+  body: string,
+  listed: readonly SkillImportFile[],
+  findings: readonly SkillCompatibilityFinding[],
+  finding: Finding,
+) {
   const own = portableFrontmatterFromMetadata(front);
   if (own === undefined && front.metadata?.[ELNOR_METADATA_MARKER] !== undefined) {
-    finding("warning", "ELNOR_FIELDS_INVALID", "The bundle says it was exported by Ability Learning, but its fields under metadata do not read back; it is imported like any Agent Skills bundle.", "SKILL.md");
+    finding(
+      "warning",
+      "ELNOR_FIELDS_INVALID",
+      "The bundle says it was exported by Ability Learning, but its fields under metadata do not read back; it is imported like any Agent Skills bundle.",
+      "SKILL.md",
+    );
   }
   let derived: string[] = [];
   let frontmatter: PortableSkillFrontmatter | undefined = own;
@@ -244,10 +306,12 @@ function recordFields(front: AgentSkillsFrontmatter, name: string, body: string,
 function checkAgainstInstalled(frontmatter: PortableSkillFrontmatter, context: ScanContext, finding: Finding): void {
   for (const trigger of frontmatter.triggers) {
     const holder = context.installedTriggers.get(trigger.toLowerCase());
-    if (holder !== undefined) finding("warning", "TRIGGER_COLLISION", `The trigger "${clip(trigger, 120)}" is also a trigger of ${holder}; lookup may pick either.`);
+    if (holder !== undefined)
+      finding("warning", "TRIGGER_COLLISION", `The trigger "${clip(trigger, 120)}" is also a trigger of ${holder}; lookup may pick either.`);
   }
   for (const dependency of frontmatter.depends_on) {
-    if (!context.takenNames.has(dependency)) finding("warning", "DEPENDENCY_MISSING", `The skill depends on "${clip(dependency, 80)}", which is not installed.`);
+    if (!context.takenNames.has(dependency))
+      finding("warning", "DEPENDENCY_MISSING", `The skill depends on "${clip(dependency, 80)}", which is not installed.`);
   }
 }
 
@@ -280,7 +344,11 @@ export function scanBundle(archive: BundleArchive, context: ScanContext): ScanOu
   });
 
   if (root === undefined) {
-    finding("error", "SKILL_MD_MISSING", "The bundle has no SKILL.md at its top level or in its one top folder; an Agent Skills bundle is a folder with SKILL.md in it.");
+    finding(
+      "error",
+      "SKILL_MD_MISSING",
+      "The bundle has no SKILL.md at its top level or in its one top folder; an Agent Skills bundle is a folder with SKILL.md in it.",
+    );
     return failed("");
   }
   const read = readSkillFile(files, root, finding);

@@ -33,7 +33,13 @@ export interface ImportDecisionDeps {
 
 type Action = Promise<SkillImportTerminalActionResponse>;
 
-const words = (text: string) => new Set(text.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length > 2));
+const words = (text: string) =>
+  new Set(
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word.length > 2),
+  );
 
 /** The availability entry an import would have once installed: what the trigger test looks up. */
 function candidateEntry(abilityId: string, frontmatter: PortableSkillFrontmatter): AbilityAvailabilityEntry {
@@ -77,14 +83,23 @@ export function createImportDecisions(deps: ImportDecisionDeps) {
     try {
       // The canonical copy: the archive as uploaded, what we derived, and for our own export its §0.2C SKILL.md.
       await memory.writeBytes(`${installed}/bundle.bin`, bytes);
-      await memory.writeJson(`${installed}/import.json`, { import_id: entry.record.import_id, format: entry.format, frontmatter, bundle: outcome.bundle, installed_at: now(), schema_version: 1 });
+      await memory.writeJson(`${installed}/import.json`, {
+        import_id: entry.record.import_id,
+        format: entry.format,
+        frontmatter,
+        bundle: outcome.bundle,
+        installed_at: now(),
+        schema_version: 1,
+      });
       const skillMd = outcome.files.find((file) => /^skill\.md$/i.test(file.path));
       const mapping = skillMd === undefined ? undefined : readFrontmatterMapping(skillMd.bytes.toString("utf8"));
       if (outcome.bundle.format === "elnor_export" && mapping?.ok === true) {
         await memory.writeText(`${installed}/${SKILL_MD}`, `${renderPortableFrontmatter(frontmatter)}${mapping.body}`);
       }
       // The assistant's copy: every file byte for byte, SKILL.md under its canonical name.
-      const projected = Object.fromEntries(outcome.files.map((file) => [/^skill\.md$/i.test(file.path) ? SKILL_MD : file.path, { bytes: file.bytes, executable: file.executable }]));
+      const projected = Object.fromEntries(
+        outcome.files.map((file) => [/^skill\.md$/i.test(file.path) ? SKILL_MD : file.path, { bytes: file.bytes, executable: file.executable }]),
+      );
       await deps.projector.project(name, projected);
       const at = now();
       const ability: InstalledAbility = {
@@ -130,14 +145,18 @@ export function createImportDecisions(deps: ImportDecisionDeps) {
     } catch (error) {
       const code = isAppError(error) ? error.code : "INTERNAL_ERROR";
       const failed = await store.move(queued, "install_failed", `install failed (${code})`, { last_error_code: code });
-      const receiptId = await store.receipt("skill.import.install_failed", { import_id: entry.record.import_id, details: { error_code: code, message: error instanceof Error ? error.message.slice(0, 240) : "" } });
+      const receiptId = await store.receipt("skill.import.install_failed", {
+        import_id: entry.record.import_id,
+        details: { error_code: code, message: error instanceof Error ? error.message.slice(0, 240) : "" },
+      });
       return { import_record: failed.record, receipt_id: receiptId, schema_version: 1 };
     }
   };
 
   return {
     async installPrivate(importId: string, scope: "private" | "workspace"): Action {
-      if (scope === "workspace") throw new AppError("INSTALL_LANE_DENIED", "Install privately installs for you only; approve the import to add it to the workspace.");
+      if (scope === "workspace")
+        throw new AppError("INSTALL_LANE_DENIED", "Install privately installs for you only; approve the import to add it to the workspace.");
       const entry = await flow.caseOf(importId);
       flow.assertMove(entry, "install_queued");
       return installPrivately(entry);
@@ -148,7 +167,11 @@ export function createImportDecisions(deps: ImportDecisionDeps) {
       flow.assertMove(entry, "approved");
       // Approval installs into the workspace lane; a failure leaves the import in review, as it was.
       const abilityId = await install(entry, "approved_workspace");
-      const approved = await store.move({ ...entry, ability_id: abilityId, ...(note === undefined ? {} : { decision_note: note }) }, "approved", "approved for the workspace");
+      const approved = await store.move(
+        { ...entry, ability_id: abilityId, ...(note === undefined ? {} : { decision_note: note }) },
+        "approved",
+        "approved for the workspace",
+      );
       const receiptId = await store.receipt("skill.import.approved", { import_id: importId, ability_id: abilityId });
       return { import_record: approved.record, receipt_id: receiptId, schema_version: 1 };
     },
@@ -186,7 +209,7 @@ export function createImportDecisions(deps: ImportDecisionDeps) {
       if (kind === "install") {
         // install_failed → install_queued is the retry edge; installPrivately moves it there.
         const response = await installPrivately(counted, true);
-        result = { entry: (await flow.caseOf(importId)), receiptId: response.receipt_id };
+        result = { entry: await flow.caseOf(importId), receiptId: response.receipt_id };
       } else {
         const moved = await store.move(counted, to, `retry of ${kind}`);
         result = kind === "scan" ? await flow.runScan(moved) : await flow.runStage(moved);
@@ -205,7 +228,8 @@ export function createImportDecisions(deps: ImportDecisionDeps) {
       let candidate: AbilityAvailabilityEntry;
       if (request.import_id !== undefined) {
         const entry = await flow.caseOf(request.import_id);
-        if (entry.frontmatter === undefined) throw new AppError("INVALID_SKILL_IMPORT_TRANSITION", "This import has no scanned skill to test yet; scan it first.");
+        if (entry.frontmatter === undefined)
+          throw new AppError("INVALID_SKILL_IMPORT_TRANSITION", "This import has no scanned skill to test yet; scan it first.");
         candidate = candidateEntry(`imported.${entry.frontmatter.name}`, entry.frontmatter);
       } else {
         const found = snapshot.abilities.find((ability) => ability.ability_id === request.ability_id);
@@ -231,8 +255,12 @@ export function createImportDecisions(deps: ImportDecisionDeps) {
         .map((hit) => `shares "${hit.shared.join('", "')}" with the trigger "${hit.trigger}"`.slice(0, 240));
       const rejection: string[] = [];
       if (mine === undefined) rejection.push("no trigger, title or family word of this skill is in the text");
-      else if (!matched && top !== undefined) rejection.push(`"${(snapshot.abilities.find((ability) => ability.ability_id === top.ability_id)?.title ?? top.ability_id).slice(0, 120)}" ranks above it`);
-      if (candidate.negative_triggers.some((negative) => request.trigger_text.toLowerCase().includes(negative.toLowerCase()))) rejection.push("the text contains one of its negative triggers");
+      else if (!matched && top !== undefined)
+        rejection.push(
+          `"${(snapshot.abilities.find((ability) => ability.ability_id === top.ability_id)?.title ?? top.ability_id).slice(0, 120)}" ranks above it`,
+        );
+      if (candidate.negative_triggers.some((negative) => request.trigger_text.toLowerCase().includes(negative.toLowerCase())))
+        rejection.push("the text contains one of its negative triggers");
       const receiptId = await store.receipt("skill.import.trigger_tested", {
         ...(request.import_id === undefined ? {} : { import_id: request.import_id }),
         ability_id: candidate.ability_id,

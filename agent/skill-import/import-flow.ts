@@ -88,20 +88,24 @@ export function createImportFlow(deps: ImportFlowDeps) {
 
   const assertMove = (entry: ImportCase, to: SkillImportState, retryKind?: "scan" | "stage" | "install") => {
     if (!canTransitionSkillImport(entry.record.stage_state, to, retryKind)) {
-      throw new AppError("INVALID_SKILL_IMPORT_TRANSITION", `An import that is ${entry.record.stage_state.replace(/_/g, " ")} cannot move to ${to.replace(/_/g, " ")}.`);
+      throw new AppError(
+        "INVALID_SKILL_IMPORT_TRANSITION",
+        `An import that is ${entry.record.stage_state.replace(/_/g, " ")} cannot move to ${to.replace(/_/g, " ")}.`,
+      );
     }
   };
 
   const uploadOf = async (ref: string) => {
     const upload = UPLOAD_REF.test(ref) ? await store.readUpload(ref) : undefined;
-    if (upload === undefined) throw new AppError("SKILL_IMPORT_UPLOAD_NOT_FOUND", "No upload with this reference; it was deleted, staged or never made. Upload the bundle again.");
+    if (upload === undefined)
+      throw new AppError("SKILL_IMPORT_UPLOAD_NOT_FOUND", "No upload with this reference; it was deleted, staged or never made. Upload the bundle again.");
     return upload;
   };
   const expired = (expiresAt: string) => new Date(expiresAt).getTime() <= now().getTime();
 
   /** Names and triggers a bundle must not collide with; `pending` adds other imports waiting for review. */
   const scanContext = async (excluding?: string, pending = true): Promise<ScanContext> => {
-    const takenNames = new Map<string, string>(await deps.otherSkillNames?.() ?? []);
+    const takenNames = new Map<string, string>((await deps.otherSkillNames?.()) ?? []);
     const installedTriggers = new Map<string, string>();
     for (const ability of deps.registry.all()) {
       takenNames.set(ability.skill_name, `installed ("${ability.title}")`);
@@ -120,7 +124,10 @@ export function createImportFlow(deps: ImportFlowDeps) {
     const bytes = upload === undefined ? undefined : await memory.readBytes(ImportPaths.uploadBytes(entry.temp_artifact_ref));
     if (upload === undefined || bytes === undefined || expired(upload.temp_artifact.expires_at)) {
       const next = await store.move(entry, "scan_failed", "the upload expired or was deleted", { last_error_code: "SKILL_IMPORT_UPLOAD_EXPIRED" });
-      const receiptId = await store.receipt("skill.import.scan_failed", { import_id: entry.record.import_id, details: { error_code: "SKILL_IMPORT_UPLOAD_EXPIRED" } });
+      const receiptId = await store.receipt("skill.import.scan_failed", {
+        import_id: entry.record.import_id,
+        details: { error_code: "SKILL_IMPORT_UPLOAD_EXPIRED" },
+      });
       return { entry: next, outcome: undefined, receiptId };
     }
     let archive: BundleArchive;
@@ -130,13 +137,22 @@ export function createImportFlow(deps: ImportFlowDeps) {
       // Checked at upload, so only a file changed on disk since lands here: the scan fails, it does not hang.
       const code = error instanceof AppError ? error.code : "SKILL_IMPORT_ARCHIVE_UNSAFE";
       const next = await store.move(entry, "scan_failed", "the stored upload could not be read", { last_error_code: code });
-      return { entry: next, outcome: undefined, receiptId: await store.receipt("skill.import.scan_failed", { import_id: entry.record.import_id, details: { error_code: code } }) };
+      return {
+        entry: next,
+        outcome: undefined,
+        receiptId: await store.receipt("skill.import.scan_failed", { import_id: entry.record.import_id, details: { error_code: code } }),
+      };
     }
     const outcome = scanBundle(archive, await scanContext(entry.record.import_id));
     const ok = outcome.report.compatible;
     const errors = outcome.report.findings.filter((finding) => finding.severity === "error").map((finding) => finding.code);
     const next = await store.move(
-      { ...entry, report: outcome.report, bundle: outcome.bundle, ...(outcome.bundle.frontmatter === undefined ? {} : { frontmatter: outcome.bundle.frontmatter }) },
+      {
+        ...entry,
+        report: outcome.report,
+        bundle: outcome.bundle,
+        ...(outcome.bundle.frontmatter === undefined ? {} : { frontmatter: outcome.bundle.frontmatter }),
+      },
       ok ? "scan_complete" : "scan_failed",
       ok ? "scan found nothing blocking" : `scan found ${errors.join(", ")}`.slice(0, 240),
       {
@@ -148,7 +164,12 @@ export function createImportFlow(deps: ImportFlowDeps) {
     );
     const receiptId = await store.receipt(ok ? "skill.import.scanned" : "skill.import.scan_failed", {
       import_id: entry.record.import_id,
-      details: { compatible: ok, findings: outcome.report.findings.length, files: outcome.bundle.files.length, executables: outcome.bundle.files.filter((file) => file.executable).length },
+      details: {
+        compatible: ok,
+        findings: outcome.report.findings.length,
+        files: outcome.bundle.files.length,
+        executables: outcome.bundle.files.filter((file) => file.executable).length,
+      },
     });
     return { entry: next, outcome, receiptId };
   };
@@ -160,8 +181,16 @@ export function createImportFlow(deps: ImportFlowDeps) {
     const bytes = upload === undefined ? undefined : await memory.readBytes(ImportPaths.uploadBytes(ref));
     const hash = bytes === undefined ? undefined : createHash("sha256").update(bytes).digest("hex");
     if (upload === undefined || bytes === undefined || expired(upload.temp_artifact.expires_at) || hash !== upload.temp_artifact.content_hash_sha256) {
-      const code = upload !== undefined && bytes !== undefined && hash !== upload.temp_artifact.content_hash_sha256 ? "SKILL_IMPORT_ARCHIVE_UNSAFE" : "SKILL_IMPORT_UPLOAD_EXPIRED";
-      const next = await store.move(entry, "stage_failed", code === "SKILL_IMPORT_UPLOAD_EXPIRED" ? "the upload expired before staging" : "the upload changed since its scan", { last_error_code: code });
+      const code =
+        upload !== undefined && bytes !== undefined && hash !== upload.temp_artifact.content_hash_sha256
+          ? "SKILL_IMPORT_ARCHIVE_UNSAFE"
+          : "SKILL_IMPORT_UPLOAD_EXPIRED";
+      const next = await store.move(
+        entry,
+        "stage_failed",
+        code === "SKILL_IMPORT_UPLOAD_EXPIRED" ? "the upload expired before staging" : "the upload changed since its scan",
+        { last_error_code: code },
+      );
       return { entry: next, receiptId: await store.receipt("skill.import.stage_failed", { import_id: entry.record.import_id, details: { error_code: code } }) };
     }
     await memory.writeBytes(ImportPaths.stagedBytes(entry.record.import_id), bytes);
@@ -171,7 +200,10 @@ export function createImportFlow(deps: ImportFlowDeps) {
     });
     await memory.remove(ImportPaths.uploadBytes(ref));
     await memory.remove(ImportPaths.uploadMeta(ref));
-    return { entry: next, receiptId: await store.receipt("skill.import.staged", { import_id: entry.record.import_id, details: { pack: next.record.skill_pack ?? null } }) };
+    return {
+      entry: next,
+      receiptId: await store.receipt("skill.import.staged", { import_id: entry.record.import_id, details: { pack: next.record.skill_pack ?? null } }),
+    };
   };
 
   return {
@@ -184,9 +216,11 @@ export function createImportFlow(deps: ImportFlowDeps) {
     async upload(input: UploadInput): Promise<SkillImportUploadResponse> {
       const format = formatOfUpload(input.filename, input.mimetype);
       if (format === "skill_md") {
-        if (input.bytes.length > SKILL_MD_MAX_BYTES) throw new AppError("SKILL_IMPORT_FILE_TOO_LARGE", "A single SKILL.md may be at most 1 MiB; zip larger skills with their files.");
+        if (input.bytes.length > SKILL_MD_MAX_BYTES)
+          throw new AppError("SKILL_IMPORT_FILE_TOO_LARGE", "A single SKILL.md may be at most 1 MiB; zip larger skills with their files.");
         const text = input.bytes.toString("utf8");
-        if (!/^(\ufeff)?---\r?\n/.test(text)) throw new AppError("SKILL_IMPORT_ARCHIVE_REQUIRED", "Upload a zip of the skill's folder, or a SKILL.md that starts with its frontmatter (---).");
+        if (!/^(\ufeff)?---\r?\n/.test(text))
+          throw new AppError("SKILL_IMPORT_ARCHIVE_REQUIRED", "Upload a zip of the skill's folder, or a SKILL.md that starts with its frontmatter (---).");
       } else {
         // Checked now, so a hostile archive is refused before any byte of it is kept.
         await readBundleArchive(input.bytes);
@@ -229,7 +263,8 @@ export function createImportFlow(deps: ImportFlowDeps) {
       const ref = request.temp_artifact_ref ?? request.staged_upload_ref;
       if (ref === undefined) throw new AppError("REQUEST_INVALID", "Send temp_artifact_ref, the handle the upload answered with.");
       const upload = await uploadOf(ref);
-      if (expired(upload.temp_artifact.expires_at)) throw new AppError("SKILL_IMPORT_UPLOAD_EXPIRED", "This upload expired (uploads are kept 24 hours until staged); upload the bundle again.");
+      if (expired(upload.temp_artifact.expires_at))
+        throw new AppError("SKILL_IMPORT_UPLOAD_EXPIRED", "This upload expired (uploads are kept 24 hours until staged); upload the bundle again.");
       const at = now().toISOString();
       const record: ImportedSkillRecord = {
         import_id: randomUUID(),
@@ -250,13 +285,25 @@ export function createImportFlow(deps: ImportFlowDeps) {
       await store.writeCase(entry);
       entry = await store.move(entry, "scanning", "scan requested");
       const scanned = await runScan(entry);
-      return { import_record: scanned.entry.record, compatibility_report: scanned.entry.report ?? { compatible: false, requires_adapter: false, rule_version: "elnor-import-1", findings: [], schema_version: 1 }, receipt_id: scanned.receiptId, schema_version: 1 };
+      return {
+        import_record: scanned.entry.record,
+        compatibility_report: scanned.entry.report ?? {
+          compatible: false,
+          requires_adapter: false,
+          rule_version: "elnor-import-1",
+          findings: [],
+          schema_version: 1,
+        },
+        receipt_id: scanned.receiptId,
+        schema_version: 1,
+      };
     },
 
     async stage(request: SkillImportStageRequest): Promise<SkillImportStageResponse> {
       const entry = await caseOf(request.import_id);
       assertMove(entry, "staging");
-      if (request.requested_pack_id !== undefined && !isKnownPack(request.requested_pack_id)) throw new AppError("SKILL_PACK_NOT_FOUND", "No skill pack with this id; GET /api/skills/packs lists them.");
+      if (request.requested_pack_id !== undefined && !isKnownPack(request.requested_pack_id))
+        throw new AppError("SKILL_PACK_NOT_FOUND", "No skill pack with this id; GET /api/skills/packs lists them.");
       const pack = request.requested_pack_id ?? entry.record.skill_pack ?? entry.report?.suggested_pack_id;
       const staging = await store.move(entry, "staging", request.stage_notes ?? "stage requested", pack === undefined ? {} : { skill_pack: pack });
       const staged = await runStage(staging);
@@ -276,10 +323,12 @@ export function createImportFlow(deps: ImportFlowDeps) {
       if (live && entry.record.source_ref_kind === "temp_artifact") {
         const left = upload === undefined ? 0 : new Date(upload.temp_artifact.expires_at).getTime() - now().getTime();
         if (left <= 0) warnings.push("upload_expired: the upload is gone; upload the bundle again to continue.");
-        else if (left < SKILL_IMPORT_EXPIRING_SOON_MS) warnings.push(`upload_expiring_soon: the upload expires in ${Math.max(1, Math.round(left / 60_000))} minutes; stage it or upload again.`);
+        else if (left < SKILL_IMPORT_EXPIRING_SOON_MS)
+          warnings.push(`upload_expiring_soon: the upload expires in ${Math.max(1, Math.round(left / 60_000))} minutes; stage it or upload again.`);
       }
       for (const kind of ["scan", "stage", "install"] as const) {
-        if (entry.failed_retries[kind] >= SKILL_IMPORT_RETRY_WARNING_AFTER) warnings.push(`retry_limit_reached: ${entry.failed_retries[kind]} retries of ${kind} failed; fix the bundle and upload it again.`);
+        if (entry.failed_retries[kind] >= SKILL_IMPORT_RETRY_WARNING_AFTER)
+          warnings.push(`retry_limit_reached: ${entry.failed_retries[kind]} retries of ${kind} failed; fix the bundle and upload it again.`);
       }
       return {
         import_record: entry.record,
@@ -294,8 +343,16 @@ export function createImportFlow(deps: ImportFlowDeps) {
     },
 
     async list(page: number, pageSize: number) {
-      const all = (await store.cases()).sort((a, b) => b.record.created_at.localeCompare(a.record.created_at) || a.record.import_id.localeCompare(b.record.import_id));
-      return { items: all.slice((page - 1) * pageSize, page * pageSize).map((entry) => entry.record), total: all.length, page, page_size: pageSize, schema_version: 1 as const };
+      const all = (await store.cases()).sort(
+        (a, b) => b.record.created_at.localeCompare(a.record.created_at) || a.record.import_id.localeCompare(b.record.import_id),
+      );
+      return {
+        items: all.slice((page - 1) * pageSize, page * pageSize).map((entry) => entry.record),
+        total: all.length,
+        page,
+        page_size: pageSize,
+        schema_version: 1 as const,
+      };
     },
 
     /** Uploads past their 24 hours are deleted; an import still scanning one expires (§0C.20 rule 7). */
@@ -306,7 +363,8 @@ export function createImportFlow(deps: ImportFlowDeps) {
         const upload = UPLOAD_REF.test(ref) ? await store.readUpload(ref).catch(() => undefined) : undefined;
         if (upload === undefined || !expired(upload.temp_artifact.expires_at)) continue;
         for (const entry of await store.cases()) {
-          if (entry.temp_artifact_ref === ref && entry.record.stage_state === "scanning") await store.move(entry, "expired", "the upload expired while scanning");
+          if (entry.temp_artifact_ref === ref && entry.record.stage_state === "scanning")
+            await store.move(entry, "expired", "the upload expired while scanning");
         }
         await memory.remove(ImportPaths.uploadBytes(ref));
         await memory.remove(ImportPaths.uploadMeta(ref));

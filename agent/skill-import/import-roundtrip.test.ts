@@ -46,7 +46,9 @@ describe("importing our own exported bundle", () => {
     expect(detail.bundle.format).toBe("elnor_export");
     expect(detail.bundle.derived).toEqual([]);
     expect(detail.compatibility_report.findings.map((finding: { code: string }) => finding.code)).toContain("ELNOR_EXPORT");
-    expect((await other.call("POST", "/api/skills/import/install-private", { import_id: importId, schema_version: 1 })).body.import_record.stage_state).toBe("installed_private");
+    expect((await other.call("POST", "/api/skills/import/install-private", { import_id: importId, schema_version: 1 })).body.import_record.stage_state).toBe(
+      "installed_private",
+    );
 
     expect(await other.memory.readText(`system/skills/imported/${skill}/SKILL.md`)).toBe(canonical);
     const projected = path.join(other.memory.root, "openclaw-workspace", "skills", skill);
@@ -55,6 +57,12 @@ describe("importing our own exported bundle", () => {
     for (const [file, bytes] of Object.entries(exportedFiles)) expect(projectedFiles[file]?.equals(bytes), file).toBe(true);
     expect((await stat(path.join(projected, "SKILL.md"))).mode & 0o222).toBe(0);
     const imported = await snapshotOf(other);
-    expect(imported).toMatchObject({ source: "imported", title: learned.title, trigger_phrases: learned.trigger_phrases, negative_triggers: learned.negative_triggers, usable_now: true });
+    expect(imported).toMatchObject({
+      source: "imported",
+      title: learned.title,
+      trigger_phrases: learned.trigger_phrases,
+      negative_triggers: learned.negative_triggers,
+      usable_now: true,
+    });
   });
 });

@@ -44,8 +44,10 @@ const ImportParamsSchema = z.object({ importId: z.string().max(80) });
 function multipartError(error: unknown): AppError {
   if (isAppError(error)) return error;
   const code = (error as { code?: string }).code ?? "";
-  if (code === "FST_REQ_FILE_TOO_LARGE") return new AppError("SKILL_IMPORT_FILE_TOO_LARGE", `A skill bundle may be at most ${SKILL_IMPORT_MAX_UPLOAD_BYTES / 1024 / 1024} MB.`);
-  if (code === "FST_INVALID_MULTIPART_CONTENT_TYPE") return new AppError("SKILL_IMPORT_ARCHIVE_REQUIRED", "Upload the bundle as multipart/form-data with a file part named bundle.");
+  if (code === "FST_REQ_FILE_TOO_LARGE")
+    return new AppError("SKILL_IMPORT_FILE_TOO_LARGE", `A skill bundle may be at most ${SKILL_IMPORT_MAX_UPLOAD_BYTES / 1024 / 1024} MB.`);
+  if (code === "FST_INVALID_MULTIPART_CONTENT_TYPE")
+    return new AppError("SKILL_IMPORT_ARCHIVE_REQUIRED", "Upload the bundle as multipart/form-data with a file part named bundle.");
   return new AppError("REQUEST_INVALID", "The multipart upload is malformed: send one file part named bundle and an optional metadata part.");
 }
 
@@ -60,7 +62,8 @@ async function readUpload(request: FastifyRequest): Promise<UploadInput> {
         const bytes = await part.toBuffer();
         if (part.fieldname !== "bundle" || file !== undefined) throw new AppError("REQUEST_INVALID", "Send exactly one file part, named bundle.");
         // A part sent as bytes without a file name is still a "file" to the parser; its kind cannot be told.
-        if (typeof part.filename !== "string" || part.filename === "") throw new AppError("SKILL_IMPORT_UNSUPPORTED_EXTENSION", "Send the bundle part with its file name (.zip, .skillbundle.zip or SKILL.md).");
+        if (typeof part.filename !== "string" || part.filename === "")
+          throw new AppError("SKILL_IMPORT_UNSUPPORTED_EXTENSION", "Send the bundle part with its file name (.zip, .skillbundle.zip or SKILL.md).");
         file = { filename: part.filename, mimetype: typeof part.mimetype === "string" ? part.mimetype : "", bytes };
       } else if (part.fieldname === "metadata") {
         if (part.valueTruncated) throw new AppError("REQUEST_INVALID", "The metadata part is too long.");
@@ -80,7 +83,12 @@ async function readUpload(request: FastifyRequest): Promise<UploadInput> {
       throw new AppError("REQUEST_INVALID", "The metadata part is not JSON.");
     }
     const parsed = SkillImportUploadMetadataSchema.safeParse(value);
-    if (!parsed.success) throw new AppError("REQUEST_INVALID", "The metadata part does not match SkillImportUploadMetadataSchema.", { issues: parsed.error.issues.slice(0, 20).map((issue) => ({ path: `metadata/${issue.path.join("/")}`.slice(0, 240), message: issue.message.slice(0, 240) })) });
+    if (!parsed.success)
+      throw new AppError("REQUEST_INVALID", "The metadata part does not match SkillImportUploadMetadataSchema.", {
+        issues: parsed.error.issues
+          .slice(0, 20)
+          .map((issue) => ({ path: `metadata/${issue.path.join("/")}`.slice(0, 240), message: issue.message.slice(0, 240) })),
+      });
     metadata = parsed.data;
   }
   return { ...file, metadata };
@@ -121,36 +129,52 @@ export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (a
     },
   );
 
-  app.delete("/api/skills/import/uploads/:tempArtifactRef", { schema: { params: UploadParamsSchema, response: { 200: SkillImportDeleteUploadResponseSchema } } }, async (request) =>
-    serial(() => flow.deleteUpload(request.params.tempArtifactRef)),
+  app.delete(
+    "/api/skills/import/uploads/:tempArtifactRef",
+    { schema: { params: UploadParamsSchema, response: { 200: SkillImportDeleteUploadResponseSchema } } },
+    async (request) => serial(() => flow.deleteUpload(request.params.tempArtifactRef)),
   );
 
   app.post("/api/skills/import/scan", { schema: { body: SkillImportScanRequestSchema, response: { 200: SkillImportScanResponseSchema } } }, async (request) =>
     once("scan", request.body.client_request_id, () => flow.scan(request.body)),
   );
 
-  app.post("/api/skills/import/stage", { schema: { body: SkillImportStageRequestSchema, response: { 200: SkillImportStageResponseSchema } } }, async (request) =>
-    once("stage", request.body.client_request_id, () => flow.stage(request.body)),
+  app.post(
+    "/api/skills/import/stage",
+    { schema: { body: SkillImportStageRequestSchema, response: { 200: SkillImportStageResponseSchema } } },
+    async (request) => once("stage", request.body.client_request_id, () => flow.stage(request.body)),
   );
 
-  app.post("/api/skills/import/approve", { schema: { body: SkillImportApproveRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } }, async (request) =>
-    once("approve", request.body.client_request_id, () => decisions.approve(request.body.import_id, request.body.approval_note)),
+  app.post(
+    "/api/skills/import/approve",
+    { schema: { body: SkillImportApproveRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
+    async (request) => once("approve", request.body.client_request_id, () => decisions.approve(request.body.import_id, request.body.approval_note)),
   );
 
-  app.post("/api/skills/import/reject", { schema: { body: SkillImportRejectRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } }, async (request) =>
-    once("reject", request.body.client_request_id, () => decisions.reject(request.body.import_id, request.body.reason)),
+  app.post(
+    "/api/skills/import/reject",
+    { schema: { body: SkillImportRejectRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
+    async (request) => once("reject", request.body.client_request_id, () => decisions.reject(request.body.import_id, request.body.reason)),
   );
 
-  app.post("/api/skills/import/install-private", { schema: { body: SkillImportInstallPrivateRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } }, async (request) =>
-    once("install-private", request.body.client_request_id, () => decisions.installPrivate(request.body.import_id, request.body.target_scope)),
+  app.post(
+    "/api/skills/import/install-private",
+    { schema: { body: SkillImportInstallPrivateRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
+    async (request) =>
+      once("install-private", request.body.client_request_id, () => decisions.installPrivate(request.body.import_id, request.body.target_scope)),
   );
 
-  app.post("/api/skills/import/discard", { schema: { body: SkillImportDiscardRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } }, async (request) =>
-    once("discard", request.body.client_request_id, () => decisions.discard(request.body.import_id, request.body.reason)),
+  app.post(
+    "/api/skills/import/discard",
+    { schema: { body: SkillImportDiscardRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
+    async (request) => once("discard", request.body.client_request_id, () => decisions.discard(request.body.import_id, request.body.reason)),
   );
 
-  app.post("/api/skills/import/retry", { schema: { body: SkillImportRetryRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } }, async (request) =>
-    once(`retry:${request.body.retry_kind}`, request.body.client_request_id, () => decisions.retry(request.body.import_id, request.body.retry_kind)),
+  app.post(
+    "/api/skills/import/retry",
+    { schema: { body: SkillImportRetryRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
+    async (request) =>
+      once(`retry:${request.body.retry_kind}`, request.body.client_request_id, () => decisions.retry(request.body.import_id, request.body.retry_kind)),
   );
 
   app.get("/api/skills/import/list", { schema: { querystring: PaginationQuerySchema, response: { 200: SkillImportListResponseSchema } } }, async (request) => {
@@ -158,11 +182,18 @@ export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (a
     return flow.list(request.query.page, request.query.page_size);
   });
 
-  app.get("/api/skills/import/:importId", { schema: { params: ImportParamsSchema, response: { 200: SkillImportDetailViewSchema } } }, async (request) => flow.detail(request.params.importId));
-
-  app.post("/api/skills/trigger-test", { schema: { body: SkillTriggerTestRequestSchema, response: { 200: SkillTriggerTestResponseSchema } } }, async (request) =>
-    serial(() => decisions.triggerTest(request.body)),
+  app.get("/api/skills/import/:importId", { schema: { params: ImportParamsSchema, response: { 200: SkillImportDetailViewSchema } } }, async (request) =>
+    flow.detail(request.params.importId),
   );
 
-  app.get("/api/skills/packs", { schema: { response: { 200: SkillPacksListResponseSchema } } }, async () => ({ packs: [...SKILL_PACKS], schema_version: 1 as const }));
+  app.post(
+    "/api/skills/trigger-test",
+    { schema: { body: SkillTriggerTestRequestSchema, response: { 200: SkillTriggerTestResponseSchema } } },
+    async (request) => serial(() => decisions.triggerTest(request.body)),
+  );
+
+  app.get("/api/skills/packs", { schema: { response: { 200: SkillPacksListResponseSchema } } }, async () => ({
+    packs: [...SKILL_PACKS],
+    schema_version: 1 as const,
+  }));
 };

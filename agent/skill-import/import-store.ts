@@ -1,8 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { PortableSkillFrontmatterSchema } from "../../shared/skills/frontmatter";
-import { ImportedSkillRecordSchema, SkillCompatibilityReportSchema, SkillImportUploadMetadataSchema, TempArtifactRefSchema, type ImportedSkillRecord } from "../../shared/skills/import";
-import { SkillImportBundleSummarySchema, SkillImportReceiptSchema, type SkillImportReceipt, type SkillImportReceiptKind } from "../../shared/skills/import-bundle";
+import {
+  ImportedSkillRecordSchema,
+  SkillCompatibilityReportSchema,
+  SkillImportUploadMetadataSchema,
+  TempArtifactRefSchema,
+  type ImportedSkillRecord,
+} from "../../shared/skills/import";
+import {
+  SkillImportBundleSummarySchema,
+  SkillImportReceiptSchema,
+  type SkillImportReceipt,
+  type SkillImportReceiptKind,
+} from "../../shared/skills/import-bundle";
 import { SkillImportTransitionSchema, type SkillImportState } from "../../shared/skills/import-state";
 import type { Clock } from "../common/clock";
 import { assertMemorySegment } from "../memory/memory-paths";
@@ -74,7 +85,10 @@ export interface ImportStore {
   move(entry: ImportCase, to: SkillImportState, reason: string, changes?: Partial<ImportedSkillRecord>): Promise<ImportCase>;
   /** An import's receipts, its upload's included. */
   receiptsOf(importId: string, tempArtifactRef: string): Promise<SkillImportReceipt[]>;
-  receipt(kind: SkillImportReceiptKind, fields: { import_id?: string; temp_artifact_ref?: string; ability_id?: string; details?: Record<string, unknown> }): Promise<string>;
+  receipt(
+    kind: SkillImportReceiptKind,
+    fields: { import_id?: string; temp_artifact_ref?: string; ability_id?: string; details?: Record<string, unknown> },
+  ): Promise<string>;
   /** The answer given to this request id on this route within 24 hours, if any. */
   answered(route: string, clientRequestId: string | undefined): unknown;
   remember(route: string, clientRequestId: string | undefined, response: unknown): Promise<void>;
@@ -115,12 +129,23 @@ export async function createImportStore(memory: MemoryStore, clock: Clock): Prom
       return next;
     },
     async receiptsOf(importId, tempArtifactRef) {
-      const mine = (receipt: SkillImportReceipt) => receipt.import_id === importId || (receipt.import_id === undefined && receipt.temp_artifact_ref === tempArtifactRef);
+      const mine = (receipt: SkillImportReceipt) =>
+        receipt.import_id === importId || (receipt.import_id === undefined && receipt.temp_artifact_ref === tempArtifactRef);
       return (await memory.readJsonl(ImportPaths.receipts, SkillImportReceiptSchema)).filter(mine).slice(-500);
     },
     async receipt(kind, fields) {
       const receiptId = randomUUID();
-      await memory.append(ImportPaths.receipts, SkillImportReceiptSchema.parse({ receipt_id: receiptId, receipt_kind: kind, ...fields, details: fields.details ?? {}, created_at: now(), schema_version: 1 }));
+      await memory.append(
+        ImportPaths.receipts,
+        SkillImportReceiptSchema.parse({
+          receipt_id: receiptId,
+          receipt_kind: kind,
+          ...fields,
+          details: fields.details ?? {},
+          created_at: now(),
+          schema_version: 1,
+        }),
+      );
       return receiptId;
     },
     answered(route, clientRequestId) {

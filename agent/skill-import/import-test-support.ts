@@ -22,7 +22,10 @@ export function publicBundle(name = "pdf-form-filler", description = PUBLIC_DESC
 }
 
 /** A multipart body as a browser's FormData sends it. */
-export async function multipartBody(file: { name: string; type: string; bytes: Buffer }, metadata?: unknown): Promise<{ payload: Buffer; contentType: string }> {
+export async function multipartBody(
+  file: { name: string; type: string; bytes: Buffer },
+  metadata?: unknown,
+): Promise<{ payload: Buffer; contentType: string }> {
   const form = new FormData();
   form.append("bundle", new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name);
   if (metadata !== undefined) form.append("metadata", JSON.stringify(metadata));
@@ -30,9 +33,18 @@ export async function multipartBody(file: { name: string; type: string; bytes: B
   return { payload: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get("content-type") as string };
 }
 
-export async function uploadThrough(agent: TestAgent, file: { name: string; type?: string; bytes: Buffer }, metadata?: unknown): Promise<{ status: number; body: Record<string, any> }> {
+export async function uploadThrough(
+  agent: TestAgent,
+  file: { name: string; type?: string; bytes: Buffer },
+  metadata?: unknown,
+): Promise<{ status: number; body: Record<string, any> }> {
   const { payload, contentType } = await multipartBody({ type: "application/zip", ...file }, metadata);
-  const response = await agent.app.inject({ method: "POST", url: "/api/skills/import/uploads", headers: agent.headers({ "content-type": contentType }), payload });
+  const response = await agent.app.inject({
+    method: "POST",
+    url: "/api/skills/import/uploads",
+    headers: agent.headers({ "content-type": contentType }),
+    payload,
+  });
   return { status: response.statusCode, body: response.json() as Record<string, any> };
 }
 
@@ -40,7 +52,11 @@ export async function uploadThrough(agent: TestAgent, file: { name: string; type
 export async function stageThrough(agent: TestAgent, bytes: Buffer, name = "bundle.zip"): Promise<string> {
   const uploaded = await uploadThrough(agent, { name, bytes });
   if (uploaded.status !== 200) throw new Error(`upload answered ${uploaded.status}: ${JSON.stringify(uploaded.body)}`);
-  const scanned = await agent.call("POST", "/api/skills/import/scan", { source: "anthropic_bundle", temp_artifact_ref: uploaded.body.temp_artifact.temp_artifact_ref, schema_version: 1 });
+  const scanned = await agent.call("POST", "/api/skills/import/scan", {
+    source: "anthropic_bundle",
+    temp_artifact_ref: uploaded.body.temp_artifact.temp_artifact_ref,
+    schema_version: 1,
+  });
   if (scanned.body.import_record?.stage_state !== "scan_complete") throw new Error(`scan: ${JSON.stringify(scanned.body).slice(0, 800)}`);
   const importId = scanned.body.import_record.import_id as string;
   const staged = await agent.call("POST", "/api/skills/import/stage", { import_id: importId, schema_version: 1 });

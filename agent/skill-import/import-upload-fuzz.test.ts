@@ -17,7 +17,10 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 25) * 4;
 /** `FUZZ_SEED=<seed>` replays a run fast-check reported. */
 const seeded = process.env.FUZZ_SEED === undefined ? {} : { seed: Number(process.env.FUZZ_SEED) };
 const GOOD = publicBundle();
-const SMALL = buildTestZip([{ name: "s/SKILL.md", data: "---\nname: small-one\ndescription: Does a small thing. Use when asked.\n---\n# Small\n" }, { name: "s/run.sh", data: "#!/bin/sh\n", mode: 0o100755 }]);
+const SMALL = buildTestZip([
+  { name: "s/SKILL.md", data: "---\nname: small-one\ndescription: Does a small thing. Use when asked.\n---\n# Small\n" },
+  { name: "s/run.sh", data: "#!/bin/sh\n", mode: 0o100755 },
+]);
 
 let agent: TestAgent;
 beforeAll(async () => {
@@ -26,17 +29,28 @@ beforeAll(async () => {
 afterAll(async () => agent?.close());
 
 /** A zip with bytes flipped or cut: what a damaged download or a crafted archive looks like. */
-const damagedZip = fc.tuple(fc.constantFrom(GOOD, SMALL), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }), fc.option(fc.nat(), { nil: undefined })).map(([zip, flips, cut]) => {
-  const bytes = Buffer.from(zip);
-  for (const [at, value] of flips) bytes[at % bytes.length] = value;
-  return cut === undefined ? bytes : bytes.subarray(0, cut % bytes.length);
-});
+const damagedZip = fc
+  .tuple(
+    fc.constantFrom(GOOD, SMALL),
+    fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }),
+    fc.option(fc.nat(), { nil: undefined }),
+  )
+  .map(([zip, flips, cut]) => {
+    const bytes = Buffer.from(zip);
+    for (const [at, value] of flips) bytes[at % bytes.length] = value;
+    return cut === undefined ? bytes : bytes.subarray(0, cut % bytes.length);
+  });
 
 const randomPart = fc.record({
-  name: fc.constantFrom("bundle", "metadata", "other", "bundle\"; filename=\"x.zip"),
+  name: fc.constantFrom("bundle", "metadata", "other", 'bundle"; filename="x.zip'),
   filename: fc.option(fc.constantFrom("a.zip", "a.skillbundle.zip", "SKILL.md", "a.tar", "../../a.zip", "a\u0000.zip", ""), { nil: undefined }),
   type: fc.option(fc.constantFrom("application/zip", "application/octet-stream", "text/markdown", "image/png", ""), { nil: undefined }),
-  body: fc.oneof(damagedZip, fc.constant(SMALL), fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)), fc.json().map((text) => Buffer.from(text))),
+  body: fc.oneof(
+    damagedZip,
+    fc.constant(SMALL),
+    fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
+    fc.json().map((text) => Buffer.from(text)),
+  ),
 });
 /** A well-formed bundle part, its zip intact or damaged, so uploads are accepted often enough to check that branch too. */
 const bundlePart = fc.record({
@@ -47,10 +61,20 @@ const bundlePart = fc.record({
 });
 const part = fc.oneof(randomPart, bundlePart);
 
-function multipart(parts: Array<{ name: string; filename: string | undefined; type: string | undefined; body: Buffer }>, boundary: string, truncate: number | undefined): Buffer {
+function multipart(
+  parts: Array<{ name: string; filename: string | undefined; type: string | undefined; body: Buffer }>,
+  boundary: string,
+  truncate: number | undefined,
+): Buffer {
   const chunks: Buffer[] = [];
   for (const item of parts) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${item.name}"${item.filename === undefined ? "" : `; filename="${item.filename}"`}\r\n${item.type === undefined ? "" : `Content-Type: ${item.type}\r\n`}\r\n`), item.body, Buffer.from("\r\n"));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${item.name}"${item.filename === undefined ? "" : `; filename="${item.filename}"`}\r\n${item.type === undefined ? "" : `Content-Type: ${item.type}\r\n`}\r\n`,
+      ),
+      item.body,
+      Buffer.from("\r\n"),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   const whole = Buffer.concat(chunks);
@@ -81,37 +105,53 @@ describe("upload fuzzing: random multipart bodies and damaged zips", () => {
     let before = readMemoryTree(agent.memory.root);
     const statuses = new Set<number>();
     await fc.assert(
-      fc.asyncProperty(fc.array(part, { minLength: 0, maxLength: 4 }), fc.constantFrom("b0undary", "----x", "a".repeat(70)), fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: fc.nat(), weight: 1 }), async (parts, boundary, truncate) => {
-        const response = await agent.app.inject({
-          method: "POST",
-          url: "/api/skills/import/uploads",
-          headers: agent.headers({ "content-type": `multipart/form-data; boundary=${boundary}` }),
-          payload: multipart(parts, boundary, truncate),
-        });
-        const after = readMemoryTree(agent.memory.root);
-        const what = `${response.statusCode} ${response.body.slice(0, 300)}`;
-        statuses.add(response.statusCode);
-        try {
-          expect(response.statusCode, what).toBeLessThan(500);
-          if (response.statusCode >= 300) {
-            const envelope = ApiErrorResponseSchema.parse(JSON.parse(response.body));
-            expect(ERROR_CODE_TABLE[envelope.error.code as keyof typeof ERROR_CODE_TABLE]?.http, what).toBe(response.statusCode);
-            expect(diffMemoryTrees(before, after), what).toEqual([]);
-          } else {
-            const uploaded = JSON.parse(response.body) as { accepted: boolean; temp_artifact: { temp_artifact_ref: string } };
-            expect(uploaded.accepted, what).toBe(true);
-            // Whatever was accepted scans to an answer, never to a crash or a record stuck in scanning.
-            const scanned = await agent.call("POST", "/api/skills/import/scan", { source: "manual_upload", temp_artifact_ref: uploaded.temp_artifact.temp_artifact_ref, schema_version: 1 });
-            expect(scanned.status, JSON.stringify(scanned.body).slice(0, 300)).toBe(200);
-            expect(["scan_complete", "scan_failed"]).toContain(scanned.body.import_record.stage_state);
+      fc.asyncProperty(
+        fc.array(part, { minLength: 0, maxLength: 4 }),
+        fc.constantFrom("b0undary", "----x", "a".repeat(70)),
+        fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: fc.nat(), weight: 1 }),
+        async (parts, boundary, truncate) => {
+          const response = await agent.app.inject({
+            method: "POST",
+            url: "/api/skills/import/uploads",
+            headers: agent.headers({ "content-type": `multipart/form-data; boundary=${boundary}` }),
+            payload: multipart(parts, boundary, truncate),
+          });
+          const after = readMemoryTree(agent.memory.root);
+          const what = `${response.statusCode} ${response.body.slice(0, 300)}`;
+          statuses.add(response.statusCode);
+          try {
+            expect(response.statusCode, what).toBeLessThan(500);
+            if (response.statusCode >= 300) {
+              const envelope = ApiErrorResponseSchema.parse(JSON.parse(response.body));
+              expect(ERROR_CODE_TABLE[envelope.error.code as keyof typeof ERROR_CODE_TABLE]?.http, what).toBe(response.statusCode);
+              expect(diffMemoryTrees(before, after), what).toEqual([]);
+            } else {
+              const uploaded = JSON.parse(response.body) as { accepted: boolean; temp_artifact: { temp_artifact_ref: string } };
+              expect(uploaded.accepted, what).toBe(true);
+              // Whatever was accepted scans to an answer, never to a crash or a record stuck in scanning.
+              const scanned = await agent.call("POST", "/api/skills/import/scan", {
+                source: "manual_upload",
+                temp_artifact_ref: uploaded.temp_artifact.temp_artifact_ref,
+                schema_version: 1,
+              });
+              expect(scanned.status, JSON.stringify(scanned.body).slice(0, 300)).toBe(200);
+              expect(["scan_complete", "scan_failed"]).toContain(scanned.body.import_record.stage_state);
+            }
+          } finally {
+            before = readMemoryTree(agent.memory.root);
           }
-        } finally {
-          before = readMemoryTree(agent.memory.root);
-        }
-      }),
+        },
+      ),
       // A well-formed upload and an empty one first: both branches below are checked whatever the
       // random runs draw (a run that drew no accepted upload failed the check after it once).
-      { numRuns: RUNS, ...seeded, examples: [[[{ name: "bundle", filename: "a.zip", type: "application/zip", body: SMALL }], "b0undary", undefined], [[], "b0undary", undefined]] },
+      {
+        numRuns: RUNS,
+        ...seeded,
+        examples: [
+          [[{ name: "bundle", filename: "a.zip", type: "application/zip", body: SMALL }], "b0undary", undefined],
+          [[], "b0undary", undefined],
+        ],
+      },
     );
     // Both accepted uploads and refusals were produced, so both branches above were checked.
     expect(statuses.has(200)).toBe(true);

@@ -22,7 +22,21 @@ export interface SkillImportOptions {
 /** Import Skill (§0C.20) as its own part of the agent: store, flow, decisions and routes. */
 export const skillImport: FastifyPluginAsync<SkillImportOptions> = async (app, options) => {
   const store = await createImportStore(options.memory, options.clock);
-  const flow = createImportFlow({ memory: options.memory, store, registry: options.registry, clock: options.clock, ...(options.otherSkillNames === undefined ? {} : { otherSkillNames: options.otherSkillNames }) });
-  const decisions = createImportDecisions({ memory: options.memory, store, flow, registry: options.registry, abilities: options.abilities, projector: options.projector, clock: options.clock });
+  const flow = createImportFlow({
+    memory: options.memory,
+    store,
+    registry: options.registry,
+    clock: options.clock,
+    ...(options.otherSkillNames === undefined ? {} : { otherSkillNames: options.otherSkillNames }),
+  });
+  const decisions = createImportDecisions({
+    memory: options.memory,
+    store,
+    flow,
+    registry: options.registry,
+    abilities: options.abilities,
+    projector: options.projector,
+    clock: options.clock,
+  });
   await app.register(importRoutes, { flow, decisions, store });
 };

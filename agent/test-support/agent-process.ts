@@ -19,7 +19,11 @@ export interface AgentProcess {
  * given ELNOR_MEMORY, and resolves once it prints its address. `nodeArgs` runs another build of it
  * (the compiled agent `npm start` runs: `[...AGENT_NODE_FLAGS, AGENT_BUNDLE]`, agent/agent-bundle.ts).
  */
-export function startAgentProcess(memoryRoot: string, extraEnv: Record<string, string> = {}, nodeArgs: readonly string[] = ["--import", "tsx", serverScript]): Promise<AgentProcess> {
+export function startAgentProcess(
+  memoryRoot: string,
+  extraEnv: Record<string, string> = {},
+  nodeArgs: readonly string[] = ["--import", "tsx", serverScript],
+): Promise<AgentProcess> {
   const proc = spawn(process.execPath, [...nodeArgs], {
     cwd: projectRoot,
     // The machine's own ~/.openclaw never reaches a test agent: its skills are not listed, and an

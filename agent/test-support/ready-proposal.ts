@@ -25,7 +25,14 @@ export function exportClick(sessionId: string, createdAt = new Date().toISOStrin
     redaction_mode: "mask_text",
     created_at: createdAt,
     schema_version: 1,
-    browser_detail: { page_url: `${origin}/invoices`, page_title: "Invoices", target_name: "Export", target_role: "button", selectors: [["#export"], ["aria/Export"]], dom_event_kind: "click" },
+    browser_detail: {
+      page_url: `${origin}/invoices`,
+      page_title: "Invoices",
+      target_name: "Export",
+      target_role: "button",
+      selectors: [["#export"], ["aria/Export"]],
+      dom_event_kind: "click",
+    },
   };
 }
 
@@ -44,7 +51,11 @@ export interface ReadyProposalOptions {
  * through the same routes the side panel and the extension use; questions the compiler asks are
  * answered with an observable outcome.
  */
-export async function readyProposal(call: AgentCall, goal = "Export the monthly invoices", options: ReadyProposalOptions = {}): Promise<{ sessionId: string; proposalId: string }> {
+export async function readyProposal(
+  call: AgentCall,
+  goal = "Export the monthly invoices",
+  options: ReadyProposalOptions = {},
+): Promise<{ sessionId: string; proposalId: string }> {
   const { origin, answer = "The export file appears in the downloads list", liveTestPolicy = false } = options;
   const created = await call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill" });
   const sessionId = created.body.session.learn_session_id as string;
@@ -61,7 +72,11 @@ export async function readyProposal(call: AgentCall, goal = "Export the monthly 
   }
   const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
   if ((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state === "awaiting_questions") {
-    const questions = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{ question_id: string; question_text: string; required: boolean }>;
+    const questions = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{
+      question_id: string;
+      question_text: string;
+      required: boolean;
+    }>;
     await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
       answers: questions.filter((question) => question.required).map((question) => ({ question_id: question.question_id, answer_text: answer })),
     });

@@ -28,7 +28,10 @@ export interface RunFixtureSite {
   close(): Promise<void>;
 }
 
-const CONTACT = (leak: string | undefined, moved: boolean) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contact — Run Shop</title></head><body><main>
+const CONTACT = (
+  leak: string | undefined,
+  moved: boolean,
+) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contact — Run Shop</title></head><body><main>
 <h1>Contact us</h1>
 <form method="post" action="/send" aria-label="Contact">
 <label for="message">Message</label><input id="message" name="message" type="text">
@@ -131,10 +134,48 @@ export async function installContactAbility(call: AgentCall, site: RunFixtureSit
       created_at: at(0),
       before_state_ref: `snapshot:${sha(start)}`,
       after_state_ref: `snapshot:${sha(contact)}`,
-      browser_detail: { page_url: `${site.origin}/start`, page_title: "Run Shop", target_name: "Contact us", target_role: "link", target_tag: "a", selectors: [["#contact-link"], ['aria/Contact us[role="link"]']], dom_event_kind: "click" },
+      browser_detail: {
+        page_url: `${site.origin}/start`,
+        page_title: "Run Shop",
+        target_name: "Contact us",
+        target_role: "link",
+        target_tag: "a",
+        selectors: [["#contact-link"], ['aria/Contact us[role="link"]']],
+        dom_event_kind: "click",
+      },
     },
-    { ...base, event_id: randomUUID(), action_label: "Fill 'Message'", created_at: at(1), browser_detail: { ...detail, target_name: "Message", target_role: "textbox", target_tag: "input", input_type: "text", selectors: [["#message"], ['aria/Message[role="textbox"]']], dom_event_kind: "change", masked_field: { masked: true, length_class: "short" } } },
-    { ...base, event_id: randomUUID(), action_label: "Fill 'Access code'", created_at: at(2), browser_detail: { ...detail, target_name: "Access code", target_role: "textbox", target_tag: "input", input_type: "password", selectors: [["#code"]], dom_event_kind: "change", masked_field: { masked: true, length_class: "short", reason: "password field" } } },
+    {
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Fill 'Message'",
+      created_at: at(1),
+      browser_detail: {
+        ...detail,
+        target_name: "Message",
+        target_role: "textbox",
+        target_tag: "input",
+        input_type: "text",
+        selectors: [["#message"], ['aria/Message[role="textbox"]']],
+        dom_event_kind: "change",
+        masked_field: { masked: true, length_class: "short" },
+      },
+    },
+    {
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Fill 'Access code'",
+      created_at: at(2),
+      browser_detail: {
+        ...detail,
+        target_name: "Access code",
+        target_role: "textbox",
+        target_tag: "input",
+        input_type: "password",
+        selectors: [["#code"]],
+        dom_event_kind: "change",
+        masked_field: { masked: true, length_class: "short", reason: "password field" },
+      },
+    },
     {
       ...base,
       event_id: randomUUID(),
@@ -142,17 +183,31 @@ export async function installContactAbility(call: AgentCall, site: RunFixtureSit
       created_at: at(3),
       before_state_ref: `snapshot:${sha(contact)}`,
       after_state_ref: `snapshot:${sha(sent)}`,
-      browser_detail: { ...detail, target_name: "Send message", target_role: "button", target_tag: "button", selectors: [["#send"], ['aria/Send message[role="button"]']], dom_event_kind: "click" },
+      browser_detail: {
+        ...detail,
+        target_name: "Send message",
+        target_role: "button",
+        target_tag: "button",
+        selectors: [["#send"], ['aria/Send message[role="button"]']],
+        dom_event_kind: "click",
+      },
     },
   ];
-  await call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [start, contact, sent].map((snapshot) => ({ sha256: sha(snapshot), learn_session_id: sessionId, snapshot })), schema_version: 1 });
+  await call("POST", "/api/observations/events", {
+    batch_id: randomUUID(),
+    events,
+    snapshots: [start, contact, sent].map((snapshot) => ({ sha256: sha(snapshot), learn_session_id: sessionId, snapshot })),
+    schema_version: 1,
+  });
   await call("POST", `/api/learn/sessions/${sessionId}/stop`);
   const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
   const state = (await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state;
   if (state === "awaiting_questions") {
     const questions = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{ question_id: string; required: boolean }>;
     await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
-      answers: questions.filter((question) => question.required).map((question) => ({ question_id: question.question_id, answer_text: 'The heading "Message sent" appears' })),
+      answers: questions
+        .filter((question) => question.required)
+        .map((question) => ({ question_id: question.question_id, answer_text: 'The heading "Message sent" appears' })),
     });
   }
   const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });

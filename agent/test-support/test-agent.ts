@@ -28,7 +28,12 @@ export interface TestAgent {
   /** Headers a well-behaved local client sends. */
   headers(extra?: Record<string, string>): Record<string, string>;
   /** One request as a well-behaved local client sends it; an empty body (a 304) reads as `{}`. */
-  call(method: "GET" | "POST" | "PUT" | "DELETE", url: string, payload?: unknown, extraHeaders?: Record<string, string>): Promise<{ status: number; body: Record<string, any>; headers: Record<string, unknown> }>;
+  call(
+    method: "GET" | "POST" | "PUT" | "DELETE",
+    url: string,
+    payload?: unknown,
+    extraHeaders?: Record<string, string>,
+  ): Promise<{ status: number; body: Record<string, any>; headers: Record<string, unknown> }>;
   /** Closes the app and the store and opens both again on the same ELNOR_MEMORY, as a restart would. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -37,7 +42,17 @@ export interface TestAgent {
 /** What a test may change about the agent it starts; everything else is production's. */
 export type TestAgentOptions = Pick<
   BuildAppOptions,
-  "clock" | "chromiumPath" | "retentionIntervalMs" | "failInstallAt" | "refiner" | "skillFolders" | "skillFoldersIntervalMs" | "execute" | "userTab" | "runConfirmationTimeoutMs" | "keepaliveMs"
+  | "clock"
+  | "chromiumPath"
+  | "retentionIntervalMs"
+  | "failInstallAt"
+  | "refiner"
+  | "skillFolders"
+  | "skillFoldersIntervalMs"
+  | "execute"
+  | "userTab"
+  | "runConfirmationTimeoutMs"
+  | "keepaliveMs"
 >;
 
 /** A clock that stands still until a test moves it, for TTL rules (§0C.16D). */
@@ -87,7 +102,12 @@ export async function startTestAgent(options: TestAgentOptions = {}): Promise<Te
     logs,
     headers: (extra = {}) => ({ host: `127.0.0.1:${TEST_PORT}`, authorization: `Bearer ${token}`, ...extra }),
     async call(method, url, payload, extraHeaders = {}) {
-      const response = await handle.app.inject({ method, url, headers: handle.headers(extraHeaders), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+      const response = await handle.app.inject({
+        method,
+        url,
+        headers: handle.headers(extraHeaders),
+        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+      });
       return { status: response.statusCode, body: (response.body === "" ? {} : response.json()) as Record<string, any>, headers: response.headers };
     },
     async restart() {

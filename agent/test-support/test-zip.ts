@@ -90,7 +90,9 @@ export function buildTestZip(entries: readonly TestZipEntry[]): Buffer {
 export function zipFolder(folder: string, files: Readonly<Record<string, string | Buffer | { data: string | Buffer; mode: number }>>): Buffer {
   return buildTestZip(
     Object.entries(files).map(([name, value]) =>
-      typeof value === "object" && !Buffer.isBuffer(value) ? { name: `${folder}/${name}`, data: value.data, mode: value.mode } : { name: `${folder}/${name}`, data: value },
+      typeof value === "object" && !Buffer.isBuffer(value)
+        ? { name: `${folder}/${name}`, data: value.data, mode: value.mode }
+        : { name: `${folder}/${name}`, data: value },
     ),
   );
 }

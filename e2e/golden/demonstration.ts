@@ -156,34 +156,39 @@ export async function demonstrate(options: {
 }): Promise<string> {
   const { root, agent, token, chromium, panel, site, flow } = options;
   const api = agentApi(agent, token);
-    // What the side panel does at Start: ask for the site, make sure the agent sees the extension.
-    const granted = await panel.evaluate((origins) => chrome.permissions.request({ origins }), [`${site.origin}/*`]);
-    if (!granted) throw new Error(`site access for ${site.origin} was not granted`);
-    const connection = await panel.evaluate(() => chrome.runtime.sendMessage({ type: "capture/ensure-connected", timeout_ms: 10_000 }));
-    if (JSON.stringify(connection) !== JSON.stringify({ connection: "connected" })) throw new Error(`the extension is not connected: ${JSON.stringify(connection)}`);
+  // What the side panel does at Start: ask for the site, make sure the agent sees the extension.
+  const granted = await panel.evaluate((origins) => chrome.permissions.request({ origins }), [`${site.origin}/*`]);
+  if (!granted) throw new Error(`site access for ${site.origin} was not granted`);
+  const connection = await panel.evaluate(() => chrome.runtime.sendMessage({ type: "capture/ensure-connected", timeout_ms: 10_000 }));
+  if (JSON.stringify(connection) !== JSON.stringify({ connection: "connected" }))
+    throw new Error(`the extension is not connected: ${JSON.stringify(connection)}`);
 
-    const created = CreatedSchema.parse(
-      await api("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_whitelist: [site.origin] }),
-    );
-    const sessionId = created.session.learn_session_id;
-    if (flow.textEntry !== "mask_text") await api("PUT", `/api/learn/sessions/${sessionId}/redaction`, { text_entry: flow.textEntry });
-    await api("POST", `/api/learn/sessions/${sessionId}/start`);
-    await waitUntil(
-      () => panel.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).flatMap((script) => script.matches ?? [])),
-      (matches) => matches.includes(`${site.origin}/*`),
-      "the content script registration for the fixture site",
-    );
-    if (flow.goal !== undefined) await api("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: flow.goal });
+  const created = CreatedSchema.parse(
+    await api("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_whitelist: [site.origin] }),
+  );
+  const sessionId = created.session.learn_session_id;
+  if (flow.textEntry !== "mask_text") await api("PUT", `/api/learn/sessions/${sessionId}/redaction`, { text_entry: flow.textEntry });
+  await api("POST", `/api/learn/sessions/${sessionId}/start`);
+  await waitUntil(
+    () => panel.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).flatMap((script) => script.matches ?? [])),
+    (matches) => matches.includes(`${site.origin}/*`),
+    "the content script registration for the fixture site",
+  );
+  if (flow.goal !== undefined) await api("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: flow.goal });
 
-    const page = await chromium.browser.newPage();
-    await page.setViewport({ width: 1280, height: 800 });
-    await page.goto(`${site.origin}${flow.startPath}`, { waitUntil: "load" });
-    await page.waitForSelector(INDICATOR, { timeout: 15_000 });
-    await sleep(SETTLE_MS);
-    await flow.perform(actorFor(page, options.pauseMs));
-    await quiet(root, sessionId);
+  const page = await chromium.browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  await page.goto(`${site.origin}${flow.startPath}`, { waitUntil: "load" });
+  await page.waitForSelector(INDICATOR, { timeout: 15_000 });
+  await sleep(SETTLE_MS);
+  await flow.perform(actorFor(page, options.pauseMs));
+  await quiet(root, sessionId);
 
-    await api("POST", `/api/learn/sessions/${sessionId}/stop`);
-    await waitUntil(async () => DetailSchema.parse(await api("GET", `/api/learn/sessions/${sessionId}/detail`)).state, (state) => state === "stopped", "the session to stop");
-    return sessionId;
+  await api("POST", `/api/learn/sessions/${sessionId}/stop`);
+  await waitUntil(
+    async () => DetailSchema.parse(await api("GET", `/api/learn/sessions/${sessionId}/detail`)).state,
+    (state) => state === "stopped",
+    "the session to stop",
+  );
+  return sessionId;
 }

@@ -140,17 +140,23 @@ async function learnOn(site: FixtureSite & { state?: () => Promise<unknown> }, f
   await save("proposal-detail.json", detail);
   // A proposal in review is rejected; one still drafting (a failed lint) is cancelled. A work
   // app's proposal goes on to validation, install and a later run first (below).
-  const closeProposal = () => api("POST", `/api/learn/proposals/${proposalId}/reject`, { reason: "learn-quality run", schema_version: 1 }).catch(() => api("POST", `/api/learn/sessions/${sessionId}/cancel`, {}));
+  const closeProposal = () =>
+    api("POST", `/api/learn/proposals/${proposalId}/reject`, { reason: "learn-quality run", schema_version: 1 }).catch(() =>
+      api("POST", `/api/learn/sessions/${sessionId}/cancel`, {}),
+    );
   if (flow.work === undefined) await closeProposal();
   const actions = graph.steps.filter((step) => step.step_type === "action");
   const nameOf = (label: string) => label.replace(/^(Click|Check|Uncheck|Fill|Select|Press \w+ in|Open|Toggle)\s+/i, "").replace(/^'(.*)'$/, "$1");
   // "Fill the text field" names a kind of control, not one a person would recognise (issue #35).
-  const byRole = (step: (typeof actions)[number]) => isRoleOnly(nameOf(step.label)) || /^the (text |search |input )?(field|box|input|control)$/i.test(nameOf(step.label));
+  const byRole = (step: (typeof actions)[number]) =>
+    isRoleOnly(nameOf(step.label)) || /^the (text |search |input )?(field|box|input|control)$/i.test(nameOf(step.label));
   const roleOnly = actions.filter(byRole).length;
   // Issue #35's names: an access-key hint ("Search [F]") or a doubled word ("Insert Insert") is not a human label either.
   const unclean = actions.filter((step) => !byRole(step) && /\[[A-Za-z0-9]\]|\b(\w+) \1\b/i.test(nameOf(step.label))).length;
   const testValuesFor = (variant: string) =>
-    flow.work !== undefined ? valuesFor(flow.work, parameters, `rehearsal ${variant}`) : Object.fromEntries(parameters.map((parameter, index) => [parameter.name, testValue(parameter, index)]));
+    flow.work !== undefined
+      ? valuesFor(flow.work, parameters, `rehearsal ${variant}`)
+      : Object.fromEntries(parameters.map((parameter, index) => [parameter.name, testValue(parameter, index)]));
   const policy: TestPolicy = {
     policy_id: randomUUID(),
     mode: "live_read_safe_write",
@@ -191,7 +197,16 @@ async function learnOn(site: FixtureSite & { state?: () => Promise<unknown> }, f
   site.setTransform(undefined);
   let later: Row["later"];
   if (flow.work !== undefined) {
-    const used = await laterUse({ api, proposalId, setup: flow.work, app: site as Parameters<typeof laterUse>[0]["app"], parameters, checkpoints, save, phase });
+    const used = await laterUse({
+      api,
+      proposalId,
+      setup: flow.work,
+      app: site as Parameters<typeof laterUse>[0]["app"],
+      parameters,
+      checkpoints,
+      save,
+      phase,
+    });
     const { typedValues, ...rest } = used;
     later = rest;
     // An installed proposal is done with; one that was not is rejected as the others are.
@@ -242,13 +257,17 @@ async function keepRecording(name: string, recording: Awaited<ReturnType<typeof 
 }
 
 const ALL_FLOWS = [...QUALITY_FLOWS, ...WORK_FLOWS];
-const valued = new Set(["--only", "--out"].flatMap((name) => {
-  const at = process.argv.indexOf(name);
-  return at < 0 ? [] : [at + 1];
-}));
+const valued = new Set(
+  ["--only", "--out"].flatMap((name) => {
+    const at = process.argv.indexOf(name);
+    return at < 0 ? [] : [at + 1];
+  }),
+);
 const wanted = [
   ...process.argv.slice(2).filter((argument, index) => !argument.startsWith("--") && !valued.has(index + 2)),
-  ...(option("only")?.split(",").filter((name) => name !== "") ?? []),
+  ...(option("only")
+    ?.split(",")
+    .filter((name) => name !== "") ?? []),
 ];
 const flows = ALL_FLOWS.filter((flow) => wanted.length === 0 || wanted.includes(flow.name));
 if (flows.length === 0) throw new Error(`Unknown fixture(s): ${wanted.join(", ")}; known: ${ALL_FLOWS.map((flow) => flow.name).join(", ")}`);

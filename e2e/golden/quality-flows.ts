@@ -178,7 +178,7 @@ export const QUALITY_FLOWS: readonly QualityFlow[] = [
 export const WORK_FLOWS: readonly QualityFlow[] = [
   {
     name: "wiki",
-    pattern: "wiki: sign-in with CSRF, ?page=…&do=… addresses, search \"[F]\", \"Create this page\", textarea, 303 to ?page=<title>",
+    pattern: 'wiki: sign-in with CSRF, ?page=…&do=… addresses, search "[F]", "Create this page", textarea, 303 to ?page=<title>',
     routes: { folder: "" },
     startPath: "/index.php?page=start",
     goal: "Create a wiki page with a title and text",
@@ -198,7 +198,7 @@ export const WORK_FLOWS: readonly QualityFlow[] = [
   },
   {
     name: "console",
-    pattern: "admin console: sign-in, ?route=… addresses, \"Insert Insert\" tab, unlabelled grid cells under column headers, changing row id",
+    pattern: 'admin console: sign-in, ?route=… addresses, "Insert Insert" tab, unlabelled grid cells under column headers, changing row id',
     routes: { folder: "" },
     startPath: "/index.php",
     goal: "Add a contact row with a name and email in the contacts table",

@@ -2,11 +2,24 @@ import { describe, expect, it } from "vitest";
 import type { RehearsalResult } from "../../agent/learning/validation/rehearsal";
 import { qualityTargets, verdict, type Row } from "./quality-table";
 
-const rehearsal = (overall: RehearsalResult["overall"]): RehearsalResult => ({ overall, steps: [], started_at: "2026-11-25T00:00:00Z", completed_at: "2026-11-25T00:00:01Z" });
+const rehearsal = (overall: RehearsalResult["overall"]): RehearsalResult => ({
+  overall,
+  steps: [],
+  started_at: "2026-11-25T00:00:00Z",
+  completed_at: "2026-11-25T00:00:01Z",
+});
 
 /** A fixture whose every figure meets its target: 4 steps, 5 checkpoints, two variants. */
 function row(fixture: string, change: Partial<Row> = {}): Row {
-  const variant = (name: string) => ({ name, result: rehearsal("passed"), actionsPassed: 3, actions: 3, checkpointsPassed: 5, checkpointsTotal: 5, relocated: 0 });
+  const variant = (name: string) => ({
+    name,
+    result: rehearsal("passed"),
+    actionsPassed: 3,
+    actions: 3,
+    checkpointsPassed: 5,
+    checkpointsTotal: 5,
+    relocated: 0,
+  });
   return {
     fixture,
     pattern: "a pattern",
@@ -24,7 +37,10 @@ function row(fixture: string, change: Partial<Row> = {}): Row {
   };
 }
 
-const missed = (rows: Row[], notLearned: string[] = []) => qualityTargets(rows, notLearned).filter((target) => !target.met).map((target) => target.name);
+const missed = (rows: Row[], notLearned: string[] = []) =>
+  qualityTargets(rows, notLearned)
+    .filter((target) => !target.met)
+    .map((target) => target.name);
 
 describe("the learn-quality verdict", () => {
   it("exits 0 and says so when every target is met, printing the lines as before", () => {
@@ -60,7 +76,10 @@ describe("the learn-quality verdict", () => {
     expect(missed([row("a", { checkpoints: 10, checkable: 9 })])).toEqual([]);
     expect(missed([row("a", { checkpoints: 10, checkable: 8 })])).toEqual(["checkpoints machine-checkable ≥ 90%"]);
 
-    const actions = (passed: number) => row("a", { variants: [{ name: "v", result: rehearsal("passed"), actionsPassed: passed, actions: 20, checkpointsPassed: 5, checkpointsTotal: 5, relocated: 0 }] });
+    const actions = (passed: number) =>
+      row("a", {
+        variants: [{ name: "v", result: rehearsal("passed"), actionsPassed: passed, actions: 20, checkpointsPassed: 5, checkpointsTotal: 5, relocated: 0 }],
+      });
     expect(missed([actions(19)])).toEqual([]);
     expect(missed([actions(18)])).toEqual(["variant action steps ≥ 95%"]);
 
@@ -82,13 +101,15 @@ describe("the learn-quality verdict", () => {
     const targets = qualityTargets([row("tasks"), row("wiki", { later })], []);
     expect(verdict(targets).exitCode).toBe(0);
     expect(targets.map((target) => target.line)).toContain("work apps run with new inputs, verified in the app's state: 1/1 (target: all)");
-    expect(missed([row("wiki", { later: { ...later, validation: "failed", installed: "refused: PROPOSAL_NOT_VALIDATED", run: "not run", verified: "not checked" } })])).toEqual([
-      "work apps validated passed",
-      "work apps installed",
+    expect(
+      missed([
+        row("wiki", { later: { ...later, validation: "failed", installed: "refused: PROPOSAL_NOT_VALIDATED", run: "not run", verified: "not checked" } }),
+      ]),
+    ).toEqual(["work apps validated passed", "work apps installed", "work apps run with new inputs verified in app state"]);
+    // A run that "succeeded" without the page in the app's state is a miss.
+    expect(missed([row("wiki", { later: { ...later, verified: 'no page titled "Page run"' } })])).toEqual([
       "work apps run with new inputs verified in app state",
     ]);
-    // A run that "succeeded" without the page in the app's state is a miss.
-    expect(missed([row("wiki", { later: { ...later, verified: 'no page titled "Page run"' } })])).toEqual(["work apps run with new inputs verified in app state"]);
     expect(missed([row("wiki", { later: { ...later, goalCheckpoints: 0 } })])).toEqual(["work apps with a checkpoint naming a parameter, none a secret"]);
     expect(missed([row("wiki", { later: { ...later, secretCheckpoints: 1 } })])).toEqual(["work apps with a checkpoint naming a parameter, none a secret"]);
   });

@@ -18,7 +18,15 @@ export interface Row {
   asked: boolean;
   unchanged: RehearsalResult;
   unchangedEvidenceFails: number;
-  variants: Array<{ name: string; result: RehearsalResult; actionsPassed: number; actions: number; checkpointsPassed: number; checkpointsTotal: number; relocated: number }>;
+  variants: Array<{
+    name: string;
+    result: RehearsalResult;
+    actionsPassed: number;
+    actions: number;
+    checkpointsPassed: number;
+    checkpointsTotal: number;
+    relocated: number;
+  }>;
   leaked: string[];
   /** Issue #35's work apps: validated through the agent, installed, run later with new inputs. */
   later?: LaterUse;
@@ -41,7 +49,8 @@ const all = (part: number, whole: number) => whole > 0 && part === whole;
 
 export function qualityTargets(rows: readonly Row[], notLearned: readonly string[]): Target[] {
   const sum = (pick: (row: Row) => number) => rows.reduce((total, row) => total + pick(row), 0);
-  const variantSum = (pick: (variant: Row["variants"][number]) => number) => rows.reduce((total, row) => total + row.variants.reduce((inner, variant) => inner + pick(variant), 0), 0);
+  const variantSum = (pick: (variant: Row["variants"][number]) => number) =>
+    rows.reduce((total, row) => total + row.variants.reduce((inner, variant) => inner + pick(variant), 0), 0);
   const checkable = sum((row) => row.checkable);
   const checkpoints = sum((row) => row.checkpoints);
   const unchangedPassed = rows.filter((row) => row.unchanged.overall === "passed").length;
@@ -60,7 +69,11 @@ export function qualityTargets(rows: readonly Row[], notLearned: readonly string
       line: `checkpoints machine-checkable: ${checkable}/${checkpoints} = ${percent(checkable, checkpoints)} (target ≥ 90%)`,
       met: atLeast(checkable, checkpoints, 90),
     },
-    { name: "unchanged rehearsals all passed", line: `unchanged rehearsals passed: ${unchangedPassed}/${rows.length} (target: all)`, met: all(unchangedPassed, rows.length) },
+    {
+      name: "unchanged rehearsals all passed",
+      line: `unchanged rehearsals passed: ${unchangedPassed}/${rows.length} (target: all)`,
+      met: all(unchangedPassed, rows.length),
+    },
     {
       name: "variant action steps ≥ 95%",
       line: `variant action steps passed: ${actionsPassed}/${actions} = ${percent(actionsPassed, actions)} (target ≥ 95%)`,
@@ -71,13 +84,21 @@ export function qualityTargets(rows: readonly Row[], notLearned: readonly string
       line: `variant checkpoints passed: ${variantCheckpointsPassed}/${variantCheckpoints} = ${percent(variantCheckpointsPassed, variantCheckpoints)} (target: all)`,
       met: all(variantCheckpointsPassed, variantCheckpoints),
     },
-    { name: "no checkpoint evidence failing on the unchanged app", line: `checkpoints whose evidence fails on the unchanged app: ${evidenceFails} (target 0)`, met: evidenceFails === 0 },
+    {
+      name: "no checkpoint evidence failing on the unchanged app",
+      line: `checkpoints whose evidence fails on the unchanged app: ${evidenceFails} (target 0)`,
+      met: evidenceFails === 0,
+    },
     {
       name: "steps with a human label ≥ 95%, none named only by role",
       line: `steps with a human label: ${humanLabels}/${steps} = ${percent(humanLabels, steps)}; named only by role: ${roleOnly} (target ≥ 95%, 0)`,
       met: atLeast(humanLabels, steps, 95) && roleOnly === 0,
     },
-    { name: "no typed value stored", line: `typed values found in what the agent stored: ${leaks.length === 0 ? "none" : leaks.join(", ")}`, met: leaks.length === 0 },
+    {
+      name: "no typed value stored",
+      line: `typed values found in what the agent stored: ${leaks.length === 0 ? "none" : leaks.join(", ")}`,
+      met: leaks.length === 0,
+    },
     {
       name: "every fixture learned",
       line: notLearned.length === 0 ? "" : `fixtures that could not be learned (count as failed): ${notLearned.join(", ")}`,
@@ -96,7 +117,15 @@ function workTargets(rows: readonly Row[]): Target[] {
   const work = rows.filter((row): row is Row & { later: LaterUse } => row.later !== undefined);
   if (work.length === 0) return [];
   const names = (pick: (later: LaterUse) => boolean) => work.filter((row) => pick(row.later)).map((row) => row.fixture);
-  const line = (what: string, passing: string[]) => `work apps ${what}: ${passing.length}/${work.length}${passing.length < work.length ? ` (missed: ${work.filter((row) => !passing.includes(row.fixture)).map((row) => row.fixture).join(", ")})` : ""} (target: all)`;
+  const line = (what: string, passing: string[]) =>
+    `work apps ${what}: ${passing.length}/${work.length}${
+      passing.length < work.length
+        ? ` (missed: ${work
+            .filter((row) => !passing.includes(row.fixture))
+            .map((row) => row.fixture)
+            .join(", ")})`
+        : ""
+    } (target: all)`;
   const validated = names((later) => later.validation === "passed");
   const installed = names((later) => later.installed === "yes");
   const verified = names((later) => later.run === "succeeded" && later.verified === "yes");
@@ -104,8 +133,16 @@ function workTargets(rows: readonly Row[]): Target[] {
   return [
     { name: "work apps validated passed", line: line("validated passed", validated), met: all(validated.length, work.length) },
     { name: "work apps installed", line: line("installed", installed), met: all(installed.length, work.length) },
-    { name: "work apps run with new inputs verified in app state", line: line("run with new inputs, verified in the app's state", verified), met: all(verified.length, work.length) },
-    { name: "work apps with a checkpoint naming a parameter, none a secret", line: line("with a checkable checkpoint naming a {{parameter}} and none naming a secret", goal), met: all(goal.length, work.length) },
+    {
+      name: "work apps run with new inputs verified in app state",
+      line: line("run with new inputs, verified in the app's state", verified),
+      met: all(verified.length, work.length),
+    },
+    {
+      name: "work apps with a checkpoint naming a parameter, none a secret",
+      line: line("with a checkable checkpoint naming a {{parameter}} and none naming a secret", goal),
+      met: all(goal.length, work.length),
+    },
   ];
 }
 
@@ -116,7 +153,17 @@ export function verdict(targets: readonly Target[]): { line: string; exitCode: 0
 }
 
 export function printTable(rows: readonly Row[], targets: readonly Target[]): void {
-  const header = ["fixture", "steps", "human labels", "checkpoints", "checkable", "asked", "unchanged", "evidence fails", ...VARIANTS.slice(1).flatMap((variant) => [`${variant.name}: actions`, "checkpoints", "overall"])];
+  const header = [
+    "fixture",
+    "steps",
+    "human labels",
+    "checkpoints",
+    "checkable",
+    "asked",
+    "unchanged",
+    "evidence fails",
+    ...VARIANTS.slice(1).flatMap((variant) => [`${variant.name}: actions`, "checkpoints", "overall"]),
+  ];
   const lines = rows.map((row) => [
     row.fixture,
     String(row.steps),
@@ -126,7 +173,11 @@ export function printTable(rows: readonly Row[], targets: readonly Target[]): vo
     row.asked ? "yes" : "no",
     row.unchanged.overall,
     String(row.unchangedEvidenceFails),
-    ...row.variants.flatMap((variant) => [`${variant.actionsPassed}/${variant.actions}${variant.relocated > 0 ? ` (${variant.relocated} relocated)` : ""}`, `${variant.checkpointsPassed}/${variant.checkpointsTotal}`, variant.result.overall]),
+    ...row.variants.flatMap((variant) => [
+      `${variant.actionsPassed}/${variant.actions}${variant.relocated > 0 ? ` (${variant.relocated} relocated)` : ""}`,
+      `${variant.checkpointsPassed}/${variant.checkpointsTotal}`,
+      variant.result.overall,
+    ]),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => (line[column] ?? "").length)));
   const show = (cells: readonly string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
@@ -163,7 +214,8 @@ function printWorkTable(rows: readonly Row[]): void {
 export function printFailures(rows: readonly Row[]): void {
   for (const row of rows) {
     for (const [name, result] of [["unchanged", row.unchanged] as const, ...row.variants.map((variant) => [variant.name, variant.result] as const)]) {
-      for (const step of result.steps.filter((candidate) => candidate.result !== "passed")) console.log(`  ${row.fixture} / ${name} / ${step.test_case_id} ${step.result}: ${step.label} — ${step.details.slice(0, 300)}`);
+      for (const step of result.steps.filter((candidate) => candidate.result !== "passed"))
+        console.log(`  ${row.fixture} / ${name} / ${step.test_case_id} ${step.result}: ${step.label} — ${step.details.slice(0, 300)}`);
     }
     for (const step of row.later?.validationFails ?? []) console.log(`  ${row.fixture} / validation through the agent / ${step.slice(0, 400)}`);
   }

@@ -10,7 +10,10 @@ export interface Variant {
 
 function bannerAndWrappers(html: string): string {
   return html
-    .replace(/<body([^>]*)>/, '<body$1><div class="promo-banner" role="note"><strong>New:</strong> dark mode is here. <a href="#promo">Learn more</a></div><div class="layout-shell"><div class="layout-inner">')
+    .replace(
+      /<body([^>]*)>/,
+      '<body$1><div class="promo-banner" role="note"><strong>New:</strong> dark mode is here. <a href="#promo">Learn more</a></div><div class="layout-shell"><div class="layout-inner">',
+    )
     .replace(/<\/body>/, "</div></div></body>");
 }
 

@@ -43,7 +43,9 @@ async function recordFlow(flow: GoldenFlow): Promise<void> {
 
     // Not kept: what the agent makes of it over HTTP, so a recording can be judged at a glance.
     const generated = GeneratedSchema.parse(await api("POST", `/api/learn/sessions/${sessionId}/generate-proposal`));
-    console.log(`${flow.name}: ${count} events, ${recording.snapshots.size} snapshots, ${recording.boundaries.length} boundaries; proposal → ${generated.session.state}`);
+    console.log(
+      `${flow.name}: ${count} events, ${recording.snapshots.size} snapshots, ${recording.boundaries.length} boundaries; proposal → ${generated.session.state}`,
+    );
   } finally {
     await chromium?.close();
     await agent?.stop();

@@ -101,12 +101,22 @@ describe("the work-app fixtures of learn-quality (issue #35)", () => {
     const browser = visitor(app.origin);
     const token = browser.token((await browser.go("/index.php")).html, "token");
     expect((await browser.go("/index.php", { route: "/login", token: "forged", pma_username: "mara", pma_password: ACCOUNT.password })).status).toBe(403);
-    expect(await browser.go("/index.php", { route: "/login", token, pma_username: "mara", pma_password: ACCOUNT.password })).toMatchObject({ status: 303, location: "index.php?route=%2F" });
+    expect(await browser.go("/index.php", { route: "/login", token, pma_username: "mara", pma_password: ACCOUNT.password })).toMatchObject({
+      status: 303,
+      location: "index.php?route=%2F",
+    });
     const grid = await browser.go("index.php?route=%2Ftable%2Finsert&db=crm&table=contacts");
     expect(grid.html).toContain("<th>name</th><th>email</th>");
     expect(grid.html).toContain('alt="Insert">Insert');
     const before = (await app.state<ConsoleState>()).tables.contacts ?? [];
-    const inserted = await browser.go("/index.php", { route: "/table/insert", db: "crm", table: "contacts", token, "fields[name]": "Lin Okafor", "fields[email]": "lin@example.test" });
+    const inserted = await browser.go("/index.php", {
+      route: "/table/insert",
+      db: "crm",
+      table: "contacts",
+      token,
+      "fields[name]": "Lin Okafor",
+      "fields[email]": "lin@example.test",
+    });
     expect(inserted.location).toBe("index.php?route=%2Ftable&db=crm&table=contacts");
     const row = (await app.state<ConsoleState>()).tables.contacts?.at(-1);
     expect(row).toMatchObject({ name: "Lin Okafor", email: "lin@example.test" });
@@ -115,31 +125,47 @@ describe("the work-app fixtures of learn-quality (issue #35)", () => {
   });
 
   it("gives each parameter the value a person would, whatever the compiler named it, and the account's real password", () => {
-    const wiki = valuesFor(WORK_SETUPS.wiki, [
-      { name: "username", label: "Username", type_hint: "text" },
-      { name: "password", label: "Password", type_hint: "secret" },
-      { name: "search_f", label: "Search [F]", type_hint: "text" },
-      { name: "page_text", label: "Page text", type_hint: "long_text" },
-    ], "run");
+    const wiki = valuesFor(
+      WORK_SETUPS.wiki,
+      [
+        { name: "username", label: "Username", type_hint: "text" },
+        { name: "password", label: "Password", type_hint: "secret" },
+        { name: "search_f", label: "Search [F]", type_hint: "text" },
+        { name: "page_text", label: "Page text", type_hint: "long_text" },
+      ],
+      "run",
+    );
     expect(wiki).toMatchObject({ username: WORK_CANARIES.wiki.username, password: WORK_CANARIES.wiki.password });
     expect(wiki.search_f).toMatch(/^Page run /);
     expect(wiki.page_text).toMatch(/^Text written at run /);
     // Unlabelled grid cells named "value", "value_2": the fields in the order they were typed.
-    const grid = valuesFor(WORK_SETUPS.console, [
-      { name: "username", label: "Username:", type_hint: "text" },
-      { name: "password", label: "Password:", type_hint: "secret" },
-      { name: "value", label: "value", type_hint: "text" },
-      { name: "value_2", label: "value", type_hint: "text" },
-    ], "validation");
+    const grid = valuesFor(
+      WORK_SETUPS.console,
+      [
+        { name: "username", label: "Username:", type_hint: "text" },
+        { name: "password", label: "Password:", type_hint: "secret" },
+        { name: "value", label: "value", type_hint: "text" },
+        { name: "value_2", label: "value", type_hint: "text" },
+      ],
+      "validation",
+    );
     expect(grid.value).toBe(WORK_SETUPS.console.values("validation").name);
     expect(grid.value_2).toBe(WORK_SETUPS.console.values("validation").email);
-    expect(WORK_SETUPS.wiki.verify({ pages: [{ title: wiki.search_f, text: wiki.page_text, author: "x", revision: 1 }], sign_ins: 1 }, WORK_SETUPS.wiki.values("run"))).toBeUndefined();
+    expect(
+      WORK_SETUPS.wiki.verify(
+        { pages: [{ title: wiki.search_f, text: wiki.page_text, author: "x", revision: 1 }], sign_ins: 1 },
+        WORK_SETUPS.wiki.values("run"),
+      ),
+    ).toBeUndefined();
     expect(WORK_SETUPS.wiki.verify({ pages: [], sign_ins: 1 }, WORK_SETUPS.wiki.values("run"))).toMatch(/^no page titled/);
   });
 
   it("counts a checkpoint as goal evidence only when a page can check it and it names a non-secret parameter", () => {
     const checkpoint = (success_condition: string) => ({ checkpoint_id: "cp", goal: "g", success_condition, controls: [], step_ids: [], observable: true });
-    const parameters = [{ name: "title", label: "Title", type_hint: "text" as const, step_ids: [] }, { name: "password", label: "Password", type_hint: "secret" as const, step_ids: [] }];
+    const parameters = [
+      { name: "title", label: "Title", type_hint: "text" as const, step_ids: [] },
+      { name: "password", label: "Password", type_hint: "secret" as const, step_ids: [] },
+    ];
     expect(checkpointParameters([checkpoint('The page says "Draft saved."')], parameters)).toEqual({ goal: 0, secret: 0 });
     expect(checkpointParameters([checkpoint("The page shows {{title}}")], parameters).secret).toBe(0);
     expect(checkpointParameters([checkpoint('A page titled "{{title}}" is shown')], parameters)).toEqual({ goal: 1, secret: 0 });

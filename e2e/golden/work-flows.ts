@@ -57,7 +57,12 @@ export const WORK_SETUPS = {
     values: (round: Round) =>
       round === "demonstration"
         ? { ...WORK_CANARIES.wiki }
-        : { username: WORK_CANARIES.wiki.username, password: WORK_CANARIES.wiki.password, title: `Page ${tag(round)} ${RUN}`, text: `Text written at ${tag(round)} ${RUN}` },
+        : {
+            username: WORK_CANARIES.wiki.username,
+            password: WORK_CANARIES.wiki.password,
+            title: `Page ${tag(round)} ${RUN}`,
+            text: `Text written at ${tag(round)} ${RUN}`,
+          },
     verify(state: unknown, values: Record<string, string>) {
       const pages = (state as WikiState).pages;
       const page = pages.find((candidate) => candidate.title === values.title);
@@ -72,7 +77,12 @@ export const WORK_SETUPS = {
     values: (round: Round) =>
       round === "demonstration"
         ? { ...WORK_CANARIES.blog }
-        : { username: WORK_CANARIES.blog.username, password: WORK_CANARIES.blog.password, title: `Draft ${tag(round)} ${RUN}`, text: `Body written at ${tag(round)} ${RUN}` },
+        : {
+            username: WORK_CANARIES.blog.username,
+            password: WORK_CANARIES.blog.password,
+            title: `Draft ${tag(round)} ${RUN}`,
+            text: `Body written at ${tag(round)} ${RUN}`,
+          },
     verify(state: unknown, values: Record<string, string>) {
       const drafts = (state as BlogState).drafts;
       const draft = drafts.find((candidate) => candidate.title === values.title);
@@ -87,7 +97,12 @@ export const WORK_SETUPS = {
     values: (round: Round) =>
       round === "demonstration"
         ? { ...WORK_CANARIES.console }
-        : { username: WORK_CANARIES.console.username, password: WORK_CANARIES.console.password, name: `Contact ${tag(round)} ${RUN}`, email: `${tag(round).replace(/ /g, ".").toLowerCase()}.${RUN.toLowerCase()}@example.test` },
+        : {
+            username: WORK_CANARIES.console.username,
+            password: WORK_CANARIES.console.password,
+            name: `Contact ${tag(round)} ${RUN}`,
+            email: `${tag(round).replace(/ /g, ".").toLowerCase()}.${RUN.toLowerCase()}@example.test`,
+          },
     verify(state: unknown, values: Record<string, string>) {
       const rows = (state as ConsoleState).tables.contacts ?? [];
       const row = rows.find((candidate) => candidate.name === values.name);
@@ -102,7 +117,11 @@ export const WORK_SETUPS = {
  * secret is the password; otherwise the first field whose role the parameter's name or label
  * names; otherwise the next field in the order they typed them.
  */
-export function valuesFor(setup: WorkSetup, parameters: ReadonlyArray<Pick<SkillParameter, "name" | "label" | "type_hint">>, round: Round): Record<string, string> {
+export function valuesFor(
+  setup: WorkSetup,
+  parameters: ReadonlyArray<Pick<SkillParameter, "name" | "label" | "type_hint">>,
+  round: Round,
+): Record<string, string> {
   const values = setup.values(round);
   const left = [...setup.roles];
   const take = (role: Role | undefined) => {
@@ -115,7 +134,8 @@ export function valuesFor(setup: WorkSetup, parameters: ReadonlyArray<Pick<Skill
     const role =
       parameter.type_hint === "secret"
         ? take(left.find((candidate) => candidate.secret === true))
-        : (take(left.find((candidate) => candidate.secret !== true && candidate.match.test(words))) ?? take(left.find((candidate) => candidate.secret !== true)));
+        : (take(left.find((candidate) => candidate.secret !== true && candidate.match.test(words))) ??
+          take(left.find((candidate) => candidate.secret !== true)));
     out[parameter.name] = role === undefined ? `${parameter.label} ${tag(round)}` : (values[role.role] ?? "");
   }
   return out;

@@ -63,7 +63,15 @@ export async function laterUse(options: {
   const counted = checkpointParameters(options.checkpoints, parameters);
   const testValues = valuesFor(setup, parameters, "validation");
   const typedValues = Object.values(testValues);
-  const result: LaterUse = { validation: "not tried", validationFails: [], installed: "not tried", run: "not run", verified: "not checked", goalCheckpoints: counted.goal, secretCheckpoints: counted.secret };
+  const result: LaterUse = {
+    validation: "not tried",
+    validationFails: [],
+    installed: "not tried",
+    run: "not run",
+    verified: "not checked",
+    goalCheckpoints: counted.goal,
+    secretCheckpoints: counted.secret,
+  };
   try {
     // Diagnosis only (never the default): `LQ_DIAGNOSE_NO_REHEARSAL=1` validates without the
     // rehearsal so that the install and the later run can be watched while the rehearsal still
@@ -79,9 +87,14 @@ export async function laterUse(options: {
     result.validation = `refused: ${codeOf(error)}`;
   }
   // A refused validation keeps its failed run too: its steps say where it stopped.
-  const runs = await api<{ steps: Array<{ test_case_id: string; result: string; details?: string; label?: string }> }>("GET", `/api/learn/proposals/${proposalId}/validation-runs`).catch(() => ({ steps: [] }));
+  const runs = await api<{ steps: Array<{ test_case_id: string; result: string; details?: string; label?: string }> }>(
+    "GET",
+    `/api/learn/proposals/${proposalId}/validation-runs`,
+  ).catch(() => ({ steps: [] }));
   await save("validation-runs.json", runs);
-  result.validationFails = runs.steps.filter((step) => step.result !== "passed").map((step) => `${step.test_case_id} ${step.result}: ${step.label ?? ""} — ${(step.details ?? "").slice(0, 400)}`);
+  result.validationFails = runs.steps
+    .filter((step) => step.result !== "passed")
+    .map((step) => `${step.test_case_id} ${step.result}: ${step.label ?? ""} — ${(step.details ?? "").slice(0, 400)}`);
   phase(`validated (${result.validation})`);
   await save("state-after-validation.json", await app.state());
   let abilityId: string | undefined;
@@ -106,16 +119,23 @@ export async function laterUse(options: {
   try {
     const started = await api<RunResponse>("POST", "/api/runs", { ability_id: abilityId, inputs: runValues, where: "managed", schema_version: 1 });
     run = started.run;
-    for (const deadline = Date.now() + 150_000; run.completed_at === undefined && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 150_000; run.completed_at === undefined && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       run = (await api<RunResponse>("GET", `/api/runs/${run.dispatch_id}`)).run;
       // The person confirms a committing step when asked (here the harness is the person).
       if (run.state === "needs_confirmation" && run.pending_confirmation !== undefined) {
-        await api("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: run.pending_confirmation.confirmation_id, decision: "confirm", schema_version: 1 });
+        await api("POST", `/api/runs/${run.dispatch_id}/confirm`, {
+          confirmation_id: run.pending_confirmation.confirmation_id,
+          decision: "confirm",
+          schema_version: 1,
+        });
       }
     }
     await save("run.json", run);
-    result.run = run.state === "succeeded" ? "succeeded" : `${run.state}${run.failure === undefined ? "" : `: ${run.failure.code} (${run.failure.message.slice(0, 200)})`}`;
+    result.run =
+      run.state === "succeeded"
+        ? "succeeded"
+        : `${run.state}${run.failure === undefined ? "" : `: ${run.failure.code} (${run.failure.message.slice(0, 200)})`}`;
   } catch (error) {
     result.run = `refused: ${codeOf(error)}`;
   }

@@ -56,7 +56,13 @@ async function typeInto(page: Page, selector: string, text: string): Promise<voi
 export function leakCases(): { cases: LeakCase[]; routes: Record<string, PageRoute> } {
   const cases: LeakCase[] = [];
   const routes: Record<string, PageRoute> = {};
-  const add = (name: string, word: string, route: PageRoute, demonstrate: (page: Page, value: string, step: () => Promise<void>) => Promise<void>, value = canary(word)) => {
+  const add = (
+    name: string,
+    word: string,
+    route: PageRoute,
+    demonstrate: (page: Page, value: string, step: () => Promise<void>) => Promise<void>,
+    value = canary(word),
+  ) => {
     routes[name] = route;
     cases.push({ name, canary: value, path: `/case/${name}`, demonstrate: (page, step) => demonstrate(page, value, step) });
   };
@@ -143,7 +149,10 @@ export function leakCases(): { cases: LeakCase[]; routes: Record<string, PageRou
           )
         : path.endsWith("/item")
           ? page("Result", `<h1>A result</h1>`)
-          : page("Library search", `<h1>Library</h1><form action="/case/get-search/results" method="get"><label>Search <input name="q" id="q"></label><button>Search</button></form>`),
+          : page(
+              "Library search",
+              `<h1>Library</h1><form action="/case/get-search/results" method="get"><label>Search <input name="q" id="q"></label><button>Search</button></form>`,
+            ),
     async (p, value, step) => {
       await typeInto(p, "#q", value);
       await Promise.all([p.waitForNavigation({ waitUntil: "load" }), p.keyboard.press("Enter")]);

@@ -30,7 +30,9 @@ export async function startCoachingWorld(fixtureFile: string, options: { prefix:
   const agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: workspace, ...options.env });
   const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
   const html = await readFile(fixtureFile);
-  const fixture = http.createServer((_request, response) => response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(html));
+  const fixture = http.createServer((_request, response) =>
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(html),
+  );
   await new Promise<void>((resolve) => fixture.listen(0, "127.0.0.1", resolve));
   const site = `http://127.0.0.1:${(fixture.address() as AddressInfo).port}`;
   const chromium = await launchExtensionBrowser();

@@ -111,7 +111,15 @@ export async function startContentHarness(): Promise<ContentHarness> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     pipe: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   const origin = `http://127.0.0.1:${port}`;
   const otherOrigin = `http://localhost:${port}`;

@@ -27,7 +27,12 @@ export async function contentWorld(page: Page): Promise<ContentWorld> {
 
 /** Sends `message` with `chrome.runtime.sendMessage` from the content script's world; its answer. */
 export async function sendFromContent(world: ContentWorld, message: unknown): Promise<unknown> {
-  const contextId = await waitUntil(async () => world.contextId(), (id) => id !== undefined, "the content script's world", 15_000);
+  const contextId = await waitUntil(
+    async () => world.contextId(),
+    (id) => id !== undefined,
+    "the content script's world",
+    15_000,
+  );
   const result = await world.client.send("Runtime.evaluate", {
     expression: `chrome.runtime.sendMessage(${JSON.stringify(message)})`,
     contextId,

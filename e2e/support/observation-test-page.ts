@@ -23,10 +23,17 @@ export async function bundleObservationModules(modules: readonly string[], globa
         name: `${globalName}-entry`,
         resolveId: (id) => (id === entry ? `\0${entry}` : undefined),
         load: (id) =>
-          id === `\0${entry}` ? modules.map((name) => `export * from ${JSON.stringify(path.join(projectRoot, "extension", "observation", `${name}.ts`))};`).join("\n") : undefined,
+          id === `\0${entry}`
+            ? modules.map((name) => `export * from ${JSON.stringify(path.join(projectRoot, "extension", "observation", `${name}.ts`))};`).join("\n")
+            : undefined,
       },
     ],
-    build: { write: false, minify: false, target: "es2022", rollupOptions: { input: entry, preserveEntrySignatures: "strict", output: { format: "iife", name: globalName } } },
+    build: {
+      write: false,
+      minify: false,
+      target: "es2022",
+      rollupOptions: { input: entry, preserveEntrySignatures: "strict", output: { format: "iife", name: globalName } },
+    },
   });
   const outputs = (Array.isArray(result) ? result : [result]) as Rollup.RollupOutput[];
   const chunk = outputs.flatMap((output) => output.output).find((item): item is Rollup.OutputChunk => item.type === "chunk");

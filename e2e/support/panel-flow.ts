@@ -32,15 +32,28 @@ export async function waitForText(page: Page, selector: string, text: string, ti
  * description is read; a card missing from the page does not count as offered.
  */
 export async function waitForCard(page: Page, title: string, timeout = 15_000): Promise<void> {
-  await page.waitForFunction((card) => (document.querySelector(`[data-card="${card}"] button`) as HTMLButtonElement | null)?.disabled === false, { polling: PANEL_POLLING, timeout }, title);
+  await page.waitForFunction(
+    (card) => (document.querySelector(`[data-card="${card}"] button`) as HTMLButtonElement | null)?.disabled === false,
+    { polling: PANEL_POLLING, timeout },
+    title,
+  );
 }
 
 /** Waits until the shown session is in one of `states`; on a timeout, says what the panel showed instead. */
 export async function waitForSessionState(page: Page, states: string[], timeout = 20_000): Promise<string> {
   await page
-    .waitForFunction((wanted) => wanted.includes(document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? ""), { timeout, polling: PANEL_POLLING }, states)
+    .waitForFunction(
+      (wanted) => wanted.includes(document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? ""),
+      { timeout, polling: PANEL_POLLING },
+      states,
+    )
     .catch(async (error: unknown) => {
-      const shown = await page.evaluate(() => `state ${document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? "(no session shown)"}; ${document.body.innerText.slice(0, 2000)}`).catch(() => "(the panel did not answer)");
+      const shown = await page
+        .evaluate(
+          () =>
+            `state ${document.querySelector("[data-session-state]")?.getAttribute("data-session-state") ?? "(no session shown)"}; ${document.body.innerText.slice(0, 2000)}`,
+        )
+        .catch(() => "(the panel did not answer)");
       throw new Error(`the session never became ${states.join(" or ")} in ${timeout} ms; the panel showed: ${shown}`, { cause: error });
     });
   return (await page.$eval("[data-session-state]", (element) => element.getAttribute("data-session-state")).catch(() => null)) ?? "";
@@ -50,7 +63,10 @@ export async function waitForSessionState(page: Page, states: string[], timeout 
 export async function answerPanelQuestions(page: Page, answer: (question: string) => string): Promise<void> {
   await page.waitForSelector("[data-questions] textarea[name='answer']", { timeout: 30_000 });
   for (let guard = 0; guard < 10; guard += 1) {
-    const question = await page.$eval("[data-questions] label", (label) => ({ text: label.textContent ?? "", required: label.querySelector(".required") !== null }));
+    const question = await page.$eval("[data-questions] label", (label) => ({
+      text: label.textContent ?? "",
+      required: label.querySelector(".required") !== null,
+    }));
     if (question.required) await page.locator("[data-questions] textarea[name='answer']").fill(answer(question.text));
     if (await page.$("button[name='send-answers']")) {
       await page.locator("button[name='send-answers']").click();
@@ -80,7 +96,9 @@ export async function openValidateForm(page: Page, { buttonTimeout }: { buttonTi
     await (await page.waitForSelector(validate, buttonTimeout === undefined ? {} : { timeout: buttonTimeout }))!.click();
     await page.waitForSelector('[data-proposal-drawer] button[name="run-validation"]', { timeout: 5_000 });
   } catch (error) {
-    const shown = await page.$eval("[data-proposal-drawer]", (drawer) => (drawer.textContent ?? "").replace(/\s+/g, " ").slice(0, 1500)).catch(() => "(no drawer)");
+    const shown = await page
+      .$eval("[data-proposal-drawer]", (drawer) => (drawer.textContent ?? "").replace(/\s+/g, " ").slice(0, 1500))
+      .catch(() => "(no drawer)");
     throw new Error(`the Validate form did not open on the first click; the drawer showed: ${shown}`, { cause: error });
   }
 }
@@ -105,7 +123,8 @@ export interface CleanPanelOptions {
 /** What every screen of a journey must pass: no canary in its markup or form values, no deprecated label in its text. */
 export async function expectCleanPanel(page: Page, screen: string, { canary, fields = "input, textarea", withText = false }: CleanPanelOptions): Promise<void> {
   const dom = await page.evaluate(
-    (selector, text) => `${document.documentElement.outerHTML}\n${text ? `${document.body.innerText}\n` : ""}${[...document.querySelectorAll(selector)].map((field) => (field as HTMLInputElement).value).join("\n")}`,
+    (selector, text) =>
+      `${document.documentElement.outerHTML}\n${text ? `${document.body.innerText}\n` : ""}${[...document.querySelectorAll(selector)].map((field) => (field as HTMLInputElement).value).join("\n")}`,
     fields,
     withText,
   );

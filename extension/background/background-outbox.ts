@@ -30,7 +30,7 @@ export function createOutboxAccess(context: BackgroundContext): OutboxAccess {
           const wasWaiting = context.demand.queued > 0;
           context.demand.queued = status.queued + status.snapshots_queued;
           void deps.store.saveOutboxStatus(status).catch(failed("outbox status"));
-          if (wasWaiting !== (context.demand.queued > 0)) context.linkWantChanged();
+          if (wasWaiting !== context.demand.queued > 0) context.linkWantChanged();
         },
       }),
     );
@@ -40,5 +40,11 @@ export function createOutboxAccess(context: BackgroundContext): OutboxAccess {
       senderPromise = undefined;
       throw error;
     }));
-  return { outbox, drain: () => void outbox().then((sender) => sender.drain()).catch(failed("outbox drain")) };
+  return {
+    outbox,
+    drain: () =>
+      void outbox()
+        .then((sender) => sender.drain())
+        .catch(failed("outbox drain")),
+  };
 }

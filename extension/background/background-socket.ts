@@ -44,7 +44,10 @@ export function connectToAgent(context: BackgroundContext, parts: { capture: Cap
           tabLeases.handle(frame);
           return;
         case "ack":
-          void outbox.outbox().then((sender) => sender.acknowledged(frame.ack)).catch(failed("outbox ack"));
+          void outbox
+            .outbox()
+            .then((sender) => sender.acknowledged(frame.ack))
+            .catch(failed("outbox ack"));
           return;
         case "error":
           // The agent could not take a batch (it says so instead of acking): start over on a new
@@ -57,11 +60,13 @@ export function connectToAgent(context: BackgroundContext, parts: { capture: Cap
     },
     onLost() {
       tabLeases.linkLost();
-      void outbox.outbox().then((sender) => sender.connectionLost()).catch(failed("outbox"));
+      void outbox
+        .outbox()
+        .then((sender) => sender.connectionLost())
+        .catch(failed("outbox"));
     },
     onState(state: AgentLinkState) {
       void deps.store.saveAgentLink(state).catch(failed("agent link"));
     },
   });
 }
-

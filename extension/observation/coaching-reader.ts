@@ -32,7 +32,10 @@ export function readForCoaching(options: {
     const role = roleOf(element);
     if (role === "" || role === "presentation" || role === "none") continue;
     // A text field is named by its label only; a contenteditable's own text is what was typed.
-    const raw = role === "textbox" && !(element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement) ? clean(element.getAttribute("aria-label")) : nameOf(document, element, role);
+    const raw =
+      role === "textbox" && !(element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement)
+        ? clean(element.getAttribute("aria-label"))
+        : nameOf(document, element, role);
     const name = boundary.text(raw);
     elements.push(element);
     controls.push({ role, name });
@@ -40,7 +43,8 @@ export function readForCoaching(options: {
       const value = element.getAttribute(attribute);
       if (value !== null) states.push(boundary.text(`${role}:${name}:${attribute}=${value}`));
     }
-    if (element instanceof HTMLInputElement && (element.type === "checkbox" || element.type === "radio")) states.push(`${role}:${name}:checked=${element.checked}`);
+    if (element instanceof HTMLInputElement && (element.type === "checkbox" || element.type === "radio"))
+      states.push(`${role}:${name}:checked=${element.checked}`);
   }
   // The frame goes on the very element the agent chose from the previous read, when it is still at
   // that place: decided by identity, never by comparing scrubbed names, so whether it is drawn says
@@ -90,11 +94,21 @@ function nameOf(document: Document, element: Element, role: string): string {
   if (label !== null && clean(label) !== "") return clean(label);
   const labelledBy = element.getAttribute("aria-labelledby");
   if (labelledBy !== null) {
-    const text = labelledBy.split(/\s+/).map((id) => clean(document.getElementById(id)?.textContent)).join(" ").trim();
+    const text = labelledBy
+      .split(/\s+/)
+      .map((id) => clean(document.getElementById(id)?.textContent))
+      .join(" ")
+      .trim();
     if (text !== "") return text;
   }
   if (element instanceof HTMLInputElement || element instanceof HTMLSelectElement || element instanceof HTMLTextAreaElement) {
-    const labels = element.labels === null ? "" : [...element.labels].map((entry) => clean(entry.textContent)).join(" ").trim();
+    const labels =
+      element.labels === null
+        ? ""
+        : [...element.labels]
+            .map((entry) => clean(entry.textContent))
+            .join(" ")
+            .trim();
     if (labels !== "") return labels;
     // A button input's caption is its value; any other field's value is what was typed, never read.
     if (element instanceof HTMLInputElement && role === "button") return clean(element.value || element.getAttribute("alt"));

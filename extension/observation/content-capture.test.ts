@@ -34,7 +34,13 @@ const reads = (capture: HarnessPage): Promise<number> =>
 
 function lastEvent(capture: HarnessPage, label: string): ObservedActionEventWithDetail {
   const event = capture.events().findLast((candidate) => candidate.action_label === label);
-  expect(event, `${label} in ${capture.events().map((e) => e.action_label).join(" | ")}`).toBeDefined();
+  expect(
+    event,
+    `${label} in ${capture
+      .events()
+      .map((e) => e.action_label)
+      .join(" | ")}`,
+  ).toBeDefined();
   return event!;
 }
 
@@ -105,7 +111,10 @@ describe("snapshot reads", () => {
 
   it("reads the page again when a popover opens (no DOM change, a toggle event)", async () => {
     const capture = await open();
-    await addToPage(capture, `<button type="button" popovertarget="more" id="more-button">More</button><div popover id="more"><button type="button">Export all</button></div>`);
+    await addToPage(
+      capture,
+      `<button type="button" popovertarget="more" id="more-button">More</button><div popover id="more"><button type="button">Export all</button></div>`,
+    );
     const before = await reads(capture);
     await capture.page.click("#more-button");
     // The browser fires `toggle` a task after the popover opens (the capture's own debounce waits far longer than this).
@@ -147,7 +156,12 @@ describe("snapshot reads", () => {
 
   it("reads the page again when a value typed since is already on it, and cuts the value out", async () => {
     const capture = await open();
-    expect(capture.snapshots().at(-1)?.snapshot.headings.map((heading) => heading.text)).toContain("Terms");
+    expect(
+      capture
+        .snapshots()
+        .at(-1)
+        ?.snapshot.headings.map((heading) => heading.text),
+    ).toContain("Terms");
     const before = await reads(capture);
     // The page does not echo this field: no DOM change, but "Terms" is on the page already.
     await capture.page.type("#bio", "Terms");
@@ -167,10 +181,19 @@ describe("the settled-page snapshot while a person types", () => {
     const capture = await open();
     // An autocomplete, as a travel site has one: each key press renders options under the field.
     await capture.page.evaluate(() => {
-      document.querySelector("main")!.insertAdjacentHTML("beforeend", '<label>Destination <input id="dest" role="combobox" aria-controls="opts"></label><ul id="opts" role="listbox" aria-label="Destinations"></ul>');
+      document
+        .querySelector("main")!
+        .insertAdjacentHTML(
+          "beforeend",
+          '<label>Destination <input id="dest" role="combobox" aria-controls="opts"></label><ul id="opts" role="listbox" aria-label="Destinations"></ul>',
+        );
       const field = document.getElementById("dest") as HTMLInputElement;
       field.addEventListener("input", () => {
-        document.getElementById("opts")!.replaceChildren(...["city", "region"].map((kind) => Object.assign(document.createElement("li"), { role: "option", textContent: `${field.value} (${kind})` })));
+        document
+          .getElementById("opts")!
+          .replaceChildren(
+            ...["city", "region"].map((kind) => Object.assign(document.createElement("li"), { role: "option", textContent: `${field.value} (${kind})` })),
+          );
       });
     });
     await capture.page.click("h1");

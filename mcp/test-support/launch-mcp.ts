@@ -20,7 +20,12 @@ export interface LaunchedMcp {
  * Launches the MCP server as an MCP client does (a child process on stdio) with the SDK's own
  * Client, against the agent at `agentUrl` with the token file of `memoryRoot`.
  */
-export async function launchMcp(options: { memoryRoot: string; agentUrl: string; pollMs?: number; command?: { command: string; args: string[]; cwd?: string } }): Promise<LaunchedMcp> {
+export async function launchMcp(options: {
+  memoryRoot: string;
+  agentUrl: string;
+  pollMs?: number;
+  command?: { command: string; args: string[]; cwd?: string };
+}): Promise<LaunchedMcp> {
   const transport = new StdioClientTransport({
     command: options.command?.command ?? process.execPath,
     args: options.command?.args ?? [MCP_BIN, "mcp"],
@@ -55,7 +60,10 @@ export async function launchMcp(options: { memoryRoot: string; agentUrl: string;
     nextListChanged(seen, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         if (resourceChanges() > seen) return resolve();
-        const timer = setTimeout(() => reject(new Error(`no resources/list_changed within ${timeoutMs} ms (seen ${notifications.join(", ") || "none"})`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no resources/list_changed within ${timeoutMs} ms (seen ${notifications.join(", ") || "none"})`)),
+          timeoutMs,
+        );
         const check = () => {
           if (resourceChanges() > seen) {
             clearTimeout(timer);

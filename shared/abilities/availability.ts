@@ -24,12 +24,7 @@ export const AbilityAvailabilityEntrySchema = z.object({
   source: AbilitySourceSchema,
   skill_slug: z.string().max(120).optional(),
   primary_capability_id: z.string().max(160).optional(),
-  install_lane: InstallLaneSchema.extract([
-    "experimental_private",
-    "approved_workspace",
-    "shared_promoted",
-    "quarantined",
-  ]),
+  install_lane: InstallLaneSchema.extract(["experimental_private", "approved_workspace", "shared_promoted", "quarantined"]),
   enabled: z.boolean(),
   usable_now: z.boolean(),
   reason_unusable: z.string().max(240).optional(),

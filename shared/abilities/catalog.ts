@@ -8,12 +8,7 @@ export const SkillCatalogEntrySchema = z.object({
   title: z.string().max(200),
   family: z.string().max(80),
   source: AbilitySourceSchema,
-  install_lane: InstallLaneSchema.extract([
-    "experimental_private",
-    "approved_workspace",
-    "shared_promoted",
-    "quarantined",
-  ]),
+  install_lane: InstallLaneSchema.extract(["experimental_private", "approved_workspace", "shared_promoted", "quarantined"]),
   enabled: z.boolean(),
   usable_now: z.boolean(),
   reason_unusable: z.string().max(240).optional(),

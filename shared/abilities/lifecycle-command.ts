@@ -1,15 +1,7 @@
 import { z } from "zod";
 
 /** §0A.19 What can be done to an installed ability after install. */
-export const AbilityLifecycleActionSchema = z.enum([
-  "activate",
-  "deactivate",
-  "promote_shared",
-  "demote_private",
-  "quarantine",
-  "unquarantine",
-  "archive",
-]);
+export const AbilityLifecycleActionSchema = z.enum(["activate", "deactivate", "promote_shared", "demote_private", "quarantine", "unquarantine", "archive"]);
 /** §0A.19 */
 export type AbilityLifecycleAction = z.infer<typeof AbilityLifecycleActionSchema>;
 

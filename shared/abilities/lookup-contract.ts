@@ -9,11 +9,9 @@ export const AbilityLookupQuerySchema = z.object({
   user_query: z.string().max(500),
   project_id: z.string().max(120).optional(),
   room_id: z.string().max(160).optional(),
-  install_lanes_allowed: z.array(InstallLaneSchema.extract([
-    "experimental_private",
-    "approved_workspace",
-    "shared_promoted",
-  ])).default(["approved_workspace", "shared_promoted"]),
+  install_lanes_allowed: z
+    .array(InstallLaneSchema.extract(["experimental_private", "approved_workspace", "shared_promoted"]))
+    .default(["approved_workspace", "shared_promoted"]),
   include_private_owned_by_user: z.boolean().default(true),
   schema_version: z.literal(1),
 });
@@ -39,13 +37,15 @@ export const LOOKUP_SCORE_MEANING = `The wording matcher's score in [0, 1]: 0.6 
 
 /** §0C.11 Response of `POST /api/abilities/lookup`, best match first (the wording matcher, issue #15). */
 export const AbilityLookupResultSchema = z.object({
-  matches: z.array(z.object({
-    ability_id: z.string().max(160),
-    score: z.number().describe(LOOKUP_SCORE_MEANING),
-    install_lane: z.string(),
-    usable_now: z.boolean(),
-    reason_unusable: z.string().optional(),
-  })),
+  matches: z.array(
+    z.object({
+      ability_id: z.string().max(160),
+      score: z.number().describe(LOOKUP_SCORE_MEANING),
+      install_lane: z.string(),
+      usable_now: z.boolean(),
+      reason_unusable: z.string().optional(),
+    }),
+  ),
   created_at: z.string().datetime(),
   schema_version: z.literal(1),
 });

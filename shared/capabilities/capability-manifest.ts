@@ -11,26 +11,13 @@ import { ControlSurfaceSchema } from "./control-surface";
  */
 
 /** §1.1B What kind of thing a capability is. */
-export const CapabilityKindSchema = z.enum([
-  "native_openclaw_tool",
-  "bridge_tool",
-  "wrapper_script",
-  "workflow_pattern",
-  "promoted_skill",
-]);
+export const CapabilityKindSchema = z.enum(["native_openclaw_tool", "bridge_tool", "wrapper_script", "workflow_pattern", "promoted_skill"]);
 /** §1.1B */
 export type CapabilityKind = z.infer<typeof CapabilityKindSchema>;
 
 /** §1.1B How a run of the capability is checked afterwards. */
 export const VerificationRuleSchema = z.object({
-  kind: z.enum([
-    "tool_result",
-    "file_hash",
-    "window_state",
-    "snapshot_label",
-    "api_state",
-    "manual_confirmation",
-  ]),
+  kind: z.enum(["tool_result", "file_hash", "window_state", "snapshot_label", "api_state", "manual_confirmation"]),
   target: z.string().max(240),
   expected: z.string().max(240).optional(),
 });
@@ -52,13 +39,7 @@ export type HealthProbe = z.infer<typeof HealthProbeSchema>;
  */
 export const RetrievalCorpusHintSchema = z.object({
   corpus_id: z.string().max(120),
-  purpose: z.enum([
-    "matter_semantic_search",
-    "brief_bank_lookup",
-    "prelit_lookup",
-    "cross_corpus_support",
-    "support_pack_lookup",
-  ]),
+  purpose: z.enum(["matter_semantic_search", "brief_bank_lookup", "prelit_lookup", "cross_corpus_support", "support_pack_lookup"]),
   priority: z.enum(["critical", "useful", "background"]).default("useful"),
 });
 /** R9.1 §3.2 */

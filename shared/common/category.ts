@@ -11,7 +11,10 @@ import { z } from "zod";
 export const CategorySchema = z.object({
   category_id: z.string().uuid(),
   title: z.string().max(80),
-  color: z.string().regex(/^#[0-9a-fA-F]{6}$/).default("#6366F1"),
+  color: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/)
+    .default("#6366F1"),
   created_at: z.string().datetime(),
   updated_at: z.string().datetime(),
   schema_version: z.literal(1),
@@ -52,7 +55,9 @@ export const UpdateCategoryRequestSchema = z
 export type UpdateCategoryRequest = z.infer<typeof UpdateCategoryRequestSchema>;
 
 /** Body of `POST /api/categories/:categoryId/assign`. */
-export const AssignCategoryItemRequestSchema = z.object({ item_kind: CategoryItemKindSchema, item_id: z.string().min(1).max(160), schema_version: z.literal(1) }).strict();
+export const AssignCategoryItemRequestSchema = z
+  .object({ item_kind: CategoryItemKindSchema, item_id: z.string().min(1).max(160), schema_version: z.literal(1) })
+  .strict();
 export type AssignCategoryItemRequest = z.infer<typeof AssignCategoryItemRequestSchema>;
 
 /** `GET /api/categories`: every category, with how many items each holds. */
@@ -68,7 +73,12 @@ export const CategoryResponseSchema = z.object({ category: CategorySchema, schem
 export type CategoryResponse = z.infer<typeof CategoryResponseSchema>;
 
 /** `DELETE /api/categories/:categoryId`: the category and every assignment to it are gone (R11.2-43). */
-export const DeleteCategoryResponseSchema = z.object({ deleted: z.boolean(), category_id: z.string().uuid(), assignments_removed: z.number().int().min(0), schema_version: z.literal(1) });
+export const DeleteCategoryResponseSchema = z.object({
+  deleted: z.boolean(),
+  category_id: z.string().uuid(),
+  assignments_removed: z.number().int().min(0),
+  schema_version: z.literal(1),
+});
 export type DeleteCategoryResponse = z.infer<typeof DeleteCategoryResponseSchema>;
 
 /** Assign and remove: the assignment as it now stands. */

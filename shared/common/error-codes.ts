@@ -74,9 +74,7 @@ export const ERROR_CODE_TABLE = {
 
 export type ErrorCode = keyof typeof ERROR_CODE_TABLE;
 
-export const ErrorCodeSchema = z.enum(
-  Object.keys(ERROR_CODE_TABLE) as [ErrorCode, ...ErrorCode[]],
-);
+export const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODE_TABLE) as [ErrorCode, ...ErrorCode[]]);
 
 /** §0C.28 — kept under the spec's name; its values are rows of the table above. */
 export const DOC3AdditionalErrorCodeSchema = z.enum(["CAPTURE_ALREADY_STOPPED", "CATEGORY_LIMIT_REACHED"]);

@@ -27,7 +27,8 @@ export const EXTENSION_PERMISSIONS: readonly PermissionExplanation[] = [
     name: "storage",
     kind: "permission",
     summary: "Remembers the pairing with your agent and a recording in progress.",
-    usedBy: "The pairing with your local agent (its address and token, kept in this browser only, never synced), your answer to in-tab runs, and the state of a recording in progress (kept in memory, never on disk, so a restart of the extension's worker does not lose it).",
+    usedBy:
+      "The pairing with your local agent (its address and token, kept in this browser only, never synced), your answer to in-tab runs, and the state of a recording in progress (kept in memory, never on disk, so a restart of the extension's worker does not lose it).",
     when: "From pairing on; a recording's state only while the recording lasts.",
     youSee: "Nothing: Chrome shows no warning for it. Unpair this browser (at the foot of the panel) forgets the token.",
   },
@@ -67,9 +68,11 @@ export const EXTENSION_PERMISSIONS: readonly PermissionExplanation[] = [
     name: "debugger",
     kind: "permission",
     summary: "Lets the assistant act in your own tab, only after you allowed it, with a bar and Stop on the page.",
-    usedBy: "Runs of your abilities in your own browser (\"in my browser\"): the assistant opens a tab of this Chrome, where you are signed in, and clicks and types there with Chrome's trusted input, only on the skill's sites. Also the Coaching Agent's turns in the tab it records with you.",
-    when: "Only for runs in your own tab, only after you allowed it in this panel (asked at the first such run; \"Stop allowing it to act in my tabs\" withdraws it), and only in the one tab lent to that run, until the run ends or you press Stop.",
-    youSee: "The toolbar badge RUN, a bar at the bottom of the page with Stop, and Chrome's own notice that the extension is debugging the tab, with Cancel. Chrome lists it at install as \"Access the page debugger backend\".",
+    usedBy:
+      "Runs of your abilities in your own browser (\"in my browser\"): the assistant opens a tab of this Chrome, where you are signed in, and clicks and types there with Chrome's trusted input, only on the skill's sites. Also the Coaching Agent's turns in the tab it records with you.",
+    when: 'Only for runs in your own tab, only after you allowed it in this panel (asked at the first such run; "Stop allowing it to act in my tabs" withdraws it), and only in the one tab lent to that run, until the run ends or you press Stop.',
+    youSee:
+      'The toolbar badge RUN, a bar at the bottom of the page with Stop, and Chrome\'s own notice that the extension is debugging the tab, with Cancel. Chrome lists it at install as "Access the page debugger backend".',
   },
   {
     name: "http://127.0.0.1/*",

@@ -47,7 +47,7 @@ export const PRIVACY_POLICY_SECTIONS: readonly PrivacyPolicySection[] = [
   {
     heading: "Your choices",
     points: [
-      "Pause, Stop or Cancel a demonstration at any time; delete a session and its observations at once (`DELETE /api/learn/sessions/:id` on your agent); unpair this browser; withdraw in-tab runs (\"Stop allowing it to act in my tabs\"); remove the extension.",
+      'Pause, Stop or Cancel a demonstration at any time; delete a session and its observations at once (`DELETE /api/learn/sessions/:id` on your agent); unpair this browser; withdraw in-tab runs ("Stop allowing it to act in my tabs"); remove the extension.',
       "Why the extension asks for each permission, and what you see when it uses one: [permissions.md](permissions.md), also shown in the side panel under **Why these permissions**.",
     ],
   },

@@ -23,7 +23,10 @@ describe("docs generated from the shared facts (issue #36)", () => {
     expect(section, "README has a 'Privacy, in five lines' section").toBeDefined();
     // The numbered list: "N. " lines and their indented continuations, up to the first other line.
     const list = /^\s*((?:\d+\. .*\n(?: {2,}\S.*\n)*)+)/.exec(section!)?.[1] ?? "";
-    const items = list.split(/^\d+\. /m).slice(1).map(squash);
+    const items = list
+      .split(/^\d+\. /m)
+      .slice(1)
+      .map(squash);
     expect(items).toEqual(PRIVACY_FIVE_LINES.map(squash));
   });
 

@@ -8,7 +8,7 @@ const flow: RecorderFlow = {
     { type: "setViewport", width: 1280, height: 800, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: true },
     { type: "navigate", url: "https://notes.example/" },
     { type: "change", selectors: [["aria/Note"], ["#note"]], value: "{{note}}", hint: { role: "textbox", name: "Note" } },
-    { type: "click", selectors: [["aria/Send[role=\"button\"]"]], offsetX: 1, offsetY: 1, confirm: true, timeout: 8000 },
+    { type: "click", selectors: [['aria/Send[role="button"]']], offsetX: 1, offsetY: 1, confirm: true, timeout: 8000 },
     { type: "keyDown", key: "Enter" },
     { type: "keyUp", key: "Enter" },
     { type: "waitForElement", selectors: [["text/Sent"]] },
@@ -22,7 +22,12 @@ describe("the Recorder flow (flow.recorder.json)", () => {
   });
 
   it("keeps, when read as a stored file, the fields a newer writer or the Recorder itself added", () => {
-    const written = { ...flow, steps: flow.steps.map((step) => (step.type === "click" ? { ...step, assertedEvents: [{ type: "navigation" }], hint: { ...step.hint, shade: "blue" } } : step)) };
+    const written = {
+      ...flow,
+      steps: flow.steps.map((step) =>
+        step.type === "click" ? { ...step, assertedEvents: [{ type: "navigation" }], hint: { ...step.hint, shade: "blue" } } : step,
+      ),
+    };
     const read = StoredFlowSchema.parse(JSON.parse(JSON.stringify(written)));
     expect(read).toEqual(written);
   });

@@ -25,7 +25,15 @@ const SelectorsSchema = z.array(z.array(z.string()));
  * its element or page instead of the run's step wait (set by practice for content that loads late).
  */
 export const RecorderStepSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("setViewport"), width: z.number(), height: z.number(), deviceScaleFactor: z.number(), isMobile: z.boolean(), hasTouch: z.boolean(), isLandscape: z.boolean() }),
+  z.object({
+    type: z.literal("setViewport"),
+    width: z.number(),
+    height: z.number(),
+    deviceScaleFactor: z.number(),
+    isMobile: z.boolean(),
+    hasTouch: z.boolean(),
+    isLandscape: z.boolean(),
+  }),
   z.object({ type: z.literal("navigate"), url: z.string(), timeout: z.number().optional() }),
   z.object({
     type: z.literal("click"),

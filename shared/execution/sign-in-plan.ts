@@ -17,6 +17,7 @@ export const SignInPlanSchema = z.object({
 export type SignInPlan = z.infer<typeof SignInPlanSchema>;
 
 /** Names of controls that end a session: what shows a browser is signed in. */
-export const SIGN_OUT_NAME = /^\s*(log[\s-]?out|log[\s-]?off|sign[\s-]?out|sign[\s-]?off|abmelden|ausloggen|se d[ée]connecter|d[ée]connexion|cerrar sesi[oó]n|uitloggen|esci)\b/i;
+export const SIGN_OUT_NAME =
+  /^\s*(log[\s-]?out|log[\s-]?off|sign[\s-]?out|sign[\s-]?off|abmelden|ausloggen|se d[ée]connecter|d[ée]connexion|cerrar sesi[oó]n|uitloggen|esci)\b/i;
 /** Names of controls that open or submit a sign-in form. */
 export const SIGN_IN_NAME = /^\s*(log[\s-]?in|sign[\s-]?in|login|signin|anmelden|einloggen|se connecter|connexion|iniciar sesi[oó]n|entrar|accedi|inloggen)\b/i;

@@ -43,8 +43,14 @@ export type CheckpointVerificationReceipt = z.infer<typeof CheckpointVerificatio
 export const VerifyCheckpointRequestSchema = z
   .object({
     learn_session_id: z.string().uuid().optional(),
-    dispatch_id: z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/).optional(),
-    ability_id: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/).optional(),
+    dispatch_id: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,200}$/)
+      .optional(),
+    ability_id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,159}$/)
+      .optional(),
     checkpoint_id: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/),
     status: z.enum(["reached", "skipped", "failed"]),
     evidence: z.string().max(1000),

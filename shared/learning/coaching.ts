@@ -22,7 +22,11 @@ export type CoachingStep = z.infer<typeof CoachingStepSchema>;
 export const CoachingSetupSchema = z
   .object({
     /** The page the task starts on; its site must be one of the session's sites. */
-    start_url: z.string().url().max(2048).refine((url) => /^https?:\/\//i.test(url), "an http(s) address"),
+    start_url: z
+      .string()
+      .url()
+      .max(2048)
+      .refine((url) => /^https?:\/\//i.test(url), "an http(s) address"),
     steps: z.array(CoachingStepSchema).min(1).max(20),
   })
   .strict();

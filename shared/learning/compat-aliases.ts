@@ -1,10 +1,5 @@
 import { z } from "zod";
-import {
-  SessionActionResponseSchema,
-  ProposalInstallRequestSchema,
-  ProposalInstallResponseSchema,
-  ProposalDetailResponseSchema,
-} from "./route-contracts";
+import { SessionActionResponseSchema, ProposalInstallRequestSchema, ProposalInstallResponseSchema, ProposalDetailResponseSchema } from "./route-contracts";
 import { ValidationRunSchema } from "./validation-run";
 
 // §0C.28, learning part only. The spec's `../learning/responses` is our ./route-contracts.
@@ -29,12 +24,14 @@ export const LearnSessionMutationResponseSchema = SessionActionResponseSchema;
  * §0C.28 Body of `POST /api/learn/proposals/:proposalId/validate`. Strict: an unknown key is a
  * client bug worth a 400, not something to drop silently.
  */
-export const StartValidationRunRequestSchema = z.object({
-  run_label: z.string().max(120).optional(),
-  selected_tests: z.array(z.string().max(120)).default([]),
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const StartValidationRunRequestSchema = z
+  .object({
+    run_label: z.string().max(120).optional(),
+    selected_tests: z.array(z.string().max(120)).default([]),
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.28 */
 export type StartValidationRunRequest = z.infer<typeof StartValidationRunRequestSchema>;
 
@@ -47,21 +44,25 @@ export const ValidationRunResponseSchema = z.object({
 export type ValidationRunResponse = z.infer<typeof ValidationRunResponseSchema>;
 
 /** §0C.28 Body of `POST /api/learn/proposals/:proposalId/approve`. */
-export const ApproveProposalRequestSchema = z.object({
-  approval_scope: z.enum(["approved_workspace", "shared_promoted"]).default("approved_workspace"),
-  approval_note: z.string().max(1000).optional(),
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const ApproveProposalRequestSchema = z
+  .object({
+    approval_scope: z.enum(["approved_workspace", "shared_promoted"]).default("approved_workspace"),
+    approval_note: z.string().max(1000).optional(),
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.28 */
 export type ApproveProposalRequest = z.infer<typeof ApproveProposalRequestSchema>;
 
 /** §0C.28 Body of `POST /api/learn/proposals/:proposalId/reject`; a rejection always says why. */
-export const RejectProposalRequestSchema = z.object({
-  reason: z.string().min(1).max(1000),
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const RejectProposalRequestSchema = z
+  .object({
+    reason: z.string().min(1).max(1000),
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.28 */
 export type RejectProposalRequest = z.infer<typeof RejectProposalRequestSchema>;
 

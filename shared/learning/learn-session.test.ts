@@ -1,10 +1,5 @@
 import { describe, it, expect } from "vitest";
-import {
-  LearnSessionSchema,
-  LearnSessionStateSchema,
-  TERMINAL_LEARN_SESSION_STATES,
-  isTerminalLearnSessionState,
-} from "./learn-session";
+import { LearnSessionSchema, LearnSessionStateSchema, TERMINAL_LEARN_SESSION_STATES, isTerminalLearnSessionState } from "./learn-session";
 import { CreateLearnSessionRequestSchema } from "./create-learn-session";
 import * as barrel from "./index";
 

@@ -12,30 +12,17 @@ export const LearningEntryModeSchema = z.enum([
 export type LearningEntryMode = z.infer<typeof LearningEntryModeSchema>;
 
 /** §0C.1, §0C.5 Observation is a capture option of a session, never a learning mode of its own. */
-export const ObservationModeSchema = z.enum([
-  "none",
-  "inside_agent",
-  "outside_agent",
-  "mixed",
-]);
+export const ObservationModeSchema = z.enum(["none", "inside_agent", "outside_agent", "mixed"]);
 /** §0C.1 */
 export type ObservationMode = z.infer<typeof ObservationModeSchema>;
 
 /** §0C.1 */
-export const BuildPolicySchema = z.enum([
-  "ask_before_build",
-  "build_then_review",
-  "private_auto_install",
-]);
+export const BuildPolicySchema = z.enum(["ask_before_build", "build_then_review", "private_auto_install"]);
 /** §0C.1 */
 export type BuildPolicy = z.infer<typeof BuildPolicySchema>;
 
 /** §0C.1 */
-export const LearnExecutionModeSchema = z.enum([
-  "strict",
-  "guided",
-  "adaptive",
-]);
+export const LearnExecutionModeSchema = z.enum(["strict", "guided", "adaptive"]);
 /** §0C.1 */
 export type LearnExecutionMode = z.infer<typeof LearnExecutionModeSchema>;
 
@@ -62,11 +49,7 @@ export const LearnSessionStateSchema = z.enum([
 export type LearnSessionState = z.infer<typeof LearnSessionStateSchema>;
 
 /** §0C.1 */
-export const LearnTargetKindSchema = z.enum([
-  "new_skill",
-  "existing_skill",
-  "imported_skill",
-]);
+export const LearnTargetKindSchema = z.enum(["new_skill", "existing_skill", "imported_skill"]);
 /** §0C.1 */
 export type LearnTargetKind = z.infer<typeof LearnTargetKindSchema>;
 

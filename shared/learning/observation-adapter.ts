@@ -40,19 +40,18 @@ export type ObservationAdapterPhase = ObservationAdapterStatus["phase"];
  * §0C.22 Phase tiering. Only phase 1 exists on day one; asking for a later phase must fail with
  * `ADAPTER_UNAVAILABLE` (R11.2-44). A Record keeps a new adapter kind from compiling without a phase.
  */
-export const OBSERVATION_ADAPTER_PHASES: Readonly<Record<ObservationAdapterKind, ObservationAdapterPhase>> =
-  Object.freeze({
-    browser_dom: "phase_1",
-    browser_snapshot: "phase_1",
-    mcp_receipt: "phase_1",
-    wrapper_receipt: "phase_1",
-    terminal_command: "phase_1",
-    process_launch: "phase_1",
-    keyboard_shortcut: "phase_2",
-    file_dialog: "phase_2",
-    midi: "phase_2",
-    accessibility_ui: "phase_3",
-    mouse_click: "phase_3",
-    clipboard: "phase_3",
-    text_entry: "phase_3",
-  });
+export const OBSERVATION_ADAPTER_PHASES: Readonly<Record<ObservationAdapterKind, ObservationAdapterPhase>> = Object.freeze({
+  browser_dom: "phase_1",
+  browser_snapshot: "phase_1",
+  mcp_receipt: "phase_1",
+  wrapper_receipt: "phase_1",
+  terminal_command: "phase_1",
+  process_launch: "phase_1",
+  keyboard_shortcut: "phase_2",
+  file_dialog: "phase_2",
+  midi: "phase_2",
+  accessibility_ui: "phase_3",
+  mouse_click: "phase_3",
+  clipboard: "phase_3",
+  text_entry: "phase_3",
+});

@@ -1,9 +1,5 @@
 import { describe, it, expect } from "vitest";
-import {
-  ObservedActionEventSchema,
-  ObservedActionEventWithDetailSchema,
-  BrowserEventDetailSchema,
-} from "./observed-action";
+import { ObservedActionEventSchema, ObservedActionEventWithDetailSchema, BrowserEventDetailSchema } from "./observed-action";
 import { OBSERVATION_ADAPTER_PHASES, ObservationAdapterKindSchema } from "./observation-adapter";
 
 const canonical = {
@@ -117,9 +113,7 @@ describe("BrowserEventDetailSchema", () => {
 describe("OBSERVATION_ADAPTER_PHASES (§0C.22)", () => {
   it("makes exactly the six day-one adapters phase 1", () => {
     const phase1 = ObservationAdapterKindSchema.options.filter((k) => OBSERVATION_ADAPTER_PHASES[k] === "phase_1");
-    expect(phase1.sort()).toEqual(
-      ["browser_dom", "browser_snapshot", "mcp_receipt", "wrapper_receipt", "terminal_command", "process_launch"].sort(),
-    );
+    expect(phase1.sort()).toEqual(["browser_dom", "browser_snapshot", "mcp_receipt", "wrapper_receipt", "terminal_command", "process_launch"].sort());
     expect(OBSERVATION_ADAPTER_PHASES.mouse_click).toBe("phase_3");
     expect(OBSERVATION_ADAPTER_PHASES.midi).toBe("phase_2");
   });

@@ -42,7 +42,10 @@ export const MaskedFieldSchema = z
      * carries the value names it so (`*typed-<ref>*`), and the compiler puts this field's parameter
      * there. Reveals only that two places held the same value; secrets have none.
      */
-    value_ref: z.string().regex(/^[0-9a-f]{12}$/).optional(),
+    value_ref: z
+      .string()
+      .regex(/^[0-9a-f]{12}$/)
+      .optional(),
     reason: z.string().max(120).optional(),
     /**
      * The typed value itself: only ever present when the user consented to `redaction_mode = none`
@@ -58,15 +61,7 @@ export const MaskedFieldSchema = z
 export type MaskedField = z.infer<typeof MaskedFieldSchema>;
 
 /** DESIGN §6 The DOM event an observed browser action came from, after noise is dropped. */
-export const DomEventKindSchema = z.enum([
-  "click",
-  "change",
-  "submit",
-  "keydown",
-  "navigation",
-  "file_select",
-  "select",
-]);
+export const DomEventKindSchema = z.enum(["click", "change", "submit", "keydown", "navigation", "file_select", "select"]);
 /** DESIGN §6 */
 export type DomEventKind = z.infer<typeof DomEventKindSchema>;
 
@@ -88,7 +83,10 @@ export const BrowserEventDetailSchema = z
     target_name: z.string().max(240).optional(),
     target_tag: z.string().max(40).optional(),
     input_type: z.string().max(40).optional(),
-    selectors: z.array(z.array(z.string().min(1).max(1024)).min(1).max(16)).max(12).default([]),
+    selectors: z
+      .array(z.array(z.string().min(1).max(1024)).min(1).max(16))
+      .max(12)
+      .default([]),
     frame_path: z.array(z.number().int().min(0)).max(16).optional(),
     masked_field: MaskedFieldSchema.optional(),
     dom_event_kind: DomEventKindSchema.optional(),

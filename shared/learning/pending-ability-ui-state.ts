@@ -21,10 +21,7 @@ export type PendingAbilityUiState = z.infer<typeof PendingAbilityUiStateSchema>;
  * installing_private, approved, rejected, cancelled, quarantined) falls through to
  * `revision_required`, as the spec writes it.
  */
-export const mapInternalStateToPendingAbilityUiState = (
-  learnState: LearnSessionState,
-  installLane: InstallLane | null,
-): PendingAbilityUiState => {
+export const mapInternalStateToPendingAbilityUiState = (learnState: LearnSessionState, installLane: InstallLane | null): PendingAbilityUiState => {
   if (learnState === "capturing" || learnState === "paused") return "capturing";
   if (learnState === "awaiting_questions") return "awaiting_input";
   if (learnState === "drafting_proposal") return "drafting";

@@ -37,9 +37,16 @@ export const PracticeSetupSchema = z
     /** How many rounds to play; one more may follow to confirm the last repair. */
     rounds: z.number().int().min(1).max(10).default(3),
     /** Sets of test inputs by parameter name; round N uses set N (cycling). */
-    input_sets: z.array(z.record(z.string().max(80), z.string().max(1000))).max(10).default([]),
+    input_sets: z
+      .array(z.record(z.string().max(80), z.string().max(1000)))
+      .max(10)
+      .default([]),
     /** Window sizes; round N uses size N (cycling). */
-    viewports: z.array(PracticeViewportSchema).min(1).max(4).default([...DEFAULT_PRACTICE_VIEWPORTS]),
+    viewports: z
+      .array(PracticeViewportSchema)
+      .min(1)
+      .max(4)
+      .default([...DEFAULT_PRACTICE_VIEWPORTS]),
     /** How long one step may wait for its element, as a run of the skill waits (ms). */
     step_timeout_ms: z.number().int().min(500).max(30_000).default(5_000),
   })

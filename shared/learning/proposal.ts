@@ -39,13 +39,7 @@ export type LearningAnswer = z.infer<typeof LearningAnswerSchema>;
 /** §0C.10A */
 export const LearningDocumentDependencySchema = z.object({
   proposal_id: z.string().uuid(),
-  dependency_kind: z.enum([
-    "support_pack",
-    "app_manual",
-    "existing_skill",
-    "capability_manifest",
-    "test_artifact",
-  ]),
+  dependency_kind: z.enum(["support_pack", "app_manual", "existing_skill", "capability_manifest", "test_artifact"]),
   dependency_ref: z.string().max(240),
   required: z.boolean().default(true),
   schema_version: z.literal(1),

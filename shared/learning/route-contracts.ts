@@ -50,9 +50,7 @@ export type MarkGoalRequest = z.infer<typeof MarkGoalRequestSchema>;
 /** §0C.16A `POST /api/learn/sessions/:sessionId/mark-step` */
 export const MarkStepRequestSchema = z.object({
   step_label: z.string().max(240),
-  step_kind_hint: z.enum([
-    "action", "guard", "verification", "decision", "other",
-  ]).default("action"),
+  step_kind_hint: z.enum(["action", "guard", "verification", "decision", "other"]).default("action"),
   at_event_id: z.string().uuid().optional(),
 });
 /** §0C.16A */
@@ -68,10 +66,14 @@ export type TrimRequest = z.infer<typeof TrimRequestSchema>;
 
 /** §0C.16A `POST /api/learn/sessions/:sessionId/answer-questions` */
 export const AnswerQuestionsRequestSchema = z.object({
-  answers: z.array(z.object({
-    question_id: z.string().max(80),
-    answer_text: z.string().max(2000),
-  })).min(1),
+  answers: z
+    .array(
+      z.object({
+        question_id: z.string().max(80),
+        answer_text: z.string().max(2000),
+      }),
+    )
+    .min(1),
 });
 /** §0C.16A */
 export type AnswerQuestionsRequest = z.infer<typeof AnswerQuestionsRequestSchema>;
@@ -117,21 +119,29 @@ export const ProposalDetailResponseSchema = z.object({
   proposal: SkillBundleProposalSchema,
   interpretation: SemanticWorkflowInterpretationSchema.optional(),
   checkpoint_lint_report: z.unknown().optional(),
-  questions: z.array(z.object({
-    question_id: z.string().max(80),
-    question_text: z.string().max(400),
-    /** Ours, not §0C.16A: the question's `LearningQuestion.required`; the text of an optional one also ends in "(optional)". */
-    required: z.boolean().optional(),
-    answered: z.boolean(),
-    answer_text: z.string().max(2000).optional(),
-  })).default([]),
+  questions: z
+    .array(
+      z.object({
+        question_id: z.string().max(80),
+        question_text: z.string().max(400),
+        /** Ours, not §0C.16A: the question's `LearningQuestion.required`; the text of an optional one also ends in "(optional)". */
+        required: z.boolean().optional(),
+        answered: z.boolean(),
+        answer_text: z.string().max(2000).optional(),
+      }),
+    )
+    .default([]),
   /** Ours, not §0C.16A: what the optional model refiner did to this revision's wording. */
-  wording_refinement: RefinementOutcomeSchema.optional().describe("Present only when a model refiner is configured: whether its wording was used, and if not, why."),
+  wording_refinement: RefinementOutcomeSchema.optional().describe(
+    "Present only when a model refiner is configured: whether its wording was used, and if not, why.",
+  ),
   /**
    * Ours, not §0C.16A: for a proposal that improves an installed skill (`target_kind =
    * existing_skill`), its changes to that skill (./skill-delta). Absent for a new skill.
    */
-  skill_delta: SkillDeltaSchema.optional().describe("Present only when the proposal improves an installed skill (target_kind = existing_skill): its changes to that skill."),
+  skill_delta: SkillDeltaSchema.optional().describe(
+    "Present only when the proposal improves an installed skill (target_kind = existing_skill): its changes to that skill.",
+  ),
 });
 /** §0C.16A */
 export type ProposalDetailResponse = z.infer<typeof ProposalDetailResponseSchema>;
@@ -178,21 +188,23 @@ export type ValidationRunsResponse = z.infer<typeof ValidationRunsResponseSchema
 
 /** §0C.16A `GET /api/abilities/availability` */
 export const AbilityAvailabilityResponseSchema = z.object({
-  abilities: z.array(z.object({
-    ability_id: z.string().max(160),
-    title: z.string().max(200),
-    family: z.string().max(80),
-    install_lane: z.string(),
-    enabled: z.boolean(),
-    usable_now: z.boolean(),
-    reason_unusable: z.string().max(240).optional(),
-    checkpoint_health: z.enum(["strong", "moderate", "weak", "no_data", "quarantined"]).optional(),
-    source: z.enum(["learned", "imported", "native", "promoted"]),
-    // Ours, beyond §0C.16A (the Skills card shows them): from the §0C.11A entry.
-    skill_version: z.string().max(32).optional(),
-    last_validated_at: z.string().datetime().optional(),
-    last_validation_result: ValidationRunSchema.shape.overall_result.optional(),
-  })),
+  abilities: z.array(
+    z.object({
+      ability_id: z.string().max(160),
+      title: z.string().max(200),
+      family: z.string().max(80),
+      install_lane: z.string(),
+      enabled: z.boolean(),
+      usable_now: z.boolean(),
+      reason_unusable: z.string().max(240).optional(),
+      checkpoint_health: z.enum(["strong", "moderate", "weak", "no_data", "quarantined"]).optional(),
+      source: z.enum(["learned", "imported", "native", "promoted"]),
+      // Ours, beyond §0C.16A (the Skills card shows them): from the §0C.11A entry.
+      skill_version: z.string().max(32).optional(),
+      last_validated_at: z.string().datetime().optional(),
+      last_validation_result: ValidationRunSchema.shape.overall_result.optional(),
+    }),
+  ),
   snapshot_as_of: z.string().datetime(),
   schema_version: z.literal(1),
 });
@@ -223,17 +235,19 @@ export type AbilityExplainMatchResponse = z.infer<typeof AbilityExplainMatchResp
 
 /** §0C.16A `GET /api/learn/history` */
 export const LearnHistoryResponseSchema = z.object({
-  items: z.array(z.object({
-    learn_session_id: z.string().uuid(),
-    entry_mode: z.string(),
-    state: z.string(),
-    title: z.string().max(200).optional(),
-    created_at: z.string().datetime(),
-    completed_at: z.string().datetime().optional(),
-    proposal_id: z.string().uuid().optional(),
-    ability_id: z.string().max(160).optional(),
-    outcome: z.enum(["approved", "rejected", "cancelled", "in_progress", "quarantined"]).optional(),
-  })),
+  items: z.array(
+    z.object({
+      learn_session_id: z.string().uuid(),
+      entry_mode: z.string(),
+      state: z.string(),
+      title: z.string().max(200).optional(),
+      created_at: z.string().datetime(),
+      completed_at: z.string().datetime().optional(),
+      proposal_id: z.string().uuid().optional(),
+      ability_id: z.string().max(160).optional(),
+      outcome: z.enum(["approved", "rejected", "cancelled", "in_progress", "quarantined"]).optional(),
+    }),
+  ),
   total: z.number().int().min(0),
   page: z.number().int().min(1),
   page_size: z.number().int().min(1).max(100),

@@ -1,11 +1,6 @@
 import { z } from "zod";
 import { InstallLaneSchema } from "../skills/proposal";
-import {
-  LearningEntryModeSchema,
-  ObservationModeSchema,
-  LearnSessionStateSchema,
-  BuildPolicySchema,
-} from "./learn-session";
+import { LearningEntryModeSchema, ObservationModeSchema, LearnSessionStateSchema, BuildPolicySchema } from "./learn-session";
 
 /**
  * §0C.7 The answer source for "what is being learned, what is observed, and is the result usable

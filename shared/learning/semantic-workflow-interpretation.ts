@@ -17,9 +17,7 @@ export const WorkflowCheckpointSchema = z.object({
    * Issue #14: who confirms it — `page` (the rehearsal checks `success_condition` in the page) or
    * `person` (nothing observable changed, or the user's answer names nothing on the page), and why.
    */
-  verification: z
-    .object({ by: z.enum(["page", "person"]), reason: z.string().max(240).optional(), from_answer: z.boolean().optional() })
-    .optional(),
+  verification: z.object({ by: z.enum(["page", "person"]), reason: z.string().max(240).optional(), from_answer: z.boolean().optional() }).optional(),
 });
 /** §0C.9B */
 export type WorkflowCheckpoint = z.infer<typeof WorkflowCheckpointSchema>;

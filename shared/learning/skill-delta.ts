@@ -23,29 +23,31 @@ const changes = z.array(SkillDeltaChangeSchema).max(100);
  * proposal replaces the skill (same name, next version) through the install saga; until then the
  * installed files are untouched.
  */
-export const SkillDeltaSchema = z.object({
-  target_ability_id: z.string().max(160),
-  target_skill_name: z.string().max(64),
-  /** The installed skill's title, for "Changes to <title>". */
-  installed_title: z.string().max(200),
-  installed_version: z.string().max(32).optional(),
-  proposed_version: z.string().max(32),
-  triggers: changes,
-  negative_triggers: changes,
-  parameters: changes,
-  checkpoints: changes,
-  /** Steps of the recorded flow a practice repaired (issue #16): a target found again, a wait added. */
-  steps: changes.optional(),
-  /** How many items of each kind are the same on both sides. */
-  unchanged: z.object({
-    triggers: z.number().int().min(0),
-    negative_triggers: z.number().int().min(0),
-    parameters: z.number().int().min(0),
-    checkpoints: z.number().int().min(0),
-  }),
-  compared_at: z.string().datetime(),
-  schema_version: z.literal(1),
-}).describe(
-  "Improving Existing Skill (§0C.4): what this proposal changes in the installed skill it improves — triggers, negative triggers, parameters and checkpoints, each added, removed or changed with the installed and proposed text (plain text, never markup). The installed skill is untouched until the proposal is installed, which replaces it as the next version.",
-);
+export const SkillDeltaSchema = z
+  .object({
+    target_ability_id: z.string().max(160),
+    target_skill_name: z.string().max(64),
+    /** The installed skill's title, for "Changes to <title>". */
+    installed_title: z.string().max(200),
+    installed_version: z.string().max(32).optional(),
+    proposed_version: z.string().max(32),
+    triggers: changes,
+    negative_triggers: changes,
+    parameters: changes,
+    checkpoints: changes,
+    /** Steps of the recorded flow a practice repaired (issue #16): a target found again, a wait added. */
+    steps: changes.optional(),
+    /** How many items of each kind are the same on both sides. */
+    unchanged: z.object({
+      triggers: z.number().int().min(0),
+      negative_triggers: z.number().int().min(0),
+      parameters: z.number().int().min(0),
+      checkpoints: z.number().int().min(0),
+    }),
+    compared_at: z.string().datetime(),
+    schema_version: z.literal(1),
+  })
+  .describe(
+    "Improving Existing Skill (§0C.4): what this proposal changes in the installed skill it improves — triggers, negative triggers, parameters and checkpoints, each added, removed or changed with the installed and proposed text (plain text, never markup). The installed skill is untouched until the proposal is installed, which replaces it as the next version.",
+  );
 export type SkillDelta = z.infer<typeof SkillDeltaSchema>;

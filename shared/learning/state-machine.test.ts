@@ -55,8 +55,17 @@ describe("validateTransition", () => {
 
   it("walks the R11.2-04 happy path to approved", () => {
     const path: LearnSessionState[] = [
-      "idle", "armed", "capturing", "paused", "capturing", "stopped", "reviewing",
-      "drafting_proposal", "testing_proposal", "ready_for_review", "approved",
+      "idle",
+      "armed",
+      "capturing",
+      "paused",
+      "capturing",
+      "stopped",
+      "reviewing",
+      "drafting_proposal",
+      "testing_proposal",
+      "ready_for_review",
+      "approved",
     ];
     for (let i = 1; i < path.length; i++) {
       const from = path[i - 1]!;

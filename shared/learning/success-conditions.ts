@@ -27,7 +27,8 @@ export function needsBaseline(check: SuccessCheck): boolean {
   return check.kind === "list_count" || check.kind === "counter";
 }
 
-const STATES = "checked|unchecked|mixed|pressed|not pressed|selected|not selected|expanded|collapsed|sorted ascending|sorted descending|sorted other|not sorted";
+const STATES =
+  "checked|unchecked|mixed|pressed|not pressed|selected|not selected|expanded|collapsed|sorted ascending|sorted descending|sorted other|not sorted";
 
 /** The word a sentence uses for a control's role. */
 export function roleWord(role: string): string {
@@ -76,9 +77,13 @@ export function writeSuccessCondition(check: SuccessCheck): string {
     case "list_count":
       return `The ${check.list ? `"${check.list}" ` : ""}list has ${check.delta > 0 ? `${plural(check.delta, "item")} more` : `${plural(-check.delta, "item")} fewer`}`;
     case "control_state":
-      return check.row !== undefined ? `The ${roleWord(check.role)} of ${rowWords(check.row)} is ${check.state}` : `The "${check.name ?? ""}" ${roleWord(check.role)} is ${check.state}`;
+      return check.row !== undefined
+        ? `The ${roleWord(check.role)} of ${rowWords(check.row)} is ${check.state}`
+        : `The "${check.name ?? ""}" ${roleWord(check.role)} is ${check.state}`;
     case "counter":
-      return check.delta === undefined ? `The number in "${check.pattern}" changes` : `The number in "${check.pattern}" goes ${check.delta > 0 ? "up" : "down"} by ${Math.abs(check.delta)}`;
+      return check.delta === undefined
+        ? `The number in "${check.pattern}" changes`
+        : `The number in "${check.pattern}" goes ${check.delta > 0 ? "up" : "down"} by ${Math.abs(check.delta)}`;
     case "by_hand":
       return check.text;
     default: {
@@ -105,7 +110,10 @@ const TEMPLATES: ReadonlyArray<{ prefix: string; suffix: string; make: (text: st
 ];
 
 const PATTERNS: ReadonlyArray<{ pattern: RegExp; make: (match: RegExpExecArray) => SuccessCheck }> = [
-  { pattern: /^An item showing \{\{([a-z0-9_]+)\}\} is in the (?:"(.+)" )?list$/, make: (m) => ({ kind: "list_has_value", parameter: m[1] as string, list: m[2] }) },
+  {
+    pattern: /^An item showing \{\{([a-z0-9_]+)\}\} is in the (?:"(.+)" )?list$/,
+    make: (m) => ({ kind: "list_has_value", parameter: m[1] as string, list: m[2] }),
+  },
   {
     pattern: /^The (?:"(.+)" )?list has (\d+) items? (more|fewer)$/,
     make: (m) => ({ kind: "list_count", list: m[1], delta: Number(m[2]) * (m[3] === "more" ? 1 : -1) }),
@@ -120,7 +128,10 @@ const PATTERNS: ReadonlyArray<{ pattern: RegExp; make: (match: RegExpExecArray) 
       state: m[6] as string,
     }),
   },
-  { pattern: new RegExp(`^The "(.+)" ([a-z ]+?) is (${STATES})$`), make: (m) => ({ kind: "control_state", name: m[1], role: fromRoleWord(m[2] as string), row: undefined, state: m[3] as string }) },
+  {
+    pattern: new RegExp(`^The "(.+)" ([a-z ]+?) is (${STATES})$`),
+    make: (m) => ({ kind: "control_state", name: m[1], role: fromRoleWord(m[2] as string), row: undefined, state: m[3] as string }),
+  },
   {
     pattern: /^The number in "(.+)" (?:goes (up|down) by (\d+)|changes)$/,
     make: (m) => ({ kind: "counter", pattern: m[1] as string, delta: m[2] === undefined ? undefined : Number(m[3]) * (m[2] === "up" ? 1 : -1) }),

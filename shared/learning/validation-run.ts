@@ -4,15 +4,7 @@ import { z } from "zod";
 export const ValidationRunSchema = z.object({
   validation_run_id: z.string().uuid(),
   proposal_id: z.string().uuid(),
-  run_kind: z.enum([
-    "lint",
-    "trigger",
-    "dry_run",
-    "canary",
-    "adapter_check",
-    "dependency_check",
-    "rehearsal",
-  ]),
+  run_kind: z.enum(["lint", "trigger", "dry_run", "canary", "adapter_check", "dependency_check", "rehearsal"]),
   started_at: z.string().datetime(),
   completed_at: z.string().datetime().optional(),
   overall_result: z.enum(["passed", "failed", "partial", "cancelled"]),

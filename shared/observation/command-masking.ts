@@ -4,7 +4,8 @@ import { maskUrl } from "./url-rule";
 export const MASKED_ARGUMENT = "«masked»";
 
 /** Flags whose next argument is a secret (`--password hunter2`, `-p hunter2`). */
-const SECRET_FLAG = /^-{1,2}(p|pw|pass|password|passwd|passin|passout|passphrase|token|api[-_]?key|secret|key|auth|otp|pin|private[-_]?key|client[-_]?secret)$/i;
+const SECRET_FLAG =
+  /^-{1,2}(p|pw|pass|password|passwd|passin|passout|passphrase|token|api[-_]?key|secret|key|auth|otp|pin|private[-_]?key|client[-_]?secret)$/i;
 
 /** Programs with a secret flag of their own (`redis-cli -a <password>`). */
 const PROGRAM_SECRET_FLAG: Record<string, RegExp> = { "redis-cli": /^-a$/, "keydb-cli": /^-a$/ };
@@ -13,7 +14,26 @@ const PROGRAM_SECRET_FLAG: Record<string, RegExp> = { "redis-cli": /^-a$/, "keyd
  * Programs that run another one (`sudo mysql -p…`, `docker exec db mysql -p…`): after them, a
  * word that names a known program is judged as that program.
  */
-const RUNS_ANOTHER = new Set(["sudo", "doas", "env", "nice", "nohup", "time", "timeout", "xargs", "exec", "command", "watch", "ssh", "docker", "podman", "kubectl", "npx", "strace", "chronic"]);
+const RUNS_ANOTHER = new Set([
+  "sudo",
+  "doas",
+  "env",
+  "nice",
+  "nohup",
+  "time",
+  "timeout",
+  "xargs",
+  "exec",
+  "command",
+  "watch",
+  "ssh",
+  "docker",
+  "podman",
+  "kubectl",
+  "npx",
+  "strace",
+  "chronic",
+]);
 
 /** A long run of base64/hex-ish characters: how tokens and keys look when pasted into a command. */
 function looksLikeToken(value: string): boolean {
@@ -72,13 +92,56 @@ const HEADER_FLAG = /^(-H|--header|--proxy-header)$/;
 const SECRET_HEADER = /^\s*(authorization|proxy-authorization|cookie|set-cookie|[a-z0-9-]*(token|api-?key|secret|session|auth)[a-z0-9-]*)\s*:/i;
 
 /** Programs that take a password glued to `-p` (`mysql -phunter2`, `7z x -phunter2`). */
-const GLUED_PASSWORD_PROGRAMS = new Set(["mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mysqlpump", "mariadb", "mariadb-dump", "mariadb-admin", "7z", "7za", "7zr", "sshpass"]);
+const GLUED_PASSWORD_PROGRAMS = new Set([
+  "mysql",
+  "mysqldump",
+  "mysqladmin",
+  "mysqlimport",
+  "mysqlshow",
+  "mysqlcheck",
+  "mysqlpump",
+  "mariadb",
+  "mariadb-dump",
+  "mariadb-admin",
+  "7z",
+  "7za",
+  "7zr",
+  "sshpass",
+]);
 
 /**
  * Programs whose `-p`/`-P` is not a password (`mkdir -p build/out`, `ssh -p 2222`, `git add -p`):
  * the next word stays readable. Any other program's `-p` is taken as a password flag.
  */
-const P_IS_NOT_A_PASSWORD = new Set(["mkdir", "cp", "mv", "rsync", "ssh", "scp", "sftp", "git", "tar", "install", "ps", "lsof", "pgrep", "pkill", "patch", "diff", "ls", "sort", "xargs", "nc", "netcat", "top", "htop", "python", "python3", "pytest", "grep"]);
+const P_IS_NOT_A_PASSWORD = new Set([
+  "mkdir",
+  "cp",
+  "mv",
+  "rsync",
+  "ssh",
+  "scp",
+  "sftp",
+  "git",
+  "tar",
+  "install",
+  "ps",
+  "lsof",
+  "pgrep",
+  "pkill",
+  "patch",
+  "diff",
+  "ls",
+  "sort",
+  "xargs",
+  "nc",
+  "netcat",
+  "top",
+  "htop",
+  "python",
+  "python3",
+  "pytest",
+  "grep",
+]);
 
 function programName(word: string): string {
   return (word.split("/").at(-1) ?? word).toLowerCase();
@@ -128,7 +191,11 @@ export function maskCommandArguments(args: readonly string[], program?: string):
     }
     // `sudo -u root mysql -p…`, `kubectl exec db -- mysql -p…`: the program that takes the flags.
     const named = programName(argument);
-    if (current !== undefined && !argument.startsWith("-") && (GLUED_PASSWORD_PROGRAMS.has(named) || named in PROGRAM_SECRET_FLAG || (RUNS_ANOTHER.has(current) && P_IS_NOT_A_PASSWORD.has(named)))) {
+    if (
+      current !== undefined &&
+      !argument.startsWith("-") &&
+      (GLUED_PASSWORD_PROGRAMS.has(named) || named in PROGRAM_SECRET_FLAG || (RUNS_ANOTHER.has(current) && P_IS_NOT_A_PASSWORD.has(named)))
+    ) {
       current = named;
       masked.push(argument);
       continue;

@@ -18,7 +18,8 @@ export function lengthClass(length: number): LengthClass {
 const SECRET_INPUT_TYPES = new Set(["password"]);
 
 /** autocomplete tokens (HTML spec) that name secrets, one-time codes or payment data. */
-const SECRET_AUTOCOMPLETE = /\b(current-password|new-password|one-time-code|cc-number|cc-csc|cc-exp(-month|-year)?|cc-name|cc-type|cc-given-name|cc-family-name|transaction-amount)\b/i;
+const SECRET_AUTOCOMPLETE =
+  /\b(current-password|new-password|one-time-code|cc-number|cc-csc|cc-exp(-month|-year)?|cc-name|cc-type|cc-given-name|cc-family-name|transaction-amount)\b/i;
 
 /** Words in a field's name, id or label that hint at a secret (several languages' common terms). */
 const SECRET_HINTS =

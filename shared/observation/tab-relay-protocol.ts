@@ -42,7 +42,10 @@ export const TabEndReasonSchema = z.enum(["user_stop", "debugger_detached", "tab
 export type TabEndReason = z.infer<typeof TabEndReasonSchema>;
 
 /** A CDP method name (`Domain.method`). */
-const CdpMethodSchema = z.string().regex(/^[A-Za-z]+\.[A-Za-z]+$/).max(80);
+const CdpMethodSchema = z
+  .string()
+  .regex(/^[A-Za-z]+\.[A-Za-z]+$/)
+  .max(80);
 const CdpSessionIdSchema = z.string().max(120);
 const CdpParamsSchema = z.record(z.string(), z.unknown());
 
@@ -102,7 +105,13 @@ export const ClientTabFrameSchema = z.discriminatedUnion("type", [
     session_id: CdpSessionIdSchema.optional(),
   }),
   /** `read` null: nothing was read (not a coaching lease, the page is not recorded, no content script answered); `why` says which. */
-  z.object({ type: z.literal("tab_read_result"), lease_id: LeaseIdSchema, id: z.number().int().min(0), read: CoachingReadSchema.nullable(), why: z.string().max(400).optional() }),
+  z.object({
+    type: z.literal("tab_read_result"),
+    lease_id: LeaseIdSchema,
+    id: z.number().int().min(0),
+    read: CoachingReadSchema.nullable(),
+    why: z.string().max(400).optional(),
+  }),
   z.object({ type: z.literal("tab_ended"), lease_id: LeaseIdSchema, reason: TabEndReasonSchema, message: z.string().max(400) }),
 ]);
 export type ClientTabFrame = z.infer<typeof ClientTabFrameSchema>;

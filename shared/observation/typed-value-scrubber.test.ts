@@ -70,7 +70,10 @@ describe("the typed-value scrubbing rule", () => {
 
   it("never leaves a value in any text it scrubbed, in any case or spacing (property)", () => {
     const word = fc.stringMatching(/^[A-Za-z0-9éß&'%+<>"]{1,8}$/);
-    const value = fc.array(word, { minLength: 1, maxLength: 4 }).map((words) => words.join(" ")).filter((text) => text.length >= MIN_SCRUB_LENGTH);
+    const value = fc
+      .array(word, { minLength: 1, maxLength: 4 })
+      .map((words) => words.join(" "))
+      .filter((text) => text.length >= MIN_SCRUB_LENGTH);
     const gap = fc.constantFrom(" ", "  ", "\t", "\n", "\u00a0", " \n ");
     fc.assert(
       fc.property(value, fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), gap, fc.boolean(), (typed, before, after, space, upper) => {
@@ -87,7 +90,9 @@ describe("the typed-value scrubbing rule", () => {
   });
 
   it("finds a value wherever encodeURIComponent or HTML escaping put it (property)", () => {
-    const value = fc.string({ minLength: MIN_SCRUB_LENGTH, maxLength: 16 }).filter((text) => text.trim().length >= MIN_SCRUB_LENGTH && !/[\ud800-\udfff]/.test(text));
+    const value = fc
+      .string({ minLength: MIN_SCRUB_LENGTH, maxLength: 16 })
+      .filter((text) => text.trim().length >= MIN_SCRUB_LENGTH && !/[\ud800-\udfff]/.test(text));
     fc.assert(
       fc.property(value, (typed) => {
         const scrubber = createTypedValueScrubber([typed]);
@@ -129,7 +134,9 @@ describe("the typed-value scrubbing rule", () => {
       const word = fc.constantFrom("Zebra", "Quill", "42", "café", "Tom", "&", "Jerry's", "Add", "shelf", "Oak");
       const value = fc.array(word, { minLength: 1, maxLength: 3 }).map((words) => words.join(" "));
       const valueSets = fc.array(fc.array(value, { maxLength: 4 }), { minLength: 2, maxLength: 6 });
-      const text = fc.array(fc.oneof(word, fc.constantFrom(" ", "%20", "+", "&amp;", "…", "/", "Zebr", "Qui")), { maxLength: 10 }).map((parts) => parts.join(""));
+      const text = fc
+        .array(fc.oneof(word, fc.constantFrom(" ", "%20", "+", "&amp;", "…", "/", "Zebr", "Qui")), { maxLength: 10 })
+        .map((parts) => parts.join(""));
       fc.assert(
         fc.property(valueSets, fc.array(text, { minLength: 1, maxLength: 12 }), (sets, shown) => {
           const cache = createNeedleCache();

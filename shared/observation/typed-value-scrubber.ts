@@ -45,7 +45,10 @@ function valueNeedles(value: string): string[] {
   const whole = value.normalize("NFC").trim();
   const pieces = [whole, ...whole.split(/\r\n|\r|\n/)];
   for (const piece of pieces) {
-    const words = piece.trim().split(/[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+/).filter(Boolean);
+    const words = piece
+      .trim()
+      .split(/[\s\u00a0\u2000-\u200b\u202f\u205f\u3000]+/)
+      .filter(Boolean);
     const joined = words.join(" ");
     if (joined.length >= MIN_SCRUB_LENGTH && !needles.includes(joined)) needles.push(joined);
   }
@@ -199,7 +202,8 @@ export function createTypedValueScrubber(
     // Longest first (needles are sorted so), so a value that contains another is cut whole.
     for (const needle of candidates(text)) {
       // A function replaces literally: `$` in what it returns means nothing.
-      result = typeof replacement === "string" ? result.replace(needle.replacer, replacement) : result.replace(needle.replacer, () => replacement(needle.needle));
+      result =
+        typeof replacement === "string" ? result.replace(needle.replacer, replacement) : result.replace(needle.replacer, () => replacement(needle.needle));
     }
     return cutDanglingPrefix(result, lowered, replacement);
   };
@@ -256,7 +260,8 @@ function cutDanglingPrefix(text: string, needles: readonly string[], replacement
   const tail = body.slice(-200).toLowerCase();
   for (const needle of needles) {
     for (let length = Math.min(needle.length - 1, tail.length); length >= MIN_SCRUB_LENGTH; length -= 1) {
-      if (tail.endsWith(needle.slice(0, length))) return `${body.slice(0, body.length - length)}${typeof replacement === "string" ? replacement : replacement(needle)}${CLIPPED}`;
+      if (tail.endsWith(needle.slice(0, length)))
+        return `${body.slice(0, body.length - length)}${typeof replacement === "string" ? replacement : replacement(needle)}${CLIPPED}`;
     }
   }
   return text;
@@ -274,7 +279,10 @@ const ENCODINGS: readonly ((word: string) => string)[] = [
   // Form encoding escapes a few more characters than encodeURIComponent does.
   (word) => safeEncode(word, encodeURIComponent).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`),
   escapeHtml,
-  (word) => escapeHtml(word).replace(/&#39;/g, "&apos;").replace(/&quot;/g, "&#34;"),
+  (word) =>
+    escapeHtml(word)
+      .replace(/&#39;/g, "&apos;")
+      .replace(/&quot;/g, "&#34;"),
 ];
 
 function safeEncode(word: string, encode: (text: string) => string): string {

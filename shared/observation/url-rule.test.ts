@@ -16,7 +16,9 @@ const marker = (value: string) => typedMarker(valueRef(KEY, value));
 describe("the URL rule: what routes stays", () => {
   it("keeps query values the person did not type (ids of pages, actions, filters)", () => {
     expect(maskUrl("https://wiki.example/app.php?page=start&do=login", typed("Meeting notes"))).toBe("https://wiki.example/app.php?page=start&do=login");
-    expect(maskUrl("https://tracker.example/issues?state=open&sort=updated&page=2", typed())).toBe("https://tracker.example/issues?state=open&sort=updated&page=2");
+    expect(maskUrl("https://tracker.example/issues?state=open&sort=updated&page=2", typed())).toBe(
+      "https://tracker.example/issues?state=open&sort=updated&page=2",
+    );
     expect(maskUrl("https://wiki.example/doku.php?id=wiki:syntax&rev=1700000000", typed())).toBe("https://wiki.example/doku.php?id=wiki:syntax&rev=1700000000");
   });
 
@@ -61,7 +63,9 @@ describe("the URL rule: typed values become markers", () => {
   });
 
   it("marks typed values in path segments and in a fragment route and its query", () => {
-    expect(maskUrl("https://wiki.example/wiki/Meeting_notes/Meeting%20Notes", typed("Meeting notes"))).toBe(`https://wiki.example/wiki/Meeting_notes/${marker("Meeting notes")}`);
+    expect(maskUrl("https://wiki.example/wiki/Meeting_notes/Meeting%20Notes", typed("Meeting notes"))).toBe(
+      `https://wiki.example/wiki/Meeting_notes/${marker("Meeting notes")}`,
+    );
     expect(maskUrl("https://notes.example/app#/page/Meeting%20notes?title=meeting+notes&tab=edit", typed("Meeting notes"))).toBe(
       `https://notes.example/app#/page/${marker("Meeting notes")}?title=${marker("Meeting notes")}&tab=edit`,
     );
@@ -75,7 +79,9 @@ describe("the URL rule: typed values become markers", () => {
 
   it("marks a typed value without naming it when the session key is not known yet (never replayed)", () => {
     const scrubber = createTypedValueScrubber(["Meeting notes"]);
-    expect(maskUrl("https://wiki.example/?id=meeting+notes", { scrub: (text, replace) => scrubber.scrub(text, replace), ref: () => undefined })).toBe("https://wiki.example/?id=*typed*");
+    expect(maskUrl("https://wiki.example/?id=meeting+notes", { scrub: (text, replace) => scrubber.scrub(text, replace), ref: () => undefined })).toBe(
+      "https://wiki.example/?id=*typed*",
+    );
   });
 
   it("masks every value when what was typed is unknown (a typed command line)", () => {
@@ -112,7 +118,9 @@ describe("the URL rule: secrets stay masked", () => {
   });
 
   it("masks a secret in a fragment (implicit OAuth) and in a fragment route's query", () => {
-    expect(maskUrl("https://app.example/cb#access_token=abc&token_type=bearer&expires_in=3600", typed())).toBe("https://app.example/cb#access_token=*&token_type=*&expires_in=3600");
+    expect(maskUrl("https://app.example/cb#access_token=abc&token_type=bearer&expires_in=3600", typed())).toBe(
+      "https://app.example/cb#access_token=*&token_type=*&expires_in=3600",
+    );
     expect(maskUrl("https://app.example/#/login?redirect=home&sid=abc", typed())).toBe("https://app.example/#/login?redirect=home&sid=*");
   });
 
@@ -181,8 +189,23 @@ describe("the page's rule and the agent's check agree", () => {
   it("produces only addresses the agent accepts, for any mix of routes, typed values and secrets", () => {
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    const pick = <T,>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T;
-    const pieces = ["start", "Meeting%20notes", "meeting+notes", "42", "Zx8Kq2Lm9Pw4Rt7Vb3", "alice%40example.com", "open", "*", "a%2Fb", "%4Deeting%20notes", "reset", "verify", "x1", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig"];
+    const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T;
+    const pieces = [
+      "start",
+      "Meeting%20notes",
+      "meeting+notes",
+      "42",
+      "Zx8Kq2Lm9Pw4Rt7Vb3",
+      "alice%40example.com",
+      "open",
+      "*",
+      "a%2Fb",
+      "%4Deeting%20notes",
+      "reset",
+      "verify",
+      "x1",
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig",
+    ];
     const keys = ["id", "page", "do", "state", "code", "sid", "q", "token", "ref"];
     const values = typed("Meeting notes", "Lm9", "open");
     for (let round = 0; round < 400; round += 1) {

@@ -253,7 +253,10 @@ function partsOf(parsed: URL): { origin: string; emptyQuery: boolean; emptyHash:
   const emptyHash = parsed.hash === "" && parsed.href.endsWith("#");
   const beforeHash = emptyHash ? parsed.href.slice(0, -1) : parsed.href;
   const emptyQuery = parsed.search === "" && beforeHash.slice(0, beforeHash.length - parsed.hash.length).endsWith("?");
-  const origin = parsed.href.slice(0, parsed.href.length - parsed.pathname.length - parsed.search.length - parsed.hash.length - (emptyHash ? 1 : 0) - (emptyQuery ? 1 : 0));
+  const origin = parsed.href.slice(
+    0,
+    parsed.href.length - parsed.pathname.length - parsed.search.length - parsed.hash.length - (emptyHash ? 1 : 0) - (emptyQuery ? 1 : 0),
+  );
   return { origin, emptyQuery, emptyHash };
 }
 

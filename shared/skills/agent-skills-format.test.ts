@@ -48,7 +48,11 @@ describe("the Agent Skills form of a skill", () => {
   });
 
   it("keeps the description within 1,024 characters with whole trigger phrases when there are many", () => {
-    const many = { ...canonical, description: "d".repeat(480), triggers: Array.from({ length: 40 }, (_, index) => `trigger phrase number ${index} for this skill`) };
+    const many = {
+      ...canonical,
+      description: "d".repeat(480),
+      triggers: Array.from({ length: 40 }, (_, index) => `trigger phrase number ${index} for this skill`),
+    };
     const description = agentSkillsFrontmatterOf(many).description;
     expect(description.length).toBeLessThanOrEqual(AGENT_SKILLS_DESCRIPTION_MAX);
     expect(description).toMatch(/"trigger phrase number \d+ for this skill"\.$/);

@@ -51,7 +51,8 @@ export function normalizeAgentSkillsFrontmatter(value: Record<string, unknown>):
   const tools = value["allowed-tools"];
   const allowedTools = Array.isArray(tools) ? tools.filter((tool): tool is string => typeof tool === "string").join(" ") : text("allowed-tools");
   const metadata = value.metadata;
-  if (metadata !== undefined && (metadata === null || typeof metadata !== "object" || Array.isArray(metadata))) problems.push("`metadata` is not a mapping; it is ignored.");
+  if (metadata !== undefined && (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)))
+    problems.push("`metadata` is not a mapping; it is ignored.");
   const license = text("license");
   const compatibility = text("compatibility");
   const parsed = AgentSkillsFrontmatterSchema.safeParse({

@@ -1,5 +1,12 @@
 import { describe, it, expect } from "vitest";
-import { parseSkillFrontmatter, PortableSkillFrontmatterSchema, readFrontmatterMapping, readPortableSkill, skillFrontmatterBlock, yamlFrontmatterBlock } from "./frontmatter";
+import {
+  parseSkillFrontmatter,
+  PortableSkillFrontmatterSchema,
+  readFrontmatterMapping,
+  readPortableSkill,
+  skillFrontmatterBlock,
+  yamlFrontmatterBlock,
+} from "./frontmatter";
 
 const base = {
   name: "export-invoices",

@@ -23,7 +23,10 @@ export const PortableSkillFrontmatterSchema = z.object({
   depends_on: z.array(z.string().max(80)).default([]),
   preferred_control_surfaces: z.array(ControlSurfaceSchema).default([]),
   estimated_cost_class: z.enum(["free", "low", "medium", "high", "unknown"]).default("unknown"),
-  assigned_namespace: z.string().regex(/^[a-z0-9][a-z0-9_-]{1,31}$/).optional(),
+  assigned_namespace: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{1,31}$/)
+    .optional(),
   portability_grade: z.enum(["direct", "adapter_required", "local_only", "non_portable"]).default("direct"),
   schema_version: z.literal(1),
 });

@@ -42,7 +42,6 @@ export const SkillImportBundleSummarySchema = z.object({
 });
 export type SkillImportBundleSummary = z.infer<typeof SkillImportBundleSummarySchema>;
 
-
 /** Receipts of the import flow, one per step (§0C.20 "receipts at every step"). */
 export const SkillImportReceiptKindSchema = z.enum([
   "skill.import.uploaded",

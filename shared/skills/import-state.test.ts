@@ -1,10 +1,5 @@
 import { describe, it, expect } from "vitest";
-import {
-  SKILL_IMPORT_TRANSITIONS,
-  SkillImportStateSchema,
-  SkillImportTerminalStateSchema,
-  canTransitionSkillImport,
-} from "./import-state";
+import { SKILL_IMPORT_TRANSITIONS, SkillImportStateSchema, SkillImportTerminalStateSchema, canTransitionSkillImport } from "./import-state";
 
 describe("SkillImportStateSchema (§0C.20)", () => {
   it("rejects the retired §0.2B states that the backfill rules replace", () => {

@@ -28,13 +28,7 @@ export const SkillImportStateSchema = z.enum([
 export type SkillImportState = z.infer<typeof SkillImportStateSchema>;
 
 /** §0C.20 States an import never leaves. */
-export const SkillImportTerminalStateSchema = z.enum([
-  "installed_private",
-  "approved",
-  "rejected",
-  "discarded",
-  "expired",
-]);
+export const SkillImportTerminalStateSchema = z.enum(["installed_private", "approved", "rejected", "discarded", "expired"]);
 /** §0C.20 */
 export type SkillImportTerminalState = z.infer<typeof SkillImportTerminalStateSchema>;
 
@@ -80,20 +74,14 @@ export const SKILL_IMPORT_TRANSITIONS: Readonly<Record<SkillImportState, readonl
 };
 
 /** §0C.20 The only way out of a failed state is a retry of the matching kind. */
-export const SKILL_IMPORT_RETRY_TRANSITIONS: Readonly<
-  Record<SkillImportRetryKind, { from: SkillImportState; to: SkillImportState }>
-> = {
+export const SKILL_IMPORT_RETRY_TRANSITIONS: Readonly<Record<SkillImportRetryKind, { from: SkillImportState; to: SkillImportState }>> = {
   scan: { from: "scan_failed", to: "scanning" },
   stage: { from: "stage_failed", to: "staging" },
   install: { from: "install_failed", to: "install_queued" },
 };
 
 /** §0C.20 Whether `from → to` is legal; pass `retryKind` when the move comes from the retry route. */
-export function canTransitionSkillImport(
-  from: SkillImportState,
-  to: SkillImportState,
-  retryKind?: SkillImportRetryKind,
-): boolean {
+export function canTransitionSkillImport(from: SkillImportState, to: SkillImportState, retryKind?: SkillImportRetryKind): boolean {
   if (retryKind !== undefined) {
     const edge = SKILL_IMPORT_RETRY_TRANSITIONS[retryKind];
     return edge.from === from && edge.to === to;

@@ -60,9 +60,7 @@ describe("request schemas (§0C.20)", () => {
 
   it("requires a trigger test to name an import or an ability", () => {
     expect(SkillTriggerTestRequestSchema.safeParse({ trigger_text: "export invoices", schema_version: 1 }).success).toBe(false);
-    expect(
-      SkillTriggerTestRequestSchema.safeParse({ trigger_text: "export invoices", ability_id: "a1", schema_version: 1 }).success,
-    ).toBe(true);
+    expect(SkillTriggerTestRequestSchema.safeParse({ trigger_text: "export invoices", ability_id: "a1", schema_version: 1 }).success).toBe(true);
   });
 
   it("rejects an empty trigger text", () => {

@@ -8,12 +8,7 @@ import { SkillImportRetryKindSchema, SkillImportStateSchema } from "./import-sta
  */
 
 /** §0C.20 Where an imported bundle came from; the spec repeats this enum in three schemas. */
-export const SkillImportSourceSchema = z.enum([
-  "manual_upload",
-  "anthropic_bundle",
-  "openclaw_bundle",
-  "elnor_generated",
-]);
+export const SkillImportSourceSchema = z.enum(["manual_upload", "anthropic_bundle", "openclaw_bundle", "elnor_generated"]);
 /** §0C.20 */
 export type SkillImportSource = z.infer<typeof SkillImportSourceSchema>;
 
@@ -84,13 +79,15 @@ export const SkillCompatibilityReportSchema = z.object({
 export type SkillCompatibilityReport = z.infer<typeof SkillCompatibilityReportSchema>;
 
 /** §0C.20 The `metadata` part of `POST /api/skills/import/uploads`. */
-export const SkillImportUploadMetadataSchema = z.object({
-  source: SkillImportSourceSchema.default("manual_upload"),
-  requested_pack_id: z.string().max(64).optional(),
-  notes: z.string().max(1000).optional(),
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const SkillImportUploadMetadataSchema = z
+  .object({
+    source: SkillImportSourceSchema.default("manual_upload"),
+    requested_pack_id: z.string().max(64).optional(),
+    notes: z.string().max(1000).optional(),
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.20 */
 export type SkillImportUploadMetadata = z.infer<typeof SkillImportUploadMetadataSchema>;
 
@@ -130,13 +127,15 @@ export type SkillImportDeleteUploadResponse = z.infer<typeof SkillImportDeleteUp
  * §0C.20 Body of `POST /api/skills/import/scan`. `staged_upload_ref` is the deprecated alias the
  * agent normalizes to `temp_artifact_ref`, so both stay optional here.
  */
-export const SkillImportScanRequestSchema = z.object({
-  source: SkillImportSourceSchema,
-  temp_artifact_ref: z.string().max(240).optional(),
-  staged_upload_ref: z.string().max(240).optional(),
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const SkillImportScanRequestSchema = z
+  .object({
+    source: SkillImportSourceSchema,
+    temp_artifact_ref: z.string().max(240).optional(),
+    staged_upload_ref: z.string().max(240).optional(),
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.20 */
 export type SkillImportScanRequest = z.infer<typeof SkillImportScanRequestSchema>;
 
@@ -151,13 +150,15 @@ export const SkillImportScanResponseSchema = z.object({
 export type SkillImportScanResponse = z.infer<typeof SkillImportScanResponseSchema>;
 
 /** §0C.20 Body of `POST /api/skills/import/stage`. */
-export const SkillImportStageRequestSchema = z.object({
-  import_id: z.string().uuid(),
-  requested_pack_id: z.string().max(64).optional(),
-  stage_notes: z.string().max(1000).optional(),
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const SkillImportStageRequestSchema = z
+  .object({
+    import_id: z.string().uuid(),
+    requested_pack_id: z.string().max(64).optional(),
+    stage_notes: z.string().max(1000).optional(),
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.20 */
 export type SkillImportStageRequest = z.infer<typeof SkillImportStageRequestSchema>;
 
@@ -172,52 +173,62 @@ export const SkillImportStageResponseSchema = z.object({
 export type SkillImportStageResponse = z.infer<typeof SkillImportStageResponseSchema>;
 
 /** §0C.20 Body of `POST /api/skills/import/approve`. */
-export const SkillImportApproveRequestSchema = z.object({
-  import_id: z.string().uuid(),
-  approval_note: z.string().max(1000).optional(),
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const SkillImportApproveRequestSchema = z
+  .object({
+    import_id: z.string().uuid(),
+    approval_note: z.string().max(1000).optional(),
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.20 */
 export type SkillImportApproveRequest = z.infer<typeof SkillImportApproveRequestSchema>;
 
 /** §0C.20 Body of `POST /api/skills/import/reject`; a rejection must say why. */
-export const SkillImportRejectRequestSchema = z.object({
-  import_id: z.string().uuid(),
-  reason: z.string().min(1).max(1000),
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const SkillImportRejectRequestSchema = z
+  .object({
+    import_id: z.string().uuid(),
+    reason: z.string().min(1).max(1000),
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.20 */
 export type SkillImportRejectRequest = z.infer<typeof SkillImportRejectRequestSchema>;
 
 /** §0C.20 Body of `POST /api/skills/import/install-private`. */
-export const SkillImportInstallPrivateRequestSchema = z.object({
-  import_id: z.string().uuid(),
-  target_scope: z.enum(["private", "workspace"]).default("private"),
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const SkillImportInstallPrivateRequestSchema = z
+  .object({
+    import_id: z.string().uuid(),
+    target_scope: z.enum(["private", "workspace"]).default("private"),
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.20 */
 export type SkillImportInstallPrivateRequest = z.infer<typeof SkillImportInstallPrivateRequestSchema>;
 
 /** §0C.20 Body of `POST /api/skills/import/discard`. */
-export const SkillImportDiscardRequestSchema = z.object({
-  import_id: z.string().uuid(),
-  reason: z.string().max(1000).optional(),
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const SkillImportDiscardRequestSchema = z
+  .object({
+    import_id: z.string().uuid(),
+    reason: z.string().max(1000).optional(),
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.20 */
 export type SkillImportDiscardRequest = z.infer<typeof SkillImportDiscardRequestSchema>;
 
 /** §0C.20 Body of `POST /api/skills/import/retry`; `retry_kind` picks the failed state to leave. */
-export const SkillImportRetryRequestSchema = z.object({
-  import_id: z.string().uuid(),
-  retry_kind: SkillImportRetryKindSchema,
-  client_request_id: z.string().max(120).optional(),
-  schema_version: z.literal(1),
-}).strict();
+export const SkillImportRetryRequestSchema = z
+  .object({
+    import_id: z.string().uuid(),
+    retry_kind: SkillImportRetryKindSchema,
+    client_request_id: z.string().max(120).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict();
 /** §0C.20 */
 export type SkillImportRetryRequest = z.infer<typeof SkillImportRetryRequestSchema>;
 
@@ -255,17 +266,17 @@ export const SkillImportListResponseSchema = z.object({
 export type SkillImportListResponse = z.infer<typeof SkillImportListResponseSchema>;
 
 /** §0C.20 Body of `POST /api/skills/trigger-test`: a phrase tried against one import or ability. */
-export const SkillTriggerTestRequestSchema = z.object({
-  import_id: z.string().uuid().optional(),
-  ability_id: z.string().max(160).optional(),
-  trigger_text: z.string().min(1).max(2000),
-  project_id: z.string().max(160).optional(),
-  context_excerpt: z.string().max(4000).optional(),
-  schema_version: z.literal(1),
-}).strict().refine(
-  (value) => Boolean(value.import_id || value.ability_id),
-  "Either import_id or ability_id is required",
-);
+export const SkillTriggerTestRequestSchema = z
+  .object({
+    import_id: z.string().uuid().optional(),
+    ability_id: z.string().max(160).optional(),
+    trigger_text: z.string().min(1).max(2000),
+    project_id: z.string().max(160).optional(),
+    context_excerpt: z.string().max(4000).optional(),
+    schema_version: z.literal(1),
+  })
+  .strict()
+  .refine((value) => Boolean(value.import_id || value.ability_id), "Either import_id or ability_id is required");
 /** §0C.20 */
 export type SkillTriggerTestRequest = z.infer<typeof SkillTriggerTestRequestSchema>;
 

@@ -5,14 +5,7 @@ import { z } from "zod";
  * (availability, catalog, bridge, receipt) has not caught up yet.
  */
 export const LearnPartialDeploymentStateSchema = z.object({
-  state: z.enum([
-    "none",
-    "availability_pending",
-    "catalog_pending",
-    "bridge_pending",
-    "receipt_pending",
-    "degraded",
-  ]),
+  state: z.enum(["none", "availability_pending", "catalog_pending", "bridge_pending", "receipt_pending", "degraded"]),
   blocking: z.boolean(),
   reason_code: z.string().max(120).optional(),
   updated_at: z.string().datetime(),

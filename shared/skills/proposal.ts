@@ -5,13 +5,7 @@ import { z } from "zod";
  * enum inline in several schemas, sometimes as a subset; it is defined once here and the subsets
  * are taken with `.extract()` so a lane can never be spelled two ways.
  */
-export const InstallLaneSchema = z.enum([
-  "pending",
-  "experimental_private",
-  "approved_workspace",
-  "shared_promoted",
-  "quarantined",
-]);
+export const InstallLaneSchema = z.enum(["pending", "experimental_private", "approved_workspace", "shared_promoted", "quarantined"]);
 /** §0C.10A */
 export type InstallLane = z.infer<typeof InstallLaneSchema>;
 

@@ -26,7 +26,6 @@ export function statusFromFailure(failure: AgentFailure, agentUrl: string): Agen
   }
 }
 
-
 /** One line a person can act on, for each status. */
 export function describeAgentStatus(status: AgentStatus): { headline: string; detail: string; tone: "ok" | "warn" | "error" | "idle" } {
   switch (status.kind) {
@@ -41,7 +40,11 @@ export function describeAgentStatus(status: AgentStatus): { headline: string; de
     case "token_rejected":
       return { headline: "Token rejected", detail: "The agent did not accept this token. Paste the token it printed at start-up.", tone: "error" };
     case "paired_elsewhere":
-      return { headline: "Paired with another extension", detail: "The agent is paired with a different browser extension. Pair this one again with the token.", tone: "warn" };
+      return {
+        headline: "Paired with another extension",
+        detail: "The agent is paired with a different browser extension. Pair this one again with the token.",
+        tone: "warn",
+      };
     case "failed":
       return { headline: "Agent error", detail: `${status.message} (${status.code})`, tone: "error" };
     default:

@@ -163,7 +163,17 @@ export class CoachingSetupState {
       const id = created.session.learn_session_id;
       await this.#deps.client.setRedaction(id, { text_entry: "mask_text", consent: false });
       const withPolicy = await this.#deps.client.setTestPolicy(id, {
-        test_policy: { policy_id: crypto.randomUUID(), mode: this.dryRun ? "dry_run_only" : "safe_target_only", safe_targets: [], forbid_destructive_writes: true, forbid_external_send: true, allowed_domains: [site], max_actions: 40, cleanup_required: false, schema_version: 1 },
+        test_policy: {
+          policy_id: crypto.randomUUID(),
+          mode: this.dryRun ? "dry_run_only" : "safe_target_only",
+          safe_targets: [],
+          forbid_destructive_writes: true,
+          forbid_external_send: true,
+          allowed_domains: [site],
+          max_actions: 40,
+          cleanup_required: false,
+          schema_version: 1,
+        },
       });
       await this.#deps.client.setUpCoaching(id, request);
       this.#options.onCreated(withPolicy.session, this.#access ?? Promise.resolve(true));

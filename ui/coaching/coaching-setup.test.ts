@@ -24,12 +24,23 @@ describe("Coaching Agent set-up", () => {
       "Say at least one step in your own words.",
     ]);
     expect(coachingProblems("ftp://x", [{ words: "open invoices", hint: "" }])).toHaveLength(1);
-    expect(coachingProblems("https://app.example.com/", [{ words: "open invoices", hint: "" }, { words: "", hint: "top menu" }])).toEqual(["A hint needs the step it belongs to."]);
+    expect(
+      coachingProblems("https://app.example.com/", [
+        { words: "open invoices", hint: "" },
+        { words: "", hint: "top menu" },
+      ]),
+    ).toEqual(["A hint needs the step it belongs to."]);
     expect(coachingProblems("https://app.example.com/", [{ words: "open invoices", hint: "" }])).toEqual([]);
   });
 
   it("sends the filled steps in order, with hints only where given", () => {
-    expect(coachingRequest(" https://app.example.com/#/ ", [{ words: " open the invoices page ", hint: "" }, { words: "", hint: "" }, { words: "export as CSV", hint: " under More " }])).toEqual({
+    expect(
+      coachingRequest(" https://app.example.com/#/ ", [
+        { words: " open the invoices page ", hint: "" },
+        { words: "", hint: "" },
+        { words: "export as CSV", hint: " under More " },
+      ]),
+    ).toEqual({
       start_url: "https://app.example.com/#/",
       steps: [{ words: "open the invoices page" }, { words: "export as CSV", hint: "under More" }],
     });
@@ -48,7 +59,9 @@ describe("Coaching Agent set-up", () => {
     const off = render(LearnNewAbility, { props: { setup: new SessionSetupState(without, noop), nav: new LearnNavigation() } }).body;
     expect(off).toMatch(/data-card="Coaching Agent"[^>]*aria-disabled="true"|data-card="Coaching Agent"[\s\S]*?Not available yet: coaching/);
     const withCoaching = deps(["coaching"]);
-    const on = render(LearnNewAbility, { props: { setup: new SessionSetupState(withCoaching, noop), nav: new LearnNavigation(), coaching: new CoachingSetupState(withCoaching, noop) } }).body;
+    const on = render(LearnNewAbility, {
+      props: { setup: new SessionSetupState(withCoaching, noop), nav: new LearnNavigation(), coaching: new CoachingSetupState(withCoaching, noop) },
+    }).body;
     expect(on).not.toContain("Not available yet: coaching");
     expect(on.match(/Not available yet/g)?.length).toBe(2);
   });
@@ -79,7 +92,7 @@ const state = (turns: CoachingState["turns"], status: CoachingState["status"] = 
 describe("Coaching Agent turns", () => {
   const target = { role: "button", name: "Last month", why: "'last', 'month' are in its name \"Last month\"", score: 0.9 };
   const turns: CoachingState["turns"] = [
-    { turn: 1, step_index: 0, words: "open the invoices page", status: "done", answer: "do_it", outcome: "Clicked link \"Invoices\".", alternatives: [] },
+    { turn: 1, step_index: 0, words: "open the invoices page", status: "done", answer: "do_it", outcome: 'Clicked link "Invoices".', alternatives: [] },
     { turn: 2, step_index: 1, words: "filter by last month", status: "awaiting_answer", target, alternatives: [] },
   ];
 

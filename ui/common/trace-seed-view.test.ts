@@ -34,23 +34,42 @@ describe("Learn From This in the set-up", () => {
     expect(seed.title).toBe("Failed run of Send a message");
     expect(seed.detail).toContain("1 step");
     expect(seed.detail).toContain("Click 'Send message'");
-    const atCheckpoint = seedOfRun(run({ steps: [{ step_id: "s1", label: "Click 'Send'", result: "passed", details: "" }], checkpoints: [{ checkpoint_id: "cp-02", goal: "Sent with {{message}}", status: "failed" }] }), []);
+    const atCheckpoint = seedOfRun(
+      run({
+        steps: [{ step_id: "s1", label: "Click 'Send'", result: "passed", details: "" }],
+        checkpoints: [{ checkpoint_id: "cp-02", goal: "Sent with {{message}}", status: "failed" }],
+      }),
+      [],
+    );
     expect(atCheckpoint.detail).toContain("It stopped where Sent with “message” no longer held.");
     const planned = planSetup({ ...defaultSetupForm("demonstrating_skill", seed.sites), seed }, id);
     expect(planned.ok).toBe(true);
     if (!planned.ok) return;
-    expect(CreateLearnSessionRequestSchema.parse(planned.plan.create)).toMatchObject({ source_trace: { kind: "run", dispatch_id: "run-1" }, target_app_whitelist: ["http://127.0.0.1:8123"] });
+    expect(CreateLearnSessionRequestSchema.parse(planned.plan.create)).toMatchObject({
+      source_trace: { kind: "run", dispatch_id: "run-1" },
+      target_app_whitelist: ["http://127.0.0.1:8123"],
+    });
   });
 
   it("makes the run's sites allow-list entries: the origin of a page the run saw, a loopback one over http, a host as it is", () => {
-    const seen = run({ failure: { code: "CHECKPOINT_NOT_CONFIRMED", message: "no", page_seen: { url: "https://shop.example:8443/sent", title: "", headings: [], buttons: [] } } });
-    expect(seedOfRun(seen, ["shop.example:8443", "127.0.0.1:8123", "mail.example"]).sites).toEqual(["https://shop.example:8443", "http://127.0.0.1:8123", "mail.example"]);
+    const seen = run({
+      failure: { code: "CHECKPOINT_NOT_CONFIRMED", message: "no", page_seen: { url: "https://shop.example:8443/sent", title: "", headings: [], buttons: [] } },
+    });
+    expect(seedOfRun(seen, ["shop.example:8443", "127.0.0.1:8123", "mail.example"]).sites).toEqual([
+      "https://shop.example:8443",
+      "http://127.0.0.1:8123",
+      "mail.example",
+    ]);
   });
 
   it("carries a run into Improve This Skill with the skill to improve", () => {
     const seed = seedOfRun(run(), []);
     const planned = planSetup({ ...defaultSetupForm("improving_existing_skill", ["a.example"]), targetSkillId: "learned.send-message", seed }, id);
-    expect(planned.ok && planned.plan.create).toMatchObject({ entry_mode: "improving_existing_skill", target_skill_id: "learned.send-message", source_trace: { kind: "run", dispatch_id: "run-1" } });
+    expect(planned.ok && planned.plan.create).toMatchObject({
+      entry_mode: "improving_existing_skill",
+      target_skill_id: "learned.send-message",
+      source_trace: { kind: "run", dispatch_id: "run-1" },
+    });
   });
 
   it("without a seed sends no source_trace", () => {
@@ -68,7 +87,10 @@ describe("Learn From This in the set-up", () => {
 
 describe("Use as Example's picker", () => {
   it("takes one request a line, without repeats, and says what to fix", () => {
-    expect(exampleRequestsOf(" send the shop a note \n\nsend the shop a note\nmessage the shop")).toEqual({ ok: true, requests: ["send the shop a note", "message the shop"] });
+    expect(exampleRequestsOf(" send the shop a note \n\nsend the shop a note\nmessage the shop")).toEqual({
+      ok: true,
+      requests: ["send the shop a note", "message the shop"],
+    });
     expect(exampleRequestsOf("   ")).toMatchObject({ ok: false });
     expect(exampleRequestsOf("a\nb\nc\nd\ne\nf")).toMatchObject({ ok: false, problem: expect.stringContaining("five") });
     expect(exampleRequestsOf("ok\nfine request")).toMatchObject({ ok: false, problem: expect.stringContaining("too short") });

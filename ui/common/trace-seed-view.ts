@@ -57,7 +57,13 @@ export function seedOfRun(run: RunRecord, sites: readonly string[]): SetupSeed {
   // Placeholders read as the input's name: a run never holds the values.
   const named = (text: string) => text.replace(/\{\{([a-z0-9_]+)\}\}/g, "“$1”");
   const stopped =
-    failed !== undefined ? ` It stopped at "${named(failed.label)}".` : checkpoint !== undefined ? ` It stopped where ${named(checkpoint.goal)} no longer held.` : run.failure !== undefined ? " It stopped before the end." : "";
+    failed !== undefined
+      ? ` It stopped at "${named(failed.label)}".`
+      : checkpoint !== undefined
+        ? ` It stopped where ${named(checkpoint.goal)} no longer held.`
+        : run.failure !== undefined
+          ? " It stopped before the end."
+          : "";
   return {
     source: { kind: "run", dispatch_id: run.dispatch_id },
     title: `${RUN_TITLE[run.state]} of ${run.ability_title}`,
@@ -76,12 +82,18 @@ export function seedOfSession(session: { learn_session_id: string; title?: strin
 }
 
 /** Learn From This on a learning receipt (§0B.6): the session the receipt was written for, named by the receipt. */
-export function seedOfReceipt(receipt: { receipt_id: string; created_at: string }, label: string, session: { title?: string | undefined } | undefined, sites: readonly string[]): SetupSeed {
+export function seedOfReceipt(
+  receipt: { receipt_id: string; created_at: string },
+  label: string,
+  session: { title?: string | undefined } | undefined,
+  sites: readonly string[],
+): SetupSeed {
   const when = receipt.created_at.slice(0, 16).replace("T", " ");
   return {
     source: { kind: "receipt", receipt_id: receipt.receipt_id },
     title: `${label} (${when})${session?.title === undefined ? "" : ` of ${session.title}`}`,
-    detail: "Starts from the steps, pages and snapshots of the session this receipt was written for (never the values typed in it). Show more, or stop at once to propose it as it is.",
+    detail:
+      "Starts from the steps, pages and snapshots of the session this receipt was written for (never the values typed in it). Show more, or stop at once to propose it as it is.",
     sites: [...sites],
   };
 }
@@ -95,7 +107,11 @@ export interface ExampleChoice {
 }
 
 export function exampleOfRun(run: RunRecord): ExampleChoice {
-  return { source: { kind: "run", dispatch_id: run.dispatch_id }, title: `${RUN_TITLE[run.state]} of ${run.ability_title}`, suggestion: run.ability_title.toLowerCase() };
+  return {
+    source: { kind: "run", dispatch_id: run.dispatch_id },
+    title: `${RUN_TITLE[run.state]} of ${run.ability_title}`,
+    suggestion: run.ability_title.toLowerCase(),
+  };
 }
 
 export function exampleOfSession(session: { learn_session_id: string; title?: string | undefined; created_at: string }): ExampleChoice {
@@ -105,10 +121,18 @@ export function exampleOfSession(session: { learn_session_id: string; title?: st
 
 /** The picker's requests, one a line: 1 to 5 of 3 to 240 characters, or what to fix. */
 export function exampleRequestsOf(text: string): { ok: true; requests: string[] } | { ok: false; problem: string } {
-  const requests = [...new Set(text.split("\n").map((line) => line.trim().replace(/\s+/g, " ")).filter((line) => line !== ""))];
+  const requests = [
+    ...new Set(
+      text
+        .split("\n")
+        .map((line) => line.trim().replace(/\s+/g, " "))
+        .filter((line) => line !== ""),
+    ),
+  ];
   if (requests.length === 0) return { ok: false, problem: "Write at least one request this example answers, as someone would ask it." };
   if (requests.length > 5) return { ok: false, problem: "At most five requests: keep the ones that say it best." };
   const bad = requests.find((request) => request.length < 3 || request.length > 240);
-  if (bad !== undefined) return { ok: false, problem: `“${bad.slice(0, 40)}” is too ${bad.length < 3 ? "short" : "long"} for a request (3 to 240 characters).` };
+  if (bad !== undefined)
+    return { ok: false, problem: `“${bad.slice(0, 40)}” is too ${bad.length < 3 ? "short" : "long"} for a request (3 to 240 characters).` };
   return { ok: true, requests };
 }

@@ -9,12 +9,25 @@ import { DesktopAdaptersState, desktopAdapters } from "./desktop-adapters.svelte
 import { noBrowser } from "../common/no-browser";
 
 function adaptersState(adapters: ObservationAdapterStatus[] | null): DesktopAdaptersState {
-  const state = new DesktopAdaptersState({ client: createAgentClient({ baseUrl: "http://127.0.0.1:9" }), browser: noBrowser, features: { has: () => false }, onFailure: () => {} });
+  const state = new DesktopAdaptersState({
+    client: createAgentClient({ baseUrl: "http://127.0.0.1:9" }),
+    browser: noBrowser,
+    features: { has: () => false },
+    onFailure: () => {},
+  });
   state.adapters = adapters === null ? null : desktopAdapters(adapters);
   return state;
 }
 
-const terminal: ObservationAdapterStatus = { adapter_id: "reference-desktop-cli:terminal_command", kind: "terminal_command", enabled: true, phase: "phase_1", healthy: true, last_seen_at: "2026-11-24T08:00:00.000Z", schema_version: 1 };
+const terminal: ObservationAdapterStatus = {
+  adapter_id: "reference-desktop-cli:terminal_command",
+  kind: "terminal_command",
+  enabled: true,
+  phase: "phase_1",
+  healthy: true,
+  last_seen_at: "2026-11-24T08:00:00.000Z",
+  schema_version: 1,
+};
 
 describe("the desktop adapters of 'This computer'", () => {
   it("says how to watch a whole terminal with the shell integration, and how to run the reference adapter, when none is healthy", () => {

@@ -19,10 +19,22 @@ const history = {
   loading: false,
   loaded: true,
   items: [
-    { learn_session_id: finished, entry_mode: "demonstrating_skill", state: "installed", title: "Export the invoices", created_at: "2026-11-24T09:00:00.000Z", outcome: "approved" },
+    {
+      learn_session_id: finished,
+      entry_mode: "demonstrating_skill",
+      state: "installed",
+      title: "Export the invoices",
+      created_at: "2026-11-24T09:00:00.000Z",
+      outcome: "approved",
+    },
     { learn_session_id: recording, entry_mode: "demonstrating_skill", state: "capturing", created_at: "2026-11-24T09:30:00.000Z" },
   ],
-  receipts: [receipt("aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", finished), receipt("bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb", recording), receipt("cccccccc-cccc-4ccc-8ccc-cccccccccccc", undefined), receipt("dddddddd-dddd-4ddd-8ddd-dddddddddddd", finished, "learn.proposal.created")],
+  receipts: [
+    receipt("aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", finished),
+    receipt("bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb", recording),
+    receipt("cccccccc-cccc-4ccc-8ccc-cccccccccccc", undefined),
+    receipt("dddddddd-dddd-4ddd-8ddd-dddddddddddd", finished, "learn.proposal.created"),
+  ],
   receiptsTotal: 4,
 } as unknown as LearnHistoryState;
 
@@ -41,7 +53,12 @@ describe("Learn From This on a receipt in History (§0B.6)", () => {
   });
 
   it("seeds the set-up with the receipt as the source and its session's sites", () => {
-    const seed = seedOfReceipt({ receipt_id: "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", created_at: "2026-11-24T10:00:00.000Z" }, "Recording stopped", { title: "Export the invoices" }, ["https://books.example.com"]);
+    const seed = seedOfReceipt(
+      { receipt_id: "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", created_at: "2026-11-24T10:00:00.000Z" },
+      "Recording stopped",
+      { title: "Export the invoices" },
+      ["https://books.example.com"],
+    );
     expect(seed.source).toEqual({ kind: "receipt", receipt_id: "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa" });
     expect(seed.title).toBe("Recording stopped (2026-11-24 10:00) of Export the invoices");
     expect(seed.sites).toEqual(["https://books.example.com"]);

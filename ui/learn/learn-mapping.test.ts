@@ -104,7 +104,12 @@ describe("checkpoint progress (§0C.9B)", () => {
     { checkpoint_id: "cp-02", goal: "PDF format is selected", success_condition: "PDF is chosen", order_hint: 2 },
     { checkpoint_id: "cp-04", goal: "File exists at destination", success_condition: "The file is listed" },
   ];
-  const receipt = (checkpoint_id: string, status: "reached" | "skipped" | "failed", created_at: string, extra: Partial<CheckpointVerificationReceipt> = {}): CheckpointVerificationReceipt => ({
+  const receipt = (
+    checkpoint_id: string,
+    status: "reached" | "skipped" | "failed",
+    created_at: string,
+    extra: Partial<CheckpointVerificationReceipt> = {},
+  ): CheckpointVerificationReceipt => ({
     receipt_id: uuid(),
     learn_session_id: uuid(),
     checkpoint_id,
@@ -151,7 +156,8 @@ describe("session controls follow the state machine (§0C.1A)", () => {
     expect([...availableControls("stopped")].sort()).toEqual(["cancel", "generate_proposal"]);
     expect([...availableControls("ready_for_review")]).toEqual([]);
     for (const state of LearnSessionStateSchema.options) {
-      if (availableControls(state).has("cancel")) expect(["rejected", "cancelled", "approved", "installed_private", "installing_private", "ready_for_review"]).not.toContain(state);
+      if (availableControls(state).has("cancel"))
+        expect(["rejected", "cancelled", "approved", "installed_private", "installing_private", "ready_for_review"]).not.toContain(state);
     }
   });
 });

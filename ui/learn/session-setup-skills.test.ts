@@ -17,7 +17,10 @@ describe("the Improving Existing Skill picker (issue #16)", () => {
     const installed = await agent.call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
     expect(installed.status).toBe(200);
     const known = new Set<string>();
-    const setup = new SessionSetupState({ ...agent.deps(), features: { has: (feature) => known.has(feature) } }, { onCreated: () => {}, onShowActive: () => {} });
+    const setup = new SessionSetupState(
+      { ...agent.deps(), features: { has: (feature) => known.has(feature) } },
+      { onCreated: () => {}, onShowActive: () => {} },
+    );
     // Opened right after pairing: the agent's description is not read yet, so no list.
     await setup.begin("improving_existing_skill");
     expect(setup.skillChoices).toEqual([]);

@@ -107,7 +107,11 @@ export class SessionSetupState {
   }
 
   /** Learn From This on a learning receipt: the receipt names the trace; the sites are its session's. */
-  async seedFromReceipt(receipt: { receipt_id: string; created_at: string; learn_session_id: string }, label: string, session: { title?: string | undefined } | undefined): Promise<SetupSeed> {
+  async seedFromReceipt(
+    receipt: { receipt_id: string; created_at: string; learn_session_id: string },
+    label: string,
+    session: { title?: string | undefined } | undefined,
+  ): Promise<SetupSeed> {
     let sites: string[] = [];
     try {
       sites = (await this.#deps.client.sessionDetail(receipt.learn_session_id)).target_app_whitelist;

@@ -91,7 +91,10 @@ export class PracticeSetupState {
   }
 
   async start(): Promise<void> {
-    const sites = this.sites.split(/[\s,]+/).map((site) => site.trim()).filter((site) => site !== "");
+    const sites = this.sites
+      .split(/[\s,]+/)
+      .map((site) => site.trim())
+      .filter((site) => site !== "");
     if (this.abilityId === "" || sites.length === 0) {
       this.error = "Choose a skill and at least one site it may open.";
       return;

@@ -28,10 +28,7 @@ export const CHECKPOINT_STATUS_VIEW: Record<CheckpointProgressStatus, { symbol: 
  * each with the status of its latest receipt; a checkpoint without a receipt is "not yet reached".
  * Receipts for checkpoints the proposal no longer has are ignored.
  */
-export function checkpointProgress(
-  checkpoints: readonly WorkflowCheckpoint[],
-  receipts: readonly CheckpointVerificationReceipt[],
-): CheckpointProgressRow[] {
+export function checkpointProgress(checkpoints: readonly WorkflowCheckpoint[], receipts: readonly CheckpointVerificationReceipt[]): CheckpointProgressRow[] {
   const latest = new Map<string, CheckpointVerificationReceipt>();
   for (const receipt of receipts) {
     const seen = latest.get(receipt.checkpoint_id);

@@ -12,7 +12,14 @@ export const MAX_EXAMPLE_LENGTH = 240;
 
 export const emptyMoreTestsDraft = (): MoreTestsDraft => ({ positive: "", negative: "", note: "" });
 
-const linesOf = (text: string) => [...new Set(text.split(/\r?\n/).map((line) => line.trim().replace(/\s+/g, " ")).filter((line) => line !== ""))];
+const linesOf = (text: string) => [
+  ...new Set(
+    text
+      .split(/\r?\n/)
+      .map((line) => line.trim().replace(/\s+/g, " "))
+      .filter((line) => line !== ""),
+  ),
+];
 
 /**
  * The request body for what was typed, or what to fix first (the agent's own limits: ten examples

@@ -46,13 +46,18 @@ function stateReason(action: ProposalAction, state: SkillBundleProposalState): s
   if (action === "install" && (state === "installed_private" || state === "approved")) return "Already installed.";
   if (action === "validate" && (state === "installed_private" || state === "approved")) return "Already installed; revise it to validate a new draft.";
   if (action === "reject" && state === "draft") return "Revise it or validate it first: a draft is not ready for review.";
-  if ((action === "install" || action === "approve") && state === "draft") return "Validate it first (revise it if validation fails): a draft is not ready for review.";
-  if (action === "request_more_tests" && (state === "installed_private" || state === "approved")) return "Already installed: to test a new version, improve it from Skills (Improving Existing Skill).";
+  if ((action === "install" || action === "approve") && state === "draft")
+    return "Validate it first (revise it if validation fails): a draft is not ready for review.";
+  if (action === "request_more_tests" && (state === "installed_private" || state === "approved"))
+    return "Already installed: to test a new version, improve it from Skills (Improving Existing Skill).";
   return "Not possible in this state.";
 }
 
 /** What each decision of the review drawer offers for a proposal in this state, on this agent. */
-export function proposalActions(state: SkillBundleProposalState, features: { has(feature: AgentFeature): boolean }): Record<ProposalAction, ActionAvailability> {
+export function proposalActions(
+  state: SkillBundleProposalState,
+  features: { has(feature: AgentFeature): boolean },
+): Record<ProposalAction, ActionAvailability> {
   const result = {} as Record<ProposalAction, ActionAvailability>;
   for (const action of Object.keys(ALLOWED) as ProposalAction[]) {
     const feature = NEEDS[action];

@@ -10,10 +10,7 @@ import { moreTestsRequestOf, type MoreTestsDraft } from "./more-tests-form";
 import { parametersFromSkillMarkdown, type SkillParameter } from "./skill-markdown";
 
 export type Loadable<T> =
-  | { status: "loading" }
-  | { status: "ready"; value: T }
-  | { status: "unavailable"; reason: string }
-  | { status: "error"; message: string };
+  { status: "loading" } | { status: "ready"; value: T } | { status: "unavailable"; reason: string } | { status: "error"; message: string };
 
 /** Field edits the revise route accepts (shared/learning/proposal-edits). */
 export type { ProposalEdits } from "../../shared/learning/proposal-edits";
@@ -154,7 +151,9 @@ export class ProposalReviewState {
     try {
       const answer = await this.#deps.client.receipts(1, 100, sessionId);
       this.installSteps = answer.receipts
-        .filter((receipt) => INSTALL_SAGA_KINDS.includes(receipt.receipt_kind) && (receipt.proposal_id === undefined || receipt.proposal_id === this.proposalId))
+        .filter(
+          (receipt) => INSTALL_SAGA_KINDS.includes(receipt.receipt_kind) && (receipt.proposal_id === undefined || receipt.proposal_id === this.proposalId),
+        )
         .reverse();
     } catch (error) {
       report(this.#deps, error);

@@ -28,7 +28,12 @@ const delta: SkillDelta = {
   negative_triggers: [],
   parameters: [{ change: "added", subject: "{{month}}", proposed: "Month (date)" }],
   checkpoints: [
-    { change: "changed", subject: "Checkpoint 1", installed: '"Export" has taken effect — done when: The export file appears', proposed: '"Export" is completed with {{month}} — done when: The page says "Your export is ready"' },
+    {
+      change: "changed",
+      subject: "Checkpoint 1",
+      installed: '"Export" has taken effect — done when: The export file appears',
+      proposed: '"Export" is completed with {{month}} — done when: The page says "Your export is ready"',
+    },
     { change: "added", subject: "Checkpoint 2", proposed: `A page titled "${PAGE_TEXT}" is shown` },
   ],
   unchanged: { triggers: 2, negative_triggers: 0, parameters: 0, checkpoints: 0 },
@@ -42,7 +47,13 @@ describe("the changes of an improvement to the installed skill", () => {
     expect(body).toContain("Changes to Export the monthly invoices");
     expect(body).toContain("Version 0.1.0 → 0.2.0");
     for (const heading of ["Triggers", "Negative triggers", "Parameters", "Checkpoints"]) expect(body).toMatch(new RegExp(`<h4[^>]*>${heading}</h4>`));
-    expect(body.match(/data-change="(\w+)"/g)).toEqual(['data-change="removed"', 'data-change="added"', 'data-change="added"', 'data-change="changed"', 'data-change="added"']);
+    expect(body.match(/data-change="(\w+)"/g)).toEqual([
+      'data-change="removed"',
+      'data-change="added"',
+      'data-change="added"',
+      'data-change="changed"',
+      'data-change="added"',
+    ]);
     expect(body).toContain("can you export the monthly invoices");
     expect(body).toContain("Month (date)");
     expect(body).toMatch(/Installed<\/dt>\s*<dd[^>]*>"Export" has taken effect/);
@@ -62,18 +73,30 @@ describe("Request More Tests in the review drawer", () => {
   it("is offered from review, drafting and quarantine on an agent with the route, and not for an installed proposal", () => {
     const all = { has: () => true };
     for (const state of ["ready_for_review", "draft", "quarantined"] as const) expect(proposalActions(state, all).request_more_tests.enabled, state).toBe(true);
-    expect(proposalActions("installed_private", all).request_more_tests).toEqual({ enabled: false, reason: "Already installed: to test a new version, improve it from Skills (Improving Existing Skill)." });
+    expect(proposalActions("installed_private", all).request_more_tests).toEqual({
+      enabled: false,
+      reason: "Already installed: to test a new version, improve it from Skills (Improving Existing Skill).",
+    });
     expect(proposalActions("draft", all).install.reason).toMatch(/Validate it first/);
   });
 
   it("turns the lines typed into the request, and says what to fix when there are too many or too long", () => {
-    expect(moreTestsRequestOf({ positive: " export my invoices \n\nexport my invoices\nget march invoices", negative: "delete invoices", note: "  " })).toEqual({
-      ok: true,
-      request: { positive_examples: ["export my invoices", "get march invoices"], negative_examples: ["delete invoices"], schema_version: 1 },
-    });
+    expect(moreTestsRequestOf({ positive: " export my invoices \n\nexport my invoices\nget march invoices", negative: "delete invoices", note: "  " })).toEqual(
+      {
+        ok: true,
+        request: { positive_examples: ["export my invoices", "get march invoices"], negative_examples: ["delete invoices"], schema_version: 1 },
+      },
+    );
     expect(moreTestsRequestOf({ positive: "", negative: "", note: "" })).toMatchObject({ ok: true });
-    const tooMany = moreTestsRequestOf({ positive: Array.from({ length: 11 }, (_, index) => `request ${index}`).join("\n"), negative: "x".repeat(241), note: "" });
-    expect(tooMany).toEqual({ ok: false, problems: ["Give at most 10 requests that should use it (one per line).", "Keep each of the requests that should not use it under 240 characters."] });
+    const tooMany = moreTestsRequestOf({
+      positive: Array.from({ length: 11 }, (_, index) => `request ${index}`).join("\n"),
+      negative: "x".repeat(241),
+      note: "",
+    });
+    expect(tooMany).toEqual({
+      ok: false,
+      problems: ["Give at most 10 requests that should use it (one per line).", "Keep each of the requests that should not use it under 240 characters."],
+    });
   });
 
   it("renders a form whose every field has its label", () => {
@@ -134,12 +157,19 @@ describe("what the model refiner did, in the proposal summary", () => {
     const agent = await startListeningAgent();
     try {
       const call: AgentCall = async (method, url, payload) => {
-        const response = await agent.app.inject({ method, url, headers: { host: new URL(agent.url).host, authorization: `Bearer ${agent.token}` }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+        const response = await agent.app.inject({
+          method,
+          url,
+          headers: { host: new URL(agent.url).host, authorization: `Bearer ${agent.token}` },
+          ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+        });
         return { status: response.statusCode, body: response.json() as Record<string, any> };
       };
       const { proposalId } = await readyProposal(call);
       const detail = await agent.client.proposalDetail(proposalId);
-      return render(ProposalSummary, { props: { detail: { ...detail, ...(wording === undefined ? {} : { wording_refinement: wording }) }, parameters: [], parametersKnown: true } }).body;
+      return render(ProposalSummary, {
+        props: { detail: { ...detail, ...(wording === undefined ? {} : { wording_refinement: wording }) }, parameters: [], parametersKnown: true },
+      }).body;
     } finally {
       await agent.close();
     }

@@ -13,7 +13,11 @@ export interface ReviseDraft {
   checkpoints: Array<{ checkpoint_id: string; goal: string; success_condition: string }>;
 }
 
-const lines = (text: string) => text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+const lines = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((value, index) => value === b[index]);
 
 export function reviseDraftOf(detail: ProposalDetailResponse): ReviseDraft {

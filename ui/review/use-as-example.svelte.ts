@@ -48,7 +48,11 @@ export class UseAsExampleState {
       this.targets = [
         ...proposals.proposals
           .filter((proposal) => OPEN_PROPOSAL.has(proposal.proposal_state))
-          .map((proposal) => ({ key: `proposal:${proposal.proposal_id}`, label: `Proposal: ${proposal.title}`, target: { proposal_id: proposal.proposal_id } })),
+          .map((proposal) => ({
+            key: `proposal:${proposal.proposal_id}`,
+            label: `Proposal: ${proposal.title}`,
+            target: { proposal_id: proposal.proposal_id },
+          })),
         ...abilities
           .filter((ability) => ability.source === "learned" || ability.source === "promoted")
           .map((ability) => ({ key: `ability:${ability.ability_id}`, label: `Skill: ${ability.title}`, target: { ability_id: ability.ability_id } })),

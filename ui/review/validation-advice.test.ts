@@ -63,7 +63,9 @@ describe("a failed validation says what to do (issue #35)", () => {
     ]);
     expect(advice?.items[0]?.what).toBe("The rehearsal could not do the step “Fill 'Page name'”.");
     expect(advice?.items[0]?.why).toBe("the field is not on the page");
-    expect(advice?.items[1]?.what).toBe('The check “The page {{page_name}} is created” did not hold (expected: A page titled "{{page_name}} [Notes]" is shown).');
+    expect(advice?.items[1]?.what).toBe(
+      'The check “The page {{page_name}} is created” did not hold (expected: A page titled "{{page_name}} [Notes]" is shown).',
+    );
     expect(advice?.items[1]?.checkpoint?.checkpoint_id).toBe("cp-02");
   });
 
@@ -75,17 +77,34 @@ describe("a failed validation says what to do (issue #35)", () => {
   });
 
   it("sends a failed lint or trigger check to Revise", () => {
-    const linted: ValidationRunsResponse = { runs: [RUN(5, "lint", "failed", "2026-12-05T12:00:00.000Z")], steps: [STEP(5, "lint:checkpoints", "Checkpoints are observable", "failed", "CKP-002: a selector")] };
+    const linted: ValidationRunsResponse = {
+      runs: [RUN(5, "lint", "failed", "2026-12-05T12:00:00.000Z")],
+      steps: [STEP(5, "lint:checkpoints", "Checkpoints are observable", "failed", "CKP-002: a selector")],
+    };
     expect(validationAdvice(linted, checkpoints)?.items).toEqual([
-      { test_case_id: "lint:checkpoints", what: "A check's evidence is not something a page shows (a selector, a typed value or a click).", why: "CKP-002: a selector", fixes: ["revise"] },
+      {
+        test_case_id: "lint:checkpoints",
+        what: "A check's evidence is not something a page shows (a selector, a typed value or a click).",
+        why: "CKP-002: a selector",
+        fixes: ["revise"],
+      },
     ]);
   });
 
   it("shows the fixes as buttons in the drawer: other evidence, confirmed by hand, demonstrate again", () => {
-    const review = { validation: { status: "ready", value: runs() }, detail: { interpretation: { checkpoints } }, busy: null } as unknown as ProposalReviewState;
+    const review = {
+      validation: { status: "ready", value: runs() },
+      detail: { interpretation: { checkpoints } },
+      busy: null,
+    } as unknown as ProposalReviewState;
     const { body } = render(ValidationAdvice, { props: { review, ondemonstrate: () => undefined } });
     expect(body).toContain("What to do about it");
-    expect(body.match(/data-fix="(\w+)"/g)).toEqual(['data-fix="demonstrate_again"', 'data-fix="other_evidence"', 'data-fix="confirm_by_hand"', 'data-fix="other_evidence"']);
+    expect(body.match(/data-fix="(\w+)"/g)).toEqual([
+      'data-fix="demonstrate_again"',
+      'data-fix="other_evidence"',
+      'data-fix="confirm_by_hand"',
+      'data-fix="other_evidence"',
+    ]);
     const without = render(ValidationAdvice, { props: { review } }).body;
     expect(without).not.toContain('data-fix="demonstrate_again"');
     expect(without).toContain("Demonstrate it again from Learn");

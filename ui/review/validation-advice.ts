@@ -64,7 +64,12 @@ export function validationAdvice(validation: ValidationRunsResponse, checkpoints
         return { test_case_id: step.test_case_id, what: `The rehearsal could not do the step ${quoted(step.label)}.`, ...why, fixes: ["demonstrate_again"] };
       }
       if (step.test_case_id === "lint:checkpoints") {
-        return { test_case_id: step.test_case_id, what: "A check's evidence is not something a page shows (a selector, a typed value or a click).", ...why, fixes: ["revise"] };
+        return {
+          test_case_id: step.test_case_id,
+          what: "A check's evidence is not something a page shows (a selector, a typed value or a click).",
+          ...why,
+          fixes: ["revise"],
+        };
       }
       if (step.test_case_id.startsWith("trigger:") || step.test_case_id.startsWith("collision:")) {
         return { test_case_id: step.test_case_id, what: `${step.label}: the wording that calls this skill needs changing.`, ...why, fixes: ["revise"] };
@@ -72,5 +77,11 @@ export function validationAdvice(validation: ValidationRunsResponse, checkpoints
       return { test_case_id: step.test_case_id, what: `${step.label} did not pass.`, ...why, fixes: ["revise"] };
     });
   if (items.length === 0) return null;
-  return { at: runs.map((run) => run.started_at).sort().at(-1)!, items };
+  return {
+    at: runs
+      .map((run) => run.started_at)
+      .sort()
+      .at(-1)!,
+    items,
+  };
 }

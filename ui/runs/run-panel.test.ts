@@ -89,7 +89,10 @@ describe.skipIf(!existsSync(CHROMIUM))("Skills → Run state against a real agen
     expect(progress.rows.length).toBeGreaterThan(0);
     expect(progress.rows.every((row) => row.status === "reached")).toBe(true);
     expect(progress.run.steps.length).toBeGreaterThan(0);
-    await eventually(() => runs.history?.runs.some((run) => run.dispatch_id === progress.run.dispatch_id && run.state === "succeeded") === true, "the run under Past runs");
+    await eventually(
+      () => runs.history?.runs.some((run) => run.dispatch_id === progress.run.dispatch_id && run.state === "succeeded") === true,
+      "the run under Past runs",
+    );
     expect(JSON.stringify(progress.run)).not.toContain(SECRET);
     runs.destroy();
   }, 120_000);

@@ -1,9 +1,4 @@
-import {
-  RunEventEnvelopeSchema,
-  TERMINAL_RUN_STATES,
-  type AbilityRunSpec,
-  type RunRecord,
-} from "../../shared/execution/run-contract";
+import { RunEventEnvelopeSchema, TERMINAL_RUN_STATES, type AbilityRunSpec, type RunRecord } from "../../shared/execution/run-contract";
 import type { CheckpointProgressRow } from "../review/checkpoint-progress";
 import { EventStreamLink, type StreamMessage } from "../agent-link/event-stream-link.svelte";
 import { describeFailure, failureCode } from "../common/failure-text";

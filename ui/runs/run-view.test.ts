@@ -69,34 +69,50 @@ describe("run rules (issue #21)", () => {
 
   it("names every required input left empty, and a number or email that is not one", () => {
     expect(runFormProblems(spec, {})).toEqual(["Fill in Full name.", "Fill in Email.", "Fill in Password."]);
-    expect(runFormProblems(spec, { full_name: "A", email: "no-at-sign", password: "x", age: "twelve" })).toEqual(["Email must be an email address.", "Age must be a number."]);
+    expect(runFormProblems(spec, { full_name: "A", email: "no-at-sign", password: "x", age: "twelve" })).toEqual([
+      "Email must be an email address.",
+      "Age must be a number.",
+    ]);
     expect(runFormProblems(spec, { full_name: "A", email: "a@b.example", password: "x" })).toEqual([]);
   });
 
   it("sends only the inputs that were filled in", () => {
-    expect(runInputValues(spec, { full_name: "A", email: "a@b.example", password: "x", age: "  " })).toEqual({ full_name: "A", email: "a@b.example", password: "x" });
+    expect(runInputValues(spec, { full_name: "A", email: "a@b.example", password: "x", age: "  " })).toEqual({
+      full_name: "A",
+      email: "a@b.example",
+      password: "x",
+    });
   });
 
   it("lists every checkpoint of the ability, not yet reached until the run proves it, and one the run adds after them", () => {
-    const rows = runCheckpointRows(spec, record({
-      checkpoints: [
-        { checkpoint_id: "ckp-2", goal: "The account exists", status: "reached", evidence: "Heading 'Welcome'" },
-        { checkpoint_id: "ckp-9", goal: "Extra", status: "failed" },
-      ],
-    }));
+    const rows = runCheckpointRows(
+      spec,
+      record({
+        checkpoints: [
+          { checkpoint_id: "ckp-2", goal: "The account exists", status: "reached", evidence: "Heading 'Welcome'" },
+          { checkpoint_id: "ckp-9", goal: "Extra", status: "failed" },
+        ],
+      }),
+    );
     expect(rows.map((row) => `${row.checkpoint_id}:${row.status}`)).toEqual(["ckp-1:not_reached", "ckp-2:reached", "ckp-9:failed"]);
     expect(rows[1]?.evidence).toBe("Heading 'Welcome'");
   });
 
   it("names a skill's {{parameters}} by their input labels, and leaves unknown ones as they are", () => {
     expect(readable("Fill #code with {{password}} then {{ email }} and {{other}}", spec.inputs)).toBe("Fill #code with “Password” then “Email” and {{other}}");
-    const rows = runCheckpointRows(spec, record({ checkpoints: [{ checkpoint_id: "ckp-2", goal: "x", status: "failed", evidence: "expected {{email}} on the page" }] }));
+    const rows = runCheckpointRows(
+      spec,
+      record({ checkpoints: [{ checkpoint_id: "ckp-2", goal: "x", status: "failed", evidence: "expected {{email}} on the page" }] }),
+    );
     expect(rows[1]).toMatchObject({ status: "failed", reason: "expected “Email” on the page" });
     expect(rows[1]?.evidence).toBeUndefined();
   });
 
   it("says a run succeeded with every checkpoint proved only when each one was", () => {
-    const proved = record({ state: "succeeded", checkpoints: spec.checkpoints.map((c) => ({ checkpoint_id: c.checkpoint_id, goal: c.goal, status: "reached" as const })) });
+    const proved = record({
+      state: "succeeded",
+      checkpoints: spec.checkpoints.map((c) => ({ checkpoint_id: c.checkpoint_id, goal: c.goal, status: "reached" as const })),
+    });
     expect(runOutcome(proved, runCheckpointRows(spec, proved))).toBe("Done: every checkpoint proved (2 of 2 checkpoints proved).");
     const failed = record({ state: "failed", failure: { code: "CHECKPOINT_NOT_CONFIRMED", message: "The account page did not appear" } });
     expect(runOutcome(failed, runCheckpointRows(spec, failed))).toBe("It stopped (0 of 2 checkpoints proved): The account page did not appear");
@@ -120,14 +136,21 @@ describe("run views (issue #21)", () => {
     const without = render(RunForm, { props: { form: new RunFormState(deps(), spec, { onStarted: () => undefined }) } }).body;
     expect(without).toMatch(/<input[^>]*value="user_tab"[^>]*disabled/);
     expect(without).toContain("only the extension's side panel can lend the assistant a tab");
-    const able = new RunFormState(deps({ ...noBrowser, tabRunAccess: async () => null, allowInTabRuns: async () => null }), spec, { onStarted: () => undefined });
+    const able = new RunFormState(deps({ ...noBrowser, tabRunAccess: async () => null, allowInTabRuns: async () => null }), spec, {
+      onStarted: () => undefined,
+    });
     expect(render(RunForm, { props: { form: able } }).body).not.toMatch(/<input[^>]*value="user_tab"[^>]*disabled/);
   });
 
   it("asks before a step with consequences in plain words, with Do it and Don't", () => {
     const { body } = render(RunConfirmation, {
       props: {
-        pending: { confirmation_id: "6b0f1a5e-3c1d-4f7a-9b57-2a8f1c0d4e11", step_label: "Click 'Delete account'", reason: "destructive", asked_at: "2026-01-01T10:00:00.000Z" },
+        pending: {
+          confirmation_id: "6b0f1a5e-3c1d-4f7a-9b57-2a8f1c0d4e11",
+          step_label: "Click 'Delete account'",
+          reason: "destructive",
+          asked_at: "2026-01-01T10:00:00.000Z",
+        },
         busy: null,
         onanswer: () => undefined,
       },
@@ -141,7 +164,10 @@ describe("run views (issue #21)", () => {
   it("shows a failed run with what the page showed, and Improve This Skill", () => {
     const failed = record({
       state: "failed",
-      steps: [{ step_id: "s1", label: "Open the sign-up page", result: "passed", details: "" }, { step_id: "s2", label: "Click 'Create account'", result: "failed", details: "No such button" }],
+      steps: [
+        { step_id: "s1", label: "Open the sign-up page", result: "passed", details: "" },
+        { step_id: "s2", label: "Click 'Create account'", result: "failed", details: "No such button" },
+      ],
       failure: {
         code: "CHECKPOINT_NOT_CONFIRMED",
         message: "The account page did not appear",
@@ -150,19 +176,41 @@ describe("run views (issue #21)", () => {
     });
     const progress = new RunProgressState(deps(), failed, spec);
     const { body } = render(RunProgress, { props: { progress, canImprove: true, onimprove: () => undefined, onagain: () => undefined } });
-    for (const text of ["Maintenance", "Back soon", "Retry", "The account page did not appear", "Improve This Skill", "No such button", "Loading the screenshot"]) expect(body).toContain(text);
+    for (const text of [
+      "Maintenance",
+      "Back soon",
+      "Retry",
+      "The account page did not appear",
+      "Improve This Skill",
+      "No such button",
+      "Loading the screenshot",
+    ])
+      expect(body).toContain(text);
     expect(body).not.toContain(">Stop<");
   });
 
   it("offers no Improve This Skill for a run the person declined to finish", () => {
-    const declined = record({ state: "cancelled", failure: { code: "CONFIRMATION_DECLINED", message: "The step was declined, so it was not done and the run stopped." } });
-    const { body } = render(RunProgress, { props: { progress: new RunProgressState(deps(), declined, spec), canImprove: true, onimprove: () => undefined, onagain: () => undefined } });
+    const declined = record({
+      state: "cancelled",
+      failure: { code: "CONFIRMATION_DECLINED", message: "The step was declined, so it was not done and the run stopped." },
+    });
+    const { body } = render(RunProgress, {
+      props: { progress: new RunProgressState(deps(), declined, spec), canImprove: true, onimprove: () => undefined, onagain: () => undefined },
+    });
     expect(body).toContain("The step was declined");
     expect(body).not.toContain("Improve This Skill");
   });
 
   it("shows a skill that cannot run with a disabled Run and the reason", () => {
-    const ability: Ability = { ability_id: spec.ability_id, title: spec.title, family: "browser", source: "learned", install_lane: "experimental_private", enabled: false, usable_now: false };
+    const ability: Ability = {
+      ability_id: spec.ability_id,
+      title: spec.title,
+      family: "browser",
+      source: "learned",
+      install_lane: "experimental_private",
+      enabled: false,
+      usable_now: false,
+    };
     const { body } = render(AbilityItem, {
       props: {
         ability,

@@ -1,11 +1,4 @@
-import type {
-  AbilityRunSpec,
-  ConfirmationReason,
-  RunInputSpec,
-  RunRecord,
-  RunState,
-  RunStepResult,
-} from "../../shared/execution/run-contract";
+import type { AbilityRunSpec, ConfirmationReason, RunInputSpec, RunRecord, RunState, RunStepResult } from "../../shared/execution/run-contract";
 import type { TabRunAccessReply } from "../../shared/observation/panel-messages";
 import type { CheckpointProgressRow } from "../review/checkpoint-progress";
 import { assertNever } from "../../shared/common/assert-never";
@@ -87,7 +80,8 @@ export function tabRunProblem(reply: TabRunAccessReply | null): string | null {
   if (!reply.debugger_available) return "Chrome does not let this extension act in your tabs here (a policy withholds it). Run it in a separate browser.";
   if (reply.recording_active) return "A demonstration is being recorded: runs in your browser wait until it ends, so nothing they type is recorded.";
   if (reply.run_active) return "The assistant is already acting in one of your tabs. Wait for that run to end, or stop it.";
-  if (reply.connection !== "connected") return `The extension is not connected to the agent (${reply.connection.replace("_", " ")}). Run it in a separate browser, or try again in a moment.`;
+  if (reply.connection !== "connected")
+    return `The extension is not connected to the agent (${reply.connection.replace("_", " ")}). Run it in a separate browser, or try again in a moment.`;
   if (!reply.ready && reply.in_tab_allowed) return "The extension cannot lend a tab right now.";
   return null;
 }
@@ -122,7 +116,10 @@ export const STEP_RESULT_VIEW: Record<RunStepResult["result"], { symbol: string;
  * status the run has given it so far ("not yet reached" until then); a checkpoint the run reports
  * that the run-spec did not list comes after them.
  */
-export function runCheckpointRows(spec: Pick<AbilityRunSpec, "checkpoints" | "inputs"> | undefined, run: Pick<RunRecord, "checkpoints">): CheckpointProgressRow[] {
+export function runCheckpointRows(
+  spec: Pick<AbilityRunSpec, "checkpoints" | "inputs"> | undefined,
+  run: Pick<RunRecord, "checkpoints">,
+): CheckpointProgressRow[] {
   const results = new Map(run.checkpoints.map((checkpoint) => [checkpoint.checkpoint_id, checkpoint]));
   const inputs = spec?.inputs ?? [];
   const row = (checkpointId: string, goal: string, result: RunRecord["checkpoints"][number] | undefined): CheckpointProgressRow => {
@@ -167,4 +164,3 @@ export function runOutcome(run: RunRecord, rows: readonly CheckpointProgressRow[
       return assertNever(run.state);
   }
 }
-

@@ -57,7 +57,11 @@ describe("ActiveSessionState against a real agent", () => {
 
   it("does not start when Chrome refuses the sites, and says why", async () => {
     const calls: string[] = [];
-    const created = await agent.client.createSession({ entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_whitelist: ["shop.example.com"] });
+    const created = await agent.client.createSession({
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_whitelist: ["shop.example.com"],
+    });
     active = new ActiveSessionState(agent.deps(recordingBrowser(calls, false)));
     active.adopt(created.session);
     await active.start();

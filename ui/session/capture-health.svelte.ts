@@ -31,10 +31,18 @@ export function captureWarnings(status: CaptureStatusReply | null, capturing: bo
     });
   }
   if (status.outbox.refused > 0) {
-    warnings.push({ id: "refused", text: `${status.outbox.refused} events were refused because the outbox was full; they are not in the recording.`, tone: "error" });
+    warnings.push({
+      id: "refused",
+      text: `${status.outbox.refused} events were refused because the outbox was full; they are not in the recording.`,
+      tone: "error",
+    });
   }
   if (status.last_control !== null && !status.last_control.reply.ok) {
-    warnings.push({ id: "control", text: `The last ${status.last_control.control.replace("-", " ")} from the keyboard or the page did not work: ${status.last_control.reply.message ?? status.last_control.reply.code ?? "unknown reason"}.`, tone: "warn" });
+    warnings.push({
+      id: "control",
+      text: `The last ${status.last_control.control.replace("-", " ")} from the keyboard or the page did not work: ${status.last_control.reply.message ?? status.last_control.reply.code ?? "unknown reason"}.`,
+      tone: "warn",
+    });
   }
   if (status.last_failure !== null) {
     warnings.push({ id: "failure", text: `The extension reported a problem (${status.last_failure.where}): ${status.last_failure.message}`, tone: "warn" });

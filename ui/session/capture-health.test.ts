@@ -34,7 +34,14 @@ describe("what the extension's half says during a capture", () => {
   });
 
   it("reports a keyboard control that failed, and a silent background while capturing", () => {
-    const failed = status({ last_control: { control: "stop", source: "hotkey", at: "2026-01-01T10:00:00.000Z", reply: { ok: false, code: "AGENT_UNREACHABLE", message: "Agent unreachable" } } });
+    const failed = status({
+      last_control: {
+        control: "stop",
+        source: "hotkey",
+        at: "2026-01-01T10:00:00.000Z",
+        reply: { ok: false, code: "AGENT_UNREACHABLE", message: "Agent unreachable" },
+      },
+    });
     expect(captureWarnings(failed, false)[0]?.text).toContain("Agent unreachable");
     expect(captureWarnings(null, true)[0]).toMatchObject({ id: "background", tone: "error" });
     expect(captureWarnings(null, false)).toEqual([]);

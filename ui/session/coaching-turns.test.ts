@@ -36,10 +36,17 @@ function countingDeps() {
 /** A Coaching Agent session set up with its steps, not started. */
 async function coachingSession(): Promise<LearnSession> {
   await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "ext", kind: "browser_dom", schema_version: 1 });
-  const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "coaching_agent", observation_mode: "outside_agent", target_app_whitelist: ["http://127.0.0.1:9"] });
+  const created = await agent.call("POST", "/api/learn/sessions", {
+    entry_mode: "coaching_agent",
+    observation_mode: "outside_agent",
+    target_app_whitelist: ["http://127.0.0.1:9"],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const session = created.body.session as LearnSession;
-  const setUp = await agent.call("POST", `/api/learn/sessions/${session.learn_session_id}/coaching`, { start_url: "http://127.0.0.1:9/#/", steps: [{ words: "open the invoices page" }] });
+  const setUp = await agent.call("POST", `/api/learn/sessions/${session.learn_session_id}/coaching`, {
+    start_url: "http://127.0.0.1:9/#/",
+    steps: [{ words: "open the invoices page" }],
+  });
   expect(setUp.status, JSON.stringify(setUp.body)).toBe(200);
   return session;
 }
@@ -83,7 +90,11 @@ describe("the coaching turns follow the session's coaching.turn events", () => {
     turns.watch(source);
     await eventually(() => turns?.state !== null, "the first read");
     const first = reads;
-    const event = (sessionId: string): LearnSessionEventEnvelope => ({ event: "coaching.turn", data: { event_kind: "coaching.turn", session_id: sessionId, payload: {}, timestamp: new Date().toISOString() }, schema_version: 1 });
+    const event = (sessionId: string): LearnSessionEventEnvelope => ({
+      event: "coaching.turn",
+      data: { event_kind: "coaching.turn", session_id: sessionId, payload: {}, timestamp: new Date().toISOString() },
+      schema_version: 1,
+    });
     for (const listener of listeners) listener(event("00000000-0000-4000-8000-000000000000"));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(reads).toBe(first);

@@ -27,7 +27,8 @@ describe("observation banner words", () => {
   it("shows the banner while a session is armed, capturing or paused, and not before or after", () => {
     expect(observingState(null)).toBeNull();
     for (const state of ["armed", "capturing", "paused"] as const) expect(observingState(session({ state }))).toBe(state);
-    for (const state of ["idle", "stopped", "awaiting_questions", "ready_for_review", "cancelled"] as const) expect(observingState(session({ state }))).toBeNull();
+    for (const state of ["idle", "stopped", "awaiting_questions", "ready_for_review", "cancelled"] as const)
+      expect(observingState(session({ state }))).toBeNull();
   });
 
   it("names the watched sites, this computer, or says nothing is watched", () => {
@@ -35,7 +36,9 @@ describe("observation banner words", () => {
     const desktop = session({ target_app_family: "desktop" });
     expect(watchesThisComputer(desktop)).toBe(true);
     expect(observedSummary(desktop)).toContain("this computer");
-    expect(observedSummary(session({ target_app_family: "desktop", target_app_whitelist: ["shop.example.com"] }))).toMatch(/this computer .* and shop\.example\.com/);
+    expect(observedSummary(session({ target_app_family: "desktop", target_app_whitelist: ["shop.example.com"] }))).toMatch(
+      /this computer .* and shop\.example\.com/,
+    );
     expect(observedSummary(session({ observation_mode: "none", target_app_whitelist: ["shop.example.com"] }))).toMatch(/^Nothing is watched/);
     expect(watchesThisComputer(session({ observation_mode: "none", target_app_family: "desktop" }))).toBe(false);
   });

@@ -59,14 +59,22 @@ export function timelineStep(event: ObservedActionEventWithDetail, excluded: Rea
   const browser = event.browser_detail;
   const desktop = event.desktop_detail;
   const host = browser === undefined ? undefined : hostOf(browser.page_url);
-  const where = browser !== undefined
-    ? [browser.page_title, host].filter((part): part is string => part !== undefined && part !== "").join(" · ")
-    : [event.window_title, event.app_family].filter((part): part is string => part !== undefined && part !== "").join(" · ");
+  const where =
+    browser !== undefined
+      ? [browser.page_title, host].filter((part): part is string => part !== undefined && part !== "").join(" · ")
+      : [event.window_title, event.app_family].filter((part): part is string => part !== undefined && part !== "").join(" · ");
   const snapshotRef = [event.after_state_ref, event.before_state_ref].find((ref) => ref?.startsWith("snapshot:"));
   const step: TimelineStep = {
     event_id: event.event_id,
     label: event.action_label,
-    kind: browser?.dom_event_kind !== undefined ? KIND_LABEL[browser.dom_event_kind] : desktop !== undefined ? "Command" : event.adapter_kind === "browser_snapshot" ? "Page" : "Action",
+    kind:
+      browser?.dom_event_kind !== undefined
+        ? KIND_LABEL[browser.dom_event_kind]
+        : desktop !== undefined
+          ? "Command"
+          : event.adapter_kind === "browser_snapshot"
+            ? "Page"
+            : "Action",
     causedChange: event.caused_state_change,
     excluded: excluded.has(event.event_id),
     at: event.created_at,

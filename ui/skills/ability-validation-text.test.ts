@@ -4,7 +4,15 @@ import { shortDate, validationLine, versionLabel } from "./ability-validation-te
 import { SkillsCatalogState, type Ability } from "./skills-catalog.svelte";
 import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
 
-const base: Ability = { ability_id: "learned.export", title: "Export", family: "learned", install_lane: "experimental_private", enabled: true, usable_now: true, source: "learned" };
+const base: Ability = {
+  ability_id: "learned.export",
+  title: "Export",
+  family: "learned",
+  install_lane: "experimental_private",
+  enabled: true,
+  usable_now: true,
+  source: "learned",
+};
 const gb = { locale: "en-GB", timeZone: "UTC", now: new Date("2026-11-25T12:00:00Z") };
 
 describe("the Skills card's version and last validation", () => {
@@ -45,7 +53,11 @@ describe("the Skills page reads them from the agent", () => {
   it("shows the installed version and its validation as the agent recorded it", async () => {
     agent = await startListeningAgent();
     const { proposalId } = await readyProposal(agent.call);
-    const run = await agent.call("POST", `/api/learn/proposals/${proposalId}/validate`, { test_values: {}, selected_tests: ["lint", "trigger"], schema_version: 1 });
+    const run = await agent.call("POST", `/api/learn/proposals/${proposalId}/validate`, {
+      test_values: {},
+      selected_tests: ["lint", "trigger"],
+      schema_version: 1,
+    });
     expect(run.body.validation_run.overall_result).toBe("passed");
     expect((await agent.call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" })).status).toBe(200);
 
@@ -54,7 +66,9 @@ describe("the Skills page reads them from the agent", () => {
     const ability = skills.abilities[0] as Ability;
     expect(versionLabel(ability)).toBe("v0.1.0");
     expect(ability.last_validated_at).toBe(run.body.validation_run.completed_at);
-    expect(validationLine(ability, { locale: "en-GB", timeZone: "UTC" }).text).toBe(`validated ${shortDate(run.body.validation_run.completed_at as string, { locale: "en-GB", timeZone: "UTC" })}, passed`);
+    expect(validationLine(ability, { locale: "en-GB", timeZone: "UTC" }).text).toBe(
+      `validated ${shortDate(run.body.validation_run.completed_at as string, { locale: "en-GB", timeZone: "UTC" })}, passed`,
+    );
     skills.destroy();
   });
 });

@@ -46,7 +46,10 @@ export function validationLine(ability: Ability, words: DateWords = {}): Validat
   if (ability.last_validated_at === undefined || result === undefined) {
     switch (ability.source) {
       case "native":
-        return { tone: "none", text: ability.family === "bundled" ? "not validated here (bundled with the assistant)" : "not validated here (the assistant's own skill)" };
+        return {
+          tone: "none",
+          text: ability.family === "bundled" ? "not validated here (bundled with the assistant)" : "not validated here (the assistant's own skill)",
+        };
       case "imported":
         return { tone: "none", text: "not validated here (imported)" };
       default:

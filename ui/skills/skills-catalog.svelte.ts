@@ -53,7 +53,6 @@ const COMMAND_DONE: Record<AbilityCommand, string> = {
   promote: "Promoted: it is shared beyond your workspace.",
 };
 
-
 /**
  * Abilities → Skills (§0B.9). Until the agent has `GET /api/abilities/availability` (issue #6)
  * the page says so; it never shows a made-up list.

@@ -28,7 +28,8 @@ function readySkills({ stale }: { stale: boolean }): SkillsCatalogState {
   return skills;
 }
 
-const shownSkills = (props: Record<string, unknown>) => render(SkillsView, { props: { state: readySkills({ stale: false }), features: deps.features, onimprove: () => {}, ...props } }).body;
+const shownSkills = (props: Record<string, unknown>) =>
+  render(SkillsView, { props: { state: readySkills({ stale: false }), features: deps.features, onimprove: () => {}, ...props } }).body;
 
 /** The snapshot line of a rendered Skills view. */
 function snapshotLine(body: string): string {

@@ -26,7 +26,8 @@ export function apiClient(baseUrl: string, token: string): ApiClient {
     call,
     async ok(method, path, body, expected = 200) {
       const answer = await call(method, path, body);
-      if (answer.status !== expected) throw new Error(`${method} ${path} answered ${answer.status}, not ${expected}: ${JSON.stringify(answer.body).slice(0, 600)}`);
+      if (answer.status !== expected)
+        throw new Error(`${method} ${path} answered ${answer.status}, not ${expected}: ${JSON.stringify(answer.body).slice(0, 600)}`);
       return answer.body;
     },
   };
@@ -68,7 +69,12 @@ export async function startCapturingSession(api: ApiClient, goal: string): Promi
  */
 export async function prepareReadyProposal(api: ApiClient, goal: string): Promise<{ sessionId: string; proposalId: string }> {
   const sessionId = await startCapturingSession(api, goal);
-  const ack = await api.ok("POST", "/api/observations/events", { batch_id: randomUUID(), events: [clickEvent(sessionId, "Export")], snapshots: [], schema_version: 1 });
+  const ack = await api.ok("POST", "/api/observations/events", {
+    batch_id: randomUUID(),
+    events: [clickEvent(sessionId, "Export")],
+    snapshots: [],
+    schema_version: 1,
+  });
   if (ack.accepted.length !== 1) throw new Error(`the demonstration's event was not accepted: ${JSON.stringify(ack)}`);
   await api.ok("POST", `/api/learn/sessions/${sessionId}/stop`);
   const proposalId = (await api.ok("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).proposal_id as string;
@@ -98,7 +104,14 @@ export async function prepareInstalledAbility(api: ApiClient): Promise<Installed
   const installed = await api.ok("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
   const abilityId = installed.ability_id as string;
   const dispatchId = "dispatch-fuzz-1";
-  await api.ok("POST", "/api/bridge/verify-checkpoint", { dispatch_id: dispatchId, ability_id: abilityId, checkpoint_id: "cp-01", status: "reached", evidence: "The archive is listed", schema_version: 1 });
+  await api.ok("POST", "/api/bridge/verify-checkpoint", {
+    dispatch_id: dispatchId,
+    ability_id: abilityId,
+    checkpoint_id: "cp-01",
+    status: "reached",
+    evidence: "The archive is listed",
+    schema_version: 1,
+  });
   return { sessionId, proposalId, abilityId, dispatchId };
 }
 

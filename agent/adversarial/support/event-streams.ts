@@ -43,7 +43,9 @@ export function streamOverSocket(baseUrl: string, token: string, sessionId: stri
       for (const event of previous) result.sent.push(event.event_id as string);
       socket.send(JSON.stringify({ type: "batch", batch: { batch_id: pending, events: previous, snapshots: [], schema_version: 1 } }));
     };
-    socket.on("open", () => socket.send(JSON.stringify({ type: "hello", token, adapter_id: "drill-extension", adapter_kinds: ["browser_dom"], schema_version: 1 })));
+    socket.on("open", () =>
+      socket.send(JSON.stringify({ type: "hello", token, adapter_id: "drill-extension", adapter_kinds: ["browser_dom"], schema_version: 1 })),
+    );
     socket.on("message", (data) => {
       const frame = AgentFrameSchema.parse(JSON.parse(data.toString()));
       if (frame.type === "welcome") send();

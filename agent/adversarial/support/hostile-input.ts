@@ -40,14 +40,35 @@ export const DEEP_OBJECT_TEXT = `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}
 /** Ids that exist in the prepared ELNOR_MEMORY, per parameter or field name. */
 export type KnownIds = Readonly<Record<string, readonly string[]>>;
 
-const traversalStep = fc.constantFrom("../", "..%2f", "..%2F", "%2e%2e%2f", "%2e%2e/", ".%2e/", "..\\", "..%5c", "%252e%252e%252f", "..%c0%af", "....//", "．．／");
+const traversalStep = fc.constantFrom(
+  "../",
+  "..%2f",
+  "..%2F",
+  "%2e%2e%2f",
+  "%2e%2e/",
+  ".%2e/",
+  "..\\",
+  "..%5c",
+  "%252e%252e%252f",
+  "..%c0%af",
+  "....//",
+  "．．／",
+);
 /**
  * Where a `../` aims: the canary beside the memory root, the token, a file that must never appear,
  * and /proc/self/environ (readable, never writable). Nothing a successful escape could damage:
  * these tests run as root on a shared machine.
  */
 export const ESCAPE_FILE_NAME = "elnor-fuzz-escape.json";
-const traversalTarget = fc.constantFrom("outside/canary.json", "outside/canary", `outside/${ESCAPE_FILE_NAME}`, ESCAPE_FILE_NAME, "system/agent/token", "", "proc/self/environ");
+const traversalTarget = fc.constantFrom(
+  "outside/canary.json",
+  "outside/canary",
+  `outside/${ESCAPE_FILE_NAME}`,
+  ESCAPE_FILE_NAME,
+  "system/agent/token",
+  "",
+  "proc/self/environ",
+);
 
 /** `../` in its many spellings, 1–8 levels up, aimed at something outside the memory root. */
 export const traversal = fc
@@ -58,7 +79,20 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: traversal, weight: 4 },
   { arbitrary: fc.constantFrom("", ".", "..", "~", "/", "\\", "%", "%zz", "%00", "a\u0000b", "\u0000", "nul\u0000.json", "con", "aux.json"), weight: 2 },
   { arbitrary: fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "null", "undefined", "NaN"), weight: 2 },
-  { arbitrary: fc.constantFrom("/proc/self/environ", `/tmp/${ESCAPE_FILE_NAME}`, "C:\\Windows\\win.ini", "\\\\server\\share", "file:///proc/self/environ", "$HOME", "${HOME}", `$(touch /tmp/${ESCAPE_FILE_NAME})`, `; touch /tmp/${ESCAPE_FILE_NAME}`), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(
+      "/proc/self/environ",
+      `/tmp/${ESCAPE_FILE_NAME}`,
+      "C:\\Windows\\win.ini",
+      "\\\\server\\share",
+      "file:///proc/self/environ",
+      "$HOME",
+      "${HOME}",
+      `$(touch /tmp/${ESCAPE_FILE_NAME})`,
+      `; touch /tmp/${ESCAPE_FILE_NAME}`,
+    ),
+    weight: 1,
+  },
   { arbitrary: fc.constantFrom(129, 1_000, 5_000, 70_000).map((length) => "a".repeat(length)), weight: 1 },
   { arbitrary: fc.string({ unit: "grapheme", maxLength: 40 }), weight: 2 },
   { arbitrary: fc.constantFrom("\u202eevil", "a\u200bb", "é", "e\u0301", "😀", "\ud800", "ﬀ", "İ", "\r\nx-injected: 1"), weight: 2 },
@@ -133,7 +167,8 @@ function conformingString(schema: JsonSchema, known: KnownIds, field: string): f
   const ids = known[field] ?? [];
   let free: fc.Arbitrary<string>;
   if (schema.format === "uuid") free = fc.uuid();
-  else if (schema.format === "date-time") free = fc.date({ min: new Date("2020-01-01"), max: new Date("2030-01-01"), noInvalidDate: true }).map((date) => date.toISOString());
+  else if (schema.format === "date-time")
+    free = fc.date({ min: new Date("2020-01-01"), max: new Date("2030-01-01"), noInvalidDate: true }).map((date) => date.toISOString());
   else if (schema.pattern !== undefined) free = patternString(schema.pattern, schema.maxLength);
   else free = fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40), unit: "grapheme-ascii" });
   return ids.length === 0 ? free : fc.oneof({ arbitrary: fc.constantFrom(...ids), weight: 3 }, { arbitrary: free, weight: 1 });
@@ -152,10 +187,9 @@ function conformingObject(schema: JsonSchema, known: KnownIds): fc.Arbitrary<Rec
   const properties = schema.properties ?? {};
   const required = new Set(schema.required ?? []);
   const names = Object.keys(properties);
-  const record = fc.record(
-    Object.fromEntries(names.map((name) => [name, conforming(properties[name], known, name)])),
-    { requiredKeys: names.filter((name) => required.has(name)) },
-  ) as fc.Arbitrary<Record<string, unknown>>;
+  const record = fc.record(Object.fromEntries(names.map((name) => [name, conforming(properties[name], known, name)])), {
+    requiredKeys: names.filter((name) => required.has(name)),
+  }) as fc.Arbitrary<Record<string, unknown>>;
   if (names.length === 0 && typeof schema.additionalProperties === "object") {
     return fc.dictionary(fc.string({ maxLength: 12 }), conforming(schema.additionalProperties, known), { maxKeys: 3 });
   }
@@ -200,7 +234,10 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("extra" as const),
       pick: fc.nat(),
-      key: fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "polluted", "schema_version", "state", "install_lane"), fc.string({ maxLength: 10 })),
+      key: fc.oneof(
+        fc.constantFrom("__proto__", "constructor", "prototype", "polluted", "schema_version", "state", "install_lane"),
+        fc.string({ maxLength: 10 }),
+      ),
       value: fc.oneof(fc.constant({ polluted: "yes" }), fc.constant({ prototype: { polluted: "yes" } }), hostileValue),
     }),
     weight: 2,
@@ -216,7 +253,8 @@ export function applyMutation(value: unknown, change: Mutation): unknown {
   const target = paths[change.pick % paths.length] ?? [];
   if (target.length === 0) {
     if (change.kind === "replace") return change.value;
-    if (change.kind === "extra" && copy !== null && typeof copy === "object" && !Array.isArray(copy)) defineOwn(copy as Record<string, unknown>, change.key, change.value);
+    if (change.kind === "extra" && copy !== null && typeof copy === "object" && !Array.isArray(copy))
+      defineOwn(copy as Record<string, unknown>, change.key, change.value);
     return copy;
   }
   let parent = copy as Record<string | number, unknown>;
@@ -277,7 +315,13 @@ export function wireBody(schema: JsonSchema | undefined, known: KnownIds, sample
     fc.tuple(arbitrary, fc.constantFrom(...JSON_TYPES)).map(([value, contentType]): WireBody => ({ label, contentType, text: toJsonText(value) }));
   return fc.oneof(
     { arbitrary: json("valid", base), weight: 3 },
-    { arbitrary: json("mutated", fc.tuple(base, mutation).map(([value, change]) => applyMutation(value, change))), weight: 8 },
+    {
+      arbitrary: json(
+        "mutated",
+        fc.tuple(base, mutation).map(([value, change]) => applyMutation(value, change)),
+      ),
+      weight: 8,
+    },
     { arbitrary: json("random json", fc.jsonValue({ maxDepth: 4 })), weight: 1 },
     { arbitrary: fc.constant(undefined), weight: 1 },
     {
@@ -299,9 +343,15 @@ export function wireBody(schema: JsonSchema | undefined, known: KnownIds, sample
       weight: 2,
     },
     {
-      arbitrary: fc.tuple(fc.constantFrom(...OTHER_TYPES), fc.oneof(base.map((value) => toJsonText(value)), fc.string({ maxLength: 50 }))).map(
-        ([contentType, text]): WireBody => ({ label: "wrong media type", contentType: contentType === "" ? undefined : contentType, text }),
-      ),
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(...OTHER_TYPES),
+          fc.oneof(
+            base.map((value) => toJsonText(value)),
+            fc.string({ maxLength: 50 }),
+          ),
+        )
+        .map(([contentType, text]): WireBody => ({ label: "wrong media type", contentType: contentType === "" ? undefined : contentType, text })),
       weight: 2,
     },
   );
@@ -311,7 +361,10 @@ export function wireBody(schema: JsonSchema | undefined, known: KnownIds, sample
 export function queryString(names: readonly string[], known: KnownIds): fc.Arbitrary<string> {
   const key = fc.oneof(
     { arbitrary: names.length === 0 ? fc.constant("page") : fc.constantFrom(...names), weight: 4 },
-    { arbitrary: fc.constantFrom("__proto__", "constructor", "__proto__[polluted]", "constructor[prototype][polluted]", "page[]", "page[0]", "a.b", ""), weight: 2 },
+    {
+      arbitrary: fc.constantFrom("__proto__", "constructor", "__proto__[polluted]", "constructor[prototype][polluted]", "page[]", "page[0]", "a.b", ""),
+      weight: 2,
+    },
     { arbitrary: fc.string({ maxLength: 12 }), weight: 1 },
   );
   const value = fc.oneof(
@@ -319,9 +372,11 @@ export function queryString(names: readonly string[], known: KnownIds): fc.Arbit
     { arbitrary: fc.constantFrom(...Object.values(known).flat(), "x"), weight: 2 },
     { arbitrary: hostileString, weight: 3 },
   );
-  const pair = fc.tuple(key, value, fc.boolean()).map(([name, text, raw]) =>
-    raw && /^[\x21-\x7e]*$/.test(name + text) && !/[#&=\s]/.test(name + text) ? `${name}=${text}` : `${percentEncode(name)}=${percentEncode(text)}`,
-  );
+  const pair = fc
+    .tuple(key, value, fc.boolean())
+    .map(([name, text, raw]) =>
+      raw && /^[\x21-\x7e]*$/.test(name + text) && !/[#&=\s]/.test(name + text) ? `${name}=${text}` : `${percentEncode(name)}=${percentEncode(text)}`,
+    );
   return fc.oneof(
     { arbitrary: fc.constant(""), weight: 1 },
     { arbitrary: fc.array(pair, { minLength: 1, maxLength: 5 }).map((pairs) => `?${pairs.join("&")}`), weight: 6 },
@@ -347,10 +402,29 @@ export function pathParam(name: string, known: KnownIds): fc.Arbitrary<string> {
 
 /** Headers a client might add besides the ones that make it a good client. */
 export const extraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
-  fc.oneof(
-    fc.tuple(fc.constantFrom("last-event-id", "x-boundary-source", "accept", "accept-encoding", "x-forwarded-host", "x-forwarded-for", "forwarded", "x-http-method-override", "referer", "cookie", "x-requested-with", "if-none-match", "range"), fc.oneof(hostileString, fc.constantFrom("1", "evil.example", "user_click", "hotkey", "DELETE", "bytes=0-1", "*/*", "gzip, br"))),
-    fc.tuple(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), fc.string({ maxLength: 40, unit: "grapheme-ascii" })),
-  ).map(([name, value]): [string, string] => [name, value.replace(/[^\x20-\x7e]/g, "?")]),
+  fc
+    .oneof(
+      fc.tuple(
+        fc.constantFrom(
+          "last-event-id",
+          "x-boundary-source",
+          "accept",
+          "accept-encoding",
+          "x-forwarded-host",
+          "x-forwarded-for",
+          "forwarded",
+          "x-http-method-override",
+          "referer",
+          "cookie",
+          "x-requested-with",
+          "if-none-match",
+          "range",
+        ),
+        fc.oneof(hostileString, fc.constantFrom("1", "evil.example", "user_click", "hotkey", "DELETE", "bytes=0-1", "*/*", "gzip, br")),
+      ),
+      fc.tuple(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), fc.string({ maxLength: 40, unit: "grapheme-ascii" })),
+    )
+    .map(([name, value]): [string, string] => [name, value.replace(/[^\x20-\x7e]/g, "?")]),
   { maxLength: 4 },
 );
 
@@ -359,6 +433,13 @@ export const extraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
  * extension. Without pairing, only the pairing route lets an extension Origin through to its handler.
  */
 export const originHeader: fc.Arbitrary<string | undefined> = fc.option(
-  fc.constantFrom("https://evil.example", "null", "http://127.0.0.1", "chrome-extension://abcdefghijklmnopabcdefghijklmnop", "chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba", "chrome-extension://abpbghplanmjabcplfpadbfdnapcaoij"),
+  fc.constantFrom(
+    "https://evil.example",
+    "null",
+    "http://127.0.0.1",
+    "chrome-extension://abcdefghijklmnopabcdefghijklmnop",
+    "chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba",
+    "chrome-extension://abpbghplanmjabcplfpadbfdnapcaoij",
+  ),
   { freq: 5, nil: undefined },
 );

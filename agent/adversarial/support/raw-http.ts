@@ -57,7 +57,10 @@ export function rawRequest(port: number, request: RawRequest, timeoutMs = 10_000
       if (error !== undefined) return reject(error);
       const data = Buffer.concat(chunks);
       const split = data.indexOf("\r\n\r\n");
-      if (split < 0) return reject(new Error(`no HTTP answer to ${request.method} ${request.target.slice(0, 200)}: ${JSON.stringify(data.toString("latin1").slice(0, 200))}`));
+      if (split < 0)
+        return reject(
+          new Error(`no HTTP answer to ${request.method} ${request.target.slice(0, 200)}: ${JSON.stringify(data.toString("latin1").slice(0, 200))}`),
+        );
       const [statusLine = "", ...headerLines] = data.subarray(0, split).toString("latin1").split("\r\n");
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? NaN);
       const headers: Record<string, string> = {};

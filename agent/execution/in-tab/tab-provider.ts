@@ -21,11 +21,18 @@ const PAGE_WAIT_MS = 10_000;
  * override: it is the person's window); `release` hands it back and never closes it.
  */
 export function createUserTabProvider(deps: UserTabProviderDeps): UserTabProvider {
-  const lease = (request: Parameters<UserTabProvider["lease"]>[0]): BrowserProvider =>
+  const lease =
+    (request: Parameters<UserTabProvider["lease"]>[0]): BrowserProvider =>
     async ({ deadline }) => {
       const sites = allowListOfRunSites(request.allowed_domains);
       if (sites.length === 0) throw new TabRunRefused("SITE_NOT_ALLOWED", "An in-tab run needs at least one site it may touch.");
-      const channel = await deps.relay.open({ tabId: request.tab_id, allowedSites: sites, label: request.label ?? "an ability", coachingSessionId: request.coaching_session_id, deadline });
+      const channel = await deps.relay.open({
+        tabId: request.tab_id,
+        allowedSites: sites,
+        label: request.label ?? "an ability",
+        coachingSessionId: request.coaching_session_id,
+        deadline,
+      });
       const stopListeners: Array<(stop: LeaseStop) => void> = [];
       if (deps.onStop !== undefined) {
         const onStop = deps.onStop;
@@ -73,7 +80,10 @@ export function createUserTabProvider(deps: UserTabProviderDeps): UserTabProvide
         await channel.release().catch(() => undefined);
         if (error instanceof TabRunRefused) throw error;
         const ended = channel.ended();
-        throw new TabRunRefused("ATTACH_FAILED", ended === undefined ? `The lent tab could not be driven: ${firstLine(error)}` : `The tab was taken back: ${ended.message}.`);
+        throw new TabRunRefused(
+          "ATTACH_FAILED",
+          ended === undefined ? `The lent tab could not be driven: ${firstLine(error)}` : `The tab was taken back: ${ended.message}.`,
+        );
       }
     };
   return { connected: () => deps.relay.connected(), lease };
@@ -89,7 +99,10 @@ export function createUserTabProvider(deps: UserTabProviderDeps): UserTabProvide
 export function allowListOfRunSites(domains: readonly string[]): string[] {
   const entries = new Set<string>();
   for (const raw of domains) {
-    const site = raw.trim().toLowerCase().replace(/^\*?\./, "");
+    const site = raw
+      .trim()
+      .toLowerCase()
+      .replace(/^\*?\./, "");
     if (site === "") continue;
     entries.add(site);
     if (!/:\d+$/.test(site) && !/^\d+\.\d+\.\d+\.\d+$/.test(site)) entries.add(`*.${site}`);

@@ -102,7 +102,10 @@ describe("tab transport (puppeteer's view of one lent tab)", () => {
     side.send({ id: 1, method: "Target.setDiscoverTargets", params: { discover: true } });
     side.send({ id: 2, method: "Target.setAutoAttach", params: { autoAttach: true, flatten: true } });
     side.send({ id: 3, method: "Target.setAutoAttach", params: { autoAttach: true, flatten: true }, sessionId: "elnor-tab-session" });
-    expect(side.received.filter((message) => message.method === "Target.targetCreated").map((message) => message.params.targetInfo.type)).toEqual(["tab", "page"]);
+    expect(side.received.filter((message) => message.method === "Target.targetCreated").map((message) => message.params.targetInfo.type)).toEqual([
+      "tab",
+      "page",
+    ]);
     const attached = side.received.filter((message) => message.method === "Target.attachedToTarget");
     expect(attached.map((message) => [message.sessionId, message.params.sessionId, message.params.targetInfo.url])).toEqual([
       [undefined, "elnor-tab-session", "http://127.0.0.1:8123/form"],

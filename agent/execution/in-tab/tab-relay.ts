@@ -205,7 +205,10 @@ async function openTab(relay: Relay, request: TabOpenRequest): Promise<TabChanne
   if (!sent) endLease(relay, leaseId, "link_lost", messages.link_lost);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TabRunRefused("ATTACH_FAILED", "The extension did not lend the tab in time.")), Math.max(0, request.deadline - relay.now()));
+    timer = setTimeout(
+      () => reject(new TabRunRefused("ATTACH_FAILED", "The extension did not lend the tab in time.")),
+      Math.max(0, request.deadline - relay.now()),
+    );
   });
   let tab: { tabId: number; url: string };
   try {
@@ -254,7 +257,13 @@ function channelOf(relay: Relay, leaseId: string, lease: Lease, tab: { tabId: nu
   };
 }
 
-function readRecorded(relay: Relay, leaseId: string, lease: Lease, highlight: CoachingHighlight | null, timeoutMs: number): Promise<{ read: CoachingRead | null; why?: string | undefined }> {
+function readRecorded(
+  relay: Relay,
+  leaseId: string,
+  lease: Lease,
+  highlight: CoachingHighlight | null,
+  timeoutMs: number,
+): Promise<{ read: CoachingRead | null; why?: string | undefined }> {
   return new Promise((resolve, reject) => {
     if (lease.end !== undefined) return reject(new Error(`The tab was taken back: ${lease.end.message}.`));
     const id = (relay.nextReadId += 1);
@@ -279,4 +288,3 @@ function readRecorded(relay: Relay, leaseId: string, lease: Lease, highlight: Co
     }
   });
 }
-

@@ -111,8 +111,14 @@ function answeredHere(tab: TabState, message: Incoming, { answer, refuse }: Repl
       answer({});
       return true;
     case "Target.setAutoAttach":
-      if (session === undefined) tab.emit({ method: "Target.attachedToTarget", params: { sessionId: TAB_SESSION, targetInfo: targetInfo(tab, "tab"), waitingForDebugger: false } });
-      else if (session === TAB_SESSION) tab.emit({ method: "Target.attachedToTarget", sessionId: TAB_SESSION, params: { sessionId: PAGE_SESSION, targetInfo: targetInfo(tab, "page"), waitingForDebugger: false } });
+      if (session === undefined)
+        tab.emit({ method: "Target.attachedToTarget", params: { sessionId: TAB_SESSION, targetInfo: targetInfo(tab, "tab"), waitingForDebugger: false } });
+      else if (session === TAB_SESSION)
+        tab.emit({
+          method: "Target.attachedToTarget",
+          sessionId: TAB_SESSION,
+          params: { sessionId: PAGE_SESSION, targetInfo: targetInfo(tab, "page"), waitingForDebugger: false },
+        });
       // The page's own children (out-of-process frames, workers) are not followed in a lent tab.
       answer({});
       return true;
@@ -172,7 +178,8 @@ function fromTab(tab: TabState, frame: Parameters<Parameters<TabChannel["onCdp"]
     const asked = tab.pending.get(frame.id);
     if (asked === undefined) return;
     tab.pending.delete(frame.id);
-    if (frame.error !== undefined) tab.emit({ id: asked.id, sessionId: asked.sessionId, error: { code: frame.error.code ?? -32_000, message: frame.error.message } });
+    if (frame.error !== undefined)
+      tab.emit({ id: asked.id, sessionId: asked.sessionId, error: { code: frame.error.code ?? -32_000, message: frame.error.message } });
     else tab.emit({ id: asked.id, sessionId: asked.sessionId, result: frame.result ?? {} });
     return;
   }

@@ -9,5 +9,11 @@ export interface UserTabProvider {
   /** Whether a paired extension is connected now and can act in a tab. */
   connected(): boolean;
   /** A browser provider for one run: in `tab_id`, or in a new tab when none is named. */
-  lease(request: { dispatch_id: string; allowed_domains: readonly string[]; tab_id?: number; /** What the in-page bar says is being done (the ability's title). */ label?: string; /** Coaching Agent (issue #16): the recording session this lease takes turns with. */ coaching_session_id?: string }): BrowserProvider;
+  lease(request: {
+    dispatch_id: string;
+    allowed_domains: readonly string[];
+    tab_id?: number;
+    /** What the in-page bar says is being done (the ability's title). */ label?: string;
+    /** Coaching Agent (issue #16): the recording session this lease takes turns with. */ coaching_session_id?: string;
+  }): BrowserProvider;
 }

@@ -61,7 +61,8 @@ async function skillDigest(): Promise<string> {
   const folder = path.join(agent.root, MemoryPaths.installedSkill(abilityId.replace("learned.", "")));
   const files = (await readdir(folder, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
   const hash = createHash("sha256");
-  for (const entry of files.sort((a, b) => path.join(a.parentPath, a.name).localeCompare(path.join(b.parentPath, b.name)))) hash.update(await readFile(path.join(entry.parentPath, entry.name)));
+  for (const entry of files.sort((a, b) => path.join(a.parentPath, a.name).localeCompare(path.join(b.parentPath, b.name))))
+    hash.update(await readFile(path.join(entry.parentPath, entry.name)));
   return hash.digest("hex");
 }
 
@@ -87,7 +88,10 @@ describe.skipIf(!existsSync(CHROMIUM))("runs in the managed Chromium", () => {
     expect(site.sends()).toBe(sendsBefore + 1);
     // The site got the values (that is the task); the agent kept none of them.
     expect(site.requests.some((request) => request.body.includes(canary))).toBe(true);
-    const receipts = (await agent.call("GET", `/api/dispatches/${dispatchId}/checkpoint-receipts`)).body.receipts as Array<{ checkpoint_id: string; status: string }>;
+    const receipts = (await agent.call("GET", `/api/dispatches/${dispatchId}/checkpoint-receipts`)).body.receipts as Array<{
+      checkpoint_id: string;
+      status: string;
+    }>;
     expect(receipts.map((receipt) => receipt.status)).toEqual(["reached", "reached"]);
     await agent.app.learning.runs.store.settle();
     const files = (await readdir(agent.root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
@@ -133,9 +137,15 @@ describe.skipIf(!existsSync(CHROMIUM))("runs in the managed Chromium", () => {
     expect(shot.headers["content-type"]).toBe("image/png");
     expect(shot.rawPayload.subarray(1, 4).toString()).toBe("PNG");
     expect(await skillDigest()).toBe(digest);
-    const receipts = (await agent.call("GET", `/api/dispatches/${dispatchId}/checkpoint-receipts`)).body.receipts as Array<{ checkpoint_id: string; status: string }>;
+    const receipts = (await agent.call("GET", `/api/dispatches/${dispatchId}/checkpoint-receipts`)).body.receipts as Array<{
+      checkpoint_id: string;
+      status: string;
+    }>;
     expect(receipts.find((receipt) => receipt.checkpoint_id === "cp-02")?.status).toBe("failed");
-    expect((await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema)).find((receipt) => receipt.dispatch_id === dispatchId)?.result).toBe("failure");
+    expect(
+      (await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema)).find((receipt) => receipt.dispatch_id === dispatchId)
+        ?.result,
+    ).toBe("failure");
     // The failed checkpoint counts against the ability's health (§0C.11A), read from real runs.
     expect((await agent.call("GET", `/api/abilities/${abilityId}/availability`)).body.checkpoint_health).not.toBe(healthBefore);
   }, 60_000);
@@ -158,13 +168,21 @@ describe.skipIf(!existsSync(CHROMIUM))("runs in the managed Chromium", () => {
   it("obeys a dry-run test policy exactly: everything up to the send, and the send left undone without asking", async () => {
     const sendsBefore = site.sends();
     const policy = { policy_id: crypto.randomUUID(), mode: "dry_run_only", allowed_domains: [site.host], schema_version: 1 };
-    const answer = await agent.call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: "Hello", access_code: "test-code-1" }, test_policy: policy, schema_version: 1 });
+    const answer = await agent.call("POST", "/api/runs", {
+      ability_id: abilityId,
+      inputs: { message: "Hello", access_code: "test-code-1" },
+      test_policy: policy,
+      schema_version: 1,
+    });
     const dispatchId = RunResponseSchema.parse(answer.body).run.dispatch_id;
     const done = await until(dispatchId, (run) => over(run) || run.state === "needs_confirmation");
     expect(done, JSON.stringify(done)).toMatchObject({ state: "failed", failure: { code: "DRY_RUN_COMMIT_SKIPPED" } });
     expect(done.checkpoints.map((checkpoint) => checkpoint.status)).toEqual(["reached", "skipped"]);
     expect(site.sends()).toBe(sendsBefore);
-    expect((await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema)).find((receipt) => receipt.dispatch_id === dispatchId)?.result).toBe("denied");
+    expect(
+      (await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema)).find((receipt) => receipt.dispatch_id === dispatchId)
+        ?.result,
+    ).toBe("denied");
   }, 60_000);
 
   it("refuses to touch a site outside the ability's: the request is blocked and the run fails under its policy", async () => {

@@ -54,7 +54,16 @@ export interface RunContext {
 }
 
 export function activeRun(record: RunRecord, capabilityId: string): ActiveRun {
-  return { record, controller: new AbortController(), pending: undefined, declined: undefined, confirmed: false, finished: false, receipts: Promise.resolve(), capabilityId };
+  return {
+    record,
+    controller: new AbortController(),
+    pending: undefined,
+    declined: undefined,
+    confirmed: false,
+    finished: false,
+    receipts: Promise.resolve(),
+    capabilityId,
+  };
 }
 
 type FinalState = Extract<RunState, "succeeded" | "failed" | "cancelled" | "interrupted">;
@@ -64,17 +73,31 @@ export function saveRun(ctx: RunContext, run: ActiveRun, patch: Partial<RunRecor
   const next: RunRecord = { ...run.record, ...patch, updated_at: ctx.now() };
   if (patch.pending_confirmation === undefined && "pending_confirmation" in patch) delete next.pending_confirmation;
   run.record = next;
-  return ctx.store.save(next, event).catch((error: unknown) => ctx.deps.logError?.({ dispatch_id: next.dispatch_id, err: error }, "a run's record could not be written"));
+  return ctx.store
+    .save(next, event)
+    .catch((error: unknown) => ctx.deps.logError?.({ dispatch_id: next.dispatch_id, err: error }, "a run's record could not be written"));
 }
 
 function writeCheckpointReceipt(ctx: RunContext, run: ActiveRun, checkpointId: string, status: "reached" | "failed", evidence: string): void {
   run.receipts = run.receipts
-    .then(() => appendCheckpointReceipt(ctx.deps.memory, { dispatch_id: run.record.dispatch_id, ability_id: run.record.ability_id, checkpoint_id: checkpointId, status, evidence: evidence.slice(0, 1000) }, ctx.now()))
+    .then(() =>
+      appendCheckpointReceipt(
+        ctx.deps.memory,
+        { dispatch_id: run.record.dispatch_id, ability_id: run.record.ability_id, checkpoint_id: checkpointId, status, evidence: evidence.slice(0, 1000) },
+        ctx.now(),
+      ),
+    )
     .then(() => undefined)
     .catch((error: unknown) => ctx.deps.logError?.({ dispatch_id: run.record.dispatch_id, err: error }, "a checkpoint receipt could not be written"));
 }
 
-async function capabilityReceipt(ctx: RunContext, record: RunRecord, capabilityId: string, result: "success" | "failure" | "denied" | "cancelled", confirmed: boolean): Promise<void> {
+async function capabilityReceipt(
+  ctx: RunContext,
+  record: RunRecord,
+  capabilityId: string,
+  result: "success" | "failure" | "denied" | "cancelled",
+  confirmed: boolean,
+): Promise<void> {
   const receipt = CapabilityUseReceiptSchema.parse({
     receipt_id: randomUUID(),
     capability_id: capabilityId,
@@ -90,16 +113,26 @@ async function capabilityReceipt(ctx: RunContext, record: RunRecord, capabilityI
 }
 
 /** The one way a run ends: receipts, availability, then `run.finished` with the terminal state. Only the first call counts. */
-export async function finishRun(ctx: RunContext, run: ActiveRun, state: FinalState, failure: RunRecord["failure"], result: "success" | "failure" | "denied" | "cancelled"): Promise<void> {
+export async function finishRun(
+  ctx: RunContext,
+  run: ActiveRun,
+  state: FinalState,
+  failure: RunRecord["failure"],
+  result: "success" | "failure" | "denied" | "cancelled",
+): Promise<void> {
   if (run.finished) return;
   run.finished = true;
   run.pending?.settle(false);
   await run.receipts;
   const completedAt = ctx.now();
   const final = { ...run.record, state, completed_at: completedAt, ...(failure === undefined ? {} : { failure }) };
-  await capabilityReceipt(ctx, final, run.capabilityId, result, run.confirmed).catch((error: unknown) => ctx.deps.logError?.({ dispatch_id: final.dispatch_id, err: error }, "the capability-use receipt could not be written"));
+  await capabilityReceipt(ctx, final, run.capabilityId, result, run.confirmed).catch((error: unknown) =>
+    ctx.deps.logError?.({ dispatch_id: final.dispatch_id, err: error }, "the capability-use receipt could not be written"),
+  );
   // §0C.11B: a run's checkpoint receipts are a capability-health trigger.
-  await ctx.deps.abilities.refreshAvailability().catch((error: unknown) => ctx.deps.logError?.({ err: error }, "availability could not be refreshed after a run"));
+  await ctx.deps.abilities
+    .refreshAvailability()
+    .catch((error: unknown) => ctx.deps.logError?.({ err: error }, "availability could not be refreshed after a run"));
   await saveRun(ctx, run, { state, completed_at: completedAt, pending_confirmation: undefined, ...(failure === undefined ? {} : { failure }) }, "run.finished");
   // Until here reads are answered from memory; the record on disk is now the final one.
   ctx.active.delete(run.record.dispatch_id);
@@ -115,16 +148,25 @@ function progressListener(ctx: RunContext, run: ActiveRun, scrub: Scrub): (event
           label: scrub(event.label).slice(0, 240),
           result: event.result,
           details: scrub(event.details).slice(0, 1000),
-          ...(event.relocated === undefined ? {} : { relocated: { from: scrub(event.relocated.from).slice(0, 240), to: scrub(event.relocated.to).slice(0, 240) } }),
+          ...(event.relocated === undefined
+            ? {}
+            : { relocated: { from: scrub(event.relocated.from).slice(0, 240), to: scrub(event.relocated.to).slice(0, 240) } }),
         };
         void saveRun(ctx, run, { steps: [...run.record.steps, step] }, "run.step");
         return;
       }
       case "checkpoint": {
         const evidence = scrub(event.evidence).slice(0, 1000);
-        const result: RunCheckpointResult = { checkpoint_id: event.checkpoint_id.slice(0, 80), goal: scrub(event.goal).slice(0, 240), status: event.status, evidence };
+        const result: RunCheckpointResult = {
+          checkpoint_id: event.checkpoint_id.slice(0, 80),
+          goal: scrub(event.goal).slice(0, 240),
+          status: event.status,
+          evidence,
+        };
         const known = run.record.checkpoints.some((checkpoint) => checkpoint.checkpoint_id === result.checkpoint_id);
-        const checkpoints = known ? run.record.checkpoints.map((checkpoint) => (checkpoint.checkpoint_id === result.checkpoint_id ? result : checkpoint)) : [...run.record.checkpoints, result];
+        const checkpoints = known
+          ? run.record.checkpoints.map((checkpoint) => (checkpoint.checkpoint_id === result.checkpoint_id ? result : checkpoint))
+          : [...run.record.checkpoints, result];
         if (event.status !== "skipped") writeCheckpointReceipt(ctx, run, result.checkpoint_id, event.status, evidence);
         void saveRun(ctx, run, { checkpoints }, "run.checkpoint");
         return;
@@ -164,7 +206,15 @@ function askPerson(ctx: RunContext, run: ActiveRun, scrub: Scrub): (request: Con
       void saveRun(
         ctx,
         run,
-        { state: "needs_confirmation", pending_confirmation: { confirmation_id: confirmationId, step_label: scrub(request.step_label).slice(0, 240), reason: request.reason, asked_at: ctx.now() } },
+        {
+          state: "needs_confirmation",
+          pending_confirmation: {
+            confirmation_id: confirmationId,
+            step_label: scrub(request.step_label).slice(0, 240),
+            reason: request.reason,
+            asked_at: ctx.now(),
+          },
+        },
         "run.needs_confirmation",
       );
     });
@@ -172,7 +222,11 @@ function askPerson(ctx: RunContext, run: ActiveRun, scrub: Scrub): (request: Con
 }
 
 /** Hands the run to the executor and ends it with what the executor found (or why it could not). */
-export async function executeRun(ctx: RunContext, run: ActiveRun, input: Omit<ExecuteInput, "signal" | "confirm" | "onProgress" | "screenshotPath" | "now">): Promise<void> {
+export async function executeRun(
+  ctx: RunContext,
+  run: ActiveRun,
+  input: Omit<ExecuteInput, "signal" | "confirm" | "onProgress" | "screenshotPath" | "now">,
+): Promise<void> {
   const { deps } = ctx;
   const dispatchId = run.record.dispatch_id;
   const scrub = createTypedValueScrubber(Object.values(input.values)).scrub;
@@ -193,15 +247,31 @@ export async function executeRun(ctx: RunContext, run: ActiveRun, input: Omit<Ex
     let failure = outcome.failure;
     if (failure !== undefined) {
       const screenshot = (await deps.memory.exists(MemoryPaths.runScreenshot(dispatchId))) ? `/api/runs/${dispatchId}/screenshot` : undefined;
-      failure = { code: failure.code, message: scrub(failure.message).slice(0, 1000), ...(failure.page_seen === undefined ? {} : { page_seen: keptPageSeen(failure.page_seen, scrub, screenshot) }) };
+      failure = {
+        code: failure.code,
+        message: scrub(failure.message).slice(0, 1000),
+        ...(failure.page_seen === undefined ? {} : { page_seen: keptPageSeen(failure.page_seen, scrub, screenshot) }),
+      };
     }
     await finishRun(ctx, run, outcome.state, failure, outcome.receipt);
   } catch (error) {
     if (run.controller.signal.aborted) return;
     const unavailable = error instanceof BrowserUnavailable;
-    const message = scrub(error instanceof Error ? error.message : String(error)).split("\n")[0]?.slice(0, 900) ?? "";
+    const message =
+      scrub(error instanceof Error ? error.message : String(error))
+        .split("\n")[0]
+        ?.slice(0, 900) ?? "";
     if (!unavailable) deps.logError?.({ dispatch_id: dispatchId, error: message }, "the executor stopped unexpectedly");
-    await finishRun(ctx, run, "failed", { code: unavailable ? RUN_FAILURE_CODES.browser : RUN_FAILURE_CODES.internal, message: unavailable ? `No browser to run in: ${message}` : `The run stopped unexpectedly: ${message}` }, "failure");
+    await finishRun(
+      ctx,
+      run,
+      "failed",
+      {
+        code: unavailable ? RUN_FAILURE_CODES.browser : RUN_FAILURE_CODES.internal,
+        message: unavailable ? `No browser to run in: ${message}` : `The run stopped unexpectedly: ${message}`,
+      },
+      "failure",
+    );
   }
 }
 
@@ -223,6 +293,11 @@ function reconcile(ctx: RunContext, run: ActiveRun, result: ExecuteResult, scrub
       ? run.record.steps
       : result.steps
           .filter((step) => !step.test_case_id.startsWith("checkpoint:"))
-          .map((step) => ({ step_id: step.test_case_id.slice(0, 160), label: scrub(step.label).slice(0, 240), result: step.result, details: scrub(step.details).slice(0, 1000) }));
+          .map((step) => ({
+            step_id: step.test_case_id.slice(0, 160),
+            label: scrub(step.label).slice(0, 240),
+            result: step.result,
+            details: scrub(step.details).slice(0, 1000),
+          }));
   run.record = { ...run.record, checkpoints, steps };
 }

@@ -45,27 +45,39 @@ export interface RunOutcome {
  */
 export function outcomeOf(result: ExecuteResult, context: { declined?: "declined" | "timeout" | undefined; dryRun?: boolean }): RunOutcome {
   const pageSeen = result.page_seen === undefined ? {} : { page_seen: result.page_seen };
-  if (result.stopped === "cancelled") return { state: "cancelled", failure: { code: RUN_FAILURE_CODES.cancelled, message: "The run was cancelled.", ...pageSeen }, receipt: "cancelled" };
+  if (result.stopped === "cancelled")
+    return { state: "cancelled", failure: { code: RUN_FAILURE_CODES.cancelled, message: "The run was cancelled.", ...pageSeen }, receipt: "cancelled" };
   if (result.stopped === "declined" || context.declined !== undefined) {
     const timedOut = context.declined === "timeout";
     return {
       state: "cancelled",
       failure: {
         code: timedOut ? RUN_FAILURE_CODES.confirmationTimeout : RUN_FAILURE_CODES.declined,
-        message: timedOut ? "Nobody confirmed the step in time, so it was not done and the run stopped." : "The step was declined, so it was not done and the run stopped.",
+        message: timedOut
+          ? "Nobody confirmed the step in time, so it was not done and the run stopped."
+          : "The step was declined, so it was not done and the run stopped.",
         ...pageSeen,
       },
       receipt: "denied",
     };
   }
-  if (result.policy_violation !== undefined) return { state: "failed", failure: { code: RUN_FAILURE_CODES.policy, message: result.policy_violation.message.slice(0, 1000), ...pageSeen }, receipt: "denied" };
+  if (result.policy_violation !== undefined)
+    return {
+      state: "failed",
+      failure: { code: RUN_FAILURE_CODES.policy, message: result.policy_violation.message.slice(0, 1000), ...pageSeen },
+      receipt: "denied",
+    };
   if (result.overall === "passed") return { state: "succeeded", receipt: "success" };
   const failedStep = result.steps.find((step) => step.result === "failed");
   if (failedStep !== undefined) {
     const checkpoint = failedStep.test_case_id.startsWith("checkpoint:");
     return {
       state: "failed",
-      failure: { code: checkpoint ? RUN_FAILURE_CODES.checkpoint : RUN_FAILURE_CODES.step, message: `${failedStep.label}: ${failedStep.details}`.slice(0, 1000), ...pageSeen },
+      failure: {
+        code: checkpoint ? RUN_FAILURE_CODES.checkpoint : RUN_FAILURE_CODES.step,
+        message: `${failedStep.label}: ${failedStep.details}`.slice(0, 1000),
+        ...pageSeen,
+      },
       receipt: "failure",
     };
   }
@@ -73,7 +85,11 @@ export function outcomeOf(result: ExecuteResult, context: { declined?: "declined
   const message = (skipped === undefined ? "The run did not finish." : `${skipped.label}: ${skipped.details}`).slice(0, 1000);
   // A dry-run policy was obeyed: nothing failed, the policy held the committing step back (§0.8 "denied").
   if (context.dryRun === true && skipped !== undefined && skipped.test_case_id !== "step:browser") {
-    return { state: "failed", failure: { code: RUN_FAILURE_CODES.dryRun, message: `The test policy is a dry run: ${message}`.slice(0, 1000), ...pageSeen }, receipt: "denied" };
+    return {
+      state: "failed",
+      failure: { code: RUN_FAILURE_CODES.dryRun, message: `The test policy is a dry run: ${message}`.slice(0, 1000), ...pageSeen },
+      receipt: "denied",
+    };
   }
   const noBrowser = skipped === undefined || skipped.test_case_id === "step:browser";
   return { state: "failed", failure: { code: noBrowser ? RUN_FAILURE_CODES.browser : RUN_FAILURE_CODES.notAllRun, message, ...pageSeen }, receipt: "failure" };

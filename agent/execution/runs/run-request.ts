@@ -45,7 +45,11 @@ export function validateRunRequest(request: StartRunRequest, spec: AbilityRunSpe
   const issues: ApiErrorIssue[] = [];
   const known = new Set(spec.inputs.map((input) => input.name));
   for (const name of Object.keys(request.inputs)) {
-    if (!known.has(name)) issues.push({ path: `inputs.${name}`.slice(0, 240), message: `"${name}" is not an input of this ability (its inputs: ${[...known].join(", ") || "none"}).`.slice(0, 240) });
+    if (!known.has(name))
+      issues.push({
+        path: `inputs.${name}`.slice(0, 240),
+        message: `"${name}" is not an input of this ability (its inputs: ${[...known].join(", ") || "none"}).`.slice(0, 240),
+      });
   }
   for (const input of spec.inputs) {
     const value = request.inputs[input.name];
@@ -57,13 +61,25 @@ export function validateRunRequest(request: StartRunRequest, spec: AbilityRunSpe
     if (problem !== undefined) issues.push({ path: `inputs.${input.name}`.slice(0, 240), message: `"${input.label}" ${problem}.`.slice(0, 240) });
   }
   request.allowed_sites.forEach((site, index) => {
-    if (!SITE.test(site)) issues.push({ path: `allowed_sites.${index}`, message: "A site is a host name, optionally with a port (shop.example.com, 127.0.0.1:8080), without scheme or path." });
+    if (!SITE.test(site))
+      issues.push({
+        path: `allowed_sites.${index}`,
+        message: "A site is a host name, optionally with a port (shop.example.com, 127.0.0.1:8080), without scheme or path.",
+      });
   });
-  if (request.tab_id !== undefined && request.where !== "user_tab") issues.push({ path: "tab_id", message: "tab_id names a tab of your browser: use it with where: user_tab." });
-  if (issues.length > 0) throw new AppError("REQUEST_INVALID", issues.length === 1 ? (issues[0] as ApiErrorIssue).message : "The run request has problems; see issues.", { issues: issues.slice(0, 20) });
+  if (request.tab_id !== undefined && request.where !== "user_tab")
+    issues.push({ path: "tab_id", message: "tab_id names a tab of your browser: use it with where: user_tab." });
+  if (issues.length > 0)
+    throw new AppError("REQUEST_INVALID", issues.length === 1 ? (issues[0] as ApiErrorIssue).message : "The run request has problems; see issues.", {
+      issues: issues.slice(0, 20),
+    });
 }
 
-const normalized = (site: string) => site.trim().toLowerCase().replace(/^\*?\./, "");
+const normalized = (site: string) =>
+  site
+    .trim()
+    .toLowerCase()
+    .replace(/^\*?\./, "");
 
 /**
  * The run's §0C.14 policy. A run touches only the ability's sites and the ones allowed for this
@@ -81,7 +97,13 @@ export function runPolicyOf(request: StartRunRequest, spec: AbilityRunSpec): Tes
   if (request.test_policy !== undefined) {
     const outside = request.test_policy.allowed_domains.filter((domain) => !sites.includes(normalized(domain)));
     if (outside.length > 0) {
-      throw new AppError("TEST_POLICY_VIOLATION", `The test policy allows ${outside.join(", ")}, outside this ability's sites (${sites.join(", ") || "none"}); add them to allowed_sites to allow them for this run.`.slice(0, 240));
+      throw new AppError(
+        "TEST_POLICY_VIOLATION",
+        `The test policy allows ${outside.join(", ")}, outside this ability's sites (${sites.join(", ") || "none"}); add them to allowed_sites to allow them for this run.`.slice(
+          0,
+          240,
+        ),
+      );
     }
     return request.test_policy;
   }

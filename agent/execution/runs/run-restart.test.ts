@@ -109,7 +109,10 @@ describe.skipIf(!existsSync(CHROMIUM))("a run when the agent is killed", () => {
     const listed = (await call("GET", `/api/runs?ability_id=${abilityId}`)).body.runs as RunRecord[];
     expect(listed.map((candidate) => [candidate.dispatch_id, candidate.state])).toEqual([[dispatchId, "interrupted"]]);
     // Its one capability-use receipt says it failed.
-    const uses = (await readFile(path.join(root, "system/capabilities/use_receipts.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { dispatch_id: string; result: string });
+    const uses = (await readFile(path.join(root, "system/capabilities/use_receipts.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { dispatch_id: string; result: string });
     expect(uses.filter((receipt) => receipt.dispatch_id === dispatchId).map((receipt) => receipt.result)).toEqual(["failure"]);
   }, 90_000);
 });

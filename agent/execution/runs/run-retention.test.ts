@@ -41,7 +41,13 @@ function fakeExecutor() {
       await Promise.race([state.hold, new Promise((resolve) => signal?.addEventListener("abort", resolve, { once: true }))]);
     }
     for (const checkpoint of input.checkpoints) {
-      input.onProgress?.({ kind: "checkpoint", checkpoint_id: checkpoint.checkpoint_id, goal: checkpoint.goal, status: "reached", evidence: "the page shows it" });
+      input.onProgress?.({
+        kind: "checkpoint",
+        checkpoint_id: checkpoint.checkpoint_id,
+        goal: checkpoint.goal,
+        status: "reached",
+        evidence: "the page shows it",
+      });
     }
     const at = new Date().toISOString();
     return { overall: "passed", steps: [], started_at: at, completed_at: at };
@@ -65,7 +71,11 @@ afterEach(async () => {
 });
 
 async function startRun(): Promise<string> {
-  const started = await agent.call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: "Hello there", access_code: "code-1234" }, schema_version: 1 });
+  const started = await agent.call("POST", "/api/runs", {
+    ability_id: abilityId,
+    inputs: { message: "Hello there", access_code: "code-1234" },
+    schema_version: 1,
+  });
   expect(started.status).toBe(202);
   return RunResponseSchema.parse(started.body).run.dispatch_id;
 }
@@ -182,7 +192,9 @@ describe("runs of a deleted ability (issue #30)", () => {
     expect(JSON.stringify(snapshot)).not.toContain(abilityId);
     expect((await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).status).toBe(404);
     expectError(await agent.call("DELETE", `/api/abilities/${abilityId}`), 404, "ABILITY_NOT_FOUND");
-    expect(((await agent.memory.readText(MemoryPaths.receipts)) ?? "").split("\n").some((line) => line.includes('"ability.deleted"') && line.includes(abilityId))).toBe(true);
+    expect(
+      ((await agent.memory.readText(MemoryPaths.receipts)) ?? "").split("\n").some((line) => line.includes('"ability.deleted"') && line.includes(abilityId)),
+    ).toBe(true);
     // And it stays gone across a restart (the registry's own record of the delete).
     await agent.restart();
     expect(JSON.stringify((await agent.call("GET", "/api/abilities/availability")).body)).not.toContain(abilityId);
@@ -193,7 +205,9 @@ describe("deleting an imported ability (issue #30)", () => {
   it("removes its kept archive and projection too, and a second import of the same bundle installs again", async () => {
     await boot();
     await agent.call("POST", "/api/skills/import/install-private", { import_id: await stageThrough(agent, publicBundle()), schema_version: 1 });
-    const imported = ((await agent.call("GET", "/api/abilities/availability")).body.abilities as Array<{ ability_id: string; source: string }>).find((entry) => entry.source === "imported");
+    const imported = ((await agent.call("GET", "/api/abilities/availability")).body.abilities as Array<{ ability_id: string; source: string }>).find(
+      (entry) => entry.source === "imported",
+    );
     expect(imported).toBeDefined();
     // The bundle's own name is its skill folder's.
     const skillName = "pdf-form-filler";
@@ -272,7 +286,21 @@ describe("fault drill: SIGKILL in the middle of a purge (issue #30)", () => {
       const ended = new Date(Date.now() - 8 * DAY).toISOString();
       for (let index = 0; index < 3000; index += 1) {
         const dispatchId = `run-${String(index).padStart(4, "0")}-${randomUUID()}`;
-        const record: RunRecord = { dispatch_id: dispatchId, ability_id: "learned.gone", ability_title: "Gone", state: "succeeded", where: "managed", caller: "api", input_names: [], steps: [], checkpoints: [], started_at: ended, updated_at: ended, completed_at: ended, schema_version: 1 };
+        const record: RunRecord = {
+          dispatch_id: dispatchId,
+          ability_id: "learned.gone",
+          ability_title: "Gone",
+          state: "succeeded",
+          where: "managed",
+          caller: "api",
+          input_names: [],
+          steps: [],
+          checkpoints: [],
+          started_at: ended,
+          updated_at: ended,
+          completed_at: ended,
+          schema_version: 1,
+        };
         await writeFile(path.join(runs, `${dispatchId}.json`), JSON.stringify(record));
         await writeFile(path.join(runs, `${dispatchId}.events.jsonl`), `${JSON.stringify({ event_id: 1, event: "run.finished", run: record })}\n`);
         await writeFile(path.join(runs, `${dispatchId}.png`), PNG);
@@ -283,7 +311,14 @@ describe("fault drill: SIGKILL in the middle of a purge (issue #30)", () => {
       // The real agent, as `npm start` runs it; killed as soon as its start-up sweep has removed anything.
       const proc = spawn(process.execPath, ["--import", "tsx", serverScript], {
         cwd: projectRoot,
-        env: { ...process.env, ELNOR_MEMORY: root, ELNOR_AGENT_PORT: "0", OPENCLAW_WORKSPACE: `${root}/openclaw-workspace`, OPENCLAW_SKILLS_DIR: `${root}/no-user-skills`, ELNOR_BUNDLED_SKILLS_DIRS: "" },
+        env: {
+          ...process.env,
+          ELNOR_MEMORY: root,
+          ELNOR_AGENT_PORT: "0",
+          OPENCLAW_WORKSPACE: `${root}/openclaw-workspace`,
+          OPENCLAW_SKILLS_DIR: `${root}/no-user-skills`,
+          ELNOR_BUNDLED_SKILLS_DIRS: "",
+        },
         stdio: "ignore",
       });
       const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));

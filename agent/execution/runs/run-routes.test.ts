@@ -48,7 +48,11 @@ function scriptedExecutor(): ScriptedExecutor {
         if (aborted()) return { overall: "failed", steps, stopped: "cancelled", started_at: started, completed_at: new Date().toISOString() };
         const stepId = input.flow.step_ids[index] ?? `setup-${index}`;
         const point = points.get(index);
-        if (point !== undefined && input.confirm !== undefined && !(await input.confirm({ step_id: stepId, step_label: point.step_label, reason: point.reason }))) {
+        if (
+          point !== undefined &&
+          input.confirm !== undefined &&
+          !(await input.confirm({ step_id: stepId, step_label: point.step_label, reason: point.reason }))
+        ) {
           steps.push({ test_case_id: stepId, label: point.step_label, result: "skipped", details: "declined" });
           return { overall: "failed", steps, stopped: aborted() ? "cancelled" : "declined", started_at: started, completed_at: new Date().toISOString() };
         }
@@ -64,7 +68,13 @@ function scriptedExecutor(): ScriptedExecutor {
           const last = checkpoint.step_ids.at(-1);
           if (last === stepId) {
             steps.push({ test_case_id: `checkpoint:${checkpoint.checkpoint_id}`, label: checkpoint.goal, result: "passed", details: "seen" });
-            input.onProgress?.({ kind: "checkpoint", checkpoint_id: checkpoint.checkpoint_id, goal: checkpoint.goal, status: "reached", evidence: `page shows it (${Object.values(input.values).join(" ")})` });
+            input.onProgress?.({
+              kind: "checkpoint",
+              checkpoint_id: checkpoint.checkpoint_id,
+              goal: checkpoint.goal,
+              status: "reached",
+              evidence: `page shows it (${Object.values(input.values).join(" ")})`,
+            });
           }
         }
       }
@@ -94,7 +104,8 @@ afterEach(async () => {
   await agent?.close();
 });
 
-const start = (body: Record<string, unknown>) => agent.call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: "Hello there", access_code: "code-1234" }, schema_version: 1, ...body });
+const start = (body: Record<string, unknown>) =>
+  agent.call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: "Hello there", access_code: "code-1234" }, schema_version: 1, ...body });
 
 async function until(dispatchId: string, done: (run: RunRecord) => boolean, timeoutMs = 10_000): Promise<RunRecord> {
   const deadline = Date.now() + timeoutMs;
@@ -110,7 +121,13 @@ describe("GET /api/abilities/:abilityId/run-spec", () => {
   it("says what a run needs: inputs with the secret one marked, the site, checkpoints and the step that asks first", async () => {
     await boot();
     const spec = AbilityRunSpecSchema.parse((await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).body);
-    expect(spec).toMatchObject({ ability_id: abilityId, runnable: true, sites: [site.host], confirmation_steps: ['Click "Send message" (button)'], checkpoint_health: "no_data" });
+    expect(spec).toMatchObject({
+      ability_id: abilityId,
+      runnable: true,
+      sites: [site.host],
+      confirmation_steps: ['Click "Send message" (button)'],
+      checkpoint_health: "no_data",
+    });
     expect(spec.inputs).toEqual([
       { name: "message", label: "Message", type: "text", secret: false, required: true },
       { name: "access_code", label: "Access code", type: "secret", secret: true, required: true },
@@ -133,10 +150,16 @@ describe("GET /api/abilities/:abilityId/run-spec", () => {
   it("says why an ability cannot run: deactivated, quarantined; and 404 for an unknown one", async () => {
     await boot();
     await agent.call("POST", `/api/abilities/${abilityId}/deactivate`);
-    expect((await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).body).toMatchObject({ runnable: false, not_runnable_reason: expect.stringContaining("deactivated") });
+    expect((await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).body).toMatchObject({
+      runnable: false,
+      not_runnable_reason: expect.stringContaining("deactivated"),
+    });
     await agent.call("POST", `/api/abilities/${abilityId}/activate`);
     await agent.call("POST", `/api/abilities/${abilityId}/quarantine`, { reason: "site changed" });
-    expect((await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).body).toMatchObject({ runnable: false, not_runnable_reason: expect.stringContaining("quarantined") });
+    expect((await agent.call("GET", `/api/abilities/${abilityId}/run-spec`)).body).toMatchObject({
+      runnable: false,
+      not_runnable_reason: expect.stringContaining("quarantined"),
+    });
     expectError(await agent.call("GET", "/api/abilities/learned.nothing-here/run-spec"), 404, "ABILITY_NOT_FOUND");
   });
 
@@ -194,7 +217,12 @@ describe("where a run acts", () => {
     await until(run.dispatch_id, (candidate) => candidate.state === "needs_confirmation");
     expect(leases).toEqual([{ dispatch_id: run.dispatch_id, allowed_domains: [site.host, "help.example.com"], tab_id: 7, label: run.ability_title }]);
     expect(executor.given[0]?.browser).toBe(provider);
-    expect(executor.given[0]?.policy).toMatchObject({ mode: "live_read_safe_write", allowed_domains: [site.host, "help.example.com"], max_actions: 200, forbid_external_send: true });
+    expect(executor.given[0]?.policy).toMatchObject({
+      mode: "live_read_safe_write",
+      allowed_domains: [site.host, "help.example.com"],
+      max_actions: 200,
+      forbid_external_send: true,
+    });
   });
 
   it("in the managed browser by default, and a tab is named only for a run in the user's tab", async () => {
@@ -218,8 +246,16 @@ describe("a run, start to finish", () => {
 
     const waiting = await until(run.dispatch_id, (candidate) => candidate.state === "needs_confirmation");
     expect(waiting.pending_confirmation).toMatchObject({ step_label: 'Click "Send message" (button)', reason: "committing_submit" });
-    expectError(await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: crypto.randomUUID(), decision: "confirm", schema_version: 1 }), 409, "RUN_CONFIRMATION_MISMATCH");
-    const confirmed = await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+    expectError(
+      await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: crypto.randomUUID(), decision: "confirm", schema_version: 1 }),
+      409,
+      "RUN_CONFIRMATION_MISMATCH",
+    );
+    const confirmed = await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, {
+      confirmation_id: waiting.pending_confirmation?.confirmation_id,
+      decision: "confirm",
+      schema_version: 1,
+    });
     expect(confirmed.status).toBe(200);
 
     const finished = await until(run.dispatch_id, (candidate) => candidate.state === "succeeded");
@@ -230,15 +266,22 @@ describe("a run, start to finish", () => {
     expect(finished.pending_confirmation).toBeUndefined();
     expect(executor.seen).toEqual([{ message: "Hello there", access_code: canary }]);
 
-    const receipts = (await agent.call("GET", `/api/dispatches/${run.dispatch_id}/checkpoint-receipts`)).body.receipts as Array<{ ability_id: string; status: string }>;
+    const receipts = (await agent.call("GET", `/api/dispatches/${run.dispatch_id}/checkpoint-receipts`)).body.receipts as Array<{
+      ability_id: string;
+      status: string;
+    }>;
     expect(receipts.map((receipt) => [receipt.ability_id, receipt.status])).toEqual([
       [abilityId, "reached"],
       [abilityId, "reached"],
     ]);
-    const usedLater = (await agent.memory.readJsonl(MemoryPaths.receipts, LearningReceiptSchema)).filter((receipt) => receipt.receipt_kind === "ability.used_later");
+    const usedLater = (await agent.memory.readJsonl(MemoryPaths.receipts, LearningReceiptSchema)).filter(
+      (receipt) => receipt.receipt_kind === "ability.used_later",
+    );
     expect(usedLater).toEqual([expect.objectContaining({ ability_id: abilityId, details: { dispatch_id: run.dispatch_id } })]);
     const uses = await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema);
-    expect(uses).toEqual([expect.objectContaining({ dispatch_id: run.dispatch_id, result: "success", approval_mode: "ask_first", route_trace_id: `api:${run.dispatch_id}` })]);
+    expect(uses).toEqual([
+      expect.objectContaining({ dispatch_id: run.dispatch_id, result: "success", approval_mode: "ask_first", route_trace_id: `api:${run.dispatch_id}` }),
+    ]);
     expect((await agent.call("GET", `/api/abilities/${abilityId}/availability`)).body.checkpoint_health).toBe("moderate");
 
     // The values were used and forgotten: not in any file of ELNOR_MEMORY, not in the log.
@@ -252,13 +295,25 @@ describe("a run, start to finish", () => {
     await boot();
     const run = RunResponseSchema.parse((await start({ caller: "side_panel" })).body).run;
     const waiting = await until(run.dispatch_id, (candidate) => candidate.state === "needs_confirmation");
-    await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "decline", schema_version: 1 });
+    await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, {
+      confirmation_id: waiting.pending_confirmation?.confirmation_id,
+      decision: "decline",
+      schema_version: 1,
+    });
     const over = await until(run.dispatch_id, (candidate) => candidate.state === "cancelled");
     expect(over.failure?.code).toBe("CONFIRMATION_DECLINED");
     expect(over.steps.map((step) => step.label)).not.toContain('Click "Send message" (button)');
     const uses = await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema);
     expect(uses).toEqual([expect.objectContaining({ result: "denied", approval_mode: "manual_click", route_trace_id: `side_panel:${run.dispatch_id}` })]);
-    expectError(await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 }), 409, "RUN_NOT_ACTIVE");
+    expectError(
+      await agent.call("POST", `/api/runs/${run.dispatch_id}/confirm`, {
+        confirmation_id: waiting.pending_confirmation?.confirmation_id,
+        decision: "confirm",
+        schema_version: 1,
+      }),
+      409,
+      "RUN_NOT_ACTIVE",
+    );
   });
 
   it("a confirmation nobody answers is declined when its time is up", async () => {
@@ -284,7 +339,9 @@ describe("a run, start to finish", () => {
     const cancelled = await agent.call("POST", `/api/runs/${run.dispatch_id}/cancel`, { schema_version: 1 });
     expect(RunResponseSchema.parse(cancelled.body).run).toMatchObject({ state: "cancelled", failure: { code: "RUN_CANCELLED" } });
     expectError(await agent.call("POST", `/api/runs/${run.dispatch_id}/cancel`, { schema_version: 1 }), 409, "RUN_NOT_ACTIVE");
-    expect((await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema)).map((receipt) => receipt.result)).toEqual(["cancelled"]);
+    expect((await agent.memory.readJsonl(MemoryPaths.capabilityUseReceipts, CapabilityUseReceiptSchema)).map((receipt) => receipt.result)).toEqual([
+      "cancelled",
+    ]);
     expectError(await agent.call("GET", "/api/runs/run-unknown"), 404, "RUN_NOT_FOUND");
   });
 });
@@ -294,7 +351,9 @@ describe("past runs and their events", () => {
     await boot();
     const ids: string[] = [];
     for (let index = 0; index < 3; index += 1) {
-      const run = RunResponseSchema.parse((await start({ test_policy: { policy_id: crypto.randomUUID(), mode: "dry_run_only", allowed_domains: [site.host], schema_version: 1 } })).body).run;
+      const run = RunResponseSchema.parse(
+        (await start({ test_policy: { policy_id: crypto.randomUUID(), mode: "dry_run_only", allowed_domains: [site.host], schema_version: 1 } })).body,
+      ).run;
       await agent.call("POST", `/api/runs/${run.dispatch_id}/cancel`, { schema_version: 1 });
       ids.push(run.dispatch_id);
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -307,11 +366,23 @@ describe("past runs and their events", () => {
     const all = await agent.app.inject({ method: "GET", url: `/api/runs/${ids[0]}/events`, headers: agent.headers() });
     expect(all.headers["content-type"]).toContain("text/event-stream");
     const frames = all.body.split("\n\n").filter((block) => block.startsWith("id: "));
-    const events = frames.map((block) => RunEventEnvelopeSchema.parse(JSON.parse(block.split("\n").find((line) => line.startsWith("data: "))?.slice(6) ?? "{}")));
+    const events = frames.map((block) =>
+      RunEventEnvelopeSchema.parse(
+        JSON.parse(
+          block
+            .split("\n")
+            .find((line) => line.startsWith("data: "))
+            ?.slice(6) ?? "{}",
+        ),
+      ),
+    );
     expect(events[0]?.run.state).toBe("starting");
     expect(events.at(-1)).toMatchObject({ event: "run.finished", run: { state: "cancelled" } });
     const after = await agent.app.inject({ method: "GET", url: `/api/runs/${ids[0]}/events`, headers: agent.headers({ "last-event-id": "2" }) });
-    const replayed = after.body.split("\n\n").filter((block) => block.startsWith("id: ")).map((block) => Number(block.slice(4, block.indexOf("\n"))));
+    const replayed = after.body
+      .split("\n\n")
+      .filter((block) => block.startsWith("id: "))
+      .map((block) => Number(block.slice(4, block.indexOf("\n"))));
     expect(replayed[0]).toBe(3);
     expect(replayed.length).toBe(frames.length - 2);
   });
@@ -323,8 +394,16 @@ describe("GET /api/runs/:dispatchId/events, live", () => {
     const address = await agent.app.listen({ host: "127.0.0.1", port: 0 });
     // Listening, the agent serves its own port only: the rest of this test speaks real HTTP.
     const post = async (url: string, body: unknown) =>
-      (await fetch(`${address}${url}`, { method: "POST", headers: { authorization: `Bearer ${agent.token}`, "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
-    const run = RunResponseSchema.parse(await post("/api/runs", { ability_id: abilityId, inputs: { message: "Hello there", access_code: "code-1234" }, schema_version: 1 })).run;
+      (
+        await fetch(`${address}${url}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${agent.token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        })
+      ).json() as Promise<Record<string, unknown>>;
+    const run = RunResponseSchema.parse(
+      await post("/api/runs", { ability_id: abilityId, inputs: { message: "Hello there", access_code: "code-1234" }, schema_version: 1 }),
+    ).run;
     const response = await fetch(`${address}/api/runs/${run.dispatch_id}/events`, { headers: { authorization: `Bearer ${agent.token}` } });
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -342,15 +421,24 @@ describe("GET /api/runs/:dispatchId/events, live", () => {
       .filter((block) => block.includes("event: run.needs_confirmation"))
       .map((block) => RunEventEnvelopeSchema.parse(JSON.parse(block.slice(block.indexOf("data: ") + 6))))[0];
     await read((sofar) => sofar.includes(":keepalive"));
-    await post(`/api/runs/${run.dispatch_id}/confirm`, { confirmation_id: asked?.run.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+    await post(`/api/runs/${run.dispatch_id}/confirm`, {
+      confirmation_id: asked?.run.pending_confirmation?.confirmation_id,
+      decision: "confirm",
+      schema_version: 1,
+    });
     await read(() => false);
     const events = text
       .split("\n\n")
       .filter((block) => block.startsWith("id: "))
       .map((block) => RunEventEnvelopeSchema.parse(JSON.parse(block.slice(block.indexOf("data: ") + 6))));
-    expect(events.map((event) => event.event)).toEqual(expect.arrayContaining(["run.state", "run.step", "run.checkpoint", "run.needs_confirmation", "run.finished"]));
+    expect(events.map((event) => event.event)).toEqual(
+      expect.arrayContaining(["run.state", "run.step", "run.checkpoint", "run.needs_confirmation", "run.finished"]),
+    );
     expect(events.at(-1)).toMatchObject({ event: "run.finished", run: { state: "succeeded" } });
-    const ids = text.split("\n\n").filter((block) => block.startsWith("id: ")).map((block) => Number(block.slice(4, block.indexOf("\n"))));
+    const ids = text
+      .split("\n\n")
+      .filter((block) => block.startsWith("id: "))
+      .map((block) => Number(block.slice(4, block.indexOf("\n"))));
     expect(ids).toEqual(ids.map((_, index) => index + 1));
   });
 });

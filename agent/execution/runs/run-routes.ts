@@ -56,7 +56,8 @@ const SCHEMAS = {
   oneRun: {
     tags: ["runs"],
     summary: "One run as it is now",
-    description: "States: `starting`, `running`, `needs_confirmation` (see `pending_confirmation`), then one of `succeeded`, `failed`, `cancelled`, `interrupted` (the agent stopped during the run; it is never resumed). `failure.page_seen` says what the page showed where it stopped.",
+    description:
+      "States: `starting`, `running`, `needs_confirmation` (see `pending_confirmation`), then one of `succeeded`, `failed`, `cancelled`, `interrupted` (the agent stopped during the run; it is never resumed). `failure.page_seen` says what the page showed where it stopped.",
     params: DispatchParamsSchema,
     response: { 200: RunResponseSchema },
   },
@@ -105,11 +106,20 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { 
     return { runs: list, total, page, page_size, schema_version: 1 as const };
   });
 
-  app.get("/api/runs/:dispatchId", { schema: SCHEMAS.oneRun }, async (request) => ({ run: await runs.get(request.params.dispatchId), schema_version: 1 as const }));
+  app.get("/api/runs/:dispatchId", { schema: SCHEMAS.oneRun }, async (request) => ({
+    run: await runs.get(request.params.dispatchId),
+    schema_version: 1 as const,
+  }));
 
-  app.post("/api/runs/:dispatchId/confirm", { schema: SCHEMAS.confirm }, async (request) => ({ run: await runs.confirm(request.params.dispatchId, request.body), schema_version: 1 as const }));
+  app.post("/api/runs/:dispatchId/confirm", { schema: SCHEMAS.confirm }, async (request) => ({
+    run: await runs.confirm(request.params.dispatchId, request.body),
+    schema_version: 1 as const,
+  }));
 
-  app.post("/api/runs/:dispatchId/cancel", { schema: SCHEMAS.cancel }, async (request) => ({ run: await runs.cancel(request.params.dispatchId, request.body.reason), schema_version: 1 as const }));
+  app.post("/api/runs/:dispatchId/cancel", { schema: SCHEMAS.cancel }, async (request) => ({
+    run: await runs.cancel(request.params.dispatchId, request.body.reason),
+    schema_version: 1 as const,
+  }));
 
   app.get("/api/runs/:dispatchId/screenshot", { schema: SCHEMAS.screenshot }, async (request, reply) => {
     const bytes = await runs.screenshot(request.params.dispatchId);

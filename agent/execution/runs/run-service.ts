@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { TERMINAL_RUN_STATES, type AbilityRunSpec, type ConfirmRunStepRequest, type RunRecord, type StartRunRequest } from "../../../shared/execution/run-contract";
+import {
+  TERMINAL_RUN_STATES,
+  type AbilityRunSpec,
+  type ConfirmRunStepRequest,
+  type RunRecord,
+  type StartRunRequest,
+} from "../../../shared/execution/run-contract";
 import type { AbilityRegistry } from "../../abilities/ability-registry";
 import { recordUsedLater } from "../../abilities/checkpoint-receipts";
 import { AppError, isAppError } from "../../errors/app-error";
@@ -110,14 +116,22 @@ type ServiceContext = RunContext & { readonly deps: RunServiceDeps };
 async function startRun(ctx: ServiceContext, background: Set<Promise<void>>, request: StartRunRequest): Promise<RunRecord> {
   const { deps, active } = ctx;
   const { spec, plan } = await deps.specs.resolve(request.ability_id);
-  if (!spec.runnable || plan === undefined) throw new AppError("ABILITY_NOT_RUNNABLE", `"${spec.title}" cannot be run: ${spec.not_runnable_reason ?? "it has no recorded flow"}.`.slice(0, 240));
+  if (!spec.runnable || plan === undefined)
+    throw new AppError("ABILITY_NOT_RUNNABLE", `"${spec.title}" cannot be run: ${spec.not_runnable_reason ?? "it has no recorded flow"}.`.slice(0, 240));
   validateRunRequest(request, spec);
   if (request.where === "user_tab" && (deps.userTab === undefined || !deps.userTab.connected())) {
-    throw new AppError("ADAPTER_UNAVAILABLE", "No browser extension is connected to run in your tab; open Chrome with the extension paired, or run it in the managed browser.");
+    throw new AppError(
+      "ADAPTER_UNAVAILABLE",
+      "No browser extension is connected to run in your tab; open Chrome with the extension paired, or run it in the managed browser.",
+    );
   }
   const policy = runPolicyOf(request, spec);
   const limit = deps.maxActiveRuns ?? DEFAULT_MAX_ACTIVE_RUNS;
-  if (active.size >= limit) throw new AppError("RUN_LIMIT_REACHED", `${active.size} runs are going already (at most ${limit}); wait for one to finish or cancel one, then start again.`);
+  if (active.size >= limit)
+    throw new AppError(
+      "RUN_LIMIT_REACHED",
+      `${active.size} runs are going already (at most ${limit}); wait for one to finish or cancel one, then start again.`,
+    );
   const dispatchId = `run-${randomUUID()}`;
   const at = ctx.now();
   const run = activeRun(startingRecord(dispatchId, spec, request, at), plan.ability.capability_id);
@@ -128,7 +142,15 @@ async function startRun(ctx: ServiceContext, background: Set<Promise<void>>, req
     () => undefined,
     (error: unknown) => deps.logError?.({ dispatch_id: dispatchId, err: error }, "the used_later receipt could not be written"),
   );
-  const browser = request.where === "user_tab" ? deps.userTab?.lease({ dispatch_id: dispatchId, allowed_domains: policy.allowed_domains, label: spec.title, ...(request.tab_id === undefined ? {} : { tab_id: request.tab_id }) }) : undefined;
+  const browser =
+    request.where === "user_tab"
+      ? deps.userTab?.lease({
+          dispatch_id: dispatchId,
+          allowed_domains: policy.allowed_domains,
+          label: spec.title,
+          ...(request.tab_id === undefined ? {} : { tab_id: request.tab_id }),
+        })
+      : undefined;
   const task = executeRun(ctx, run, {
     flow: plan.flow,
     checkpoints: plan.checkpoints,
@@ -177,10 +199,18 @@ async function confirmStep(ctx: RunContext, dispatchId: string, request: Confirm
   const run = ctx.active.get(dispatchId);
   if (run === undefined || run.finished) {
     const stored = await getRun(ctx, dispatchId);
-    throw new AppError("RUN_NOT_ACTIVE", run === undefined ? `The run is ${stored.state}; there is nothing to confirm.` : "The run is ending; there is nothing to confirm.");
+    throw new AppError(
+      "RUN_NOT_ACTIVE",
+      run === undefined ? `The run is ${stored.state}; there is nothing to confirm.` : "The run is ending; there is nothing to confirm.",
+    );
   }
   if (run.pending === undefined || run.pending.confirmation_id !== request.confirmation_id) {
-    throw new AppError("RUN_CONFIRMATION_MISMATCH", run.pending === undefined ? "The run is not waiting for a confirmation." : "This confirmation_id is not the one the run is waiting for; read the run again.");
+    throw new AppError(
+      "RUN_CONFIRMATION_MISMATCH",
+      run.pending === undefined
+        ? "The run is not waiting for a confirmation."
+        : "This confirmation_id is not the one the run is waiting for; read the run again.",
+    );
   }
   run.pending.settle(request.decision === "confirm", "declined");
   return run.record;
@@ -190,7 +220,8 @@ async function cancelRun(ctx: RunContext, dispatchId: string): Promise<RunRecord
   const run = ctx.active.get(dispatchId);
   if (run === undefined || run.finished) {
     const stored = await getRun(ctx, dispatchId);
-    if (run !== undefined || TERMINAL_RUN_STATES.has(stored.state)) throw new AppError("RUN_NOT_ACTIVE", run === undefined ? `The run is already ${stored.state}.` : "The run is ending already.");
+    if (run !== undefined || TERMINAL_RUN_STATES.has(stored.state))
+      throw new AppError("RUN_NOT_ACTIVE", run === undefined ? `The run is already ${stored.state}.` : "The run is ending already.");
     throw notFound(dispatchId);
   }
   run.controller.abort();
@@ -204,7 +235,13 @@ async function recoverRuns(ctx: RunContext, registry: Pick<AbilityRegistry, "get
   for (const record of await ctx.store.list({})) {
     if (TERMINAL_RUN_STATES.has(record.state)) continue;
     const run = activeRun(record, registry.get(record.ability_id)?.capability_id ?? record.ability_id);
-    await finishRun(ctx, run, "interrupted", { code: RUN_FAILURE_CODES.interrupted, message: "The agent stopped while this run was going; it was not resumed. Start it again to run it." }, "failure");
+    await finishRun(
+      ctx,
+      run,
+      "interrupted",
+      { code: RUN_FAILURE_CODES.interrupted, message: "The agent stopped while this run was going; it was not resumed. Start it again to run it." },
+      "failure",
+    );
     count += 1;
   }
   return count;
@@ -218,7 +255,11 @@ async function purgeRuns(ctx: RunContext, due: (run: RunRecord) => boolean): Pro
       await store.purge(dispatchId);
       report.purged.push(dispatchId);
     } catch (error) {
-      report.failures.push({ dispatch_id: dispatchId, code: isAppError(error) ? error.code : "INTERNAL_ERROR", message: error instanceof Error ? error.message : String(error) });
+      report.failures.push({
+        dispatch_id: dispatchId,
+        code: isAppError(error) ? error.code : "INTERNAL_ERROR",
+        message: error instanceof Error ? error.message : String(error),
+      });
     }
   };
   for (const record of await store.list({})) {

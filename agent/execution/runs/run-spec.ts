@@ -58,7 +58,11 @@ function confirmationStepsOf(flow: RecorderFlow): string[] {
 }
 
 /** Why an ability cannot be run now, in words a person reads; undefined when it can. */
-function notRunnableReason(entry: AbilityAvailabilityEntry | undefined, ability: InstalledAbility | undefined, flow: RecorderFlow | undefined): string | undefined {
+function notRunnableReason(
+  entry: AbilityAvailabilityEntry | undefined,
+  ability: InstalledAbility | undefined,
+  flow: RecorderFlow | undefined,
+): string | undefined {
   if (ability === undefined) return "it is one of the assistant's own skills, not installed by this agent: it has no recorded flow to run";
   if (ability.quarantined) return `it is quarantined${ability.quarantine_reason === undefined ? "" : ` (${ability.quarantine_reason})`}; unquarantine it first`;
   if (!ability.enabled) return "it is deactivated; activate it first";
@@ -80,13 +84,19 @@ export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
   const read = async (ability: InstalledAbility) => {
     const folder = MemoryPaths.installedSkill(ability.skill_name);
     const [markdown, flowText, checkpointsText, parametersText] = await Promise.all(
-      [InstalledFiles.skill, InstalledFiles.flow, InstalledFiles.checkpoints, InstalledFiles.parameters].map((file) => deps.memory.readText(`${folder}/${file}`)),
+      [InstalledFiles.skill, InstalledFiles.flow, InstalledFiles.checkpoints, InstalledFiles.parameters].map((file) =>
+        deps.memory.readText(`${folder}/${file}`),
+      ),
     );
     let files = { flow: flowText, checkpoints: checkpointsText, parameters: parametersText };
     // Installed before the saga kept checkpoints and parameters: the proposal revision it came from has them.
     if ((checkpointsText === undefined || parametersText === undefined) && ability.proposal_id !== undefined) {
       const draft = await deps.proposals.draftFiles(ability.proposal_id).catch(() => ({}) as Record<string, string>);
-      files = { flow: flowText ?? draft["flow.recorder.json"], checkpoints: checkpointsText ?? draft["checkpoints.json"], parameters: parametersText ?? draft["parameters.json"] };
+      files = {
+        flow: flowText ?? draft["flow.recorder.json"],
+        checkpoints: checkpointsText ?? draft["checkpoints.json"],
+        parameters: parametersText ?? draft["parameters.json"],
+      };
     }
     // Files written by the compiler (agent/learning/compiler): parsed here, at the boundary, before a run trusts them.
     return {
@@ -140,7 +150,9 @@ export function createRunSpecSource(deps: RunSpecDeps): RunSpecSource {
                 goal,
                 success_condition,
                 step_ids,
-                ...(verification === undefined ? {} : { verification: { by: verification.by, ...(verification.reason === undefined ? {} : { reason: verification.reason }) } }),
+                ...(verification === undefined
+                  ? {}
+                  : { verification: { by: verification.by, ...(verification.reason === undefined ? {} : { reason: verification.reason }) } }),
                 ...(sign_in === undefined ? {} : { sign_in }),
               })),
               parameters: files.parameters.map(({ name, type_hint }) => ({ name, type_hint })),

@@ -52,7 +52,13 @@ export async function actOnStep(input: ActInput): Promise<ActOutcome> {
     checkpoints: [],
     parameters: [],
     values: {},
-    policy: TestPolicySchema.parse({ policy_id: randomUUID(), mode: "live_read_safe_write", allowed_domains: [...input.allowedDomains], max_actions: 1, schema_version: 1 }),
+    policy: TestPolicySchema.parse({
+      policy_id: randomUUID(),
+      mode: "live_read_safe_write",
+      allowed_domains: [...input.allowedDomains],
+      max_actions: 1,
+      schema_version: 1,
+    }),
     browser: async () => borrowed,
     // The person said "Do it" to this very step: that is its confirmation.
     confirm: async () => true,
@@ -63,17 +69,27 @@ export async function actOnStep(input: ActInput): Promise<ActOutcome> {
   });
   const step = result.steps.find((entry) => entry.test_case_id === "step:coach-step") ?? result.steps[result.steps.length - 1];
   if (result.overall !== "passed" || step?.result !== "passed") {
-    return { done: false, outcome: `The assistant could not do it: ${(step?.details ?? result.policy_violation?.message ?? "the step did not run").slice(0, 400)}` };
+    return {
+      done: false,
+      outcome: `The assistant could not do it: ${(step?.details ?? result.policy_violation?.message ?? "the step did not run").slice(0, 400)}`,
+    };
   }
   const check = await waitForChange(input.lease, before, EXPECTS_NEW_PAGE.has(input.target.role), input.settleMs ?? 4_000);
   return {
     done: check.changed,
-    outcome: check.changed ? `Clicked ${input.target.role} "${input.target.name.slice(0, 80)}".` : `Clicked ${input.target.role} "${input.target.name.slice(0, 80)}", but the page did not change as expected.`,
+    outcome: check.changed
+      ? `Clicked ${input.target.role} "${input.target.name.slice(0, 80)}".`
+      : `Clicked ${input.target.role} "${input.target.name.slice(0, 80)}", but the page did not change as expected.`,
     page_check: check,
   };
 }
 
-async function waitForChange(lease: BrowserLease, before: PageFacts, expectNewPage: boolean, settleMs: number): Promise<{ changed: boolean; evidence: string }> {
+async function waitForChange(
+  lease: BrowserLease,
+  before: PageFacts,
+  expectNewPage: boolean,
+  settleMs: number,
+): Promise<{ changed: boolean; evidence: string }> {
   const until = Date.now() + settleMs;
   let last = { changed: false, evidence: "nothing in the page changed" };
   for (;;) {

@@ -28,7 +28,27 @@ export interface ScoredControl {
 export const PROPOSE_MIN_SCORE = 0.45;
 
 /** Verbs of acting on a page: they say what to do, not which control. */
-const ACTION_WORDS = new Set(["open", "click", "press", "tap", "hit", "choose", "select", "pick", "use", "show", "view", "visit", "navigate", "find", "start", "then", "next", "first", "finally"]);
+const ACTION_WORDS = new Set([
+  "open",
+  "click",
+  "press",
+  "tap",
+  "hit",
+  "choose",
+  "select",
+  "pick",
+  "use",
+  "show",
+  "view",
+  "visit",
+  "navigate",
+  "find",
+  "start",
+  "then",
+  "next",
+  "first",
+  "finally",
+]);
 
 /** Words that name the kind of control asked for, and the roles they mean. */
 const ROLE_WORDS: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
@@ -40,7 +60,20 @@ const ROLE_WORDS: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
 const ROLE_NOUNS = new Set(["page", "section", "screen", "area", "link", "tab", "button", "checkbox", "menu", "option", "item", "field", "box"]);
 
 /** Roles a person acts on by clicking: the only ones proposed. */
-export const ACTIONABLE_ROLES = new Set(["link", "button", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "checkbox", "switch", "radio", "option", "treeitem", "combobox"]);
+export const ACTIONABLE_ROLES = new Set([
+  "link",
+  "button",
+  "tab",
+  "menuitem",
+  "menuitemcheckbox",
+  "menuitemradio",
+  "checkbox",
+  "switch",
+  "radio",
+  "option",
+  "treeitem",
+  "combobox",
+]);
 
 interface Words {
   /** Stems of the words that say which control, with their weight (the step's 1, the hint's 0.5). */
@@ -76,7 +109,14 @@ function wordsOf(step: CoachingStep): Words {
 }
 
 function nameStems(name: string): string[] {
-  return [...new Set(normalizeText(name).split(" ").filter((word) => word.length > 0 && !STOP_WORDS.has(word)).map(stem))];
+  return [
+    ...new Set(
+      normalizeText(name)
+        .split(" ")
+        .filter((word) => word.length > 0 && !STOP_WORDS.has(word))
+        .map(stem),
+    ),
+  ];
 }
 
 /** Every actionable control scored against the step, best first; ties keep the page's order. */
@@ -100,7 +140,10 @@ export function scoreControls(step: CoachingStep, controls: readonly PageControl
     if (missing.length > 0) reasons.push(`not ${quoteList(missing.slice(0, 3))}`);
     if (roleFits === true) reasons.push(`${quoteList(words.roleWords.slice(0, 2))} asks for a ${control.role}`);
     if (roleFits === false) reasons.push(`though ${quoteList(words.roleWords.slice(0, 2))} asks for another kind of control than a ${control.role}`);
-    scored.push({ control, target: { role: control.role, name: control.name.slice(0, 200), why: reasons.join("; ").slice(0, 400), score: Math.round(score * 1000) / 1000 } });
+    scored.push({
+      control,
+      target: { role: control.role, name: control.name.slice(0, 200), why: reasons.join("; ").slice(0, 400), score: Math.round(score * 1000) / 1000 },
+    });
   }
   return scored.sort((a, b) => b.target.score - a.target.score || a.control.order - b.control.order);
 }

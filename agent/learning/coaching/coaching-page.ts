@@ -31,7 +31,11 @@ export interface PageFacts {
  * answers (a page just opened, before its recording config arrived) it asks again for up to
  * `waitMs`, then fails with ADAPTER_UNAVAILABLE, having read nothing.
  */
-export async function readPage(lease: Pick<BrowserLease, "readRecorded">, highlight?: CoachingHighlight, options: { waitMs?: number } = {}): Promise<{ controls: PageControl[]; facts: PageFacts }> {
+export async function readPage(
+  lease: Pick<BrowserLease, "readRecorded">,
+  highlight?: CoachingHighlight,
+  options: { waitMs?: number } = {},
+): Promise<{ controls: PageControl[]; facts: PageFacts }> {
   if (lease.readRecorded === undefined) throw new AppError("ADAPTER_UNAVAILABLE", "This tab has no recorder to read it through, so nothing was read.");
   const until = Date.now() + (options.waitMs ?? 10_000);
   for (;;) {
@@ -43,7 +47,11 @@ export async function readPage(lease: Pick<BrowserLease, "readRecorded">, highli
         facts: { ...read.facts, controls: read.controls.map((control) => `${control.role}:${control.name}`) },
       };
     }
-    if (Date.now() >= until) throw new AppError("ADAPTER_UNAVAILABLE", `The page's recorder is not ready (${answer.why ?? "no recorder answered"}): the assistant reads a page only through it, so nothing was read.`);
+    if (Date.now() >= until)
+      throw new AppError(
+        "ADAPTER_UNAVAILABLE",
+        `The page's recorder is not ready (${answer.why ?? "no recorder answered"}): the assistant reads a page only through it, so nothing was read.`,
+      );
     await new Promise((resolve) => setTimeout(resolve, READ_RETRY_MS));
   }
 }
@@ -55,7 +63,13 @@ export function pageChange(before: PageFacts, after: PageFacts, expectNewPage: b
   const said: string[] = [];
   const newHeadings = after.headings.filter((heading) => heading !== "" && !before.headings.includes(heading));
   if (after.address !== before.address) said.push("the page's address changed");
-  if (newHeadings.length > 0) said.push(`the heading${newHeadings.length > 1 ? "s" : ""} ${newHeadings.slice(0, 2).map((heading) => `"${heading.slice(0, 60)}"`).join(", ")} appeared`);
+  if (newHeadings.length > 0)
+    said.push(
+      `the heading${newHeadings.length > 1 ? "s" : ""} ${newHeadings
+        .slice(0, 2)
+        .map((heading) => `"${heading.slice(0, 60)}"`)
+        .join(", ")} appeared`,
+    );
   if (after.title !== before.title) said.push("the page's title changed");
   const pageMoved = said.length > 0;
   const appeared = after.controls.filter((control) => !before.controls.includes(control)).length;

@@ -15,7 +15,11 @@ import { bundleCaptureRuntime, captureConfig } from "../../../e2e/support/conten
 let bundle: Promise<string> | undefined;
 const WORLD = "elnor-capture";
 
-export async function recordLikeTheExtension(page: Page, origins: string[], overrides: Partial<CaptureConfig> = {}): Promise<NonNullable<BrowserLease["readRecorded"]>> {
+export async function recordLikeTheExtension(
+  page: Page,
+  origins: string[],
+  overrides: Partial<CaptureConfig> = {},
+): Promise<NonNullable<BrowserLease["readRecorded"]>> {
   bundle ??= bundleCaptureRuntime();
   const config = captureConfig(origins, overrides);
   const source = `${await bundle}

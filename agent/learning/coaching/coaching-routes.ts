@@ -19,10 +19,8 @@ export const coachingRoutes: FastifyPluginAsyncZod<{ coaching: CoachingService }
     { schema: { params: SessionParamsSchema, body: CoachingSetupSchema, response: { 200: CoachingStateSchema } } },
     async (request) => coaching.setup(request.params.sessionId, request.body),
   );
-  app.get(
-    "/api/learn/sessions/:sessionId/coaching",
-    { schema: { params: SessionParamsSchema, response: { 200: CoachingStateSchema } } },
-    async (request) => coaching.state(request.params.sessionId),
+  app.get("/api/learn/sessions/:sessionId/coaching", { schema: { params: SessionParamsSchema, response: { 200: CoachingStateSchema } } }, async (request) =>
+    coaching.state(request.params.sessionId),
   );
   app.post(
     "/api/learn/sessions/:sessionId/coaching/answer",

@@ -36,12 +36,14 @@ let released = 0;
  */
 const tabs: UserTabProvider = {
   connected: () => true,
-  lease: () => async ({ deadline }) => {
-    const lease = await managedBrowser({ chromiumPath: CHROMIUM })({ deadline });
-    const readRecorded = await recordLikeTheExtension(lease.page, [origin]);
-    lent.push(lease);
-    return { ...lease, where: "user_tab", readRecorded, release: async () => void (released += 1) };
-  },
+  lease:
+    () =>
+    async ({ deadline }) => {
+      const lease = await managedBrowser({ chromiumPath: CHROMIUM })({ deadline });
+      const readRecorded = await recordLikeTheExtension(lease.page, [origin]);
+      lent.push(lease);
+      return { ...lease, where: "user_tab", readRecorded, release: async () => void (released += 1) };
+    },
 };
 
 beforeAll(async () => {
@@ -68,7 +70,11 @@ const STEPS = [{ words: "open the invoices page" }, { words: "filter by last mon
 async function coachingSession(): Promise<string> {
   // The browser's capture adapter is up, as the extension's heartbeat says (a start needs one).
   await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "ext", kind: "browser_dom", schema_version: 1 });
-  const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "coaching_agent", observation_mode: "outside_agent", target_app_whitelist: [origin] });
+  const created = await agent.call("POST", "/api/learn/sessions", {
+    entry_mode: "coaching_agent",
+    observation_mode: "outside_agent",
+    target_app_whitelist: [origin],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.session.learn_session_id as string;
 }
@@ -82,7 +88,8 @@ async function until(sessionId: string, done: (state: CoachingState) => boolean,
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-const waiting = (turn: number) => (state: CoachingState) => state.turns.some((entry) => entry.turn === turn && (entry.status === "awaiting_answer" || entry.status === "user_showing")) || state.status === "failed";
+const waiting = (turn: number) => (state: CoachingState) =>
+  state.turns.some((entry) => entry.turn === turn && (entry.status === "awaiting_answer" || entry.status === "user_showing")) || state.status === "failed";
 
 describe.skipIf(!existsSync(CHROMIUM))("coaching turns in a real page", () => {
   it("finds two steps by the person's words and does them in the tab, then lets the person show the third", async () => {
@@ -97,7 +104,8 @@ describe.skipIf(!existsSync(CHROMIUM))("coaching turns in a real page", () => {
     expect(state.turns[0]).toMatchObject({ status: "awaiting_answer", target: { role: "link", name: "Invoices" } });
     expect(state.turns[0]?.target?.why).toContain("'invoices'");
     // The proposal is a session event too: a watching panel hears of it on the session's stream.
-    const heard = async () => (await agent.app.learning.events.since(id, 0)).filter((event) => event.event === "coaching.turn").map((event) => event.data.payload);
+    const heard = async () =>
+      (await agent.app.learning.events.since(id, 0)).filter((event) => event.event === "coaching.turn").map((event) => event.data.payload);
     for (let tries = 0; tries < 40 && (await heard()).length < 2; tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(await heard()).toEqual([
       { turn: 1, step_index: 0, status: "proposing" },
@@ -147,9 +155,17 @@ describe.skipIf(!existsSync(CHROMIUM))("coaching turns in a real page", () => {
       redaction_mode: "mask_text",
       created_at: new Date().toISOString(),
       schema_version: 1,
-      browser_detail: { page_url: `${origin}/#/invoices`, target_role: "button", target_name: "Download spreadsheet", selectors: [['aria/Download spreadsheet[role="button"]']], dom_event_kind: "click" },
+      browser_detail: {
+        page_url: `${origin}/#/invoices`,
+        target_role: "button",
+        target_name: "Download spreadsheet",
+        selectors: [['aria/Download spreadsheet[role="button"]']],
+        dom_event_kind: "click",
+      },
     };
-    expect((await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 })).status).toBe(200);
+    expect((await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [event], snapshots: [], schema_version: 1 })).status).toBe(
+      200,
+    );
     expect((await agent.call("POST", `/api/learn/sessions/${id}/coaching/shown`, { turn: 3 })).status).toBe(200);
     state = await until(id, (current) => current.status === "finished");
     expect(state.turns.map((turn) => turn.status)).toEqual(["done", "done", "shown"]);
@@ -164,7 +180,10 @@ describe.skipIf(!existsSync(CHROMIUM))("coaching turns in a real page", () => {
   it("skips a step on 'Skip' and ends the turns when the session is cancelled", async () => {
     const id = await coachingSession();
     await agent.call("POST", `/api/learn/sessions/${id}/start`, {});
-    await agent.call("POST", `/api/learn/sessions/${id}/coaching`, { start_url: `${origin}/#/`, steps: [{ words: "open the customers page" }, { words: "open the invoices page" }] });
+    await agent.call("POST", `/api/learn/sessions/${id}/coaching`, {
+      start_url: `${origin}/#/`,
+      steps: [{ words: "open the customers page" }, { words: "open the invoices page" }],
+    });
     await until(id, waiting(1));
     await agent.call("POST", `/api/learn/sessions/${id}/coaching/answer`, { turn: 1, answer: "skip" });
     const state = await until(id, waiting(2));
@@ -179,7 +198,11 @@ describe.skipIf(!existsSync(CHROMIUM))("coaching turns in a real page", () => {
 
 describe("coaching set-up", () => {
   it("refuses steps for another mode, a start page off the session's sites, and a second set-up, writing nothing", async () => {
-    const demo = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_whitelist: ["http://127.0.0.1:9"] });
+    const demo = await agent.call("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_whitelist: ["http://127.0.0.1:9"],
+    });
     const demoId = demo.body.session.learn_session_id as string;
     const other = await agent.call("POST", `/api/learn/sessions/${demoId}/coaching`, { start_url: "http://127.0.0.1:9/", steps: STEPS });
     expect(other.status).toBe(400);
@@ -200,7 +223,8 @@ describe("coaching set-up", () => {
     await agent.call("POST", `/api/learn/sessions/${id}/cancel`, {});
     const deadline = Date.now() + 5_000;
     let ended = CoachingStateSchema.parse((await agent.call("GET", `/api/learn/sessions/${id}/coaching`)).body);
-    while (ended.status !== "ended" && Date.now() < deadline) ended = CoachingStateSchema.parse((await agent.call("GET", `/api/learn/sessions/${id}/coaching`)).body);
+    while (ended.status !== "ended" && Date.now() < deadline)
+      ended = CoachingStateSchema.parse((await agent.call("GET", `/api/learn/sessions/${id}/coaching`)).body);
     expect(ended.status).toBe("ended");
     expect(lent).toEqual([]);
   });
@@ -208,7 +232,8 @@ describe("coaching set-up", () => {
 
 /** Pages for what coaching reads: fields with typed values, and a page that echoes what is typed. */
 const PAGES: Record<string, string> = {
-  "/fields": '<title>Fields</title><label>Email <input id="email"></label><textarea aria-label="Notes"></textarea><input type="submit" value="Send"><button>Save</button>',
+  "/fields":
+    '<title>Fields</title><label>Email <input id="email"></label><textarea aria-label="Notes"></textarea><input type="submit" value="Send"><button>Save</button>',
   // A search that echoes the query as a tag chip, a heading and a hash route, as many apps do.
   "/echo": `<title>Search</title><label>Search <input id="q"></label><div id="out"></div><script>
     document.getElementById("q").addEventListener("input", (event) => {

@@ -83,7 +83,9 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
   const setTurn = async (runtime: Runtime, turn: CoachingTurn, changes: Partial<CoachingState> = {}) => {
     const turns = runtime.state.turns.filter((entry) => entry.turn !== turn.turn);
     await save(runtime, { ...changes, turns: [...turns, turn].sort((a, b) => a.turn - b.turn) });
-    await deps.events.emit(runtime.state.learn_session_id, "coaching.turn", { turn: turn.turn, step_index: turn.step_index, status: turn.status }).catch(() => undefined);
+    await deps.events
+      .emit(runtime.state.learn_session_id, "coaching.turn", { turn: turn.turn, step_index: turn.step_index, status: turn.status })
+      .catch(() => undefined);
   };
   const queue = (runtime: Runtime, job: () => Promise<void>) => {
     runtime.work = runtime.work.then(job).catch(async (error: unknown) => {
@@ -110,7 +112,8 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
   /** The session is recording: borrow the tab, open the start page, propose the first step. */
   const begin = async (runtime: Runtime) => {
     const session = deps.sessions.get(runtime.state.learn_session_id);
-    if (deps.userTab === undefined) return end(runtime, "failed", "This agent cannot act in your browser, so it cannot take turns with you.", "ADAPTER_UNAVAILABLE");
+    if (deps.userTab === undefined)
+      return end(runtime, "failed", "This agent cannot act in your browser, so it cannot take turns with you.", "ADAPTER_UNAVAILABLE");
     await save(runtime, { status: "opening", message: "Borrowing your tab." });
     const provider = deps.userTab.lease({
       dispatch_id: `coaching-${session.learn_session_id}`,
@@ -123,7 +126,12 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
       lease = await provider({ deadline: Date.now() + LEASE_WAIT_MS });
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      return end(runtime, "failed", `The assistant could not use a tab: ${error instanceof Error ? error.message.slice(0, 300) : "it was refused"}`, typeof code === "string" ? code : "ADAPTER_UNAVAILABLE");
+      return end(
+        runtime,
+        "failed",
+        `The assistant could not use a tab: ${error instanceof Error ? error.message.slice(0, 300) : "it was refused"}`,
+        typeof code === "string" ? code : "ADAPTER_UNAVAILABLE",
+      );
     }
     if (runtime.stop.signal.aborted) {
       await lease.release().catch(() => undefined);
@@ -145,12 +153,23 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
       return;
     }
     const number = runtime.state.turns.length + 1;
-    const base: CoachingTurn = { turn: number, step_index: index, words: step.words, ...(step.hint === undefined ? {} : { hint: step.hint }), status: "proposing", alternatives: [] };
+    const base: CoachingTurn = {
+      turn: number,
+      step_index: index,
+      words: step.words,
+      ...(step.hint === undefined ? {} : { hint: step.hint }),
+      status: "proposing",
+      alternatives: [],
+    };
     await setTurn(runtime, base);
     const { controls } = await readPage(lease);
     const { best, alternatives } = proposeControl(step, controls);
     if (best !== undefined) {
-      await readPage(lease, { order: best.control.order, name: best.control.name, label: `About to: click '${best.target.name.slice(0, 60)}' (${best.target.role})` }).catch(() => undefined);
+      await readPage(lease, {
+        order: best.control.order,
+        name: best.control.name,
+        label: `About to: click '${best.target.name.slice(0, 60)}' (${best.target.role})`,
+      }).catch(() => undefined);
     } else {
       await clearHighlight(lease.page).catch(() => undefined);
     }
@@ -172,13 +191,17 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
     // Written by an earlier agent process: its tab went with it.
     const restored: Runtime = { state: stored, work: Promise.resolve(), stop: new AbortController() };
     runtimes.set(sessionId, restored);
-    if (stored.status === "opening" || stored.status === "turns") await save(restored, { status: "ended", message: "The agent restarted; the coaching ended. Finish to build from what was done." });
+    if (stored.status === "opening" || stored.status === "turns")
+      await save(restored, { status: "ended", message: "The agent restarted; the coaching ended. Finish to build from what was done." });
     return restored;
   };
   const openTurn = (runtime: Runtime, turn: number, status: CoachingTurn["status"]): CoachingTurn => {
     const open = current(runtime);
     if (runtime.state.status !== "turns" || open === undefined || open.turn !== turn || open.status !== status) {
-      throw new AppError("COACHING_TURN_MISMATCH", `Turn ${turn} is not waiting for this answer${open === undefined ? "" : ` (turn ${open.turn} is ${open.status})`}; nothing was done.`);
+      throw new AppError(
+        "COACHING_TURN_MISMATCH",
+        `Turn ${turn} is not waiting for this answer${open === undefined ? "" : ` (turn ${open.turn} is ${open.status})`}; nothing was done.`,
+      );
     }
     return open;
   };
@@ -194,9 +217,18 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
       } else if (status === "waiting_for_capture" && (session === undefined || isTerminalLearnSessionState(session.state))) {
         runtime.state = { ...runtime.state, status: "ended" };
         queue(runtime, () => end(runtime, "ended", "The session ended before it was started."));
-      } else if ((session === undefined || !RECORDING.has(session.state)) && (status === "opening" || status === "turns" || (status === "finished" && runtime.lease !== undefined))) {
+      } else if (
+        (session === undefined || !RECORDING.has(session.state)) &&
+        (status === "opening" || status === "turns" || (status === "finished" && runtime.lease !== undefined))
+      ) {
         runtime.stop.abort();
-        queue(runtime, () => end(runtime, status === "finished" ? "finished" : "ended", status === "finished" ? runtime.state.message : "The session ended before every step had its turn."));
+        queue(runtime, () =>
+          end(
+            runtime,
+            status === "finished" ? "finished" : "ended",
+            status === "finished" ? runtime.state.message : "The session ended before every step had its turn.",
+          ),
+        );
       }
     }
   });
@@ -204,17 +236,31 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
   return {
     async setup(sessionId, setup) {
       const session = deps.sessions.get(sessionId);
-      if (session.entry_mode !== "coaching_agent") throw new AppError("REQUEST_INVALID", "Coaching steps are only for a coaching_agent session.", { issues: [{ path: "params/sessionId", message: `a ${session.entry_mode} session` }] });
+      if (session.entry_mode !== "coaching_agent")
+        throw new AppError("REQUEST_INVALID", "Coaching steps are only for a coaching_agent session.", {
+          issues: [{ path: "params/sessionId", message: `a ${session.entry_mode} session` }],
+        });
       if (isTerminalLearnSessionState(session.state) || !(session.state === "idle" || RECORDING.has(session.state))) {
         throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A ${session.state} session takes no coaching steps.`);
       }
       if (!urlMatchesAllowList(setup.start_url, session.target_app_whitelist)) {
-        throw new AppError("REQUEST_INVALID", `The start page is not on the session's sites (${session.target_app_whitelist.join(", ") || "none"}).`, { issues: [{ path: "body/start_url", message: "not on the session's sites" }] });
+        throw new AppError("REQUEST_INVALID", `The start page is not on the session's sites (${session.target_app_whitelist.join(", ") || "none"}).`, {
+          issues: [{ path: "body/start_url", message: "not on the session's sites" }],
+        });
       }
       const known = runtimes.get(sessionId) ?? (await deps.memory.readJson(statePath(sessionId), CoachingStateSchema));
       if (known !== undefined) throw new AppError("INVALID_LEARN_STATE_TRANSITION", "This session's coaching steps are already set.");
       const runtime: Runtime = {
-        state: CoachingStateSchema.parse({ learn_session_id: sessionId, status: "waiting_for_capture", message: "Start the session to take turns.", start_url: setup.start_url, steps: setup.steps, turns: [], updated_at: now(), schema_version: 1 }),
+        state: CoachingStateSchema.parse({
+          learn_session_id: sessionId,
+          status: "waiting_for_capture",
+          message: "Start the session to take turns.",
+          start_url: setup.start_url,
+          steps: setup.steps,
+          turns: [],
+          updated_at: now(),
+          schema_version: 1,
+        }),
         work: Promise.resolve(),
         stop: new AbortController(),
       };
@@ -235,7 +281,9 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
       const runtime = await find(sessionId);
       const open = openTurn(runtime, request.turn, "awaiting_answer");
       if (request.answer === "do_it" && open.target === undefined) {
-        throw new AppError("REQUEST_INVALID", "Nothing was proposed for this step: choose show me or skip.", { issues: [{ path: "body/answer", message: "no proposal to do" }] });
+        throw new AppError("REQUEST_INVALID", "Nothing was proposed for this step: choose show me or skip.", {
+          issues: [{ path: "body/answer", message: "no proposal to do" }],
+        });
       }
       const lease = runtime.lease;
       const label = open.words;
@@ -258,9 +306,22 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
             if (runtime.lease === undefined) return;
             await clearHighlight(runtime.lease.page).catch(() => undefined);
             const session = deps.sessions.get(sessionId);
-            const acted = await actOnStep({ words: label, target, lease: runtime.lease, allowedDomains: sitesOf(session), execute: deps.execute, signal: runtime.stop.signal });
+            const acted = await actOnStep({
+              words: label,
+              target,
+              lease: runtime.lease,
+              allowedDomains: sitesOf(session),
+              execute: deps.execute,
+              signal: runtime.stop.signal,
+            });
             if (runtime.stop.signal.aborted) return;
-            await setTurn(runtime, { ...open, status: acted.done ? "done" : "failed", answer: "do_it", outcome: acted.outcome, ...(acted.page_check === undefined ? {} : { page_check: acted.page_check }) });
+            await setTurn(runtime, {
+              ...open,
+              status: acted.done ? "done" : "failed",
+              answer: "do_it",
+              outcome: acted.outcome,
+              ...(acted.page_check === undefined ? {} : { page_check: acted.page_check }),
+            });
             if (acted.done) await propose(runtime, open.step_index + 1);
             // The same step again: the person may show it or skip it.
             else await propose(runtime, open.step_index);
@@ -278,9 +339,16 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
       const open = openTurn(runtime, request.turn, "user_showing");
       const events = await countEvents(sessionId);
       if (events <= (runtime.eventsAtShowing ?? 0)) {
-        throw new AppError("INSUFFICIENT_TRACES", "Nothing was recorded since you chose to show this step: do it in the page first (the toolbar shows REC while it records).");
+        throw new AppError(
+          "INSUFFICIENT_TRACES",
+          "Nothing was recorded since you chose to show this step: do it in the page first (the toolbar shows REC while it records).",
+        );
       }
-      await setTurn(runtime, { ...open, status: "shown", outcome: `You showed it (${events - (runtime.eventsAtShowing ?? 0)} recorded action${events - (runtime.eventsAtShowing ?? 0) === 1 ? "" : "s"}).` });
+      await setTurn(runtime, {
+        ...open,
+        status: "shown",
+        outcome: `You showed it (${events - (runtime.eventsAtShowing ?? 0)} recorded action${events - (runtime.eventsAtShowing ?? 0) === 1 ? "" : "s"}).`,
+      });
       queue(runtime, () => propose(runtime, open.step_index + 1));
       return runtime.state;
     },
@@ -300,4 +368,3 @@ export function createCoachingService(deps: CoachingServiceDeps): CoachingServic
     return (await deps.memory.readJsonl(MemoryPaths.observationEvents(sessionId), EventIdSchema)).length;
   }
 }
-

@@ -25,7 +25,11 @@ export interface StepEvidence {
  * nothing of its own (typing, then the Enter that adds the row: the row is the Enter's). Hover- and
  * focus-only controls never count (page-diff.ts).
  */
-export function attributeEvidence(steps: readonly NormalizedStep[], snapshotOf: (ref: string | undefined) => PageSnapshot | undefined, moments: readonly SnapshotMoment[]): StepEvidence[] {
+export function attributeEvidence(
+  steps: readonly NormalizedStep[],
+  snapshotOf: (ref: string | undefined) => PageSnapshot | undefined,
+  moments: readonly SnapshotMoment[],
+): StepEvidence[] {
   const ordered = [...moments].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   let cursor = 0; // steps come in time order: one pass over the moments
   return steps.map((step, index) => {
@@ -40,7 +44,13 @@ export function attributeEvidence(steps: readonly NormalizedStep[], snapshotOf: 
         cursor += 1;
       }
       // A page load the step caused is its own document's first snapshot: the step's after-state.
-      if (settledRef === undefined && step.after_state_ref !== undefined && step.after_state_ref !== next?.after_state_ref && step.after_state_ref !== next?.before_state_ref) settledRef = step.after_state_ref;
+      if (
+        settledRef === undefined &&
+        step.after_state_ref !== undefined &&
+        step.after_state_ref !== next?.after_state_ref &&
+        step.after_state_ref !== next?.before_state_ref
+      )
+        settledRef = step.after_state_ref;
     } else if (next === undefined || step.after_state_ref === next.before_state_ref || step.after_state_ref !== next.after_state_ref) {
       // No snapshot timeline (an older capture): the after-state is this step's when the next step
       // started from it, or ended elsewhere.

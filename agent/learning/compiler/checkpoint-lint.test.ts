@@ -50,7 +50,11 @@ describe("checkpoint lint", () => {
   it("R11.2-24: semantic checkpoints pass", () => {
     const report = lintCheckpoints([
       { checkpoint_id: "cp-01", goal: "The sign-up form is filled in for the new account", success_condition: "The form shows no error messages" },
-      { checkpoint_id: "cp-02", goal: "The account is created", success_condition: "A page titled 'Welcome' is shown with the heading 'Your account is ready'" },
+      {
+        checkpoint_id: "cp-02",
+        goal: "The account is created",
+        success_condition: "A page titled 'Welcome' is shown with the heading 'Your account is ready'",
+      },
     ]);
     expect(report).toEqual({ passed: true, findings: [], checked: 2 });
   });

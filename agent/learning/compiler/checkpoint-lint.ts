@@ -28,7 +28,13 @@ const SELECTOR = [
   /\b(id|class|name)\s*=\s*["']?[\w-]+/i,
   /\w+\s*>\s*\w+\s*>/, // div > ul > li
 ];
-const COORDINATES = [/\(\s*-?\d+(\.\d+)?\s*,\s*-?\d+(\.\d+)?\s*\)/, /\b[xy]\s*[:=]\s*-?\d+/i, /\b\d+\s*px\b/i, /\bat\s+-?\d+\s*,\s*-?\d+\b/i, /\boffset(x|y)?\b/i];
+const COORDINATES = [
+  /\(\s*-?\d+(\.\d+)?\s*,\s*-?\d+(\.\d+)?\s*\)/,
+  /\b[xy]\s*[:=]\s*-?\d+/i,
+  /\b\d+\s*px\b/i,
+  /\bat\s+-?\d+\s*,\s*-?\d+\b/i,
+  /\boffset(x|y)?\b/i,
+];
 const SECRET_LOOKING = [
   /[\w.+-]+@[\w-]+\.[\w.]+/, // email address
   /\b(?:\d[ -]?){13,19}\b/, // card-like digits

@@ -22,11 +22,27 @@ let clock = Date.parse("2026-11-22T10:00:00Z");
 const at = () => new Date((clock += 1000)).toISOString();
 
 function page(title: string, extra: Partial<PageSnapshot> = {}): PageSnapshot {
-  return { url: `${SITE}/`, title, headings: [{ level: 1, text: title }], landmarks: [], dialogs: [], forms: [], buttons: [], links: [], status_messages: [], schema_version: 1, ...extra };
+  return {
+    url: `${SITE}/`,
+    title,
+    headings: [{ level: 1, text: title }],
+    landmarks: [],
+    dialogs: [],
+    forms: [],
+    buttons: [],
+    links: [],
+    status_messages: [],
+    schema_version: 1,
+    ...extra,
+  };
 }
 const ref = (snapshot: PageSnapshot) => `snapshot:${createHash("sha256").update(canonicalJson(snapshot)).digest("hex")}`;
 
-function dom(label: string, detail: Partial<NonNullable<ObservedActionEventWithDetail["browser_detail"]>>, extra: Partial<ObservedActionEventWithDetail> = {}): ObservedActionEventWithDetail {
+function dom(
+  label: string,
+  detail: Partial<NonNullable<ObservedActionEventWithDetail["browser_detail"]>>,
+  extra: Partial<ObservedActionEventWithDetail> = {},
+): ObservedActionEventWithDetail {
   return {
     event_id: randomUUID(),
     learn_session_id: SESSION,
@@ -42,18 +58,78 @@ function dom(label: string, detail: Partial<NonNullable<ObservedActionEventWithD
   };
 }
 
-const signupPage = page("Create account", { forms: [{ name: "Sign up", fields: [{ label: "Email", type: "email", required: true }, { label: "Password", type: "password", required: true }] }], buttons: ["Sign up"] });
+const signupPage = page("Create account", {
+  forms: [
+    {
+      name: "Sign up",
+      fields: [
+        { label: "Email", type: "email", required: true },
+        { label: "Password", type: "password", required: true },
+      ],
+    },
+  ],
+  buttons: ["Sign up"],
+});
 const welcomePage = page("Welcome", { status_messages: ["Your account is ready"] });
 
 function signupTrace() {
   const events: ObservedActionEventWithDetail[] = [
     dom("Open 'Create account'", { dom_event_kind: "navigation" }, { after_state_ref: ref(signupPage) }),
-    dom("Click 'Email'", { dom_event_kind: "click", target_role: "textbox", target_name: "Email", target_tag: "input", input_type: "email", selectors: [["aria/Email[role=\"textbox\"]"], ["#email"]] }),
-    dom("Fill 'Email'", { dom_event_kind: "change", target_role: "textbox", target_name: "Email", target_tag: "input", input_type: "email", selectors: [["aria/Email[role=\"textbox\"]"], ["#email"]], masked_field: { masked: true, length_class: "medium", value_hash: "a".repeat(64) } }),
-    dom("Fill 'Email'", { dom_event_kind: "change", target_role: "textbox", target_name: "Email", target_tag: "input", input_type: "email", selectors: [["aria/Email[role=\"textbox\"]"], ["#email"]], masked_field: { masked: true, length_class: "medium", value_hash: "b".repeat(64) } }),
-    dom("Fill 'Password'", { dom_event_kind: "change", target_role: "textbox", target_name: "Password", target_tag: "input", input_type: "password", selectors: [["aria/Password[role=\"textbox\"]"], ["#password"]], masked_field: { masked: true, length_class: "medium", reason: "password" } }),
-    dom("Fill 'Confirm email'", { dom_event_kind: "change", target_role: "textbox", target_name: "Confirm email", target_tag: "input", input_type: "email", selectors: [["aria/Confirm email[role=\"textbox\"]"], ["#email2"]], masked_field: { masked: true, length_class: "medium", value_hash: "b".repeat(64) } }),
-    dom("Click 'Sign up'", { dom_event_kind: "click", target_role: "button", target_name: "Sign up", target_tag: "button", selectors: [["[data-testid=\"signup\"]"], ["aria/Sign up[role=\"button\"]"], ["text/Sign up"]] }, { before_state_ref: ref(signupPage), after_state_ref: ref(welcomePage), caused_state_change: true }),
+    dom("Click 'Email'", {
+      dom_event_kind: "click",
+      target_role: "textbox",
+      target_name: "Email",
+      target_tag: "input",
+      input_type: "email",
+      selectors: [['aria/Email[role="textbox"]'], ["#email"]],
+    }),
+    dom("Fill 'Email'", {
+      dom_event_kind: "change",
+      target_role: "textbox",
+      target_name: "Email",
+      target_tag: "input",
+      input_type: "email",
+      selectors: [['aria/Email[role="textbox"]'], ["#email"]],
+      masked_field: { masked: true, length_class: "medium", value_hash: "a".repeat(64) },
+    }),
+    dom("Fill 'Email'", {
+      dom_event_kind: "change",
+      target_role: "textbox",
+      target_name: "Email",
+      target_tag: "input",
+      input_type: "email",
+      selectors: [['aria/Email[role="textbox"]'], ["#email"]],
+      masked_field: { masked: true, length_class: "medium", value_hash: "b".repeat(64) },
+    }),
+    dom("Fill 'Password'", {
+      dom_event_kind: "change",
+      target_role: "textbox",
+      target_name: "Password",
+      target_tag: "input",
+      input_type: "password",
+      selectors: [['aria/Password[role="textbox"]'], ["#password"]],
+      masked_field: { masked: true, length_class: "medium", reason: "password" },
+    }),
+    dom("Fill 'Confirm email'", {
+      dom_event_kind: "change",
+      target_role: "textbox",
+      target_name: "Confirm email",
+      target_tag: "input",
+      input_type: "email",
+      selectors: [['aria/Confirm email[role="textbox"]'], ["#email2"]],
+      masked_field: { masked: true, length_class: "medium", value_hash: "b".repeat(64) },
+    }),
+    dom(
+      "Click 'Sign up'",
+      {
+        dom_event_kind: "click",
+        target_role: "button",
+        target_name: "Sign up",
+        target_tag: "button",
+        selectors: [['[data-testid="signup"]'], ['aria/Sign up[role="button"]'], ["text/Sign up"]],
+      },
+      { before_state_ref: ref(signupPage), after_state_ref: ref(welcomePage), caused_state_change: true },
+    ),
     dom("Open 'Welcome'", { dom_event_kind: "navigation", page_url: `${SITE}/welcome`, page_title: "Welcome" }, { after_state_ref: ref(welcomePage) }),
   ];
   const snapshots = new Map([signupPage, welcomePage].map((snapshot) => [ref(snapshot).slice("snapshot:".length), snapshot]));
@@ -63,14 +139,28 @@ function signupTrace() {
 describe("the deterministic compiler on a sign-up demonstration", () => {
   const { events, snapshots } = signupTrace();
   const boundaries: WorkflowBoundary[] = [
-    { boundary_id: randomUUID(), learn_session_id: SESSION, kind: "mark_goal", source: "user_click", label: "Create an account on the shop", created_at: at(), schema_version: 1 },
+    {
+      boundary_id: randomUUID(),
+      learn_session_id: SESSION,
+      kind: "mark_goal",
+      source: "user_click",
+      label: "Create an account on the shop",
+      created_at: at(),
+      schema_version: 1,
+    },
   ];
   const trace = normalizeTrace({ events, boundaries });
   const interpretation = interpretTrace({ trace, snapshots, answers: {} });
   const markdown = emitSkillMarkdown(interpretation);
 
   it("merges keystrokes and focus clicks into one readable step per field", () => {
-    expect(trace.steps.map((step) => step.label)).toEqual(["Open 'Create account'", "Fill 'Email'", "Fill 'Password'", "Fill 'Confirm email'", "Click 'Sign up'"]);
+    expect(trace.steps.map((step) => step.label)).toEqual([
+      "Open 'Create account'",
+      "Fill 'Email'",
+      "Fill 'Password'",
+      "Fill 'Confirm email'",
+      "Click 'Sign up'",
+    ]);
     expect(trace.goal).toBe("Create an account on the shop");
   });
 
@@ -128,13 +218,21 @@ describe("the deterministic compiler on a sign-up demonstration", () => {
     const bare = normalizeTrace({ events: events.slice(0, 3), boundaries: [] });
     const questions = interpretTrace({ trace: bare, snapshots: new Map(), answers: {} }).questions;
     expect(questions.filter((question) => question.required).map((question) => question.field)).toEqual(["goal_summary", "success_condition"]);
-    const answered = interpretTrace({ trace: bare, snapshots: new Map(), answers: { goal_summary: "Register a customer", success_condition: "The customer list shows the new customer" } });
+    const answered = interpretTrace({
+      trace: bare,
+      snapshots: new Map(),
+      answers: { goal_summary: "Register a customer", success_condition: "The customer list shows the new customer" },
+    });
     expect(answered.questions.filter((question) => question.required)).toEqual([]);
     expect(emitSkillMarkdown(answered)).toContain("Register a customer");
   });
 
   it("renders page-derived text as plain text", () => {
-    const hostile = interpretTrace({ trace: normalizeTrace({ events, boundaries: [{ ...boundaries[0]!, label: "<img src=x onerror=alert(1)> [link](http://evil)" }] }), snapshots, answers: {} });
+    const hostile = interpretTrace({
+      trace: normalizeTrace({ events, boundaries: [{ ...boundaries[0]!, label: "<img src=x onerror=alert(1)> [link](http://evil)" }] }),
+      snapshots,
+      answers: {},
+    });
     const body = emitSkillMarkdown(hostile).split("\n---\n")[1] ?? "";
     // Markup characters are escaped in the body, so a Markdown renderer shows them as text.
     expect(body).not.toMatch(/(^|[^\\])<img/);
@@ -157,7 +255,15 @@ describe("a checkpoint over several steps the person named", () => {
       schema_version: 1,
     });
     const boundaries: WorkflowBoundary[] = [
-      { boundary_id: randomUUID(), learn_session_id: SESSION, kind: "mark_goal", source: "user_click", label: "Create an account on the shop", created_at: at(), schema_version: 1 },
+      {
+        boundary_id: randomUUID(),
+        learn_session_id: SESSION,
+        kind: "mark_goal",
+        source: "user_click",
+        label: "Create an account on the shop",
+        created_at: at(),
+        schema_version: 1,
+      },
       mark("type the email", 2),
       mark("choose a password", 4),
     ];
@@ -181,8 +287,17 @@ describe("addresses in the flow (issue #35)", () => {
     const events: ObservedActionEventWithDetail[] = [
       ...urls.map((url) => dom("Open 'Wiki'", { dom_event_kind: "navigation", page_url: url })),
       // The edit page's address holds the title the person types on it, as a wiki's does.
-      dom("Fill 'Title'", { dom_event_kind: "change", page_url: urls.at(-1), ...titleField, masked_field: { masked: true, length_class: "medium", value_ref: valueRef(KEY, TITLE) } }),
-      dom("Click 'Save'", { dom_event_kind: "click", page_url: urls.at(-1), target_role: "button", target_name: "Save", target_tag: "button", selectors: [["#save"]] }, { caused_state_change: true }),
+      dom("Fill 'Title'", {
+        dom_event_kind: "change",
+        page_url: urls.at(-1),
+        ...titleField,
+        masked_field: { masked: true, length_class: "medium", value_ref: valueRef(KEY, TITLE) },
+      }),
+      dom(
+        "Click 'Save'",
+        { dom_event_kind: "click", page_url: urls.at(-1), target_role: "button", target_name: "Save", target_tag: "button", selectors: [["#save"]] },
+        { caused_state_change: true },
+      ),
     ];
     const trace = normalizeTrace({ events, boundaries: [] });
     const interpretation = interpretTrace({ trace, snapshots: new Map(), answers: {} });

@@ -38,7 +38,15 @@ function compile(events: ObservedActionEventWithDetail[]) {
 describe("names a person would say (issue #35)", () => {
   it("names a search box whose only name was its access-key hint `search`, never `f`", () => {
     const { trace, interpretation } = compile([
-      dom("Fill '[F]'", { dom_event_kind: "change", target_role: "searchbox", target_name: "[F]", target_tag: "input", input_type: "search", selectors: [['aria/[F][role="searchbox"]'], ["#q"]], masked_field: masked("a") }),
+      dom("Fill '[F]'", {
+        dom_event_kind: "change",
+        target_role: "searchbox",
+        target_name: "[F]",
+        target_tag: "input",
+        input_type: "search",
+        selectors: [['aria/[F][role="searchbox"]'], ["#q"]],
+        masked_field: masked("a"),
+      }),
     ]);
     expect(trace.steps[0]?.label).toBe("Fill the search box");
     expect(trace.steps[0]?.selectors[0]).toEqual(['aria/[F][role="searchbox"]']);
@@ -47,7 +55,14 @@ describe("names a person would say (issue #35)", () => {
 
   it("strips a hint, a glyph, a counter and a doubled word from step labels and parameter names", () => {
     const { trace, interpretation } = compile([
-      dom("Fill 'Search Notes [alt-shift-f]'", { dom_event_kind: "change", target_role: "searchbox", target_name: "Search Notes [alt-shift-f]", target_tag: "input", input_type: "search", masked_field: masked("b") }),
+      dom("Fill 'Search Notes [alt-shift-f]'", {
+        dom_event_kind: "change",
+        target_role: "searchbox",
+        target_name: "Search Notes [alt-shift-f]",
+        target_tag: "input",
+        input_type: "search",
+        masked_field: masked("b"),
+      }),
       dom("Click 'Insert Insert'", { dom_event_kind: "click", target_role: "tab", target_name: "Insert Insert", target_tag: "a" }),
       dom("Click '\uE0C9 Edit'", { dom_event_kind: "click", target_role: "button", target_name: "\uE0C9 Edit", target_tag: "button" }),
       dom("Click 'Inbox (3)'", { dom_event_kind: "click", target_role: "link", target_name: "Inbox (3)", target_tag: "a" }),
@@ -58,7 +73,14 @@ describe("names a person would say (issue #35)", () => {
 
   it("names unnamed fields by their kind, not `value` and `value_2`", () => {
     const { interpretation } = compile([
-      dom("Fill the text field", { dom_event_kind: "change", target_role: "textbox", target_tag: "input", input_type: "email", selectors: [["#a"]], masked_field: masked("c") }),
+      dom("Fill the text field", {
+        dom_event_kind: "change",
+        target_role: "textbox",
+        target_tag: "input",
+        input_type: "email",
+        selectors: [["#a"]],
+        masked_field: masked("c"),
+      }),
       dom("Fill the text field", { dom_event_kind: "change", target_role: "textbox", target_tag: "textarea", selectors: [["#b"]], masked_field: masked("d") }),
     ]);
     expect(interpretation.parameters.map((parameter) => parameter.name)).toEqual(["email", "text"]);

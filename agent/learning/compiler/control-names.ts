@@ -3,7 +3,8 @@ import type { NormalizedStep } from "./normalize-trace";
 import { SCRUBBED } from "./page-diff";
 
 /** Names that only say what kind of control it is: not a name a person would recognize. */
-const ROLE_ONLY = /^(the )?(checkbox|check box|radio|radio button|switch|button|link|textbox|text box|field|input|element|item|toggle|option|combobox|menuitem|tab|row|cell|generic|img|image|icon|svg|×|x|✕|✓)$/i;
+const ROLE_ONLY =
+  /^(the )?(checkbox|check box|radio|radio button|switch|button|link|textbox|text box|field|input|element|item|toggle|option|combobox|menuitem|tab|row|cell|generic|img|image|icon|svg|×|x|✕|✓)$/i;
 
 export function isRoleOnly(name: string | undefined, role?: string): boolean {
   if (name === undefined) return true;
@@ -32,7 +33,12 @@ export function describeRow(row: number, listName: string | undefined, rows: Row
  * value was entered), else by its own text when the capture could tell it (a row that was on the
  * page, found again wherever the list draws it), else by its position.
  */
-export function rowOfToggle(row: number, rowText: string | undefined, listName: string | undefined, rows: RowsByList): { text: string; parameter?: string | undefined; rowText?: string | undefined } {
+export function rowOfToggle(
+  row: number,
+  rowText: string | undefined,
+  listName: string | undefined,
+  rows: RowsByList,
+): { text: string; parameter?: string | undefined; rowText?: string | undefined } {
   const described = describeRow(row, listName, rows);
   if (described.parameter !== undefined && (rowText === undefined || rowText.includes(SCRUBBED))) return described;
   if (rowText !== undefined && rowText.trim() !== "" && !rowText.includes(SCRUBBED)) return { text: `the item "${rowText}"`, rowText };
@@ -49,7 +55,8 @@ export function nameFromContext(step: NormalizedStep, evidence: StepEvidence | u
   const toggle = evidence?.changes.find((change) => change.kind === "toggle");
   if (toggle !== undefined && toggle.kind === "toggle") {
     if (!isRoleOnly(toggle.name)) return toggle.name;
-    if (toggle.row !== undefined) return `the ${toggle.role === "radio" ? "option" : toggle.role} of ${rowOfToggle(toggle.row, toggle.row_text, onlyList(evidence), rows).text}`;
+    if (toggle.row !== undefined)
+      return `the ${toggle.role === "radio" ? "option" : toggle.role} of ${rowOfToggle(toggle.row, toggle.row_text, onlyList(evidence), rows).text}`;
   }
   // The nearest label: a heading of the page the step was on.
   const heading = evidence?.before?.headings.at(-1)?.text ?? evidence?.settled?.headings.at(-1)?.text;

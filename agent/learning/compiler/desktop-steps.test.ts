@@ -30,13 +30,20 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 async function recordRoutine(): Promise<string> {
   await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "shell", kind: "terminal_command", schema_version: 1 });
-  const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+  const created = await agent.call("POST", "/api/learn/sessions", {
+    entry_mode: "demonstrating_skill",
+    observation_mode: "outside_agent",
+    target_app_family: "desktop",
+  });
   const id = created.body.session.learn_session_id as string;
   expect((await agent.call("POST", `/api/learn/sessions/${id}/start`)).status).toBe(200);
   await agent.call("POST", `/api/learn/sessions/${id}/mark-goal`, { goal_description: "Ship a database release to staging" });
   const at = (offset: number) => new Date(Date.now() + offset);
   const command = (line: string, exitCode: number, offset: number) =>
-    shellCommandEvent({ line, exitCode, durationMs: 120, cwd: "/home/zq9user/work/shop", startedAt: at(offset) }, { sessionId: id, eventId: randomUUID(), now: at(offset), shell: "bash" });
+    shellCommandEvent(
+      { line, exitCode, durationMs: 120, cwd: "/home/zq9user/work/shop", startedAt: at(offset) },
+      { sessionId: id, eventId: randomUUID(), now: at(offset), shell: "bash" },
+    );
   const events = [
     command("git checkout -b release/2026-11", 0, 10),
     command(`psql --host db.staging.example.com --password ${CANARY} -f migrations/orders.sql`, 0, 20),
@@ -102,10 +109,15 @@ describe("desktop traces compile into skills", () => {
     expect(markdown).not.toContain("zq9user");
 
     // Validation says honestly what it could not rehearse: no command is run, each command checkpoint is left to the person.
-    const validated = await agent.call("POST", `/api/learn/proposals/${generated.body.proposal_id as string}/validate`, { selected_tests: [], schema_version: 1 });
+    const validated = await agent.call("POST", `/api/learn/proposals/${generated.body.proposal_id as string}/validate`, {
+      selected_tests: [],
+      schema_version: 1,
+    });
     expect(validated.body.validation_run.overall_result).toBe("partial");
     const runs = await agent.call("GET", `/api/learn/proposals/${generated.body.proposal_id as string}/validation-runs`);
-    const checkpointSteps = (runs.body.steps as Array<{ test_case_id: string; result: string; details?: string }>).filter((step) => step.test_case_id.startsWith("checkpoint:"));
+    const checkpointSteps = (runs.body.steps as Array<{ test_case_id: string; result: string; details?: string }>).filter((step) =>
+      step.test_case_id.startsWith("checkpoint:"),
+    );
     expect(checkpointSteps).toHaveLength(5);
     for (const step of checkpointSteps) {
       expect(step.result).toBe("skipped");
@@ -118,7 +130,11 @@ describe("desktop traces compile into skills", () => {
 describe("the files a terminal routine leaves behind", () => {
   it("checks that the file each command writes exists (a redirect, -o, tar, touch, mkdir, cp), with the folder of cd as an input", async () => {
     await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "shell", kind: "terminal_command", schema_version: 1 });
-    const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const created = await agent.call("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_family: "desktop",
+    });
     const id = created.body.session.learn_session_id as string;
     await agent.call("POST", `/api/learn/sessions/${id}/start`);
     await agent.call("POST", `/api/learn/sessions/${id}/mark-goal`, { goal_description: "Package the monthly report" });
@@ -133,7 +149,10 @@ describe("the files a terminal routine leaves behind", () => {
       `mysql -uroot -p${CANARY} reports`,
     ];
     const events = lines.map((line, index) =>
-      shellCommandEvent({ line, exitCode: 0, durationMs: 10, cwd: "/home/ann/work", startedAt: new Date(Date.now() + (index + 1) * 10) }, { sessionId: id, eventId: randomUUID(), now: new Date(), shell: "bash" }),
+      shellCommandEvent(
+        { line, exitCode: 0, durationMs: 10, cwd: "/home/ann/work", startedAt: new Date(Date.now() + (index + 1) * 10) },
+        { sessionId: id, eventId: randomUUID(), now: new Date(), shell: "bash" },
+      ),
     );
     const ack = await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [], schema_version: 1 });
     expect(ack.body.accepted, JSON.stringify(ack.body)).toHaveLength(lines.length);
@@ -162,7 +181,11 @@ describe("the files a terminal routine leaves behind", () => {
 describe("a terminal's slips", () => {
   it("leaves out a mistyped program and a failed command run again at once, and keeps a failure that was not retried", async () => {
     await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "shell", kind: "terminal_command", schema_version: 1 });
-    const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const created = await agent.call("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_family: "desktop",
+    });
     const id = created.body.session.learn_session_id as string;
     await agent.call("POST", `/api/learn/sessions/${id}/start`);
     await agent.call("POST", `/api/learn/sessions/${id}/mark-goal`, { goal_description: "Check the build" });
@@ -176,7 +199,10 @@ describe("a terminal's slips", () => {
       ['gh pr create --title "Release 2026-11" --body "Ships the orders migration"', 0],
     ];
     const events = lines.map(([line, exitCode], index) =>
-      shellCommandEvent({ line, exitCode, durationMs: 10, cwd: "/home/ann/work", startedAt: new Date(Date.now() + (index + 1) * 10) }, { sessionId: id, eventId: randomUUID(), now: new Date(), shell: "zsh" }),
+      shellCommandEvent(
+        { line, exitCode, durationMs: 10, cwd: "/home/ann/work", startedAt: new Date(Date.now() + (index + 1) * 10) },
+        { sessionId: id, eventId: randomUUID(), now: new Date(), shell: "zsh" },
+      ),
     );
     await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [], schema_version: 1 });
     await agent.call("POST", `/api/learn/sessions/${id}/stop`);
@@ -199,7 +225,11 @@ describe("a terminal's slips", () => {
 describe("a command the person interrupted", () => {
   it("is left out like a slip (Ctrl-C, exit 130; Ctrl-\\, 131), retried or not, and never becomes a checkpoint or a step", async () => {
     await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "shell", kind: "terminal_command", schema_version: 1 });
-    const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const created = await agent.call("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_family: "desktop",
+    });
     const id = created.body.session.learn_session_id as string;
     await agent.call("POST", `/api/learn/sessions/${id}/start`);
     await agent.call("POST", `/api/learn/sessions/${id}/mark-goal`, { goal_description: "Publish the site" });
@@ -214,7 +244,10 @@ describe("a command the person interrupted", () => {
       ["curl -s http://localhost/health", 0],
     ];
     const events = lines.map(([line, exitCode], index) =>
-      shellCommandEvent({ line, exitCode, durationMs: 10, cwd: "/home/ann/site", startedAt: new Date(Date.now() + (index + 1) * 10) }, { sessionId: id, eventId: randomUUID(), now: new Date(), shell: "bash" }),
+      shellCommandEvent(
+        { line, exitCode, durationMs: 10, cwd: "/home/ann/site", startedAt: new Date(Date.now() + (index + 1) * 10) },
+        { sessionId: id, eventId: randomUUID(), now: new Date(), shell: "bash" },
+      ),
     );
     await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [], schema_version: 1 });
     await agent.call("POST", `/api/learn/sessions/${id}/stop`);
@@ -236,7 +269,11 @@ describe("a command the person interrupted", () => {
 describe("the agent's own check of a command line", () => {
   it("refuses a terminal command from any adapter whose arguments still carry a secret, and stores the masked one", async () => {
     await agent.call("POST", "/api/observation/adapters/heartbeat", { adapter_id: "third-party", kind: "terminal_command", schema_version: 1 });
-    const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "desktop" });
+    const created = await agent.call("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_family: "desktop",
+    });
     const id = created.body.session.learn_session_id as string;
     await agent.call("POST", `/api/learn/sessions/${id}/start`);
     const secret = "Zq9-pw";
@@ -251,10 +288,18 @@ describe("the agent's own check of a command line", () => {
       schema_version: 1,
       desktop_detail: { program, args, exit_code: 0 },
     });
-    const leaks = [command("mysql", ["-uroot", `-p${secret}`, "shop"]), command("curl", ["-u", `deploy:${secret}`, "https://x.example"]), command(`PGPASSWORD=${secret}`, ["psql"])];
+    const leaks = [
+      command("mysql", ["-uroot", `-p${secret}`, "shop"]),
+      command("curl", ["-u", `deploy:${secret}`, "https://x.example"]),
+      command(`PGPASSWORD=${secret}`, ["psql"]),
+    ];
     const masked = command("mysql", ["-uroot", `-p${MASKED_ARGUMENT}`, "shop"]);
     const ack = await agent.call("POST", "/api/observations/events", { batch_id: randomUUID(), events: [...leaks, masked], snapshots: [], schema_version: 1 });
-    expect(ack.body.rejected.map((entry: { code: string }) => entry.code)).toEqual(["OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED", "OBSERVATION_NOT_MASKED"]);
+    expect(ack.body.rejected.map((entry: { code: string }) => entry.code)).toEqual([
+      "OBSERVATION_NOT_MASKED",
+      "OBSERVATION_NOT_MASKED",
+      "OBSERVATION_NOT_MASKED",
+    ]);
     expect(ack.body.accepted).toEqual([masked.event_id]);
     for (const file of await filesUnder(agent.root)) expect(await readFile(file, "utf8"), file).not.toContain(secret);
   });

@@ -42,7 +42,9 @@ const INTERRUPTED_EXIT_CODES: ReadonlySet<number> = new Set([130, 131]);
  * the person looking, not a step to repeat). Any other failed command stays (and its checkpoint
  * says the exit code it had).
  */
-export function dropFailedAttempts<T extends Pick<ObservedActionEventWithDetail, "adapter_kind" | "desktop_detail">>(events: readonly T[]): { kept: T[]; dropped: number } {
+export function dropFailedAttempts<T extends Pick<ObservedActionEventWithDetail, "adapter_kind" | "desktop_detail">>(
+  events: readonly T[],
+): { kept: T[]; dropped: number } {
   const commands = events.filter((event) => event.adapter_kind === "terminal_command" && event.desktop_detail !== undefined);
   const slips = new Set<T>();
   commands.forEach((event, index) => {
@@ -93,7 +95,8 @@ function outputIndexes(program: string, args: readonly string[]): number[] {
     const glued = GLUED_REDIRECT.exec(arg);
     if ((arg === ">" || arg === ">>" || arg === "1>") && isFile(index + 1)) found.push(index + 1);
     else if (glued !== null && !glued[1]?.startsWith("2") && !glued[1]?.startsWith("&") && !(glued[2] as string).startsWith("/dev/")) found.push(index);
-    else if ((arg === "-o" || arg === "--output" || arg === "-O" && program === "wget" || arg === "--output-document") && isFile(index + 1)) found.push(index + 1);
+    else if ((arg === "-o" || arg === "--output" || (arg === "-O" && program === "wget") || arg === "--output-document") && isFile(index + 1))
+      found.push(index + 1);
     else if (/^--output(-document)?=./.test(arg)) found.push(index);
   });
   // The command's own words: up to the first `&&`, `|` or `;` (what follows is another command).
@@ -131,12 +134,16 @@ function inputKind(args: readonly string[], index: number, program: string): Arg
     return { name: slugify(named ?? "secret") || "secret", label: named ?? "Secret", type_hint: "secret" };
   }
   if (arg.startsWith("-") && prefix === "") return undefined;
-  const flag = prefix.startsWith("-") ? prefix.replace(/=$/, "").replace(/^-+/, "") : previous?.startsWith("-") === true ? previous.replace(/^-+/, "") : undefined;
+  const flag = prefix.startsWith("-")
+    ? prefix.replace(/=$/, "").replace(/^-+/, "")
+    : previous?.startsWith("-") === true
+      ? previous.replace(/^-+/, "")
+      : undefined;
   // `--host x` names its input; `-f x` or a cluster like `-czf x` does not say enough, so the value's kind names it.
   const named = prefix.startsWith("--") || previous?.startsWith("--") === true || (flag !== undefined && /^[a-z]{4,}$/i.test(flag) && /[aeiou]/i.test(flag));
   const flagName = flag !== undefined && flag.length > 2 && named ? flag : undefined;
   // `git commit -m "…"`, `gh pr create --title "…"`: text written for this one time is an input.
-  const textOption = prefix.startsWith("-") ? prefix.replace(/=$/, "") : previous ?? "";
+  const textOption = prefix.startsWith("-") ? prefix.replace(/=$/, "") : (previous ?? "");
   // (`git commit -am "…"`: git's -m may end a cluster of short options.)
   const textFlag = /^--?(m|message|msg|title|body|subject|description)$/.exec(program === "git" ? textOption.replace(/^-[a-z]+m$/, "-m") : textOption)?.[1];
   if (textFlag !== undefined) {
@@ -155,7 +162,10 @@ function inputKind(args: readonly string[], index: number, program: string): Arg
       return undefined;
     }
   }
-  if (/^(\d{1,3}\.){3}\d{1,3}$/.test(value) || /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(value) && !/\.(tar|gz|zip|txt|md|json|ya?ml|csv|log|sh|js|ts|py|sql)$/i.test(value)) {
+  if (
+    /^(\d{1,3}\.){3}\d{1,3}$/.test(value) ||
+    (/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(value) && !/\.(tar|gz|zip|txt|md|json|ya?ml|csv|log|sh|js|ts|py|sql)$/i.test(value))
+  ) {
     return { name: flagName ?? "host", label: flagName ?? "Host", type_hint: "text" };
   }
   if (value.includes("/") || /^[^./][^/]*\.[a-z0-9]{1,5}$/i.test(value)) return { name: flagName ?? "path", label: flagName ?? "Path", type_hint: "text" };

@@ -19,17 +19,20 @@ export const FIRST_SKILL_VERSION = "0.1.0";
 /** Page-derived text goes into Markdown as plain text: no markup, links, HTML or code fences from a page. */
 export function plainText(text: string): string {
   // {{parameter}} placeholders stay as declared; everything around them is escaped.
-  return text
-    // eslint-disable-next-line no-control-regex -- control characters are what this removes
-    .replace(/[\u0000-\u001f\u007f]/g, " ")
-    .split(/(\{\{[a-z0-9_]+\}\})/)
-    .map((part, index) => (index % 2 === 1 ? part : part.replace(/[\\`*_[\]<>#|~]/g, (character) => `\\${character}`)))
-    .join("")
-    .trim();
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- control characters are what this removes
+      .replace(/[\u0000-\u001f\u007f]/g, " ")
+      .split(/(\{\{[a-z0-9_]+\}\})/)
+      .map((part, index) => (index % 2 === 1 ? part : part.replace(/[\\`*_[\]<>#|~]/g, (character) => `\\${character}`)))
+      .join("")
+      .trim()
+  );
 }
 
 /** Words that start a sentence about something rather than an instruction ("The report…", "My invoices…"). */
-const NOT_A_VERB = /^(the|a|an|this|that|these|those|my|our|your|its|their|i|we|you|it|he|she|they|when|if|to|for|on|in|with|all|every|each|new|how|what|which)$/i;
+const NOT_A_VERB =
+  /^(the|a|an|this|that|these|those|my|our|your|its|their|i|we|you|it|he|she|they|when|if|to|for|on|in|with|all|every|each|new|how|what|which)$/i;
 
 function thirdPerson(verb: string): string {
   const lower = verb.toLowerCase();
@@ -45,14 +48,18 @@ const DETERMINER = "(?:the|a|an|my|our|your|its|their|this|that|these|those|all|
  * does not start with a verb is left as it is.
  */
 export function asWhatItDoes(summary: string): string {
-  const text = summary.trim().replace(/\s+/g, " ").replace(/[.!]+$/, "");
+  const text = summary
+    .trim()
+    .replace(/\s+/g, " ")
+    .replace(/[.!]+$/, "");
   const match = /^([A-Za-z][a-z]+)(\b.*)$/.exec(text);
   if (match === null) return text;
   const [, verb = "", rest = ""] = match;
   if (NOT_A_VERB.test(verb) || /(ed|ing)$/.test(verb) || (/s$/.test(verb) && !/(ss|us)$/.test(verb))) return text;
   // Later instructions of the same sentence, each with its object: "…, tick the first and show the open ones".
-  const later = rest.replace(new RegExp(`(,\\s+|\\s+and\\s+|\\s+then\\s+)([a-z]+)(?=\\s+(?:${DETERMINER}|up|out|off|in|on)\\b)`, "g"), (_all, joint: string, next: string) =>
-    NOT_A_VERB.test(next) || /(ed|ing|s)$/.test(next) ? `${joint}${next}` : `${joint}${thirdPerson(next)}`,
+  const later = rest.replace(
+    new RegExp(`(,\\s+|\\s+and\\s+|\\s+then\\s+)([a-z]+)(?=\\s+(?:${DETERMINER}|up|out|off|in|on)\\b)`, "g"),
+    (_all, joint: string, next: string) => (NOT_A_VERB.test(next) || /(ed|ing|s)$/.test(next) ? `${joint}${next}` : `${joint}${thirdPerson(next)}`),
   );
   return `${thirdPerson(verb)}${later}`;
 }
@@ -130,7 +137,8 @@ export function emitSkillMarkdown(interpretation: Interpretation, policy?: TestP
   out.push("", "## Guidance\n");
   interpretation.checkpoints.forEach((checkpoint, index) => {
     out.push(`### ${index + 1}. ${plainText(checkpoint.goal)}\n`);
-    if (checkpoint.where !== undefined) out.push(`- Where: the "${plainText(checkpoint.where)}" page${interpretation.site ? ` on ${plainText(interpretation.site)}` : ""}.`);
+    if (checkpoint.where !== undefined)
+      out.push(`- Where: the "${plainText(checkpoint.where)}" page${interpretation.site ? ` on ${plainText(interpretation.site)}` : ""}.`);
     if (checkpoint.controls.length > 0) {
       const controls = checkpoint.controls.map((control) =>
         control.parameter !== undefined
@@ -142,7 +150,10 @@ export function emitSkillMarkdown(interpretation: Interpretation, policy?: TestP
       out.push(`- Controls involved: ${[...new Set(controls)].join("; ")}.`);
     }
     // Issue #35: a sign-in a signed-in browser does not need.
-    if (checkpoint.sign_in !== undefined) out.push("- If the page already shows you signed in (a sign-out control, no password field), this checkpoint is reached: skip its steps. The password is a secret input: ask for it when needed, never write it down or repeat it.");
+    if (checkpoint.sign_in !== undefined)
+      out.push(
+        "- If the page already shows you signed in (a sign-out control, no password field), this checkpoint is reached: skip its steps. The password is a secret input: ask for it when needed, never write it down or repeat it.",
+      );
     out.push(`- Done when: ${plainText(checkpoint.success_condition)}.`, "");
   });
   out.push("## Safety\n");

@@ -19,7 +19,11 @@ import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
 
 type Lists = NonNullable<PageSnapshot["lists"]>;
 
-function page(url: string, title: string, parts: { headings?: string[]; lists?: Lists; texts?: string[]; buttons?: string[]; status?: string[]; toggles?: PageSnapshot["toggles"] } = {}): PageSnapshot {
+function page(
+  url: string,
+  title: string,
+  parts: { headings?: string[]; lists?: Lists; texts?: string[]; buttons?: string[]; status?: string[]; toggles?: PageSnapshot["toggles"] } = {},
+): PageSnapshot {
   return {
     url,
     title,
@@ -57,7 +61,19 @@ function demonstration(goal: string) {
     open(snapshot: PageSnapshot) {
       const after = ref(snapshot);
       ({ url, title } = snapshot);
-      steps.push({ step_id: "", action: "navigate", label: `Open '${title}'`, user_labelled: false, page_url: url, page_title: title, selectors: [], caused_state_change: true, event_ids: [], created_at: at(), after_state_ref: after });
+      steps.push({
+        step_id: "",
+        action: "navigate",
+        label: `Open '${title}'`,
+        user_labelled: false,
+        page_url: url,
+        page_title: title,
+        selectors: [],
+        caused_state_change: true,
+        event_ids: [],
+        created_at: at(),
+        after_state_ref: after,
+      });
       current = after;
       return builder;
     },
@@ -65,7 +81,19 @@ function demonstration(goal: string) {
     act(partial: Partial<NormalizedStep> & Pick<NormalizedStep, "action" | "label">, then?: PageSnapshot) {
       const created_at = at();
       const after = then === undefined ? current : ref(then);
-      steps.push({ step_id: "", user_labelled: false, selectors: [["#x"]], caused_state_change: then !== undefined, event_ids: [], created_at, page_url: url, page_title: title, before_state_ref: current, after_state_ref: after, ...partial });
+      steps.push({
+        step_id: "",
+        user_labelled: false,
+        selectors: [["#x"]],
+        caused_state_change: then !== undefined,
+        event_ids: [],
+        created_at,
+        page_url: url,
+        page_title: title,
+        before_state_ref: current,
+        after_state_ref: after,
+        ...partial,
+      });
       if (then !== undefined) {
         moments.push({ at: new Date(Date.parse(created_at) + 300).toISOString(), ref: after as string });
         ({ url, title } = then);
@@ -74,10 +102,32 @@ function demonstration(goal: string) {
       return builder;
     },
     fill(name: string, hash: string, extra: Partial<NormalizedStep> = {}, then?: PageSnapshot) {
-      return builder.act({ action: "fill", label: `Fill '${name}'`, target_name: name, target_role: "textbox", target_tag: "input", masked_value: { value_hash: hash }, ...extra }, then);
+      return builder.act(
+        {
+          action: "fill",
+          label: `Fill '${name}'`,
+          target_name: name,
+          target_role: "textbox",
+          target_tag: "input",
+          masked_value: { value_hash: hash },
+          ...extra,
+        },
+        then,
+      );
     },
     password(then?: PageSnapshot) {
-      return builder.act({ action: "fill", label: "Fill 'Password'", target_name: "Password", target_role: "textbox", target_tag: "input", input_type: "password", masked_value: { reason: "secret_field" } }, then);
+      return builder.act(
+        {
+          action: "fill",
+          label: "Fill 'Password'",
+          target_name: "Password",
+          target_role: "textbox",
+          target_tag: "input",
+          input_type: "password",
+          masked_value: { reason: "secret_field" },
+        },
+        then,
+      );
     },
     click(name: string, then?: PageSnapshot) {
       return builder.act({ action: "click", label: `Click '${name}'`, target_name: name, target_role: "button", target_tag: "button" }, then);
@@ -114,7 +164,14 @@ function wikiDemonstration() {
     .fill("Username", "u1")
     .password()
     .click("Log in", dashboard(3, 4))
-    .click("New page", page(`${W}/edit`, "Edit page [Notes]", { headings: ["New page"], buttons: ["Log out", "Save"], lists: [{ name: "Sidebar menu", role: "list", items: 6, checked: 0 }] }))
+    .click(
+      "New page",
+      page(`${W}/edit`, "Edit page [Notes]", {
+        headings: ["New page"],
+        buttons: ["Log out", "Save"],
+        lists: [{ name: "Sidebar menu", role: "list", items: 6, checked: 0 }],
+      }),
+    )
     .fill("Page name", "t1")
     .fill("Text", "b1", { target_tag: "textarea" })
     .click(
@@ -171,10 +228,20 @@ describe("goal evidence first (issue #35)", () => {
 
   it("proves a row inserted on a form page by the table it was added to, seen one row shorter at the same address before", () => {
     const browse = (rows: number, status: string[] = []) =>
-      page(`${W}/index.php?route=%2Ftable&table=contacts`, "contacts — Browse | Console", { headings: ["contacts"], lists: [{ name: "contacts", role: "table", items: rows, checked: 0 }], status });
+      page(`${W}/index.php?route=%2Ftable&table=contacts`, "contacts — Browse | Console", {
+        headings: ["contacts"],
+        lists: [{ name: "contacts", role: "table", items: rows, checked: 0 }],
+        status,
+      });
     const inserted = demonstration("Add a contact")
       .open(browse(2))
-      .click("Insert", page(`${W}/index.php?route=%2Ftable%2Finsert&table=contacts`, "contacts — Insert | Console", { headings: ["Insert into contacts"], lists: [{ name: "Insert into contacts", role: "table", items: 1, checked: 0 }] }))
+      .click(
+        "Insert",
+        page(`${W}/index.php?route=%2Ftable%2Finsert&table=contacts`, "contacts — Insert | Console", {
+          headings: ["Insert into contacts"],
+          lists: [{ name: "Insert into contacts", role: "table", items: 1, checked: 0 }],
+        }),
+      )
       .fill("name", "n1")
       .fill("email", "e1")
       .click("Go", browse(3, ["1 row inserted. Inserted row id: 36"]))
@@ -218,13 +285,23 @@ describe("goal evidence first (issue #35)", () => {
     const tracker = demonstration("File an issue")
       .open(page(`${W}/issues/new`, "New issue", { lists: [{ name: "Saved queries", role: "list", items: 1, checked: 0 }], texts: ["Synced at 10:01"] }))
       .fill("Subject", "i1")
-      .click("Create", page(`${W}/issues/new`, "New issue", { lists: [{ name: "Saved queries", role: "list", items: 5, checked: 0 }], texts: ["Synced at 10:02"], status: ["Issue created"] }))
+      .click(
+        "Create",
+        page(`${W}/issues/new`, "New issue", {
+          lists: [{ name: "Saved queries", role: "list", items: 5, checked: 0 }],
+          texts: ["Synced at 10:02"],
+          status: ["Issue created"],
+        }),
+      )
       .compile();
     expect(tracker.checkpoints.at(-1)?.success_condition).toBe('The page says "Issue created"');
     const noNotice = demonstration("File an issue")
       .open(page(`${W}/issues/new`, "New issue", { lists: [{ name: "Saved queries", role: "list", items: 1, checked: 0 }], texts: ["Synced at 10:01"] }))
       .fill("Subject", "i1")
-      .click("Create", page(`${W}/issues/new`, "New issue", { lists: [{ name: "Saved queries", role: "list", items: 5, checked: 0 }], texts: ["Synced at 10:02"] }))
+      .click(
+        "Create",
+        page(`${W}/issues/new`, "New issue", { lists: [{ name: "Saved queries", role: "list", items: 5, checked: 0 }], texts: ["Synced at 10:02"] }),
+      )
       .compile();
     expect(noNotice.checkpoints.at(-1)?.verification?.by).toBe("person");
   });
@@ -239,7 +316,8 @@ describe("the rules one by one", () => {
   const parameter = (name: string, type_hint: SkillParameter["type_hint"] = "text"): SkillParameter => ({ name, label: name, type_hint, step_ids: [] });
 
   it("tells numbers a later run shows again from those it does not", () => {
-    for (const text of ["Inserted row id: 3", "Issue #12 created", "Saved at 10:42", "Due 2026-03-01", "Total: $45.00", "Order 12345", "edited 5 minutes ago"]) expect(hasPerRunValue(text), text).toBe(true);
+    for (const text of ["Inserted row id: 3", "Issue #12 created", "Saved at 10:42", "Due 2026-03-01", "Total: $45.00", "Order 12345", "edited 5 minutes ago"])
+      expect(hasPerRunValue(text), text).toBe(true);
     for (const text of ["1 row inserted", "Step 2 of 3", "Visitors: 7", "Last 30 days"]) expect(hasPerRunValue(text), text).toBe(false);
     expect(stablePart("1 row inserted. Inserted row id: 3")).toBe("1 row inserted.");
     expect(stablePart("Inserted row id: 3")).toBeUndefined();
@@ -259,14 +337,18 @@ describe("a description that says what, where and with what (issue #35)", () => 
   const wiki = wikiDemonstration();
 
   it("names the outcome, the site and its address, the sign-in and the inputs, not the title again", () => {
-    expect(buildFrontmatter(wiki).description).toBe("Creates a wiki page on Notes (127.0.0.1:4100) after signing in. Inputs: username, page name, text; a password asked at each run and never stored.");
+    expect(buildFrontmatter(wiki).description).toBe(
+      "Creates a wiki page on Notes (127.0.0.1:4100) after signing in. Inputs: username, page name, text; a password asked at each run and never stored.",
+    );
   });
 
   it("projects to an Agent Skills bundle the reference validator accepts, with when to use it", () => {
     const projected = readFrontmatterMapping(toAgentSkillsMarkdown(emitSkillMarkdown(wiki)));
     if (!projected.ok) throw new Error(projected.reason);
     expect(validateMetadata(projected.value, `/skills/${wiki.slug}`)).toEqual([]);
-    expect(projected.value.description).toMatch(/^Creates a wiki page on Notes \(127\.0\.0\.1:4100\) after signing in\. Inputs: username, page name, text;.* Use when the user asks to create a wiki page/);
+    expect(projected.value.description).toMatch(
+      /^Creates a wiki page on Notes \(127\.0\.0\.1:4100\) after signing in\. Inputs: username, page name, text;.* Use when the user asks to create a wiki page/,
+    );
   });
 
   it("says an instruction as what the skill does", () => {
@@ -284,25 +366,32 @@ describe("a list drawn anew and sorted when an item is ticked (issue #35)", () =
   type Toggles = NonNullable<PageSnapshot["toggles"]>;
   const list = (items: number, checked: number): Lists => [{ name: "Errands", role: "list", items, checked }];
   const box = (row: number, row_text: string, state = "unchecked") => ({ role: "checkbox", row, row_text, state });
-  const errands = (toggles: Toggles) => page(E, "Errands", { headings: ["Errands"], lists: list(toggles.length, toggles.filter((toggle) => toggle.state === "checked").length), toggles });
+  const errands = (toggles: Toggles) =>
+    page(E, "Errands", { headings: ["Errands"], lists: list(toggles.length, toggles.filter((toggle) => toggle.state === "checked").length), toggles });
 
   function tickedFirst() {
-    return demonstration("Add an errand and mark the library books done")
-      .open(errands([box(1, "Return library books"), box(2, "Buy stamps")]))
-      .fill("What needs doing?", "e1", {}, errands([box(1, "Return library books"), box(2, "Buy stamps"), box(3, "•••")]))
-      // The first row was ticked; once saved, the list is drawn again with it last.
-      .act(
-        { action: "toggle", label: "Check the checkbox", target_role: "checkbox", target_tag: "input", selectors: [["ul > li:nth-of-type(1) > input"]] },
-        errands([box(1, "Buy stamps"), box(2, "•••"), box(3, "Return library books", "checked")]),
-      )
-      .compile();
+    return (
+      demonstration("Add an errand and mark the library books done")
+        .open(errands([box(1, "Return library books"), box(2, "Buy stamps")]))
+        .fill("What needs doing?", "e1", {}, errands([box(1, "Return library books"), box(2, "Buy stamps"), box(3, "•••")]))
+        // The first row was ticked; once saved, the list is drawn again with it last.
+        .act(
+          { action: "toggle", label: "Check the checkbox", target_role: "checkbox", target_tag: "input", selectors: [["ul > li:nth-of-type(1) > input"]] },
+          errands([box(1, "Buy stamps"), box(2, "•••"), box(3, "Return library books", "checked")]),
+        )
+        .compile()
+    );
   }
 
   it("proves the ticked item by its own text, not by the place it was drawn in, and binds the step to that row", () => {
     const skill = tickedFirst();
     const last = skill.checkpoints.at(-1);
     expect(last?.success_condition).toBe('The checkbox of the item "Return library books" is checked');
-    expect(parseSuccessCondition(last?.success_condition ?? "")).toMatchObject({ kind: "control_state", row: { text: "Return library books" }, state: "checked" });
+    expect(parseSuccessCondition(last?.success_condition ?? "")).toMatchObject({
+      kind: "control_state",
+      row: { text: "Return library books" },
+      state: "checked",
+    });
     const toggleStep = last?.step_ids.at(-1) ?? "";
     expect(skill.targets?.[toggleStep]).toEqual({ role: "checkbox", row_text: "Return library books" });
     // Not the row the new errand (the parameter) was drawn in after sorting.
@@ -313,12 +402,18 @@ describe("a list drawn anew and sorted when an item is ticked (issue #35)", () =
     const typed = demonstration("Add an errand and tick it")
       .open(errands([box(1, "Buy stamps")]))
       .fill("What needs doing?", "e1", {}, errands([box(1, "Buy stamps"), box(2, "•••")]))
-      .act({ action: "toggle", label: "Check the checkbox", target_role: "checkbox", target_tag: "input" }, errands([box(1, "Buy stamps"), box(2, "•••", "checked")]))
+      .act(
+        { action: "toggle", label: "Check the checkbox", target_role: "checkbox", target_tag: "input" },
+        errands([box(1, "Buy stamps"), box(2, "•••", "checked")]),
+      )
       .compile();
     expect(typed.checkpoints.at(-1)?.success_condition).toBe("The checkbox of the item showing {{what_needs_doing}} is checked");
     const restyled = demonstration("Tick the stamps")
       .open(errands([box(1, "Buy stamps"), box(2, "Return library books")]))
-      .act({ action: "toggle", label: "Check the checkbox", target_role: "checkbox", target_tag: "input" }, errands([box(1, "Buy stamps (done)", "checked"), box(2, "Return library books")]))
+      .act(
+        { action: "toggle", label: "Check the checkbox", target_role: "checkbox", target_tag: "input" },
+        errands([box(1, "Buy stamps (done)", "checked"), box(2, "Return library books")]),
+      )
       .compile();
     expect(restyled.checkpoints.at(-1)?.success_condition).toBe('The checkbox of item 1 of the "Errands" list is checked');
   });

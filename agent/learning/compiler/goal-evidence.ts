@@ -41,12 +41,22 @@ const SIGN_OUT = /\b(log|sign)\s?(out|off)\b/i;
 export function signsIn(entered: readonly SkillParameter[], before: PageSnapshot | undefined, after: PageSnapshot | undefined): boolean {
   if (after === undefined || !entered.some(isSecret)) return false;
   // One in a closed account menu counts too (hover_revealed: "Log out" under "Howdy, Jon").
-  const signOut = (snapshot: PageSnapshot | undefined) => [...(snapshot?.buttons ?? []), ...(snapshot?.links ?? []), ...(snapshot?.hover_revealed ?? [])].some((name) => SIGN_OUT.test(name));
+  const signOut = (snapshot: PageSnapshot | undefined) =>
+    [...(snapshot?.buttons ?? []), ...(snapshot?.links ?? []), ...(snapshot?.hover_revealed ?? [])].some((name) => SIGN_OUT.test(name));
   return signOut(after) && !signOut(before);
 }
 
 /** Kinds that change when someone signs in whatever the task: menus, widgets, counters, controls of the account. */
-const CHANGES_WITH_SIGN_IN: ReadonlySet<PageChange["kind"]> = new Set(["list_grew", "list_shrank", "counter", "toggle", "button", "heading", "dialog_opened", "dialog_closed"]);
+const CHANGES_WITH_SIGN_IN: ReadonlySet<PageChange["kind"]> = new Set([
+  "list_grew",
+  "list_shrank",
+  "counter",
+  "toggle",
+  "button",
+  "heading",
+  "dialog_opened",
+  "dialog_closed",
+]);
 
 // A number that belongs to one run: an id or reference after its word, a time, a date, an amount, a long number.
 const ID_NUMBER = /\b(?:id|ids|no|nr|number|num|ref|reference|order|invoice|ticket|issue|row|record|revision|rev|version|key|#)\s*[:#.]?\s*#?\d+/i;
@@ -101,7 +111,10 @@ export function revisitedLists(changes: readonly PageChange[], settled: PageSnap
     if (before !== undefined && list.items === before + 1) grown.set(list.name, { kind: "list_grew", list: list.name, by: 1, from: before, revisited: true });
   }
   if (grown.size === 0) return [...changes];
-  return [...changes.filter((change) => !(change.kind === "list_grew" && ((change.list !== undefined && grown.has(change.list)) || change.appeared === true))), ...grown.values()];
+  return [
+    ...changes.filter((change) => !(change.kind === "list_grew" && ((change.list !== undefined && grown.has(change.list)) || change.appeared === true))),
+    ...grown.values(),
+  ];
 }
 
 /** A list at an address: the address as captured (routing query values kept) and the list's name. */
@@ -204,7 +217,19 @@ export function rowParameter(entered: readonly SkillParameter[]): SkillParameter
 }
 
 /** How telling a kind of change is when no input shows in it: a notice first, then what the action opened or changed, then where it led. */
-const PREFERENCE: readonly PageChange["kind"][] = ["status", "dialog_opened", "list_grew", "toggle", "title", "route", "list_shrank", "dialog_closed", "counter", "heading", "button"];
+const PREFERENCE: readonly PageChange["kind"][] = [
+  "status",
+  "dialog_opened",
+  "list_grew",
+  "toggle",
+  "title",
+  "route",
+  "list_shrank",
+  "dialog_closed",
+  "counter",
+  "heading",
+  "button",
+];
 
 /** Within a kind, a control that became checked (the option picked) says more than the one that lost it. */
 const turnedOn = (change: PageChange) => (change.kind === "toggle" && /^(checked|selected|pressed|expanded|sorted)/.test(change.state) ? 0 : 1);

@@ -58,7 +58,7 @@ const FLOWS: Record<"signup" | "search" | "checkout" | "dialog", Expected> = {
     successes: [
       'A page titled "Help Center" is shown',
       // Issue #35: the results page's heading shows the query typed, which proves more than its fixed title.
-      "The heading \"Results for “{{search_articles}}”\" appears",
+      'The heading "Results for “{{search_articles}}”" appears',
       'A page titled "How to return an item — Help Center" is shown',
     ],
   },
@@ -75,7 +75,12 @@ const FLOWS: Record<"signup" | "search" | "checkout" | "dialog", Expected> = {
       "Fill 'Card number'",
       "Click 'Place order'",
     ],
-    parameters: { full_name: { uses: 1, type: "text" }, street_address: { uses: 1, type: "text" }, city: { uses: 1, type: "text" }, card_number: { uses: 1, type: "secret" } },
+    parameters: {
+      full_name: { uses: 1, type: "text" },
+      street_address: { uses: 1, type: "text" },
+      city: { uses: 1, type: "text" },
+      card_number: { uses: 1, type: "secret" },
+    },
     successes: [
       'A page titled "Your cart — Fixture Shop" is shown',
       'A page titled "Shipping — Fixture Shop" is shown',
@@ -93,7 +98,8 @@ const FLOWS: Record<"signup" | "search" | "checkout" | "dialog", Expected> = {
 type FlowName = keyof typeof FLOWS;
 
 /** Selector syntax of every kind the content script records (css, ARIA, text, XPath, pierce). */
-const SELECTOR_LOOKING = /(^|[\s(])[#.][A-Za-z_][\w-]*|\[[\w-]+(?:[~|^$*]?=|\])|\b(?:aria|text|xpath|pierce)\/|\/\/[a-z*]|:nth-(?:of-type|child)\b|\w\s*>\s*\w+\s*>/i;
+const SELECTOR_LOOKING =
+  /(^|[\s(])[#.][A-Za-z_][\w-]*|\[[\w-]+(?:[~|^$*]?=|\])|\b(?:aria|text|xpath|pierce)\/|\/\/[a-z*]|:nth-(?:of-type|child)\b|\w\s*>\s*\w+\s*>/i;
 const COORDINATE_LOOKING = /\boffset[XY]?\b|\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)|\b\d+\s*px\b|\b[xy]\s*[:=]\s*-?\d+|\bat\s+-?\d+\s*,\s*-?\d+/i;
 /** A label says what a person did to something they could see, by its name. */
 const READABLE_LABEL = /^(Open|Fill|Check|Uncheck|Select|Click|Submit|Press|Choose|Clear) .*'[^']+'/;
@@ -125,7 +131,9 @@ function loadFixture(flow: FlowName) {
 /** normalize → interpret → emit → lint, as the proposal service does it (agent/learning/proposal-service.ts). */
 function compile(fixture: ReturnType<typeof loadFixture>, answers: AnswersByField = {}) {
   const trace = normalizeTrace({ events: fixture.events, boundaries: fixture.boundaries });
-  const moments = fixture.events.flatMap((event) => (event.adapter_kind === "browser_snapshot" && event.after_state_ref !== undefined ? [{ at: event.created_at, ref: event.after_state_ref }] : []));
+  const moments = fixture.events.flatMap((event) =>
+    event.adapter_kind === "browser_snapshot" && event.after_state_ref !== undefined ? [{ at: event.created_at, ref: event.after_state_ref }] : [],
+  );
   const interpretation = interpretTrace({ trace, snapshots: fixture.snapshots, moments, answers });
   const literals = trace.steps.map((step) => step.consented_value).filter((value): value is string => value !== undefined);
   return {
@@ -176,7 +184,10 @@ describe.each(Object.keys(FLOWS) as FlowName[])("the golden %s demonstration", (
     }
     // What the user did is there, in order.
     const positions = expected.did.map((label) => labels.indexOf(label));
-    expect(positions.every((position) => position >= 0), `steps: ${JSON.stringify(labels)}`).toBe(true);
+    expect(
+      positions.every((position) => position >= 0),
+      `steps: ${JSON.stringify(labels)}`,
+    ).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
@@ -189,7 +200,10 @@ describe.each(Object.keys(FLOWS) as FlowName[])("the golden %s demonstration", (
     }
     // Every masked field edit is covered by exactly one parameter.
     for (const step of trace.steps.filter((candidate) => candidate.masked_value !== undefined)) {
-      expect(interpretation.parameters.filter((parameter) => parameter.step_ids.includes(step.step_id)), step.label).toHaveLength(1);
+      expect(
+        interpretation.parameters.filter((parameter) => parameter.step_ids.includes(step.step_id)),
+        step.label,
+      ).toHaveLength(1);
     }
   });
 
@@ -226,7 +240,9 @@ describe.each(Object.keys(FLOWS) as FlowName[])("the golden %s demonstration", (
   it("emits a Recorder flow that @puppeteer/replay parses, with placeholders where values were typed", () => {
     const parsed = parseRecorderFlow(JSON.parse(JSON.stringify(recorder)));
     expect(parsed.title).toBe(interpretation.title);
-    expect(parsed.steps.find((step) => step.type === "navigate")).toMatchObject({ url: expect.stringContaining(fixture.events[0]?.browser_detail?.page_url ?? "?") });
+    expect(parsed.steps.find((step) => step.type === "navigate")).toMatchObject({
+      url: expect.stringContaining(fixture.events[0]?.browser_detail?.page_url ?? "?"),
+    });
     const changes = parsed.steps.filter((step) => step.type === "change");
     expect(changes.map((step) => (step as { value: string }).value).sort()).toEqual(
       Object.entries(expected.parameters)
@@ -256,7 +272,10 @@ describe.each(Object.keys(FLOWS) as FlowName[])("the golden %s demonstration", (
  * the compiler or the content script, and these keep them fixed.
  */
 describe("defects the golden traces showed, now fixed", () => {
-  const compiled = Object.fromEntries((Object.keys(FLOWS) as FlowName[]).map((flow) => [flow, compile(loadFixture(flow))])) as Record<FlowName, ReturnType<typeof compile>>;
+  const compiled = Object.fromEntries((Object.keys(FLOWS) as FlowName[]).map((flow) => [flow, compile(loadFixture(flow))])) as Record<
+    FlowName,
+    ReturnType<typeof compile>
+  >;
   const formClicks = (flow: FlowName) =>
     compiled[flow].recorder.steps.filter((step) => step.type === "click" && step.selectors.every((parts) => /(^|[\s/>])form$/.test(parts.at(-1) ?? "")));
 

@@ -139,7 +139,11 @@ const answerLines = (text: string | undefined) =>
     .map((line) => line.slice(0, 240));
 
 /** The workflow graph's steps: each checkpoint's actions, then its verification, in a chain. */
-function workflowSteps(checkpoints: readonly CheckpointPlan[], stepById: ReadonlyMap<string, NormalizedStep>, stepLabels: ReadonlyMap<string, string>): WorkflowStep[] {
+function workflowSteps(
+  checkpoints: readonly CheckpointPlan[],
+  stepById: ReadonlyMap<string, NormalizedStep>,
+  stepLabels: ReadonlyMap<string, string>,
+): WorkflowStep[] {
   const graphSteps: WorkflowStep[] = [];
   for (const checkpoint of checkpoints) {
     for (const stepId of checkpoint.step_ids) {
@@ -166,16 +170,29 @@ function workflowSteps(checkpoints: readonly CheckpointPlan[], stepById: Readonl
 }
 
 /** A question for everything the demonstration and the answers so far leave open. */
-function questionsFor(answers: AnswersByField, goal: string | undefined, base: ImprovedSkillBase | undefined, checkpoints: readonly CheckpointPlan[]): Interpretation["questions"] {
+function questionsFor(
+  answers: AnswersByField,
+  goal: string | undefined,
+  base: ImprovedSkillBase | undefined,
+  checkpoints: readonly CheckpointPlan[],
+): Interpretation["questions"] {
   const questions: Interpretation["questions"] = [];
   if (goal === undefined && base === undefined) {
-    questions.push({ field: "goal_summary", prompt: "What is this ability for? Describe the outcome in one sentence (for example: \"Submit a travel expense for approval\").", required: true });
+    questions.push({
+      field: "goal_summary",
+      prompt: 'What is this ability for? Describe the outcome in one sentence (for example: "Submit a travel expense for approval").',
+      required: true,
+    });
   }
   if (checkpoints.some((checkpoint) => !checkpoint.observable) && answers.success_condition === undefined) {
     questions.push({ field: "success_condition", prompt: "How can you tell it worked? Describe what the page shows when the task is done.", required: true });
   }
   if (answers.use_conditions === undefined) {
-    questions.push({ field: "use_conditions", prompt: "When should your assistant use this ability? List requests or situations, one per line.", required: false });
+    questions.push({
+      field: "use_conditions",
+      prompt: "When should your assistant use this ability? List requests or situations, one per line.",
+      required: false,
+    });
   }
   if (answers.non_use_conditions === undefined) {
     questions.push({ field: "non_use_conditions", prompt: "When should it NOT use this ability, even if a request sounds similar?", required: false });
@@ -191,7 +208,12 @@ function namingOf(trace: NormalizedTrace, answers: AnswersByField, base: Improve
   const siteTitle = trace.pages[0]?.title;
   const lastTarget = [...trace.steps].reverse().find((step) => step.target_name !== undefined && step.action !== "navigate")?.target_name;
   const goal = answers.goal_summary ?? trace.goal;
-  const title = (answers.name ?? base?.title ?? goal ?? (lastTarget !== undefined ? `${lastTarget}${siteTitle ? ` on ${siteTitle}` : ""}` : siteTitle ?? "Learned ability")).slice(0, 160);
+  const title = (
+    answers.name ??
+    base?.title ??
+    goal ??
+    (lastTarget !== undefined ? `${lastTarget}${siteTitle ? ` on ${siteTitle}` : ""}` : (siteTitle ?? "Learned ability"))
+  ).slice(0, 160);
   const goalSummary = (goal ?? base?.goal_summary ?? `${title}.`).slice(0, 600);
   return { goal, title, goalSummary };
 }
@@ -216,7 +238,11 @@ function triggersOf(answers: AnswersByField, base: ImprovedSkillBase | undefined
   const triggers =
     base === undefined
       ? derived
-      : [...new Set([...base.triggers, ...(answers.name !== undefined || answers.use_conditions !== undefined ? derived : [])].map((text) => text.slice(0, 120)))].slice(0, 20);
+      : [
+          ...new Set(
+            [...base.triggers, ...(answers.name !== undefined || answers.use_conditions !== undefined ? derived : [])].map((text) => text.slice(0, 120)),
+          ),
+        ].slice(0, 20);
   const negativeTriggers =
     base === undefined || answers.non_use_conditions !== undefined ? nonUse.map((line) => line.slice(0, 120)).slice(0, 8) : base.negative_triggers.slice(0, 20);
   return { triggers, negativeTriggers };
@@ -261,7 +287,19 @@ export function interpretTrace(input: InterpretInput): Interpretation {
       workflow_id: `wf-${skillSlug(title)}`.slice(0, 120),
       title: title.slice(0, 200),
       entry_step_id: graphSteps[0]?.step_id ?? "s1",
-      steps: graphSteps.length > 0 ? graphSteps : [{ step_id: "s1", step_type: "ask_user", label: "Ask the user to demonstrate the task", preferred_surfaces: [], next_step_ids: [], schema_version: 1 }],
+      steps:
+        graphSteps.length > 0
+          ? graphSteps
+          : [
+              {
+                step_id: "s1",
+                step_type: "ask_user",
+                label: "Ask the user to demonstrate the task",
+                preferred_surfaces: [],
+                next_step_ids: [],
+                schema_version: 1,
+              },
+            ],
       schema_version: 1,
     },
     triggers,

@@ -3,7 +3,11 @@ import { moreTriggerTests } from "./more-trigger-tests";
 
 describe("more trigger tests", () => {
   const skill = { title: "Export the monthly invoices", triggers: ["export the monthly invoices"] };
-  const current = { positive: ["export the monthly invoices"], paraphrases: ["could you export the monthly invoices for me"], negative: ["summarize quarterly earnings"] };
+  const current = {
+    positive: ["export the monthly invoices"],
+    paraphrases: ["could you export the monthly invoices for me"],
+    negative: ["summarize quarterly earnings"],
+  };
 
   it("adds the user's examples, paraphrases of them, and unrelated requests that share no word with the skill", () => {
     const added = moreTriggerTests(current, skill, { positive_examples: ["Please export this month's invoices."], negative_examples: ["delete the invoices"] });

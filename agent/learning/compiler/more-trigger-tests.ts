@@ -95,12 +95,20 @@ export function moreTriggerTests(
   };
   const paraphraseRoom = room("paraphrases");
   const ofExamples = take(paraphrasesOf(positive, PARAPHRASES_PER_EXAMPLE), paraphraseRoom);
-  const ofSkill = take(paraphrasesOf([skill.title, ...skill.triggers], GENERATED_PARAPHRASES), Math.min(GENERATED_PARAPHRASES, paraphraseRoom - ofExamples.length));
+  const ofSkill = take(
+    paraphrasesOf([skill.title, ...skill.triggers], GENERATED_PARAPHRASES),
+    Math.min(GENERATED_PARAPHRASES, paraphraseRoom - ofExamples.length),
+  );
 
   // Unrelated means no word of the request appears in the title or a trigger phrase (§0C.11C's
   // own notion of overlap); a request that shares one is not a fair "must not find it" test.
   const related = [skill.title, ...skill.triggers].map(key);
-  const unrelated = UNRELATED_REQUESTS.filter((candidate) => !key(candidate).split(" ").some((word) => related.some((text) => text.includes(word))));
+  const unrelated = UNRELATED_REQUESTS.filter(
+    (candidate) =>
+      !key(candidate)
+        .split(" ")
+        .some((word) => related.some((text) => text.includes(word))),
+  );
   const generatedNegatives = take(unrelated, Math.min(GENERATED_NEGATIVES, room("negative") - negative.length));
 
   return { positive, paraphrases: [...ofExamples, ...ofSkill], negative: [...negative, ...generatedNegatives] };

@@ -108,7 +108,13 @@ function boundaryWindow(input: NormalizeInput): { window: TraceEvent[]; dropped:
   const ordered = [...input.events].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
   const startId = refEventId(input.start_boundary_ref);
   const stopId = refEventId(input.stop_boundary_ref);
-  const startIndex = startId === undefined ? 0 : Math.max(0, ordered.findIndex((event) => event.event_id === startId));
+  const startIndex =
+    startId === undefined
+      ? 0
+      : Math.max(
+          0,
+          ordered.findIndex((event) => event.event_id === startId),
+        );
   const stopFound = stopId === undefined ? -1 : ordered.findIndex((event) => event.event_id === stopId);
   const stopIndex = stopFound < 0 ? ordered.length - 1 : stopFound;
   const dropped = { noise: 0, outside_boundaries: startIndex + (ordered.length - 1 - stopIndex), merged: 0 };

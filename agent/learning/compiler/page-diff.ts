@@ -66,8 +66,11 @@ function firstNumber(text: string): number | undefined {
 function pairLists(before: readonly List[], after: readonly List[]): Array<[List | undefined, List]> {
   const used = new Set<List>();
   return after.map((list, index) => {
-    const same = before.find((old) => !used.has(old) && old.role === list.role && (old.name ?? "") === (list.name ?? "") && (list.name !== undefined || before.indexOf(old) === index)) ??
-      before.find((old) => !used.has(old) && old.role === list.role && (old.name ?? "") === (list.name ?? ""));
+    const same =
+      before.find(
+        (old) =>
+          !used.has(old) && old.role === list.role && (old.name ?? "") === (list.name ?? "") && (list.name !== undefined || before.indexOf(old) === index),
+      ) ?? before.find((old) => !used.has(old) && old.role === list.role && (old.name ?? "") === (list.name ?? ""));
     if (same !== undefined) used.add(same);
     return [same, list];
   });
@@ -105,7 +108,14 @@ function toggleChanges(before: readonly Toggle[], after: readonly Toggle[], rows
     if (was === undefined || was === toggle.state) continue;
     // Only a text the row showed before and after names it (a row that says "done" once ticked is known by its place).
     const rowText = byText !== undefined ? toggle.row_text : undefined;
-    changes.push({ kind: "toggle", name: toggle.name, role: toggle.role, row: toggle.row, ...(rowText === undefined ? {} : { row_text: rowText }), state: toggle.state });
+    changes.push({
+      kind: "toggle",
+      name: toggle.name,
+      role: toggle.role,
+      row: toggle.row,
+      ...(rowText === undefined ? {} : { row_text: rowText }),
+      state: toggle.state,
+    });
   }
   return changes;
 }
@@ -124,7 +134,8 @@ export function diffPages(before: PageSnapshot | undefined, after: PageSnapshot)
     if (dialog.open && !(before?.dialogs ?? []).some((old) => old.open && old.name === dialog.name)) changes.push({ kind: "dialog_opened", name: dialog.name });
   }
   for (const dialog of before?.dialogs ?? []) {
-    if (dialog.open && dialog.name !== undefined && !after.dialogs.some((now) => now.open && now.name === dialog.name)) changes.push({ kind: "dialog_closed", name: dialog.name });
+    if (dialog.open && dialog.name !== undefined && !after.dialogs.some((now) => now.open && now.name === dialog.name))
+      changes.push({ kind: "dialog_closed", name: dialog.name });
   }
   for (const message of after.status_messages) {
     if (!(before?.status_messages ?? []).includes(message)) changes.push({ kind: "status", text: message });
@@ -140,7 +151,8 @@ export function diffPages(before: PageSnapshot | undefined, after: PageSnapshot)
     }
     // A list that went away altogether (the last item removed and the list hidden).
     for (const old of before.lists ?? []) {
-      if (old.items > 0 && !after.lists.some((list) => list.role === old.role && (list.name ?? "") === (old.name ?? ""))) changes.push({ kind: "list_shrank", list: old.name, by: old.items });
+      if (old.items > 0 && !after.lists.some((list) => list.role === old.role && (list.name ?? "") === (old.name ?? "")))
+        changes.push({ kind: "list_shrank", list: old.name, by: old.items });
     }
   }
   if (before !== undefined && after.toggles !== undefined) {

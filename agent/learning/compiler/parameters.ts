@@ -40,7 +40,16 @@ function entryNoun(label: string): string {
 }
 
 /** What a field without a usable name holds, by its kind: a parameter named `search` or `email`, never `f` or `value`. */
-const KIND_NOUNS: Record<string, string> = { searchbox: "Search", email: "Email", tel: "Phone", url: "Address", number: "Number", date: "Date", password: "Password", search: "Search" };
+const KIND_NOUNS: Record<string, string> = {
+  searchbox: "Search",
+  email: "Email",
+  tel: "Phone",
+  url: "Address",
+  number: "Number",
+  date: "Date",
+  password: "Password",
+  search: "Search",
+};
 
 /** A field's name for its parameter: its own name when it says something (two letters or more), else what kind of field it is. */
 function fieldName(step: NormalizedStep): string {
@@ -56,7 +65,8 @@ function fieldName(step: NormalizedStep): string {
  * rather than one list parameter: see NUMBERED_REASON.
  */
 export function extractParameters(steps: readonly NormalizedStep[]): SkillParameter[] {
-  const entered = (step: NormalizedStep) => (step.action === "fill" || step.action === "upload") && (step.masked_value !== undefined || step.consented_value !== undefined || step.action === "upload");
+  const entered = (step: NormalizedStep) =>
+    (step.action === "fill" || step.action === "upload") && (step.masked_value !== undefined || step.consented_value !== undefined || step.action === "upload");
   const entries = new Map<string, number>();
   const hashesOf = new Map<string, Set<string>>();
   for (const step of steps.filter(entered)) {
@@ -93,9 +103,20 @@ export function extractParameters(steps: readonly NormalizedStep[]): SkillParame
     for (let n = 2; taken.has(unique); n += 1) unique = `${name}_${n}`;
     taken.add(unique);
     const secret = step.masked_value?.reason !== undefined && /secret|password|card|otp|one[-_ ]?time/i.test(step.masked_value.reason);
-    const typeHint =
-      secret ? "secret" : step.action === "upload" ? "file" : step.target_tag === "textarea" || step.target_role === "textbox" && step.input_type === undefined && step.target_tag !== "input" ? "long_text" : TYPE_HINTS[step.input_type ?? ""] ?? "text";
-    const parameter: SkillParameter = { name: unique, label, type_hint: typeHint, step_ids: [step.step_id], ...(repeated ? { note: `${fieldLabel}: ${NUMBERED_REASON}` } : {}) };
+    const typeHint = secret
+      ? "secret"
+      : step.action === "upload"
+        ? "file"
+        : step.target_tag === "textarea" || (step.target_role === "textbox" && step.input_type === undefined && step.target_tag !== "input")
+          ? "long_text"
+          : (TYPE_HINTS[step.input_type ?? ""] ?? "text");
+    const parameter: SkillParameter = {
+      name: unique,
+      label,
+      type_hint: typeHint,
+      step_ids: [step.step_id],
+      ...(repeated ? { note: `${fieldLabel}: ${NUMBERED_REASON}` } : {}),
+    };
     parameters.push(parameter);
     if (hash !== undefined) byHash.set(hash, parameter);
   }

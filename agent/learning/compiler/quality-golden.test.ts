@@ -24,10 +24,25 @@ const GOLDEN_DIR = fileURLToPath(new URL("./golden/", import.meta.url));
 
 /** What each demonstration's checkpoints must show (a pattern per checkpoint that must be there). */
 const EXPECTED: Record<string, { successes: RegExp[]; asks?: boolean }> = {
-  tasks: { successes: [/^An item showing \{\{\w+_1\}\} is in the/, /^An item showing \{\{\w+_2\}\} is in the/, /^The checkbox of the item showing \{\{\w+_1\}\} is checked$/, /^The address ends with ".*#\/open"$/] },
-  counter: { successes: [/^The number in "Visitors: #" goes up by 1$/, /^The number in "Visitors: #" goes up by 1$/, /^The number in "Visitors: #" goes down by 1$/] },
+  tasks: {
+    successes: [
+      /^An item showing \{\{\w+_1\}\} is in the/,
+      /^An item showing \{\{\w+_2\}\} is in the/,
+      /^The checkbox of the item showing \{\{\w+_1\}\} is checked$/,
+      /^The address ends with ".*#\/open"$/,
+    ],
+  },
+  counter: {
+    successes: [/^The number in "Visitors: #" goes up by 1$/, /^The number in "Visitors: #" goes up by 1$/, /^The number in "Visitors: #" goes down by 1$/],
+  },
   pantry: { successes: [/^An item showing \{\{\w+\}\} is in the "In stock" list$/, /^The "In stock" list has 1 item fewer$/] },
-  chores: { successes: [/^An item showing \{\{\w+_1\}\} is in the/, /^An item showing \{\{\w+_2\}\} is in the/, /^The checkbox of the item showing \{\{\w+_1\}\} is checked$/] },
+  chores: {
+    successes: [
+      /^An item showing \{\{\w+_1\}\} is in the/,
+      /^An item showing \{\{\w+_2\}\} is in the/,
+      /^The checkbox of the item showing \{\{\w+_1\}\} is checked$/,
+    ],
+  },
   files: { successes: [/^A dialog "Delete this file\?" is open$/, /^The page says "minutes-march\.docx was deleted"$/] },
   settings: { successes: [/^The "Weekly digest email" checkbox is checked$/], asks: true },
   orders: { successes: [/^The "Last 30 days" list has 4 items more$/] },
@@ -44,7 +59,8 @@ function load(folder: string) {
     .map((line) => ObservedActionEventWithDetailSchema.parse(JSON.parse(line)));
   const boundaries = z.array(WorkflowBoundarySchema).parse(JSON.parse(readFileSync(path.join(folder, "boundaries.json"), "utf8")));
   const snapshots = new Map<string, PageSnapshot>();
-  for (const name of readdirSync(path.join(folder, "snapshots"))) snapshots.set(name.replace(/\.json$/, ""), PageSnapshotSchema.parse(JSON.parse(readFileSync(path.join(folder, "snapshots", name), "utf8"))));
+  for (const name of readdirSync(path.join(folder, "snapshots")))
+    snapshots.set(name.replace(/\.json$/, ""), PageSnapshotSchema.parse(JSON.parse(readFileSync(path.join(folder, "snapshots", name), "utf8"))));
   return { events, boundaries, snapshots };
 }
 
@@ -52,13 +68,19 @@ describe.each(kept)("the recorded %s demonstration", (name) => {
   const fixture = load(path.join(GOLDEN_DIR, name));
   const expected = EXPECTED[name.slice("quality-".length)];
   const trace = normalizeTrace({ events: fixture.events, boundaries: fixture.boundaries });
-  const moments = fixture.events.flatMap((event) => (event.adapter_kind === "browser_snapshot" && event.after_state_ref !== undefined ? [{ at: event.created_at, ref: event.after_state_ref }] : []));
+  const moments = fixture.events.flatMap((event) =>
+    event.adapter_kind === "browser_snapshot" && event.after_state_ref !== undefined ? [{ at: event.created_at, ref: event.after_state_ref }] : [],
+  );
   const interpretation = interpretTrace({ trace, snapshots: fixture.snapshots, moments, answers: {} });
   const actions = interpretation.graph.steps.filter((step) => step.step_type === "action");
 
   it("has checkpoints per sub-goal, each machine-checkable unless nothing observable changed", () => {
     const successes = interpretation.checkpoints.map((checkpoint) => checkpoint.success_condition);
-    for (const pattern of expected?.successes ?? []) expect(successes.some((success) => pattern.test(success)), `${pattern} in ${JSON.stringify(successes)}`).toBe(true);
+    for (const pattern of expected?.successes ?? [])
+      expect(
+        successes.some((success) => pattern.test(success)),
+        `${pattern} in ${JSON.stringify(successes)}`,
+      ).toBe(true);
     for (const checkpoint of interpretation.checkpoints) {
       if (checkpoint.verification?.by === "person") expect(checkpoint.verification.reason).toMatch(/Nothing on the page changed/);
       else expect(parseSuccessCondition(checkpoint.success_condition).kind, checkpoint.success_condition).not.toBe("by_hand");
@@ -68,7 +90,8 @@ describe.each(kept)("the recorded %s demonstration", (name) => {
   });
 
   it("names every step for a person, never only by its role, and keeps what was typed out of SKILL.md", () => {
-    for (const step of actions) expect(isRoleOnly(step.label.replace(/^(Click|Check|Uncheck|Fill|Select|Press \w+ in|Open)\s+/i, "").replace(/^'(.*)'$/, "$1")), step.label).toBe(false);
+    for (const step of actions)
+      expect(isRoleOnly(step.label.replace(/^(Click|Check|Uncheck|Fill|Select|Press \w+ in|Open)\s+/i, "").replace(/^'(.*)'$/, "$1")), step.label).toBe(false);
     const markdown = emitSkillMarkdown(interpretation).toLowerCase();
     for (const needle of qualityNeedles()) expect(markdown).not.toContain(needle.toLowerCase());
   });

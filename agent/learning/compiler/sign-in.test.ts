@@ -16,7 +16,10 @@ import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
 const ORIGIN = "http://wiki.test";
 type Form = PageSnapshot["forms"][number];
 
-function page(pathname: string, parts: { title?: string; headings?: string[]; buttons?: string[]; links?: string[]; forms?: Form[]; status?: string[]; hover?: string[] } = {}): PageSnapshot {
+function page(
+  pathname: string,
+  parts: { title?: string; headings?: string[]; buttons?: string[]; links?: string[]; forms?: Form[]; status?: string[]; hover?: string[] } = {},
+): PageSnapshot {
   return {
     url: `${ORIGIN}${pathname}`,
     title: parts.title ?? "Wiki",
@@ -35,20 +38,65 @@ function page(pathname: string, parts: { title?: string; headings?: string[]; bu
   };
 }
 
-const loginForm: Form = { name: "Log in", fields: [{ label: "Username", type: "text", required: true }, { label: "Password", type: "password", required: true }] };
+const loginForm: Form = {
+  name: "Log in",
+  fields: [
+    { label: "Username", type: "text", required: true },
+    { label: "Password", type: "password", required: true },
+  ],
+};
 
 let clock = 0;
 const at = () => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, (clock += 1000))).toISOString();
 
 function step(partial: Partial<NormalizedStep> & Pick<NormalizedStep, "action" | "label">): NormalizedStep {
-  return { step_id: "", user_labelled: false, selectors: [["#x"]], caused_state_change: false, event_ids: [], created_at: at(), page_url: `${ORIGIN}/login`, page_title: "Log in — Wiki", ...partial };
+  return {
+    step_id: "",
+    user_labelled: false,
+    selectors: [["#x"]],
+    caused_state_change: false,
+    event_ids: [],
+    created_at: at(),
+    page_url: `${ORIGIN}/login`,
+    page_title: "Log in — Wiki",
+    ...partial,
+  };
 }
 
 const username = (extra: Partial<NormalizedStep> = {}) =>
-  step({ action: "fill", label: "Fill 'Username'", target_name: "Username", target_role: "textbox", target_tag: "input", input_type: "text", selectors: [["#user"]], masked_value: { length_class: "short" }, ...extra });
+  step({
+    action: "fill",
+    label: "Fill 'Username'",
+    target_name: "Username",
+    target_role: "textbox",
+    target_tag: "input",
+    input_type: "text",
+    selectors: [["#user"]],
+    masked_value: { length_class: "short" },
+    ...extra,
+  });
 const password = (name = "Password", extra: Partial<NormalizedStep> = {}) =>
-  step({ action: "fill", label: `Fill '${name}'`, target_name: name, target_role: "textbox", target_tag: "input", input_type: "password", selectors: [[`#${name.toLowerCase().replace(/\W+/g, "-")}`]], masked_value: { length_class: "short", reason: "secret_field" }, ...extra });
-const click = (name: string, extra: Partial<NormalizedStep> = {}) => step({ action: "click", label: `Click '${name}'`, target_name: name, target_role: "button", target_tag: "button", selectors: [[`aria/${name}[role="button"]`]], ...extra });
+  step({
+    action: "fill",
+    label: `Fill '${name}'`,
+    target_name: name,
+    target_role: "textbox",
+    target_tag: "input",
+    input_type: "password",
+    selectors: [[`#${name.toLowerCase().replace(/\W+/g, "-")}`]],
+    masked_value: { length_class: "short", reason: "secret_field" },
+    ...extra,
+  });
+const click = (name: string, extra: Partial<NormalizedStep> = {}) =>
+  step({
+    action: "click",
+    label: `Click '${name}'`,
+    target_name: name,
+    target_role: "button",
+    target_tag: "button",
+    selectors: [[`aria/${name}[role="button"]`]],
+    ...extra,
+  });
 
 interface Demo {
   trace: NormalizedTrace;
@@ -73,23 +121,71 @@ function demo(rows: Array<[NormalizedStep, PageSnapshot, PageSnapshot | undefine
     if (after !== undefined) moments.push({ at: new Date(Date.parse(entry.created_at) + 300).toISOString(), ref: refOf(after) });
     return entry;
   });
-  return { trace: { steps, goal, pages: [{ url: `${ORIGIN}/login`, title: "Log in — Wiki" }], dropped: { noise: 0, outside_boundaries: 0, merged: 0 } }, snapshots, moments };
+  return {
+    trace: { steps, goal, pages: [{ url: `${ORIGIN}/login`, title: "Log in — Wiki" }], dropped: { noise: 0, outside_boundaries: 0, merged: 0 } },
+    snapshots,
+    moments,
+  };
 }
 
 const login = page("/login", { title: "Log in — Wiki", headings: ["Log in"], buttons: ["Log in"], links: ["Main page", "Create account"], forms: [loginForm] });
-const home = (greeting = "Welcome, •••") => page("/home", { title: "Dashboard — Wiki", headings: ["Dashboard", greeting], links: ["Main page", "New page", "Log out"], buttons: ["Search"] });
-const editor = page("/edit", { title: "New page — Wiki", headings: ["New page"], buttons: ["Save page"], links: ["Log out"], forms: [{ fields: [{ label: "Title", type: "text", required: true }] }] });
+const home = (greeting = "Welcome, •••") =>
+  page("/home", { title: "Dashboard — Wiki", headings: ["Dashboard", greeting], links: ["Main page", "New page", "Log out"], buttons: ["Search"] });
+const editor = page("/edit", {
+  title: "New page — Wiki",
+  headings: ["New page"],
+  buttons: ["Save page"],
+  links: ["Log out"],
+  forms: [{ fields: [{ label: "Title", type: "text", required: true }] }],
+});
 const saved = page("/view", { title: "Saved — Wiki", headings: ["•••"], links: ["Log out", "Edit"], status: ["Your page was saved."] });
 
 function signInThenCreate(options: { greeting?: string; submit?: "click" | "enter" } = {}): Demo {
   clock = 0;
-  const submit = options.submit === "enter" ? step({ action: "press", label: "Press Enter in 'Password'", target_name: "Password", target_role: "textbox", target_tag: "input", input_type: "password", selectors: [["#password"]] }) : click("Log in");
+  const submit =
+    options.submit === "enter"
+      ? step({
+          action: "press",
+          label: "Press Enter in 'Password'",
+          target_name: "Password",
+          target_role: "textbox",
+          target_tag: "input",
+          input_type: "password",
+          selectors: [["#password"]],
+        })
+      : click("Log in");
   return demo([
     [username(), login, undefined],
     [password(), login, undefined],
     [submit, login, home(options.greeting)],
-    [step({ action: "click", label: "Click 'New page'", target_name: "New page", target_role: "link", target_tag: "a", selectors: [['aria/New page[role="link"]']], page_url: `${ORIGIN}/home` }), home(options.greeting), editor],
-    [step({ action: "fill", label: "Fill 'Title'", target_name: "Title", target_role: "textbox", target_tag: "input", input_type: "text", selectors: [["#title"]], masked_value: { length_class: "short" }, page_url: `${ORIGIN}/edit` }), editor, undefined],
+    [
+      step({
+        action: "click",
+        label: "Click 'New page'",
+        target_name: "New page",
+        target_role: "link",
+        target_tag: "a",
+        selectors: [['aria/New page[role="link"]']],
+        page_url: `${ORIGIN}/home`,
+      }),
+      home(options.greeting),
+      editor,
+    ],
+    [
+      step({
+        action: "fill",
+        label: "Fill 'Title'",
+        target_name: "Title",
+        target_role: "textbox",
+        target_tag: "input",
+        input_type: "text",
+        selectors: [["#title"]],
+        masked_value: { length_class: "short" },
+        page_url: `${ORIGIN}/edit`,
+      }),
+      editor,
+      undefined,
+    ],
     [click("Save page", { page_url: `${ORIGIN}/edit` }), editor, saved],
   ]);
 }
@@ -105,7 +201,13 @@ describe("a sign-in is a sub-goal of its own (issue #35)", () => {
       step_ids: ["s1", "s2", "s3"],
       observable: true,
       verification: { by: "page" },
-      sign_in: { step_ids: ["s1", "s2", "s3"], username_parameter: "username", password_parameter: "password", signed_in_controls: ["Log out"], signed_in_url: `${ORIGIN}/home` },
+      sign_in: {
+        step_ids: ["s1", "s2", "s3"],
+        username_parameter: "username",
+        password_parameter: "password",
+        signed_in_controls: ["Log out"],
+        signed_in_url: `${ORIGIN}/home`,
+      },
     });
     expect(parseSuccessCondition(signIn?.success_condition ?? "").kind).toBe("page_says");
     // Nothing else is a sign-in; the password is in no checkpoint's words.
@@ -124,15 +226,25 @@ describe("a sign-in is a sub-goal of its own (issue #35)", () => {
     ]);
     const markdown = emitSkillMarkdown(interpretation);
     expect(markdown).toContain("`{{password}}` — Password (secret)");
-    expect(markdown).toContain("1. **Signed in as {{username}}** — success: The page says \"Log out\"");
+    expect(markdown).toContain('1. **Signed in as {{username}}** — success: The page says "Log out"');
     expect(markdown).toContain("If the page already shows you signed in");
     const flow = emitRecorderFlow(interpretation, trace.steps);
-    expect(flow.steps.filter((entry) => entry.type === "change").map((entry) => (entry.type === "change" ? entry.value : ""))).toEqual(["{{username}}", "{{password}}", "{{title}}"]);
+    expect(flow.steps.filter((entry) => entry.type === "change").map((entry) => (entry.type === "change" ? entry.value : ""))).toEqual([
+      "{{username}}",
+      "{{password}}",
+      "{{title}}",
+    ]);
   });
 
   it("recognises a sign-in whose 'Log out' waits in a closed account menu ('Howdy, Jon'), and never makes the greeting evidence", () => {
     clock = 0;
-    const dashboard = page("/admin", { title: "Dashboard — Blog", headings: ["Dashboard"], buttons: ["Howdy, Jon"], links: ["New draft"], hover: ["Edit profile", "Log out"] });
+    const dashboard = page("/admin", {
+      title: "Dashboard — Blog",
+      headings: ["Dashboard"],
+      buttons: ["Howdy, Jon"],
+      links: ["New draft"],
+      hover: ["Edit profile", "Log out"],
+    });
     const { trace, snapshots, moments } = demo([
       [username(), login, undefined],
       [password(), login, undefined],
@@ -166,14 +278,30 @@ describe("a sign-in is a sub-goal of its own (issue #35)", () => {
     clock = 0;
     const start = page("/start", { title: "Wiki", headings: ["Main page"], links: ["Log in", "Create account"] });
     const { trace, snapshots, moments } = demo([
-      [step({ action: "click", label: "Click 'Log in'", target_name: "Log in", target_role: "link", target_tag: "a", page_url: `${ORIGIN}/start`, selectors: [['aria/Log in[role="link"]']] }), start, login],
+      [
+        step({
+          action: "click",
+          label: "Click 'Log in'",
+          target_name: "Log in",
+          target_role: "link",
+          target_tag: "a",
+          page_url: `${ORIGIN}/start`,
+          selectors: [['aria/Log in[role="link"]']],
+        }),
+        start,
+        login,
+      ],
       [username(), login, undefined],
       [password(), login, undefined],
       [click("Log in"), login, home()],
     ]);
     const interpretation = interpretTrace({ trace, snapshots, moments, answers: {} });
     expect(interpretation.checkpoints).toHaveLength(1);
-    expect(interpretation.checkpoints[0]).toMatchObject({ goal: "Signed in as {{username}}", step_ids: ["s1", "s2", "s3", "s4"], sign_in: { step_ids: ["s1", "s2", "s3", "s4"] } });
+    expect(interpretation.checkpoints[0]).toMatchObject({
+      goal: "Signed in as {{username}}",
+      step_ids: ["s1", "s2", "s3", "s4"],
+      sign_in: { step_ids: ["s1", "s2", "s3", "s4"] },
+    });
   });
 
   it("is not a sign-up: a password typed twice (password and confirmation) creates an account", () => {
@@ -182,7 +310,15 @@ describe("a sign-in is a sub-goal of its own (issue #35)", () => {
       title: "Create account — Wiki",
       headings: ["Create account"],
       buttons: ["Create account"],
-      forms: [{ fields: [{ label: "Username", type: "text", required: true }, { label: "Password", type: "password", required: true }, { label: "Confirm password", type: "password", required: true }] }],
+      forms: [
+        {
+          fields: [
+            { label: "Username", type: "text", required: true },
+            { label: "Password", type: "password", required: true },
+            { label: "Confirm password", type: "password", required: true },
+          ],
+        },
+      ],
     });
     const { trace, snapshots, moments } = demo([
       [username({ page_url: `${ORIGIN}/signup` }), signup, undefined],
@@ -193,7 +329,10 @@ describe("a sign-in is a sub-goal of its own (issue #35)", () => {
     const interpretation = interpretTrace({ trace, snapshots, moments, answers: {} });
     expect(interpretation.checkpoints.some((checkpoint) => checkpoint.sign_in !== undefined || /^Signed in/.test(checkpoint.goal))).toBe(false);
     // Still secret inputs, both.
-    expect(interpretation.parameters.filter((parameter) => parameter.type_hint === "secret").map((parameter) => parameter.name)).toEqual(["password", "confirm_password"]);
+    expect(interpretation.parameters.filter((parameter) => parameter.type_hint === "secret").map((parameter) => parameter.name)).toEqual([
+      "password",
+      "confirm_password",
+    ]);
   });
 
   it("is not a sign-up with one password field either, when its button says it creates an account", () => {
@@ -214,7 +353,14 @@ describe("a sign-in is a sub-goal of its own (issue #35)", () => {
       headings: ["Change password"],
       buttons: ["Save"],
       links: ["Log out"],
-      forms: [{ fields: [{ label: "Current password", type: "password", required: true }, { label: "New password", type: "password", required: true }] }],
+      forms: [
+        {
+          fields: [
+            { label: "Current password", type: "password", required: true },
+            { label: "New password", type: "password", required: true },
+          ],
+        },
+      ],
     });
     const done = page("/account", { title: "Account — Wiki", headings: ["Change password"], links: ["Log out"], status: ["Password changed."] });
     const { trace, snapshots, moments } = demo([
@@ -227,7 +373,14 @@ describe("a sign-in is a sub-goal of its own (issue #35)", () => {
 
   it("is not a sign-in when the page still asks for the password afterwards (a wrong password, the form shown again)", () => {
     clock = 0;
-    const again = page("/login", { title: "Log in — Wiki", headings: ["Log in"], buttons: ["Log in"], links: ["Log out"], forms: [loginForm], status: ["Wrong password."] });
+    const again = page("/login", {
+      title: "Log in — Wiki",
+      headings: ["Log in"],
+      buttons: ["Log in"],
+      links: ["Log out"],
+      forms: [loginForm],
+      status: ["Wrong password."],
+    });
     const { trace, snapshots, moments } = demo([
       [username(), login, undefined],
       [password(), login, undefined],

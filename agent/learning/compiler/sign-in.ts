@@ -52,7 +52,15 @@ function passwordFields(page: PageSnapshot | undefined): number {
 
 /** The page shows a typed value (scrubbed to •••): after a sign-in, that is the name signed in with. */
 function showsTypedName(page: PageSnapshot): boolean {
-  const texts = [...page.headings.map((heading) => heading.text), ...page.buttons, ...page.links, ...page.status_messages, ...(page.texts ?? []), ...page.landmarks.map((landmark) => landmark.name ?? ""), page.title];
+  const texts = [
+    ...page.headings.map((heading) => heading.text),
+    ...page.buttons,
+    ...page.links,
+    ...page.status_messages,
+    ...(page.texts ?? []),
+    ...page.landmarks.map((landmark) => landmark.name ?? ""),
+    page.title,
+  ];
   return texts.some((text) => text.includes(SCRUBBED));
 }
 
@@ -75,7 +83,13 @@ function findInGoal(goal: SubGoal, parameterOf: ReadonlyMap<string, SkillParamet
   const last = goal.steps.at(-1) as NormalizedStep;
   const submitted = last !== password && (last.action === "click" || last.action === "submit" || (last.action === "press" && /\bEnter\b/.test(last.label)));
   if (!submitted) return undefined;
-  if (last.target_name !== undefined && (last.action === "click" || last.action === "submit") && NOT_SIGN_IN_SUBMIT.test(last.target_name) && !SIGN_IN_NAME.test(last.target_name)) return undefined;
+  if (
+    last.target_name !== undefined &&
+    (last.action === "click" || last.action === "submit") &&
+    NOT_SIGN_IN_SUBMIT.test(last.target_name) &&
+    !SIGN_IN_NAME.test(last.target_name)
+  )
+    return undefined;
   const before = goal.evidence?.before;
   const after = goal.evidence?.settled;
   if (after === undefined) return undefined;
@@ -120,7 +134,10 @@ function findInGoal(goal: SubGoal, parameterOf: ReadonlyMap<string, SkillParamet
  * (the link that opens the sign-in page) right before one is merged into it: a signed-in browser
  * has no such link to click. Returns the sub-goals (merged) and the sign-in of each that is one.
  */
-export function findSignIns(goals: readonly SubGoal[], parameterOf: ReadonlyMap<string, SkillParameter>): { goals: SubGoal[]; signIns: Map<SubGoal, FoundSignIn> } {
+export function findSignIns(
+  goals: readonly SubGoal[],
+  parameterOf: ReadonlyMap<string, SkillParameter>,
+): { goals: SubGoal[]; signIns: Map<SubGoal, FoundSignIn> } {
   const out: SubGoal[] = [];
   const signIns = new Map<SubGoal, FoundSignIn>();
   for (const goal of goals) {
@@ -147,7 +164,8 @@ export function findSignIns(goals: readonly SubGoal[], parameterOf: ReadonlyMap<
  * person signed in. The password is in no goal, condition or control of it beyond its placeholder.
  */
 export function wordSignIn(checkpoint: CheckpointPlan, found: FoundSignIn): CheckpointPlan {
-  const check = found.control.kind === "button" ? ({ kind: "button", name: found.control.name } as const) : ({ kind: "page_says", text: found.control.name } as const);
+  const check =
+    found.control.kind === "button" ? ({ kind: "button", name: found.control.name } as const) : ({ kind: "page_says", text: found.control.name } as const);
   return {
     ...checkpoint,
     goal: found.username_shown && found.plan.username_parameter !== undefined ? `Signed in as {{${found.plan.username_parameter}}}` : "Signed in",

@@ -6,7 +6,15 @@ import type { CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import { diffSkills, nextSkillVersion, readSkillOutline } from "./skill-delta";
 
 const graph: WorkflowGraph = { workflow_id: "wf", title: "t", entry_step_id: "s1", steps: [], schema_version: 1 };
-const checkpoint = (id: string, goal: string, success: string): CheckpointPlan => ({ checkpoint_id: id, goal, success_condition: success, order_hint: 0, controls: [], step_ids: [], observable: true });
+const checkpoint = (id: string, goal: string, success: string): CheckpointPlan => ({
+  checkpoint_id: id,
+  goal,
+  success_condition: success,
+  order_hint: 0,
+  controls: [],
+  step_ids: [],
+  observable: true,
+});
 
 function interpretation(extra: Partial<Interpretation> = {}): Interpretation {
   return {
@@ -18,7 +26,10 @@ function interpretation(extra: Partial<Interpretation> = {}): Interpretation {
     project_scope: "global",
     preferred_control_surfaces: ["native_openclaw_browser"],
     parameters: [{ name: "recipient", label: "To <team>", type_hint: "email", step_ids: [] }],
-    checkpoints: [checkpoint("cp-01", 'The "Compose" page is open', 'A page titled "Compose" is shown'), checkpoint("cp-02", '"Send" has taken effect', 'The page says "Sent"')],
+    checkpoints: [
+      checkpoint("cp-01", 'The "Compose" page is open', 'A page titled "Compose" is shown'),
+      checkpoint("cp-02", '"Send" has taken effect', 'The page says "Sent"'),
+    ],
     graph,
     triggers: ["send the weekly report", "mail the report"],
     negative_triggers: ["delete the report"],
@@ -87,7 +98,12 @@ describe("the delta between an installed skill and its improvement", () => {
       { change: "added", subject: "{{week}}", proposed: "Week (date)" },
     ]);
     expect(delta.checkpoints).toEqual([
-      { change: "changed", subject: "Checkpoint 1", installed: 'The "Compose" page is open — done when: A page titled "Compose" is shown', proposed: 'The "Compose" page is open — done when: The heading "New message" appears' },
+      {
+        change: "changed",
+        subject: "Checkpoint 1",
+        installed: 'The "Compose" page is open — done when: A page titled "Compose" is shown',
+        proposed: 'The "Compose" page is open — done when: The heading "New message" appears',
+      },
       { change: "added", subject: "Checkpoint 2", proposed: 'The report is attached — done when: The page says "Attached"' },
     ]);
     expect(delta.unchanged).toEqual({ triggers: 1, negative_triggers: 1, parameters: 0, checkpoints: 1 });

@@ -80,7 +80,9 @@ export function readSkillOutline(markdown: string): SkillOutline {
     non_use_conditions: bullets(section(lines, "When not to use")).filter((line) => !defaults.has(line)),
     parameters: section(lines, "Inputs").flatMap((line) => {
       const match = INPUT_LINE.exec(line.trim());
-      return match?.[1] === undefined || match[2] === undefined || match[3] === undefined ? [] : [{ name: match[1], label: unescape(match[2]), type: match[3] }];
+      return match?.[1] === undefined || match[2] === undefined || match[3] === undefined
+        ? []
+        : [{ name: match[1], label: unescape(match[2]), type: match[3] }];
     }),
     checkpoints: section(lines, "Checkpoints").flatMap((line) => {
       const match = CHECKPOINT_LINE.exec(line.trim());
@@ -103,8 +105,12 @@ const key = (text: string) => text.trim().replace(/\s+/g, " ").toLowerCase();
 function diffPhrases(installed: readonly string[], proposed: readonly string[]): { changes: SkillDeltaChange[]; unchanged: number } {
   const proposedKeys = new Set(proposed.map(key));
   const installedKeys = new Set(installed.map(key));
-  const removed = installed.filter((phrase) => !proposedKeys.has(key(phrase))).map((phrase): SkillDeltaChange => ({ change: "removed", subject: clip(phrase, 240), installed: clip(phrase, 600) }));
-  const added = proposed.filter((phrase) => !installedKeys.has(key(phrase))).map((phrase): SkillDeltaChange => ({ change: "added", subject: clip(phrase, 240), proposed: clip(phrase, 600) }));
+  const removed = installed
+    .filter((phrase) => !proposedKeys.has(key(phrase)))
+    .map((phrase): SkillDeltaChange => ({ change: "removed", subject: clip(phrase, 240), installed: clip(phrase, 600) }));
+  const added = proposed
+    .filter((phrase) => !installedKeys.has(key(phrase)))
+    .map((phrase): SkillDeltaChange => ({ change: "added", subject: clip(phrase, 240), proposed: clip(phrase, 600) }));
   return { changes: [...removed, ...added], unchanged: proposed.filter((phrase) => installedKeys.has(key(phrase))).length };
 }
 
@@ -166,7 +172,10 @@ function diffCheckpoints(installed: SkillOutline["checkpoints"], proposed: Skill
 }
 
 /** The §0C.4 delta: what installing `proposed` would change in the `installed` skill. */
-export function diffSkills(installed: SkillOutline, proposed: SkillOutline): Pick<SkillDelta, "triggers" | "negative_triggers" | "parameters" | "checkpoints" | "unchanged"> {
+export function diffSkills(
+  installed: SkillOutline,
+  proposed: SkillOutline,
+): Pick<SkillDelta, "triggers" | "negative_triggers" | "parameters" | "checkpoints" | "unchanged"> {
   const triggers = diffPhrases(installed.triggers, proposed.triggers);
   const negatives = diffPhrases(installed.negative_triggers, proposed.negative_triggers);
   const parameters = diffParameters(installed.parameters, proposed.parameters);

@@ -8,7 +8,10 @@ import { answerToCheck } from "./word-checkpoints";
 
 type Lists = NonNullable<PageSnapshot["lists"]>;
 
-function page(url: string, parts: { lists?: Lists; toggles?: PageSnapshot["toggles"]; texts?: string[]; buttons?: string[]; hover?: string[]; status?: string[] } = {}): PageSnapshot {
+function page(
+  url: string,
+  parts: { lists?: Lists; toggles?: PageSnapshot["toggles"]; texts?: string[]; buttons?: string[]; hover?: string[]; status?: string[] } = {},
+): PageSnapshot {
   return {
     url,
     title: "Tasks",
@@ -34,7 +37,17 @@ let clock = 0;
 const at = () => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, (clock += 1000))).toISOString();
 
 function step(partial: Partial<NormalizedStep> & Pick<NormalizedStep, "action" | "label">): NormalizedStep {
-  return { step_id: "", user_labelled: false, selectors: [["#x"]], caused_state_change: false, event_ids: [], created_at: at(), page_url: "http://app.test/#/", page_title: "Tasks", ...partial };
+  return {
+    step_id: "",
+    user_labelled: false,
+    selectors: [["#x"]],
+    caused_state_change: false,
+    event_ids: [],
+    created_at: at(),
+    page_url: "http://app.test/#/",
+    page_title: "Tasks",
+    ...partial,
+  };
 }
 
 /**
@@ -50,17 +63,34 @@ function todoDemonstration() {
     return `snapshot:${name}`;
   };
   const s0 = ref("s0", page("http://app.test/#/", { texts: [] }));
-  const s1 = ref("s1", page("http://app.test/#/", { lists: list(1), toggles: [box(1, "unchecked")], texts: ["1 item left"], hover: ["Remove"], buttons: ["Remove"] }));
+  const s1 = ref(
+    "s1",
+    page("http://app.test/#/", { lists: list(1), toggles: [box(1, "unchecked")], texts: ["1 item left"], hover: ["Remove"], buttons: ["Remove"] }),
+  );
   const s2 = ref("s2", page("http://app.test/#/", { lists: list(2), toggles: [box(1, "unchecked"), box(2, "unchecked")], texts: ["2 items left"] }));
-  const s3 = ref("s3", page("http://app.test/#/", { lists: list(2, 1), toggles: [box(1, "checked"), box(2, "unchecked")], texts: ["1 item left"], buttons: ["Clear completed"] }));
-  const s4 = ref("s4", page("http://app.test/#/active", { lists: list(1), toggles: [box(1, "unchecked")], texts: ["1 item left"], buttons: ["Clear completed"] }));
-  const field = { target_name: "New todo", target_role: "textbox", target_tag: "input", selectors: [["aria/New todo[role=\"textbox\"]"]] };
+  const s3 = ref(
+    "s3",
+    page("http://app.test/#/", { lists: list(2, 1), toggles: [box(1, "checked"), box(2, "unchecked")], texts: ["1 item left"], buttons: ["Clear completed"] }),
+  );
+  const s4 = ref(
+    "s4",
+    page("http://app.test/#/active", { lists: list(1), toggles: [box(1, "unchecked")], texts: ["1 item left"], buttons: ["Clear completed"] }),
+  );
+  const field = { target_name: "New todo", target_role: "textbox", target_tag: "input", selectors: [['aria/New todo[role="textbox"]']] };
   const steps: NormalizedStep[] = [
     step({ action: "fill", label: "Fill 'New todo'", ...field, masked_value: { value_hash: "h1" }, before_state_ref: s0, after_state_ref: s1 }),
     step({ action: "press", label: "Press Enter in 'New todo'", ...field, before_state_ref: s0, after_state_ref: s1 }),
     step({ action: "fill", label: "Fill 'New todo'", ...field, masked_value: { value_hash: "h2" }, before_state_ref: s1, after_state_ref: s2 }),
     step({ action: "press", label: "Press Enter in 'New todo'", ...field, before_state_ref: s1, after_state_ref: s2 }),
-    step({ action: "toggle", label: "Check the checkbox", target_role: "checkbox", target_tag: "input", selectors: [["li:nth-child(1) input"]], before_state_ref: s2, after_state_ref: s3 }),
+    step({
+      action: "toggle",
+      label: "Check the checkbox",
+      target_role: "checkbox",
+      target_tag: "input",
+      selectors: [["li:nth-child(1) input"]],
+      before_state_ref: s2,
+      after_state_ref: s3,
+    }),
     step({ action: "click", label: "Click 'Active'", target_name: "Active", target_role: "link", before_state_ref: s3, after_state_ref: s4 }),
   ];
   steps.forEach((entry, index) => {
@@ -73,7 +103,12 @@ function todoDemonstration() {
     { at: new Date(Date.parse(steps[4]!.created_at) + 300).toISOString(), ref: s3 },
     { at: new Date(Date.parse(steps[5]!.created_at) + 300).toISOString(), ref: s4 },
   ];
-  const trace: NormalizedTrace = { steps, goal: "Add two tasks and tick the first", pages: [{ url: "http://app.test/#/", title: "Tasks" }], dropped: { noise: 0, outside_boundaries: 0, merged: 0 } };
+  const trace: NormalizedTrace = {
+    steps,
+    goal: "Add two tasks and tick the first",
+    pages: [{ url: "http://app.test/#/", title: "Tasks" }],
+    dropped: { noise: 0, outside_boundaries: 0, merged: 0 },
+  };
   return { trace, snapshots, moments };
 }
 
@@ -124,18 +159,37 @@ describe("checkpoints per sub-goal, proven by lasting evidence (issue #14)", () 
       ["b", page("http://app.test/settings", { status: ["Settings saved"], texts: ["Saved 0 times"] })],
       ["c", page("http://app.test/settings", { texts: ["Saved 1 times"] })],
     ]);
-    const save = step({ action: "click", label: "Click 'Save'", target_name: "Save", target_role: "button", before_state_ref: "snapshot:a", after_state_ref: "snapshot:b" });
+    const save = step({
+      action: "click",
+      label: "Click 'Save'",
+      target_name: "Save",
+      target_role: "button",
+      before_state_ref: "snapshot:a",
+      after_state_ref: "snapshot:b",
+    });
     save.step_id = "s1";
     const later = { at: new Date(Date.parse(save.created_at) + 2500).toISOString(), ref: "snapshot:c" };
     const soon = { at: new Date(Date.parse(save.created_at) + 300).toISOString(), ref: "snapshot:b" };
-    const result = interpretTrace({ trace: { steps: [save], pages: [], dropped: { noise: 0, outside_boundaries: 0, merged: 0 } }, snapshots: snaps, moments: [soon, later], answers: {} });
+    const result = interpretTrace({
+      trace: { steps: [save], pages: [], dropped: { noise: 0, outside_boundaries: 0, merged: 0 } },
+      snapshots: snaps,
+      moments: [soon, later],
+      answers: {},
+    });
     expect(result.checkpoints.map((checkpoint) => checkpoint.success_condition)).toEqual(['The number in "Saved # times" goes up by 1']);
   });
 
   it("asks only when nothing observable changed, says why a person must confirm, and turns an answer naming the page into a check", () => {
     clock = 200;
     const snaps = new Map<string, PageSnapshot>([["a", page("http://app.test/x", { buttons: ["Archive"] })]]);
-    const click = step({ action: "click", label: "Click 'Archive'", target_name: "Archive", target_role: "button", before_state_ref: "snapshot:a", after_state_ref: "snapshot:a" });
+    const click = step({
+      action: "click",
+      label: "Click 'Archive'",
+      target_name: "Archive",
+      target_role: "button",
+      before_state_ref: "snapshot:a",
+      after_state_ref: "snapshot:a",
+    });
     click.step_id = "s1";
     const input = { trace: { steps: [click], pages: [], dropped: { noise: 0, outside_boundaries: 0, merged: 0 } }, snapshots: snaps, moments: [] };
     const unanswered = interpretTrace({ ...input, answers: {} });

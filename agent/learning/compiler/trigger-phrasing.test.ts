@@ -3,11 +3,25 @@ import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { MAX_TRIGGERS, triggerPhrasings } from "./trigger-phrasing";
 
 function snapshot(title: string, headings: string[]): PageSnapshot {
-  return { url: "https://shop.example.com/x", title, headings: headings.map((text) => ({ level: 2, text })), landmarks: [], dialogs: [], forms: [], buttons: [], links: [], status_messages: [], schema_version: 1 };
+  return {
+    url: "https://shop.example.com/x",
+    title,
+    headings: headings.map((text) => ({ level: 2, text })),
+    landmarks: [],
+    dialogs: [],
+    forms: [],
+    buttons: [],
+    links: [],
+    status_messages: [],
+    schema_version: 1,
+  };
 }
 
 describe("triggerPhrasings (issue #15)", () => {
-  const pages = [{ url: "https://shop.example.com/cart", title: "Cart – Example Shop" }, { url: "https://shop.example.com/checkout", title: "Checkout" }];
+  const pages = [
+    { url: "https://shop.example.com/cart", title: "Cart – Example Shop" },
+    { url: "https://shop.example.com/checkout", title: "Checkout" },
+  ];
 
   it("adds each part of the goal, the goal on the site's name, and the headings the demonstration passed through", () => {
     const phrases = triggerPhrasings({
@@ -17,8 +31,21 @@ describe("triggerPhrasings (issue #15)", () => {
       pages,
       snapshots: new Map([["a", snapshot("Cart", ["Shopping cart", "Order confirmation"])]]),
     });
-    expect(phrases.slice(0, 3)).toEqual(["check out the cart and place the order", "help me check out the cart and place the order", "can you check out the cart and place the order"]);
-    expect(phrases).toEqual(expect.arrayContaining(["buy what is in the cart", "check out the cart", "place the order", "check out the cart and place the order on example shop", "check out the cart and place the order in shopping cart", "check out the cart and place the order in order confirmation"]));
+    expect(phrases.slice(0, 3)).toEqual([
+      "check out the cart and place the order",
+      "help me check out the cart and place the order",
+      "can you check out the cart and place the order",
+    ]);
+    expect(phrases).toEqual(
+      expect.arrayContaining([
+        "buy what is in the cart",
+        "check out the cart",
+        "place the order",
+        "check out the cart and place the order on example shop",
+        "check out the cart and place the order in shopping cart",
+        "check out the cart and place the order in order confirmation",
+      ]),
+    );
     // A heading alone names a page, not the task: it never becomes a trigger on its own (two skills on one site would share it).
     for (const heading of ["shopping cart", "order confirmation", "checkout"]) expect(phrases).not.toContain(heading);
     expect(phrases.length).toBeLessThanOrEqual(MAX_TRIGGERS);
@@ -31,7 +58,19 @@ describe("triggerPhrasings (issue #15)", () => {
       useConditions: [],
       site: "127.0.0.1:8123",
       pages: [{ url: "http://127.0.0.1:8123/orders", title: "Orders" }],
-      snapshots: new Map([["a", snapshot("Orders", ["Order #12345", "Welcome back, Jane", "jane@example.com", "Search", "This heading is far too long to be a way of asking", "Shipment progress"])]]),
+      snapshots: new Map([
+        [
+          "a",
+          snapshot("Orders", [
+            "Order #12345",
+            "Welcome back, Jane",
+            "jane@example.com",
+            "Search",
+            "This heading is far too long to be a way of asking",
+            "Shipment progress",
+          ]),
+        ],
+      ]),
     });
     expect(phrases).toContain("track my order in shipment progress");
     expect(phrases).toContain("track my order in orders");

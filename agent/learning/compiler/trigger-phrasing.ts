@@ -25,7 +25,25 @@ export interface TriggerPhrasingInput {
 export const MAX_TRIGGERS = 14;
 const MAX_HEADING_PHRASES = 6;
 
-const GENERIC_HEADINGS = new Set(["home", "menu", "main menu", "navigation", "search", "search results", "settings", "sign in", "log in", "login", "account", "my account", "help", "footer", "header", "main content", "skip to content"]);
+const GENERIC_HEADINGS = new Set([
+  "home",
+  "menu",
+  "main menu",
+  "navigation",
+  "search",
+  "search results",
+  "settings",
+  "sign in",
+  "log in",
+  "login",
+  "account",
+  "my account",
+  "help",
+  "footer",
+  "header",
+  "main content",
+  "skip to content",
+]);
 
 function lowerFirst(text: string): string {
   return text.length === 0 ? text : text[0]?.toLowerCase() + text.slice(1);
@@ -33,13 +51,19 @@ function lowerFirst(text: string): string {
 
 /** A heading or page title worth asking by: a few plain words, nothing that looks like data. */
 function headingPhrase(text: string): string | undefined {
-  const cleaned = text.replace(/\s+/g, " ").replace(/\s[–—|:-]\s.*$/, "").trim();
+  const cleaned = text
+    .replace(/\s+/g, " ")
+    .replace(/\s[–—|:-]\s.*$/, "")
+    .trim();
   if (cleaned.length < 3 || cleaned.length > 60) return undefined;
   if (/[0-9@#$€£%<>{}=]/.test(cleaned)) return undefined;
   if (/^(welcome|hello|hi|hey|dear|thanks|thank you)\b/i.test(cleaned) || cleaned.includes(",")) return undefined;
   const words = cleaned.split(" ");
   if (words.length > 5) return undefined;
-  const phrase = cleaned.toLowerCase().replace(/[^\p{L}\s'-]/gu, "").trim();
+  const phrase = cleaned
+    .toLowerCase()
+    .replace(/[^\p{L}\s'-]/gu, "")
+    .trim();
   return phrase.length < 3 || GENERIC_HEADINGS.has(phrase) ? undefined : phrase;
 }
 
@@ -59,7 +83,10 @@ export function triggerPhrasings(input: TriggerPhrasingInput): string[] {
   const phrase = lowerFirst(input.title.replace(/[.]$/, "").trim());
   const phrases: string[] = [phrase, `help me ${phrase}`, `can you ${phrase}`];
   for (const line of input.useConditions) phrases.push(lowerFirst(line.replace(/^when the user asks to /i, "")));
-  const parts = phrase.split(/\s*(?:,|;|\band then\b|\bthen\b|\band\b)\s*/).map((part) => part.trim()).filter((part) => part.split(" ").length >= 2);
+  const parts = phrase
+    .split(/\s*(?:,|;|\band then\b|\bthen\b|\band\b)\s*/)
+    .map((part) => part.trim())
+    .filter((part) => part.split(" ").length >= 2);
   if (parts.length > 1) phrases.push(...parts);
   const site = siteName(input);
   if (site !== undefined && !phrase.includes(site)) phrases.push(`${phrase} on ${site}`);

@@ -3,7 +3,19 @@ import { nameFromContext, onlyList, rowOfToggle, type RowsByList } from "./contr
 import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import type { NormalizedStep } from "./normalize-trace";
 import { SCRUBBED, routeOf, type PageChange } from "./page-diff";
-import { hasPerRunValue, isSecret, listKey, rankEvidence, revisitedLists, signsIn, rowParameter, stablePart, withParameters, type EvidenceContext, type MaskedPlace } from "./goal-evidence";
+import {
+  hasPerRunValue,
+  isSecret,
+  listKey,
+  rankEvidence,
+  revisitedLists,
+  signsIn,
+  rowParameter,
+  stablePart,
+  withParameters,
+  type EvidenceContext,
+  type MaskedPlace,
+} from "./goal-evidence";
 import type { SubGoal } from "./cut-subgoals";
 import type { RelocationHint } from "../../../shared/execution/recorder-flow";
 import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/success-conditions";
@@ -48,16 +60,25 @@ function checkOf(change: PageChange, goal: SubGoal, context: EvidenceContext, ro
       // One row appeared right after a value was entered: the row shows it (the rehearsal checks
       // that with its own test value). The capture never sends a row's text, which may be typed.
       const row = change.by === 1 ? rowParameter(context.entered) : undefined;
-      return row !== undefined ? { kind: "list_has_value", parameter: row.name, list: change.list } : { kind: "list_count", list: change.list, delta: change.by };
+      return row !== undefined
+        ? { kind: "list_has_value", parameter: row.name, list: change.list }
+        : { kind: "list_count", list: change.list, delta: change.by };
     }
     case "list_shrank":
       return { kind: "list_count", list: change.list, delta: -change.by };
     case "toggle": {
-      if (change.name !== undefined && change.name.trim() !== "" && !change.name.includes(SCRUBBED)) return { kind: "control_state", name: change.name, row: undefined, role: change.role, state: change.state };
+      if (change.name !== undefined && change.name.trim() !== "" && !change.name.includes(SCRUBBED))
+        return { kind: "control_state", name: change.name, row: undefined, role: change.role, state: change.state };
       if (change.row === undefined) return undefined;
       const list = onlyList(goal.evidence);
       const row = rowOfToggle(change.row, change.row_text, list, rows);
-      return { kind: "control_state", name: undefined, row: row.parameter !== undefined ? { parameter: row.parameter } : row.rowText !== undefined ? { text: row.rowText } : { position: change.row, list }, role: change.role, state: change.state };
+      return {
+        kind: "control_state",
+        name: undefined,
+        row: row.parameter !== undefined ? { parameter: row.parameter } : row.rowText !== undefined ? { text: row.rowText } : { position: change.row, list },
+        role: change.role,
+        state: change.state,
+      };
     }
     case "counter":
       // A total in money changes by what was bought, not by a number a later run repeats.
@@ -75,7 +96,12 @@ function checkOf(change: PageChange, goal: SubGoal, context: EvidenceContext, ro
   }
 }
 
-function goalWords(check: SuccessCheck | undefined, goal: SubGoal, used: readonly SkillParameter[], stepName: (step: NormalizedStep) => string | undefined): string {
+function goalWords(
+  check: SuccessCheck | undefined,
+  goal: SubGoal,
+  used: readonly SkillParameter[],
+  stepName: (step: NormalizedStep) => string | undefined,
+): string {
   // The person's own words name the sub-goal; when one checkpoint covers several steps they named
   // (no page change told them apart), every name is kept, in order.
   const labelled = goal.steps.filter((step) => step.user_labelled).map((step) => step.label);
@@ -83,12 +109,17 @@ function goalWords(check: SuccessCheck | undefined, goal: SubGoal, used: readonl
   const last = goal.steps.at(-1) as NormalizedStep;
   const target = stepName(last) ?? last.page_title ?? "the form";
   // A secret is asked at run time and never said as what shows the goal (issue #35).
-  const inputs = used.filter((parameter) => !isSecret(parameter)).map((parameter) => `{{${parameter.name}}}`).join(", ");
+  const inputs = used
+    .filter((parameter) => !isSecret(parameter))
+    .map((parameter) => `{{${parameter.name}}}`)
+    .join(", ");
   switch (check?.kind) {
     case "list_has_value":
       return `{{${check.parameter}}} is added to the ${check.list ? `"${check.list}" ` : ""}list`;
     case "list_count":
-      return check.delta > 0 ? `An item is added to the ${check.list ? `"${check.list}" ` : ""}list through "${target}"` : `An item is removed from the ${check.list ? `"${check.list}" ` : ""}list through "${target}"`;
+      return check.delta > 0
+        ? `An item is added to the ${check.list ? `"${check.list}" ` : ""}list through "${target}"`
+        : `An item is removed from the ${check.list ? `"${check.list}" ` : ""}list through "${target}"`;
     case "control_state":
       return check.row !== undefined ? writeSuccessCondition(check) : `"${check.name}" is ${check.state}`;
     case "dialog_open":
@@ -124,7 +155,8 @@ export function answerToCheck(answer: string, finalPage: PageSnapshot | undefine
   const lower = answer.toLowerCase();
   if (finalPage !== undefined) {
     const heading = finalPage.headings.find((candidate) => candidate.text.length >= 3 && lower.includes(candidate.text.toLowerCase()));
-    if (quoted !== undefined && finalPage.headings.some((candidate) => candidate.text.toLowerCase() === quoted.toLowerCase())) return { kind: "heading", text: quoted };
+    if (quoted !== undefined && finalPage.headings.some((candidate) => candidate.text.toLowerCase() === quoted.toLowerCase()))
+      return { kind: "heading", text: quoted };
     if (quoted !== undefined && finalPage.buttons.some((name) => name.toLowerCase() === quoted.toLowerCase())) return { kind: "button", name: quoted };
     if (quoted === undefined && heading !== undefined) return { kind: "heading", text: heading.text };
     const button = finalPage.buttons.find((name) => name.length >= 3 && lower.includes(name.toLowerCase()) && !(finalPage.hover_revealed ?? []).includes(name));
@@ -133,14 +165,16 @@ export function answerToCheck(answer: string, finalPage: PageSnapshot | undefine
   if (quoted !== undefined) return { kind: "page_says", text: quoted };
   const address = /(?:https?:\/\/\S+|(?:^|\s)(\/[\w./#-]+))/.exec(answer);
   if (address !== null) {
-    const route = address[1] ?? (() => {
-      try {
-        const url = new URL(address[0].trim());
-        return `${url.pathname}${url.hash}`;
-      } catch {
-        return undefined;
-      }
-    })();
+    const route =
+      address[1] ??
+      (() => {
+        try {
+          const url = new URL(address[0].trim());
+          return `${url.pathname}${url.hash}`;
+        } catch {
+          return undefined;
+        }
+      })();
     if (route !== undefined && route.length > 1) return { kind: "route", route };
   }
   return { kind: "by_hand", text: answer.trim() };
@@ -159,7 +193,12 @@ function isOtherPage(before: PageSnapshot, after: PageSnapshot): boolean {
  * can check, from the evidence of the step that reached it. A sub-goal no evidence proves asks the
  * user; their answer becomes a check when it names something on the page.
  */
-export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: ReadonlyMap<string, SkillParameter>, successAnswer: string | undefined, finalPage: PageSnapshot | undefined): WordedCheckpoints {
+export function wordCheckpoints(
+  goals: readonly SubGoal[],
+  parameterOf: ReadonlyMap<string, SkillParameter>,
+  successAnswer: string | undefined,
+  finalPage: PageSnapshot | undefined,
+): WordedCheckpoints {
   const rows: RowsByList = new Map();
   const stepLabels = new Map<string, string>();
   const targets: Record<string, RelocationHint> = {};
@@ -170,18 +209,26 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
   const listsSeen = new Map<string, number>();
   let signedIn = false;
   const checkpoints = goals.map((goal, index): CheckpointPlan => {
-    const used = [...new Set(goal.steps.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined))];
+    const used = [
+      ...new Set(goal.steps.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined)),
+    ];
     for (const parameter of used) if (!known.includes(parameter)) known.push(parameter);
     const before = goal.evidence?.before;
     const settled = goal.evidence?.settled;
     const signIn = signsIn(used, before, settled);
     const shownNow = signIn ? [...known] : known.filter((parameter) => !account.has(parameter));
-    const context: EvidenceContext = { entered: used, known: shownNow, newPage: before !== undefined && settled !== undefined && isOtherPage(before, settled), signIn };
+    const context: EvidenceContext = {
+      entered: used,
+      known: shownNow,
+      newPage: before !== undefined && settled !== undefined && isOtherPage(before, settled),
+      signIn,
+    };
     if (signIn) for (const parameter of used) account.add(parameter);
     signedIn ||= context.signIn;
     // Issue #35: evidence of the goal first, what came with it (a sign-in's menus, a run's own ids) never.
     const changes = rankEvidence(revisitedLists(goal.evidence?.changes ?? [], settled, listsSeen), context);
-    for (const snapshot of [before, settled]) for (const list of snapshot?.lists ?? []) if (list.name !== undefined) listsSeen.set(listKey(snapshot!.url, list.name), list.items);
+    for (const snapshot of [before, settled])
+      for (const list of snapshot?.lists ?? []) if (list.name !== undefined) listsSeen.set(listKey(snapshot!.url, list.name), list.items);
     let check: SuccessCheck | undefined;
     for (const change of changes) {
       check = checkOf(change, goal, context, rows);
@@ -189,7 +236,13 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
     }
     const last = goal.steps.at(-1) as NormalizedStep;
     // A page opened with no snapshot yet still shows its title: that is what proves it is open.
-    if (check === undefined && last.action === "navigate" && last.page_title !== undefined && last.page_title.trim() !== "" && !hasPerRunValue(last.page_title)) {
+    if (
+      check === undefined &&
+      last.action === "navigate" &&
+      last.page_title !== undefined &&
+      last.page_title.trim() !== "" &&
+      !hasPerRunValue(last.page_title)
+    ) {
       const text = withParameters(last.page_title, context.known, "title");
       if (text !== undefined) check = { kind: "page_title", text };
     }
@@ -205,13 +258,19 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
       const named = nameFromContext(step, step === last ? goal.evidence : undefined, rows);
       if (named !== undefined) {
         names.set(step.step_id, named);
-        stepLabels.set(step.step_id, `${step.action === "toggle" ? (/^Uncheck/.test(step.label) ? "Uncheck" : "Check") : step.action === "fill" ? "Fill" : "Click"} ${named}`);
+        stepLabels.set(
+          step.step_id,
+          `${step.action === "toggle" ? (/^Uncheck/.test(step.label) ? "Uncheck" : "Check") : step.action === "fill" ? "Fill" : "Click"} ${named}`,
+        );
       }
     }
     const stepName = (step: NormalizedStep) => names.get(step.step_id) ?? step.target_name;
     for (const step of goal.steps) {
       if (step.action === "navigate" || step.action === "command" || step.action === "launch") continue;
-      const hint: RelocationHint = { role: step.target_role, ...(step.target_name !== undefined && !step.target_name.includes(SCRUBBED) ? { name: step.target_name } : {}) };
+      const hint: RelocationHint = {
+        role: step.target_role,
+        ...(step.target_name !== undefined && !step.target_name.includes(SCRUBBED) ? { name: step.target_name } : {}),
+      };
       // The row of a control that changed state: by the parameter it shows, its own text, or its position.
       const toggled = step === last ? goal.evidence?.changes.find((change) => change.kind === "toggle") : undefined;
       if (toggled?.kind === "toggle" && toggled.row !== undefined) {
@@ -229,7 +288,10 @@ export function wordCheckpoints(goals: readonly SubGoal[], parameterOf: Readonly
       verification = { by: "page" };
     } else if (isLast && successAnswer !== undefined) {
       check = answerToCheck(successAnswer, finalPage);
-      verification = check.kind === "by_hand" ? { by: "person", reason: "Your answer names nothing the page shows (no quoted text, heading, button or address), so a person confirms it." } : { by: "page", from_answer: true };
+      verification =
+        check.kind === "by_hand"
+          ? { by: "person", reason: "Your answer names nothing the page shows (no quoted text, heading, button or address), so a person confirms it." }
+          : { by: "page", from_answer: true };
     } else {
       verification = { by: "person", reason: "Nothing on the page changed after these steps that a check could look for." };
     }

@@ -38,18 +38,68 @@ describe("Use as Example", () => {
   it("refuses an unknown example, skill or proposal with a coded error, writing nothing", async () => {
     const before = await sessionCount();
     const drafts = await readdir(path.join(agent.root, "system/learning/drafts"));
-    expectError(await use({ example: { kind: "learn_session", learn_session_id: randomUUID() }, target: { ability_id: abilityId }, trigger_tests: ["write to the shop"], schema_version: 1 }), 404, "LEARN_SESSION_NOT_FOUND");
-    expectError(await use({ example: { kind: "run", dispatch_id: "no-such-run" }, target: { ability_id: abilityId }, trigger_tests: ["write to the shop"], schema_version: 1 }), 404, "RUN_NOT_FOUND");
-    expectError(await use({ example: { kind: "learn_session", learn_session_id: demoSessionId }, target: { ability_id: "learned.nothing-here" }, trigger_tests: ["write to the shop"], schema_version: 1 }), 404, "ABILITY_NOT_FOUND");
-    expectError(await use({ example: { kind: "learn_session", learn_session_id: demoSessionId }, target: { proposal_id: randomUUID() }, trigger_tests: ["write to the shop"], schema_version: 1 }), 404, "PROPOSAL_NOT_FOUND");
-    expectError(await use({ example: { kind: "learn_session", learn_session_id: demoSessionId }, target: { ability_id: abilityId }, trigger_tests: [], schema_version: 1 }), 400, "REQUEST_INVALID");
+    expectError(
+      await use({
+        example: { kind: "learn_session", learn_session_id: randomUUID() },
+        target: { ability_id: abilityId },
+        trigger_tests: ["write to the shop"],
+        schema_version: 1,
+      }),
+      404,
+      "LEARN_SESSION_NOT_FOUND",
+    );
+    expectError(
+      await use({
+        example: { kind: "run", dispatch_id: "no-such-run" },
+        target: { ability_id: abilityId },
+        trigger_tests: ["write to the shop"],
+        schema_version: 1,
+      }),
+      404,
+      "RUN_NOT_FOUND",
+    );
+    expectError(
+      await use({
+        example: { kind: "learn_session", learn_session_id: demoSessionId },
+        target: { ability_id: "learned.nothing-here" },
+        trigger_tests: ["write to the shop"],
+        schema_version: 1,
+      }),
+      404,
+      "ABILITY_NOT_FOUND",
+    );
+    expectError(
+      await use({
+        example: { kind: "learn_session", learn_session_id: demoSessionId },
+        target: { proposal_id: randomUUID() },
+        trigger_tests: ["write to the shop"],
+        schema_version: 1,
+      }),
+      404,
+      "PROPOSAL_NOT_FOUND",
+    );
+    expectError(
+      await use({
+        example: { kind: "learn_session", learn_session_id: demoSessionId },
+        target: { ability_id: abilityId },
+        trigger_tests: [],
+        schema_version: 1,
+      }),
+      400,
+      "REQUEST_INVALID",
+    );
     expect(await sessionCount()).toBe(before);
     expect(await readdir(path.join(agent.root, "system/learning/drafts"))).toEqual(drafts);
   });
 
   it("adds a demonstration to an installed skill as a proposal for its next version, with its requests as trigger tests; the installed skill is untouched", async () => {
     const installed = await installedMarkdown();
-    const answer = await use({ example: { kind: "learn_session", learn_session_id: demoSessionId }, target: { ability_id: abilityId }, trigger_tests: ["write a note to the shop", "send the shop a message"], schema_version: 1 });
+    const answer = await use({
+      example: { kind: "learn_session", learn_session_id: demoSessionId },
+      target: { ability_id: abilityId },
+      trigger_tests: ["write a note to the shop", "send the shop a message"],
+      schema_version: 1,
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     const added = UseAsExampleResponseSchema.parse(answer.body);
     proposalId = added.proposal_id;
@@ -77,11 +127,19 @@ describe("Use as Example", () => {
     // Its session is an improvement seeded with the example, waiting in drafting for a validation.
     const session = (await agent.call("GET", `/api/learn/sessions/${added.learn_session_id}/detail`)).body;
     expect(session).toMatchObject({ entry_mode: "improving_existing_skill", target_skill_id: abilityId, state: "drafting_proposal", proposal_id: proposalId });
-    expect((await agent.call("GET", `/api/learn/sessions/${added.learn_session_id}/seed`)).body.seed.source).toEqual({ kind: "learn_session", learn_session_id: demoSessionId });
+    expect((await agent.call("GET", `/api/learn/sessions/${added.learn_session_id}/seed`)).body.seed.source).toEqual({
+      kind: "learn_session",
+      learn_session_id: demoSessionId,
+    });
   });
 
   it("adds another example to that proposal as its next revision, one Examples section listing both", async () => {
-    const answer = await use({ example: { kind: "learn_session", learn_session_id: demoSessionId }, target: { proposal_id: proposalId }, trigger_tests: ["message the shop", "send the shop a message"], schema_version: 1 });
+    const answer = await use({
+      example: { kind: "learn_session", learn_session_id: demoSessionId },
+      target: { proposal_id: proposalId },
+      trigger_tests: ["message the shop", "send the shop a message"],
+      schema_version: 1,
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     expect(UseAsExampleResponseSchema.parse(answer.body).revision).toBe(2);
     const markdown = await draft(proposalId, 2, "SKILL.md");
@@ -98,7 +156,16 @@ describe("Use as Example", () => {
   it("refuses a second skill example while that improvement is still open, writing nothing", async () => {
     const before = await sessionCount();
     const drafts = await readdir(path.join(agent.root, "system/learning/drafts"));
-    expectError(await use({ example: { kind: "learn_session", learn_session_id: demoSessionId }, target: { ability_id: abilityId }, trigger_tests: ["write to the shop"], schema_version: 1 }), 409, "LEARN_SESSION_ALREADY_ACTIVE");
+    expectError(
+      await use({
+        example: { kind: "learn_session", learn_session_id: demoSessionId },
+        target: { ability_id: abilityId },
+        trigger_tests: ["write to the shop"],
+        schema_version: 1,
+      }),
+      409,
+      "LEARN_SESSION_ALREADY_ACTIVE",
+    );
     expect(await sessionCount()).toBe(before);
     expect(await readdir(path.join(agent.root, "system/learning/drafts"))).toEqual(drafts);
   });
@@ -111,10 +178,18 @@ describe("Use as Example", () => {
       const { sessionId: learnedFrom } = await installContactAbility(call, site);
       const { proposalId: reviewed } = await readyProposal(call);
       const freshDraft = (revision: number, file: string) => readFile(path.join(fresh.root, MemoryPaths.draftRevision(reviewed, revision), file), "utf8");
-      const added = await call("POST", "/api/learn/examples", { example: { kind: "learn_session", learn_session_id: learnedFrom }, target: { proposal_id: reviewed }, trigger_tests: ["grab the invoices for last month"], schema_version: 1 });
+      const added = await call("POST", "/api/learn/examples", {
+        example: { kind: "learn_session", learn_session_id: learnedFrom },
+        target: { proposal_id: reviewed },
+        trigger_tests: ["grab the invoices for last month"],
+        schema_version: 1,
+      });
       expect(added.status, JSON.stringify(added.body)).toBe(201);
       const next = UseAsExampleResponseSchema.parse(added.body).revision + 1;
-      const revised = await call("POST", `/api/learn/proposals/${reviewed}/revise`, { revision_instructions: "Call it by its usual name", edited_fields: { title: "Export the invoices of a month" } });
+      const revised = await call("POST", `/api/learn/proposals/${reviewed}/revise`, {
+        revision_instructions: "Call it by its usual name",
+        edited_fields: { title: "Export the invoices of a month" },
+      });
       expect(revised.status, JSON.stringify(revised.body)).toBe(200);
       const markdown = await freshDraft(next, "SKILL.md");
       expect(markdown).toContain("Export the invoices of a month");

@@ -60,7 +60,10 @@ export function createExampleService(deps: ExampleServiceDeps): ExampleService {
       base = await readPracticeBase(deps, { ability_id: abilityId });
     } catch (error) {
       if (error instanceof AppError && error.code === "ABILITY_NOT_FOUND") {
-        throw new AppError("ABILITY_NOT_FOUND", "That skill cannot take an example: it is not installed by this agent, or the files it was installed from are missing.");
+        throw new AppError(
+          "ABILITY_NOT_FOUND",
+          "That skill cannot take an example: it is not installed by this agent, or the files it was installed from are missing.",
+        );
       }
       throw error;
     }
@@ -133,7 +136,11 @@ export function createExampleService(deps: ExampleServiceDeps): ExampleService {
       });
       await deps.proposals.adopt({ proposal, revision: 1, lint });
       await deps.sessions.advance(sessionId, ["reviewing", "drafting_proposal"], { proposal_id: proposalId }, [
-        { receipt: "learn.proposal.created", event: "learn.proposal.created", payload: { proposal_id: proposalId, example: { source: request.example.kind, trigger_tests: example.trigger_tests.length } } },
+        {
+          receipt: "learn.proposal.created",
+          event: "learn.proposal.created",
+          payload: { proposal_id: proposalId, example: { source: request.example.kind, trigger_tests: example.trigger_tests.length } },
+        },
       ]);
       return { proposal_id: proposalId, revision: 1, learn_session_id: sessionId, example, schema_version: 1 };
     } catch (error) {

@@ -51,21 +51,34 @@ export async function readPracticeBase(deps: PracticeBaseDeps, target: PracticeT
     }
     const files = { ...source, ...installed };
     if (files[DraftFiles.manifest] === undefined || files[DraftFiles.skill] === undefined) {
-      throw new AppError("ABILITY_NOT_FOUND", "That skill cannot be practised: the files it was installed from are missing; improve it by demonstration instead.");
+      throw new AppError(
+        "ABILITY_NOT_FOUND",
+        "That skill cannot be practised: the files it was installed from are missing; improve it by demonstration instead.",
+      );
     }
-    return { plan: { flow: plan.flow, checkpoints: plan.checkpoints, parameters: plan.parameters }, files, ability, storedCheckpoints: parseStoredJson(files[DraftFiles.checkpoints], StoredCheckpointsSchema) ?? [] };
+    return {
+      plan: { flow: plan.flow, checkpoints: plan.checkpoints, parameters: plan.parameters },
+      files,
+      ability,
+      storedCheckpoints: parseStoredJson(files[DraftFiles.checkpoints], StoredCheckpointsSchema) ?? [],
+    };
   }
   const files = await deps.proposals.draftFiles(target.proposal_id);
   const flow = parseStoredJson(files[DraftFiles.flow], StoredFlowSchema);
   if (flow === undefined) throw new AppError("PROPOSAL_NOT_FOUND", "That proposal has no recorded flow to practise.");
   const stored = parseStoredJson(files[DraftFiles.checkpoints], StoredCheckpointsSchema) ?? [];
-  const parameters = (parseStoredJson(files[DraftFiles.parameters], ParametersSchema) ?? []).map(({ name, type_hint }) => ({ name, type_hint: type_hint as PracticePlan["parameters"][number]["type_hint"] }));
+  const parameters = (parseStoredJson(files[DraftFiles.parameters], ParametersSchema) ?? []).map(({ name, type_hint }) => ({
+    name,
+    type_hint: type_hint as PracticePlan["parameters"][number]["type_hint"],
+  }));
   const checkpoints = stored.map(({ checkpoint_id, goal, success_condition, step_ids, verification }) => ({
     checkpoint_id,
     goal,
     success_condition,
     step_ids,
-    ...(verification === undefined ? {} : { verification: { by: verification.by, ...(verification.reason === undefined ? {} : { reason: verification.reason }) } }),
+    ...(verification === undefined
+      ? {}
+      : { verification: { by: verification.by, ...(verification.reason === undefined ? {} : { reason: verification.reason }) } }),
   }));
   return { plan: { flow, checkpoints, parameters }, files, ability: undefined, storedCheckpoints: stored };
 }

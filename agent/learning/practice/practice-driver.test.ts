@@ -20,8 +20,18 @@ const flow: RecorderFlow = {
   ],
   step_ids: [null, null, "s-02", "s-03"],
 };
-const checkpoint = { checkpoint_id: "cp-01", goal: "The message is sent", success_condition: 'The page says "Thanks, Alice, your message is sent"', step_ids: ["s-03"] };
-const policy = TestPolicySchema.parse({ policy_id: "00000000-0000-4000-8000-000000000001", mode: "live_read_safe_write", allowed_domains: ["shop.test"], schema_version: 1 });
+const checkpoint = {
+  checkpoint_id: "cp-01",
+  goal: "The message is sent",
+  success_condition: 'The page says "Thanks, Alice, your message is sent"',
+  step_ids: ["s-03"],
+};
+const policy = TestPolicySchema.parse({
+  policy_id: "00000000-0000-4000-8000-000000000001",
+  mode: "live_read_safe_write",
+  allowed_domains: ["shop.test"],
+  schema_version: 1,
+});
 
 function scriptedPage(calls: ExecuteInput[]) {
   return async (input: ExecuteInput): Promise<ExecuteResult> => {
@@ -30,7 +40,12 @@ function scriptedPage(calls: ExecuteInput[]) {
     const checks = input.checkpoints.map((candidate) => {
       const text = /"(.*)"/.exec(candidate.success_condition)?.[1] ?? "";
       const held = page.includes(text);
-      return { test_case_id: `checkpoint:${candidate.checkpoint_id}`, label: candidate.goal, result: held ? ("passed" as const) : ("failed" as const), details: held ? "found" : "not found" };
+      return {
+        test_case_id: `checkpoint:${candidate.checkpoint_id}`,
+        label: candidate.goal,
+        result: held ? ("passed" as const) : ("failed" as const),
+        details: held ? "found" : "not found",
+      };
     });
     const at = new Date().toISOString();
     return {
@@ -46,14 +61,21 @@ describe("practise", () => {
   it("generalises a checkpoint that held for one input set only, and confirms it in one more round", async () => {
     const calls: ExecuteInput[] = [];
     const setup = PracticeSetupSchema.parse({ practise: { ability_id: "learned.send" }, rounds: 2, input_sets: [{ name: "Alice" }, { name: "Bob" }] });
-    const result = await practise({ plan: { flow, checkpoints: [checkpoint], parameters: [{ name: "name", type_hint: "text" }] }, setup, policy, execute: scriptedPage(calls) });
+    const result = await practise({
+      plan: { flow, checkpoints: [checkpoint], parameters: [{ name: "name", type_hint: "text" }] },
+      setup,
+      policy,
+      execute: scriptedPage(calls),
+    });
     expect(result.status, result.message).toBe("repaired");
     expect(result.rounds.map((round) => [round.round, round.input_set, round.viewport.width, round.overall])).toEqual([
       [1, 1, 1280, "passed"],
       [2, 2, 390, "failed"],
       [3, 1, 1280, "passed"],
     ]);
-    expect(result.repairs).toEqual([expect.objectContaining({ kind: "checkpoint_input_specific", subject: "checkpoint:cp-01", made_in_round: 2, confirmed_in_round: 3 })]);
+    expect(result.repairs).toEqual([
+      expect.objectContaining({ kind: "checkpoint_input_specific", subject: "checkpoint:cp-01", made_in_round: 2, confirmed_in_round: 3 }),
+    ]);
     expect(result.plan.checkpoints[0]?.success_condition).toBe('The page says "your message is sent"');
     // Each round is played in its own window size; nothing the practice reports holds an input value.
     expect(calls.map((call) => call.flow.steps[0])).toMatchObject([{ width: 1280 }, { width: 390, isMobile: true }, { width: 1280 }]);
@@ -71,10 +93,20 @@ describe("practise", () => {
   it("does not play a round whose flow opens a site the policy does not allow, or takes more actions than it allows", async () => {
     const calls: ExecuteInput[] = [];
     const setup = PracticeSetupSchema.parse({ practise: { ability_id: "learned.send" }, rounds: 3 });
-    const elsewhere = await practise({ plan: { flow, checkpoints: [], parameters: [] }, setup, policy: { ...policy, allowed_domains: ["other.test"] }, execute: scriptedPage(calls) });
+    const elsewhere = await practise({
+      plan: { flow, checkpoints: [], parameters: [] },
+      setup,
+      policy: { ...policy, allowed_domains: ["other.test"] },
+      execute: scriptedPage(calls),
+    });
     expect(elsewhere.status).toBe("policy_violation");
     expect(elsewhere.message).toContain("shop.test");
-    const tooMany = await practise({ plan: { flow, checkpoints: [], parameters: [] }, setup, policy: { ...policy, max_actions: 2 }, execute: scriptedPage(calls) });
+    const tooMany = await practise({
+      plan: { flow, checkpoints: [], parameters: [] },
+      setup,
+      policy: { ...policy, max_actions: 2 },
+      execute: scriptedPage(calls),
+    });
     expect(tooMany.status).toBe("policy_violation");
     expect(tooMany.message).toContain("max_actions");
     expect(calls).toHaveLength(0);
@@ -93,7 +125,12 @@ describe("practise", () => {
       const details = found ? "clicked" : `none of the 1 selector alternatives found the element within ${Math.round(wait / 1000)} s: 1 #send`;
       input.onProgress?.({ kind: "step", step_id: "s-03", label: "Click 'Send'", result: found ? "passed" : "failed", details });
       const at = new Date().toISOString();
-      return { overall: found ? "passed" : "failed", steps: [{ test_case_id: "step:s-03", label: "Click 'Send'", result: found ? "passed" : "failed", details }], started_at: at, completed_at: at };
+      return {
+        overall: found ? "passed" : "failed",
+        steps: [{ test_case_id: "step:s-03", label: "Click 'Send'", result: found ? "passed" : "failed", details }],
+        started_at: at,
+        completed_at: at,
+      };
     };
     const setup = PracticeSetupSchema.parse({ practise: { ability_id: "learned.send" }, rounds: 1, step_timeout_ms: 500 });
     const result = await practise({ plan: { flow, checkpoints: [], parameters: [] }, setup, policy, execute: latePage });
@@ -111,7 +148,19 @@ describe("practise", () => {
     const gone = async (input: ExecuteInput): Promise<ExecuteResult> => {
       calls.push(input);
       const at = new Date().toISOString();
-      return { overall: "failed", steps: [{ test_case_id: "step:s-03", label: "Click 'Send'", result: "failed", details: "none of the 1 selector alternatives found the element within 1 s: 1 #send" }], started_at: at, completed_at: at };
+      return {
+        overall: "failed",
+        steps: [
+          {
+            test_case_id: "step:s-03",
+            label: "Click 'Send'",
+            result: "failed",
+            details: "none of the 1 selector alternatives found the element within 1 s: 1 #send",
+          },
+        ],
+        started_at: at,
+        completed_at: at,
+      };
     };
     const setup = PracticeSetupSchema.parse({ practise: { ability_id: "learned.send" }, rounds: 1, step_timeout_ms: 1_000 });
     const result = await practise({ plan: { flow, checkpoints: [], parameters: [] }, setup, policy, execute: gone });

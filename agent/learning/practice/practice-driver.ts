@@ -38,7 +38,15 @@ export interface PracticeDriverResult {
 
 /** The flow in this window size (its set-up step), or with one put first when it has none. */
 export function withViewport(flow: RecorderFlow, viewport: PracticeViewport): RecorderFlow {
-  const size = { type: "setViewport" as const, width: viewport.width, height: viewport.height, deviceScaleFactor: 1, isMobile: viewport.width < 600, hasTouch: false, isLandscape: viewport.width >= viewport.height };
+  const size = {
+    type: "setViewport" as const,
+    width: viewport.width,
+    height: viewport.height,
+    deviceScaleFactor: 1,
+    isMobile: viewport.width < 600,
+    hasTouch: false,
+    isLandscape: viewport.width >= viewport.height,
+  };
   const index = flow.steps.findIndex((step) => step.type === "setViewport");
   if (index >= 0) return { ...flow, steps: flow.steps.map((step, at) => (at === index ? size : step)) };
   return { ...flow, steps: [size, ...flow.steps], step_ids: [null, ...flow.step_ids] };
@@ -103,7 +111,14 @@ const finishWith = (state: PracticeState, status: PracticeDriverResult["status"]
 });
 
 /** Plays through the one executor; `took`, when given, learns how long each step took: from the previous step's end to its own. */
-function playerFor(input: PracticeDriverInput, state: PracticeState, round: number, values: Record<string, string>, flow: RecorderFlow, now: () => Date): RoundContext["play"] {
+function playerFor(
+  input: PracticeDriverInput,
+  state: PracticeState,
+  round: number,
+  values: Record<string, string>,
+  flow: RecorderFlow,
+  now: () => Date,
+): RoundContext["play"] {
   return (stepTimeoutMs, took, playFlow = flow) => {
     let last = Date.now();
     const timed = (event: ExecutionProgress) => {
@@ -133,7 +148,9 @@ function roundRecord(base: Pick<PracticeRound, "round" | "viewport" | "input_set
     ...base,
     overall: result.overall,
     held: result.steps.filter((step) => step.result === "passed").map((step) => step.label.slice(0, 240)),
-    failed: result.steps.filter((step) => step.result === "failed").map((step) => ({ test_case_id: step.test_case_id.slice(0, 160), label: step.label.slice(0, 240), details: step.details.slice(0, 1000) })),
+    failed: result.steps
+      .filter((step) => step.result === "failed")
+      .map((step) => ({ test_case_id: step.test_case_id.slice(0, 160), label: step.label.slice(0, 240), details: step.details.slice(0, 1000) })),
     repairs_made: [],
     started_at: result.started_at,
     completed_at: result.completed_at,
@@ -147,7 +164,14 @@ function roundRecord(base: Pick<PracticeRound, "round" | "viewport" | "input_set
  * played with the usual step wait, confirms it. Returns the replay's policy violation, if any.
  */
 async function diagnoseMissing(state: PracticeState, setup: PracticeSetup, round: RoundContext, result: ExecuteResult): Promise<string | undefined> {
-  const missing = result.steps.filter((step) => step.result === "failed" && step.test_case_id.startsWith("step:") && step.relocated === undefined && /found the element within/.test(step.details) && !state.diagnosed.has(step.test_case_id));
+  const missing = result.steps.filter(
+    (step) =>
+      step.result === "failed" &&
+      step.test_case_id.startsWith("step:") &&
+      step.relocated === undefined &&
+      /found the element within/.test(step.details) &&
+      !state.diagnosed.has(step.test_case_id),
+  );
   if (missing.length === 0) return undefined;
   const longer = Math.min(30_000, setup.step_timeout_ms * 4);
   const took = new Map<string, number>();
@@ -164,9 +188,14 @@ async function diagnoseMissing(state: PracticeState, setup: PracticeSetup, round
       state.findings.push(`${step.label}: its element is not on the page, even after ${longer / 1000} s, and nothing like it was found.`);
       continue;
     }
-    const repaired = again.relocated === undefined ? waitLonger(state.plan.flow, step.test_case_id.slice("step:".length), took.get(step.test_case_id) ?? Number.NaN, setup.step_timeout_ms) : undefined;
+    const repaired =
+      again.relocated === undefined
+        ? waitLonger(state.plan.flow, step.test_case_id.slice("step:".length), took.get(step.test_case_id) ?? Number.NaN, setup.step_timeout_ms)
+        : undefined;
     if (repaired === undefined) {
-      state.findings.push(`${step.label}: the page shows its element later than the step waits (${setup.step_timeout_ms / 1000} s); it appeared within ${longer / 1000} s, but the step could not be given a longer wait.`);
+      state.findings.push(
+        `${step.label}: the page shows its element later than the step waits (${setup.step_timeout_ms / 1000} s); it appeared within ${longer / 1000} s, but the step could not be given a longer wait.`,
+      );
       continue;
     }
     state.plan = { ...state.plan, flow: repaired.flow };
@@ -216,8 +245,16 @@ function repairInputSpecific(state: PracticeState, setup: PracticeSetup, round: 
     if (checkpoint === undefined || heldWith === undefined) continue;
     const repaired = generaliseCheckpoint(checkpoint, heldWith);
     if (repaired === undefined) continue;
-    state.plan = { ...state.plan, checkpoints: state.plan.checkpoints.map((candidate) => (candidate.checkpoint_id === checkpointId ? repaired.checkpoint : candidate)) };
-    state.repairs.push({ kind: "checkpoint_input_specific", subject: step.test_case_id, description: repaired.description.slice(0, 600), made_in_round: round.round });
+    state.plan = {
+      ...state.plan,
+      checkpoints: state.plan.checkpoints.map((candidate) => (candidate.checkpoint_id === checkpointId ? repaired.checkpoint : candidate)),
+    };
+    state.repairs.push({
+      kind: "checkpoint_input_specific",
+      subject: step.test_case_id,
+      description: repaired.description.slice(0, 600),
+      made_in_round: round.round,
+    });
     round.record.repairs_made.push(step.test_case_id);
   }
 }
@@ -234,7 +271,14 @@ async function playRound(input: PracticeDriverInput, state: PracticeState, round
 
   const problem = policyProblem(flow, policy);
   if (problem !== undefined) {
-    state.rounds.push({ ...base, overall: "failed", held: [], failed: [{ test_case_id: "policy:test_policy", label: "Stay within the test policy", details: problem }], repairs_made: [], completed_at: now().toISOString() });
+    state.rounds.push({
+      ...base,
+      overall: "failed",
+      held: [],
+      failed: [{ test_case_id: "policy:test_policy", label: "Stay within the test policy", details: problem }],
+      repairs_made: [],
+      completed_at: now().toISOString(),
+    });
     return finishWith(state, "policy_violation", `Round ${round} was not played: ${problem}`);
   }
   const play = playerFor(input, state, round, values, flow, now);
@@ -264,7 +308,11 @@ function verdict(state: PracticeState): PracticeDriverResult {
     return finishWith(state, "nothing_to_repair", `All ${rounds.length} rounds passed as the skill is: nothing to repair, nothing is proposed.`);
   }
   if (confirmed.length > 0 && last?.overall === "passed") {
-    return finishWith(state, "repaired", `${confirmed.length} repair${confirmed.length === 1 ? "" : "s"} made and confirmed by a later round; the last round passed.`);
+    return finishWith(
+      state,
+      "repaired",
+      `${confirmed.length} repair${confirmed.length === 1 ? "" : "s"} made and confirmed by a later round; the last round passed.`,
+    );
   }
   const why = findings.length > 0 ? findings.join(" ") : stillFailing.map((failure) => `${failure.label}: ${failure.details}`).join("; ");
   return finishWith(state, "could_not_repair", `The practice found failures it could not repair${why === "" ? "" : ` (${why})`}`.slice(0, 600));

@@ -17,7 +17,14 @@ import { writeInterpretationOf } from "../proposals/proposal-interpretation";
 import { DraftFiles } from "../../../shared/skills/skill-folder";
 
 /** The draft files a practice writes anew; every other file of the base is carried over as it is. */
-const REWRITTEN_FILES = new Set<string>([DraftFiles.skill, DraftFiles.flow, DraftFiles.checkpoints, DraftFiles.skillDelta, DraftFiles.refinement, DraftFiles.checkpointLint]);
+const REWRITTEN_FILES = new Set<string>([
+  DraftFiles.skill,
+  DraftFiles.flow,
+  DraftFiles.checkpoints,
+  DraftFiles.skillDelta,
+  DraftFiles.refinement,
+  DraftFiles.checkpointLint,
+]);
 
 export interface PracticeProposalInput {
   sessionId: string;
@@ -35,13 +42,22 @@ function repairedMarkdown(markdown: string, before: PracticePlan["checkpoints"],
   let text = markdown.replace(/^(---\n[\s\S]*?)^version: .*$/m, `$1version: ${JSON.stringify(version)}`);
   for (const checkpoint of after) {
     const old = before.find((candidate) => candidate.checkpoint_id === checkpoint.checkpoint_id);
-    if (old !== undefined && old.success_condition !== checkpoint.success_condition) text = text.split(old.success_condition).join(checkpoint.success_condition);
+    if (old !== undefined && old.success_condition !== checkpoint.success_condition)
+      text = text.split(old.success_condition).join(checkpoint.success_condition);
   }
   return text;
 }
 
 /** The delta against the installed skill it improves: SKILL.md's sections, and each repaired step. */
-async function writeDelta(memory: MemoryStore, folder: string, ability: NonNullable<PracticeBase["ability"]>, input: PracticeProposalInput, outline: ReturnType<typeof readSkillOutline>, markdown: string, version: string): Promise<void> {
+async function writeDelta(
+  memory: MemoryStore,
+  folder: string,
+  ability: NonNullable<PracticeBase["ability"]>,
+  input: PracticeProposalInput,
+  outline: ReturnType<typeof readSkillOutline>,
+  markdown: string,
+  version: string,
+): Promise<void> {
   const steps: SkillDeltaChange[] = input.repairs
     .filter((repair) => repair.kind === "target_relocated" || repair.kind === "step_waits_longer")
     .map((repair) => ({
@@ -107,7 +123,10 @@ async function writeRoundsAsRuns(memory: MemoryStore, proposalId: string, folder
  * improves (steps and checkpoints), and each round as a validation run with its step results, so
  * the review drawer shows the rounds. Nothing installed is touched.
  */
-export async function writePracticeProposal(memory: MemoryStore, input: PracticeProposalInput): Promise<{ record: { proposal: SkillBundleProposal; revision: number; lint: CheckpointLintReport }; runIds: string[] }> {
+export async function writePracticeProposal(
+  memory: MemoryStore,
+  input: PracticeProposalInput,
+): Promise<{ record: { proposal: SkillBundleProposal; revision: number; lint: CheckpointLintReport }; runIds: string[] }> {
   const { base, plan, sessionId } = input;
   const proposalId = randomUUID();
   const folder = MemoryPaths.draftRevision(proposalId, 1);

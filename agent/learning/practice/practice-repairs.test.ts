@@ -16,7 +16,11 @@ describe("relocateTarget", () => {
   it("puts the element found by similarity first, by role and name, and keeps the recorded selectors after it", () => {
     const repaired = relocateTarget(flow, "s-04", '"Send message now" (button)');
     const step = repaired?.flow.steps[2];
-    expect(step?.type === "click" ? step.selectors : undefined).toEqual([['aria/Send message now[role="button"]'], ["#send"], ['aria/Send message[role="button"]']]);
+    expect(step?.type === "click" ? step.selectors : undefined).toEqual([
+      ['aria/Send message now[role="button"]'],
+      ["#send"],
+      ['aria/Send message[role="button"]'],
+    ]);
     expect(step?.type === "click" ? step.hint : undefined).toEqual({ role: "button", name: "Send message now" });
     expect(repaired?.description).toContain('button "Send message now"');
     // The original is a working copy's source: it is not changed.
@@ -30,7 +34,12 @@ describe("relocateTarget", () => {
 });
 
 describe("generaliseCheckpoint", () => {
-  const checkpoint = { checkpoint_id: "cp-02", goal: "The message is sent", success_condition: 'The page says "Thanks, Alice Example, your message is sent"', step_ids: ["s-04"] };
+  const checkpoint = {
+    checkpoint_id: "cp-02",
+    goal: "The message is sent",
+    success_condition: 'The page says "Thanks, Alice Example, your message is sent"',
+    step_ids: ["s-04"],
+  };
 
   it("takes the input's value out of a condition that held for that input only, leaving a condition the page check reads", () => {
     const repaired = generaliseCheckpoint(checkpoint, { name: "Alice Example", message: "Hello" });

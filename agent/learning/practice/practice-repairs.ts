@@ -38,9 +38,16 @@ export function relocateTarget(flow: RecorderFlow, stepId: string, relocatedTo: 
   const steps = flow.steps.map((step, index) => {
     if (!indexes.includes(index) || !hasTarget(step)) return step;
     const rest = step.selectors.filter((parts) => parts.join(" ") !== selector.join(" "));
-    return { ...step, selectors: [selector, ...rest].slice(0, 12), ...(step.type === "waitForElement" ? {} : { hint: { ...step.hint, role, name } }) } as RecorderStep;
+    return {
+      ...step,
+      selectors: [selector, ...rest].slice(0, 12),
+      ...(step.type === "waitForElement" ? {} : { hint: { ...step.hint, role, name } }),
+    } as RecorderStep;
   });
-  return { flow: { ...flow, steps }, description: `The step's element is now found as the ${role} "${name}" first; the recorded selectors stay as alternatives.` };
+  return {
+    flow: { ...flow, steps },
+    description: `The step's element is now found as the ${role} "${name}" first; the recorded selectors stay as alternatives.`,
+  };
 }
 
 /**
@@ -50,7 +57,12 @@ export function relocateTarget(flow: RecorderFlow, stepId: string, relocatedTo: 
  * seconds, at most the executor's cap (MAX_STEP_WAIT_MS). Undefined when the step has no element to wait
  * for or the time it took is unknown.
  */
-export function waitLonger(flow: RecorderFlow, stepId: string, appearedAfterMs: number, stepTimeoutMs: number): { flow: RecorderFlow; description: string; timeoutMs: number } | undefined {
+export function waitLonger(
+  flow: RecorderFlow,
+  stepId: string,
+  appearedAfterMs: number,
+  stepTimeoutMs: number,
+): { flow: RecorderFlow; description: string; timeoutMs: number } | undefined {
   if (!Number.isFinite(appearedAfterMs) || appearedAfterMs <= 0) return undefined;
   const indexes = targetIndexes(flow, stepId);
   if (indexes.length === 0) return undefined;
@@ -75,7 +87,10 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
  * executor checks (it checks every checkpoint's condition in the page), so a re-run could not
  * confirm it. Values are matched here only, in memory; the description never holds one.
  */
-export function generaliseCheckpoint(checkpoint: ExecutionCheckpoint, heldWith: Readonly<Record<string, string>>): { checkpoint: ExecutionCheckpoint; description: string } | undefined {
+export function generaliseCheckpoint(
+  checkpoint: ExecutionCheckpoint,
+  heldWith: Readonly<Record<string, string>>,
+): { checkpoint: ExecutionCheckpoint; description: string } | undefined {
   const condition = checkpoint.success_condition;
   const values = Object.entries(heldWith).filter(([, value]) => value.trim().length >= 2 && condition.toLowerCase().includes(value.trim().toLowerCase()));
   if (values.length === 0) return undefined;

@@ -49,7 +49,15 @@ function checkInputNames(setup: PracticeSetup, names: readonly string[]): void {
 
 /** The request's policy, or the safe default: a dry run on the allowed sites only (§0C.14). */
 function policyOf(request: CreateLearnSessionRequest): TestPolicy {
-  return request.test_policy ?? TestPolicySchema.parse({ policy_id: randomUUID(), mode: "dry_run_only", allowed_domains: request.target_app_whitelist.map((site) => site.replace(/^https?:\/\//i, "").replace(/\/$/, "")), schema_version: 1 });
+  return (
+    request.test_policy ??
+    TestPolicySchema.parse({
+      policy_id: randomUUID(),
+      mode: "dry_run_only",
+      allowed_domains: request.target_app_whitelist.map((site) => site.replace(/^https?:\/\//i, "").replace(/\/$/, "")),
+      schema_version: 1,
+    })
+  );
 }
 
 /**
@@ -63,12 +71,27 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
   const now = () => deps.clock.now().toISOString();
   const running = new Set<Promise<void>>();
 
-  const save = async (report: PracticeReport) => deps.memory.writeJson(reportPath(report.learn_session_id), PracticeReportSchema.parse({ ...report, updated_at: now() }));
+  const save = async (report: PracticeReport) =>
+    deps.memory.writeJson(reportPath(report.learn_session_id), PracticeReportSchema.parse({ ...report, updated_at: now() }));
 
   const run = async (session: LearnSession, setup: PracticeSetup, policy: TestPolicy) => {
     const sessionId = session.learn_session_id;
-    const words = { ...(setup.goal_summary === undefined ? {} : { goal_summary: setup.goal_summary }), ...(setup.success_description === undefined ? {} : { success_description: setup.success_description }) };
-    let report: PracticeReport = { learn_session_id: sessionId, practise: setup.practise, ...words, status: "running", message: "Practising.", rounds: [], repairs: [], findings: [], updated_at: now(), schema_version: 1 };
+    const words = {
+      ...(setup.goal_summary === undefined ? {} : { goal_summary: setup.goal_summary }),
+      ...(setup.success_description === undefined ? {} : { success_description: setup.success_description }),
+    };
+    let report: PracticeReport = {
+      learn_session_id: sessionId,
+      practise: setup.practise,
+      ...words,
+      status: "running",
+      message: "Practising.",
+      rounds: [],
+      repairs: [],
+      findings: [],
+      updated_at: now(),
+      schema_version: 1,
+    };
     await save(report);
     const base = await readPracticeBase(deps, setup.practise);
     await deps.sessions.setTestPolicy(sessionId, policy);
@@ -111,19 +134,43 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
           await deps.sessions.noteMeaningfulEvent(sessionId, eventId);
         }
         if (event.kind === "checkpoint" && event.status !== "skipped") {
-          await deps.events.emit(sessionId, event.status === "reached" ? "checkpoint.reached" : "checkpoint.failed", { checkpoint_id: event.checkpoint_id, goal: event.goal.slice(0, 240), round });
+          await deps.events.emit(sessionId, event.status === "reached" ? "checkpoint.reached" : "checkpoint.failed", {
+            checkpoint_id: event.checkpoint_id,
+            goal: event.goal.slice(0, 240),
+            round,
+          });
         }
       });
     };
 
-    const outcome = await practise({ plan: base.plan, setup, policy, execute: deps.execute, onProgress: observe, signal: stopped.signal, now: () => deps.clock.now() });
+    const outcome = await practise({
+      plan: base.plan,
+      setup,
+      policy,
+      execute: deps.execute,
+      onProgress: observe,
+      signal: stopped.signal,
+      now: () => deps.clock.now(),
+    });
     await writes;
     if (stopped.signal.aborted || ended()) {
       // A deleted session's folder stays gone (§0C.22 rule 7): its report is not written back.
-      if (deps.sessions.all().some((candidate) => candidate.learn_session_id === sessionId)) await save({ ...report, rounds: outcome.rounds, status: "failed", message: "The session was cancelled while the practice ran; nothing is proposed." }).catch(() => undefined);
+      if (deps.sessions.all().some((candidate) => candidate.learn_session_id === sessionId))
+        await save({
+          ...report,
+          rounds: outcome.rounds,
+          status: "failed",
+          message: "The session was cancelled while the practice ran; nothing is proposed.",
+        }).catch(() => undefined);
       return;
     }
-    report = { ...report, rounds: outcome.rounds, repairs: outcome.repairs, findings: outcome.findings.map((finding) => finding.slice(0, 600)), message: outcome.message.slice(0, 600) };
+    report = {
+      ...report,
+      rounds: outcome.rounds,
+      repairs: outcome.repairs,
+      findings: outcome.findings.map((finding) => finding.slice(0, 600)),
+      message: outcome.message.slice(0, 600),
+    };
 
     const current = deps.sessions.get(sessionId);
     if (current.state === "capturing") await deps.sessions.stop(sessionId, "system_inferred");
@@ -134,7 +181,15 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
       await save({ ...report, status, ...(status === "policy_violation" ? { error_code: "TEST_POLICY_VIOLATION" as const } : {}) });
       return;
     }
-    const { record, runIds } = await writePracticeProposal(deps.memory, { sessionId, base, plan: outcome.plan, repairs: outcome.repairs, results: outcome.results, goal: setup.goal_summary, now });
+    const { record, runIds } = await writePracticeProposal(deps.memory, {
+      sessionId,
+      base,
+      plan: outcome.plan,
+      repairs: outcome.repairs,
+      results: outcome.results,
+      goal: setup.goal_summary,
+      now,
+    });
     await deps.proposals.adopt(record);
     const proposalId = record.proposal.proposal_id;
     const last = runIds[runIds.length - 1];
@@ -143,9 +198,19 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
       ["reviewing", "drafting_proposal", ...(record.lint.passed ? (["testing_proposal", "ready_for_review"] as const) : [])],
       { proposal_id: proposalId, ...(last === undefined || !record.lint.passed ? {} : { validation_run_id: last }) },
       [
-        { receipt: "learn.proposal.created", event: "learn.proposal.created", payload: { proposal_id: proposalId, checkpoint_lint_passed: record.lint.passed, repairs: outcome.repairs.length } },
+        {
+          receipt: "learn.proposal.created",
+          event: "learn.proposal.created",
+          payload: { proposal_id: proposalId, checkpoint_lint_passed: record.lint.passed, repairs: outcome.repairs.length },
+        },
         ...(record.lint.passed
-          ? [{ receipt: "learn.validation.completed" as const, event: "learn.validation.completed" as const, payload: { proposal_id: proposalId, validation_run_id: last, overall_result: "passed", rounds: outcome.rounds.length } }]
+          ? [
+              {
+                receipt: "learn.validation.completed" as const,
+                event: "learn.validation.completed" as const,
+                payload: { proposal_id: proposalId, validation_run_id: last, overall_result: "passed", rounds: outcome.rounds.length },
+              },
+            ]
           : []),
       ],
     );
@@ -158,7 +223,10 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
         const setup = request.practice;
         if (setup === undefined) return;
         const base = await readPracticeBase(deps, setup.practise);
-        checkInputNames(setup, base.plan.parameters.map((parameter) => parameter.name));
+        checkInputNames(
+          setup,
+          base.plan.parameters.map((parameter) => parameter.name),
+        );
       },
       launch(session, request) {
         const setup = request.practice;

@@ -37,7 +37,11 @@ function examplesSection(examples: readonly SkillExample[]): string[] {
  * positive trigger tests and as "When to use" lines, and the `## Examples` section of SKILL.md
  * (before Safety); with `version`, the SKILL.md's next version. `added`: the requests that were new tests.
  */
-export function withExample(files: Readonly<Record<string, string>>, example: SkillExample, version?: string): { files: Record<string, string>; added: string[] } {
+export function withExample(
+  files: Readonly<Record<string, string>>,
+  example: SkillExample,
+  version?: string,
+): { files: Record<string, string>; added: string[] } {
   const examples = [...(parseStoredJson(files[DraftFiles.examples], ExamplesFileSchema) ?? []), example];
   const tests = parseStoredJson(files[DraftFiles.triggerTests], TriggerTestsFileSchema) ?? { positive: [], paraphrases: [], negative: [] };
   const known = new Set([...tests.positive, ...tests.paraphrases].map(key));

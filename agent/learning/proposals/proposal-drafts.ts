@@ -6,10 +6,7 @@ import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/ob
 import { RefinementOutcomeSchema } from "../../../shared/learning/route-contracts";
 import { SkillDeltaSchema, type SkillDelta } from "../../../shared/learning/skill-delta";
 import type { LearnSession } from "../../../shared/learning/learn-session";
-import {
-  SemanticWorkflowInterpretationSchema,
-  type SemanticWorkflowInterpretation,
-} from "../../../shared/learning/semantic-workflow-interpretation";
+import { SemanticWorkflowInterpretationSchema, type SemanticWorkflowInterpretation } from "../../../shared/learning/semantic-workflow-interpretation";
 import { parseSuccessCondition } from "../../../shared/learning/success-conditions";
 import type { TestPolicy } from "../../../shared/learning/test-policy";
 import { PageSnapshotSchema, type PageSnapshot } from "../../../shared/observation/page-snapshot";
@@ -69,7 +66,6 @@ export interface DraftBuilder {
 export function createDraftBuilder(deps: { memory: MemoryStore; sessions: SessionService; clock: Clock; refiner?: RefinerConfig | undefined }): DraftBuilder {
   const now = () => deps.clock.now().toISOString();
 
-
   /**
    * §0C.4 Improving Existing Skill: the installed skill the session names, read from the ability
    * registry and the skill's canonical SKILL.md. Nothing here writes: the installed skill is never
@@ -79,17 +75,26 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
     if (session.target_kind !== "existing_skill" && session.entry_mode !== "improving_existing_skill") return undefined;
     const target = session.target_skill_id?.trim();
     if (target === undefined || target === "") {
-      throw new AppError("ABILITY_NOT_FOUND", "This session improves an existing skill but names none (target_skill_id): start it again from the skill to improve.");
+      throw new AppError(
+        "ABILITY_NOT_FOUND",
+        "This session improves an existing skill but names none (target_skill_id): start it again from the skill to improve.",
+      );
     }
     // The registry file, read afresh: the same lines the ability service keeps (last per id wins).
     const registry = await createAbilityRegistry(deps.memory);
     const ability = registry.get(target) ?? registry.bySkillName(target);
     if (ability === undefined) {
-      throw new AppError("ABILITY_NOT_FOUND", "The skill this session improves (target_skill_id) is not installed: pick one of your skills under Skills, or learn a new ability instead.");
+      throw new AppError(
+        "ABILITY_NOT_FOUND",
+        "The skill this session improves (target_skill_id) is not installed: pick one of your skills under Skills, or learn a new ability instead.",
+      );
     }
     const markdown = await deps.memory.readText(`${MemoryPaths.installedSkill(ability.skill_name)}/${InstalledFiles.skill}`);
     if (markdown === undefined) {
-      throw new AppError("ABILITY_NOT_FOUND", "The skill this session improves has no SKILL.md in memory any more; reinstall it or learn a new ability instead.");
+      throw new AppError(
+        "ABILITY_NOT_FOUND",
+        "The skill this session improves has no SKILL.md in memory any more; reinstall it or learn a new ability instead.",
+      );
     }
     return { ability, markdown };
   };
@@ -118,7 +123,9 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
     const improved = await improvedSkillOf(session);
     const excluded = new Set(await readExclusions(deps.memory, sessionId));
     const events = (await deps.memory.readJsonl(MemoryPaths.observationEvents(sessionId), EventsFileSchema)).filter((event) => !excluded.has(event.event_id));
-    const boundaries = (await deps.memory.readJsonl(MemoryPaths.boundaries, WorkflowBoundarySchema)).filter((boundary) => boundary.learn_session_id === sessionId);
+    const boundaries = (await deps.memory.readJsonl(MemoryPaths.boundaries, WorkflowBoundarySchema)).filter(
+      (boundary) => boundary.learn_session_id === sessionId,
+    );
     const trace = normalizeTrace({ events, boundaries, start_boundary_ref: session.start_boundary_ref, stop_boundary_ref: session.stop_boundary_ref });
     if (trace.steps.length === 0) {
       throw new AppError(
@@ -129,13 +136,25 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
       );
     }
     const snapshots = new Map<string, PageSnapshot>();
-    for (const sha of new Set(events.flatMap((event) => [event.before_state_ref, event.after_state_ref]).filter((ref): ref is string => ref?.startsWith("snapshot:") === true).map((ref) => ref.slice(9)))) {
+    for (const sha of new Set(
+      events
+        .flatMap((event) => [event.before_state_ref, event.after_state_ref])
+        .filter((ref): ref is string => ref?.startsWith("snapshot:") === true)
+        .map((ref) => ref.slice(9)),
+    )) {
       const snapshot = await deps.memory.readJson(MemoryPaths.observationSnapshot(sessionId, sha), PageSnapshotSchema).catch(() => undefined);
       if (snapshot !== undefined) snapshots.set(sha, snapshot);
     }
     // The snapshots the page took as it settled after an action (issue #14: evidence that lasts).
-    const moments = events.flatMap((event) => (event.adapter_kind === "browser_snapshot" && event.after_state_ref !== undefined ? [{ at: event.created_at, ref: event.after_state_ref }] : []));
-    const interpretation = applyDesktopSteps(interpretTrace({ trace, snapshots, moments, answers, improves: improved === undefined ? undefined : baseOf(improved) }), trace, events, answers);
+    const moments = events.flatMap((event) =>
+      event.adapter_kind === "browser_snapshot" && event.after_state_ref !== undefined ? [{ at: event.created_at, ref: event.after_state_ref }] : [],
+    );
+    const interpretation = applyDesktopSteps(
+      interpretTrace({ trace, snapshots, moments, answers, improves: improved === undefined ? undefined : baseOf(improved) }),
+      trace,
+      events,
+      answers,
+    );
     const literals = trace.steps.map((step) => step.consented_value).filter((value): value is string => value !== undefined);
     return { trace, interpretation, literals, improved };
   };
@@ -143,7 +162,8 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
   const policyOf = async (sessionId: string) => {
     const ref = deps.sessions.get(sessionId).test_policy_ref?.replace(/^test_policy:/, "");
     if (ref === undefined) return undefined;
-    return (await deps.memory.readJsonl(MemoryPaths.testPolicies, TestPolicyRecordSchema)).reverse().find((record) => record.test_policy.policy_id === ref)?.test_policy;
+    return (await deps.memory.readJsonl(MemoryPaths.testPolicies, TestPolicyRecordSchema)).reverse().find((record) => record.test_policy.policy_id === ref)
+      ?.test_policy;
   };
 
   /** §0C.4 The delta of a draft against the installed skill it improves, both read from their SKILL.md. */
@@ -177,7 +197,8 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
     const folder = MemoryPaths.draftRevision(proposalId, revision);
     const markdown = emitSkillMarkdown(interpretation, await policyOf(sessionId));
     await deps.memory.writeText(`${folder}/${DraftFiles.skill}`, markdown);
-    if (improved !== undefined) await deps.memory.writeJson(`${folder}/${DraftFiles.skillDelta}`, deltaOf(improved, markdown, interpretation.version ?? nextSkillVersion(undefined)));
+    if (improved !== undefined)
+      await deps.memory.writeJson(`${folder}/${DraftFiles.skillDelta}`, deltaOf(improved, markdown, interpretation.version ?? nextSkillVersion(undefined)));
     await deps.memory.writeJson(`${folder}/workflow-graph.json`, interpretation.graph);
     await deps.memory.writeJson(`${folder}/${DraftFiles.flow}`, emitRecorderFlow(interpretation, trace.steps));
     await deps.memory.writeJson(`${folder}/${DraftFiles.manifest}`, emitCapabilityManifest(interpretation, `learned.${interpretation.slug}`));
@@ -188,7 +209,13 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
     return folder;
   };
 
-  const semanticOf = (interpretationId: string, sessionId: string, proposalId: string, interpretation: Interpretation, confirmed: boolean): SemanticWorkflowInterpretation =>
+  const semanticOf = (
+    interpretationId: string,
+    sessionId: string,
+    proposalId: string,
+    interpretation: Interpretation,
+    confirmed: boolean,
+  ): SemanticWorkflowInterpretation =>
     SemanticWorkflowInterpretationSchema.parse({
       interpretation_id: interpretationId,
       learn_session_id: sessionId,
@@ -228,14 +255,19 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
         ? undefined
         : improved === undefined
           ? await refineInterpretation(deps.refiner, deterministic, literals)
-          : { interpretation: deterministic, outcome: { used: "deterministic" as const, model: deps.refiner.model, reason: "an improvement keeps the installed skill's wording" } };
+          : {
+              interpretation: deterministic,
+              outcome: { used: "deterministic" as const, model: deps.refiner.model, reason: "an improvement keeps the installed skill's wording" },
+            };
     const compiled = refined?.interpretation ?? deterministic;
     const interpretation: Interpretation = {
       ...compiled,
       ...(edits.title === undefined ? {} : { title: edits.title }),
       ...(edits.goal_summary === undefined ? {} : { goal_summary: edits.goal_summary }),
       ...(edits.use_conditions === undefined ? {} : { use_conditions: edits.use_conditions }),
-      ...(edits.non_use_conditions === undefined ? {} : { non_use_conditions: edits.non_use_conditions, negative_triggers: edits.non_use_conditions.map((line) => line.slice(0, 120)) }),
+      ...(edits.non_use_conditions === undefined
+        ? {}
+        : { non_use_conditions: edits.non_use_conditions, negative_triggers: edits.non_use_conditions.map((line) => line.slice(0, 120)) }),
       ...(edits.trigger_phrases === undefined ? {} : { triggers: edits.trigger_phrases }),
       ...(edits.negative_triggers === undefined ? {} : { negative_triggers: edits.negative_triggers }),
       checkpoints: compiled.checkpoints.map((checkpoint) => {
@@ -246,11 +278,16 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
           edit.verified_by === "person"
             ? { by: "person" as const, reason: "You chose to confirm this yourself at each run." }
             : edit.success_condition === undefined
-            ? checkpoint.verification
-            : parseSuccessCondition(edit.success_condition).kind === "by_hand"
-              ? { by: "person" as const, reason: "You wrote this condition in your own words; a person confirms it." }
-              : { by: "page" as const };
-        return { ...checkpoint, ...(edit.goal === undefined ? {} : { goal: edit.goal }), ...(edit.success_condition === undefined ? {} : { success_condition: edit.success_condition, observable: true }), verification };
+              ? checkpoint.verification
+              : parseSuccessCondition(edit.success_condition).kind === "by_hand"
+                ? { by: "person" as const, reason: "You wrote this condition in your own words; a person confirms it." }
+                : { by: "page" as const };
+        return {
+          ...checkpoint,
+          ...(edit.goal === undefined ? {} : { goal: edit.goal }),
+          ...(edit.success_condition === undefined ? {} : { success_condition: edit.success_condition, observable: true }),
+          verification,
+        };
       }),
     };
     const lint = lintCheckpoints(interpretation.checkpoints, literals);
@@ -258,7 +295,10 @@ export function createDraftBuilder(deps: { memory: MemoryStore; sessions: Sessio
     if (base !== undefined) await carryExamples(deps.memory, draftFolderOf(base), folder);
     if (refined !== undefined) await deps.memory.writeJson(`${folder}/${DraftFiles.refinement}`, RefinementOutcomeSchema.parse(refined.outcome));
     const interpretationId = randomUUID();
-    await deps.memory.writeJson(MemoryPaths.interpretation(interpretationId), semanticOf(interpretationId, sessionId, proposalId, interpretation, revision > 1));
+    await deps.memory.writeJson(
+      MemoryPaths.interpretation(interpretationId),
+      semanticOf(interpretationId, sessionId, proposalId, interpretation, revision > 1),
+    );
     const at = now();
     const proposal: SkillBundleProposal = SkillBundleProposalSchema.parse({
       proposal_id: proposalId,

@@ -26,7 +26,6 @@ afterEach(async () => {
 
 const call: TestAgent["call"] = (...args) => agent.call(...args);
 
-
 /** "Export the monthly invoices", installed privately: one click, its outcome answered by the user. */
 async function installedSkill(): Promise<string> {
   const { proposalId } = await readyProposal(call);
@@ -47,15 +46,31 @@ async function installedFiles(): Promise<Record<string, string>> {
     for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue;
       const file = path.join(entry.parentPath, entry.name);
-      files[path.relative(agent.root, file)] = createHash("sha256").update(await readFile(file)).digest("hex");
+      files[path.relative(agent.root, file)] = createHash("sha256")
+        .update(await readFile(file))
+        .digest("hex");
     }
   }
-  files[MemoryPaths.abilityRegistry] = createHash("sha256").update(await readFile(path.join(agent.root, MemoryPaths.abilityRegistry))).digest("hex");
+  files[MemoryPaths.abilityRegistry] = createHash("sha256")
+    .update(await readFile(path.join(agent.root, MemoryPaths.abilityRegistry)))
+    .digest("hex");
   return files;
 }
 
 function snapshot(title: string, extra: Partial<PageSnapshot> = {}): PageSnapshot {
-  return { url: `${SITE}/invoices`, title, headings: [{ level: 1, text: title }], landmarks: [], dialogs: [], forms: [], buttons: [], links: [], status_messages: [], schema_version: 1, ...extra };
+  return {
+    url: `${SITE}/invoices`,
+    title,
+    headings: [{ level: 1, text: title }],
+    landmarks: [],
+    dialogs: [],
+    forms: [],
+    buttons: [],
+    links: [],
+    status_messages: [],
+    schema_version: 1,
+    ...extra,
+  };
 }
 const sha = (page: PageSnapshot) => createHash("sha256").update(canonicalJson(page)).digest("hex");
 
@@ -64,7 +79,11 @@ const sha = (page: PageSnapshot) => createHash("sha256").update(canonicalJson(pa
  * way: pick the month (a masked field), export, then open the downloads page.
  */
 async function demonstrateImprovement(targetSkillId: string): Promise<string> {
-  const created = await call("POST", "/api/learn/sessions", { entry_mode: "improving_existing_skill", target_kind: "existing_skill", target_skill_id: targetSkillId });
+  const created = await call("POST", "/api/learn/sessions", {
+    entry_mode: "improving_existing_skill",
+    target_kind: "existing_skill",
+    target_skill_id: targetSkillId,
+  });
   expect(created.status).toBe(201);
   const id = created.body.session.learn_session_id as string;
   await call("POST", `/api/learn/sessions/${id}/start`);
@@ -75,9 +94,42 @@ async function demonstrateImprovement(targetSkillId: string): Promise<string> {
   const detail = { page_url: `${SITE}/invoices`, page_title: "Invoices" };
   const at = (n: number) => new Date(Date.now() + n).toISOString();
   const events = [
-    { ...base, event_id: randomUUID(), action_label: "Fill 'Month'", created_at: at(1), browser_detail: { ...detail, target_name: "Month", target_role: "textbox", target_tag: "input", input_type: "month", selectors: [["#month"]], dom_event_kind: "change", masked_field: { masked: true, length_class: "short" } } },
-    { ...base, event_id: randomUUID(), action_label: "Click 'Export'", created_at: at(2), caused_state_change: true, before_state_ref: `snapshot:${sha(invoices)}`, after_state_ref: `snapshot:${sha(exported)}`, browser_detail: { ...detail, target_name: "Export", target_role: "button", selectors: [["#export"]], dom_event_kind: "click" } },
-    { ...base, event_id: randomUUID(), action_label: "Click 'Download'", created_at: at(3), caused_state_change: true, before_state_ref: `snapshot:${sha(exported)}`, after_state_ref: `snapshot:${sha(downloads)}`, browser_detail: { ...detail, target_name: "Download", target_role: "button", selectors: [["#download"]], dom_event_kind: "click" } },
+    {
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Fill 'Month'",
+      created_at: at(1),
+      browser_detail: {
+        ...detail,
+        target_name: "Month",
+        target_role: "textbox",
+        target_tag: "input",
+        input_type: "month",
+        selectors: [["#month"]],
+        dom_event_kind: "change",
+        masked_field: { masked: true, length_class: "short" },
+      },
+    },
+    {
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Click 'Export'",
+      created_at: at(2),
+      caused_state_change: true,
+      before_state_ref: `snapshot:${sha(invoices)}`,
+      after_state_ref: `snapshot:${sha(exported)}`,
+      browser_detail: { ...detail, target_name: "Export", target_role: "button", selectors: [["#export"]], dom_event_kind: "click" },
+    },
+    {
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Click 'Download'",
+      created_at: at(3),
+      caused_state_change: true,
+      before_state_ref: `snapshot:${sha(exported)}`,
+      after_state_ref: `snapshot:${sha(downloads)}`,
+      browser_detail: { ...detail, target_name: "Download", target_role: "button", selectors: [["#download"]], dom_event_kind: "click" },
+    },
   ];
   const ack = await call("POST", "/api/observations/events", {
     batch_id: randomUUID(),
@@ -104,12 +156,23 @@ describe("Improving Existing Skill: a delta proposal against the installed skill
     const proposalId = generated.body.proposal_id as string;
 
     const detail = ProposalDetailResponseSchema.parse((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body);
-    expect(detail.proposal).toMatchObject({ proposed_skill_slug: SKILL, title: "Export the monthly invoices", ability_id: abilityId, proposal_state: "ready_for_review" });
+    expect(detail.proposal).toMatchObject({
+      proposed_skill_slug: SKILL,
+      title: "Export the monthly invoices",
+      ability_id: abilityId,
+      proposal_state: "ready_for_review",
+    });
     const markdown = (await agent.memory.readText(detail.proposal.draft_skill_path)) ?? "";
     expect(parseSkillFrontmatter(markdown)).toMatchObject({ name: SKILL, version: "0.2.0" });
 
     const delta = detail.skill_delta;
-    expect(delta).toMatchObject({ target_ability_id: abilityId, target_skill_name: SKILL, installed_title: "Export the monthly invoices", installed_version: "0.1.0", proposed_version: "0.2.0" });
+    expect(delta).toMatchObject({
+      target_ability_id: abilityId,
+      target_skill_name: SKILL,
+      installed_title: "Export the monthly invoices",
+      installed_version: "0.1.0",
+      proposed_version: "0.2.0",
+    });
     expect(delta?.parameters).toEqual([{ change: "added", subject: "{{month}}", proposed: "Month (date)" }]);
     expect(delta?.checkpoints).toEqual([
       {
@@ -134,7 +197,8 @@ describe("Improving Existing Skill: a delta proposal against the installed skill
     const before = await installedFiles();
     const sessionId = await demonstrateImprovement(abilityId);
     const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
-    const installedTriggers = ProposalDetailResponseSchema.parse((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body).proposal.trigger_phrases;
+    const installedTriggers = ProposalDetailResponseSchema.parse((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body).proposal
+      .trigger_phrases;
     expect(installedTriggers).toContain("can you export the monthly invoices");
 
     const revised = await call("POST", `/api/learn/proposals/${proposalId}/revise`, {
@@ -238,7 +302,11 @@ describe("Improving Existing Skill: a delta proposal against the installed skill
     expectError(await call("POST", `/api/learn/proposals/${improvement}/install`, { install_lane: "experimental_private" }), 403, "INSTALL_LANE_DENIED");
     expect(await installedFiles()).toEqual(before);
     expect((await call("POST", `/api/learn/proposals/${improvement}/approve`, { schema_version: 1 })).status).toBe(200);
-    expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body).toMatchObject({ install_lane: "approved_workspace", enabled: false, usable_now: false });
+    expect((await call("GET", `/api/abilities/${abilityId}/availability`)).body).toMatchObject({
+      install_lane: "approved_workspace",
+      enabled: false,
+      usable_now: false,
+    });
   });
 
   it("runs one install saga at a time: two Approves at once give one approval and one refusal", async () => {

@@ -42,7 +42,14 @@ export async function writeInterpretationOf(
         goal: clip(checkpoint.goal, 240) || checkpoint.checkpoint_id,
         success_condition: clip(checkpoint.success_condition, 240),
         order_hint: index,
-        ...(checkpoint.verification === undefined ? {} : { verification: { by: checkpoint.verification.by, ...(checkpoint.verification.reason === undefined ? {} : { reason: clip(checkpoint.verification.reason, 240) }) } }),
+        ...(checkpoint.verification === undefined
+          ? {}
+          : {
+              verification: {
+                by: checkpoint.verification.by,
+                ...(checkpoint.verification.reason === undefined ? {} : { reason: clip(checkpoint.verification.reason, 240) }),
+              },
+            }),
       })),
       user_confirmed: false,
       created_at: input.now,

@@ -33,7 +33,8 @@ const TombstoneSchema = z.object({ archived_proposal_id: z.string().uuid(), arch
  */
 function foldKeyOf(line: unknown): { id: string; live: boolean } | undefined {
   const proposal = typeof line === "object" && line !== null && "proposal" in line ? line.proposal : undefined;
-  if (typeof proposal === "object" && proposal !== null && "proposal_id" in proposal && typeof proposal.proposal_id === "string") return { id: proposal.proposal_id, live: true };
+  if (typeof proposal === "object" && proposal !== null && "proposal_id" in proposal && typeof proposal.proposal_id === "string")
+    return { id: proposal.proposal_id, live: true };
   const tombstone = TombstoneSchema.safeParse(line);
   return tombstone.success ? { id: tombstone.data.archived_proposal_id, live: false } : undefined;
 }
@@ -59,14 +60,19 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
   // Folded as it is read: only each proposal's last version is kept (issue 17).
   await memory.forEachJsonl(MemoryPaths.proposals, z.unknown(), (line, number) => {
     const key = foldKeyOf(line);
-    if (key === undefined) throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.proposals} is not valid (line ${number} is neither a proposal nor a tombstone).`);
+    if (key === undefined)
+      throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.proposals} is not valid (line ${number} is neither a proposal nor a tombstone).`);
     if (key.live) latest.set(key.id, line);
     else latest.delete(key.id);
   });
   const records = new Map<string, ProposalLogRecord>();
   for (const [id, line] of latest) {
     const parsed = LiveProposalRecordSchema.safeParse(line);
-    if (!parsed.success) throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.proposals} is not valid (the last version of proposal ${id} does not match its schema).`);
+    if (!parsed.success)
+      throw new AppError(
+        "MEMORY_RECORD_CORRUPT",
+        `A record in ${MemoryPaths.proposals} is not valid (the last version of proposal ${id} does not match its schema).`,
+      );
     records.set(id, parsed.data);
   }
   return {

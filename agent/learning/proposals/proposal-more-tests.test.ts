@@ -17,8 +17,8 @@ afterEach(async () => {
 
 const call: TestAgent["call"] = (...args) => agent.call(...args);
 
-
-const testsOf = async (skillPath: string) => ProposalTriggerTestsSchema.parse(JSON.parse((await agent.memory.readText(skillPath.replace(/SKILL\.md$/, "trigger-tests.json"))) ?? "{}"));
+const testsOf = async (skillPath: string) =>
+  ProposalTriggerTestsSchema.parse(JSON.parse((await agent.memory.readText(skillPath.replace(/SKILL\.md$/, "trigger-tests.json"))) ?? "{}"));
 
 /** What a request may not change when it is refused: the proposal log, its drafts, the session. */
 async function proposalMemory(proposalId: string, sessionId: string) {
@@ -48,7 +48,9 @@ describe("POST /api/learn/proposals/:proposalId/request-more-tests (§0C.18 Requ
     expect(result.status).toBe(200);
     const answer = RequestMoreTestsResponseSchema.parse(result.body);
     expect(answer.added_trigger_tests.positive).toEqual(["Export this month's invoices"]);
-    expect(answer.added_trigger_tests.paraphrases).toEqual(expect.arrayContaining(["could you export this month's invoices for me", "i need to export this month's invoices"]));
+    expect(answer.added_trigger_tests.paraphrases).toEqual(
+      expect.arrayContaining(["could you export this month's invoices for me", "i need to export this month's invoices"]),
+    );
     expect(answer.added_trigger_tests.negative[0]).toBe("delete all invoices");
     expect(answer.added_trigger_tests.negative.length).toBeGreaterThan(1);
 
@@ -63,13 +65,24 @@ describe("POST /api/learn/proposals/:proposalId/request-more-tests (§0C.18 Requ
     // Tests that never ran: not ready for review (nor install) until a validation runs them.
     expect(answer.proposal.proposal_state).toBe("draft");
     expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("drafting_proposal");
-    expectError(await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" }), 400, "INVALID_LEARN_STATE_TRANSITION");
-    const receipts = (await call("GET", `/api/learn/receipts?session_id=${sessionId}`)).body.receipts as Array<{ receipt_kind: string; details?: Record<string, any> }>;
+    expectError(
+      await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" }),
+      400,
+      "INVALID_LEARN_STATE_TRANSITION",
+    );
+    const receipts = (await call("GET", `/api/learn/receipts?session_id=${sessionId}`)).body.receipts as Array<{
+      receipt_kind: string;
+      details?: Record<string, any>;
+    }>;
     expect(receipts.find((receipt) => receipt.receipt_kind === "learn.proposal.revision_requested")?.details?.more_tests).toMatchObject({ positive: 1 });
 
     const again = await call("POST", `/api/learn/proposals/${proposalId}/validate`, { selected_tests: ["lint", "trigger"], schema_version: 1 });
     expect(again.status).toBe(200);
-    const steps = (await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body.steps as Array<{ validation_run_id: string; label: string; result: string }>;
+    const steps = (await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body.steps as Array<{
+      validation_run_id: string;
+      label: string;
+      result: string;
+    }>;
     const latest = steps.filter((step) => step.validation_run_id === again.body.validation_run.validation_run_id);
     expect(latest.find((step) => step.label === 'Finds it for "Export this month\'s invoices"')?.result).toBe("passed");
     expect(latest.find((step) => step.label === 'Does not find it for "delete all invoices"')?.result).toBe("passed");

@@ -47,10 +47,18 @@ export async function addTriggerTests(
   }
   // §0C.1A: each of these may move to drafting_proposal (or is there already).
   if (!["ready_for_review", "drafting_proposal", "quarantined"].includes(session.state)) {
-    throw new AppError("INVALID_LEARN_STATE_TRANSITION", `More tests are added to a proposal in review, drafting or quarantine, not while the session is ${session.state}.`);
+    throw new AppError(
+      "INVALID_LEARN_STATE_TRANSITION",
+      `More tests are added to a proposal in review, drafting or quarantine, not while the session is ${session.state}.`,
+    );
   }
   const from = draftFolderOf(record.proposal);
-  const tests = (await deps.memory.readJson(`${from}/${DraftFiles.triggerTests}`, TriggerTestsFileSchema)) ?? { positive: [], paraphrases: [], negative: [], requests: [] };
+  const tests = (await deps.memory.readJson(`${from}/${DraftFiles.triggerTests}`, TriggerTestsFileSchema)) ?? {
+    positive: [],
+    paraphrases: [],
+    negative: [],
+    requests: [],
+  };
   const added = moreTriggerTests(tests, { title: record.proposal.title, triggers: record.proposal.trigger_phrases }, request);
   const count = added.positive.length + added.paraphrases.length + added.negative.length;
   if (count === 0) {
@@ -61,7 +69,11 @@ export async function addTriggerTests(
   // The session moves first: if the move is refused (the proposal was rejected or a validation
   // started meanwhile), nothing points at the new revision.
   const current = deps.sessions.get(sessionId).state;
-  if (current !== session.state) throw new AppError(current === "testing_proposal" ? "VALIDATION_IN_PROGRESS" : "INVALID_LEARN_STATE_TRANSITION", `The proposal changed while the tests were being added (the session is now ${current}); try again.`);
+  if (current !== session.state)
+    throw new AppError(
+      current === "testing_proposal" ? "VALIDATION_IN_PROGRESS" : "INVALID_LEARN_STATE_TRANSITION",
+      `The proposal changed while the tests were being added (the session is now ${current}); try again.`,
+    );
   await deps.sessions.advance(sessionId, current === "drafting_proposal" ? [] : ["drafting_proposal"], {}, [
     {
       receipt: "learn.proposal.revision_requested",
@@ -87,7 +99,12 @@ export async function addTriggerTests(
     negative: [...tests.negative, ...added.negative],
     requests: [
       ...tests.requests,
-      { requested_at: at, positive_examples: request.positive_examples, negative_examples: request.negative_examples, ...(request.note === undefined || request.note === "" ? {} : { note: request.note }) },
+      {
+        requested_at: at,
+        positive_examples: request.positive_examples,
+        negative_examples: request.negative_examples,
+        ...(request.note === undefined || request.note === "" ? {} : { note: request.note }),
+      },
     ],
   });
   const moved = (path: string | undefined) => (path === undefined ? undefined : `${folder}/${path.slice(from.length + 1)}`);

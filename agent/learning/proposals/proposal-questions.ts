@@ -31,7 +31,15 @@ export function createProposalQuestions(deps: { memory: MemoryStore; now: () => 
     const fresh = interpretation.questions
       .filter((question) => !existing.some((old) => old.field === question.field))
       .map((question) =>
-        LearningQuestionSchema.parse({ question_id: randomUUID(), proposal_id: proposalId, field: question.field, prompt: question.prompt, required: question.required, created_at: deps.now(), schema_version: 1 }),
+        LearningQuestionSchema.parse({
+          question_id: randomUUID(),
+          proposal_id: proposalId,
+          field: question.field,
+          prompt: question.prompt,
+          required: question.required,
+          created_at: deps.now(),
+          schema_version: 1,
+        }),
       );
     await deps.memory.appendMany(MemoryPaths.questions, fresh);
     return [...existing, ...fresh];

@@ -22,9 +22,13 @@ export async function reviseDraftFiles(
   const record = deps.log.find(proposalId);
   const sessionId = record.proposal.learn_session_id as string;
   const session = deps.sessions.get(sessionId);
-  if (session.state === "testing_proposal") throw new AppError("VALIDATION_IN_PROGRESS", "A validation of this proposal is running; try again once it has finished.");
+  if (session.state === "testing_proposal")
+    throw new AppError("VALIDATION_IN_PROGRESS", "A validation of this proposal is running; try again once it has finished.");
   if (!["ready_for_review", "drafting_proposal", "quarantined"].includes(session.state)) {
-    throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A proposal takes a new revision in review, drafting or quarantine, not while its session is ${session.state}.`);
+    throw new AppError(
+      "INVALID_LEARN_STATE_TRANSITION",
+      `A proposal takes a new revision in review, drafting or quarantine, not while its session is ${session.state}.`,
+    );
   }
   const from = draftFolderOf(record.proposal);
   const files: Record<string, string> = {};

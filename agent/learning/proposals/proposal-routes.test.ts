@@ -20,7 +20,19 @@ afterEach(async () => {
 const call: TestAgent["call"] = (...args) => agent.call(...args);
 
 function snapshot(title: string, extra: Partial<PageSnapshot> = {}): PageSnapshot {
-  return { url: `${SITE}/`, title, headings: [{ level: 1, text: title }], landmarks: [], dialogs: [], forms: [], buttons: [], links: [], status_messages: [], schema_version: 1, ...extra };
+  return {
+    url: `${SITE}/`,
+    title,
+    headings: [{ level: 1, text: title }],
+    landmarks: [],
+    dialogs: [],
+    forms: [],
+    buttons: [],
+    links: [],
+    status_messages: [],
+    schema_version: 1,
+    ...extra,
+  };
 }
 const sha = (page: PageSnapshot) => createHash("sha256").update(canonicalJson(page)).digest("hex");
 
@@ -35,8 +47,37 @@ async function demonstrate(options: { goal?: string } = {}): Promise<string> {
   const base = { learn_session_id: id, adapter_kind: "browser_dom", app_family: "browser", redaction_mode: "mask_text", schema_version: 1 };
   const detail = { page_url: `${SITE}/signup`, page_title: "Create account" };
   const events = [
-    { ...base, event_id: randomUUID(), action_label: "Fill 'Email'", created_at: new Date(Date.now() + 1).toISOString(), browser_detail: { ...detail, target_name: "Email", target_role: "textbox", target_tag: "input", input_type: "email", selectors: [["#email"], ["aria/Email"]], dom_event_kind: "change", masked_field: { masked: true, length_class: "medium" } } },
-    { ...base, event_id: randomUUID(), action_label: "Click 'Sign up'", created_at: new Date(Date.now() + 2).toISOString(), before_state_ref: `snapshot:${sha(before)}`, after_state_ref: `snapshot:${sha(after)}`, browser_detail: { ...detail, target_name: "Sign up", target_role: "button", selectors: [["#signup"], ["aria/Sign up[role=\"button\"]"]], dom_event_kind: "click" } },
+    {
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Fill 'Email'",
+      created_at: new Date(Date.now() + 1).toISOString(),
+      browser_detail: {
+        ...detail,
+        target_name: "Email",
+        target_role: "textbox",
+        target_tag: "input",
+        input_type: "email",
+        selectors: [["#email"], ["aria/Email"]],
+        dom_event_kind: "change",
+        masked_field: { masked: true, length_class: "medium" },
+      },
+    },
+    {
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Click 'Sign up'",
+      created_at: new Date(Date.now() + 2).toISOString(),
+      before_state_ref: `snapshot:${sha(before)}`,
+      after_state_ref: `snapshot:${sha(after)}`,
+      browser_detail: {
+        ...detail,
+        target_name: "Sign up",
+        target_role: "button",
+        selectors: [["#signup"], ['aria/Sign up[role="button"]']],
+        dom_event_kind: "click",
+      },
+    },
   ];
   const ack = await call("POST", "/api/observations/events", {
     batch_id: randomUUID(),
@@ -60,7 +101,12 @@ describe("generate-proposal and the proposal routes", () => {
     expect(receipts.map((receipt) => receipt.receipt_kind)).toContain("learn.proposal.created");
 
     const detail = ProposalDetailResponseSchema.parse((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body);
-    expect(detail.proposal).toMatchObject({ proposal_state: "ready_for_review", title: "Create a shop account", proposed_skill_slug: "create-a-shop-account", install_lane: "pending" });
+    expect(detail.proposal).toMatchObject({
+      proposal_state: "ready_for_review",
+      title: "Create a shop account",
+      proposed_skill_slug: "create-a-shop-account",
+      install_lane: "pending",
+    });
     expect(detail.interpretation?.success_conditions).toContain('The page says "Your account is ready"');
     expect(detail.checkpoint_lint_report).toMatchObject({ passed: true });
 
@@ -104,7 +150,10 @@ describe("generate-proposal and the proposal routes", () => {
     const after = ProposalDetailResponseSchema.parse((await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body);
     expect(after.proposal.title).toBe("Open a customer account");
     expect(await agent.memory.readText(after.proposal.draft_skill_path)).toContain("Open a customer account");
-    expect(after.questions.find((question) => question.question_id === goalQuestion?.question_id)).toMatchObject({ answered: true, answer_text: "Open a customer account" });
+    expect(after.questions.find((question) => question.question_id === goalQuestion?.question_id)).toMatchObject({
+      answered: true,
+      answer_text: "Open a customer account",
+    });
   });
 
   it("R11.2-25: a revision whose checkpoints fail lint cannot reach ready_for_review, and the report says which and why", async () => {
@@ -134,24 +183,34 @@ describe("generate-proposal and the proposal routes", () => {
     const id = await demonstrate({ goal: "Create a shop account" });
     const proposalId = (await call("POST", `/api/learn/sessions/${id}/generate-proposal`)).body.proposal_id as string;
     const before = await call("GET", `/api/learn/proposals/${proposalId}/detail`);
-    const checkpoint = (before.body.interpretation.checkpoints as Array<{ checkpoint_id: string; success_condition: string; verification?: { by: string } }>)[0]!;
+    const checkpoint = (
+      before.body.interpretation.checkpoints as Array<{ checkpoint_id: string; success_condition: string; verification?: { by: string } }>
+    )[0]!;
     expect(checkpoint.verification?.by ?? "page").toBe("page");
     const revised = await call("POST", `/api/learn/proposals/${proposalId}/revise`, {
       revision_instructions: "I will confirm this one myself",
       edited_fields: { checkpoints: [{ checkpoint_id: checkpoint.checkpoint_id, verified_by: "person" }] },
     });
     expect(revised.status, JSON.stringify(revised.body)).toBe(200);
-    const after = (revised.body.interpretation.checkpoints as Array<{ checkpoint_id: string; success_condition: string; verification?: { by: string } }>).find((entry) => entry.checkpoint_id === checkpoint.checkpoint_id);
+    const after = (revised.body.interpretation.checkpoints as Array<{ checkpoint_id: string; success_condition: string; verification?: { by: string } }>).find(
+      (entry) => entry.checkpoint_id === checkpoint.checkpoint_id,
+    );
     expect(after).toMatchObject({ success_condition: checkpoint.success_condition, verification: { by: "person" } });
     // Only "person" can be asked for this way.
-    const refused = await call("POST", `/api/learn/proposals/${proposalId}/revise`, { revision_instructions: "x", edited_fields: { checkpoints: [{ checkpoint_id: checkpoint.checkpoint_id, verified_by: "robot" }] } });
+    const refused = await call("POST", `/api/learn/proposals/${proposalId}/revise`, {
+      revision_instructions: "x",
+      edited_fields: { checkpoints: [{ checkpoint_id: checkpoint.checkpoint_id, verified_by: "robot" }] },
+    });
     expect(refused.status).toBe(400);
   });
 
   it("refuses edits of fields that cannot be edited", async () => {
     const id = await demonstrate({ goal: "Create a shop account" });
     const proposalId = (await call("POST", `/api/learn/sessions/${id}/generate-proposal`)).body.proposal_id as string;
-    const result = await call("POST", `/api/learn/proposals/${proposalId}/revise`, { revision_instructions: "x", edited_fields: { install_lane: "shared_promoted" } });
+    const result = await call("POST", `/api/learn/proposals/${proposalId}/revise`, {
+      revision_instructions: "x",
+      edited_fields: { install_lane: "shared_promoted" },
+    });
     expect(result.status).toBe(400);
     expect(ApiErrorResponseSchema.parse(result.body).error.code).toBe("REQUEST_INVALID");
   });
@@ -163,7 +222,10 @@ describe("generate-proposal and the proposal routes", () => {
     const rejected = await call("POST", `/api/learn/proposals/${proposalId}/reject`, { reason: "Not useful", schema_version: 1 });
     expect(rejected.body.proposal.proposal_state).toBe("rejected");
     expect((await call("GET", `/api/learn/sessions/${id}/detail`)).body.state).toBe("rejected");
-    const receipts = (await call("GET", `/api/learn/receipts?session_id=${id}`)).body.receipts as Array<{ receipt_kind: string; details?: { reason?: string } }>;
+    const receipts = (await call("GET", `/api/learn/receipts?session_id=${id}`)).body.receipts as Array<{
+      receipt_kind: string;
+      details?: { reason?: string };
+    }>;
     expect(receipts.find((receipt) => receipt.receipt_kind === "learn.proposal.rejected")?.details?.reason).toBe("Not useful");
   });
 

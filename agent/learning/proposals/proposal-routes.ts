@@ -37,14 +37,10 @@ export const proposalRoutes: FastifyPluginAsyncZod<ProposalRoutesOptions> = asyn
     },
   );
 
-  app.get(
-    "/api/learn/proposals",
-    { schema: { querystring: PaginationQuerySchema, response: { 200: LearnProposalsListResponseSchema } } },
-    async (request) => {
-      const { page, page_size } = request.query;
-      return { ...proposals.list(page, page_size), page, page_size, schema_version: 1 as const };
-    },
-  );
+  app.get("/api/learn/proposals", { schema: { querystring: PaginationQuerySchema, response: { 200: LearnProposalsListResponseSchema } } }, async (request) => {
+    const { page, page_size } = request.query;
+    return { ...proposals.list(page, page_size), page, page_size, schema_version: 1 as const };
+  });
 
   app.get(
     "/api/learn/proposals/:proposalId/detail",

@@ -40,7 +40,11 @@ export interface ProposalService extends InstallableProposals {
    */
   requestMoreTests(proposalId: string, request: RequestMoreTestsRequest): Promise<RequestMoreTestsResponse>;
   /** A new draft revision made of the current files as `edit` changes them (Use as Example, issue #16). */
-  reviseFiles(proposalId: string, edit: (files: Record<string, string>) => Record<string, string>, payload: Record<string, unknown>): Promise<{ revision: number; sessionId: string }>;
+  reviseFiles(
+    proposalId: string,
+    edit: (files: Record<string, string>) => Record<string, string>,
+    payload: Record<string, unknown>,
+  ): Promise<{ revision: number; sessionId: string }>;
   /** Puts a proposal drafted elsewhere in the agent (a practice's repair, issue #16) in the log, as its current state. */
   adopt(record: ProposalLogRecord): Promise<void>;
   /** The live proposal of a session, if any. */
@@ -51,7 +55,6 @@ export interface ProposalService extends InstallableProposals {
    */
   archive(proposalId: string): Promise<void>;
 }
-
 
 /**
  * The proposal's life (issue #5, DESIGN §6): generate from a stopped session, rebuild after answers
@@ -83,14 +86,25 @@ export async function createProposalService(deps: {
       const proposalId = randomUUID();
       const { proposal, lint, interpretation } = await build(sessionId, proposalId, 1, {}, {}, undefined);
       const questions = await askQuestions(proposalId, interpretation);
-      const pendingRequired = questions.filter((question) => question.required && interpretation.questions.some((open) => open.field === question.field && open.required));
+      const pendingRequired = questions.filter(
+        (question) => question.required && interpretation.questions.some((open) => open.field === question.field && open.required),
+      );
       const toReview = session.state === "stopped" ? (["reviewing"] as const) : ([] as const);
       if (pendingRequired.length > 0) {
         await put({ proposal: { ...proposal, proposal_state: "awaiting_questions" }, revision: 1, lint });
-        await deps.sessions.advance(sessionId, [...toReview, "awaiting_questions"], { proposal_id: proposalId, interpretation_id: proposal.interpretation_id }, [
-          { receipt: "learn.proposal.created", event: "learn.proposal.created", payload: { proposal_id: proposalId } },
-          { receipt: "learn.proposal.questions_requested", event: "learn.proposal.questions_requested", payload: { proposal_id: proposalId, questions: pendingRequired.length } },
-        ]);
+        await deps.sessions.advance(
+          sessionId,
+          [...toReview, "awaiting_questions"],
+          { proposal_id: proposalId, interpretation_id: proposal.interpretation_id },
+          [
+            { receipt: "learn.proposal.created", event: "learn.proposal.created", payload: { proposal_id: proposalId } },
+            {
+              receipt: "learn.proposal.questions_requested",
+              event: "learn.proposal.questions_requested",
+              payload: { proposal_id: proposalId, questions: pendingRequired.length },
+            },
+          ],
+        );
       } else {
         const ready = lint.passed;
         await put({ proposal: { ...proposal, proposal_state: ready ? "ready_for_review" : "draft" }, revision: 1, lint });
@@ -112,7 +126,11 @@ export async function createProposalService(deps: {
       const answers = await answersOf(proposalId);
       const { proposal, lint, interpretation } = await build(sessionId, proposalId, record.revision + 1, answers, {}, record.proposal);
       const questions = await askQuestions(proposalId, interpretation);
-      const answered = new Set((await deps.memory.readJsonl(MemoryPaths.answers, LearningAnswerSchema)).filter((answer) => answer.proposal_id === proposalId).map((answer) => answer.question_id));
+      const answered = new Set(
+        (await deps.memory.readJsonl(MemoryPaths.answers, LearningAnswerSchema))
+          .filter((answer) => answer.proposal_id === proposalId)
+          .map((answer) => answer.question_id),
+      );
       const remaining = questions.filter((question) => question.required && !answered.has(question.question_id));
       if (remaining.length > 0) {
         await put({ proposal: { ...proposal, proposal_state: "awaiting_questions" }, revision: record.revision + 1, lint });
@@ -120,13 +138,25 @@ export async function createProposalService(deps: {
       }
       const ready = lint.passed;
       await put({ proposal: { ...proposal, proposal_state: ready ? "ready_for_review" : "draft" }, revision: record.revision + 1, lint });
-      await deps.sessions.advance(sessionId, ["drafting_proposal", ...(ready ? (["ready_for_review"] as const) : [])], { interpretation_id: proposal.interpretation_id }, [
-        { receipt: "learn.proposal.created", event: "learn.proposal.created", payload: { proposal_id: proposalId, revision: record.revision + 1, checkpoint_lint_passed: lint.passed } },
-      ]);
+      await deps.sessions.advance(
+        sessionId,
+        ["drafting_proposal", ...(ready ? (["ready_for_review"] as const) : [])],
+        { interpretation_id: proposal.interpretation_id },
+        [
+          {
+            receipt: "learn.proposal.created",
+            event: "learn.proposal.created",
+            payload: { proposal_id: proposalId, revision: record.revision + 1, checkpoint_lint_passed: lint.passed },
+          },
+        ],
+      );
     },
 
     list(page, pageSize) {
-      const ordered = log.all().map((record) => record.proposal).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+      const ordered = log
+        .all()
+        .map((record) => record.proposal)
+        .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
       return { proposals: ordered.slice((page - 1) * pageSize, page * pageSize), total: ordered.length };
     },
 
@@ -164,13 +194,18 @@ export async function createProposalService(deps: {
       const edits = EditedFieldsSchema.safeParse(request.edited_fields);
       if (!edits.success) {
         throw new AppError("REQUEST_INVALID", "edited_fields has fields that cannot be edited or values that are not valid.", {
-          issues: edits.error.issues.slice(0, 20).map((issue) => ({ path: `body/edited_fields/${issue.path.join("/")}`.slice(0, 240), message: issue.message.slice(0, 240) })),
+          issues: edits.error.issues
+            .slice(0, 20)
+            .map((issue) => ({ path: `body/edited_fields/${issue.path.join("/")}`.slice(0, 240), message: issue.message.slice(0, 240) })),
         });
       }
       const sessionId = record.proposal.learn_session_id as string;
       const session = deps.sessions.get(sessionId);
       if (!["ready_for_review", "testing_proposal", "quarantined", "drafting_proposal"].includes(session.state)) {
-        throw new AppError("INVALID_LEARN_STATE_TRANSITION", `A proposal is revised from review, testing or quarantine, not while the session is ${session.state}.`);
+        throw new AppError(
+          "INVALID_LEARN_STATE_TRANSITION",
+          `A proposal is revised from review, testing or quarantine, not while the session is ${session.state}.`,
+        );
       }
       const answers = await answersOf(proposalId);
       const { proposal, lint } = await build(sessionId, proposalId, record.revision + 1, answers, edits.data, record.proposal);
@@ -181,7 +216,12 @@ export async function createProposalService(deps: {
         {
           receipt: "learn.proposal.revision_requested",
           event: "learn.proposal.created",
-          payload: { proposal_id: proposalId, revision: record.revision + 1, instructions_length: request.revision_instructions.length, checkpoint_lint_passed: lint.passed },
+          payload: {
+            proposal_id: proposalId,
+            revision: record.revision + 1,
+            instructions_length: request.revision_instructions.length,
+            checkpoint_lint_passed: lint.passed,
+          },
         },
       ]);
       return service.detail(proposalId);
@@ -241,7 +281,9 @@ export async function createProposalService(deps: {
         throw new AppError("INVALID_LEARN_STATE_TRANSITION", `Only a proposal ready for review can be rejected; the session is ${session.state}.`);
       }
       await put({ ...record, proposal: { ...record.proposal, proposal_state: "rejected", updated_at: now() } });
-      await deps.sessions.advance(sessionId, ["rejected"], {}, [{ receipt: "learn.proposal.rejected", payload: { proposal_id: proposalId, reason: reason.slice(0, 240) } }]);
+      await deps.sessions.advance(sessionId, ["rejected"], {}, [
+        { receipt: "learn.proposal.rejected", payload: { proposal_id: proposalId, reason: reason.slice(0, 240) } },
+      ]);
       return service.detail(proposalId);
     },
   };

@@ -59,7 +59,9 @@ afterEach(async () => {
 
 function completion(response: ServerResponse, content: string, status = 200) {
   response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify({ id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] }));
+  response.end(
+    JSON.stringify({ id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] }),
+  );
 }
 
 /** The model's answer: the wording it was sent, changed by `edit`. */
@@ -81,7 +83,9 @@ describe("optional model refiner (DESIGN §6 step 4)", () => {
     expect(outcome).toEqual({ used: "model", model: "tiny-local" });
     expect(interpretation.title).toBe("Place an order for the items in the cart");
     expect(interpretation.triggers).toEqual(["place my order", "check out my cart", "buy the things in my cart"]);
-    expect(interpretation.checkpoints.map((checkpoint) => checkpoint.goal)).toEqual(deterministic.checkpoints.map((checkpoint, index) => `Stage ${index + 1}: ${checkpoint.goal}`));
+    expect(interpretation.checkpoints.map((checkpoint) => checkpoint.goal)).toEqual(
+      deterministic.checkpoints.map((checkpoint, index) => `Stage ${index + 1}: ${checkpoint.goal}`),
+    );
     // The compiler's structure is untouched: name, parameters, graph, step links.
     expect(interpretation.slug).toBe(deterministic.slug);
     expect(interpretation.parameters).toEqual(deterministic.parameters);
@@ -99,20 +103,51 @@ describe("optional model refiner (DESIGN §6 step 4)", () => {
 
   it("accepts an answer wrapped in a code fence", async () => {
     const deterministic = checkoutInterpretation();
-    answer = ({ body }, response) => completion(response, `\`\`\`json\n${JSON.stringify({ ...JSON.parse(body.messages[1].content), title: "Check out the cart" })}\n\`\`\``);
+    answer = ({ body }, response) =>
+      completion(response, `\`\`\`json\n${JSON.stringify({ ...JSON.parse(body.messages[1].content), title: "Check out the cart" })}\n\`\`\``);
     const { interpretation, outcome } = await refineInterpretation(config, deterministic, []);
     expect(outcome.used).toBe("model");
     expect(interpretation.title).toBe("Check out the cart");
   });
 
   const refused: Array<[string, (wording: RefinableWording) => unknown, RegExp]> = [
-    ["a selector in a success condition", (wording) => ({ ...wording, checkpoints: wording.checkpoints.map((checkpoint) => ({ ...checkpoint, success_condition: "The element #order-confirmation is visible" })) }), /checkpoint lint \(CKP-001\)/],
-    ["coordinates", (wording) => ({ ...wording, checkpoints: wording.checkpoints.map((checkpoint) => ({ ...checkpoint, goal: "Press the button at 120, 480 on the page" })) }), /CKP-002/],
-    ["an invented email address", (wording) => ({ ...wording, goal_summary: wording.goal_summary, checkpoints: wording.checkpoints.map((checkpoint) => ({ ...checkpoint, success_condition: "The receipt is sent to jane@example.com and shown" })) }), /CKP-003/],
+    [
+      "a selector in a success condition",
+      (wording) => ({
+        ...wording,
+        checkpoints: wording.checkpoints.map((checkpoint) => ({ ...checkpoint, success_condition: "The element #order-confirmation is visible" })),
+      }),
+      /checkpoint lint \(CKP-001\)/,
+    ],
+    [
+      "coordinates",
+      (wording) => ({
+        ...wording,
+        checkpoints: wording.checkpoints.map((checkpoint) => ({ ...checkpoint, goal: "Press the button at 120, 480 on the page" })),
+      }),
+      /CKP-002/,
+    ],
+    [
+      "an invented email address",
+      (wording) => ({
+        ...wording,
+        goal_summary: wording.goal_summary,
+        checkpoints: wording.checkpoints.map((checkpoint) => ({ ...checkpoint, success_condition: "The receipt is sent to jane@example.com and shown" })),
+      }),
+      /CKP-003/,
+    ],
     ["a dropped checkpoint", (wording) => ({ ...wording, checkpoints: wording.checkpoints.slice(1) }), /changed the checkpoints/],
     ["reordered checkpoints", (wording) => ({ ...wording, checkpoints: [...wording.checkpoints].reverse() }), /changed the checkpoints/],
-    ["an unknown parameter", (wording) => ({ ...wording, goal_summary: "Check out and pay with {{coupon_code}} applied to the order." }), /unknown parameters: coupon_code/],
-    ["many unknown parameters (the reason stays short)", (wording) => ({ ...wording, goal_summary: Array.from({ length: 15 }, (_, index) => `{{a_rather_long_parameter_name_${index}}}`).join(" ") }), /^the answer used unknown parameters: .{0,204}$/],
+    [
+      "an unknown parameter",
+      (wording) => ({ ...wording, goal_summary: "Check out and pay with {{coupon_code}} applied to the order." }),
+      /unknown parameters: coupon_code/,
+    ],
+    [
+      "many unknown parameters (the reason stays short)",
+      (wording) => ({ ...wording, goal_summary: Array.from({ length: 15 }, (_, index) => `{{a_rather_long_parameter_name_${index}}}`).join(" ") }),
+      /^the answer used unknown parameters: .{0,204}$/,
+    ],
     ["a missing field", (wording) => ({ ...wording, triggers: undefined }), /does not have the skill's shape/],
     ["an extra field", (wording) => ({ ...wording, selectors: ["#buy"] }), /does not have the skill's shape/],
     ["an empty title", (wording) => ({ ...wording, title: "" }), /does not have the skill's shape/],
@@ -130,8 +165,14 @@ describe("optional model refiner (DESIGN §6 step 4)", () => {
     const deterministic = checkoutInterpretation();
     for (const [respond, reason] of [
       [(response: ServerResponse) => completion(response, "Sure! Here is a better title: Checkout"), /not JSON/],
-      [(response: ServerResponse) => (response.writeHead(200, { "content-type": "application/json" }), response.end('{"result":"ok"}')), /not a chat completion/],
-      [(response: ServerResponse) => (response.writeHead(500, { "content-type": "application/json" }), response.end('{"error":{"message":"overloaded"}}')), /answered 500/],
+      [
+        (response: ServerResponse) => (response.writeHead(200, { "content-type": "application/json" }), response.end('{"result":"ok"}')),
+        /not a chat completion/,
+      ],
+      [
+        (response: ServerResponse) => (response.writeHead(500, { "content-type": "application/json" }), response.end('{"error":{"message":"overloaded"}}')),
+        /answered 500/,
+      ],
       [(response: ServerResponse) => (response.writeHead(502, { "content-type": "text/html" }), response.end("<h1>Bad gateway</h1>")), /502 without JSON/],
     ] as const) {
       answer = (_request, response) => respond(response);
@@ -177,7 +218,9 @@ describe("optional model refiner (DESIGN §6 step 4)", () => {
       apiKey: undefined,
       timeoutMs: 15_000,
     });
-    expect(readRefinerConfig({ ELNOR_REFINER_URL: "http://x/v1", ELNOR_REFINER_MODEL: "m", ELNOR_REFINER_API_KEY: "k", ELNOR_REFINER_TIMEOUT_MS: "5000" })).toMatchObject({ apiKey: "k", timeoutMs: 5000 });
+    expect(
+      readRefinerConfig({ ELNOR_REFINER_URL: "http://x/v1", ELNOR_REFINER_MODEL: "m", ELNOR_REFINER_API_KEY: "k", ELNOR_REFINER_TIMEOUT_MS: "5000" }),
+    ).toMatchObject({ apiKey: "k", timeoutMs: 5000 });
     expect(readRefinerConfig({ ELNOR_REFINER_URL: "http://x/v1", ELNOR_REFINER_MODEL: "m", ELNOR_REFINER_TIMEOUT_MS: "120000" })?.timeoutMs).toBe(25_000);
     expect(() => readRefinerConfig({ ELNOR_REFINER_URL: "not a url", ELNOR_REFINER_MODEL: "m" })).toThrow();
   });
@@ -187,7 +230,12 @@ describe("the refiner in generate-proposal, through a real agent", () => {
   async function generateWith(refinerConfig: RefinerConfig) {
     const agent = await startTestAgent({ refiner: refinerConfig });
     const call = async (method: "GET" | "POST", url: string, payload?: unknown) => {
-      const response = await agent.app.inject({ method, url, headers: agent.headers(), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+      const response = await agent.app.inject({
+        method,
+        url,
+        headers: agent.headers(),
+        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+      });
       return { status: response.statusCode, body: response.json() as Record<string, any> };
     };
     try {
@@ -201,7 +249,11 @@ describe("the refiner in generate-proposal, through a real agent", () => {
   }
 
   it("uses the model's wording in the draft SKILL.md and says so in the proposal detail", async () => {
-    rewording((wording) => ({ ...wording, title: "Download this month's invoices", triggers: ["download my invoices", "get the monthly invoices", ...wording.triggers].slice(0, 12) }));
+    rewording((wording) => ({
+      ...wording,
+      title: "Download this month's invoices",
+      triggers: ["download my invoices", "get the monthly invoices", ...wording.triggers].slice(0, 12),
+    }));
     const { detail, markdown, logs } = await generateWith(config);
     expect(detail.wording_refinement).toEqual({ used: "model", model: "tiny-local" });
     expect(detail.proposal.title).toBe("Download this month's invoices");
@@ -215,7 +267,10 @@ describe("the refiner in generate-proposal, through a real agent", () => {
   });
 
   it("keeps the deterministic proposal, and says why, when the model's answer breaks the checkpoint rules", async () => {
-    rewording((wording) => ({ ...wording, checkpoints: wording.checkpoints.map((checkpoint) => ({ ...checkpoint, success_condition: "div#export-done > span is shown" })) }));
+    rewording((wording) => ({
+      ...wording,
+      checkpoints: wording.checkpoints.map((checkpoint) => ({ ...checkpoint, success_condition: "div#export-done > span is shown" })),
+    }));
     const { detail, markdown } = await generateWith(config);
     expect(detail.wording_refinement).toMatchObject({ used: "deterministic", reason: expect.stringMatching(/checkpoint lint/) });
     expect(detail.checkpoint_lint_report.passed).toBe(true);

@@ -106,13 +106,20 @@ function mentionsAny(texts: readonly string[], values: readonly string[]): boole
 }
 
 /** Why a model's answer cannot replace the deterministic wording; `undefined` when it can. */
-export function refusalOf(answer: RefinableWording, original: RefinableWording, parameters: readonly string[], literals: readonly string[]): string | undefined {
+export function refusalOf(
+  answer: RefinableWording,
+  original: RefinableWording,
+  parameters: readonly string[],
+  literals: readonly string[],
+): string | undefined {
   const ids = answer.checkpoints.map((checkpoint) => checkpoint.checkpoint_id);
   if (ids.join("\n") !== original.checkpoints.map((checkpoint) => checkpoint.checkpoint_id).join("\n")) {
     return "the answer changed the checkpoints (ids or order)";
   }
   const known = new Set(parameters);
-  const unknown = allText(answer).flatMap(placeholdersIn).filter((name) => !known.has(name));
+  const unknown = allText(answer)
+    .flatMap(placeholdersIn)
+    .filter((name) => !known.has(name));
   if (unknown.length > 0) return `the answer used unknown parameters: ${[...new Set(unknown)].join(", ")}`;
   if (mentionsAny(allText(answer), literals)) return "the answer contains a value typed during the demonstration";
   const lint = lintCheckpoints(answer.checkpoints, literals);
@@ -130,7 +137,10 @@ export async function refineInterpretation(
   literals: readonly string[],
   fetchImpl: typeof fetch = globalThis.fetch,
 ): Promise<{ interpretation: Interpretation; outcome: RefinementOutcome }> {
-  const keep = (reason: string) => ({ interpretation, outcome: { used: "deterministic" as const, model: config.model.slice(0, 200), reason: reason.slice(0, 240) } });
+  const keep = (reason: string) => ({
+    interpretation,
+    outcome: { used: "deterministic" as const, model: config.model.slice(0, 200), reason: reason.slice(0, 240) },
+  });
   const original = wordingOf(interpretation);
   // A value the user consented to record stays on this machine: it is not sent anywhere.
   if (mentionsAny(allText(original), literals)) {
@@ -173,7 +183,12 @@ export async function refineInterpretation(
   }
   const answer = RefinableWordingSchema.safeParse(content);
   if (!answer.success) return keep("the model's answer does not have the skill's shape");
-  const refusal = refusalOf(answer.data, original, interpretation.parameters.map((parameter) => parameter.name), literals);
+  const refusal = refusalOf(
+    answer.data,
+    original,
+    interpretation.parameters.map((parameter) => parameter.name),
+    literals,
+  );
   if (refusal !== undefined) return keep(refusal);
   const byId = new Map(answer.data.checkpoints.map((checkpoint) => [checkpoint.checkpoint_id, checkpoint]));
   return {

@@ -208,7 +208,17 @@ describe("raw observations after a session ends (§0C.16D)", () => {
     clock.advance(90 * DAY);
     const report = await runCleanup();
 
-    expect(report).toEqual({ cancelled: [], paused: [], observations_purged: [], observations_retained: [], proposals_archived: [], archived: [], failures: [], runs_purged: [], run_failures: [] });
+    expect(report).toEqual({
+      cancelled: [],
+      paused: [],
+      observations_purged: [],
+      observations_retained: [],
+      proposals_archived: [],
+      archived: [],
+      failures: [],
+      runs_purged: [],
+      run_failures: [],
+    });
     expect(await hasObservations(id)).toBe(true);
     expect((await detail(id)).state).toBe("paused");
   });
@@ -270,7 +280,9 @@ describe("proposal archive (§0C.16D)", () => {
     const proposalId = generated.body.proposal_id as string;
     const answer = (await call("GET", `/api/learn/proposals/${proposalId}/detail`)).body.questions as Array<{ question_id: string }>;
     if ((await detail(sessionId)).state === "awaiting_questions") {
-      await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, { answers: answer.map((question) => ({ question_id: question.question_id, answer_text: "The export file is listed" })) });
+      await call("POST", `/api/learn/sessions/${sessionId}/answer-questions`, {
+        answers: answer.map((question) => ({ question_id: question.question_id, answer_text: "The export file is listed" })),
+      });
     }
     expect((await call("POST", `/api/learn/proposals/${proposalId}/reject`, { reason: "not now", schema_version: 1 })).status).toBe(200);
     return { sessionId, proposalId };

@@ -59,7 +59,9 @@ export interface CleanupReport {
 
 /** The part of the run service the sweep needs (agent/execution/runs/run-service.ts). */
 export interface RunRetention {
-  purge(due: (run: { ability_id: string; updated_at: string; completed_at?: string | undefined }) => boolean): Promise<{ purged: string[]; failures: CleanupReport["run_failures"] }>;
+  purge(
+    due: (run: { ability_id: string; updated_at: string; completed_at?: string | undefined }) => boolean,
+  ): Promise<{ purged: string[]; failures: CleanupReport["run_failures"] }>;
 }
 
 export interface SessionCleanup {
@@ -215,7 +217,11 @@ export function createSessionCleanup(deps: SessionCleanupDeps): SessionCleanup {
           report.runs_purged.push(...runs.purged);
           report.run_failures.push(...runs.failures);
         } catch (error) {
-          report.run_failures.push({ dispatch_id: "*", code: isAppError(error) ? error.code : "INTERNAL_ERROR", message: error instanceof Error ? error.message : String(error) });
+          report.run_failures.push({
+            dispatch_id: "*",
+            code: isAppError(error) ? error.code : "INTERNAL_ERROR",
+            message: error instanceof Error ? error.message : String(error),
+          });
         }
       }
 

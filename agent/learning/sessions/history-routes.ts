@@ -52,34 +52,24 @@ function page<T>(items: T[], pageNumber: number, pageSize: number): T[] {
 
 /** §0C.16 learning history and receipts, and §0C.9B's per-session checkpoint receipts, newest first. */
 export const historyRoutes: FastifyPluginAsyncZod<HistoryRoutesOptions> = async (app, { sessions, memory }) => {
-  app.get(
-    "/api/learn/history",
-    { schema: { querystring: PaginationQuerySchema, response: { 200: LearnHistoryResponseSchema } } },
-    async (request) => {
-      const archived: LearnSession[] = [];
-      for (const file of await memory.list(MemoryPaths.archivedSessions)) {
-        const record = await memory.readJson(`${MemoryPaths.archivedSessions}/${file}`, ArchivedSessionSchema);
-        if (record !== undefined) archived.push(record.session);
-      }
-      const items = [...sessions.all(), ...archived]
-        .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0))
-        .map(historyItem);
-      const { page: pageNumber, page_size } = request.query;
-      return { items: page(items, pageNumber, page_size), total: items.length, page: pageNumber, page_size };
-    },
-  );
+  app.get("/api/learn/history", { schema: { querystring: PaginationQuerySchema, response: { 200: LearnHistoryResponseSchema } } }, async (request) => {
+    const archived: LearnSession[] = [];
+    for (const file of await memory.list(MemoryPaths.archivedSessions)) {
+      const record = await memory.readJson(`${MemoryPaths.archivedSessions}/${file}`, ArchivedSessionSchema);
+      if (record !== undefined) archived.push(record.session);
+    }
+    const items = [...sessions.all(), ...archived].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0)).map(historyItem);
+    const { page: pageNumber, page_size } = request.query;
+    return { items: page(items, pageNumber, page_size), total: items.length, page: pageNumber, page_size };
+  });
 
-  app.get(
-    "/api/learn/receipts",
-    { schema: { querystring: ReceiptsQuerySchema, response: { 200: LearnReceiptsResponseSchema } } },
-    async (request) => {
-      const { page: pageNumber, page_size, session_id } = request.query;
-      const receipts = (await memory.readJsonl(MemoryPaths.receipts, LearningReceiptSchema))
-        .filter((receipt) => session_id === undefined || receipt.learn_session_id === session_id)
-        .reverse();
-      return { receipts: page(receipts, pageNumber, page_size), total: receipts.length, page: pageNumber, page_size };
-    },
-  );
+  app.get("/api/learn/receipts", { schema: { querystring: ReceiptsQuerySchema, response: { 200: LearnReceiptsResponseSchema } } }, async (request) => {
+    const { page: pageNumber, page_size, session_id } = request.query;
+    const receipts = (await memory.readJsonl(MemoryPaths.receipts, LearningReceiptSchema))
+      .filter((receipt) => session_id === undefined || receipt.learn_session_id === session_id)
+      .reverse();
+    return { receipts: page(receipts, pageNumber, page_size), total: receipts.length, page: pageNumber, page_size };
+  });
 
   app.get(
     "/api/learn/sessions/:sessionId/checkpoint-receipts",

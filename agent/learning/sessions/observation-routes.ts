@@ -1,11 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-action";
-import {
-  ExcludeEventsRequestSchema,
-  SessionObservationsQuerySchema,
-  SessionObservationsResponseSchema,
-} from "../../../shared/learning/session-requests";
+import { ExcludeEventsRequestSchema, SessionObservationsQuerySchema, SessionObservationsResponseSchema } from "../../../shared/learning/session-requests";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
@@ -44,7 +40,13 @@ export const observationRoutes: FastifyPluginAsyncZod<ObservationRoutesOptions> 
 
   app.post(
     "/api/learn/sessions/:sessionId/exclude-events",
-    { schema: { params: SessionParamsSchema, body: ExcludeEventsRequestSchema, response: { 200: SessionObservationsResponseSchema.pick({ excluded_event_ids: true, schema_version: true }) } } },
+    {
+      schema: {
+        params: SessionParamsSchema,
+        body: ExcludeEventsRequestSchema,
+        response: { 200: SessionObservationsResponseSchema.pick({ excluded_event_ids: true, schema_version: true }) },
+      },
+    },
     async (request) => {
       const { sessionId } = request.params;
       const session = sessions.get(sessionId);
@@ -52,7 +54,9 @@ export const observationRoutes: FastifyPluginAsyncZod<ObservationRoutesOptions> 
         throw new AppError("INVALID_LEARN_STATE_TRANSITION", `Events can be excluded before a proposal is drafted, not when the session is ${session.state}.`);
       }
       return sessions.exclusive(async () => {
-        const known = new Set((await memory.readJsonl(MemoryPaths.observationEvents(sessionId), z.object({ event_id: z.string() }).passthrough())).map((event) => event.event_id));
+        const known = new Set(
+          (await memory.readJsonl(MemoryPaths.observationEvents(sessionId), z.object({ event_id: z.string() }).passthrough())).map((event) => event.event_id),
+        );
         const unknown = request.body.event_ids.filter((id) => !known.has(id));
         if (unknown.length > 0) {
           throw new AppError("REQUEST_INVALID", "Some event_ids are not observed events of this session.", {

@@ -14,15 +14,11 @@ export interface RuntimeRoutesOptions {
  * give (the schema needs a session id), so the answer is the coded "no session" error.
  */
 export const runtimeRoutes: FastifyPluginAsyncZod<RuntimeRoutesOptions> = async (app, { memory }) => {
-  app.get(
-    "/api/learn/runtime/current",
-    { schema: { response: { 200: LearningRuntimeSnapshotSchema } } },
-    async () => {
-      const snapshot = await memory.readJson(MemoryPaths.runtimeCurrent, LearningRuntimeSnapshotSchema);
-      if (snapshot === undefined) {
-        throw new AppError("LEARN_SESSION_NOT_FOUND", "No learning session has been created yet.");
-      }
-      return snapshot;
-    },
-  );
+  app.get("/api/learn/runtime/current", { schema: { response: { 200: LearningRuntimeSnapshotSchema } } }, async () => {
+    const snapshot = await memory.readJson(MemoryPaths.runtimeCurrent, LearningRuntimeSnapshotSchema);
+    if (snapshot === undefined) {
+      throw new AppError("LEARN_SESSION_NOT_FOUND", "No learning session has been created yet.");
+    }
+    return snapshot;
+  });
 };

@@ -82,9 +82,7 @@ export function createBoundaryOperations(core: SessionCore): Pick<SessionService
 
     async boundaries(sessionId) {
       find(sessionId);
-      return (await deps.memory.readJsonl(MemoryPaths.boundaries, WorkflowBoundarySchema)).filter(
-        (boundary) => boundary.learn_session_id === sessionId,
-      );
+      return (await deps.memory.readJsonl(MemoryPaths.boundaries, WorkflowBoundarySchema)).filter((boundary) => boundary.learn_session_id === sessionId);
     },
   };
 }

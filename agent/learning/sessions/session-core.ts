@@ -20,7 +20,6 @@ const SessionLogFoldSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("delete"), learn_session_id: z.string() }),
 ]);
 
-
 type CurrentListener = (session: LearnSession | undefined, scope: ObservationScopeRuntime | undefined) => void;
 
 /**
@@ -97,7 +96,10 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
   for (const [id, session] of latest) {
     const parsed = SessionLogRecordSchema.safeParse({ op: "put", session });
     if (!parsed.success || parsed.data.op !== "put") {
-      throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.sessions} is not valid (the last version of session ${id} does not match its schema).`);
+      throw new AppError(
+        "MEMORY_RECORD_CORRUPT",
+        `A record in ${MemoryPaths.sessions} is not valid (the last version of session ${id} does not match its schema).`,
+      );
     }
     sessions.set(id, parsed.data.session);
   }
@@ -227,10 +229,7 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
       return;
     }
     const scope = scopes.get(current.learn_session_id);
-    await deps.memory.writeJson(
-      MemoryPaths.runtimeCurrent,
-      runtimeSnapshotOf(current, scope, [...(await recentReceiptIds(current.learn_session_id))], now()),
-    );
+    await deps.memory.writeJson(MemoryPaths.runtimeCurrent, runtimeSnapshotOf(current, scope, [...(await recentReceiptIds(current.learn_session_id))], now()));
     if (scope === undefined) await deps.memory.remove(MemoryPaths.observationScopeCurrent);
     else await deps.memory.writeJson(MemoryPaths.observationScopeCurrent, scope);
   };

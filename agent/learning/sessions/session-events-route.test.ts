@@ -234,7 +234,12 @@ describe("GET /api/learn/sessions/:id/events", () => {
     slow.response.resume();
     await slow.until(() => slow.events().length === 1 + emitted.length, 20_000);
     expect(slow.ended).toBe(false);
-    expect(slow.events().slice(1).map((frame) => Number(frame.id))).toEqual(emitted.map((stored) => stored.event_id));
+    expect(
+      slow
+        .events()
+        .slice(1)
+        .map((frame) => Number(frame.id)),
+    ).toEqual(emitted.map((stored) => stored.event_id));
     slow.close();
 
     // A client reconnecting from the first of them is replayed the other 399 (25 MB), not cut off.

@@ -37,45 +37,41 @@ export const sessionEventsRoute: FastifyPluginAsyncZod<SessionEventsRouteOptions
   const keepaliveMs = options.keepaliveMs ?? 30_000;
   const open = trackEventStreams(app);
 
-  app.get(
-    "/api/learn/sessions/:sessionId/events",
-    { schema: { params: SessionParamsSchema } },
-    async (request, reply) => {
-      const { sessionId } = request.params;
-      const session = options.sessions.get(sessionId);
-      const lastEventId = LastEventIdSchema.parse(request.headers["last-event-id"] ?? 0);
-      const stream = openEventStream(request, reply, open);
-      // The queue holds references to events the log keeps anyway, so a client that stops reading
-      // costs no more memory than the session itself, and a reconnect with a long backlog is
-      // replayed at the client's pace instead of all at once.
-      // Subscribed before the replay is read, so no event can slip between them: what is emitted
-      // meanwhile waits until the replay is sent, and what both have is sent once.
-      let highest = lastEventId;
-      const deliver = (stored: StoredLearnEvent) => {
-        if (stored.event_id <= highest) return;
-        highest = stored.event_id;
-        stream.send(frame(stored), endsSession(stored));
-      };
-      let meanwhile: StoredLearnEvent[] | undefined = [];
-      stream.onEnd(options.events.subscribe(sessionId, (stored) => (meanwhile === undefined ? deliver(stored) : meanwhile.push(stored))));
-      let replay: StoredLearnEvent[];
-      try {
-        replay = await options.events.since(sessionId, lastEventId);
-      } catch (error) {
-        request.log.error({ err: error }, "the session's event history could not be read");
-        stream.endWhenDrained();
-        return;
-      }
-      for (const stored of replay) deliver(stored);
-      for (const stored of meanwhile) deliver(stored);
-      meanwhile = undefined;
-      if (stream.closed) return;
-      // A session that is already over: its replay is all there is, and the stream closes after it.
-      if (isTerminalLearnSessionState(session.state)) {
-        stream.endWhenDrained();
-        return;
-      }
-      stream.keepAlive(keepaliveMs);
-    },
-  );
+  app.get("/api/learn/sessions/:sessionId/events", { schema: { params: SessionParamsSchema } }, async (request, reply) => {
+    const { sessionId } = request.params;
+    const session = options.sessions.get(sessionId);
+    const lastEventId = LastEventIdSchema.parse(request.headers["last-event-id"] ?? 0);
+    const stream = openEventStream(request, reply, open);
+    // The queue holds references to events the log keeps anyway, so a client that stops reading
+    // costs no more memory than the session itself, and a reconnect with a long backlog is
+    // replayed at the client's pace instead of all at once.
+    // Subscribed before the replay is read, so no event can slip between them: what is emitted
+    // meanwhile waits until the replay is sent, and what both have is sent once.
+    let highest = lastEventId;
+    const deliver = (stored: StoredLearnEvent) => {
+      if (stored.event_id <= highest) return;
+      highest = stored.event_id;
+      stream.send(frame(stored), endsSession(stored));
+    };
+    let meanwhile: StoredLearnEvent[] | undefined = [];
+    stream.onEnd(options.events.subscribe(sessionId, (stored) => (meanwhile === undefined ? deliver(stored) : meanwhile.push(stored))));
+    let replay: StoredLearnEvent[];
+    try {
+      replay = await options.events.since(sessionId, lastEventId);
+    } catch (error) {
+      request.log.error({ err: error }, "the session's event history could not be read");
+      stream.endWhenDrained();
+      return;
+    }
+    for (const stored of replay) deliver(stored);
+    for (const stored of meanwhile) deliver(stored);
+    meanwhile = undefined;
+    if (stream.closed) return;
+    // A session that is already over: its replay is all there is, and the stream closes after it.
+    if (isTerminalLearnSessionState(session.state)) {
+      stream.endWhenDrained();
+      return;
+    }
+    stream.keepAlive(keepaliveMs);
+  });
 };

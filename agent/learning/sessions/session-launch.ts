@@ -53,13 +53,24 @@ export function createLaunchOperations(core: SessionCore, seeder: TraceSeeder): 
             request.practice === undefined
               ? "Autonomous Agent Practice needs practice: what to practise (an installed skill's ability_id or a draft proposal_id), and how."
               : "practice is only for entry_mode autonomous_agent_practice.",
-            { issues: [{ path: "body/practice", message: request.practice === undefined ? "required for autonomous_agent_practice" : "only for autonomous_agent_practice" }] },
+            {
+              issues: [
+                {
+                  path: "body/practice",
+                  message: request.practice === undefined ? "required for autonomous_agent_practice" : "only for autonomous_agent_practice",
+                },
+              ],
+            },
           );
         }
         if (request.source_trace !== undefined && (request.entry_mode === "autonomous_agent_practice" || request.entry_mode === "import_skill")) {
-          throw new AppError("REQUEST_INVALID", "source_trace seeds a session that learns from a trace: Demonstrating Skill, Coaching Agent or Improving Existing Skill.", {
-            issues: [{ path: "body/source_trace", message: `not for ${request.entry_mode}` }],
-          });
+          throw new AppError(
+            "REQUEST_INVALID",
+            "source_trace seeds a session that learns from a trace: Demonstrating Skill, Coaching Agent or Improving Existing Skill.",
+            {
+              issues: [{ path: "body/source_trace", message: `not for ${request.entry_mode}` }],
+            },
+          );
         }
         const launcher = launchers.get(request.entry_mode);
         // Before anything is written: a request the mode cannot serve, or a trace that is unknown, leaves no session behind.
@@ -71,7 +82,8 @@ export function createLaunchOperations(core: SessionCore, seeder: TraceSeeder): 
           learn_session_id: newId(),
           entry_mode: request.entry_mode,
           // Practice observes the agent's own actions (§0C.3): nothing outside the agent is watched.
-          observation_mode: request.entry_mode === "autonomous_agent_practice" && request.observation_mode === "none" ? "inside_agent" : request.observation_mode,
+          observation_mode:
+            request.entry_mode === "autonomous_agent_practice" && request.observation_mode === "none" ? "inside_agent" : request.observation_mode,
           build_policy: request.build_policy,
           execution_mode: request.execution_mode,
           // Practising an installed skill proposes a repair of it: the session improves that skill.
@@ -105,7 +117,10 @@ export function createLaunchOperations(core: SessionCore, seeder: TraceSeeder): 
         });
         if (seed !== undefined) await seeder.write(session.learn_session_id, seed);
         await announce(session, "learn.session.started", "learn.session.started", {
-          payload: { entry_mode: session.entry_mode, ...(seed === undefined ? {} : { seeded_from: seed.summary.source.kind, seeded_steps: seed.summary.steps.length }) },
+          payload: {
+            entry_mode: session.entry_mode,
+            ...(seed === undefined ? {} : { seeded_from: seed.summary.source.kind, seeded_steps: seed.summary.steps.length }),
+          },
         });
         launcher?.launch(session, request);
         return { session, ...ENTRY_MODE_UI[session.entry_mode], ...(seed === undefined ? {} : { seed: seed.summary }) };

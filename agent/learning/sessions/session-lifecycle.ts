@@ -13,10 +13,47 @@ const CAPTURE_ENDED: ReadonlySet<LearnSessionState> = new Set(
   LearnSessionStateSchema.options.filter((state) => !["idle", "armed", "capturing", "paused"].includes(state)),
 );
 
-
 /** A session's life after creation (§0C.1A): start, pause, resume, stop, cancel, advance, answers, removal and archive. */
-export function createLifecycleOperations(core: SessionCore): Pick<SessionService, "advance" | "onCurrentChange" | "current" | "list" | "get" | "all" | "stateSince" | "start" | "pause" | "resume" | "stop" | "cancel" | "answerQuestions" | "remove" | "archive"> {
-  const { deps, sessions, stateEnteredAt, scopes, currentListeners, exclusive, now, find, assertTransition, assertUnchanged, put, withChanges, writeBoundary, writeReceipt, refreshRuntimeViews, putScope, announce, countEvents } = core;
+export function createLifecycleOperations(
+  core: SessionCore,
+): Pick<
+  SessionService,
+  | "advance"
+  | "onCurrentChange"
+  | "current"
+  | "list"
+  | "get"
+  | "all"
+  | "stateSince"
+  | "start"
+  | "pause"
+  | "resume"
+  | "stop"
+  | "cancel"
+  | "answerQuestions"
+  | "remove"
+  | "archive"
+> {
+  const {
+    deps,
+    sessions,
+    stateEnteredAt,
+    scopes,
+    currentListeners,
+    exclusive,
+    now,
+    find,
+    assertTransition,
+    assertUnchanged,
+    put,
+    withChanges,
+    writeBoundary,
+    writeReceipt,
+    refreshRuntimeViews,
+    putScope,
+    announce,
+    countEvents,
+  } = core;
   return {
     advance: (sessionId, path, changes, announcements) =>
       exclusive(async () => {

@@ -23,7 +23,10 @@ describe("sessions.jsonl fold at start", () => {
 
   it("keeps the last version of a session; an older version that no longer matches the schema does not stop the agent", async () => {
     const { id, file, last } = await sessionWithHistory();
-    await appendFile(file, `${JSON.stringify({ op: "put", session: { ...last.session, state: "not-a-state", target_app_whitelist: 42 } })}\n${JSON.stringify(last)}\n`);
+    await appendFile(
+      file,
+      `${JSON.stringify({ op: "put", session: { ...last.session, state: "not-a-state", target_app_whitelist: 42 } })}\n${JSON.stringify(last)}\n`,
+    );
     await agent!.restart();
     const detail = await agent!.call("GET", `/api/learn/sessions/${id}/detail`);
     expect(detail.status).toBe(200);

@@ -7,8 +7,7 @@ import { MemoryPaths } from "../../memory/memory-paths";
 import { startTestAgent } from "../../test-support/test-agent";
 
 type Command =
-  | { kind: "create" }
-  | { kind: "action"; action: "start" | "pause" | "resume" | "stop" | "cancel" | "mark-step" | "mark-goal" | "delete"; pick: number };
+  { kind: "create" } | { kind: "action"; action: "start" | "pause" | "resume" | "stop" | "cancel" | "mark-step" | "mark-goal" | "delete"; pick: number };
 
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Command>({ kind: "create" }) },

@@ -54,7 +54,11 @@ async function learningFiles() {
 
 describe("creating sessions", () => {
   it("creates an idle session with the spec's defaults and a ui_mode that fits the entry mode", async () => {
-    const result = await call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_whitelist: ["Shop.Example.com"] });
+    const result = await call("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_whitelist: ["Shop.Example.com"],
+    });
     expect(result.status).toBe(201);
     expect(result.body).toMatchObject({ ui_mode: "overlay", next_action: "wait_for_first_meaningful_event" });
     const session = LearnSessionSchema.parse(result.body.session);
@@ -269,7 +273,11 @@ describe("the session lifecycle", () => {
 
 describe("observation start rules", () => {
   it("needs a connected browser extension to observe web sites, else ADAPTER_UNAVAILABLE (503)", async () => {
-    const { learn_session_id: id } = await createSession({ entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_whitelist: ["shop.example.com"] });
+    const { learn_session_id: id } = await createSession({
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_whitelist: ["shop.example.com"],
+    });
     const before = await learningFiles();
     const envelope = expectError(await call("POST", `/api/learn/sessions/${id}/start`), 503, "ADAPTER_UNAVAILABLE");
     expect(envelope.error.retryable).toBe(true);
@@ -288,7 +296,11 @@ describe("observation start rules", () => {
   });
 
   it("needs a desktop adapter for a desktop app", async () => {
-    const { learn_session_id: id } = await createSession({ entry_mode: "demonstrating_skill", observation_mode: "outside_agent", target_app_family: "terminal" });
+    const { learn_session_id: id } = await createSession({
+      entry_mode: "demonstrating_skill",
+      observation_mode: "outside_agent",
+      target_app_family: "terminal",
+    });
     expectError(await call("POST", `/api/learn/sessions/${id}/start`), 503, "ADAPTER_UNAVAILABLE");
     await heartbeat("terminal_command");
     expect((await call("POST", `/api/learn/sessions/${id}/start`)).body).toMatchObject({ adapters_armed: ["terminal_command"] });
@@ -341,7 +353,12 @@ describe("runtime truth", () => {
       await call("POST", `/api/learn/sessions/${id}/${step}`, body);
       const snapshot = LearningRuntimeSnapshotSchema.parse((await call("GET", "/api/learn/runtime/current")).body);
       const session = await detail(id);
-      expect(snapshot).toMatchObject({ learn_session_id: id, state: session.state, entry_mode: session.entry_mode, observation_mode: session.observation_mode });
+      expect(snapshot).toMatchObject({
+        learn_session_id: id,
+        state: session.state,
+        entry_mode: session.entry_mode,
+        observation_mode: session.observation_mode,
+      });
       expect(snapshot.latest_receipt_ids.length).toBeGreaterThan(0);
     }
   });
@@ -357,7 +374,9 @@ describe("runtime truth", () => {
     const snapshot = LearningRuntimeSnapshotSchema.parse((await call("GET", "/api/learn/runtime/current")).body);
     expect(snapshot.state).toBe("capturing");
     expect(JSON.parse(runtimeBefore ?? "{}").learn_session_id).toBe(snapshot.learn_session_id);
-    expect(expectError(await call("POST", "/api/learn/sessions", { entry_mode: "coaching_agent" }), 409, "LEARN_SESSION_ALREADY_ACTIVE").active_session_id).toBe(id);
+    expect(
+      expectError(await call("POST", "/api/learn/sessions", { entry_mode: "coaching_agent" }), 409, "LEARN_SESSION_ALREADY_ACTIVE").active_session_id,
+    ).toBe(id);
   });
 });
 

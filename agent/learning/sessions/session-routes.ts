@@ -64,17 +64,17 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
         response: { 200: SessionSeedResponseSchema },
       },
     },
-    async (request) => ({ learn_session_id: request.params.sessionId, seed: (await sessions.seedOf(request.params.sessionId)) ?? null, schema_version: 1 as const }),
+    async (request) => ({
+      learn_session_id: request.params.sessionId,
+      seed: (await sessions.seedOf(request.params.sessionId)) ?? null,
+      schema_version: 1 as const,
+    }),
   );
 
-  app.get(
-    "/api/learn/sessions",
-    { schema: { querystring: PaginationQuerySchema, response: { 200: LearnSessionsListResponseSchema } } },
-    async (request) => {
-      const { page, page_size } = request.query;
-      return { ...sessions.list(page, page_size), page, page_size };
-    },
-  );
+  app.get("/api/learn/sessions", { schema: { querystring: PaginationQuerySchema, response: { 200: LearnSessionsListResponseSchema } } }, async (request) => {
+    const { page, page_size } = request.query;
+    return { ...sessions.list(page, page_size), page, page_size };
+  });
 
   app.get(
     "/api/learn/sessions/:sessionId/detail",
@@ -85,8 +85,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
   app.post(
     "/api/learn/sessions/:sessionId/start",
     { schema: { params: SessionParamsSchema, body: OptionalBody(StartSessionRequestSchema), response: { 200: StartSessionResponseSchema } } },
-    async (request) =>
-      sessions.start(request.params.sessionId, request.body ?? { adapters_requested: [] }, boundarySource(request)),
+    async (request) => sessions.start(request.params.sessionId, request.body ?? { adapters_requested: [] }, boundarySource(request)),
   );
 
   app.post(
@@ -101,10 +100,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
     async (request) => ({ session: await sessions.resume(request.params.sessionId, boundarySource(request)) }),
   );
 
-  app.post(
-    "/api/learn/sessions/:sessionId/stop",
-    { schema: { params: SessionParamsSchema, response: { 200: StopSessionResponseSchema } } },
-    async (request) => sessions.stop(request.params.sessionId, boundarySource(request)),
+  app.post("/api/learn/sessions/:sessionId/stop", { schema: { params: SessionParamsSchema, response: { 200: StopSessionResponseSchema } } }, async (request) =>
+    sessions.stop(request.params.sessionId, boundarySource(request)),
   );
 
   app.post(
@@ -148,7 +145,11 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
       // Every required question is answered: rebuild the proposal with the answers (issue #5).
       await proposals.regenerateAfterAnswers(request.params.sessionId);
       const session = sessions.get(request.params.sessionId);
-      return { session, remaining_questions: 0, next_action: session.state === "ready_for_review" ? ("ready_for_review" as const) : ("generate_proposal" as const) };
+      return {
+        session,
+        remaining_questions: 0,
+        next_action: session.state === "ready_for_review" ? ("ready_for_review" as const) : ("generate_proposal" as const),
+      };
     },
   );
 
@@ -160,12 +161,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
     async (request) => sessions.observationScope(request.params.sessionId),
   );
 
-  app.delete(
-    "/api/learn/sessions/:sessionId",
-    { schema: { params: SessionParamsSchema, response: { 200: DeleteSessionResponseSchema } } },
-    async (request) => {
-      await sessions.remove(request.params.sessionId, boundarySource(request));
-      return { deleted: true as const };
-    },
-  );
+  app.delete("/api/learn/sessions/:sessionId", { schema: { params: SessionParamsSchema, response: { 200: DeleteSessionResponseSchema } } }, async (request) => {
+    await sessions.remove(request.params.sessionId, boundarySource(request));
+    return { deleted: true as const };
+  });
 };

@@ -92,7 +92,10 @@ export function checkAdapters(adapters: AdapterRegistry, session: LearnSession, 
   // "This computer" and sites together: the sites need the extension as well.
   const alongside = watchesThisComputer(session) && session.target_app_whitelist.length > 0 ? adapters.healthyOf(BROWSER_KINDS) : [];
   if (watchesThisComputer(session) && session.target_app_whitelist.length > 0 && alongside.length === 0) {
-    throw new AppError("ADAPTER_UNAVAILABLE", "No browser extension is connected to observe the sites; open the extension and pair it, then press Start again.");
+    throw new AppError(
+      "ADAPTER_UNAVAILABLE",
+      "No browser extension is connected to observe the sites; open the extension and pair it, then press Start again.",
+    );
   }
   return [...new Set([...healthy, ...alongside].map((status) => status.kind))].sort();
-};
+}

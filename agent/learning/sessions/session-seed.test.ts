@@ -58,11 +58,19 @@ describe.skipIf(!existsSync(CHROMIUM))("Learn From This", () => {
     ({ abilityId, sessionId: demoSessionId } = await installContactAbility((method, url, payload) => agent.call(method, url, payload), site));
     // The site changed: "Message sent" no longer shows, so the run fails at its last checkpoint.
     site.breakConfirmation(true);
-    const started = await agent.call("POST", "/api/runs", { ability_id: abilityId, inputs: { message: canary, access_code: `${canary}-code` }, schema_version: 1 });
+    const started = await agent.call("POST", "/api/runs", {
+      ability_id: abilityId,
+      inputs: { message: canary, access_code: `${canary}-code` },
+      schema_version: 1,
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     const dispatchId = RunResponseSchema.parse(started.body).run.dispatch_id;
     const waiting = await until(dispatchId, (run) => run.state === "needs_confirmation" || run.completed_at !== undefined);
-    await agent.call("POST", `/api/runs/${dispatchId}/confirm`, { confirmation_id: waiting.pending_confirmation?.confirmation_id, decision: "confirm", schema_version: 1 });
+    await agent.call("POST", `/api/runs/${dispatchId}/confirm`, {
+      confirmation_id: waiting.pending_confirmation?.confirmation_id,
+      decision: "confirm",
+      schema_version: 1,
+    });
     failedRun = await until(dispatchId, (run) => run.completed_at !== undefined);
     expect(failedRun.state).toBe("failed");
   }, 90_000);
@@ -93,7 +101,8 @@ describe.skipIf(!existsSync(CHROMIUM))("Learn From This", () => {
     const labels = seeded.map((event) => event.action_label);
     expect(labels).toEqual(expect.arrayContaining(["Click 'Contact us'", "Fill 'Message'", "Fill 'Access code'"]));
     expect(seeded.every((event) => event.learn_session_id === sessionId)).toBe(true);
-    for (const event of seeded.filter((candidate) => candidate.browser_detail?.dom_event_kind === "change")) expect(event.browser_detail?.masked_field).toMatchObject({ masked: true });
+    for (const event of seeded.filter((candidate) => candidate.browser_detail?.dom_event_kind === "change"))
+      expect(event.browser_detail?.masked_field).toMatchObject({ masked: true });
     // Never a typed value: not in the seed, its events, or anything the new session holds.
     expect(await folderText(sessionId)).not.toContain(canary);
 
@@ -114,7 +123,13 @@ describe.skipIf(!existsSync(CHROMIUM))("Learn From This", () => {
           redaction_mode: "mask_text",
           created_at: new Date().toISOString(),
           schema_version: 1,
-          browser_detail: { page_url: `${site.origin}/sent`, target_name: "Back to the shop", target_role: "button", selectors: [['aria/Back to the shop[role="button"]']], dom_event_kind: "click" },
+          browser_detail: {
+            page_url: `${site.origin}/sent`,
+            target_name: "Back to the shop",
+            target_role: "button",
+            selectors: [['aria/Back to the shop[role="button"]']],
+            dom_event_kind: "click",
+          },
         },
       ],
       snapshots: [],
@@ -124,7 +139,11 @@ describe.skipIf(!existsSync(CHROMIUM))("Learn From This", () => {
     const generated = await agent.call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`, {});
     expect(generated.status, JSON.stringify(generated.body)).toBe(200);
     const proposalId = generated.body.proposal_id as string;
-    const flow = JSON.parse((await agent.call("GET", `/api/learn/proposals/${proposalId}/detail`)).status === 200 ? await readFile(path.join(agent.root, MemoryPaths.draftRevision(proposalId, 1), "flow.recorder.json"), "utf8") : "{}") as { steps: Array<{ type: string; selectors?: string[][] }> };
+    const flow = JSON.parse(
+      (await agent.call("GET", `/api/learn/proposals/${proposalId}/detail`)).status === 200
+        ? await readFile(path.join(agent.root, MemoryPaths.draftRevision(proposalId, 1), "flow.recorder.json"), "utf8")
+        : "{}",
+    ) as { steps: Array<{ type: string; selectors?: string[][] }> };
     const targets = flow.steps.flatMap((step) => step.selectors?.[0] ?? []);
     // Steps from the run and the one the person added, in order.
     expect(targets).toEqual(expect.arrayContaining(["#contact-link", "#message", "#code", 'aria/Back to the shop[role="button"]']));
@@ -154,15 +173,36 @@ describe.skipIf(!existsSync(CHROMIUM))("Learn From This", () => {
 
   it("seeds from a finished session (or a receipt of it) with new event ids and its snapshots, leaving a consented typed value behind", async () => {
     // A session recorded with consent to keep typed text (`none`): its event carries the value.
-    const consentId = (await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", target_app_whitelist: [site.host] })).body.session.learn_session_id as string;
+    const consentId = (await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", target_app_whitelist: [site.host] })).body.session
+      .learn_session_id as string;
     expect((await agent.call("PUT", `/api/learn/sessions/${consentId}/redaction`, { text_entry: "none", consent: true })).status).toBe(200);
     await agent.call("POST", `/api/learn/sessions/${consentId}/start`, {});
     const base = { learn_session_id: consentId, adapter_kind: "browser_dom", app_family: "browser", schema_version: 1 };
     const ingest = await agent.call("POST", "/api/observations/events", {
       batch_id: randomUUID(),
       events: [
-        { ...base, event_id: randomUUID(), action_label: "Fill 'Message'", redaction_mode: "none", created_at: new Date().toISOString(), browser_detail: { page_url: `${site.origin}/contact`, target_name: "Message", selectors: [["#message"]], dom_event_kind: "change", masked_field: { masked: false, value: canary } } },
-        { ...base, event_id: randomUUID(), action_label: "Click 'Send message'", redaction_mode: "mask_text", created_at: new Date(Date.now() + 1).toISOString(), browser_detail: { page_url: `${site.origin}/contact`, target_name: "Send message", selectors: [["#send"]], dom_event_kind: "click" } },
+        {
+          ...base,
+          event_id: randomUUID(),
+          action_label: "Fill 'Message'",
+          redaction_mode: "none",
+          created_at: new Date().toISOString(),
+          browser_detail: {
+            page_url: `${site.origin}/contact`,
+            target_name: "Message",
+            selectors: [["#message"]],
+            dom_event_kind: "change",
+            masked_field: { masked: false, value: canary },
+          },
+        },
+        {
+          ...base,
+          event_id: randomUUID(),
+          action_label: "Click 'Send message'",
+          redaction_mode: "mask_text",
+          created_at: new Date(Date.now() + 1).toISOString(),
+          browser_detail: { page_url: `${site.origin}/contact`, target_name: "Send message", selectors: [["#send"]], dom_event_kind: "click" },
+        },
       ],
       snapshots: [],
       schema_version: 1,
@@ -172,7 +212,11 @@ describe.skipIf(!existsSync(CHROMIUM))("Learn From This", () => {
     expect(await folderText(consentId)).toContain(canary);
     await cancel(consentId);
 
-    const created = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", target_app_whitelist: [site.host], source_trace: { kind: "learn_session", learn_session_id: consentId } });
+    const created = await agent.call("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      target_app_whitelist: [site.host],
+      source_trace: { kind: "learn_session", learn_session_id: consentId },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const sessionId = created.body.session.learn_session_id as string;
     const copied = await events(sessionId);
@@ -183,10 +227,17 @@ describe.skipIf(!existsSync(CHROMIUM))("Learn From This", () => {
     await cancel(sessionId);
 
     // The demonstration the skill was learned from, named by one of its receipts: its snapshots come along.
-    const receipts = (await agent.call("GET", `/api/learn/receipts?page=1&page_size=100&session_id=${demoSessionId}`)).body.receipts as Array<{ receipt_id: string; learn_session_id?: string }>;
+    const receipts = (await agent.call("GET", `/api/learn/receipts?page=1&page_size=100&session_id=${demoSessionId}`)).body.receipts as Array<{
+      receipt_id: string;
+      learn_session_id?: string;
+    }>;
     const receipt = receipts.find((candidate) => candidate.learn_session_id === demoSessionId);
     expect(receipt).toBeDefined();
-    const fromReceipt = await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill", target_app_whitelist: [site.host], source_trace: { kind: "receipt", receipt_id: receipt?.receipt_id } });
+    const fromReceipt = await agent.call("POST", "/api/learn/sessions", {
+      entry_mode: "demonstrating_skill",
+      target_app_whitelist: [site.host],
+      source_trace: { kind: "receipt", receipt_id: receipt?.receipt_id },
+    });
     expect(fromReceipt.status, JSON.stringify(fromReceipt.body)).toBe(201);
     const receiptSessionId = fromReceipt.body.session.learn_session_id as string;
     expect(fromReceipt.body.seed.source).toEqual({ kind: "receipt", receipt_id: receipt?.receipt_id });

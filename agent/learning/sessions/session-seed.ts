@@ -42,7 +42,9 @@ export interface TraceSeeder {
 }
 
 const seedPath = (sessionId: string) => `${MemoryPaths.observationFolder(sessionId)}/seed.json`;
-const CheckpointReceiptRefSchema = z.object({ receipt_id: z.string(), dispatch_id: z.string().optional(), learn_session_id: z.string().optional() }).passthrough();
+const CheckpointReceiptRefSchema = z
+  .object({ receipt_id: z.string(), dispatch_id: z.string().optional(), learn_session_id: z.string().optional() })
+  .passthrough();
 
 /** Hosts of the pages a trace passed through (http and https only). */
 function hostsOf(urls: readonly string[]): string[] {
@@ -67,7 +69,11 @@ function withoutValue(event: ObservedActionEventWithDetail): ObservedActionEvent
   if (field === undefined || field.value === undefined) return event;
   const length = field.value.length;
   const length_class = length === 0 ? "empty" : length <= 8 ? "short" : length <= 40 ? "medium" : "long";
-  return { ...event, redaction_mode: "mask_text", browser_detail: { ...event.browser_detail!, masked_field: { masked: true, length_class, reason: "seeded: the value is not taken along" } } };
+  return {
+    ...event,
+    redaction_mode: "mask_text",
+    browser_detail: { ...event.browser_detail!, masked_field: { masked: true, length_class, reason: "seeded: the value is not taken along" } },
+  };
 }
 
 /** The name a Recorder step's element is known by: its relocation hint, then an aria or text selector. */
@@ -111,7 +117,8 @@ export function eventsOfRun(run: RunRecord, flow: RecorderFlow): { events: Obser
       url = step.url;
       pages.push(step.url);
       // The opening page (a set-up step) is where the trace begins: an observed page load.
-      if (stepId === null || done.has(stepId)) events.push(base(`Open '${step.url}'`, { page_url: step.url, selectors: [], dom_event_kind: "navigation" }, true));
+      if (stepId === null || done.has(stepId))
+        events.push(base(`Open '${step.url}'`, { page_url: step.url, selectors: [], dom_event_kind: "navigation" }, true));
       return;
     }
     if (stepId === null || !done.has(stepId) || url === undefined) return;
@@ -127,7 +134,9 @@ export function eventsOfRun(run: RunRecord, flow: RecorderFlow): { events: Obser
           ...(step.hint?.role === undefined ? {} : { target_role: step.hint.role }),
           ...(name === undefined ? {} : { target_name: name.slice(0, 240) }),
           dom_event_kind: step.type === "click" ? ("click" as const) : ("change" as const),
-          ...(step.type === "change" ? { masked_field: { masked: true, length_class: "medium" as const, reason: "seeded from a run: values are never kept" } } : {}),
+          ...(step.type === "change"
+            ? { masked_field: { masked: true, length_class: "medium" as const, reason: "seeded from a run: values are never kept" } }
+            : {}),
         };
         const action = step.type === "click" ? `Click '${name ?? label}'` : `Fill '${name ?? label}'`;
         events.push(base(action, detail, false));
@@ -166,7 +175,9 @@ export function createTraceSeeder(core: SessionCore): TraceSeeder {
       throw new AppError("INVALID_LEARN_STATE_TRANSITION", "That session is still observing: stop it before learning from it.");
     }
     const excluded = new Set(await readExclusions(deps.memory, sessionId));
-    const all = (await deps.memory.readJsonl(MemoryPaths.observationEvents(sessionId), ObservedActionEventWithDetailSchema)).filter((event) => !excluded.has(event.event_id));
+    const all = (await deps.memory.readJsonl(MemoryPaths.observationEvents(sessionId), ObservedActionEventWithDetailSchema)).filter(
+      (event) => !excluded.has(event.event_id),
+    );
     const ordered = [...all].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
     // The session's own trim (R11.2-10): only what lies within its start and stop.
     const cut = (ref: string | undefined) => (ref?.startsWith("event:") ? ordered.findIndex((event) => event.event_id === ref.slice(6)) : -1);
@@ -177,11 +188,18 @@ export function createTraceSeeder(core: SessionCore): TraceSeeder {
       throw new AppError("INSUFFICIENT_TRACES", "That session has no observed steps to learn from (nothing was recorded, or its observations were purged).");
     }
     const snapshots = new Map<string, PageSnapshot>();
-    for (const sha of new Set(events.flatMap((event) => [event.before_state_ref, event.after_state_ref]).filter((ref): ref is string => ref?.startsWith("snapshot:") === true).map((ref) => ref.slice(9)))) {
+    for (const sha of new Set(
+      events
+        .flatMap((event) => [event.before_state_ref, event.after_state_ref])
+        .filter((ref): ref is string => ref?.startsWith("snapshot:") === true)
+        .map((ref) => ref.slice(9)),
+    )) {
       const snapshot = await deps.memory.readJson(MemoryPaths.observationSnapshot(sessionId, sha), PageSnapshotSchema).catch(() => undefined);
       if (snapshot !== undefined) snapshots.set(sha, snapshot);
     }
-    const goal = (await deps.memory.readJsonl(MemoryPaths.boundaries, WorkflowBoundarySchema)).filter((boundary) => boundary.learn_session_id === sessionId && boundary.kind === "mark_goal").at(-1)?.label;
+    const goal = (await deps.memory.readJsonl(MemoryPaths.boundaries, WorkflowBoundarySchema))
+      .filter((boundary) => boundary.learn_session_id === sessionId && boundary.kind === "mark_goal")
+      .at(-1)?.label;
     const urls = events.flatMap((event) => (event.browser_detail?.page_url === undefined ? [] : [event.browser_detail.page_url]));
     const pages: Array<{ url: string; title?: string }> = [];
     for (const event of events) {
@@ -196,7 +214,10 @@ export function createTraceSeeder(core: SessionCore): TraceSeeder {
     const summary = TraceSeedSummarySchema.parse({
       source: { kind: "learn_session", learn_session_id: sessionId },
       title: (title ?? `Session of ${source.created_at.slice(0, 16).replace("T", " ")}${goal === undefined ? "" : `: ${goal}`}`).slice(0, 240),
-      steps: events.filter((event) => event.adapter_kind !== "browser_snapshot").map((event) => event.action_label.slice(0, 240)).slice(0, 200),
+      steps: events
+        .filter((event) => event.adapter_kind !== "browser_snapshot")
+        .map((event) => event.action_label.slice(0, 240))
+        .slice(0, 200),
       pages: pages.slice(0, 50),
       sites: [...new Set([...source.target_app_whitelist.map((site) => site.slice(0, 160)), ...hostsOf(urls)])].slice(0, 20),
       checkpoints: [],
@@ -211,14 +232,18 @@ export function createTraceSeeder(core: SessionCore): TraceSeeder {
     if (run === undefined) throw new AppError("RUN_NOT_FOUND", `No run ${dispatchId.slice(0, 200)} to learn from.`);
     if (!TERMINAL_RUN_STATES.has(run.state)) throw new AppError("RUN_NOT_FINISHED", `The run is still ${run.state}: learn from it once it has ended.`);
     const flow = await sources?.installedFlow(run.ability_id);
-    if (flow === undefined) throw new AppError("ABILITY_NOT_FOUND", `The skill that run was of (${run.ability_id}) has no recorded flow any more: there is no trace to learn from.`);
+    if (flow === undefined)
+      throw new AppError("ABILITY_NOT_FOUND", `The skill that run was of (${run.ability_id}) has no recorded flow any more: there is no trace to learn from.`);
     const { events, pages } = eventsOfRun(run, flow);
     const failedStep = run.steps.find((step) => step.result === "failed");
     const summary = TraceSeedSummarySchema.parse({
       source: { kind: "run", dispatch_id: dispatchId },
       title: `${run.state === "succeeded" ? "Run" : run.state === "failed" ? "Failed run" : "Stopped run"} of ${run.ability_title}`.slice(0, 240),
       ability_id: run.ability_id,
-      steps: run.steps.filter((step) => step.result === "passed" && !step.step_id.startsWith("setup-")).map((step) => step.label.slice(0, 240)).slice(0, 200),
+      steps: run.steps
+        .filter((step) => step.result === "passed" && !step.step_id.startsWith("setup-"))
+        .map((step) => step.label.slice(0, 240))
+        .slice(0, 200),
       pages: [...new Set([...pages, ...(run.failure?.page_seen === undefined ? [] : [run.failure.page_seen.url])])].slice(0, 50).map((url) => ({
         url: url.slice(0, 2048),
         ...(run.failure?.page_seen?.url === url && run.failure.page_seen.title !== "" ? { title: run.failure.page_seen.title.slice(0, 200) } : {}),
@@ -226,8 +251,13 @@ export function createTraceSeeder(core: SessionCore): TraceSeeder {
       sites: hostsOf(pages),
       checkpoints: run.checkpoints
         .filter((checkpoint) => checkpoint.status !== "skipped")
-        .map((checkpoint) => ({ goal: checkpoint.goal, status: checkpoint.status === "reached" ? "reached" : checkpoint.status === "failed" ? "failed" : "not_reached" })),
-      ...(run.failure === undefined ? {} : { stopped_at: { ...(failedStep === undefined ? {} : { step_label: failedStep.label }), message: run.failure.message } }),
+        .map((checkpoint) => ({
+          goal: checkpoint.goal,
+          status: checkpoint.status === "reached" ? "reached" : checkpoint.status === "failed" ? "failed" : "not_reached",
+        })),
+      ...(run.failure === undefined
+        ? {}
+        : { stopped_at: { ...(failedStep === undefined ? {} : { step_label: failedStep.label }), message: run.failure.message } }),
       seeded_at: now().toISOString(),
       schema_version: 1,
     });
@@ -235,13 +265,22 @@ export function createTraceSeeder(core: SessionCore): TraceSeeder {
   };
 
   const fromReceipt = async (receiptId: string): Promise<PreparedSeed> => {
-    const learning = (await deps.memory.readJsonlContaining(MemoryPaths.receipts, LearningReceiptSchema, receiptId)).find((receipt) => receipt.receipt_id === receiptId);
+    const learning = (await deps.memory.readJsonlContaining(MemoryPaths.receipts, LearningReceiptSchema, receiptId)).find(
+      (receipt) => receipt.receipt_id === receiptId,
+    );
     if (learning?.learn_session_id !== undefined) {
       const prepared = await fromSession(learning.learn_session_id);
       return { ...prepared, summary: { ...prepared.summary, source: { kind: "receipt", receipt_id: receiptId } } };
     }
-    const checkpoint = (await deps.memory.readJsonlContaining(MemoryPaths.checkpointReceipts, CheckpointReceiptRefSchema, receiptId)).find((receipt) => receipt.receipt_id === receiptId);
-    const target = checkpoint?.dispatch_id !== undefined ? fromRun(checkpoint.dispatch_id) : checkpoint?.learn_session_id !== undefined ? fromSession(checkpoint.learn_session_id) : undefined;
+    const checkpoint = (await deps.memory.readJsonlContaining(MemoryPaths.checkpointReceipts, CheckpointReceiptRefSchema, receiptId)).find(
+      (receipt) => receipt.receipt_id === receiptId,
+    );
+    const target =
+      checkpoint?.dispatch_id !== undefined
+        ? fromRun(checkpoint.dispatch_id)
+        : checkpoint?.learn_session_id !== undefined
+          ? fromSession(checkpoint.learn_session_id)
+          : undefined;
     if (target === undefined) throw new AppError("RECEIPT_NOT_FOUND", `No receipt ${receiptId} names a run or session to learn from.`);
     const prepared = await target;
     return { ...prepared, summary: { ...prepared.summary, source: { kind: "receipt", receipt_id: receiptId } } };

@@ -30,9 +30,7 @@ export function runtimeSnapshotOf(
     build_policy: session.build_policy,
     state: session.state,
     observed_data_classes: scope?.data_classes_observed ?? [],
-    ...(session.stop_boundary_ref ?? session.start_boundary_ref
-      ? { active_boundary_ref: session.stop_boundary_ref ?? session.start_boundary_ref }
-      : {}),
+    ...((session.stop_boundary_ref ?? session.start_boundary_ref) ? { active_boundary_ref: session.stop_boundary_ref ?? session.start_boundary_ref } : {}),
     ...(session.interpretation_id === undefined ? {} : { interpretation_id: session.interpretation_id }),
     ...(session.proposal_id === undefined ? {} : { proposal_id: session.proposal_id }),
     ...(session.validation_run_id === undefined ? {} : { validation_run_id: session.validation_run_id }),

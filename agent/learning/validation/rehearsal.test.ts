@@ -8,7 +8,15 @@ import { serveRehearsalSite, type RehearsalSite } from "../../../e2e/rehearsal-f
 import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
 import { ValidationStepResultSchema } from "../../../shared/learning/validation-run";
 import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
-import { REHEARSAL_PROFILE_PREFIX, hostAllowed, runRehearsal, toPuppeteerSelector, type RehearsalCheckpoint, type RehearsalInput, type RehearsalResult } from "./rehearsal";
+import {
+  REHEARSAL_PROFILE_PREFIX,
+  hostAllowed,
+  runRehearsal,
+  toPuppeteerSelector,
+  type RehearsalCheckpoint,
+  type RehearsalInput,
+  type RehearsalResult,
+} from "./rehearsal";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -49,7 +57,12 @@ function signupFlow(origin: string): RecorderFlow {
 const SIGNUP_CHECKPOINTS: RehearsalCheckpoint[] = [
   // Its only step is the opening navigation, which the flow replays as a set-up step.
   { checkpoint_id: "cp-01", goal: 'The "Sign up" page is open', success_condition: 'A page titled "Sign up — Rehearsal Shop" is shown', step_ids: ["s1"] },
-  { checkpoint_id: "cp-02", goal: '"Email" is completed with {{full_name}}, {{email}}', success_condition: 'The page says "Email looks good"', step_ids: ["s2", "s3"] },
+  {
+    checkpoint_id: "cp-02",
+    goal: '"Email" is completed with {{full_name}}, {{email}}',
+    success_condition: 'The page says "Email looks good"',
+    step_ids: ["s2", "s3"],
+  },
   { checkpoint_id: "cp-03", goal: "The account is created", success_condition: 'The heading "Welcome aboard" appears', step_ids: ["s4", "s5", "s6"] },
   { checkpoint_id: "cp-04", goal: "Setup is finished", success_condition: 'A dialog "All set" is open', step_ids: ["s7"] },
 ];
@@ -59,7 +72,16 @@ function policy(overrides: Partial<TestPolicy> = {}): TestPolicy {
 }
 
 function rehearse(overrides: Partial<RehearsalInput> & Pick<RehearsalInput, "flow">): Promise<RehearsalResult> {
-  return runRehearsal({ checkpoints: [], parameters: PARAMETERS, testValues: TEST_VALUES, policy: policy(), chromiumPath: CHROMIUM, stepTimeoutMs: 3_000, timeoutMs: 45_000, ...overrides });
+  return runRehearsal({
+    checkpoints: [],
+    parameters: PARAMETERS,
+    testValues: TEST_VALUES,
+    policy: policy(),
+    chromiumPath: CHROMIUM,
+    stepTimeoutMs: 3_000,
+    timeoutMs: 45_000,
+    ...overrides,
+  });
 }
 
 const byId = (result: RehearsalResult, id: string) => result.steps.find((step) => step.test_case_id === id);
@@ -107,7 +129,9 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
 
     // Which alternative resolved, for each replayed element.
     expect(byId(result, "rehearsal:s2")?.details).toContain('resolved by selector alternative 1 of 2: aria/Full name[role="textbox"]');
-    expect(byId(result, "rehearsal:s3")?.details).toContain('resolved by selector alternative 2 of 3: aria/Email[role="textbox"] (no match for 1 #old-email-field)');
+    expect(byId(result, "rehearsal:s3")?.details).toContain(
+      'resolved by selector alternative 2 of 3: aria/Email[role="textbox"] (no match for 1 #old-email-field)',
+    );
     expect(byId(result, "rehearsal:s3")?.resolved_selector).toEqual({ index: 1, selector: ['aria/Email[role="textbox"]'] });
     expect(byId(result, "rehearsal:s4")?.details).toContain('resolved by selector alternative 2 of 2: xpath/id("password")');
     expect(byId(result, "rehearsal:s6")?.details).toContain('resolved by selector alternative 2 of 3: aria/Create account (free)[role="button"]');
@@ -122,13 +146,17 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
 
     // The site got the test values, never anything from the capture; the secret is not in the result.
     const signup = site.requests.find((request) => request.method === "POST" && request.path === "/signup");
-    expect(new URLSearchParams(signup?.body)).toEqual(new URLSearchParams({ full_name: "Test User", email: "tester@example.test", password: "s3cret-test-pw", plan: "pro" }));
+    expect(new URLSearchParams(signup?.body)).toEqual(
+      new URLSearchParams({ full_name: "Test User", email: "tester@example.test", password: "s3cret-test-pw", plan: "pro" }),
+    );
     expect(JSON.stringify(result)).not.toContain("s3cret-test-pw");
     expect(byId(result, "rehearsal:s4")?.details).toContain("typed the test value for {{password}} (14 characters)");
 
     // Every step maps onto a §0C.10 ValidationStepResult, and the profile is gone.
     for (const step of result.steps) {
-      expect(ValidationStepResultSchema.safeParse({ ...step, validation_run_id: randomUUID(), created_at: result.completed_at, schema_version: 1 }).success).toBe(true);
+      expect(
+        ValidationStepResultSchema.safeParse({ ...step, validation_run_id: randomUUID(), created_at: result.completed_at, schema_version: 1 }).success,
+      ).toBe(true);
     }
     expect(await temp.profiles()).toEqual([]);
     await rm(temp.dir, { recursive: true });
@@ -137,10 +165,16 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
   it("replays a step inside a frame named by the flow's frame path", async () => {
     const flow: RecorderFlow = {
       title: "Subscribe to the newsletter",
-      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/newsletter.html` }, { type: "click", selectors: [['aria/Subscribe[role="button"]'], ["#subscribe"]], offsetX: 1, offsetY: 1, frame: [0] }],
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/newsletter.html` },
+        { type: "click", selectors: [['aria/Subscribe[role="button"]'], ["#subscribe"]], offsetX: 1, offsetY: 1, frame: [0] },
+      ],
       step_ids: [null, null, "s2"],
     };
-    const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "Subscribed", success_condition: 'The page says "You are subscribed"', step_ids: ["s2"] }];
+    const checkpoints: RehearsalCheckpoint[] = [
+      { checkpoint_id: "cp-02", goal: "Subscribed", success_condition: 'The page says "You are subscribed"', step_ids: ["s2"] },
+    ];
     const result = await rehearse({ flow, checkpoints });
 
     expect(result.overall).toBe("passed");
@@ -160,7 +194,15 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
     expect(failed?.result).toBe("failed");
     expect(failed?.details).toBe('none of the 2 selector alternatives found the element within 1 s: 1 #nope, 2 aria/No such field[role="textbox"]');
     const after = result.steps.slice(result.steps.indexOf(failed as NonNullable<typeof failed>) + 1);
-    expect(after.map((step) => step.test_case_id)).toEqual(["checkpoint:cp-02", "rehearsal:s4", "rehearsal:s5", "rehearsal:s6", "checkpoint:cp-03", "rehearsal:s7", "checkpoint:cp-04"]);
+    expect(after.map((step) => step.test_case_id)).toEqual([
+      "checkpoint:cp-02",
+      "rehearsal:s4",
+      "rehearsal:s5",
+      "rehearsal:s6",
+      "checkpoint:cp-03",
+      "rehearsal:s7",
+      "checkpoint:cp-04",
+    ]);
     expect(after.every((step) => step.result === "skipped" && step.details.includes("s3 failed"))).toBe(true);
   });
 
@@ -196,10 +238,16 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
     const otherRequestsBefore = other.requests.length;
     const flow: RecorderFlow = {
       title: "Load my avatar",
-      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/leaky.html` }, { type: "click", selectors: [['aria/Load avatar[role="button"]'], ["#load-avatar"]], offsetX: 1, offsetY: 1 }],
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/leaky.html` },
+        { type: "click", selectors: [['aria/Load avatar[role="button"]'], ["#load-avatar"]], offsetX: 1, offsetY: 1 },
+      ],
       step_ids: [null, null, "s2"],
     };
-    const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "The avatar is loaded", success_condition: 'The page says "Avatar loaded"', step_ids: ["s2"] }];
+    const checkpoints: RehearsalCheckpoint[] = [
+      { checkpoint_id: "cp-02", goal: "The avatar is loaded", success_condition: 'The page says "Avatar loaded"', step_ids: ["s2"] },
+    ];
     // Only this site's port: the other one, on the same 127.0.0.1, is not allowed.
     const result = await rehearse({ flow, checkpoints, policy: policy({ allowed_domains: [`127.0.0.1:${site.port}`] }) });
 
@@ -242,7 +290,9 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
 
     expect(result.overall).toBe("failed");
     expect(result.policy_violation?.code).toBe("TEST_POLICY_VIOLATION");
-    expect(result.policy_violation?.message).toContain(`${refused} ${other.origin} refused: the test policy forbids sending to another origin than the page's (${site.origin})`);
+    expect(result.policy_violation?.message).toContain(
+      `${refused} ${other.origin} refused: the test policy forbids sending to another origin than the page's (${site.origin})`,
+    );
     expect(byId(result, "rehearsal:s3")?.result).toBe("failed");
     expect(other.requests.slice(otherRequestsBefore).filter((request) => request.method === "POST")).toEqual([]);
   });
@@ -253,7 +303,12 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
       steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/dashboard.html` }, ...more],
       step_ids: [null, null, ...more.map((_, index) => `s${index + 2}`)],
     });
-    const avatarShown: RehearsalCheckpoint = { checkpoint_id: "cp-01", goal: "The dashboard shows the avatar", success_condition: 'The page says "Avatar shown"', step_ids: ["s1"] };
+    const avatarShown: RehearsalCheckpoint = {
+      checkpoint_id: "cp-01",
+      goal: "The dashboard shows the avatar",
+      success_condition: 'The page says "Avatar shown"',
+      step_ids: ["s1"],
+    };
     const liveRead = () => policy({ mode: "live_read_safe_write", allowed_domains: [`127.0.0.1:${site.port}`] });
 
     it("lets an image from another host load, passes, and lists the read for the person", async () => {
@@ -267,16 +322,24 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
       const listed = byId(result, "policy:reads_elsewhere");
       expect(listed).toMatchObject({ result: "passed", label: "Reads from other hosts, let through by the test policy" });
       expect(listed?.details).toContain(`the page read 1 image from ${other.origin} (live_read_safe_write`);
-      expect(ValidationStepResultSchema.safeParse({ ...listed, validation_run_id: randomUUID(), created_at: result.completed_at, schema_version: 1 }).success).toBe(true);
+      expect(
+        ValidationStepResultSchema.safeParse({ ...listed, validation_run_id: randomUUID(), created_at: result.completed_at, schema_version: 1 }).success,
+      ).toBe(true);
       expect(other.requests.slice(otherBefore).map((request) => `${request.method} ${request.path}`)).toEqual(["GET /avatar.png"]);
     });
 
     it("still refuses the same image in a dry run, which stays as strict as it was", async () => {
       const otherBefore = other.requests.length;
-      const result = await rehearse({ flow: dashboard(), checkpoints: [avatarShown], policy: policy({ mode: "dry_run_only", allowed_domains: [`127.0.0.1:${site.port}`] }) });
+      const result = await rehearse({
+        flow: dashboard(),
+        checkpoints: [avatarShown],
+        policy: policy({ mode: "dry_run_only", allowed_domains: [`127.0.0.1:${site.port}`] }),
+      });
 
       expect(result.overall).toBe("failed");
-      expect(result.policy_violation?.message).toBe(`request to ${other.origin} refused: 127.0.0.1:${other.port} is not in the test policy's allowed_domains (127.0.0.1:${site.port})`);
+      expect(result.policy_violation?.message).toBe(
+        `request to ${other.origin} refused: 127.0.0.1:${other.port} is not in the test policy's allowed_domains (127.0.0.1:${site.port})`,
+      );
       expect(result.reads_elsewhere).toBeUndefined();
       expect(other.requests.length).toBe(otherBefore);
     });
@@ -300,13 +363,19 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
       const otherBefore = other.requests.length;
       const flow: RecorderFlow = {
         title: "Sync a message",
-        steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/send.html` }, { type: "click", selectors: [['aria/Sync[role="button"]']], offsetX: 1, offsetY: 1 }],
+        steps: [
+          VIEWPORT,
+          { type: "navigate", url: `${site.origin}/send.html` },
+          { type: "click", selectors: [['aria/Sync[role="button"]']], offsetX: 1, offsetY: 1 },
+        ],
         step_ids: [null, null, "s2"],
       };
       const result = await rehearse({ flow, policy: liveRead() });
 
       expect(result.policy_violation?.code).toBe("TEST_POLICY_VIOLATION");
-      expect(result.policy_violation?.message).toBe(`request to ${other.origin} refused: 127.0.0.1:${other.port} is not in the test policy's allowed_domains (127.0.0.1:${site.port})`);
+      expect(result.policy_violation?.message).toBe(
+        `request to ${other.origin} refused: 127.0.0.1:${other.port} is not in the test policy's allowed_domains (127.0.0.1:${site.port})`,
+      );
       expect(other.requests.length).toBe(otherBefore);
     });
 
@@ -326,7 +395,11 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
 
     it("refuses opening the other origin as the flow's own page", async () => {
       const otherBefore = other.requests.length;
-      const flow: RecorderFlow = { title: "Open elsewhere", steps: [VIEWPORT, { type: "navigate", url: `${other.origin}/dashboard.html` }], step_ids: [null, null] };
+      const flow: RecorderFlow = {
+        title: "Open elsewhere",
+        steps: [VIEWPORT, { type: "navigate", url: `${other.origin}/dashboard.html` }],
+        step_ids: [null, null],
+      };
       const result = await rehearse({ flow, policy: liveRead() });
 
       expect(result.policy_violation?.code).toBe("TEST_POLICY_VIOLATION");
@@ -351,10 +424,16 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
       const otherBefore = other.requests.length;
       const flow: RecorderFlow = {
         title: "Subscribe to the partner newsletter",
-        steps: [VIEWPORT, { type: "navigate", url: `${framing.origin}/partner.html` }, { type: "click", selectors: [['aria/Subscribe[role="button"]'], ["#subscribe"]], offsetX: 1, offsetY: 1, frame: [0] }],
+        steps: [
+          VIEWPORT,
+          { type: "navigate", url: `${framing.origin}/partner.html` },
+          { type: "click", selectors: [['aria/Subscribe[role="button"]'], ["#subscribe"]], offsetX: 1, offsetY: 1, frame: [0] },
+        ],
         step_ids: [null, null, "s2"],
       };
-      const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "Subscribed", success_condition: 'The page says "You are subscribed"', step_ids: ["s2"] }];
+      const checkpoints: RehearsalCheckpoint[] = [
+        { checkpoint_id: "cp-02", goal: "Subscribed", success_condition: 'The page says "You are subscribed"', step_ids: ["s2"] },
+      ];
       const result = await rehearse({ flow, checkpoints, policy: livePolicy() });
 
       expect(result.overall).toBe("failed");
@@ -371,8 +450,14 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
     });
 
     it("is never read for evidence: a checkpoint shown only inside it fails and says it did not look there", async () => {
-      const flow: RecorderFlow = { title: "Open partner offers", steps: [VIEWPORT, { type: "navigate", url: `${framing.origin}/partner.html` }], step_ids: [null, null] };
-      const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-01", goal: "The widget is ready", success_condition: 'The page says "Partner widget ready"', step_ids: ["s1"] }];
+      const flow: RecorderFlow = {
+        title: "Open partner offers",
+        steps: [VIEWPORT, { type: "navigate", url: `${framing.origin}/partner.html` }],
+        step_ids: [null, null],
+      };
+      const checkpoints: RehearsalCheckpoint[] = [
+        { checkpoint_id: "cp-01", goal: "The widget is ready", success_condition: 'The page says "Partner widget ready"', step_ids: ["s1"] },
+      ];
       const result = await rehearse({ flow, checkpoints, policy: livePolicy(), stepTimeoutMs: 1_500 });
 
       expect(result.policy_violation).toBeUndefined();
@@ -386,30 +471,52 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
     const result = await rehearse({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, policy: policy({ max_actions: 3 }) });
 
     expect(result.overall).toBe("failed");
-    expect(result.policy_violation).toEqual({ code: "TEST_POLICY_VIOLATION", message: "the test policy allows at most 3 actions (max_actions); this step would be action 4" });
+    expect(result.policy_violation).toEqual({
+      code: "TEST_POLICY_VIOLATION",
+      message: "the test policy allows at most 3 actions (max_actions); this step would be action 4",
+    });
     expect(byId(result, "rehearsal:s3")?.result).toBe("passed");
-    expect(byId(result, "rehearsal:s4")).toMatchObject({ result: "failed", details: "test policy: the test policy allows at most 3 actions (max_actions); this step would be action 4" });
+    expect(byId(result, "rehearsal:s4")).toMatchObject({
+      result: "failed",
+      details: "test policy: the test policy allows at most 3 actions (max_actions); this step would be action 4",
+    });
     expect(byId(result, "rehearsal:s5")).toMatchObject({ result: "skipped", details: "not run: the test policy was breached" });
   });
 
   it("skips a free-text checkpoint for a person to confirm, so the run is partial rather than passed", async () => {
     const full = signupFlow(site.origin);
     const flow: RecorderFlow = { ...full, steps: full.steps.slice(0, 4), step_ids: full.step_ids.slice(0, 4) };
-    const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "Details entered", success_condition: "The shop emails a confirmation link", step_ids: ["s3"] }];
+    const checkpoints: RehearsalCheckpoint[] = [
+      { checkpoint_id: "cp-02", goal: "Details entered", success_condition: "The shop emails a confirmation link", step_ids: ["s3"] },
+    ];
     const result = await rehearse({ flow, checkpoints });
 
-    expect(byId(result, "checkpoint:cp-02")).toMatchObject({ result: "skipped", details: 'not machine-checkable; confirm by hand: "The shop emails a confirmation link"' });
+    expect(byId(result, "checkpoint:cp-02")).toMatchObject({
+      result: "skipped",
+      details: 'not machine-checkable; confirm by hand: "The shop emails a confirmation link"',
+    });
     expect(result.overall).toBe("partial");
   });
 
   it("keeps every test value out of what it reports, even one the page shows back (issue #35: step details and receipts are stored)", async () => {
     const flow: RecorderFlow = {
       title: "Set my nickname",
-      steps: [VIEWPORT, { type: "navigate", url: `${site.origin}/account.html` }, { type: "change", selectors: [['aria/Nickname[role="textbox"]']], value: "{{nickname}}" }],
+      steps: [
+        VIEWPORT,
+        { type: "navigate", url: `${site.origin}/account.html` },
+        { type: "change", selectors: [['aria/Nickname[role="textbox"]']], value: "{{nickname}}" },
+      ],
       step_ids: [null, null, "s2"],
     };
-    const checkpoints: RehearsalCheckpoint[] = [{ checkpoint_id: "cp-02", goal: "Greeted", success_condition: 'The heading "Goodbye" appears', step_ids: ["s2"] }];
-    const result = await rehearse({ flow, checkpoints, parameters: [...PARAMETERS, { name: "nickname", type_hint: "text" }], testValues: { ...TEST_VALUES, nickname: "Validation Nemo" } });
+    const checkpoints: RehearsalCheckpoint[] = [
+      { checkpoint_id: "cp-02", goal: "Greeted", success_condition: 'The heading "Goodbye" appears', step_ids: ["s2"] },
+    ];
+    const result = await rehearse({
+      flow,
+      checkpoints,
+      parameters: [...PARAMETERS, { name: "nickname", type_hint: "text" }],
+      testValues: { ...TEST_VALUES, nickname: "Validation Nemo" },
+    });
     expect(byId(result, "checkpoint:cp-02")?.details).toBe('expected a heading "Goodbye"; headings on the page: "Your account", "Hello, •••"');
     expect(JSON.stringify(result)).not.toContain("Validation Nemo");
   });
@@ -420,7 +527,10 @@ describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", 
     const checkpoint = { checkpoint_id: "cp-02", goal: "Details entered", success_condition: 'The page says "Welcome aboard, never shown"', step_ids: ["s3"] };
     const checked = await rehearse({ flow, checkpoints: [checkpoint] });
     expect(byId(checked, "checkpoint:cp-02")?.result).toBe("failed");
-    const byPerson = await rehearse({ flow, checkpoints: [{ ...checkpoint, verification: { by: "person", reason: "You chose to confirm this yourself at each run." } }] });
+    const byPerson = await rehearse({
+      flow,
+      checkpoints: [{ ...checkpoint, verification: { by: "person", reason: "You chose to confirm this yourself at each run." } }],
+    });
     expect(byId(byPerson, "checkpoint:cp-02")).toMatchObject({ result: "skipped", details: expect.stringContaining("confirm by hand") });
     expect(byPerson.overall).toBe("partial");
   });
@@ -449,7 +559,14 @@ describe("rehearsal without a browser", () => {
   it("is partial with one skipped step, never passed, when Chromium is missing", async () => {
     const flow = signupFlow("http://127.0.0.1:9");
     // Test values are cut out of everything reported: "Pro" would cut "profile" out of the label.
-    const result = await runRehearsal({ flow, checkpoints: SIGNUP_CHECKPOINTS, parameters: PARAMETERS, testValues: { ...TEST_VALUES, plan: "Business" }, policy: policy(), chromiumPath: "/nonexistent/chromium" });
+    const result = await runRehearsal({
+      flow,
+      checkpoints: SIGNUP_CHECKPOINTS,
+      parameters: PARAMETERS,
+      testValues: { ...TEST_VALUES, plan: "Business" },
+      policy: policy(),
+      chromiumPath: "/nonexistent/chromium",
+    });
 
     expect(result.overall).toBe("partial");
     expect(result.steps).toEqual([
@@ -464,7 +581,15 @@ describe("rehearsal without a browser", () => {
 
   it("is partial, not passed, when the browser cannot start", async () => {
     // A file that exists but is no browser.
-    const result = await runRehearsal({ flow: signupFlow("http://127.0.0.1:9"), checkpoints: [], parameters: PARAMETERS, testValues: TEST_VALUES, policy: policy(), chromiumPath: "/bin/false", timeoutMs: 10_000 });
+    const result = await runRehearsal({
+      flow: signupFlow("http://127.0.0.1:9"),
+      checkpoints: [],
+      parameters: PARAMETERS,
+      testValues: TEST_VALUES,
+      policy: policy(),
+      chromiumPath: "/bin/false",
+      timeoutMs: 10_000,
+    });
 
     expect(result.overall).toBe("partial");
     expect(result.steps).toHaveLength(1);

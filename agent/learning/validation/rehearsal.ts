@@ -100,7 +100,11 @@ export async function runRehearsal(input: RehearsalInput): Promise<RehearsalResu
       test_case_id: "policy:reads_elsewhere",
       label: "Reads from other hosts, let through by the test policy",
       result: "passed",
-      details: `the page read ${listed} (${input.policy.mode} lets reads from other hosts through; writes there and pages off the allowed sites stay refused)`.slice(0, 1000),
+      details:
+        `the page read ${listed} (${input.policy.mode} lets reads from other hosts through; writes there and pages off the allowed sites stay refused)`.slice(
+          0,
+          1000,
+        ),
     });
   }
   return {

@@ -55,17 +55,34 @@ afterEach(async () => {
 });
 
 async function call(method: "GET" | "POST", url: string, payload?: unknown) {
-  const response = await app.inject({ method, url, headers: { host: "127.0.0.1:47999", authorization: `Bearer ${token}` }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  const response = await app.inject({
+    method,
+    url,
+    headers: { host: "127.0.0.1:47999", authorization: `Bearer ${token}` },
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
   return { status: response.statusCode, body: response.json() as Record<string, any> };
 }
 
-const snapshot = (status: string[]): PageSnapshot => ({ url: `${origin}/invoices`, title: "Invoices", headings: [{ level: 1, text: "Invoices" }], landmarks: [], dialogs: [], forms: [], buttons: ["Export"], links: [], status_messages: status, schema_version: 1 });
+const snapshot = (status: string[]): PageSnapshot => ({
+  url: `${origin}/invoices`,
+  title: "Invoices",
+  headings: [{ level: 1, text: "Invoices" }],
+  landmarks: [],
+  dialogs: [],
+  forms: [],
+  buttons: ["Export"],
+  links: [],
+  status_messages: status,
+  schema_version: 1,
+});
 const sha = (page: PageSnapshot) => createHash("sha256").update(canonicalJson(page)).digest("hex");
 
 /** A demonstration on the site (a note typed, Export clicked, "Export ready" shown) compiled to a proposal ready for review. */
 async function readyProposal(policy?: Record<string, unknown>): Promise<{ sessionId: string; proposalId: string }> {
   const sessionId = (await call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill" })).body.session.learn_session_id as string;
-  if (policy !== undefined) await call("POST", `/api/learn/sessions/${sessionId}/set-test-policy`, { test_policy: { policy_id: randomUUID(), schema_version: 1, ...policy } });
+  if (policy !== undefined)
+    await call("POST", `/api/learn/sessions/${sessionId}/set-test-policy`, { test_policy: { policy_id: randomUUID(), schema_version: 1, ...policy } });
   await call("POST", `/api/learn/sessions/${sessionId}/start`);
   await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: "Export the invoice list" });
   const before = snapshot([]);
@@ -73,11 +90,38 @@ async function readyProposal(policy?: Record<string, unknown>): Promise<{ sessio
   const base = { learn_session_id: sessionId, adapter_kind: "browser_dom", app_family: "browser", redaction_mode: "mask_text", schema_version: 1 };
   const detail = { page_url: `${origin}/invoices`, page_title: "Invoices" };
   const events = [
-    { ...base, event_id: randomUUID(), action_label: "Fill 'Note'", created_at: new Date(Date.now() + 1).toISOString(), browser_detail: { ...detail, target_name: "Note", target_role: "textbox", target_tag: "input", selectors: [["#note"], ["aria/Note"]], dom_event_kind: "change", masked_field: { masked: true, length_class: "short" } } },
+    {
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Fill 'Note'",
+      created_at: new Date(Date.now() + 1).toISOString(),
+      browser_detail: {
+        ...detail,
+        target_name: "Note",
+        target_role: "textbox",
+        target_tag: "input",
+        selectors: [["#note"], ["aria/Note"]],
+        dom_event_kind: "change",
+        masked_field: { masked: true, length_class: "short" },
+      },
+    },
     // The first selector alternative is stale (the site renamed it); the rehearsal must fall back.
-    { ...base, event_id: randomUUID(), action_label: "Click 'Export'", created_at: new Date(Date.now() + 2).toISOString(), before_state_ref: `snapshot:${sha(before)}`, after_state_ref: `snapshot:${sha(after)}`, browser_detail: { ...detail, target_name: "Export", target_role: "button", selectors: [["#export-old"], ["#export"]], dom_event_kind: "click" } },
+    {
+      ...base,
+      event_id: randomUUID(),
+      action_label: "Click 'Export'",
+      created_at: new Date(Date.now() + 2).toISOString(),
+      before_state_ref: `snapshot:${sha(before)}`,
+      after_state_ref: `snapshot:${sha(after)}`,
+      browser_detail: { ...detail, target_name: "Export", target_role: "button", selectors: [["#export-old"], ["#export"]], dom_event_kind: "click" },
+    },
   ];
-  await call("POST", "/api/observations/events", { batch_id: randomUUID(), events, snapshots: [before, after].map((page) => ({ sha256: sha(page), learn_session_id: sessionId, snapshot: page })), schema_version: 1 });
+  await call("POST", "/api/observations/events", {
+    batch_id: randomUUID(),
+    events,
+    snapshots: [before, after].map((page) => ({ sha256: sha(page), learn_session_id: sessionId, snapshot: page })),
+    schema_version: 1,
+  });
   await call("POST", `/api/learn/sessions/${sessionId}/stop`);
   const proposalId = (await call("POST", `/api/learn/sessions/${sessionId}/generate-proposal`)).body.proposal_id as string;
   expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("ready_for_review");
@@ -119,7 +163,10 @@ describe("validation with a real rehearsal", () => {
     expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("drafting_proposal");
     const runs = await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`);
     expect((runs.body.steps as Array<{ result: string }>).some((step) => step.result === "failed")).toBe(true);
-    const revised = await call("POST", `/api/learn/proposals/${proposalId}/revise`, { revision_instructions: "The site changed; keep the goal", edited_fields: {} });
+    const revised = await call("POST", `/api/learn/proposals/${proposalId}/revise`, {
+      revision_instructions: "The site changed; keep the goal",
+      edited_fields: {},
+    });
     expect(revised.body.proposal.proposal_state).toBe("ready_for_review");
   }, 60_000);
 
@@ -128,7 +175,11 @@ describe("validation with a real rehearsal", () => {
     const { proposalId } = await readyProposal(LIVE);
     const validated = await call("POST", `/api/learn/proposals/${proposalId}/validate`, { test_values: { note: "x" }, schema_version: 1 });
     expect(validated.body.validation_run.overall_result).toBe("partial");
-    const steps = (await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body.steps as Array<{ test_case_id: string; result: string; details?: string }>;
+    const steps = (await call("GET", `/api/learn/proposals/${proposalId}/validation-runs`)).body.steps as Array<{
+      test_case_id: string;
+      result: string;
+      details?: string;
+    }>;
     expect(steps.find((step) => step.result === "skipped")?.details).toMatch(/Chromium/i);
   });
 

@@ -53,19 +53,40 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
   const now = () => deps.clock.now().toISOString();
 
   /** `installed` excludes this proposal's own ability, so any overlap is a real collision. */
-  const lintChecks = (files: Record<string, string>, checkpoints: CheckpointPlan[], installed: AbilityAvailabilityEntry[], slug: string, triggers: string[]): Check[] => {
+  const lintChecks = (
+    files: Record<string, string>,
+    checkpoints: CheckpointPlan[],
+    installed: AbilityAvailabilityEntry[],
+    slug: string,
+    triggers: string[],
+  ): Check[] => {
     const checks: Check[] = [];
     const markdown = files[DraftFiles.skill] ?? "";
     const frontmatter = parseSkillFrontmatter(markdown);
-    checks.push({ test_case_id: "lint:frontmatter", label: "SKILL.md frontmatter is valid (§0.2C)", result: frontmatter ? "passed" : "failed", details: frontmatter ? `name ${frontmatter.name}` : "frontmatter missing or invalid" });
+    checks.push({
+      test_case_id: "lint:frontmatter",
+      label: "SKILL.md frontmatter is valid (§0.2C)",
+      result: frontmatter ? "passed" : "failed",
+      details: frontmatter ? `name ${frontmatter.name}` : "frontmatter missing or invalid",
+    });
     const missing = STRUCTURE_SECTIONS.filter((section) => !markdown.includes(section));
-    checks.push({ test_case_id: "lint:structure", label: "SKILL.md has every section", result: missing.length === 0 ? "passed" : "failed", details: missing.length === 0 ? "all sections present" : `missing: ${missing.join(", ")}` });
+    checks.push({
+      test_case_id: "lint:structure",
+      label: "SKILL.md has every section",
+      result: missing.length === 0 ? "passed" : "failed",
+      details: missing.length === 0 ? "all sections present" : `missing: ${missing.join(", ")}`,
+    });
     const lint = lintCheckpoints(checkpoints);
     checks.push({
       test_case_id: "lint:checkpoints",
       label: "Checkpoints pass the checkpoint lint (CKP-001…005)",
       result: lint.passed ? "passed" : "failed",
-      details: lint.passed ? `${lint.checked} checkpoints clean` : lint.findings.map((finding) => `${finding.rule} ${finding.checkpoint_id}: ${finding.message}`).join("; ").slice(0, 1000),
+      details: lint.passed
+        ? `${lint.checked} checkpoints clean`
+        : lint.findings
+            .map((finding) => `${finding.rule} ${finding.checkpoint_id}: ${finding.message}`)
+            .join("; ")
+            .slice(0, 1000),
     });
     const nameTaken = installed.find((entry) => entry.skill_slug === slug);
     checks.push({
@@ -75,7 +96,9 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
       details: nameTaken === undefined ? "name is free" : `"${slug}" is already installed (${nameTaken.ability_id})`,
     });
     const ours = new Set(triggers.map((phrase) => phrase.toLowerCase()));
-    const shared = installed.flatMap((entry) => entry.trigger_phrases.filter((phrase) => ours.has(phrase.toLowerCase())).map((phrase) => `${phrase} (${entry.ability_id})`));
+    const shared = installed.flatMap((entry) =>
+      entry.trigger_phrases.filter((phrase) => ours.has(phrase.toLowerCase())).map((phrase) => `${phrase} (${entry.ability_id})`),
+    );
     checks.push({
       test_case_id: "collision:triggers",
       label: "No trigger phrase is already used by an installed ability",
@@ -142,9 +165,12 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
       const runId = randomUUID();
       const startedAt = now();
       try {
-        await deps.sessions.advance(sessionId, [...(session.state === "ready_for_review" ? (["drafting_proposal"] as const) : []), "testing_proposal"], { validation_run_id: runId }, [
-          { receipt: "learn.validation.started", event: "learn.validation.started", payload: { proposal_id: proposalId, validation_run_id: runId, kinds } },
-        ]);
+        await deps.sessions.advance(
+          sessionId,
+          [...(session.state === "ready_for_review" ? (["drafting_proposal"] as const) : []), "testing_proposal"],
+          { validation_run_id: runId },
+          [{ receipt: "learn.validation.started", event: "learn.validation.started", payload: { proposal_id: proposalId, validation_run_id: runId, kinds } }],
+        );
         await deps.proposals.setState(proposalId, "testing");
         // The revision checked, named in the run, so a later revision is not taken for validated.
         const draft = (await deps.proposals.detail(proposalId)).proposal.draft_skill_path;
@@ -156,7 +182,14 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
         if (kinds.includes("lint")) checks.push(...lintChecks(files, checkpoints, installed, proposal.proposed_skill_slug, proposal.trigger_phrases));
         if (kinds.includes("trigger")) {
           const tests = JSON.parse(files[DraftFiles.triggerTests] ?? "{}") as TriggerTests;
-          checks.push(...(await triggerChecks({ positive: tests.positive ?? [], paraphrases: tests.paraphrases ?? [], negative: tests.negative ?? [] }, proposal.title, proposal.trigger_phrases, proposal.negative_triggers)));
+          checks.push(
+            ...(await triggerChecks(
+              { positive: tests.positive ?? [], paraphrases: tests.paraphrases ?? [], negative: tests.negative ?? [] },
+              proposal.title,
+              proposal.trigger_phrases,
+              proposal.negative_triggers,
+            )),
+          );
         }
         if (kinds.includes("dependency_check")) {
           checks.push({
@@ -179,7 +212,8 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
             ...(deps.chromiumPath === undefined ? {} : { chromiumPath: deps.chromiumPath }),
           });
           violation = result.policy_violation;
-          for (const step of result.steps) checks.push({ test_case_id: step.test_case_id, label: step.label, result: step.result, details: step.details.slice(0, 1000) });
+          for (const step of result.steps)
+            checks.push({ test_case_id: step.test_case_id, label: step.label, result: step.result, details: step.details.slice(0, 1000) });
           // Checkpoints seen in the rehearsal are receipts of the session (§0C.9B progress view).
           for (const step of result.steps.filter((candidate) => candidate.test_case_id.startsWith("checkpoint:") && candidate.result !== "skipped")) {
             await deps.memory.append(MemoryPaths.checkpointReceipts, {
@@ -193,7 +227,12 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
             });
           }
         }
-        const overall: ValidationRun["overall_result"] = checks.some((check) => check.result === "failed") || violation !== undefined ? "failed" : checks.some((check) => check.result === "skipped") ? "partial" : "passed";
+        const overall: ValidationRun["overall_result"] =
+          checks.some((check) => check.result === "failed") || violation !== undefined
+            ? "failed"
+            : checks.some((check) => check.result === "skipped")
+              ? "partial"
+              : "passed";
         const createdAt = now();
         const steps = checks.map((check) => ValidationStepResultSchema.parse({ ...check, validation_run_id: runId, created_at: createdAt, schema_version: 1 }));
         const run = ValidationRunSchema.parse({
@@ -212,7 +251,11 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
         const passedEnough = overall !== "failed";
         await deps.proposals.setState(proposalId, passedEnough ? "ready_for_review" : "draft");
         await deps.sessions.advance(sessionId, [passedEnough ? "ready_for_review" : "drafting_proposal"], {}, [
-          { receipt: "learn.validation.completed", event: "learn.validation.completed", payload: { proposal_id: proposalId, validation_run_id: runId, overall_result: overall } },
+          {
+            receipt: "learn.validation.completed",
+            event: "learn.validation.completed",
+            payload: { proposal_id: proposalId, validation_run_id: runId, overall_result: overall },
+          },
         ]);
         if (violation !== undefined) throw new AppError("TEST_POLICY_VIOLATION", `${violation.message} The failed run is kept.`.slice(0, 240));
         return run;
@@ -225,7 +268,9 @@ export function createValidationService(deps: ValidationServiceDeps): Validation
       await deps.proposals.detail(proposalId);
       const runs = (await deps.memory.readJsonl(MemoryPaths.validationRuns, ValidationRunSchema)).filter((run) => run.proposal_id === proposalId);
       const ids = new Set(runs.map((run) => run.validation_run_id));
-      const steps = (await deps.memory.readJsonl(MemoryPaths.validationStepResults, ValidationStepResultSchema)).filter((step) => ids.has(step.validation_run_id));
+      const steps = (await deps.memory.readJsonl(MemoryPaths.validationStepResults, ValidationStepResultSchema)).filter((step) =>
+        ids.has(step.validation_run_id),
+      );
       return { runs: runs.reverse(), steps };
     },
   };

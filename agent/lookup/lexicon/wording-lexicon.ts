@@ -64,9 +64,32 @@ const DEFINED_SENSES = 2;
 const CIRCUMSTANTIAL_SHARE = 0.35;
 // Detachment rules of WordNet's morphy, by part of speech: [suffix, replacement].
 const DETACH: Record<WordNetPos, ReadonlyArray<readonly [string, string]>> = {
-  noun: [["s", ""], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["ies", "y"]],
-  verb: [["s", ""], ["ies", "y"], ["es", "e"], ["es", ""], ["ed", "e"], ["ed", ""], ["ing", "e"], ["ing", ""]],
-  adj: [["er", ""], ["est", ""], ["er", "e"], ["est", "e"]],
+  noun: [
+    ["s", ""],
+    ["ses", "s"],
+    ["xes", "x"],
+    ["zes", "z"],
+    ["ches", "ch"],
+    ["shes", "sh"],
+    ["men", "man"],
+    ["ies", "y"],
+  ],
+  verb: [
+    ["s", ""],
+    ["ies", "y"],
+    ["es", "e"],
+    ["es", ""],
+    ["ed", "e"],
+    ["ed", ""],
+    ["ing", "e"],
+    ["ing", ""],
+  ],
+  adj: [
+    ["er", ""],
+    ["est", ""],
+    ["er", "e"],
+    ["est", "e"],
+  ],
   adv: [],
 };
 

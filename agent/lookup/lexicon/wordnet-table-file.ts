@@ -13,7 +13,22 @@ import type { Lists, WordNetTables } from "./wordnet-tables";
 /** Format 02 adds the antonyms. A file of another format is refused (`WordNetTableFileError`) and rebuilt. */
 export const MAGIC = "ELNWNT02";
 
-type ArrayName = "synsetMembers.starts" | "synsetMembers.items" | "pointers.starts" | "pointers.items" | "pointerWords.starts" | "pointerWords.items" | "senses.starts" | "senses.items" | "antonyms.starts" | "antonyms.items" | "partsOfSpeech" | "circumstantial" | "counts" | "verbCounts" | "definitionStarts";
+type ArrayName =
+  | "synsetMembers.starts"
+  | "synsetMembers.items"
+  | "pointers.starts"
+  | "pointers.items"
+  | "pointerWords.starts"
+  | "pointerWords.items"
+  | "senses.starts"
+  | "senses.items"
+  | "antonyms.starts"
+  | "antonyms.items"
+  | "partsOfSpeech"
+  | "circumstantial"
+  | "counts"
+  | "verbCounts"
+  | "definitionStarts";
 type BlobName = "words" | "definitions" | "irregular";
 
 interface Section {
@@ -85,7 +100,8 @@ export function encodeWordNetTables(tables: WordNetTables, fingerprint: string):
 
 /** Reads a table file back; undefined when it was built by something else (another fingerprint). */
 export function decodeWordNetTables(file: Buffer, fingerprint: string): WordNetTables | undefined {
-  if (file.byteLength < MAGIC.length + 4 || file.toString("latin1", 0, MAGIC.length - 2) !== MAGIC.slice(0, -2)) throw new WordNetTableFileError("not a WordNet table file");
+  if (file.byteLength < MAGIC.length + 4 || file.toString("latin1", 0, MAGIC.length - 2) !== MAGIC.slice(0, -2))
+    throw new WordNetTableFileError("not a WordNet table file");
   const format = file.toString("latin1", MAGIC.length - 2, MAGIC.length);
   if (format !== MAGIC.slice(-2)) throw new WordNetTableFileError(`a WordNet table file of format ${format}; this build reads format ${MAGIC.slice(-2)}`);
   const headerBytes = file.readUInt32LE(MAGIC.length);
@@ -96,7 +112,8 @@ export function decodeWordNetTables(file: Buffer, fingerprint: string): WordNetT
   const start = align(MAGIC.length + 4 + headerBytes);
   const section = (name: Section["name"]) => {
     const found = header.sections.find((candidate) => candidate.name === name);
-    if (found === undefined || start + found.offset + found.bytes > bytes.byteLength) throw new WordNetTableFileError(`the table file has no whole ${name} section`);
+    if (found === undefined || start + found.offset + found.bytes > bytes.byteLength)
+      throw new WordNetTableFileError(`the table file has no whole ${name} section`);
     return { at: bytes.byteOffset + start + found.offset, bytes: found.bytes, kind: found.kind };
   };
   const int32 = (name: ArrayName) => {
@@ -116,7 +133,10 @@ export function decodeWordNetTables(file: Buffer, fingerprint: string): WordNetT
     const { at, bytes: size } = section(name);
     return Buffer.from(bytes.buffer, at, size).toString(encoding);
   };
-  const lists = (name: "synsetMembers" | "pointers" | "pointerWords" | "senses" | "antonyms"): Lists => ({ starts: int32(`${name}.starts`), items: int32(`${name}.items`) });
+  const lists = (name: "synsetMembers" | "pointers" | "pointerWords" | "senses" | "antonyms"): Lists => ({
+    starts: int32(`${name}.starts`),
+    items: int32(`${name}.items`),
+  });
   const definitionStarts = int32("definitionStarts");
   const definitions = section("definitions");
   const definitionBytes = Buffer.from(bytes.buffer, definitions.at, definitions.bytes);

@@ -96,7 +96,29 @@ export interface WordNetTables {
  * this file, which imports nothing).
  */
 export function wordNetTablesFingerprint(): string {
-  return JSON.stringify([buildWordNetTables.toString(), readSynsets.toString(), resolvePointers.toString(), resolveAntonyms.toString(), readIndexes.toString(), readSenseCounts.toString(), opposedVerbEntries.toString(), listsOf.toString(), relationOf.toString(), canonical.toString(), synsetWordsOf.toString(), definitionOf.toString(), USUAL_SENSE_SHARE, SENSE_EVIDENCE, POS_LIST, POS_LETTER, SENSE_KEY_POS, SENSES_FOLLOWED, LEXFILE_NOUN_TIME, LEXFILE_ADVERB, RELATIONS]);
+  return JSON.stringify([
+    buildWordNetTables.toString(),
+    readSynsets.toString(),
+    resolvePointers.toString(),
+    resolveAntonyms.toString(),
+    readIndexes.toString(),
+    readSenseCounts.toString(),
+    opposedVerbEntries.toString(),
+    listsOf.toString(),
+    relationOf.toString(),
+    canonical.toString(),
+    synsetWordsOf.toString(),
+    definitionOf.toString(),
+    USUAL_SENSE_SHARE,
+    SENSE_EVIDENCE,
+    POS_LIST,
+    POS_LETTER,
+    SENSE_KEY_POS,
+    SENSES_FOLLOWED,
+    LEXFILE_NOUN_TIME,
+    LEXFILE_ADVERB,
+    RELATIONS,
+  ]);
 }
 
 /** WordNet's data files read in order: synsets numbered as read, their words, definitions, pointers and verb antonyms unresolved. */
@@ -131,7 +153,15 @@ function readSynsets(texts: WordNetTexts, wordId: (word: string) => number): Rea
         synsetIds.set(`${POS_LETTER[fields[2] as string]}:${fields[0]}`, id);
         lexFiles.push(Number.parseInt(fields[1] as string, 10));
         // The definition is the gloss up to its first quoted example.
-        glosses.push(bar < 0 || bar > end ? "" : text.slice(bar + 3, end).split(/;\s*"/)[0]?.replace(/\n/g, " ").trim() ?? "");
+        glosses.push(
+          bar < 0 || bar > end
+            ? ""
+            : (text
+                .slice(bar + 3, end)
+                .split(/;\s*"/)[0]
+                ?.replace(/\n/g, " ")
+                .trim() ?? ""),
+        );
         const count = Number.parseInt(fields[3] as string, 16);
         for (let n = 0; n < count; n += 1) synsetWords.push(id, wordId(canonical((fields[4 + 2 * n] as string).toLowerCase().replace(/\(.*\)$/, ""))));
         let at = 4 + 2 * count;
@@ -139,10 +169,21 @@ function readSynsets(texts: WordNetTexts, wordId: (word: string) => number): Rea
         at += 1;
         for (let n = 0; n < pointerCount; n += 1, at += 4) {
           const place = Number.parseInt((fields[at + 3] as string).slice(0, 2), 16);
-          if (fields[at] === "!" && place > 0 && pos === "verb") rawAntonyms.push(id, synsetWords[synsetWords.length - 2 * (count - place) - 1] as number, `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`, Number.parseInt((fields[at + 3] as string).slice(2), 16));
+          if (fields[at] === "!" && place > 0 && pos === "verb")
+            rawAntonyms.push(
+              id,
+              synsetWords[synsetWords.length - 2 * (count - place) - 1] as number,
+              `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`,
+              Number.parseInt((fields[at + 3] as string).slice(2), 16),
+            );
           const relation = relationOf(fields[at] as string);
           if (relation === undefined) continue;
-          rawPointers.push(id, RELATIONS.indexOf(relation), `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`, Number.parseInt((fields[at + 3] as string).slice(2), 16));
+          rawPointers.push(
+            id,
+            RELATIONS.indexOf(relation),
+            `${POS_LETTER[fields[at + 2] as string]}:${fields[at + 1]}`,
+            Number.parseInt((fields[at + 3] as string).slice(2), 16),
+          );
         }
       }
       start = end + 1;
@@ -183,7 +224,11 @@ function resolveAntonyms(read: ReadSynsets): number[] {
 }
 
 /** Senses of each lemma, most frequent first, every part of speech, from WordNet's index files. */
-function readIndexes(texts: WordNetTexts, wordId: (word: string) => number, read: ReadSynsets): { sensePairs: number[]; posPairs: number[]; primaryFile: Map<number, number> } {
+function readIndexes(
+  texts: WordNetTexts,
+  wordId: (word: string) => number,
+  read: ReadSynsets,
+): { sensePairs: number[]; posPairs: number[]; primaryFile: Map<number, number> } {
   const { synsetIds, lexFiles } = read;
   const sensePairs: number[] = [];
   const posPairs: number[] = [];
@@ -198,11 +243,14 @@ function readIndexes(texts: WordNetTexts, wordId: (word: string) => number, read
       // The lexicographer file of the word's most frequent sense, kept for the first part of speech listed (nouns first).
       const first = synsetIds.get(`${posIndex}:${fields[fields.length - count]}`);
       if (first !== undefined && !primaryFile.has(lemma)) primaryFile.set(lemma, lexFiles[first] as number);
-      fields.slice(fields.length - count).slice(0, SENSES_FOLLOWED).forEach((offset, rank) => {
-        const id = synsetIds.get(`${posIndex}:${offset}`);
-        // The sense's rank rides along: rank × 2^28 + synset.
-        if (id !== undefined) sensePairs.push(lemma, rank * 2 ** 28 + id);
-      });
+      fields
+        .slice(fields.length - count)
+        .slice(0, SENSES_FOLLOWED)
+        .forEach((offset, rank) => {
+          const id = synsetIds.get(`${posIndex}:${offset}`);
+          // The sense's rank rides along: rank × 2^28 + synset.
+          if (id !== undefined) sensePairs.push(lemma, rank * 2 ** 28 + id);
+        });
     }
   });
   return { sensePairs, posPairs, primaryFile };
@@ -213,7 +261,13 @@ function readIndexes(texts: WordNetTexts, wordId: (word: string) => number, read
  * from `index.sense`; `antonymCounts` (keyed word × 2^20 + synset) gets the count of each antonym
  * pair word's sense.
  */
-function readSenseCounts(sensesText: string, wordIds: ReadonlyMap<string, number>, synsetIds: ReadonlyMap<string, number>, wordCount: number, antonymCounts: Map<number, number>): { counts: Float64Array; verbCounts: Float64Array } {
+function readSenseCounts(
+  sensesText: string,
+  wordIds: ReadonlyMap<string, number>,
+  synsetIds: ReadonlyMap<string, number>,
+  wordCount: number,
+  antonymCounts: Map<number, number>,
+): { counts: Float64Array; verbCounts: Float64Array } {
   const counts = new Float64Array(wordCount);
   const verbCounts = new Float64Array(wordCount);
   for (const line of sensesText.split("\n")) {
@@ -224,7 +278,10 @@ function readSenseCounts(sensesText: string, wordIds: ReadonlyMap<string, number
     if (id !== undefined && count > 0) counts[id] = (counts[id] as number) + count;
     if (id !== undefined && count > 0 && line.charCodeAt(percent + 1) === 50) verbCounts[id] = (verbCounts[id] as number) + count;
     // "lemma%2:… offset …": the synset's part of speech is the digit after "%" (1 noun, 2 verb, 3 adjective, 4 adverb, 5 satellite adjective).
-    const synset = id === undefined || count <= 0 ? undefined : synsetIds.get(`${SENSE_KEY_POS[line.charCodeAt(percent + 1) - 49]}:${line.slice(line.indexOf(" ") + 1, line.indexOf(" ", line.indexOf(" ") + 1))}`);
+    const synset =
+      id === undefined || count <= 0
+        ? undefined
+        : synsetIds.get(`${SENSE_KEY_POS[line.charCodeAt(percent + 1) - 49]}:${line.slice(line.indexOf(" ") + 1, line.indexOf(" ", line.indexOf(" ") + 1))}`);
     if (synset !== undefined && antonymCounts.has((id as number) * 2 ** 20 + synset)) antonymCounts.set((id as number) * 2 ** 20 + synset, count);
   }
   return { counts, verbCounts };
@@ -237,13 +294,22 @@ function readSenseCounts(sensesText: string, wordIds: ReadonlyMap<string, number
  * opposite of "give feedback". A word WordNet's corpus tagged seldom (fewer than SENSE_EVIDENCE
  * times) has no sense order to say so.
  */
-function opposedVerbEntries(antonymPairs: readonly number[], antonymCounts: ReadonlyMap<number, number>, verbCounts: Float64Array, senses: Lists, synsetMembers: Lists, synsetWords: readonly number[]): number[] {
-  const usual = (word: number, synset: number) => (verbCounts[word] as number) < SENSE_EVIDENCE || (antonymCounts.get(word * 2 ** 20 + synset) as number) >= USUAL_SENSE_SHARE * (verbCounts[word] as number);
+function opposedVerbEntries(
+  antonymPairs: readonly number[],
+  antonymCounts: ReadonlyMap<number, number>,
+  verbCounts: Float64Array,
+  senses: Lists,
+  synsetMembers: Lists,
+  synsetWords: readonly number[],
+): number[] {
+  const usual = (word: number, synset: number) =>
+    (verbCounts[word] as number) < SENSE_EVIDENCE || (antonymCounts.get(word * 2 ** 20 + synset) as number) >= USUAL_SENSE_SHARE * (verbCounts[word] as number);
   // A word that is also the other's synonym in another sense ("ravel": tangle and untangle) is not opposed to it.
   const synonymous = (one: number, other: number) => {
     for (let sense = senses.starts[one] as number; sense < (senses.starts[one + 1] as number); sense += 1) {
       const synset = (senses.items[sense] as number) % 2 ** 28;
-      for (let member = synsetMembers.starts[synset] as number; member < (synsetMembers.starts[synset + 1] as number); member += 1) if (synsetMembers.items[member] === other) return true;
+      for (let member = synsetMembers.starts[synset] as number; member < (synsetMembers.starts[synset + 1] as number); member += 1)
+        if (synsetMembers.items[member] === other) return true;
     }
     return false;
   };
@@ -253,11 +319,15 @@ function opposedVerbEntries(antonymPairs: readonly number[], antonymCounts: Read
     const [word, synset, other, otherSynset] = antonymPairs.slice(at, at + 4) as [number, number, number, number];
     if (!usual(word, synset) || !usual(other, otherSynset)) continue;
     // A synonym is opposed on evidence only: WordNet's corpus saw it in the pair's sense ("block" is a synonym of "forget" never seen as one).
-    const side = (lexical: number, of: number) => synsetWordsOf(synsetWords, of).filter((member) => member === lexical || ((antonymCounts.get(member * 2 ** 20 + of) as number) > 0 && usual(member, of)));
+    const side = (lexical: number, of: number) =>
+      synsetWordsOf(synsetWords, of).filter((member) => member === lexical || ((antonymCounts.get(member * 2 ** 20 + of) as number) > 0 && usual(member, of)));
     for (const one of side(word, synset)) {
       for (const two of side(other, otherSynset)) {
         if (one === two || synonymous(one, two)) continue;
-        for (const [from, to] of [[one, two], [two, one]] as const) {
+        for (const [from, to] of [
+          [one, two],
+          [two, one],
+        ] as const) {
           if (opposedPairs.has(from * 2 ** 20 + to)) continue;
           opposedPairs.add(from * 2 ** 20 + to);
           antonymEntries.push(from, to);
@@ -290,7 +360,8 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
   const antonymPairs = resolveAntonyms(read);
   // How often each word of an antonym pair's two synsets is used in that sense (its tagged count), read from `index.sense` below.
   const antonymCounts = new Map<number, number>();
-  for (let at = 0; at < antonymPairs.length; at += 2) for (const word of synsetWordsOf(synsetWords, antonymPairs[at + 1] as number)) antonymCounts.set(word * 2 ** 20 + (antonymPairs[at + 1] as number), 0);
+  for (let at = 0; at < antonymPairs.length; at += 2)
+    for (const word of synsetWordsOf(synsetWords, antonymPairs[at + 1] as number)) antonymCounts.set(word * 2 ** 20 + (antonymPairs[at + 1] as number), 0);
   const { sensePairs, posPairs, primaryFile } = readIndexes(texts, wordId, read);
 
   // Words copied out of the database text (see above), then the tables by word id.
@@ -302,14 +373,16 @@ export function buildWordNetTables(texts: WordNetTexts): WordNetTables {
   // Words that say when or how rather than what (time nouns, adverbs): the details of a request, not its task.
   const circumstantial = new Uint8Array(words.length);
   // A phrase WordNet lists ("time_off", "day_off") names a thing of its own, not when it happens.
-  for (const [id, file] of primaryFile) if ((file === LEXFILE_NOUN_TIME || file === LEXFILE_ADVERB) && !(words[id] as string).includes("_")) circumstantial[id] = 1;
+  for (const [id, file] of primaryFile)
+    if ((file === LEXFILE_NOUN_TIME || file === LEXFILE_ADVERB) && !(words[id] as string).includes("_")) circumstantial[id] = 1;
   const { counts, verbCounts } = readSenseCounts(texts.senses, wordIds, synsetIds, words.length, antonymCounts);
   synsetIds.clear();
   const synsetMembers = listsOf(synsetCount, synsetWords);
   const senses = listsOf(words.length, sensePairs);
   // Parts of speech each word is a lemma of, as bits: a detachment rule only yields a lemma of its own.
   const partsOfSpeech = new Uint8Array(words.length);
-  for (let at = 0; at < posPairs.length; at += 2) partsOfSpeech[posPairs[at] as number] = (partsOfSpeech[posPairs[at] as number] as number) | (1 << (posPairs[at + 1] as number));
+  for (let at = 0; at < posPairs.length; at += 2)
+    partsOfSpeech[posPairs[at] as number] = (partsOfSpeech[posPairs[at] as number] as number) | (1 << (posPairs[at + 1] as number));
 
   return {
     words,

@@ -9,7 +9,15 @@ import type { WordingMatch } from "../wording/wording-rank";
 
 // Vectors are given here (the encoder's job is the agent's): a test picks the angles it needs.
 const entry = (over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>>): AbilityAvailabilityEntry =>
-  AbilityAvailabilityEntrySchema.parse({ family: "browser", source: "learned", install_lane: "approved_workspace", enabled: true, usable_now: true, schema_version: 1, ...over });
+  AbilityAvailabilityEntrySchema.parse({
+    family: "browser",
+    source: "learned",
+    install_lane: "approved_workspace",
+    enabled: true,
+    usable_now: true,
+    schema_version: 1,
+    ...over,
+  });
 const query = (text: string) => AbilityLookupQuerySchema.parse({ user_query: text, schema_version: 1 });
 /** A unit vector in the plane of axes 0 and `axis` at cosine `c` with axis 0. */
 const at = (c: number, axis = 1, dims = 8) => {
@@ -22,12 +30,24 @@ const at = (c: number, axis = 1, dims = 8) => {
 describe("meaningPhrases", () => {
   it("reads title, description, when-to-use lines, triggers, aliases and trigger tests once each, in lower case, without the compiler's templates of a phrase it has", () => {
     const phrases = meaningPhrases({
-      entry: entry({ ability_id: "learned.a", title: "Export invoices", trigger_phrases: ["export invoices", "help me export invoices", "can you export invoices", "can you believe it"], aliases: ["Invoice export"] }),
+      entry: entry({
+        ability_id: "learned.a",
+        title: "Export invoices",
+        trigger_phrases: ["export invoices", "help me export invoices", "can you export invoices", "can you believe it"],
+        aliases: ["Invoice export"],
+      }),
       description: "Export invoices",
       when_to_use: ["When the accountant needs a CSV"],
       trigger_tests: ["Export invoices", "could you export invoices for me", "pull the invoices into a spreadsheet"],
     });
-    expect(phrases).toEqual(["export invoices", "when the accountant needs a csv", "can you believe it", "invoice export", "could you export invoices for me", "pull the invoices into a spreadsheet"]);
+    expect(phrases).toEqual([
+      "export invoices",
+      "when the accountant needs a csv",
+      "can you believe it",
+      "invoice export",
+      "could you export invoices for me",
+      "pull the invoices into a spreadsheet",
+    ]);
   });
 });
 
@@ -55,7 +75,9 @@ describe("createMeaningIndex", () => {
   });
 
   it("compares every phrase only for the abilities closest by their mean, and for those asked for", () => {
-    const many = Array.from({ length: MEANING_SHORTLIST + 5 }, (_, n) => ({ entry: entry({ ability_id: `learned.a${n}`, title: `a${n}`, trigger_phrases: [] }) }));
+    const many = Array.from({ length: MEANING_SHORTLIST + 5 }, (_, n) => ({
+      entry: entry({ ability_id: `learned.a${n}`, title: `a${n}`, trigger_phrases: [] }),
+    }));
     // a0 is the farthest by its mean (and its only phrase): outside the shortlist unless asked for.
     const index = createMeaningIndex(many, (phrase) => at(phrase === "a0" ? 0 : 0.5 + Number(phrase.slice(1)) / 100, 1 + (Number(phrase.slice(1)) % 7)));
     expect(index.nearest(at(1)).size).toBe(MEANING_SHORTLIST);
@@ -97,7 +119,8 @@ describe("blendMatches", () => {
   });
 
   it("asks the gates about an ability found by meaning alone as such (an action clash refuses it), never about one its words found", () => {
-    const clashOnlyByMeaning = (id: string, byMeaningAlone = false) => (id === "learned.refused" ? "quarantined" : byMeaningAlone && (id === "learned.meant" || id === "learned.worded") ? "verb_clash" : undefined);
+    const clashOnlyByMeaning = (id: string, byMeaningAlone = false) =>
+      id === "learned.refused" ? "quarantined" : byMeaningAlone && (id === "learned.meant" || id === "learned.worded") ? "verb_clash" : undefined;
     const matches = blendMatches(query("anything"), [worded], closeness, (id) => entries.get(id), clashOnlyByMeaning);
     expect(matches.map((match) => match.ability_id)).toEqual(["learned.worded"]);
   });
@@ -110,7 +133,15 @@ describe("blendMatches", () => {
 
 describe("explainBlended", () => {
   const ability = entry({ ability_id: "learned.meant", title: "Meant" });
-  const short: WordingExplanation = { matched: false, score: 0.1, text: 0.2, rank_text: 0.2, reasons: ["wording text score 0.20"], rejections: ["wording covers 20 % of the request, below 40 %"], text_rejection: "wording covers 20 % of the request, below 40 %" };
+  const short: WordingExplanation = {
+    matched: false,
+    score: 0.1,
+    text: 0.2,
+    rank_text: 0.2,
+    reasons: ["wording text score 0.20"],
+    rejections: ["wording covers 20 % of the request, below 40 %"],
+    text_rejection: "wording covers 20 % of the request, below 40 %",
+  };
 
   it("matches on meaning what the wording covers too little of, and says which phrase it reads like", () => {
     const verdict = explainBlended(query("bump up my credit line"), ability, short, { similarity: 0.7, phrase: "increase the credit card limit" });
@@ -135,6 +166,9 @@ describe("explainBlended", () => {
     expect(verdict.matched).toBe(false);
     expect(verdict.rejections).toEqual([clash]);
     // Found by its words, the clash only ranks it lower (the wording matcher's own rule).
-    expect(explainBlended(query("x"), ability, { ...short, matched: true, rejections: [], text_rejection: undefined }, { similarity: 0.66, phrase: "p" }, clash).matched).toBe(true);
+    expect(
+      explainBlended(query("x"), ability, { ...short, matched: true, rejections: [], text_rejection: undefined }, { similarity: 0.66, phrase: "p" }, clash)
+        .matched,
+    ).toBe(true);
   });
 });

@@ -37,7 +37,14 @@ const TEMPLATE = /^(?:help me|can you) /;
  * asks an assistant ("could you … for me", "i need to …"), and a request said that way reads closer.
  */
 export function meaningPhrases(document: LookupDocument): string[] {
-  const texts = [document.entry.title, document.description ?? "", ...(document.when_to_use ?? []), ...document.entry.trigger_phrases, ...document.entry.aliases, ...(document.trigger_tests ?? [])];
+  const texts = [
+    document.entry.title,
+    document.description ?? "",
+    ...(document.when_to_use ?? []),
+    ...document.entry.trigger_phrases,
+    ...document.entry.aliases,
+    ...(document.trigger_tests ?? []),
+  ];
   const phrases = new Set(texts.map((text) => text.trim().toLowerCase()).filter((text) => text.length > 0));
   return [...phrases].filter((phrase) => !(TEMPLATE.test(phrase) && phrases.has(phrase.replace(TEMPLATE, ""))));
 }
@@ -72,7 +79,11 @@ export function createMeaningIndex(
   /** From how many abilities means are scanned through their principal directions (`meaning-scan.ts`; tests lower it). */
   options: { projectFrom?: number } = {},
 ) {
-  const dims = documents.flatMap((document) => meaningPhrases(document)).map(vectorOf).find((vector) => vector !== undefined)?.length ?? 0;
+  const dims =
+    documents
+      .flatMap((document) => meaningPhrases(document))
+      .map(vectorOf)
+      .find((vector) => vector !== undefined)?.length ?? 0;
   const means = new Float32Array(documents.length * dims);
   const phraseStart = new Int32Array(documents.length + 1);
   const phrases: string[] = [];
@@ -188,7 +199,11 @@ export function blendMatches(
     const entry = entryOf(match.ability_id);
     if (entry === undefined) continue;
     const close = closeness.get(match.ability_id);
-    ranked.push({ ...match, ...(close === undefined ? {} : { meaning: close }), score: wordingScore(blendedText(match.rank_text, close?.similarity ?? 0), entry, query.project_id) });
+    ranked.push({
+      ...match,
+      ...(close === undefined ? {} : { meaning: close }),
+      score: wordingScore(blendedText(match.rank_text, close?.similarity ?? 0), entry, query.project_id),
+    });
   }
   ranked.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits(a.ability_id, b.ability_id));
   return ranked.slice(0, LOOKUP_MAX_RESULTS);
@@ -198,8 +213,17 @@ export function blendMatches(
  * A lookup by wording and meaning over one snapshot, given the request's vector. `matches`: the
  * wording matcher's ranking of `query`, when it was made while the vector was being read.
  */
-export function lookupBlended(wording: WordingIndex, meaning: MeaningIndex, query: AbilityLookupQuery, requestVector: Float32Array, matches: readonly WordingMatch[] = wording.rank(query)): BlendedMatch[] {
-  const closeness = meaning.nearest(requestVector, matches.map((match) => match.ability_id));
+export function lookupBlended(
+  wording: WordingIndex,
+  meaning: MeaningIndex,
+  query: AbilityLookupQuery,
+  requestVector: Float32Array,
+  matches: readonly WordingMatch[] = wording.rank(query),
+): BlendedMatch[] {
+  const closeness = meaning.nearest(
+    requestVector,
+    matches.map((match) => match.ability_id),
+  );
   return blendMatches(query, matches, closeness, meaning.entryOf, wording.refusal(query));
 }
 

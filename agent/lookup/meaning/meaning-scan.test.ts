@@ -54,7 +54,9 @@ describe("createMeanScan", () => {
   const skip = (doc: number) => doc === 11;
   const full = createMeanScan(rows, dims, count, skip);
   const projected = createMeanScan(rows, dims, count, skip, { projectFrom: 100 });
-  const queries = Array.from({ length: 40 }, (_, n) => (n < 20 ? rows.slice((n * 29) * dims, (n * 29) * dims + dims) : unitRow(Float32Array.from({ length: dims }, numbers(1000 + n)))));
+  const queries = Array.from({ length: 40 }, (_, n) =>
+    n < 20 ? rows.slice(n * 29 * dims, n * 29 * dims + dims) : unitRow(Float32Array.from({ length: dims }, numbers(1000 + n))),
+  );
 
   it("finds through the principal directions exactly what the full scan finds, in the same order, ties included", () => {
     expect(full.projected).toBe(false);

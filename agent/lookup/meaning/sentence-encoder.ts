@@ -76,7 +76,12 @@ export function memorySentenceVectorStore(memory: MemoryStore): SentenceVectorSt
     async save(entries) {
       await memory.appendMany(
         file,
-        entries.map(([text, vector]) => ({ model: SENTENCE_MODEL, text, vector: Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64"), schema_version: 1 })),
+        entries.map(([text, vector]) => ({
+          model: SENTENCE_MODEL,
+          text,
+          vector: Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64"),
+          schema_version: 1,
+        })),
       );
     },
   };

@@ -17,7 +17,17 @@ beforeAll(async () => {
 }, 60_000);
 
 const ability = (id: string, title: string): LookupDocument => ({
-  entry: AbilityAvailabilityEntrySchema.parse({ ability_id: `learned.${id}`, title, family: "browser", source: "learned", install_lane: "experimental_private", enabled: true, usable_now: true, trigger_phrases: [title.toLowerCase()], schema_version: 1 }),
+  entry: AbilityAvailabilityEntrySchema.parse({
+    ability_id: `learned.${id}`,
+    title,
+    family: "browser",
+    source: "learned",
+    install_lane: "experimental_private",
+    enabled: true,
+    usable_now: true,
+    trigger_phrases: [title.toLowerCase()],
+    schema_version: 1,
+  }),
 });
 const query = (text: string) => AbilityLookupQuerySchema.parse({ user_query: text, install_lanes_allowed: ["experimental_private"], schema_version: 1 });
 const labels = (text: string) => circumstanceCuesOf(normalizeText(text)).map((cue) => cue.label);
@@ -42,7 +52,21 @@ describe("requests that name a task by its circumstance (issue #15)", () => {
   });
 
   it("leaves requests that only share a word alone", () => {
-    for (const text of ["where can I get my tax statement", "where do penguins live", "how many bones are in the human body", "what's the capital of france", "when is the next full moon", "export the invoices", "I don't want these emails anymore", "work from home tomorrow", "a broken heart", "lost in translation movie times", "make it snow", "running shoes on sale", "the best way to run a marathon"]) {
+    for (const text of [
+      "where can I get my tax statement",
+      "where do penguins live",
+      "how many bones are in the human body",
+      "what's the capital of france",
+      "when is the next full moon",
+      "export the invoices",
+      "I don't want these emails anymore",
+      "work from home tomorrow",
+      "a broken heart",
+      "lost in translation movie times",
+      "make it snow",
+      "running shoes on sale",
+      "the best way to run a marathon",
+    ]) {
       expect(labels(text)).toEqual([]);
     }
   });
@@ -62,21 +86,46 @@ describe("requests that name a task by its circumstance (issue #15)", () => {
   it("tells apart two abilities on the same object by what the circumstance asks", () => {
     const index = createWordingIndex([ability("track", "Track a package"), ability("pickup", "Schedule a package pickup")], lexicon);
     expect(index.lookup(query("where is my package"))[0]?.ability_id).toBe("learned.track");
-    expect(index.explain(query("where is my package"), "learned.track")?.reasons.join(" ")).toContain('"where is …" found as "track" in title (the action the request\'s circumstance implies: it ranks, it does not make a match)');
+    expect(index.explain(query("where is my package"), "learned.track")?.reasons.join(" ")).toContain(
+      '"where is …" found as "track" in title (the action the request\'s circumstance implies: it ranks, it does not make a match)',
+    );
     // Without the circumstance, the object alone finds both: the pickup is not pushed out.
     expect(index.lookup(query("package pickup"))[0]?.ability_id).toBe("learned.pickup");
   });
 
   it("ranks with a cue, never matches by it: a question about something no ability holds finds nothing", () => {
-    const index = createWordingIndex([ability("track", "Track the delivery of my order"), ability("reset", "Reset my account password"), ability("renew", "Renew my passport"), ability("usage", "Check my data usage")], lexicon);
-    for (const text of ["where are my keys", "when will spring come", "I forgot my umbrella", "my milk expired", "what's my zodiac sign", "how much do I weigh"]) {
+    const index = createWordingIndex(
+      [
+        ability("track", "Track the delivery of my order"),
+        ability("reset", "Reset my account password"),
+        ability("renew", "Renew my passport"),
+        ability("usage", "Check my data usage"),
+      ],
+      lexicon,
+    );
+    for (const text of [
+      "where are my keys",
+      "when will spring come",
+      "I forgot my umbrella",
+      "my milk expired",
+      "what's my zodiac sign",
+      "how much do I weigh",
+    ]) {
       expect(index.lookup(query(text))).toEqual([]);
     }
     expect(index.explain(query("where are my keys"), "learned.track")?.reasons.join(" ")).toContain("it ranks, it does not make a match");
   });
 
   it("finds what a locked-out person asks for", () => {
-    const index = createWordingIndex([ability("reset", "Reset my account password"), ability("profile", "Update my account profile"), ability("unsubscribe", "Unsubscribe from newsletters"), ability("read", "Read the latest newsletter")], lexicon);
+    const index = createWordingIndex(
+      [
+        ability("reset", "Reset my account password"),
+        ability("profile", "Update my account profile"),
+        ability("unsubscribe", "Unsubscribe from newsletters"),
+        ability("read", "Read the latest newsletter"),
+      ],
+      lexicon,
+    );
     expect(index.lookup(query("I can't sign in to my account"))[0]?.ability_id).toBe("learned.reset");
     expect(index.lookup(query("my account is locked out"))[0]?.ability_id).toBe("learned.reset");
   });

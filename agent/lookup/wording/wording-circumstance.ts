@@ -35,23 +35,48 @@ export const CIRCUMSTANCE_CUES: readonly CircumstanceCue[] = [
   // Asking where a thing one is owed is: its status, its tracking.
   { label: "where is …", pattern: /^(?:so )?where(?: is| are| has| have)? (?:my|our|the|his|her|their)\b/, implies: ["track", "status", "locate"] },
   // Asking when a thing will come.
-  { label: "when will … arrive", pattern: /\bwhen (?:will|does|do|is|are|should)\b.*\b(?:arrive|arriving|come|coming|get here|be delivered|delivered|show up)\b/, implies: ["track", "delivery", "status"] },
+  {
+    label: "when will … arrive",
+    pattern: /\bwhen (?:will|does|do|is|are|should)\b.*\b(?:arrive|arriving|come|coming|get here|be delivered|delivered|show up)\b/,
+    implies: ["track", "delivery", "status"],
+  },
   // Something that does not work is broken: it is reported, or repaired.
-  { label: "… not working", pattern: /\b(?:not|never) work(?:s|ing)?\b|\bstopped working\b|\bbroke down\b|\bwill not (?:start|turn on|work)\b/, implies: ["broken", "repair", "problem"] },
+  {
+    label: "… not working",
+    pattern: /\b(?:not|never) work(?:s|ing)?\b|\bstopped working\b|\bbroke down\b|\bwill not (?:start|turn on|work)\b/,
+    implies: ["broken", "repair", "problem"],
+  },
   // Something forgotten or locked is recovered, or reset.
-  { label: "forgot …", pattern: /\b(?:forgot|forgotten|can not remember|do not remember)\b|\blocked out\b|\bcan not (?:log|sign) ?in\b/, implies: ["reset", "recover"] },
+  {
+    label: "forgot …",
+    pattern: /\b(?:forgot|forgotten|can not remember|do not remember)\b|\blocked out\b|\bcan not (?:log|sign) ?in\b/,
+    implies: ["reset", "recover"],
+  },
   // Something lost or stolen is reported, blocked or replaced.
-  { label: "… lost or stolen", pattern: /\b(?:i|we) (?:lost|misplaced)\b|\b(?:was|were|got|been) (?:lost|stolen)\b|\bcan not find my\b/, implies: ["lost", "report", "replace"] },
+  {
+    label: "… lost or stolen",
+    pattern: /\b(?:i|we) (?:lost|misplaced)\b|\b(?:was|were|got|been) (?:lost|stolen)\b|\bcan not find my\b/,
+    implies: ["lost", "report", "replace"],
+  },
   // Something about to expire is renewed.
   { label: "… expiring", pattern: /\bexpir(?:e|es|ed|ing)\b|\b(?:runs|ran|running) out (?:soon|next|this|at|on|in)\b/, implies: ["renew", "extend"] },
   // Running low on something is ordering more.
   { label: "running low on …", pattern: /\b(?:running|run|ran) (?:low|out) (?:on|of)\b|\balmost out of\b/, implies: ["refill", "reorder", "top_up"] },
   // A delivery that came wrong is returned.
-  { label: "… arrived damaged", pattern: /\b(?:arrived|came|showed up|was delivered) (?:broken|damaged|wrong|cracked|late)\b|\bwrong (?:size|item|order)\b|\bdoes not fit\b/, implies: ["return", "refund"] },
+  {
+    label: "… arrived damaged",
+    pattern: /\b(?:arrived|came|showed up|was delivered) (?:broken|damaged|wrong|cracked|late)\b|\bwrong (?:size|item|order)\b|\bdoes not fit\b/,
+    implies: ["return", "refund"],
+  },
   // Not being able to make it is cancelling or moving it.
   { label: "can't make it", pattern: /\b(?:can|will|could) not make it\b|\bcan not (?:attend|come|go) to\b/, implies: ["cancel", "reschedule"] },
   // A charge one did not expect is disputed.
-  { label: "charged twice", pattern: /\bcharged (?:me )?(?:twice|double|two times)\b|\bdouble charged\b|\bdid not (?:authorize|make|recognize) (?:this |that |the )?(?:charge|payment|transaction)\b/, implies: ["dispute", "refund"] },
+  {
+    label: "charged twice",
+    pattern:
+      /\bcharged (?:me )?(?:twice|double|two times)\b|\bdouble charged\b|\bdid not (?:authorize|make|recognize) (?:this |that |the )?(?:charge|payment|transaction)\b/,
+    implies: ["dispute", "refund"],
+  },
   // Asking how much of one's own is left, owed or used is checking it.
   { label: "how much … my", pattern: /^how (?:much|many)\b.*\b(?:my|i|do i|have i|left)\b/, implies: ["check", "balance", "usage"] },
   // Asking what one's own thing is or how it stands is looking it up.

@@ -18,7 +18,17 @@ beforeAll(async () => {
 }, 60_000);
 
 const ability = (id: string, title: string): LookupDocument => ({
-  entry: AbilityAvailabilityEntrySchema.parse({ ability_id: `learned.${id}`, title, family: "browser", source: "learned", install_lane: "experimental_private", enabled: true, usable_now: true, trigger_phrases: [title.toLowerCase()], schema_version: 1 }),
+  entry: AbilityAvailabilityEntrySchema.parse({
+    ability_id: `learned.${id}`,
+    title,
+    family: "browser",
+    source: "learned",
+    install_lane: "experimental_private",
+    enabled: true,
+    usable_now: true,
+    trigger_phrases: [title.toLowerCase()],
+    schema_version: 1,
+  }),
 });
 /** The lexicon's answers, without its antonyms: what the matcher read before WordNet's antonyms. */
 const noAntonyms = (from: Lexicon): Lexicon => ({
@@ -45,7 +55,14 @@ const abilities = [
 
 describe("the phrasing of our own domain (issue #15)", () => {
   it("links the words apps use for one feature, which WordNet does not", () => {
-    for (const [a, b] of [["basket", "cart"], ["log_in", "sign_in"], ["update", "edit"], ["spreadsheet", "csv"], ["2fa", "two_factor"], ["download", "export"]] as const) {
+    for (const [a, b] of [
+      ["basket", "cart"],
+      ["log_in", "sign_in"],
+      ["update", "edit"],
+      ["spreadsheet", "csv"],
+      ["2fa", "two_factor"],
+      ["download", "export"],
+    ] as const) {
       expect(wordnet.related(a).get(b) ?? 0).toBeLessThan(0.7);
       expect(lexicon.related(a).get(b)).toBeGreaterThanOrEqual(0.7);
     }
@@ -67,15 +84,33 @@ describe("the phrasing of our own domain (issue #15)", () => {
 
   it("reads a lexicon whose methods live on a prototype", () => {
     class OnPrototype implements Lexicon {
-      lemmas(word: string) { return wordnet.lemmas(word); }
-      related(lemma: string) { return wordnet.related(lemma); }
-      broader(lemma: string) { return wordnet.broader(lemma); }
-      definitions(lemma: string) { return wordnet.definitions(lemma); }
-      weight(lemma: string) { return wordnet.weight(lemma); }
-      has(lemma: string) { return wordnet.has(lemma); }
-      parts(word: string) { return wordnet.parts(word); }
-      mostlyVerb(lemma: string) { return wordnet.mostlyVerb(lemma); }
-      antonyms(lemma: string) { return wordnet.antonyms(lemma); }
+      lemmas(word: string) {
+        return wordnet.lemmas(word);
+      }
+      related(lemma: string) {
+        return wordnet.related(lemma);
+      }
+      broader(lemma: string) {
+        return wordnet.broader(lemma);
+      }
+      definitions(lemma: string) {
+        return wordnet.definitions(lemma);
+      }
+      weight(lemma: string) {
+        return wordnet.weight(lemma);
+      }
+      has(lemma: string) {
+        return wordnet.has(lemma);
+      }
+      parts(word: string) {
+        return wordnet.parts(word);
+      }
+      mostlyVerb(lemma: string) {
+        return wordnet.mostlyVerb(lemma);
+      }
+      antonyms(lemma: string) {
+        return wordnet.antonyms(lemma);
+      }
     }
     const wrapped = withDomainPhrasing(new OnPrototype());
     expect(wrapped.weight("get")).toBe(wordnet.weight("get"));
@@ -123,7 +158,9 @@ describe("a request for the opposite action (issue #15)", () => {
     expect(index.lookup(query("unsubscribe from the weekly newsletter")).map((match) => match.ability_id)).not.toContain("learned.newsletter-subscribe");
     expect(index.lookup(query("remove a user from the admin group")).map((match) => match.ability_id)).not.toContain("learned.admin-add");
     expect(index.lookup(query("unfreeze my debit card")).map((match) => match.ability_id)).not.toContain("learned.card-freeze");
-    expect(index.explain(query("disable 2fa"), "learned.two-factor-on")?.rejections).toContain('opposite_action: the request asks to "disable", the opposite of "turn on" at the start of its title');
+    expect(index.explain(query("disable 2fa"), "learned.two-factor-on")?.rejections).toContain(
+      'opposite_action: the request asks to "disable", the opposite of "turn on" at the start of its title',
+    );
     // The same requests in the ability's own direction are found.
     expect(index.lookup(query("switch on two-factor authentication"))[0]?.ability_id).toBe("learned.two-factor-on");
     expect(index.lookup(query("add a user to the admin group"))[0]?.ability_id).toBe("learned.admin-add");
@@ -144,7 +181,14 @@ describe("a request for the opposite action (issue #15)", () => {
   });
 
   it("adds WordNet's antonyms of the request's verb, besides the domain's pairs", () => {
-    for (const [asked, opposite] of [["sell", "buy"], ["decrease", "increase"], ["lower", "raise"], ["withdraw", "deposit"], ["deposit", "withdraw"], ["exclude", "include"]] as const) {
+    for (const [asked, opposite] of [
+      ["sell", "buy"],
+      ["decrease", "increase"],
+      ["lower", "raise"],
+      ["withdraw", "deposit"],
+      ["deposit", "withdraw"],
+      ["exclude", "include"],
+    ] as const) {
       expect(oppositesOf(asked, lexicon), asked).toContain(opposite);
     }
     // The domain's pairs stay, WordNet has none for them.
@@ -161,7 +205,10 @@ describe("a request for the opposite action (issue #15)", () => {
   it("never opposes two words the domain gives as one feature or action", () => {
     for (const term of domainTerms()) {
       const related = lexicon.related(term);
-      expect(oppositesOf(term, lexicon).filter((opposite) => related.has(opposite)), term).toEqual([]);
+      expect(
+        oppositesOf(term, lexicon).filter((opposite) => related.has(opposite)),
+        term,
+      ).toEqual([]);
     }
   });
 
@@ -188,12 +235,24 @@ describe("a request for the opposite action (issue #15)", () => {
       ["end my streaming subscription", "learned.subscription-start"],
     ];
     for (const [text, id] of opposite) {
-      expect(before.lookup(query(text)).map((match) => match.ability_id), text).toContain(id);
-      expect(index.lookup(query(text)).map((match) => match.ability_id), text).not.toContain(id);
+      expect(
+        before.lookup(query(text)).map((match) => match.ability_id),
+        text,
+      ).toContain(id);
+      expect(
+        index.lookup(query(text)).map((match) => match.ability_id),
+        text,
+      ).not.toContain(id);
     }
-    expect(index.explain(query("sell my shares"), "learned.shares-buy")?.rejections).toContain('opposite_action: the request asks to "sell", the opposite of "buy" at the start of its title');
+    expect(index.explain(query("sell my shares"), "learned.shares-buy")?.rejections).toContain(
+      'opposite_action: the request asks to "sell", the opposite of "buy" at the start of its title',
+    );
     // The same abilities asked for in their own direction, or with a verb WordNet opposes only in a rare sense, are found.
-    for (const [text, id] of [["purchase shares of a stock", "learned.shares-buy"], ["raise the thermostat temperature", "learned.thermostat-raise"], ["take the customer survey", "learned.survey-feedback"]] as const) {
+    for (const [text, id] of [
+      ["purchase shares of a stock", "learned.shares-buy"],
+      ["raise the thermostat temperature", "learned.thermostat-raise"],
+      ["take the customer survey", "learned.survey-feedback"],
+    ] as const) {
       expect(index.lookup(query(text))[0]?.ability_id, text).toBe(id);
     }
   });

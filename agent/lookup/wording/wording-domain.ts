@@ -32,7 +32,22 @@ const DOMAIN_GROUPS: Readonly<Record<string, readonly DomainGroup[]>> = {
     { closeness: SAME, terms: ["sign up", "signup", "register", "registration", "create account", "create an account"] },
     { closeness: SAME, terms: ["username", "user name", "display name", "screen name", "nickname"] },
     { closeness: SAME, terms: ["password", "passcode", "passphrase", "credentials"] },
-    { closeness: SAME, terms: ["two factor", "two factor authentication", "2fa", "mfa", "two step", "two step verification", "multi factor", "multi factor authentication", "authenticator", "verification code", "one time code"] },
+    {
+      closeness: SAME,
+      terms: [
+        "two factor",
+        "two factor authentication",
+        "2fa",
+        "mfa",
+        "two step",
+        "two step verification",
+        "multi factor",
+        "multi factor authentication",
+        "authenticator",
+        "verification code",
+        "one time code",
+      ],
+    },
     { closeness: NEAR, terms: ["account", "profile"] },
     { closeness: SAME, terms: ["settings", "preferences", "options", "config", "configuration"] },
     { closeness: SAME, terms: ["avatar", "profile picture", "profile photo", "profile pic"] },
@@ -156,24 +171,51 @@ const DOMAIN_GROUPS: Readonly<Record<string, readonly DomainGroup[]>> = {
  * Verbs reversed by "un-" ("unmute", "unsubscribe") need no entry (`reversedBase`).
  */
 const DOMAIN_OPPOSITES: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
-  [["log in", "sign in", "login", "signin", "log on"], ["log out", "sign out", "logout", "signout", "log off"]],
-  [["enable", "turn on", "switch on", "activate"], ["disable", "turn off", "switch off", "deactivate"]],
-  [["subscribe", "sign up", "signup", "register", "enroll", "join"], ["unsubscribe", "opt out", "cancel", "leave", "deregister"]],
+  [
+    ["log in", "sign in", "login", "signin", "log on"],
+    ["log out", "sign out", "logout", "signout", "log off"],
+  ],
+  [
+    ["enable", "turn on", "switch on", "activate"],
+    ["disable", "turn off", "switch off", "deactivate"],
+  ],
+  [
+    ["subscribe", "sign up", "signup", "register", "enroll", "join"],
+    ["unsubscribe", "opt out", "cancel", "leave", "deregister"],
+  ],
   [["book", "reserve", "order", "schedule"], ["cancel"]],
-  [["add", "create", "install", "invite"], ["remove", "delete", "uninstall", "trash"]],
-  [["freeze", "pause", "suspend", "block", "lock", "archive"], ["unfreeze", "resume", "unpause", "unsuspend", "unblock", "unlock", "unarchive"]],
+  [
+    ["add", "create", "install", "invite"],
+    ["remove", "delete", "uninstall", "trash"],
+  ],
+  [
+    ["freeze", "pause", "suspend", "block", "lock", "archive"],
+    ["unfreeze", "resume", "unpause", "unsuspend", "unblock", "unlock", "unarchive"],
+  ],
   [["show", "unhide"], ["hide"]],
   [["open"], ["close"]],
-  [["approve", "accept"], ["reject", "decline", "deny"]],
-  [["connect", "link"], ["disconnect", "unlink"]],
-  [["upload", "import"], ["download", "export"]],
+  [
+    ["approve", "accept"],
+    ["reject", "decline", "deny"],
+  ],
+  [
+    ["connect", "link"],
+    ["disconnect", "unlink"],
+  ],
+  [
+    ["upload", "import"],
+    ["download", "export"],
+  ],
   [["follow"], ["unfollow"]],
   [["mute"], ["unmute"]],
 ];
 
 /** A term as the lexicon writes base forms: lower case, words joined by `_`. */
 function canonical(term: string): string {
-  return term.toLowerCase().trim().replace(/[\s-]+/g, "_");
+  return term
+    .toLowerCase()
+    .trim()
+    .replace(/[\s-]+/g, "_");
 }
 
 /** Each domain term and the terms related to it, with the closest closeness of any group they share. */
@@ -202,10 +244,11 @@ function domainOpposites(): Map<string, Set<string>> {
     set.add(to);
   };
   for (const [one, other] of DOMAIN_OPPOSITES) {
-    for (const a of one.map(canonical)) for (const b of other.map(canonical)) {
-      note(a, b);
-      note(b, a);
-    }
+    for (const a of one.map(canonical))
+      for (const b of other.map(canonical)) {
+        note(a, b);
+        note(b, a);
+      }
   }
   return out;
 }

@@ -65,68 +65,78 @@ export function queryTermsOf(
 ): QueryTerm[] {
   const own = termsOf(query, lexicon);
   // The actions a request's circumstance implies ("where is my parcel": track it), one word per cue.
-  const cues = circumstanceCuesOf(normalizeText(query)).map((cue): Term & { implied: string } => ({ word: cue.label, lemmas: [...new Set(cue.implies.flatMap((word) => lexicon.lemmas(word).slice(0, 1)))], implied: cue.label }));
-  return [...own.slice(0, MAX_QUERY_TERMS - cues.length), ...cues]
-    .map((term, at) => {
-      const implied = "implied" in term ? (term.implied as string) : undefined;
-      const key = implied !== undefined ? `${term.word}\u0000implied` : at === 0 ? `${term.word}\u0000first` : term.word;
-      const cached = cache?.get(key);
-      if (cached !== undefined) return cached;
-      const expansions = new Map<string, { closeness: number; via: string }>();
-      const note = (lemma: string, closeness: number, via: string) => {
-        if ((expansions.get(lemma)?.closeness ?? 0) < closeness) expansions.set(lemma, { closeness, via });
-      };
-      for (const lemma of term.lemmas) note(lemma, 1, lemma);
-      for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
-      // A word WordNet does not list, made of words it does ("rebook", "username"): those words and theirs.
+  const cues = circumstanceCuesOf(normalizeText(query)).map((cue): Term & { implied: string } => ({
+    word: cue.label,
+    lemmas: [...new Set(cue.implies.flatMap((word) => lexicon.lemmas(word).slice(0, 1)))],
+    implied: cue.label,
+  }));
+  return [...own.slice(0, MAX_QUERY_TERMS - cues.length), ...cues].map((term, at) => {
+    const implied = "implied" in term ? (term.implied as string) : undefined;
+    const key = implied !== undefined ? `${term.word}\u0000implied` : at === 0 ? `${term.word}\u0000first` : term.word;
+    const cached = cache?.get(key);
+    if (cached !== undefined) return cached;
+    const expansions = new Map<string, { closeness: number; via: string }>();
+    const note = (lemma: string, closeness: number, via: string) => {
+      if ((expansions.get(lemma)?.closeness ?? 0) < closeness) expansions.set(lemma, { closeness, via });
+    };
+    for (const lemma of term.lemmas) note(lemma, 1, lemma);
+    for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
+    // A word WordNet does not list, made of words it does ("rebook", "username"): those words and theirs.
+    for (const lemma of term.lemmas) {
+      for (const [part, closeness] of lexicon.parts(lemma)) {
+        note(part, closeness, lemma);
+        for (const [word, related] of lexicon.related(part)) note(word, closeness * related, part);
+      }
+    }
+    // The words that define it, as an ability's words bring theirs (documentWords).
+    for (const lemma of term.lemmas) for (const word of definitionWords(lemma, lexicon)) note(word, DEFINITION_CLOSENESS, lemma);
+    // A word WordNet does not know may be a shortening of an ability's word: "repo", "meds".
+    if (wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma))) {
       for (const lemma of term.lemmas) {
-        for (const [part, closeness] of lexicon.parts(lemma)) {
-          note(part, closeness, lemma);
-          for (const [word, related] of lexicon.related(part)) note(word, closeness * related, part);
-        }
+        if (lemma.length < MIN_ABBREVIATION || !/^[a-z]+$/.test(lemma)) continue;
+        for (const word of wordsStartingWith(lemma)) if (word !== lemma) note(word, ABBREVIATION_CLOSENESS, lemma);
       }
-      // The words that define it, as an ability's words bring theirs (documentWords).
-      for (const lemma of term.lemmas) for (const word of definitionWords(lemma, lexicon)) note(word, DEFINITION_CLOSENESS, lemma);
-      // A word WordNet does not know may be a shortening of an ability's word: "repo", "meds".
-      if (wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma))) {
-        for (const lemma of term.lemmas) {
-          if (lemma.length < MIN_ABBREVIATION || !/^[a-z]+$/.test(lemma)) continue;
-          for (const word of wordsStartingWith(lemma)) if (word !== lemma) note(word, ABBREVIATION_CLOSENESS, lemma);
-        }
-      }
-      // And an ability's word WordNet does not know may be a shortening of this one: "admin" of "administrator", "app" of "application".
-      if (wordsStartingWith !== undefined) {
-        for (const written of new Set([term.word, ...term.lemmas])) {
-          if (!/^[a-z]+$/.test(written)) continue;
-          for (let cut = MIN_ABBREVIATION; cut < written.length - 1; cut += 1) {
-            const start = written.slice(0, cut);
-            if (STOP_WORDS.has(start) || lexicon.has(start)) continue;
-            for (const word of wordsStartingWith(start)) {
-              if (word === start) note(start, ABBREVIATION_CLOSENESS, written);
-              break;
-            }
+    }
+    // And an ability's word WordNet does not know may be a shortening of this one: "admin" of "administrator", "app" of "application".
+    if (wordsStartingWith !== undefined) {
+      for (const written of new Set([term.word, ...term.lemmas])) {
+        if (!/^[a-z]+$/.test(written)) continue;
+        for (let cut = MIN_ABBREVIATION; cut < written.length - 1; cut += 1) {
+          const start = written.slice(0, cut);
+          if (STOP_WORDS.has(start) || lexicon.has(start)) continue;
+          for (const word of wordsStartingWith(start)) {
+            if (word === start) note(start, ABBREVIATION_CLOSENESS, written);
+            break;
           }
         }
       }
-      // A word neither WordNet nor any ability knows, by any of its ways to be found, is a name, a code or a value ("maria", "save10"): what the request is about is in its other words.
-      const holds = (word: string) => {
-        for (const held of wordsStartingWith?.(word) ?? []) return held === word;
-        return false;
-      };
-      const unknown = wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma)) && ![...expansions.keys()].some(holds);
-      const weight = implied !== undefined ? IMPLIED_SHARE * Math.max(...term.lemmas.map((lemma) => lexicon.weight(lemma))) : unknown ? UNKNOWN_WORD_WEIGHT : Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma)));
-      // A light verb ("get", "make", "set up") says little of the action: the rest of the request does.
-      const first = at === 0 && implied === undefined;
-      const action = first && weight >= ACTION_MIN_WEIGHT && term.lemmas.some((lemma) => lexicon.mostlyVerb(lemma));
-      // The request's first word is its action, as an ability's title's first word is the ability's.
-      const opposites = !first ? [] : [...new Set(ownForms(term).flatMap((lemma) => oppositesOf(lemma, lexicon)))].filter((lemma) => !term.lemmas.includes(lemma));
-      const expanded: QueryTerm = { ...term, weight, expansions, opposites, ...(action ? { action } : {}) };
-      if (cache !== undefined) {
-        if (cache.size > 5_000) cache.clear();
-        cache.set(key, expanded);
-      }
-      return expanded;
-    });
+    }
+    // A word neither WordNet nor any ability knows, by any of its ways to be found, is a name, a code or a value ("maria", "save10"): what the request is about is in its other words.
+    const holds = (word: string) => {
+      for (const held of wordsStartingWith?.(word) ?? []) return held === word;
+      return false;
+    };
+    const unknown = wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma)) && ![...expansions.keys()].some(holds);
+    const weight =
+      implied !== undefined
+        ? IMPLIED_SHARE * Math.max(...term.lemmas.map((lemma) => lexicon.weight(lemma)))
+        : unknown
+          ? UNKNOWN_WORD_WEIGHT
+          : Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma)));
+    // A light verb ("get", "make", "set up") says little of the action: the rest of the request does.
+    const first = at === 0 && implied === undefined;
+    const action = first && weight >= ACTION_MIN_WEIGHT && term.lemmas.some((lemma) => lexicon.mostlyVerb(lemma));
+    // The request's first word is its action, as an ability's title's first word is the ability's.
+    const opposites = !first
+      ? []
+      : [...new Set(ownForms(term).flatMap((lemma) => oppositesOf(lemma, lexicon)))].filter((lemma) => !term.lemmas.includes(lemma));
+    const expanded: QueryTerm = { ...term, weight, expansions, opposites, ...(action ? { action } : {}) };
+    if (cache !== undefined) {
+      if (cache.size > 5_000) cache.clear();
+      cache.set(key, expanded);
+    }
+    return expanded;
+  });
 }
 
 /** How close a word of an ability word's definition is to it. */
@@ -138,7 +148,9 @@ export const DEFINING_WORD_MIN_WEIGHT = 0.4;
 /** The base forms of the words that define a word (its most frequent senses). */
 export function definitionWords(lemma: string, lexicon: Lexicon): string[] {
   // The common words of a definition ("something", "make", "person") say little about the word defined.
-  return lexicon.definitions(lemma).flatMap((definition) => termsOf(definition, lexicon).flatMap((term) => term.lemmas.filter((word) => lexicon.weight(word) >= DEFINING_WORD_MIN_WEIGHT)));
+  return lexicon
+    .definitions(lemma)
+    .flatMap((definition) => termsOf(definition, lexicon).flatMap((term) => term.lemmas.filter((word) => lexicon.weight(word) >= DEFINING_WORD_MIN_WEIGHT)));
 }
 
 /** The words an ability word brings with it: its broader words and the words that define it. */
@@ -162,4 +174,3 @@ export function wordsAround(lemma: string, lexicon: Lexicon, cache: Map<string, 
   }
   return found;
 }
-

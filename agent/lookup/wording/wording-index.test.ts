@@ -33,14 +33,40 @@ function entry(over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>> = {
 }
 
 const query = (text: string, over: Partial<z.input<typeof AbilityLookupQuerySchema>> = {}): AbilityLookupQuery =>
-  AbilityLookupQuerySchema.parse({ user_query: text, install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"], schema_version: 1, ...over });
+  AbilityLookupQuerySchema.parse({
+    user_query: text,
+    install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"],
+    schema_version: 1,
+    ...over,
+  });
 
 const documents: LookupDocument[] = [
   { entry: entry(), description: "Export the monthly invoices as CSV." },
-  { entry: entry({ ability_id: "learned.book-room", title: "Book a meeting room for the team", trigger_phrases: ["book a meeting room for the team", "reserve a room"] }) },
-  { entry: entry({ ability_id: "learned.reset-password", title: "Reset my account password", trigger_phrases: ["reset my account password", "forgot password"] }), when_to_use: ["When the user cannot sign in"] },
+  {
+    entry: entry({
+      ability_id: "learned.book-room",
+      title: "Book a meeting room for the team",
+      trigger_phrases: ["book a meeting room for the team", "reserve a room"],
+    }),
+  },
+  {
+    entry: entry({
+      ability_id: "learned.reset-password",
+      title: "Reset my account password",
+      trigger_phrases: ["reset my account password", "forgot password"],
+    }),
+    when_to_use: ["When the user cannot sign in"],
+  },
   { entry: entry({ ability_id: "learned.new-repo", title: "Create a new repository", trigger_phrases: ["create a new repository"] }) },
-  { entry: entry({ ability_id: "learned.pay-bill", title: "Pay the electricity bill", install_lane: "shared_promoted", trigger_phrases: ["pay the electricity bill"], negative_triggers: ["water bill"] }) },
+  {
+    entry: entry({
+      ability_id: "learned.pay-bill",
+      title: "Pay the electricity bill",
+      install_lane: "shared_promoted",
+      trigger_phrases: ["pay the electricity bill"],
+      negative_triggers: ["water bill"],
+    }),
+  },
 ];
 
 describe("normalization (issue #15)", () => {
@@ -94,7 +120,7 @@ describe("normalization (issue #15)", () => {
     expect(termsOf("usernames", lexicon)[0]?.lemmas).toEqual(["username"]);
   });
 
-  it("leaves out a base form people rarely mean: \"wages\" is a wage, not what a tail does", () => {
+  it('leaves out a base form people rarely mean: "wages" is a wage, not what a tail does', () => {
     expect(termsOf("wages", lexicon)[0]?.lemmas).toEqual(["wages", "wage"]);
     expect(termsOf("booking", lexicon)[0]?.lemmas).toEqual(expect.arrayContaining(["booking", "book"]));
   });
@@ -110,9 +136,17 @@ describe("the wording matcher (issue #15)", () => {
     expect(index.lookup(query("make a new repo"))[0]?.ability_id).toBe("learned.new-repo");
     expect(index.explain(query("make a new repo"), "learned.new-repo")?.reasons.join(" ")).toContain('"repo" found via related word "repository"');
     // An ability's word WordNet does not know, found as the beginning of a request word.
-    const admin = createWordingIndex([...documents, { entry: entry({ ability_id: "learned.admin-group", title: "Add a user to the admin group", trigger_phrases: ["add a user to the admin group"] }) }], lexicon);
+    const admin = createWordingIndex(
+      [
+        ...documents,
+        { entry: entry({ ability_id: "learned.admin-group", title: "Add a user to the admin group", trigger_phrases: ["add a user to the admin group"] }) },
+      ],
+      lexicon,
+    );
     expect(admin.lookup(query("add a user to the administrators group"))[0]?.ability_id).toBe("learned.admin-group");
-    expect(admin.explain(query("add a user to the administrators group"), "learned.admin-group")?.reasons.join(" ")).toContain('"administrators" found via related word "admin"');
+    expect(admin.explain(query("add a user to the administrators group"), "learned.admin-group")?.reasons.join(" ")).toContain(
+      '"administrators" found via related word "admin"',
+    );
     // A word WordNet does not list, through a word it is made of.
     const rebook = admin.explain(query("rebook the meeting room"), "learned.book-room");
     expect(rebook?.reasons.join(" ")).toContain('"rebook" found via related word "book"');
@@ -180,7 +214,13 @@ describe("the wording matcher (issue #15)", () => {
 
   it("ranks by the words that tell abilities apart: a word most abilities hold counts less", () => {
     const shop = (id: string, title: string) => ({ entry: entry({ ability_id: `learned.${id}`, title, trigger_phrases: [title.toLowerCase()] }) });
-    const many = [shop("orders", "Track my orders"), shop("order-pizza", "Order a pizza"), shop("order-book", "Order a book"), shop("order-food", "Order groceries"), shop("order-gift", "Order a gift")];
+    const many = [
+      shop("orders", "Track my orders"),
+      shop("order-pizza", "Order a pizza"),
+      shop("order-book", "Order a book"),
+      shop("order-food", "Order groceries"),
+      shop("order-gift", "Order a gift"),
+    ];
     const index = createWordingIndex(many, lexicon);
     const explained = (id: string) => index.explain(query("order a pizza"), id);
     expect(explained("learned.order-pizza")?.rank_text).toBeLessThanOrEqual(explained("learned.order-pizza")?.text ?? 0);
@@ -199,7 +239,9 @@ describe("the wording matcher (issue #15)", () => {
     ];
     const index = createWordingIndex(kept, lexicon);
     expect(index.lookup(query("export the monthly invoices")).map((match) => match.ability_id)).toEqual(["learned.workspace", "learned.export-invoices"]);
-    expect(index.lookup(query("export the monthly invoices", { install_lanes_allowed: ["shared_promoted"], include_private_owned_by_user: false }))).toEqual([]);
+    expect(index.lookup(query("export the monthly invoices", { install_lanes_allowed: ["shared_promoted"], include_private_owned_by_user: false }))).toEqual(
+      [],
+    );
     expect(index.explain(query("export the monthly invoices"), "learned.disabled")?.rejections).toEqual(["disabled by the user"]);
     expect(index.lookup(query("pay the electricity bill"))[0]?.ability_id).toBe("learned.pay-bill");
     // As written, or by base form.
@@ -222,12 +264,57 @@ describe("the wording matcher (issue #15)", () => {
     expect(score("learned.b")).toBeCloseTo(text + 0.05 + 0.1, 10);
     expect(score("learned.c")).toBeCloseTo((text + 0.05 + 0.03) * 0.5, 10);
     expect(matches.map((match) => match.ability_id)).toEqual(["learned.a", "learned.b", "learned.c"]);
-    expect(matches.find((match) => match.ability_id === "learned.c")).toMatchObject({ usable_now: false, reason_unusable: "skill files are missing from the workspace" });
+    expect(matches.find((match) => match.ability_id === "learned.c")).toMatchObject({
+      usable_now: false,
+      reason_unusable: "skill files are missing from the workspace",
+    });
   });
 
   it("answers a lookup with the numbers explain-match gives each ability, on random requests", () => {
     const index = createWordingIndex(documents, lexicon);
-    const words = ["export", "bills", "monthly", "reserve", "room", "team", "forgot", "password", "pay", "power", "the", "my", "please", "joke", "invoice", "meeting", "account", "sign", "in", "repo", "new", "make", "signing", "up", "days", "off", "rebook", "administrators", "admin", "usernames", "delete", "get", "xqzzvik", "save10", "where", "is", "not", "working", "book", "search", "lost"];
+    const words = [
+      "export",
+      "bills",
+      "monthly",
+      "reserve",
+      "room",
+      "team",
+      "forgot",
+      "password",
+      "pay",
+      "power",
+      "the",
+      "my",
+      "please",
+      "joke",
+      "invoice",
+      "meeting",
+      "account",
+      "sign",
+      "in",
+      "repo",
+      "new",
+      "make",
+      "signing",
+      "up",
+      "days",
+      "off",
+      "rebook",
+      "administrators",
+      "admin",
+      "usernames",
+      "delete",
+      "get",
+      "xqzzvik",
+      "save10",
+      "where",
+      "is",
+      "not",
+      "working",
+      "book",
+      "search",
+      "lost",
+    ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...words), { minLength: 0, maxLength: 7 }), (picked) => {
         const request = query(picked.join(" "));
@@ -236,7 +323,9 @@ describe("the wording matcher (issue #15)", () => {
           .filter(({ verdict }) => verdict.matched)
           .sort((a, b) => b.verdict.score - a.verdict.score || b.verdict.text - a.verdict.text || (a.id < b.id ? -1 : 1));
         const actual = index.rank(request);
-        expect(actual.map((match) => [match.ability_id, match.score, match.text, match.rank_text])).toEqual(expected.map(({ id, verdict }) => [id, verdict.score, verdict.text, verdict.rank_text]));
+        expect(actual.map((match) => [match.ability_id, match.score, match.text, match.rank_text])).toEqual(
+          expected.map(({ id, verdict }) => [id, verdict.score, verdict.text, verdict.rank_text]),
+        );
       }),
       { numRuns: 200 },
     );

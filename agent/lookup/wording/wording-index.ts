@@ -13,7 +13,11 @@ import { createRankContext, negativeTermsOf, opposedDocs, rankRequest, requestTe
  * request's action clashes with (`verbClash`) refuses it too — "delete all invoices" reads much
  * like "export the invoices", and only the verbs tell them apart.
  */
-function refusalFor(context: RankContext, byId: ReadonlyMap<string, number>, query: AbilityLookupQuery): (abilityId: string, byMeaningAlone?: boolean) => string | undefined {
+function refusalFor(
+  context: RankContext,
+  byId: ReadonlyMap<string, number>,
+  query: AbilityLookupQuery,
+): (abilityId: string, byMeaningAlone?: boolean) => string | undefined {
   const { documents, lexicon, index } = context;
   const terms = requestTerms(context, query);
   const lemmas = lemmaSetOf(terms);

@@ -198,14 +198,30 @@ export function explainWording(
   const negative = negativeTriggerHit(query.user_query, lemmaSetOf(terms), document.entry, lexicon);
   if (negative !== undefined) rejections.push(`negative_trigger_match: "${negative}"`);
   const opposed = opposedAction(terms, titleFirst?.lemmas ?? []);
-  if (opposed !== undefined) rejections.push(`opposite_action: the request asks to "${opposed.asked}", the opposite of "${opposed.opposite}" at the start of its title`);
+  if (opposed !== undefined)
+    rejections.push(`opposite_action: the request asks to "${opposed.asked}", the opposite of "${opposed.opposite}" at the start of its title`);
   let textRejection: string | undefined;
   if (terms.length === 0) rejections.push(`the request "${normalizeText(query.user_query).slice(0, 80)}" has no words that carry meaning`);
-  else if (text < TEXT_MIN) rejections.push((textRejection = `wording covers ${(text * 100).toFixed(0)} % of the request, below ${(TEXT_MIN * 100).toFixed(0)} %`));
+  else if (text < TEXT_MIN)
+    rejections.push((textRejection = `wording covers ${(text * 100).toFixed(0)} % of the request, below ${(TEXT_MIN * 100).toFixed(0)} %`));
   if (missing.length > 0) reasons.push(`not found: ${missing.map((word) => `"${word}"`).join(", ")}`);
-  if (clash !== undefined) reasons.push(`the request asks to "${terms[0]?.word}", and the ability's title begins with another action, "${clash}": it ranks lower (× ${VERB_CLASH_SHARE})`);
-  if (actionMissing !== undefined) reasons.push(`"${actionMissing}", the action asked for, is nowhere in the ability's wording: it counts twice in the request`);
-  reasons.unshift(`wording text score ${text.toFixed(2)} (matches from ${TEXT_MIN.toFixed(2)}); ${rankText.toFixed(2)} weighed by how few abilities hold the words found (ranks by it)`);
+  if (clash !== undefined)
+    reasons.push(
+      `the request asks to "${terms[0]?.word}", and the ability's title begins with another action, "${clash}": it ranks lower (× ${VERB_CLASH_SHARE})`,
+    );
+  if (actionMissing !== undefined)
+    reasons.push(`"${actionMissing}", the action asked for, is nowhere in the ability's wording: it counts twice in the request`);
+  reasons.unshift(
+    `wording text score ${text.toFixed(2)} (matches from ${TEXT_MIN.toFixed(2)}); ${rankText.toFixed(2)} weighed by how few abilities hold the words found (ranks by it)`,
+  );
   if (!document.entry.usable_now) reasons.push(`usable_now=false: ${document.entry.reason_unusable ?? "unknown"}`);
-  return { matched: rejections.length === 0, score, text, rank_text: rankText, reasons, rejections, ...(textRejection === undefined ? {} : { text_rejection: textRejection }) };
+  return {
+    matched: rejections.length === 0,
+    score,
+    text,
+    rank_text: rankText,
+    reasons,
+    rejections,
+    ...(textRejection === undefined ? {} : { text_rejection: textRejection }),
+  };
 }

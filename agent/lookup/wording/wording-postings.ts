@@ -87,7 +87,10 @@ function prefixSearch(vocabulary: readonly string[]): (prefix: string) => Genera
 }
 
 /** Postings as (doc, field weight, in title) built per lemma, then frozen into typed arrays with their rarity. */
-function freezePostings(building: ReadonlyMap<string, { docs: number[]; weights: number[]; titles: number[] }>, count: number): { postings: Map<string, Posting>; rarity: Rarity } {
+function freezePostings(
+  building: ReadonlyMap<string, { docs: number[]; weights: number[]; titles: number[] }>,
+  count: number,
+): { postings: Map<string, Posting>; rarity: Rarity } {
   const postings = new Map<string, Posting>();
   const rarities = new Map<string, number>();
   for (const [lemma, list] of building) {

@@ -108,7 +108,16 @@ export interface RankContext {
 }
 
 export function createRankContext(documents: readonly LookupDocument[], lexicon: Lexicon, index: WordingPostings): RankContext {
-  return { documents, lexicon, index, scratch: createRankScratch(documents.length), expansions: new Map(), held: new WeakMap(), negatives: new Map(), actionAround: new Map() };
+  return {
+    documents,
+    lexicon,
+    index,
+    scratch: createRankScratch(documents.length),
+    expansions: new Map(),
+    held: new WeakMap(),
+    negatives: new Map(),
+    actionAround: new Map(),
+  };
 }
 
 /** The request's words as the matcher reads them (`queryTermsOf`). */
@@ -315,7 +324,14 @@ function rankCueTerms(context: RankContext, cueTerms: readonly QueryTerm[], quer
 type Scored = { doc: number; text: number; rankText: number; score: number };
 
 /** The abilities reached whose text score makes a match, with their scores, best first (numbers only). */
-function scoreReached(context: RankContext, query: AbilityLookupQuery, terms: readonly QueryTerm[], totalWeight: number, cueWeight: number, queryEpoch: number): Scored[] {
+function scoreReached(
+  context: RankContext,
+  query: AbilityLookupQuery,
+  terms: readonly QueryTerm[],
+  totalWeight: number,
+  cueWeight: number,
+  queryEpoch: number,
+): Scored[] {
   const { documents, lexicon, index, scratch } = context;
   const action = terms[0]?.action === true;
   // The title actions the request's action clashes with (`verbClash`), read once per title action.
@@ -333,13 +349,20 @@ function scoreReached(context: RankContext, query: AbilityLookupQuery, terms: re
   for (let n = 0; n < reachedCount; n += 1) {
     const doc = reached[n] as number;
     const missing = action && actionStamp[doc] !== queryEpoch;
-    const total = missing ? totalWeight + ACTION_PENALTY * ((terms[0] as QueryTerm).weight) : totalWeight;
+    const total = missing ? totalWeight + ACTION_PENALTY * (terms[0] as QueryTerm).weight : totalWeight;
     const text = textScore(total, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
     if (text < TEXT_MIN) continue;
-    const rankText = textScore(total + cueWeight, (ranked[doc] as number) + (cueRanked[doc] as number), titleFound[doc] as number, titleTerms[doc] as number) * (clashesWith(doc) ? VERB_CLASH_SHARE : 1);
+    const rankText =
+      textScore(total + cueWeight, (ranked[doc] as number) + (cueRanked[doc] as number), titleFound[doc] as number, titleTerms[doc] as number) *
+      (clashesWith(doc) ? VERB_CLASH_SHARE : 1);
     scored.push({ doc, text, rankText, score: wordingScore(rankText, (documents[doc] as LookupDocument).entry, query.project_id) });
   }
-  scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));
+  scored.sort(
+    (a, b) =>
+      b.score - a.score ||
+      b.text - a.text ||
+      compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id),
+  );
   return scored;
 }
 

@@ -72,6 +72,8 @@ describe("createSpellingReader", () => {
 
   it("says what it mended, for explain-match", () => {
     expect(spellingReason([])).toBeUndefined();
-    expect(spellingReason([{ typed: "pakage", read: "package" }])).toBe('spelling: read "pakage" as "package" (as typed, neither an ability\'s word nor a dictionary word)');
+    expect(spellingReason([{ typed: "pakage", read: "package" }])).toBe(
+      'spelling: read "pakage" as "package" (as typed, neither an ability\'s word nor a dictionary word)',
+    );
   });
 });

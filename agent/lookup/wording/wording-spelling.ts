@@ -21,7 +21,9 @@ const SNAPSHOT_ONLY_BELOW = 6;
 
 /** Function words WordNet does not list (it lists content words): known, never mended. */
 const UNLISTED_FUNCTION_WORDS: ReadonlySet<string> = new Set(
-  "among amongst amid amidst upon unto onto toward towards whilst whereas whether though although unless versus via despite throughout beneath underneath".split(" "),
+  "among amongst amid amidst upon unto onto toward towards whilst whereas whether though although unless versus via despite throughout beneath underneath".split(
+    " ",
+  ),
 );
 
 /** Regular endings of a listed word ("packages", "ordered", "stored", "stopped", "copied", "renewing", "storing"), with what they replace. */

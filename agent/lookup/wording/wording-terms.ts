@@ -61,7 +61,10 @@ export interface Term {
 
 /** Lower case, accents off, contractions expanded, anything but letters and digits a space. */
 export function normalizeText(text: string): string {
-  let out = text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
+  let out = text
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "");
   for (const [pattern, replacement] of CONTRACTIONS) out = out.replace(pattern, replacement);
   return out.replace(/[^a-z0-9]+/g, " ").trim();
 }
@@ -96,13 +99,20 @@ function collocationAt(words: readonly string[], at: number, lexicon: Lexicon): 
 
 /** The words of a text that carry meaning, in order, each once. */
 export function termsOf(text: string, lexicon: Lexicon): Term[] {
-  const words = normalizeText(text).split(" ").filter((word) => word.length > 0);
+  const words = normalizeText(text)
+    .split(" ")
+    .filter((word) => word.length > 0);
   const terms: Term[] = [];
   const seen = new Set<string>();
   const push = (word: string, joined: string, parts: readonly string[]) => {
     if (seen.has(joined)) return;
     seen.add(joined);
-    terms.push({ word, lemmas: [joined, ...parts.filter((part) => !STOP_WORDS.has(part)).flatMap((part) => lemmasOf(part, lexicon))].filter((lemma, at, all) => all.indexOf(lemma) === at) });
+    terms.push({
+      word,
+      lemmas: [joined, ...parts.filter((part) => !STOP_WORDS.has(part)).flatMap((part) => lemmasOf(part, lexicon))].filter(
+        (lemma, at, all) => all.indexOf(lemma) === at,
+      ),
+    });
   };
   for (let at = 0; at < words.length; at += 1) {
     const word = words[at] as string;

@@ -131,8 +131,14 @@ export async function startWorkApp(options: {
       const known = sessions.get(cookieOf(request.headers.cookie, options.cookieName) ?? "");
       const session = known ?? { id: randomBytes(12).toString("hex"), csrf: randomBytes(12).toString("hex") };
       if (known === undefined) sessions.set(session.id, session);
-      const reply = await options.handle({ method: request.method ?? "GET", url, session, form: new URLSearchParams(body) }, { assetOrigin: sameOrigin ? "" : assets.origin });
-      const headers: http.OutgoingHttpHeaders = { "cache-control": "no-store", "set-cookie": `${options.cookieName}=${session.id}; Path=/; HttpOnly; SameSite=Lax` };
+      const reply = await options.handle(
+        { method: request.method ?? "GET", url, session, form: new URLSearchParams(body) },
+        { assetOrigin: sameOrigin ? "" : assets.origin },
+      );
+      const headers: http.OutgoingHttpHeaders = {
+        "cache-control": "no-store",
+        "set-cookie": `${options.cookieName}=${session.id}; Path=/; HttpOnly; SameSite=Lax`,
+      };
       if (reply.redirect !== undefined) {
         response.writeHead(reply.status ?? 303, { ...headers, location: reply.redirect });
         response.end();

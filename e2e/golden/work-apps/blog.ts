@@ -6,7 +6,19 @@
  * on submit); Save POSTs and 303s to the new draft (`/admin/drafts/view?id=<n>`, an id that
  * changes every run) with a notice.
  */
-import { BASE_STYLE, csrfHolds, escapeHtml, signIn, startWorkApp, takeFlash, textOfHtml, type Account, type Reply, type Request, type WorkApp } from "./app-kit";
+import {
+  BASE_STYLE,
+  csrfHolds,
+  escapeHtml,
+  signIn,
+  startWorkApp,
+  takeFlash,
+  textOfHtml,
+  type Account,
+  type Reply,
+  type Request,
+  type WorkApp,
+} from "./app-kit";
 
 export interface BlogDraft {
   id: number;
@@ -22,7 +34,12 @@ export interface BlogState {
 
 export async function startBlog(accounts: readonly Account[]): Promise<WorkApp> {
   let nextId = 100 + Math.floor(Math.random() * 900);
-  const drafts: BlogDraft[] = ["Spring opening hours", "Volunteer day recap", "Menu ideas", "Thank-you notes"].map((title) => ({ id: nextId++, title, text: `Notes about ${title.toLowerCase()}.`, author: "system" }));
+  const drafts: BlogDraft[] = ["Spring opening hours", "Volunteer day recap", "Menu ideas", "Thank-you notes"].map((title) => ({
+    id: nextId++,
+    title,
+    text: `Notes about ${title.toLowerCase()}.`,
+    author: "system",
+  }));
   let signIns = 0;
 
   const layout = (request: Request, title: string, body: string, assetOrigin: string): Reply => {
@@ -86,13 +103,23 @@ ${body}</main></body></html>`,
     }
     if (pathname === "/admin/drafts" && request.method === "POST") {
       if (!csrfHolds(request, "_csrf")) return { status: 403, html: "The link you followed has expired." };
-      const draft = { id: nextId++, title: (request.form.get("post_title") ?? "").trim(), text: textOfHtml(request.form.get("content") ?? ""), author: user.username };
+      const draft = {
+        id: nextId++,
+        title: (request.form.get("post_title") ?? "").trim(),
+        text: textOfHtml(request.form.get("content") ?? ""),
+        author: user.username,
+      };
       drafts.push(draft);
       request.session.flash = "Draft saved.";
       return { redirect: `/admin/drafts/view?id=${draft.id}` };
     }
     if (pathname === "/admin/drafts") {
-      return layout(request, "Drafts", `<h1>Drafts</h1><table class="c-list"><thead><tr><th>Title</th><th>Author</th></tr></thead><tbody>${drafts.map((draft) => `<tr><td><a href="/admin/drafts/view?id=${draft.id}">${escapeHtml(draft.title)}</a></td><td>${escapeHtml(draft.author)}</td></tr>`).join("")}</tbody></table>`, app.assetOrigin);
+      return layout(
+        request,
+        "Drafts",
+        `<h1>Drafts</h1><table class="c-list"><thead><tr><th>Title</th><th>Author</th></tr></thead><tbody>${drafts.map((draft) => `<tr><td><a href="/admin/drafts/view?id=${draft.id}">${escapeHtml(draft.title)}</a></td><td>${escapeHtml(draft.author)}</td></tr>`).join("")}</tbody></table>`,
+        app.assetOrigin,
+      );
     }
     if (pathname === "/admin/drafts/new") {
       return layout(

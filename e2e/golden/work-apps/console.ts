@@ -19,7 +19,8 @@ export interface ConsoleState {
   sign_ins: number;
 }
 
-const ICON = (alt: string) => `<img class="c-icon" src="data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==" width="12" height="12" alt="${alt}">`;
+const ICON = (alt: string) =>
+  `<img class="c-icon" src="data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==" width="12" height="12" alt="${alt}">`;
 
 export async function startConsole(accounts: readonly Account[]): Promise<WorkApp> {
   let nextId = 1 + Math.floor(Math.random() * 40);
@@ -43,7 +44,13 @@ export async function startConsole(accounts: readonly Account[]): Promise<WorkAp
     return {
       html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} | DataDesk</title><style>${BASE_STYLE}.c-tabs a{margin-right:1rem}</style></head><body>
 <header><strong>DataDesk</strong>${user === undefined ? "" : `<span class="c-server">Server: 127.0.0.1 · User: ${escapeHtml(user.username)}@localhost</span> <a class="c-logout" href="index.php?route=%2Flogout">${ICON("Log out")}Log out</a>`}</header>
-${user === undefined ? "" : `<aside class="c-tree"><h2>crm</h2><ul>${Object.keys(tables).map((name) => `<li><a class="c-table-link" href="${route("/table", name)}">${name}</a></li>`).join("")}</ul></aside>`}
+${
+  user === undefined
+    ? ""
+    : `<aside class="c-tree"><h2>crm</h2><ul>${Object.keys(tables)
+        .map((name) => `<li><a class="c-table-link" href="${route("/table", name)}">${name}</a></li>`)
+        .join("")}</ul></aside>`
+}
 <main>${tabs}${notice === undefined ? "" : `<div class="c-notice" role="status">${escapeHtml(notice)}</div>`}<div class="c-warning" hidden>Your configuration has no control user. Some features are off.</div>
 ${body}<footer><small class="c-timing">Query took ${(Math.random() / 100).toFixed(4)} seconds.</small></footer></main></body></html>`,
     };
@@ -107,7 +114,12 @@ ${body}<footer><small class="c-timing">Query took ${(Math.random() / 100).toFixe
       );
     }
     if (path === "/table/structure") {
-      return layout(request, `${table} — Structure`, `<h1>Structure of ${escapeHtml(table)}</h1><table class="c-structure"><thead><tr><th>Column</th><th>Type</th></tr></thead><tbody><tr><td>id</td><td>int</td></tr><tr><td>name</td><td>varchar(120)</td></tr><tr><td>email</td><td>varchar(160)</td></tr></tbody></table>`, table);
+      return layout(
+        request,
+        `${table} — Structure`,
+        `<h1>Structure of ${escapeHtml(table)}</h1><table class="c-structure"><thead><tr><th>Column</th><th>Type</th></tr></thead><tbody><tr><td>id</td><td>int</td></tr><tr><td>name</td><td>varchar(120)</td></tr><tr><td>email</td><td>varchar(160)</td></tr></tbody></table>`,
+        table,
+      );
     }
     return layout(
       request,

@@ -93,10 +93,16 @@ ${body}
         request.session.flash = "You are now logged out.";
         return { redirect: link(page) };
       case "recent":
-        return layout(request, "Recent changes", `<h1>Recent changes</h1><ul class="c-changes">${[...pages.values()].map((entry) => `<li><a href="${link(entry.title)}">${escapeHtml(entry.title)}</a> (revision ${entry.revision})</li>`).join("")}</ul>`);
+        return layout(
+          request,
+          "Recent changes",
+          `<h1>Recent changes</h1><ul class="c-changes">${[...pages.values()].map((entry) => `<li><a href="${link(entry.title)}">${escapeHtml(entry.title)}</a> (revision ${entry.revision})</li>`).join("")}</ul>`,
+        );
       case "search": {
         const query = (request.url.searchParams.get("q") ?? "").trim();
-        const hits = [...pages.values()].filter((entry) => query !== "" && (entry.title.toLowerCase().includes(query.toLowerCase()) || entry.text.toLowerCase().includes(query.toLowerCase())));
+        const hits = [...pages.values()].filter(
+          (entry) => query !== "" && (entry.title.toLowerCase().includes(query.toLowerCase()) || entry.text.toLowerCase().includes(query.toLowerCase())),
+        );
         const exact = pages.has(query);
         return layout(
           request,
@@ -124,16 +130,25 @@ ${body}
       default: {
         const shown = pages.get(page);
         if (shown === undefined) {
-          return layout(request, page, `<h1>${escapeHtml(page)}</h1><p class="c-missing">This page does not exist yet. <a class="c-create" href="${link(page, "edit")}">Create this page</a></p>`);
+          return layout(
+            request,
+            page,
+            `<h1>${escapeHtml(page)}</h1><p class="c-missing">This page does not exist yet. <a class="c-create" href="${link(page, "edit")}">Create this page</a></p>`,
+          );
         }
-        const others = page === "start" ? `<h2>Pages</h2><ul class="c-pages">${[...pages.keys()].map((title) => `<li><a href="${link(title)}">${escapeHtml(title)}</a></li>`).join("")}</ul>` : "";
+        const others =
+          page === "start"
+            ? `<h2>Pages</h2><ul class="c-pages">${[...pages.keys()].map((title) => `<li><a href="${link(title)}">${escapeHtml(title)}</a></li>`).join("")}</ul>`
+            : "";
         return layout(
           request,
           page,
           `<article class="c-page"><h1>${escapeHtml(shown.title)}</h1>${shown.text
             .split("\n")
             .map((line) => `<p>${escapeHtml(line)}</p>`)
-            .join("")}</article>${others}${user === undefined ? "" : `<p><a class="c-edit" href="${link(page, "edit")}">Edit this page</a></p>`}<p><small>Revision ${shown.revision}</small></p>`,
+            .join(
+              "",
+            )}</article>${others}${user === undefined ? "" : `<p><a class="c-edit" href="${link(page, "edit")}">Edit this page</a></p>`}<p><small>Revision ${shown.revision}</small></p>`,
         );
       }
     }

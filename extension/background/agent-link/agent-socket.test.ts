@@ -176,7 +176,7 @@ describe("agent socket", () => {
     const { socket, sockets, states } = setup({ wantsLink: false });
     socket.connect();
     const fake = await openAndWelcome(sockets);
-    fake.onmessage?.(new MessageEvent("message", { data: "{\"type\":\"surprise\"}" }));
+    fake.onmessage?.(new MessageEvent("message", { data: '{"type":"surprise"}' }));
     expect(fake.readyState).toBe(3);
     expect(states.at(-1)).toBe("disconnected");
   });

@@ -36,7 +36,6 @@ export function badgeForSession(session: CaptureSessionState | null): BadgeSpec 
   }
 }
 
-
 /** The part of `chrome.action` the badge needs. */
 export interface BadgeSurface {
   setBadgeText(details: { text: string }): Promise<void>;

@@ -48,7 +48,6 @@ export function planControl(control: CaptureControl, session: CaptureSessionStat
   }
 }
 
-
 export function commandControl(command: string): CaptureControl | undefined {
   if (command === COMMANDS.togglePause) return "toggle-pause";
   if (command === COMMANDS.markStep) return "mark-step";

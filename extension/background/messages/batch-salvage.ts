@@ -4,7 +4,11 @@ import { SnapshotUploadSchema } from "../../../shared/observation/capture-protoc
 import type { ContentMessage } from "../../observation/common/capture-messages";
 
 /** The outline of a `capture/events` message whose events did not pass the contract. */
-export const InvalidEventsMessageSchema = z.object({ type: z.literal("capture/events"), events: z.array(z.unknown()), snapshots: z.array(z.unknown()).default([]) });
+export const InvalidEventsMessageSchema = z.object({
+  type: z.literal("capture/events"),
+  events: z.array(z.unknown()),
+  snapshots: z.array(z.unknown()).default([]),
+});
 
 /** The events and snapshots of a batch that pass the contract on their own (at most as many as a valid batch holds). */
 export function salvageBatch(batch: z.infer<typeof InvalidEventsMessageSchema>): Extract<ContentMessage, { type: "capture/events" }> {

@@ -102,8 +102,10 @@ export async function takeParked(deps: ContentRequestDeps): Promise<void> {
     const snapshots = valid.snapshots.filter((upload) => upload.learn_session_id === session.learn_session_id);
     if (events.length === 0) continue;
     // Another allowed site's typed values are cut here too (cross-site-echoes.ts).
-    const cut = await cutForeignEchoes({ events, snapshots }, await deps.capture.foreignValues(session.learn_session_id, events[0]?.browser_detail?.page_url ?? ""));
+    const cut = await cutForeignEchoes(
+      { events, snapshots },
+      await deps.capture.foreignValues(session.learn_session_id, events[0]?.browser_detail?.page_url ?? ""),
+    );
     await (await deps.outbox()).enqueue(cut.events, cut.snapshots).catch(() => undefined);
   }
 }
-

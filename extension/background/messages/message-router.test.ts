@@ -130,7 +130,10 @@ describe("message router", () => {
   it("keeps the valid events of a batch with an invalid one (the page does not validate its own output) and counts the rest as refused", async () => {
     const { router, enqueued } = setup();
     const good = event();
-    const reply = await router.route({ type: "capture/events", events: [good, { ...event(), created_at: 7 }], snapshots: [{ sha256: "nope" }] }, page("http://127.0.0.1:8123/"));
+    const reply = await router.route(
+      { type: "capture/events", events: [good, { ...event(), created_at: 7 }], snapshots: [{ sha256: "nope" }] },
+      page("http://127.0.0.1:8123/"),
+    );
     expect(reply).toEqual({ queued: 1, duplicates: 0, refused: 1, refused_reason: "invalid" });
     expect(enqueued.map((item) => item.event_id)).toEqual([good.event_id]);
   });

@@ -71,4 +71,3 @@ async function tabRunAccess(deps: PanelRequestDeps, timeoutMs: number): Promise<
     run_active: runActive,
   };
 }
-

@@ -49,7 +49,9 @@ describe("outbox ledger", () => {
 
   it("names a rejected event by its index when it had no readable id", () => {
     const ledger = ledgerWithBatch();
-    const settlement = ledger.settle(ack({ accepted: [id(1), id(2), id(4), id(5), id(6)], rejected: [{ index: 2, code: "REQUEST_INVALID", reason: "no id" }] }));
+    const settlement = ledger.settle(
+      ack({ accepted: [id(1), id(2), id(4), id(5), id(6)], rejected: [{ index: 2, code: "REQUEST_INVALID", reason: "no id" }] }),
+    );
     expect(settlement?.deleteEventSeqs).toEqual([1, 2, 3, 4, 5, 6]);
   });
 

@@ -22,14 +22,27 @@ export async function openLease(context: LeaseContext, frame: OpenFrame): Promis
   const target = (await api.getTargets()).find((candidate) => candidate.type === "page" && candidate.tabId === tabId);
   if (target === undefined) return { code: "TAB_NOT_FOUND", message: `No tab ${tabId} that can be driven (it was closed, or it is a browser page).` };
   if (!isAllowedInLease(target.url, frame.allowed_sites)) {
-    return { code: "SITE_NOT_ALLOWED", message: `The tab shows ${hostOf(target.url)}, which is not one of the sites this run may touch (${frame.allowed_sites.join(", ")}).` };
+    return {
+      code: "SITE_NOT_ALLOWED",
+      message: `The tab shows ${hostOf(target.url)}, which is not one of the sites this run may touch (${frame.allowed_sites.join(", ")}).`,
+    };
   }
   try {
     await api.attach({ tabId }, "1.3");
   } catch (error) {
-    return { code: "ATTACH_FAILED", message: `The extension could not act in that tab: ${error instanceof Error ? error.message : String(error)}`.slice(0, 400) };
+    return {
+      code: "ATTACH_FAILED",
+      message: `The extension could not act in that tab: ${error instanceof Error ? error.message : String(error)}`.slice(0, 400),
+    };
   }
-  const current: Lease = { leaseId: frame.lease_id, tabId, allowedSites: [...frame.allowed_sites], children: createChildTargetGuard(), ending: false, ...(coaching ? { coachingSessionId: frame.coaching_session_id } : {}) };
+  const current: Lease = {
+    leaseId: frame.lease_id,
+    tabId,
+    allowedSites: [...frame.allowed_sites],
+    children: createChildTargetGuard(),
+    ending: false,
+    ...(coaching ? { coachingSessionId: frame.coaching_session_id } : {}),
+  };
   context.lease = current;
   await deps.leasedTab.save(tabId).catch(deps.failed("in-tab run"));
   deps.onActiveChange(true);
@@ -51,12 +64,19 @@ async function mayLend(context: LeaseContext, frame: OpenFrame): Promise<Refusal
     };
   }
   const api = deps.debuggerApi();
-  if (api === undefined) return { code: "DEBUGGER_UNAVAILABLE", message: "Chrome does not let the extension act in tabs here (the debugger API is withheld, for example by a policy)." };
+  if (api === undefined)
+    return {
+      code: "DEBUGGER_UNAVAILABLE",
+      message: "Chrome does not let the extension act in tabs here (the debugger API is withheld, for example by a policy).",
+    };
   // Coaching Agent (issue #16): the one recording a lease may share the tab with is the coaching
   // session it serves; the agent only clicks there what the person agreed to, and types nothing.
   const coaching = frame.coaching_session_id !== undefined && frame.coaching_session_id === (await deps.recordingSessionId?.());
   if (!coaching && (await deps.recordingActive())) {
-    return { code: "RECORDING_ACTIVE", message: "A demonstration is being recorded; stop it before running an ability in your browser, so the run's typed values are never recorded." };
+    return {
+      code: "RECORDING_ACTIVE",
+      message: "A demonstration is being recorded; stop it before running an ability in your browser, so the run's typed values are never recorded.",
+    };
   }
   return { api, coaching };
 }
@@ -69,14 +89,18 @@ async function guardLentTab(context: LeaseContext, api: DebuggerApi, current: Le
       send: (method, params) => api.sendCommand({ tabId: current.tabId }, method, params),
       allowed: (url) => isAllowedInLease(url, current.allowedSites),
       isMainFrame: (frameId) => frameId === current.mainFrameId,
-      onRefused: (url) => void endLease(context, "off_site", `the tab was about to go to ${hostOf(url)}, which this run may not touch; that page was not loaded`),
+      onRefused: (url) =>
+        void endLease(context, "off_site", `the tab was about to go to ${hostOf(url)}, which this run may not touch; that page was not loaded`),
     });
     await guard.start();
     current.guard = guard;
     return undefined;
   } catch (error) {
     await endLease(context, "released", "the in-page indicator could not be shown");
-    return { code: "ATTACH_FAILED", message: `The in-page indicator could not be shown: ${error instanceof Error ? error.message : String(error)}`.slice(0, 400) };
+    return {
+      code: "ATTACH_FAILED",
+      message: `The in-page indicator could not be shown: ${error instanceof Error ? error.message : String(error)}`.slice(0, 400),
+    };
   }
 }
 
@@ -90,6 +114,8 @@ async function showIndicator(api: DebuggerApi, lease: Lease, label: string): Pro
   await api.sendCommand(tab, "Page.addScriptToEvaluateOnNewDocument", { source, worldName: RUN_WORLD });
   const tree = (await api.sendCommand(tab, "Page.getFrameTree")) as { frameTree: { frame: { id: string } } };
   lease.mainFrameId = tree.frameTree.frame.id;
-  const world = (await api.sendCommand(tab, "Page.createIsolatedWorld", { frameId: lease.mainFrameId, worldName: RUN_WORLD })) as { executionContextId: number };
+  const world = (await api.sendCommand(tab, "Page.createIsolatedWorld", { frameId: lease.mainFrameId, worldName: RUN_WORLD })) as {
+    executionContextId: number;
+  };
   await api.sendCommand(tab, "Runtime.evaluate", { expression: source, contextId: world.executionContextId });
 }

@@ -27,7 +27,10 @@ export function onDebuggerEvent(context: LeaseContext, source: { tabId?: number;
     const leaving = offSiteNavigation(method, values, current);
     if (leaving !== undefined) {
       // Stop the load if it has not committed yet, then give the tab back: the run may not follow it.
-      void deps.debuggerApi()?.sendCommand({ tabId: current.tabId }, "Page.stopLoading").catch(() => undefined);
+      void deps
+        .debuggerApi()
+        ?.sendCommand({ tabId: current.tabId }, "Page.stopLoading")
+        .catch(() => undefined);
       void endLease(context, "off_site", `the tab went to ${leaving}, which this run may not touch`);
       return;
     }
@@ -52,7 +55,8 @@ export async function relayCdp(context: LeaseContext, frame: Extract<AgentTabFra
   const current = context.lease;
   const reply = (body: Pick<Extract<ClientTabFrame, { type: "tab_cdp_result" }>, "result" | "error">) =>
     void context.deps.send({ type: "tab_cdp_result", lease_id: frame.lease_id, id: frame.id, ...body });
-  if (current === undefined || current.ending || current.leaseId !== frame.lease_id) return reply({ error: { message: "The tab is no longer lent to this run." } });
+  if (current === undefined || current.ending || current.leaseId !== frame.lease_id)
+    return reply({ error: { message: "The tab is no longer lent to this run." } });
   const api = context.deps.debuggerApi();
   if (api === undefined) return reply({ error: { message: "The debugger permission was taken back." } });
   const refused = refusedCommand(current, frame);

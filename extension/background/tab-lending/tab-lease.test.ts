@@ -36,7 +36,12 @@ function harness(recording: string | undefined) {
     debuggerApi: () => api,
     inTabAllowed: async () => true,
     createTab: async () => 7,
-    action: { setBadgeText: async () => undefined, setBadgeBackgroundColor: async () => undefined, setBadgeTextColor: async () => undefined, setTitle: async () => undefined },
+    action: {
+      setBadgeText: async () => undefined,
+      setBadgeBackgroundColor: async () => undefined,
+      setBadgeTextColor: async () => undefined,
+      setTitle: async () => undefined,
+    },
     restoreBadge: async () => undefined,
     recordingActive: async () => recording !== undefined,
     recordingSessionId: async () => recording,
@@ -53,21 +58,39 @@ function harness(recording: string | undefined) {
     leasedTab: { save: async (tabId) => void (saved = tabId), load: async () => saved },
   });
   const open = async (leaseId: string, coaching?: string) => {
-    leases.handle({ type: "tab_open", lease_id: leaseId, tab_id: 7, allowed_sites: ["127.0.0.1:8123"], label: "test", ...(coaching === undefined ? {} : { coaching_session_id: coaching }) });
-    for (let tries = 0; tries < 50 && !sent.some((frame) => "lease_id" in frame && frame.lease_id === leaseId); tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    leases.handle({
+      type: "tab_open",
+      lease_id: leaseId,
+      tab_id: 7,
+      allowed_sites: ["127.0.0.1:8123"],
+      label: "test",
+      ...(coaching === undefined ? {} : { coaching_session_id: coaching }),
+    });
+    for (let tries = 0; tries < 50 && !sent.some((frame) => "lease_id" in frame && frame.lease_id === leaseId); tries += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     return sent.find((frame) => "lease_id" in frame && frame.lease_id === leaseId);
   };
   const read = async (leaseId: string, id: number) => {
     leases.handle({ type: "tab_read", lease_id: leaseId, id, highlight: null });
-    for (let tries = 0; tries < 50 && !sent.some((frame) => frame.type === "tab_read_result" && frame.id === id); tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let tries = 0; tries < 50 && !sent.some((frame) => frame.type === "tab_read_result" && frame.id === id); tries += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     return sent.find((frame) => frame.type === "tab_read_result" && frame.id === id);
   };
   /** A CDP event of the tab, as Chrome's debugger delivers it. */
-  const fire = (method: string, params: object, sessionId?: string) => listener?.({ tabId: 7, ...(sessionId === undefined ? {} : { sessionId }) }, method, params);
+  const fire = (method: string, params: object, sessionId?: string) =>
+    listener?.({ tabId: 7, ...(sessionId === undefined ? {} : { sessionId }) }, method, params);
   /** A command of the agent's, and the extension's answer to it. */
   const command = async (id: number, method: string, sessionId?: string) => {
-    leases.handle({ type: "tab_cdp", lease_id: "lease-run-0100", id, method, params: { expression: "document.title" }, ...(sessionId === undefined ? {} : { session_id: sessionId }) });
-    for (let tries = 0; tries < 50 && !sent.some((frame) => frame.type === "tab_cdp_result" && frame.id === id); tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    leases.handle({
+      type: "tab_cdp",
+      lease_id: "lease-run-0100",
+      id,
+      method,
+      params: { expression: "document.title" },
+      ...(sessionId === undefined ? {} : { session_id: sessionId }),
+    });
+    for (let tries = 0; tries < 50 && !sent.some((frame) => frame.type === "tab_cdp_result" && frame.id === id); tries += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     return sent.find((frame) => frame.type === "tab_cdp_result" && frame.id === id);
   };
   return { leases, sent, attached, open, read, reads, commands, fire, command };
@@ -120,13 +143,19 @@ describe("a lent tab's frames of other sites (issue #30)", () => {
   it("refuses every command aimed at a cross-site iframe's session, and says from where without its path", async () => {
     const { open, fire, command, commands } = harness(undefined);
     expect(await open("lease-run-0100")).toMatchObject({ type: "tab_opened" });
-    fire("Target.attachedToTarget", { sessionId: "child-1", targetInfo: { targetId: "F1", type: "iframe", url: "http://localhost:9/widget?member=42" }, waitingForDebugger: false });
+    fire("Target.attachedToTarget", {
+      sessionId: "child-1",
+      targetInfo: { targetId: "F1", type: "iframe", url: "http://localhost:9/widget?member=42" },
+      waitingForDebugger: false,
+    });
 
     for (const [index, method] of ["Runtime.evaluate", "DOM.getDocument", "Input.dispatchMouseEvent", "Page.navigate"].entries()) {
       const answer = await command(index + 1, method, "child-1");
       expect(answer).toMatchObject({ type: "tab_cdp_result", error: { code: TAB_GUARD_ERROR_CODE } });
       const message = answer?.type === "tab_cdp_result" ? (answer.error?.message ?? "") : "";
-      expect(message).toBe(`TEST_POLICY_VIOLATION: ${method} refused: it is aimed at a frame from http://localhost:9 inside the lent tab, and a run never drives a frame of another site.`);
+      expect(message).toBe(
+        `TEST_POLICY_VIOLATION: ${method} refused: it is aimed at a frame from http://localhost:9 inside the lent tab, and a run never drives a frame of another site.`,
+      );
     }
     expect(commands.filter((sent) => sent.sessionId !== undefined)).toEqual([]);
   });
@@ -134,11 +163,17 @@ describe("a lent tab's frames of other sites (issue #30)", () => {
   it("refuses a session it never saw attach, and the Target commands that would attach to a frame", async () => {
     const { open, command, commands } = harness(undefined);
     await open("lease-run-0100");
-    expect(await command(1, "Runtime.callFunctionOn", "made-up")).toMatchObject({ error: { code: TAB_GUARD_ERROR_CODE, message: expect.stringContaining("a session that is not the lent tab's page") } });
+    expect(await command(1, "Runtime.callFunctionOn", "made-up")).toMatchObject({
+      error: { code: TAB_GUARD_ERROR_CODE, message: expect.stringContaining("a session that is not the lent tab's page") },
+    });
     for (const [index, method] of ["Target.setAutoAttach", "Target.attachToTarget", "Target.attachToBrowserTarget"].entries()) {
-      expect(await command(index + 2, method)).toMatchObject({ error: { code: TAB_GUARD_ERROR_CODE, message: expect.stringContaining(`TEST_POLICY_VIOLATION: ${method} refused`) } });
+      expect(await command(index + 2, method)).toMatchObject({
+        error: { code: TAB_GUARD_ERROR_CODE, message: expect.stringContaining(`TEST_POLICY_VIOLATION: ${method} refused`) },
+      });
     }
-    expect(commands.map((sent) => sent.method)).not.toEqual(expect.arrayContaining(["Runtime.callFunctionOn", "Target.setAutoAttach", "Target.attachToTarget"]));
+    expect(commands.map((sent) => sent.method)).not.toEqual(
+      expect.arrayContaining(["Runtime.callFunctionOn", "Target.setAutoAttach", "Target.attachToTarget"]),
+    );
   });
 
   it("still relays the tab's own page's commands", async () => {

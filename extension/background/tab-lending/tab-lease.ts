@@ -75,10 +75,12 @@ export function createTabLeases(deps: TabLeaseDeps): TabLeases {
     async restore() {
       const tabId = await deps.leasedTab.load();
       if (tabId === null || context.lease !== undefined) return;
-      await deps.debuggerApi()?.detach({ tabId }).catch(() => undefined);
+      await deps
+        .debuggerApi()
+        ?.detach({ tabId })
+        .catch(() => undefined);
       await deps.leasedTab.save(null);
       await deps.restoreBadge();
     },
   };
 }
-

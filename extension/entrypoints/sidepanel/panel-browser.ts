@@ -24,9 +24,7 @@ export const extensionPanelBrowser: PanelBrowser = {
     if (siteFromUrl(active?.url) !== undefined) return active?.url;
     // The panel opened as a tab is itself the active tab: take the page the person came from.
     const tabs = await browser.tabs.query({ lastFocusedWindow: true });
-    const recent = tabs
-      .filter((tab) => siteFromUrl(tab.url) !== undefined)
-      .sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
+    const recent = tabs.filter((tab) => siteFromUrl(tab.url) !== undefined).sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
     return recent[0]?.url;
   },
 

@@ -90,7 +90,10 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
       if (pending.events.length >= batchSize || leaving) {
         void sendAll();
       } else if (batchTimer === undefined) {
-        batchTimer = win.setTimeout(guard.wrap(() => void sendAll()), batchDelayMs);
+        batchTimer = win.setTimeout(
+          guard.wrap(() => void sendAll()),
+          batchDelayMs,
+        );
       }
     },
     sendAll,

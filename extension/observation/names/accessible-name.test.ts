@@ -52,7 +52,10 @@ describe("fields in tables (issue #35)", () => {
       Object.fromEntries(
         [...document.querySelectorAll("input, textarea")].map((field) => [
           field.id,
-          { name: NameTest.accessibleName(field), aria: NameTest.selectorsFor(field, NameTest.accessibleName(field)).some((parts) => parts[0]?.startsWith("aria/")) },
+          {
+            name: NameTest.accessibleName(field),
+            aria: NameTest.selectorsFor(field, NameTest.accessibleName(field)).some((parts) => parts[0]?.startsWith("aria/")),
+          },
         ]),
       ),
     );

@@ -26,10 +26,13 @@ export function tableContextName(element: Element): string {
     const heading = cellAt(cellsOf(header), column);
     columnName = heading === undefined ? "" : subtreeText(heading).trim();
   }
-  const label = cells.find((each) => each !== cell && (each.tagName === "TH" || each.getAttribute("role") === "rowheader")) ?? (cells[0] !== cell ? cells[0] : undefined);
+  const label =
+    cells.find((each) => each !== cell && (each.tagName === "TH" || each.getAttribute("role") === "rowheader")) ?? (cells[0] !== cell ? cells[0] : undefined);
   const rowName = label === undefined || label.querySelector("input, select, textarea") !== null ? "" : subtreeText(label).trim();
   if (rowName !== "" && table !== null) {
-    const fieldsInColumn = [...table.querySelectorAll("tr, [role=row]")].filter((other) => cellAt(cellsOf(other), column)?.querySelector("input, select, textarea") != null).length;
+    const fieldsInColumn = [...table.querySelectorAll("tr, [role=row]")].filter(
+      (other) => cellAt(cellsOf(other), column)?.querySelector("input, select, textarea") != null,
+    ).length;
     if (fieldsInColumn > 1 || columnName === "") return rowName;
   }
   return columnName || rowName;

@@ -27,7 +27,13 @@ export function reportFieldEdit(state: ObserverState, field: Element, committed 
   const scrub = state.scrubber();
   const target = state.describe(field, scrub);
   const hints = fieldHints(field, state.names.name(field));
-  state.observe("change", `Fill ${quoted(target.name, "the text field")}`, target, { later: state.masker.mask(value, hints), now: state.masker.maskNow(value, hints) }, scrub);
+  state.observe(
+    "change",
+    `Fill ${quoted(target.name, "the text field")}`,
+    target,
+    { later: state.masker.mask(value, hints), now: state.masker.maskNow(value, hints) },
+    scrub,
+  );
 }
 
 /** Emits the pending edit of every field typed into but not yet left, and of the focused field (an edit made without keys). */

@@ -84,8 +84,16 @@ export function observePageLeaving(win: Window, guard: ErrorGuard, handlers: Pag
     options,
   );
   // A navigation of this page starts (a form that posts, a link, `location` set in a handler, back/forward).
-  win.addEventListener("beforeunload", guard.wrap(() => handlers.leaving(false)), options);
-  win.addEventListener("pagehide", guard.wrap(() => handlers.leaving(true)), options);
+  win.addEventListener(
+    "beforeunload",
+    guard.wrap(() => handlers.leaving(false)),
+    options,
+  );
+  win.addEventListener(
+    "pagehide",
+    guard.wrap(() => handlers.leaving(true)),
+    options,
+  );
   win.addEventListener(
     "pageshow",
     guard.wrap((event: Event) => {

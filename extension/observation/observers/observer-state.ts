@@ -166,7 +166,16 @@ export function createObserverState(options: ObserverStateOptions): ObserverStat
     describe: (element, scrub) => describeElement(element, scrub, index, boundary, selectorContext),
     observe(kind, label, target, masked, scrub = scrubber()) {
       const pageTitle = cleanText(scrub(top.document.title), 200);
-      emit({ kind, label, target, maskedField: masked?.later, maskedNow: masked?.now, pageUrl: maskedTopUrl(), pageTitle, createdAt: new Date().toISOString() });
+      emit({
+        kind,
+        label,
+        target,
+        maskedField: masked?.later,
+        maskedNow: masked?.now,
+        pageUrl: maskedTopUrl(),
+        pageTitle,
+        createdAt: new Date().toISOString(),
+      });
     },
     scrubber,
     stateChanged() {
@@ -206,7 +215,13 @@ function startOfEvent(event: Event, isOwnNode: (node: EventTarget) => boolean, a
   return isElement(path[0]) ? path[0] : undefined;
 }
 
-function describeElement(element: Element, scrub: (text: string) => string, index: PageIndex, boundary: PrivacyBoundary, selectorContext: SelectorContext): TargetDescription {
+function describeElement(
+  element: Element,
+  scrub: (text: string) => string,
+  index: PageIndex,
+  boundary: PrivacyBoundary,
+  selectorContext: SelectorContext,
+): TargetDescription {
   index.sync();
   const raw = index.names.name(element);
   const name = scrub(raw);

@@ -64,7 +64,8 @@ function applyRecords(state: IndexState, records: readonly MutationRecord[]): vo
         // around a <slot>), which the walk up the light tree does not reach.
         if (target.nodeType === Node.ELEMENT_NODE && (target as Element).shadowRoot !== null) names.forgetAll();
         for (const node of record.removedNodes) {
-          if (node.nodeType === Node.ELEMENT_NODE && !hooks.isOwnNode(node)) unlistSubtree(state, node as Element, lists.entries.get(target.getRootNode() as Root));
+          if (node.nodeType === Node.ELEMENT_NODE && !hooks.isOwnNode(node))
+            unlistSubtree(state, node as Element, lists.entries.get(target.getRootNode() as Root));
         }
         for (const node of record.addedNodes) if (node.nodeType === Node.ELEMENT_NODE && !hooks.isOwnNode(node)) added.push(node as Element);
         break;
@@ -101,7 +102,10 @@ function listSubtree(state: IndexState, node: Element | Root, entry: RootEntry):
   const { lists, names, hooks } = state;
   const isElementNode = node.nodeType === Node.ELEMENT_NODE;
   // An element without element children (most of what pages add) needs no walker.
-  const walker = isElementNode && (node as Element).firstElementChild === null ? undefined : (node.ownerDocument ?? (node as Document)).createTreeWalker(node, NodeFilter.SHOW_ELEMENT);
+  const walker =
+    isElementNode && (node as Element).firstElementChild === null
+      ? undefined
+      : (node.ownerDocument ?? (node as Document)).createTreeWalker(node, NodeFilter.SHOW_ELEMENT);
   for (let current: Node | null = isElementNode ? node : walker!.nextNode(); current !== null; current = walker?.nextNode() ?? null) {
     const element = current as Element;
     names.forget(element);

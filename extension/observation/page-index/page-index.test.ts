@@ -19,10 +19,26 @@ import type * as StateStylesModule from "../snapshot/state-styles";
  * own query handlers), and its change count moves with every change a snapshot could see.
  */
 
-type Observation = typeof PageIndexModule & typeof IndexKindsModule & typeof SnapshotModule & typeof SnapshotSourceModule & typeof SelectorsModule & typeof NamesModule & typeof SubtreeTextModule & typeof StateStylesModule;
+type Observation = typeof PageIndexModule &
+  typeof IndexKindsModule &
+  typeof SnapshotModule &
+  typeof SnapshotSourceModule &
+  typeof SelectorsModule &
+  typeof NamesModule &
+  typeof SubtreeTextModule &
+  typeof StateStylesModule;
 declare const Observation: Observation;
 
-const MODULES = ["page-index/page-index", "page-index/index-kinds", "snapshot/snapshot-observer", "snapshot/snapshot-source", "selectors/selectors", "names/accessible-name", "names/subtree-text", "snapshot/state-styles"];
+const MODULES = [
+  "page-index/page-index",
+  "page-index/index-kinds",
+  "snapshot/snapshot-observer",
+  "snapshot/snapshot-source",
+  "selectors/selectors",
+  "names/accessible-name",
+  "names/subtree-text",
+  "snapshot/state-styles",
+];
 
 /** A page with a bit of everything a snapshot lists: a form with labels, buttons, links, headings, landmarks, status, an editable region. */
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Index test</title><style id="page-style"></style></head><body>
@@ -157,14 +173,20 @@ const changeArbitrary: fc.Arbitrary<Change> = fc.oneof(
   fc.record({ op: fc.constant("append" as const), at: fc.nat(), html: fc.constantFrom(...SNIPPETS) }),
   fc.record({ op: fc.constant("remove" as const), at: fc.nat() }),
   fc.record({ op: fc.constant("move" as const), at: fc.nat(), to: fc.nat() }),
-  fc
-    .record({ at: fc.nat(), attribute: fc.nat({ max: ATTRIBUTES.length - 1 }), choice: fc.nat() })
-    .map(({ at, attribute, choice }) => {
-      const [name, values] = ATTRIBUTES[attribute]!;
-      return { op: "attribute" as const, at, name, value: values[choice % values.length]! };
-    }),
-  fc.record({ op: fc.constant("text" as const), at: fc.nat(), text: fc.constantFrom("Add", "Remove", "Orders", "New text", "Ready", "", "3 left", "Total 12") }),
-  fc.record({ op: fc.constant("shadow" as const), at: fc.nat(), html: fc.constantFrom("<button>Inside</button>", "<h4>Shadow heading</h4><a href='/s'>Shadow link</a>") }),
+  fc.record({ at: fc.nat(), attribute: fc.nat({ max: ATTRIBUTES.length - 1 }), choice: fc.nat() }).map(({ at, attribute, choice }) => {
+    const [name, values] = ATTRIBUTES[attribute]!;
+    return { op: "attribute" as const, at, name, value: values[choice % values.length]! };
+  }),
+  fc.record({
+    op: fc.constant("text" as const),
+    at: fc.nat(),
+    text: fc.constantFrom("Add", "Remove", "Orders", "New text", "Ready", "", "3 left", "Total 12"),
+  }),
+  fc.record({
+    op: fc.constant("shadow" as const),
+    at: fc.nat(),
+    html: fc.constantFrom("<button>Inside</button>", "<h4>Shadow heading</h4><a href='/s'>Shadow link</a>"),
+  }),
   fc.record({ op: fc.constant("check" as const), at: fc.nat() }),
   fc.record({ op: fc.constant("sheet" as const), css: fc.constantFrom(...SHEETS) }),
 );
@@ -252,23 +274,27 @@ describe("page index", () => {
     const page = await openPage();
     try {
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...SHEETS), fc.array(fc.array(changeArbitrary, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), async (css, batches) => {
-          await page.reload({ waitUntil: "load" });
-          await page.evaluate((sheet) => {
-            document.getElementById("page-style")!.textContent = sheet;
-            const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
-            state.index = Observation.createPageIndex({
-              onFrame: () => undefined,
-              onShadowRoot: (root) => state.index.addRoot(root),
-              isOwnNode: () => false,
-              guard: { wrap: (callback) => callback },
-            });
-            state.index.addRoot(document);
-          }, css);
-          // Warm every name first, so a stale one would show.
-          expect(await page.evaluate(applyAndCompare, [])).toEqual([]);
-          for (const batch of batches) expect(await page.evaluate(applyAndCompare, batch)).toEqual([]);
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...SHEETS),
+          fc.array(fc.array(changeArbitrary, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }),
+          async (css, batches) => {
+            await page.reload({ waitUntil: "load" });
+            await page.evaluate((sheet) => {
+              document.getElementById("page-style")!.textContent = sheet;
+              const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
+              state.index = Observation.createPageIndex({
+                onFrame: () => undefined,
+                onShadowRoot: (root) => state.index.addRoot(root),
+                isOwnNode: () => false,
+                guard: { wrap: (callback) => callback },
+              });
+              state.index.addRoot(document);
+            }, css);
+            // Warm every name first, so a stale one would show.
+            expect(await page.evaluate(applyAndCompare, [])).toEqual([]);
+            for (const batch of batches) expect(await page.evaluate(applyAndCompare, batch)).toEqual([]);
+          },
+        ),
         { numRuns: 60 },
       );
     } finally {
@@ -303,7 +329,9 @@ describe("page index", () => {
       };
       /** The buttons a fresh read lists: what each step changed. */
       const freshButtons = (): Promise<string[]> =>
-        page.evaluate(() => Observation.readPageSnapshot({ window, source: Observation.querySource([document]), scrub: (text: string) => text }).snapshot.buttons);
+        page.evaluate(
+          () => Observation.readPageSnapshot({ window, source: Observation.querySource([document]), scrub: (text: string) => text }).snapshot.buttons,
+        );
 
       // The pointer over the menu shows its sub-list.
       await useSheet(".menu .sub { display: none } .menu:hover .sub { display: block }");
@@ -381,7 +409,10 @@ describe("page index", () => {
       index.sync();
       const listed = index.elements(document, "buttons");
       const found = [...document.querySelectorAll(Observation.SNAPSHOT_KINDS.buttons)];
-      return { same: listed.length === found.length && listed.every((button, position) => button === found[position]), names: listed.map((button) => index.names.name(button)) };
+      return {
+        same: listed.length === found.length && listed.every((button, position) => button === found[position]),
+        names: listed.map((button) => index.names.name(button)),
+      };
     });
     expect(result.same).toBe(true);
     expect(result.names[0]).toBe("First");
@@ -449,7 +480,10 @@ describe("selectors from the index", () => {
     const targets = await page.evaluate(() => {
       const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
       index.sync();
-      const context = { names: index.names, elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
+      const context = {
+        names: index.names,
+        elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined),
+      };
       const controls = [...document.querySelectorAll("button, a[href], input, select, textarea, [role=button], [contenteditable], h1, h2")];
       return controls.map((element, position) => {
         element.setAttribute("data-target", String(position));
@@ -479,10 +513,19 @@ describe("selectors from the index", () => {
     const result = await page.evaluate(() => {
       const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
       // Far more text nodes than the check walks before it counts occurrences instead.
-      document.body.insertAdjacentHTML("beforeend", `<div>${Array.from({ length: 400 }, (_, n) => `<span>filler ${n}</span>`).join("")}</div><p>Unique closing words</p><p><b>Apply</b> later</p>`);
+      document.body.insertAdjacentHTML(
+        "beforeend",
+        `<div>${Array.from({ length: 400 }, (_, n) => `<span>filler ${n}</span>`).join("")}</div><p>Unique closing words</p><p><b>Apply</b> later</p>`,
+      );
       index.sync();
-      const context = { names: index.names, elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
-      const textOf = (element: Element): string[] => Observation.selectorsFor(element, index.names.name(element), context).map((parts) => parts[0]!).filter((selector) => selector.startsWith("text/"));
+      const context = {
+        names: index.names,
+        elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined),
+      };
+      const textOf = (element: Element): string[] =>
+        Observation.selectorsFor(element, index.names.name(element), context)
+          .map((parts) => parts[0]!)
+          .filter((selector) => selector.startsWith("text/"));
       const closing = [...document.querySelectorAll("p")].find((p) => p.textContent === "Unique closing words")!;
       return { apply: textOf(document.getElementById("apply")!), closing: textOf(closing) };
     });

@@ -19,7 +19,7 @@ export type TextEntryMode = CaptureConfig["text_entry_mode"];
  * that renders what is typed into itself, a search box, an autocompleting combobox. A select-only
  * combobox (no `aria-autocomplete`) shows a choice, not typed text, and stays a clickable control.
  */
-export const TYPED_ROLE_SELECTOR = '[role=textbox], [role=searchbox], [role=combobox][aria-autocomplete]';
+export const TYPED_ROLE_SELECTOR = "[role=textbox], [role=searchbox], [role=combobox][aria-autocomplete]";
 
 /** The editable field an event target belongs to: a text-like input, a textarea, the root of an editable region, or an element with a typed-text role. */
 export function textFieldOf(target: Element): HTMLInputElement | HTMLTextAreaElement | HTMLElement | undefined {
@@ -133,7 +133,13 @@ export function createFieldMasker(config: Pick<CaptureConfig, "text_entry_mode" 
   };
   return {
     mode,
-    maskNow: (value, hints) => maskWithoutHash(value, hints) ?? { masked: true, length_class: lengthClass(value.length), reason: "page left before the hash was ready", ...refOf(value) },
+    maskNow: (value, hints) =>
+      maskWithoutHash(value, hints) ?? {
+        masked: true,
+        length_class: lengthClass(value.length),
+        reason: "page left before the hash was ready",
+        ...refOf(value),
+      },
     async mask(value, hints) {
       const now = maskWithoutHash(value, hints);
       if (now !== undefined) return now;
@@ -192,4 +198,3 @@ export async function sha256Hex(text: string): Promise<string | undefined> {
 export function isTypedField(element: Element): boolean {
   return textFieldOf(element) === element;
 }
-

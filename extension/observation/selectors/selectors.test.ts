@@ -15,7 +15,6 @@ import type * as SelectorsModule from "./selectors";
 type Modules = typeof NamesModule & typeof PageIndexModule & typeof SelectorsModule;
 declare const SelectorTest: Modules;
 
-
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Selectors</title></head><body>
 <form id="f">
   <div><label for="first">First name</label><input id="first"></div>
@@ -45,7 +44,12 @@ async function openPage(): Promise<Page> {
   await page.goto(`${origin}/`, { waitUntil: "load" });
   await page.evaluate(() => {
     const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
-    state.index = SelectorTest.createPageIndex({ onFrame: () => undefined, onShadowRoot: () => undefined, isOwnNode: () => false, guard: { wrap: (callback) => callback } });
+    state.index = SelectorTest.createPageIndex({
+      onFrame: () => undefined,
+      onShadowRoot: () => undefined,
+      isOwnNode: () => false,
+      guard: { wrap: (callback) => callback },
+    });
     state.index.addRoot(document);
   });
   return page;
@@ -73,7 +77,10 @@ describe("selectors built with the index's memory", () => {
     const page = await openPage();
     const rounds = await page.evaluate((steps: readonly string[]) => {
       const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
-      const context = { names: index.names, elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined) };
+      const context = {
+        names: index.names,
+        elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined),
+      };
       const build = (cached: boolean) =>
         [...document.querySelectorAll("input, select")].map((field) => {
           const names = cached ? index.names : SelectorTest.UNCACHED_NAMES;

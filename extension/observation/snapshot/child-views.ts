@@ -64,7 +64,13 @@ const fresh = (element: Element): ChildEntry => ({ element, visible: undefined, 
 
 function rebuild(state: ChildViewState, parent: Element): ParentEntry {
   const children = Array.from(parent.children, fresh);
-  const entry: ParentEntry = { generation: state.generation, built: state.generation, children, elements: children.map((child) => child.element), changed: undefined };
+  const entry: ParentEntry = {
+    generation: state.generation,
+    built: state.generation,
+    children,
+    elements: children.map((child) => child.element),
+    changed: undefined,
+  };
   state.parents.set(parent, entry);
   return entry;
 }

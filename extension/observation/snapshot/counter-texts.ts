@@ -11,7 +11,8 @@ import type { SnapshotMemo } from "./snapshot-memo";
 type Root = Document | ShadowRoot;
 
 /** Text inside these is listed elsewhere (or typed): not a counter of its own. */
-const NOT_COUNTER = "li, tr, button, a, h1, h2, h3, h4, h5, h6, input, textarea, select, option, script, style, noscript, svg, [role=status], [role=alert], [contenteditable], [role=button], [role=heading], [role=listitem], [role=row]";
+const NOT_COUNTER =
+  "li, tr, button, a, h1, h2, h3, h4, h5, h6, input, textarea, select, option, script, style, noscript, svg, [role=status], [role=alert], [contenteditable], [role=button], [role=heading], [role=listitem], [role=row]";
 const INLINE_TAGS = new Set(["STRONG", "B", "EM", "I", "SMALL", "SPAN", "MARK", "CODE", "DATA", "TIME", "ABBR"]);
 const CONTAINERS = new Set(["BODY", "HTML", "MAIN", "SECTION", "ARTICLE", "FORM", "UL", "OL", "TABLE"]);
 const MAX_TEXTS = 20;
@@ -19,7 +20,26 @@ const COUNTER_TEXT_MAX = 60;
 const DIGIT = /\d/;
 
 /** Elements of `NOT_COUNTER` by tag (what a page has most of: rows, buttons, links). */
-const NOT_COUNTER_TAGS = new Set(["li", "tr", "button", "a", "h1", "h2", "h3", "h4", "h5", "h6", "input", "textarea", "select", "option", "script", "style", "noscript", "svg"]);
+const NOT_COUNTER_TAGS = new Set([
+  "li",
+  "tr",
+  "button",
+  "a",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "input",
+  "textarea",
+  "select",
+  "option",
+  "script",
+  "style",
+  "noscript",
+  "svg",
+]);
 
 /**
  * An element no counter is read from inside: one of `NOT_COUNTER` that is not an inline tag (a
@@ -143,7 +163,15 @@ function walkElements(walk: CounterWalk, view: ChildView): boolean {
 function readCounter(walk: CounterWalk, text: Text): boolean {
   let holder = text.parentElement;
   // Up from the number to the short phrase it is part of ("<strong>2</strong> items left"), never to a whole section.
-  while (holder !== null && INLINE_TAGS.has(holder.tagName) && holder.parentElement !== null && !CONTAINERS.has(holder.parentElement.tagName) && holder.parentElement.childElementCount <= 3 && subtreeText(holder.parentElement).length <= COUNTER_TEXT_MAX) holder = holder.parentElement;
+  while (
+    holder !== null &&
+    INLINE_TAGS.has(holder.tagName) &&
+    holder.parentElement !== null &&
+    !CONTAINERS.has(holder.parentElement.tagName) &&
+    holder.parentElement.childElementCount <= 3 &&
+    subtreeText(holder.parentElement).length <= COUNTER_TEXT_MAX
+  )
+    holder = holder.parentElement;
   if (holder === null) return true;
   const listed = holder.closest(NOT_COUNTER);
   if (listed !== null) {

@@ -24,7 +24,11 @@ export function createHoverRules(): HoverRules {
   const fromRules = (rules: CSSRuleList, into: string[], depth: number): void => {
     for (const rule of rules) {
       const style = rule as Partial<CSSStyleRule & CSSGroupingRule>;
-      if (typeof style.selectorText === "string" && style.style !== undefined && VISIBILITY_PROPERTIES.some((property) => style.style?.getPropertyValue(property) !== "")) {
+      if (
+        typeof style.selectorText === "string" &&
+        style.style !== undefined &&
+        VISIBILITY_PROPERTIES.some((property) => style.style?.getPropertyValue(property) !== "")
+      ) {
         for (const selector of style.selectorText.split(",")) {
           const at = selector.search(POINTER_STATE);
           // Only a state of an ancestor (`.row:hover .remove`): a button's own :hover changes its look, not whether it is there.
@@ -60,7 +64,13 @@ export function createHoverRules(): HoverRules {
   };
 }
 
-export function readHoverRevealed(roots: readonly Root[], controls: (root: Root) => Iterable<Element>, names: Names, clean: (text: string, max?: number) => string, hoverRules: HoverRules): string[] {
+export function readHoverRevealed(
+  roots: readonly Root[],
+  controls: (root: Root) => Iterable<Element>,
+  names: Names,
+  clean: (text: string, max?: number) => string,
+  hoverRules: HoverRules,
+): string[] {
   const hover_revealed: string[] = [];
   const selectors = hoverRules.selectors(roots);
   const collapsed = collapsedIds(roots);
@@ -103,6 +113,8 @@ function inClosedMenu(element: Element, collapsed: ReadonlySet<string>): boolean
 /** The ids of what collapsed buttons control (`aria-expanded="false"` with `aria-controls`). */
 function collapsedIds(roots: readonly Root[]): Set<string> {
   const ids = new Set<string>();
-  for (const root of roots) for (const opener of root.querySelectorAll('[aria-expanded="false"][aria-controls]')) for (const id of (opener.getAttribute("aria-controls") ?? "").split(/\s+/)) if (id !== "") ids.add(id);
+  for (const root of roots)
+    for (const opener of root.querySelectorAll('[aria-expanded="false"][aria-controls]'))
+      for (const id of (opener.getAttribute("aria-controls") ?? "").split(/\s+/)) if (id !== "") ids.add(id);
   return ids;
 }

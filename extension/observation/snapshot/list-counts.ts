@@ -17,7 +17,13 @@ const CHECKED_INSIDE = "input[type=checkbox], input[type=radio], [aria-checked],
 const LIMITS = { lists: 8, counted: 500 } as const;
 
 /** The lists to list, and their counts, in the order they are listed. */
-export function readListSummaries(roots: readonly Root[], lists: (root: Root) => Iterable<Element>, names: Names, clean: (text: string, max?: number) => string, memo: SnapshotMemo): NonNullable<PageSnapshot["lists"]> {
+export function readListSummaries(
+  roots: readonly Root[],
+  lists: (root: Root) => Iterable<Element>,
+  names: Names,
+  clean: (text: string, max?: number) => string,
+  memo: SnapshotMemo,
+): NonNullable<PageSnapshot["lists"]> {
   const found: NonNullable<PageSnapshot["lists"]> = [];
   const candidates: Array<{ list: Element; inChrome: boolean; order: number }> = [];
   let order = 0;
@@ -163,7 +169,11 @@ function directCounts(list: Element, memo: SnapshotMemo): { items: number; check
       looked += 1;
       if (view.visible(position)) fresh.visible.add(position);
     }
-    if (view.fresh) rememberControls(list, [...fresh.visible].map((position) => ({ view, position })));
+    if (view.fresh)
+      rememberControls(
+        list,
+        [...fresh.visible].map((position) => ({ view, position })),
+      );
     for (const position of fresh.visible) if (view.fact(position, CONTROLS, controlsOf).length > 0) fresh.controlled.add(position);
     state = fresh;
   }
@@ -208,7 +218,9 @@ function listName(list: Element, names: Names): string {
   let node: Element | null = list;
   for (let depth = 0; node !== null && depth < 4; depth += 1, node = node.parentElement) {
     for (let sibling = node.previousElementSibling; sibling !== null; sibling = sibling.previousElementSibling) {
-      const heading = sibling.matches("h1, h2, h3, h4, h5, h6, [role=heading], label, legend") ? sibling : sibling.querySelector("h1, h2, h3, h4, h5, h6, [role=heading]");
+      const heading = sibling.matches("h1, h2, h3, h4, h5, h6, [role=heading], label, legend")
+        ? sibling
+        : sibling.querySelector("h1, h2, h3, h4, h5, h6, [role=heading]");
       if (heading !== null) return names.text(heading);
     }
   }
@@ -228,7 +240,7 @@ export function contextOf(element: Element): Element | undefined {
   if (element.tagName === "TH" || element.matches("[role=columnheader], [role=rowheader]")) return undefined;
   let node: Element | null = element;
   for (let depth = 0; node !== null && depth < 12; depth += 1) {
-    const parent: Element | null = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host ?? null);
+    const parent: Element | null = node.parentElement ?? (node.getRootNode() as ShadowRoot).host ?? null;
     if (parent === null) return undefined;
     // A row is a list item, or any element a list holds directly (a custom element in a <ul>).
     if (parent.matches(LIST_ITEMS) || parent.parentElement?.matches("ul, ol, [role=list]") === true) return parent;

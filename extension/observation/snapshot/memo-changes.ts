@@ -68,7 +68,7 @@ export function readChanges(changed: readonly PageChange[] | undefined, reach: S
       if (kind === "added") continue;
       if (kind === "childList") childListChanged.add(node);
       if (kind === "characterData") textChanged.add(node);
-      for (let up: Node | null = node; up !== null && !contentChanged.has(up); up = up.parentNode ?? ((up as ShadowRoot).host ?? null)) contentChanged.add(up);
+      for (let up: Node | null = node; up !== null && !contentChanged.has(up); up = up.parentNode ?? (up as ShadowRoot).host ?? null) contentChanged.add(up);
       if (siblings) {
         styleChanged.add(node);
         if (kind === "attributes" && node.parentNode !== null) styleChanged.add(node.parentNode);

@@ -1,7 +1,26 @@
 /** Open shadow roots: found by walking a tree (at attach time, and when the page adds nodes), else on an event's path. */
 
 /** HTML elements `attachShadow` accepts besides custom elements (DOM, "valid shadow host name"). */
-const SHADOW_HOST_TAGS = new Set(["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"]);
+const SHADOW_HOST_TAGS = new Set([
+  "article",
+  "aside",
+  "blockquote",
+  "body",
+  "div",
+  "footer",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "header",
+  "main",
+  "nav",
+  "p",
+  "section",
+  "span",
+]);
 
 /** Whether the element could have a shadow root at all: asking `shadowRoot` of every added node or event target is a DOM call saved. */
 export function mayHostShadowRoot(element: Element): boolean {
@@ -49,4 +68,3 @@ export function sortByHostOrder(shadows: ShadowRoot[]): ShadowRoot[] {
     return chainA.length - chainB.length;
   });
 }
-

@@ -70,7 +70,12 @@ describe("the snapshot's lists, states, counters and hover-revealed controls", (
     const long = `${"Fetch the dry cleaning ".repeat(3)}${typed} please`;
     await capture.page.evaluate(
       (value, longRow) =>
-        document.querySelector("main")!.insertAdjacentHTML("beforeend", `<h2>Errands</h2><ul><li><input type="checkbox"> ${value}</li><li><input type="checkbox" checked> ${longRow}</li></ul>`),
+        document
+          .querySelector("main")!
+          .insertAdjacentHTML(
+            "beforeend",
+            `<h2>Errands</h2><ul><li><input type="checkbox"> ${value}</li><li><input type="checkbox" checked> ${longRow}</li></ul>`,
+          ),
       typed,
       long,
     );

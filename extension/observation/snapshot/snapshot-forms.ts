@@ -40,7 +40,11 @@ export function describeForms({ roots, source, names, clean }: PartsRead): PageS
     }
   }
   if (loose.length > 0 && forms.length < LIMITS.forms) {
-    forms.push({ fields: loose.map((field) => fieldFacts(field, names)).map((field) => optional({ label: clean(field.label), type: field.type, required: field.required })) });
+    forms.push({
+      fields: loose
+        .map((field) => fieldFacts(field, names))
+        .map((field) => optional({ label: clean(field.label), type: field.type, required: field.required })),
+    });
   }
   return forms;
 }

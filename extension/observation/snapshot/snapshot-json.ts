@@ -28,7 +28,10 @@ export function snapshotJson(snapshot: PageSnapshot): string {
   const landmarks = snapshot.landmarks.map((landmark) => `{${optionalKey("name", landmark.name)}"role":${text(landmark.role)}}`);
   // Issue #14's optional lists, in their sorted places.
   const lists = snapshot.lists?.map((list) => `{"checked":${list.checked},"items":${list.items},${optionalKey("name", list.name)}"role":${text(list.role)}}`);
-  const toggles = snapshot.toggles?.map((toggle) => `{${optionalKey("name", toggle.name)}"role":${text(toggle.role)},${toggle.row === undefined ? "" : `"row":${toggle.row},`}${toggle.row_text === undefined ? "" : `"row_text":${text(toggle.row_text)},`}"state":${text(toggle.state)}}`);
+  const toggles = snapshot.toggles?.map(
+    (toggle) =>
+      `{${optionalKey("name", toggle.name)}"role":${text(toggle.role)},${toggle.row === undefined ? "" : `"row":${toggle.row},`}${toggle.row_text === undefined ? "" : `"row_text":${text(toggle.row_text)},`}"state":${text(toggle.state)}}`,
+  );
   const after = (key: string, value: string | undefined) => (value === undefined ? "" : `"${key}":${value},`);
   return (
     `{"buttons":${strings(snapshot.buttons)},"dialogs":[${dialogs.join(",")}],"forms":[${forms.join(",")}],"headings":[${headings.join(",")}],` +
@@ -101,7 +104,12 @@ export function fitToLimit(snapshot: PageSnapshot): { snapshot: PageSnapshot; js
     const longest = lists.reduce((best, key) => (current[key].length > current[best].length ? key : best), lists[0]);
     const fieldCount = current.forms.reduce((sum, form) => sum + form.fields.length, 0);
     if (fieldCount > current[longest].length) {
-      current = { ...current, forms: current.forms.slice(0, Math.max(1, Math.ceil(current.forms.length / 2))).map((form) => ({ ...form, fields: form.fields.slice(0, Math.ceil(form.fields.length / 2)) })) };
+      current = {
+        ...current,
+        forms: current.forms
+          .slice(0, Math.max(1, Math.ceil(current.forms.length / 2)))
+          .map((form) => ({ ...form, fields: form.fields.slice(0, Math.ceil(form.fields.length / 2)) })),
+      };
     } else if (current[longest].length > 0) {
       current = { ...current, [longest]: current[longest].slice(0, Math.floor(current[longest].length / 2)) };
     } else {

@@ -120,7 +120,9 @@ export function createSnapshotMemo(styleSheets: StyleSheets = createStyleSheets(
       state.kept.set(key, { generation: state.generation, value });
     },
     kindUnchanged(kind) {
-      return !state.changes.contentAll && state.log !== undefined && state.previousVersion !== undefined && state.log.kindChangedAt(kind) <= state.previousVersion;
+      return (
+        !state.changes.contentAll && state.log !== undefined && state.previousVersion !== undefined && state.log.kindChangedAt(kind) <= state.previousVersion
+      );
     },
     rememberBelow(element, key, value) {
       let known = state.belowFacts.get(element);

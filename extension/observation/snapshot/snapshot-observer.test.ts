@@ -12,41 +12,50 @@ import { snapshotJson, utf8Length } from "./snapshot-json";
 const text = fc.string({ maxLength: 40, unit: fc.constantFrom("a", "Z", " ", '"', "\\", "\n", "é", "•", "😀", "\u2028", "<") });
 const optionalText = fc.option(text, { nil: undefined });
 
-const snapshotArbitrary: fc.Arbitrary<PageSnapshot> = fc.record({
-  url: text,
-  title: text,
-  headings: fc.array(fc.record({ level: fc.integer({ min: 1, max: 6 }), text }), { maxLength: 4 }),
-  landmarks: fc.array(fc.record({ role: text, name: optionalText }, { requiredKeys: ["role"] }), { maxLength: 4 }),
-  dialogs: fc.array(fc.record({ name: optionalText, open: fc.boolean() }, { requiredKeys: ["open"] }), { maxLength: 3 }),
-  forms: fc.array(
-    fc.record(
-      {
-        name: optionalText,
-        fields: fc.array(fc.record({ label: optionalText, type: text, required: fc.boolean() }, { requiredKeys: ["type", "required"] }), { maxLength: 4 }),
-      },
-      { requiredKeys: ["fields"] },
-    ),
-    { maxLength: 3 },
-  ),
-  buttons: fc.array(text, { maxLength: 5 }),
-  links: fc.array(text, { maxLength: 5 }),
-  status_messages: fc.array(text, { maxLength: 3 }),
-  // Issue #14's optional parts, present or absent.
-  lists: fc.option(
-    fc.array(
+const snapshotArbitrary: fc.Arbitrary<PageSnapshot> = fc.record(
+  {
+    url: text,
+    title: text,
+    headings: fc.array(fc.record({ level: fc.integer({ min: 1, max: 6 }), text }), { maxLength: 4 }),
+    landmarks: fc.array(fc.record({ role: text, name: optionalText }, { requiredKeys: ["role"] }), { maxLength: 4 }),
+    dialogs: fc.array(fc.record({ name: optionalText, open: fc.boolean() }, { requiredKeys: ["open"] }), { maxLength: 3 }),
+    forms: fc.array(
       fc.record(
-        { name: optionalText, role: text, items: fc.nat({ max: 50 }), checked: fc.nat({ max: 50 }) },
-        { requiredKeys: ["role", "items", "checked"] },
+        {
+          name: optionalText,
+          fields: fc.array(fc.record({ label: optionalText, type: text, required: fc.boolean() }, { requiredKeys: ["type", "required"] }), { maxLength: 4 }),
+        },
+        { requiredKeys: ["fields"] },
       ),
       { maxLength: 3 },
     ),
-    { nil: undefined },
-  ),
-  toggles: fc.option(fc.array(fc.record({ name: optionalText, role: text, state: text, row: fc.option(fc.integer({ min: 1, max: 99 }), { nil: undefined }) }, { requiredKeys: ["role", "state"] }), { maxLength: 3 }), { nil: undefined }),
-  texts: fc.option(fc.array(text, { maxLength: 3 }), { nil: undefined }),
-  hover_revealed: fc.option(fc.array(text, { maxLength: 3 }), { nil: undefined }),
-  schema_version: fc.constant(1 as const),
-}, { requiredKeys: ["url", "title", "headings", "landmarks", "dialogs", "forms", "buttons", "links", "status_messages", "schema_version"] });
+    buttons: fc.array(text, { maxLength: 5 }),
+    links: fc.array(text, { maxLength: 5 }),
+    status_messages: fc.array(text, { maxLength: 3 }),
+    // Issue #14's optional parts, present or absent.
+    lists: fc.option(
+      fc.array(
+        fc.record({ name: optionalText, role: text, items: fc.nat({ max: 50 }), checked: fc.nat({ max: 50 }) }, { requiredKeys: ["role", "items", "checked"] }),
+        { maxLength: 3 },
+      ),
+      { nil: undefined },
+    ),
+    toggles: fc.option(
+      fc.array(
+        fc.record(
+          { name: optionalText, role: text, state: text, row: fc.option(fc.integer({ min: 1, max: 99 }), { nil: undefined }) },
+          { requiredKeys: ["role", "state"] },
+        ),
+        { maxLength: 3 },
+      ),
+      { nil: undefined },
+    ),
+    texts: fc.option(fc.array(text, { maxLength: 3 }), { nil: undefined }),
+    hover_revealed: fc.option(fc.array(text, { maxLength: 3 }), { nil: undefined }),
+    schema_version: fc.constant(1 as const),
+  },
+  { requiredKeys: ["url", "title", "headings", "landmarks", "dialogs", "forms", "buttons", "links", "status_messages", "schema_version"] },
+);
 
 describe("snapshot JSON", () => {
   it("is exactly the shared canonical JSON of the snapshot, whatever it holds", () => {

@@ -39,7 +39,9 @@ describe("status messages in a snapshot", () => {
     const page = await browser.newPage();
     await page.evaluateOnNewDocument(bundle);
     await page.goto(`${served.origin}/`, { waitUntil: "load" });
-    const statuses = await page.evaluate(() => StatusTest.readPageSnapshot({ window, source: StatusTest.querySource([document]), scrub: (text: string) => text }).snapshot.status_messages);
+    const statuses = await page.evaluate(
+      () => StatusTest.readPageSnapshot({ window, source: StatusTest.querySource([document]), scrub: (text: string) => text }).snapshot.status_messages,
+    );
     expect(statuses).toEqual(["Page saved", "2 changes saved"]);
     await page.close();
   });

@@ -6,7 +6,8 @@
  * origin's) is taken to select on state. Answers are remembered per sheet while its rule count stays.
  */
 
-const STATE_PSEUDO_CLASS = /:(checked|indeterminate|valid|invalid|user-valid|user-invalid|placeholder-shown|in-range|out-of-range|autofill|-webkit-autofill)\b/i;
+const STATE_PSEUDO_CLASS =
+  /:(checked|indeterminate|valid|invalid|user-valid|user-invalid|placeholder-shown|in-range|out-of-range|autofill|-webkit-autofill)\b/i;
 
 type Root = Document | ShadowRoot;
 

@@ -29,7 +29,8 @@ const FAR_SELECTOR =
 /** Media features a resize (which the reader notices) can flip; a rule under any other (`prefers-color-scheme`, `hover`, `print`) may flip unannounced. */
 const RESIZE_MEDIA = /^(?:\s|,|\b(?:and|or|not|only|screen|all)\b|\([^()]*\b(?:width|height|aspect-ratio|orientation)\b[^()]*\))*$/i;
 /** Selectors whose match follows an element's siblings or its position among them. */
-const SIBLING_SELECTOR = /[+~]|:(nth-child|nth-last-child|nth-of-type|nth-last-of-type|first-child|last-child|only-child|first-of-type|last-of-type|only-of-type|empty)\b/i;
+const SIBLING_SELECTOR =
+  /[+~]|:(nth-child|nth-last-child|nth-of-type|nth-last-of-type|first-child|last-child|only-child|first-of-type|last-of-type|only-of-type|empty)\b/i;
 
 const RANK: Record<StyleReach, number> = { subtree: 0, siblings: 1, everything: 2 };
 
@@ -66,14 +67,19 @@ export function createStyleSheets(): StyleSheets {
     let reach: StyleReach = "subtree";
     for (const rule of rules) {
       const style = rule as Partial<CSSStyleRule & CSSGroupingRule & CSSImportRule>;
-      if (typeof style.selectorText === "string" && style.style !== undefined && BOX_PROPERTIES.some((property) => style.style?.getPropertyValue(property) !== "")) {
+      if (
+        typeof style.selectorText === "string" &&
+        style.style !== undefined &&
+        BOX_PROPERTIES.some((property) => style.style?.getPropertyValue(property) !== "")
+      ) {
         if (FAR_SELECTOR.test(style.selectorText)) return "everything";
         if (SIBLING_SELECTOR.test(style.selectorText)) reach = "siblings";
       }
       if (style.cssRules !== undefined && depth < 8) {
         const inner = ofRules(style.cssRules, depth + 1);
         // A container query follows a container's size, which any change may alter; a media query other than the viewport's size may flip unannounced.
-        if (hasBoxRules(style.cssRules, depth + 1) && (isContainerRule(rule) || (isMediaRule(rule) && !RESIZE_MEDIA.test(rule.conditionText)))) return "everything";
+        if (hasBoxRules(style.cssRules, depth + 1) && (isContainerRule(rule) || (isMediaRule(rule) && !RESIZE_MEDIA.test(rule.conditionText))))
+          return "everything";
         if (inner === "everything") return inner;
         if (RANK[inner] > RANK[reach]) reach = inner;
       }

@@ -17,19 +17,32 @@ const MAX_TOGGLES = 40;
 /** How much of a row's text names it (page-snapshot.ts `row_text`). */
 const ROW_TEXT_MAX = 80;
 
-export function readToggles(roots: readonly Root[], toggles: (root: Root) => Iterable<Element>, names: Names, clean: (text: string, max?: number) => string, memo: SnapshotMemo): NonNullable<PageSnapshot["toggles"]> {
+export function readToggles(
+  roots: readonly Root[],
+  toggles: (root: Root) => Iterable<Element>,
+  names: Names,
+  clean: (text: string, max?: number) => string,
+  memo: SnapshotMemo,
+): NonNullable<PageSnapshot["toggles"]> {
   const found: NonNullable<PageSnapshot["toggles"]> = [];
   for (const root of roots) {
     for (const element of toggles(root)) {
       if (found.length >= MAX_TOGGLES) break;
       if (!element.isConnected) continue;
-      if (!memo.isVisible(element) && !(element instanceof HTMLInputElement && element.parentElement !== null && memo.isVisible(element.parentElement))) continue;
+      if (!memo.isVisible(element) && !(element instanceof HTMLInputElement && element.parentElement !== null && memo.isVisible(element.parentElement)))
+        continue;
       const around = memo.upward(element, "row", contextOf);
       // In a row: known by the row's position, never by a name that may be the row's (typed) text.
       const name = around === undefined ? clean(names.name(element)) : "";
       const row = around === undefined ? undefined : rowPosition(around, memo);
       const rowText = around === undefined ? "" : clean(names.text(around), ROW_TEXT_MAX);
-      found.push({ ...(name === "" ? {} : { name }), role: roleOf(element).slice(0, 40), state: stateOf(element), ...(row === undefined ? {} : { row }), ...(rowText === "" ? {} : { row_text: rowText }) });
+      found.push({
+        ...(name === "" ? {} : { name }),
+        role: roleOf(element).slice(0, 40),
+        state: stateOf(element),
+        ...(row === undefined ? {} : { row }),
+        ...(rowText === "" ? {} : { row_text: rowText }),
+      });
     }
   }
   return found;
@@ -38,7 +51,8 @@ export function readToggles(roots: readonly Root[], toggles: (root: Root) => Ite
 function stateOf(element: Element): string {
   const sort = element.getAttribute("aria-sort");
   if (sort !== null) return sort === "none" ? "not sorted" : `sorted ${sort}`;
-  if (element instanceof HTMLInputElement && (element.type === "checkbox" || element.type === "radio")) return element.indeterminate ? "mixed" : element.checked ? "checked" : "unchecked";
+  if (element instanceof HTMLInputElement && (element.type === "checkbox" || element.type === "radio"))
+    return element.indeterminate ? "mixed" : element.checked ? "checked" : "unchecked";
   const checked = element.getAttribute("aria-checked");
   if (checked !== null) return checked === "true" ? "checked" : checked === "mixed" ? "mixed" : "unchecked";
   const pressed = element.getAttribute("aria-pressed");

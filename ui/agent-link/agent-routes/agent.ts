@@ -12,8 +12,7 @@ const OpenApiDocumentSchema = z.object({ paths: z.record(z.string(), z.unknown()
 export function agentRoutes({ call }: AgentTransport) {
   return {
     health: () => call("GET", "/api/health", AgentHealthResponseSchema),
-    pair: (extensionId: string) =>
-      call("POST", "/api/pairing", PairingResponseSchema, { extension_id: extensionId, schema_version: 1 }),
+    pair: (extensionId: string) => call("POST", "/api/pairing", PairingResponseSchema, { extension_id: extensionId, schema_version: 1 }),
     pairingStatus: () => call("GET", "/api/pairing", PairingResponseSchema),
     runtimeCurrent: () => call("GET", "/api/learn/runtime/current", LearningRuntimeSnapshotSchema),
     /** §0C.22 which observation adapters have reported in, and which are healthy now. */

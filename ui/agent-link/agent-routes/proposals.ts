@@ -16,8 +16,7 @@ const proposal = (id: string) => `/api/learn/proposals/${encodeURIComponent(id)}
 /** Proposals (§0C.16A): review, revise, validate, install privately, approve or reject. */
 export function proposalRoutes({ call }: AgentTransport) {
   return {
-    listProposals: (pageNumber = 1, pageSize = 50) =>
-      call("GET", `/api/learn/proposals?${pageQuery(pageNumber, pageSize)}`, LearnProposalsListResponseSchema),
+    listProposals: (pageNumber = 1, pageSize = 50) => call("GET", `/api/learn/proposals?${pageQuery(pageNumber, pageSize)}`, LearnProposalsListResponseSchema),
     proposalDetail: (id: string) => call("GET", `${proposal(id)}/detail`, ProposalDetailResponseSchema),
     skillMarkdown: (id: string) => call("GET", `${proposal(id)}/skill-md`, ProposalSkillMarkdownResponseSchema),
     reviseProposal: (id: string, request: Input<typeof ProposalReviseRequestSchema>) =>
@@ -37,7 +36,11 @@ export function proposalRoutes({ call }: AgentTransport) {
         "POST",
         `${proposal(id)}/approve`,
         ProposalDetailResponseSchema,
-        requestBody(ApproveProposalRequestSchema, { approval_scope: "approved_workspace", ...(note === undefined ? {} : { approval_note: note }), schema_version: 1 }),
+        requestBody(ApproveProposalRequestSchema, {
+          approval_scope: "approved_workspace",
+          ...(note === undefined ? {} : { approval_note: note }),
+          schema_version: 1,
+        }),
         SLOW,
       ),
   };

@@ -26,7 +26,12 @@ export function runRoutes({ call, send, openEvents, timeoutMs }: AgentTransport)
     confirmRun: (dispatchId: string, request: Input<typeof ConfirmRunStepRequestSchema>) =>
       call("POST", `${run(dispatchId)}/confirm`, RunResponseSchema, requestBody(ConfirmRunStepRequestSchema, request)),
     cancelRun: (dispatchId: string, reason?: string) =>
-      call("POST", `${run(dispatchId)}/cancel`, RunResponseSchema, requestBody(CancelRunRequestSchema, { ...(reason === undefined ? {} : { reason }), schema_version: 1 })),
+      call(
+        "POST",
+        `${run(dispatchId)}/cancel`,
+        RunResponseSchema,
+        requestBody(CancelRunRequestSchema, { ...(reason === undefined ? {} : { reason }), schema_version: 1 }),
+      ),
     /** The screenshot kept with a run where it stopped, as an image (fetched with the token, so never by URL). */
     async runScreenshot(dispatchId: string): Promise<Blob> {
       const response = await send("GET", `${run(dispatchId)}/screenshot`, { signal: AbortSignal.timeout(timeoutMs) });

@@ -22,7 +22,6 @@ export function sessionCaptureRoutes({ call }: AgentTransport) {
     observationScope: (id: string) => call("GET", `${session(id)}/observation-scope`, ObservationScopeRuntimeSchema),
     setRedaction: (id: string, request: Input<typeof SetRedactionRequestSchema>) =>
       call("PUT", `${session(id)}/redaction`, ObservationScopeRuntimeSchema, requestBody(SetRedactionRequestSchema, request)),
-    checkpointReceipts: (id: string) =>
-      call("GET", `${session(id)}/checkpoint-receipts?${pageQuery(1, 100)}`, LearnCheckpointReceiptsResponseSchema),
+    checkpointReceipts: (id: string) => call("GET", `${session(id)}/checkpoint-receipts?${pageQuery(1, 100)}`, LearnCheckpointReceiptsResponseSchema),
   };
 }

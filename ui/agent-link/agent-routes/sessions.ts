@@ -1,7 +1,4 @@
-import {
-  CreateLearnSessionRequestSchema,
-  CreateLearnSessionResponseSchema,
-} from "../../../shared/learning/create-learn-session";
+import { CreateLearnSessionRequestSchema, CreateLearnSessionResponseSchema } from "../../../shared/learning/create-learn-session";
 import {
   AnswerQuestionsRequestSchema,
   AnswerQuestionsResponseSchema,
@@ -26,15 +23,13 @@ export function sessionRoutes({ call, openEvents }: AgentTransport) {
   return {
     createSession: (request: Input<typeof CreateLearnSessionRequestSchema>) =>
       call("POST", "/api/learn/sessions", CreateLearnSessionResponseSchema, requestBody(CreateLearnSessionRequestSchema, request)),
-    listSessions: (pageNumber = 1, pageSize = 50) =>
-      call("GET", `/api/learn/sessions?${pageQuery(pageNumber, pageSize)}`, LearnSessionsListResponseSchema),
+    listSessions: (pageNumber = 1, pageSize = 50) => call("GET", `/api/learn/sessions?${pageQuery(pageNumber, pageSize)}`, LearnSessionsListResponseSchema),
     sessionDetail: (id: string) => call("GET", `${session(id)}/detail`, LearnSessionDetailResponseSchema),
     startSession: (id: string) => call("POST", `${session(id)}/start`, StartSessionResponseSchema, {}),
     pauseSession: (id: string) => call("POST", `${session(id)}/pause`, SessionActionResponseSchema, {}),
     resumeSession: (id: string) => call("POST", `${session(id)}/resume`, SessionActionResponseSchema, {}),
     stopSession: (id: string) => call("POST", `${session(id)}/stop`, StopSessionResponseSchema, {}),
-    cancelSession: (id: string, reason?: string) =>
-      call("POST", `${session(id)}/cancel`, SessionActionResponseSchema, reason === undefined ? {} : { reason }),
+    cancelSession: (id: string, reason?: string) => call("POST", `${session(id)}/cancel`, SessionActionResponseSchema, reason === undefined ? {} : { reason }),
     deleteSession: (id: string) => call("DELETE", session(id), DeleteSessionResponseSchema),
     markGoal: (id: string, request: Input<typeof MarkGoalRequestSchema>) =>
       call("POST", `${session(id)}/mark-goal`, SessionActionResponseSchema, requestBody(MarkGoalRequestSchema, request)),

@@ -15,7 +15,8 @@ import { pageQuery, requestBody, SLOW, VERY_SLOW, type AgentTransport, type Inpu
 
 /** Import Skill (§0C.20): upload, scan, stage, decide, and the packs it can come from. */
 export function skillImportRoutes({ call, send, answerOf }: AgentTransport) {
-  const terminal = (path: string, body: unknown, timeout?: number) => call("POST", `/api/skills/import/${path}`, SkillImportTerminalActionResponseSchema, body, timeout);
+  const terminal = (path: string, body: unknown, timeout?: number) =>
+    call("POST", `/api/skills/import/${path}`, SkillImportTerminalActionResponseSchema, body, timeout);
   return {
     /**
      * Uploads a bundle (a .zip, or one SKILL.md) as multipart/form-data (§0C.20 multipart contract),
@@ -23,7 +24,10 @@ export function skillImportRoutes({ call, send, answerOf }: AgentTransport) {
      */
     async uploadSkillBundle(file: Blob, filename: string, clientRequestId?: string) {
       const form = new FormData();
-      form.append("metadata", JSON.stringify({ source: "manual_upload", ...(clientRequestId === undefined ? {} : { client_request_id: clientRequestId }), schema_version: 1 }));
+      form.append(
+        "metadata",
+        JSON.stringify({ source: "manual_upload", ...(clientRequestId === undefined ? {} : { client_request_id: clientRequestId }), schema_version: 1 }),
+      );
       const type = /\.zip$/i.test(filename) ? "application/zip" : /\.md$/i.test(filename) ? "text/markdown" : file.type;
       form.append("bundle", new Blob([file], { type }), filename);
       const response = await send("POST", "/api/skills/import/uploads", { form, signal: AbortSignal.timeout(VERY_SLOW) });
@@ -31,10 +35,18 @@ export function skillImportRoutes({ call, send, answerOf }: AgentTransport) {
     },
     deleteSkillUpload: (ref: string) => call("DELETE", `/api/skills/import/uploads/${encodeURIComponent(ref)}`, SkillImportDeleteUploadResponseSchema),
     scanSkillImport: (tempArtifactRef: string) =>
-      call("POST", "/api/skills/import/scan", SkillImportScanResponseSchema, { source: "manual_upload", temp_artifact_ref: tempArtifactRef, schema_version: 1 }, SLOW),
-    stageSkillImport: (importId: string) => call("POST", "/api/skills/import/stage", SkillImportStageResponseSchema, { import_id: importId, schema_version: 1 }, SLOW),
+      call(
+        "POST",
+        "/api/skills/import/scan",
+        SkillImportScanResponseSchema,
+        { source: "manual_upload", temp_artifact_ref: tempArtifactRef, schema_version: 1 },
+        SLOW,
+      ),
+    stageSkillImport: (importId: string) =>
+      call("POST", "/api/skills/import/stage", SkillImportStageResponseSchema, { import_id: importId, schema_version: 1 }, SLOW),
     skillImportDetail: (importId: string) => call("GET", `/api/skills/import/${encodeURIComponent(importId)}`, SkillImportDetailViewSchema),
-    listSkillImports: (pageNumber = 1, pageSize = 50) => call("GET", `/api/skills/import/list?${pageQuery(pageNumber, pageSize)}`, SkillImportListResponseSchema),
+    listSkillImports: (pageNumber = 1, pageSize = 50) =>
+      call("GET", `/api/skills/import/list?${pageQuery(pageNumber, pageSize)}`, SkillImportListResponseSchema),
     triggerTest: (request: Input<typeof SkillTriggerTestRequestSchema>) =>
       call("POST", "/api/skills/trigger-test", SkillTriggerTestResponseSchema, requestBody(SkillTriggerTestRequestSchema, request)),
     installSkillImport: (importId: string) => terminal("install-private", { import_id: importId, target_scope: "private", schema_version: 1 }, SLOW),
