@@ -36,8 +36,18 @@ describe("the Import Skill flow in the side panel", () => {
     expect(failures).toEqual([]);
     expect(flow.state).toBe("scan_complete");
 
-    let html = render(ImportSkillFlow, { props: { flow, onclose: () => {}, onshowskills: () => {} } }).body;
-    for (const text of ["What it says it does", "Fill in, flatten and check PDF forms", "What it contains", "7 files", "script (never run by the import)", "Flagged for you to check", "has the executable bit", "Continue to review"]) {
+    // The text as a reader sees it: markup's line breaks and indentation read as one space.
+    let html = render(ImportSkillFlow, { props: { flow, onclose: () => {}, onshowskills: () => {} } }).body.replace(/\s+/g, " ");
+    for (const text of [
+      "What it says it does",
+      "Fill in, flatten and check PDF forms",
+      "What it contains",
+      "7 files",
+      "script (never run by the import)",
+      "Flagged for you to check",
+      "has the executable bit",
+      "Continue to review",
+    ]) {
       expect(html).toContain(text);
     }
     // Install and approve are not offered before the bundle is staged for review.
@@ -51,7 +61,7 @@ describe("the Import Skill flow in the side panel", () => {
     expect(flow.state).toBe("ready_for_review");
     await flow.runTest("fill in this pdf form");
     expect(flow.test?.matched).toBe(true);
-    html = render(ImportSkillFlow, { props: { flow, onclose: () => {}, onshowskills: () => {} } }).body;
+    html = render(ImportSkillFlow, { props: { flow, onclose: () => {}, onshowskills: () => {} } }).body.replace(/\s+/g, " ");
     expect(html).toContain("Matched: “fill in this pdf form” would find this skill");
     expect(html).toContain("Install for me only");
 
@@ -77,7 +87,11 @@ describe("import text", () => {
       { code: "B", severity: "error", message: "blocks" },
       { code: "C", severity: "warning", message: "flag" },
     ]);
-    expect(groups.map((group) => [group.id, group.findings.map((finding) => finding.code)])).toEqual([["blocking", ["B"]], ["flagged", ["C"]], ["notes", ["A"]]]);
+    expect(groups.map((group) => [group.id, group.findings.map((finding) => finding.code)])).toEqual([
+      ["blocking", ["B"]],
+      ["flagged", ["C"]],
+      ["notes", ["A"]],
+    ]);
     expect(importWarnings(["upload_expiring_soon: the upload expires in 5 minutes", "plain"])).toEqual([
       { code: "upload_expiring_soon", text: "the upload expires in 5 minutes" },
       { code: "other", text: "plain" },

@@ -4,10 +4,16 @@ import CheckpointEvidence from "./CheckpointEvidence.svelte";
 
 describe("the review drawer's checkpoint evidence (issue #14)", () => {
   it("says in words what the rehearsal checks, and which checkpoints a person must confirm and why", () => {
-    const { body } = render(CheckpointEvidence, {
+    // The text as a reader sees it: markup's line breaks and indentation read as one space.
+    const body = render(CheckpointEvidence, {
       props: {
         checkpoints: [
-          { checkpoint_id: "cp-01", goal: "{{task_1}} is added to the list", success_condition: "An item showing {{task_1}} is in the list", verification: { by: "page" } },
+          {
+            checkpoint_id: "cp-01",
+            goal: "{{task_1}} is added to the list",
+            success_condition: "An item showing {{task_1}} is in the list",
+            verification: { by: "page" },
+          },
           { checkpoint_id: "cp-02", goal: "The count changes", success_condition: 'The number in "# tasks left" goes up by 1', verification: { by: "page" } },
           { checkpoint_id: "cp-03", goal: '"Save" is done', success_condition: 'The page says "Saved"', verification: { by: "page", from_answer: true } },
           {
@@ -18,7 +24,7 @@ describe("the review drawer's checkpoint evidence (issue #14)", () => {
           },
         ],
       },
-    });
+    }).body.replace(/\s+/g, " ");
     expect(body).toContain("3 of 4 are checked in the page by the rehearsal; 1 needs you to confirm it.");
     expect(body).toContain("Checks that an item of the list shows the value given for {{task_1}}.");
     expect(body).toContain("Reads the number in “… tasks left” before and after these steps: up by 1.");
