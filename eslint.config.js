@@ -5,16 +5,7 @@ import svelte from "eslint-plugin-svelte";
 import tseslint from "typescript-eslint";
 
 /** Test code: tests, their helpers and the benchmarks. */
-const TEST_CODE = [
-  "**/*.test.ts",
-  "**/test-support/**",
-  "**/*-test-support.ts",
-  "**/*.test-support.ts",
-  "**/support/**",
-  "ui/testing/**",
-  "e2e/**",
-  "bench/**",
-];
+const TEST_CODE = ["**/*.test.ts", "agent/test-support/**", "mcp/test-support/**", "ui/testing/**", "e2e/**", "bench/**"];
 
 export default tseslint.config(
   { ignores: [".output/**", ".wxt/**", "node_modules/**", "e2e/artifacts/**"] },

@@ -3,7 +3,7 @@ import { agentLoggerOptions, buildApp } from "../agent/app/app";
 import { openMemoryStore } from "../agent/memory/memory-store";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { readBundleArchive } from "../agent/skill-import/bundle-reader";
-import { multipartBody } from "../agent/skill-import/import-test-support";
+import { multipartBody } from "../agent/test-support/skill-bundles";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { zipFolder } from "../agent/test-support/test-zip";
 import type { BenchResult } from "./bench-result";

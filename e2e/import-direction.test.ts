@@ -31,11 +31,14 @@ function sources(dir: string): string[] {
 export function isTestCode(relative: string): boolean {
   return (
     /\.test\.ts$/.test(relative) ||
-    /(^|\/)(e2e|test-support|testing|support)\//.test(relative) ||
-    /[.-]test-support\.ts$/.test(relative) ||
+    TEST_HELPER_FOLDERS.some((folder) => relative.startsWith(folder)) ||
+    relative.startsWith("e2e/") ||
     relative.startsWith("bench/")
   );
 }
+
+/** The one layout for test helpers (issue #31): a `test-support/` folder per part, `ui/testing/`, `e2e/support/`. */
+const TEST_HELPER_FOLDERS = ["agent/test-support/", "mcp/test-support/", "ui/testing/", "e2e/support/"];
 
 interface Edge {
   from: string;
@@ -112,6 +115,13 @@ describe("the import direction between folders (issue #31)", () => {
       return rule === undefined ? [] : [`${edge.from} imports ${edge.to}: ${rule}`];
     });
     expect(offenders).toEqual([]);
+  });
+
+  it("keeps test helpers in one layout", () => {
+    const strays = TOP.flatMap((top) => sources(path.join(root, top)))
+      .map((file) => path.relative(root, file))
+      .filter((file) => /test-support|\/support\/|\/testing\//.test(file) && !TEST_HELPER_FOLDERS.some((folder) => file.startsWith(folder)));
+    expect(strays).toEqual([]);
   });
 
   it("has no two folders that import each other", () => {

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { diffMemoryTrees, readMemoryTree } from "../agent/adversarial/support/memory-tree";
+import { diffMemoryTrees, readMemoryTree } from "../agent/test-support/adversarial/memory-tree";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import type { AgentCall } from "../agent/test-support/ready-proposal";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../agent/test-support/run-fixture";

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { diffMemoryTrees, readMemoryTree } from "../agent/adversarial/support/memory-tree";
+import { diffMemoryTrees, readMemoryTree } from "../agent/test-support/adversarial/memory-tree";
 import { projectRoot, startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { readyProposal, type AgentCall } from "../agent/test-support/ready-proposal";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";

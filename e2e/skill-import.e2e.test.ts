@@ -6,7 +6,7 @@ import { validate as validateAgentSkill } from "skills-ref";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
-import { FONT_BYTES, publicBundle } from "../agent/skill-import/import-test-support";
+import { FONT_BYTES, publicBundle } from "../agent/test-support/skill-bundles";
 import { findForbiddenLabels } from "../ui/forbidden-labels";
 import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 import { waitForCard } from "./support/panel-flow";

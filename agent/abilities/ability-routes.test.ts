@@ -6,7 +6,7 @@ import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { MemoryPaths } from "../memory/memory-paths";
 import { readyProposal as readyProposalThrough } from "../test-support/ready-proposal";
 import { createFakeClock, expectError, startTestAgent, type TestAgent } from "../test-support/test-agent";
-import { publicBundle, PUBLIC_DESCRIPTION, stageThrough } from "../skill-import/import-test-support";
+import { publicBundle, PUBLIC_DESCRIPTION, stageThrough } from "../test-support/skill-bundles";
 import { INSTALL_SAGA_STEPS, type InstallSagaStep } from "./ability-service";
 
 let agent: TestAgent;

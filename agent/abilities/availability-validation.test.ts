@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AbilityAvailabilitySnapshotSchema } from "../../shared/abilities/availability";
 import { MemoryPaths } from "../memory/memory-paths";
-import { publicBundle, stageThrough } from "../skill-import/import-test-support";
+import { publicBundle, stageThrough } from "../test-support/skill-bundles";
 import { readyProposal } from "../test-support/ready-proposal";
 import { createFakeClock, startTestAgent, type FakeClock, type TestAgent } from "../test-support/test-agent";
 import { InstalledAbilitySchema } from "./ability-registry";

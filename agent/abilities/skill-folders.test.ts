@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemoryPaths } from "../memory/memory-paths";
 import { readyProposal } from "../test-support/ready-proposal";
 import { expectError, startTestAgent, type TestAgent } from "../test-support/test-agent";
-import { publicBundle, stageThrough, uploadThrough } from "../skill-import/import-test-support";
+import { publicBundle, stageThrough, uploadThrough } from "../test-support/skill-bundles";
 
 let agent: TestAgent | undefined;
 let folders: string | undefined;

@@ -21,12 +21,19 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { runAgentExpectingFailure, startAgentProcess, type AgentProcess } from "../test-support/agent-process";
-import { apiClient, clickEvent, prepareInstalledAbility, prepareReadyProposal, startCapturingSession, type ApiClient } from "./support/api-fixture";
-import { checkMemoryIntegrity, filesUnder, killHard, readLog } from "./support/drill-checks";
-import { streamOverHttp, streamOverSocket } from "./support/event-streams";
-import { startListeningAgent } from "./support/listening-agent";
-import { watchTree } from "./support/watch-tree";
-import { diffMemoryTrees, readMemoryTree } from "./support/memory-tree";
+import {
+  apiClient,
+  clickEvent,
+  prepareInstalledAbility,
+  prepareReadyProposal,
+  startCapturingSession,
+  type ApiClient,
+} from "../test-support/adversarial/api-fixture";
+import { checkMemoryIntegrity, filesUnder, killHard, readLog } from "../test-support/adversarial/drill-checks";
+import { streamOverHttp, streamOverSocket } from "../test-support/adversarial/event-streams";
+import { startListeningAgent } from "../test-support/adversarial/listening-agent";
+import { watchTree } from "../test-support/adversarial/watch-tree";
+import { diffMemoryTrees, readMemoryTree } from "../test-support/adversarial/memory-tree";
 
 /**
  * Issue #8 fault drills: the real agent (`agent/server.ts` as a child process) killed with SIGKILL

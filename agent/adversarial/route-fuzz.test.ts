@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODE_TABLE } from "../../shared/common/error-codes";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
-import { createFuzzSandbox, type FuzzSandbox, type FuzzWorldName } from "./support/fuzz-sandbox";
+import { createFuzzSandbox, type FuzzSandbox, type FuzzWorldName } from "../test-support/adversarial/fuzz-sandbox";
 import {
   applyMutation,
   conforming,
@@ -18,11 +18,11 @@ import {
   wireBody,
   type KnownIds,
   type WireBody,
-} from "./support/hostile-input";
-import { startListeningAgent, type ListeningAgent } from "./support/listening-agent";
-import { diffMemoryTrees, type MemoryTree } from "./support/memory-tree";
-import { rawRequest, type RawRequest, type RawResponse } from "./support/raw-http";
-import { routeCatalog, targetOf, type RouteOperation } from "./support/route-catalog";
+} from "../test-support/adversarial/hostile-input";
+import { startListeningAgent, type ListeningAgent } from "../test-support/adversarial/listening-agent";
+import { diffMemoryTrees, type MemoryTree } from "../test-support/adversarial/memory-tree";
+import { rawRequest, type RawRequest, type RawResponse } from "../test-support/adversarial/raw-http";
+import { routeCatalog, targetOf, type RouteOperation } from "../test-support/adversarial/route-catalog";
 import { exportClick } from "../test-support/ready-proposal";
 
 /**

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODE_TABLE } from "../../shared/common/error-codes";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { AgentFrameSchema, CAPTURE_CLOSE_CODES, ClientFrameSchema, type AgentFrame } from "../../shared/observation/capture-protocol";
-import { createFuzzSandbox, type FuzzSandbox } from "./support/fuzz-sandbox";
-import { applyMutation, conforming, DEEP_ARRAY_TEXT, hostileValue, mutation, toJsonText } from "./support/hostile-input";
-import { startListeningAgent, type ListeningAgent } from "./support/listening-agent";
-import { diffMemoryTrees } from "./support/memory-tree";
-import { rawRequest } from "./support/raw-http";
+import { createFuzzSandbox, type FuzzSandbox } from "../test-support/adversarial/fuzz-sandbox";
+import { applyMutation, conforming, DEEP_ARRAY_TEXT, hostileValue, mutation, toJsonText } from "../test-support/adversarial/hostile-input";
+import { startListeningAgent, type ListeningAgent } from "../test-support/adversarial/listening-agent";
+import { diffMemoryTrees } from "../test-support/adversarial/memory-tree";
+import { rawRequest } from "../test-support/adversarial/raw-http";
 import { exportClick } from "../test-support/ready-proposal";
 
 /**

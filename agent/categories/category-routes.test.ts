@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { CATEGORY_LIMIT } from "../../shared/common/category";
-import { diffMemoryTrees, readMemoryTree } from "../adversarial/support/memory-tree";
+import { diffMemoryTrees, readMemoryTree } from "../test-support/adversarial/memory-tree";
 import { MemoryPaths } from "../memory/memory-paths";
-import { publicBundle, stageThrough } from "../skill-import/import-test-support";
+import { publicBundle, stageThrough } from "../test-support/skill-bundles";
 import { expectError, startTestAgent, type TestAgent } from "../test-support/test-agent";
 
 let agent: TestAgent;

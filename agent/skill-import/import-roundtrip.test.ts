@@ -6,7 +6,7 @@ import { MemoryPaths } from "../memory/memory-paths";
 import { readyProposal } from "../test-support/ready-proposal";
 import { startTestAgent, type TestAgent } from "../test-support/test-agent";
 import { zipFolder } from "../test-support/test-zip";
-import { stageThrough } from "./import-test-support";
+import { stageThrough } from "../test-support/skill-bundles";
 
 const agents: TestAgent[] = [];
 afterEach(async () => {

@@ -3,10 +3,10 @@ import path from "node:path";
 import { validate as validateAgentSkill } from "skills-ref";
 import { afterEach, describe, expect, it } from "vitest";
 import { SkillImportReceiptSchema } from "../../shared/skills/import-bundle";
-import { diffMemoryTrees, readMemoryTree } from "../adversarial/support/memory-tree";
+import { diffMemoryTrees, readMemoryTree } from "../test-support/adversarial/memory-tree";
 import { createFakeClock, expectError, startTestAgent, type FakeClock, type TestAgent } from "../test-support/test-agent";
 import { buildTestZip, zipFolder } from "../test-support/test-zip";
-import { FONT_BYTES, PUBLIC_DESCRIPTION, publicBundle, stageThrough, uploadThrough } from "./import-test-support";
+import { FONT_BYTES, PUBLIC_DESCRIPTION, publicBundle, stageThrough, uploadThrough } from "../test-support/skill-bundles";
 
 let agent: TestAgent;
 let clock: FakeClock;

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODE_TABLE } from "../../shared/common/error-codes";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import { SkillImportTransitionSchema, canTransitionSkillImport } from "../../shared/skills/import-state";
-import { diffMemoryTrees, readMemoryTree } from "../adversarial/support/memory-tree";
+import { diffMemoryTrees, readMemoryTree } from "../test-support/adversarial/memory-tree";
 import { startTestAgent, type TestAgent } from "../test-support/test-agent";
-import { publicBundle, uploadThrough } from "./import-test-support";
+import { publicBundle, uploadThrough } from "../test-support/skill-bundles";
 
 /**
  * The import state machine under random sequences of every decision route, on real imports

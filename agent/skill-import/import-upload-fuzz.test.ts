@@ -2,10 +2,10 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODE_TABLE } from "../../shared/common/error-codes";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
-import { diffMemoryTrees, readMemoryTree } from "../adversarial/support/memory-tree";
+import { diffMemoryTrees, readMemoryTree } from "../test-support/adversarial/memory-tree";
 import { startTestAgent, type TestAgent } from "../test-support/test-agent";
 import { buildTestZip } from "../test-support/test-zip";
-import { publicBundle } from "./import-test-support";
+import { publicBundle } from "../test-support/skill-bundles";
 import { readBundleArchive } from "./bundle-reader";
 
 /**

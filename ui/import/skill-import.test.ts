@@ -1,7 +1,7 @@
 import { render } from "svelte/server";
 import { afterEach, describe, expect, it } from "vitest";
-import { startListeningAgent, type ListeningAgent } from "../../agent/adversarial/support/listening-agent";
-import { publicBundle } from "../../agent/skill-import/import-test-support";
+import { startListeningAgent, type ListeningAgent } from "../../agent/test-support/adversarial/listening-agent";
+import { publicBundle } from "../../agent/test-support/skill-bundles";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { createAgentClient } from "../agent-link/agent-client";
 import ImportSkillFlow from "./ImportSkillFlow.svelte";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { RunResponseSchema, type RunRecord } from "../../../shared/execution/run-contract";
 import { MemoryPaths } from "../../memory/memory-paths";
-import { publicBundle, stageThrough } from "../../skill-import/import-test-support";
+import { publicBundle, stageThrough } from "../../test-support/skill-bundles";
 import { ImportPaths } from "../../skill-import/import-store";
 import { projectRoot, serverScript, startAgentProcess, type AgentProcess } from "../../test-support/agent-process";
 import { makeTempMemoryRoot } from "../../test-support/temp-memory";

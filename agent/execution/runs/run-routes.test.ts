@@ -5,7 +5,7 @@ import { CapabilityUseReceiptSchema } from "../../../shared/capabilities/capabil
 import { AbilityRunSpecSchema, RunEventEnvelopeSchema, RunResponseSchema, type RunRecord } from "../../../shared/execution/run-contract";
 import { LearningReceiptSchema } from "../../../shared/learning/receipts";
 import { MemoryPaths } from "../../memory/memory-paths";
-import { publicBundle, stageThrough } from "../../skill-import/import-test-support";
+import { publicBundle, stageThrough } from "../../test-support/skill-bundles";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";
 import { expectError, startTestAgent, type TestAgent, type TestAgentOptions } from "../../test-support/test-agent";
 import type { BrowserProvider, ExecuteInput, ExecuteResult } from "../executor-contract";

@@ -12,7 +12,7 @@ import type { UserTabProvider } from "../../execution/in-tab/user-tab-provider";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { startTestAgent, type TestAgent } from "../../test-support/test-agent";
 import { COACHING_HIGHLIGHT_TAG as HIGHLIGHT_TAG } from "../../../shared/observation/coaching-read";
-import { recordLikeTheExtension } from "./coaching-recorder.test-support";
+import { recordLikeTheExtension } from "../../test-support/coaching-recorder";
 
 /**
  * The Coaching Agent's turns through the real agent, its executor and Debian's Chromium, on the

@@ -1,5 +1,5 @@
-import type { TestAgent } from "../test-support/test-agent";
-import { zipFolder } from "../test-support/test-zip";
+import type { TestAgent } from "./test-agent";
+import { zipFolder } from "./test-zip";
 
 /** A bundle as people publish them: name and description only, a long description, scripts, binary assets, nested code. */
 export const PUBLIC_DESCRIPTION =
