@@ -314,8 +314,21 @@ function rankCueTerms(context: RankContext, cueTerms: readonly QueryTerm[], quer
 
 type Scored = { doc: number; text: number; rankText: number; score: number };
 
-/** The abilities reached whose text score makes a match, with their scores, best first (numbers only). */
-function scoreReached(context: RankContext, query: AbilityLookupQuery, terms: readonly QueryTerm[], totalWeight: number, cueWeight: number, queryEpoch: number): Scored[] {
+/**
+ * An ability the request's own words reached whose text score stays below the gate (`TEXT_MIN`):
+ * a candidate for lookup's second tier (`also-consider.ts`), never a match.
+ */
+export interface NearMiss {
+  doc: number;
+  text: number;
+  rankText: number;
+}
+
+/**
+ * The abilities reached whose text score makes a match, with their scores, best first (numbers
+ * only). With `near`, the others reached are put there (unsorted), with their text scores.
+ */
+function scoreReached(context: RankContext, query: AbilityLookupQuery, terms: readonly QueryTerm[], totalWeight: number, cueWeight: number, queryEpoch: number, near?: NearMiss[]): Scored[] {
   const { documents, lexicon, index, scratch } = context;
   const action = terms[0]?.action === true;
   // The title actions the request's action clashes with (`verbClash`), read once per title action.
@@ -335,8 +348,12 @@ function scoreReached(context: RankContext, query: AbilityLookupQuery, terms: re
     const missing = action && actionStamp[doc] !== queryEpoch;
     const total = missing ? totalWeight + ACTION_PENALTY * ((terms[0] as QueryTerm).weight) : totalWeight;
     const text = textScore(total, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
-    if (text < TEXT_MIN) continue;
+    if (text < TEXT_MIN && near === undefined) continue;
     const rankText = textScore(total + cueWeight, (ranked[doc] as number) + (cueRanked[doc] as number), titleFound[doc] as number, titleTerms[doc] as number) * (clashesWith(doc) ? VERB_CLASH_SHARE : 1);
+    if (text < TEXT_MIN) {
+      near?.push({ doc, text, rankText });
+      continue;
+    }
     scored.push({ doc, text, rankText, score: wordingScore(rankText, (documents[doc] as LookupDocument).entry, query.project_id) });
   }
   scored.sort((a, b) => b.score - a.score || b.text - a.text || compareCodeUnits((documents[a.doc] as LookupDocument).entry.ability_id, (documents[b.doc] as LookupDocument).entry.ability_id));
@@ -369,9 +386,11 @@ function gatedMatches(context: RankContext, query: AbilityLookupQuery, terms: re
 
 /**
  * The best matches, at most `LOOKUP_MAX_RESULTS`, best first: each request word's postings walked
- * (the request's own words, then its circumstance cues'), only the abilities reached scored.
+ * (the request's own words, then its circumstance cues'), only the abilities reached scored. With
+ * `near`, the abilities reached below the gate are put there too (lookup's second tier); the
+ * matches are the same either way.
  */
-export function rankRequest(context: RankContext, query: AbilityLookupQuery): WordingMatch[] {
+export function rankRequest(context: RankContext, query: AbilityLookupQuery, near?: NearMiss[]): WordingMatch[] {
   const terms = requestTerms(context, query);
   if (terms.length === 0) return [];
   const { scratch } = context;
@@ -391,5 +410,5 @@ export function rankRequest(context: RankContext, query: AbilityLookupQuery): Wo
     addAbilityWords(scratch, term, touchedCount);
   }
   const cueWeight = rankCueTerms(context, cueTerms, queryEpoch);
-  return gatedMatches(context, query, terms, scoreReached(context, query, terms, totalWeight, cueWeight, queryEpoch));
+  return gatedMatches(context, query, terms, scoreReached(context, query, terms, totalWeight, cueWeight, queryEpoch, near));
 }
