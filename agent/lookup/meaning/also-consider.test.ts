@@ -59,9 +59,9 @@ describe("alsoConsider (issue #34)", () => {
   });
 
   it("ranks an ability reached by the words below the gate by its wording too, and reads its meaning when the shortlist did not", () => {
-    const tier = alsoConsider(query("anything"), [], [{ ability_id: "learned.a7", text: 0.3, rank_text: 0.3, score: 0.2 }], new Map(), sources({ closenessOf: (id) => (id === "learned.a7" ? { similarity: 0.31, phrase: "p" } : undefined) }));
+    const tier = alsoConsider(query("anything"), [], [{ ability_id: "learned.a7", text: 0.3, rank_text: 0.3, score: 0.2 }], new Map(), sources({ closenessOf: (id) => (id === "learned.a7" ? { similarity: ALSO_CONSIDER_MIN_SIMILARITY + 0.01, phrase: "p" } : undefined) }));
     expect(tier.map((item) => item.ability_id)).toEqual(["learned.a7"]);
-    expect(tier[0]?.reason).toBe('reads close to "p" (similarity 0.31)');
+    expect(tier[0]?.reason).toBe(`reads close to "p" (similarity ${(ALSO_CONSIDER_MIN_SIMILARITY + 0.01).toFixed(2)})`);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
-import type { AbilityAlsoConsidered, AbilityLookupQuery } from "../../../shared/abilities/lookup-contract";
+import { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY, type AbilityAlsoConsidered, type AbilityLookupQuery } from "../../../shared/abilities/lookup-contract";
 import { compareCodeUnits } from "../baseline-scorer";
 import type { WordingIndex, WordingNearMiss } from "../wording/wording-index";
 import { wordingScore } from "../wording/wording-score";
@@ -13,14 +13,13 @@ import { blendedText, blendMatches, type BlendedMatch, type Closeness, type Mean
  * - Candidates: the abilities the meaning index shortlisted, and the `NEAR_READ` best the
  *   request's own words reached below the wording gate; never one of `matches`, never one a hard
  *   gate refuses (quarantined, disabled, lane not searched, negative trigger, opposite action).
- * - The floor: a candidate stays when its closest phrase reaches a cosine of `MIN_SIMILARITY`, or
+ * - The floor: a candidate stays when its closest phrase reaches a cosine of `ALSO_CONSIDER_MIN_SIMILARITY`, or
  *   when it holds one of the request's own words by base form. A request sharing neither with
  *   any ability gets an empty tier.
  * - Ranked by the blended score the matches are ranked by (wording below the gate counts as its
  *   text score), at most `ALSO_CONSIDER_MAX`.
  */
-export const ALSO_CONSIDER_MAX = 5;
-export const ALSO_CONSIDER_MIN_SIMILARITY = 0.3;
+export { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY };
 /** How many of the abilities reached below the wording gate are read as candidates. */
 const NEAR_READ = 20;
 
