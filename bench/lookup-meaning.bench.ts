@@ -72,6 +72,10 @@ export async function blendedLookupOver(documents: readonly LookupDocument[], le
       const [vector] = await encoder.encode([meaningText(request.user_query)], { keep: false });
       return lookupBlended(wording, meaning, request, vector as Float32Array);
     },
+    /** Issue #34: the same with the second tier, given the request's vector (nothing read on the model's thread). */
+    async tiersWith(asked: AbilityLookupQuery, vector: Float32Array) {
+      return lookupTiers(wording, meaning, asked, async () => vector);
+    },
     /** The blended ranking alone, given the vector of the request as read (`readSpelling`). */
     rankWith(asked: AbilityLookupQuery, vector: Float32Array) {
       return lookupBlended(wording, meaning, wording.readSpelling(asked).query, vector);
@@ -219,6 +223,7 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
   for (const text of texts.slice(0, 10)) await blendedLarge.lookup(query(text));
   const whole: number[] = [];
   const withTier: number[] = [];
+  const tiersOnly: number[] = [];
   const rankOnly: number[] = [];
   const readOnly: number[] = [];
   const scanOnly: number[] = [];
@@ -240,13 +245,16 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
       blendedLarge.rankWith(request, vector as Float32Array);
       readOnly.push(read - readStart);
       rankOnly.push(performance.now() - read);
+      const tiersStart = performance.now();
+      await blendedLarge.tiersWith(request, vector as Float32Array);
+      tiersOnly.push(performance.now() - tiersStart);
       const scanStart = performance.now();
       blendedLarge.meaning.nearest(vector as Float32Array);
       scanOnly.push(performance.now() - scanStart);
       compared.push(blendedLarge.meaning.lastCompared());
     }
   }
-  for (const list of [whole, withTier, rankOnly, readOnly, scanOnly, compared]) list.sort((a, b) => a - b);
+  for (const list of [whole, withTier, rankOnly, tiersOnly, readOnly, scanOnly, compared]) list.sort((a, b) => a - b);
   rows.push(
     { name: "lookup p50, 10,000 abilities, wording + meaning (the request's vector read each time)", value: percentile(whole, 50), unit: "ms", target: "≤ 2 ms", pass: percentile(whole, 50) <= 2 },
     { name: "lookup p99, 10,000 abilities, wording + meaning (the request's vector read each time)", value: percentile(whole, 99), unit: "ms", target: "reported", pass: true },
@@ -254,6 +262,7 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
     { name: "lookup p99, 10,000 abilities, matches + also_consider", value: percentile(withTier, 99), unit: "ms", baselineName: "matches alone", baseline: percentile(whole, 99), target: "reported", pass: true },
     { name: "the request's vector alone (read on the model's thread), p50", value: percentile(readOnly, 50), unit: "ms", target: "reported", pass: true },
     { name: "lookup p50, 10,000 abilities, wording + meaning, ranking alone (the request's vector given)", value: percentile(rankOnly, 50), unit: "ms", target: "reported", pass: true },
+    { name: "lookup p50, 10,000 abilities, ranking with also_consider (the request's vector given, issue #34)", value: percentile(tiersOnly, 50), unit: "ms", baselineName: "ranking alone", baseline: percentile(rankOnly, 50), target: "reported", pass: true },
     { name: `lookup p50, 10,000 abilities, the closest means and their phrases alone (${blendedLarge.meaning.projected ? "through the means' principal directions, exact" : "every mean"})`, value: percentile(scanOnly, 50), unit: "ms", target: "reported", pass: true },
     { name: "means compared with the request in full per lookup, 10,000 abilities (p50)", value: percentile(compared, 50), unit: "", target: "reported", pass: true },
     { name: "sentence encoder load (once per agent, on the first lookup)", value: loadMs, unit: "ms", target: "reported", pass: true },

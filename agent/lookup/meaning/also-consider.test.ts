@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
-import { AbilityLookupQuerySchema, AbilityLookupResultSchema, type AbilityLookupQuery } from "../../../shared/abilities/lookup-contract";
+import { AbilityLookupQuerySchema, AbilityLookupResultSchema, TEXT_MIN, type AbilityLookupQuery } from "../../../shared/abilities/lookup-contract";
 import { loadWordNetLexicon } from "../lexicon/wordnet-lexicon";
 import type { Lexicon } from "../lexicon/wording-lexicon";
 import { withDomainPhrasing } from "../wording/wording-domain";
-import { createWordingIndex } from "../wording/wording-index";
+import { createWordingIndex, type WordingNearMiss } from "../wording/wording-index";
 import type { LookupDocument } from "../wording/wording-score";
 import { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY, alsoConsider, lookupTiers, type AlsoConsiderSources } from "./also-consider";
 import { createMeaningIndex, lookupReading, type Closeness } from "./meaning-index";
@@ -118,6 +118,19 @@ describe("lookupTiers over a snapshot (issue #34)", () => {
     expect(offered).not.toContain("learned.quarantined");
     expect(offered).not.toContain("learned.pay-bill");
     expect(offered).not.toContain("learned.turn-on-2fa");
+  });
+
+  it("keeps the wording's matches as they are while reading its near misses: at most as many as asked, each below the gate, best first", () => {
+    const { wording } = indexes();
+    for (const text of ["export the invoices", "pay the bill and export the invoices of the heater repair", "archive old invoices from the accounting portal"]) {
+      const asked = query(text);
+      const { matches, near } = wording.rankWithNearMisses(asked, 2);
+      expect(matches).toEqual(wording.rank(asked));
+      expect(near.length).toBeLessThanOrEqual(2);
+      expect(near.every((miss) => miss.text < TEXT_MIN && !matches.some((match) => match.ability_id === miss.ability_id))).toBe(true);
+      for (let n = 1; n < near.length; n += 1) expect((near[n - 1] as WordingNearMiss).score).toBeGreaterThanOrEqual((near[n] as WordingNearMiss).score);
+    }
+    expect(wording.rankWithNearMisses(query("archive old invoices from the accounting portal"), 2).near.map((miss) => miss.ability_id)).toContain("learned.export-invoices");
   });
 
   it("is empty for a request sharing no meaning and no word with any ability", async () => {

@@ -15,7 +15,7 @@ import { blendedText, blendMatches, type BlendedMatch, type Closeness, type Mean
  *   gate refuses (quarantined, disabled, lane not searched, negative trigger, opposite action).
  * - The floor: a candidate stays when its closest phrase reaches a cosine of `ALSO_CONSIDER_MIN_SIMILARITY`, or
  *   when it holds one of the request's own words by base form. A request sharing neither with
- *   any ability gets an empty tier.
+ *   any ability gets an empty tier. The reason says the first that holds (the phrase, or the words).
  * - Ranked by the blended score the matches are ranked by (wording below the gate counts as its
  *   text score), at most `ALSO_CONSIDER_MAX`.
  */
@@ -52,26 +52,37 @@ export function alsoConsider(
   const taken = new Set(matches.map((match) => match.ability_id));
   const nearText = new Map(near.map((miss) => [miss.ability_id, miss.rank_text]));
   const candidates = new Set([...closeness.keys(), ...nearText.keys()]);
-  const found: AbilityAlsoConsidered[] = [];
+  // Ranked first, then walked best first until five pass the floor: an ability's shared words
+  // (its wording read word by word, the dearest part) are read only when its meaning does not pass.
+  const ranked: Array<{ item: Omit<AbilityAlsoConsidered, "reason">; close: Closeness | undefined }> = [];
   for (const abilityId of candidates) {
     if (taken.has(abilityId) || sources.refusal(abilityId) !== undefined) continue;
     const entry = sources.entryOf(abilityId);
     if (entry === undefined) continue;
     const close = closeness.get(abilityId) ?? sources.closenessOf(abilityId);
-    const shared = sources.sharedWords(abilityId);
-    if (shared.length === 0 && (close === undefined || close.similarity < ALSO_CONSIDER_MIN_SIMILARITY)) continue;
-    found.push({
-      ability_id: abilityId,
-      score: wordingScore(blendedText(nearText.get(abilityId) ?? 0, close?.similarity ?? 0), entry, query.project_id),
-      reason: reasonOf(close, shared),
-      confidence: "low",
-      install_lane: entry.install_lane,
-      usable_now: entry.usable_now,
-      ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
+    ranked.push({
+      close,
+      item: {
+        ability_id: abilityId,
+        score: wordingScore(blendedText(nearText.get(abilityId) ?? 0, close?.similarity ?? 0), entry, query.project_id),
+        confidence: "low",
+        install_lane: entry.install_lane,
+        usable_now: entry.usable_now,
+        ...(entry.reason_unusable === undefined ? {} : { reason_unusable: entry.reason_unusable }),
+      },
     });
   }
-  found.sort((a, b) => b.score - a.score || compareCodeUnits(a.ability_id, b.ability_id));
-  return found.slice(0, ALSO_CONSIDER_MAX);
+  ranked.sort((a, b) => b.item.score - a.item.score || compareCodeUnits(a.item.ability_id, b.item.ability_id));
+  const offered: AbilityAlsoConsidered[] = [];
+  for (const { item, close } of ranked) {
+    if (offered.length === ALSO_CONSIDER_MAX) break;
+    const { ability_id, score, ...rest } = item;
+    const byMeaning = close !== undefined && close.similarity >= ALSO_CONSIDER_MIN_SIMILARITY;
+    const shared = byMeaning ? [] : sources.sharedWords(ability_id);
+    if (!byMeaning && shared.length === 0) continue;
+    offered.push({ ability_id, score, reason: reasonOf(close, shared), ...rest });
+  }
+  return offered;
 }
 
 /** Lookup's answer in two tiers: `matches` exactly as `lookupReading` gives them, and `also_consider`. */

@@ -5,7 +5,7 @@ import { lemmaSetOf, negativeTriggerHit, verbClash, wordingRejection } from "./w
 import { explainWording, type WordingExplanation } from "./wording-matcher";
 import { fieldTexts, wordingScore, type LookupDocument } from "./wording-score";
 import { buildWordingPostings } from "./wording-postings";
-import { createRankContext, negativeTermsOf, opposedDocs, rankRequest, requestTerms, type NearMiss, type RankContext, type WordingMatch } from "./wording-rank";
+import { createRankContext, negativeTermsOf, opposedDocs, rankRequest, requestTerms, type NearMisses, type RankContext, type WordingMatch } from "./wording-rank";
 import { compareCodeUnits } from "../baseline-scorer";
 import { termsOf } from "./wording-terms";
 import { ownForms } from "./wording-expansion";
@@ -80,18 +80,19 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     rank,
     refusal: (query: AbilityLookupQuery) => refusalFor(context, byId, query),
     /**
-     * `rank`'s matches (the same), and the `nearMax` best of the abilities the request's own words
-     * reached below the gate, by the score their text would rank by (lookup's second tier).
+     * `rank`'s matches (the same), and the `nearMax` abilities the request's own words reached
+     * below the gate that they cover most of, best first by the score their text would rank by
+     * (lookup's second tier).
      */
     rankWithNearMisses(query: AbilityLookupQuery, nearMax: number): { matches: WordingMatch[]; near: WordingNearMiss[] } {
-      const near: NearMiss[] = [];
+      const near: NearMisses = { max: nearMax, found: [] };
       const matches = rankRequest(context, query, near);
-      const scored = near.map(({ doc, text, rankText }) => {
+      const scored = near.found.map(({ doc, text, rankText }) => {
         const { entry } = documents[doc] as LookupDocument;
         return { ability_id: entry.ability_id, text, rank_text: rankText, score: wordingScore(rankText, entry, query.project_id) };
       });
       scored.sort((a, b) => b.score - a.score || compareCodeUnits(a.ability_id, b.ability_id));
-      return { matches, near: scored.slice(0, nearMax) };
+      return { matches, near: scored };
     },
     /** The request's own words (as it reads them, not related words) whose base form the ability's wording holds, in request order. */
     sharedWords(query: AbilityLookupQuery, abilityId: string): string[] {
