@@ -14,7 +14,7 @@ import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../shared/abi
 import { loadWordNetLexicon } from "../agent/lookup/lexicon/wordnet-lexicon";
 import { withDomainPhrasing } from "../agent/lookup/wording/wording-domain";
 import { createSentenceEncoder } from "../agent/lookup/meaning/sentence-encoder";
-import { blendedLookupOver } from "./lookup-meaning.bench";
+import { blendedLookupOver, tierQualityOf } from "./lookup-meaning.bench";
 import { withOneTypo } from "./lookup-typos";
 
 // `node --import tsx bench/lookup-blind.ts`: the blind sets' figures only (issue #15); never their misses.
@@ -79,6 +79,14 @@ for (const [name, lookup] of scorers) {
       `${name}: ${setName} (${abilities.length} abilities among ${all.length}, ${total} requests) p@1 ${p1} recall@3 ${r3} unrelated matched ${unrelated}/${unrelatedRequests.length}`,
     );
   }
+}
+// Issue #34: recall@5 over matches + also_consider (one list, matches first), beside matches alone;
+// unrelated requests' matches must stay as above (they may get an also_consider).
+for (const [setName, abilities, unrelatedRequests] of BLIND_SETS) {
+  const tiers = await tierQualityOf({ abilities, unrelated: unrelatedRequests }, (request) => blended.tiers(request));
+  console.log(
+    `wording + meaning with also_consider: ${setName} recall@5 ${tiers.recall5.toFixed(3)} (matches alone ${tiers.matchesRecall5.toFixed(3)}) unrelated matched ${tiers.unrelatedMatched}/${tiers.unrelatedCount}, with any also_consider ${tiers.unrelatedConsidered}/${tiers.unrelatedCount}`,
+  );
 }
 // Ninth round: one typo in each request (`lookup-typos.ts`), read with its typos mended and as typed.
 for (const [name, lookup] of [

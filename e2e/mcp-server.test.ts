@@ -74,6 +74,38 @@ describe("the abilities over MCP (issue #19)", { timeout: 90_000 }, () => {
     expect(best!.reasons.join("\n")).toMatch(/"bills" found via .*invoice/);
   });
 
+  // Issue #34: below the gate, the assistant still sees the skill, marked low confidence, with what its model chooses by.
+  it("returns a request's low-confidence candidates with each one's title and description, and lists every enabled ability when nothing matches", async () => {
+    const { tools } = await mcp.client.listTools();
+    expect(tools.find((tool) => tool.name === "find_abilities")?.description).toMatch(/also_consider.*low.*description/s);
+    const found = await mcp.client.callTool({
+      name: "find_abilities",
+      arguments: { request: "the auditor wants paper copies of the invoices before the warehouse visit next spring" },
+    });
+    expect(found.isError, resultText(found)).toBeFalsy();
+    const answer = found.structuredContent as {
+      matches: unknown[];
+      also_consider: Array<{ ability_id: string; title: string; description?: string; confidence: string; why: string; score: number }>;
+      enabled_abilities?: Array<{ ability_id: string; title: string; description?: string }>;
+      next: string;
+    };
+    const skill = (await call("GET", `/api/abilities/${abilityId}/skill-md`)).body as { description: string };
+    expect(skill.description.length).toBeGreaterThan(20);
+    expect(answer.matches).toEqual([]);
+    expect(answer.also_consider).toEqual([
+      expect.objectContaining({ ability_id: abilityId, title: "Export the monthly invoices", description: skill.description, confidence: "low" }),
+    ]);
+    expect(answer.also_consider[0]!.why).toMatch(/"invoices"|reads close to/);
+    expect(answer.enabled_abilities).toEqual([{ ability_id: abilityId, title: "Export the monthly invoices", description: skill.description }]);
+    expect(answer.next).toMatch(/descriptions/);
+    // A confident match: no list of every ability, and the match is not offered again below the gate.
+    const matched = (await mcp.client.callTool({ name: "find_abilities", arguments: { request: "export the monthly invoices" } }))
+      .structuredContent as typeof answer;
+    expect(matched.matches).toHaveLength(1);
+    expect(matched.also_consider).toEqual([]);
+    expect(matched.enabled_abilities).toBeUndefined();
+  });
+
   it("serves each enabled ability's SKILL.md as a read-only resource, as installed", async () => {
     const { resources } = await mcp.client.listResources();
     const uri = `elnor-ability://${abilityId}/SKILL.md`;

@@ -13,6 +13,22 @@ import { toolResult } from "./tool-result";
 const EXPLAINED_MATCHES = 5;
 const REASONS_PER_MATCH = 8;
 
+/** Issue #34: with this many enabled abilities or fewer, find_abilities lists them all when nothing matches. */
+export const LIST_ALL_UP_TO = 30;
+
+/**
+ * What a skill does, as its SKILL.md's description says (what the assistant's model chooses by);
+ * undefined when it has none or it cannot be read (the title then says what there is).
+ */
+async function descriptionOf(agent: AgentClient, abilityId: string, signal: AbortSignal): Promise<string | undefined> {
+  try {
+    return (await agent.get(`/api/abilities/${abilityId}/skill-md`, AbilitySkillMarkdownResponseSchema, signal)).description;
+  } catch {
+    // An imported skill without a SKILL.md, or one removed since the listing: its title stands alone.
+    return undefined;
+  }
+}
+
 /** An ability id as the run contract spells it; the same rule the agent's routes apply. */
 export const AbilityIdArgSchema = z
   .string()
@@ -37,7 +53,7 @@ export function registerAbilityTools(server: McpServer, agent: AgentClient): voi
     {
       title: "Find abilities for a request",
       description:
-        "Finds the abilities the person taught (by demonstrating a task once in their browser) that fit a request in their own words, best first, each with why it matched. Use it first whenever the person asks for a task in a web app (exporting, filing, signing up, ordering ...); then describe_ability the best match to learn its inputs before run_ability. Only enabled abilities are returned.",
+        'Finds the abilities the person taught (by demonstrating a task once in their browser) that fit a request in their own words. Two tiers: `matches` (confident, best first, each with why it matched) and `also_consider` (up to 5 below the confidence gate, `confidence: "low"`, each with its title, its description and why it came up: read the descriptions and decide yourself whether one fits, or ask the person). When nothing matches and the person has at most 30 enabled abilities, `enabled_abilities` lists them all (id, title, description) so you can choose among them. Use it first whenever the person asks for a task in a web app (exporting, filing, signing up, ordering ...); then describe_ability the one you chose to learn its inputs before run_ability. Only enabled abilities are returned.',
       inputSchema: FindAbilitiesArgsSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -72,13 +88,38 @@ export function registerAbilityTools(server: McpServer, agent: AgentClient): voi
           };
         }),
       );
+      // Issue #34: the tier below the gate, and each candidate's description (what a model chooses by).
+      const considered = lookup.also_consider.filter((item) => titles.has(item.ability_id));
+      const listAll = explained.length === 0 && enabled.length <= LIST_ALL_UP_TO;
+      const described = new Map(
+        await Promise.all(
+          [...new Set([...considered.map((item) => item.ability_id), ...(listAll ? enabled.map((entry) => entry.ability_id) : [])])].map(
+            async (abilityId) => [abilityId, await descriptionOf(agent, abilityId, extra.signal)] as const,
+          ),
+        ),
+      );
+      const withDescription = (abilityId: string) => {
+        const description = described.get(abilityId);
+        return { ability_id: abilityId, title: titles.get(abilityId), ...(description === undefined ? {} : { description }) };
+      };
+      const alsoConsider = considered.map((item) => ({
+        ...withDescription(item.ability_id),
+        score: Number(item.score.toFixed(3)),
+        usable_now: item.usable_now,
+        confidence: item.confidence,
+        why: item.reason,
+      }));
       return toolResult({
         request: query.user_query,
         matches: explained,
+        also_consider: alsoConsider,
+        ...(listAll ? { enabled_abilities: enabled.map((entry) => withDescription(entry.ability_id)) } : {}),
         next:
-          explained.length === 0
-            ? "No enabled ability fits this request; the person can teach one in the Ability Learning side panel."
-            : "Call describe_ability with the best match's ability_id to see its inputs before running it.",
+          explained.length > 0
+            ? "Call describe_ability with the best match's ability_id to see its inputs before running it."
+            : alsoConsider.length > 0 || (listAll && enabled.length > 0)
+              ? "No ability matched with confidence. Read the descriptions of also_consider (and enabled_abilities, when listed): if one does what the person asked, describe_ability it; if unsure, ask the person. Otherwise they can teach one in the Ability Learning side panel."
+              : "No enabled ability fits this request; the person can teach one in the Ability Learning side panel.",
       });
     },
   );

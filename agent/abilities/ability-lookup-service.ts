@@ -1,9 +1,23 @@
 import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
-import { AbilityLookupQuerySchema, type AbilityLookupQuery, type AbilityLookupResult } from "../../shared/abilities/lookup-contract";
+import {
+  AbilityLookupQuerySchema,
+  type AbilityAlsoConsidered,
+  type AbilityLookupQuery,
+  type AbilityLookupResult,
+} from "../../shared/abilities/lookup-contract";
+import { lookupTiers } from "../lookup/meaning/also-consider";
 import { withDomainPhrasing } from "../lookup/wording/wording-domain";
 import type { Lexicon } from "../lookup/lexicon/wording-lexicon";
 import { createWordingIndex, type WordingIndex } from "../lookup/wording/wording-index";
-import { createMeaningIndex, explainBlended, lookupReading, meaningPhrases, meaningText, type MeaningIndex } from "../lookup/meaning/meaning-index";
+import {
+  createMeaningIndex,
+  explainBlended,
+  lookupReading,
+  meaningPhrases,
+  meaningText,
+  type BlendedMatch,
+  type MeaningIndex,
+} from "../lookup/meaning/meaning-index";
 import { explainWording, type WordingExplanation } from "../lookup/wording/wording-matcher";
 import type { LookupDocument } from "../lookup/wording/wording-score";
 import { spellingReason } from "../lookup/wording/wording-spelling";
@@ -26,6 +40,8 @@ export interface AbilityLookupServiceDeps {
 export interface AbilityLookupService {
   /** §0C.11 `matches`, ranked by the wording matcher (issue #15). */
   lookup(query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
+  /** The lookup route's answer: the same `matches`, and the low-confidence tier below them (issue #34). */
+  lookupTiers(query: AbilityLookupQuery): Promise<{ matches: AbilityLookupResult["matches"]; also_consider: AbilityAlsoConsidered[] }>;
   /** The wording matcher's verdict on one ability; undefined when the snapshot has no such ability. */
   explain(query: AbilityLookupQuery, abilityId: string): Promise<WordingExplanation | undefined>;
   /**
@@ -142,6 +158,15 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
       const found = await currentFor();
       const [index, meaning] = await Promise.all([found.index, found.meaning()]);
       return blendedLookup(index, meaning, query);
+    },
+    async lookupTiers(query) {
+      const found = await currentFor();
+      const [index, meaning] = await Promise.all([found.index, found.meaning()]);
+      const tiers = await lookupTiers(index, meaning, query, requestVector);
+      return {
+        matches: tiers.matches.map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }: BlendedMatch) => match),
+        also_consider: tiers.also_consider,
+      };
     },
     async explain(asked, abilityId) {
       const found = await currentFor();

@@ -179,13 +179,13 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     {
       schema: {
         description:
-          "Abilities that fit a request in the user's own words, best first (at most 10). The request is read with its typos mended (a word of five letters or more that neither WordNet nor any ability knows is read as the known word one slip away). Matched by wording (issue #15: normalization, base forms and WordNet's related words, field-weighted over title, description, triggers, when-to-use lines and trigger tests) or by meaning (the cosine between sentence vectors of the request and the ability's closest phrase reaches 0.58). Negative triggers, quarantined and disabled abilities and lanes not searched are never matched. `score` is §0C.11C's scope, lane and checkpoint-health weights plus 0.6 × (0.3 × the wording score + 0.7 × the cosine), halved when not usable now; not §0C.11C's score. explain-match shows both scorers.",
+          "Abilities that fit a request in the user's own words, best first (at most 10). The request is read with its typos mended (a word of five letters or more that neither WordNet nor any ability knows is read as the known word one slip away). Matched by wording (issue #15: normalization, base forms and WordNet's related words, field-weighted over title, description, triggers, when-to-use lines and trigger tests) or by meaning (the cosine between sentence vectors of the request and the ability's closest phrase reaches 0.58). Negative triggers, quarantined and disabled abilities and lanes not searched are never matched. `score` is §0C.11C's scope, lane and checkpoint-health weights plus 0.6 × (0.3 × the wording score + 0.7 × the cosine), halved when not usable now; not §0C.11C's score. explain-match shows both scorers. `also_consider` (issue #34): up to 5 abilities below that gate, best first, each with `score`, `reason` (its closest phrase by meaning, the request's words it shares) and `confidence: \"low\"`; never one of `matches` nor one the hard gates refuse; empty when no ability shares any meaning (a cosine of 0.4) or word with the request.",
         body: AbilityLookupQuerySchema,
         response: { 200: AbilityLookupResultSchema },
       },
     },
     async (request) => ({
-      matches: await lookups.lookup(request.body),
+      ...(await lookups.lookupTiers(request.body)),
       created_at: clock.now().toISOString(),
       schema_version: 1 as const,
     }),

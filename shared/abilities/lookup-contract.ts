@@ -35,7 +35,35 @@ export const FULL_TEXT = 0.6;
 /** What a lookup match's `score` means since issue #15 (the OpenAPI description says the same). */
 export const LOOKUP_SCORE_MEANING = `The wording matcher's score in [0, 1]: 0.6 × how much of the request the ability's wording covers (its title, description, triggers, when-to-use lines and trigger tests; words matched by base form, as parts of a word WordNet does not list, as shortenings, or through WordNet's related words and the app vocabulary of the matcher's domain lexicon (cart/basket, log in/sign in, csv/spreadsheet…); a request's circumstance read for the action it implies ("where's my parcel": track), which ranks but never makes a match; each ability word counted once, weighed by how few installed abilities hold it; × 0.8 when the ability's title begins with an action unrelated to the request's), reaching 0.6 (§0C.11C's full trigger and title match) at a covered share of ${FULL_TEXT}, plus §0C.11C's scope, lane and checkpoint-health weights, halved when the ability is not usable now. A match needs a wording score (the same share, unweighed by rarity) of at least ${TEXT_MIN}; an ability whose title begins with the opposite of the request's action (WordNet's antonyms of the verb and their synonyms in the opposed sense, where both words usually have that sense, buy or purchase for "sell"; the domain lexicon's pairs, turn on for "turn off", add for "remove"; or the verb without its un-/de-/dis- prefix) is never matched.`;
 
-/** §0C.11 Response of `POST /api/abilities/lookup`, best match first (the wording matcher, issue #15). */
+/** Issue #34: the most abilities of `also_consider`. */
+export const ALSO_CONSIDER_MAX = 5;
+/**
+ * Issue #34: the least cosine between a request and an ability's closest phrase for the ability to
+ * be offered in `also_consider` on its meaning alone (sharing one of the request's own words is
+ * enough too). Chosen on the lookup sets (BENCHMARKS.md, "Issue 34"): at 0.4 recall@5 over both
+ * tiers is as at 0.3 or higher on every set but one (the second: one request fewer), and about a
+ * third fewer unrelated requests get a tier.
+ */
+export const ALSO_CONSIDER_MIN_SIMILARITY = 0.4;
+
+/** What `also_consider` means (issue #34; the OpenAPI description and README say the same). */
+export const ALSO_CONSIDER_MEANING = `Up to ${ALSO_CONSIDER_MAX} abilities below the gate of \`matches\`, best first, for a request worded far from them: each shares some meaning (its closest phrase reaches a cosine of ${ALSO_CONSIDER_MIN_SIMILARITY} with the request) or one of the request's own words (by base form) with the request. Never an ability of \`matches\`, never one a hard gate refuses (quarantined, disabled, a lane not searched, a negative trigger, the opposite action). \`score\` is computed as for \`matches\` (the wording below the gate counted as it stands); \`reason\` says why it came up; \`confidence\` is always "low": let the person (or the assistant's model, from each ability's description) choose. Empty when nothing shares any meaning or wording with the request.`;
+
+/** Issue #34: one ability of lookup's second tier, below the gate of `matches` (`ALSO_CONSIDER_MEANING`). */
+export const AbilityAlsoConsideredSchema = z.object({
+  ability_id: z.string().max(160),
+  score: z.number(),
+  /** Why it came up, in plain words: the closest phrase by meaning, and the request's words it shares. */
+  reason: z.string().max(600),
+  confidence: z.literal("low"),
+  install_lane: z.string(),
+  usable_now: z.boolean(),
+  reason_unusable: z.string().optional(),
+});
+/** Issue #34 */
+export type AbilityAlsoConsidered = z.infer<typeof AbilityAlsoConsideredSchema>;
+
+/** §0C.11 Response of `POST /api/abilities/lookup`, best match first (the wording matcher, issue #15), then the low-confidence tier (issue #34). */
 export const AbilityLookupResultSchema = z.object({
   matches: z.array(
     z.object({
@@ -46,6 +74,7 @@ export const AbilityLookupResultSchema = z.object({
       reason_unusable: z.string().optional(),
     }),
   ),
+  also_consider: z.array(AbilityAlsoConsideredSchema).max(ALSO_CONSIDER_MAX).default([]).describe(ALSO_CONSIDER_MEANING),
   created_at: z.string().datetime(),
   schema_version: z.literal(1),
 });

@@ -89,6 +89,11 @@ export class SkillsCatalogState {
    * matcher, as the assistant finds them); null while there is no search.
    */
   found = $state.raw<string[] | null>(null);
+  /**
+   * Issue #34: the abilities lookup offers below its gate for `search` ("Maybe you meant"), best
+   * first, each with why it came up; empty while there is no search.
+   */
+  maybe = $state.raw<ReadonlyArray<{ ability_id: string; reason: string }>>([]);
   #searches = 0;
   #searchTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -97,6 +102,19 @@ export class SkillsCatalogState {
     if (this.found === null) return filtered;
     const rank = new Map(this.found.map((id, index) => [id, index]));
     return filtered.filter((ability) => rank.has(ability.ability_id)).sort((a, b) => (rank.get(a.ability_id) ?? 0) - (rank.get(b.ability_id) ?? 0));
+  }
+
+  /** The skills of `maybe` that the filter shows, best first, none of `shown`. */
+  get maybeShown(): Ability[] {
+    if (this.found === null) return [];
+    const shown = new Set(this.found);
+    const byId = new Map(filterAbilities(this.abilities, this.filter).map((ability) => [ability.ability_id, ability]));
+    return this.maybe.flatMap(({ ability_id }) => (shown.has(ability_id) ? [] : [byId.get(ability_id)].filter((ability) => ability !== undefined)));
+  }
+
+  /** Why lookup offered one skill of `maybe` (its closest phrase, the words it shares). */
+  maybeReason(abilityId: string): string | undefined {
+    return this.maybe.find((item) => item.ability_id === abilityId)?.reason;
   }
 
   /** Searches as the user types, once they pause: an empty box shows every skill again. */
@@ -111,11 +129,14 @@ export class SkillsCatalogState {
     const text = this.search.trim();
     if (text.length === 0) {
       this.found = null;
+      this.maybe = [];
       return;
     }
     try {
       const answer = await this.#deps.client.lookupAbilities(text);
-      if (request === this.#searches) this.found = answer.matches.map((match) => match.ability_id);
+      if (request !== this.#searches) return;
+      this.found = answer.matches.map((match) => match.ability_id);
+      this.maybe = answer.also_consider.map(({ ability_id, reason }) => ({ ability_id, reason }));
     } catch (error) {
       report(this.#deps, error);
       if (request === this.#searches) this.error = describeFailure(error);

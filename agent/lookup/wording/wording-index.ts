@@ -3,9 +3,29 @@ import type { Lexicon } from "../lexicon/wording-lexicon";
 import { createSpellingReader, type SpellingCorrection } from "./wording-spelling";
 import { lemmaSetOf, negativeTriggerHit, verbClash, wordingRejection } from "./wording-gates";
 import { explainWording, type WordingExplanation } from "./wording-matcher";
-import type { LookupDocument } from "./wording-score";
+import { fieldTexts, wordingScore, type LookupDocument } from "./wording-score";
 import { buildWordingPostings } from "./wording-postings";
-import { createRankContext, negativeTermsOf, opposedDocs, rankRequest, requestTerms, type RankContext } from "./wording-rank";
+import {
+  createRankContext,
+  negativeTermsOf,
+  opposedDocs,
+  rankRequest,
+  requestTerms,
+  type NearMisses,
+  type RankContext,
+  type WordingMatch,
+} from "./wording-rank";
+import { compareCodeUnits } from "../baseline-scorer";
+import { termsOf } from "./wording-terms";
+import { ownForms } from "./wording-expansion";
+
+/** An ability the request's words reached below the gate, by id (`NearMiss`), with the score its text would rank by. */
+export interface WordingNearMiss {
+  ability_id: string;
+  text: number;
+  rank_text: number;
+  score: number;
+}
 
 /**
  * The gates `rank` applies whatever the words: why an ability is never returned for this request.
@@ -50,6 +70,16 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   const context = createRankContext(documents, lexicon, postings);
   const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
   const rank = (query: AbilityLookupQuery) => rankRequest(context, query);
+  // Each ability's base forms, read when a second-tier lookup first asks (`sharedWords`).
+  const lemmasByDoc = new Map<number, ReadonlySet<string>>();
+  const lemmasOfDoc = (doc: number): ReadonlySet<string> => {
+    let lemmas = lemmasByDoc.get(doc);
+    if (lemmas === undefined) {
+      const texts = Object.values(fieldTexts(documents[doc] as LookupDocument)).flat();
+      lemmasByDoc.set(doc, (lemmas = new Set(texts.flatMap((text) => termsOf(text, lexicon).flatMap((term) => term.lemmas)))));
+    }
+    return lemmas;
+  };
 
   const spelling = createSpellingReader(lexicon, (lemma) => postings.postings.has(lemma));
   /** The request as the matcher reads it: each unknown word one slip from a known word mended (`wording-spelling.ts`). */
@@ -62,6 +92,35 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     /** The best matches, at most `LOOKUP_MAX_RESULTS`, with their text scores. */
     rank,
     refusal: (query: AbilityLookupQuery) => refusalFor(context, byId, query),
+    /**
+     * `rank`'s matches (the same), and the `nearMax` abilities the request's own words reached
+     * below the gate that they cover most of, best first by the score their text would rank by
+     * (lookup's second tier).
+     */
+    rankWithNearMisses(query: AbilityLookupQuery, nearMax: number): { matches: WordingMatch[]; near: WordingNearMiss[] } {
+      const near: NearMisses = { max: nearMax, found: [] };
+      const matches = rankRequest(context, query, near);
+      const scored = near.found.map(({ doc, text, rankText }) => {
+        const { entry } = documents[doc] as LookupDocument;
+        return { ability_id: entry.ability_id, text, rank_text: rankText, score: wordingScore(rankText, entry, query.project_id) };
+      });
+      scored.sort((a, b) => b.score - a.score || compareCodeUnits(a.ability_id, b.ability_id));
+      return { matches, near: scored };
+    },
+    /** The request's own words (as it reads them, not related words) whose base form the ability's wording holds, in request order. */
+    sharedWords(query: AbilityLookupQuery, abilityId: string): string[] {
+      const doc = byId.get(abilityId);
+      if (doc === undefined) return [];
+      const lemmas = lemmasOfDoc(doc);
+      return requestTerms(context, query)
+        .filter((term) => term.implied === undefined && ownForms(term).some((lemma) => lemmas.has(lemma)))
+        .map((term) => term.word);
+    },
+    /** The availability entry of an ability of the snapshot. */
+    entryOf: (abilityId: string) => {
+      const doc = byId.get(abilityId);
+      return doc === undefined ? undefined : (documents[doc] as LookupDocument).entry;
+    },
     readSpelling,
     /** §0C.11 `matches` of a lookup answer, ranked by the wording matcher (the request read with its typos mended). */
     lookup(query: AbilityLookupQuery): AbilityLookupResult["matches"] {

@@ -323,7 +323,43 @@ function rankCueTerms(context: RankContext, cueTerms: readonly QueryTerm[], quer
 
 type Scored = { doc: number; text: number; rankText: number; score: number };
 
-/** The abilities reached whose text score makes a match, with their scores, best first (numbers only). */
+/**
+ * An ability the request's own words reached whose text score stays below the gate (`TEXT_MIN`):
+ * a candidate for lookup's second tier (`also-consider.ts`), never a match.
+ */
+export interface NearMiss {
+  doc: number;
+  text: number;
+  rankText: number;
+}
+
+/**
+ * Where `rankRequest` puts the near misses: the `max` of highest text score (ties: the first
+ * reached), their ranking text read for those only — a common word reaches thousands of abilities
+ * in a large snapshot, and reading each one's ranking text would double a lookup's time.
+ */
+export interface NearMisses {
+  max: number;
+  found: NearMiss[];
+}
+
+/** Keeps `found` the `max` best by text score, best first (insertion into a short array). */
+function keepNearMiss(near: NearMisses, doc: number, text: number): void {
+  const { found, max } = near;
+  if (found.length === max && text <= (found[max - 1] as NearMiss).text) return;
+  let at = found.length === max ? max - 1 : found.length;
+  if (found.length < max) found.push({ doc, text, rankText: 0 });
+  while (at > 0 && (found[at - 1] as NearMiss).text < text) {
+    found[at] = found[at - 1] as NearMiss;
+    at -= 1;
+  }
+  found[at] = { doc, text, rankText: 0 };
+}
+
+/**
+ * The abilities reached whose text score makes a match, with their scores, best first (numbers
+ * only). With `near`, the best of the others reached are kept there (`NearMisses`).
+ */
 function scoreReached(
   context: RankContext,
   query: AbilityLookupQuery,
@@ -331,6 +367,7 @@ function scoreReached(
   totalWeight: number,
   cueWeight: number,
   queryEpoch: number,
+  near?: NearMisses,
 ): Scored[] {
   const { documents, lexicon, index, scratch } = context;
   const action = terms[0]?.action === true;
@@ -346,16 +383,24 @@ function scoreReached(
   const { reached, reachedCount, actionStamp, found, titleFound, ranked, cueRanked } = scratch;
   const { titleTerms } = index;
   const scored: Scored[] = [];
+  const rankTextOf = (doc: number, total: number) =>
+    textScore(total + cueWeight, (ranked[doc] as number) + (cueRanked[doc] as number), titleFound[doc] as number, titleTerms[doc] as number) *
+    (clashesWith(doc) ? VERB_CLASH_SHARE : 1);
+  // The request's weight for one ability: its action counts twice where the ability has nothing of it.
+  const totalOf = (doc: number) => (action && actionStamp[doc] !== queryEpoch ? totalWeight + ACTION_PENALTY * (terms[0] as QueryTerm).weight : totalWeight);
   for (let n = 0; n < reachedCount; n += 1) {
     const doc = reached[n] as number;
-    const missing = action && actionStamp[doc] !== queryEpoch;
-    const total = missing ? totalWeight + ACTION_PENALTY * (terms[0] as QueryTerm).weight : totalWeight;
+    const total = totalOf(doc);
     const text = textScore(total, found[doc] as number, titleFound[doc] as number, titleTerms[doc] as number);
-    if (text < TEXT_MIN) continue;
-    const rankText =
-      textScore(total + cueWeight, (ranked[doc] as number) + (cueRanked[doc] as number), titleFound[doc] as number, titleTerms[doc] as number) *
-      (clashesWith(doc) ? VERB_CLASH_SHARE : 1);
+    if (text < TEXT_MIN) {
+      if (near !== undefined) keepNearMiss(near, doc, text);
+      continue;
+    }
+    const rankText = rankTextOf(doc, total);
     scored.push({ doc, text, rankText, score: wordingScore(rankText, (documents[doc] as LookupDocument).entry, query.project_id) });
+  }
+  if (near !== undefined) {
+    for (const miss of near.found) miss.rankText = rankTextOf(miss.doc, totalOf(miss.doc));
   }
   scored.sort(
     (a, b) =>
@@ -392,9 +437,11 @@ function gatedMatches(context: RankContext, query: AbilityLookupQuery, terms: re
 
 /**
  * The best matches, at most `LOOKUP_MAX_RESULTS`, best first: each request word's postings walked
- * (the request's own words, then its circumstance cues'), only the abilities reached scored.
+ * (the request's own words, then its circumstance cues'), only the abilities reached scored. With
+ * `near`, the abilities reached below the gate are put there too (lookup's second tier); the
+ * matches are the same either way.
  */
-export function rankRequest(context: RankContext, query: AbilityLookupQuery): WordingMatch[] {
+export function rankRequest(context: RankContext, query: AbilityLookupQuery, near?: NearMisses): WordingMatch[] {
   const terms = requestTerms(context, query);
   if (terms.length === 0) return [];
   const { scratch } = context;
@@ -414,5 +461,5 @@ export function rankRequest(context: RankContext, query: AbilityLookupQuery): Wo
     addAbilityWords(scratch, term, touchedCount);
   }
   const cueWeight = rankCueTerms(context, cueTerms, queryEpoch);
-  return gatedMatches(context, query, terms, scoreReached(context, query, terms, totalWeight, cueWeight, queryEpoch));
+  return gatedMatches(context, query, terms, scoreReached(context, query, terms, totalWeight, cueWeight, queryEpoch, near));
 }
