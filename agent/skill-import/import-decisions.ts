@@ -9,7 +9,8 @@ import type { Clock } from "../common/clock";
 import { AppError, isAppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
 import { scanBundle } from "./bundle-scan";
-import { archiveOf, type ImportFlow } from "./import-flow";
+import type { ImportFlow } from "./import-flow";
+import { archiveOf } from "./import-cases";
 import { ImportPaths, type ImportCase, type ImportStore } from "./import-store";
 import { SKILL_MD } from "../../shared/skills/skill-folder";
 
