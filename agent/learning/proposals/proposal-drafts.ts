@@ -42,7 +42,7 @@ export interface DraftBuilder {
  */
 export function createDraftBuilder(deps: DraftBuilderDeps): DraftBuilder {
   return {
-    build: (sessionId, proposalId, revision, answers, edits, base) => build(deps, sessionId, proposalId, revision, answers, edits, base),
+    build: (...args) => build(deps, ...args),
     policyOf: (sessionId) => policyOf(deps, sessionId),
   };
 }
@@ -60,13 +60,8 @@ async function refine(deps: DraftBuilderDeps, deterministic: Interpretation, lit
 /** Builds revision `revision` of a proposal and stores everything; returns the record (not yet put). */
 async function build(
   deps: DraftBuilderDeps,
-  sessionId: string,
-  proposalId: string,
-  revision: number,
-  answers: AnswersByField,
-  edits: DraftEdits,
-  base: SkillBundleProposal | undefined,
-) {
+  ...[sessionId, proposalId, revision, answers, edits, base]: Parameters<DraftBuilder["build"]>
+): ReturnType<DraftBuilder["build"]> {
   const { trace, interpretation: deterministic, literals, improved } = await compile(deps, sessionId, answers);
   const refined = await refine(deps, deterministic, literals, improved);
   const interpretation = applyEdits(refined?.interpretation ?? deterministic, edits);
