@@ -1,7 +1,6 @@
 import { WorkflowBoundarySchema } from "../../../shared/learning/boundary";
 import type { LearnSession } from "../../../shared/learning/learn-session";
-import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
-import { PageSnapshotSchema, type PageSnapshot } from "../../../shared/observation/page-snapshot";
+import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-action";
 import { InstalledFiles } from "../../../shared/skills/skill-folder";
 import { createAbilityRegistry, type InstalledAbility } from "../../abilities/ability-registry";
 import type { Clock } from "../../common/clock";
@@ -14,6 +13,7 @@ import { nextSkillVersion, readSkillOutline } from "../compiler/skill-delta";
 import { normalizeTrace } from "../compiler/normalize-trace";
 import type { RefinerConfig } from "../refiner/model-refiner";
 import { readExclusions } from "../sessions/observation-exclusions";
+import { readSnapshots } from "../sessions/session-seed-read";
 import type { SessionService } from "../sessions/session-service";
 
 /** What building a draft needs. */
@@ -76,21 +76,6 @@ function baseOf(improved: ImprovedSkill): ImprovedSkillBase {
   };
 }
 
-/** The page snapshots the session's events refer to (`snapshot:<sha>`), those still readable. */
-async function snapshotsOf(deps: DraftBuilderDeps, sessionId: string, events: ObservedActionEventWithDetail[]): Promise<Map<string, PageSnapshot>> {
-  const snapshots = new Map<string, PageSnapshot>();
-  for (const sha of new Set(
-    events
-      .flatMap((event) => [event.before_state_ref, event.after_state_ref])
-      .filter((ref): ref is string => ref?.startsWith("snapshot:") === true)
-      .map((ref) => ref.slice(9)),
-  )) {
-    const snapshot = await deps.memory.readJson(MemoryPaths.observationSnapshot(sessionId, sha), PageSnapshotSchema).catch(() => undefined);
-    if (snapshot !== undefined) snapshots.set(sha, snapshot);
-  }
-  return snapshots;
-}
-
 /**
  * Compiles the session's demonstration with the answers known so far. The interpretation it
  * returns is the deterministic result (DESIGN §6): the one place a refiner would start from;
@@ -113,7 +98,7 @@ export async function compile(deps: DraftBuilderDeps, sessionId: string, answers
         : "No action is left within the session's boundaries: widen the trim or demonstrate again.",
     );
   }
-  const snapshots = await snapshotsOf(deps, sessionId, events);
+  const snapshots = await readSnapshots(deps.memory, sessionId, events);
   // The snapshots the page took as it settled after an action (issue #14: evidence that lasts).
   const moments = events.flatMap((event) =>
     event.adapter_kind === "browser_snapshot" && event.after_state_ref !== undefined ? [{ at: event.created_at, ref: event.after_state_ref }] : [],
