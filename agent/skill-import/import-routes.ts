@@ -27,7 +27,8 @@ import {
 import { SkillImportDetailViewSchema } from "../../shared/skills/import-bundle";
 import { AppError, isAppError } from "../errors/app-error";
 import type { ImportDecisions } from "./import-decisions";
-import type { ImportFlow, UploadInput } from "./import-flow";
+import type { ImportFlow } from "./import-flow";
+import type { UploadInput } from "./import-upload";
 import type { ImportStore } from "./import-store";
 import { SKILL_PACKS } from "./skill-packs";
 

@@ -1,19 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { CreateLearnSessionRequest } from "../../../shared/learning/create-learn-session";
-import { isTerminalLearnSessionState, type LearnSession } from "../../../shared/learning/learn-session";
+import type { LearnSession } from "../../../shared/learning/learn-session";
 import { PracticeReportSchema, type PracticeReport, type PracticeSetup } from "../../../shared/learning/practice";
 import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
-import type { ExecuteInput, ExecuteResult, ExecutionProgress } from "../../execution/executor-contract";
-import { MemoryPaths } from "../../memory/memory-paths";
+import type { ExecuteInput, ExecuteResult } from "../../execution/executor-contract";
 import type { LearnEventLog } from "../sessions/learn-event-log";
 import type { ProposalService } from "../proposals/proposal-service";
 import type { ModeLauncher } from "../sessions/session-launch";
 import type { SessionService } from "../sessions/session-service";
 import { readPracticeBase, type PracticeBaseDeps } from "./practice-base";
-import { practise } from "./practice-driver";
-import { writePracticeProposal } from "./practice-proposal";
+import { nowOf, reportPath, runPractice, saveReport } from "./practice-run";
 
 export interface PracticeServiceDeps extends PracticeBaseDeps {
   sessions: SessionService;
@@ -33,9 +31,6 @@ export interface PracticeService {
   /** Resolves when every practice under way has ended (tests; a graceful close). */
   settled(): Promise<void>;
 }
-
-/** The report of a practice, beside the session's other learning files. */
-const reportPath = (sessionId: string) => `${MemoryPaths.observationFolder(sessionId)}/practice-report.json`;
 
 /** Where unknown test-input names are caught: before the session exists. */
 function checkInputNames(setup: PracticeSetup, names: readonly string[]): void {
@@ -68,155 +63,7 @@ function policyOf(request: CreateLearnSessionRequest): TestPolicy {
  * (`TEST_POLICY_VIOLATION`). The sets of test inputs live only in this closure while the practice runs.
  */
 export function createPracticeService(deps: PracticeServiceDeps): PracticeService {
-  const now = () => deps.clock.now().toISOString();
   const running = new Set<Promise<void>>();
-
-  const save = async (report: PracticeReport) =>
-    deps.memory.writeJson(reportPath(report.learn_session_id), PracticeReportSchema.parse({ ...report, updated_at: now() }));
-
-  const run = async (session: LearnSession, setup: PracticeSetup, policy: TestPolicy) => {
-    const sessionId = session.learn_session_id;
-    const words = {
-      ...(setup.goal_summary === undefined ? {} : { goal_summary: setup.goal_summary }),
-      ...(setup.success_description === undefined ? {} : { success_description: setup.success_description }),
-    };
-    let report: PracticeReport = {
-      learn_session_id: sessionId,
-      practise: setup.practise,
-      ...words,
-      status: "running",
-      message: "Practising.",
-      rounds: [],
-      repairs: [],
-      findings: [],
-      updated_at: now(),
-      schema_version: 1,
-    };
-    await save(report);
-    const base = await readPracticeBase(deps, setup.practise);
-    await deps.sessions.setTestPolicy(sessionId, policy);
-    await deps.sessions.start(sessionId, { adapters_requested: [] }, "system_inferred");
-
-    // The agent's own actions, as the session's observations: written in order, labels only.
-    // A session cancelled or deleted meanwhile ends the practice at once: nothing more is played or written.
-    const stopped = new AbortController();
-    const ended = () => {
-      try {
-        return isTerminalLearnSessionState(deps.sessions.get(sessionId).state);
-      } catch {
-        return true;
-      }
-    };
-    let writes: Promise<unknown> = Promise.resolve();
-    let firstEvent = true;
-    const observe = (round: number, event: ExecutionProgress) => {
-      if (stopped.signal.aborted || ended()) {
-        stopped.abort();
-        return;
-      }
-      const eventId = randomUUID();
-      const label = event.kind === "step" ? `Round ${round}: ${event.label} — ${event.result}` : `Round ${round}: checkpoint "${event.goal}" ${event.status}`;
-      writes = writes.then(async () => {
-        await deps.memory.append(MemoryPaths.observationEvents(sessionId), {
-          event_id: eventId,
-          learn_session_id: sessionId,
-          adapter_kind: "browser_dom",
-          app_family: "browser",
-          action_label: label.slice(0, 240),
-          target_ref: (event.kind === "step" ? `step:${event.step_id}` : `checkpoint:${event.checkpoint_id}`).slice(0, 240),
-          caused_state_change: false,
-          redaction_mode: "mask_text",
-          created_at: now(),
-          schema_version: 1,
-        });
-        if (firstEvent) {
-          firstEvent = false;
-          await deps.sessions.noteMeaningfulEvent(sessionId, eventId);
-        }
-        if (event.kind === "checkpoint" && event.status !== "skipped") {
-          await deps.events.emit(sessionId, event.status === "reached" ? "checkpoint.reached" : "checkpoint.failed", {
-            checkpoint_id: event.checkpoint_id,
-            goal: event.goal.slice(0, 240),
-            round,
-          });
-        }
-      });
-    };
-
-    const outcome = await practise({
-      plan: base.plan,
-      setup,
-      policy,
-      execute: deps.execute,
-      onProgress: observe,
-      signal: stopped.signal,
-      now: () => deps.clock.now(),
-    });
-    await writes;
-    if (stopped.signal.aborted || ended()) {
-      // A deleted session's folder stays gone (§0C.22 rule 7): its report is not written back.
-      if (deps.sessions.all().some((candidate) => candidate.learn_session_id === sessionId))
-        await save({
-          ...report,
-          rounds: outcome.rounds,
-          status: "failed",
-          message: "The session was cancelled while the practice ran; nothing is proposed.",
-        }).catch(() => undefined);
-      return;
-    }
-    report = {
-      ...report,
-      rounds: outcome.rounds,
-      repairs: outcome.repairs,
-      findings: outcome.findings.map((finding) => finding.slice(0, 600)),
-      message: outcome.message.slice(0, 600),
-    };
-
-    const current = deps.sessions.get(sessionId);
-    if (current.state === "capturing") await deps.sessions.stop(sessionId, "system_inferred");
-    if (outcome.status !== "repaired") {
-      const status = outcome.status;
-      // The session ends first: whoever reads the final report finds the session already cancelled.
-      await deps.sessions.cancel(sessionId, "system_inferred", outcome.message.slice(0, 240));
-      await save({ ...report, status, ...(status === "policy_violation" ? { error_code: "TEST_POLICY_VIOLATION" as const } : {}) });
-      return;
-    }
-    const { record, runIds } = await writePracticeProposal(deps.memory, {
-      sessionId,
-      base,
-      plan: outcome.plan,
-      repairs: outcome.repairs,
-      results: outcome.results,
-      goal: setup.goal_summary,
-      now,
-    });
-    await deps.proposals.adopt(record);
-    const proposalId = record.proposal.proposal_id;
-    const last = runIds[runIds.length - 1];
-    await deps.sessions.advance(
-      sessionId,
-      ["reviewing", "drafting_proposal", ...(record.lint.passed ? (["testing_proposal", "ready_for_review"] as const) : [])],
-      { proposal_id: proposalId, ...(last === undefined || !record.lint.passed ? {} : { validation_run_id: last }) },
-      [
-        {
-          receipt: "learn.proposal.created",
-          event: "learn.proposal.created",
-          payload: { proposal_id: proposalId, checkpoint_lint_passed: record.lint.passed, repairs: outcome.repairs.length },
-        },
-        ...(record.lint.passed
-          ? [
-              {
-                receipt: "learn.validation.completed" as const,
-                event: "learn.validation.completed" as const,
-                payload: { proposal_id: proposalId, validation_run_id: last, overall_result: "passed", rounds: outcome.rounds.length },
-              },
-            ]
-          : []),
-      ],
-    );
-    await save({ ...report, status: "proposed", proposal_id: proposalId });
-  };
-
   return {
     launcher: {
       async check(request) {
@@ -232,22 +79,7 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
         const setup = request.practice;
         if (setup === undefined) return;
         const policy = policyOf(request);
-        const work = run(session, setup, policy).catch(async (error: unknown) => {
-          deps.logError?.({ err: error, learn_session_id: session.learn_session_id }, "practice failed");
-          const code = error instanceof AppError ? error.code : "INTERNAL_ERROR";
-          await save({
-            learn_session_id: session.learn_session_id,
-            practise: setup.practise,
-            status: "failed",
-            message: `The practice could not go on (${code}).`,
-            rounds: [],
-            repairs: [],
-            findings: [],
-            updated_at: now(),
-            schema_version: 1,
-          }).catch(() => undefined);
-          await deps.sessions.cancel(session.learn_session_id, "system_inferred", "the practice could not go on").catch(() => undefined);
-        });
+        const work = runPractice(deps, session, setup, policy).catch((error: unknown) => practiceFailed(deps, session, setup, error));
         const tracked = work.finally(() => running.delete(tracked));
         running.add(tracked);
       },
@@ -264,4 +96,22 @@ export function createPracticeService(deps: PracticeServiceDeps): PracticeServic
       while (running.size > 0) await Promise.allSettled([...running]);
     },
   };
+}
+
+/** A practice that could not go on: its report says so and its session is cancelled. */
+async function practiceFailed(deps: PracticeServiceDeps, session: LearnSession, setup: PracticeSetup, error: unknown): Promise<void> {
+  deps.logError?.({ err: error, learn_session_id: session.learn_session_id }, "practice failed");
+  const code = error instanceof AppError ? error.code : "INTERNAL_ERROR";
+  await saveReport(deps, {
+    learn_session_id: session.learn_session_id,
+    practise: setup.practise,
+    status: "failed",
+    message: `The practice could not go on (${code}).`,
+    rounds: [],
+    repairs: [],
+    findings: [],
+    updated_at: nowOf(deps),
+    schema_version: 1,
+  }).catch(() => undefined);
+  await deps.sessions.cancel(session.learn_session_id, "system_inferred", "the practice could not go on").catch(() => undefined);
 }
