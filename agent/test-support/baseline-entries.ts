@@ -26,3 +26,16 @@ export function baselineEntry(over: Partial<z.input<typeof AbilityAvailabilityEn
 export function baselineQuery(over: Partial<z.input<typeof AbilityLookupQuerySchema>> = {}): AbilityLookupQuery {
   return AbilityLookupQuerySchema.parse({ user_query: "unrelated words", schema_version: 1, ...over });
 }
+
+/** An enabled browser ability, usable now, in the approved lane: the usual candidate of a lookup test. */
+export function usableEntry(over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>>): AbilityAvailabilityEntry {
+  return AbilityAvailabilityEntrySchema.parse({
+    family: "browser",
+    source: "learned",
+    install_lane: "approved_workspace",
+    enabled: true,
+    usable_now: true,
+    schema_version: 1,
+    ...over,
+  });
+}

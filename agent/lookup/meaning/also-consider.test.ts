@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { z } from "zod";
-import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
+import { usableEntry } from "../../test-support/baseline-entries";
 import { AbilityLookupQuerySchema, AbilityLookupResultSchema, TEXT_MIN, type AbilityLookupQuery } from "../../../shared/abilities/lookup-contract";
 import { loadWordNetLexicon } from "../lexicon/wordnet-lexicon";
 import type { Lexicon } from "../lexicon/wording-lexicon";
@@ -10,16 +9,7 @@ import type { LookupDocument } from "../wording/wording-score";
 import { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY, alsoConsider, lookupTiers, type AlsoConsiderSources } from "./also-consider";
 import { createMeaningIndex, lookupReading, type Closeness } from "./meaning-index";
 
-const entry = (over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>>): AbilityAvailabilityEntry =>
-  AbilityAvailabilityEntrySchema.parse({
-    family: "browser",
-    source: "learned",
-    install_lane: "approved_workspace",
-    enabled: true,
-    usable_now: true,
-    schema_version: 1,
-    ...over,
-  });
+const entry = usableEntry;
 const query = (text: string): AbilityLookupQuery =>
   AbilityLookupQuerySchema.parse({
     user_query: text,

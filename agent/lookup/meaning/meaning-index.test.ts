@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
-import { AbilityAvailabilityEntrySchema, type AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
+import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
+import { usableEntry } from "../../test-support/baseline-entries";
 import { AbilityLookupQuerySchema } from "../../../shared/abilities/lookup-contract";
 import { blendMatches, blendedText, createMeaningIndex, explainBlended, MEANING_ALONE_MIN, MEANING_SHORTLIST, meaningPhrases } from "./meaning-index";
 import type { WordingExplanation } from "../wording/wording-matcher";
@@ -8,16 +8,7 @@ import { wordingScore } from "../wording/wording-score";
 import type { WordingMatch } from "../wording/wording-rank";
 
 // Vectors are given here (the encoder's job is the agent's): a test picks the angles it needs.
-const entry = (over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>>): AbilityAvailabilityEntry =>
-  AbilityAvailabilityEntrySchema.parse({
-    family: "browser",
-    source: "learned",
-    install_lane: "approved_workspace",
-    enabled: true,
-    usable_now: true,
-    schema_version: 1,
-    ...over,
-  });
+const entry = usableEntry;
 const query = (text: string) => AbilityLookupQuerySchema.parse({ user_query: text, schema_version: 1 });
 /** A unit vector in the plane of axes 0 and `axis` at cosine `c` with axis 0. */
 const at = (c: number, axis = 1, dims = 8) => {
