@@ -89,6 +89,23 @@ export function fingerprintOf(selectors: readonly string[][]): TargetFingerprint
 }
 
 /**
+ * In-page source shared by the scoring script and {@link rowShows}: `clean` (spacing and case
+ * folded), `rowOf` (the list row an element sits in, across shadow roots) and `deepText` (a node's
+ * text, open shadow roots included).
+ */
+const ROW_HELPERS = `const clean = (t) => (t || "").replace(/\\s+/g, " ").trim().toLowerCase();
+  const rowOf = (el) => {
+    for (let node = el, depth = 0; node && depth < 14; depth += 1) {
+      const parent = node.parentElement || (node.getRootNode() && node.getRootNode().host) || null;
+      if (!parent) return null;
+      if (parent.matches("li, tr, [role=listitem], [role=option], [role=row], [role=treeitem]") || (parent.parentElement && parent.parentElement.matches("ul, ol, [role=list]"))) return parent;
+      node = parent;
+    }
+    return null;
+  };
+  const deepText = (node) => { let text = ""; const visit = (n) => { if (n.nodeType === 3) text += " " + n.nodeValue; if (n.shadowRoot) n.shadowRoot.childNodes.forEach(visit); n.childNodes && n.childNodes.forEach(visit); }; visit(node); return clean(text); };`;
+
+/**
  * Scores every element of the frame (open shadow roots included) against the fingerprint in the
  * page, as source text (see checkpoint-check.ts). Returns the best one's index in the walk order
  * with its score and what matched, and the runner-up's score.
@@ -97,7 +114,7 @@ const SCORE_SCRIPT = `(print) => {
   const roots = [document];
   const all = [];
   for (let i = 0; i < roots.length && i < 500; i += 1) for (const el of roots[i].querySelectorAll("*")) { all.push(el); if (el.shadowRoot) roots.push(el.shadowRoot); }
-  const clean = (t) => (t || "").replace(/\\s+/g, " ").trim().toLowerCase();
+  ${ROW_HELPERS}
   const roleOf = (el) => {
     const explicit = (el.getAttribute("role") || "").trim().split(/\\s+/)[0];
     if (explicit) return explicit.toLowerCase();
@@ -116,17 +133,7 @@ const SCORE_SCRIPT = `(print) => {
     if (el.tagName === "INPUT") { if (["button", "submit"].includes(el.type) && el.value) return clean(el.value); return clean(el.getAttribute("placeholder") || el.getAttribute("title") || ""); }
     return clean(el.textContent).slice(0, 200);
   };
-  const rowOf = (el) => {
-    for (let node = el, depth = 0; node && depth < 14; depth += 1) {
-      const parent = node.parentElement || (node.getRootNode() && node.getRootNode().host) || null;
-      if (!parent) return null;
-      if (parent.matches("li, tr, [role=listitem], [role=option], [role=row], [role=treeitem]") || (parent.parentElement && parent.parentElement.matches("ul, ol, [role=list]"))) return parent;
-      node = parent;
-    }
-    return null;
-  };
   const rowIndex = (row) => { let n = 0; for (const sibling of row.parentElement ? row.parentElement.children : []) { if (typeof sibling.checkVisibility === "function" && !sibling.checkVisibility()) continue; n += 1; if (sibling === row) return n; } return 0; };
-  const deepText = (node) => { let text = ""; const visit = (n) => { if (n.nodeType === 3) text += " " + n.nodeValue; if (n.shadowRoot) n.shadowRoot.childNodes.forEach(visit); n.childNodes && n.childNodes.forEach(visit); }; visit(node); return clean(text); };
   const positionOf = (el) => { let n = 1; for (let s = el.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === el.tagName) n += 1; return n; };
   const hasAncestor = (el, token) => { for (let a = el.parentElement || (el.getRootNode() && el.getRootNode().host); a; a = a.parentElement || (a.getRootNode() && a.getRootNode().host)) { if (token[0] === "#" ? a.id === token.slice(1) : a.classList.contains(token.slice(1))) return true; } return false; };
   let best = -1, bestScore = 0, second = 0, bestMatched = [];
@@ -245,31 +252,13 @@ export function wantedRowText(hint: RelocationHint | undefined, values: Readonly
  * by position then finds the wrong row's control, and acting there would change the wrong item.
  */
 export async function rowShows(handle: ElementHandle<Element>, wanted: string): Promise<boolean> {
-  // Inline loops only: tsx would wrap a named inner function in a `__name` helper the page lacks.
-  return handle.evaluate((element, want) => {
-    let row: Element | null = null;
-    let node: Element = element;
-    for (let depth = 0; depth < 14 && row === null; depth += 1) {
-      const root = node.getRootNode();
-      const parent: Element | null = node.parentElement ?? (root instanceof ShadowRoot ? root.host : null);
-      if (parent === null) break;
-      if (
-        parent.matches("li, tr, [role=listitem], [role=option], [role=row], [role=treeitem]") ||
-        parent.parentElement?.matches("ul, ol, [role=list]") === true
-      )
-        row = parent;
-      node = parent;
-    }
-    if (row === null) return true;
-    let text = "";
-    const stack: Node[] = [row];
-    while (stack.length > 0) {
-      const next = stack.pop() as Node;
-      if (next.nodeType === Node.TEXT_NODE) text += ` ${next.nodeValue ?? ""}`;
-      for (let index = next.childNodes.length - 1; index >= 0; index -= 1) stack.push(next.childNodes[index] as Node);
-      const shadow = next instanceof Element ? next.shadowRoot : null;
-      if (shadow !== null) for (let index = shadow.childNodes.length - 1; index >= 0; index -= 1) stack.push(shadow.childNodes[index] as Node);
-    }
-    return text.replace(/\s+/g, " ").trim().toLowerCase().includes(want.replace(/\s+/g, " ").trim().toLowerCase());
-  }, wanted);
+  const check = await handle.frame.evaluateHandle(`(element, want) => { ${ROW_HELPERS}
+  const row = rowOf(element);
+  return !row || deepText(row).includes(clean(want));
+}`);
+  try {
+    return await check.evaluate((shows, element, want) => (shows as unknown as (element: Element, want: string) => boolean)(element, want), handle, wanted);
+  } finally {
+    await check.dispose().catch(() => undefined);
+  }
 }

@@ -47,7 +47,8 @@ export function roleWord(role: string): string {
   }
 }
 
-function rowWords(row: RowRef): string {
+/** How a sentence names a list row: by the parameter it shows, its own text, or its position. */
+export function rowWords(row: RowRef): string {
   if ("parameter" in row) return `the item showing {{${row.parameter}}}`;
   if ("text" in row) return `the item "${row.text}"`;
   return `item ${row.position} of the ${row.list ? `"${row.list}" ` : ""}list`;

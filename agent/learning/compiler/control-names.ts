@@ -1,3 +1,4 @@
+import { rowWords } from "../../../shared/learning/success-conditions";
 import type { StepEvidence } from "./attribute-evidence";
 import type { NormalizedStep } from "./normalize-trace";
 import { SCRUBBED } from "./page-diff";
@@ -23,9 +24,9 @@ export function describeRow(row: number, listName: string | undefined, rows: Row
   const candidates = listName !== undefined ? [rows.get(listName)] : [...rows.values()];
   for (const added of candidates) {
     const parameter = added === undefined ? undefined : added.parameters[row - added.before - 1];
-    if (parameter !== undefined) return { text: `the item showing {{${parameter}}}`, parameter };
+    if (parameter !== undefined) return { text: rowWords({ parameter }), parameter };
   }
-  return { text: `item ${row} of the ${listName ? `"${listName}" ` : ""}list` };
+  return { text: rowWords({ position: row, list: listName }) };
 }
 
 /**
@@ -41,7 +42,7 @@ export function rowOfToggle(
 ): { text: string; parameter?: string | undefined; rowText?: string | undefined } {
   const described = describeRow(row, listName, rows);
   if (described.parameter !== undefined && (rowText === undefined || rowText.includes(SCRUBBED))) return described;
-  if (rowText !== undefined && rowText.trim() !== "" && !rowText.includes(SCRUBBED)) return { text: `the item "${rowText}"`, rowText };
+  if (rowText !== undefined && rowText.trim() !== "" && !rowText.includes(SCRUBBED)) return { text: rowWords({ text: rowText }), rowText };
   return described;
 }
 
