@@ -188,6 +188,120 @@ function isOtherPage(before: PageSnapshot, after: PageSnapshot): boolean {
   return routeOf(before.url) !== routeOf(after.url) || (before.url !== after.url && before.title !== after.title);
 }
 
+/** What wording the sub-goals in order carries from one to the next. */
+interface WordingState {
+  rows: RowsByList;
+  stepLabels: Map<string, string>;
+  targets: Record<string, RelocationHint>;
+  known: SkillParameter[];
+  /** What was entered to sign in (the username): never what a later page's masked title stands for. */
+  account: Set<SkillParameter>;
+  /** Each list's last count by address and name, as the demonstration went (goal-evidence revisitedLists). */
+  listsSeen: Map<string, number>;
+  signedIn: boolean;
+}
+
+/** The parameters a sub-goal enters, and what its evidence may name (a sign-in's own values only on the sign-in). */
+function contextOf(goal: SubGoal, parameterOf: ReadonlyMap<string, SkillParameter>, state: WordingState): { used: SkillParameter[]; context: EvidenceContext } {
+  const used = [
+    ...new Set(goal.steps.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined)),
+  ];
+  for (const parameter of used) if (!state.known.includes(parameter)) state.known.push(parameter);
+  const before = goal.evidence?.before;
+  const settled = goal.evidence?.settled;
+  const signIn = signsIn(used, before, settled);
+  const context: EvidenceContext = {
+    entered: used,
+    known: signIn ? [...state.known] : state.known.filter((parameter) => !state.account.has(parameter)),
+    newPage: before !== undefined && settled !== undefined && isOtherPage(before, settled),
+    signIn,
+  };
+  if (signIn) for (const parameter of used) state.account.add(parameter);
+  state.signedIn ||= signIn;
+  return { used, context };
+}
+
+/** The check the sub-goal's evidence proves, ranked (issue #35: evidence of the goal first, what came with it never). */
+function checkFromEvidence(goal: SubGoal, context: EvidenceContext, state: WordingState): SuccessCheck | undefined {
+  const settled = goal.evidence?.settled;
+  const changes = rankEvidence(revisitedLists(goal.evidence?.changes ?? [], settled, state.listsSeen), context);
+  for (const snapshot of [goal.evidence?.before, settled])
+    for (const list of snapshot?.lists ?? []) if (list.name !== undefined) state.listsSeen.set(listKey(snapshot!.url, list.name), list.items);
+  let check: SuccessCheck | undefined;
+  for (const change of changes) {
+    check = checkOf(change, goal, context, state.rows);
+    if (check !== undefined) break;
+  }
+  const last = goal.steps.at(-1) as NormalizedStep;
+  // A page opened with no snapshot yet still shows its title: that is what proves it is open.
+  if (check === undefined && last.action === "navigate" && last.page_title !== undefined && last.page_title.trim() !== "" && !hasPerRunValue(last.page_title)) {
+    const text = withParameters(last.page_title, context.known, "title");
+    if (text !== undefined) check = { kind: "page_title", text };
+  }
+  if (check?.kind === "list_has_value") {
+    const grew = changes.find((change) => change.kind === "list_grew");
+    const known = state.rows.get(check.list ?? "") ?? { before: grew?.kind === "list_grew" ? grew.from : 0, parameters: [] };
+    state.rows.set(check.list ?? "", { ...known, parameters: [...known.parameters, check.parameter] });
+  }
+  return check;
+}
+
+/** Names for the sub-goal's controls that had none (their row or context), and the step labels that say them. */
+function nameControls(goal: SubGoal, state: WordingState): Map<string, string> {
+  const last = goal.steps.at(-1);
+  const names = new Map<string, string>();
+  for (const step of goal.steps) {
+    if (step.action !== "click" && step.action !== "toggle" && step.action !== "fill" && step.action !== "select") continue;
+    const named = nameFromContext(step, step === last ? goal.evidence : undefined, state.rows);
+    if (named === undefined) continue;
+    names.set(step.step_id, named);
+    const verb = step.action === "toggle" ? (/^Uncheck/.test(step.label) ? "Uncheck" : "Check") : step.action === "fill" ? "Fill" : "Click";
+    state.stepLabels.set(step.step_id, `${verb} ${named}`);
+  }
+  return names;
+}
+
+/** What a run knows of each step's target beyond its selectors: role, name, and the row of a control that changed state. */
+function addRelocationHints(goal: SubGoal, state: WordingState): void {
+  const last = goal.steps.at(-1);
+  for (const step of goal.steps) {
+    if (step.action === "navigate" || step.action === "command" || step.action === "launch") continue;
+    const hint: RelocationHint = {
+      role: step.target_role,
+      ...(step.target_name !== undefined && !step.target_name.includes(SCRUBBED) ? { name: step.target_name } : {}),
+    };
+    // The row of a control that changed state: by the parameter it shows, its own text, or its position.
+    const toggled = step === last ? goal.evidence?.changes.find((change) => change.kind === "toggle") : undefined;
+    if (toggled?.kind === "toggle" && toggled.row !== undefined) {
+      const row = rowOfToggle(toggled.row, toggled.row_text, onlyList(goal.evidence), state.rows);
+      if (row.parameter !== undefined) hint.row_parameter = row.parameter;
+      else if (row.rowText !== undefined) hint.row_text = row.rowText.replace(/…$/, "");
+      else hint.row_position = toggled.row;
+    }
+    state.targets[step.step_id] = hint;
+  }
+}
+
+/** Who verifies the checkpoint: the page when a check was found (or the person's answer names the page), else the person. */
+function verificationOf(
+  check: SuccessCheck | undefined,
+  isLast: boolean,
+  successAnswer: string | undefined,
+  finalPage: PageSnapshot | undefined,
+): { check: SuccessCheck | undefined; verification: CheckpointPlan["verification"] } {
+  if (check !== undefined) return { check, verification: { by: "page" } };
+  if (!isLast || successAnswer === undefined)
+    return { check, verification: { by: "person", reason: "Nothing on the page changed after these steps that a check could look for." } };
+  const answered = answerToCheck(successAnswer, finalPage);
+  return {
+    check: answered,
+    verification:
+      answered.kind === "by_hand"
+        ? { by: "person", reason: "Your answer names nothing the page shows (no quoted text, heading, button or address), so a person confirms it." }
+        : { by: "page", from_answer: true },
+  };
+}
+
 /**
  * Words each sub-goal as a checkpoint (issue #14): a goal, and a success condition the rehearsal
  * can check, from the evidence of the step that reached it. A sub-goal no evidence proves asks the
@@ -199,102 +313,14 @@ export function wordCheckpoints(
   successAnswer: string | undefined,
   finalPage: PageSnapshot | undefined,
 ): WordedCheckpoints {
-  const rows: RowsByList = new Map();
-  const stepLabels = new Map<string, string>();
-  const targets: Record<string, RelocationHint> = {};
-  const known: SkillParameter[] = [];
-  /** What was entered to sign in (the username): never what a later page's masked title stands for. */
-  const account = new Set<SkillParameter>();
-  /** Each list's last count by address and name, as the demonstration went (goal-evidence revisitedLists). */
-  const listsSeen = new Map<string, number>();
-  let signedIn = false;
+  const state: WordingState = { rows: new Map(), stepLabels: new Map(), targets: {}, known: [], account: new Set(), listsSeen: new Map(), signedIn: false };
   const checkpoints = goals.map((goal, index): CheckpointPlan => {
-    const used = [
-      ...new Set(goal.steps.map((step) => parameterOf.get(step.step_id)).filter((parameter): parameter is SkillParameter => parameter !== undefined)),
-    ];
-    for (const parameter of used) if (!known.includes(parameter)) known.push(parameter);
-    const before = goal.evidence?.before;
-    const settled = goal.evidence?.settled;
-    const signIn = signsIn(used, before, settled);
-    const shownNow = signIn ? [...known] : known.filter((parameter) => !account.has(parameter));
-    const context: EvidenceContext = {
-      entered: used,
-      known: shownNow,
-      newPage: before !== undefined && settled !== undefined && isOtherPage(before, settled),
-      signIn,
-    };
-    if (signIn) for (const parameter of used) account.add(parameter);
-    signedIn ||= context.signIn;
-    // Issue #35: evidence of the goal first, what came with it (a sign-in's menus, a run's own ids) never.
-    const changes = rankEvidence(revisitedLists(goal.evidence?.changes ?? [], settled, listsSeen), context);
-    for (const snapshot of [before, settled])
-      for (const list of snapshot?.lists ?? []) if (list.name !== undefined) listsSeen.set(listKey(snapshot!.url, list.name), list.items);
-    let check: SuccessCheck | undefined;
-    for (const change of changes) {
-      check = checkOf(change, goal, context, rows);
-      if (check !== undefined) break;
-    }
-    const last = goal.steps.at(-1) as NormalizedStep;
-    // A page opened with no snapshot yet still shows its title: that is what proves it is open.
-    if (
-      check === undefined &&
-      last.action === "navigate" &&
-      last.page_title !== undefined &&
-      last.page_title.trim() !== "" &&
-      !hasPerRunValue(last.page_title)
-    ) {
-      const text = withParameters(last.page_title, context.known, "title");
-      if (text !== undefined) check = { kind: "page_title", text };
-    }
-    if (check?.kind === "list_has_value") {
-      const grew = changes.find((change) => change.kind === "list_grew");
-      const known = rows.get(check.list ?? "") ?? { before: grew?.kind === "list_grew" ? grew.from : 0, parameters: [] };
-      rows.set(check.list ?? "", { ...known, parameters: [...known.parameters, check.parameter] });
-    }
-
-    const names = new Map<string, string>();
-    for (const step of goal.steps) {
-      if (step.action !== "click" && step.action !== "toggle" && step.action !== "fill" && step.action !== "select") continue;
-      const named = nameFromContext(step, step === last ? goal.evidence : undefined, rows);
-      if (named !== undefined) {
-        names.set(step.step_id, named);
-        stepLabels.set(
-          step.step_id,
-          `${step.action === "toggle" ? (/^Uncheck/.test(step.label) ? "Uncheck" : "Check") : step.action === "fill" ? "Fill" : "Click"} ${named}`,
-        );
-      }
-    }
+    const { used, context } = contextOf(goal, parameterOf, state);
+    const found = checkFromEvidence(goal, context, state);
+    const names = nameControls(goal, state);
+    addRelocationHints(goal, state);
+    const { check, verification } = verificationOf(found, index === goals.length - 1, successAnswer, finalPage);
     const stepName = (step: NormalizedStep) => names.get(step.step_id) ?? step.target_name;
-    for (const step of goal.steps) {
-      if (step.action === "navigate" || step.action === "command" || step.action === "launch") continue;
-      const hint: RelocationHint = {
-        role: step.target_role,
-        ...(step.target_name !== undefined && !step.target_name.includes(SCRUBBED) ? { name: step.target_name } : {}),
-      };
-      // The row of a control that changed state: by the parameter it shows, its own text, or its position.
-      const toggled = step === last ? goal.evidence?.changes.find((change) => change.kind === "toggle") : undefined;
-      if (toggled?.kind === "toggle" && toggled.row !== undefined) {
-        const row = rowOfToggle(toggled.row, toggled.row_text, onlyList(goal.evidence), rows);
-        if (row.parameter !== undefined) hint.row_parameter = row.parameter;
-        else if (row.rowText !== undefined) hint.row_text = row.rowText.replace(/…$/, "");
-        else hint.row_position = toggled.row;
-      }
-      targets[step.step_id] = hint;
-    }
-
-    const isLast = index === goals.length - 1;
-    let verification: CheckpointPlan["verification"];
-    if (check !== undefined) {
-      verification = { by: "page" };
-    } else if (isLast && successAnswer !== undefined) {
-      check = answerToCheck(successAnswer, finalPage);
-      verification =
-        check.kind === "by_hand"
-          ? { by: "person", reason: "Your answer names nothing the page shows (no quoted text, heading, button or address), so a person confirms it." }
-          : { by: "page", from_answer: true };
-    } else {
-      verification = { by: "person", reason: "Nothing on the page changed after these steps that a check could look for." };
-    }
     const success = check === undefined ? NOT_YET_KNOWN : writeSuccessCondition(check);
     return {
       checkpoint_id: `cp-${String(index + 1).padStart(2, "0")}`,
@@ -316,5 +342,5 @@ export function wordCheckpoints(
       verification,
     };
   });
-  return { checkpoints, stepLabels, targets, signsIn: signedIn };
+  return { checkpoints, stepLabels: state.stepLabels, targets: state.targets, signsIn: state.signedIn };
 }
