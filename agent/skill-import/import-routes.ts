@@ -95,6 +95,44 @@ async function readUpload(request: FastifyRequest): Promise<UploadInput> {
   return { ...file, metadata };
 }
 
+type Once = <T>(route: string, clientRequestId: string | undefined, run: () => Promise<T>) => Promise<T>;
+type RouteApp = Parameters<FastifyPluginAsyncZod<ImportRoutesOptions>>[0];
+
+/** The person's decisions on a staged import: approve, reject, install privately, discard, retry. */
+function decisionRoutes(app: RouteApp, decisions: ImportDecisions, once: Once): void {
+  app.post(
+    "/api/skills/import/approve",
+    { schema: { body: SkillImportApproveRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
+    async (request) => once("approve", request.body.client_request_id, () => decisions.approve(request.body.import_id, request.body.approval_note)),
+  );
+
+  app.post(
+    "/api/skills/import/reject",
+    { schema: { body: SkillImportRejectRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
+    async (request) => once("reject", request.body.client_request_id, () => decisions.reject(request.body.import_id, request.body.reason)),
+  );
+
+  app.post(
+    "/api/skills/import/install-private",
+    { schema: { body: SkillImportInstallPrivateRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
+    async (request) =>
+      once("install-private", request.body.client_request_id, () => decisions.installPrivate(request.body.import_id, request.body.target_scope)),
+  );
+
+  app.post(
+    "/api/skills/import/discard",
+    { schema: { body: SkillImportDiscardRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
+    async (request) => once("discard", request.body.client_request_id, () => decisions.discard(request.body.import_id, request.body.reason)),
+  );
+
+  app.post(
+    "/api/skills/import/retry",
+    { schema: { body: SkillImportRetryRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
+    async (request) =>
+      once(`retry:${request.body.retry_kind}`, request.body.client_request_id, () => decisions.retry(request.body.import_id, request.body.retry_kind)),
+  );
+}
+
 /**
  * §0C.20 routes: upload, scan, stage, review decisions, retries, detail, list, trigger test and
  * packs. Writes run one at a time; a write repeated with the same `client_request_id` within 24
@@ -110,10 +148,10 @@ export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (a
     queue = next.catch(() => undefined);
     return next;
   };
-  const once = <T>(route: string, clientRequestId: string | undefined, run: () => Promise<T>): Promise<T> =>
+  const once: Once = (route, clientRequestId, run) =>
     serial(async () => {
       const previous = store.answered(route, clientRequestId);
-      if (previous !== undefined) return previous as T;
+      if (previous !== undefined) return previous as Awaited<ReturnType<typeof run>>;
       const response = await run();
       await store.remember(route, clientRequestId, response);
       return response;
@@ -146,37 +184,7 @@ export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (a
     async (request) => once("stage", request.body.client_request_id, () => flow.stage(request.body)),
   );
 
-  app.post(
-    "/api/skills/import/approve",
-    { schema: { body: SkillImportApproveRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
-    async (request) => once("approve", request.body.client_request_id, () => decisions.approve(request.body.import_id, request.body.approval_note)),
-  );
-
-  app.post(
-    "/api/skills/import/reject",
-    { schema: { body: SkillImportRejectRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
-    async (request) => once("reject", request.body.client_request_id, () => decisions.reject(request.body.import_id, request.body.reason)),
-  );
-
-  app.post(
-    "/api/skills/import/install-private",
-    { schema: { body: SkillImportInstallPrivateRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
-    async (request) =>
-      once("install-private", request.body.client_request_id, () => decisions.installPrivate(request.body.import_id, request.body.target_scope)),
-  );
-
-  app.post(
-    "/api/skills/import/discard",
-    { schema: { body: SkillImportDiscardRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
-    async (request) => once("discard", request.body.client_request_id, () => decisions.discard(request.body.import_id, request.body.reason)),
-  );
-
-  app.post(
-    "/api/skills/import/retry",
-    { schema: { body: SkillImportRetryRequestSchema, response: { 200: SkillImportTerminalActionResponseSchema } } },
-    async (request) =>
-      once(`retry:${request.body.retry_kind}`, request.body.client_request_id, () => decisions.retry(request.body.import_id, request.body.retry_kind)),
-  );
+  decisionRoutes(app, decisions, once);
 
   app.get("/api/skills/import/list", { schema: { querystring: PaginationQuerySchema, response: { 200: SkillImportListResponseSchema } } }, async (request) => {
     await serial(() => flow.sweepExpired());
