@@ -133,6 +133,60 @@ export function documentWords(
   return { fields, titleTerms: titleSize(document.entry.title, lexicon) };
 }
 
+/** How a request's terms met an ability's words: what was found, what was not, and the circumstance cues that only rank. */
+interface TermTally {
+  total: number;
+  use: WordUse;
+  hits: Array<{ term: string; lemma: string; reason: string }>;
+  missing: string[];
+  actionMissing: string | undefined;
+  actionWeight: number;
+  cueWeight: number;
+  cueRanked: number;
+  cueReasons: string[];
+}
+
+function tallyTerms(terms: ReturnType<typeof queryTermsOf>, fields: Map<Field, Map<string, number>>, rarity: Rarity): TermTally {
+  const tally: TermTally = {
+    total: 0,
+    use: new WordUse(),
+    hits: [],
+    missing: [],
+    actionMissing: undefined,
+    actionWeight: 0,
+    cueWeight: 0,
+    cueRanked: 0,
+    cueReasons: [],
+  };
+  for (const term of terms) {
+    // A circumstance cue's word ranks the abilities the request's own words find; it never makes a match.
+    if (term.implied !== undefined) {
+      tally.cueWeight += term.weight;
+      const hit = findTerm(term, fields);
+      if (hit.lemma === undefined || hit.reason === undefined) tally.missing.push(term.word);
+      else {
+        tally.cueRanked += term.weight * evidence(hit.value * rarity(hit.lemma));
+        tally.cueReasons.push(`${hit.reason} (the action the request's circumstance implies: it ranks, it does not make a match)`);
+      }
+      continue;
+    }
+    tally.total += term.weight;
+    const hit = findTerm(term, fields);
+    if (term.action === true && hit.value === 0) {
+      tally.actionMissing = term.word;
+      tally.actionWeight = term.weight;
+    }
+    if (hit.titleLemma !== undefined) tally.use.addTitle(hit.titleLemma, hit.title);
+    if (hit.lemma === undefined || hit.reason === undefined) {
+      tally.missing.push(term.word);
+      continue;
+    }
+    tally.use.add(hit.lemma, term.weight * evidence(hit.value), term.weight * evidence(hit.value * rarity(hit.lemma)), term.word);
+    tally.hits.push({ term: term.word, lemma: hit.lemma, reason: hit.reason });
+  }
+  return tally;
+}
+
 /** The matcher's verdict on one ability, with its reasons: the same score a lookup gives it. */
 export function explainWording(
   query: AbilityLookupQuery,
@@ -145,42 +199,8 @@ export function explainWording(
   const { fields, titleTerms } = documentWords(document, lexicon);
   const words = [...new Set([...fields.values()].flatMap((field) => [...field.keys()]))].sort();
   const terms = queryTermsOf(query.user_query, lexicon, wordsStartingWith ?? ((prefix) => words.filter((word) => word.startsWith(prefix))));
-  let total = 0;
-  const use = new WordUse();
-  const hits: Array<{ term: string; lemma: string; reason: string }> = [];
+  const { total, use, hits, missing, actionMissing, actionWeight, cueWeight, cueRanked, cueReasons } = tallyTerms(terms, fields, rarity);
   const reasons: string[] = [];
-  const missing: string[] = [];
-  let actionMissing: string | undefined;
-  let actionWeight = 0;
-  // A circumstance cue's word ranks the abilities the request's own words find; it never makes a match.
-  let cueWeight = 0;
-  let cueRanked = 0;
-  const cueReasons: string[] = [];
-  for (const term of terms) {
-    if (term.implied !== undefined) {
-      cueWeight += term.weight;
-      const hit = findTerm(term, fields);
-      if (hit.lemma === undefined || hit.reason === undefined) missing.push(term.word);
-      else {
-        cueRanked += term.weight * evidence(hit.value * rarity(hit.lemma));
-        cueReasons.push(`${hit.reason} (the action the request's circumstance implies: it ranks, it does not make a match)`);
-      }
-      continue;
-    }
-    total += term.weight;
-    const hit = findTerm(term, fields);
-    if (term.action === true && hit.value === 0) {
-      actionMissing = term.word;
-      actionWeight = term.weight;
-    }
-    if (hit.titleLemma !== undefined) use.addTitle(hit.titleLemma, hit.title);
-    if (hit.lemma === undefined || hit.reason === undefined) {
-      missing.push(term.word);
-      continue;
-    }
-    use.add(hit.lemma, term.weight * evidence(hit.value), term.weight * evidence(hit.value * rarity(hit.lemma)), term.word);
-    hits.push({ term: term.word, lemma: hit.lemma, reason: hit.reason });
-  }
   for (const { term, lemma, reason } of hits) {
     const owner = use.termOf(lemma);
     reasons.push(owner === term ? reason : `${reason}, but "${lemma}" counts for "${owner}"`);
