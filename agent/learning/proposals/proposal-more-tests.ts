@@ -27,31 +27,65 @@ const TriggerTestsFileSchema = ProposalTriggerTestsSchema.extend({
     .default([]),
 });
 
+type MoreTestsDeps = { memory: MemoryStore; sessions: SessionService; clock: Clock; log: ProposalLog };
+type TriggerTestsFile = z.infer<typeof TriggerTestsFileSchema>;
+
+/** §0C.1A: a proposal takes more tests in review, drafting or quarantine, never while a validation runs. */
+function assertTakesTests(state: string): void {
+  if (state === "testing_proposal") {
+    throw new AppError("VALIDATION_IN_PROGRESS", "A validation of this proposal is running; request more tests once it has finished.");
+  }
+  // §0C.1A: each of these may move to drafting_proposal (or is there already).
+  if (!["ready_for_review", "drafting_proposal", "quarantined"].includes(state)) {
+    throw new AppError(
+      "INVALID_LEARN_STATE_TRANSITION",
+      `More tests are added to a proposal in review, drafting or quarantine, not while the session is ${state}.`,
+    );
+  }
+}
+
+/** The new revision's folder: the current one's files as they are, with the longer test list and the request that made it. */
+async function writeRevisionWithTests(
+  memory: MemoryStore,
+  from: string,
+  folder: string,
+  tests: TriggerTestsFile,
+  added: ReturnType<typeof moreTriggerTests>,
+  request: RequestMoreTestsRequest,
+  at: string,
+): Promise<void> {
+  for (const name of await memory.list(from)) {
+    if (name === DraftFiles.triggerTests) continue;
+    const text = await memory.readText(`${from}/${name}`);
+    if (text !== undefined) await memory.writeText(`${folder}/${name}`, text);
+  }
+  await memory.writeJson(`${folder}/${DraftFiles.triggerTests}`, {
+    positive: [...tests.positive, ...added.positive],
+    paraphrases: [...tests.paraphrases, ...added.paraphrases],
+    negative: [...tests.negative, ...added.negative],
+    requests: [
+      ...tests.requests,
+      {
+        requested_at: at,
+        positive_examples: request.positive_examples,
+        negative_examples: request.negative_examples,
+        ...(request.note === undefined || request.note === "" ? {} : { note: request.note }),
+      },
+    ],
+  });
+}
+
 /**
  * §0C.18 "Request More Tests": the current revision's trigger tests plus the user's examples and
  * generated ones, as a new draft revision (the previous one is kept). The proposal goes back to
  * `draft` / `drafting_proposal` until a validation runs the new tests. Returns the tests added.
  */
-export async function addTriggerTests(
-  deps: { memory: MemoryStore; sessions: SessionService; clock: Clock; log: ProposalLog },
-  proposalId: string,
-  request: RequestMoreTestsRequest,
-) {
-  const now = () => deps.clock.now().toISOString();
+export async function addTriggerTests(deps: MoreTestsDeps, proposalId: string, request: RequestMoreTestsRequest) {
   const { find, put } = deps.log;
   const record = find(proposalId);
   const sessionId = record.proposal.learn_session_id as string;
   const session = deps.sessions.get(sessionId);
-  if (session.state === "testing_proposal") {
-    throw new AppError("VALIDATION_IN_PROGRESS", "A validation of this proposal is running; request more tests once it has finished.");
-  }
-  // §0C.1A: each of these may move to drafting_proposal (or is there already).
-  if (!["ready_for_review", "drafting_proposal", "quarantined"].includes(session.state)) {
-    throw new AppError(
-      "INVALID_LEARN_STATE_TRANSITION",
-      `More tests are added to a proposal in review, drafting or quarantine, not while the session is ${session.state}.`,
-    );
-  }
+  assertTakesTests(session.state);
   const from = draftFolderOf(record.proposal);
   const tests = (await deps.memory.readJson(`${from}/${DraftFiles.triggerTests}`, TriggerTestsFileSchema)) ?? {
     positive: [],
@@ -87,26 +121,8 @@ export async function addTriggerTests(
     },
   ]);
   const folder = MemoryPaths.draftRevision(proposalId, revision);
-  for (const name of await deps.memory.list(from)) {
-    if (name === DraftFiles.triggerTests) continue;
-    const text = await deps.memory.readText(`${from}/${name}`);
-    if (text !== undefined) await deps.memory.writeText(`${folder}/${name}`, text);
-  }
-  const at = now();
-  await deps.memory.writeJson(`${folder}/${DraftFiles.triggerTests}`, {
-    positive: [...tests.positive, ...added.positive],
-    paraphrases: [...tests.paraphrases, ...added.paraphrases],
-    negative: [...tests.negative, ...added.negative],
-    requests: [
-      ...tests.requests,
-      {
-        requested_at: at,
-        positive_examples: request.positive_examples,
-        negative_examples: request.negative_examples,
-        ...(request.note === undefined || request.note === "" ? {} : { note: request.note }),
-      },
-    ],
-  });
+  const at = deps.clock.now().toISOString();
+  await writeRevisionWithTests(deps.memory, from, folder, tests, added, request, at);
   const moved = (path: string | undefined) => (path === undefined ? undefined : `${folder}/${path.slice(from.length + 1)}`);
   // Tests that never ran cannot leave it ready for review: back to draft until validated.
   const proposal = SkillBundleProposalSchema.parse({
