@@ -195,6 +195,36 @@ interface CommandPlan {
   outputs: string[];
 }
 
+/** A command stage's checkpoint: the last command's exit (or the receipt) and the files it left, confirmed by the person. */
+function commandCheckpoint(checkpoint: CheckpointPlan, plans: ReadonlyMap<string, CommandPlan>): CheckpointPlan {
+  const inStage = checkpoint.step_ids.map((id) => plans.get(id)).filter((plan): plan is CommandPlan => plan !== undefined);
+  const last = inStage.at(-1);
+  if (last === undefined) return checkpoint;
+  const appeared = inStage.flatMap((plan) => plan.outputs).filter((file, index, all) => all.indexOf(file) === index);
+  const files = appeared.length === 0 ? "" : `, and ${appeared.map((file) => `\`${file}\``).join(", ")} ${appeared.length === 1 ? "exists" : "exist"}`;
+  const success = last.receipt
+    ? `The ${last.step.label} receipt is recorded`
+    : last.exitCode === undefined
+      ? `\`${last.template}\` has started${files}`
+      : `\`${last.template}\` ran and exited with code ${last.exitCode}${files}`;
+  return {
+    ...checkpoint,
+    goal: (last.step.user_labelled ? last.step.label : last.receipt ? last.step.label : `Run \`${last.template}\``).slice(0, 240),
+    success_condition: success.slice(0, 240),
+    // A terminal is not a page: the command itself says where it runs.
+    where: undefined,
+    controls: inStage.map((plan) => ({ name: plan.template.slice(0, 200), role: plan.receipt ? "receipt" : "terminal command" })),
+    observable: true,
+    // Validation runs no command on this computer: the person confirms it, and the reason says why.
+    verification: {
+      by: "person",
+      reason: last.receipt
+        ? "A receipt from a program on this computer: validation cannot produce one, so you confirm it was recorded."
+        : "A command on this computer: validation runs no command, so you confirm how it ended and what it left.",
+    },
+  };
+}
+
 /**
  * Turns the desktop stages of an interpretation into checkpoints a runtime agent can confirm,
  * with the commands' inputs as parameters. Browser stages are returned as they were.
@@ -242,34 +272,7 @@ export function applyDesktopSteps(
   }
   if (plans.size === 0) return interpretation;
 
-  const checkpoints: CheckpointPlan[] = interpretation.checkpoints.map((checkpoint) => {
-    const inStage = checkpoint.step_ids.map((id) => plans.get(id)).filter((plan): plan is CommandPlan => plan !== undefined);
-    const last = inStage.at(-1);
-    if (last === undefined) return checkpoint;
-    const appeared = inStage.flatMap((plan) => plan.outputs).filter((file, index, all) => all.indexOf(file) === index);
-    const files = appeared.length === 0 ? "" : `, and ${appeared.map((file) => `\`${file}\``).join(", ")} ${appeared.length === 1 ? "exists" : "exist"}`;
-    const success = last.receipt
-      ? `The ${last.step.label} receipt is recorded`
-      : last.exitCode === undefined
-        ? `\`${last.template}\` has started${files}`
-        : `\`${last.template}\` ran and exited with code ${last.exitCode}${files}`;
-    return {
-      ...checkpoint,
-      goal: (last.step.user_labelled ? last.step.label : last.receipt ? last.step.label : `Run \`${last.template}\``).slice(0, 240),
-      success_condition: success.slice(0, 240),
-      // A terminal is not a page: the command itself says where it runs.
-      where: undefined,
-      controls: inStage.map((plan) => ({ name: plan.template.slice(0, 200), role: plan.receipt ? "receipt" : "terminal command" })),
-      observable: true,
-      // Validation runs no command on this computer: the person confirms it, and the reason says why.
-      verification: {
-        by: "person",
-        reason: last.receipt
-          ? "A receipt from a program on this computer: validation cannot produce one, so you confirm it was recorded."
-          : "A command on this computer: validation runs no command, so you confirm how it ended and what it left.",
-      },
-    };
-  });
+  const checkpoints = interpretation.checkpoints.map((checkpoint) => commandCheckpoint(checkpoint, plans));
   const allObservable = checkpoints.every((checkpoint) => checkpoint.observable);
   const questions =
     allObservable && answers.success_condition === undefined
