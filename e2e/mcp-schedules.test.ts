@@ -77,7 +77,7 @@ describe("schedules over MCP (issue #33)", { timeout: 90_000 }, () => {
     expect(all.schedules[0]).toMatchObject({
       schedule_id: created.body.schedule.schedule_id,
       ability_id: abilityId,
-      when: "every friday at 17:45 (Europe/Berlin)",
+      when: "Every Friday at 17:45 (Europe/Berlin)",
       state: "active",
       input_names: ["message"],
       next_run_at: created.body.schedule.next_due_at,

@@ -1,7 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { assertNever } from "../shared/common/assert-never";
-import { RunScheduleListResponseSchema, type RunSchedule } from "../shared/execution/run-schedules";
+import { RunScheduleListResponseSchema, scheduleRuleText, type RunSchedule } from "../shared/execution/run-schedules";
 import { AbilityIdArgSchema } from "./ability-tools";
 import type { AgentClient } from "./agent-client";
 import { toolResult } from "./tool-result";
@@ -10,28 +9,13 @@ export const ListSchedulesArgsSchema = z
   .object({ ability_id: AbilityIdArgSchema.optional().describe("Only this ability's schedules; all of them when left out.") })
   .strict();
 
-/** When a schedule runs, in words an assistant can repeat to the person. */
-function whenOf(schedule: RunSchedule): string {
-  const { rule } = schedule;
-  switch (rule.kind) {
-    case "daily":
-      return `daily at ${rule.time} (${schedule.time_zone})`;
-    case "weekly":
-      return `every ${rule.weekday} at ${rule.time} (${schedule.time_zone})`;
-    case "every_hours":
-      return `every ${rule.hours} hour${rule.hours === 1 ? "" : "s"}`;
-    default:
-      return assertNever(rule);
-  }
-}
-
 /** A schedule as the assistant sees it: the names of its inputs, never their values. */
 export function scheduleView(schedule: RunSchedule): Record<string, unknown> {
   return {
     schedule_id: schedule.schedule_id,
     ability_id: schedule.ability_id,
     ability_title: schedule.ability_title,
-    when: whenOf(schedule),
+    when: scheduleRuleText(schedule.rule, schedule.time_zone),
     rule: schedule.rule,
     time_zone: schedule.time_zone,
     where: schedule.where,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assertNever } from "../common/assert-never";
 import { ABILITY_ID_PATTERN, DISPATCH_ID_PATTERN, RunInputValuesSchema, RunStateSchema, RunWhereSchema } from "./run-contract";
 
 /**
@@ -135,3 +136,17 @@ export type RunScheduleListResponse = z.infer<typeof RunScheduleListResponseSche
 
 /** `DELETE /api/schedules/:scheduleId` */
 export const DeleteRunScheduleResponseSchema = z.object({ schedule_id: z.string().uuid(), deleted: z.literal(true), schema_version: z.literal(1) });
+
+/** When a schedule runs, in words a person reads (the panel and the MCP server both say it so). */
+export function scheduleRuleText(rule: ScheduleRule, timeZone: string): string {
+  switch (rule.kind) {
+    case "daily":
+      return `Daily at ${rule.time} (${timeZone})`;
+    case "weekly":
+      return `Every ${rule.weekday.charAt(0).toUpperCase()}${rule.weekday.slice(1)} at ${rule.time} (${timeZone})`;
+    case "every_hours":
+      return rule.hours === 1 ? "Every hour" : `Every ${rule.hours} hours`;
+    default:
+      return assertNever(rule);
+  }
+}
