@@ -99,6 +99,11 @@ describe.skipIf(!existsSync(CHROMIUM))("runs on a schedule in the managed Chromi
     const receipts = (await agent.call("GET", `/api/dispatches/${first}/checkpoint-receipts`)).body.receipts as Array<{ status: string }>;
     expect(receipts.map((receipt) => receipt.status)).toEqual(["reached", "reached"]);
     expect(await scheduleNow(scheduleId)).toMatchObject({ last_run: { dispatch_id: first, outcome: "succeeded" }, next_due_at: "2026-01-06T09:00:00.000Z" });
+    // The outcome is kept with the schedule itself (the run's record is purged after 7 days).
+    await until(
+      async () => agent.app.learning.schedules.store.get(scheduleId)?.last_run?.outcome,
+      (outcome) => outcome === "succeeded",
+    );
 
     // The agent is down for three days (three slots missed), then starts again: one catch-up run.
     await agent.app.learning.runs.store.settle();

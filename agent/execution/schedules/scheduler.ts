@@ -65,25 +65,49 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 async function runDue({ schedules, runs, clock, logError }: SchedulerDeps): Promise<void> {
   await schedules.reconcile();
   const now = clock.now();
+  await keepOutcomes(schedules, runs, now.toISOString());
   for (const schedule of schedules.store.all()) {
     if (schedule.state !== "active" || schedule.next_due_at === undefined || Date.parse(schedule.next_due_at) > now.getTime()) continue;
     const next = new Date(nextDueAfter(schedule.rule, schedule.time_zone, now.getTime(), Date.parse(schedule.anchor_at))).toISOString();
-    const last = await lastRunState(runs, schedule);
+    const last = schedule.last_run;
     // Never two runs of one schedule at once: a slot that comes while the last run is going is skipped.
     if (last?.dispatch_id !== undefined && last.outcome !== "not_started" && !TERMINAL_RUN_STATES.has(last.outcome)) {
-      await schedules.store.put({ ...schedule, last_run: last, next_due_at: next, updated_at: now.toISOString() }, "updated");
+      await settle(schedules, schedule.schedule_id, { next_due_at: next, updated_at: now.toISOString() }, "updated");
       continue;
     }
     const fired = await fire(runs, schedule, now.toISOString());
     if (fired.outcome === "not_started") logError?.({ schedule_id: schedule.schedule_id, code: fired.failure_code }, "a scheduled run could not start");
-    await schedules.store.put({ ...schedule, last_run: fired, next_due_at: next, updated_at: now.toISOString() }, "fired");
+    await settle(schedules, schedule.schedule_id, { last_run: fired, next_due_at: next, updated_at: now.toISOString() }, "fired");
   }
   // A skill changed while a run was being started: the schedule pauses now rather than at the next tick.
   await schedules.reconcile();
 }
 
-async function lastRunState(runs: Pick<RunService, "get">, schedule: RunSchedule): Promise<LastScheduledRun | undefined> {
-  return (await withRunOutcome(runs, schedule)).last_run;
+/**
+ * Writes what a tick learned onto the schedule as it is now: the person may have paused or
+ * deleted it while its run was starting, and that stays (a paused schedule has no next run).
+ */
+async function settle(
+  schedules: ScheduleService,
+  scheduleId: string,
+  change: Pick<RunSchedule, "updated_at"> & Partial<Pick<RunSchedule, "last_run" | "next_due_at">>,
+  event: "fired" | "updated",
+): Promise<void> {
+  const latest = schedules.store.get(scheduleId);
+  if (latest === undefined) return;
+  const { next_due_at: next, ...rest } = change;
+  await schedules.store.put({ ...latest, ...rest, ...(latest.state === "active" && next !== undefined ? { next_due_at: next } : {}) }, event);
+}
+
+/** Each last run still going is read again; once it is over its outcome is kept with the schedule (a purged run's record is gone). */
+async function keepOutcomes(schedules: ScheduleService, runs: Pick<RunService, "get">, at: string): Promise<void> {
+  for (const schedule of schedules.store.all()) {
+    const last = schedule.last_run;
+    if (last?.dispatch_id === undefined || last.outcome === "not_started" || TERMINAL_RUN_STATES.has(last.outcome)) continue;
+    const now = (await withRunOutcome(runs, schedule)).last_run;
+    if (now !== undefined && (now.outcome !== last.outcome || now.failure_code !== last.failure_code))
+      await settle(schedules, schedule.schedule_id, { last_run: now, updated_at: at }, "updated");
+  }
 }
 
 /** Starts the schedule's run with its inputs; what the run service refused is noted, never thrown. */
