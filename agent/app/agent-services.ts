@@ -181,8 +181,8 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
   const examples = createExampleService({ memory, registry, specs, proposals, sessions, clock });
   // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
   await runs.recover();
-  // Issue #33: schedules run through the same run service; start-up reads their one current view.
-  const schedules = await createScheduleService({ memory, clock, registry, specs, runs });
+  // Issue #33: schedules run through the same run service; their one current view is read by the first tick, after ready.
+  const schedules = createScheduleService({ memory, clock, registry, specs, runs });
   const scheduler = createScheduler({ schedules, runs, clock, tickMs: options.scheduleTickMs, logError });
   return { tabRelay, userTab, specs, runs, schedules, scheduler, practice, coaching, examples };
 }

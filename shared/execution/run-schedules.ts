@@ -27,14 +27,22 @@ export const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday",
 export const WeekdaySchema = z.enum(WEEKDAYS);
 export type Weekday = z.infer<typeof WeekdaySchema>;
 
+/**
+ * Zones already found known. A pure memo, not state: building an `Intl.DateTimeFormat` costs about
+ * half a millisecond, and every schedule read at start-up names a zone (most the same one).
+ */
+const knownZones = new Set<string>();
+
 /** True when the runtime knows this IANA time zone (`Europe/Berlin`, `America/New_York`, `UTC`). */
 export function isKnownTimeZone(zone: string): boolean {
+  if (knownZones.has(zone)) return true;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
   } catch {
     return false;
   }
+  if (knownZones.size < 1_000) knownZones.add(zone);
+  return true;
 }
 
 /** The person's IANA time zone: wall-clock rules (daily, weekly) follow its daylight-saving changes. */

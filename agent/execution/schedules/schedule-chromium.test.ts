@@ -101,7 +101,7 @@ describe.skipIf(!existsSync(CHROMIUM))("runs on a schedule in the managed Chromi
     expect(await scheduleNow(scheduleId)).toMatchObject({ last_run: { dispatch_id: first, outcome: "succeeded" }, next_due_at: "2026-01-06T09:00:00.000Z" });
     // The outcome is kept with the schedule itself (the run's record is purged after 7 days).
     await until(
-      async () => agent.app.learning.schedules.store.get(scheduleId)?.last_run?.outcome,
+      async () => (await agent.app.learning.schedules.store()).get(scheduleId)?.last_run?.outcome,
       (outcome) => outcome === "succeeded",
     );
 

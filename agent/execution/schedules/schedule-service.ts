@@ -21,7 +21,8 @@ export interface ScheduleServiceDeps {
 }
 
 export interface ScheduleService {
-  readonly store: ScheduleStore;
+  /** The schedules on disk, read on first use (after start-up, by the scheduler's first tick): never on the way to ready. */
+  store(): Promise<ScheduleStore>;
   create(request: CreateRunScheduleRequest): Promise<RunSchedule>;
   /** Every schedule (or one skill's), oldest first, each with its last run's outcome as the run has it now. */
   list(filter: { ability_id?: string | undefined }): Promise<RunSchedule[]>;
@@ -93,40 +94,45 @@ function driftOf(schedule: RunSchedule, ability: InstalledAbility | undefined, a
  * secret input), kept under ELNOR_MEMORY, paused by the person or by a change of their skill, and
  * resumed only by the person. The scheduler (scheduler.ts) runs them; this service never does.
  */
-export async function createScheduleService(deps: ScheduleServiceDeps): Promise<ScheduleService> {
-  const store = await openScheduleStore(deps.memory);
+export function createScheduleService(deps: ScheduleServiceDeps): ScheduleService {
+  let opened: Promise<ScheduleStore> | undefined;
+  const storeOf = () => (opened ??= openScheduleStore(deps.memory));
   const now = () => deps.clock.now();
-  const find = (scheduleId: string): RunSchedule => {
+  const find = (store: ScheduleStore, scheduleId: string): RunSchedule => {
     const schedule = store.get(scheduleId);
     if (schedule === undefined) throw new AppError("SCHEDULE_NOT_FOUND", `No schedule ${scheduleId.slice(0, 80)}.`);
     return schedule;
   };
   const reconcile = async () => {
+    const store = await storeOf();
     const at = now().toISOString();
+    const paused: RunSchedule[] = [];
     for (const schedule of store.all()) {
       if (schedule.state !== "active") continue;
       const pause = driftOf(schedule, deps.registry.get(schedule.ability_id), at);
       if (pause === undefined) continue;
       const { next_due_at: _gone, ...rest } = schedule;
-      await store.put({ ...rest, state: "paused", pause, updated_at: at }, "paused");
+      paused.push({ ...rest, state: "paused", pause, updated_at: at });
     }
+    await store.putMany(paused, "paused", at);
   };
   const current = async (scheduleId: string) => {
     await reconcile();
-    return withRunOutcome(deps.runs, find(scheduleId));
+    return withRunOutcome(deps.runs, find(await storeOf(), scheduleId));
   };
   return {
-    store,
-    create: (request) => createSchedule(deps, store, request),
+    store: storeOf,
+    create: async (request) => createSchedule(deps, await storeOf(), request),
     async list({ ability_id }) {
       await reconcile();
-      const chosen = store.all().filter((schedule) => ability_id === undefined || schedule.ability_id === ability_id);
+      const chosen = (await storeOf()).all().filter((schedule) => ability_id === undefined || schedule.ability_id === ability_id);
       return Promise.all(chosen.sort((a, b) => a.created_at.localeCompare(b.created_at)).map((schedule) => withRunOutcome(deps.runs, schedule)));
     },
     get: current,
     async pause(scheduleId) {
       await reconcile();
-      const schedule = find(scheduleId);
+      const store = await storeOf();
+      const schedule = find(store, scheduleId);
       if (schedule.state === "active") {
         const at = now().toISOString();
         const { next_due_at: _gone, ...rest } = schedule;
@@ -136,12 +142,14 @@ export async function createScheduleService(deps: ScheduleServiceDeps): Promise<
     },
     async resume(scheduleId) {
       await reconcile();
-      const schedule = find(scheduleId);
+      const store = await storeOf();
+      const schedule = find(store, scheduleId);
       if (schedule.state === "paused") await store.put(await resumed(deps, schedule), "resumed");
       return current(scheduleId);
     },
     async delete(scheduleId) {
-      await store.remove(find(scheduleId), now().toISOString());
+      const store = await storeOf();
+      await store.remove(find(store, scheduleId), now().toISOString());
     },
     reconcile,
   };

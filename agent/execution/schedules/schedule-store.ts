@@ -25,6 +25,8 @@ export interface ScheduleStore {
   get(scheduleId: string): RunSchedule | undefined;
   /** Replaces the schedule in the current view (atomically) and logs what happened, behind every earlier write. */
   put(schedule: RunSchedule, event: ScheduleLogEvent): Promise<void>;
+  /** Several schedules in one write of the view (a reconcile that pauses many). */
+  putMany(schedules: readonly RunSchedule[], event: ScheduleLogEvent, at: string): Promise<void>;
   remove(schedule: RunSchedule, at: string): Promise<void>;
 }
 
@@ -38,7 +40,7 @@ export async function openScheduleStore(memory: MemoryStore): Promise<ScheduleSt
   const schedules = new Map((view?.schedules ?? []).map((schedule) => [schedule.schedule_id, schedule]));
   let chain: Promise<void> = Promise.resolve();
 
-  const commit = (event: ScheduleLogEvent, schedule: RunSchedule, at: string, change: () => void): Promise<void> => {
+  const commit = (event: ScheduleLogEvent, changed: readonly RunSchedule[], at: string, change: () => void): Promise<void> => {
     const next = chain.then(async () => {
       const before = new Map(schedules);
       change();
@@ -50,8 +52,10 @@ export async function openScheduleStore(memory: MemoryStore): Promise<ScheduleSt
         for (const [id, kept] of before) schedules.set(id, kept);
         throw error;
       }
-      const { inputs, ...rest } = schedule;
-      await memory.append(MemoryPaths.scheduleLog, ScheduleLogLineSchema.parse({ at, event, schedule: { ...rest, input_names: Object.keys(inputs).sort() } }));
+      await memory.appendMany(
+        MemoryPaths.scheduleLog,
+        changed.map(({ inputs, ...rest }) => ScheduleLogLineSchema.parse({ at, event, schedule: { ...rest, input_names: Object.keys(inputs).sort() } })),
+      );
     });
     chain = next.catch(() => undefined);
     return next;
@@ -62,8 +66,15 @@ export async function openScheduleStore(memory: MemoryStore): Promise<ScheduleSt
     get: (scheduleId) => schedules.get(scheduleId),
     put: (schedule, event) => {
       const parsed = RunScheduleSchema.parse(schedule);
-      return commit(event, parsed, parsed.updated_at, () => schedules.set(parsed.schedule_id, parsed));
+      return commit(event, [parsed], parsed.updated_at, () => schedules.set(parsed.schedule_id, parsed));
     },
-    remove: (schedule, at) => commit("deleted", schedule, at, () => schedules.delete(schedule.schedule_id)),
+    putMany: (changed, event, at) => {
+      if (changed.length === 0) return Promise.resolve();
+      const parsed = changed.map((schedule) => RunScheduleSchema.parse(schedule));
+      return commit(event, parsed, at, () => {
+        for (const schedule of parsed) schedules.set(schedule.schedule_id, schedule);
+      });
+    },
+    remove: (schedule, at) => commit("deleted", [schedule], at, () => schedules.delete(schedule.schedule_id)),
   };
 }

@@ -66,7 +66,7 @@ async function runDue({ schedules, runs, clock, logError }: SchedulerDeps): Prom
   await schedules.reconcile();
   const now = clock.now();
   await keepOutcomes(schedules, runs, now.toISOString());
-  for (const schedule of schedules.store.all()) {
+  for (const schedule of (await schedules.store()).all()) {
     if (schedule.state !== "active" || schedule.next_due_at === undefined || Date.parse(schedule.next_due_at) > now.getTime()) continue;
     const next = new Date(nextDueAfter(schedule.rule, schedule.time_zone, now.getTime(), Date.parse(schedule.anchor_at))).toISOString();
     const last = schedule.last_run;
@@ -93,15 +93,15 @@ async function settle(
   change: Pick<RunSchedule, "updated_at"> & Partial<Pick<RunSchedule, "last_run" | "next_due_at">>,
   event: "fired" | "updated",
 ): Promise<void> {
-  const latest = schedules.store.get(scheduleId);
+  const latest = (await schedules.store()).get(scheduleId);
   if (latest === undefined) return;
   const { next_due_at: next, ...rest } = change;
-  await schedules.store.put({ ...latest, ...rest, ...(latest.state === "active" && next !== undefined ? { next_due_at: next } : {}) }, event);
+  await (await schedules.store()).put({ ...latest, ...rest, ...(latest.state === "active" && next !== undefined ? { next_due_at: next } : {}) }, event);
 }
 
 /** Each last run still going is read again; once it is over its outcome is kept with the schedule (a purged run's record is gone). */
 async function keepOutcomes(schedules: ScheduleService, runs: Pick<RunService, "get">, at: string): Promise<void> {
-  for (const schedule of schedules.store.all()) {
+  for (const schedule of (await schedules.store()).all()) {
     const last = schedule.last_run;
     if (last?.dispatch_id === undefined || last.outcome === "not_started" || TERMINAL_RUN_STATES.has(last.outcome)) continue;
     const now = (await withRunOutcome(runs, schedule)).last_run;
