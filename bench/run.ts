@@ -9,6 +9,7 @@ import { benchIngest } from "./ingest.bench";
 import { benchMemoryAppend } from "./memory-append.bench";
 import { benchProposalCompile } from "./proposal-compile.bench";
 import { benchRuns } from "./runs.bench";
+import { benchSchedules } from "./schedules.bench";
 import { benchSkillImport } from "./skill-import.bench";
 import type { BenchResult } from "./bench-result";
 
@@ -25,6 +26,7 @@ const results: BenchResult[] = [
   ...(await benchExecutor()),
   ...(await benchInTab()),
   ...(await benchRuns()),
+  ...(await benchSchedules()),
 ];
 
 const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));

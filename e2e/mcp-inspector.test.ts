@@ -75,7 +75,14 @@ describe("the MCP Inspector's CLI mode, with the README's snippet (issue #19)", 
     const sdk = await launchMcp({ memoryRoot: root, agentUrl: agent.url });
     try {
       const { tools } = await sdk.client.listTools();
-      expect(listed.tools.map((tool) => tool.name).sort()).toEqual(["cancel_run", "describe_ability", "find_abilities", "get_run", "run_ability"]);
+      expect(listed.tools.map((tool) => tool.name).sort()).toEqual([
+        "cancel_run",
+        "describe_ability",
+        "find_abilities",
+        "get_run",
+        "list_schedules",
+        "run_ability",
+      ]);
       const byName = (list: Array<{ name: string; inputSchema: unknown; description?: string }>) =>
         Object.fromEntries(list.map((tool) => [tool.name, [tool.inputSchema, tool.description]]));
       expect(byName(listed.tools)).toEqual(byName(tools));

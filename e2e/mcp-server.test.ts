@@ -52,7 +52,7 @@ async function findIds(client: LaunchedMcp, request: string): Promise<string[]> 
 describe("the abilities over MCP (issue #19)", { timeout: 90_000 }, () => {
   it("lists its tools with input schemas and descriptions, and has no tool to confirm a step", async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(["cancel_run", "describe_ability", "find_abilities", "get_run", "run_ability"]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["cancel_run", "describe_ability", "find_abilities", "get_run", "list_schedules", "run_ability"]);
     for (const tool of tools) {
       expect(tool.description?.length, tool.name).toBeGreaterThan(80);
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);

@@ -4,12 +4,14 @@ import type { AgentClient } from "./agent-client";
 import { registerAbilityTools } from "./ability-tools";
 import { watchEnabledSet } from "./enabled-abilities";
 import { registerRunTools } from "./run-tools";
+import { registerScheduleTools } from "./schedule-tools";
 import { registerSkillResources } from "./skill-resources";
 
 const INSTRUCTIONS = [
   "These tools reach the abilities the person taught their assistant by demonstrating a task once in their browser (elnor-learn).",
   "Call find_abilities with the person's request, describe_ability on the best match (or, when nothing matched, on the low-confidence candidate whose description fits the request) to learn its inputs (ask the person for any you do not know, never guess a secret), then run_ability, and report the checkpoints it proved.",
   "A step that sends, pays, deletes or publishes pauses the run in needs_confirmation: only the person can answer it in the side panel; there is no tool for you to confirm.",
+  "list_schedules shows what the person scheduled to run by itself; only the person creates or changes a schedule.",
   "Each ability's SKILL.md is a resource (elnor-ability://<ability_id>/SKILL.md).",
 ].join(" ");
 
@@ -32,6 +34,7 @@ export function createElnorMcpServer(agent: AgentClient): ElnorMcpServer {
   );
   registerAbilityTools(server, agent);
   registerRunTools(server, agent);
+  registerScheduleTools(server, agent);
   registerSkillResources(server, agent);
   let stopWatching = () => {};
   return {

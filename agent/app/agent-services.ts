@@ -10,6 +10,8 @@ import type { ExecuteInput, ExecuteResult } from "../execution/executor-contract
 import { managedBrowser } from "../execution/managed-browser";
 import { createRunService, type RunService } from "../execution/runs/run-service";
 import { createRunSpecSource, type RunSpecSource } from "../execution/runs/run-spec";
+import { createScheduleService, type ScheduleService } from "../execution/schedules/schedule-service";
+import { createScheduler, type Scheduler } from "../execution/schedules/scheduler";
 import { createTabRelay, type TabRelay } from "../execution/in-tab/tab-relay";
 import { createUserTabProvider } from "../execution/in-tab/tab-provider";
 import type { UserTabProvider } from "../execution/in-tab/user-tab-provider";
@@ -36,6 +38,9 @@ export interface LearningRuntime {
   abilities: AbilityService;
   validation: ValidationService;
   runs: RunService;
+  /** Issue #33: the person's schedules, and the scheduler that runs them when due. */
+  schedules: ScheduleService;
+  scheduler: Scheduler;
   clock: Clock;
 }
 
@@ -74,6 +79,8 @@ interface RunServices {
   userTab: UserTabProvider;
   specs: RunSpecSource;
   runs: RunService;
+  schedules: ScheduleService;
+  scheduler: Scheduler;
   practice: PracticeService;
   coaching: CoachingService;
   examples: ExampleService;
@@ -174,7 +181,10 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
   const examples = createExampleService({ memory, registry, specs, proposals, sessions, clock });
   // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
   await runs.recover();
-  return { tabRelay, userTab, specs, runs, practice, coaching, examples };
+  // Issue #33: schedules run through the same run service; their one current view is read by the first tick, after ready.
+  const schedules = createScheduleService({ memory, clock, registry, specs, runs });
+  const scheduler = createScheduler({ schedules, runs, clock, tickMs: options.scheduleTickMs, logError });
+  return { tabRelay, userTab, specs, runs, schedules, scheduler, practice, coaching, examples };
 }
 
 /** Builds every service on the memory store, recovering what a stop cut short (install sagas, runs). */

@@ -41,6 +41,8 @@ export interface BuildAppOptions {
   execute?: (input: ExecuteInput) => Promise<ExecuteResult>;
   /** Runs in the user's own tab through the extension; without it `where: user_tab` is refused (ADAPTER_UNAVAILABLE). */
   userTab?: UserTabProvider;
+  /** How often the scheduler looks for due schedules (issue #33; 30 s); tests shorten it. */
+  scheduleTickMs?: number;
   /** How long a run's step with consequences waits for the person (10 minutes); tests shorten it. */
   runConfirmationTimeoutMs?: number;
 }

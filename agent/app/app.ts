@@ -1,7 +1,7 @@
 import { wireServices } from "./agent-services";
 import type { BuildAppOptions } from "./app-options";
 import { registerGuards, registerRoutes } from "./app-routes";
-import { scheduleRetention, watchSkillFolders } from "./background-work";
+import { runSchedules, scheduleRetention, watchSkillFolders } from "./background-work";
 import { createHttpApp } from "./http-app";
 
 export { agentLoggerOptions } from "./http-app";
@@ -10,13 +10,14 @@ export { agentLoggerOptions } from "./http-app";
 export async function buildApp(options: BuildAppOptions) {
   const app = createHttpApp(options.logger);
   const services = await wireServices(options, (fields, message) => app.log.error(fields, message));
-  const { sessions, events, adapters, proposals, abilities, validation, runs, clock } = services;
+  const { sessions, events, adapters, proposals, abilities, validation, runs, schedules, scheduler, clock } = services;
   app.decorate("userTab", services.userTab);
-  app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, clock });
+  app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, schedules, scheduler, clock });
   await registerGuards(app, services, options);
   await registerRoutes(app, services, options);
   await watchSkillFolders(app, services, options);
   scheduleRetention(app, services, options);
+  runSchedules(app, services);
   return app;
 }
 

@@ -50,6 +50,15 @@ export function scheduleRetention(app: HttpApp, { sessions, clock, proposals, ru
   });
 }
 
+/**
+ * Issue #33: the scheduler starts once the agent is ready (what came due while it was down runs
+ * once) and stops before anything closes (preClose), so no scheduled run starts as runs are stopped.
+ */
+export function runSchedules(app: HttpApp, { scheduler }: AgentServices): void {
+  app.addHook("onReady", async () => scheduler.start());
+  app.addHook("preClose", async () => scheduler.stop());
+}
+
 /** A skill added to or removed from the assistant's folders reaches Skills and lookup on the next check. */
 export async function watchSkillFolders(app: HttpApp, { folders, abilities }: AgentServices, options: BuildAppOptions): Promise<void> {
   let folderPrint = await folders.fingerprint();

@@ -82,6 +82,9 @@ export const MemoryPaths = {
   run: (dispatchId: string) => `system/execution/runs/${assertMemorySegment(dispatchId)}.json`,
   runEvents: (dispatchId: string) => `system/execution/runs/${assertMemorySegment(dispatchId)}.events.jsonl`,
   runScreenshot: (dispatchId: string) => `system/execution/runs/${assertMemorySegment(dispatchId)}.png`,
+  /** Issue #33: the person's schedules as they are now (replaced atomically), and what happened to them (no input values). */
+  schedulesCurrent: "system/execution/schedules/current.json",
+  scheduleLog: "system/execution/schedules/log.jsonl",
   capabilityManifest: (capabilityId: string) => `system/capabilities/manifests/${assertMemorySegment(capabilityId)}.json`,
   capabilityMetadata: (capabilityId: string) => `system/capabilities/metadata/${assertMemorySegment(capabilityId)}.json`,
 } as const;

@@ -99,15 +99,36 @@ export async function serveRunFixtureSite(): Promise<RunFixtureSite> {
 
 const sha = (page: PageSnapshot) => createHash("sha256").update(canonicalJson(page)).digest("hex");
 
+export interface ContactAbilityOptions {
+  /** With the access code (a secret input; the default) or without it. */
+  secret?: boolean;
+  /** The ability id of an installed skill this demonstration improves: its next version is installed. */
+  improve?: string;
+  /** The goal marked in the demonstration (it names the skill). */
+  goal?: string;
+}
+
 /**
  * A demonstration on the site, as the extension reports it (values masked at the source): "Contact
  * us" followed from the shop's start page, a message typed, an access code typed, "Send message" clicked, "Message sent" shown. Compiled,
  * installed privately through the same routes the side panel uses; resolves with the ability id.
  */
-export async function installContactAbility(call: AgentCall, site: RunFixtureSite): Promise<{ abilityId: string; proposalId: string; sessionId: string }> {
-  const sessionId = (await call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill" })).body.session.learn_session_id as string;
+export async function installContactAbility(
+  call: AgentCall,
+  site: RunFixtureSite,
+  options: ContactAbilityOptions = {},
+): Promise<{ abilityId: string; proposalId: string; sessionId: string }> {
+  const { secret = true, improve, goal = "Send a message to the shop" } = options;
+  const created = await call(
+    "POST",
+    "/api/learn/sessions",
+    improve === undefined
+      ? { entry_mode: "demonstrating_skill" }
+      : { entry_mode: "improving_existing_skill", target_kind: "existing_skill", target_skill_id: improve },
+  );
+  const sessionId = created.body.session.learn_session_id as string;
   await call("POST", `/api/learn/sessions/${sessionId}/start`);
-  await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: "Send a message to the shop" });
+  await call("POST", `/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: goal });
   const page = (url: string, title: string, heading: string, buttons: string[]): PageSnapshot => ({
     url,
     title,
@@ -160,6 +181,7 @@ export async function installContactAbility(call: AgentCall, site: RunFixtureSit
         masked_field: { masked: true, length_class: "short" },
       },
     },
+    // Without a secret: the message alone (a skill that may run on a schedule, issue #33).
     {
       ...base,
       event_id: randomUUID(),
@@ -192,7 +214,7 @@ export async function installContactAbility(call: AgentCall, site: RunFixtureSit
         dom_event_kind: "click",
       },
     },
-  ];
+  ].filter((event) => secret || event.action_label !== "Fill 'Access code'");
   await call("POST", "/api/observations/events", {
     batch_id: randomUUID(),
     events,

@@ -52,6 +52,7 @@ export type TestAgentOptions = Pick<
   | "execute"
   | "userTab"
   | "runConfirmationTimeoutMs"
+  | "scheduleTickMs"
   | "keepaliveMs"
 >;
 

@@ -5,7 +5,7 @@ import { z } from "zod";
  * per dispatch to `system/capabilities/use_receipts.jsonl`: `dispatch_id` is the run, `approval_mode`
  * says how its consequences were allowed (`ask_first` when the person confirmed a step,
  * `manual_click` when the person started it in the side panel), and `route_trace_id` names the
- * caller (`side_panel:…`, `api:…`, `mcp:…`), which §0.8 has no other field for.
+ * caller (`side_panel:…`, `api:…`, `mcp:…`, `schedule:…` for a run of the person's schedule), which §0.8 has no other field for.
  */
 export const CapabilityUseReceiptSchema = z.object({
   receipt_id: z.string().uuid(),

@@ -41,6 +41,7 @@ export const PRIVACY_POLICY_SECTIONS: readonly PrivacyPolicySection[] = [
     heading: "Where it is kept, and for how long",
     points: [
       "On your computer, in the agent's folder (`ELNOR_MEMORY`, by default `~/.elnor/memory`). Raw observations are purged 7 days after their session ends, or at once when you delete the session; the abilities you install stay until you remove them.",
+      "If you set a skill to run on a schedule, the inputs you chose for it are kept with the schedule (never logged) until you delete it; a skill that needs a secret input cannot be scheduled, so no secret is ever kept.",
       "In the browser: the pairing (the agent's address and token) in Chrome's local extension storage, never synced; values you typed during a demonstration in memory only, forgotten when it ends.",
     ],
   },

@@ -28,8 +28,11 @@ export const ABILITY_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,159}$/;
 export const RunWhereSchema = z.enum(["managed", "user_tab"]);
 export type RunWhere = z.infer<typeof RunWhereSchema>;
 
-/** Who started the run: the side panel, an assistant on the HTTP API, or the MCP server (issue #19). */
-export const RunCallerSchema = z.enum(["side_panel", "api", "mcp"]);
+/**
+ * Who started the run: the side panel, an assistant on the HTTP API, the MCP server (issue #19), or
+ * the agent's own scheduler for one of the person's schedules (issue #33; refused from outside).
+ */
+export const RunCallerSchema = z.enum(["side_panel", "api", "mcp", "schedule"]);
 export type RunCaller = z.infer<typeof RunCallerSchema>;
 
 /**

@@ -6,6 +6,7 @@ import { coachingRoutes } from "./agent-routes/coaching";
 import { historyRoutes } from "./agent-routes/history";
 import { proposalRoutes } from "./agent-routes/proposals";
 import { runRoutes } from "./agent-routes/runs";
+import { scheduleRoutes } from "./agent-routes/schedules";
 import { sessionCaptureRoutes } from "./agent-routes/session-capture";
 import { sessionRoutes } from "./agent-routes/sessions";
 import { skillImportRoutes } from "./agent-routes/skill-import";
@@ -25,6 +26,7 @@ export function createAgentClient(options: AgentClientOptions) {
     ...proposalRoutes(transport),
     ...abilityRoutes(transport),
     ...runRoutes(transport),
+    ...scheduleRoutes(transport),
     ...skillImportRoutes(transport),
     ...categoryRoutes(transport),
   };

@@ -19,6 +19,7 @@ export const FEATURE_ROUTES = {
   skill_import: ["post", "/api/skills/import/uploads"],
   categories: ["get", "/api/categories"],
   runs: ["post", "/api/runs"],
+  schedules: ["post", "/api/schedules"],
   practice: ["get", "/api/learn/sessions/{sessionId}/practice"],
   learn_from_this: ["get", "/api/learn/sessions/{sessionId}/seed"],
   use_as_example: ["post", "/api/learn/examples"],

@@ -10,6 +10,7 @@ import {
   RunResponseSchema,
   StartRunRequestSchema,
 } from "../../../shared/execution/run-contract";
+import { AppError } from "../../errors/app-error";
 import type { RunService } from "./run-service";
 import type { RunSpecSource } from "./run-spec";
 
@@ -96,6 +97,11 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, { 
   app.get("/api/abilities/:abilityId/run-spec", { schema: SCHEMAS.runSpec }, async (request) => (await specs.resolve(request.params.abilityId)).spec);
 
   app.post("/api/runs", { schema: SCHEMAS.start }, async (request, reply) => {
+    // Issue #33: only the agent's own scheduler marks a run as a schedule's.
+    if (request.body.caller === "schedule")
+      throw new AppError("REQUEST_INVALID", 'caller "schedule" is the agent\'s own scheduler; start a run as "api", "mcp" or "side_panel".', {
+        issues: [{ path: "caller", message: 'Only the agent\'s scheduler starts runs as "schedule".' }],
+      });
     const run = await runs.start(request.body);
     return reply.code(202).send({ run, schema_version: 1 as const });
   });
