@@ -9,6 +9,7 @@ import { execute } from "../execution/executor";
 import type { ExecuteInput, ExecuteResult } from "../execution/executor-contract";
 import { managedBrowser } from "../execution/managed-browser";
 import { createRunService, type RunService } from "../execution/runs/run-service";
+import { createRunNotices, type RunNotices } from "../execution/runs/run-notices";
 import { createRunSpecSource, type RunSpecSource } from "../execution/runs/run-spec";
 import { createTabRelay, type TabRelay } from "../execution/in-tab/tab-relay";
 import { createUserTabProvider } from "../execution/in-tab/tab-provider";
@@ -74,6 +75,8 @@ interface RunServices {
   userTab: UserTabProvider;
   specs: RunSpecSource;
   runs: RunService;
+  /** Issue #33: which runs wait for the person, told to the extension over its socket. */
+  runNotices: RunNotices;
   practice: PracticeService;
   coaching: CoachingService;
   examples: ExampleService;
@@ -157,6 +160,7 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
     confirmationTimeoutMs: options.runConfirmationTimeoutMs,
     logError,
   });
+  const runNotices = createRunNotices({ store: runs.store, sitesOf: (abilityId) => specs.resolve(abilityId).then(({ spec }) => spec.sites), logError });
   // Issue #16: Autonomous Agent Practice plays a skill through the same executor and browser as a run.
   const practice = createPracticeService({ memory, registry, specs, proposals, sessions, events, clock, execute: runExecutor, logError });
   sessions.setModeLauncher("autonomous_agent_practice", practice.launcher);
@@ -174,7 +178,7 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
   const examples = createExampleService({ memory, registry, specs, proposals, sessions, clock });
   // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
   await runs.recover();
-  return { tabRelay, userTab, specs, runs, practice, coaching, examples };
+  return { tabRelay, userTab, specs, runs, runNotices, practice, coaching, examples };
 }
 
 /** Builds every service on the memory store, recovering what a stop cut short (install sagas, runs). */
