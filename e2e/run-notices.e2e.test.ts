@@ -55,12 +55,22 @@ async function worker(): Promise<WebWorker> {
   return handle;
 }
 
-/** Wraps `chrome.notifications.create` in the worker so the test can read what was shown; the real one still runs. */
+/**
+ * Wraps `chrome.notifications.create` in the worker so the test can read what was shown, and the
+ * worker's `fetch` so it can count the answers the extension sent; the real ones still run.
+ */
 async function watchNotifications(sw: WebWorker): Promise<void> {
   await sw.evaluate(() => {
-    const self = globalThis as unknown as { shownNotices?: unknown[] };
+    const self = globalThis as unknown as { shownNotices?: unknown[]; answersSent?: string[] };
     if (self.shownNotices !== undefined) return;
     self.shownNotices = [];
+    self.answersSent = [];
+    const realFetch = globalThis.fetch.bind(globalThis);
+    globalThis.fetch = (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.endsWith("/confirm")) self.answersSent?.push(`${url} ${String(init?.body)}`);
+      return realFetch(input, init);
+    };
     const notifications = chrome.notifications as unknown as { create: (id: string, options: Record<string, unknown>) => Promise<string> };
     const create = notifications.create.bind(notifications);
     notifications.create = (id, options) => {
@@ -71,6 +81,7 @@ async function watchNotifications(sw: WebWorker): Promise<void> {
 }
 
 const shown = async (sw: WebWorker) => (await sw.evaluate(() => (globalThis as unknown as { shownNotices?: unknown[] }).shownNotices ?? [])) as Shown[];
+const answersSent = async (sw: WebWorker) => (await sw.evaluate(() => (globalThis as unknown as { answersSent?: string[] }).answersSent ?? [])) as string[];
 const listed = async (sw: WebWorker) => Object.keys(await sw.evaluate(() => chrome.notifications.getAll()));
 const badge = (sw: WebWorker) => sw.evaluate(async () => ({ text: await chrome.action.getBadgeText({}), title: await chrome.action.getTitle({}) }));
 
@@ -164,8 +175,11 @@ describe("a run that waits for the person while no panel is open (issue #33)", {
     await clickButton(sw, id, 0);
     const done = await until(dispatchId, over);
     expect(done.state, JSON.stringify(done.failure)).toBe("succeeded");
-    // The shop's own server state: one message, not two.
+    // The shop's own server state: one message, not two; and one answer left the extension.
     expect(site.sends()).toBe(sendsBefore + 1);
+    const answers = (await answersSent(sw)).filter((sent) => sent.includes(`/api/runs/${dispatchId}/confirm`));
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toContain('"decision":"confirm"');
     await waitUntil(
       () => badge(sw),
       (seen) => seen.text === "",
@@ -195,6 +209,9 @@ describe("a run that waits for the person while no panel is open (issue #33)", {
     expect(ended.failure?.code).toBe("CONFIRMATION_DECLINED");
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(site.sends()).toBe(sendsBefore);
+    expect((await answersSent(sw)).filter((sent) => sent.includes(`/api/runs/${dispatchId}/confirm`))).toEqual([
+      expect.stringContaining('"decision":"decline"'),
+    ]);
     await waitUntil(
       () => badge(sw),
       (seen) => seen.text === "",
@@ -231,28 +248,33 @@ describe("a run that waits for the person while no panel is open (issue #33)", {
     );
   });
 
-  it("clicking the notification's body asks Chrome to open the side panel on that run", async () => {
+  it("clicking the notification's body opens the side panel on that run, where it can be answered too", async () => {
     const sw = await worker();
     const dispatchId = await startRun("mcp");
     const id = await askOf(sw, dispatchId);
     // Stands in for the OS click on the body. Chrome lets sidePanel.open() run inside a real
-    // notification click (a user gesture); a dispatch from the test is not one, so Chrome refuses
-    // and the extension opens the panel's page in a tab instead: that page is what this checks.
+    // notification click (Chrome dispatches it as a user gesture); a dispatch from the test is no
+    // gesture, so Chrome refuses and the extension opens the panel's page in a tab instead: the
+    // run shown there is what this checks.
     await sw.evaluate((notificationId) => (chrome.notifications.onClicked as unknown as { dispatch(id: string): void }).dispatch(notificationId), id);
-    const focus = await waitUntil(
-      () => sw.evaluate(async () => (await chrome.storage.session.get("panelRunFocus")).panelRunFocus as { dispatch_id?: string } | undefined),
-      (value) => value?.dispatch_id === dispatchId,
-      "the run the panel is asked to show",
-    );
-    expect(focus?.dispatch_id).toBe(dispatchId);
     const panelPage = await waitUntil(
       async () => (await chromium.browser.pages()).find((page) => page.url().endsWith("/sidepanel.html")),
       (page) => page !== undefined,
       "the panel's page",
     );
+    if (panelPage === undefined) throw new Error("no panel page");
+    await panelPage.waitForSelector(`[data-run-progress][data-dispatch-id="${dispatchId}"][data-run-state="needs_confirmation"]`, { timeout: 20_000 });
+    await panelPage.waitForSelector("[data-run-confirmation]", { timeout: 5_000 });
+    // The question stays in the notification until it is answered, here or there.
+    expect(await listed(sw)).toContain(id);
     await call("POST", `/api/runs/${dispatchId}/cancel`, { schema_version: 1 });
     await until(dispatchId, over);
-    await panelPage?.close();
+    await waitUntil(
+      () => listed(sw),
+      (ids) => !ids.includes(id),
+      "the question to go once the run ended",
+    );
+    await panelPage.close();
   });
 
   it("keeps no typed value in any file of ELNOR_MEMORY", async () => {
