@@ -2,14 +2,14 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { WebWorker } from "puppeteer-core";
 import type { Browser } from "wxt/browser";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { httpAgentCall, type AgentCall } from "../agent/test-support/ready-proposal";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../agent/test-support/run-fixture";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { memoryText } from "../agent/test-support/memory-text";
 import { RunResponseSchema, type RunRecord } from "../shared/execution/run-contract";
-import { launchExtensionBrowser, pairPanel, type ExtensionBrowser } from "./support/extension-browser";
+import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 
 /** Inside `worker.evaluate` in the extension's service worker, its own `chrome` global. */
 declare const chrome: typeof Browser;
@@ -96,6 +96,9 @@ async function waitUntil<T>(probe: () => Promise<T>, accept: (value: T) => boole
   return last;
 }
 
+/** Runs started by the tests: one a test left waiting (it failed half-way) is cancelled after it, so the next starts clean. */
+const started: string[] = [];
+
 async function startRun(caller: "mcp" | "api" = "mcp"): Promise<string> {
   const answer = await call("POST", "/api/runs", {
     ability_id: abilityId,
@@ -104,7 +107,9 @@ async function startRun(caller: "mcp" | "api" = "mcp"): Promise<string> {
     schema_version: 1,
   });
   expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-  return RunResponseSchema.parse(answer.body).run.dispatch_id;
+  const dispatchId = RunResponseSchema.parse(answer.body).run.dispatch_id;
+  started.push(dispatchId);
+  return dispatchId;
 }
 
 async function until(dispatchId: string, done: (run: RunRecord) => boolean, timeoutMs = 60_000): Promise<RunRecord> {
@@ -114,11 +119,12 @@ const over = (run: RunRecord) => run.completed_at !== undefined;
 const waiting = (run: RunRecord) => run.state === "needs_confirmation" || over(run);
 
 /** The ask notification of a run, once the extension has shown it. */
-const askOf = (sw: WebWorker, dispatchId: string) =>
+const askOf = (sw: WebWorker, dispatchId: string, timeoutMs = 20_000) =>
   waitUntil(
     async () => (await listed(sw)).find((id) => id.startsWith(`elnor-run|ask|${dispatchId}|`)),
     (id) => id !== undefined,
     "the ask notification",
+    timeoutMs,
   ) as Promise<string>;
 
 /** What Chrome calls when the person clicks a notification's button (the OS click, which headless Chromium cannot make). */
@@ -143,6 +149,13 @@ beforeAll(async () => {
   // The person is elsewhere: no side panel is open from here on.
   await panel.close();
 }, 90_000);
+
+afterEach(async () => {
+  for (const dispatchId of started.splice(0)) {
+    const run = RunResponseSchema.parse((await call("GET", `/api/runs/${dispatchId}`)).body).run;
+    if (!over(run)) await call("POST", `/api/runs/${dispatchId}/cancel`, { schema_version: 1 });
+  }
+});
 
 afterAll(async () => {
   await chromium?.close();
@@ -194,6 +207,8 @@ describe("a run that waits for the person while no panel is open (issue #33)", {
     );
     expect(end).toMatchObject({ title: "Done: Send a message to the shop", message: "Finished: all 2 checkpoints were reached." });
     expect(end?.buttons).toBeUndefined();
+    // Nothing typed into the run is in anything the extension showed.
+    expect(JSON.stringify(await shown(sw))).not.toContain(CANARY);
   });
 
   it("Don't sends nothing and the run ends declined, told in one line", async () => {
@@ -201,6 +216,7 @@ describe("a run that waits for the person while no panel is open (issue #33)", {
     await watchNotifications(sw);
     const sendsBefore = site.sends();
     const dispatchId = await startRun("api");
+    expect((await until(dispatchId, waiting)).state).toBe("needs_confirmation");
     const id = await askOf(sw, dispatchId);
     expect((await badge(sw)).text).toBe("ASK");
     await clickButton(sw, id, 1);
@@ -232,7 +248,7 @@ describe("a run that waits for the person while no panel is open (issue #33)", {
     expect((await until(dispatchId, waiting)).state).toBe("needs_confirmation");
     // Woken by its keepalive alarm (30 s), the worker reconnects; the agent's welcome is followed by the runs waiting now.
     const sw = await worker();
-    const id = await askOf(sw, dispatchId);
+    const id = await askOf(sw, dispatchId, 60_000);
     await waitUntil(
       () => badge(sw),
       (seen) => seen.text === "ASK",
@@ -251,6 +267,7 @@ describe("a run that waits for the person while no panel is open (issue #33)", {
   it("clicking the notification's body opens the side panel on that run, where it can be answered too", async () => {
     const sw = await worker();
     const dispatchId = await startRun("mcp");
+    expect((await until(dispatchId, waiting)).state).toBe("needs_confirmation");
     const id = await askOf(sw, dispatchId);
     // Stands in for the OS click on the body. Chrome lets sidePanel.open() run inside a real
     // notification click (Chrome dispatches it as a user gesture); a dispatch from the test is no
@@ -265,6 +282,8 @@ describe("a run that waits for the person while no panel is open (issue #33)", {
     if (panelPage === undefined) throw new Error("no panel page");
     await panelPage.waitForSelector(`[data-run-progress][data-dispatch-id="${dispatchId}"][data-run-state="needs_confirmation"]`, { timeout: 20_000 });
     await panelPage.waitForSelector("[data-run-confirmation]", { timeout: 5_000 });
+    await panelPage.setViewport({ width: 360, height: 720 });
+    await saveScreenshot(panelPage, "run-from-notification");
     // The question stays in the notification until it is answered, here or there.
     expect(await listed(sw)).toContain(id);
     await call("POST", `/api/runs/${dispatchId}/cancel`, { schema_version: 1 });
