@@ -92,7 +92,9 @@ describe("running an ability over MCP (issue #19 on issue #21's runs)", { timeou
       state: "needs_confirmation",
       waiting_for_confirmation: { step: expect.stringContaining('"Send message"'), reason: "committing_submit" },
     });
-    expect(paused.message).toMatch(/Only the person can confirm or decline it, in the elnor-learn side panel; you cannot confirm it/);
+    expect(paused.message).toMatch(
+      /Only the person can confirm or decline it, in the elnor-learn side panel \(or the browser notification it shows them when the panel is closed\); you cannot confirm it/,
+    );
     // Not the assistant's to answer: the confirmation's id is not in what it sees.
     expect(JSON.stringify(started)).not.toContain("confirmation_id");
     expect(site.sends()).toBe(0);

@@ -6,6 +6,7 @@ import { EXTENSION_PERMISSIONS, PERMISSION_KINDS, permissionKindHeading } from "
 import type { CaptureSessionState } from "../shared/observation/capture-protocol";
 import { badgeForSession, type BadgeSpec } from "../extension/background/capture/capture-badge";
 import { runBadge } from "../extension/background/tab-lending/run-indicator";
+import { askBadge, composeBadge } from "../extension/background/run-notices/ask-badge";
 import { ARTIFACTS_DIR, EXTENSION_DIR, launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 
 /**
@@ -23,13 +24,14 @@ const session = (state: CaptureSessionState["state"]): CaptureSessionState => ({
   redaction_modes: {},
 });
 
-/** The toolbar button's five looks, in the order a person meets them. */
+/** The toolbar button's six looks, in the order a person meets them; asking: a run waits for the person's answer (issue #33). */
 const TOOLBAR_STATES: Array<{ label: string; badge: BadgeSpec }> = [
   { label: "idle", badge: badgeForSession(null) },
   { label: "armed", badge: badgeForSession(session("armed")) },
   { label: "recording", badge: badgeForSession(session("capturing")) },
   { label: "paused", badge: badgeForSession(session("paused")) },
   { label: "running", badge: runBadge("Sign up for the newsletter") },
+  { label: "asking", badge: composeBadge(runBadge("Sign up for the newsletter"), askBadge(["Sign up for the newsletter"])) },
 ];
 
 let chrome: ExtensionBrowser;
@@ -73,10 +75,10 @@ describe("the extension's own icon", () => {
     await page.close();
   });
 
-  it("marks the toolbar button differently when idle, armed, recording, paused and running", async () => {
+  it("marks the toolbar button differently when idle, armed, recording, paused, running and asking", async () => {
     const looks = TOOLBAR_STATES.map(({ badge }) => `${badge.text}|${badge.text === "" ? "" : badge.color}`);
     expect(new Set(looks).size).toBe(TOOLBAR_STATES.length);
-    expect(TOOLBAR_STATES.map(({ badge }) => badge.text)).toEqual(["", "ARM", "REC", "II", "RUN"]);
+    expect(TOOLBAR_STATES.map(({ badge }) => badge.text)).toEqual(["", "ARM", "REC", "II", "RUN", "ASK"]);
 
     // Headless Chromium draws no toolbar: the built 16 and 32 px icons are laid out as Chrome's
     // toolbar draws them (a 16 px icon, its badge over the bottom right), at twice the scale.
@@ -84,7 +86,7 @@ describe("the extension's own icon", () => {
       readFile(path.join(EXTENSION_DIR, "icons", `${size}.png`)).then((bytes) => `data:image/png;base64,${bytes.toString("base64")}`);
     const [icon16, icon32] = await Promise.all([icon(16), icon(32)]);
     const page = await chrome.browser.newPage();
-    await page.setViewport({ width: 520, height: 86, deviceScaleFactor: 2 });
+    await page.setViewport({ width: 620, height: 86, deviceScaleFactor: 2 });
     await page.setContent(toolbarStrip(icon16, icon32));
     await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0));
     const drawn = await page.$$eval(".state", (nodes) =>

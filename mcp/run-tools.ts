@@ -87,7 +87,7 @@ export function runView(run: RunRecord): Record<string, unknown> {
 function messageOf(run: RunRecord, proved: number): string {
   switch (run.state) {
     case "needs_confirmation":
-      return `The run is paused before "${run.pending_confirmation?.step_label ?? "a step with consequences"}". Only the person can confirm or decline it, in the elnor-learn side panel; you cannot confirm it for them. Tell them, then call get_run with wait_seconds to see the outcome.`;
+      return `The run is paused before "${run.pending_confirmation?.step_label ?? "a step with consequences"}". Only the person can confirm or decline it, in the elnor-learn side panel (or the browser notification it shows them when the panel is closed); you cannot confirm it for them. Tell them, then call get_run with wait_seconds to see the outcome.`;
     case "succeeded":
       return `Done: every step ran and ${proved} of ${run.checkpoints.length} checkpoints were proved on the page.`;
     case "failed":

@@ -9,6 +9,7 @@ import { execute } from "../execution/executor";
 import type { ExecuteInput, ExecuteResult } from "../execution/executor-contract";
 import { managedBrowser } from "../execution/managed-browser";
 import { createRunService, type RunService } from "../execution/runs/run-service";
+import { createRunNotices, type RunNotices } from "../execution/runs/run-notices";
 import { createRunSpecSource, type RunSpecSource } from "../execution/runs/run-spec";
 import { createScheduleService, type ScheduleService } from "../execution/schedules/schedule-service";
 import { createScheduler, type Scheduler } from "../execution/schedules/scheduler";
@@ -81,6 +82,8 @@ interface RunServices {
   runs: RunService;
   schedules: ScheduleService;
   scheduler: Scheduler;
+  /** Issue #33: which runs wait for the person, told to the extension over its socket. */
+  runNotices: RunNotices;
   practice: PracticeService;
   coaching: CoachingService;
   examples: ExampleService;
@@ -164,6 +167,7 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
     confirmationTimeoutMs: options.runConfirmationTimeoutMs,
     logError,
   });
+  const runNotices = createRunNotices({ store: runs.store, sitesOf: (abilityId) => specs.resolve(abilityId).then(({ spec }) => spec.sites), logError });
   // Issue #16: Autonomous Agent Practice plays a skill through the same executor and browser as a run.
   const practice = createPracticeService({ memory, registry, specs, proposals, sessions, events, clock, execute: runExecutor, logError });
   sessions.setModeLauncher("autonomous_agent_practice", practice.launcher);
@@ -184,7 +188,7 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
   // Issue #33: schedules run through the same run service; their one current view is read by the first tick, after ready.
   const schedules = createScheduleService({ memory, clock, registry, specs, runs });
   const scheduler = createScheduler({ schedules, runs, clock, tickMs: options.scheduleTickMs, logError });
-  return { tabRelay, userTab, specs, runs, schedules, scheduler, practice, coaching, examples };
+  return { tabRelay, userTab, specs, runs, schedules, scheduler, runNotices, practice, coaching, examples };
 }
 
 /** Builds every service on the memory store, recovering what a stop cut short (install sagas, runs). */

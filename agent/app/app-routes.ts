@@ -86,7 +86,14 @@ export async function registerRoutes(app: HttpApp, services: AgentServices, opti
   await app.register(coachingRoutes, { coaching: services.coaching });
   await app.register(runEventsRoute, { runs, ...keepalive });
   await app.register(adapterRoutes, { adapters });
-  await app.register(ingestRoutes, { ingest: services.ingest, sessions, adapters, token: services.token, tabRelay: services.tabRelay });
+  await app.register(ingestRoutes, {
+    ingest: services.ingest,
+    sessions,
+    adapters,
+    token: services.token,
+    tabRelay: services.tabRelay,
+    runNotices: services.runNotices,
+  });
   await app.register(retentionRoutes, { sessions, memory, clock });
   await app.register(deprecatedRoutes, { sessions });
   const folderSkillNames = async () =>

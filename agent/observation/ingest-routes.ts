@@ -19,6 +19,7 @@ import {
 import { AppError } from "../errors/app-error";
 import { toAppError, toEnvelope } from "../http/error-handler";
 import type { TabRelay, TabRelayLink } from "../execution/in-tab/tab-relay";
+import type { RunNotices } from "../execution/runs/run-notices";
 import type { ObservedSessions } from "./observed-sessions";
 import { tokensMatch } from "../security/agent-token";
 import { AGENT_VERSION } from "../../shared/common/agent-version";
@@ -35,6 +36,8 @@ export interface IngestRoutesOptions {
   helloTimeoutMs?: number;
   /** In-tab runs (issue #21): a browser extension's socket also lends tabs through this relay. */
   tabRelay?: TabRelay;
+  /** Issue #33: a browser extension's socket is told which runs wait for the person (after welcome, then each change). */
+  runNotices?: Pick<RunNotices, "waiting" | "subscribe">;
 }
 
 const SessionParamsSchema = z.object({ sessionId: z.string().uuid() });
@@ -82,6 +85,7 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
     let queue: Promise<void> = Promise.resolve();
     let tabLink: TabRelayLink | undefined;
     let dropTabLink: (() => void) | undefined;
+    let stopNotices: (() => void) | undefined;
     const send = (frame: AgentFrame): boolean => {
       if (socket.readyState !== socket.OPEN) return false;
       socket.send(JSON.stringify(AgentFrameSchema.parse(frame)));
@@ -132,6 +136,10 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
             tabLink = { send };
             dropTabLink = options.tabRelay.connect(tabLink);
           }
+          if (options.runNotices !== undefined && message.adapter_kinds.includes("browser_dom")) {
+            send({ type: "run_notices", waiting: options.runNotices.waiting() });
+            stopNotices = options.runNotices.subscribe((notice) => void send({ type: "run_notice", notice }));
+          }
           return;
         }
         switch (message.type) {
@@ -166,6 +174,7 @@ export const ingestRoutes: FastifyPluginAsyncZod<IngestRoutesOptions> = async (a
     });
     socket.on("close", () => {
       dropTabLink?.();
+      stopNotices?.();
       clearTimeout(timer);
       stopListening();
       sockets.delete(socket);

@@ -1,8 +1,10 @@
 import type { CaptureControlReply } from "../../shared/observation/panel-messages";
 import type { AgentSocket } from "./agent-link/agent-socket";
 import type { BackgroundContext, BackgroundDeps } from "./background-parts";
-import { createOutboxAccess, type OutboxAccess } from "./background-outbox";
-import { connectToAgent } from "./background-socket";
+import { createOutboxAccess } from "./background-outbox";
+import { connectToAgent, type SocketParts } from "./background-socket";
+import { listenToNotifications, noticeRuns } from "./background-run-notices";
+import { createLayeredBadge } from "./run-notices/ask-badge";
 import { debuggerApiOf, lendTabsToAgent } from "./background-tab-lending";
 import { createSessionControlClient } from "./capture/capture-control-client";
 import { commandControl, planControl, type CaptureControl } from "./capture/capture-control-plan";
@@ -10,7 +12,6 @@ import { createCaptureScripts } from "./capture/capture-scripts";
 import { createCaptureSession, type CaptureSession } from "./capture/capture-session";
 import { createMessageRouter } from "./messages/message-router";
 import { createParkedBatches } from "./outbox/parked-batches";
-import type { TabLeases } from "./tab-lending/tab-lease";
 import { createFailureRecorder } from "./worker/background-failures";
 import { createKeepalive, KEEPALIVE_ALARM } from "./worker/keepalive";
 
@@ -29,8 +30,9 @@ export function startBackground(deps: BackgroundDeps): void {
     deps,
     failed: createFailureRecorder(deps.store, deps.now),
     socket: () => link.socket as AgentSocket,
-    demand: { captureActive: false, runActive: false, queued: 0 },
-    wantsLink: () => context.demand.captureActive || context.demand.runActive || context.demand.queued > 0,
+    demand: { captureActive: false, runActive: false, queued: 0, paired: false },
+    wantsLink: () => context.demand.captureActive || context.demand.runActive || context.demand.queued > 0 || context.demand.paired,
+    badge: createLayeredBadge(browser.action),
     linkWantChanged() {
       void keepalive.set(context.wantsLink()).catch(context.failed("keepalive"));
       context.socket().refresh();
@@ -40,7 +42,7 @@ export function startBackground(deps: BackgroundDeps): void {
   const capture = createCaptureSession({
     store: deps.store,
     scripts: createCaptureScripts({ scripting: browser.scripting, tabs: browser.tabs, permissions: browser.permissions }),
-    action: browser.action,
+    action: context.badge.surface,
     releaseSites: (origins) => browser.permissions.remove({ origins }),
     randomBytes: deps.randomBytes,
     now: deps.now,
@@ -51,15 +53,34 @@ export function startBackground(deps: BackgroundDeps): void {
   });
   const outbox = createOutboxAccess(context);
   const tabLeases = lendTabsToAgent(context, capture);
-  link.socket = connectToAgent(context, { capture, tabLeases, outbox });
-  listen(context, { capture, tabLeases, outbox });
+  const notices = noticeRuns(context);
+  link.socket = connectToAgent(context, { capture, tabLeases, outbox, notices });
+  listen(context, { capture, tabLeases, outbox, notices });
+}
+
+/**
+ * Issue #33: while this browser is paired, the link to the agent is kept up (its heartbeat keeps
+ * the worker awake, the keepalive alarm wakes a stopped one), so a run that waits for the person
+ * reaches them; on each welcome the agent says which runs wait now.
+ */
+function followPairing(context: BackgroundContext): void {
+  const { deps, failed } = context;
+  void deps.connection
+    .load()
+    .then((connection) => {
+      const paired = connection !== null;
+      if (paired === context.demand.paired) return;
+      context.demand.paired = paired;
+      context.linkWantChanged();
+    })
+    .catch(failed("pairing"));
 }
 
 /** Listeners first, synchronously (MV3): these events are what wake a sleeping worker. Then the state. */
-function listen(context: BackgroundContext, parts: { capture: CaptureSession; tabLeases: TabLeases; outbox: OutboxAccess }): void {
+function listen(context: BackgroundContext, parts: SocketParts): void {
   const { deps, failed } = context;
   const { browser } = deps;
-  const { capture, tabLeases, outbox } = parts;
+  const { capture, tabLeases, outbox, notices } = parts;
   const socket = context.socket();
   const control = controlCapture(context, capture);
   const parked = createParkedBatches({ get: (keys) => browser.storage.local.get(keys), remove: (keys) => browser.storage.local.remove(keys) });
@@ -102,7 +123,13 @@ function listen(context: BackgroundContext, parts: { capture: CaptureSession; ta
   });
   browser.permissions.onAdded.addListener(() => void capture.permissionsChanged().catch(failed("site access")));
   browser.permissions.onRemoved.addListener(() => void capture.permissionsChanged().catch(failed("site access")));
-  deps.watchConnection(() => socket.restart());
+  deps.watchConnection(() => {
+    socket.restart();
+    followPairing(context);
+  });
+  listenToNotifications(context, notices);
+  // A browser start wakes the worker, so a paired browser links to its agent without a click.
+  browser.runtime.onStartup.addListener(() => followPairing(context));
   // A page left before its batch could arrive parked it (issue #35).
   browser.storage.local.onChanged.addListener((changes) => {
     parked.noteChange(Object.keys(changes).filter((key) => changes[key]?.newValue !== undefined));
@@ -118,7 +145,12 @@ function listen(context: BackgroundContext, parts: { capture: CaptureSession; ta
     .then(() => outbox.outbox().then((sender) => sender.status()))
     .catch(failed("outbox open"))
     .then(() => router.drainParked())
-    .finally(() => socket.connect());
+    .then(() => notices.restore())
+    .catch(failed("run notices restore"))
+    .finally(() => {
+      followPairing(context);
+      socket.connect();
+    });
 }
 
 /** A control from the page's indicator or the keyboard: planned against the mirrored session, sent, and remembered. */

@@ -3,6 +3,8 @@ import type { ConnectionStorage } from "../../shared/common/agent-connection";
 import type { AgentSocket } from "./agent-link/agent-socket";
 import type { SocketLike, Timers } from "./agent-link/socket-port";
 import type { InTabConsent } from "./tab-lending/in-tab-consent";
+import type { LayeredBadge } from "./run-notices/ask-badge";
+import type { NoticeStore } from "./run-notices/notice-store";
 import type { BackgroundStore } from "./worker/background-storage";
 
 export interface BackgroundDeps {
@@ -15,6 +17,10 @@ export interface BackgroundDeps {
   inTabRuns: InTabConsent;
   /** The tab lent to an in-tab run, kept in session storage across a worker stop. */
   leasedTab: { save(tabId: number | null): Promise<void>; load(): Promise<number | null> };
+  /** Questions asked and runs told in notifications (issue #33), kept in session storage across a worker stop. */
+  runNoticeStore: NoticeStore;
+  /** The run a notification's click asked the side panel to show (issue #33). */
+  panelRunFocus: { save(dispatchId: string): Promise<void> };
   openSocket(url: string): SocketLike;
   fetch: typeof fetch;
   timers: Timers;
@@ -25,14 +31,17 @@ export interface BackgroundDeps {
 
 /**
  * What the composition root's parts share (background-app.ts): the deps, where failures are
- * recorded, the socket (made after the parts that call it, so reached late), and what wants the
- * link kept up — a capture, a run in a lent tab, or events waiting in the outbox.
+ * recorded, the socket (made after the parts that call it, so reached late), the toolbar badge, and
+ * what wants the link kept up — a capture, a run in a lent tab, events waiting in the outbox, or a
+ * pairing (so that a run waiting for the person reaches them, issue #33).
  */
 export interface BackgroundContext {
   deps: BackgroundDeps;
   failed(where: string): (error: unknown) => void;
   socket(): AgentSocket;
-  demand: { captureActive: boolean; runActive: boolean; queued: number };
+  demand: { captureActive: boolean; runActive: boolean; queued: number; paired: boolean };
+  /** The one toolbar badge: capture and tab lending draw its base, run notices put ASK over it. */
+  badge: LayeredBadge;
   wantsLink(): boolean;
   /** Something that wants the link changed: the keepalive alarm and the socket follow. */
   linkWantChanged(): void;

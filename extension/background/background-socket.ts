@@ -5,12 +5,21 @@ import type { OutboxAccess } from "./background-outbox";
 import { isActiveCapture } from "./capture/capture-config";
 import type { CaptureSession } from "./capture/capture-session";
 import type { TabLeases } from "./tab-lending/tab-lease";
+import type { RunNotices } from "./run-notices/run-notices";
 import { assertNever } from "../../shared/common/assert-never";
 
-/** The agent socket, its frames handed to the part each is for: the session mirror, tab lending, the outbox. */
-export function connectToAgent(context: BackgroundContext, parts: { capture: CaptureSession; tabLeases: TabLeases; outbox: OutboxAccess }): AgentSocket {
+/** What the socket's frames are handed to. */
+export interface SocketParts {
+  capture: CaptureSession;
+  tabLeases: TabLeases;
+  outbox: OutboxAccess;
+  notices: RunNotices;
+}
+
+/** The agent socket, its frames handed to the part each is for: the session mirror, tab lending, the outbox, run notices. */
+export function connectToAgent(context: BackgroundContext, parts: SocketParts): AgentSocket {
   const { deps, failed } = context;
-  const { capture, tabLeases, outbox } = parts;
+  const { capture, tabLeases, outbox, notices } = parts;
 
   // Session changes are mirrored one after the other, in the agent's order. A recording that
   // starts takes a lent tab back first, so nothing an in-tab run types is ever observed.
@@ -48,6 +57,12 @@ export function connectToAgent(context: BackgroundContext, parts: { capture: Cap
             .outbox()
             .then((sender) => sender.acknowledged(frame.ack))
             .catch(failed("outbox ack"));
+          return;
+        case "run_notices":
+          void notices.waitingNow(frame.waiting);
+          return;
+        case "run_notice":
+          void notices.notice(frame.notice);
           return;
         case "error":
           // The agent could not take a batch (it says so instead of acking): start over on a new

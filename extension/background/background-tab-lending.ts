@@ -21,8 +21,8 @@ export function lendTabsToAgent(context: BackgroundContext, capture: CaptureSess
       if (tab.id === undefined) throw new Error("Chrome gave the new tab no id");
       return tab.id;
     },
-    action: browser.action,
-    restoreBadge: async () => showBadge(browser.action, badgeForSession(await capture.current())),
+    action: context.badge.surface,
+    restoreBadge: async () => showBadge(context.badge.surface, badgeForSession(await capture.current())),
     recordingActive: async () => isActiveCapture(await capture.current()),
     recordingSessionId: async () => {
       const session = await capture.current();

@@ -5,6 +5,7 @@ import { createBackgroundStore } from "../background/worker/background-storage";
 import { startBackground } from "../background/background-app";
 import { createInTabConsent, createLeasedTabStore } from "../background/tab-lending/in-tab-consent";
 import { extensionConnectionStorage } from "../connection-storage";
+import { createNoticeStore, createPanelRunFocus } from "../background/run-notices/notice-store";
 
 export default defineBackground(() => {
   // The toolbar button opens the Ability Learning side panel.
@@ -17,6 +18,8 @@ export default defineBackground(() => {
     store: createBackgroundStore(),
     inTabRuns: createInTabConsent(() => new Date()),
     leasedTab: createLeasedTabStore(),
+    runNoticeStore: createNoticeStore(),
+    panelRunFocus: createPanelRunFocus(() => new Date()),
     openSocket: (url) => new WebSocket(url),
     fetch: (input, init) => fetch(input, init),
     timers: {

@@ -28,7 +28,7 @@ export const EXTENSION_PERMISSIONS: readonly PermissionExplanation[] = [
     kind: "permission",
     summary: "Remembers the pairing with your agent and a recording in progress.",
     usedBy:
-      "The pairing with your local agent (its address and token, kept in this browser only, never synced), your answer to in-tab runs, and the state of a recording in progress (kept in memory, never on disk, so a restart of the extension's worker does not lose it).",
+      "The pairing with your local agent (its address and token, kept in this browser only, never synced), your answer to in-tab runs, and the state of a recording in progress and of the run questions asked in notifications (kept in memory, never on disk, so a restart of the extension's worker does not lose it).",
     when: "From pairing on; a recording's state only while the recording lasts.",
     youSee: "Nothing: Chrome shows no warning for it. Unpair this browser (at the foot of the panel) forgets the token.",
   },
@@ -51,10 +51,21 @@ export const EXTENSION_PERMISSIONS: readonly PermissionExplanation[] = [
   {
     name: "alarms",
     kind: "permission",
-    summary: "Keeps the link to your agent awake during a recording or a run.",
-    usedBy: "A 30-second wake-up that keeps the link to your agent alive while Chrome would otherwise put the extension's worker to sleep.",
-    when: "Only while a recording, a run in your tab, or events still to send to your agent are in progress.",
+    summary: "Keeps the link to your agent awake, so a recording, a run and a run's question reach you.",
+    usedBy:
+      "A 30-second wake-up that keeps the link to your local agent alive while Chrome would otherwise put the extension's worker to sleep: a recording's events reach the agent, and a run that waits for your answer reaches you even with the panel closed.",
+    when: "While this browser is paired with your agent (Unpair this browser stops it), and while a recording, a run in your tab or events still to send are in progress.",
     youSee: "Nothing: Chrome shows no warning for it.",
+  },
+  {
+    name: "notifications",
+    kind: "permission",
+    summary: "Asks you, where you are, before a run of your ability does a step with consequences, and tells you how it ended.",
+    usedBy:
+      "Runs of your abilities that an assistant started (over MCP or the local API) or that run while the side panel is closed: before a step such as sending, paying or deleting, a notification asks \"<ability> wants to: <step> on <site>\" with Do it and Don't; when such a run ends, one line says how. The words come from the run's record, never from what was typed into it.",
+    when: "Only when a run waits for your answer and no side panel is open, and when a run you did not start from the open panel ends.",
+    youSee:
+      "Chrome's notification, with Do it and Don't (one answer per question, however often you click); clicking it opens the side panel. The toolbar badge ASK while a run waits. You can turn the extension's notifications off in Chrome's settings; the panel then is the one place that asks.",
   },
   {
     name: "activeTab",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiErrorEnvelopeSchema } from "../common/error-envelope";
+import { AgentRunNoticeFrameSchema } from "../execution/run-notice";
 import { LearnSessionStateSchema } from "../learning/learn-session";
 import { ObservationAdapterKindSchema } from "../learning/observation-adapter";
 import { ObservedActionEventWithDetailSchema } from "../learning/observed-action";
@@ -87,13 +88,17 @@ export const ClientFrameSchema = z.discriminatedUnion("type", [
 ]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
 
-/** Agent → client. `session` is pushed whenever the current learning session changes (null: none). */
+/**
+ * Agent → client. `session` is pushed whenever the current learning session changes (null: none).
+ * The `tab_*` frames are the in-tab run relay; `run_notice(s)` say which runs wait for the person (run-notice.ts).
+ */
 export const AgentFrameSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("welcome"), agent_version: z.string().max(40), session: CaptureSessionStateSchema.nullable() }),
   z.object({ type: z.literal("ack"), ack: ObservationBatchAckSchema }),
   z.object({ type: z.literal("session"), session: CaptureSessionStateSchema.nullable() }),
   z.object({ type: z.literal("error"), envelope: ApiErrorEnvelopeSchema }),
   ...AgentTabFrameSchema.options,
+  ...AgentRunNoticeFrameSchema.options,
 ]);
 export type AgentFrame = z.infer<typeof AgentFrameSchema>;
 

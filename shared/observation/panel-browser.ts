@@ -27,4 +27,9 @@ export interface PanelBrowser {
    * cannot make `debugger` an optional permission, so this consent is what gates it).
    */
   allowInTabRuns?(allowed: boolean): Promise<TabRunAccessReply | null>;
+  /**
+   * Issue #33: calls back with the run a notification's click asked the panel to show (just before
+   * the panel opened, or while it is open); the returned function stops watching.
+   */
+  watchRunFocus?(onFocus: (dispatchId: string) => void): () => void;
 }

@@ -17,6 +17,8 @@ export interface RunStore {
   eventsSince(dispatchId: string, lastEventId: number): Promise<StoredRunEvent[]>;
   /** Live events of one run; the returned function unsubscribes. */
   subscribe(dispatchId: string, listener: (event: StoredRunEvent) => void): () => void;
+  /** Live events of every run, once each is written (the run-notice feed, issue #33); the returned function unsubscribes. */
+  subscribeAll(listener: (event: StoredRunEvent) => void): () => void;
   /** Waits for every write queued so far. */
   settle(): Promise<void>;
   /**
@@ -54,6 +56,7 @@ export function createRunStore(memory: MemoryStore): RunStore {
   const chains = new Map<string, Promise<void>>();
   const lastIds = new Map<string, number>();
   const listeners = new Map<string, Set<(event: StoredRunEvent) => void>>();
+  const everyRun = new Set<(event: StoredRunEvent) => void>();
 
   /** Work on one run, behind everything already queued for it; the chain forgets itself once idle. */
   const queue = (dispatchId: string, work: () => Promise<void>): Promise<void> => {
@@ -84,6 +87,7 @@ export function createRunStore(memory: MemoryStore): RunStore {
         await memory.append(MemoryPaths.runEvents(dispatchId), stored);
         lastIds.set(dispatchId, stored.event_id);
         for (const listener of listeners.get(dispatchId) ?? []) listener(stored);
+        for (const listener of everyRun) listener(stored);
         // A finished run is not written again: its counters need not stay in memory.
         if (TERMINAL_RUN_STATES.has(record.state) && event === "run.finished") lastIds.delete(dispatchId);
       }),
@@ -105,6 +109,10 @@ export function createRunStore(memory: MemoryStore): RunStore {
         set.delete(listener);
         if (set.size === 0) listeners.delete(dispatchId);
       };
+    },
+    subscribeAll(listener) {
+      everyRun.add(listener);
+      return () => void everyRun.delete(listener);
     },
     async settle() {
       await Promise.all([...chains.values()]);

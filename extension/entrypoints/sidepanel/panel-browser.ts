@@ -4,6 +4,7 @@ import { siteFromUrl } from "../../../shared/observation/site-allowlist";
 import { CaptureStatusReplySchema, EnsureConnectedReplySchema, type PanelRequest } from "../../../shared/observation/panel-messages";
 import { originPatternsForWhitelist } from "../../background/capture/site-permissions";
 import { allowInTabRuns, tabRunAccess } from "./tab-run-access";
+import { watchRunFocus } from "./run-focus";
 
 async function ask(request: PanelRequest): Promise<unknown> {
   try {
@@ -47,4 +48,5 @@ export const extensionPanelBrowser: PanelBrowser = {
 
   tabRunAccess: () => tabRunAccess(),
   allowInTabRuns: (allowed) => allowInTabRuns(allowed),
+  watchRunFocus: (onFocus) => watchRunFocus(onFocus, () => new Date()),
 };
