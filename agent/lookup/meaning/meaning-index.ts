@@ -284,7 +284,7 @@ export function explainBlended(
 
 /**
  * Lookup's answer (the agent's and the benchmark's): the request read with its typos mended, its
- * vector asked for first — so the sentence encoder's thread reads it while the wording matcher ranks
+ * vector asked for first — so the sentence encoder's process reads it while the wording matcher ranks
  * here — then the blend. Without a meaning index or a vector, the wording matcher's ranking.
  */
 export async function lookupReading(

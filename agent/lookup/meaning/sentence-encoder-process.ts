@@ -4,11 +4,13 @@ import { createRequire } from "node:module";
 /**
  * The sentence encoder's model in a process of its own, only while it reads (issue 32; before, a
  * thread of the agent, issue #15's tenth round). Reading text with the model is arithmetic that
- * never yields, so it never ran on the agent's thread (640 phrases held every timer, socket and
- * HTTP request for 2.2 s). On a thread of the agent it cost the agent about 240 MB of RSS while
- * loaded and, once the thread ended, the agent kept about 100 MB of it (the C allocator's, never
- * returned). A process of its own gives all of it back when it exits, and its allocator and heap
- * can be set for a model (`CHILD_FLAGS`, `CHILD_ENV`); measured in `bench/agent-memory.bench.ts`.
+ * never yields, so it never runs on the agent's thread (640 phrases held every timer, socket and
+ * HTTP request for 2.2 s). Measured at 1,000 abilities (`bench/agent-memory.bench.ts`, BENCHMARKS.md
+ * "Issue 32: memory"), against a thread with the same 30 s idle and the same savings: during a burst
+ * of lookups the machine pays about the same (agent + process 332 MB, agent with thread 324 MB), but
+ * the agent itself stays at 180 MB instead of 324, and once idle the process gives everything back
+ * (169 MB) where an ended thread left the agent at 213 MB. Its allocator and heap are also set for
+ * a model (`CHILD_FLAGS`, `CHILD_ENV`), which an agent's thread cannot be.
  *
  * Started by the first text to read; it exits once it has had nothing to read for `idleMs`, or
  * when the agent goes (its channel closes), and is started again by the next text. It never keeps
