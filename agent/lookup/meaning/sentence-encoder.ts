@@ -9,8 +9,8 @@ import { createEncoderProcess, type EncoderProcess } from "./sentence-encoder-pr
  * (28 MB, read from node_modules; nothing is downloaded), run by TensorFlow.js's WebAssembly
  * backend in `@energetic-ai/core`. 512 numbers per text; texts alike in meaning are close in cosine.
  *
- * The model is loaded on the first `encode`, not when the agent starts (about 0.5 s and some
- * 140 MB), in a process of its own that exits when idle (`sentence-encoder-process.ts`: the agent
+ * The model is loaded on the first `encode`, not when the agent starts (about 1 s and some
+ * 150 MB), in a process of its own that exits when idle (`sentence-encoder-process.ts`: the agent
  * keeps answering while it reads, and gets the memory back); a load that fails is remembered and
  * said by `unavailable()` — lookup then ranks by wording alone. Vectors of an ability's phrases are kept, and with a `store` kept across restarts
  * (a phrase is read by the model once, ever); a request's are read each time it is asked and
