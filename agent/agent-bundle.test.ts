@@ -43,7 +43,7 @@ describe("the compiled agent (npm start)", () => {
     expect(lookup.status).toBe(200);
     expect(lookup.body.matches[0]).toMatchObject({ usable_now: true });
     expect(lookup.body.matches[0].ability_id).toContain("export");
-    // The sentence encoder's thread starts from the compiled agent too: the meaning was read, not skipped.
+    // The sentence encoder's process starts from the compiled agent too: the meaning was read, not skipped.
     const why = await call("POST", "/api/abilities/explain-match", {
       user_query: "please export the monthly invoices for me",
       ability_id: lookup.body.matches[0].ability_id,

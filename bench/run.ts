@@ -1,5 +1,6 @@
 import os from "node:os";
 import { benchAbilities } from "./abilities.bench";
+import { benchAgentMemory } from "./agent-memory.bench";
 import { benchAgentScale } from "./agent-scale.bench";
 import { benchContentScript } from "./content-script.bench";
 import { benchHeavyPage } from "./heavy-page.bench";
@@ -21,6 +22,7 @@ const results: BenchResult[] = [
   ...(await benchAbilities()),
   ...(await benchSkillImport()),
   ...(await benchAgentScale()),
+  ...(await benchAgentMemory()),
   ...(await benchContentScript()),
   ...(await benchHeavyPage()),
   ...(await benchExecutor()),

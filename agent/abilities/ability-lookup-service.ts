@@ -119,6 +119,17 @@ async function requestVectorOf(encoder: SentenceEncoder | undefined, query: Abil
 }
 
 /**
+ * Building a snapshot's indexes reads every installed ability's files and WordNet's table, and leaves
+ * their garbage: V8 let the agent keep it (at 1,000 abilities, 226 MB of RSS after 30 lookups). It is
+ * collected once both indexes are built for a lookup (issue 32: 192 MB; `bench/agent-memory.bench.ts`), as the
+ * agent collects its start-up's before it listens. `npm start` runs node with --expose-gc
+ * (agent/agent-bundle.ts); without it, nothing happens.
+ */
+function collectBuildGarbage(): void {
+  setImmediate(() => (globalThis as { gc?: () => void }).gc?.());
+}
+
+/**
  * Lookups through the wording matcher (issue #15). Its index is built once per availability
  * snapshot, from each ability's entry and its installed SKILL.md (description, "When to use") and
  * trigger tests; an ability whose files cannot be read is matched on its entry alone.
@@ -145,7 +156,14 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
       const documents = Promise.all(snapshot.abilities.map(documentOf));
       const building = Promise.all([loadLexicon(), documents]).then(([lexicon, read]) => createWordingIndex(read, lexicon));
       let meaning: Promise<MeaningIndex | undefined> | undefined;
-      current = { of: snapshot, documents, index: building, meaning: () => (meaning ??= documents.then(meaningOf)) };
+      const meaningOnce = () => {
+        if (meaning === undefined) {
+          meaning = documents.then(meaningOf);
+          void Promise.all([building, meaning]).then(collectBuildGarbage, () => undefined);
+        }
+        return meaning;
+      };
+      current = { of: snapshot, documents, index: building, meaning: meaningOnce };
       // A failed build (the lexicon could not be read) is not kept: the next lookup tries again.
       building.catch(() => {
         if (current?.index === building) current = undefined;

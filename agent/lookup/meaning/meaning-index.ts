@@ -60,11 +60,61 @@ export interface Closeness {
   phrase: string;
 }
 
+/** The length of the snapshot's vectors: that of the first phrase with one. */
+function firstDims(documents: readonly LookupDocument[], vectorOf: (phrase: string) => Float32Array | undefined): number {
+  for (const document of documents) {
+    for (const phrase of meaningPhrases(document)) {
+      const vector = vectorOf(phrase);
+      if (vector !== undefined) return vector.length;
+    }
+  }
+  return 0;
+}
+
 function unit(vector: Float32Array): Float32Array {
   let sum = 0;
   for (let at = 0; at < vector.length; at += 1) sum += (vector[at] as number) ** 2;
   const norm = Math.sqrt(sum);
   return norm === 0 ? vector : vector.map((value) => value / norm);
+}
+
+/**
+ * The phrase vectors of a snapshot, each distinct phrase once (issue 32): `flat` holds one unit
+ * vector per distinct phrase, `rows` each ability's phrases in order (as rows of `flat`, an ability's
+ * from `phraseStart[doc]` to `phraseStart[doc + 1]`), `means` each ability's mean. Built in a function
+ * of its own so that nothing of the build (each phrase's vector, the rows by phrase) stays reachable
+ * from the index's closures: in one scope, V8 kept every vector of the build alive next to `flat`.
+ */
+function phraseTable(documents: readonly LookupDocument[], vectorOf: (phrase: string) => Float32Array | undefined, dims: number) {
+  const means = new Float32Array(documents.length * dims);
+  const phraseStart = new Int32Array(documents.length + 1);
+  const rowOf = new Map<string, number>();
+  const phrases: string[] = [];
+  const unitVectors: Float32Array[] = [];
+  const rows: number[] = [];
+  documents.forEach((document, doc) => {
+    phraseStart[doc] = rows.length;
+    const sum = new Float32Array(dims);
+    for (const phrase of meaningPhrases(document)) {
+      let row = rowOf.get(phrase);
+      if (row === undefined) {
+        const vector = vectorOf(phrase);
+        if (vector === undefined || vector.length !== dims) continue;
+        row = phrases.length;
+        rowOf.set(phrase, row);
+        phrases.push(phrase);
+        unitVectors.push(unit(vector));
+      }
+      rows.push(row);
+      const normed = unitVectors[row] as Float32Array;
+      for (let at = 0; at < dims; at += 1) sum[at] = (sum[at] as number) + (normed[at] as number);
+    }
+    means.set(unit(sum), doc * dims);
+  });
+  phraseStart[documents.length] = rows.length;
+  const flat = new Float32Array(phrases.length * dims);
+  unitVectors.forEach((vector, row) => flat.set(vector, row * dims));
+  return { means, phraseStart, rows: Int32Array.from(rows), phrases, flat };
 }
 
 /**
@@ -79,39 +129,17 @@ export function createMeaningIndex(
   /** From how many abilities means are scanned through their principal directions (`meaning-scan.ts`; tests lower it). */
   options: { projectFrom?: number } = {},
 ) {
-  const dims =
-    documents
-      .flatMap((document) => meaningPhrases(document))
-      .map(vectorOf)
-      .find((vector) => vector !== undefined)?.length ?? 0;
-  const means = new Float32Array(documents.length * dims);
-  const phraseStart = new Int32Array(documents.length + 1);
-  const phrases: string[] = [];
-  const vectors: Float32Array[] = [];
-  documents.forEach((document, doc) => {
-    phraseStart[doc] = phrases.length;
-    const sum = new Float32Array(dims);
-    for (const phrase of meaningPhrases(document)) {
-      const vector = vectorOf(phrase);
-      if (vector === undefined || vector.length !== dims) continue;
-      const normed = unit(vector);
-      phrases.push(phrase);
-      vectors.push(normed);
-      for (let at = 0; at < dims; at += 1) sum[at] = (sum[at] as number) + (normed[at] as number);
-    }
-    means.set(unit(sum), doc * dims);
-  });
-  phraseStart[documents.length] = phrases.length;
-  const flat = new Float32Array(phrases.length * dims);
-  vectors.forEach((vector, at) => flat.set(vector, at * dims));
+  const dims = firstDims(documents, vectorOf);
+  const { means, phraseStart, rows, phrases, flat } = phraseTable(documents, vectorOf, dims);
   const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
 
   const scan = createMeanScan(means, dims, documents.length, (doc) => (phraseStart[doc + 1] as number) === (phraseStart[doc] as number), options);
   const closest = (doc: number, query: Float32Array): Closeness | undefined => {
     let best: Closeness | undefined;
     for (let at = phraseStart[doc] as number; at < (phraseStart[doc + 1] as number); at += 1) {
-      const similarity = dot(flat, at * dims, query, dims);
-      if (best === undefined || similarity > best.similarity) best = { similarity, phrase: phrases[at] as string };
+      const row = rows[at] as number;
+      const similarity = dot(flat, row * dims, query, dims);
+      if (best === undefined || similarity > best.similarity) best = { similarity, phrase: phrases[row] as string };
     }
     return best;
   };
@@ -256,7 +284,7 @@ export function explainBlended(
 
 /**
  * Lookup's answer (the agent's and the benchmark's): the request read with its typos mended, its
- * vector asked for first — so the sentence encoder's thread reads it while the wording matcher ranks
+ * vector asked for first — so the sentence encoder's process reads it while the wording matcher ranks
  * here — then the blend. Without a meaning index or a vector, the wording matcher's ranking.
  */
 export async function lookupReading(

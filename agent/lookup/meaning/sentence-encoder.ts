@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
-import { embedOnThread } from "./sentence-encoder-thread";
+import { createEncoderProcess, type EncoderProcess } from "./sentence-encoder-process";
 
 /**
  * Sentence vectors for lookup (issue #15, eighth round): the Universal Sentence Encoder Lite
@@ -9,10 +9,10 @@ import { embedOnThread } from "./sentence-encoder-thread";
  * (28 MB, read from node_modules; nothing is downloaded), run by TensorFlow.js's WebAssembly
  * backend in `@energetic-ai/core`. 512 numbers per text; texts alike in meaning are close in cosine.
  *
- * The model is loaded on the first `encode`, not when the agent starts (about 0.2 s and some
- * 100 MB), on a thread of its own (`sentence-encoder-thread.ts`: the agent keeps answering while it
- * reads); a load that fails is remembered and said by `unavailable()` — lookup then ranks by
- * wording alone. Vectors of an ability's phrases are kept, and with a `store` kept across restarts
+ * The model is loaded on the first `encode`, not when the agent starts (about 1 s and some
+ * 150 MB), in a process of its own that exits when idle (`sentence-encoder-process.ts`: the agent
+ * keeps answering while it reads, and gets the memory back); a load that fails is remembered and
+ * said by `unavailable()` — lookup then ranks by wording alone. Vectors of an ability's phrases are kept, and with a `store` kept across restarts
  * (a phrase is read by the model once, ever); a request's are read each time it is asked and
  * never written anywhere.
  */
@@ -30,15 +30,26 @@ interface EmbeddingModel {
   embed(input: string[]): Promise<Float32Array[]>;
 }
 
-/** At most this many texts per call into the model (one tensor). */
-const BATCH = 64;
+/**
+ * At most this many texts per call into the model (one tensor). The model's WebAssembly memory
+ * grows to hold the largest batch and never shrinks: at 32 texts it stays at 65 MB as at 16, where
+ * 64 grew it to 77 MB; the vectors are the same bit for bit at any batch (issue 32).
+ */
+const BATCH = 32;
 /** Vectors kept: phrases of abilities (a few per ability) and recent requests. */
 const KEPT_MAX = 50_000;
 
-/** The model on its thread: loaded (or found not to load) by reading one word. */
+/** The model's process of this agent: one, shared by every encoder (the vectors are kept by the encoder, not there). */
+let agentEncoderProcess: EncoderProcess | undefined;
+export function encoderProcessOfAgent(): EncoderProcess {
+  return (agentEncoderProcess ??= createEncoderProcess());
+}
+
+/** The model in its process: loaded (or found not to load) by reading one word. */
 async function loadUniversalSentenceEncoder(): Promise<EmbeddingModel> {
-  await embedOnThread(["ready"]);
-  return { embed: embedOnThread };
+  const reader = encoderProcessOfAgent();
+  await reader.embed(["ready"]);
+  return { embed: (texts) => reader.embed(texts) };
 }
 
 /** Where kept vectors outlive the agent: read once before the first encode, appended to after each. */
@@ -102,7 +113,7 @@ export function createSentenceEncoder(load: () => Promise<EmbeddingModel> = load
     return stored;
   };
   // The model once loaded: a request's text is then handed to it before `encode` first waits, so a
-  // lookup ranks by wording while the model reads (`sentence-encoder-thread.ts`).
+  // lookup ranks by wording while the model reads (`sentence-encoder-process.ts`).
   let ready: EmbeddingModel | undefined;
   const modelFor = (): Promise<EmbeddingModel> => {
     model ??= load().then(
