@@ -8,6 +8,7 @@ import { systemClock, type Clock } from "../common/clock";
 import { execute } from "../execution/executor";
 import type { ExecuteInput, ExecuteResult } from "../execution/executor-contract";
 import { managedBrowser } from "../execution/managed-browser";
+import { createApprovals, type Approvals } from "../execution/approvals/approvals";
 import { createRunService, type RunService } from "../execution/runs/run-service";
 import { createRunSpecSource, type RunSpecSource } from "../execution/runs/run-spec";
 import { createTabRelay, type TabRelay } from "../execution/in-tab/tab-relay";
@@ -74,6 +75,8 @@ interface RunServices {
   userTab: UserTabProvider;
   specs: RunSpecSource;
   runs: RunService;
+  /** Issue #33: standing grants, and the one answer to "is this step allowed now?". */
+  approvals: Approvals;
   practice: PracticeService;
   coaching: CoachingService;
   examples: ExampleService;
@@ -146,7 +149,9 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
       onStop: (dispatchId, stop) => void runs.cancel(dispatchId, `Stopped in the tab: ${stop.message}.`).catch(() => undefined),
     });
   const specs = createRunSpecSource({ memory, registry, abilities, proposals });
+  const approvals = await createApprovals({ memory, clock });
   const runs = createRunService({
+    approvals,
     memory,
     clock,
     specs,
@@ -174,7 +179,7 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
   const examples = createExampleService({ memory, registry, specs, proposals, sessions, clock });
   // Issue #21: a run the agent stopped in the middle of is marked interrupted, never resumed.
   await runs.recover();
-  return { tabRelay, userTab, specs, runs, practice, coaching, examples };
+  return { tabRelay, userTab, specs, runs, approvals, practice, coaching, examples };
 }
 
 /** Builds every service on the memory store, recovering what a stop cut short (install sagas, runs). */

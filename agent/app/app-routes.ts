@@ -4,6 +4,7 @@ import { checkpointRoutes } from "../abilities/checkpoint-routes";
 import { categoryRoutes } from "../categories/category-routes";
 import { runEventsRoute } from "../execution/runs/run-events-route";
 import { runRoutes } from "../execution/runs/run-routes";
+import { grantRoutes } from "../execution/approvals/grant-routes";
 import { errorHandler } from "../http/error-handler";
 import { coachingRoutes } from "../learning/coaching/coaching-routes";
 import { exampleRoutes } from "../learning/examples/example-routes";
@@ -79,6 +80,7 @@ export async function registerRoutes(app: HttpApp, services: AgentServices, opti
   await app.register(sessionEventsRoute, { sessions, events, ...keepalive });
   await app.register(historyRoutes, { sessions, memory });
   await app.register(runRoutes, { runs, specs });
+  await app.register(grantRoutes, { approvals: services.approvals, registry });
   await app.register(practiceRoutes, { practice: services.practice });
   await app.register(exampleRoutes, { examples: services.examples });
   await app.register(coachingRoutes, { coaching: services.coaching });

@@ -44,6 +44,8 @@ export const ERROR_CODE_TABLE = {
   RUN_NOT_ACTIVE: { http: 409, retryable: false },
   RUN_CONFIRMATION_MISMATCH: { http: 409, retryable: false },
   RUN_LIMIT_REACHED: { http: 429, retryable: true },
+  // Standing approvals (issue #33): a grant the ability does not have.
+  RUN_GRANT_NOT_FOUND: { http: 404, retryable: false },
   // Learn From This (§0B.6, issue #16): a trace a session cannot start from.
   RUN_NOT_FINISHED: { http: 409, retryable: true },
   RECEIPT_NOT_FOUND: { http: 404, retryable: false },
