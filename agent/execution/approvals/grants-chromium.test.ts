@@ -236,6 +236,11 @@ describe.skipIf(!existsSync(CHROMIUM))("standing grants in the managed Chromium"
     expect(grant).toMatchObject({ consequence_classes: ["deletes"], inputs: "exact" });
     await grantedRun(deleteId, { message_number: number }, grant?.grant_id ?? "");
     expect(site.count("delete")).toBe(2);
+
+    // Deleting the ability revokes its grants: a skill learned again under the same id starts with none.
+    expect((await agent.call("DELETE", `/api/abilities/${deleteId}`)).status).toBe(200);
+    const log = await agent.memory.readJsonl(MemoryPaths.grantsLog, RunGrantLogEntrySchema);
+    expect(log).toContainEqual(expect.objectContaining({ event: "grant.revoked", grant_id: grant?.grant_id, reason: "ability_deleted" }));
   }, 120_000);
 
   it("no input value is in any file under ELNOR_MEMORY or the log; the grant key is 0600", async () => {
