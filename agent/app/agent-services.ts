@@ -8,6 +8,7 @@ import { systemClock, type Clock } from "../common/clock";
 import { execute } from "../execution/executor";
 import type { ExecuteInput, ExecuteResult } from "../execution/executor-contract";
 import { managedBrowser } from "../execution/managed-browser";
+import { createApprovals, type Approvals } from "../execution/approvals/approvals";
 import { createRunService, type RunService } from "../execution/runs/run-service";
 import { createRunNotices, type RunNotices } from "../execution/runs/run-notices";
 import { createRunSpecSource, type RunSpecSource } from "../execution/runs/run-spec";
@@ -84,6 +85,8 @@ interface RunServices {
   scheduler: Scheduler;
   /** Issue #33: which runs wait for the person, told to the extension over its socket. */
   runNotices: RunNotices;
+  /** Issue #33: standing grants, and the one answer to "is this step allowed now?". */
+  approvals: Approvals;
   practice: PracticeService;
   coaching: CoachingService;
   examples: ExampleService;
@@ -156,7 +159,9 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
       onStop: (dispatchId, stop) => void runs.cancel(dispatchId, `Stopped in the tab: ${stop.message}.`).catch(() => undefined),
     });
   const specs = createRunSpecSource({ memory, registry, abilities, proposals });
+  const approvals = await createApprovals({ memory, clock });
   const runs = createRunService({
+    approvals,
     memory,
     clock,
     specs,
@@ -188,7 +193,7 @@ async function wireRuns(options: BuildAppOptions, learning: LearningServices, ow
   // Issue #33: schedules run through the same run service; their one current view is read by the first tick, after ready.
   const schedules = createScheduleService({ memory, clock, registry, specs, runs });
   const scheduler = createScheduler({ schedules, runs, clock, tickMs: options.scheduleTickMs, logError });
-  return { tabRelay, userTab, specs, runs, schedules, scheduler, runNotices, practice, coaching, examples };
+  return { tabRelay, userTab, specs, runs, schedules, scheduler, runNotices, approvals, practice, coaching, examples };
 }
 
 /** Builds every service on the memory store, recovering what a stop cut short (install sagas, runs). */

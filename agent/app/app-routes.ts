@@ -5,6 +5,7 @@ import { categoryRoutes } from "../categories/category-routes";
 import { runEventsRoute } from "../execution/runs/run-events-route";
 import { runRoutes } from "../execution/runs/run-routes";
 import { scheduleRoutes } from "../execution/schedules/schedule-routes";
+import { grantRoutes } from "../execution/approvals/grant-routes";
 import { errorHandler } from "../http/error-handler";
 import { coachingRoutes } from "../learning/coaching/coaching-routes";
 import { exampleRoutes } from "../learning/examples/example-routes";
@@ -81,6 +82,7 @@ export async function registerRoutes(app: HttpApp, services: AgentServices, opti
   await app.register(historyRoutes, { sessions, memory });
   await app.register(runRoutes, { runs, specs });
   await app.register(scheduleRoutes, { schedules: services.schedules });
+  await app.register(grantRoutes, { approvals: services.approvals, registry });
   await app.register(practiceRoutes, { practice: services.practice });
   await app.register(exampleRoutes, { examples: services.examples });
   await app.register(coachingRoutes, { coaching: services.coaching });

@@ -1,6 +1,7 @@
 import type { CoachingHighlight, CoachingRead } from "../../shared/observation/coaching-read";
 import type { Browser, Page } from "puppeteer-core";
 import type { ConfirmationReason, PageSeen, RunWhere } from "../../shared/execution/run-contract";
+import type { ConsequenceClass } from "../../shared/execution/run-grants";
 import type { TabEndReason } from "../../shared/observation/tab-relay-protocol";
 import type { TestPolicy } from "../../shared/learning/test-policy";
 import type { RecorderFlow } from "../../shared/execution/recorder-flow";
@@ -73,6 +74,10 @@ export interface ConfirmationRequest {
   step_id: string;
   step_label: string;
   reason: ConfirmationReason;
+  /** Issue #33: the host (and port) of the page the step acts on, when it has one: a standing grant's site term. */
+  site_host?: string | undefined;
+  /** Issue #33: whether the step deletes or pays (flow-plan's word list): no grant covers it unless that class was ticked. */
+  consequence_classes?: ConsequenceClass[] | undefined;
 }
 
 /** Live progress, in order; labels and details are already free of input values. */

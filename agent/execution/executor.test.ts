@@ -88,7 +88,16 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
     const asked: ConfirmationRequest[] = [];
     const result = await run({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, confirm: async (request) => (asked.push(request), false) });
 
-    expect(asked).toEqual([{ step_id: "s6", step_label: 'Click "Create account (free)" (button)', reason: "committing_submit" }]);
+    // Issue #33: with the page's site and whether it deletes or pays, for a standing grant's terms.
+    expect(asked).toEqual([
+      {
+        step_id: "s6",
+        step_label: 'Click "Create account (free)" (button)',
+        reason: "committing_submit",
+        site_host: new URL(site.origin).host,
+        consequence_classes: [],
+      },
+    ]);
     expect(posts(before)).toEqual([]);
     expect(result.stopped).toBe("declined");
     expect(result.overall).toBe("partial");
@@ -189,7 +198,13 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
       const asked: ConfirmationRequest[] = [];
       const result = await run({ flow, timeoutMs: 30_000, confirm: async (request) => (asked.push(request), answer) });
 
-      expect(asked[0]).toEqual({ step_id: "s2", step_label: 'Click #delete-account ("Delete my account" (button))', reason: "destructive" });
+      expect(asked[0]).toEqual({
+        step_id: "s2",
+        step_label: 'Click #delete-account ("Delete my account" (button))',
+        reason: "destructive",
+        site_host: new URL(site.origin).host,
+        consequence_classes: ["deletes"],
+      });
       if (answer) {
         expect(asked.map((request) => request.reason)).toEqual(["destructive", "committing_submit"]);
         expect(posts(before)).toEqual(["/delete"]);

@@ -1,5 +1,6 @@
 import { parse as parseRecorderFlow } from "@puppeteer/replay";
 import type { ConfirmationReason } from "../../shared/execution/run-contract";
+import type { ConsequenceClass } from "../../shared/execution/run-grants";
 import type { TestPolicy } from "../../shared/learning/test-policy";
 import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
 import { firstLine } from "./checkpoint-check";
@@ -23,6 +24,8 @@ export interface StepGroup {
   checkpointsStarting: ExecutionCheckpoint[];
   /** Why this step is asked about before it is done, when it is. */
   consequence: ConfirmationReason | undefined;
+  /** Issue #33: whether the controls it presses delete or pay (from their names and its label). */
+  consequenceClasses: ConsequenceClass[];
 }
 
 export interface ExecutionPlan {
@@ -66,6 +69,7 @@ export function planExecution(flow: RecorderFlow, checkpoints: readonly Executio
       checkpointsAfter: [],
       checkpointsStarting: [],
       consequence: undefined,
+      consequenceClasses: [],
     });
   });
 
@@ -100,6 +104,8 @@ export function planExecution(flow: RecorderFlow, checkpoints: readonly Executio
     if (groupIndex === committingGroup) group.consequence = "committing_submit";
     else if (steps.some((step) => step.type === "click" && soundsConsequential(targetName(step)))) group.consequence = "destructive";
     else if (steps.some((step) => "confirm" in step && step.confirm === true)) group.consequence = "marked";
+    const names = steps.map((step) => (step.type === "click" ? targetName(step) : undefined));
+    group.consequenceClasses = consequenceClassesOf([group.label, ...names]);
   });
   return { groups, checkpointsBefore, committingGroup, dryRunSkips: policy.mode === "dry_run_only" ? committingGroup : undefined };
 }
@@ -122,6 +128,23 @@ const CONSEQUENCE_WORDS =
 
 export function soundsConsequential(name: string | undefined): boolean {
   return name !== undefined && CONSEQUENCE_WORDS.test(name);
+}
+
+/** The consequences among those words that no standing grant covers unless ticked (issue #33): deleting and paying. */
+const CLASS_WORDS: ReadonlyArray<[ConsequenceClass, RegExp]> = [
+  [
+    "deletes",
+    /\b(delete|remove|discard|erase|destroy|wipe|unsubscribe|cancel (?:the |my )?(?:subscription|account|order|plan|membership)|close (?:the |my )?account|deactivate)\b/i,
+  ],
+  [
+    "pays",
+    /\b(pay|purchase|buy|checkout|check out|place (?:the |my )?order|submit (?:the |my )?order|confirm (?:the |my )?(?:order|payment|purchase)|transfer)\b/i,
+  ],
+];
+
+/** Which of deleting and paying the given names (a step's label, the controls it presses) say it does. */
+export function consequenceClassesOf(names: ReadonlyArray<string | undefined>): ConsequenceClass[] {
+  return CLASS_WORDS.filter(([, words]) => names.some((name) => name !== undefined && words.test(name))).map(([kind]) => kind);
 }
 
 /** The name a click's selectors (or its relocation hint) give its target. */

@@ -1,7 +1,7 @@
 import type { RecorderStep } from "../../shared/execution/recorder-flow";
 import { BASELINE_SETTLE_MAX_MS, firstLine, readBaseline } from "./checkpoint-check";
 import { Cancelled, Declined, StepFailure, pausableLimit, type PausableLimit } from "./execution-util";
-import { countsAsAction, soundsConsequential, stepWaitMs, type StepGroup } from "./flow-plan";
+import { consequenceClassesOf, countsAsAction, soundsConsequential, stepWaitMs, type StepGroup } from "./flow-plan";
 import { waitForSettledPage } from "./page-settle";
 import { checkCheckpoints } from "./replay-checkpoints";
 import { remaining, stopShort, unreportedViolation, type Replay } from "./replay-state";
@@ -93,14 +93,30 @@ async function allowed(run: Replay, group: StepGroup, base: Base): Promise<boole
   return yes;
 }
 
+/** The host (and port) of the page a step is asked about on, for a standing grant's site term (issue #33). */
+function siteHost(run: Replay): string | undefined {
+  try {
+    const url = new URL(run.page.url());
+    return url.protocol === "http:" || url.protocol === "https:" ? url.host : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Asks before a step with consequences; true when it may be done. */
 async function mayDo(run: Replay, group: StepGroup): Promise<boolean> {
   const confirm = run.input.confirm;
   if (confirm === undefined || group.consequence === undefined) return true;
   const asked = Date.now();
   try {
-    run.confirmedStep =
-      (await run.cancel.orCancel(confirm({ step_id: group.stepId, step_label: run.record.clean(group.label, "label"), reason: group.consequence }))) === true;
+    const request = {
+      step_id: group.stepId,
+      step_label: run.record.clean(group.label, "label"),
+      reason: group.consequence,
+      site_host: siteHost(run),
+      consequence_classes: group.consequenceClasses,
+    };
+    run.confirmedStep = (await run.cancel.orCancel(confirm(request))) === true;
     return run.confirmedStep;
   } finally {
     // Time spent waiting for the person is not the execution's.
@@ -219,7 +235,15 @@ async function askAboutElement(run: Replay, group: StepGroup, element: string, c
   limit.pause();
   try {
     const label = `${group.label} (${element})`;
-    const answer = await run.cancel.orCancel(confirm({ step_id: group.stepId, step_label: run.record.clean(label, "label"), reason: "destructive" }));
+    const answer = await run.cancel.orCancel(
+      confirm({
+        step_id: group.stepId,
+        step_label: run.record.clean(label, "label"),
+        reason: "destructive",
+        site_host: siteHost(run),
+        consequence_classes: consequenceClassesOf([group.label, element]),
+      }),
+    );
     if (answer !== true) throw new Declined("declined");
     run.confirmedStep = true;
   } finally {

@@ -85,6 +85,11 @@ export const MemoryPaths = {
   /** Issue #33: the person's schedules as they are now (replaced atomically), and what happened to them (no input values). */
   schedulesCurrent: "system/execution/schedules/current.json",
   scheduleLog: "system/execution/schedules/log.jsonl",
+  /** Issue #33: standing approvals bound to terms, beside the runs: the current view and the append-only log of each creation, use and revocation. */
+  grantsCurrent: "system/execution/grants/grants_current.json",
+  grantsLog: "system/execution/grants/grants.jsonl",
+  /** Issue #33: the per-install key (mode 0600) under which a grant keeps its exact inputs as keyed hashes. */
+  grantKey: "system/agent/grant_key",
   capabilityManifest: (capabilityId: string) => `system/capabilities/manifests/${assertMemorySegment(capabilityId)}.json`,
   capabilityMetadata: (capabilityId: string) => `system/capabilities/metadata/${assertMemorySegment(capabilityId)}.json`,
 } as const;

@@ -47,6 +47,8 @@ export const ERROR_CODE_TABLE = {
   // Runs on a schedule (issue #33): a skill that cannot run unattended, a schedule that is not there.
   ABILITY_NOT_SCHEDULABLE: { http: 409, retryable: false },
   SCHEDULE_NOT_FOUND: { http: 404, retryable: false },
+  // Standing approvals (issue #33): a grant the ability does not have.
+  RUN_GRANT_NOT_FOUND: { http: 404, retryable: false },
   // Learn From This (§0B.6, issue #16): a trace a session cannot start from.
   RUN_NOT_FINISHED: { http: 409, retryable: true },
   RECEIPT_NOT_FOUND: { http: 404, retryable: false },

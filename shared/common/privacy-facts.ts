@@ -26,7 +26,7 @@ export const PRIVACY_POLICY_SECTIONS: readonly PrivacyPolicySection[] = [
       "Only during a demonstration you start in the side panel, and only on the sites you allowed for it: what you do (clicks, choices, field edits, pages visited) and the structure of the pages (titles, headings, the names of buttons, links and fields).",
       "The addresses of those pages, with anything you typed into them and anything that looks like a secret (a token, a session id, a one-time code) masked.",
       "What you type is masked inside the page before anything leaves it: a field's edit is recorded as `masked` with a length class, or as a keyed hash so equal values can be matched without being known. Passwords are always masked, never hashed. Only if you choose `none` for one session, and consent to it, are field values sent as typed.",
-      "When you run one of your abilities in your own tab, the steps the assistant takes there and whether each succeeded. The inputs you give a run are used for that run and never stored.",
+      "When you run one of your abilities in your own tab, the steps the assistant takes there and whether each succeeded. The inputs you give a run are used for that run and never stored. If you choose “Always allow this step” with “these exact inputs”, the agent keeps only keyed hashes of the inputs that are not secret (under a key of this install), never the values, so it can tell a later run with the same inputs.",
       "Nothing is collected outside a demonstration or a run you started: no browsing history, no analytics, no advertising identifiers.",
     ],
   },
@@ -48,7 +48,7 @@ export const PRIVACY_POLICY_SECTIONS: readonly PrivacyPolicySection[] = [
   {
     heading: "Your choices",
     points: [
-      'Pause, Stop or Cancel a demonstration at any time; delete a session and its observations at once (`DELETE /api/learn/sessions/:id` on your agent); unpair this browser; withdraw in-tab runs ("Stop allowing it to act in my tabs"); remove the extension.',
+      'Pause, Stop or Cancel a demonstration at any time; delete a session and its observations at once (`DELETE /api/learn/sessions/:id` on your agent); revoke a step you always allowed (Skills → Revoke); unpair this browser; withdraw in-tab runs ("Stop allowing it to act in my tabs"); remove the extension.',
       "Why the extension asks for each permission, and what you see when it uses one: [permissions.md](permissions.md), also shown in the side panel under **Why these permissions**.",
     ],
   },

@@ -2,6 +2,7 @@
 export * from "./run-contract";
 export * from "./run-schedules";
 export * from "./run-notice";
+export * from "./run-grants";
 export * from "./recorder-flow";
 export * from "./checkpoint-plan";
 export * from "./sign-in-plan";

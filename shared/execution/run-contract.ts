@@ -5,6 +5,7 @@ export { DISPATCH_ID_PATTERN };
 import { SkillInputTypeSchema } from "./checkpoint-plan";
 import { CheckpointProgressStatusSchema } from "../learning/checkpoint-receipt";
 import { TestPolicySchema } from "../learning/test-policy";
+import { GRANT_ID_PATTERN, GrantOfferSchema, StandingGrantTermsSchema } from "./run-grants";
 
 /**
  * Issue #21 "Use it later": a run of an installed ability. R11.2 has no run resource; it has
@@ -111,6 +112,12 @@ export const PendingConfirmationSchema = z.object({
   step_label: z.string().max(240),
   reason: ConfirmationReasonSchema,
   asked_at: z.string().datetime(),
+  /**
+   * Issue #33: the terms an "Always allow this step for this skill" grant would have (skill version,
+   * step, site, the inputs it would hold to, the delete/pay classes to tick), shown before the person
+   * chooses. Absent when this step cannot be allowed for good (the skill has no version, the page no site).
+   */
+  grant_offer: GrantOfferSchema.optional(),
 });
 export type PendingConfirmation = z.infer<typeof PendingConfirmationSchema>;
 
@@ -119,6 +126,8 @@ export const ConfirmRunStepRequestSchema = z
   .object({
     confirmation_id: z.string().uuid(),
     decision: z.enum(["confirm", "decline"]),
+    /** Issue #33: with `confirm`, also allow this step for good under these terms (shared/execution/run-grants.ts). */
+    always_allow: StandingGrantTermsSchema.optional(),
     schema_version: z.literal(1),
   })
   .strict();
@@ -136,6 +145,11 @@ export const RunStepResultSchema = z.object({
   details: z.string().max(1000),
   /** A target found by similarity after every recorded selector missed. */
   relocated: z.object({ from: z.string().max(240), to: z.string().max(240) }).optional(),
+  /**
+   * Issue #33: the standing grant that let this step through without asking. §0.8's receipt has no
+   * field for it (its `approval_mode` says `standing_order`), so the run record says which grant.
+   */
+  standing_grant_id: z.string().regex(GRANT_ID_PATTERN).optional(),
 });
 export type RunStepResult = z.infer<typeof RunStepResultSchema>;
 

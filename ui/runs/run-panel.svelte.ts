@@ -2,6 +2,7 @@ import type { AbilityRunSpec, RunRecord } from "../../shared/execution/run-contr
 import { describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";
 import { RunFormState } from "./run-form.svelte";
+import { RunGrantsState } from "./run-grants.svelte";
 import { RunHistoryState } from "./run-history.svelte";
 import { RunProgressState, type RunProgressOptions } from "./run-progress.svelte";
 
@@ -19,12 +20,15 @@ export class RunPanelState {
   progress = $state.raw<RunProgressState | null>(null);
   history = $state.raw<RunHistoryState | null>(null);
   error = $state<string | null>(null);
+  /** Issue #33: each skill's standing grants, shown under it in Skills. */
+  readonly grants: RunGrantsState;
   readonly #deps: LearnDeps;
   readonly #options: RunProgressOptions;
 
   constructor(deps: LearnDeps, options: RunProgressOptions = {}) {
     this.#deps = deps;
     this.#options = options;
+    this.grants = new RunGrantsState(deps);
   }
 
   /** Opens the run view of this ability, with its run-spec when Skills already has it. */

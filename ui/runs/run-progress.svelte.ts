@@ -1,4 +1,5 @@
 import { RunEventEnvelopeSchema, TERMINAL_RUN_STATES, type AbilityRunSpec, type RunRecord } from "../../shared/execution/run-contract";
+import type { StandingGrantTerms } from "../../shared/execution/run-grants";
 import type { CheckpointProgressRow } from "../review/checkpoint-progress";
 import { EventStreamLink, type StreamMessage } from "../agent-link/event-stream-link.svelte";
 import { describeFailure, failureCode } from "../common/failure-text";
@@ -92,14 +93,19 @@ export class RunProgressState {
     return { terminal: this.terminal };
   }
 
-  /** The person's answer to the step waiting for it. */
-  async answer(decision: "confirm" | "decline"): Promise<void> {
+  /** The person's answer to the step waiting for it; with `alwaysAllow`, also allowed for good under those terms (issue #33). */
+  async answer(decision: "confirm" | "decline", alwaysAllow?: StandingGrantTerms): Promise<void> {
     const pending = this.run.pending_confirmation;
     if (this.busy !== null || pending === undefined) return;
     this.busy = decision;
     this.error = null;
     try {
-      const { run } = await this.#deps.client.confirmRun(this.run.dispatch_id, { confirmation_id: pending.confirmation_id, decision, schema_version: 1 });
+      const { run } = await this.#deps.client.confirmRun(this.run.dispatch_id, {
+        confirmation_id: pending.confirmation_id,
+        decision,
+        ...(alwaysAllow === undefined ? {} : { always_allow: alwaysAllow }),
+        schema_version: 1,
+      });
       this.#apply(run);
     } catch (error) {
       report(this.#deps, error);

@@ -7,7 +7,8 @@ import { appendCheckpointReceipt } from "../../abilities/checkpoint-receipts";
 import type { Clock } from "../../common/clock";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths, resolveMemoryPath } from "../../memory/memory-paths";
-import { BrowserUnavailable, type ConfirmationRequest, type ExecuteInput, type ExecuteResult, type ExecutionProgress } from "../executor-contract";
+import type { Approvals, AskPerson, GrantBasis } from "../approvals/approvals";
+import { BrowserUnavailable, type ExecuteInput, type ExecuteResult, type ExecutionProgress } from "../executor-contract";
 import { RUN_FAILURE_CODES, keptPageSeen, outcomeOf } from "./run-outcome";
 import type { RunStore } from "./run-store";
 
@@ -30,18 +31,25 @@ export interface RunLifecycleDeps {
   confirmationTimeoutMs?: number | undefined;
   /** Where an unexpected executor error is logged (its message scrubbed of input values). */
   logError?: (fields: Record<string, unknown>, message: string) => void;
+  /** Issue #33: answers "is this step allowed now?" (standing grants, else the person); without it the person is always asked. */
+  approvals?: Approvals | undefined;
 }
 
 export interface ActiveRun {
   record: RunRecord;
   controller: AbortController;
-  pending: { confirmation_id: string; settle(answer: boolean, why?: "declined" | "timeout"): void } | undefined;
+  /** `grant`: what an "Always allow" answer would keep (keyed hashes in memory only); absent when this step cannot be allowed for good. */
+  pending: { confirmation_id: string; grant: GrantBasis | undefined; settle(answer: boolean, why?: "declined" | "timeout"): void } | undefined;
   declined: "declined" | "timeout" | undefined;
   confirmed: boolean;
   finished: boolean;
   /** Checkpoint receipts of this run, written in order. */
   receipts: Promise<void>;
   capabilityId: string;
+  /** The installed skill's version when the run started: a standing grant's version term. */
+  skillVersion: string | undefined;
+  /** Steps a standing grant let through, by step id → grant id (issue #33). */
+  grantedSteps: Map<string, string>;
 }
 
 /** What every stage of a run shares: the service's dependencies, its store and the runs going now. */
@@ -53,7 +61,7 @@ export interface RunContext {
   now(): string;
 }
 
-export function activeRun(record: RunRecord, capabilityId: string): ActiveRun {
+export function activeRun(record: RunRecord, capabilityId: string, skillVersion?: string): ActiveRun {
   return {
     record,
     controller: new AbortController(),
@@ -63,6 +71,8 @@ export function activeRun(record: RunRecord, capabilityId: string): ActiveRun {
     finished: false,
     receipts: Promise.resolve(),
     capabilityId,
+    skillVersion,
+    grantedSteps: new Map(),
   };
 }
 
@@ -97,6 +107,7 @@ async function capabilityReceipt(
   capabilityId: string,
   result: "success" | "failure" | "denied" | "cancelled",
   confirmed: boolean,
+  granted: boolean,
 ): Promise<void> {
   const receipt = CapabilityUseReceiptSchema.parse({
     receipt_id: randomUUID(),
@@ -104,7 +115,8 @@ async function capabilityReceipt(
     provider: `elnor-learn executor (${record.where})`,
     dispatch_id: record.dispatch_id,
     route_trace_id: `${record.caller}:${record.dispatch_id}`,
-    approval_mode: confirmed ? "ask_first" : record.caller === "side_panel" ? "manual_click" : "autonomous",
+    // A step the person confirmed in this run outranks one a standing grant let through (issue #33).
+    approval_mode: confirmed ? "ask_first" : granted ? "standing_order" : record.caller === "side_panel" ? "manual_click" : "autonomous",
     result,
     created_at: ctx.now(),
     schema_version: 1,
@@ -126,7 +138,7 @@ export async function finishRun(
   await run.receipts;
   const completedAt = ctx.now();
   const final = { ...run.record, state, completed_at: completedAt, ...(failure === undefined ? {} : { failure }) };
-  await capabilityReceipt(ctx, final, run.capabilityId, result, run.confirmed).catch((error: unknown) =>
+  await capabilityReceipt(ctx, final, run.capabilityId, result, run.confirmed, run.grantedSteps.size > 0).catch((error: unknown) =>
     ctx.deps.logError?.({ dispatch_id: final.dispatch_id, err: error }, "the capability-use receipt could not be written"),
   );
   // §0C.11B: a run's checkpoint receipts are a capability-health trigger.
@@ -151,6 +163,7 @@ function progressListener(ctx: RunContext, run: ActiveRun, scrub: Scrub): (event
           ...(event.relocated === undefined
             ? {}
             : { relocated: { from: scrub(event.relocated.from).slice(0, 240), to: scrub(event.relocated.to).slice(0, 240) } }),
+          ...(run.grantedSteps.has(event.step_id) ? { standing_grant_id: run.grantedSteps.get(event.step_id) } : {}),
         };
         void saveRun(ctx, run, { steps: [...run.record.steps, step] }, "run.step");
         return;
@@ -180,9 +193,9 @@ function progressListener(ctx: RunContext, run: ActiveRun, scrub: Scrub): (event
 }
 
 /** Asks the person before a step with consequences: the run waits (needs_confirmation) until they answer, it is cancelled, or the wait times out. */
-function askPerson(ctx: RunContext, run: ActiveRun, scrub: Scrub): (request: ConfirmationRequest) => Promise<boolean> {
+function askPerson(ctx: RunContext, run: ActiveRun, scrub: Scrub): AskPerson {
   const confirmationTimeoutMs = ctx.deps.confirmationTimeoutMs ?? DEFAULT_CONFIRMATION_TIMEOUT_MS;
-  return (request) => {
+  return (request, grant) => {
     if (run.finished || run.controller.signal.aborted) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       const confirmationId = randomUUID();
@@ -202,7 +215,7 @@ function askPerson(ctx: RunContext, run: ActiveRun, scrub: Scrub): (request: Con
       const timer = setTimeout(() => settle(false, "timeout"), confirmationTimeoutMs);
       timer.unref();
       run.controller.signal.addEventListener("abort", onAbort, { once: true });
-      run.pending = { confirmation_id: confirmationId, settle };
+      run.pending = { confirmation_id: confirmationId, grant, settle };
       void saveRun(
         ctx,
         run,
@@ -213,12 +226,30 @@ function askPerson(ctx: RunContext, run: ActiveRun, scrub: Scrub): (request: Con
             step_label: scrub(request.step_label).slice(0, 240),
             reason: request.reason,
             asked_at: ctx.now(),
+            ...(grant === undefined ? {} : { grant_offer: grant.offer }),
           },
         },
         "run.needs_confirmation",
       );
     });
   };
+}
+
+/** The executor's `confirm`: the approvals module when there is one (a grant's yes, or the person), else the person. */
+function confirmerOf(ctx: RunContext, run: ActiveRun, input: Pick<ExecuteInput, "values" | "parameters">, scrub: Scrub): NonNullable<ExecuteInput["confirm"]> {
+  const ask = askPerson(ctx, run, scrub);
+  const { approvals } = ctx.deps;
+  if (approvals === undefined) return (request) => ask(request, undefined);
+  const facts = {
+    dispatch_id: run.record.dispatch_id,
+    ability_id: run.record.ability_id,
+    ability_title: run.record.ability_title,
+    skill_version: run.skillVersion,
+    values: input.values,
+    secret_names: new Set(input.parameters.filter((parameter) => parameter.type_hint === "secret").map((parameter) => parameter.name)),
+    scrub,
+  };
+  return approvals.confirmer(facts, ask, (stepId, grantId) => run.grantedSteps.set(stepId, grantId));
 }
 
 /** Hands the run to the executor and ends it with what the executor found (or why it could not). */
@@ -236,7 +267,7 @@ export async function executeRun(
     const result = await deps.execute({
       ...input,
       signal: run.controller.signal,
-      confirm: askPerson(ctx, run, scrub),
+      confirm: confirmerOf(ctx, run, input, scrub),
       onProgress: progressListener(ctx, run, scrub),
       screenshotPath: resolveMemoryPath(deps.memory.root, MemoryPaths.runScreenshot(dispatchId)),
       now: () => deps.clock.now(),

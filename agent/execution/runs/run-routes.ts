@@ -66,7 +66,7 @@ const SCHEMAS = {
     tags: ["runs"],
     summary: "The person's answer to a step with consequences",
     description:
-      "Only while the run is `needs_confirmation`, with its `pending_confirmation.confirmation_id` (otherwise RUN_CONFIRMATION_MISMATCH, or RUN_NOT_ACTIVE once the run is over). `confirm` does the step; `decline` leaves it undone and ends the run `cancelled` with failure code CONFIRMATION_DECLINED. Unanswered for 10 minutes, the step is declined (CONFIRMATION_TIMED_OUT). Send only the person's own answer: an assistant must not confirm on their behalf.",
+      "Only while the run is `needs_confirmation`, with its `pending_confirmation.confirmation_id` (otherwise RUN_CONFIRMATION_MISMATCH, or RUN_NOT_ACTIVE once the run is over). `confirm` does the step; `decline` leaves it undone and ends the run `cancelled` with failure code CONFIRMATION_DECLINED. Unanswered for 10 minutes, the step is declined (CONFIRMATION_TIMED_OUT). Send only the person's own answer: an assistant must not confirm on their behalf. Issue #33: `always_allow` (with `confirm` only) also allows this step for good under the terms `pending_confirmation.grant_offer` shows — `inputs` `exact` (this run's non-secret values, kept as keyed hashes) or `any`, `consequence_classes` (every delete/pay class of the step must be ticked), optional `expires_at`; malformed terms, a class not ticked, a past expiry, `decline`, or a step without an offer answer REQUEST_INVALID and the run keeps waiting, nothing written. List and revoke grants at `/api/abilities/{abilityId}/grants`.",
     params: DispatchParamsSchema,
     body: ConfirmRunStepRequestSchema,
     response: { 200: RunResponseSchema },

@@ -103,6 +103,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
         run.controller.abort();
         await finishRun(ctx, run, "cancelled", { code: RUN_FAILURE_CODES.cancelled, message: "The run was cancelled: its ability was deleted." }, "cancelled");
       }
+      // Issue #33: a skill learned again under the same id must not inherit the old one's standing grants.
+      await deps.approvals?.revokeAbility(abilityId);
       return purgeRuns(ctx, (run) => run.ability_id === abilityId);
     },
     close: () => closeRuns(ctx, background),
@@ -134,7 +136,7 @@ async function startRun(ctx: ServiceContext, background: Set<Promise<void>>, req
     );
   const dispatchId = `run-${randomUUID()}`;
   const at = ctx.now();
-  const run = activeRun(startingRecord(dispatchId, spec, request, at), plan.ability.capability_id);
+  const run = activeRun(startingRecord(dispatchId, spec, request, at), plan.ability.capability_id, plan.ability.skill_version);
   active.set(dispatchId, run);
   const created = run.record;
   await ctx.store.save(created, "run.state");
@@ -212,7 +214,19 @@ async function confirmStep(ctx: RunContext, dispatchId: string, request: Confirm
         : "This confirmation_id is not the one the run is waiting for; read the run again.",
     );
   }
-  run.pending.settle(request.decision === "confirm", "declined");
+  const pending = run.pending;
+  if (request.always_allow !== undefined) {
+    // Issue #33: checked first, so a refused grant leaves the run waiting and nothing written.
+    if (request.decision !== "confirm") throw new AppError("REQUEST_INVALID", "always_allow goes only with decision confirm.");
+    const approvals = ctx.deps.approvals;
+    if (approvals === undefined || pending.grant === undefined)
+      throw new AppError(
+        "REQUEST_INVALID",
+        "This step cannot be allowed for good: the skill has no version or the page no site. Confirm it without always_allow.",
+      );
+    await approvals.grant(pending.grant, request.always_allow);
+  }
+  pending.settle(request.decision === "confirm", "declined");
   return run.record;
 }
 

@@ -6,6 +6,7 @@ import {
   RunResponseSchema,
   StartRunRequestSchema,
 } from "../../../shared/execution/run-contract";
+import { RevokeRunGrantRequestSchema, RunGrantListResponseSchema, RunGrantResponseSchema } from "../../../shared/execution/run-grants";
 import { AgentRequestError, failureOf } from "../transport/agent-failure";
 import { pageQuery, requestBody, SLOW, type AgentTransport, type EventStreamInit, type Input } from "../transport/agent-transport";
 import { abilityPath } from "./abilities";
@@ -25,6 +26,15 @@ export function runRoutes({ call, send, openEvents, timeoutMs }: AgentTransport)
     openRunEvents: (dispatchId: string, init: EventStreamInit) => openEvents(`${run(dispatchId)}/events`, init),
     confirmRun: (dispatchId: string, request: Input<typeof ConfirmRunStepRequestSchema>) =>
       call("POST", `${run(dispatchId)}/confirm`, RunResponseSchema, requestBody(ConfirmRunStepRequestSchema, request)),
+    /** Issue #33: an ability's standing grants (absent on older agents: ROUTE_NOT_FOUND). */
+    listGrants: (abilityId: string) => call("GET", `${abilityPath(abilityId)}/grants`, RunGrantListResponseSchema),
+    revokeGrant: (abilityId: string, grantId: string) =>
+      call(
+        "POST",
+        `${abilityPath(abilityId)}/grants/${encodeURIComponent(grantId)}/revoke`,
+        RunGrantResponseSchema,
+        requestBody(RevokeRunGrantRequestSchema, { schema_version: 1 }),
+      ),
     cancelRun: (dispatchId: string, reason?: string) =>
       call(
         "POST",
