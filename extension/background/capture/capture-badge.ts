@@ -49,6 +49,7 @@ export async function showBadge(action: BadgeSurface, badge: BadgeSpec): Promise
     await action.setBadgeBackgroundColor({ color: badge.color });
     await action.setBadgeTextColor({ color: "#ffffff" });
   }
-  await action.setBadgeText({ text: badge.text });
+  // The tooltip first: whoever sees the new text (a person, a test) reads the tooltip that goes with it.
   await action.setTitle({ title: badge.title });
+  await action.setBadgeText({ text: badge.text });
 }

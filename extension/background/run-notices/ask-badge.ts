@@ -57,13 +57,14 @@ export function createLayeredBadge(action: BadgeSurface): LayeredBadge {
       async setBadgeTextColor() {
         // Always white on our badges (showBadge); drawn with the composition.
       },
+      // `showBadge` sets the tooltip, then the text: the badge is drawn once, with the text, so
+      // Chrome never shows a new text under the previous state's tooltip.
       setBadgeText({ text }) {
         base.text = text;
         return draw();
       },
-      setTitle({ title }) {
+      async setTitle({ title }) {
         base.title = title;
-        return draw();
       },
     },
     ask(spec) {
