@@ -55,7 +55,7 @@ export type AgentRunNoticeFrame = z.infer<typeof AgentRunNoticeFrameSchema>;
 
 /**
  * The run a notification's click asks the side panel to show: the worker writes it in
- * `chrome.storage.session` under {@link PANEL_RUN_FOCUS_KEY} as it opens the panel, and the panel
+ * the session storage area under {@link PANEL_RUN_FOCUS_KEY} as it opens the panel, and the panel
  * opens that run when it reads one newer than its own start.
  */
 export const PanelRunFocusSchema = z.object({ dispatch_id: z.string().regex(DISPATCH_ID_PATTERN), at: z.string().datetime() });
