@@ -48,26 +48,24 @@ export interface AbilityRoutesOptions {
 const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });
 const AbilityParamsSchema = z.object({ abilityId: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,159}$/) });
 
+type RouteApp = Parameters<FastifyPluginAsyncZod<AbilityRoutesOptions>>[0];
+
 /** Install and approve (§0C.16 proposal routes) and the §0C.16 ability routes (issue #6). */
-export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (
-  app,
-  { abilities, proposals, validation, clock, memory, projector, onAbilityDeleted },
-) => {
-  // Issue #15: lookups are ranked by the wording matcher (the ability service's, one WordNet per agent).
-  const lookups = abilities.lookups;
-  /**
-   * The availability answer's entity tag: a digest of the snapshot, computed once per snapshot the
-   * service holds (each §0C.11B trigger writes a new one), plus the stale flag.
-   */
-  const snapshotDigests = new WeakMap<object, string>();
-  const availabilityTag = (snapshot: object, stale: boolean): string => {
-    let digest = snapshotDigests.get(snapshot);
-    if (digest === undefined) {
-      digest = createHash("sha256").update(JSON.stringify(snapshot)).digest("base64url").slice(0, 22);
-      snapshotDigests.set(snapshot, digest);
-    }
-    return `"${digest}${stale ? "-stale" : ""}"`;
-  };
+export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async (app, options) => {
+  proposalLaneRoutes(app, options);
+  availabilityRoutes(app, options);
+  skillMarkdownRoute(app, options);
+  lookupRoutes(app, options);
+  lifecycleRoutes(app, options);
+};
+
+/** The ability of an id in the current availability snapshot, if it lists one. */
+async function snapshotEntry(abilities: AbilityService, abilityId: string) {
+  return (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === abilityId);
+}
+
+/** Install (the private lane) and approve (the workspace lane) of a proposal. */
+function proposalLaneRoutes(app: RouteApp, { abilities, proposals, validation }: Pick<AbilityRoutesOptions, "abilities" | "proposals" | "validation">): void {
   const notWhileValidating = (proposalId: string) => {
     if (validation.inProgress(proposalId))
       throw new AppError("VALIDATION_IN_PROGRESS", "This proposal is being validated; install it once the run has finished.");
@@ -97,7 +95,23 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       return proposals.detail(request.params.proposalId);
     },
   );
+}
 
+/** The availability snapshot (with its entity tag) and one ability's entry in it. */
+function availabilityRoutes(app: RouteApp, { abilities }: Pick<AbilityRoutesOptions, "abilities">): void {
+  /**
+   * The availability answer's entity tag: a digest of the snapshot, computed once per snapshot the
+   * service holds (each §0C.11B trigger writes a new one), plus the stale flag.
+   */
+  const snapshotDigests = new WeakMap<object, string>();
+  const availabilityTag = (snapshot: object, stale: boolean): string => {
+    let digest = snapshotDigests.get(snapshot);
+    if (digest === undefined) {
+      digest = createHash("sha256").update(JSON.stringify(snapshot)).digest("base64url").slice(0, 22);
+      snapshotDigests.set(snapshot, digest);
+    }
+    return `"${digest}${stale ? "-stale" : ""}"`;
+  };
   app.get("/api/abilities/availability", { schema: { response: { 200: AbilityAvailabilityResponseSchema, 304: z.void() } } }, async (request, reply) => {
     const { snapshot, stale } = await abilities.snapshot();
     // §0C.11B staleness: say so rather than present an outdated snapshot as current.
@@ -130,12 +144,15 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
     "/api/abilities/:abilityId/availability",
     { schema: { params: AbilityParamsSchema, response: { 200: AbilityAvailabilityEntrySchema } } },
     async (request) => {
-      const entry = (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === request.params.abilityId);
+      const entry = await snapshotEntry(abilities, request.params.abilityId);
       if (entry === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.params.abilityId}.`);
       return entry;
     },
   );
+}
 
+/** An installed ability's SKILL.md as text (issue #19). */
+function skillMarkdownRoute(app: RouteApp, { abilities, memory, projector }: Pick<AbilityRoutesOptions, "abilities" | "memory" | "projector">): void {
   app.get(
     "/api/abilities/:abilityId/skill-md",
     {
@@ -147,7 +164,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       },
     },
     async (request) => {
-      const entry = (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === request.params.abilityId);
+      const entry = await snapshotEntry(abilities, request.params.abilityId);
       if (entry === undefined || entry.skill_slug === undefined || (entry.source !== "learned" && entry.source !== "imported")) {
         throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${request.params.abilityId}.`);
       }
@@ -173,7 +190,11 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       };
     },
   );
+}
 
+/** Lookup and explain-match: ranked by the wording matcher (issue #15, the ability service's, one WordNet per agent). */
+function lookupRoutes(app: RouteApp, { abilities, clock }: Pick<AbilityRoutesOptions, "abilities" | "clock">): void {
+  const lookups = abilities.lookups;
   app.post(
     "/api/abilities/lookup",
     {
@@ -202,7 +223,7 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       },
     },
     async (request) => {
-      const entry = (await abilities.snapshot()).snapshot.abilities.find((candidate) => candidate.ability_id === request.body.ability_id);
+      const entry = await snapshotEntry(abilities, request.body.ability_id);
       if (entry === undefined) throw new AppError("ABILITY_NOT_FOUND", `No ability ${request.body.ability_id}.`);
       const query = AbilityLookupQuerySchema.parse({ user_query: request.body.user_query, project_id: request.body.project_id, schema_version: 1 });
       // Both scorers (issue #15): the verdict and score are lookup's (wording and meaning), which
@@ -228,7 +249,10 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       };
     },
   );
+}
 
+/** Activate, deactivate, quarantine, unquarantine, delete and promote-shared of an installed ability. */
+function lifecycleRoutes(app: RouteApp, { abilities, onAbilityDeleted }: Pick<AbilityRoutesOptions, "abilities" | "onAbilityDeleted">): void {
   app.post(
     "/api/abilities/:abilityId/activate",
     { schema: { params: AbilityParamsSchema, response: { 200: AbilityActivateResponseSchema } } },
@@ -281,4 +305,4 @@ export const abilityRoutes: FastifyPluginAsyncZod<AbilityRoutesOptions> = async 
       return { ability_id: request.params.abilityId, install_lane: "shared_promoted" as const };
     },
   );
-};
+}
