@@ -8,10 +8,10 @@ import { MemoryPaths } from "../memory/memory-paths";
 import { importedSkillFolder } from "./imported-skill-folder";
 import type { InstalledAbility } from "./ability-registry";
 import { lifecycleChange } from "./ability-lifecycle";
-import { createAvailabilityViews } from "./availability-views";
+import { createAvailabilityViews, type AvailabilityViews } from "./availability-views";
 import type { SkillFolderSource } from "./skill-folders";
 import type { InstallSagaStep } from "./install-saga-journal";
-import { createInstallSaga, type AbilityReceiptWriter, type InstallSagaDeps } from "./install-saga";
+import { createInstallSaga, type AbilityReceiptWriter, type InstallSaga, type InstallSagaDeps } from "./install-saga";
 import { createAbilityLookupService, type AbilityLookupService } from "./ability-lookup-service";
 import { createSentenceEncoder, memorySentenceVectorStore } from "../lookup/meaning/sentence-encoder";
 import { createWordNetLexiconLoader } from "../lookup/lexicon/wordnet-lexicon";
@@ -73,36 +73,10 @@ export interface AbilityService {
  */
 export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
   const now = () => deps.clock.now().toISOString();
-  let lastTriggerAt = "";
-
-  const receipt: AbilityReceiptWriter = async (kind, fields) => {
-    await deps.memory.append(MemoryPaths.receipts, {
-      receipt_id: randomUUID(),
-      receipt_kind: kind,
-      ...fields,
-      created_at: now(),
-      schema_version: 1,
-    });
-  };
-
-  const folders = deps.folders;
-  const views = createAvailabilityViews({
-    memory: deps.memory,
-    projector: deps.projector,
-    clock: deps.clock,
-    ...(deps.categoriesOf === undefined ? {} : { categoriesOf: deps.categoriesOf }),
-    ...(folders === undefined ? {} : { external: async (own: ReadonlySet<string>) => (await folders.scan(own)).map((skill) => skill.entry) }),
-  });
-  const bridgeOf = views.bridgeOf;
-  const writeAvailability = views.write;
-
-  const refreshAvailability = async () => {
-    lastTriggerAt = now();
-    const snapshot = await writeAvailability(deps.registry.all());
-    await receipt("ability.snapshot.updated", { details: { abilities: snapshot.abilities.length } });
-    return snapshot;
-  };
-
+  const trigger: TriggerClock = { lastAt: "" };
+  const receipt = receiptWriter(deps, now);
+  const views = availabilityViewsOf(deps);
+  const parts: ServiceParts = { deps, views, receipt, now, trigger, refreshAvailability: () => refreshAvailability(parts) };
   const saga = createInstallSaga({
     memory: deps.memory,
     registry: deps.registry,
@@ -113,109 +87,158 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
     views,
     receipt,
     triggered: () => {
-      lastTriggerAt = now();
+      trigger.lastAt = now();
     },
     failInstallAt: deps.failInstallAt,
   });
-
-  /** Installs and registrations, one at a time (each captures the files the one before rewrote). */
-  let sagas: Promise<unknown> = Promise.resolve();
-
+  /** Installs, registrations and deletes, one at a time (each captures the files the one before rewrote). */
+  const oneAtATime = serialQueue();
+  const snapshot = async () => {
+    const current = (await views.read()) ?? (await views.write(deps.registry.all()));
+    return { snapshot: current, stale: trigger.lastAt !== "" && current.snapshot_as_of < trigger.lastAt };
+  };
   // Issue #15: the wording matcher; WordNet is read on the first lookup, not at start.
   const lookups = createAbilityLookupService({
     memory: deps.memory,
-    snapshot: () => service.snapshot(),
+    snapshot,
     lexicon: createWordNetLexiconLoader(),
     encoder: createSentenceEncoder(undefined, memorySentenceVectorStore(deps.memory)),
   });
-  const service: AbilityService = {
-    refreshAvailability,
-
-    async recover() {
-      await saga.recover();
-      await deps.projector.sweep();
-      // The registry is what was committed; the bridge and the snapshot are rebuilt from it, which
-      // also repairs a lifecycle change the agent stopped in the middle of.
-      await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all()));
-      await writeAvailability(deps.registry.all());
-    },
-
+  return {
+    refreshAvailability: parts.refreshAvailability,
+    recover: () => recover(parts, saga),
     refreshCatalog: () => views.refreshCatalog(deps.registry.all()),
-
-    async register(ability) {
-      const run = sagas.then(async () => {
-        const abilities = [...deps.registry.all().filter((candidate) => candidate.ability_id !== ability.ability_id), ability];
-        try {
-          await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(abilities));
-          lastTriggerAt = now();
-          await writeAvailability(abilities);
-          await deps.registry.put(ability);
-        } catch (error) {
-          await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all())).catch(() => undefined);
-          await writeAvailability(deps.registry.all()).catch(() => views.forget());
-          throw error;
-        }
-        await receipt("ability.snapshot.updated", { ability_id: ability.ability_id });
-      });
-      sagas = run.catch(() => undefined);
-      return run;
-    },
-
+    register: (ability) => oneAtATime(() => registerAbility(parts, ability)),
     lookupWith: (candidate, query) => lookups.lookupWith(candidate, query),
     lookups,
-
-    async install(proposalId, lane) {
-      // One saga at a time: a second Install or Approve started while one runs would capture
-      // "previous" files the first is rewriting. It waits, then meets the state the first left.
-      const run = sagas.then(() => saga.run(proposalId, lane));
-      sagas = run.catch(() => undefined);
-      return run;
-    },
-
-    async snapshot() {
-      const snapshot = (await views.read()) ?? (await writeAvailability(deps.registry.all()));
-      return { snapshot, stale: lastTriggerAt !== "" && snapshot.snapshot_as_of < lastTriggerAt };
-    },
-
-    async remove(abilityId) {
-      const run = sagas.then(async () => {
-        const ability = deps.registry.get(abilityId);
-        if (ability === undefined) throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${abilityId}.`);
-        await deps.projector.remove(ability.skill_name);
-        await deps.memory.remove(MemoryPaths.installedSkill(ability.skill_name));
-        await deps.memory.remove(MemoryPaths.capabilityManifest(ability.capability_id));
-        await deps.memory.remove(MemoryPaths.capabilityMetadata(ability.capability_id));
-        if (ability.source === "imported") await deps.memory.remove(importedSkillFolder(ability.skill_name));
-        await deps.registry.remove(abilityId, now());
-        await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all()));
-        await receipt("ability.deleted", { ability_id: abilityId });
-        await refreshAvailability();
-        return ability;
-      });
-      sagas = run.catch(() => undefined);
-      return run;
-    },
-
-    async lifecycle(abilityId, action, reason) {
-      const ability = deps.registry.get(abilityId);
-      if (ability === undefined) throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${abilityId}.`);
-      const change = lifecycleChange(ability, action, reason);
-      const next: InstalledAbility = { ...change.next, updated_at: now() };
-      const kind = change.kind;
-      await deps.memory.append(MemoryPaths.activationHistory, {
-        ability_id: abilityId,
-        action,
-        ...(reason === undefined ? {} : { reason }),
-        requested_by: "user",
-        created_at: next.updated_at,
-        schema_version: 1,
-      });
-      await deps.registry.put(next);
-      await deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, bridgeOf(deps.registry.all()));
-      await receipt(kind, { ability_id: abilityId, ...(reason === undefined ? {} : { reason: reason.slice(0, 240) }) });
-      await refreshAvailability();
-      return next;
-    },
+    // One saga at a time: a second Install or Approve started while one runs would capture
+    // "previous" files the first is rewriting. It waits, then meets the state the first left.
+    install: (proposalId, lane) => oneAtATime(() => saga.run(proposalId, lane)),
+    snapshot,
+    remove: (abilityId) => oneAtATime(() => removeAbility(parts, abilityId)),
+    lifecycle: (abilityId, action, reason) => changeLifecycle(parts, abilityId, action, reason),
   };
-  return service;
+}
+
+/** When the snapshot was last asked to be rewritten: a snapshot older than that is stale (§0C.11B). */
+interface TriggerClock {
+  lastAt: string;
+}
+
+/** What the service's operations share. */
+interface ServiceParts {
+  deps: AbilityServiceDeps;
+  views: AvailabilityViews;
+  receipt: AbilityReceiptWriter;
+  now: () => string;
+  trigger: TriggerClock;
+  refreshAvailability: () => Promise<AbilityAvailabilitySnapshot>;
+}
+
+/** Runs the tasks given to it one after the other; a failed one does not stop the next. */
+function serialQueue(): <T>(task: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const run = tail.then(task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+function receiptWriter(deps: AbilityServiceDeps, now: () => string): AbilityReceiptWriter {
+  return async (kind, fields) => {
+    await deps.memory.append(MemoryPaths.receipts, {
+      receipt_id: randomUUID(),
+      receipt_kind: kind,
+      ...fields,
+      created_at: now(),
+      schema_version: 1,
+    });
+  };
+}
+
+/** The availability snapshot and catalog over what this agent installed and, read-only, the assistant's own skill folders. */
+function availabilityViewsOf(deps: AbilityServiceDeps): AvailabilityViews {
+  const folders = deps.folders;
+  return createAvailabilityViews({
+    memory: deps.memory,
+    projector: deps.projector,
+    clock: deps.clock,
+    ...(deps.categoriesOf === undefined ? {} : { categoriesOf: deps.categoriesOf }),
+    ...(folders === undefined ? {} : { external: async (own: ReadonlySet<string>) => (await folders.scan(own)).map((skill) => skill.entry) }),
+  });
+}
+
+function writeBridge({ deps, views }: ServiceParts, abilities: readonly InstalledAbility[]): Promise<void> {
+  return deps.memory.writeJson(MemoryPaths.bridgeEntriesCurrent, views.bridgeOf(abilities));
+}
+
+async function refreshAvailability({ deps, views, receipt, now, trigger }: ServiceParts): Promise<AbilityAvailabilitySnapshot> {
+  trigger.lastAt = now();
+  const snapshot = await views.write(deps.registry.all());
+  await receipt("ability.snapshot.updated", { details: { abilities: snapshot.abilities.length } });
+  return snapshot;
+}
+
+async function recover(parts: ServiceParts, saga: InstallSaga): Promise<void> {
+  const { deps, views } = parts;
+  await saga.recover();
+  await deps.projector.sweep();
+  // The registry is what was committed; the bridge and the snapshot are rebuilt from it, which
+  // also repairs a lifecycle change the agent stopped in the middle of.
+  await writeBridge(parts, deps.registry.all());
+  await views.write(deps.registry.all());
+}
+
+async function registerAbility(parts: ServiceParts, ability: InstalledAbility): Promise<void> {
+  const { deps, views, receipt, now, trigger } = parts;
+  const abilities = [...deps.registry.all().filter((candidate) => candidate.ability_id !== ability.ability_id), ability];
+  try {
+    await writeBridge(parts, abilities);
+    trigger.lastAt = now();
+    await views.write(abilities);
+    await deps.registry.put(ability);
+  } catch (error) {
+    await writeBridge(parts, deps.registry.all()).catch(() => undefined);
+    await views.write(deps.registry.all()).catch(() => views.forget());
+    throw error;
+  }
+  await receipt("ability.snapshot.updated", { ability_id: ability.ability_id });
+}
+
+async function removeAbility(parts: ServiceParts, abilityId: string): Promise<InstalledAbility> {
+  const { deps, receipt, now } = parts;
+  const ability = deps.registry.get(abilityId);
+  if (ability === undefined) throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${abilityId}.`);
+  await deps.projector.remove(ability.skill_name);
+  await deps.memory.remove(MemoryPaths.installedSkill(ability.skill_name));
+  await deps.memory.remove(MemoryPaths.capabilityManifest(ability.capability_id));
+  await deps.memory.remove(MemoryPaths.capabilityMetadata(ability.capability_id));
+  if (ability.source === "imported") await deps.memory.remove(importedSkillFolder(ability.skill_name));
+  await deps.registry.remove(abilityId, now());
+  await writeBridge(parts, deps.registry.all());
+  await receipt("ability.deleted", { ability_id: abilityId });
+  await parts.refreshAvailability();
+  return ability;
+}
+
+async function changeLifecycle(parts: ServiceParts, abilityId: string, action: AbilityLifecycleAction, reason?: string): Promise<InstalledAbility> {
+  const { deps, receipt, now } = parts;
+  const ability = deps.registry.get(abilityId);
+  if (ability === undefined) throw new AppError("ABILITY_NOT_FOUND", `No installed ability ${abilityId}.`);
+  const change = lifecycleChange(ability, action, reason);
+  const next: InstalledAbility = { ...change.next, updated_at: now() };
+  await deps.memory.append(MemoryPaths.activationHistory, {
+    ability_id: abilityId,
+    action,
+    ...(reason === undefined ? {} : { reason }),
+    requested_by: "user",
+    created_at: next.updated_at,
+    schema_version: 1,
+  });
+  await deps.registry.put(next);
+  await writeBridge(parts, deps.registry.all());
+  await receipt(change.kind, { ability_id: abilityId, ...(reason === undefined ? {} : { reason: reason.slice(0, 240) }) });
+  await parts.refreshAvailability();
+  return next;
 }
