@@ -46,8 +46,18 @@ function boundarySource(request: FastifyRequest): BoundarySource {
   return request.headers.origin === undefined ? "api_call" : "user_click";
 }
 
+type RouteApp = Parameters<FastifyPluginAsyncZod<SessionRoutesOptions>>[0];
+
 /** §0C.16 session lifecycle routes; the work is the session service's, the routes only parse and answer. */
 export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async (app, { sessions, proposals }) => {
+  createAndReadRoutes(app, sessions);
+  captureRoutes(app, sessions);
+  reviewRoutes(app, sessions, proposals);
+  scopeAndRemovalRoutes(app, sessions);
+};
+
+/** Create a session, and read its seed, the list and one session's detail. */
+function createAndReadRoutes(app: RouteApp, sessions: SessionService): void {
   app.post(
     "/api/learn/sessions",
     { schema: { body: CreateLearnSessionRequestSchema, response: { 201: CreateLearnSessionResponseSchema } } },
@@ -81,7 +91,10 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
     { schema: { params: SessionParamsSchema, response: { 200: LearnSessionDetailResponseSchema } } },
     async (request) => sessions.get(request.params.sessionId),
   );
+}
 
+/** Start, pause, resume, stop and cancel the capture; each boundary says who caused it. */
+function captureRoutes(app: RouteApp, sessions: SessionService): void {
   app.post(
     "/api/learn/sessions/:sessionId/start",
     { schema: { params: SessionParamsSchema, body: OptionalBody(StartSessionRequestSchema), response: { 200: StartSessionResponseSchema } } },
@@ -111,7 +124,10 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
       session: await sessions.cancel(request.params.sessionId, boundarySource(request), request.body?.reason),
     }),
   );
+}
 
+/** What the person marks and answers after the capture: goal, steps, trim, test policy, questions. */
+function reviewRoutes(app: RouteApp, sessions: SessionService, proposals: ProposalRebuilder): void {
   app.post(
     "/api/learn/sessions/:sessionId/mark-goal",
     { schema: { params: SessionParamsSchema, body: MarkGoalRequestSchema, response: { 200: SessionActionResponseSchema } } },
@@ -152,7 +168,10 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
       };
     },
   );
+}
 
+/** The session's observation scope, and its deletion. */
+function scopeAndRemovalRoutes(app: RouteApp, sessions: SessionService): void {
   // §0C.16A maps this route to ObservationScopeRuntimeSchema (§0C.8), the file the runtime keeps;
   // §0C.16E's LearnObservationScopeResponseSchema uses observation modes no session can have.
   app.get(
@@ -165,4 +184,4 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
     await sessions.remove(request.params.sessionId, boundarySource(request));
     return { deleted: true as const };
   });
-};
+}
