@@ -85,33 +85,64 @@ function covers(grant: StoredRunGrant, basis: GrantBasis, now: Date): boolean {
   return sameSet(grant.input_names, offer.input_names) && grant.input_names.every((name) => hashes[name] === basis.input_hashes[name]);
 }
 
+/** The grant a step would get (its offer, plus the keyed hashes of its inputs); undefined when it cannot be allowed for good. */
+function basisOf(key: Buffer, facts: RunFacts, request: ConfirmationRequest): GrantBasis | undefined {
+  if (facts.skill_version === undefined || request.site_host === undefined) return undefined;
+  const names = Object.keys(facts.values)
+    .filter((name) => !facts.secret_names.has(name))
+    .sort();
+  const input_hashes: Record<string, string> = {};
+  for (const name of names) input_hashes[name] = inputKeyedHash(key, facts.ability_id, name, facts.values[name] ?? "");
+  return {
+    offer: {
+      skill_version: facts.skill_version,
+      step_id: request.step_id.slice(0, 160),
+      site_host: request.site_host.slice(0, 200),
+      input_names: names,
+      consequence_classes: request.consequence_classes ?? [],
+    },
+    dispatch_id: facts.dispatch_id,
+    ability_id: facts.ability_id,
+    ability_title: facts.ability_title,
+    step_label: facts.scrub(request.step_label).slice(0, 240),
+    input_hashes,
+  };
+}
+
+/** The grant the chosen terms make for the step; REQUEST_INVALID when they do not hold (nothing is written then). */
+function grantOf(basis: GrantBasis, terms: StandingGrantTerms, now: Date): StoredRunGrant {
+  const missing = basis.offer.consequence_classes.filter((kind) => !terms.consequence_classes.includes(kind));
+  if (missing.length > 0)
+    throw new AppError(
+      "REQUEST_INVALID",
+      `This step ${missing.join(" and ")}: a standing grant covers it only when ${missing.length === 1 ? "that class is" : "those classes are"} ticked (consequence_classes).`,
+    );
+  if (terms.expires_at !== undefined && Date.parse(terms.expires_at) <= now.getTime())
+    throw new AppError("REQUEST_INVALID", "expires_at must be in the future.");
+  return {
+    grant_id: `grant-${randomUUID()}`,
+    ability_id: basis.ability_id,
+    ability_title: basis.ability_title.slice(0, 160),
+    skill_version: basis.offer.skill_version,
+    step_id: basis.offer.step_id,
+    step_label: basis.step_label,
+    site_host: basis.offer.site_host,
+    inputs: terms.inputs,
+    input_names: terms.inputs === "exact" ? basis.offer.input_names : [],
+    ...(terms.inputs === "exact" ? { input_hashes: basis.input_hashes } : {}),
+    consequence_classes: [...new Set(terms.consequence_classes)].filter((kind) => basis.offer.consequence_classes.includes(kind)),
+    created_from_dispatch_id: basis.dispatch_id,
+    created_at: now.toISOString(),
+    ...(terms.expires_at === undefined ? {} : { expires_at: new Date(terms.expires_at).toISOString() }),
+    use_count: 0,
+    schema_version: 1,
+  };
+}
+
 export async function createApprovals(deps: ApprovalsDeps): Promise<Approvals> {
   const key = await loadOrCreateGrantKey(deps.memory);
   const store = await openGrantStore(deps.memory);
   const now = () => deps.clock.now();
-
-  const basisOf = (facts: RunFacts, request: ConfirmationRequest): GrantBasis | undefined => {
-    if (facts.skill_version === undefined || request.site_host === undefined) return undefined;
-    const names = Object.keys(facts.values)
-      .filter((name) => !facts.secret_names.has(name))
-      .sort();
-    const input_hashes: Record<string, string> = {};
-    for (const name of names) input_hashes[name] = inputKeyedHash(key, facts.ability_id, name, facts.values[name] ?? "");
-    return {
-      offer: {
-        skill_version: facts.skill_version,
-        step_id: request.step_id.slice(0, 160),
-        site_host: request.site_host.slice(0, 200),
-        input_names: names,
-        consequence_classes: request.consequence_classes ?? [],
-      },
-      dispatch_id: facts.dispatch_id,
-      ability_id: facts.ability_id,
-      ability_title: facts.ability_title,
-      step_label: facts.scrub(request.step_label).slice(0, 240),
-      input_hashes,
-    };
-  };
 
   const revokeOne = async (grant: StoredRunGrant, reason: "person" | "ability_deleted") => {
     if (grant.revoked_at === undefined)
@@ -120,7 +151,7 @@ export async function createApprovals(deps: ApprovalsDeps): Promise<Approvals> {
 
   return {
     confirmer: (facts, ask, onGranted) => async (request) => {
-      const basis = basisOf(facts, request);
+      const basis = basisOf(key, facts, request);
       const grant = basis === undefined ? undefined : store.all().find((candidate) => covers(candidate, basis, now()));
       if (grant === undefined) return ask(request, basis);
       await store.record({
@@ -135,34 +166,8 @@ export async function createApprovals(deps: ApprovalsDeps): Promise<Approvals> {
       return true;
     },
     async grant(basis, terms) {
-      const missing = basis.offer.consequence_classes.filter((kind) => !terms.consequence_classes.includes(kind));
-      if (missing.length > 0)
-        throw new AppError(
-          "REQUEST_INVALID",
-          `This step ${missing.join(" and ")}: a standing grant covers it only when ${missing.length === 1 ? "that class is" : "those classes are"} ticked (consequence_classes).`,
-        );
-      if (terms.expires_at !== undefined && Date.parse(terms.expires_at) <= now().getTime())
-        throw new AppError("REQUEST_INVALID", "expires_at must be in the future.");
-      const at = now().toISOString();
-      const grant: StoredRunGrant = {
-        grant_id: `grant-${randomUUID()}`,
-        ability_id: basis.ability_id,
-        ability_title: basis.ability_title.slice(0, 160),
-        skill_version: basis.offer.skill_version,
-        step_id: basis.offer.step_id,
-        step_label: basis.step_label,
-        site_host: basis.offer.site_host,
-        inputs: terms.inputs,
-        input_names: terms.inputs === "exact" ? basis.offer.input_names : [],
-        ...(terms.inputs === "exact" ? { input_hashes: basis.input_hashes } : {}),
-        consequence_classes: [...new Set(terms.consequence_classes)].filter((kind) => basis.offer.consequence_classes.includes(kind)),
-        created_from_dispatch_id: basis.dispatch_id,
-        created_at: at,
-        ...(terms.expires_at === undefined ? {} : { expires_at: new Date(terms.expires_at).toISOString() }),
-        use_count: 0,
-        schema_version: 1,
-      };
-      await store.record({ event: "grant.created", grant, at });
+      const grant = grantOf(basis, terms, now());
+      await store.record({ event: "grant.created", grant, at: grant.created_at });
       return publicGrant(grant, now());
     },
     list: (abilityId) =>
