@@ -35,6 +35,39 @@ export interface CategoryService {
   categoriesOfSkill(abilityId: string): string[];
 }
 
+/** Whether another category (not `except`) has this title, whatever its case. */
+function titleTaken(categories: readonly Category[], title: string, except?: string): boolean {
+  return categories.some((category) => category.category_id !== except && category.title.toLowerCase() === title.toLowerCase());
+}
+
+/** A new category, refused past the limit or under a title in use. */
+function newCategory(categories: readonly Category[], request: CreateCategoryRequest, now: () => string): Category {
+  if (categories.length >= CATEGORY_LIMIT)
+    throw new AppError("CATEGORY_LIMIT_REACHED", `You have ${CATEGORY_LIMIT} categories, the most there can be; delete one to make another.`);
+  if (titleTaken(categories, request.title)) throw new AppError("REQUEST_INVALID", `A category called "${request.title}" exists already.`);
+  const at = now();
+  return CategorySchema.parse({
+    category_id: randomUUID(),
+    title: request.title,
+    ...(request.color === undefined ? {} : { color: request.color }),
+    created_at: at,
+    updated_at: at,
+    schema_version: 1,
+  });
+}
+
+/** The category with the request's title and colour, refused under a title another one has. */
+function updatedCategory(categories: readonly Category[], category: Category, request: UpdateCategoryRequest, now: () => string): Category {
+  if (request.title !== undefined && titleTaken(categories, request.title, category.category_id))
+    throw new AppError("REQUEST_INVALID", `A category called "${request.title}" exists already.`);
+  return {
+    ...category,
+    ...(request.title === undefined ? {} : { title: request.title }),
+    ...(request.color === undefined ? {} : { color: request.color }),
+    updated_at: now(),
+  };
+}
+
 /** §0C.21 Categories: overlapping groupings (an item may sit in many), colour-coded, limited in number. */
 export async function createCategoryService(memory: MemoryStore, clock: Clock): Promise<CategoryService> {
   const now = () => clock.now().toISOString();
@@ -50,39 +83,18 @@ export async function createCategoryService(memory: MemoryStore, clock: Clock): 
     await memory.writeJson(CategoryPaths.current, next);
     categories = next;
   };
-  const sameTitle = (title: string, except?: string) =>
-    categories.some((category) => category.category_id !== except && category.title.toLowerCase() === title.toLowerCase());
 
   return {
     list: () => categories.map((category) => ({ ...category, item_count: assigned.count(category.category_id) })),
 
     async create(request) {
-      if (categories.length >= CATEGORY_LIMIT)
-        throw new AppError("CATEGORY_LIMIT_REACHED", `You have ${CATEGORY_LIMIT} categories, the most there can be; delete one to make another.`);
-      if (sameTitle(request.title)) throw new AppError("REQUEST_INVALID", `A category called "${request.title}" exists already.`);
-      const at = now();
-      const category = CategorySchema.parse({
-        category_id: randomUUID(),
-        title: request.title,
-        ...(request.color === undefined ? {} : { color: request.color }),
-        created_at: at,
-        updated_at: at,
-        schema_version: 1,
-      });
+      const category = newCategory(categories, request, now);
       await save([...categories, category]);
       return category;
     },
 
     async update(categoryId, request) {
-      const category = find(categoryId);
-      if (request.title !== undefined && sameTitle(request.title, categoryId))
-        throw new AppError("REQUEST_INVALID", `A category called "${request.title}" exists already.`);
-      const next: Category = {
-        ...category,
-        ...(request.title === undefined ? {} : { title: request.title }),
-        ...(request.color === undefined ? {} : { color: request.color }),
-        updated_at: now(),
-      };
+      const next = updatedCategory(categories, find(categoryId), request, now);
       await save(categories.map((candidate) => (candidate.category_id === categoryId ? next : candidate)));
       return next;
     },
