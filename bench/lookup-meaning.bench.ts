@@ -185,7 +185,7 @@ function percentile(sorted: readonly number[], p: number): number {
  * wording matcher alone, on every evaluation set, from one run; and what a lookup costs at 10,000
  * abilities with the request's sentence vector read each time.
  */
-export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}): Promise<BenchResult[]> {
+export async function benchLookupMeaning(options: { qualityOnly?: boolean; latencyOnly?: boolean } = {}): Promise<BenchResult[]> {
   const lexicon = withDomainPhrasing(await loadWordNetLexicon());
   const encoder = createSentenceEncoder();
   const loadStart = performance.now();
@@ -198,7 +198,7 @@ export async function benchLookupMeaning(options: { qualityOnly?: boolean } = {}
     tunedWording: { p1: 0, r3: 0, n: 0, u: 0, un: 0 },
     heldWording: { p1: 0, r3: 0, n: 0, u: 0, un: 0 },
   };
-  for (const set of LOOKUP_SETS) {
+  for (const set of options.latencyOnly ? [] : LOOKUP_SETS) {
     const documents = set.pool.map((ability, index) => compiledDocument(ability, index));
     const blended = await blendedLookupOver(documents, lexicon, encoder);
     const ours = await qualityOf(set, (request) => blended.lookup(request));
