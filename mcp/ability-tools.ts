@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { ALL_ABILITIES_UP_TO, AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
+import { AbilityLookupQuerySchema, AbilityLookupResultSchema } from "../shared/abilities/lookup-contract";
 import { AbilitySkillMarkdownResponseSchema } from "../shared/abilities/skill-markdown";
 import { ABILITY_ID_PATTERN, AbilityRunSpecSchema } from "../shared/execution/run-contract";
 import { AbilityExplainMatchResponseSchema } from "../shared/learning/route-contracts";
@@ -12,9 +12,6 @@ import { toolResult } from "./tool-result";
 /** How many matches find_abilities explains (each is one explain-match call to the agent). */
 const EXPLAINED_MATCHES = 5;
 const REASONS_PER_MATCH = 8;
-
-/** Issue #34: with this many enabled abilities or fewer, find_abilities lists them all when nothing matches (the lookup answer's `all_abilities`). */
-export const LIST_ALL_UP_TO = ALL_ABILITIES_UP_TO;
 
 /** An ability id as the run contract spells it; the same rule the agent's routes apply. */
 export const AbilityIdArgSchema = z
