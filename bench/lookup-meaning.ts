@@ -1,9 +1,10 @@
 import os from "node:os";
 import { benchLookupMeaning } from "./lookup-meaning.bench";
 
-// `node --expose-gc --import tsx bench/lookup-meaning.ts [--quality-only]`: only the issue #15 rows of
-// `npm run bench` for lookup by wording and meaning, next to the wording matcher alone.
-const results = await benchLookupMeaning({ qualityOnly: process.argv.includes("--quality-only") });
+// `node --expose-gc --import tsx bench/lookup-meaning.ts [--quality-only | --latency-only]`: only the issue #15 rows of
+// `npm run bench` for lookup by wording and meaning, next to the wording matcher alone (or only their
+// quality rows, or only the latency rows at 10,000 abilities).
+const results = await benchLookupMeaning({ qualityOnly: process.argv.includes("--quality-only"), latencyOnly: process.argv.includes("--latency-only") });
 console.log(
   `lookup meaning bench — node ${process.version}, ${os.cpus().length} cores, load average ${os
     .loadavg()

@@ -13,22 +13,6 @@ import { toolResult } from "./tool-result";
 const EXPLAINED_MATCHES = 5;
 const REASONS_PER_MATCH = 8;
 
-/** Issue #34: with this many enabled abilities or fewer, find_abilities lists them all when nothing matches. */
-export const LIST_ALL_UP_TO = 30;
-
-/**
- * What a skill does, as its SKILL.md's description says (what the assistant's model chooses by);
- * undefined when it has none or it cannot be read (the title then says what there is).
- */
-async function descriptionOf(agent: AgentClient, abilityId: string, signal: AbortSignal): Promise<string | undefined> {
-  try {
-    return (await agent.get(`/api/abilities/${abilityId}/skill-md`, AbilitySkillMarkdownResponseSchema, signal)).description;
-  } catch {
-    // An imported skill without a SKILL.md, or one removed since the listing: its title stands alone.
-    return undefined;
-  }
-}
-
 /** An ability id as the run contract spells it; the same rule the agent's routes apply. */
 export const AbilityIdArgSchema = z
   .string()
@@ -88,32 +72,29 @@ export function registerAbilityTools(server: McpServer, agent: AgentClient): voi
           };
         }),
       );
-      // Issue #34: the tier below the gate, and each candidate's description (what a model chooses by).
-      const considered = lookup.also_consider.filter((item) => titles.has(item.ability_id));
-      const listAll = explained.length === 0 && enabled.length <= LIST_ALL_UP_TO;
-      const described = new Map(
-        await Promise.all(
-          [...new Set([...considered.map((item) => item.ability_id), ...(listAll ? enabled.map((entry) => entry.ability_id) : [])])].map(
-            async (abilityId) => [abilityId, await descriptionOf(agent, abilityId, extra.signal)] as const,
-          ),
-        ),
-      );
-      const withDescription = (abilityId: string) => {
-        const description = described.get(abilityId);
-        return { ability_id: abilityId, title: titles.get(abilityId), ...(description === undefined ? {} : { description }) };
-      };
-      const alsoConsider = considered.map((item) => ({
-        ...withDescription(item.ability_id),
-        score: Number(item.score.toFixed(3)),
-        usable_now: item.usable_now,
-        confidence: item.confidence,
-        why: item.reason,
-      }));
+      // Issue #34: the tier below the gate, each candidate with its description (what a model chooses by),
+      // and every enabled ability when few: all from the lookup's answer, no SKILL.md read per candidate.
+      const withDescription = (item: { ability_id: string; description?: string | undefined }) => ({
+        ability_id: item.ability_id,
+        title: titles.get(item.ability_id),
+        ...(item.description === undefined ? {} : { description: item.description }),
+      });
+      const alsoConsider = lookup.also_consider
+        .filter((item) => titles.has(item.ability_id))
+        .map((item) => ({
+          ...withDescription(item),
+          score: Number(item.score.toFixed(3)),
+          usable_now: item.usable_now,
+          confidence: item.confidence,
+          why: item.reason,
+        }));
+      const listed = explained.length === 0 ? lookup.all_abilities?.filter((item) => titles.has(item.ability_id)) : undefined;
+      const listAll = listed !== undefined;
       return toolResult({
         request: query.user_query,
         matches: explained,
         also_consider: alsoConsider,
-        ...(listAll ? { enabled_abilities: enabled.map((entry) => withDescription(entry.ability_id)) } : {}),
+        ...(listed === undefined ? {} : { enabled_abilities: listed.map(withDescription) }),
         next:
           explained.length > 0
             ? "Call describe_ability with the best match's ability_id to see its inputs before running it."

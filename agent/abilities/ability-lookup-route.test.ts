@@ -46,11 +46,24 @@ describe("POST /api/abilities/lookup also_consider (issue #34)", () => {
     });
     expect(nothing.body).toMatchObject({ matches: [], also_consider: [] });
 
+    // What a model chooses by comes with the answer (no SKILL.md read per candidate): each candidate's
+    // title and description, and with no match and few abilities, every ability a lookup may return.
+    const skill = (await agent.call("GET", `/api/abilities/${abilityId}/skill-md`)).body as { description: string };
+    expect(skill.description.length).toBeGreaterThan(20);
+    const described = { ability_id: abilityId, title: "Export the monthly invoices", description: skill.description };
+    expect(far.body.also_consider[0]).toMatchObject(described);
+    expect(far.body.all_abilities).toEqual([described]);
+    expect(nothing.body.all_abilities).toEqual([described]);
+    expect(near.body.all_abilities).toBeUndefined();
     // A hard gate holds in the second tier too.
     await agent.call("POST", `/api/abilities/${abilityId}/quarantine`, { reason: "checking the second tier" });
+    // (and in the list of every ability: only those a lookup may return).
     expect(
-      (await agent.call("POST", "/api/abilities/lookup", { user_query: FAR_REQUEST, install_lanes_allowed: lanes, schema_version: 1 })).body.also_consider,
-    ).toEqual([]);
+      (await agent.call("POST", "/api/abilities/lookup", { user_query: FAR_REQUEST, install_lanes_allowed: lanes, schema_version: 1 })).body,
+    ).toMatchObject({
+      also_consider: [],
+      all_abilities: [],
+    });
 
     // The OpenAPI description says what the tier is.
     const openapi = await agent.call("GET", "/api/openapi.json");

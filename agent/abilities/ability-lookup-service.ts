@@ -1,5 +1,6 @@
 import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../../shared/abilities/availability";
 import {
+  ALL_ABILITIES_UP_TO,
   AbilityLookupQuerySchema,
   type AbilityAlsoConsidered,
   type AbilityLookupQuery,
@@ -21,11 +22,41 @@ import {
 import { explainWording, type WordingExplanation } from "../lookup/wording/wording-matcher";
 import type { LookupDocument } from "../lookup/wording/wording-score";
 import { spellingReason } from "../lookup/wording/wording-spelling";
+import { wordingRejection } from "../lookup/wording/wording-gates";
 import { ProposalTriggerTestsSchema } from "../../shared/learning/proposal-tests";
 import { parseSkillFrontmatter } from "../../shared/skills/frontmatter";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import type { SentenceEncoder } from "../lookup/meaning/sentence-encoder";
+
+/** The lookup route's answer: both tiers, each candidate with what a model chooses by, and every ability when few (issue #34). */
+export type LookupTiersAnswer = Pick<AbilityLookupResult, "matches" | "also_consider" | "all_abilities">;
+
+/**
+ * Issue #34: what an assistant's model chooses by, from what the snapshot's index already read (no
+ * SKILL.md read per candidate): each candidate's title and description, and, when nothing matches and
+ * at most `ALL_ABILITIES_UP_TO` abilities pass the query's hard gates, every one of them.
+ */
+function describedTiers(
+  query: AbilityLookupQuery,
+  documents: readonly LookupDocument[],
+  matches: LookupTiersAnswer["matches"],
+  also: readonly AbilityAlsoConsidered[],
+): LookupTiersAnswer {
+  const byId = new Map(documents.map((document) => [document.entry.ability_id, document]));
+  const described = (document: LookupDocument) => ({
+    title: document.entry.title,
+    ...(document.description === undefined || document.description.length === 0 ? {} : { description: document.description.slice(0, 1024) }),
+  });
+  const also_consider = also.map((item) => {
+    const document = byId.get(item.ability_id);
+    return document === undefined ? item : { ...item, ...described(document) };
+  });
+  if (matches.length > 0) return { matches, also_consider };
+  const open = documents.filter((document) => wordingRejection(query, document.entry) === undefined);
+  if (open.length > ALL_ABILITIES_UP_TO) return { matches, also_consider };
+  return { matches, also_consider, all_abilities: open.map((document) => ({ ability_id: document.entry.ability_id, ...described(document) })) };
+}
 
 export interface AbilityLookupServiceDeps {
   memory: MemoryStore;
@@ -41,7 +72,7 @@ export interface AbilityLookupService {
   /** §0C.11 `matches`, ranked by the wording matcher (issue #15). */
   lookup(query: AbilityLookupQuery): Promise<AbilityLookupResult["matches"]>;
   /** The lookup route's answer: the same `matches`, and the low-confidence tier below them (issue #34). */
-  lookupTiers(query: AbilityLookupQuery): Promise<{ matches: AbilityLookupResult["matches"]; also_consider: AbilityAlsoConsidered[] }>;
+  lookupTiers(query: AbilityLookupQuery): Promise<LookupTiersAnswer>;
   /** The wording matcher's verdict on one ability; undefined when the snapshot has no such ability. */
   explain(query: AbilityLookupQuery, abilityId: string): Promise<WordingExplanation | undefined>;
   /**
@@ -179,12 +210,10 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
     },
     async lookupTiers(query) {
       const found = await currentFor();
-      const [index, meaning] = await Promise.all([found.index, found.meaning()]);
+      const [index, meaning, documents] = await Promise.all([found.index, found.meaning(), found.documents]);
       const tiers = await lookupTiers(index, meaning, query, requestVector);
-      return {
-        matches: tiers.matches.map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }: BlendedMatch) => match),
-        also_consider: tiers.also_consider,
-      };
+      const matches = tiers.matches.map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }: BlendedMatch) => match);
+      return describedTiers(query, documents, matches, tiers.also_consider);
     },
     async explain(asked, abilityId) {
       const found = await currentFor();

@@ -46,8 +46,18 @@ export const ALSO_CONSIDER_MAX = 5;
  */
 export const ALSO_CONSIDER_MIN_SIMILARITY = 0.4;
 
+/** Issue #34: with this many abilities a lookup may return or fewer, an answer without matches lists them all (`all_abilities`). */
+export const ALL_ABILITIES_UP_TO = 30;
+
+/** One ability of `all_abilities`: what an assistant's model chooses by. */
+export const AbilityDescribedSchema = z.object({
+  ability_id: z.string().max(160),
+  title: z.string().max(200),
+  description: z.string().max(1024).optional(),
+});
+
 /** What `also_consider` means (issue #34; the OpenAPI description and README say the same). */
-export const ALSO_CONSIDER_MEANING = `Up to ${ALSO_CONSIDER_MAX} abilities below the gate of \`matches\`, best first, for a request worded far from them: each shares some meaning (its closest phrase reaches a cosine of ${ALSO_CONSIDER_MIN_SIMILARITY} with the request) or one of the request's own words (by base form) with the request. Never an ability of \`matches\`, never one a hard gate refuses (quarantined, disabled, a lane not searched, a negative trigger, the opposite action). \`score\` is computed as for \`matches\` (the wording below the gate counted as it stands); \`reason\` says why it came up; \`confidence\` is always "low": let the person (or the assistant's model, from each ability's description) choose. Empty when nothing shares any meaning or wording with the request.`;
+export const ALSO_CONSIDER_MEANING = `Up to ${ALSO_CONSIDER_MAX} abilities below the gate of \`matches\`, closest first (by the blend of wording and meaning \`score\` is made of, before its scope, lane and checkpoint weights), for a request worded far from them: each shares some meaning (its closest phrase reaches a cosine of ${ALSO_CONSIDER_MIN_SIMILARITY} with the request) or one of the request's own words (by base form) with the request. Never an ability of \`matches\`, never one a hard gate refuses (quarantined, disabled, a lane not searched, a negative trigger, the opposite action). \`score\` is computed as for \`matches\` (the wording below the gate counted as it stands); \`reason\` says why it came up; \`confidence\` is always "low": let the person (or the assistant's model, from each ability's description) choose. Empty when nothing shares any meaning or wording with the request.`;
 
 /** Issue #34: one ability of lookup's second tier, below the gate of `matches` (`ALSO_CONSIDER_MEANING`). */
 export const AbilityAlsoConsideredSchema = z.object({
@@ -55,6 +65,9 @@ export const AbilityAlsoConsideredSchema = z.object({
   score: z.number(),
   /** Why it came up, in plain words: the closest phrase by meaning, and the request's words it shares. */
   reason: z.string().max(600),
+  /** What a model chooses by (issue #34): the ability's title, and its SKILL.md description when it has one. */
+  title: z.string().max(200).optional(),
+  description: z.string().max(1024).optional(),
   confidence: z.literal("low"),
   install_lane: z.string(),
   usable_now: z.boolean(),
@@ -75,6 +88,13 @@ export const AbilityLookupResultSchema = z.object({
     }),
   ),
   also_consider: z.array(AbilityAlsoConsideredSchema).max(ALSO_CONSIDER_MAX).default([]).describe(ALSO_CONSIDER_MEANING),
+  all_abilities: z
+    .array(AbilityDescribedSchema)
+    .max(ALL_ABILITIES_UP_TO)
+    .optional()
+    .describe(
+      `Issue #34: when nothing matches and at most ${ALL_ABILITIES_UP_TO} abilities could be returned for this query (enabled, not quarantined, in a lane searched), every one of them (id, title, SKILL.md description), so an assistant's model can choose among them; absent otherwise.`,
+    ),
   created_at: z.string().datetime(),
   schema_version: z.literal(1),
 });

@@ -79,6 +79,57 @@ describe("alsoConsider (issue #34)", () => {
   });
 });
 
+describe("the second tier's order and reasons (issue #34, held-out recall)", () => {
+  it("ranks by how close an ability reads, not by the lane weights its score adds", () => {
+    const lanes = new Map([
+      ["learned.closer", entry({ ability_id: "learned.closer", title: "closer", install_lane: "experimental_private" })],
+      ["learned.promoted", entry({ ability_id: "learned.promoted", title: "promoted", install_lane: "shared_promoted" })],
+    ]);
+    const close = new Map<string, Closeness>([
+      ["learned.closer", { similarity: 0.5, phrase: "closer" }],
+      ["learned.promoted", { similarity: 0.48, phrase: "promoted" }],
+    ]);
+    const tier = alsoConsider(query("anything"), [], [], close, {
+      entryOf: (id) => lanes.get(id),
+      refusal: () => undefined,
+      sharedWords: () => [],
+      closenessOf: () => undefined,
+    });
+    expect(tier.map((item) => item.ability_id)).toEqual(["learned.closer", "learned.promoted"]);
+    // Its score still carries the lane's weight, as a match's does: ranked by score, the promoted one would come first.
+    expect(tier[1]?.score).toBeGreaterThan(tier[0]?.score as number);
+  });
+
+  it("quotes a phrase a person wrote, never the skill's folder name, even when that name reads closest", () => {
+    const pdf = entry({ ability_id: "native.pdf-tools", skill_slug: "pdf-tools", title: "Merge PDF files", trigger_phrases: ["pdf-tools", "use pdf tools"] });
+    const vectors = new Map([
+      ["pdf-tools", at(0.9, 1)],
+      ["use pdf tools", at(0.8, 2)],
+      ["merge pdf files", at(0.5, 3)],
+    ]);
+    const meaning = createMeaningIndex([{ entry: pdf }], (phrase) => vectors.get(phrase));
+    const request = at(1, 1);
+    const closeness = meaning.nearest(request);
+    expect(closeness.get("native.pdf-tools")).toMatchObject({ phrase: "pdf-tools", quote: { phrase: "merge pdf files" } });
+    const tier = alsoConsider(query("anything"), [], [], closeness, {
+      entryOf: () => pdf,
+      refusal: () => undefined,
+      sharedWords: () => [],
+      closenessOf: () => undefined,
+    });
+    expect(tier.map((item) => item.reason)).toEqual(['reads close to "merge pdf files" (similarity 0.50)']);
+    // A skill with nothing but its name to read says how close, quoting nothing.
+    const bare = entry({ ability_id: "native.pdf-tools", skill_slug: "pdf-tools", title: "pdf-tools" });
+    const alone = alsoConsider(query("anything"), [], [], createMeaningIndex([{ entry: bare }], (phrase) => vectors.get(phrase)).nearest(request), {
+      entryOf: () => bare,
+      refusal: () => undefined,
+      sharedWords: () => [],
+      closenessOf: () => undefined,
+    });
+    expect(alone.map((item) => item.reason)).toEqual(["reads close in meaning (similarity 0.90)"]);
+  });
+});
+
 describe("lookupTiers over a snapshot (issue #34)", () => {
   let lexicon: Lexicon;
   beforeAll(async () => {

@@ -8,7 +8,7 @@ import {
 import { compareCodeUnits } from "../baseline-scorer";
 import type { WordingIndex, WordingNearMiss } from "../wording/wording-index";
 import { wordingScore } from "../wording/wording-score";
-import { blendedText, blendMatches, type BlendedMatch, type Closeness, type MeaningIndex } from "./meaning-index";
+import { blendedText, blendMatches, isFolderName, type BlendedMatch, type Closeness, type MeaningIndex } from "./meaning-index";
 
 /**
  * Lookup's second tier (issue #34): the abilities below the gate that share some meaning or wording
@@ -21,8 +21,11 @@ import { blendedText, blendMatches, type BlendedMatch, type Closeness, type Mean
  * - The floor: a candidate stays when its closest phrase reaches a cosine of `ALSO_CONSIDER_MIN_SIMILARITY`, or
  *   when it holds one of the request's own words by base form. A request sharing neither with
  *   any ability gets an empty tier. The reason says the first that holds (the phrase, or the words).
- * - Ranked by the blended score the matches are ranked by (wording below the gate counts as its
- *   text score), at most `ALSO_CONSIDER_MAX`.
+ * - Ranked by how close each reads (`blendedText`: the matches' blend of wording and meaning, the
+ *   wording below the gate counted as its text score), not by the scope, lane and checkpoint weights
+ *   `score` adds to it: for a skill worded far from the request, which lane it was installed in says
+ *   nothing about whether it is the one meant (BENCHMARKS.md "Issue 34", chosen on the tuned sets).
+ *   Ties by `score`. At most `ALSO_CONSIDER_MAX`.
  */
 export { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY };
 /** How many of the abilities reached below the wording gate are read as candidates. */
@@ -39,10 +42,17 @@ export interface AlsoConsiderSources {
 }
 
 /** The plain reason a candidate came up: its closest phrase by meaning, and the words it shares. */
-function reasonOf(close: Closeness | undefined, shared: readonly string[]): string {
+function reasonOf(close: Closeness | undefined, shared: readonly string[], entry: AbilityAvailabilityEntry): string {
   const parts: string[] = [];
-  if (close !== undefined && close.similarity >= ALSO_CONSIDER_MIN_SIMILARITY)
-    parts.push(`reads close to "${close.phrase}" (similarity ${close.similarity.toFixed(2)})`);
+  if (close !== undefined && close.similarity >= ALSO_CONSIDER_MIN_SIMILARITY) {
+    // A phrase a person wrote, never the skill's folder name (`Closeness.quote`).
+    const quoted = close.quote ?? close;
+    parts.push(
+      close.quote === undefined && isFolderName(close.phrase, entry)
+        ? `reads close in meaning (similarity ${close.similarity.toFixed(2)})`
+        : `reads close to "${quoted.phrase}" (similarity ${quoted.similarity.toFixed(2)})`,
+    );
+  }
   if (shared.length > 0) parts.push(`shares the word${shared.length === 1 ? "" : "s"} ${shared.map((word) => `"${word}"`).join(", ")}`);
   return parts.join("; ");
 }
@@ -60,17 +70,20 @@ export function alsoConsider(
   const candidates = new Set([...closeness.keys(), ...nearText.keys()]);
   // Ranked first, then walked best first until five pass the floor: an ability's shared words
   // (its wording read word by word, the dearest part) are read only when its meaning does not pass.
-  const ranked: Array<{ item: Omit<AbilityAlsoConsidered, "reason">; close: Closeness | undefined }> = [];
+  const ranked: Array<{ item: Omit<AbilityAlsoConsidered, "reason">; close: Closeness | undefined; entry: AbilityAvailabilityEntry; near: number }> = [];
   for (const abilityId of candidates) {
     if (taken.has(abilityId) || sources.refusal(abilityId) !== undefined) continue;
     const entry = sources.entryOf(abilityId);
     if (entry === undefined) continue;
     const close = closeness.get(abilityId) ?? sources.closenessOf(abilityId);
+    const near = blendedText(nearText.get(abilityId) ?? 0, close?.similarity ?? 0);
     ranked.push({
       close,
+      entry,
+      near,
       item: {
         ability_id: abilityId,
-        score: wordingScore(blendedText(nearText.get(abilityId) ?? 0, close?.similarity ?? 0), entry, query.project_id),
+        score: wordingScore(near, entry, query.project_id),
         confidence: "low",
         install_lane: entry.install_lane,
         usable_now: entry.usable_now,
@@ -78,15 +91,15 @@ export function alsoConsider(
       },
     });
   }
-  ranked.sort((a, b) => b.item.score - a.item.score || compareCodeUnits(a.item.ability_id, b.item.ability_id));
+  ranked.sort((a, b) => b.near - a.near || b.item.score - a.item.score || compareCodeUnits(a.item.ability_id, b.item.ability_id));
   const offered: AbilityAlsoConsidered[] = [];
-  for (const { item, close } of ranked) {
+  for (const { item, close, entry } of ranked) {
     if (offered.length === ALSO_CONSIDER_MAX) break;
     const { ability_id, score, ...rest } = item;
     const byMeaning = close !== undefined && close.similarity >= ALSO_CONSIDER_MIN_SIMILARITY;
     const shared = byMeaning ? [] : sources.sharedWords(ability_id);
     if (!byMeaning && shared.length === 0) continue;
-    offered.push({ ability_id, score, reason: reasonOf(close, shared), ...rest });
+    offered.push({ ability_id, score, reason: reasonOf(close, shared, entry), ...rest });
   }
   return offered;
 }

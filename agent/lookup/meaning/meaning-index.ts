@@ -58,6 +58,34 @@ export function meaningText(request: string): string {
 export interface Closeness {
   similarity: number;
   phrase: string;
+  /**
+   * When the closest phrase is the skill's folder name (`isFolderName`): its closest phrase a person
+   * wrote (title, description, trigger, trigger test) and that phrase's own cosine, what a reason
+   * quotes (issue #34); absent when it has none.
+   */
+  quote?: { phrase: string; similarity: number };
+}
+
+/** One word of lower-case letters and digits joined by hyphens, underscores or dots: a slug ("pdf-tools"), not a phrase. */
+const SLUG = /^[a-z0-9]+(?:[-_.][a-z0-9]+)+$/;
+
+/**
+ * Whether a phrase of an ability is its folder's name rather than words a person wrote: a slug, or
+ * the skill's slug (or ability id) as it is or as "use …" (`deriveTriggers` makes a trigger of a
+ * skill's name). Still read for meaning; never quoted as the reason it came up.
+ */
+export function isFolderName(phrase: string, entry: AbilityAvailabilityEntry): boolean {
+  const text = phrase.trim().toLowerCase();
+  if (SLUG.test(text)) return true;
+  const names = [entry.skill_slug, entry.ability_id.slice(entry.ability_id.indexOf(".") + 1)].filter(
+    (name): name is string => name !== undefined && name.length > 0,
+  );
+  return names.some((name) => {
+    const slug = name.toLowerCase();
+    const words = slug.replace(/[-_.]+/g, " ");
+    // The name read as words ("export the monthly invoices") is most often the title itself: a phrase a person wrote.
+    return [slug, `use ${slug}`, `use ${words}`].includes(text);
+  });
 }
 
 /** The length of the snapshot's vectors: that of the first phrase with one. */
@@ -92,6 +120,7 @@ function phraseTable(documents: readonly LookupDocument[], vectorOf: (phrase: st
   const phrases: string[] = [];
   const unitVectors: Float32Array[] = [];
   const rows: number[] = [];
+  const quotable: number[] = [];
   documents.forEach((document, doc) => {
     phraseStart[doc] = rows.length;
     const sum = new Float32Array(dims);
@@ -106,6 +135,7 @@ function phraseTable(documents: readonly LookupDocument[], vectorOf: (phrase: st
         unitVectors.push(unit(vector));
       }
       rows.push(row);
+      quotable.push(isFolderName(phrase, document.entry) ? 0 : 1);
       const normed = unitVectors[row] as Float32Array;
       for (let at = 0; at < dims; at += 1) sum[at] = (sum[at] as number) + (normed[at] as number);
     }
@@ -114,7 +144,7 @@ function phraseTable(documents: readonly LookupDocument[], vectorOf: (phrase: st
   phraseStart[documents.length] = rows.length;
   const flat = new Float32Array(phrases.length * dims);
   unitVectors.forEach((vector, row) => flat.set(vector, row * dims));
-  return { means, phraseStart, rows: Int32Array.from(rows), phrases, flat };
+  return { means, phraseStart, rows: Int32Array.from(rows), quotable: Uint8Array.from(quotable), phrases, flat };
 }
 
 /**
@@ -130,18 +160,25 @@ export function createMeaningIndex(
   options: { projectFrom?: number } = {},
 ) {
   const dims = firstDims(documents, vectorOf);
-  const { means, phraseStart, rows, phrases, flat } = phraseTable(documents, vectorOf, dims);
+  const { means, phraseStart, rows, quotable, phrases, flat } = phraseTable(documents, vectorOf, dims);
   const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
 
   const scan = createMeanScan(means, dims, documents.length, (doc) => (phraseStart[doc + 1] as number) === (phraseStart[doc] as number), options);
   const closest = (doc: number, query: Float32Array): Closeness | undefined => {
     let best: Closeness | undefined;
+    let bestQuotable: { phrase: string; similarity: number } | undefined;
+    let bestIsQuotable = false;
     for (let at = phraseStart[doc] as number; at < (phraseStart[doc + 1] as number); at += 1) {
       const row = rows[at] as number;
       const similarity = dot(flat, row * dims, query, dims);
-      if (best === undefined || similarity > best.similarity) best = { similarity, phrase: phrases[row] as string };
+      const canQuote = quotable[at] === 1;
+      if (best === undefined || similarity > best.similarity) {
+        best = { similarity, phrase: phrases[row] as string };
+        bestIsQuotable = canQuote;
+      }
+      if (canQuote && (bestQuotable === undefined || similarity > bestQuotable.similarity)) bestQuotable = { phrase: phrases[row] as string, similarity };
     }
-    return best;
+    return best === undefined || bestIsQuotable || bestQuotable === undefined ? best : { ...best, quote: bestQuotable };
   };
 
   return {

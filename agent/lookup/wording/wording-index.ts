@@ -3,7 +3,7 @@ import type { Lexicon } from "../lexicon/wording-lexicon";
 import { createSpellingReader, type SpellingCorrection } from "./wording-spelling";
 import { lemmaSetOf, negativeTriggerHit, verbClash, wordingRejection } from "./wording-gates";
 import { explainWording, type WordingExplanation } from "./wording-matcher";
-import { fieldTexts, wordingScore, type LookupDocument } from "./wording-score";
+import { wordingScore, type LookupDocument } from "./wording-score";
 import { buildWordingPostings } from "./wording-postings";
 import {
   createRankContext,
@@ -16,7 +16,6 @@ import {
   type WordingMatch,
 } from "./wording-rank";
 import { compareCodeUnits } from "../baseline-scorer";
-import { termsOf } from "./wording-terms";
 import { ownForms } from "./wording-expansion";
 
 /** An ability the request's words reached below the gate, by id (`NearMiss`), with the score its text would rank by. */
@@ -70,15 +69,19 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
   const context = createRankContext(documents, lexicon, postings);
   const byId = new Map(documents.map((document, doc) => [document.entry.ability_id, doc]));
   const rank = (query: AbilityLookupQuery) => rankRequest(context, query);
-  // Each ability's base forms, read when a second-tier lookup first asks (`sharedWords`).
-  const lemmasByDoc = new Map<number, ReadonlySet<string>>();
-  const lemmasOfDoc = (doc: number): ReadonlySet<string> => {
-    let lemmas = lemmasByDoc.get(doc);
-    if (lemmas === undefined) {
-      const texts = Object.values(fieldTexts(documents[doc] as LookupDocument)).flat();
-      lemmasByDoc.set(doc, (lemmas = new Set(texts.flatMap((text) => termsOf(text, lexicon).flatMap((term) => term.lemmas)))));
+  /** Whether an ability's own wording holds a base form (its `ownWords`, a binary search). */
+  const holds = (doc: number, lemma: string): boolean => {
+    const id = postings.postings.get(lemma)?.id;
+    const own = postings.ownWords[doc] as Int32Array;
+    if (id === undefined) return false;
+    let low = 0;
+    let high = own.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((own[middle] as number) < id) low = middle + 1;
+      else high = middle;
     }
-    return lemmas;
+    return own[low] === id;
   };
 
   const spelling = createSpellingReader(lexicon, (lemma) => postings.postings.has(lemma));
@@ -111,9 +114,8 @@ export function createWordingIndex(documents: readonly LookupDocument[], lexicon
     sharedWords(query: AbilityLookupQuery, abilityId: string): string[] {
       const doc = byId.get(abilityId);
       if (doc === undefined) return [];
-      const lemmas = lemmasOfDoc(doc);
       return requestTerms(context, query)
-        .filter((term) => term.implied === undefined && ownForms(term).some((lemma) => lemmas.has(lemma)))
+        .filter((term) => term.implied === undefined && ownForms(term).some((lemma) => holds(doc, lemma)))
         .map((term) => term.word);
     },
     /** The availability entry of an ability of the snapshot. */

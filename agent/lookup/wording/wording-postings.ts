@@ -6,6 +6,8 @@ import { contentSize, termsOf } from "./wording-terms";
 
 /** The abilities whose wording holds one word, side by side: each one's best field weight and title closeness; and the word's rarity. */
 export interface Posting {
+  /** The word's number in this snapshot (what `ownWords` holds). */
+  id: number;
   docs: Int32Array;
   weights: Float64Array;
   titles: Float64Array;
@@ -24,6 +26,11 @@ export interface WordingPostings {
   /** The abilities whose title begins with each base form. */
   titleActionDocs: Map<string, number[]>;
   postings: Map<string, Posting>;
+  /**
+   * Each ability's own base forms (not the related words around them), as the sorted `id`s of their
+   * postings: read once here, so lookup's second tier (`sharedWords`) never re-reads an ability's text.
+   */
+  ownWords: Int32Array[];
   rarity: Rarity;
   /** The snapshot's words that begin with a prefix. */
   wordsStartingWith: (prefix: string) => Generator<string>;
@@ -86,17 +93,22 @@ function prefixSearch(vocabulary: readonly string[]): (prefix: string) => Genera
   };
 }
 
+type Building = { id: number; docs: number[]; weights: number[]; titles: number[] };
+
 /** Postings as (doc, field weight, in title) built per lemma, then frozen into typed arrays with their rarity. */
-function freezePostings(
-  building: ReadonlyMap<string, { docs: number[]; weights: number[]; titles: number[] }>,
-  count: number,
-): { postings: Map<string, Posting>; rarity: Rarity } {
+function freezePostings(building: ReadonlyMap<string, Building>, count: number): { postings: Map<string, Posting>; rarity: Rarity } {
   const postings = new Map<string, Posting>();
   const rarities = new Map<string, number>();
   for (const [lemma, list] of building) {
     const share = rarityOf(list.docs.length, count);
     rarities.set(lemma, share);
-    postings.set(lemma, { docs: Int32Array.from(list.docs), weights: Float64Array.from(list.weights), titles: Float64Array.from(list.titles), rarity: share });
+    postings.set(lemma, {
+      id: list.id,
+      docs: Int32Array.from(list.docs),
+      weights: Float64Array.from(list.weights),
+      titles: Float64Array.from(list.titles),
+      rarity: share,
+    });
   }
   return { postings, rarity: (lemma) => rarities.get(lemma) ?? 1 };
 }
@@ -107,7 +119,8 @@ export function buildWordingPostings(documents: readonly LookupDocument[], lexic
   const titleTerms = new Int32Array(count);
   const titleActions: Array<readonly string[]> = new Array(count);
   const titleActionDocs = new Map<string, number[]>();
-  const building = new Map<string, { docs: number[]; weights: number[]; titles: number[] }>();
+  const building = new Map<string, Building>();
+  const ownWords: Int32Array[] = new Array(count);
   // Shared by all documents while building: the lemmas of a text, and the words around a lemma.
   const around = new Map<string, ReadonlyMap<string, number>>();
   const textLemmas = new Map<string, readonly string[]>();
@@ -130,15 +143,16 @@ export function buildWordingPostings(documents: readonly LookupDocument[], lexic
     }
     for (const [lemma, { weight, title }] of placesWithRelated(own, lexicon, around)) {
       let postings = building.get(lemma);
-      if (postings === undefined) building.set(lemma, (postings = { docs: [], weights: [], titles: [] }));
+      if (postings === undefined) building.set(lemma, (postings = { id: building.size, docs: [], weights: [], titles: [] }));
       postings.docs.push(doc);
       postings.weights.push(weight);
       postings.titles.push(title);
     }
+    ownWords[doc] = Int32Array.from([...own.keys()].map((lemma) => (building.get(lemma) as Building).id)).sort();
   });
   const { postings, rarity } = freezePostings(building, count);
   building.clear();
   // The index's words in code-unit order, for the words that begin with a prefix.
   const vocabulary = [...postings.keys()].sort((a, b) => compareCodeUnits(a, b));
-  return { titleTerms, titleActions, titleActionDocs, postings, rarity, wordsStartingWith: prefixSearch(vocabulary) };
+  return { titleTerms, titleActions, titleActionDocs, postings, ownWords, rarity, wordsStartingWith: prefixSearch(vocabulary) };
 }
