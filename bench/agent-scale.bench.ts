@@ -91,7 +91,15 @@ async function measureStart(root: string, workspace: string, launch: Launch): Pr
     // A lookup that fails is reported (its row fails), not thrown: the start's figures still count.
     const lookupFailed = lookup.status === 200 ? undefined : `lookup answered ${lookup.status}: ${(await lookup.text()).slice(0, 160)}`;
     if (lookupFailed === undefined) await lookup.json();
-    else process.stderr.write(`${lookupFailed}\n`);
+    else {
+      // The agent's own record of the failure (its error log line, whose correlation id the answer carries).
+      const logged = agent
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"level":50') || line.includes("\"err\""))
+        .slice(-3);
+      process.stderr.write(`${lookupFailed}\n${logged.join("\n").slice(0, 4000)}\n`);
+    }
     const firstLookupMs = lookupFailed === undefined ? performance.now() - lookupStart : Number.NaN;
     const rssAfterLookupMb = await residentMb(agent.proc.pid);
     return { listeningMs, cpuListeningMs, rssListeningMb, rssAfterLookupMb, firstRequestMs, firstLookupMs };
