@@ -96,7 +96,7 @@ async function measureStart(root: string, workspace: string, launch: Launch): Pr
       const logged = agent
         .output()
         .split("\n")
-        .filter((line) => line.includes('"level":50') || line.includes("\"err\""))
+        .filter((line) => line.includes('"level":50') || line.includes('"err"'))
         .slice(-3);
       process.stderr.write(`${lookupFailed}\n${logged.join("\n").slice(0, 4000)}\n`);
     }
