@@ -37,6 +37,13 @@ export async function cpuMs(pid: number | undefined): Promise<number> {
   return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
+const errorLines = (output: string) =>
+  output
+    .split("\n")
+    .filter((line) => line.includes('"level":50'))
+    .slice(-3)
+    .join("\n");
+
 /** Linux reports CPU times in USER_HZ, 100 on every architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -91,15 +98,8 @@ async function measureStart(root: string, workspace: string, launch: Launch): Pr
     // A lookup that fails is reported (its row fails), not thrown: the start's figures still count.
     const lookupFailed = lookup.status === 200 ? undefined : `lookup answered ${lookup.status}: ${(await lookup.text()).slice(0, 160)}`;
     if (lookupFailed === undefined) await lookup.json();
-    else {
-      // The agent's own record of the failure (its error log line, whose correlation id the answer carries).
-      const logged = agent
-        .output()
-        .split("\n")
-        .filter((line) => line.includes('"level":50') || line.includes('"err"'))
-        .slice(-3);
-      process.stderr.write(`${lookupFailed}\n${logged.join("\n").slice(0, 4000)}\n`);
-    }
+    // A failure is printed with the agent's own error line (issue 32: it named EMFILE at 10,000 abilities).
+    else process.stderr.write(`${lookupFailed}\n${errorLines(agent.output()).slice(0, 4000)}\n`);
     const firstLookupMs = lookupFailed === undefined ? performance.now() - lookupStart : Number.NaN;
     const rssAfterLookupMb = await residentMb(agent.proc.pid);
     return { listeningMs, cpuListeningMs, rssListeningMb, rssAfterLookupMb, firstRequestMs, firstLookupMs };
@@ -190,6 +190,8 @@ function startupRows(built: ScaleMemory, large: ScaleMemory, baseline: StartFigu
   const label = labelOf(built);
   const largeLabel = labelOf(large);
   const empty = { baselineName: "empty ELNOR_MEMORY, same run", baseline: baseline.listeningMs };
+  const ms = { unit: "ms", baselineName: "empty ELNOR_MEMORY" } as const;
+  const mb = { unit: "MB", baselineName: "empty ELNOR_MEMORY" } as const;
   return [
     {
       name: `agent start to listening (spawn → health answers; npm start's compiled agent), ${label}, median of ${STARTS}`,
@@ -228,8 +230,7 @@ function startupRows(built: ScaleMemory, large: ScaleMemory, baseline: StartFigu
     {
       name: `agent RSS once listening, ${label}, median of ${STARTS}`,
       value: atScale.rssListeningMb,
-      unit: "MB",
-      baselineName: "empty ELNOR_MEMORY",
+      ...mb,
       baseline: baseline.rssListeningMb,
       target: "≤ 150 MB",
       pass: atScale.rssListeningMb <= 150,
@@ -237,8 +238,7 @@ function startupRows(built: ScaleMemory, large: ScaleMemory, baseline: StartFigu
     {
       name: `agent RSS once listening, ${largeLabel}, median of ${STARTS}`,
       value: atLarge.rssListeningMb,
-      unit: "MB",
-      baselineName: "empty ELNOR_MEMORY",
+      ...mb,
       baseline: baseline.rssListeningMb,
       target: "reported",
       pass: true,
@@ -246,8 +246,7 @@ function startupRows(built: ScaleMemory, large: ScaleMemory, baseline: StartFigu
     {
       name: `first request after start (GET /api/learn/sessions through HTTP), ${label}, median of ${STARTS}`,
       value: atScale.firstRequestMs,
-      unit: "ms",
-      baselineName: "empty ELNOR_MEMORY",
+      ...ms,
       baseline: baseline.firstRequestMs,
       target: "reported (issue 32: start-up's cost not moved to the first request)",
       pass: true,
@@ -255,8 +254,7 @@ function startupRows(built: ScaleMemory, large: ScaleMemory, baseline: StartFigu
     {
       name: `first request after start, ${largeLabel}, median of ${STARTS}`,
       value: atLarge.firstRequestMs,
-      unit: "ms",
-      baselineName: "empty ELNOR_MEMORY",
+      ...ms,
       baseline: baseline.firstRequestMs,
       target: "reported",
       pass: true,
@@ -264,8 +262,7 @@ function startupRows(built: ScaleMemory, large: ScaleMemory, baseline: StartFigu
     {
       name: `first lookup after start (through HTTP; reads WordNet's table, builds the wording index), ${label}, median of ${STARTS}`,
       value: atScale.firstLookupMs,
-      unit: "ms",
-      baselineName: "empty ELNOR_MEMORY",
+      ...ms,
       baseline: baseline.firstLookupMs,
       target: "reported (work left lazy by the start above)",
       pass: true,
@@ -273,8 +270,7 @@ function startupRows(built: ScaleMemory, large: ScaleMemory, baseline: StartFigu
     {
       name: `first lookup after start, ${largeLabel}`,
       value: atLarge.firstLookupMs,
-      unit: "ms",
-      baselineName: "empty ELNOR_MEMORY",
+      ...ms,
       baseline: baseline.firstLookupMs,
       target: "answers 200 (reported)",
       pass: Number.isFinite(atLarge.firstLookupMs),
@@ -282,8 +278,7 @@ function startupRows(built: ScaleMemory, large: ScaleMemory, baseline: StartFigu
     {
       name: `agent RSS after the first lookup, ${label}`,
       value: atScale.rssAfterLookupMb,
-      unit: "MB",
-      baselineName: "empty ELNOR_MEMORY",
+      ...mb,
       baseline: baseline.rssAfterLookupMb,
       target: "reported",
       pass: true,
@@ -291,8 +286,7 @@ function startupRows(built: ScaleMemory, large: ScaleMemory, baseline: StartFigu
     {
       name: `agent RSS after the first lookup, ${largeLabel}`,
       value: atLarge.rssAfterLookupMb,
-      unit: "MB",
-      baselineName: "empty ELNOR_MEMORY",
+      ...mb,
       baseline: baseline.rssAfterLookupMb,
       target: "reported",
       pass: true,
