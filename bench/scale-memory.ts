@@ -1,5 +1,8 @@
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import { promisify } from "node:util";
 import path from "node:path";
 import { agentLoggerOptions, buildApp } from "../agent/app/app";
 import { openMemoryStore } from "../agent/memory/memory-store";
@@ -95,6 +98,7 @@ function copier(template: Template, index: number) {
 export interface ScaleMemory {
   abilities: number;
   receipts: number;
+  checkpointReceipts: number;
   files: number;
   bytes: number;
 }
@@ -109,7 +113,11 @@ export interface ScaleMemory {
  * memory whose older sessions were archived keeps them. The current views (bridge, availability,
  * catalog) are rebuilt by the agent itself on its first start.
  */
-export async function buildScaleMemory(root: string, workspace: string, counts: { abilities: number; receipts: number }): Promise<ScaleMemory> {
+export async function buildScaleMemory(
+  root: string,
+  workspace: string,
+  counts: { abilities: number; receipts: number; checkpointReceipts?: number },
+): Promise<ScaleMemory> {
   const templates: Template[] = [];
   for (const goal of GOALS) templates.push(await recordTemplate(goal));
   const logs = new Map<string, string[]>();
@@ -167,6 +175,8 @@ export async function buildScaleMemory(root: string, workspace: string, counts: 
   }
   receipts.length = counts.receipts;
   logs.set(MemoryPaths.receipts, receipts);
+  const checkpoints = checkpointReceiptLines(logs.get(MemoryPaths.abilityRegistry) ?? [], counts.checkpointReceipts ?? 0);
+  if (checkpoints.length > 0) logs.set(MemoryPaths.checkpointReceipts, checkpoints);
   for (const [relative, lines] of logs) {
     const text = `${lines.join("\n")}\n`;
     await write(relative, text);
@@ -179,5 +189,60 @@ export async function buildScaleMemory(root: string, workspace: string, counts: 
     bytes += Buffer.byteLength(text);
   }
   await rm(path.join(root, MemoryPaths.agentLock), { force: true });
-  return { abilities: counts.abilities, receipts: receipts.length, files, bytes };
+  return { abilities: counts.abilities, receipts: receipts.length, checkpointReceipts: checkpoints.length, files, bytes };
+}
+
+/**
+ * Checkpoint receipts (§0C.9B) of runs of the installed abilities, spread evenly over them: three
+ * checkpoints a run, most reached, some skipped or failed, as runs through the bridge leave them.
+ */
+function checkpointReceiptLines(registryLines: readonly string[], count: number): string[] {
+  const abilityIds = registryLines.map((line) => (JSON.parse(line) as { ability_id: string }).ability_id);
+  const lines: string[] = [];
+  const start = Date.parse("2026-11-01T00:00:00.000Z");
+  for (let index = 0; index < count && abilityIds.length > 0; index += 1) {
+    const run = Math.floor(index / 3);
+    lines.push(
+      JSON.stringify({
+        receipt_id: randomUUID(),
+        dispatch_id: `dispatch-${run}`,
+        ability_id: abilityIds[run % abilityIds.length],
+        checkpoint_id: `checkpoint-${(index % 3) + 1}`,
+        status: index % 17 === 0 ? "failed" : index % 11 === 0 ? "skipped" : "reached",
+        evidence: "The page showed what the checkpoint expects.",
+        created_at: new Date(start + index * 1000).toISOString(),
+        schema_version: 1,
+      }),
+    );
+  }
+  return lines;
+}
+
+/**
+ * Issue 32: a scale memory built once per machine into a cache (`$ELNOR_BENCH_CACHE`, default
+ * `<tmp>/elnor-bench-cache`; 10,000 abilities take minutes and ~1 GB) and copied into `root` for each
+ * run, since an agent changes the memory it runs on (views, tokens, retention). The cache is keyed
+ * by the counts; delete it after changing how a memory is built.
+ */
+export async function cachedScaleMemory(root: string, counts: { abilities: number; receipts: number; checkpointReceipts: number }): Promise<ScaleMemory> {
+  const cache = path.join(
+    process.env.ELNOR_BENCH_CACHE ?? path.join(os.tmpdir(), "elnor-bench-cache"),
+    `scale-${counts.abilities}-${counts.receipts}-${counts.checkpointReceipts}-v1`,
+  );
+  const marker = path.join(cache, "built.json");
+  let built = await readFile(marker, "utf8").then(
+    (text) => JSON.parse(text) as ScaleMemory,
+    () => undefined,
+  );
+  if (built === undefined) {
+    const partial = `${cache}.partial`;
+    await rm(partial, { recursive: true, force: true });
+    await mkdir(partial, { recursive: true });
+    built = await buildScaleMemory(path.join(partial, "memory"), path.join(partial, "memory", "openclaw-workspace"), counts);
+    await writeFile(path.join(partial, "built.json"), JSON.stringify(built));
+    await rm(cache, { recursive: true, force: true });
+    await rename(partial, cache);
+  }
+  await promisify(execFile)("cp", ["-a", `${path.join(cache, "memory")}/.`, root]);
+  return built;
 }

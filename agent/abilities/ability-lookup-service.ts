@@ -99,6 +99,25 @@ export function whenToUseLines(markdown: string): string[] {
 }
 
 /** An ability's wording as lookup reads it: its entry, and its installed SKILL.md and trigger tests when they can be read. */
+/** How many abilities' files are read at once while the index is built. */
+const DOCUMENT_READS_AT_ONCE = 64;
+
+/**
+ * Every ability's lookup document, in the snapshot's order, read a few at a time (issue 32: at
+ * 10,000 abilities, reading them all at once ran out of file handles, EMFILE, and the first lookup
+ * answered 500).
+ */
+async function documentsOf(
+  entries: readonly AbilityAvailabilityEntry[],
+  documentOf: (entry: AbilityAvailabilityEntry) => Promise<LookupDocument>,
+): Promise<LookupDocument[]> {
+  const documents: LookupDocument[] = [];
+  for (let start = 0; start < entries.length; start += DOCUMENT_READS_AT_ONCE) {
+    documents.push(...(await Promise.all(entries.slice(start, start + DOCUMENT_READS_AT_ONCE).map(documentOf))));
+  }
+  return documents;
+}
+
 async function lookupDocumentOf(memory: MemoryStore, entry: AbilityAvailabilityEntry): Promise<LookupDocument> {
   if (entry.skill_slug === undefined) return { entry };
   let folder: string;
@@ -184,7 +203,7 @@ export function createAbilityLookupService(deps: AbilityLookupServiceDeps): Abil
   const currentFor = async () => {
     const { snapshot } = await deps.snapshot();
     if (current?.of !== snapshot) {
-      const documents = Promise.all(snapshot.abilities.map(documentOf));
+      const documents = documentsOf(snapshot.abilities, documentOf);
       const building = Promise.all([loadLexicon(), documents]).then(([lexicon, read]) => createWordingIndex(read, lexicon));
       let meaning: Promise<MeaningIndex | undefined> | undefined;
       const meaningOnce = () => {

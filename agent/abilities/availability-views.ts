@@ -2,11 +2,11 @@ import type { AbilityAvailabilityEntry, AbilityAvailabilitySnapshot } from "../.
 import { AbilityAvailabilitySnapshotSchema } from "../../shared/abilities/availability";
 import type { SkillCatalogCurrent } from "../../shared/abilities/catalog";
 import type { CapabilityBridgeCurrent } from "../../shared/capabilities/bridge-entry";
-import { CheckpointVerificationReceiptSchema } from "../../shared/learning/checkpoint-receipt";
 import type { Clock } from "../common/clock";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 import { availabilityEntryOf, checkpointHealthOf, type InstalledAbility } from "./ability-registry";
+import { checkpointStatuses } from "./checkpoint-health";
 import type { WorkspaceProjector } from "./workspace-projection";
 
 export interface AvailabilityViewsDeps {
@@ -50,11 +50,8 @@ export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
   });
 
   const snapshotOf = async (abilities: readonly InstalledAbility[]): Promise<AbilityAvailabilitySnapshot> => {
-    const statuses = new Map<string, Array<"reached" | "skipped" | "failed">>();
-    for (const receipt of await deps.memory.readJsonl(MemoryPaths.checkpointReceipts, CheckpointVerificationReceiptSchema)) {
-      if (receipt.ability_id === undefined) continue;
-      statuses.set(receipt.ability_id, [...(statuses.get(receipt.ability_id) ?? []), receipt.status]);
-    }
+    // Issue 32: from the checkpoint-health view, not the whole checkpoint receipts log.
+    const statuses = await checkpointStatuses(deps.memory);
     const installed = await Promise.all(
       abilities.map(async (ability) =>
         availabilityEntryOf(ability, {

@@ -5,26 +5,33 @@ import { unlessMissing } from "./memory-fs";
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * Calls `visit` with each complete line of a log, in order. What follows the last newline is a
- * line torn by a crash that was never acknowledged: it is not visited. An absent log has no lines.
+ * Calls `visit` with each complete line of a log, in order, from byte `from` (0: the start; else
+ * the end of a line, as returned before). What follows the last newline is a line torn by a crash
+ * that was never acknowledged: it is not visited. An absent log has no lines. Resolves to the byte
+ * after the last complete line, where a later read of what was appended since can start.
  */
-export async function forEachLine(absolute: string, visit: (line: string, number: number) => void): Promise<void> {
+export async function forEachLine(absolute: string, visit: (line: string, number: number) => void, from = 0): Promise<number> {
   const handle = await unlessMissing(open(absolute, "r"), undefined);
-  if (handle === undefined) return;
+  if (handle === undefined) return 0;
   try {
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     let carry = Buffer.alloc(0);
     let number = 0;
+    let position = from;
+    let end = from;
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
       if (bytesRead === 0) break;
+      position += bytesRead;
       const data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
       // Decode whole lines only, so a character split between two reads is never cut.
       const last = data.lastIndexOf(0x0a);
       carry = Buffer.from(data.subarray(last + 1));
       if (last < 0) continue;
+      end = position - carry.length;
       for (const line of data.toString("utf8", 0, last).split("\n")) visit(line, (number += 1));
     }
+    return end;
   } finally {
     await handle.close();
   }

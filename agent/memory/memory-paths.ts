@@ -45,6 +45,8 @@ export const MemoryPaths = {
   boundaries: "system/learning/boundaries.jsonl",
   receipts: "system/learning/receipts.jsonl",
   checkpointReceipts: "system/learning/checkpoint_receipts.jsonl",
+  /** Issue 32: each ability's last ten checkpoint results, folded from the log above up to a byte (no spec name). */
+  checkpointHealthCurrent: "system/abilities/checkpoint_health_current.json",
   validationRuns: "system/learning/validation_runs.jsonl",
   validationStepResults: "system/learning/validation_step_results.jsonl",
   bridgeEntriesCurrent: "system/capabilities/bridge_entries_current.json",

@@ -18,6 +18,13 @@ export interface MemoryReaders {
    */
   forEachJsonl<S extends z.ZodType>(relative: string, schema: S, visit: (record: z.infer<S>, line: number) => void): Promise<void>;
   /**
+   * As `forEachJsonl`, from byte `from` (0, or an offset this returned before): what was appended
+   * since a fold was last brought up to date (issue 32: a current view kept from a log reads only
+   * the log's new lines). Resolves to the byte after the last complete line; a log shorter than
+   * `from` (replaced) resolves to -1 without visiting anything.
+   */
+  forEachJsonlFrom<S extends z.ZodType>(relative: string, schema: S, from: number, visit: (record: z.infer<S>) => void): Promise<number>;
+  /**
    * The records of a JSONL log whose line contains `containing` (a plain substring test before any
    * parsing), read in chunks so a large log is never held whole; only the kept lines are parsed
    * and checked against the schema.
@@ -70,8 +77,17 @@ export function createMemoryReaders(root: string): MemoryReaders {
       await forEachLine(at(relative), (line, number) => void records.push(parseRecord(relative, schema, line, `line ${number}`)));
       return records;
     },
-    forEachJsonl: async (relative, schema, visit) =>
-      forEachLine(at(relative), (line, number) => visit(parseRecord(relative, schema, line, `line ${number}`), number)),
+    forEachJsonl: async (relative, schema, visit) => {
+      await forEachLine(at(relative), (line, number) => visit(parseRecord(relative, schema, line, `line ${number}`), number));
+    },
+    async forEachJsonlFrom(relative, schema, from, visit) {
+      const size = await unlessMissing(
+        stat(at(relative)).then((stats) => stats.size),
+        0,
+      );
+      if (size < from) return -1;
+      return forEachLine(at(relative), (line, number) => visit(parseRecord(relative, schema, line, `line ${number} after byte ${from}`)), from);
+    },
     async readJsonlContaining(relative, schema, containing) {
       const kept: Array<{ line: string; number: number }> = [];
       await forEachLine(at(relative), (line, number) => {

@@ -180,6 +180,25 @@ describe("memory store", () => {
     expect(await store.readJsonlLast(MemoryPaths.answers, Line, "wanted-key", 10)).toEqual([]);
   });
 
+  it("issue 32: forEachJsonlFrom reads only what a log gained since an offset it returned, never a torn line", async () => {
+    store = await openMemoryStore({ root });
+    const log = MemoryPaths.checkpointReceipts;
+    await store.appendMany(log, [{ seq: 1 }, { seq: 2 }]);
+    const seen: number[] = [];
+    const end = await store.forEachJsonlFrom(log, Seq, 0, (line) => void seen.push(line.seq));
+    expect(seen).toEqual([1, 2]);
+    expect(end).toBe((await stat(path.join(root, log))).size);
+    await store.append(log, { seq: 3 });
+    await writeFile(path.join(root, log), '{"seq": 4', { flag: "a" });
+    const later: number[] = [];
+    const next = await store.forEachJsonlFrom(log, Seq, end, (line) => void later.push(line.seq));
+    expect(later).toEqual([3]);
+    expect(await store.forEachJsonlFrom(log, Seq, next, () => expect.fail("nothing new"))).toBe(next);
+    // A log shorter than the offset was replaced: the caller folds it again from the start.
+    expect(await store.forEachJsonlFrom(log, Seq, next + 1_000, () => expect.fail("not read"))).toBe(-1);
+    expect(await store.forEachJsonlFrom(MemoryPaths.answers, Seq, 0, () => expect.fail("absent"))).toBe(0);
+  });
+
   it("reports a corrupt line it reaches from the end, and reads no further back than it needs", async () => {
     const file = path.join(root, "system/learning/receipts.jsonl");
     await mkdir(path.dirname(file), { recursive: true });

@@ -27,7 +27,7 @@ export type EventVerdict =
   | { kind: "in_scope"; event: ObservedActionEventWithDetail; session: LearnSession };
 
 /** One event checked on its own: shape, session, masking, state refs, capture state, allow-list. */
-export function checkEvent(sessions: ObservedSessions, raw: unknown): EventVerdict {
+export async function checkEvent(sessions: ObservedSessions, raw: unknown): Promise<EventVerdict> {
   const rawId = EventIdSchema.safeParse(raw).success ? (raw as { event_id: string }).event_id : undefined;
   const parsed = ObservedActionEventWithDetailSchema.safeParse(raw);
   if (!parsed.success) return { kind: "rejected", eventId: rawId, code: "REQUEST_INVALID", reason: firstIssue(parsed.error) };
@@ -38,7 +38,7 @@ export function checkEvent(sessions: ObservedSessions, raw: unknown): EventVerdi
   } catch {
     return { kind: "rejected", eventId: event.event_id, code: "LEARN_SESSION_NOT_FOUND", reason: "No such learning session." };
   }
-  const unmasked = maskingProblem(sessions, session, event);
+  const unmasked = await maskingProblem(sessions, session, event);
   if (unmasked !== undefined) return { kind: "rejected", eventId: event.event_id, code: "OBSERVATION_NOT_MASKED", reason: unmasked };
   if ([event.before_state_ref, event.after_state_ref].some((ref) => ref !== undefined && !ref.startsWith(SNAPSHOT_REF_PREFIX))) {
     return { kind: "rejected", eventId: event.event_id, code: "REQUEST_INVALID", reason: "State refs must be snapshot:<sha256>." };
@@ -52,8 +52,8 @@ export function checkEvent(sessions: ObservedSessions, raw: unknown): EventVerdi
 }
 
 /** Defence in depth: the page and the adapters mask; the agent refuses anything that arrives unmasked anyway. */
-function maskingProblem(sessions: ObservedSessions, session: LearnSession, event: ObservedActionEventWithDetail): string | undefined {
-  const scope = sessions.observationScope(session.learn_session_id);
+async function maskingProblem(sessions: ObservedSessions, session: LearnSession, event: ObservedActionEventWithDetail): Promise<string | undefined> {
+  const scope = await sessions.observationScope(session.learn_session_id);
   const textMode = scope.redaction_modes.text_entry ?? "mask_text";
   const detail = event.browser_detail;
   const urlRefused = detail === undefined ? undefined : urlRefusal(detail.page_url);

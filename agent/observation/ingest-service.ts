@@ -98,7 +98,7 @@ async function ingest(state: IngestState, batch: ObservationBatchRequest): Promi
 
 /** One event of the batch into the ack (rejected, refused, off target, duplicate) or the events to store. */
 async function sortEvent(state: IngestState, ack: ObservationBatchAck, sorted: Sorted, index: number, raw: unknown): Promise<void> {
-  const verdict = checkEvent(state.deps.sessions, raw);
+  const verdict = await checkEvent(state.deps.sessions, raw);
   switch (verdict.kind) {
     case "rejected":
       ack.rejected.push({

@@ -11,7 +11,8 @@ export interface ObservedSessions {
   all(): LearnSession[];
   /** When the session entered its current state (§0C.16D TTLs count from here). */
   stateSince(sessionId: string): Date;
-  observationScope(sessionId: string): ObservationScopeRuntime;
+  /** Read from the session's file the first time it is asked for (issue 32). */
+  observationScope(sessionId: string): Promise<ObservationScopeRuntime>;
   /** §0A.12: the first meaningful observed event of an armed session starts the capture. */
   noteMeaningfulEvent(sessionId: string, eventId?: string): Promise<LearnSession>;
   /** Counts what ingest did for a session's scope: data classes seen, events dropped as off-site. */

@@ -150,7 +150,7 @@ export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (a
   };
   const once: Once = (route, clientRequestId, run) =>
     serial(async () => {
-      const previous = store.answered(route, clientRequestId);
+      const previous = await store.answered(route, clientRequestId);
       if (previous !== undefined) return previous as Awaited<ReturnType<typeof run>>;
       const response = await run();
       await store.remember(route, clientRequestId, response);

@@ -90,14 +90,25 @@ export interface ImportStore {
     fields: { import_id?: string; temp_artifact_ref?: string; ability_id?: string; details?: Record<string, unknown> },
   ): Promise<string>;
   /** The answer given to this request id on this route within 24 hours, if any. */
-  answered(route: string, clientRequestId: string | undefined): unknown;
+  answered(route: string, clientRequestId: string | undefined): Promise<unknown>;
   remember(route: string, clientRequestId: string | undefined, response: unknown): Promise<void>;
 }
 
-export async function createImportStore(memory: MemoryStore, clock: Clock): Promise<ImportStore> {
+export function createImportStore(memory: MemoryStore, clock: Clock): ImportStore {
   const now = () => clock.now().toISOString();
-  const requests = new Map<string, { response: unknown; at: string }>();
-  for (const line of await memory.readJsonl(ImportPaths.requests, RequestRecordSchema)) requests.set(line.key, { response: line.response, at: line.at });
+  // The answers given, read from their log by the first request that carries a request id, not at
+  // start: the log keeps every answer ever given (issue 32).
+  let answers: Promise<Map<string, { response: unknown; at: string }>> | undefined;
+  const requestsRead = () => {
+    answers ??= memory.readJsonl(ImportPaths.requests, RequestRecordSchema).then(
+      (lines) => new Map(lines.map((line) => [line.key, { response: line.response, at: line.at }])),
+      (error: unknown) => {
+        answers = undefined;
+        throw error;
+      },
+    );
+    return answers;
+  };
   const keyOf = (route: string, id: string) => `${route} ${id}`;
 
   const store: ImportStore = {
@@ -148,14 +159,15 @@ export async function createImportStore(memory: MemoryStore, clock: Clock): Prom
       );
       return receiptId;
     },
-    answered(route, clientRequestId) {
+    async answered(route, clientRequestId) {
       if (clientRequestId === undefined) return undefined;
-      const hit = requests.get(keyOf(route, clientRequestId));
+      const hit = (await requestsRead()).get(keyOf(route, clientRequestId));
       if (hit === undefined) return undefined;
       return clock.now().getTime() - new Date(hit.at).getTime() < IDEMPOTENCY_WINDOW_MS ? hit.response : undefined;
     },
     async remember(route, clientRequestId, response) {
       if (clientRequestId === undefined) return;
+      const requests = await requestsRead();
       const line = { key: keyOf(route, clientRequestId), response, at: now() };
       await memory.append(ImportPaths.requests, line);
       requests.set(line.key, { response, at: line.at });

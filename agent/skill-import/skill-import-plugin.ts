@@ -21,7 +21,7 @@ export interface SkillImportOptions {
 
 /** Import Skill (§0C.20) as its own part of the agent: store, flow, decisions and routes. */
 export const skillImport: FastifyPluginAsync<SkillImportOptions> = async (app, options) => {
-  const store = await createImportStore(options.memory, options.clock);
+  const store = createImportStore(options.memory, options.clock);
   const flow = createImportFlow({
     memory: options.memory,
     store,

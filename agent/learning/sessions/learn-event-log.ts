@@ -29,18 +29,17 @@ export interface LearnEventLog {
  * client that reconnects with `Last-Event-ID` — even after an agent restart — gets exactly what it
  * missed.
  *
- * Start-up checks every line and keeps only the last id (issue 17: the history of every session
- * ever learned is not held in memory); a session's events are read from the log the first time
- * they are asked for, then kept with what is emitted after.
+ * Start-up reads only the log's last line, whose id is the highest (ids are appended in order, one
+ * emit at a time; issue 32: the log keeps every session's events and is not read at start); a
+ * session's events are read (and checked) from the log the first time they are asked for, then
+ * kept with what is emitted after.
  */
 export async function createLearnEventLog(deps: { memory: MemoryStore; clock: Clock }): Promise<LearnEventLog> {
   /** Sessions whose whole history is in memory; the others' is only in the log. */
   const bySession = new Map<string, StoredLearnEvent[]>();
   const listeners = new Map<string, Set<LearnEventListener>>();
-  let lastId = 0;
-  await deps.memory.forEachJsonl(MemoryPaths.sessionEvents, StoredLearnEventSchema, (stored) => {
-    lastId = Math.max(lastId, stored.event_id);
-  });
+  const [last] = await deps.memory.readJsonlLast(MemoryPaths.sessionEvents, StoredLearnEventSchema, "", 1);
+  let lastId = last?.event_id ?? 0;
   // Emits and first reads of a session's history are serialised: ids reach the file in order, and
   // no event is appended while a history is being read (it would be in neither).
   let chain: Promise<unknown> = Promise.resolve();

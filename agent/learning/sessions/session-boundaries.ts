@@ -10,13 +10,13 @@ const TRIMMABLE: ReadonlySet<LearnSessionState> = new Set(["capturing", "paused"
 
 /** Where a workflow starts and ends inside a capture (§0C.4): the first meaningful event, goal and step marks, trims. */
 export function createBoundaryOperations(core: SessionCore): Pick<SessionService, "markGoal" | "markStep" | "trim" | "noteMeaningfulEvent" | "boundaries"> {
-  const { deps, exclusive, find, put, withChanges, writeBoundary, refreshRuntimeViews, countEvents, assertTransition, announce, scopes } = core;
+  const { deps, exclusive, find, put, withChanges, writeBoundary, refreshRuntimeViews, countEvents, assertTransition, announce, scopeOf } = core;
   const beginCapture = async (session: LearnSession, eventId: string | undefined): Promise<LearnSession> => {
     assertTransition(session, "capturing");
     const next = withChanges(session, { state: "capturing" });
     await put(next);
     await announce(next, "learn.capture.started", "learn.capture.started", {
-      payload: { adapter_count: scopes.get(session.learn_session_id)?.adapters_active.length ?? 0, ...(eventId ? { first_event_id: eventId } : {}) },
+      payload: { adapter_count: (await scopeOf(session.learn_session_id))?.adapters_active.length ?? 0, ...(eventId ? { first_event_id: eventId } : {}) },
     });
     return next;
   };

@@ -23,14 +23,14 @@ export function createCaptureOperations(core: SessionCore): CaptureOperations {
 }
 
 async function start(core: SessionCore, ...[sessionId, request, source]: Parameters<CaptureOperations["start"]>): ReturnType<CaptureOperations["start"]> {
-  const { deps, scopes, find, assertTransition, put, withChanges, writeBoundary, putScope, announce } = core;
+  const { deps, scopeOf, find, assertTransition, put, withChanges, writeBoundary, putScope, announce } = core;
   const session = find(sessionId);
   assertTransition(session, "armed");
   const adapters = checkAdapters(deps.adapters, session, request.adapters_requested);
   const boundary = await writeBoundary(session, "start", source);
   const next = withChanges(session, { state: "armed", start_boundary_ref: `boundary:${boundary.boundary_id}` });
   await put(next);
-  const scope = scopes.get(sessionId);
+  const scope = await scopeOf(sessionId);
   if (scope !== undefined) await putScope({ ...scope, adapters_active: adapters, started_at: next.updated_at });
   await announce(next, "learn.capture.armed", "learn.capture.armed", { payload: { adapters_armed: adapters } });
   return { session: next, observation_active: adapters.length > 0, adapters_armed: adapters };

@@ -9,7 +9,7 @@ import { validateTransition } from "../../../shared/learning/state-machine";
 import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { BoundarySource, SessionServiceDeps, StateGuard } from "./session-service";
-import { loadScopes, loadSessions } from "./session-load";
+import { loadSessions, readScope } from "./session-load";
 import { announce, refreshRuntimeViews, writeBoundary, writeReceipt } from "./session-writes";
 
 const EventIdOnlySchema = z.object({ event_id: z.string() }).passthrough();
@@ -27,7 +27,14 @@ export interface SessionCore {
   sessions: Map<string, LearnSession>;
   /** When each session entered its current state: TTLs count from there, not from the last mark. */
   stateEnteredAt: Map<string, string>;
-  scopes: Map<string, ObservationScopeRuntime>;
+  /**
+   * The observation scopes read so far (issue 32: a session's scope file is read the first time
+   * the session needs it, not at start). Read a scope through `scopeOf`; this map is for `current()`,
+   * which answers synchronously (the current session's scope is always in it, see `put`).
+   */
+  scopes: Map<string, ObservationScopeRuntime | undefined>;
+  /** The session's observation scope, read from its file the first time it is needed. */
+  scopeOf(sessionId: string): Promise<ObservationScopeRuntime | undefined>;
   /** A session's last ten receipt ids, read lazily from the receipts log. */
   receiptIds: Map<string, Promise<string[]>>;
   currentListeners: Set<CurrentListener>;
@@ -62,10 +69,10 @@ export interface SessionCore {
   countEvents(sessionId: string): Promise<string[]>;
 }
 
-/** Reads the sessions log and the scopes, and returns the shared state and writes of the runtime. */
+/** Reads the sessions log, and returns the shared state and writes of the runtime (no session's own file: issue 32). */
 export async function createSessionCore(deps: SessionServiceDeps): Promise<SessionCore> {
   const { sessions, stateEnteredAt } = await loadSessions(deps);
-  const scopes = await loadScopes(deps, [...sessions.keys()]);
+  const scopes = new Map<string, ObservationScopeRuntime | undefined>();
   let queue: Promise<unknown> = Promise.resolve();
   const now = () => deps.clock.now();
   const core: SessionCore = {
@@ -74,6 +81,7 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
     sessions,
     stateEnteredAt,
     scopes,
+    scopeOf: (sessionId) => readScope(deps, scopes, sessions, sessionId),
     receiptIds: new Map<string, Promise<string[]>>(),
     currentListeners: new Set<CurrentListener>(),
     exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -117,8 +125,12 @@ function assertUnchanged(stateEnteredAt: Map<string, string>, session: LearnSess
   }
 }
 
-/** Appends the session's new version and tracks when it entered its state. */
+/**
+ * Appends the session's new version and tracks when it entered its state. A session that changes
+ * has its scope read (once), so the current session's scope is always at hand for `current()`.
+ */
 async function put(core: SessionCore, session: LearnSession): Promise<void> {
+  if (core.sessions.has(session.learn_session_id)) await core.scopeOf(session.learn_session_id);
   await core.deps.memory.append(MemoryPaths.sessions, { op: "put", session });
   const previous = core.sessions.get(session.learn_session_id);
   if (previous === undefined || previous.state !== session.state) core.stateEnteredAt.set(session.learn_session_id, session.updated_at);

@@ -159,7 +159,11 @@ async function archive(core: SessionCore, sessionId: string): Promise<void> {
   if (!isTerminalLearnSessionState(session.state)) {
     throw new AppError("INVALID_LEARN_STATE_TRANSITION", "Only a finished session can be archived.");
   }
-  await deps.memory.writeJson(MemoryPaths.archivedSession(sessionId), { session, scope: scopes.get(sessionId) ?? null, archived_at: now().toISOString() });
+  await deps.memory.writeJson(MemoryPaths.archivedSession(sessionId), {
+    session,
+    scope: (await core.scopeOf(sessionId)) ?? null,
+    archived_at: now().toISOString(),
+  });
   await deps.memory.append(MemoryPaths.sessions, { op: "delete", learn_session_id: sessionId, deleted_at: now().toISOString() });
   sessions.delete(sessionId);
   stateEnteredAt.delete(sessionId);

@@ -46,17 +46,20 @@ export async function loadSessions(deps: SessionServiceDeps): Promise<{ sessions
   return { sessions, stateEnteredAt };
 }
 
-/** The observation scope of each session that has one. */
-export async function loadScopes(deps: SessionServiceDeps, ids: string[]): Promise<Map<string, ObservationScopeRuntime>> {
-  const scopes = new Map<string, ObservationScopeRuntime>();
-  // One small file per session: read a few at a time rather than one after another.
-  for (let start = 0; start < ids.length; start += 32) {
-    await Promise.all(
-      ids.slice(start, start + 32).map(async (id) => {
-        const scope = await deps.memory.readJson(MemoryPaths.observationScope(id), ObservationScopeRuntimeSchema);
-        if (scope !== undefined) scopes.set(id, scope);
-      }),
-    );
-  }
-  return scopes;
+/**
+ * One session's observation scope, read from its file the first time it is asked for and kept
+ * (issue 32: start-up reads no session's file; a memory of 1,000 sessions has 1,000 of them). A
+ * scope written meanwhile (`putScope`) wins over the file read before it, and a session removed
+ * meanwhile is not remembered.
+ */
+export async function readScope(
+  deps: SessionServiceDeps,
+  scopes: Map<string, ObservationScopeRuntime | undefined>,
+  sessions: ReadonlyMap<string, LearnSession>,
+  sessionId: string,
+): Promise<ObservationScopeRuntime | undefined> {
+  if (scopes.has(sessionId)) return scopes.get(sessionId);
+  const scope = await deps.memory.readJson(MemoryPaths.observationScope(sessionId), ObservationScopeRuntimeSchema);
+  if (!scopes.has(sessionId) && sessions.has(sessionId)) scopes.set(sessionId, scope);
+  return scopes.has(sessionId) ? scopes.get(sessionId) : scope;
 }

@@ -20,18 +20,18 @@ function isWebTarget(session: LearnSession): boolean {
 
 /** What a session observes (§0C.22): its scope, the data classes ingest saw, the masking mode. */
 export function createScopeOperations(core: SessionCore): Pick<SessionService, "observationScope" | "recordIngest" | "setRedaction"> {
-  const { exclusive, find, scopes, putScope, writeReceipt, refreshRuntimeViews } = core;
+  const { exclusive, find, scopeOf, putScope, writeReceipt, refreshRuntimeViews } = core;
   return {
-    observationScope(sessionId) {
+    async observationScope(sessionId) {
       find(sessionId);
-      const scope = scopes.get(sessionId);
+      const scope = await scopeOf(sessionId);
       if (scope === undefined) throw new AppError("LEARN_SESSION_NOT_FOUND", `No observation scope for session ${sessionId}.`);
       return scope;
     },
 
     recordIngest: (sessionId, update) =>
       exclusive(async () => {
-        const scope = scopes.get(sessionId);
+        const scope = await scopeOf(sessionId);
         if (scope === undefined) return;
         const dataClasses = [...new Set([...scope.data_classes_observed, ...update.dataClasses])].sort();
         if (update.offTargetDropped === 0 && dataClasses.length === scope.data_classes_observed.length) return;
@@ -49,7 +49,7 @@ export function createScopeOperations(core: SessionCore): Pick<SessionService, "
         if (!["idle", "armed", "capturing", "paused"].includes(session.state)) {
           throw new AppError("INVALID_LEARN_STATE_TRANSITION", `Masking is chosen before capture ends, not when ${session.state}.`);
         }
-        const scope = scopes.get(sessionId);
+        const scope = await scopeOf(sessionId);
         if (scope === undefined) throw new AppError("LEARN_SESSION_NOT_FOUND", `No observation scope for session ${sessionId}.`);
         const next = { ...scope, redaction_modes: { ...scope.redaction_modes, text_entry: textEntry } };
         await putScope(next);

@@ -19,6 +19,7 @@ import type { ObservedSessions } from "../../observation/observed-sessions";
 import type { InstallingSessions } from "../../abilities/learning-ports";
 import type { LearnEventLog } from "./learn-event-log";
 import { createBoundaryOperations } from "./session-boundaries";
+import { restoreRuntimeViews } from "./session-runtime-restore";
 import { createSessionCore } from "./session-core";
 import { createLaunchOperations, type ModeLauncher } from "./session-launch";
 import { createLifecycleOperations } from "./session-lifecycle";
@@ -114,6 +115,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
       return { ...started, session: await boundaries.noteMeaningfulEvent(sessionId) };
     },
   };
-  await core.refreshRuntimeViews();
+  // Issue 32: the runtime views kept on write, rebuilt only when they do not describe the current session.
+  await restoreRuntimeViews(core);
   return service;
 }

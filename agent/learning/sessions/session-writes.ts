@@ -1,5 +1,6 @@
 import type { WorkflowBoundary } from "../../../shared/learning/boundary";
 import type { LearnSession } from "../../../shared/learning/learn-session";
+import type { ObservationScopeRuntime } from "../../../shared/learning/observation-scope-runtime";
 import type { LearnStreamEventKind } from "../../../shared/learning/lifecycle-event";
 import { LearningReceiptSchema, type LearningReceipt, type LearningReceiptKind } from "../../../shared/learning/receipts";
 import { MemoryPaths } from "../../memory/memory-paths";
@@ -74,26 +75,26 @@ export async function writeReceipt(
 
 /** Rewrites the current-session views, then tells the listeners (even when the write failed). */
 export async function refreshRuntimeViews(core: SessionCore): Promise<void> {
-  const { sessions, scopes, currentListeners } = core;
+  const { sessions, currentListeners } = core;
   const current = currentSession(sessions.values());
+  const scope = current === undefined ? undefined : await core.scopeOf(current.learn_session_id);
   const notify = () => {
-    for (const listener of currentListeners) listener(current, current === undefined ? undefined : scopes.get(current.learn_session_id));
+    for (const listener of currentListeners) listener(current, scope);
   };
   try {
-    await writeRuntimeViews(core, current);
+    await writeRuntimeViews(core, current, scope);
   } finally {
     notify();
   }
 }
 
-async function writeRuntimeViews(core: SessionCore, current: LearnSession | undefined): Promise<void> {
-  const { deps, scopes } = core;
+async function writeRuntimeViews(core: SessionCore, current: LearnSession | undefined, scope: ObservationScopeRuntime | undefined): Promise<void> {
+  const { deps } = core;
   if (current === undefined) {
     await deps.memory.remove(MemoryPaths.runtimeCurrent);
     await deps.memory.remove(MemoryPaths.observationScopeCurrent);
     return;
   }
-  const scope = scopes.get(current.learn_session_id);
   await deps.memory.writeJson(
     MemoryPaths.runtimeCurrent,
     runtimeSnapshotOf(current, scope, [...(await recentReceiptIds(core, current.learn_session_id))], core.now()),

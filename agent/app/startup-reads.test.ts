@@ -1,0 +1,183 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { AbilityAvailabilitySnapshotSchema } from "../../shared/abilities/availability";
+import { LearningRuntimeSnapshotSchema } from "../../shared/learning/runtime-snapshot";
+import { CheckpointHealthCurrentSchema, rebuildCheckpointHealth } from "../abilities/checkpoint-health";
+import { appendCheckpointReceipt } from "../abilities/checkpoint-receipts";
+import { openMemoryStore, type MemoryStore } from "../memory/memory-store";
+import { MemoryPaths } from "../memory/memory-paths";
+import { readyProposal } from "../test-support/ready-proposal";
+import { createFakeClock, startTestAgent, TEST_PORT, type FakeClock, type TestAgent } from "../test-support/test-agent";
+import { agentLoggerOptions, buildApp } from "./app";
+
+/** One read a memory store was asked for: the method, the path and the arguments after its schema. */
+interface Read {
+  method: string;
+  path: string;
+  rest: unknown[];
+}
+
+const READS = new Set([
+  "readJson",
+  "readText",
+  "readBytes",
+  "readJsonl",
+  "forEachJsonl",
+  "forEachJsonlFrom",
+  "readJsonlContaining",
+  "readJsonlLast",
+  "exists",
+  "list",
+]);
+
+/** The store the agent uses, every read counted on the way through. */
+function countingReads(memory: MemoryStore): { memory: MemoryStore; reads: Read[] } {
+  const reads: Read[] = [];
+  const counted = new Proxy(memory, {
+    get(target, member, receiver) {
+      const value = Reflect.get(target, member, receiver) as unknown;
+      if (typeof member !== "string" || !READS.has(member) || typeof value !== "function") return value;
+      return (relative: string, ...rest: unknown[]) => {
+        reads.push({ method: member, path: relative, rest: rest.slice(1) });
+        return (value as (...args: unknown[]) => unknown).call(target, relative, ...rest);
+      };
+    },
+  });
+  return { memory: counted, reads };
+}
+
+/** Logs that keep every event of history: start-up may read a tail line of one, or what it gained since a view, never the whole. */
+const HISTORY_LOGS: string[] = [
+  MemoryPaths.receipts,
+  MemoryPaths.checkpointReceipts,
+  MemoryPaths.sessionEvents,
+  MemoryPaths.boundaries,
+  MemoryPaths.capabilityUseReceipts,
+  MemoryPaths.activationHistory,
+  "system/skills/import/requests.jsonl",
+];
+
+/** A read of the whole of a history log (a tail line, or the bytes after a view's offset, are not). */
+function wholeHistoryRead(read: Read): boolean {
+  if (!HISTORY_LOGS.includes(read.path)) return false;
+  // readJsonlLast(path, schema, containing, count); forEachJsonlFrom(path, schema, from, visit).
+  if (read.method === "readJsonlLast") return read.rest[0] !== "" || read.rest[1] !== 1;
+  if (read.method === "forEachJsonlFrom") return read.rest[0] === 0;
+  return true;
+}
+
+let agent: TestAgent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  agent = undefined;
+});
+
+/** A memory with history: learned and installed abilities (sessions, scopes, proposals, receipts, checkpoint receipts). */
+async function memoryWithHistory(clock: FakeClock): Promise<{ sessionIds: string[]; abilityIds: string[] }> {
+  agent = await startTestAgent({ clock, chromiumPath: "/nonexistent" });
+  const call = async (method: "GET" | "POST", url: string, payload?: unknown) => agent!.call(method, url, payload);
+  const sessionIds: string[] = [];
+  const abilityIds: string[] = [];
+  for (const goal of ["Export the monthly invoices", "Archive the closed support tickets"]) {
+    const { sessionId, proposalId } = await readyProposal(call, goal);
+    const installed = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
+    expect(installed.status).toBe(200);
+    sessionIds.push(sessionId);
+    abilityIds.push(String(installed.body.ability_id));
+    for (const status of ["reached", "failed", "reached"] as const) {
+      const fields = {
+        dispatch_id: crypto.randomUUID(),
+        ability_id: String(installed.body.ability_id),
+        checkpoint_id: "c1",
+        status,
+        evidence: "The export is listed",
+      };
+      await appendCheckpointReceipt(agent.memory, fields, clock.now().toISOString());
+    }
+    clock.advance(60_000);
+  }
+  await agent.app.close();
+  await agent.memory.close();
+  return { sessionIds, abilityIds };
+}
+
+/** Starts the agent on `root` with a counting store, runs `check` while it listens, then stops it. */
+async function startCounted(root: string, clock: FakeClock, check: (reads: Read[], memory: MemoryStore, address: string) => Promise<void>): Promise<void> {
+  const { memory, reads } = countingReads(await openMemoryStore({ root }));
+  const app = await buildApp({ memory, port: TEST_PORT, clock, logger: agentLoggerOptions("silent"), chromiumPath: "/nonexistent" });
+  try {
+    await check(reads, memory, await app.listen({ host: "127.0.0.1", port: 0 }));
+  } finally {
+    await app.close();
+    await memory.close();
+  }
+}
+
+describe("issue 32: start-up reads current views, not history", () => {
+  it("reads no per-session file and no whole history log before listening; a request that needs a session reads its file then", async () => {
+    const clock = createFakeClock();
+    const { sessionIds, abilityIds } = await memoryWithHistory(clock);
+    await startCounted(agent!.root, clock, async (reads, memory, address) => {
+      const perSession = reads.filter((read) => [...sessionIds, ...abilityIds].some((id) => read.path.includes(id)));
+      expect(perSession).toEqual([]);
+      expect(reads.filter((read) => read.path.includes("observation_scopes/"))).toEqual([]);
+      expect(reads.filter(wholeHistoryRead)).toEqual([]);
+      // The checkpoint-health view was brought up to date from the log's new bytes only.
+      expect(reads.some((read) => read.method === "forEachJsonlFrom" && read.path === MemoryPaths.checkpointReceipts)).toBe(true);
+
+      const token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
+      const first = sessionIds[0] ?? "";
+      const scope = await fetch(`${address}/api/learn/sessions/${first}/observation-scope`, { headers: { authorization: `Bearer ${token}` } });
+      expect(scope.status).toBe(200);
+      expect(((await scope.json()) as { learn_session_id: string }).learn_session_id).toBe(first);
+      expect(reads.filter((read) => read.path === MemoryPaths.observationScope(first))).toHaveLength(1);
+    });
+  });
+
+  it("rebuilds a missing runtime view once from the files, equal to the one kept on write", async () => {
+    const clock = createFakeClock();
+    const { sessionIds } = await memoryWithHistory(clock);
+    const root = agent!.root;
+    const kept = await readView(root, MemoryPaths.runtimeCurrent);
+    expect(kept?.learn_session_id).toBe(sessionIds[1]);
+    // A memory whose views were lost (written before them, or a stop between a write and its views).
+    const store = await openMemoryStore({ root });
+    await store.remove(MemoryPaths.runtimeCurrent);
+    await store.close();
+    await startCounted(root, clock, async (reads) => {
+      // The rebuild reads the current session's scope and its receipts from the log's end.
+      expect(reads.some((read) => read.path === MemoryPaths.observationScope(sessionIds[1] ?? ""))).toBe(true);
+    });
+    const rebuilt = await readView(root, MemoryPaths.runtimeCurrent);
+    expect({ ...rebuilt, snapshot_as_of: undefined }).toEqual({ ...kept, snapshot_as_of: undefined });
+    // The next start finds the view up to date and reads no session's file.
+    await startCounted(root, clock, async (reads) => {
+      expect(reads.filter((read) => read.path.includes("observation_scopes/"))).toEqual([]);
+    });
+  });
+
+  it("keeps the checkpoint-health view equal to one folded from the whole log, and the snapshot's health with it", async () => {
+    const clock = createFakeClock();
+    const { abilityIds } = await memoryWithHistory(clock);
+    const root = agent!.root;
+    await startCounted(root, clock, async () => undefined);
+    const store = await openMemoryStore({ root });
+    try {
+      const kept = await store.readJson(MemoryPaths.checkpointHealthCurrent, CheckpointHealthCurrentSchema);
+      expect(kept).toEqual(await rebuildCheckpointHealth(store));
+      expect(kept?.statuses[abilityIds[0] ?? ""]).toEqual(["reached", "failed", "reached"]);
+      const snapshot = await store.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
+      expect(snapshot?.abilities.find((entry) => entry.ability_id === abilityIds[0])?.checkpoint_health).toBe("weak");
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+async function readView(root: string, relative: string) {
+  const store = await openMemoryStore({ root });
+  try {
+    return await store.readJson(relative, LearningRuntimeSnapshotSchema);
+  } finally {
+    await store.close();
+  }
+}
