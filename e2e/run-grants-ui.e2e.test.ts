@@ -83,6 +83,7 @@ describe("Always allow this step, then see and revoke it in Skills (issue #33)",
     expect(site.count("send")).toBe(1);
     const [grant] = await grants();
     expect(grant).toMatchObject({ inputs: "exact", input_names: ["recipient"], site_host: site.host, skill_version: "0.1.0", state: "active" });
+    expect(grant?.expires_at).toBeUndefined();
 
     // The next run with the same inputs goes past "Send message" without asking.
     const started = RunResponseSchema.parse(
@@ -151,11 +152,18 @@ describe("Always allow this step, then see and revoke it in Skills (issue #33)",
     );
     await panel.locator('[data-grant-class="deletes"]').click();
     expect(await panel.$eval(doIt, (button) => (button as HTMLButtonElement).disabled)).toBe(false);
+    await panel.select("[data-grant-expiry]", "week");
+    const chosenAt = Date.now();
     await saveScreenshot(panel, "run-always-allow-delete");
     await panel.locator("[data-run-confirmation] button::-p-text(Do it, and always allow)").click();
     await runState("succeeded");
     expect(site.count("delete")).toBe(1);
     const listed = RunGrantListResponseSchema.parse(await api("GET", `/api/abilities/${deleteId}/grants`)).grants;
-    expect(listed).toEqual([expect.objectContaining({ consequence_classes: ["deletes"], inputs: "exact" })]);
+    expect(listed).toEqual([expect.objectContaining({ consequence_classes: ["deletes"], inputs: "exact", state: "active" })]);
+    // "For a week": the grant ends seven days after the person chose it.
+    const weekMs = 7 * 24 * 60 * 60 * 1000;
+    const expiresAt = Date.parse(listed[0]?.expires_at ?? "");
+    expect(expiresAt).toBeGreaterThanOrEqual(chosenAt + weekMs - 60_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + weekMs);
   }, 120_000);
 });

@@ -28,3 +28,20 @@ export function grantTermsText(grant: Pick<RunGrant, "skill_version" | "step_lab
     grant.consequence_classes.length === 0 ? "" : `; allowed to: ${grant.consequence_classes.map((kind) => CONSEQUENCE_CLASS_LABEL[kind]).join(", ")}`;
   return `Version ${grant.skill_version} · ${grant.step_label} · on ${grant.site_host} · with ${inputsText(grant.inputs, grant.input_names)}${classes}`;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** How long an "Always allow" lasts, as the person chooses it; the agent ends the grant at `expires_at`. */
+export const GRANT_DURATIONS = [
+  { value: "until_revoked", label: "Until I revoke it", days: undefined },
+  { value: "day", label: "For a day", days: 1 },
+  { value: "week", label: "For a week", days: 7 },
+  { value: "month", label: "For 30 days", days: 30 },
+] as const;
+export type GrantDuration = (typeof GRANT_DURATIONS)[number]["value"];
+
+/** The grant's `expires_at` for a chosen duration from `now`; none until revoked. */
+export function expiresAtFor(duration: GrantDuration, now: Date): string | undefined {
+  const days = GRANT_DURATIONS.find((choice) => choice.value === duration)?.days;
+  return days === undefined ? undefined : new Date(now.getTime() + days * DAY_MS).toISOString();
+}
