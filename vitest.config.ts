@@ -15,6 +15,8 @@ export default defineConfig({
       "e2e/**/*.test.ts",
       "bench/**/*.test.ts",
     ],
+    // The agent compiled once from the current sources; tests that start agent processes run it.
+    globalSetup: ["agent/test-support/agent-bundle-setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // Browser and child-process tests start real Chromium and real agents: keep the 2-core machine calm.

@@ -1,9 +1,20 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { AGENT_NODE_FLAGS } from "../agent-bundle";
 
 export const serverScript = fileURLToPath(new URL("../server.ts", import.meta.url));
 export const projectRoot = path.resolve(path.dirname(serverScript), "..");
+
+/**
+ * How a test starts the agent: the agent compiled from the current sources by vitest's global
+ * set-up (`agent-bundle-setup.ts`) with npm start's node flags, or, outside vitest, the sources
+ * through tsx.
+ */
+export function testAgentNodeArgs(): readonly string[] {
+  const bundle = process.env.ELNOR_TEST_AGENT_BUNDLE;
+  return bundle === undefined || bundle === "" ? ["--import", "tsx", serverScript] : [...AGENT_NODE_FLAGS, bundle];
+}
 
 export interface AgentProcess {
   proc: ChildProcess;
@@ -15,14 +26,14 @@ export interface AgentProcess {
 }
 
 /**
- * Starts the real agent (`agent/server.ts`, as `npm start` does) on a free loopback port with the
- * given ELNOR_MEMORY, and resolves once it prints its address. `nodeArgs` runs another build of it
- * (the compiled agent `npm start` runs: `[...AGENT_NODE_FLAGS, AGENT_BUNDLE]`, agent/agent-bundle.ts).
+ * Starts the real agent on a free loopback port with the given ELNOR_MEMORY, and resolves once it
+ * prints its address. By default it is the agent as `npm start` runs it, compiled from the current
+ * sources ({@link testAgentNodeArgs}); `nodeArgs` runs another build of it (e.g. the sources with tsx).
  */
 export function startAgentProcess(
   memoryRoot: string,
   extraEnv: Record<string, string> = {},
-  nodeArgs: readonly string[] = ["--import", "tsx", serverScript],
+  nodeArgs: readonly string[] = testAgentNodeArgs(),
 ): Promise<AgentProcess> {
   const proc = spawn(process.execPath, [...nodeArgs], {
     cwd: projectRoot,
@@ -69,7 +80,7 @@ export function startAgentProcess(
 
 /** Runs the agent expecting it to refuse to start; resolves with its exit code and output. */
 export function runAgentExpectingFailure(memoryRoot: string): Promise<{ code: number | null; output: string }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", serverScript], {
+  const proc = spawn(process.execPath, [...testAgentNodeArgs()], {
     cwd: projectRoot,
     env: { ...process.env, ELNOR_MEMORY: memoryRoot, ELNOR_AGENT_PORT: "0" },
     stdio: ["ignore", "pipe", "pipe"],
