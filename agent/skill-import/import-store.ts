@@ -94,8 +94,72 @@ export interface ImportStore {
   remember(route: string, clientRequestId: string | undefined, response: unknown): Promise<void>;
 }
 
-export function createImportStore(memory: MemoryStore, clock: Clock): ImportStore {
-  const now = () => clock.now().toISOString();
+/** Every import's current file that can be read. */
+async function readCases(memory: MemoryStore): Promise<ImportCase[]> {
+  const names = (await memory.list(ImportPaths.records)).filter((name) => name.endsWith(".json"));
+  const all = await Promise.all(names.map((name) => memory.readJson(`${ImportPaths.records}/${name}`, ImportCaseSchema)));
+  return all.filter((entry): entry is ImportCase => entry !== undefined);
+}
+
+/** Writes the case in state `to`, then logs the transition. */
+async function moveCase(
+  memory: MemoryStore,
+  now: () => string,
+  entry: ImportCase,
+  to: SkillImportState,
+  reason: string,
+  changes: Partial<ImportedSkillRecord>,
+): Promise<ImportCase> {
+  const at = now();
+  const next: ImportCase = { ...entry, record: { ...entry.record, ...changes, stage_state: to, updated_at: at } };
+  await memory.writeJson(ImportPaths.record(entry.record.import_id), next);
+  await memory.append(
+    ImportPaths.transitions,
+    SkillImportTransitionSchema.parse({
+      import_id: entry.record.import_id,
+      from_state: entry.record.stage_state,
+      to_state: to,
+      actor: "user",
+      reason: reason.slice(0, 240),
+      correlation_id: entry.record.import_id,
+      created_at: at,
+      schema_version: 1,
+    }),
+  );
+  return next;
+}
+
+/** An import's last 500 receipts, its upload's included. */
+async function readReceiptsOf(memory: MemoryStore, importId: string, tempArtifactRef: string): Promise<SkillImportReceipt[]> {
+  const mine = (receipt: SkillImportReceipt) =>
+    receipt.import_id === importId || (receipt.import_id === undefined && receipt.temp_artifact_ref === tempArtifactRef);
+  return (await memory.readJsonl(ImportPaths.receipts, SkillImportReceiptSchema)).filter(mine).slice(-500);
+}
+
+/** Appends one receipt and returns its id. */
+async function appendReceipt(
+  memory: MemoryStore,
+  now: () => string,
+  kind: SkillImportReceiptKind,
+  fields: Parameters<ImportStore["receipt"]>[1],
+): Promise<string> {
+  const receiptId = randomUUID();
+  await memory.append(
+    ImportPaths.receipts,
+    SkillImportReceiptSchema.parse({
+      receipt_id: receiptId,
+      receipt_kind: kind,
+      ...fields,
+      details: fields.details ?? {},
+      created_at: now(),
+      schema_version: 1,
+    }),
+  );
+  return receiptId;
+}
+
+/** §0C.20 rule 10: the answers given by request id, kept in their log and looked up for 24 hours. */
+function createRequestAnswers(memory: MemoryStore, clock: Clock): Pick<ImportStore, "answered" | "remember"> {
   // The answers given, read from their log by the first request that carries a request id, not at
   // start: the log keeps every answer ever given (issue 32).
   let answers: Promise<Map<string, { response: unknown; at: string }>> | undefined;
@@ -110,55 +174,7 @@ export function createImportStore(memory: MemoryStore, clock: Clock): ImportStor
     return answers;
   };
   const keyOf = (route: string, id: string) => `${route} ${id}`;
-
-  const store: ImportStore = {
-    readUpload: (ref) => memory.readJson(ImportPaths.uploadMeta(ref), StoredUploadSchema),
-    readCase: (importId) => memory.readJson(ImportPaths.record(importId), ImportCaseSchema),
-    async cases() {
-      const names = (await memory.list(ImportPaths.records)).filter((name) => name.endsWith(".json"));
-      const all = await Promise.all(names.map((name) => memory.readJson(`${ImportPaths.records}/${name}`, ImportCaseSchema)));
-      return all.filter((entry): entry is ImportCase => entry !== undefined);
-    },
-    writeCase: (entry) => memory.writeJson(ImportPaths.record(entry.record.import_id), entry),
-    async move(entry, to, reason, changes = {}) {
-      const at = now();
-      const next: ImportCase = { ...entry, record: { ...entry.record, ...changes, stage_state: to, updated_at: at } };
-      await memory.writeJson(ImportPaths.record(entry.record.import_id), next);
-      await memory.append(
-        ImportPaths.transitions,
-        SkillImportTransitionSchema.parse({
-          import_id: entry.record.import_id,
-          from_state: entry.record.stage_state,
-          to_state: to,
-          actor: "user",
-          reason: reason.slice(0, 240),
-          correlation_id: entry.record.import_id,
-          created_at: at,
-          schema_version: 1,
-        }),
-      );
-      return next;
-    },
-    async receiptsOf(importId, tempArtifactRef) {
-      const mine = (receipt: SkillImportReceipt) =>
-        receipt.import_id === importId || (receipt.import_id === undefined && receipt.temp_artifact_ref === tempArtifactRef);
-      return (await memory.readJsonl(ImportPaths.receipts, SkillImportReceiptSchema)).filter(mine).slice(-500);
-    },
-    async receipt(kind, fields) {
-      const receiptId = randomUUID();
-      await memory.append(
-        ImportPaths.receipts,
-        SkillImportReceiptSchema.parse({
-          receipt_id: receiptId,
-          receipt_kind: kind,
-          ...fields,
-          details: fields.details ?? {},
-          created_at: now(),
-          schema_version: 1,
-        }),
-      );
-      return receiptId;
-    },
+  return {
     async answered(route, clientRequestId) {
       if (clientRequestId === undefined) return undefined;
       const hit = (await requestsRead()).get(keyOf(route, clientRequestId));
@@ -168,10 +184,23 @@ export function createImportStore(memory: MemoryStore, clock: Clock): ImportStor
     async remember(route, clientRequestId, response) {
       if (clientRequestId === undefined) return;
       const requests = await requestsRead();
-      const line = { key: keyOf(route, clientRequestId), response, at: now() };
+      const line = { key: keyOf(route, clientRequestId), response, at: clock.now().toISOString() };
       await memory.append(ImportPaths.requests, line);
       requests.set(line.key, { response, at: line.at });
     },
   };
-  return store;
+}
+
+export function createImportStore(memory: MemoryStore, clock: Clock): ImportStore {
+  const now = () => clock.now().toISOString();
+  return {
+    readUpload: (ref) => memory.readJson(ImportPaths.uploadMeta(ref), StoredUploadSchema),
+    readCase: (importId) => memory.readJson(ImportPaths.record(importId), ImportCaseSchema),
+    cases: () => readCases(memory),
+    writeCase: (entry) => memory.writeJson(ImportPaths.record(entry.record.import_id), entry),
+    move: (entry, to, reason, changes = {}) => moveCase(memory, now, entry, to, reason, changes),
+    receiptsOf: (importId, tempArtifactRef) => readReceiptsOf(memory, importId, tempArtifactRef),
+    receipt: (kind, fields) => appendReceipt(memory, now, kind, fields),
+    ...createRequestAnswers(memory, clock),
+  };
 }
