@@ -90,8 +90,8 @@ const waitForBadge = (text: string) => waitUntil(badge, (seen) => seen.text === 
 const registeredMatches = () => panel.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).flatMap((script) => script.matches ?? []));
 
 /** What the side panel does at Start: ask for the sites, make sure the agent sees the extension, then start. */
-async function startCapture(whitelist: string[]): Promise<string> {
-  const origins = whitelist.filter((site) => site.startsWith("http://127.0.0.1")).map((site) => `${site}/*`);
+async function startCapture(allowList: string[]): Promise<string> {
+  const origins = allowList.filter((site) => site.startsWith("http://127.0.0.1")).map((site) => `${site}/*`);
   expect(await panel.evaluate((requested) => chrome.permissions.request({ origins: requested }), origins)).toBe(true);
   expect(await panel.evaluate(() => chrome.runtime.sendMessage({ type: "capture/ensure-connected", timeout_ms: 10_000 }))).toEqual({
     connection: "connected",
@@ -99,7 +99,7 @@ async function startCapture(whitelist: string[]): Promise<string> {
   const created = await api<{ session: { learn_session_id: string } }>("POST", "/api/learn/sessions", {
     entry_mode: "demonstrating_skill",
     observation_mode: "outside_agent",
-    target_app_whitelist: whitelist,
+    target_app_whitelist: allowList,
   });
   expect(created.status).toBe(201);
   const sessionId = created.body.session.learn_session_id;

@@ -179,6 +179,95 @@ function collectBuildGarbage(): void {
   setImmediate(() => (globalThis as { gc?: () => void }).gc?.());
 }
 
+/** One snapshot's lookup documents and indexes; `meaning` is built when a lookup first needs it. */
+interface SnapshotIndexes {
+  of: AbilityAvailabilitySnapshot;
+  documents: Promise<LookupDocument[]>;
+  index: Promise<WordingIndex>;
+  meaning: () => Promise<MeaningIndex | undefined>;
+}
+
+/** What the lookup service's operations share: its deps and the indexes of the current snapshot. */
+interface LookupState {
+  deps: AbilityLookupServiceDeps;
+  current: SnapshotIndexes | undefined;
+}
+
+const loadLexiconOf = (state: LookupState) => state.deps.lexicon.load().then(withDomainPhrasing);
+const requestVectorFor = (state: LookupState) => (query: AbilityLookupQuery) => requestVectorOf(state.deps.encoder, query);
+
+/** Wording and meaning together over one set of documents (lookup's answer). */
+async function blendedLookup(state: LookupState, index: WordingIndex, meaning: MeaningIndex | undefined, asked: AbilityLookupQuery) {
+  return (await lookupReading(index, meaning, asked, requestVectorFor(state))).map(
+    ({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }) => match,
+  );
+}
+
+/** The indexes of the current snapshot, built when it is new. */
+async function currentFor(state: LookupState): Promise<SnapshotIndexes> {
+  const { snapshot } = await state.deps.snapshot();
+  if (state.current?.of !== snapshot) {
+    const documents = documentsOf(snapshot.abilities, (entry) => lookupDocumentOf(state.deps.memory, entry));
+    const building = Promise.all([loadLexiconOf(state), documents]).then(([lexicon, read]) => createWordingIndex(read, lexicon));
+    let meaning: Promise<MeaningIndex | undefined> | undefined;
+    const meaningOnce = () => {
+      if (meaning === undefined) {
+        meaning = documents.then((read) => meaningIndexOf(state.deps.encoder, read));
+        void Promise.all([building, meaning]).then(collectBuildGarbage, () => undefined);
+      }
+      return meaning;
+    };
+    state.current = { of: snapshot, documents, index: building, meaning: meaningOnce };
+    // A failed build (the lexicon could not be read) is not kept: the next lookup tries again.
+    building.catch(() => {
+      if (state.current?.index === building) state.current = undefined;
+    });
+  }
+  return state.current;
+}
+
+/** The wording matcher's verdict on one ability, with meaning's when it was read. */
+async function explainOne(state: LookupState, asked: AbilityLookupQuery, abilityId: string): Promise<WordingExplanation | undefined> {
+  const found = await currentFor(state);
+  const [index, meaning, documents] = await Promise.all([found.index, found.meaning(), found.documents]);
+  const { query, corrections } = index.readSpelling(asked);
+  const read = index.explain(query, abilityId);
+  const mended = spellingReason(corrections);
+  const wording = read === undefined || mended === undefined ? read : { ...read, reasons: [mended, ...read.reasons] };
+  const entry = documents.find((document) => document.entry.ability_id === abilityId)?.entry;
+  if (wording === undefined || entry === undefined) return wording;
+  const unavailable = state.deps.encoder?.unavailable();
+  if (meaning === undefined)
+    return unavailable === undefined
+      ? wording
+      : {
+          ...wording,
+          reasons: [...wording.reasons, `meaning: not read (the sentence encoder could not be loaded: ${unavailable}); ranked by wording alone`],
+        };
+  const vector = await requestVectorOf(state.deps.encoder, query);
+  const close = vector === undefined ? undefined : meaning.closenessOf(vector, abilityId);
+  return explainBlended(query, entry, wording, close, index.refusal(query)(abilityId, true));
+}
+
+/** Lookup's verdict on requests for one ability alone, from its entry only. */
+async function verdictsOf(state: LookupState, entry: AbilityAvailabilityEntry): Promise<(request: string) => Promise<WordingExplanation>> {
+  const lexicon = await loadLexiconOf(state);
+  const alone = [{ entry }];
+  const [index, meaning] = [createWordingIndex(alone, lexicon), await meaningIndexOf(state.deps.encoder, alone)];
+  return async (request) => {
+    const asked = AbilityLookupQuerySchema.parse({
+      user_query: request.slice(0, 500),
+      install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"],
+      schema_version: 1,
+    });
+    const { query } = index.readSpelling(asked);
+    const wording = explainWording(query, { entry }, lexicon);
+    const vector = meaning === undefined ? undefined : await requestVectorOf(state.deps.encoder, query);
+    const close = vector === undefined ? undefined : meaning?.closenessOf(vector, entry.ability_id);
+    return explainBlended(query, entry, wording, close, index.refusal(query)(entry.ability_id, true));
+  };
+}
+
 /**
  * Lookups through the wording matcher (issue #15). Its index is built once per availability
  * snapshot, from each ability's entry and its installed SKILL.md (description, "When to use") and
@@ -186,97 +275,29 @@ function collectBuildGarbage(): void {
  */
 export function createAbilityLookupService(deps: AbilityLookupServiceDeps): AbilityLookupService {
   // Keyed by the snapshot object, as the availability route's entity tag is: a new snapshot, a new index.
-  const loadLexicon = () => deps.lexicon.load().then(withDomainPhrasing);
   // `meaning` is read when a lookup first needs it (never in the background: its phrase vectors are
   // written to ELNOR_MEMORY, and a request that did not ask for them must not leave writes behind).
-  let current:
-    | { of: AbilityAvailabilitySnapshot; documents: Promise<LookupDocument[]>; index: Promise<WordingIndex>; meaning: () => Promise<MeaningIndex | undefined> }
-    | undefined;
-  const meaningOf = (documents: readonly LookupDocument[]) => meaningIndexOf(deps.encoder, documents);
-  const requestVector = (query: AbilityLookupQuery) => requestVectorOf(deps.encoder, query);
-  /** Wording and meaning together over one set of documents (lookup's answer). */
-  const blendedLookup = async (index: WordingIndex, meaning: MeaningIndex | undefined, asked: AbilityLookupQuery) =>
-    (await lookupReading(index, meaning, asked, requestVector)).map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }) => match);
-
-  const documentOf = (entry: AbilityAvailabilityEntry) => lookupDocumentOf(deps.memory, entry);
-
-  const currentFor = async () => {
-    const { snapshot } = await deps.snapshot();
-    if (current?.of !== snapshot) {
-      const documents = documentsOf(snapshot.abilities, documentOf);
-      const building = Promise.all([loadLexicon(), documents]).then(([lexicon, read]) => createWordingIndex(read, lexicon));
-      let meaning: Promise<MeaningIndex | undefined> | undefined;
-      const meaningOnce = () => {
-        if (meaning === undefined) {
-          meaning = documents.then(meaningOf);
-          void Promise.all([building, meaning]).then(collectBuildGarbage, () => undefined);
-        }
-        return meaning;
-      };
-      current = { of: snapshot, documents, index: building, meaning: meaningOnce };
-      // A failed build (the lexicon could not be read) is not kept: the next lookup tries again.
-      building.catch(() => {
-        if (current?.index === building) current = undefined;
-      });
-    }
-    return current;
-  };
+  const state: LookupState = { deps, current: undefined };
   return {
     async lookup(query) {
-      const found = await currentFor();
+      const found = await currentFor(state);
       const [index, meaning] = await Promise.all([found.index, found.meaning()]);
-      return blendedLookup(index, meaning, query);
+      return blendedLookup(state, index, meaning, query);
     },
     async lookupTiers(query) {
-      const found = await currentFor();
+      const found = await currentFor(state);
       const [index, meaning, documents] = await Promise.all([found.index, found.meaning(), found.documents]);
-      const tiers = await lookupTiers(index, meaning, query, requestVector);
+      const tiers = await lookupTiers(index, meaning, query, requestVectorFor(state));
       const matches = tiers.matches.map(({ text: _text, rank_text: _rankText, meaning: _meaning, ...match }: BlendedMatch) => match);
       return describedTiers(query, documents, matches, tiers.also_consider);
     },
-    async explain(asked, abilityId) {
-      const found = await currentFor();
-      const [index, meaning, documents] = await Promise.all([found.index, found.meaning(), found.documents]);
-      const { query, corrections } = index.readSpelling(asked);
-      const read = index.explain(query, abilityId);
-      const mended = spellingReason(corrections);
-      const wording = read === undefined || mended === undefined ? read : { ...read, reasons: [mended, ...read.reasons] };
-      const entry = documents.find((document) => document.entry.ability_id === abilityId)?.entry;
-      if (wording === undefined || entry === undefined) return wording;
-      const unavailable = deps.encoder?.unavailable();
-      if (meaning === undefined)
-        return unavailable === undefined
-          ? wording
-          : {
-              ...wording,
-              reasons: [...wording.reasons, `meaning: not read (the sentence encoder could not be loaded: ${unavailable}); ranked by wording alone`],
-            };
-      const vector = await requestVector(query);
-      const close = vector === undefined ? undefined : meaning.closenessOf(vector, abilityId);
-      return explainBlended(query, entry, wording, close, index.refusal(query)(abilityId, true));
-    },
+    explain: (asked, abilityId) => explainOne(state, asked, abilityId),
     async lookupWith(candidate, query) {
-      const [lexicon, documents] = await Promise.all([loadLexicon(), currentFor().then((found) => found.documents)]);
+      const [lexicon, documents] = await Promise.all([loadLexiconOf(state), currentFor(state).then((found) => found.documents)]);
       const others = documents.filter((document) => document.entry.ability_id !== candidate.ability_id);
-      const withCandidate = [...others, await documentOf(candidate)];
-      return blendedLookup(createWordingIndex(withCandidate, lexicon), await meaningOf(withCandidate), query);
+      const withCandidate = [...others, await lookupDocumentOf(deps.memory, candidate)];
+      return blendedLookup(state, createWordingIndex(withCandidate, lexicon), await meaningIndexOf(deps.encoder, withCandidate), query);
     },
-    async verdictsFor(entry) {
-      const lexicon = await loadLexicon();
-      const alone = [{ entry }];
-      const [index, meaning] = [createWordingIndex(alone, lexicon), await meaningOf(alone)];
-      return async (request) => {
-        const asked = AbilityLookupQuerySchema.parse({
-          user_query: request.slice(0, 500),
-          install_lanes_allowed: ["experimental_private", "approved_workspace", "shared_promoted"],
-          schema_version: 1,
-        });
-        const { query } = index.readSpelling(asked);
-        const wording = explainWording(query, { entry }, lexicon);
-        const vector = meaning === undefined ? undefined : await requestVector(query);
-        const close = vector === undefined ? undefined : meaning?.closenessOf(vector, entry.ability_id);
-        return explainBlended(query, entry, wording, close, index.refusal(query)(entry.ability_id, true));
-      };
-    },
+    verdictsFor: (entry) => verdictsOf(state, entry),
   };
 }

@@ -19,15 +19,11 @@ export interface AvailabilityViewsDeps {
   external?: (own: ReadonlySet<string>) => Promise<AbilityAvailabilityEntry[]>;
 }
 
-/**
- * The views derived from the registry (§0C.11A–B): the capability bridge, the availability
- * snapshot and the Skills catalog. Every trigger rebuilds them from the installed abilities;
- * the last snapshot written is kept so lookups do not re-read the file.
- */
-export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
-  const now = () => deps.clock.now().toISOString();
+const nowOf = (deps: AvailabilityViewsDeps) => deps.clock.now().toISOString();
 
-  const bridgeOf = (abilities: readonly InstalledAbility[]): CapabilityBridgeCurrent => ({
+/** §0C.11A: the capability bridge, one entry per installed ability. */
+function bridgeOf(deps: AvailabilityViewsDeps, abilities: readonly InstalledAbility[]): CapabilityBridgeCurrent {
+  return {
     entries: abilities.map((ability) => ({
       capability_id: ability.capability_id,
       family: ability.family,
@@ -45,30 +41,34 @@ export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
       updated_at: ability.updated_at,
       schema_version: 1,
     })),
-    rebuilt_at: now(),
+    rebuilt_at: nowOf(deps),
     schema_version: 1,
-  });
-
-  const snapshotOf = async (abilities: readonly InstalledAbility[]): Promise<AbilityAvailabilitySnapshot> => {
-    // Issue 32: from the checkpoint-health view, not the whole checkpoint receipts log.
-    const statuses = await checkpointStatuses(deps.memory);
-    const installed = await Promise.all(
-      abilities.map(async (ability) =>
-        availabilityEntryOf(ability, {
-          filesPresent: await deps.projector.exists(ability.skill_name),
-          checkpointHealth: checkpointHealthOf(statuses.get(ability.ability_id) ?? []),
-        }),
-      ),
-    );
-    const external = (await deps.external?.(new Set(abilities.map((ability) => ability.skill_name)))) ?? [];
-    return {
-      abilities: [...installed, ...external],
-      snapshot_as_of: now(),
-      schema_version: 1,
-    };
   };
+}
 
-  const catalogOf = (snapshot: AbilityAvailabilitySnapshot, abilities: readonly InstalledAbility[]): SkillCatalogCurrent => ({
+/** §0C.11B: the availability snapshot of the installed abilities, then the skills the agent did not install. */
+async function snapshotOf(deps: AvailabilityViewsDeps, abilities: readonly InstalledAbility[]): Promise<AbilityAvailabilitySnapshot> {
+  // Issue 32: from the checkpoint-health view, not the whole checkpoint receipts log.
+  const statuses = await checkpointStatuses(deps.memory);
+  const installed = await Promise.all(
+    abilities.map(async (ability) =>
+      availabilityEntryOf(ability, {
+        filesPresent: await deps.projector.exists(ability.skill_name),
+        checkpointHealth: checkpointHealthOf(statuses.get(ability.ability_id) ?? []),
+      }),
+    ),
+  );
+  const external = (await deps.external?.(new Set(abilities.map((ability) => ability.skill_name)))) ?? [];
+  return {
+    abilities: [...installed, ...external],
+    snapshot_as_of: nowOf(deps),
+    schema_version: 1,
+  };
+}
+
+/** The Skills catalog of a snapshot: each entry with its categories and its install record's dates. */
+function catalogOf(deps: AvailabilityViewsDeps, snapshot: AbilityAvailabilitySnapshot, abilities: readonly InstalledAbility[]): SkillCatalogCurrent {
+  return {
     items: snapshot.abilities.map((entry) => {
       // A skill of the assistant's own folders has no install record: it is as old as this snapshot says.
       const ability = abilities.find((candidate) => candidate.ability_id === entry.ability_id);
@@ -90,33 +90,39 @@ export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
     }),
     refreshed_at: snapshot.snapshot_as_of,
     schema_version: 1,
-  });
+  };
+}
 
-  /** §0C.11B: every trigger rebuilds the snapshot and the catalog from the registry. */
+/**
+ * The views derived from the registry (§0C.11A–B): the capability bridge, the availability
+ * snapshot and the Skills catalog. Every trigger rebuilds them from the installed abilities;
+ * the last snapshot written is kept so lookups do not re-read the file.
+ */
+export function createAvailabilityViews(deps: AvailabilityViewsDeps) {
   /** The snapshot as last written, so lookups do not re-read the file; undefined means "read it". */
   let current: AbilityAvailabilitySnapshot | undefined;
-  const writeAvailability = async (abilities: readonly InstalledAbility[]) => {
-    const snapshot = await snapshotOf(abilities);
-    current = undefined;
-    await deps.memory.writeJson(MemoryPaths.availabilityCurrent, snapshot);
-    await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(snapshot, abilities));
-    current = snapshot;
-    return snapshot;
-  };
+  const readCurrent = () => deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
 
   return {
-    bridgeOf,
-    /** Rebuilds and writes the snapshot and the catalog for these abilities. */
-    write: writeAvailability,
+    bridgeOf: (abilities: readonly InstalledAbility[]) => bridgeOf(deps, abilities),
+    /** Rebuilds and writes the snapshot and the catalog for these abilities (§0C.11B: every trigger rebuilds both from the registry). */
+    async write(abilities: readonly InstalledAbility[]): Promise<AbilityAvailabilitySnapshot> {
+      const snapshot = await snapshotOf(deps, abilities);
+      current = undefined;
+      await deps.memory.writeJson(MemoryPaths.availabilityCurrent, snapshot);
+      await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(deps, snapshot, abilities));
+      current = snapshot;
+      return snapshot;
+    },
     /** The snapshot as last written or on disk; undefined when there is none yet. */
     async read(): Promise<AbilityAvailabilitySnapshot | undefined> {
-      current ??= await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema);
+      current ??= await readCurrent();
       return current;
     },
     /** Rewrites the catalog from the current snapshot (categories changed, nothing else did). */
     async refreshCatalog(abilities: readonly InstalledAbility[]): Promise<void> {
-      const snapshot = current ?? (await deps.memory.readJson(MemoryPaths.availabilityCurrent, AbilityAvailabilitySnapshotSchema));
-      if (snapshot !== undefined) await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(snapshot, abilities));
+      const snapshot = current ?? (await readCurrent());
+      if (snapshot !== undefined) await deps.memory.writeJson(MemoryPaths.catalogCurrent, catalogOf(deps, snapshot, abilities));
     },
     /** Forget the kept snapshot (files were put back behind our back by a compensation). */
     forget(): void {

@@ -55,88 +55,112 @@ export const UNKNOWN_WORD_WEIGHT = 0.35;
 export const ABBREVIATION_CLOSENESS = 0.7;
 const MIN_ABBREVIATION = 3;
 
+/** The ability words (of the snapshot, or of one ability) that begin with a prefix. */
+type WordsStartingWith = (prefix: string) => Iterable<string>;
+type Expansions = Map<string, { closeness: number; via: string }>;
+
 export function queryTermsOf(
   query: string,
   lexicon: Lexicon,
   /** The ability words (of the snapshot, or of one ability) that begin with a prefix. */
-  wordsStartingWith?: (prefix: string) => Iterable<string>,
+  wordsStartingWith?: WordsStartingWith,
   /** Expansions already made with the same lexicon and words, by request word (an index keeps one). */
   cache?: Map<string, QueryTerm>,
 ): QueryTerm[] {
   const own = termsOf(query, lexicon);
-  // The actions a request's circumstance implies ("where is my parcel": track it), one word per cue.
-  const cues = circumstanceCuesOf(normalizeText(query)).map((cue): Term & { implied: string } => ({
-    word: cue.label,
-    lemmas: [...new Set(cue.implies.flatMap((word) => lexicon.lemmas(word).slice(0, 1)))],
-    implied: cue.label,
-  }));
+  const cues = circumstanceTermsOf(query, lexicon);
   return [...own.slice(0, MAX_QUERY_TERMS - cues.length), ...cues].map((term, at) => {
     const implied = "implied" in term ? (term.implied as string) : undefined;
     const key = implied !== undefined ? `${term.word}\u0000implied` : at === 0 ? `${term.word}\u0000first` : term.word;
     const cached = cache?.get(key);
     if (cached !== undefined) return cached;
-    const expansions = new Map<string, { closeness: number; via: string }>();
-    const note = (lemma: string, closeness: number, via: string) => {
-      if ((expansions.get(lemma)?.closeness ?? 0) < closeness) expansions.set(lemma, { closeness, via });
-    };
-    for (const lemma of term.lemmas) note(lemma, 1, lemma);
-    for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
-    // A word WordNet does not list, made of words it does ("rebook", "username"): those words and theirs.
-    for (const lemma of term.lemmas) {
-      for (const [part, closeness] of lexicon.parts(lemma)) {
-        note(part, closeness, lemma);
-        for (const [word, related] of lexicon.related(part)) note(word, closeness * related, part);
-      }
-    }
-    // The words that define it, as an ability's words bring theirs (documentWords).
-    for (const lemma of term.lemmas) for (const word of definitionWords(lemma, lexicon)) note(word, DEFINITION_CLOSENESS, lemma);
-    // A word WordNet does not know may be a shortening of an ability's word: "repo", "meds".
-    if (wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma))) {
-      for (const lemma of term.lemmas) {
-        if (lemma.length < MIN_ABBREVIATION || !/^[a-z]+$/.test(lemma)) continue;
-        for (const word of wordsStartingWith(lemma)) if (word !== lemma) note(word, ABBREVIATION_CLOSENESS, lemma);
-      }
-    }
-    // And an ability's word WordNet does not know may be a shortening of this one: "admin" of "administrator", "app" of "application".
-    if (wordsStartingWith !== undefined) {
-      for (const written of new Set([term.word, ...term.lemmas])) {
-        if (!/^[a-z]+$/.test(written)) continue;
-        for (let cut = MIN_ABBREVIATION; cut < written.length - 1; cut += 1) {
-          const start = written.slice(0, cut);
-          if (STOP_WORDS.has(start) || lexicon.has(start)) continue;
-          for (const word of wordsStartingWith(start)) {
-            if (word === start) note(start, ABBREVIATION_CLOSENESS, written);
-            break;
-          }
-        }
-      }
-    }
-    // A word neither WordNet nor any ability knows, by any of its ways to be found, is a name, a code or a value ("maria", "save10"): what the request is about is in its other words.
-    const holds = (word: string) => {
-      for (const held of wordsStartingWith?.(word) ?? []) return held === word;
-      return false;
-    };
-    const unknown = wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma)) && ![...expansions.keys()].some(holds);
-    const weight =
-      implied !== undefined
-        ? IMPLIED_SHARE * Math.max(...term.lemmas.map((lemma) => lexicon.weight(lemma)))
-        : unknown
-          ? UNKNOWN_WORD_WEIGHT
-          : Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma)));
-    // A light verb ("get", "make", "set up") says little of the action: the rest of the request does.
-    const first = at === 0 && implied === undefined;
-    const action = first && weight >= ACTION_MIN_WEIGHT && term.lemmas.some((lemma) => lexicon.mostlyVerb(lemma));
-    // The request's first word is its action, as an ability's title's first word is the ability's.
-    const opposites = !first
-      ? []
-      : [...new Set(ownForms(term).flatMap((lemma) => oppositesOf(lemma, lexicon)))].filter((lemma) => !term.lemmas.includes(lemma));
-    const expanded: QueryTerm = { ...term, weight, expansions, opposites, ...(action ? { action } : {}) };
+    const expanded = expandedTerm(term, at === 0 && implied === undefined, implied, lexicon, wordsStartingWith);
     if (cache !== undefined) {
       if (cache.size > 5_000) cache.clear();
       cache.set(key, expanded);
     }
     return expanded;
   });
+}
+
+/** The actions a request's circumstance implies ("where is my parcel": track it), one word per cue. */
+function circumstanceTermsOf(query: string, lexicon: Lexicon): (Term & { implied: string })[] {
+  return circumstanceCuesOf(normalizeText(query)).map((cue): Term & { implied: string } => ({
+    word: cue.label,
+    lemmas: [...new Set(cue.implies.flatMap((word) => lexicon.lemmas(word).slice(0, 1)))],
+    implied: cue.label,
+  }));
+}
+
+/** One request word with its ways to be found, its weight, and (the first word) its action and opposites. */
+function expandedTerm(term: Term, first: boolean, implied: string | undefined, lexicon: Lexicon, wordsStartingWith: WordsStartingWith | undefined): QueryTerm {
+  const expansions = expansionsOf(term, lexicon, wordsStartingWith);
+  // A word neither WordNet nor any ability knows, by any of its ways to be found, is a name, a code or a value ("maria", "save10"): what the request is about is in its other words.
+  const holds = (word: string) => {
+    for (const held of wordsStartingWith?.(word) ?? []) return held === word;
+    return false;
+  };
+  const unknown = wordsStartingWith !== undefined && !term.lemmas.some((lemma) => lexicon.has(lemma)) && ![...expansions.keys()].some(holds);
+  const weight =
+    implied !== undefined
+      ? IMPLIED_SHARE * Math.max(...term.lemmas.map((lemma) => lexicon.weight(lemma)))
+      : unknown
+        ? UNKNOWN_WORD_WEIGHT
+        : Math.min(...term.lemmas.map((lemma) => lexicon.weight(lemma)));
+  // A light verb ("get", "make", "set up") says little of the action: the rest of the request does.
+  const action = first && weight >= ACTION_MIN_WEIGHT && term.lemmas.some((lemma) => lexicon.mostlyVerb(lemma));
+  // The request's first word is its action, as an ability's title's first word is the ability's.
+  const opposites = !first ? [] : [...new Set(ownForms(term).flatMap((lemma) => oppositesOf(lemma, lexicon)))].filter((lemma) => !term.lemmas.includes(lemma));
+  return { ...term, weight, expansions, opposites, ...(action ? { action } : {}) };
+}
+
+/** A request word's ways to be found: its base forms, related words, parts, defining words and shortenings, each at its closest. */
+function expansionsOf(term: Term, lexicon: Lexicon, wordsStartingWith: WordsStartingWith | undefined): Expansions {
+  const expansions: Expansions = new Map();
+  const note = (lemma: string, closeness: number, via: string) => {
+    if ((expansions.get(lemma)?.closeness ?? 0) < closeness) expansions.set(lemma, { closeness, via });
+  };
+  for (const lemma of term.lemmas) note(lemma, 1, lemma);
+  for (const lemma of term.lemmas) for (const [word, closeness] of lexicon.related(lemma)) note(word, closeness, lemma);
+  // A word WordNet does not list, made of words it does ("rebook", "username"): those words and theirs.
+  for (const lemma of term.lemmas) {
+    for (const [part, closeness] of lexicon.parts(lemma)) {
+      note(part, closeness, lemma);
+      for (const [word, related] of lexicon.related(part)) note(word, closeness * related, part);
+    }
+  }
+  // The words that define it, as an ability's words bring theirs (documentWords).
+  for (const lemma of term.lemmas) for (const word of definitionWords(lemma, lexicon)) note(word, DEFINITION_CLOSENESS, lemma);
+  if (wordsStartingWith !== undefined) noteShortenings(term, lexicon, wordsStartingWith, note);
+  return expansions;
+}
+
+/** Shortenings both ways between a request word and the ability words. */
+function noteShortenings(
+  term: Term,
+  lexicon: Lexicon,
+  wordsStartingWith: WordsStartingWith,
+  note: (lemma: string, closeness: number, via: string) => void,
+): void {
+  // A word WordNet does not know may be a shortening of an ability's word: "repo", "meds".
+  if (!term.lemmas.some((lemma) => lexicon.has(lemma))) {
+    for (const lemma of term.lemmas) {
+      if (lemma.length < MIN_ABBREVIATION || !/^[a-z]+$/.test(lemma)) continue;
+      for (const word of wordsStartingWith(lemma)) if (word !== lemma) note(word, ABBREVIATION_CLOSENESS, lemma);
+    }
+  }
+  // And an ability's word WordNet does not know may be a shortening of this one: "admin" of "administrator", "app" of "application".
+  for (const written of new Set([term.word, ...term.lemmas])) {
+    if (!/^[a-z]+$/.test(written)) continue;
+    for (let cut = MIN_ABBREVIATION; cut < written.length - 1; cut += 1) {
+      const start = written.slice(0, cut);
+      if (STOP_WORDS.has(start) || lexicon.has(start)) continue;
+      for (const word of wordsStartingWith(start)) {
+        if (word === start) note(start, ABBREVIATION_CLOSENESS, written);
+        break;
+      }
+    }
+  }
 }
 
 /** How close a word of an ability word's definition is to it. */

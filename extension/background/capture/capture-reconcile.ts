@@ -3,7 +3,7 @@ import type { CaptureConfig } from "../../observation/common/capture-messages";
 import { badgeForSession, showBadge } from "./capture-badge";
 import { isActiveCapture } from "./capture-config";
 import type { CaptureSessionDeps } from "./capture-session";
-import { originPatternsForWhitelist, releaseOriginPatterns } from "./site-permissions";
+import { originPatternsForAllowList, releaseOriginPatterns } from "./site-permissions";
 
 export interface ReconcileContext {
   deps: CaptureSessionDeps;
@@ -52,7 +52,7 @@ async function endCapture(deps: CaptureSessionDeps, previous: CaptureSessionStat
   await deps.scripts.broadcast(observeNothing, over, { injectMissing: false });
   if (keep.size === 0) await deps.scripts.unregister();
   if (!isActiveCapture(previous)) return;
-  const kept = new Set(originPatternsForWhitelist(stillAllowed));
-  const release = originPatternsForWhitelist(over).filter((pattern) => !kept.has(pattern));
+  const kept = new Set(originPatternsForAllowList(stillAllowed));
+  const release = originPatternsForAllowList(over).filter((pattern) => !kept.has(pattern));
   await releaseOriginPatterns(release, deps.releaseSites);
 }

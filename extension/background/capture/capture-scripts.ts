@@ -1,7 +1,7 @@
 import type { Browser } from "wxt/browser";
 import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
 import type { BackgroundToContentMessage, CaptureConfig } from "../../observation/common/capture-messages";
-import { grantedOriginPatterns, originPatternsForWhitelist } from "./site-permissions";
+import { grantedOriginPatterns, originPatternsForAllowList } from "./site-permissions";
 
 /** The id of our one dynamic registration, and the file WXT builds from entrypoints/content.ts. */
 export const CAPTURE_SCRIPT_ID = "elnor-capture";
@@ -18,14 +18,14 @@ export interface CaptureScripts {
    * Registers the content script for the session's sites the user has granted, replacing any
    * earlier registration; returns the patterns now registered (empty: nothing is observed).
    */
-  register(whitelist: readonly string[]): Promise<string[]>;
+  register(allowList: readonly string[]): Promise<string[]>;
   unregister(): Promise<void>;
   /**
-   * Tells every open tab on `whitelist`'s sites its config (`configFor` its URL; null: stop observing). With
+   * Tells every open tab on `allowList`'s sites its config (`configFor` its URL; null: stop observing). With
    * `injectMissing`, a tab that has no content script yet gets one, so capture starts in tabs that
    * were open before Start without a reload.
    */
-  broadcast(configFor: (url: string) => Promise<CaptureConfig | null>, whitelist: readonly string[], options: { injectMissing: boolean }): Promise<void>;
+  broadcast(configFor: (url: string) => Promise<CaptureConfig | null>, allowList: readonly string[], options: { injectMissing: boolean }): Promise<void>;
 }
 
 const NO_RECEIVER = /Receiving end does not exist/i;
@@ -46,8 +46,8 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
  * does not persist across browser restarts: a new browser asks the agent before observing again.
  */
 export function createCaptureScripts(deps: CaptureScriptsDeps): CaptureScripts {
-  const grantedFor = (whitelist: readonly string[]) =>
-    grantedOriginPatterns(originPatternsForWhitelist(whitelist), (origins) => deps.permissions.contains({ origins }));
+  const grantedFor = (allowList: readonly string[]) =>
+    grantedOriginPatterns(originPatternsForAllowList(allowList), (origins) => deps.permissions.contains({ origins }));
 
   const registered = async () => deps.scripting.getRegisteredContentScripts({ ids: [CAPTURE_SCRIPT_ID] });
 
@@ -56,16 +56,16 @@ export function createCaptureScripts(deps: CaptureScriptsDeps): CaptureScripts {
   };
 
   /** Open tabs whose page is on the allow-list (and so may be observed). */
-  const observedTabs = async (whitelist: readonly string[]) => {
-    const patterns = await grantedFor(whitelist);
+  const observedTabs = async (allowList: readonly string[]) => {
+    const patterns = await grantedFor(allowList);
     if (patterns.length === 0) return [];
     const tabs = await deps.tabs.query({ url: patterns });
-    return tabs.filter((tab) => tab.id !== undefined && tab.url !== undefined && urlMatchesAllowList(tab.url, whitelist));
+    return tabs.filter((tab) => tab.id !== undefined && tab.url !== undefined && urlMatchesAllowList(tab.url, allowList));
   };
 
   return {
-    async register(whitelist) {
-      const patterns = await grantedFor(whitelist);
+    async register(allowList) {
+      const patterns = await grantedFor(allowList);
       const existing = (await registered())[0];
       const same = existing !== undefined && [...(existing.matches ?? [])].sort().join(" ") === [...patterns].sort().join(" ");
       if (same) return patterns;
@@ -88,8 +88,8 @@ export function createCaptureScripts(deps: CaptureScriptsDeps): CaptureScripts {
 
     unregister,
 
-    async broadcast(configFor, whitelist, options) {
-      const tabs = await observedTabs(whitelist);
+    async broadcast(configFor, allowList, options) {
+      const tabs = await observedTabs(allowList);
       await Promise.all(
         tabs.map(async (tab) => {
           const tabId = tab.id as number;

@@ -1,26 +1,26 @@
 import { describe, expect, it } from "vitest";
-import { grantedOriginPatterns, originPatternsForWhitelist, releaseOriginPatterns } from "./site-permissions";
+import { grantedOriginPatterns, originPatternsForAllowList, releaseOriginPatterns } from "./site-permissions";
 
-describe("originPatternsForWhitelist", () => {
+describe("originPatternsForAllowList", () => {
   it("asks for both schemes of a bare host, on every path", () => {
-    expect(originPatternsForWhitelist(["shop.example.com"])).toEqual(["https://shop.example.com/*", "http://shop.example.com/*"]);
+    expect(originPatternsForAllowList(["shop.example.com"])).toEqual(["https://shop.example.com/*", "http://shop.example.com/*"]);
   });
 
   it("keeps the scheme and port of an origin", () => {
-    expect(originPatternsForWhitelist(["http://127.0.0.1:8123"])).toEqual(["http://127.0.0.1:8123/*"]);
-    expect(originPatternsForWhitelist(["https://app.example.com/"])).toEqual(["https://app.example.com/*"]);
+    expect(originPatternsForAllowList(["http://127.0.0.1:8123"])).toEqual(["http://127.0.0.1:8123/*"]);
+    expect(originPatternsForAllowList(["https://app.example.com/"])).toEqual(["https://app.example.com/*"]);
   });
 
   it("turns a wildcard host into Chrome's subdomain pattern", () => {
-    expect(originPatternsForWhitelist(["*.example.com"])).toEqual(["https://*.example.com/*", "http://*.example.com/*"]);
+    expect(originPatternsForAllowList(["*.example.com"])).toEqual(["https://*.example.com/*", "http://*.example.com/*"]);
   });
 
   it("gives nothing for entries that are not sites, so a typo never widens access", () => {
-    expect(originPatternsForWhitelist(["<all_urls>", "*", "file:///etc", "not a site", "ftp://x.example", ""])).toEqual([]);
+    expect(originPatternsForAllowList(["<all_urls>", "*", "file:///etc", "not a site", "ftp://x.example", ""])).toEqual([]);
   });
 
   it("never asks twice for the same pattern", () => {
-    expect(originPatternsForWhitelist(["Shop.Example.com", "shop.example.com", "https://shop.example.com"])).toEqual([
+    expect(originPatternsForAllowList(["Shop.Example.com", "shop.example.com", "https://shop.example.com"])).toEqual([
       "https://shop.example.com/*",
       "http://shop.example.com/*",
     ]);

@@ -13,9 +13,9 @@ import { parseAllowListEntry } from "../../../shared/observation/site-allowlist"
  * `urlMatchesAllowList`, and the agent drops anything off the list, so the wider pattern never
  * widens what is recorded. Entries that are not a site (typos, app names) give no pattern.
  */
-export function originPatternsForWhitelist(whitelist: readonly string[]): string[] {
+export function originPatternsForAllowList(allowList: readonly string[]): string[] {
   const patterns = new Set<string>();
-  for (const raw of whitelist) {
+  for (const raw of allowList) {
     const entry = parseAllowListEntry(raw);
     if (entry === undefined) continue;
     const host = `${entry.wildcard ? "*." : ""}${entry.host}${entry.port === undefined ? "" : `:${entry.port}`}`;

@@ -12,8 +12,8 @@ import { isActiveCapture } from "./capture-config";
  * entry covers its subdomains, so a sign-in on `login.example.com` and the app on `app.example.com`
  * share the entry `*.example.com`). Values typed there are kept and told under each.
  */
-export function sitesOf(url: string, whitelist: readonly string[]): string[] {
-  return whitelist.filter((site) => urlMatchesAllowList(url, [site]));
+export function sitesOf(url: string, allowList: readonly string[]): string[] {
+  return allowList.filter((site) => urlMatchesAllowList(url, [site]));
 }
 
 /** The values typed on the site of `url` (every allow-list entry it matches) in this session. */

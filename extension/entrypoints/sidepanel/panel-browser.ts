@@ -2,7 +2,7 @@ import { browser } from "wxt/browser";
 import type { PanelBrowser } from "../../../shared/observation/panel-browser";
 import { siteFromUrl } from "../../../shared/observation/site-allowlist";
 import { CaptureStatusReplySchema, EnsureConnectedReplySchema, type PanelRequest } from "../../../shared/observation/panel-messages";
-import { originPatternsForWhitelist } from "../../background/capture/site-permissions";
+import { originPatternsForAllowList } from "../../background/capture/site-permissions";
 import { allowInTabRuns, tabRunAccess } from "./tab-run-access";
 import { watchRunFocus } from "./run-focus";
 
@@ -30,7 +30,7 @@ export const extensionPanelBrowser: PanelBrowser = {
   },
 
   requestSiteAccess(sites) {
-    const origins = originPatternsForWhitelist(sites);
+    const origins = originPatternsForAllowList(sites);
     if (origins.length === 0) return Promise.resolve(true);
     // Called first thing in the Start click: Chrome only shows its prompt during a user gesture.
     return browser.permissions.request({ origins }).catch(() => false);
