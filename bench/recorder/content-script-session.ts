@@ -2,7 +2,10 @@ import { readFile, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { Browser, CDPSession } from "puppeteer-core";
 import { bundleCaptureRuntime, captureConfig, startContentHarness } from "../../e2e/support/content-harness";
-import { CAPTURE_GLOBAL, CAPTURE_WORLD, OUR_TIMERS, SETTLE_BEFORE_START_MS, fixturePage, perform, scriptedSteps, serve, sleep } from "./content-script.bench";
+import { fixturePage, serve, sleep } from "./content-page";
+import { CAPTURE_GLOBAL, CAPTURE_WORLD, OUR_TIMERS } from "./content-recorders";
+import { SETTLE_BEFORE_START_MS } from "./content-run";
+import { perform, scriptedSteps } from "./content-steps";
 
 /**
  * Does a change to the capture send the same session? Records what our capture sends over the

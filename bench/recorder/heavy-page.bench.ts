@@ -3,7 +3,8 @@ import type { Browser, CDPSession, Page } from "puppeteer-core";
 import { z } from "zod";
 import { bundleCaptureRuntime, startContentHarness } from "../../e2e/support/content-harness";
 import type { BenchResult } from "../bench-result";
-import { CAPTURE_WORLD, bundleRrwebRecord, recorderScript, serve, sleep, type Bundles, type Recorder } from "./content-script.bench";
+import { serve, sleep } from "./content-page";
+import { CAPTURE_WORLD, bundleRrwebRecord, recorderScript, type Bundles, type Recorder } from "./content-recorders";
 
 /**
  * Issue #17: no long task (≥ 50 ms) caused by our content script on a heavy page, and rrweb's worst
