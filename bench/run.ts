@@ -1,17 +1,17 @@
 import os from "node:os";
-import { benchAbilities } from "./abilities.bench";
-import { benchAgentMemory } from "./agent-memory.bench";
-import { benchAgentScale } from "./agent-scale.bench";
-import { benchContentScript } from "./content-script.bench";
-import { benchHeavyPage } from "./heavy-page.bench";
-import { benchExecutor } from "./executor.bench";
-import { benchInTab } from "./in-tab.bench";
-import { benchIngest } from "./ingest.bench";
-import { benchMemoryAppend } from "./memory-append.bench";
-import { benchProposalCompile } from "./proposal-compile.bench";
-import { benchRuns } from "./runs.bench";
-import { benchSchedules } from "./schedules.bench";
-import { benchSkillImport } from "./skill-import.bench";
+import { benchAbilities } from "./lookup/abilities.bench";
+import { benchAgentMemory } from "./agent/agent-memory.bench";
+import { benchAgentScale } from "./agent/agent-scale.bench";
+import { benchContentScript } from "./recorder/content-script.bench";
+import { benchHeavyPage } from "./recorder/heavy-page.bench";
+import { benchExecutor } from "./execution/executor.bench";
+import { benchInTab } from "./execution/in-tab.bench";
+import { benchIngest } from "./agent/ingest.bench";
+import { benchMemoryAppend } from "./agent/memory-append.bench";
+import { benchProposalCompile } from "./agent/proposal-compile.bench";
+import { benchRuns } from "./execution/runs.bench";
+import { benchSchedules } from "./execution/schedules.bench";
+import { benchSkillImport } from "./agent/skill-import.bench";
 import type { BenchResult } from "./bench-result";
 
 // `npm run bench`: every benchmark, one table (figure, baseline, ratio, target), in one run.
