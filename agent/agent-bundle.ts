@@ -19,7 +19,7 @@ export const AGENT_BUNDLE = path.join(projectRoot, ".output", "agent-server.mjs"
  * 4 MB rather than V8's 16 MB (start-up reads logs of a few MB, which grows the default young
  * generation and keeps it), and `gc()` exposed so that the agent collects the garbage of reading
  * its memory once, before it listens (agent/server.ts). Measured at 1,000 abilities and 100,000
- * receipts (bench/agent-scale.bench.ts): the same CPU time, about 20 MB less RSS for each.
+ * receipts (bench/agent/agent-scale.bench.ts): the same CPU time, about 20 MB less RSS for each.
  */
 export const AGENT_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=4", "--expose-gc"];
 

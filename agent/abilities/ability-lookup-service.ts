@@ -171,7 +171,7 @@ async function requestVectorOf(encoder: SentenceEncoder | undefined, query: Abil
 /**
  * Building a snapshot's indexes reads every installed ability's files and WordNet's table, and leaves
  * their garbage: V8 let the agent keep it (at 1,000 abilities, 226 MB of RSS after 30 lookups). It is
- * collected once both indexes are built for a lookup (issue 32: 192 MB; `bench/agent-memory.bench.ts`), as the
+ * collected once both indexes are built for a lookup (issue 32: 192 MB; `bench/agent/agent-memory.bench.ts`), as the
  * agent collects its start-up's before it listens. `npm start` runs node with --expose-gc
  * (agent/agent-bundle.ts); without it, nothing happens.
  */

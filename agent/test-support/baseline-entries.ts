@@ -5,7 +5,7 @@ import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../../shared/
 /**
  * An ability the §0C.11C scorer gives only 0.03: private lane, scoped to a project the tests never
  * query (no scope bonus), a title no query shares two tokens with. Anything above 0.03 comes from
- * the rule under test (baseline-scorer.test.ts, bench/baseline-index.test.ts).
+ * the rule under test (baseline-scorer.test.ts, bench/lookup/baseline/baseline-index.test.ts).
  */
 export function baselineEntry(over: Partial<z.input<typeof AbilityAvailabilityEntrySchema>> = {}): AbilityAvailabilityEntry {
   return AbilityAvailabilityEntrySchema.parse({

@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
  * The sentence encoder's model in a process of its own, only while it reads (issue 32; before, a
  * thread of the agent, issue #15's tenth round). Reading text with the model is arithmetic that
  * never yields, so it never runs on the agent's thread (640 phrases held every timer, socket and
- * HTTP request for 2.2 s). Measured at 1,000 abilities (`bench/agent-memory.bench.ts`, BENCHMARKS.md
+ * HTTP request for 2.2 s). Measured at 1,000 abilities (`bench/agent/agent-memory.bench.ts`, BENCHMARKS.md
  * "Issue 32: memory"), against a thread with the same 30 s idle and the same savings: during a burst
  * of lookups the machine pays about the same (agent + process 332 MB, agent with thread 324 MB), but
  * the agent itself stays at 180 MB instead of 324, and once idle the process gives everything back
