@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../shared/learning/observed-action";
+import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../shared/learning/observed-actions/observed-action";
 import { PAGE_SNAPSHOT_MAX_BYTES, canonicalJson } from "../shared/observation/page-snapshot";
 import { SnapshotUploadSchema } from "../shared/observation/capture-protocol";
 import { urlRefusal } from "../shared/observation/url-rule";

@@ -9,7 +9,7 @@ import { buildApp } from "../agent/app/app";
 import type { BrowserLease, LeaseStop } from "../agent/execution/executor-contract";
 import { execute } from "../agent/execution/executor";
 import { TabRunRefused } from "../agent/execution/in-tab/tab-relay";
-import { TestPolicySchema } from "../shared/learning/test-policy";
+import { TestPolicySchema } from "../shared/learning/sessions/test-policy";
 import { openMemoryStore, type MemoryStore } from "../agent/memory/memory-store";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../agent/test-support/run-fixture";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ObservedActionEventWithDetail } from "../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../shared/learning/observed-actions/observed-action";
 import { captureConfig, startContentHarness, type ContentHarness, type HarnessPage } from "./support/content-harness";
 
 /**

@@ -8,7 +8,7 @@ import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from 
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { AbilityRunSpecSchema, RunResponseSchema, type RunRecord } from "../shared/execution/run-contract";
-import { PracticeReportSchema } from "../shared/learning/practice";
+import { PracticeReportSchema } from "../shared/learning/sessions/practice";
 import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "./support/extension-browser";
 import { agentCallOf, drawerShot, endJourney, expectCleanPanel, openPairedPanel, openValidateForm, waitForCard, waitForText } from "./support/panel-flow";
 

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PracticeReportSchema, type PracticeReport } from "../shared/learning/practice";
+import { PracticeReportSchema, type PracticeReport } from "../shared/learning/sessions/practice";
 import { MemoryPaths } from "../agent/memory/memory-paths";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../agent/test-support/run-fixture";
 import { startTestAgent, type TestAgent } from "../agent/test-support/test-agent";

@@ -6,14 +6,14 @@ import * as barrel from "./index";
 
 const sharedDir = path.dirname(fileURLToPath(import.meta.url));
 
-function contractFiles(): string[] {
-  return readdirSync(sharedDir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .flatMap((folder) =>
-      readdirSync(path.join(sharedDir, folder.name))
-        .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts") && file !== "index.ts")
-        .map((file) => `./${folder.name}/${file.replace(/\.ts$/, "")}`),
-    );
+/** Every contract file under a folder of shared/, its subfolders included (`learning/sessions/`…). */
+function contractFiles(folder = ""): string[] {
+  return readdirSync(path.join(sharedDir, folder), { withFileTypes: true }).flatMap((entry) => {
+    const relative = folder === "" ? entry.name : `${folder}/${entry.name}`;
+    if (entry.isDirectory()) return contractFiles(relative);
+    const isContract = folder !== "" && entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && entry.name !== "index.ts";
+    return isContract ? [`./${relative.replace(/\.ts$/, "")}`] : [];
+  });
 }
 
 describe("shared contracts barrel", () => {

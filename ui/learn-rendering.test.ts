@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { render } from "svelte/server";
 import { describe, expect, it } from "vitest";
-import type { ObservedActionEventWithDetail } from "../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../shared/learning/observed-actions/observed-action";
 import CheckpointProgressView from "./review/CheckpointProgressView.svelte";
 import LearnNewAbility from "./learn/LearnNewAbility.svelte";
 import SessionTimeline from "./session/SessionTimeline.svelte";

@@ -1,5 +1,5 @@
 import type { AbilityLifecycleAction } from "../../shared/abilities/lifecycle-command";
-import type { LearningReceiptKind } from "../../shared/learning/receipts";
+import type { LearningReceiptKind } from "../../shared/learning/sessions/receipts";
 import { AppError } from "../errors/app-error";
 import type { InstalledAbility } from "./ability-registry";
 

@@ -21,7 +21,7 @@ import {
   ProposalInstallRequestSchema,
   ProposalInstallResponseSchema,
 } from "../../shared/learning/route-contracts";
-import { QuarantineAbilityRequestSchema } from "../../shared/learning/session-requests";
+import { QuarantineAbilityRequestSchema } from "../../shared/learning/sessions/session-requests";
 import type { Clock } from "../common/clock";
 import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";

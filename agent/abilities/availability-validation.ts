@@ -1,4 +1,4 @@
-import { ValidationRunSchema } from "../../shared/learning/validation-run";
+import { ValidationRunSchema } from "../../shared/learning/proposals/validation-run";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CheckpointVerificationReceiptSchema } from "../../shared/learning/checkpoint-receipt";
+import { CheckpointVerificationReceiptSchema } from "../../shared/learning/checkpoints/checkpoint-receipt";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 

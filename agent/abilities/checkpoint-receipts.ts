@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { CheckpointVerificationReceiptSchema, type CheckpointVerificationReceipt } from "../../shared/learning/checkpoint-receipt";
-import { LearningReceiptSchema } from "../../shared/learning/receipts";
+import { CheckpointVerificationReceiptSchema, type CheckpointVerificationReceipt } from "../../shared/learning/checkpoints/checkpoint-receipt";
+import { LearningReceiptSchema } from "../../shared/learning/sessions/receipts";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
 

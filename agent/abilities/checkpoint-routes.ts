@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { CheckpointVerificationReceiptSchema, VerifyCheckpointRequestSchema, VerifyCheckpointResponseSchema } from "../../shared/learning/checkpoint-receipt";
+import {
+  CheckpointVerificationReceiptSchema,
+  VerifyCheckpointRequestSchema,
+  VerifyCheckpointResponseSchema,
+} from "../../shared/learning/checkpoints/checkpoint-receipt";
 import { LearnCheckpointReceiptsResponseSchema } from "../../shared/learning/read-models";
 import { PaginationQuerySchema } from "../../shared/learning/route-contracts";
 import type { Clock } from "../common/clock";

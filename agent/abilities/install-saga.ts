@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { LearningReceiptKind } from "../../shared/learning/receipts";
+import type { LearningReceiptKind } from "../../shared/learning/sessions/receipts";
 import { CapabilityManifestSchema, type CapabilityManifest } from "../../shared/capabilities/capability-manifest";
 import { toAgentSkillsMarkdown } from "../../shared/skills/agent-skills-format";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";

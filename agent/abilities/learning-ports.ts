@@ -1,6 +1,6 @@
-import type { LearnSession, LearnSessionState } from "../../shared/learning/learn-session";
-import type { LearnStreamEventKind } from "../../shared/learning/lifecycle-event";
-import type { LearningReceiptKind } from "../../shared/learning/receipts";
+import type { LearnSession, LearnSessionState } from "../../shared/learning/sessions/learn-session";
+import type { LearnStreamEventKind } from "../../shared/learning/sessions/lifecycle-event";
+import type { LearningReceiptKind } from "../../shared/learning/sessions/receipts";
 import type { ProposalDetailResponse } from "../../shared/learning/route-contracts";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AbilityAvailabilitySnapshotSchema } from "../../shared/abilities/availability";
-import { LearningRuntimeSnapshotSchema } from "../../shared/learning/runtime-snapshot";
+import { LearningRuntimeSnapshotSchema } from "../../shared/learning/sessions/runtime-snapshot";
 import { CheckpointHealthCurrentSchema, rebuildCheckpointHealth } from "../abilities/checkpoint-health";
 import { appendCheckpointReceipt } from "../abilities/checkpoint-receipts";
 import { openMemoryStore, type MemoryStore } from "../memory/memory-store";

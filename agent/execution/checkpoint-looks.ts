@@ -1,5 +1,5 @@
 import type { Page, SerializedAXNode } from "puppeteer-core";
-import type { SuccessCheck } from "../../shared/learning/success-conditions";
+import type { SuccessCheck } from "../../shared/learning/checkpoints/success-conditions";
 import { reachableFrames } from "./frame-reach";
 import { firstNumberIn, numberShape, readPageFacts, type PageFacts } from "./page-facts";
 import { normalize, routeEndsWith, textMatcher } from "./text-match";

@@ -6,7 +6,7 @@ import path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveRehearsalSite, type RehearsalSite } from "../../e2e/rehearsal-fixtures/server";
-import { TestPolicySchema } from "../../shared/learning/test-policy";
+import { TestPolicySchema } from "../../shared/learning/sessions/test-policy";
 import type { RecorderFlow } from "../../shared/execution/recorder-flow";
 import { execute } from "./executor";
 import { BrowserUnavailable, type BrowserProvider } from "./executor-contract";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveRehearsalSite, type RehearsalSite } from "../../e2e/rehearsal-fixtures/server";
 import { PageSeenSchema } from "../../shared/execution/run-contract";
-import { TestPolicySchema, type TestPolicy } from "../../shared/learning/test-policy";
+import { TestPolicySchema, type TestPolicy } from "../../shared/learning/sessions/test-policy";
 import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
 import { execute } from "./executor";
 import type { ConfirmationRequest, ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionProgress } from "./executor-contract";

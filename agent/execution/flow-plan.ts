@@ -1,7 +1,7 @@
 import { parse as parseRecorderFlow } from "@puppeteer/replay";
 import type { ConfirmationReason } from "../../shared/execution/run-contract";
 import type { ConsequenceClass } from "../../shared/execution/run-grants";
-import type { TestPolicy } from "../../shared/learning/test-policy";
+import type { TestPolicy } from "../../shared/learning/sessions/test-policy";
 import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
 import { firstLine } from "./checkpoint-check";
 import type { ExecutionCheckpoint } from "./executor-contract";

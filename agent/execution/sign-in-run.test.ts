@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
-import { TestPolicySchema } from "../../shared/learning/test-policy";
+import { TestPolicySchema } from "../../shared/learning/sessions/test-policy";
 import type { RecorderFlow } from "../../shared/execution/recorder-flow";
 import { MemoryPaths } from "../memory/memory-paths";
 import { installNotesAbility, serveSignInFixture, type SignInFixture } from "../test-support/sign-in-fixture";

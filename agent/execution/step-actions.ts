@@ -1,6 +1,6 @@
 import type { ElementHandle, HTTPRequest, KeyInput, Page } from "puppeteer-core";
 import type { RunWhere } from "../../shared/execution/run-contract";
-import type { TestPolicy } from "../../shared/learning/test-policy";
+import type { TestPolicy } from "../../shared/learning/sessions/test-policy";
 import { maskUrl } from "../../shared/observation/url-rule";
 import type { RecorderStep } from "../../shared/execution/recorder-flow";
 import { firstLine } from "./checkpoint-check";

@@ -1,4 +1,8 @@
-import { OBSERVATION_ADAPTER_PHASES, type ObservationAdapterKind, type ObservationAdapterStatus } from "../../shared/learning/observation-adapter";
+import {
+  OBSERVATION_ADAPTER_PHASES,
+  type ObservationAdapterKind,
+  type ObservationAdapterStatus,
+} from "../../shared/learning/observed-actions/observation-adapter";
 import type { Clock } from "../common/clock";
 
 /** An adapter that has not been heard from for this long is no longer healthy. */

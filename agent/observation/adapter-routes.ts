@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { ObservationAdapterStatusSchema } from "../../shared/learning/observation-adapter";
-import { AdapterHeartbeatRequestSchema, ObservationAdaptersResponseSchema } from "../../shared/learning/session-requests";
+import { ObservationAdapterStatusSchema } from "../../shared/learning/observed-actions/observation-adapter";
+import { AdapterHeartbeatRequestSchema, ObservationAdaptersResponseSchema } from "../../shared/learning/sessions/session-requests";
 import type { AdapterRegistry } from "./adapter-registry";
 
 export interface AdapterRoutesOptions {

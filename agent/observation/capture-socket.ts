@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
-import type { LearnSession } from "../../shared/learning/learn-session";
-import type { ObservationScopeRuntime } from "../../shared/learning/observation-scope-runtime";
+import type { LearnSession } from "../../shared/learning/sessions/learn-session";
+import type { ObservationScopeRuntime } from "../../shared/learning/sessions/observation-scope-runtime";
 import {
   AgentFrameSchema,
   CAPTURE_CLOSE_CODES,

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
-import type { LearnSession } from "../../shared/learning/learn-session";
+import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../shared/learning/observed-actions/observed-action";
+import type { LearnSession } from "../../shared/learning/sessions/learn-session";
 import { urlRefusal } from "../../shared/observation/url-rule";
 import { SNAPSHOT_REF_PREFIX } from "../../shared/observation/page-snapshot";
-import { watchesThisComputer } from "../../shared/learning/desktop-detail";
+import { watchesThisComputer } from "../../shared/learning/observed-actions/desktop-detail";
 import { maskCommandArguments } from "../../shared/observation/command-masking";
 import { urlMatchesAllowList } from "../../shared/observation/site-allowlist";
 import { DESKTOP_PHASE_1_KINDS } from "./adapter-registry";

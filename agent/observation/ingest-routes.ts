@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { WebSocket } from "ws";
 import { z } from "zod";
-import { ObservationScopeRuntimeSchema } from "../../shared/learning/observation-scope-runtime";
+import { ObservationScopeRuntimeSchema } from "../../shared/learning/sessions/observation-scope-runtime";
 import { ObservationBatchAckSchema, ObservationBatchRequestSchema, SetRedactionRequestSchema } from "../../shared/observation/capture-protocol";
 import { AppError } from "../errors/app-error";
 import type { TabRelay } from "../execution/in-tab/tab-relay";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-actions/observed-action";
 import { SnapshotUploadSchema, type ObservationBatchAck, type ObservationBatchRequest } from "../../shared/observation/capture-protocol";
 import { urlRefusal } from "../../shared/observation/url-rule";
 import { canonicalJson, PAGE_SNAPSHOT_MAX_BYTES } from "../../shared/observation/page-snapshot";

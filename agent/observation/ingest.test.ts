@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { ObservationScopeRuntimeSchema } from "../../shared/learning/observation-scope-runtime";
+import { ObservationScopeRuntimeSchema } from "../../shared/learning/sessions/observation-scope-runtime";
 import { AgentFrameSchema, ObservationBatchAckSchema, type AgentFrame } from "../../shared/observation/capture-protocol";
 import { canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { openMemoryStore, type MemoryStore } from "../memory/memory-store";

@@ -1,5 +1,5 @@
-import type { LearnSession } from "../../shared/learning/learn-session";
-import type { ObservationScopeRuntime } from "../../shared/learning/observation-scope-runtime";
+import type { LearnSession } from "../../shared/learning/sessions/learn-session";
+import type { ObservationScopeRuntime } from "../../shared/learning/sessions/observation-scope-runtime";
 
 /**
  * What ingest needs of the Learn sessions, by shape (agent/learning's SessionService satisfies it):

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { LearnSessionSchema, type LearnSession } from "../../shared/learning/learn-session";
-import { LearningRuntimeSnapshotSchema, type LearningRuntimeSnapshot } from "../../shared/learning/runtime-snapshot";
+import { LearnSessionSchema, type LearnSession } from "../../shared/learning/sessions/learn-session";
+import { LearningRuntimeSnapshotSchema, type LearningRuntimeSnapshot } from "../../shared/learning/sessions/runtime-snapshot";
 import { memoryRootOf, type AgentCall } from "./adapter-client";
 
 /**

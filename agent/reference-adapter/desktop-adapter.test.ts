@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ObservedActionEventWithDetailSchema } from "../../shared/learning/observed-action";
+import { ObservedActionEventWithDetailSchema } from "../../shared/learning/observed-actions/observed-action";
 import { MASKED_ARGUMENT } from "../../shared/observation/command-masking";
 import { startAgentProcess, type AgentProcess } from "../test-support/agent-process";
 import { makeTempMemoryRoot } from "../test-support/temp-memory";

@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { ObservationBatchAckSchema } from "../../shared/observation/capture-protocol";
 import { maskCommandArguments } from "../../shared/observation/command-masking";
-import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-actions/observed-action";
 import { DEFAULT_AGENT_URL } from "../../shared/common/agent-address";
 import { agentClient, heartbeat, resolveToken } from "./adapter-client";
 import { capturingSession } from "./capture-state";

@@ -1,7 +1,7 @@
-import type { LearnSession } from "../../shared/learning/learn-session";
-import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+import type { LearnSession } from "../../shared/learning/sessions/learn-session";
+import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../shared/learning/observed-actions/observed-action";
 import { MASKED_ARGUMENT, maskCommandLine } from "../../shared/observation/command-masking";
-import { watchesThisComputer } from "../../shared/learning/desktop-detail";
+import { watchesThisComputer } from "../../shared/learning/observed-actions/desktop-detail";
 import { REPORTING_STATES } from "./capture-state";
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LearnSession } from "../../shared/learning/learn-session";
+import type { LearnSession } from "../../shared/learning/sessions/learn-session";
 import { MASKED_ARGUMENT } from "../../shared/observation/command-masking";
 import { startAgentProcess, type AgentProcess } from "../test-support/agent-process";
 import { makeTempMemoryRoot } from "../test-support/temp-memory";

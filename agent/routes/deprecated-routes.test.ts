@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
-import { LearnSessionSchema } from "../../shared/learning/learn-session";
+import { LearnSessionSchema } from "../../shared/learning/sessions/learn-session";
 import { MemoryPaths } from "../memory/memory-paths";
 import { TEST_PORT, startTestAgent, type TestAgent } from "../test-support/test-agent";
 

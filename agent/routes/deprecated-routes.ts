@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { isTerminalLearnSessionState } from "../../shared/learning/learn-session";
+import { isTerminalLearnSessionState } from "../../shared/learning/sessions/learn-session";
 import { AppError } from "../errors/app-error";
 import type { SessionService } from "../learning/sessions/session-service";
 

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-actions/observed-action";
 import { canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
 import { lintCheckpoints } from "../../agent/learning/compiler/checkpoint-lint";
 import { emitRecorderFlow } from "../../agent/learning/compiler/emit-recorder-flow";

@@ -10,7 +10,7 @@ import type { BrowserProvider, ExecutionCheckpoint } from "../../agent/execution
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM_PATH } from "../../agent/execution/managed-browser";
 import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
 import { serveRehearsalSite, type RehearsalSite } from "../../e2e/rehearsal-fixtures/server";
-import { TestPolicySchema } from "../../shared/learning/test-policy";
+import { TestPolicySchema } from "../../shared/learning/sessions/test-policy";
 import type { BenchResult } from "../bench-result";
 
 /**

@@ -8,7 +8,7 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AbilityRunSpec, RunRecord, RunResponse } from "../../shared/execution/run-contract";
 import type { SkillParameter, CheckpointPlan } from "../../shared/execution/checkpoint-plan";
-import { parseSuccessCondition } from "../../shared/learning/success-conditions";
+import { parseSuccessCondition } from "../../shared/learning/checkpoints/success-conditions";
 import type { agentApi } from "./demonstration";
 import type { WorkApp } from "./work-apps/app-kit";
 import { valuesFor, type WorkSetup } from "./work-flows";

@@ -6,7 +6,7 @@ import path from "node:path";
 import puppeteer, { type Browser, type CDPSession, type Page } from "puppeteer-core";
 import { build, type Rollup } from "vite";
 import { projectRoot } from "../../agent/test-support/agent-process";
-import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-actions/observed-action";
 import type { SnapshotUpload } from "../../shared/observation/capture-protocol";
 import { ContentMessageSchema, type CaptureConfig, type ContentMessage } from "../../extension/observation/common/capture-messages";
 import { CHROMIUM_PATH } from "./extension-browser";

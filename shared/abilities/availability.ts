@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ControlSurfaceSchema } from "../capabilities/control-surface";
-import { ValidationRunSchema } from "../learning/validation-run";
+import { ValidationRunSchema } from "../learning/proposals/validation-run";
 import { InstallLaneSchema } from "../skills/proposal";
 
 /** §0C.11A Where an ability came from; the spec repeats this enum in the catalog entry. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WorkflowCheckpointSchema } from "../learning/semantic-workflow-interpretation";
+import { WorkflowCheckpointSchema } from "../learning/checkpoints/semantic-workflow-interpretation";
 import { SignInPlanSchema } from "./sign-in-plan";
 
 /** What a skill input is, as the compiler guessed it from what was typed (DESIGN §6.2). */

@@ -3,8 +3,8 @@ import { DISPATCH_ID_PATTERN } from "../common/dispatch-id";
 
 export { DISPATCH_ID_PATTERN };
 import { SkillInputTypeSchema } from "./checkpoint-plan";
-import { CheckpointProgressStatusSchema } from "../learning/checkpoint-receipt";
-import { TestPolicySchema } from "../learning/test-policy";
+import { CheckpointProgressStatusSchema } from "../learning/checkpoints/checkpoint-receipt";
+import { TestPolicySchema } from "../learning/sessions/test-policy";
 import { GRANT_ID_PATTERN, GrantOfferSchema, StandingGrantTermsSchema } from "./run-grants";
 
 /**

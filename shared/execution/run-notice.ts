@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CheckpointProgressStatusSchema } from "../learning/checkpoint-receipt";
+import { CheckpointProgressStatusSchema } from "../learning/checkpoints/checkpoint-receipt";
 import { DISPATCH_ID_PATTERN, PendingConfirmationSchema, RunCallerSchema, RunStateSchema, RunWhereSchema, type RunRecord } from "./run-contract";
 
 /**

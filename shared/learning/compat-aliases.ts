@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SessionActionResponseSchema, ProposalInstallRequestSchema, ProposalInstallResponseSchema, ProposalDetailResponseSchema } from "./route-contracts";
-import { ValidationRunSchema } from "./validation-run";
+import { ValidationRunSchema } from "./proposals/validation-run";
 
 // §0C.28, learning part only. The spec's `../learning/responses` is our ./route-contracts.
 //

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { CheckpointVerificationReceiptSchema } from "./checkpoint-receipt";
+import { CheckpointVerificationReceiptSchema } from "./checkpoints/checkpoint-receipt";
 import { SkillBundleProposalSchema } from "../skills/proposal";
-import { ValidationRunSchema } from "./validation-run";
+import { ValidationRunSchema } from "./proposals/validation-run";
 import { LearnSessionEventSchema } from "./route-contracts";
 
 /**

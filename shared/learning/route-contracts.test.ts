@@ -12,9 +12,9 @@ import {
   StopSessionResponseSchema,
 } from "./route-contracts";
 import { RejectProposalRequestSchema, StartValidationRunRequestSchema, InstallProposalRequestSchema } from "./compat-aliases";
-import { CheckpointVerificationReceiptSchema } from "./checkpoint-receipt";
-import { LearningReceiptSchema } from "./receipts";
-import { LearnStreamEventKindSchema } from "./lifecycle-event";
+import { CheckpointVerificationReceiptSchema } from "./checkpoints/checkpoint-receipt";
+import { LearningReceiptSchema } from "./sessions/receipts";
+import { LearnStreamEventKindSchema } from "./sessions/lifecycle-event";
 
 const session = {
   learn_session_id: "6f1c2a0e-8a3b-4c1d-9e2f-0a1b2c3d4e5f",

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { LearnSessionSchema } from "./learn-session";
-import { SemanticWorkflowInterpretationSchema } from "./semantic-workflow-interpretation";
-import { ValidationRunSchema, ValidationStepResultSchema } from "./validation-run";
-import { TestPolicySchema } from "./test-policy";
+import { LearnSessionSchema } from "./sessions/learn-session";
+import { SemanticWorkflowInterpretationSchema } from "./checkpoints/semantic-workflow-interpretation";
+import { ValidationRunSchema, ValidationStepResultSchema } from "./proposals/validation-run";
+import { TestPolicySchema } from "./sessions/test-policy";
 import { SkillBundleProposalSchema } from "../skills/proposal";
-import { LearningReceiptSchema } from "./receipts";
-import { SkillDeltaSchema } from "./skill-delta";
+import { LearningReceiptSchema } from "./sessions/receipts";
+import { SkillDeltaSchema } from "./proposals/skill-delta";
 
 // §0C.16A also imports the runtime snapshot, observation scope, checkpoint receipt and lookup
 // schemas, but only to name them in its route table: those routes answer with the schemas

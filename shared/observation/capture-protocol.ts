@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { ApiErrorEnvelopeSchema } from "../common/error-envelope";
 import { AgentRunNoticeFrameSchema } from "../execution/run-notice";
-import { LearnSessionStateSchema } from "../learning/learn-session";
-import { ObservationAdapterKindSchema } from "../learning/observation-adapter";
-import { ObservedActionEventWithDetailSchema } from "../learning/observed-action";
+import { LearnSessionStateSchema } from "../learning/sessions/learn-session";
+import { ObservationAdapterKindSchema } from "../learning/observed-actions/observation-adapter";
+import { ObservedActionEventWithDetailSchema } from "../learning/observed-actions/observed-action";
 import { PageSnapshotSchema } from "./page-snapshot";
 import { AgentTabFrameSchema, ClientTabFrameSchema } from "./tab-relay-protocol";
 

@@ -1,5 +1,5 @@
-import type { CoachingSetup } from "../../shared/learning/coaching";
-import type { LearnSession } from "../../shared/learning/learn-session";
+import type { CoachingSetup } from "../../shared/learning/sessions/coaching";
+import type { LearnSession } from "../../shared/learning/sessions/learn-session";
 import { describeFailure, failureCode } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";
 import { siteFromUrl } from "../../shared/observation/site-allowlist";

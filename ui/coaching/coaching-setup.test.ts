@@ -1,6 +1,6 @@
 import { render } from "svelte/server";
 import { describe, expect, it } from "vitest";
-import type { CoachingState } from "../../shared/learning/coaching";
+import type { CoachingState } from "../../shared/learning/sessions/coaching";
 import CoachingSetup from "./CoachingSetup.svelte";
 import CoachingTurns from "../session/CoachingTurns.svelte";
 import LearnNewAbility from "../learn/LearnNewAbility.svelte";

@@ -1,6 +1,6 @@
-import type { LearnSessionState, LearningEntryMode } from "../../shared/learning/learn-session";
-import type { PendingAbilityUiState } from "../../shared/learning/pending-ability-ui-state";
-import type { LearningReceiptKind } from "../../shared/learning/receipts";
+import type { LearnSessionState, LearningEntryMode } from "../../shared/learning/sessions/learn-session";
+import type { PendingAbilityUiState } from "../../shared/learning/sessions/pending-ability-ui-state";
+import type { LearningReceiptKind } from "../../shared/learning/sessions/receipts";
 import type { LearnHistoryResponse } from "../../shared/learning/route-contracts";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CreateLearnSessionRequestSchema } from "../../shared/learning/create-learn-session";
+import { CreateLearnSessionRequestSchema } from "../../shared/learning/sessions/create-learn-session";
 import type { RunRecord } from "../../shared/execution/run-contract";
 import { defaultSetupForm, planSetup } from "../learn/setup-plan";
 import { canLearnFromRun, exampleOfRun, exampleOfSession, exampleRequestsOf, seedOfRun, seedOfSession } from "./trace-seed-view";

@@ -1,5 +1,5 @@
 import type { RunRecord } from "../../shared/execution/run-contract";
-import type { SourceTrace } from "../../shared/learning/trace-seed";
+import type { SourceTrace } from "../../shared/learning/sessions/trace-seed";
 import { siteFromUrl } from "../../shared/observation/site-allowlist";
 
 /**

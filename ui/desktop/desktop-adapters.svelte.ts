@@ -1,4 +1,4 @@
-import type { ObservationAdapterKind, ObservationAdapterStatus } from "../../shared/learning/observation-adapter";
+import type { ObservationAdapterKind, ObservationAdapterStatus } from "../../shared/learning/observed-actions/observation-adapter";
 import { describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";
 

@@ -1,8 +1,8 @@
 import { render } from "svelte/server";
 import { describe, expect, it } from "vitest";
-import type { ObservationAdapterStatus } from "../../shared/learning/observation-adapter";
+import type { ObservationAdapterStatus } from "../../shared/learning/observed-actions/observation-adapter";
 import { createAgentClient } from "../agent-link/agent-client";
-import type { LearnSession } from "../../shared/learning/learn-session";
+import type { LearnSession } from "../../shared/learning/sessions/learn-session";
 import DesktopAdapters from "./DesktopAdapters.svelte";
 import ObservationScopePanel from "../session/ObservationScopePanel.svelte";
 import { DesktopAdaptersState, desktopAdapters } from "./desktop-adapters.svelte";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { CheckpointVerificationReceipt } from "../../shared/learning/checkpoint-receipt";
-import type { LearnSession, LearnSessionState } from "../../shared/learning/learn-session";
-import { LearnSessionStateSchema } from "../../shared/learning/learn-session";
+import type { CheckpointVerificationReceipt } from "../../shared/learning/checkpoints/checkpoint-receipt";
+import type { LearnSession, LearnSessionState } from "../../shared/learning/sessions/learn-session";
+import { LearnSessionStateSchema } from "../../shared/learning/sessions/learn-session";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
 import { checkpointProgress } from "../review/checkpoint-progress";
 import { groupPendingAbilities, isPendingSession } from "./pending-abilities";

@@ -1,9 +1,9 @@
-import type { LearnSession, LearnSessionState } from "../../shared/learning/learn-session";
+import type { LearnSession, LearnSessionState } from "../../shared/learning/sessions/learn-session";
 import {
   mapInternalStateToPendingAbilityUiState,
   PendingAbilityUiStateSchema,
   type PendingAbilityUiState,
-} from "../../shared/learning/pending-ability-ui-state";
+} from "../../shared/learning/sessions/pending-ability-ui-state";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
 import { ENTRY_MODE_LABEL, PENDING_UI_STATE_LABEL } from "../common/learn-labels";
 

@@ -1,4 +1,4 @@
-import type { LearnSession } from "../../shared/learning/learn-session";
+import type { LearnSession } from "../../shared/learning/sessions/learn-session";
 import { DesktopAdaptersState } from "../desktop/desktop-adapters.svelte";
 import { failureCode, describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";

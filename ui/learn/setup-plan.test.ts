@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CreateLearnSessionRequestSchema } from "../../shared/learning/create-learn-session";
-import { TestPolicySchema } from "../../shared/learning/test-policy";
+import { CreateLearnSessionRequestSchema } from "../../shared/learning/sessions/create-learn-session";
+import { TestPolicySchema } from "../../shared/learning/sessions/test-policy";
 import { SetRedactionRequestSchema } from "../../shared/observation/capture-protocol";
 import { defaultSetupForm, planSetup } from "./setup-plan";
 

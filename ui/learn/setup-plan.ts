@@ -1,8 +1,8 @@
-import type { CreateLearnSessionRequest } from "../../shared/learning/create-learn-session";
-import type { BuildPolicy, LearnExecutionMode } from "../../shared/learning/learn-session";
-import type { TestPolicy } from "../../shared/learning/test-policy";
+import type { CreateLearnSessionRequest } from "../../shared/learning/sessions/create-learn-session";
+import type { BuildPolicy, LearnExecutionMode } from "../../shared/learning/sessions/learn-session";
+import type { TestPolicy } from "../../shared/learning/sessions/test-policy";
 import type { SetRedactionRequest } from "../../shared/observation/capture-protocol";
-import { DESKTOP_APP_FAMILY } from "../../shared/learning/desktop-detail";
+import { DESKTOP_APP_FAMILY } from "../../shared/learning/observed-actions/desktop-detail";
 import type { SetupEntryMode } from "../common/learn-navigation.svelte";
 import type { SetupSeed } from "../common/trace-seed-view";
 

@@ -1,5 +1,5 @@
 import type { AbilityRunSpec } from "../../shared/execution/run-contract";
-import type { PracticeReport } from "../../shared/learning/practice";
+import type { PracticeReport } from "../../shared/learning/sessions/practice";
 import type { LearnDeps } from "../common/learn-deps";
 
 /** One line "name = value" per input; a blank line starts the next set (issue #16). */

@@ -1,5 +1,5 @@
-import type { CheckpointVerificationReceipt } from "../../shared/learning/checkpoint-receipt";
-import type { LearningReceipt, LearningReceiptKind } from "../../shared/learning/receipts";
+import type { CheckpointVerificationReceipt } from "../../shared/learning/checkpoints/checkpoint-receipt";
+import type { LearningReceipt, LearningReceiptKind } from "../../shared/learning/sessions/receipts";
 import type { ProposalDetailResponse, ProposalInstallResponse, ValidationRunsResponse } from "../../shared/learning/route-contracts";
 import { isRouteMissing } from "../agent-link/transport/agent-failure";
 import { checkpointProgress, type CheckpointProgressRow } from "./checkpoint-progress";
@@ -12,9 +12,9 @@ import { parametersFromSkillMarkdown, type SkillParameter } from "./skill-markdo
 export type Loadable<T> =
   { status: "loading" } | { status: "ready"; value: T } | { status: "unavailable"; reason: string } | { status: "error"; message: string };
 
-/** Field edits the revise route accepts (shared/learning/proposal-edits). */
-export type { ProposalEdits } from "../../shared/learning/proposal-edits";
-import type { ProposalEdits } from "../../shared/learning/proposal-edits";
+/** Field edits the revise route accepts (shared/learning/proposals/proposal-edits). */
+export type { ProposalEdits } from "../../shared/learning/proposals/proposal-edits";
+import type { ProposalEdits } from "../../shared/learning/proposals/proposal-edits";
 
 /** The receipts that tell an install saga's progress (§0C.13), in the order the saga writes them. */
 export const INSTALL_SAGA_KINDS: readonly LearningReceiptKind[] = [

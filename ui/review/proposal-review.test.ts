@@ -1,7 +1,7 @@
 import { render } from "svelte/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ProposalDetailResponse } from "../../shared/learning/route-contracts";
-import type { SkillDelta } from "../../shared/learning/skill-delta";
+import type { SkillDelta } from "../../shared/learning/proposals/skill-delta";
 import { readyProposal, type AgentCall } from "../../agent/test-support/ready-proposal";
 import { featuresFromOpenApi } from "../common/agent-features";
 import MoreTestsForm from "./MoreTestsForm.svelte";

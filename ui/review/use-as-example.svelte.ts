@@ -1,4 +1,4 @@
-import type { ExampleTarget } from "../../shared/learning/skill-example";
+import type { ExampleTarget } from "../../shared/learning/proposals/skill-example";
 import { describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";
 import { exampleRequestsOf, type ExampleChoice } from "../common/trace-seed-view";

@@ -1,7 +1,7 @@
 import { render } from "svelte/server";
 import { describe, expect, it } from "vitest";
 import type { ValidationRunsResponse } from "../../shared/learning/route-contracts";
-import type { WorkflowCheckpoint } from "../../shared/learning/semantic-workflow-interpretation";
+import type { WorkflowCheckpoint } from "../../shared/learning/checkpoints/semantic-workflow-interpretation";
 import { validationAdvice } from "./validation-advice";
 import ValidationAdvice from "./ValidationAdvice.svelte";
 import type { ProposalReviewState } from "./proposal-review.svelte";

@@ -1,5 +1,5 @@
-import { isTerminalLearnSessionState, type LearnSession } from "../../shared/learning/learn-session";
-import type { ObservationScopeRuntime } from "../../shared/learning/observation-scope-runtime";
+import { isTerminalLearnSessionState, type LearnSession } from "../../shared/learning/sessions/learn-session";
+import type { ObservationScopeRuntime } from "../../shared/learning/sessions/observation-scope-runtime";
 import type { LearnSessionEventEnvelope } from "../../shared/learning/read-models";
 import { failureCode, describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";

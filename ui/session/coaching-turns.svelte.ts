@@ -1,4 +1,4 @@
-import type { CoachingAnswerKind, CoachingState, CoachingTarget, CoachingTurn } from "../../shared/learning/coaching";
+import type { CoachingAnswerKind, CoachingState, CoachingTarget, CoachingTurn } from "../../shared/learning/sessions/coaching";
 import type { LearnSessionEventEnvelope } from "../../shared/learning/read-models";
 import { describeFailure } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";

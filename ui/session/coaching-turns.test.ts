@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { LearnSession } from "../../shared/learning/learn-session";
+import type { LearnSession } from "../../shared/learning/sessions/learn-session";
 import type { LearnSessionEventEnvelope } from "../../shared/learning/read-models";
 import { ActiveSessionState } from "./active-session.svelte";
 import { createAgentClient } from "../agent-link/agent-client";

@@ -1,5 +1,5 @@
-import type { LearnSession } from "../../shared/learning/learn-session";
-import { watchesThisComputer } from "../../shared/learning/desktop-detail";
+import type { LearnSession } from "../../shared/learning/sessions/learn-session";
+import { watchesThisComputer } from "../../shared/learning/observed-actions/desktop-detail";
 import { CAPTURE_STATES } from "./session-control-availability";
 
 /**

@@ -1,5 +1,5 @@
-import { isLearnSessionInProgress, LearnSessionStateSchema, type LearnSessionState } from "../../shared/learning/learn-session";
-import { validateTransition } from "../../shared/learning/state-machine";
+import { isLearnSessionInProgress, LearnSessionStateSchema, type LearnSessionState } from "../../shared/learning/sessions/learn-session";
+import { validateTransition } from "../../shared/learning/sessions/state-machine";
 
 /** The controls of the active session view (issue #7). */
 export type SessionControl = "start" | "pause" | "resume" | "stop" | "cancel" | "mark_step" | "mark_goal" | "generate_proposal";
@@ -29,7 +29,7 @@ const REVIEWABLE: ReadonlySet<LearnSessionState> = new Set([
 
 /**
  * Which controls a session in this state offers: exactly the moves the agent's state machine
- * (shared/learning/state-machine, §0C.1A) would accept, so no button answers "invalid transition".
+ * (shared/learning/sessions/state-machine, §0C.1A) would accept, so no button answers "invalid transition".
  */
 export function availableControls(state: LearnSessionState): ReadonlySet<SessionControl> {
   const controls = new Set<SessionControl>();

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ApiErrorIssue } from "../../../shared/common/error-envelope";
 import type { AbilityRunSpec, StartRunRequest } from "../../../shared/execution/run-contract";
-import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
+import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import { AppError } from "../../errors/app-error";
 
 /** A site as `allowed_sites` and `allowed_domains` name it: a host name, with a port or not. */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CapabilityUseReceiptSchema } from "../../../shared/capabilities/capability-use-receipt";
 import { AbilityRunSpecSchema, RunEventEnvelopeSchema, RunResponseSchema, type RunRecord } from "../../../shared/execution/run-contract";
-import { LearningReceiptSchema } from "../../../shared/learning/receipts";
+import { LearningReceiptSchema } from "../../../shared/learning/sessions/receipts";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { publicBundle, stageThrough } from "../../test-support/skill-bundles";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
 import type { AbilityRunSpec, RunInputSpec } from "../../../shared/execution/run-contract";
-import { TestPolicySchema } from "../../../shared/learning/test-policy";
+import { TestPolicySchema } from "../../../shared/learning/sessions/test-policy";
 import type { AbilityRegistry, InstalledAbility } from "../../abilities/ability-registry";
 import type { AbilityService } from "../../abilities/ability-service";
 import { AppError } from "../../errors/app-error";

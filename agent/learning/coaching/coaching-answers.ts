@@ -5,8 +5,8 @@ import {
   type CoachingShownRequest,
   type CoachingState,
   type CoachingTurn,
-} from "../../../shared/learning/coaching";
-import { isTerminalLearnSessionState } from "../../../shared/learning/learn-session";
+} from "../../../shared/learning/sessions/coaching";
+import { isTerminalLearnSessionState } from "../../../shared/learning/sessions/learn-session";
 import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
 import { assertNever } from "../../../shared/common/assert-never";
 import { AppError } from "../../errors/app-error";

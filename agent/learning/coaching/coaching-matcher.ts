@@ -1,6 +1,6 @@
 import { fallbackStem } from "../../lookup/lexicon/wording-morphology";
 import { STOP_WORDS, normalizeText } from "../../lookup/wording/wording-terms";
-import type { CoachingStep, CoachingTarget } from "../../../shared/learning/coaching";
+import type { CoachingStep, CoachingTarget } from "../../../shared/learning/sessions/coaching";
 
 /**
  * Which control in the page fits a step said in the person's words (issue #16, Coaching Agent).

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { CoachingAnswerRequestSchema, CoachingSetupSchema, CoachingShownRequestSchema, CoachingStateSchema } from "../../../shared/learning/coaching";
+import { CoachingAnswerRequestSchema, CoachingSetupSchema, CoachingShownRequestSchema, CoachingStateSchema } from "../../../shared/learning/sessions/coaching";
 import type { CoachingService } from "./coaching-service";
 
 const SessionParamsSchema = z.object({ sessionId: z.string().uuid() });

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { CoachingStateSchema, type CoachingState, type CoachingTurn } from "../../../shared/learning/coaching";
-import type { LearnSession } from "../../../shared/learning/learn-session";
+import { CoachingStateSchema, type CoachingState, type CoachingTurn } from "../../../shared/learning/sessions/coaching";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import type { BrowserLease, ExecuteInput, ExecuteResult } from "../../execution/executor-contract";

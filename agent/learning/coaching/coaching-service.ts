@@ -1,4 +1,4 @@
-import type { CoachingAnswerRequest, CoachingSetup, CoachingShownRequest, CoachingState } from "../../../shared/learning/coaching";
+import type { CoachingAnswerRequest, CoachingSetup, CoachingShownRequest, CoachingState } from "../../../shared/learning/sessions/coaching";
 import { answerTurn, setupCoaching, shownTurn } from "./coaching-answers";
 import { find, type CoachingContext, type CoachingServiceDeps, type Runtime } from "./coaching-runtime";
 import { followSessions } from "./coaching-turns";

@@ -1,5 +1,5 @@
-import type { CoachingTurn } from "../../../shared/learning/coaching";
-import { isTerminalLearnSessionState } from "../../../shared/learning/learn-session";
+import type { CoachingTurn } from "../../../shared/learning/sessions/coaching";
+import { isTerminalLearnSessionState } from "../../../shared/learning/sessions/learn-session";
 import type { BrowserLease } from "../../execution/executor-contract";
 import { proposeControl } from "./coaching-matcher";
 import { clearHighlight, readPage } from "./coaching-page";

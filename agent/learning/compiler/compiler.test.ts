@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { parse as parseRecorderFlow } from "@puppeteer/replay";
 import { describe, expect, it } from "vitest";
-import type { WorkflowBoundary } from "../../../shared/learning/boundary";
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { WorkflowBoundary } from "../../../shared/learning/sessions/boundary";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import { canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { RecorderFlowSchema } from "../../../shared/execution/recorder-flow";
 import { lintCheckpoints } from "./checkpoint-lint";

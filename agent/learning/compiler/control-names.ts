@@ -1,4 +1,4 @@
-import { rowWords } from "../../../shared/learning/success-conditions";
+import { rowWords } from "../../../shared/learning/checkpoints/success-conditions";
 import type { StepEvidence } from "./attribute-evidence";
 import type { NormalizedStep } from "./normalize-trace";
 import { SCRUBBED } from "./page-diff";

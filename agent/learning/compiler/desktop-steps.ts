@@ -1,4 +1,4 @@
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import { MASKED_ARGUMENT } from "../../../shared/observation/command-masking";
 import type { AnswersByField, Interpretation } from "./interpret";
 import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";

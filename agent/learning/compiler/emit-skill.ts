@@ -1,6 +1,6 @@
 import { PortableSkillFrontmatterSchema, skillFrontmatterBlock, type PortableSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import type { CapabilityManifest } from "../../../shared/capabilities/capability-manifest";
-import type { TestPolicy } from "../../../shared/learning/test-policy";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { ProposalTriggerTests } from "../../../shared/learning/proposal-tests";
 import type { Interpretation } from "./interpret";
 

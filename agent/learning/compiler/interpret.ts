@@ -1,6 +1,6 @@
-import type { LearningQuestion } from "../../../shared/learning/proposal";
+import type { LearningQuestion } from "../../../shared/learning/proposals/proposal";
 import type { CheckpointPlan, SkillParameter } from "../../../shared/execution/checkpoint-plan";
-import type { WorkflowGraph, WorkflowStep } from "../../../shared/learning/workflow-graph";
+import type { WorkflowGraph, WorkflowStep } from "../../../shared/learning/checkpoints/workflow-graph";
 import type { ControlSurface } from "../../../shared/capabilities/control-surface";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { PORTABLE_SKILL_NAME_PATTERN } from "../../../shared/skills/frontmatter";

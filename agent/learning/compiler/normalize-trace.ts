@@ -1,5 +1,5 @@
-import type { WorkflowBoundary } from "../../../shared/learning/boundary";
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { WorkflowBoundary } from "../../../shared/learning/sessions/boundary";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import { tidyName } from "../../../shared/observation/name-tidying";
 import { desktopAction, dropFailedAttempts } from "./desktop-steps";
 

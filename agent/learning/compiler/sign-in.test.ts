@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { parseSuccessCondition } from "../../../shared/learning/success-conditions";
+import { parseSuccessCondition } from "../../../shared/learning/checkpoints/success-conditions";
 import { lintCheckpoints } from "./checkpoint-lint";
 import { emitSkillMarkdown } from "./emit-skill";
 import { emitRecorderFlow } from "./emit-recorder-flow";

@@ -1,7 +1,7 @@
 import { SIGN_IN_NAME, SIGN_OUT_NAME, type SignInPlan } from "../../../shared/execution/sign-in-plan";
 import { tidyName } from "../../../shared/observation/name-tidying";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { writeSuccessCondition } from "../../../shared/learning/success-conditions";
+import { writeSuccessCondition } from "../../../shared/learning/checkpoints/success-conditions";
 import type { SubGoal } from "./cut-subgoals";
 import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import type { NormalizedStep } from "./normalize-trace";

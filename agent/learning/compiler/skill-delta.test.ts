@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WorkflowGraph } from "../../../shared/learning/workflow-graph";
+import type { WorkflowGraph } from "../../../shared/learning/checkpoints/workflow-graph";
 import { emitSkillMarkdown } from "./emit-skill";
 import type { Interpretation } from "./interpret";
 import type { CheckpointPlan } from "../../../shared/execution/checkpoint-plan";

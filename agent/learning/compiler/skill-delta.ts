@@ -1,4 +1,4 @@
-import type { SkillDelta, SkillDeltaChange } from "../../../shared/learning/skill-delta";
+import type { SkillDelta, SkillDeltaChange } from "../../../shared/learning/proposals/skill-delta";
 import { DEFAULT_NON_USE_CONDITIONS, FIRST_SKILL_VERSION } from "./emit-skill";
 import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
 

@@ -3,7 +3,7 @@ import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { lintCheckpoints } from "./checkpoint-lint";
 import { interpretTrace } from "./interpret";
 import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
-import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/success-conditions";
+import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/checkpoints/success-conditions";
 import { answerToCheck } from "./word-checkpoints";
 
 type Lists = NonNullable<PageSnapshot["lists"]>;

@@ -18,7 +18,7 @@ import {
 } from "./goal-evidence";
 import type { SubGoal } from "./cut-subgoals";
 import type { RelocationHint } from "../../../shared/execution/recorder-flow";
-import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/success-conditions";
+import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/checkpoints/success-conditions";
 
 /** What the success condition of a checkpoint no evidence proves says until the user answers. */
 export const NOT_YET_KNOWN = "Not yet known: ask the user what shows this worked";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { UseAsExampleRequestSchema, UseAsExampleResponseSchema } from "../../../shared/learning/skill-example";
+import { UseAsExampleRequestSchema, UseAsExampleResponseSchema } from "../../../shared/learning/proposals/skill-example";
 import type { ExampleService } from "./example-service";
 
 /** `POST /api/learn/examples` (§0B.6 Use as Example, issue #16). */

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UseAsExampleResponseSchema } from "../../../shared/learning/skill-example";
+import { UseAsExampleResponseSchema } from "../../../shared/learning/proposals/skill-example";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { readyProposal } from "../../test-support/ready-proposal";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";

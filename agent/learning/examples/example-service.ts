@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { SkillExampleSchema, type SkillExample, type UseAsExampleRequest, type UseAsExampleResponse } from "../../../shared/learning/skill-example";
-import { SkillDeltaSchema } from "../../../shared/learning/skill-delta";
+import { SkillExampleSchema, type SkillExample, type UseAsExampleRequest, type UseAsExampleResponse } from "../../../shared/learning/proposals/skill-example";
+import { SkillDeltaSchema } from "../../../shared/learning/proposals/skill-delta";
 import { SkillBundleProposalSchema } from "../../../shared/skills/proposal";
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { PracticeTarget } from "../../../shared/learning/practice";
+import type { PracticeTarget } from "../../../shared/learning/sessions/practice";
 import type { AbilityRegistry, InstalledAbility } from "../../abilities/ability-registry";
 import { AppError } from "../../errors/app-error";
 import type { RunSpecSource } from "../../execution/runs/run-spec";

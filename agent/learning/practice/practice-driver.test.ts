@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PracticeSetupSchema } from "../../../shared/learning/practice";
-import { TestPolicySchema } from "../../../shared/learning/test-policy";
+import { PracticeSetupSchema } from "../../../shared/learning/sessions/practice";
+import { TestPolicySchema } from "../../../shared/learning/sessions/test-policy";
 import type { ExecuteInput, ExecuteResult } from "../../execution/executor-contract";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import { practise } from "./practice-driver";

@@ -1,5 +1,5 @@
-import type { PracticeRepair, PracticeRound, PracticeSetup, PracticeViewport } from "../../../shared/learning/practice";
-import type { TestPolicy } from "../../../shared/learning/test-policy";
+import type { PracticeRepair, PracticeRound, PracticeSetup, PracticeViewport } from "../../../shared/learning/sessions/practice";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionParameter, ExecutionProgress } from "../../execution/executor-contract";
 import { countsAsAction } from "../../execution/flow-plan";
 import { hostAllowed } from "../../execution/policy-guard";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { PracticeRepair } from "../../../shared/learning/practice";
-import { SkillDeltaSchema, type SkillDeltaChange } from "../../../shared/learning/skill-delta";
-import { ValidationRunSchema, ValidationStepResultSchema } from "../../../shared/learning/validation-run";
+import type { PracticeRepair } from "../../../shared/learning/sessions/practice";
+import { SkillDeltaSchema, type SkillDeltaChange } from "../../../shared/learning/proposals/skill-delta";
+import { ValidationRunSchema, ValidationStepResultSchema } from "../../../shared/learning/proposals/validation-run";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
 import type { ExecuteResult } from "../../execution/executor-contract";
 import type { MemoryStore } from "../../memory/memory-store";

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { PracticeReportSchema } from "../../../shared/learning/practice";
+import { PracticeReportSchema } from "../../../shared/learning/sessions/practice";
 import type { PracticeService } from "./practice-service";
 
 const SessionParamsSchema = z.object({ sessionId: z.string().uuid() });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { isTerminalLearnSessionState, type LearnSession } from "../../../shared/learning/learn-session";
-import { PracticeReportSchema, type PracticeReport, type PracticeSetup } from "../../../shared/learning/practice";
-import type { TestPolicy } from "../../../shared/learning/test-policy";
+import { isTerminalLearnSessionState, type LearnSession } from "../../../shared/learning/sessions/learn-session";
+import { PracticeReportSchema, type PracticeReport, type PracticeSetup } from "../../../shared/learning/sessions/practice";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { ExecutionProgress } from "../../execution/executor-contract";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { readPracticeBase, type PracticeBase } from "./practice-base";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { CreateLearnSessionRequest } from "../../../shared/learning/create-learn-session";
-import type { LearnSession } from "../../../shared/learning/learn-session";
-import { PracticeReportSchema, type PracticeReport, type PracticeSetup } from "../../../shared/learning/practice";
-import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
+import type { CreateLearnSessionRequest } from "../../../shared/learning/sessions/create-learn-session";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
+import { PracticeReportSchema, type PracticeReport, type PracticeSetup } from "../../../shared/learning/sessions/practice";
+import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import type { ExecuteInput, ExecuteResult } from "../../execution/executor-contract";

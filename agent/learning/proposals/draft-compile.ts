@@ -1,6 +1,6 @@
-import { WorkflowBoundarySchema } from "../../../shared/learning/boundary";
-import type { LearnSession } from "../../../shared/learning/learn-session";
-import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-action";
+import { WorkflowBoundarySchema } from "../../../shared/learning/sessions/boundary";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
+import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-actions/observed-action";
 import { InstalledFiles } from "../../../shared/skills/skill-folder";
 import { createAbilityRegistry, type InstalledAbility } from "../../abilities/ability-registry";
 import type { Clock } from "../../common/clock";

@@ -1,5 +1,5 @@
-import type { ProposalEdits } from "../../../shared/learning/proposal-edits";
-import { parseSuccessCondition } from "../../../shared/learning/success-conditions";
+import type { ProposalEdits } from "../../../shared/learning/proposals/proposal-edits";
+import { parseSuccessCondition } from "../../../shared/learning/checkpoints/success-conditions";
 import type { Interpretation } from "../compiler/interpret";
 
 type Checkpoint = Interpretation["checkpoints"][number];

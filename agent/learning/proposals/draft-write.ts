@@ -1,6 +1,9 @@
-import { SemanticWorkflowInterpretationSchema, type SemanticWorkflowInterpretation } from "../../../shared/learning/semantic-workflow-interpretation";
-import { SkillDeltaSchema, type SkillDelta } from "../../../shared/learning/skill-delta";
-import type { TestPolicy } from "../../../shared/learning/test-policy";
+import {
+  SemanticWorkflowInterpretationSchema,
+  type SemanticWorkflowInterpretation,
+} from "../../../shared/learning/checkpoints/semantic-workflow-interpretation";
+import { SkillDeltaSchema, type SkillDelta } from "../../../shared/learning/proposals/skill-delta";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import { DraftFiles } from "../../../shared/skills/skill-folder";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { CheckpointLintReport } from "../compiler/checkpoint-lint";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseStoredJson } from "../../../shared/execution/stored-skill-files";
-import { SkillExampleSchema, type SkillExample } from "../../../shared/learning/skill-example";
+import { SkillExampleSchema, type SkillExample } from "../../../shared/learning/proposals/skill-example";
 import { plainText } from "../compiler/emit-skill";
 import type { MemoryStore } from "../../memory/memory-store";
 import { DraftFiles } from "../../../shared/skills/skill-folder";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { ProposalEditsSchema as EditedFieldsSchema, type ProposalEdits } from "../../../shared/learning/proposal-edits";
+import { ProposalEditsSchema as EditedFieldsSchema, type ProposalEdits } from "../../../shared/learning/proposals/proposal-edits";
 import { RefinementOutcomeSchema } from "../../../shared/learning/route-contracts";
-import type { TestPolicy } from "../../../shared/learning/test-policy";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
 import { DraftFiles } from "../../../shared/skills/skill-folder";
 import { MemoryPaths } from "../../memory/memory-paths";

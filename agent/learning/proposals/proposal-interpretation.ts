@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { SemanticWorkflowInterpretationSchema } from "../../../shared/learning/semantic-workflow-interpretation";
+import { SemanticWorkflowInterpretationSchema } from "../../../shared/learning/checkpoints/semantic-workflow-interpretation";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { readSkillOutline } from "../compiler/skill-delta";

@@ -1,7 +1,7 @@
-import { LearningAnswerSchema } from "../../../shared/learning/proposal";
+import { LearningAnswerSchema } from "../../../shared/learning/proposals/proposal";
 import { RefinementOutcomeSchema, type ProposalDetailResponse } from "../../../shared/learning/route-contracts";
-import { SkillDeltaSchema } from "../../../shared/learning/skill-delta";
-import { SemanticWorkflowInterpretationSchema } from "../../../shared/learning/semantic-workflow-interpretation";
+import { SkillDeltaSchema } from "../../../shared/learning/proposals/skill-delta";
+import { SemanticWorkflowInterpretationSchema } from "../../../shared/learning/checkpoints/semantic-workflow-interpretation";
 import { DraftFiles } from "../../../shared/skills/skill-folder";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { ProposalContext } from "./proposal-builds";

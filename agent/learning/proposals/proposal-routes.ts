@@ -9,7 +9,7 @@ import {
   ProposalDetailResponseSchema,
   ProposalReviseRequestSchema,
 } from "../../../shared/learning/route-contracts";
-import { ProposalSkillMarkdownResponseSchema } from "../../../shared/learning/session-requests";
+import { ProposalSkillMarkdownResponseSchema } from "../../../shared/learning/sessions/session-requests";
 import type { MemoryStore } from "../../memory/memory-store";
 import type { ProposalService } from "./proposal-service";
 import { AppError } from "../../errors/app-error";

@@ -1,6 +1,6 @@
 import type { RequestMoreTestsRequest, RequestMoreTestsResponse } from "../../../shared/learning/proposal-tests";
 import type { ProposalDetailResponse, ProposalReviseRequest } from "../../../shared/learning/route-contracts";
-import type { TestPolicy } from "../../../shared/learning/test-policy";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
 import { AppError } from "../../errors/app-error";
 import { generate, regenerateAfterAnswers, revise, type ProposalContext, type ProposalDeps } from "./proposal-builds";

@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { RetainObservationsRequestSchema, RetainObservationsResponseSchema, type ObservationRetentionRecord } from "../../../shared/learning/session-requests";
+import {
+  RetainObservationsRequestSchema,
+  RetainObservationsResponseSchema,
+  type ObservationRetentionRecord,
+} from "../../../shared/learning/sessions/session-requests";
 import type { Clock } from "../../common/clock";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";

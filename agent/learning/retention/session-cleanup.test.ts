@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiErrorResponseSchema } from "../../../shared/common/error-envelope";
-import { LearnSessionSchema, type LearnSession } from "../../../shared/learning/learn-session";
+import { LearnSessionSchema, type LearnSession } from "../../../shared/learning/sessions/learn-session";
 import { LearnHistoryResponseSchema, LearnReceiptsResponseSchema } from "../../../shared/learning/route-contracts";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { exportClick } from "../../test-support/ready-proposal";

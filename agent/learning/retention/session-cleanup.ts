@@ -1,5 +1,5 @@
-import { isTerminalLearnSessionState, type LearnSession } from "../../../shared/learning/learn-session";
-import { ObservationRetentionRecordSchema } from "../../../shared/learning/session-requests";
+import { isTerminalLearnSessionState, type LearnSession } from "../../../shared/learning/sessions/learn-session";
+import { ObservationRetentionRecordSchema } from "../../../shared/learning/sessions/session-requests";
 import type { Clock } from "../../common/clock";
 import { isAppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { CheckpointVerificationReceiptSchema } from "../../../shared/learning/checkpoint-receipt";
-import { LearnSessionSchema, type LearnSession } from "../../../shared/learning/learn-session";
+import { CheckpointVerificationReceiptSchema } from "../../../shared/learning/checkpoints/checkpoint-receipt";
+import { LearnSessionSchema, type LearnSession } from "../../../shared/learning/sessions/learn-session";
 import { LearnCheckpointReceiptsResponseSchema } from "../../../shared/learning/read-models";
-import { LearningReceiptSchema } from "../../../shared/learning/receipts";
+import { LearningReceiptSchema } from "../../../shared/learning/sessions/receipts";
 import {
   LearnHistoryResponseSchema,
   LearnReceiptsResponseSchema,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LearnSessionEventSchema, type LearnSessionEvent } from "../../../shared/learning/route-contracts";
-import { LearnStreamEventKindSchema, type LearnStreamEventKind } from "../../../shared/learning/lifecycle-event";
+import { LearnStreamEventKindSchema, type LearnStreamEventKind } from "../../../shared/learning/sessions/lifecycle-event";
 import type { Clock } from "../../common/clock";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";

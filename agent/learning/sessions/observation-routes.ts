@@ -1,7 +1,11 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-action";
-import { ExcludeEventsRequestSchema, SessionObservationsQuerySchema, SessionObservationsResponseSchema } from "../../../shared/learning/session-requests";
+import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-actions/observed-action";
+import {
+  ExcludeEventsRequestSchema,
+  SessionObservationsQuerySchema,
+  SessionObservationsResponseSchema,
+} from "../../../shared/learning/sessions/session-requests";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { LearningRuntimeSnapshotSchema } from "../../../shared/learning/runtime-snapshot";
+import { LearningRuntimeSnapshotSchema } from "../../../shared/learning/sessions/runtime-snapshot";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";

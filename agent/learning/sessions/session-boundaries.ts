@@ -1,5 +1,5 @@
-import { WorkflowBoundarySchema } from "../../../shared/learning/boundary";
-import type { LearnSession, LearnSessionState } from "../../../shared/learning/learn-session";
+import { WorkflowBoundarySchema } from "../../../shared/learning/sessions/boundary";
+import type { LearnSession, LearnSessionState } from "../../../shared/learning/sessions/learn-session";
 import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { SessionCore } from "./session-core";

@@ -1,4 +1,4 @@
-import { LearnSessionStateSchema, type LearnSessionState } from "../../../shared/learning/learn-session";
+import { LearnSessionStateSchema, type LearnSessionState } from "../../../shared/learning/sessions/learn-session";
 import { AppError } from "../../errors/app-error";
 import type { SessionCore } from "./session-core";
 import { checkAdapters } from "./session-scope";

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { WorkflowBoundary } from "../../../shared/learning/boundary";
-import type { LearnSession, LearnSessionState } from "../../../shared/learning/learn-session";
-import type { LearnStreamEventKind } from "../../../shared/learning/lifecycle-event";
-import type { ObservationScopeRuntime } from "../../../shared/learning/observation-scope-runtime";
-import type { LearningReceipt, LearningReceiptKind } from "../../../shared/learning/receipts";
-import { validateTransition } from "../../../shared/learning/state-machine";
+import type { WorkflowBoundary } from "../../../shared/learning/sessions/boundary";
+import type { LearnSession, LearnSessionState } from "../../../shared/learning/sessions/learn-session";
+import type { LearnStreamEventKind } from "../../../shared/learning/sessions/lifecycle-event";
+import type { ObservationScopeRuntime } from "../../../shared/learning/sessions/observation-scope-runtime";
+import type { LearningReceipt, LearningReceiptKind } from "../../../shared/learning/sessions/receipts";
+import { validateTransition } from "../../../shared/learning/sessions/state-machine";
 import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { BoundarySource, SessionServiceDeps, StateGuard } from "./session-service";

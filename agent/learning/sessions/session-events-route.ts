@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { openEventStream, trackEventStreams } from "../../http/event-stream";
 import { z } from "zod";
-import { isTerminalLearnSessionState, LearnSessionStateSchema } from "../../../shared/learning/learn-session";
+import { isTerminalLearnSessionState, LearnSessionStateSchema } from "../../../shared/learning/sessions/learn-session";
 import type { LearnSessionEventEnvelope } from "../../../shared/learning/read-models";
 import type { LearnEventLog, StoredLearnEvent } from "./learn-event-log";
 import type { SessionService } from "./session-service";

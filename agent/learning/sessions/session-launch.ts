@@ -1,9 +1,14 @@
-import type { CreateLearnSessionRequest, CreateLearnSessionResponse } from "../../../shared/learning/create-learn-session";
-import { isLearnSessionInProgress, isTerminalLearnSessionState, type LearnSession, type LearningEntryMode } from "../../../shared/learning/learn-session";
+import type { CreateLearnSessionRequest, CreateLearnSessionResponse } from "../../../shared/learning/sessions/create-learn-session";
+import {
+  isLearnSessionInProgress,
+  isTerminalLearnSessionState,
+  type LearnSession,
+  type LearningEntryMode,
+} from "../../../shared/learning/sessions/learn-session";
 import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";
-import type { ObservationScopeRuntime } from "../../../shared/learning/observation-scope-runtime";
-import type { TestPolicy } from "../../../shared/learning/test-policy";
+import type { ObservationScopeRuntime } from "../../../shared/learning/sessions/observation-scope-runtime";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { SessionCore } from "./session-core";
 import type { PreparedSeed, TraceSeeder } from "./session-seed";
 import type { SessionService } from "./session-service";

@@ -1,6 +1,6 @@
-import { isTerminalLearnSessionState } from "../../../shared/learning/learn-session";
-import { LearningAnswerSchema, LearningQuestionSchema } from "../../../shared/learning/proposal";
-import { validateTransition } from "../../../shared/learning/state-machine";
+import { isTerminalLearnSessionState } from "../../../shared/learning/sessions/learn-session";
+import { LearningAnswerSchema, LearningQuestionSchema } from "../../../shared/learning/proposals/proposal";
+import { validateTransition } from "../../../shared/learning/sessions/state-machine";
 import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { createCaptureOperations } from "./session-capture";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { LearnSession } from "../../../shared/learning/learn-session";
-import { ObservationScopeRuntimeSchema, type ObservationScopeRuntime } from "../../../shared/learning/observation-scope-runtime";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
+import { ObservationScopeRuntimeSchema, type ObservationScopeRuntime } from "../../../shared/learning/sessions/observation-scope-runtime";
 import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { SessionServiceDeps } from "./session-service";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { LearnSessionSchema } from "../../../shared/learning/learn-session";
-import { TestPolicySchema } from "../../../shared/learning/test-policy";
+import { LearnSessionSchema } from "../../../shared/learning/sessions/learn-session";
+import { TestPolicySchema } from "../../../shared/learning/sessions/test-policy";
 
 /**
  * One line of `sessions.jsonl`: the session as it is after a change (the last line per id wins),

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isLearnSessionInProgress, LearnSessionSchema, type LearnSessionState } from "../../../shared/learning/learn-session";
-import { LearningRuntimeSnapshotSchema } from "../../../shared/learning/runtime-snapshot";
-import { validateTransition } from "../../../shared/learning/state-machine";
+import { isLearnSessionInProgress, LearnSessionSchema, type LearnSessionState } from "../../../shared/learning/sessions/learn-session";
+import { LearningRuntimeSnapshotSchema } from "../../../shared/learning/sessions/runtime-snapshot";
+import { validateTransition } from "../../../shared/learning/sessions/state-machine";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { startTestAgent } from "../../test-support/test-agent";
 

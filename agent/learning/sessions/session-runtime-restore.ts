@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
-import { isLearnSessionInProgress, type LearnSession } from "../../../shared/learning/learn-session";
-import { ObservationScopeRuntimeSchema, type ObservationScopeRuntime } from "../../../shared/learning/observation-scope-runtime";
-import { LearningReceiptSchema } from "../../../shared/learning/receipts";
-import { LearningRuntimeSnapshotSchema, type LearningRuntimeSnapshot } from "../../../shared/learning/runtime-snapshot";
+import { isLearnSessionInProgress, type LearnSession } from "../../../shared/learning/sessions/learn-session";
+import { ObservationScopeRuntimeSchema, type ObservationScopeRuntime } from "../../../shared/learning/sessions/observation-scope-runtime";
+import { LearningReceiptSchema } from "../../../shared/learning/sessions/receipts";
+import { LearningRuntimeSnapshotSchema, type LearningRuntimeSnapshot } from "../../../shared/learning/sessions/runtime-snapshot";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { SessionCore } from "./session-core";
 import { currentSession, runtimeSnapshotOf } from "./session-views";

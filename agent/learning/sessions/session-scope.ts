@@ -1,6 +1,6 @@
-import type { LearnSession } from "../../../shared/learning/learn-session";
-import { OBSERVATION_ADAPTER_PHASES, type ObservationAdapterKind } from "../../../shared/learning/observation-adapter";
-import { watchesThisComputer } from "../../../shared/learning/desktop-detail";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
+import { OBSERVATION_ADAPTER_PHASES, type ObservationAdapterKind } from "../../../shared/learning/observed-actions/observation-adapter";
+import { watchesThisComputer } from "../../../shared/learning/observed-actions/desktop-detail";
 import { AppError } from "../../errors/app-error";
 import { DESKTOP_PHASE_1_KINDS, PHASE_1_ALTERNATIVE, type AdapterRegistry } from "../../observation/adapter-registry";
 import type { SessionCore } from "./session-core";

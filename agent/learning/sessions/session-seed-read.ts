@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { TERMINAL_RUN_STATES, type RunRecord } from "../../../shared/execution/run-contract";
-import { WorkflowBoundarySchema } from "../../../shared/learning/boundary";
-import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
-import { LearningReceiptSchema } from "../../../shared/learning/receipts";
-import { TraceSeedSummarySchema } from "../../../shared/learning/trace-seed";
+import { WorkflowBoundarySchema } from "../../../shared/learning/sessions/boundary";
+import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
+import { LearningReceiptSchema } from "../../../shared/learning/sessions/receipts";
+import { TraceSeedSummarySchema } from "../../../shared/learning/sessions/trace-seed";
 import { PageSnapshotSchema, type PageSnapshot } from "../../../shared/observation/page-snapshot";
 import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
 import { AppError } from "../../errors/app-error";

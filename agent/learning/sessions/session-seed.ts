@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { LearnSession } from "../../../shared/learning/learn-session";
-import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
-import { TraceSeedSummarySchema, type SourceTrace, type TraceSeedSummary } from "../../../shared/learning/trace-seed";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
+import { ObservedActionEventWithDetailSchema, type ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
+import { TraceSeedSummarySchema, type SourceTrace, type TraceSeedSummary } from "../../../shared/learning/sessions/trace-seed";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import type { RunRecord } from "../../../shared/execution/run-contract";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";

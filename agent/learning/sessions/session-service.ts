@@ -1,6 +1,6 @@
-import type { WorkflowBoundary } from "../../../shared/learning/boundary";
-import type { CreateLearnSessionRequest, CreateLearnSessionResponse } from "../../../shared/learning/create-learn-session";
-import type { LearnSession, LearnSessionState } from "../../../shared/learning/learn-session";
+import type { WorkflowBoundary } from "../../../shared/learning/sessions/boundary";
+import type { CreateLearnSessionRequest, CreateLearnSessionResponse } from "../../../shared/learning/sessions/create-learn-session";
+import type { LearnSession, LearnSessionState } from "../../../shared/learning/sessions/learn-session";
 import type {
   AnswerQuestionsRequest,
   AnswerQuestionsResponse,
@@ -10,8 +10,8 @@ import type {
   StopSessionResponse,
   TrimRequest,
 } from "../../../shared/learning/route-contracts";
-import type { StartSessionRequest } from "../../../shared/learning/session-requests";
-import type { TestPolicy } from "../../../shared/learning/test-policy";
+import type { StartSessionRequest } from "../../../shared/learning/sessions/session-requests";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { Clock } from "../../common/clock";
 import type { MemoryStore } from "../../memory/memory-store";
 import type { AdapterRegistry } from "../../observation/adapter-registry";
@@ -25,7 +25,7 @@ import { createLaunchOperations, type ModeLauncher } from "./session-launch";
 import { createLifecycleOperations } from "./session-lifecycle";
 import { createScopeOperations } from "./session-scope";
 import { createTraceSeeder, isSeeded, type SeedSources } from "./session-seed";
-import type { SourceTrace, TraceSeedSummary } from "../../../shared/learning/trace-seed";
+import type { SourceTrace, TraceSeedSummary } from "../../../shared/learning/sessions/trace-seed";
 
 export type BoundarySource = WorkflowBoundary["source"];
 

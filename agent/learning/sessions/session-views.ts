@@ -1,7 +1,7 @@
-import type { LearnSession } from "../../../shared/learning/learn-session";
-import type { ObservationScopeRuntime } from "../../../shared/learning/observation-scope-runtime";
-import type { LearningRuntimeSnapshot } from "../../../shared/learning/runtime-snapshot";
-import { isLearnSessionInProgress } from "../../../shared/learning/learn-session";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
+import type { ObservationScopeRuntime } from "../../../shared/learning/sessions/observation-scope-runtime";
+import type { LearningRuntimeSnapshot } from "../../../shared/learning/sessions/runtime-snapshot";
+import { isLearnSessionInProgress } from "../../../shared/learning/sessions/learn-session";
 
 /**
  * The session the runtime views describe: the one in progress (§0C.1B allows one), or

@@ -1,8 +1,8 @@
-import type { WorkflowBoundary } from "../../../shared/learning/boundary";
-import type { LearnSession } from "../../../shared/learning/learn-session";
-import type { ObservationScopeRuntime } from "../../../shared/learning/observation-scope-runtime";
-import type { LearnStreamEventKind } from "../../../shared/learning/lifecycle-event";
-import { LearningReceiptSchema, type LearningReceipt, type LearningReceiptKind } from "../../../shared/learning/receipts";
+import type { WorkflowBoundary } from "../../../shared/learning/sessions/boundary";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
+import type { ObservationScopeRuntime } from "../../../shared/learning/sessions/observation-scope-runtime";
+import type { LearnStreamEventKind } from "../../../shared/learning/sessions/lifecycle-event";
+import { LearningReceiptSchema, type LearningReceipt, type LearningReceiptKind } from "../../../shared/learning/sessions/receipts";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { SessionCore } from "./session-core";
 import type { BoundarySource } from "./session-service";

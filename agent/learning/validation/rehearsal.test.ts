@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveRehearsalSite, type RehearsalSite } from "../../../e2e/rehearsal-fixtures/server";
-import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
-import { ValidationStepResultSchema } from "../../../shared/learning/validation-run";
+import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/sessions/test-policy";
+import { ValidationStepResultSchema } from "../../../shared/learning/proposals/validation-run";
 import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
 import {
   REHEARSAL_PROFILE_PREFIX,

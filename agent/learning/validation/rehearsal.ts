@@ -1,6 +1,6 @@
 import type { ErrorCode } from "../../../shared/common/error-codes";
-import type { TestPolicy } from "../../../shared/learning/test-policy";
-import type { ValidationStepResult } from "../../../shared/learning/validation-run";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
+import type { ValidationStepResult } from "../../../shared/learning/proposals/validation-run";
 import { execute } from "../../execution/executor";
 import type { ExecutionCheckpoint, ExecutionParameter } from "../../execution/executor-contract";
 import { DEFAULT_CHROMIUM_PATH, MANAGED_PROFILE_PREFIX, managedBrowser } from "../../execution/managed-browser";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
-import type { ValidationStepResult } from "../../../shared/learning/validation-run";
-import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/test-policy";
+import type { ValidationStepResult } from "../../../shared/learning/proposals/validation-run";
+import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import { lintCheckpoints } from "../compiler/checkpoint-lint";
 import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import type { TriggerTests } from "../compiler/emit-skill";

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ValidateProposalResponseSchema, ValidationRunsResponseSchema } from "../../../shared/learning/route-contracts";
-import { ValidateProposalRequestSchema } from "../../../shared/learning/session-requests";
+import { ValidateProposalRequestSchema } from "../../../shared/learning/sessions/session-requests";
 import type { ValidationService } from "./validation-service";
 
 const ProposalParamsSchema = z.object({ proposalId: z.string().uuid() });

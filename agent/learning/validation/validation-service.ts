@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { ValidationRunSchema, ValidationStepResultSchema, type ValidationRun, type ValidationStepResult } from "../../../shared/learning/validation-run";
-import type { ValidateProposalRequest } from "../../../shared/learning/session-requests";
+import {
+  ValidationRunSchema,
+  ValidationStepResultSchema,
+  type ValidationRun,
+  type ValidationStepResult,
+} from "../../../shared/learning/proposals/validation-run";
+import type { ValidateProposalRequest } from "../../../shared/learning/sessions/session-requests";
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";

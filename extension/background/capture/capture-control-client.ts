@@ -1,5 +1,5 @@
 import { ApiErrorResponseSchema } from "../../../shared/common/error-envelope";
-import type { BoundarySourceHeader } from "../../../shared/learning/session-requests";
+import type { BoundarySourceHeader } from "../../../shared/learning/sessions/session-requests";
 import type { AgentConnection } from "../../../shared/common/agent-connection";
 import type { CaptureControlReply } from "../../../shared/observation/panel-messages";
 import type { ControlRoute } from "./capture-control-plan";

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import { PageSnapshotSchema, SNAPSHOT_REF_PREFIX, canonicalJson } from "../../../shared/observation/page-snapshot";
 import { nameSnapshot } from "../../observation/snapshot/snapshot-json";
 import { cutForeignEchoes } from "./cross-site-echoes";

@@ -1,4 +1,4 @@
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
 import { canonicalJson } from "../../../shared/observation/page-snapshot";
 import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";

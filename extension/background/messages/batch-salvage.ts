@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-action";
+import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-actions/observed-action";
 import { SnapshotUploadSchema } from "../../../shared/observation/capture-protocol";
 import type { ContentMessage } from "../../observation/common/capture-messages";
 

@@ -1,5 +1,5 @@
 import type { Browser } from "wxt/browser";
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import type { CaptureControlReply, CaptureEventsReply } from "../../../shared/observation/panel-messages";
 import { urlMatchesAllowList } from "../../../shared/observation/site-allowlist";
 import type { BackgroundToContentMessage, ContentMessage } from "../../observation/common/capture-messages";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import type { CaptureSessionState } from "../../../shared/observation/capture-protocol";
 import { captureConfigFor } from "../capture/capture-config";
 import type { CaptureSession } from "../capture/capture-session";

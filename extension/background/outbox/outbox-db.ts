@@ -1,5 +1,5 @@
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
 import { OUTBOX_EVENT_CAPACITY, OUTBOX_SNAPSHOT_CAPACITY, type OutboxCounts } from "./outbox-status";
 

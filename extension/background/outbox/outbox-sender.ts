@@ -1,5 +1,5 @@
 import type { ObservationBatchAck } from "../../../shared/observation/capture-protocol";
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
 import type { AddResult, OutboxDb } from "./outbox-db";
 import type { OutboxLedger } from "./outbox-ledger";

@@ -1,4 +1,4 @@
-import type { MaskedField, ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { MaskedField, ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
 import { quoted } from "../observers/dom-observer";
 import type { ErrorGuard } from "../common/error-guard";

@@ -1,4 +1,4 @@
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import type { CaptureConfig } from "../common/capture-messages";
 import type { DomObservation } from "../observers/dom-observer";
 import type { HeldEvent, SnapshotHandle } from "./held-events";

@@ -1,4 +1,4 @@
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
 import type { ContentMessage } from "../common/capture-messages";
 import type { ErrorGuard } from "../common/error-guard";

@@ -1,4 +1,4 @@
-import type { MaskedField } from "../../../shared/learning/observed-action";
+import type { MaskedField } from "../../../shared/learning/observed-actions/observed-action";
 import { cleanText, inputType } from "../names/accessible-name";
 import type { Names } from "../names/name-cache";
 import { fieldHints, textFieldOf } from "../privacy/field-masking";

@@ -1,4 +1,4 @@
-import type { DomEventKind, MaskedField } from "../../../shared/learning/observed-action";
+import type { DomEventKind, MaskedField } from "../../../shared/learning/observed-actions/observed-action";
 import type { TypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
 import { cleanText, inputType, roleOf } from "../names/accessible-name";
 import type { Names } from "../names/name-cache";

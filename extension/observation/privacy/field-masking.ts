@@ -1,4 +1,4 @@
-import type { MaskedField } from "../../../shared/learning/observed-action";
+import type { MaskedField } from "../../../shared/learning/observed-actions/observed-action";
 import { isAlwaysSecretField, lengthClass, looksLikeCardNumber, type FieldHints } from "../../../shared/observation/masking-rules";
 import { valueRef } from "../../../shared/observation/value-ref";
 import { NON_TEXT_INPUT_TYPES, inputType } from "../names/accessible-name";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { typedMarker } from "../../../shared/observation/url-rule";
 import { valueRef } from "../../../shared/observation/value-ref";

@@ -1,4 +1,4 @@
-import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-action";
+import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import { maskUrl } from "../../../shared/observation/url-rule";
 import { createValueRefs } from "../../../shared/observation/value-ref";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";

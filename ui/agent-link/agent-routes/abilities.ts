@@ -7,7 +7,7 @@ import {
   AbilityQuarantineResponseSchema,
   AbilityUnquarantineResponseSchema,
 } from "../../../shared/learning/route-contracts";
-import { QuarantineAbilityRequestSchema } from "../../../shared/learning/session-requests";
+import { QuarantineAbilityRequestSchema } from "../../../shared/learning/sessions/session-requests";
 import { requestBody, type AgentTransport } from "../transport/agent-transport";
 
 export const abilityPath = (id: string) => `/api/abilities/${encodeURIComponent(id)}`;

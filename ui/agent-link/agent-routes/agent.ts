@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { AgentHealthResponseSchema } from "../../../shared/common/agent-health";
 import { PairingResponseSchema } from "../../../shared/common/pairing";
-import { ObservationAdaptersResponseSchema } from "../../../shared/learning/session-requests";
-import { LearningRuntimeSnapshotSchema } from "../../../shared/learning/runtime-snapshot";
+import { ObservationAdaptersResponseSchema } from "../../../shared/learning/sessions/session-requests";
+import { LearningRuntimeSnapshotSchema } from "../../../shared/learning/sessions/runtime-snapshot";
 import type { AgentTransport } from "../transport/agent-transport";
 
 /** Only the part of an OpenAPI document the panel reads (ui/common/agent-features parses the rest). */

@@ -1,4 +1,4 @@
-import { CoachingAnswerRequestSchema, CoachingSetupSchema, CoachingShownRequestSchema, CoachingStateSchema } from "../../../shared/learning/coaching";
+import { CoachingAnswerRequestSchema, CoachingSetupSchema, CoachingShownRequestSchema, CoachingStateSchema } from "../../../shared/learning/sessions/coaching";
 import { requestBody, type AgentTransport, type Input } from "../transport/agent-transport";
 import { sessionPath as session } from "./sessions";
 

@@ -1,7 +1,7 @@
-import { PracticeReportSchema } from "../../../shared/learning/practice";
+import { PracticeReportSchema } from "../../../shared/learning/sessions/practice";
 import { LearnHistoryResponseSchema, LearnReceiptsResponseSchema } from "../../../shared/learning/route-contracts";
-import { UseAsExampleRequestSchema, UseAsExampleResponseSchema } from "../../../shared/learning/skill-example";
-import { SessionSeedResponseSchema } from "../../../shared/learning/trace-seed";
+import { UseAsExampleRequestSchema, UseAsExampleResponseSchema } from "../../../shared/learning/proposals/skill-example";
+import { SessionSeedResponseSchema } from "../../../shared/learning/sessions/trace-seed";
 import { pageQuery, requestBody, SLOW, type AgentTransport, type Input } from "../transport/agent-transport";
 import { sessionPath as session } from "./sessions";
 

@@ -8,7 +8,7 @@ import {
   ValidateProposalResponseSchema,
   ValidationRunsResponseSchema,
 } from "../../../shared/learning/route-contracts";
-import { ProposalSkillMarkdownResponseSchema, ValidateProposalRequestSchema } from "../../../shared/learning/session-requests";
+import { ProposalSkillMarkdownResponseSchema, ValidateProposalRequestSchema } from "../../../shared/learning/sessions/session-requests";
 import { pageQuery, requestBody, SLOW, VERY_SLOW, type AgentTransport, type Input } from "../transport/agent-transport";
 
 const proposal = (id: string) => `/api/learn/proposals/${encodeURIComponent(id)}`;

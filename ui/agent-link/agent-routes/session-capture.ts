@@ -1,7 +1,7 @@
-import { ObservationScopeRuntimeSchema } from "../../../shared/learning/observation-scope-runtime";
+import { ObservationScopeRuntimeSchema } from "../../../shared/learning/sessions/observation-scope-runtime";
 import { LearnCheckpointReceiptsResponseSchema } from "../../../shared/learning/read-models";
 import { SessionActionResponseSchema, TrimRequestSchema } from "../../../shared/learning/route-contracts";
-import { ExcludeEventsRequestSchema, SessionObservationsResponseSchema } from "../../../shared/learning/session-requests";
+import { ExcludeEventsRequestSchema, SessionObservationsResponseSchema } from "../../../shared/learning/sessions/session-requests";
 import { SetRedactionRequestSchema } from "../../../shared/observation/capture-protocol";
 import { pageQuery, requestBody, type AgentTransport, type Input } from "../transport/agent-transport";
 import { sessionPath as session } from "./sessions";

@@ -1,4 +1,4 @@
-import { CreateLearnSessionRequestSchema, CreateLearnSessionResponseSchema } from "../../../shared/learning/create-learn-session";
+import { CreateLearnSessionRequestSchema, CreateLearnSessionResponseSchema } from "../../../shared/learning/sessions/create-learn-session";
 import {
   AnswerQuestionsRequestSchema,
   AnswerQuestionsResponseSchema,

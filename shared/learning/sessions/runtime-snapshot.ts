@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { InstallLaneSchema } from "../skills/proposal";
+import { InstallLaneSchema } from "../../skills/proposal";
 import { LearningEntryModeSchema, ObservationModeSchema, LearnSessionStateSchema, BuildPolicySchema } from "./learn-session";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { InstallLane } from "../skills/proposal";
+import type { InstallLane } from "../../skills/proposal";
 import type { LearnSessionState } from "./learn-session";
 
 /** §0C.6 The only states the Pending Abilities tab shows; internal states stay internal. */

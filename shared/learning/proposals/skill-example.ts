@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SourceTraceSchema, TraceSeedSummarySchema } from "./trace-seed";
+import { SourceTraceSchema, TraceSeedSummarySchema } from "../sessions/trace-seed";
 
 /**
  * §0B.6 "Use as Example": a demonstration (a finished session) or a run, added as an example to a

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ObservationAdapterKindSchema, ObservationAdapterStatusSchema } from "./observation-adapter";
-import { ObservedActionEventWithDetailSchema } from "./observed-action";
+import { ObservationAdapterKindSchema, ObservationAdapterStatusSchema } from "../observed-actions/observation-adapter";
+import { ObservedActionEventWithDetailSchema } from "../observed-actions/observed-action";
 
 /**
  * Request bodies of §0C.16 session routes that the spec lists without a schema. All optional:

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ControlSurfaceSchema } from "../capabilities/control-surface";
+import { ControlSurfaceSchema } from "../../capabilities/control-surface";
 
 // Two WorkflowGraphSchema blocks exist: the early node/edge sketch of the R1 patch plan (the
 // "Shared workflow graph model" section) and §0A.15. §0A.15 is the one §0C.9A Rule 1 cites as the

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ObservationAdapterKindSchema } from "./observation-adapter";
-import { ControlSurfaceSchema } from "../capabilities/control-surface";
+import { ControlSurfaceSchema } from "../../capabilities/control-surface";
 import { DesktopEventDetailSchema } from "./desktop-detail";
 
 /**

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { LearnSessionSchema, LearnSessionStateSchema, TERMINAL_LEARN_SESSION_STATES, isTerminalLearnSessionState } from "./learn-session";
 import { CreateLearnSessionRequestSchema } from "./create-learn-session";
-import * as barrel from "./index";
+import * as barrel from "../index";
 
 const minimalSession = {
   learn_session_id: "6f1c2a0e-8a3b-4c1d-9e2f-0a1b2c3d4e5f",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DISPATCH_ID_PATTERN } from "../common/dispatch-id";
+import { DISPATCH_ID_PATTERN } from "../../common/dispatch-id";
 
 /**
  * §0B.6 "Learn From This launches a new `LearnSession` from a completed run, trace set, receipt, or
