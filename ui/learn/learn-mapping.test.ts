@@ -3,11 +3,11 @@ import type { CheckpointVerificationReceipt } from "../../shared/learning/checkp
 import type { LearnSession, LearnSessionState } from "../../shared/learning/sessions/learn-session";
 import { LearnSessionStateSchema } from "../../shared/learning/sessions/learn-session";
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
-import { checkpointProgress } from "../review/checkpoint-progress";
+import { checkpointProgress } from "../review/checkpoints/checkpoint-progress";
 import { groupPendingAbilities, isPendingSession } from "./pending-abilities";
 import { openQuestions } from "../session/questions.svelte";
 import { availableControls } from "../session/session-control-availability";
-import { parametersFromSkillMarkdown } from "../review/skill-markdown";
+import { parametersFromSkillMarkdown } from "../review/proposal/skill-markdown";
 import { normalizeSiteEntry } from "../common/site-entry";
 import { siteFromUrl } from "../../shared/observation/site-allowlist";
 

@@ -1,6 +1,6 @@
 import { RunEventEnvelopeSchema, TERMINAL_RUN_STATES, type AbilityRunSpec, type RunRecord } from "../../shared/execution/run-contract";
 import type { StandingGrantTerms } from "../../shared/execution/run-grants";
-import type { CheckpointProgressRow } from "../review/checkpoint-progress";
+import type { CheckpointProgressRow } from "../review/checkpoints/checkpoint-progress";
 import { EventStreamLink, type StreamMessage } from "../agent-link/event-stream-link.svelte";
 import { describeFailure, failureCode } from "../common/failure-text";
 import { report, type LearnDeps } from "../common/learn-deps";

@@ -1,6 +1,6 @@
 import type { AbilityRunSpec, ConfirmationReason, RunInputSpec, RunRecord, RunState, RunStepResult } from "../../shared/execution/run-contract";
 import type { TabRunAccessReply } from "../../shared/observation/panel-messages";
-import type { CheckpointProgressRow } from "../review/checkpoint-progress";
+import type { CheckpointProgressRow } from "../review/checkpoints/checkpoint-progress";
 import { assertNever } from "../../shared/common/assert-never";
 
 /** How each input type is asked for; a secret is always a password field, whatever its type. */

@@ -1,5 +1,5 @@
-import type { ValidationRunsResponse } from "../../shared/learning/route-contracts";
-import type { WorkflowCheckpoint } from "../../shared/learning/checkpoints/semantic-workflow-interpretation";
+import type { ValidationRunsResponse } from "../../../shared/learning/route-contracts";
+import type { WorkflowCheckpoint } from "../../../shared/learning/checkpoints/semantic-workflow-interpretation";
 
 /**
  * Issue #35 "a failed validation says what to do": each thing the newest validation found wrong,

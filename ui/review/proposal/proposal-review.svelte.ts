@@ -1,10 +1,10 @@
-import type { CheckpointVerificationReceipt } from "../../shared/learning/checkpoints/checkpoint-receipt";
-import type { LearningReceipt, LearningReceiptKind } from "../../shared/learning/sessions/receipts";
-import type { ProposalDetailResponse, ProposalInstallResponse, ValidationRunsResponse } from "../../shared/learning/route-contracts";
-import { isRouteMissing } from "../agent-link/transport/agent-failure";
-import { checkpointProgress, type CheckpointProgressRow } from "./checkpoint-progress";
-import { describeFailure } from "../common/failure-text";
-import { report, type LearnDeps } from "../common/learn-deps";
+import type { CheckpointVerificationReceipt } from "../../../shared/learning/checkpoints/checkpoint-receipt";
+import type { LearningReceipt, LearningReceiptKind } from "../../../shared/learning/sessions/receipts";
+import type { ProposalDetailResponse, ProposalInstallResponse, ValidationRunsResponse } from "../../../shared/learning/route-contracts";
+import { isRouteMissing } from "../../agent-link/transport/agent-failure";
+import { checkpointProgress, type CheckpointProgressRow } from "../checkpoints/checkpoint-progress";
+import { describeFailure } from "../../common/failure-text";
+import { report, type LearnDeps } from "../../common/learn-deps";
 import { readLintReport, type CheckpointLintReportView } from "./lint-report";
 import { moreTestsRequestOf, type MoreTestsDraft } from "./more-tests-form";
 import { parametersFromSkillMarkdown, type SkillParameter } from "./skill-markdown";
@@ -13,8 +13,8 @@ export type Loadable<T> =
   { status: "loading" } | { status: "ready"; value: T } | { status: "unavailable"; reason: string } | { status: "error"; message: string };
 
 /** Field edits the revise route accepts (shared/learning/proposals/proposal-edits). */
-export type { ProposalEdits } from "../../shared/learning/proposals/proposal-edits";
-import type { ProposalEdits } from "../../shared/learning/proposals/proposal-edits";
+export type { ProposalEdits } from "../../../shared/learning/proposals/proposal-edits";
+import type { ProposalEdits } from "../../../shared/learning/proposals/proposal-edits";
 
 /** The receipts that tell an install saga's progress (§0C.13), in the order the saga writes them. */
 export const INSTALL_SAGA_KINDS: readonly LearningReceiptKind[] = [

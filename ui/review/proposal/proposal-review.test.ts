@@ -1,17 +1,17 @@
 import { render } from "svelte/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ProposalDetailResponse } from "../../shared/learning/route-contracts";
-import type { SkillDelta } from "../../shared/learning/proposals/skill-delta";
-import { readyProposal, type AgentCall } from "../../agent/test-support/ready-proposal";
-import { featuresFromOpenApi } from "../common/agent-features";
-import MoreTestsForm from "./MoreTestsForm.svelte";
+import type { ProposalDetailResponse } from "../../../shared/learning/route-contracts";
+import type { SkillDelta } from "../../../shared/learning/proposals/skill-delta";
+import { readyProposal, type AgentCall } from "../../../agent/test-support/ready-proposal";
+import { featuresFromOpenApi } from "../../common/agent-features";
+import MoreTestsForm from "../decisions/MoreTestsForm.svelte";
 import { moreTestsRequestOf } from "./more-tests-form";
-import ProposalDecisions from "./ProposalDecisions.svelte";
-import { proposalActions } from "./proposal-actions";
+import ProposalDecisions from "../decisions/ProposalDecisions.svelte";
+import { proposalActions } from "../decisions/proposal-actions";
 import { ProposalReviewState } from "./proposal-review.svelte";
 import ProposalSummary from "./ProposalSummary.svelte";
 import SkillDeltaView from "./SkillDeltaView.svelte";
-import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../../testing/listening-agent";
 
 const PAGE_TEXT = 'Downloads <img src=x onerror="alert(1)">';
 

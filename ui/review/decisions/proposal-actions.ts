@@ -1,6 +1,6 @@
-import type { SkillBundleProposalState } from "../../shared/skills/proposal";
-import type { AgentFeature } from "../common/agent-features";
-import { NOT_AVAILABLE_YET } from "../common/learn-labels";
+import type { SkillBundleProposalState } from "../../../shared/skills/proposal";
+import type { AgentFeature } from "../../common/agent-features";
+import { NOT_AVAILABLE_YET } from "../../common/learn-labels";
 
 export type ProposalAction = "validate" | "install" | "approve" | "request_more_tests" | "revise" | "reject";
 

@@ -1,5 +1,5 @@
-import type { ProposalDetailResponse } from "../../shared/learning/route-contracts";
-import type { ProposalEdits } from "./proposal-review.svelte";
+import type { ProposalDetailResponse } from "../../../shared/learning/route-contracts";
+import type { ProposalEdits } from "../proposal/proposal-review.svelte";
 
 /** The revise form's fields: lists are edited one entry per line. */
 export interface ReviseDraft {

@@ -1,7 +1,7 @@
 import { render } from "svelte/server";
 import { describe, expect, it } from "vitest";
 import ValidateForm from "./ValidateForm.svelte";
-import { flowActsInBrowser } from "./proposal-review.svelte";
+import { flowActsInBrowser } from "../proposal/proposal-review.svelte";
 
 const parameters = [{ name: "branch", label: "Branch", type: "text" }];
 const props = { parameters, busy: false, onvalidate: () => {}, oncancel: () => {} };

@@ -1,4 +1,4 @@
-import type { RequestMoreTestsRequest } from "../../shared/learning/proposal-tests";
+import type { RequestMoreTestsRequest } from "../../../shared/learning/proposal-tests";
 
 /** The "Request More Tests" form as typed: one example request per line. */
 export interface MoreTestsDraft {

@@ -1,10 +1,10 @@
 import { render } from "svelte/server";
 import { describe, expect, it } from "vitest";
-import type { ValidationRunsResponse } from "../../shared/learning/route-contracts";
-import type { WorkflowCheckpoint } from "../../shared/learning/checkpoints/semantic-workflow-interpretation";
+import type { ValidationRunsResponse } from "../../../shared/learning/route-contracts";
+import type { WorkflowCheckpoint } from "../../../shared/learning/checkpoints/semantic-workflow-interpretation";
 import { validationAdvice } from "./validation-advice";
 import ValidationAdvice from "./ValidationAdvice.svelte";
-import type { ProposalReviewState } from "./proposal-review.svelte";
+import type { ProposalReviewState } from "../proposal/proposal-review.svelte";
 
 const RUN = (id: number, kind: "lint" | "rehearsal" | "trigger", result: "passed" | "failed" | "partial", at: string) => ({
   validation_run_id: `00000000-0000-4000-8000-00000000000${id}`,

@@ -1,5 +1,5 @@
-import type { CheckpointProgressStatus, CheckpointVerificationReceipt } from "../../shared/learning/checkpoints/checkpoint-receipt";
-import type { WorkflowCheckpoint } from "../../shared/learning/checkpoints/semantic-workflow-interpretation";
+import type { CheckpointProgressStatus, CheckpointVerificationReceipt } from "../../../shared/learning/checkpoints/checkpoint-receipt";
+import type { WorkflowCheckpoint } from "../../../shared/learning/checkpoints/semantic-workflow-interpretation";
 
 /** One row of the §0C.9B checkpoint progress view. */
 export interface CheckpointProgressRow {
