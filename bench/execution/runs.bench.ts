@@ -32,6 +32,72 @@ function firstRequestAfter(site: RunFixtureSite, from: number): Promise<number> 
   });
 }
 
+type AgentCall = (method: "GET" | "POST", url: string, payload?: unknown) => Promise<{ status: number; body: Record<string, any> }>;
+type Memory = Awaited<ReturnType<typeof openMemoryStore>>;
+
+/** The contact ability installed, and what `execute()` is given for it: its flow, checkpoints, parameters and run policy. */
+async function installedFlow(call: AgentCall, memory: Memory, site: RunFixtureSite) {
+  const { abilityId } = await installContactAbility(call, site);
+  const spec = AbilityRunSpecSchema.parse((await call("GET", `/api/abilities/${abilityId}/run-spec`)).body);
+  const folder = `${MemoryPaths.installedSkill(abilityId.replace("learned.", ""))}/tests`;
+  const flow = JSON.parse((await memory.readText(`${folder}/flow.recorder.json`)) ?? "{}") as RecorderFlow;
+  const checkpoints = JSON.parse((await memory.readText(`${folder}/checkpoints.json`)) ?? "[]") as ExecutionCheckpoint[];
+  const parameters = (JSON.parse((await memory.readText(`${folder}/parameters.json`)) ?? "[]") as Array<ExecutionParameter & { label: string }>).map(
+    ({ name, type_hint }) => ({ name, type_hint }),
+  );
+  const policy = runPolicyOf(StartRunRequestSchema.parse({ ability_id: abilityId, inputs: INPUTS, schema_version: 1 }), spec);
+  return { abilityId, flow, checkpoints, parameters, policy };
+}
+
+type InstalledFlow = Awaited<ReturnType<typeof installedFlow>>;
+
+/** One run through `POST /api/runs`, confirmed when asked, until it completes: to the first action, and to the hand-over. */
+async function runThroughApi(
+  call: AgentCall,
+  site: RunFixtureSite,
+  abilityId: string,
+  handedOverAt: () => number,
+): Promise<{ toFirst: number; service: number }> {
+  const first = firstRequestAfter(site, site.requests.length);
+  const start = performance.now();
+  const started = await call("POST", "/api/runs", { ability_id: abilityId, inputs: INPUTS, schema_version: 1 });
+  const dispatchId = RunResponseSchema.parse(started.body).run.dispatch_id;
+  const firstAt = await first;
+  let run: RunRecord;
+  for (;;) {
+    run = RunResponseSchema.parse((await call("GET", `/api/runs/${dispatchId}`)).body).run;
+    if (run.state === "needs_confirmation")
+      await call("POST", `/api/runs/${dispatchId}/confirm`, {
+        confirmation_id: run.pending_confirmation?.confirmation_id,
+        decision: "confirm",
+        schema_version: 1,
+      });
+    if (run.completed_at !== undefined) break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  if (run.state !== "succeeded") throw new Error(`the bench run did not succeed: ${JSON.stringify(run.failure)}`);
+  return { toFirst: firstAt - start, service: handedOverAt() - start };
+}
+
+/** The same flow through `execute()` directly, with a fresh managed Chromium: to the first action. */
+async function runDirect(site: RunFixtureSite, installed: InstalledFlow, chromiumPath: string): Promise<number> {
+  const first = firstRequestAfter(site, site.requests.length);
+  const start = performance.now();
+  const result = await execute({
+    flow: installed.flow,
+    checkpoints: installed.checkpoints,
+    parameters: installed.parameters,
+    values: INPUTS,
+    policy: { ...installed.policy, policy_id: randomUUID() },
+    browser: managedBrowser({ chromiumPath }),
+    confirm: async () => true,
+  });
+  if (result.overall !== "passed")
+    throw new Error(`the executor did not pass the bench flow: ${JSON.stringify(result.steps.filter((step) => step.result !== "passed"))}`);
+  const firstAt = await first;
+  return firstAt - start;
+}
+
 export async function benchRuns(chromiumPath = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH): Promise<BenchResult[]> {
   if (!existsSync(chromiumPath)) throw new Error(`the runs benchmark needs Chromium at ${chromiumPath}`);
   const { root, cleanup } = await makeTempMemoryRoot("elnor-bench-runs-");
@@ -52,7 +118,7 @@ export async function benchRuns(chromiumPath = process.env.CHROMIUM_PATH ?? DEFA
   const site = await serveRunFixtureSite();
   try {
     const token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();
-    const call = async (method: "GET" | "POST", url: string, payload?: unknown) => {
+    const call: AgentCall = async (method, url, payload) => {
       const response = await app.inject({
         method,
         url,
@@ -61,54 +127,9 @@ export async function benchRuns(chromiumPath = process.env.CHROMIUM_PATH ?? DEFA
       });
       return { status: response.statusCode, body: response.json() as Record<string, any> };
     };
-    const { abilityId } = await installContactAbility(call, site);
-    const spec = AbilityRunSpecSchema.parse((await call("GET", `/api/abilities/${abilityId}/run-spec`)).body);
-    const folder = `${MemoryPaths.installedSkill(abilityId.replace("learned.", ""))}/tests`;
-    const flow = JSON.parse((await memory.readText(`${folder}/flow.recorder.json`)) ?? "{}") as RecorderFlow;
-    const checkpoints = JSON.parse((await memory.readText(`${folder}/checkpoints.json`)) ?? "[]") as ExecutionCheckpoint[];
-    const parameters = (JSON.parse((await memory.readText(`${folder}/parameters.json`)) ?? "[]") as Array<ExecutionParameter & { label: string }>).map(
-      ({ name, type_hint }) => ({ name, type_hint }),
-    );
-    const policy = runPolicyOf(StartRunRequestSchema.parse({ ability_id: abilityId, inputs: INPUTS, schema_version: 1 }), spec);
-
-    const throughApi = async (): Promise<{ toFirst: number; service: number }> => {
-      const first = firstRequestAfter(site, site.requests.length);
-      const start = performance.now();
-      const started = await call("POST", "/api/runs", { ability_id: abilityId, inputs: INPUTS, schema_version: 1 });
-      const dispatchId = RunResponseSchema.parse(started.body).run.dispatch_id;
-      const firstAt = await first;
-      let run: RunRecord;
-      for (;;) {
-        run = RunResponseSchema.parse((await call("GET", `/api/runs/${dispatchId}`)).body).run;
-        if (run.state === "needs_confirmation")
-          await call("POST", `/api/runs/${dispatchId}/confirm`, {
-            confirmation_id: run.pending_confirmation?.confirmation_id,
-            decision: "confirm",
-            schema_version: 1,
-          });
-        if (run.completed_at !== undefined) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      if (run.state !== "succeeded") throw new Error(`the bench run did not succeed: ${JSON.stringify(run.failure)}`);
-      return { toFirst: firstAt - start, service: handedOverAt - start };
-    };
-    const direct = async (): Promise<number> => {
-      const first = firstRequestAfter(site, site.requests.length);
-      const start = performance.now();
-      const result = await execute({
-        flow,
-        checkpoints,
-        parameters,
-        values: INPUTS,
-        policy: { ...policy, policy_id: randomUUID() },
-        browser: managedBrowser({ chromiumPath }),
-        confirm: async () => true,
-      });
-      if (result.overall !== "passed")
-        throw new Error(`the executor did not pass the bench flow: ${JSON.stringify(result.steps.filter((step) => step.result !== "passed"))}`);
-      const firstAt = await first;
-      return firstAt - start;
-    };
+    const installed = await installedFlow(call, memory, site);
+    const throughApi = () => runThroughApi(call, site, installed.abilityId, () => handedOverAt);
+    const direct = () => runDirect(site, installed, chromiumPath);
 
     // One warm-up of each, not counted.
     await throughApi();
