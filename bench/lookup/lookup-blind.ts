@@ -6,7 +6,7 @@ import { BLIND5_ABILITIES, BLIND5_UNRELATED } from "./fixtures/lookup-blind5.fix
 import { DEV_ABILITIES } from "./fixtures/lookup-dev.fixture";
 import { EVAL_ABILITIES } from "./fixtures/lookup-eval.fixture";
 import { HOLDOUT_ABILITIES } from "./fixtures/lookup-holdout.fixture";
-import { compiledDocument } from "./lookup-quality.bench";
+import { compiledDocument } from "./lookup-sets";
 import { UNSEEN_ABILITIES } from "./fixtures/lookup-unseen.fixture";
 import { FOURTH_ABILITIES } from "./fixtures/lookup-fourth.fixture";
 import { createBaselineIndex } from "./baseline/baseline-index";
@@ -14,7 +14,7 @@ import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../../shared/
 import { loadWordNetLexicon } from "../../agent/lookup/lexicon/wordnet-lexicon";
 import { withDomainPhrasing } from "../../agent/lookup/wording/wording-domain";
 import { createSentenceEncoder } from "../../agent/lookup/meaning/sentence-encoder";
-import { blendedLookupOver, tierQualityOf } from "./lookup-meaning.bench";
+import { blendedLookupOver, tierQualityOf } from "./blended-lookup";
 import { withOneTypo } from "./lookup-typos";
 
 // `node --import tsx bench/lookup/lookup-blind.ts`: the blind sets' figures only (issue #15); never their misses.
