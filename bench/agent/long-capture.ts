@@ -166,6 +166,77 @@ async function folderBytes(folder: string): Promise<{ apparent: number; allocate
   return { apparent, allocated, files };
 }
 
+type AgentPost = (url: string, payload?: unknown) => Promise<Record<string, any>>;
+
+/** POST to the agent process with its token; a refusal throws. */
+function agentPost(agentUrl: string, token: string): AgentPost {
+  return async (url, payload) => {
+    const response = await fetch(`${agentUrl}${url}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
+      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+    });
+    const body = (await response.json()) as Record<string, any>;
+    if (response.status >= 300) throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body)}`);
+    return body;
+  };
+}
+
+/**
+ * The 2 hours of triage replayed into the session in batches of BATCH, each event with the snapshot
+ * refs of the page before and after it, each new snapshot sent once; how long the replay took.
+ */
+async function replayCapture(call: AgentPost, sessionId: string): Promise<{ total: number; snapshotsSent: number; replayMs: number }> {
+  const total = CAPTURE_MS / EVENT_EVERY_MS;
+  const steps: Step[] = [];
+  for (let ticket = 1000; steps.length < total; ticket += 1) steps.push(...triage(ticket, 2000 - (ticket - 1000)));
+  steps.length = total;
+  const began = Date.now() - CAPTURE_MS;
+  let before: string | undefined;
+  let pageUrl = `${SITE}/tickets`;
+  let snapshotsSent = 0;
+  const replayStart = performance.now();
+  for (let start = 0; start < total; start += BATCH) {
+    const events: unknown[] = [];
+    const snapshots = new Map<string, unknown>();
+    for (const [offset, step] of steps.slice(start, start + BATCH).entries()) {
+      let after = before;
+      if (step.after !== undefined) {
+        pageUrl = step.after.url;
+        const sha = createHash("sha256").update(canonicalJson(step.after)).digest("hex");
+        after = `snapshot:${sha}`;
+        if (after !== before) snapshots.set(sha, { sha256: sha, learn_session_id: sessionId, snapshot: step.after });
+      }
+      events.push({
+        event_id: randomUUID(),
+        learn_session_id: sessionId,
+        adapter_kind: "browser_dom",
+        app_family: "browser",
+        action_label: step.label,
+        redaction_mode: "mask_text",
+        ...(before === undefined ? {} : { before_state_ref: before }),
+        ...(after === undefined ? {} : { after_state_ref: after }),
+        created_at: new Date(began + (start + offset) * EVENT_EVERY_MS).toISOString(),
+        schema_version: 1,
+        browser_detail: {
+          page_url: pageUrl,
+          page_title: "Helpdesk",
+          ...(step.role === undefined ? {} : { target_role: step.role, target_name: step.name, selectors: [[`aria/${step.name}[role="${step.role}"]`]] }),
+          dom_event_kind: step.kind,
+          ...(step.typed ? { masked_field: { masked: true, length_class: "medium" } } : {}),
+        },
+      });
+      before = after;
+    }
+    snapshotsSent += snapshots.size;
+    const ack = await call("/api/observations/events", { batch_id: randomUUID(), events, snapshots: [...snapshots.values()], schema_version: 1 });
+    if (ack.accepted.length !== events.length || ack.snapshots_rejected.length > 0) {
+      throw new Error(`the agent did not take the whole batch: ${JSON.stringify({ ...ack, accepted: ack.accepted.length })}`);
+    }
+  }
+  return { total, snapshotsSent, replayMs: performance.now() - replayStart };
+}
+
 /**
  * A 2-hour demonstration at a person's pace — an action every 2 s (3,600), a new page snapshot
  * whenever the page changed (4 per ticket of 12 actions) — replayed into the real agent process
@@ -178,68 +249,11 @@ export async function benchLongCapture(nodeArgs?: readonly string[]): Promise<Be
   const agent = await startAgentProcess(root, { OPENCLAW_WORKSPACE: path.join(root, "openclaw-workspace") }, nodeArgs);
   try {
     const token = (await readFile(path.join(root, MemoryPaths.agentToken), "utf8")).trim();
-    const call = async (url: string, payload?: unknown) => {
-      const response = await fetch(`${agent.url}${url}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
-        ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-      });
-      const body = (await response.json()) as Record<string, any>;
-      if (response.status >= 300) throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body)}`);
-      return body;
-    };
+    const call = agentPost(agent.url, token);
     const sessionId = (await call("/api/learn/sessions", { entry_mode: "demonstrating_skill" })).session.learn_session_id as string;
     await call(`/api/learn/sessions/${sessionId}/start`);
     await call(`/api/learn/sessions/${sessionId}/mark-goal`, { goal_description: "Triage the open helpdesk tickets" });
-
-    const total = CAPTURE_MS / EVENT_EVERY_MS;
-    const steps: Step[] = [];
-    for (let ticket = 1000; steps.length < total; ticket += 1) steps.push(...triage(ticket, 2000 - (ticket - 1000)));
-    steps.length = total;
-    const began = Date.now() - CAPTURE_MS;
-    let before: string | undefined;
-    let pageUrl = `${SITE}/tickets`;
-    let snapshotsSent = 0;
-    const replayStart = performance.now();
-    for (let start = 0; start < total; start += BATCH) {
-      const events: unknown[] = [];
-      const snapshots = new Map<string, unknown>();
-      for (const [offset, step] of steps.slice(start, start + BATCH).entries()) {
-        let after = before;
-        if (step.after !== undefined) {
-          pageUrl = step.after.url;
-          const sha = createHash("sha256").update(canonicalJson(step.after)).digest("hex");
-          after = `snapshot:${sha}`;
-          if (after !== before) snapshots.set(sha, { sha256: sha, learn_session_id: sessionId, snapshot: step.after });
-        }
-        events.push({
-          event_id: randomUUID(),
-          learn_session_id: sessionId,
-          adapter_kind: "browser_dom",
-          app_family: "browser",
-          action_label: step.label,
-          redaction_mode: "mask_text",
-          ...(before === undefined ? {} : { before_state_ref: before }),
-          ...(after === undefined ? {} : { after_state_ref: after }),
-          created_at: new Date(began + (start + offset) * EVENT_EVERY_MS).toISOString(),
-          schema_version: 1,
-          browser_detail: {
-            page_url: pageUrl,
-            page_title: "Helpdesk",
-            ...(step.role === undefined ? {} : { target_role: step.role, target_name: step.name, selectors: [[`aria/${step.name}[role="${step.role}"]`]] }),
-            dom_event_kind: step.kind,
-            ...(step.typed ? { masked_field: { masked: true, length_class: "medium" } } : {}),
-          },
-        });
-        before = after;
-      }
-      snapshotsSent += snapshots.size;
-      const ack = await call("/api/observations/events", { batch_id: randomUUID(), events, snapshots: [...snapshots.values()], schema_version: 1 });
-      if (ack.accepted.length !== events.length || ack.snapshots_rejected.length > 0) {
-        throw new Error(`the agent did not take the whole batch: ${JSON.stringify({ ...ack, accepted: ack.accepted.length })}`);
-      }
-    }
-    const replayMs = performance.now() - replayStart;
+    const { total, snapshotsSent, replayMs } = await replayCapture(call, sessionId);
     await call(`/api/learn/sessions/${sessionId}/stop`);
     const disk = await folderBytes(path.join(root, MemoryPaths.observationFolder(sessionId)));
     const generateStart = performance.now();
