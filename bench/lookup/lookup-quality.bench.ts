@@ -67,7 +67,7 @@ export function compiledDocument(ability: EvalAbility, index: number, idSuffix =
   };
   return {
     entry,
-    description: ability.goal,
+    description: ability.description ?? ability.goal,
     when_to_use: useConditions,
     trigger_tests: [...new Set([base, ...triggers])].slice(0, 5).concat([`could you ${base} for me`, `i need to ${base}`, `go ahead and ${base} now`]),
   };
