@@ -6,7 +6,14 @@ import type { Lexicon } from "../lexicon/wording-lexicon";
 import { withDomainPhrasing } from "../wording/wording-domain";
 import { createWordingIndex, type WordingNearMiss } from "../wording/wording-index";
 import type { LookupDocument } from "../wording/wording-score";
-import { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY, alsoConsider, lookupTiers, type AlsoConsiderSources } from "./also-consider";
+import {
+  ALSO_CONSIDER_FAINT_SIMILARITY,
+  ALSO_CONSIDER_MAX,
+  ALSO_CONSIDER_MIN_SIMILARITY,
+  alsoConsider,
+  lookupTiers,
+  type AlsoConsiderSources,
+} from "./also-consider";
 import { createMeaningIndex, lookupReading, type Closeness } from "./meaning-index";
 
 const entry = usableEntry;
@@ -73,9 +80,10 @@ describe("alsoConsider (issue #34)", () => {
     ]);
   });
 
-  it("fills the list under the floor only after those above it, only with a positive cosine, and never alone", () => {
+  it("fills the list under the floor only after those above it, only from the faint floor, and never alone", () => {
     const mixed = new Map<string, Closeness>([
       ["learned.a0", { similarity: 0.39, phrase: "just under" }],
+      ["learned.a4", { similarity: ALSO_CONSIDER_FAINT_SIMILARITY - 0.01, phrase: "under the faint floor" }],
       ["learned.a1", { similarity: 0.45, phrase: "above" }],
       ["learned.a2", { similarity: 0, phrase: "orthogonal" }],
       ["learned.a3", { similarity: -0.1, phrase: "opposite" }],

@@ -1,5 +1,6 @@
 import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
 import {
+  ALSO_CONSIDER_FAINT_SIMILARITY,
   ALSO_CONSIDER_MAX,
   ALSO_CONSIDER_MIN_SIMILARITY,
   type AbilityAlsoConsidered,
@@ -21,8 +22,8 @@ import { blendedText, blendMatches, isFolderName, type BlendedMatch, type Closen
  * - The floor: a candidate stays when its closest phrase reaches a cosine of `ALSO_CONSIDER_MIN_SIMILARITY`, or
  *   when it holds one of the request's own words by base form. A request sharing neither with
  *   any ability gets an empty tier. The reason says the first that holds (the phrase, or the words).
- *   When fewer than `ALSO_CONSIDER_MAX` pass, the next closest under the floor (a positive cosine)
- *   follow them, their reason saying they read only faintly close (issue #34, third round): the
+ *   When fewer than `ALSO_CONSIDER_MAX` pass, the next closest under the floor (from a cosine of
+ *   `ALSO_CONSIDER_FAINT_SIMILARITY`) follow them, their reason saying they read only faintly close (issue #34, third round): the
  *   floor says whether the request shares anything at all, not which five to show an assistant.
  * - Ranked by how close each reads (`blendedText`: the matches' blend of wording and meaning, the
  *   wording below the gate counted as its text score), not by the scope, lane and checkpoint weights
@@ -32,7 +33,7 @@ import { blendedText, blendMatches, isFolderName, type BlendedMatch, type Closen
  *   one phrase reading close by chance counts for less than two that agree. `score` and the reason
  *   still read the closest alone. Ties by `score`. At most `ALSO_CONSIDER_MAX`.
  */
-export { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY };
+export { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY, ALSO_CONSIDER_FAINT_SIMILARITY };
 /** How many of the abilities reached below the wording gate are read as candidates. */
 const NEAR_READ = 20;
 
@@ -114,10 +115,10 @@ export function alsoConsider(
     const byMeaning = close !== undefined && close.similarity >= ALSO_CONSIDER_MIN_SIMILARITY;
     const shared = byMeaning ? [] : sources.sharedWords(ability_id);
     if (byMeaning || shared.length > 0) offered.push({ ability_id, score, reason: reasonOf(close, shared, entry), ...rest });
-    else if (close !== undefined && close.similarity > 0 && faint.length < ALSO_CONSIDER_MAX)
+    else if (close !== undefined && close.similarity >= ALSO_CONSIDER_FAINT_SIMILARITY && faint.length < ALSO_CONSIDER_MAX)
       faint.push({ ability_id, score, reason: faintReasonOf(close, entry), ...rest });
   }
-  // Under the floor, the next closest (any positive cosine) fill the list, after those above it; never alone: a request
+  // Under the floor, the next closest (from ALSO_CONSIDER_FAINT_SIMILARITY) fill the list, after those above it; never alone: a request
   // sharing nothing with any ability keeps an empty tier.
   return offered.length === 0 ? [] : [...offered, ...faint].slice(0, ALSO_CONSIDER_MAX);
 }
