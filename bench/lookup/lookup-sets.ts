@@ -9,6 +9,7 @@ import { FIFTH_ABILITIES, FIFTH_UNRELATED } from "./fixtures/lookup-fifth.fixtur
 import { FOURTH_ABILITIES, FOURTH_UNRELATED } from "./fixtures/lookup-fourth.fixture";
 import { HOLDOUT_ABILITIES, HOLDOUT_UNRELATED } from "./fixtures/lookup-holdout.fixture";
 import { SIXTH_ABILITIES, SIXTH_UNRELATED } from "./fixtures/lookup-sixth.fixture";
+import { SEVENTH_ABILITIES, SEVENTH_UNRELATED } from "./fixtures/lookup-seventh.fixture";
 import { UNSEEN_ABILITIES, UNSEEN_UNRELATED } from "./fixtures/lookup-unseen.fixture";
 
 /**
@@ -37,6 +38,8 @@ export const LOOKUP_SETS: readonly LookupSet[] = [
     pool: [...EVAL_ABILITIES, ...HOLDOUT_ABILITIES, ...UNSEEN_ABILITIES],
     tuned: true,
   },
+  // Issue #34: near-confusable pairs with the compiler's descriptions, looked up among themselves (as a person's own skills).
+  { name: "seventh (pairs)", abilities: SEVENTH_ABILITIES, unrelated: SEVENTH_UNRELATED, pool: SEVENTH_ABILITIES, tuned: true },
   {
     name: "fourth (held out)",
     abilities: FOURTH_ABILITIES,
@@ -116,7 +119,7 @@ export function compiledDocument(ability: EvalAbility, index: number, idSuffix =
   };
   return {
     entry,
-    description: ability.goal,
+    description: ability.description ?? ability.goal,
     when_to_use: useConditions,
     trigger_tests: [...new Set([base, ...triggers])].slice(0, 5).concat([`could you ${base} for me`, `i need to ${base}`, `go ahead and ${base} now`]),
   };

@@ -45,6 +45,13 @@ export const ALSO_CONSIDER_MAX = 5;
  * third fewer unrelated requests get a tier.
  */
 export const ALSO_CONSIDER_MIN_SIMILARITY = 0.4;
+/**
+ * Issue #34, third round: when fewer than `ALSO_CONSIDER_MAX` abilities reach the floor above, the
+ * next closest fill the tier from this cosine (the floor the first round measured). On the tuned
+ * sets the fill gained the same requests from 0.3 as from any positive cosine, and a person's
+ * "Maybe you meant" then showed skills at a cosine of 0.05 (BENCHMARKS.md, "Issue 34, third round").
+ */
+export const ALSO_CONSIDER_FAINT_SIMILARITY = 0.3;
 
 /** Issue #34: with this many abilities a lookup may return or fewer, an answer without matches lists them all (`all_abilities`). */
 export const ALL_ABILITIES_UP_TO = 30;
@@ -57,7 +64,7 @@ export const AbilityDescribedSchema = z.object({
 });
 
 /** What `also_consider` means (issue #34; the OpenAPI description and README say the same). */
-export const ALSO_CONSIDER_MEANING = `Up to ${ALSO_CONSIDER_MAX} abilities below the gate of \`matches\`, closest first (by the blend of wording and meaning \`score\` is made of, before its scope, lane and checkpoint weights), for a request worded far from them: each shares some meaning (its closest phrase reaches a cosine of ${ALSO_CONSIDER_MIN_SIMILARITY} with the request) or one of the request's own words (by base form) with the request. Never an ability of \`matches\`, never one a hard gate refuses (quarantined, disabled, a lane not searched, a negative trigger, the opposite action). \`score\` is computed as for \`matches\` (the wording below the gate counted as it stands); \`reason\` says why it came up; \`confidence\` is always "low": let the person (or the assistant's model, from each ability's description) choose. Empty when nothing shares any meaning or wording with the request.`;
+export const ALSO_CONSIDER_MEANING = `Up to ${ALSO_CONSIDER_MAX} abilities below the gate of \`matches\`, closest first (by the blend of wording and meaning \`score\` is made of, before its scope, lane and checkpoint weights, the meaning read as the mean cosine of the ability's two closest phrases), for a request worded far from them: each shares some meaning (its closest phrase reaches a cosine of ${ALSO_CONSIDER_MIN_SIMILARITY} with the request) or one of the request's own words (by base form) with the request; when fewer than ${ALSO_CONSIDER_MAX} do, the next closest in meaning (from a cosine of ${ALSO_CONSIDER_FAINT_SIMILARITY}) follow them, their \`reason\` saying they read only faintly close. Never an ability of \`matches\`, never one a hard gate refuses (quarantined, disabled, a lane not searched, a negative trigger, the opposite action). \`score\` is computed as for \`matches\` (the wording below the gate counted as it stands); \`reason\` says why it came up; \`confidence\` is always "low": let the person (or the assistant's model, from each ability's description) choose. Empty when nothing reaches that cosine or shares a word with the request.`;
 
 /** Issue #34: one ability of lookup's second tier, below the gate of `matches` (`ALSO_CONSIDER_MEANING`). */
 export const AbilityAlsoConsideredSchema = z.object({

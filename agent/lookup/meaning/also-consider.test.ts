@@ -6,7 +6,14 @@ import type { Lexicon } from "../lexicon/wording-lexicon";
 import { withDomainPhrasing } from "../wording/wording-domain";
 import { createWordingIndex, type WordingNearMiss } from "../wording/wording-index";
 import type { LookupDocument } from "../wording/wording-score";
-import { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY, alsoConsider, lookupTiers, type AlsoConsiderSources } from "./also-consider";
+import {
+  ALSO_CONSIDER_FAINT_SIMILARITY,
+  ALSO_CONSIDER_MAX,
+  ALSO_CONSIDER_MIN_SIMILARITY,
+  alsoConsider,
+  lookupTiers,
+  type AlsoConsiderSources,
+} from "./also-consider";
 import { createMeaningIndex, lookupReading, type Closeness } from "./meaning-index";
 
 const entry = usableEntry;
@@ -61,9 +68,48 @@ describe("alsoConsider (issue #34)", () => {
   it("is empty when nothing shares a meaning above the floor or any of the request's words", () => {
     const far = new Map<string, Closeness>(ids.map((id) => [id, { similarity: ALSO_CONSIDER_MIN_SIMILARITY - 0.01, phrase: id }]));
     expect(alsoConsider(query("anything"), [], [], far, sources())).toEqual([]);
-    // One shared word is enough, and says so.
+    // One shared word is enough, and says so; under the floor, the next closest then fill the list after it, said to read faintly.
     const shared = alsoConsider(query("anything"), [], [], far, sources({ sharedWords: (id) => (id === "learned.a6" ? ["invoices"] : []) }));
-    expect(shared.map((item) => [item.ability_id, item.reason])).toEqual([["learned.a6", 'shares the word "invoices"']]);
+    expect(shared.map((item) => [item.ability_id, item.reason])).toEqual([
+      ["learned.a6", 'shares the word "invoices"'],
+      // Their closest phrase is their id, a folder name: never quoted.
+      ...["a0", "a1", "a2", "a3"].map((id) => [
+        `learned.${id}`,
+        `reads only faintly close in meaning (similarity ${(ALSO_CONSIDER_MIN_SIMILARITY - 0.01).toFixed(2)})`,
+      ]),
+    ]);
+  });
+
+  it("fills the list under the floor only after those above it, only from the faint floor, and never alone", () => {
+    const mixed = new Map<string, Closeness>([
+      ["learned.a0", { similarity: 0.39, phrase: "just under" }],
+      ["learned.a4", { similarity: ALSO_CONSIDER_FAINT_SIMILARITY - 0.01, phrase: "under the faint floor" }],
+      ["learned.a1", { similarity: 0.45, phrase: "above" }],
+      ["learned.a2", { similarity: 0, phrase: "orthogonal" }],
+      ["learned.a3", { similarity: -0.1, phrase: "opposite" }],
+    ]);
+    const tier = alsoConsider(query("anything"), [], [], mixed, sources());
+    expect(tier.map((item) => [item.ability_id, item.reason])).toEqual([
+      ["learned.a1", 'reads close to "above" (similarity 0.45)'],
+      ["learned.a0", 'reads only faintly close to "just under" (similarity 0.39)'],
+    ]);
+    expect(tier.every((item) => item.confidence === "low")).toBe(true);
+    // Nothing above the floor and no shared word: empty, however close the next one reads.
+    mixed.delete("learned.a1");
+    expect(alsoConsider(query("anything"), [], [], mixed, sources())).toEqual([]);
+  });
+
+  it("orders by the mean of an ability's two closest phrases: one phrase reading close by chance counts for less than two that agree", () => {
+    const close = new Map<string, Closeness>([
+      ["learned.a0", { similarity: 0.5, second: 0.3, phrase: "one fluke" }],
+      ["learned.a1", { similarity: 0.48, second: 0.47, phrase: "two agree" }],
+      ["learned.a2", { similarity: 0.46, phrase: "only phrase" }],
+    ]);
+    const tier = alsoConsider(query("anything"), [], [], close, sources());
+    expect(tier.map((item) => item.ability_id)).toEqual(["learned.a1", "learned.a2", "learned.a0"]);
+    // The reason and the score still read the closest phrase alone.
+    expect(tier[2]?.reason).toBe('reads close to "one fluke" (similarity 0.50)');
+    expect(tier[2]?.score).toBeGreaterThan(tier[0]?.score as number);
   });
 
   it("ranks an ability reached by the words below the gate by its wording too, and reads its meaning when the shortlist did not", () => {
@@ -111,6 +157,8 @@ describe("the second tier's order and reasons (issue #34, held-out recall)", () 
     const request = at(1, 1);
     const closeness = meaning.nearest(request);
     expect(closeness.get("native.pdf-tools")).toMatchObject({ phrase: "pdf-tools", quote: { phrase: "merge pdf files" } });
+    // Its second closest phrase's cosine, for the tier's order.
+    expect(closeness.get("native.pdf-tools")?.second).toBeCloseTo(0.8, 5);
     const tier = alsoConsider(query("anything"), [], [], closeness, {
       entryOf: () => pdf,
       refusal: () => undefined,

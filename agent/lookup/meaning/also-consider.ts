@@ -1,5 +1,6 @@
 import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
 import {
+  ALSO_CONSIDER_FAINT_SIMILARITY,
   ALSO_CONSIDER_MAX,
   ALSO_CONSIDER_MIN_SIMILARITY,
   type AbilityAlsoConsidered,
@@ -21,13 +22,18 @@ import { blendedText, blendMatches, isFolderName, type BlendedMatch, type Closen
  * - The floor: a candidate stays when its closest phrase reaches a cosine of `ALSO_CONSIDER_MIN_SIMILARITY`, or
  *   when it holds one of the request's own words by base form. A request sharing neither with
  *   any ability gets an empty tier. The reason says the first that holds (the phrase, or the words).
+ *   When fewer than `ALSO_CONSIDER_MAX` pass, the next closest under the floor (from a cosine of
+ *   `ALSO_CONSIDER_FAINT_SIMILARITY`) follow them, their reason saying they read only faintly close (issue #34, third round): the
+ *   floor says whether the request shares anything at all, not which five to show an assistant.
  * - Ranked by how close each reads (`blendedText`: the matches' blend of wording and meaning, the
  *   wording below the gate counted as its text score), not by the scope, lane and checkpoint weights
  *   `score` adds to it: for a skill worded far from the request, which lane it was installed in says
  *   nothing about whether it is the one meant (BENCHMARKS.md "Issue 34", chosen on the tuned sets).
- *   Ties by `score`. At most `ALSO_CONSIDER_MAX`.
+ *   The meaning is read there as the mean cosine of its two closest phrases (`Closeness.second`):
+ *   one phrase reading close by chance counts for less than two that agree. `score` and the reason
+ *   still read the closest alone. Ties by `score`. At most `ALSO_CONSIDER_MAX`.
  */
-export { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY };
+export { ALSO_CONSIDER_MAX, ALSO_CONSIDER_MIN_SIMILARITY, ALSO_CONSIDER_FAINT_SIMILARITY };
 /** How many of the abilities reached below the wording gate are read as candidates. */
 const NEAR_READ = 20;
 
@@ -57,6 +63,14 @@ function reasonOf(close: Closeness | undefined, shared: readonly string[], entry
   return parts.join("; ");
 }
 
+/** The reason of a candidate under the floor, filling the list: the phrase it reads closest to, said to read only faintly so. */
+function faintReasonOf(close: Closeness, entry: AbilityAvailabilityEntry): string {
+  const quoted = close.quote ?? close;
+  return close.quote === undefined && isFolderName(close.phrase, entry)
+    ? `reads only faintly close in meaning (similarity ${close.similarity.toFixed(2)})`
+    : `reads only faintly close to "${quoted.phrase}" (similarity ${quoted.similarity.toFixed(2)})`;
+}
+
 /** The second tier of one lookup, best first (see above). */
 export function alsoConsider(
   query: AbilityLookupQuery,
@@ -70,17 +84,18 @@ export function alsoConsider(
   const candidates = new Set([...closeness.keys(), ...nearText.keys()]);
   // Ranked first, then walked best first until five pass the floor: an ability's shared words
   // (its wording read word by word, the dearest part) are read only when its meaning does not pass.
-  const ranked: Array<{ item: Omit<AbilityAlsoConsidered, "reason">; close: Closeness | undefined; entry: AbilityAvailabilityEntry; near: number }> = [];
+  const ranked: Array<{ item: Omit<AbilityAlsoConsidered, "reason">; close: Closeness | undefined; entry: AbilityAvailabilityEntry; order: number }> = [];
   for (const abilityId of candidates) {
     if (taken.has(abilityId) || sources.refusal(abilityId) !== undefined) continue;
     const entry = sources.entryOf(abilityId);
     if (entry === undefined) continue;
     const close = closeness.get(abilityId) ?? sources.closenessOf(abilityId);
-    const near = blendedText(nearText.get(abilityId) ?? 0, close?.similarity ?? 0);
+    const wordingText = nearText.get(abilityId) ?? 0;
+    const near = blendedText(wordingText, close?.similarity ?? 0);
     ranked.push({
       close,
       entry,
-      near,
+      order: blendedText(wordingText, readsAs(close)),
       item: {
         ability_id: abilityId,
         score: wordingScore(near, entry, query.project_id),
@@ -91,17 +106,26 @@ export function alsoConsider(
       },
     });
   }
-  ranked.sort((a, b) => b.near - a.near || b.item.score - a.item.score || compareCodeUnits(a.item.ability_id, b.item.ability_id));
+  ranked.sort((a, b) => b.order - a.order || b.item.score - a.item.score || compareCodeUnits(a.item.ability_id, b.item.ability_id));
   const offered: AbilityAlsoConsidered[] = [];
+  const faint: AbilityAlsoConsidered[] = [];
   for (const { item, close, entry } of ranked) {
     if (offered.length === ALSO_CONSIDER_MAX) break;
     const { ability_id, score, ...rest } = item;
     const byMeaning = close !== undefined && close.similarity >= ALSO_CONSIDER_MIN_SIMILARITY;
     const shared = byMeaning ? [] : sources.sharedWords(ability_id);
-    if (!byMeaning && shared.length === 0) continue;
-    offered.push({ ability_id, score, reason: reasonOf(close, shared, entry), ...rest });
+    if (byMeaning || shared.length > 0) offered.push({ ability_id, score, reason: reasonOf(close, shared, entry), ...rest });
+    else if (close !== undefined && close.similarity >= ALSO_CONSIDER_FAINT_SIMILARITY && faint.length < ALSO_CONSIDER_MAX)
+      faint.push({ ability_id, score, reason: faintReasonOf(close, entry), ...rest });
   }
-  return offered;
+  // Under the floor, the next closest (from ALSO_CONSIDER_FAINT_SIMILARITY) fill the list, after those above it; never alone: a request
+  // sharing nothing with any ability keeps an empty tier.
+  return offered.length === 0 ? [] : [...offered, ...faint].slice(0, ALSO_CONSIDER_MAX);
+}
+
+/** How close a candidate reads, for the tier's order: the mean of its two closest phrases' cosines (`Closeness.second`). */
+function readsAs(close: Closeness | undefined): number {
+  return close === undefined ? 0 : (close.similarity + (close.second ?? close.similarity)) / 2;
 }
 
 /** Lookup's answer in two tiers: `matches` exactly as `lookupReading` gives them, and `also_consider`. */

@@ -64,6 +64,12 @@ export interface Closeness {
    * quotes (issue #34); absent when it has none.
    */
   quote?: { phrase: string; similarity: number };
+  /**
+   * The cosine of its second closest phrase (its closest's own when it has one phrase): the second
+   * tier orders by the mean of the two (`alsoConsider`), so that one phrase reading close by chance
+   * counts for less than two that agree (issue #34). `similarity` stays the closest's.
+   */
+  second?: number;
 }
 
 /** One word of lower-case letters and digits joined by hyphens, underscores or dots: a slug ("pdf-tools"), not a phrase. */
@@ -166,6 +172,7 @@ export function createMeaningIndex(
   const scan = createMeanScan(means, dims, documents.length, (doc) => (phraseStart[doc + 1] as number) === (phraseStart[doc] as number), options);
   const closest = (doc: number, query: Float32Array): Closeness | undefined => {
     let best: Closeness | undefined;
+    let second = Number.NEGATIVE_INFINITY;
     let bestQuotable: { phrase: string; similarity: number } | undefined;
     let bestIsQuotable = false;
     for (let at = phraseStart[doc] as number; at < (phraseStart[doc + 1] as number); at += 1) {
@@ -173,12 +180,15 @@ export function createMeaningIndex(
       const similarity = dot(flat, row * dims, query, dims);
       const canQuote = quotable[at] === 1;
       if (best === undefined || similarity > best.similarity) {
+        if (best !== undefined) second = best.similarity;
         best = { similarity, phrase: phrases[row] as string };
         bestIsQuotable = canQuote;
-      }
+      } else if (similarity > second) second = similarity;
       if (canQuote && (bestQuotable === undefined || similarity > bestQuotable.similarity)) bestQuotable = { phrase: phrases[row] as string, similarity };
     }
-    return best === undefined || bestIsQuotable || bestQuotable === undefined ? best : { ...best, quote: bestQuotable };
+    if (best === undefined) return undefined;
+    best.second = second === Number.NEGATIVE_INFINITY ? best.similarity : second;
+    return bestIsQuotable || bestQuotable === undefined ? best : { ...best, quote: bestQuotable };
   };
 
   return {
