@@ -123,9 +123,12 @@ export function createSkillFolderSource(folders: readonly SkillFolder[]): SkillF
     async fingerprint() {
       const parts: string[] = [];
       for (const folder of folders) {
-        for (const name of await skillDirs(folder.path)) {
-          const info = await stat(path.join(folder.path, name, SKILL_MD)).catch(() => undefined);
-          parts.push(`${folder.path}/${name}:${info?.mtimeMs ?? "-"}:${info?.size ?? "-"}`);
+        const names = await skillDirs(folder.path);
+        // Issue 32: 64 stats at a time, not one after the other (1,000 skills at start-up).
+        for (let from = 0; from < names.length; from += 64) {
+          const batch = names.slice(from, from + 64);
+          const infos = await Promise.all(batch.map((name) => stat(path.join(folder.path, name, SKILL_MD)).catch(() => undefined)));
+          batch.forEach((name, index) => parts.push(`${folder.path}/${name}:${infos[index]?.mtimeMs ?? "-"}:${infos[index]?.size ?? "-"}`));
         }
       }
       return parts.join("\n");
