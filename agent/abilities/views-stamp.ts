@@ -23,6 +23,7 @@ const READS = new Set([
   "readJson",
   "readText",
   "readBytes",
+  "readBytesAt",
   "readJsonl",
   "forEachJsonl",
   "forEachJsonlFrom",

@@ -20,6 +20,7 @@ const READS = new Set([
   "readJson",
   "readText",
   "readBytes",
+  "readBytesAt",
   "readJsonl",
   "forEachJsonl",
   "forEachJsonlFrom",
@@ -63,6 +64,24 @@ function wholeHistoryRead(read: Read): boolean {
   if (read.method === "readJsonlLast") return read.rest[0] !== "" || read.rest[1] !== 1;
   if (read.method === "forEachJsonlFrom") return read.rest[0] === 0;
   return true;
+}
+
+/** Issue 32: logs of every version of a record, read at start-up through the compact current view kept next to each. */
+const VIEWED_LOGS: Array<[string, string]> = [
+  [MemoryPaths.sessions, MemoryPaths.sessionsCurrent],
+  [MemoryPaths.proposals, MemoryPaths.proposalsCurrent],
+  [MemoryPaths.abilityRegistry, MemoryPaths.abilityRegistryCurrent],
+];
+
+/** The byte of its log a current view was folded up to (the view file's second line is the view; agent/memory/log-view.ts). */
+async function viewByte(root: string, view: string): Promise<number | undefined> {
+  const store = await openMemoryStore({ root });
+  try {
+    const body = (await store.readText(view))?.split("\n")[1];
+    return body === undefined ? undefined : (JSON.parse(body) as { folded_to_byte: number }).folded_to_byte;
+  } finally {
+    await store.close();
+  }
 }
 
 let agent: TestAgent | undefined;
@@ -130,6 +149,30 @@ describe("issue 32: start-up reads current views, not history", () => {
       expect(scope.status).toBe(200);
       expect(((await scope.json()) as { learn_session_id: string }).learn_session_id).toBe(first);
       expect(reads.filter((read) => read.path === MemoryPaths.observationScope(first))).toHaveLength(1);
+    });
+  });
+
+  it("folds the sessions, proposals and registry logs only from their current views' byte, never whole", async () => {
+    const clock = createFakeClock();
+    await memoryWithHistory(clock);
+    const root = agent!.root;
+    // The first start on this memory brings the views up to date (the agent that wrote the logs noted fewer appends than a refresh takes).
+    await startCounted(root, clock, async () => undefined);
+    const bytes = new Map<string, number>();
+    for (const [log, view] of VIEWED_LOGS) {
+      const byte = await viewByte(root, view);
+      expect(byte, view).toBeGreaterThan(0);
+      bytes.set(log, byte ?? 0);
+    }
+    await startCounted(root, clock, async (reads) => {
+      for (const [log] of VIEWED_LOGS) {
+        const folds = reads.filter((read) => read.path === log && read.method !== "readBytesAt");
+        // One fold of what the log gained since its view (nothing here), from the view's byte.
+        expect(
+          folds.map((read) => ({ method: read.method, from: read.rest[0] })),
+          log,
+        ).toEqual([{ method: "forEachJsonlFrom", from: bytes.get(log) }]);
+      }
     });
   });
 

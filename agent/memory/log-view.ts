@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { MemoryStore } from "./memory-store";
 
@@ -23,16 +24,56 @@ export interface LogViewSpec<L> {
 }
 
 /**
- * Issue 32: the view file. Each live id's winning version, as the fold left it, and the byte of the
- * log folded up to: a view that is behind catches up from the log's tail (the log is only ever
- * appended to, so a stop between an append and the view's write loses nothing).
+ * Issue 32: the view file, a derived cache the log can always rebuild. Each live id's winning
+ * version, as the fold left it, the byte of the log folded up to, and a digest of the log's last
+ * bytes before it (`anchor`): a view that is behind catches up from the log's tail (the log is only
+ * ever appended to, so a stop between an append and the view's write loses nothing).
  */
 const LogViewFileSchema = z.object({
   folded_to_byte: z.number().int().min(0),
+  anchor: z.string(),
   entries: z.record(z.string(), z.object({ record: z.unknown(), mark: z.string().optional() })),
   schema_version: z.literal(1),
 });
 type LogViewFile = z.infer<typeof LogViewFileSchema>;
+
+/** The first line of the view file: the digest of the second (the view), so a view changed or cut on disk is not trusted. */
+const LogViewHeaderSchema = z.object({ sha256: z.string(), schema_version: z.literal(1) });
+
+/** How many of the log's bytes before `folded_to_byte` the anchor digests. */
+const ANCHOR_BYTES = 512;
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+
+/** The digest of the log's last bytes before `byte`: the same only while the log is the one the view was folded from. */
+async function anchorOf(memory: MemoryStore, log: string, byte: number): Promise<string> {
+  const from = Math.max(0, byte - ANCHOR_BYTES);
+  const bytes = await memory.readBytesAt(log, from, byte - from);
+  return bytes.length === byte - from ? sha256(bytes) : "";
+}
+
+/** The view file as kept, or undefined when it is missing, cut, changed, of another format, or not of this log's bytes. */
+async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<LogViewFile | undefined> {
+  const text = await memory.readText(spec.view).catch(() => undefined);
+  const newline = text?.indexOf("\n") ?? -1;
+  if (text === undefined || newline < 0) return undefined;
+  const body = text.slice(newline + 1).trimEnd();
+  try {
+    const header = LogViewHeaderSchema.safeParse(JSON.parse(text.slice(0, newline)));
+    if (!header.success || header.data.sha256 !== sha256(body)) return undefined;
+    const file = LogViewFileSchema.safeParse(JSON.parse(body));
+    if (!file.success) return undefined;
+    return file.data.anchor === (await anchorOf(memory, spec.log, file.data.folded_to_byte)) ? file.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the view file: its digest line, then the view (compact: a view of 1,000 sessions is read at every start). */
+async function writeView<L>(memory: MemoryStore, spec: LogViewSpec<L>, file: LogViewFile): Promise<void> {
+  const body = JSON.stringify({ ...file, anchor: await anchorOf(memory, spec.log, file.folded_to_byte) });
+  await memory.writeText(spec.view, `${JSON.stringify({ sha256: sha256(body), schema_version: 1 })}\n${body}\n`);
+}
 
 /** The view as read: its entries, and the ids whose version came from the log now (not from the view file), to be checked in full. */
 export interface LoadedLogView {
@@ -55,9 +96,12 @@ async function foldTail<L>(memory: MemoryStore, spec: LogViewSpec<L>, file: LogV
   });
 }
 
-/** The view file brought up to date: the kept one plus the log's tail, else (missing, unreadable, ahead of the log) one folded from the whole log. */
+/**
+ * The view file brought up to date: the kept one plus the log's tail, else (missing, torn, changed,
+ * ahead of the log, or of a log since replaced) one folded from the whole log, the source of truth.
+ */
 async function catchUp<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<{ file: LogViewFile; fromLog: Set<string>; changed: boolean }> {
-  const kept = await memory.readJson(spec.view, LogViewFileSchema).catch(() => undefined);
+  const kept = await readKept(memory, spec);
   if (kept !== undefined) {
     const fromLog = new Set<string>();
     const before = kept.folded_to_byte;
@@ -65,7 +109,7 @@ async function catchUp<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<{ 
     const end = await foldTail(memory, spec, kept, fromLog).catch(() => -1);
     if (end >= 0) return { file: { ...kept, folded_to_byte: end }, fromLog, changed: end !== before };
   }
-  const file: LogViewFile = { folded_to_byte: 0, entries: {}, schema_version: 1 };
+  const file: LogViewFile = { folded_to_byte: 0, anchor: "", entries: {}, schema_version: 1 };
   const fromLog = new Set<string>();
   file.folded_to_byte = Math.max(0, await foldTail(memory, spec, file, fromLog));
   return { file, fromLog, changed: true };
@@ -87,8 +131,7 @@ export async function loadLogView<L>(memory: MemoryStore, spec: LogViewSpec<L>, 
     if (entry !== undefined) entry.record = check(id, entry.record);
   }
   const entries = new Map(Object.entries(file.entries));
-  // Compact (no indentation): a view of 1,000 sessions is read at every start.
-  if (changed) await memory.writeText(spec.view, `${JSON.stringify(file)}\n`);
+  if (changed) await writeView(memory, spec, file);
   return { entries, fromLog };
 }
 
