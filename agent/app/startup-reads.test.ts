@@ -73,12 +73,12 @@ const VIEWED_LOGS: Array<[string, string]> = [
   [MemoryPaths.abilityRegistry, MemoryPaths.abilityRegistryCurrent],
 ];
 
-/** The byte of its log a current view was folded up to (the view file's second line is the view; agent/memory/log-view.ts). */
+/** The byte of its log a current view was folded up to (the view file holds it under `view`; agent/memory/log-view.ts). */
 async function viewByte(root: string, view: string): Promise<number | undefined> {
   const store = await openMemoryStore({ root });
   try {
-    const body = (await store.readText(view))?.split("\n")[1];
-    return body === undefined ? undefined : (JSON.parse(body) as { folded_to_byte: number }).folded_to_byte;
+    const text = await store.readText(view);
+    return text === undefined ? undefined : (JSON.parse(text) as { view: { folded_to_byte: number } }).view.folded_to_byte;
   } finally {
     await store.close();
   }

@@ -37,8 +37,12 @@ const LogViewFileSchema = z.object({
 });
 type LogViewFile = z.infer<typeof LogViewFileSchema>;
 
-/** The first line of the view file: the digest of the second (the view), so a view changed or cut on disk is not trusted. */
-const LogViewHeaderSchema = z.object({ sha256: z.string(), schema_version: z.literal(1) });
+/**
+ * The view file is one JSON document, `{"sha256":"<64 hex>","view":<view>}`: the digest of the view's
+ * text as written, so a view changed or cut on disk is not trusted (the prefix has a fixed width).
+ */
+const DIGEST_PREFIX = '{"sha256":"';
+const VIEW_AT = DIGEST_PREFIX.length + 64 + '","view":'.length;
 
 /** How many of the log's bytes before `folded_to_byte` the anchor digests. */
 const ANCHOR_BYTES = 512;
@@ -54,13 +58,11 @@ async function anchorOf(memory: MemoryStore, log: string, byte: number): Promise
 
 /** The view file as kept, or undefined when it is missing, cut, changed, of another format, or not of this log's bytes. */
 async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<LogViewFile | undefined> {
-  const text = await memory.readText(spec.view).catch(() => undefined);
-  const newline = text?.indexOf("\n") ?? -1;
-  if (text === undefined || newline < 0) return undefined;
-  const body = text.slice(newline + 1).trimEnd();
+  const text = (await memory.readText(spec.view).catch(() => undefined))?.trimEnd();
+  if (text === undefined || !text.startsWith(DIGEST_PREFIX) || !text.endsWith("}")) return undefined;
+  const body = text.slice(VIEW_AT, -1);
+  if (text.slice(DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64) !== sha256(body)) return undefined;
   try {
-    const header = LogViewHeaderSchema.safeParse(JSON.parse(text.slice(0, newline)));
-    if (!header.success || header.data.sha256 !== sha256(body)) return undefined;
     const file = LogViewFileSchema.safeParse(JSON.parse(body));
     if (!file.success) return undefined;
     return file.data.anchor === (await anchorOf(memory, spec.log, file.data.folded_to_byte)) ? file.data : undefined;
@@ -69,10 +71,10 @@ async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<L
   }
 }
 
-/** Writes the view file: its digest line, then the view (compact: a view of 1,000 sessions is read at every start). */
+/** Writes the view file: the view's digest, then the view (compact: a view of 1,000 sessions is read at every start). */
 async function writeView<L>(memory: MemoryStore, spec: LogViewSpec<L>, file: LogViewFile): Promise<void> {
   const body = JSON.stringify({ ...file, anchor: await anchorOf(memory, spec.log, file.folded_to_byte) });
-  await memory.writeText(spec.view, `${JSON.stringify({ sha256: sha256(body), schema_version: 1 })}\n${body}\n`);
+  await memory.writeText(spec.view, `${DIGEST_PREFIX}${sha256(body)}","view":${body}}\n`);
 }
 
 /** The view as read: its entries, and the ids whose version came from the log now (not from the view file), to be checked in full. */
