@@ -1,3 +1,5 @@
+import { readdir, rm, stat, utimes } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AbilityAvailabilitySnapshotSchema } from "../../shared/abilities/availability";
 import { LearningRuntimeSnapshotSchema } from "../../shared/learning/runtime-snapshot";
@@ -83,6 +85,9 @@ async function viewByte(root: string, view: string): Promise<number | undefined>
     await store.close();
   }
 }
+
+/** The views derived from the registry that start-up rewrote at every start before issue 32. */
+const DERIVED_VIEWS = [MemoryPaths.bridgeEntriesCurrent, MemoryPaths.availabilityCurrent, MemoryPaths.catalogCurrent];
 
 let agent: TestAgent | undefined;
 afterEach(async () => {
@@ -174,6 +179,35 @@ describe("issue 32: start-up reads current views, not history", () => {
         ).toEqual([{ method: "forEachJsonlFrom", from: bytes.get(log) }]);
       }
     });
+  });
+
+  it("rewrites the bridge, availability snapshot and catalog at start-up only when what they are written from changed", async () => {
+    const clock = createFakeClock();
+    await memoryWithHistory(clock);
+    const root = agent!.root;
+    await startCounted(root, clock, async () => undefined);
+    // Each view is replaced by a rename when written: a new inode and time say it was written.
+    const written = async () =>
+      Promise.all(
+        DERIVED_VIEWS.map(async (view) => {
+          const info = await stat(path.join(root, view));
+          return `${info.ino}:${info.mtimeMs}`;
+        }),
+      );
+    const first = await written();
+    await startCounted(root, clock, async () => undefined);
+    expect(await written()).toEqual(first);
+    // A view lost: all three are written again.
+    await rm(path.join(root, MemoryPaths.catalogCurrent));
+    await startCounted(root, clock, async () => undefined);
+    const second = await written();
+    expect(second.map((ino, index) => ino !== first[index])).toEqual([true, true, true]);
+    // A skill's files changed (its SKILL.md touched, as by the assistant or a person): written again.
+    const skills = path.join(root, "openclaw-workspace", "skills");
+    const [skill] = await readdir(skills);
+    await utimes(path.join(skills, skill ?? "", "SKILL.md"), new Date(), new Date(Date.now() + 60_000));
+    await startCounted(root, clock, async () => undefined);
+    expect((await written()).map((ino, index) => ino !== second[index])).toEqual([true, true, true]);
   });
 
   it("rebuilds a missing runtime view once from the files, equal to the one kept on write", async () => {
