@@ -3,6 +3,7 @@ import { ControlSurfaceSchema } from "../../shared/capabilities/control-surface"
 import { AbilityAvailabilityEntrySchema, LastValidationResultSchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
 import { InstallLaneSchema } from "../../shared/skills/proposal";
 import type { MemoryStore } from "../memory/memory-store";
+import { createLogViewKeeper, loadLogView, type LogViewSpec } from "../memory/log-view";
 import { MemoryPaths } from "../memory/memory-paths";
 
 /**
@@ -54,12 +55,23 @@ export interface AbilityRegistry {
   remove(abilityId: string, at: string): Promise<void>;
 }
 
+/**
+ * Issue 32: the registry read through its current view (`registry_current.json`, agent/memory/log-view.ts):
+ * each installed ability's last line, up to a byte of the log. Every line the view folds is checked
+ * in full as it is read (a line that does not match stops the agent, as it always did).
+ */
+const registryLogView: LogViewSpec<z.infer<typeof RegistryLineSchema>> = {
+  log: MemoryPaths.abilityRegistry,
+  view: MemoryPaths.abilityRegistryCurrent,
+  line: RegistryLineSchema,
+  change: (line) => ("removed_at" in line ? { id: line.ability_id, put: false } : { id: line.ability_id, put: true, record: line }),
+};
+const checked = (_id: string, record: unknown) => record;
+
 export async function createAbilityRegistry(memory: MemoryStore): Promise<AbilityRegistry> {
-  const abilities = new Map<string, InstalledAbility>();
-  for (const line of await memory.readJsonl(MemoryPaths.abilityRegistry, RegistryLineSchema)) {
-    if ("removed_at" in line) abilities.delete(line.ability_id);
-    else abilities.set(line.ability_id, line);
-  }
+  const { entries } = await loadLogView(memory, registryLogView, checked);
+  const abilities = new Map<string, InstalledAbility>([...entries].map(([id, entry]) => [id, entry.record as InstalledAbility]));
+  const view = createLogViewKeeper(memory, registryLogView, checked);
   return {
     all: () => [...abilities.values()],
     get: (abilityId) => abilities.get(abilityId),
@@ -67,10 +79,12 @@ export async function createAbilityRegistry(memory: MemoryStore): Promise<Abilit
     async put(ability) {
       await memory.append(MemoryPaths.abilityRegistry, ability);
       abilities.set(ability.ability_id, ability);
+      await view.noteAppend();
     },
     async remove(abilityId, at) {
       await memory.append(MemoryPaths.abilityRegistry, RemovedAbilitySchema.parse({ ability_id: abilityId, removed_at: at }));
       abilities.delete(abilityId);
+      await view.noteAppend();
     },
   };
 }

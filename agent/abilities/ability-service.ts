@@ -12,6 +12,7 @@ import { createAvailabilityViews, type AvailabilityViews } from "./availability-
 import type { SkillFolderSource } from "./skill-folders";
 import type { InstallSagaStep } from "./install-saga-journal";
 import { createInstallSaga, type AbilityReceiptWriter, type InstallSaga, type InstallSagaDeps } from "./install-saga";
+import { guardViews, viewsInputs, viewsMatch, writeViewsStamp } from "./views-stamp";
 import { createAbilityLookupService, type AbilityLookupService } from "./ability-lookup-service";
 import { createSentenceEncoder, memorySentenceVectorStore } from "../lookup/meaning/sentence-encoder";
 import { createWordNetLexiconLoader } from "../lookup/lexicon/wordnet-lexicon";
@@ -71,7 +72,10 @@ export interface AbilityService {
  * time through the install saga (install-saga.ts), the availability snapshot and Skills catalog,
  * registering imported abilities, and the lifecycle commands.
  */
-export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
+export function createAbilityService(given: AbilityServiceDeps): AbilityService {
+  // Issue 32: every write of a derived view goes through the guard, which drops the start-up stamp first.
+  const guard = guardViews(given.memory);
+  const deps: AbilityServiceDeps = { ...given, memory: guard.memory };
   const now = () => deps.clock.now().toISOString();
   const trigger: TriggerClock = { lastAt: "" };
   const receipt = receiptWriter(deps, now);
@@ -106,7 +110,7 @@ export function createAbilityService(deps: AbilityServiceDeps): AbilityService {
   });
   return {
     refreshAvailability: parts.refreshAvailability,
-    recover: () => recover(parts, saga),
+    recover: () => recover(parts, saga, guard.stamped),
     refreshCatalog: () => views.refreshCatalog(deps.registry.all()),
     register: (ability) => oneAtATime(() => registerAbility(parts, ability)),
     lookupWith: (candidate, query) => lookups.lookupWith(candidate, query),
@@ -180,14 +184,20 @@ async function refreshAvailability({ deps, views, receipt, now, trigger }: Servi
   return snapshot;
 }
 
-async function recover(parts: ServiceParts, saga: InstallSaga): Promise<void> {
+async function recover(parts: ServiceParts, saga: InstallSaga, stamped: () => void): Promise<void> {
   const { deps, views } = parts;
   await saga.recover();
   await deps.projector.sweep();
   // The registry is what was committed; the bridge and the snapshot are rebuilt from it, which
-  // also repairs a lifecycle change the agent stopped in the middle of.
-  await writeBridge(parts, deps.registry.all());
-  await views.write(deps.registry.all());
+  // also repairs a lifecycle change the agent stopped in the middle of (its first view write
+  // removed the stamp). Issue 32: views written from exactly these inputs are not written again.
+  const abilities = deps.registry.all();
+  const inputs = await viewsInputs(deps.memory, abilities, deps.folders, deps.categoriesOf);
+  if (await viewsMatch(deps.memory, inputs)) return;
+  await writeBridge(parts, abilities);
+  await views.write(abilities);
+  await writeViewsStamp(deps.memory, inputs);
+  stamped();
 }
 
 async function registerAbility(parts: ServiceParts, ability: InstalledAbility): Promise<void> {

@@ -33,6 +33,8 @@ export interface SkillFolderSource {
   scan(own: ReadonlySet<string>): Promise<FolderSkill[]>;
   /** A cheap fingerprint of the folders (names and SKILL.md times), to notice a change. */
   fingerprint(): Promise<string>;
+  /** The fingerprint last taken, if any (issue 32: start-up takes it once, for the views, and the folder watch starts from it). */
+  lastFingerprint(): string | undefined;
 }
 
 const SKILL_MD_MAX_BYTES = 512 * 1024;
@@ -105,6 +107,7 @@ function declaredVersion(metadata: Record<string, unknown> | undefined): string 
 }
 
 export function createSkillFolderSource(folders: readonly SkillFolder[]): SkillFolderSource {
+  let last: string | undefined;
   return {
     async scan(own) {
       const seen = new Set<string>(own);
@@ -123,12 +126,17 @@ export function createSkillFolderSource(folders: readonly SkillFolder[]): SkillF
     async fingerprint() {
       const parts: string[] = [];
       for (const folder of folders) {
-        for (const name of await skillDirs(folder.path)) {
-          const info = await stat(path.join(folder.path, name, SKILL_MD)).catch(() => undefined);
-          parts.push(`${folder.path}/${name}:${info?.mtimeMs ?? "-"}:${info?.size ?? "-"}`);
+        const names = await skillDirs(folder.path);
+        // Issue 32: 64 stats at a time, not one after the other (1,000 skills at start-up).
+        for (let from = 0; from < names.length; from += 64) {
+          const batch = names.slice(from, from + 64);
+          const infos = await Promise.all(batch.map((name) => stat(path.join(folder.path, name, SKILL_MD)).catch(() => undefined)));
+          batch.forEach((name, index) => parts.push(`${folder.path}/${name}:${infos[index]?.mtimeMs ?? "-"}:${infos[index]?.size ?? "-"}`));
         }
       }
-      return parts.join("\n");
+      last = parts.join("\n");
+      return last;
     },
+    lastFingerprint: () => last,
   };
 }

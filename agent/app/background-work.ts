@@ -6,7 +6,9 @@ import type { HttpApp } from "./http-app";
 const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
 
 /**
- * §0C.16D TTL enforcement: once when ready, then on a timer that never keeps the process alive.
+ * §0C.16D TTL enforcement: once just after the agent is ready (issue 32: scheduled, not awaited
+ * before listening, so a long memory does not hold the port back), then on a timer that never
+ * keeps the process alive.
  * A failed run is logged and retried next time; it never takes the agent down. Runs of abilities
  * are swept in the same pass (issue #30): 7 days after they ended, at once when their ability is gone.
  */
@@ -21,6 +23,7 @@ export function scheduleRetention(app: HttpApp, { sessions, clock, proposals, ru
   });
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let closing = false;
   const runRetention = (): Promise<void> => {
     running ??= cleanup
       .runOnce()
@@ -36,12 +39,16 @@ export function scheduleRetention(app: HttpApp, { sessions, clock, proposals, ru
       });
     return running;
   };
+  const sweepUnlessClosing = () => {
+    if (!closing) void runRetention();
+  };
   app.addHook("onReady", async () => {
-    await runRetention();
-    timer = setInterval(() => void runRetention(), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
+    setImmediate(sweepUnlessClosing);
+    timer = setInterval(sweepUnlessClosing, options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
     timer.unref();
   });
   app.addHook("onClose", async () => {
+    closing = true;
     // Runs still going are stopped and marked interrupted before the memory store closes.
     await runs.close();
     clearInterval(timer);
@@ -61,7 +68,8 @@ export function runSchedules(app: HttpApp, { scheduler }: AgentServices): void {
 
 /** A skill added to or removed from the assistant's folders reaches Skills and lookup on the next check. */
 export async function watchSkillFolders(app: HttpApp, { folders, abilities }: AgentServices, options: BuildAppOptions): Promise<void> {
-  let folderPrint = await folders.fingerprint();
+  // Issue 32: the print start-up took for the views (abilities.recover), not a second walk of the folders.
+  let folderPrint = folders.lastFingerprint() ?? (await folders.fingerprint());
   let folderTimer: NodeJS.Timeout | undefined;
   const checkFolders = async () => {
     const print = await folders.fingerprint();

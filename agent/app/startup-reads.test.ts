@@ -1,3 +1,5 @@
+import { readdir, rm, stat, utimes } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AbilityAvailabilitySnapshotSchema } from "../../shared/abilities/availability";
 import { LearningRuntimeSnapshotSchema } from "../../shared/learning/sessions/runtime-snapshot";
@@ -20,6 +22,7 @@ const READS = new Set([
   "readJson",
   "readText",
   "readBytes",
+  "readBytesAt",
   "readJsonl",
   "forEachJsonl",
   "forEachJsonlFrom",
@@ -64,6 +67,27 @@ function wholeHistoryRead(read: Read): boolean {
   if (read.method === "forEachJsonlFrom") return read.rest[0] === 0;
   return true;
 }
+
+/** Issue 32: logs of every version of a record, read at start-up through the compact current view kept next to each. */
+const VIEWED_LOGS: Array<[string, string]> = [
+  [MemoryPaths.sessions, MemoryPaths.sessionsCurrent],
+  [MemoryPaths.proposals, MemoryPaths.proposalsCurrent],
+  [MemoryPaths.abilityRegistry, MemoryPaths.abilityRegistryCurrent],
+];
+
+/** The byte of its log a current view was folded up to (the view file holds it under `view`; agent/memory/log-view.ts). */
+async function viewByte(root: string, view: string): Promise<number | undefined> {
+  const store = await openMemoryStore({ root });
+  try {
+    const text = await store.readText(view);
+    return text === undefined ? undefined : (JSON.parse(text) as { view: { folded_to_byte: number } }).view.folded_to_byte;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The views derived from the registry that start-up rewrote at every start before issue 32. */
+const DERIVED_VIEWS = [MemoryPaths.bridgeEntriesCurrent, MemoryPaths.availabilityCurrent, MemoryPaths.catalogCurrent];
 
 let agent: TestAgent | undefined;
 afterEach(async () => {
@@ -131,6 +155,59 @@ describe("issue 32: start-up reads current views, not history", () => {
       expect(((await scope.json()) as { learn_session_id: string }).learn_session_id).toBe(first);
       expect(reads.filter((read) => read.path === MemoryPaths.observationScope(first))).toHaveLength(1);
     });
+  });
+
+  it("folds the sessions, proposals and registry logs only from their current views' byte, never whole", async () => {
+    const clock = createFakeClock();
+    await memoryWithHistory(clock);
+    const root = agent!.root;
+    // The first start on this memory brings the views up to date (the agent that wrote the logs noted fewer appends than a refresh takes).
+    await startCounted(root, clock, async () => undefined);
+    const bytes = new Map<string, number>();
+    for (const [log, view] of VIEWED_LOGS) {
+      const byte = await viewByte(root, view);
+      expect(byte, view).toBeGreaterThan(0);
+      bytes.set(log, byte ?? 0);
+    }
+    await startCounted(root, clock, async (reads) => {
+      for (const [log] of VIEWED_LOGS) {
+        const folds = reads.filter((read) => read.path === log && read.method !== "readBytesAt");
+        // One fold of what the log gained since its view (nothing here), from the view's byte.
+        expect(
+          folds.map((read) => ({ method: read.method, from: read.rest[0] })),
+          log,
+        ).toEqual([{ method: "forEachJsonlFrom", from: bytes.get(log) }]);
+      }
+    });
+  });
+
+  it("rewrites the bridge, availability snapshot and catalog at start-up only when what they are written from changed", async () => {
+    const clock = createFakeClock();
+    await memoryWithHistory(clock);
+    const root = agent!.root;
+    await startCounted(root, clock, async () => undefined);
+    // Each view is replaced by a rename when written: a new inode and time say it was written.
+    const written = async () =>
+      Promise.all(
+        DERIVED_VIEWS.map(async (view) => {
+          const info = await stat(path.join(root, view));
+          return `${info.ino}:${info.mtimeMs}`;
+        }),
+      );
+    const first = await written();
+    await startCounted(root, clock, async () => undefined);
+    expect(await written()).toEqual(first);
+    // A view lost: all three are written again.
+    await rm(path.join(root, MemoryPaths.catalogCurrent));
+    await startCounted(root, clock, async () => undefined);
+    const second = await written();
+    expect(second.map((ino, index) => ino !== first[index])).toEqual([true, true, true]);
+    // A skill's files changed (its SKILL.md touched, as by the assistant or a person): written again.
+    const skills = path.join(root, "openclaw-workspace", "skills");
+    const [skill] = await readdir(skills);
+    await utimes(path.join(skills, skill ?? "", "SKILL.md"), new Date(), new Date(Date.now() + 60_000));
+    await startCounted(root, clock, async () => undefined);
+    expect((await written()).map((ino, index) => ino !== second[index])).toEqual([true, true, true]);
   });
 
   it("rebuilds a missing runtime view once from the files, equal to the one kept on write", async () => {

@@ -40,6 +40,9 @@ export const MemoryPaths = {
   observationScopeCurrent: "system/learning/runtime/observation_scope_current.json",
   sessions: "system/learning/sessions.jsonl",
   proposals: "system/learning/proposals.jsonl",
+  /** Issue 32: each live session's and proposal's last version, folded from the logs above up to a byte (agent/memory/log-view.ts; no spec name). */
+  sessionsCurrent: "system/learning/sessions_current.json",
+  proposalsCurrent: "system/learning/proposals_current.json",
   questions: "system/learning/questions.jsonl",
   answers: "system/learning/answers.jsonl",
   boundaries: "system/learning/boundaries.jsonl",
@@ -54,6 +57,8 @@ export const MemoryPaths = {
   catalogCurrent: "system/abilities/catalog_current.json",
   activationHistory: "system/abilities/activation_history.jsonl",
   abilityRegistry: "system/abilities/registry.jsonl",
+  /** Issue 32: each installed ability's last line of the registry, folded up to a byte (agent/memory/log-view.ts). */
+  abilityRegistryCurrent: "system/abilities/registry_current.json",
   sentenceVectors: "system/abilities/sentence_vectors.jsonl",
   sessionEvents: "system/learning/session_events.jsonl",
   testPolicies: "system/learning/test_policies.jsonl",

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { open, readdir, readFile, stat } from "node:fs/promises";
 import type { z } from "zod";
 import { AppError } from "../errors/app-error";
 import { unlessMissing } from "./memory-fs";
@@ -10,6 +10,11 @@ export interface MemoryReaders {
   readJson<S extends z.ZodType>(relative: string, schema: S): Promise<z.infer<S> | undefined>;
   readText(relative: string): Promise<string | undefined>;
   readBytes(relative: string): Promise<Buffer | undefined>;
+  /**
+   * Up to `length` bytes of a file from byte `from` (fewer where the file ends first; none of an
+   * absent file): issue 32, the end of what a log's current view folded, to tell it is still that log.
+   */
+  readBytesAt(relative: string, from: number, length: number): Promise<Buffer>;
   readJsonl<S extends z.ZodType>(relative: string, schema: S): Promise<Array<z.infer<S>>>;
   /**
    * Each record of a JSONL log in order, checked against the schema, handed to `visit` as it is
@@ -72,6 +77,17 @@ export function createMemoryReaders(root: string): MemoryReaders {
       return text === undefined ? undefined : parseRecord(relative, schema, text);
     },
     readBytes: async (relative) => unlessMissing(readFile(at(relative)), undefined),
+    async readBytesAt(relative, from, length) {
+      const handle = await unlessMissing(open(at(relative), "r"), undefined);
+      if (handle === undefined) return Buffer.alloc(0);
+      try {
+        const buffer = Buffer.alloc(length);
+        const { bytesRead } = await handle.read(buffer, 0, length, from);
+        return buffer.subarray(0, bytesRead);
+      } finally {
+        await handle.close();
+      }
+    },
     async readJsonl(relative, schema) {
       const records: Array<z.infer<typeof schema>> = [];
       await forEachLine(at(relative), (line, number) => void records.push(parseRecord(relative, schema, line, `line ${number}`)));

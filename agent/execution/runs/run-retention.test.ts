@@ -248,9 +248,11 @@ describe("a purge cut short (issue #30)", () => {
 
     await agent.restart();
 
-    expect(await runFiles(first)).toEqual([]);
-    expect(await runFiles(second)).toEqual([]);
-    expect(await runFiles(third)).toEqual([]);
+    // Issue 32: the start-up sweep runs just after the agent is ready, not before it listens.
+    await vi.waitFor(async () => expect([...(await runFiles(first)), ...(await runFiles(second)), ...(await runFiles(third))]).toEqual([]), {
+      timeout: 10_000,
+      interval: 25,
+    });
     const listed = await agent.call("GET", "/api/runs");
     expect(listed).toMatchObject({ status: 200, body: { runs: [], total: 0 } });
     expect((await receiptsOf(first)).checkpoint).toBe(2);
@@ -270,7 +272,7 @@ describe("a purge cut short (issue #30)", () => {
 
     await agent.restart();
 
-    expect(await runFiles(dispatchId)).toEqual([]);
+    await vi.waitFor(async () => expect(await runFiles(dispatchId)).toEqual([]), { timeout: 10_000, interval: 25 });
     expect((await receiptsOf(dispatchId)).checkpoint).toBe(2);
   });
 });
@@ -337,7 +339,8 @@ describe("fault drill: SIGKILL in the middle of a purge (issue #30)", () => {
       expect(left).toBeLessThan(total);
 
       second = await startAgentProcess(root);
-      expect(await readdir(runs)).toEqual([]);
+      // The purge is finished by the sweep just after the agent is ready (issue 32: not before it listens).
+      await vi.waitFor(async () => expect(await readdir(runs)).toEqual([]), { timeout: 60_000, interval: 50 });
       const token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
       const listed = await fetch(`${second.url}/api/runs`, { headers: { authorization: `Bearer ${token}` } });
       expect(listed.status).toBe(200);

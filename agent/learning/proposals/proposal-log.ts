@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
+import { createLogViewKeeper, loadLogView, type LogViewSpec } from "../../memory/log-view";
 import { MemoryPaths } from "../../memory/memory-paths";
 
 /** One line of `proposals.jsonl`: the proposal as it is after a change (last line per id wins). */
@@ -55,26 +56,42 @@ export interface ProposalLog {
 /** The draft revision folder a proposal currently points at. */
 export const draftFolderOf = (proposal: SkillBundleProposal) => proposal.draft_skill_path.replace(/\/SKILL\.md$/, "");
 
-export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
-  const latest = new Map<string, unknown>();
-  // Folded as it is read: only each proposal's last version is kept (issue 17).
-  await memory.forEachJsonl(MemoryPaths.proposals, z.unknown(), (line, number) => {
+/** Issue 32: `proposals.jsonl` read through its current view (`proposals_current.json`, agent/memory/log-view.ts). */
+const proposalLogView: LogViewSpec<unknown> = {
+  log: MemoryPaths.proposals,
+  view: MemoryPaths.proposalsCurrent,
+  line: z.unknown(),
+  change(line, number) {
     const key = foldKeyOf(line);
     if (key === undefined)
-      throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${MemoryPaths.proposals} is not valid (line ${number} is neither a proposal nor a tombstone).`);
-    if (key.live) latest.set(key.id, line);
-    else latest.delete(key.id);
-  });
-  const records = new Map<string, ProposalLogRecord>();
-  for (const [id, line] of latest) {
-    const parsed = LiveProposalRecordSchema.safeParse(line);
-    if (!parsed.success)
       throw new AppError(
         "MEMORY_RECORD_CORRUPT",
-        `A record in ${MemoryPaths.proposals} is not valid (the last version of proposal ${id} does not match its schema).`,
+        `A record in ${MemoryPaths.proposals} is not valid (line ${number} of those folded is neither a proposal nor a tombstone).`,
       );
-    records.set(id, parsed.data);
-  }
+    return key.live ? { id: key.id, put: true, record: line } : { id: key.id, put: false };
+  },
+};
+
+/** The winning version of a proposal, parsed in full; a version that does not match stops the agent. */
+function checkProposal(id: string, line: unknown): ProposalLogRecord {
+  const parsed = LiveProposalRecordSchema.safeParse(line);
+  if (!parsed.success)
+    throw new AppError(
+      "MEMORY_RECORD_CORRUPT",
+      `A record in ${MemoryPaths.proposals} is not valid (the last version of proposal ${id} does not match its schema).`,
+    );
+  return parsed.data;
+}
+
+/**
+ * The live proposals. The log keeps every version of every proposal; start-up reads its view and
+ * the lines the log gained since, and only the versions that came from those lines are parsed in
+ * full (the view holds versions checked before).
+ */
+export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
+  const { entries } = await loadLogView(memory, proposalLogView, checkProposal);
+  const records = new Map<string, ProposalLogRecord>([...entries].map(([id, entry]) => [id, entry.record as ProposalLogRecord]));
+  const view = createLogViewKeeper(memory, proposalLogView, checkProposal);
   return {
     find(proposalId) {
       const record = records.get(proposalId);
@@ -84,6 +101,7 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
     async put(record) {
       await memory.append(MemoryPaths.proposals, record);
       records.set(record.proposal.proposal_id, record);
+      await view.noteAppend();
     },
     async tombstone(proposalId, at) {
       await memory.append(MemoryPaths.proposals, { archived_proposal_id: proposalId, archived_at: at });

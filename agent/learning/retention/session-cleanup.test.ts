@@ -128,13 +128,14 @@ describe("armed and capturing time limits (§0C.16D)", () => {
     expect(paused.map((receipt) => receipt.reason)).toEqual(["capture_timeout"]);
   });
 
-  it("runs once when the agent starts, so a session left armed across a restart is cancelled", async () => {
+  it("runs once just after the agent starts, so a session left armed across a restart is cancelled", async () => {
     const id = await armedSession();
     clock.advance(2 * HOUR);
 
     await agent.restart();
 
-    expect((await detail(id)).state).toBe("cancelled");
+    // Issue 32: the sweep is scheduled just after ready, not awaited before the agent listens.
+    await vi.waitFor(async () => expect((await detail(id)).state).toBe("cancelled"), { timeout: 2000, interval: 20 });
     expect((await receiptsOf(id)).find((receipt) => receipt.receipt_kind === "learn.session.cancelled")?.reason).toBe("session_timeout");
   });
 

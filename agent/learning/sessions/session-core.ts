@@ -9,7 +9,8 @@ import { validateTransition } from "../../../shared/learning/sessions/state-mach
 import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { BoundarySource, SessionServiceDeps, StateGuard } from "./session-service";
-import { loadSessions, readScope } from "./session-load";
+import { createLogViewKeeper } from "../../memory/log-view";
+import { checkSession, loadSessions, readScope, sessionLogView } from "./session-load";
 import { announce, refreshRuntimeViews, writeBoundary, writeReceipt } from "./session-writes";
 
 const EventIdOnlySchema = z.object({ event_id: z.string() }).passthrough();
@@ -73,6 +74,7 @@ export interface SessionCore {
 export async function createSessionCore(deps: SessionServiceDeps): Promise<SessionCore> {
   const { sessions, stateEnteredAt } = await loadSessions(deps);
   const scopes = new Map<string, ObservationScopeRuntime | undefined>();
+  const view = createLogViewKeeper(deps.memory, sessionLogView, checkSession);
   let queue: Promise<unknown> = Promise.resolve();
   const now = () => deps.clock.now();
   const core: SessionCore = {
@@ -93,7 +95,11 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
     find: (sessionId) => find(sessions, sessionId),
     assertTransition,
     assertUnchanged: (session, guard) => assertUnchanged(stateEnteredAt, session, guard),
-    put: (session) => put(core, session),
+    put: async (session) => {
+      await put(core, session);
+      // Issue 32: the log's current view is brought up to date every so many versions.
+      await view.noteAppend();
+    },
     withChanges: (session, changes) => ({ ...session, ...changes, updated_at: now().toISOString() }),
     writeBoundary: (...args) => writeBoundary(core, ...args),
     writeReceipt: (...args) => writeReceipt(core, ...args),

@@ -4,6 +4,7 @@ import { ObservationScopeRuntimeSchema, type ObservationScopeRuntime } from "../
 import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { SessionServiceDeps } from "./session-service";
+import { loadLogView, type LogViewSpec } from "../../memory/log-view";
 import { SessionLogRecordSchema } from "./session-log";
 
 /** What folding `sessions.jsonl` needs of each line; the winning versions are then parsed in full. */
@@ -11,37 +12,50 @@ const SessionLogFoldSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("put"), session: z.object({ learn_session_id: z.string(), state: z.string(), updated_at: z.string() }).passthrough() }),
   z.object({ op: z.literal("delete"), learn_session_id: z.string() }),
 ]);
+type SessionLogFoldLine = z.infer<typeof SessionLogFoldSchema>;
+type FoldedSession = Extract<SessionLogFoldLine, { op: "put" }>["session"];
 
 /**
- * The live sessions, folded from the sessions log, and when each entered its current state. The log
- * keeps every version of every session: it is folded on the fields the fold needs, and only the
- * version that wins (the last per id) is checked against the full schema.
+ * Issue 32: `sessions.jsonl` read through its current view (`sessions_current.json`, agent/memory/log-view.ts):
+ * each live session's last version and when it entered its current state (TTLs count from there,
+ * not from the last mark), up to a byte of the log.
+ */
+export const sessionLogView: LogViewSpec<SessionLogFoldLine> = {
+  log: MemoryPaths.sessions,
+  view: MemoryPaths.sessionsCurrent,
+  line: SessionLogFoldSchema,
+  change: (line) => (line.op === "put" ? { id: line.session.learn_session_id, put: true, record: line.session } : { id: line.learn_session_id, put: false }),
+  mark: (previous, record) => {
+    const session = record as FoldedSession;
+    return previous === undefined || (previous.record as FoldedSession).state !== session.state ? session.updated_at : previous.mark;
+  },
+};
+
+/** The winning version of a session, parsed in full; a version that does not match stops the agent. */
+export function checkSession(id: string, record: unknown): LearnSession {
+  const parsed = SessionLogRecordSchema.safeParse({ op: "put", session: record });
+  if (!parsed.success || parsed.data.op !== "put") {
+    throw new AppError(
+      "MEMORY_RECORD_CORRUPT",
+      `A record in ${MemoryPaths.sessions} is not valid (the last version of session ${id} does not match its schema).`,
+    );
+  }
+  return parsed.data.session;
+}
+
+/**
+ * The live sessions and when each entered its current state. The log keeps every version of every
+ * session; start-up reads its view and the lines the log gained since, and only the versions that
+ * came from those lines are checked against the full schema (the view holds versions checked before).
  */
 export async function loadSessions(deps: SessionServiceDeps): Promise<{ sessions: Map<string, LearnSession>; stateEnteredAt: Map<string, string> }> {
   const sessions = new Map<string, LearnSession>();
-  // When each session entered its current state: TTLs count from there, not from the last mark.
   const stateEnteredAt = new Map<string, string>();
-  const latest = new Map<string, Extract<z.infer<typeof SessionLogFoldSchema>, { op: "put" }>["session"]>();
-  // Folded as it is read (issue 17): the versions a session left behind die young.
-  await deps.memory.forEachJsonl(MemoryPaths.sessions, SessionLogFoldSchema, (record) => {
-    if (record.op === "put") {
-      const previous = latest.get(record.session.learn_session_id);
-      if (previous === undefined || previous.state !== record.session.state) stateEnteredAt.set(record.session.learn_session_id, record.session.updated_at);
-      latest.set(record.session.learn_session_id, record.session);
-    } else {
-      latest.delete(record.learn_session_id);
-      stateEnteredAt.delete(record.learn_session_id);
-    }
-  });
-  for (const [id, session] of latest) {
-    const parsed = SessionLogRecordSchema.safeParse({ op: "put", session });
-    if (!parsed.success || parsed.data.op !== "put") {
-      throw new AppError(
-        "MEMORY_RECORD_CORRUPT",
-        `A record in ${MemoryPaths.sessions} is not valid (the last version of session ${id} does not match its schema).`,
-      );
-    }
-    sessions.set(id, parsed.data.session);
+  const { entries } = await loadLogView(deps.memory, sessionLogView, checkSession);
+  for (const [id, entry] of entries) {
+    const session = entry.record as LearnSession;
+    sessions.set(id, session);
+    stateEnteredAt.set(id, entry.mark ?? session.updated_at);
   }
   return { sessions, stateEnteredAt };
 }
