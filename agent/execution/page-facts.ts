@@ -158,7 +158,7 @@ export async function readPageFacts(page: Page): Promise<PageFacts> {
   return facts;
 }
 
-/** A text with its numbers replaced by `#` (compiler/page-diff.ts `numberPattern`). */
+/** A text with its numbers replaced by `#` (compiler/checkpoints/page-diff.ts `numberPattern`). */
 export function numberShape(text: string): string {
   return text.replace(/\d+(?:[.,]\d+)*/g, "#");
 }

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-actions/observed-action";
 import { canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
-import { lintCheckpoints } from "../../agent/learning/compiler/checkpoint-lint";
+import { lintCheckpoints } from "../../agent/learning/compiler/checkpoints/checkpoint-lint";
 import { emitRecorderFlow } from "../../agent/learning/compiler/emit-recorder-flow";
 import { emitCapabilityManifest, emitSkillMarkdown, emitTriggerTests } from "../../agent/learning/compiler/emit-skill";
 import { interpretTrace } from "../../agent/learning/compiler/interpret";

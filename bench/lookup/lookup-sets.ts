@@ -2,7 +2,7 @@ import type { AbilityAvailabilityEntry } from "../../shared/abilities/availabili
 import { AbilityLookupQuerySchema, type AbilityLookupQuery } from "../../shared/abilities/lookup-contract";
 import type { PageSnapshot } from "../../shared/observation/page-snapshot";
 import type { LookupDocument } from "../../agent/lookup/wording/wording-score";
-import { triggerPhrasings } from "../../agent/learning/compiler/trigger-phrasing";
+import { triggerPhrasings } from "../../agent/learning/compiler/triggers/trigger-phrasing";
 import { DEV_ABILITIES, DEV_UNRELATED } from "./fixtures/lookup-dev.fixture";
 import { EVAL_ABILITIES, EVAL_UNRELATED, type EvalAbility } from "./fixtures/lookup-eval.fixture";
 import { FIFTH_ABILITIES, FIFTH_UNRELATED } from "./fixtures/lookup-fifth.fixture";

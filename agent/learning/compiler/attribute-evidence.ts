@@ -1,6 +1,6 @@
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import type { NormalizedStep } from "./normalize-trace";
-import { diffPages, type PageChange } from "./page-diff";
+import { diffPages, type PageChange } from "./checkpoints/page-diff";
 
 /** A snapshot the capture took on its own (a `browser_snapshot` event): when, and which. */
 export interface SnapshotMoment {

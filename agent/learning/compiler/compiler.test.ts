@@ -5,7 +5,7 @@ import type { WorkflowBoundary } from "../../../shared/learning/sessions/boundar
 import type { ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 import { canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { RecorderFlowSchema } from "../../../shared/execution/recorder-flow";
-import { lintCheckpoints } from "./checkpoint-lint";
+import { lintCheckpoints } from "./checkpoints/checkpoint-lint";
 import { emitRecorderFlow } from "./emit-recorder-flow";
 import { emitCapabilityManifest, emitSkillMarkdown, emitTriggerTests } from "./emit-skill";
 import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";

@@ -1,7 +1,7 @@
 import { rowWords } from "../../../shared/learning/checkpoints/success-conditions";
 import type { StepEvidence } from "./attribute-evidence";
 import type { NormalizedStep } from "./normalize-trace";
-import { SCRUBBED } from "./page-diff";
+import { SCRUBBED } from "./checkpoints/page-diff";
 
 /** Names that only say what kind of control it is: not a name a person would recognize. */
 const ROLE_ONLY =

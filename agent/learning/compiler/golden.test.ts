@@ -11,7 +11,7 @@ import { WorkflowBoundarySchema } from "../../../shared/learning/sessions/bounda
 import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-actions/observed-action";
 import { PageSnapshotSchema, canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { PORTABLE_SKILL_NAME_PATTERN, parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
-import { lintCheckpoints } from "./checkpoint-lint";
+import { lintCheckpoints } from "./checkpoints/checkpoint-lint";
 import { emitRecorderFlow } from "./emit-recorder-flow";
 import { emitCapabilityManifest, emitSkillMarkdown } from "./emit-skill";
 import { interpretTrace, type AnswersByField } from "./interpret";

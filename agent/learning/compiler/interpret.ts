@@ -8,7 +8,7 @@ import { attributeEvidence, type SnapshotMoment } from "./attribute-evidence";
 import type { RelocationHint } from "../../../shared/execution/recorder-flow";
 import { cutSubGoals } from "./cut-subgoals";
 import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
-import { triggerPhrasings } from "./trigger-phrasing";
+import { triggerPhrasings } from "./triggers/trigger-phrasing";
 import { extractParameters, slugify } from "./parameters";
 import { findSignIns, wordSignIn } from "./sign-in";
 import { wordCheckpoints } from "./word-checkpoints";

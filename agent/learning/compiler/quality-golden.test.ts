@@ -8,7 +8,7 @@ import { WorkflowBoundarySchema } from "../../../shared/learning/sessions/bounda
 import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-actions/observed-action";
 import { parseSuccessCondition } from "../../../shared/learning/checkpoints/success-conditions";
 import { PageSnapshotSchema, type PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { lintCheckpoints } from "./checkpoint-lint";
+import { lintCheckpoints } from "./checkpoints/checkpoint-lint";
 import { isRoleOnly } from "./control-names";
 import { emitSkillMarkdown } from "./emit-skill";
 import { interpretTrace } from "./interpret";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { parseSuccessCondition } from "../../../shared/learning/checkpoints/success-conditions";
-import { lintCheckpoints } from "./checkpoint-lint";
+import { lintCheckpoints } from "./checkpoints/checkpoint-lint";
 import { emitSkillMarkdown } from "./emit-skill";
 import { emitRecorderFlow } from "./emit-recorder-flow";
 import { interpretTrace } from "./interpret";

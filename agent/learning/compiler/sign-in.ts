@@ -5,7 +5,7 @@ import { writeSuccessCondition } from "../../../shared/learning/checkpoints/succ
 import type { SubGoal } from "./cut-subgoals";
 import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import type { NormalizedStep } from "./normalize-trace";
-import { SCRUBBED } from "./page-diff";
+import { SCRUBBED } from "./checkpoints/page-diff";
 
 /**
  * Issue #35, DESIGN §9: a sign-in is a sub-goal of its own. Recognised in a demonstration as a

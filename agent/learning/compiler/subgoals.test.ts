@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { lintCheckpoints } from "./checkpoint-lint";
+import { lintCheckpoints } from "./checkpoints/checkpoint-lint";
 import { interpretTrace } from "./interpret";
 import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
 import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/checkpoints/success-conditions";

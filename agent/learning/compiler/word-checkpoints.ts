@@ -2,7 +2,7 @@ import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { nameFromContext, onlyList, rowOfToggle, type RowsByList } from "./control-names";
 import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import type { NormalizedStep } from "./normalize-trace";
-import { SCRUBBED, routeOf, type PageChange } from "./page-diff";
+import { SCRUBBED, routeOf, type PageChange } from "./checkpoints/page-diff";
 import {
   hasPerRunValue,
   isSecret,
@@ -15,7 +15,7 @@ import {
   withParameters,
   type EvidenceContext,
   type MaskedPlace,
-} from "./goal-evidence";
+} from "./checkpoints/goal-evidence";
 import type { SubGoal } from "./cut-subgoals";
 import type { RelocationHint } from "../../../shared/execution/recorder-flow";
 import { parseSuccessCondition, writeSuccessCondition, type SuccessCheck } from "../../../shared/learning/checkpoints/success-conditions";

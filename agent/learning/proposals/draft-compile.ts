@@ -9,7 +9,7 @@ import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { applyDesktopSteps } from "../compiler/desktop-steps";
 import { interpretTrace, type AnswersByField, type ImprovedSkillBase } from "../compiler/interpret";
-import { nextSkillVersion, readSkillOutline } from "../compiler/skill-delta";
+import { nextSkillVersion, readSkillOutline } from "../compiler/revision/skill-delta";
 import { normalizeTrace } from "../compiler/normalize-trace";
 import type { RefinerConfig } from "../refiner/model-refiner";
 import { readExclusions } from "../sessions/observation-exclusions";

@@ -6,12 +6,12 @@ import { SkillDeltaSchema, type SkillDelta } from "../../../shared/learning/prop
 import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import { DraftFiles } from "../../../shared/skills/skill-folder";
 import { MemoryPaths } from "../../memory/memory-paths";
-import type { CheckpointLintReport } from "../compiler/checkpoint-lint";
+import type { CheckpointLintReport } from "../compiler/checkpoints/checkpoint-lint";
 import { emitRecorderFlow } from "../compiler/emit-recorder-flow";
 import { emitCapabilityManifest, emitSkillMarkdown, emitTriggerTests } from "../compiler/emit-skill";
 import type { Interpretation } from "../compiler/interpret";
 import type { normalizeTrace } from "../compiler/normalize-trace";
-import { diffSkills, nextSkillVersion, readSkillOutline } from "../compiler/skill-delta";
+import { diffSkills, nextSkillVersion, readSkillOutline } from "../compiler/revision/skill-delta";
 import { TestPolicyRecordSchema } from "../sessions/session-log";
 import type { DraftBuilderDeps, ImprovedSkill } from "./draft-compile";
 

@@ -5,7 +5,7 @@ import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
 import { DraftFiles } from "../../../shared/skills/skill-folder";
 import { MemoryPaths } from "../../memory/memory-paths";
-import { lintCheckpoints, type CheckpointLintReport } from "../compiler/checkpoint-lint";
+import { lintCheckpoints, type CheckpointLintReport } from "../compiler/checkpoints/checkpoint-lint";
 import type { AnswersByField, Interpretation } from "../compiler/interpret";
 import { refineInterpretation } from "../refiner/model-refiner";
 import { compile, type DraftBuilderDeps, type ImprovedSkill } from "./draft-compile";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { SemanticWorkflowInterpretationSchema } from "../../../shared/learning/checkpoints/semantic-workflow-interpretation";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
-import { readSkillOutline } from "../compiler/skill-delta";
+import { readSkillOutline } from "../compiler/revision/skill-delta";
 
 interface StoredCheckpoint {
   checkpoint_id: string;

@@ -5,7 +5,7 @@ import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
-import { moreTriggerTests } from "../compiler/more-trigger-tests";
+import { moreTriggerTests } from "../compiler/revision/more-trigger-tests";
 import { draftFolderOf, type ProposalLog } from "./proposal-log";
 import type { SessionService } from "../sessions/session-service";
 import { DraftFiles } from "../../../shared/skills/skill-folder";

@@ -1,7 +1,7 @@
 import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
 import { z } from "zod";
 import { RefinementOutcomeSchema } from "../../../shared/learning/route-contracts";
-import { lintCheckpoints } from "../compiler/checkpoint-lint";
+import { lintCheckpoints } from "../compiler/checkpoints/checkpoint-lint";
 import type { Interpretation } from "../compiler/interpret";
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AbilityAvailabilityEntry } from "../../../shared/abilities/availability";
 import type { ValidationStepResult } from "../../../shared/learning/proposals/validation-run";
 import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/sessions/test-policy";
-import { lintCheckpoints } from "../compiler/checkpoint-lint";
+import { lintCheckpoints } from "../compiler/checkpoints/checkpoint-lint";
 import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import type { TriggerTests } from "../compiler/emit-skill";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";

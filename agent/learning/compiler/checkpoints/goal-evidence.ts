@@ -1,5 +1,5 @@
-import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
-import type { SkillParameter } from "../../../shared/execution/checkpoint-plan";
+import type { PageSnapshot } from "../../../../shared/observation/page-snapshot";
+import type { SkillParameter } from "../../../../shared/execution/checkpoint-plan";
 import { SCRUBBED, type PageChange } from "./page-diff";
 
 /**

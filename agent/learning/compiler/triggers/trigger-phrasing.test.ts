@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
+import type { PageSnapshot } from "../../../../shared/observation/page-snapshot";
 import { MAX_TRIGGERS, triggerPhrasings } from "./trigger-phrasing";
 
 function snapshot(title: string, headings: string[]): PageSnapshot {

@@ -1,6 +1,6 @@
-import type { SkillDelta, SkillDeltaChange } from "../../../shared/learning/proposals/skill-delta";
-import { DEFAULT_NON_USE_CONDITIONS, FIRST_SKILL_VERSION } from "./emit-skill";
-import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
+import type { SkillDelta, SkillDeltaChange } from "../../../../shared/learning/proposals/skill-delta";
+import { DEFAULT_NON_USE_CONDITIONS, FIRST_SKILL_VERSION } from "../emit-skill";
+import { parseSkillFrontmatter } from "../../../../shared/skills/frontmatter";
 
 /**
  * What a reader of a SKILL.md can tell about a skill: its frontmatter and the sections the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WorkflowCheckpoint } from "../../../shared/learning/checkpoints/semantic-workflow-interpretation";
+import type { WorkflowCheckpoint } from "../../../../shared/learning/checkpoints/semantic-workflow-interpretation";
 import { lintCheckpoints } from "./checkpoint-lint";
 
 const checkpoint = (success_condition: string, goal = "The order is placed"): WorkflowCheckpoint => ({

@@ -1,4 +1,4 @@
-import type { TriggerTests } from "./emit-skill";
+import type { TriggerTests } from "../emit-skill";
 
 /** Most tests of each kind a proposal keeps (ProposalTriggerTestsSchema). */
 export const MAX_TESTS_PER_KIND = 60;

@@ -1,4 +1,4 @@
-import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
+import type { PageSnapshot } from "../../../../shared/observation/page-snapshot";
 
 /**
  * Trigger phrases a learned skill carries (issue #15): more ways it may be asked for than its

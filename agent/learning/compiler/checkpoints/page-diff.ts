@@ -1,4 +1,4 @@
-import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
+import type { PageSnapshot } from "../../../../shared/observation/page-snapshot";
 
 /** The capture's mark for a typed value cut out of page text (extension/observation/field-masking.ts). */
 export const SCRUBBED = "•••";

@@ -1,5 +1,5 @@
-import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
-import type { WorkflowCheckpoint } from "../../../shared/learning/checkpoints/semantic-workflow-interpretation";
+import { createTypedValueScrubber } from "../../../../shared/observation/typed-value-scrubber";
+import type { WorkflowCheckpoint } from "../../../../shared/learning/checkpoints/semantic-workflow-interpretation";
 
 /** DESIGN §2: the checkpoint lint the spec's §0C.9A Rules 2–6 left out. */
 export type CheckpointLintRule = "CKP-001" | "CKP-002" | "CKP-003" | "CKP-004" | "CKP-005";

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { parseSuccessCondition } from "../../../shared/learning/checkpoints/success-conditions";
+import type { PageSnapshot } from "../../../../shared/observation/page-snapshot";
+import { parseSuccessCondition } from "../../../../shared/learning/checkpoints/success-conditions";
 import { lintCheckpoints } from "./checkpoint-lint";
 import { validateMetadata } from "skills-ref";
-import { toAgentSkillsMarkdown } from "../../../shared/skills/agent-skills-format";
-import { readFrontmatterMapping } from "../../../shared/skills/frontmatter";
-import { asWhatItDoes, buildFrontmatter, emitSkillMarkdown } from "./emit-skill";
+import { toAgentSkillsMarkdown } from "../../../../shared/skills/agent-skills-format";
+import { readFrontmatterMapping } from "../../../../shared/skills/frontmatter";
+import { asWhatItDoes, buildFrontmatter, emitSkillMarkdown } from "../emit-skill";
 import { hasPerRunValue, stablePart, withParameters } from "./goal-evidence";
-import { interpretTrace } from "./interpret";
-import { type SkillParameter } from "../../../shared/execution/checkpoint-plan";
-import type { NormalizedStep, NormalizedTrace } from "./normalize-trace";
+import { interpretTrace } from "../interpret";
+import { type SkillParameter } from "../../../../shared/execution/checkpoint-plan";
+import type { NormalizedStep, NormalizedTrace } from "../normalize-trace";
 
 /**
  * Issue #35 "Goal evidence first": demonstrations shaped as the capture records a multi-page app

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { WorkflowGraph } from "../../../shared/learning/checkpoints/workflow-graph";
-import { emitSkillMarkdown } from "./emit-skill";
-import type { Interpretation } from "./interpret";
-import type { CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
+import type { WorkflowGraph } from "../../../../shared/learning/checkpoints/workflow-graph";
+import { emitSkillMarkdown } from "../emit-skill";
+import type { Interpretation } from "../interpret";
+import type { CheckpointPlan } from "../../../../shared/execution/checkpoint-plan";
 import { diffSkills, nextSkillVersion, readSkillOutline } from "./skill-delta";
 
 const graph: WorkflowGraph = { workflow_id: "wf", title: "t", entry_step_id: "s1", steps: [], schema_version: 1 };
