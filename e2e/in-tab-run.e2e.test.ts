@@ -6,7 +6,7 @@ import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
 import { buildApp } from "../agent/app/app";
-import type { BrowserLease, LeaseStop } from "../agent/execution/executor-contract";
+import type { BrowserLease, LeaseStop } from "../agent/execution/contract/executor-contract";
 import { execute } from "../agent/execution/executor";
 import { TabRunRefused } from "../agent/execution/in-tab/tab-relay";
 import { TestPolicySchema } from "../shared/learning/sessions/test-policy";

@@ -6,7 +6,7 @@ import { createWorkspaceProjector, type WorkspaceProjector } from "../abilities/
 import { createCategoryService, type CategoryService } from "../categories/category-service";
 import { systemClock, type Clock } from "../common/clock";
 import { execute } from "../execution/executor";
-import type { ExecuteInput, ExecuteResult } from "../execution/executor-contract";
+import type { ExecuteInput, ExecuteResult } from "../execution/contract/executor-contract";
 import { managedBrowser } from "../execution/managed-browser";
 import { createApprovals, type Approvals } from "../execution/approvals/approvals";
 import { createRunService, type RunService } from "../execution/runs/run-service";

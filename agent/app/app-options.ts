@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
 import type { InstallSagaStep } from "../abilities/ability-service";
 import type { SkillFolder } from "../abilities/skill-folders";
 import type { Clock } from "../common/clock";
-import type { ExecuteInput, ExecuteResult } from "../execution/executor-contract";
+import type { ExecuteInput, ExecuteResult } from "../execution/contract/executor-contract";
 import type { UserTabProvider } from "../execution/in-tab/user-tab-provider";
 import type { RefinerConfig } from "../learning/refiner/model-refiner";
 import type { MemoryStore } from "../memory/memory-store";

@@ -9,7 +9,7 @@ import { serveRehearsalSite, type RehearsalSite } from "../../e2e/rehearsal-fixt
 import { TestPolicySchema } from "../../shared/learning/sessions/test-policy";
 import type { RecorderFlow } from "../../shared/execution/recorder-flow";
 import { execute } from "./executor";
-import { BrowserUnavailable, type BrowserProvider } from "./executor-contract";
+import { BrowserUnavailable, type BrowserProvider } from "./contract/executor-contract";
 import { CHROMIUM_ARGS } from "./managed-browser";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

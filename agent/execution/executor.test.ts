@@ -9,7 +9,7 @@ import { PageSeenSchema } from "../../shared/execution/run-contract";
 import { TestPolicySchema, type TestPolicy } from "../../shared/learning/sessions/test-policy";
 import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
 import { execute } from "./executor";
-import type { ConfirmationRequest, ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionProgress } from "./executor-contract";
+import type { ConfirmationRequest, ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionProgress } from "./contract/executor-contract";
 import { managedBrowser } from "./managed-browser";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

@@ -1,12 +1,12 @@
-import { BY_HAND_REASON, firstLine } from "./checkpoint-check";
-import { createExecutionRecord, type ExecutionRecord } from "./execution-record";
-import { BrowserUnusable, Cancelled, clamp, within } from "./execution-util";
-import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteResult, type ExecutionCheckpoint } from "./executor-contract";
-import { flowProblem, planExecution, type ExecutionPlan } from "./flow-plan";
+import { BY_HAND_REASON, firstLine } from "./checkpoints/checkpoint-check";
+import { createExecutionRecord, type ExecutionRecord } from "./replay/execution-record";
+import { BrowserUnusable, Cancelled, clamp, within } from "./contract/execution-util";
+import { BrowserUnavailable, type BrowserLease, type ExecuteInput, type ExecuteResult, type ExecutionCheckpoint } from "./contract/executor-contract";
+import { flowProblem, planExecution, type ExecutionPlan } from "./replay/flow-plan";
 import { managedBrowser } from "./managed-browser";
-import { createPolicyWatch, guardNetwork, preparePage } from "./policy-guard";
-import { replayFlow } from "./replay-group";
-import { createReplay, remaining, watchCancellation, type Cancellation } from "./replay-state";
+import { createPolicyWatch, guardNetwork, preparePage } from "./contract/policy-guard";
+import { replayFlow } from "./replay/replay-group";
+import { createReplay, remaining, watchCancellation, type Cancellation } from "./replay/replay-state";
 
 export const DEFAULT_EXECUTION_TIMEOUT_MS = 60_000;
 export const DEFAULT_STEP_TIMEOUT_MS = 5_000;

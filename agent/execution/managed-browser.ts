@@ -3,9 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "puppeteer-core";
-import { firstLine } from "./checkpoint-check";
-import { BrowserUnavailable, type BrowserLease, type BrowserProvider } from "./executor-contract";
-import { sleep } from "./execution-util";
+import { firstLine } from "./checkpoints/checkpoint-check";
+import { BrowserUnavailable, type BrowserLease, type BrowserProvider } from "./contract/executor-contract";
+import { sleep } from "./contract/execution-util";
 
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
 /** Folder-name prefix of the throw-away profiles under the OS temp dir. */

@@ -11,7 +11,7 @@ import { MemoryPaths } from "../memory/memory-paths";
 import { installNotesAbility, serveSignInFixture, type SignInFixture } from "../test-support/sign-in-fixture";
 import { startTestAgent, type TestAgent } from "../test-support/test-agent";
 import { execute } from "./executor";
-import type { BrowserProvider, ExecutionCheckpoint } from "./executor-contract";
+import type { BrowserProvider, ExecutionCheckpoint } from "./contract/executor-contract";
 import { CHROMIUM_ARGS } from "./managed-browser";
 
 /**

@@ -1,6 +1,6 @@
 import type { Page } from "puppeteer-core";
 import type { CaptureConfig } from "../../extension/observation/common/capture-messages";
-import type { BrowserLease } from "../execution/executor-contract";
+import type { BrowserLease } from "../execution/contract/executor-contract";
 import { bundleCaptureRuntime, captureConfig } from "../../e2e/support/content-harness";
 
 /**

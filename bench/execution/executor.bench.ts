@@ -6,7 +6,7 @@ import path from "node:path";
 import { PuppeteerRunnerExtension, createRunner, parse, type UserFlow } from "@puppeteer/replay";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { execute } from "../../agent/execution/executor";
-import type { BrowserProvider, ExecutionCheckpoint } from "../../agent/execution/executor-contract";
+import type { BrowserProvider, ExecutionCheckpoint } from "../../agent/execution/contract/executor-contract";
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM_PATH } from "../../agent/execution/managed-browser";
 import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
 import { serveRehearsalSite, type RehearsalSite } from "../../e2e/rehearsal-fixtures/server";

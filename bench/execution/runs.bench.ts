@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { agentLoggerOptions, buildApp } from "../../agent/app/app";
 import { execute } from "../../agent/execution/executor";
-import type { ExecutionCheckpoint, ExecutionParameter } from "../../agent/execution/executor-contract";
+import type { ExecutionCheckpoint, ExecutionParameter } from "../../agent/execution/contract/executor-contract";
 import { DEFAULT_CHROMIUM_PATH, managedBrowser } from "../../agent/execution/managed-browser";
 import { runPolicyOf } from "../../agent/execution/runs/run-request";
 import type { RecorderFlow } from "../../shared/execution/recorder-flow";

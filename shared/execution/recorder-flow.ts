@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * What else is known of a step's element, for relocating it when every selector misses (issue
- * #14, agent/execution/target-relocation.ts): its role and name, and the row it sits in — by the
+ * #14, agent/execution/replay/target-relocation.ts): its role and name, and the row it sits in — by the
  * parameter whose value the row shows, or by position. Recorder parsers ignore the field.
  */
 export const RelocationHintSchema = z.object({

@@ -25,7 +25,7 @@ export const GRANT_ID_PATTERN = /^grant-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 
 /**
  * What a step does that no grant covers unless the person ticked it: it deletes, or it pays. The
- * executor reads it from the words of the control the step presses (agent/execution/flow-plan.ts,
+ * executor reads it from the words of the control the step presses (agent/execution/replay/flow-plan.ts,
  * the same word list that makes it ask at all).
  */
 export const ConsequenceClassSchema = z.enum(["deletes", "pays"]);

@@ -5,7 +5,7 @@ import { openMemoryStore, type MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { makeTempMemoryRoot } from "../../test-support/temp-memory";
 import { createFakeClock, type FakeClock } from "../../test-support/test-agent";
-import type { ConfirmationRequest } from "../executor-contract";
+import type { ConfirmationRequest } from "../contract/executor-contract";
 import { createApprovals, type Approvals, type GrantBasis, type RunFacts } from "./approvals";
 
 /**

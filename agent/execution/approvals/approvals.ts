@@ -3,7 +3,7 @@ import type { GrantOffer, RunGrant, StandingGrantTerms, StoredRunGrant } from ".
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
-import type { ConfirmationRequest } from "../executor-contract";
+import type { ConfirmationRequest } from "../contract/executor-contract";
 import { inputKeyedHash, loadOrCreateGrantKey } from "./grant-key";
 import { openGrantStore } from "./grant-store";
 

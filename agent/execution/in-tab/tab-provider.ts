@@ -1,4 +1,4 @@
-import type { BrowserLease, BrowserProvider, LeaseStop } from "../executor-contract";
+import type { BrowserLease, BrowserProvider, LeaseStop } from "../contract/executor-contract";
 import { TabRunRefused, type TabRelay } from "./tab-relay";
 import { createTabTransport } from "./tab-transport";
 import type { UserTabProvider } from "./user-tab-provider";

@@ -1,6 +1,6 @@
 import type { CoachingHighlight, CoachingRead } from "../../../shared/observation/coaching-read";
 import type { AgentTabFrame, ClientTabFrame, TabEndReason, TabRefusalCode } from "../../../shared/observation/tab-relay-protocol";
-import { BrowserUnavailable } from "../executor-contract";
+import { BrowserUnavailable } from "../contract/executor-contract";
 import { assertNever } from "../../../shared/common/assert-never";
 
 /**

@@ -1,4 +1,4 @@
-import type { BrowserProvider } from "../executor-contract";
+import type { BrowserProvider } from "../contract/executor-contract";
 
 /**
  * Acting in a tab of the user's own Chrome through the extension (issue #21 "in my browser"). The

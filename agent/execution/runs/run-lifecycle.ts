@@ -8,7 +8,7 @@ import type { Clock } from "../../common/clock";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths, resolveMemoryPath } from "../../memory/memory-paths";
 import type { Approvals, AskPerson, GrantBasis } from "../approvals/approvals";
-import { BrowserUnavailable, type ExecuteInput, type ExecuteResult, type ExecutionProgress } from "../executor-contract";
+import { BrowserUnavailable, type ExecuteInput, type ExecuteResult, type ExecutionProgress } from "../contract/executor-contract";
 import { RUN_FAILURE_CODES, keptPageSeen, outcomeOf } from "./run-outcome";
 import type { RunStore } from "./run-store";
 

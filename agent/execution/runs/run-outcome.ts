@@ -1,6 +1,6 @@
 import type { CapabilityUseReceipt } from "../../../shared/capabilities/capability-use-receipt";
 import type { PageSeen, RunRecord, RunState } from "../../../shared/execution/run-contract";
-import type { ExecuteResult } from "../executor-contract";
+import type { ExecuteResult } from "../contract/executor-contract";
 
 /**
  * Codes in `RunRecord.failure.code`: why a run that is over did not succeed. They name what

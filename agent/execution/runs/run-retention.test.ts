@@ -11,7 +11,7 @@ import { projectRoot, serverScript, startAgentProcess, type AgentProcess } from 
 import { makeTempMemoryRoot } from "../../test-support/temp-memory";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";
 import { createFakeClock, expectError, startTestAgent, type FakeClock, type TestAgent, type TestAgentOptions } from "../../test-support/test-agent";
-import type { ExecuteInput, ExecuteResult } from "../executor-contract";
+import type { ExecuteInput, ExecuteResult } from "../contract/executor-contract";
 
 /**
  * Issue #30 retention drills: a run's record, its events and its screenshot follow a TTL (7 days

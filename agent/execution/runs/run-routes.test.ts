@@ -8,8 +8,8 @@ import { MemoryPaths } from "../../memory/memory-paths";
 import { publicBundle, stageThrough } from "../../test-support/skill-bundles";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";
 import { expectError, startTestAgent, type TestAgent, type TestAgentOptions } from "../../test-support/test-agent";
-import type { BrowserProvider, ExecuteInput, ExecuteResult } from "../executor-contract";
-import { planExecution } from "../flow-plan";
+import type { BrowserProvider, ExecuteInput, ExecuteResult } from "../contract/executor-contract";
+import { planExecution } from "../replay/flow-plan";
 import { memoryText } from "../../test-support/memory-text";
 
 /**

@@ -10,8 +10,8 @@ import { parseSkillFrontmatter } from "../../../shared/skills/frontmatter";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { StoredCheckpointsSchema, StoredFlowSchema, StoredParametersSchema, parseStoredJson } from "../../../shared/execution/stored-skill-files";
-import type { ExecutionCheckpoint, ExecutionParameter } from "../executor-contract";
-import { planExecution } from "../flow-plan";
+import type { ExecutionCheckpoint, ExecutionParameter } from "../contract/executor-contract";
+import { planExecution } from "../replay/flow-plan";
 import { InstalledFiles } from "../../../shared/skills/skill-folder";
 
 /** What a run hands the executor: the installed skill's flow, checkpoints and parameters. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { CoachingTarget } from "../../../shared/learning/sessions/coaching";
 import { TestPolicySchema } from "../../../shared/learning/sessions/test-policy";
-import type { BrowserLease, ExecuteInput, ExecuteResult } from "../../execution/executor-contract";
+import type { BrowserLease, ExecuteInput, ExecuteResult } from "../../execution/contract/executor-contract";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import { pageChange, readPage, type PageFacts } from "./coaching-page";
 

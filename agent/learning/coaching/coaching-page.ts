@@ -1,6 +1,6 @@
 import type { Page } from "puppeteer-core";
 import { COACHING_HIGHLIGHT_TAG, CoachingReadSchema, type CoachingHighlight } from "../../../shared/observation/coaching-read";
-import type { BrowserLease } from "../../execution/executor-contract";
+import type { BrowserLease } from "../../execution/contract/executor-contract";
 import { AppError } from "../../errors/app-error";
 import type { PageControl } from "./coaching-matcher";
 

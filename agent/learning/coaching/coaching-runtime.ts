@@ -3,7 +3,7 @@ import { CoachingStateSchema, type CoachingState, type CoachingTurn } from "../.
 import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
-import type { BrowserLease, ExecuteInput, ExecuteResult } from "../../execution/executor-contract";
+import type { BrowserLease, ExecuteInput, ExecuteResult } from "../../execution/contract/executor-contract";
 import type { UserTabProvider } from "../../execution/in-tab/user-tab-provider";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";

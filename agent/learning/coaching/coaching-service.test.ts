@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CoachingStateSchema, type CoachingState } from "../../../shared/learning/sessions/coaching";
-import type { BrowserLease } from "../../execution/executor-contract";
+import type { BrowserLease } from "../../execution/contract/executor-contract";
 import { managedBrowser } from "../../execution/managed-browser";
 import type { UserTabProvider } from "../../execution/in-tab/user-tab-provider";
 import { MemoryPaths } from "../../memory/memory-paths";

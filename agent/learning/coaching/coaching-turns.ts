@@ -1,6 +1,6 @@
 import type { CoachingTurn } from "../../../shared/learning/sessions/coaching";
 import { isTerminalLearnSessionState } from "../../../shared/learning/sessions/learn-session";
-import type { BrowserLease } from "../../execution/executor-contract";
+import type { BrowserLease } from "../../execution/contract/executor-contract";
 import { proposeControl } from "./coaching-matcher";
 import { clearHighlight, readPage } from "./coaching-page";
 import { end, queue, RECORDING, save, setTurn, sitesOf, type CoachingContext, type Runtime } from "./coaching-runtime";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PracticeSetupSchema } from "../../../shared/learning/sessions/practice";
 import { TestPolicySchema } from "../../../shared/learning/sessions/test-policy";
-import type { ExecuteInput, ExecuteResult } from "../../execution/executor-contract";
+import type { ExecuteInput, ExecuteResult } from "../../execution/contract/executor-contract";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import { practise } from "./practice-driver";
 

@@ -1,8 +1,8 @@
 import type { PracticeRepair, PracticeRound, PracticeSetup, PracticeViewport } from "../../../shared/learning/sessions/practice";
 import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
-import type { ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionParameter, ExecutionProgress } from "../../execution/executor-contract";
-import { countsAsAction } from "../../execution/flow-plan";
-import { hostAllowed } from "../../execution/policy-guard";
+import type { ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionParameter, ExecutionProgress } from "../../execution/contract/executor-contract";
+import { countsAsAction } from "../../execution/replay/flow-plan";
+import { hostAllowed } from "../../execution/contract/policy-guard";
 import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
 import { generaliseCheckpoint, relocateTarget, waitLonger } from "./practice-repairs";
 

@@ -3,7 +3,7 @@ import type { PracticeRepair } from "../../../shared/learning/sessions/practice"
 import { SkillDeltaSchema, type SkillDeltaChange } from "../../../shared/learning/proposals/skill-delta";
 import { ValidationRunSchema, ValidationStepResultSchema } from "../../../shared/learning/proposals/validation-run";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
-import type { ExecuteResult } from "../../execution/executor-contract";
+import type { ExecuteResult } from "../../execution/contract/executor-contract";
 import type { MemoryStore } from "../../memory/memory-store";
 import { validatedDraftRef } from "../../abilities/availability-validation";
 import { MemoryPaths } from "../../memory/memory-paths";

@@ -1,6 +1,6 @@
 import { parseSuccessCondition } from "../../../shared/learning/checkpoints/success-conditions";
-import type { ExecutionCheckpoint } from "../../execution/executor-contract";
-import { MAX_STEP_WAIT_MS } from "../../execution/flow-plan";
+import type { ExecutionCheckpoint } from "../../execution/contract/executor-contract";
+import { MAX_STEP_WAIT_MS } from "../../execution/replay/flow-plan";
 import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { isTerminalLearnSessionState, type LearnSession } from "../../../shared/learning/sessions/learn-session";
 import { PracticeReportSchema, type PracticeReport, type PracticeSetup } from "../../../shared/learning/sessions/practice";
 import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
-import type { ExecutionProgress } from "../../execution/executor-contract";
+import type { ExecutionProgress } from "../../execution/contract/executor-contract";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { readPracticeBase, type PracticeBase } from "./practice-base";
 import { practise, type PracticeDriverResult } from "./practice-driver";

@@ -5,7 +5,7 @@ import { PracticeReportSchema, type PracticeReport, type PracticeSetup } from ".
 import { TestPolicySchema, type TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";
-import type { ExecuteInput, ExecuteResult } from "../../execution/executor-contract";
+import type { ExecuteInput, ExecuteResult } from "../../execution/contract/executor-contract";
 import type { LearnEventLog } from "../sessions/learn-event-log";
 import type { ProposalService } from "../proposals/proposal-service";
 import type { ModeLauncher } from "../sessions/session-launch";

@@ -2,14 +2,14 @@ import type { ErrorCode } from "../../../shared/common/error-codes";
 import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { ValidationStepResult } from "../../../shared/learning/proposals/validation-run";
 import { execute } from "../../execution/executor";
-import type { ExecutionCheckpoint, ExecutionParameter } from "../../execution/executor-contract";
+import type { ExecutionCheckpoint, ExecutionParameter } from "../../execution/contract/executor-contract";
 import { DEFAULT_CHROMIUM_PATH, MANAGED_PROFILE_PREFIX, managedBrowser } from "../../execution/managed-browser";
-import { describeReadsElsewhere, type ReadElsewhere } from "../../execution/policy-guard";
+import { describeReadsElsewhere, type ReadElsewhere } from "../../execution/contract/policy-guard";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 
 export { CHROMIUM_ARGS, DEFAULT_CHROMIUM_PATH } from "../../execution/managed-browser";
-export { hostAllowed } from "../../execution/policy-guard";
-export { toPuppeteerSelector } from "../../execution/target-finder";
+export { hostAllowed } from "../../execution/contract/policy-guard";
+export { toPuppeteerSelector } from "../../execution/replay/target-finder";
 
 export const DEFAULT_REHEARSAL_TIMEOUT_MS = 60_000;
 export const DEFAULT_STEP_TIMEOUT_MS = 5_000;

@@ -1,7 +1,7 @@
 /**
  * The sentences a checkpoint's `success_condition` is written in, and reading them back (issue
  * #14). One table for both directions: the compiler writes a check as words a person reads in
- * SKILL.md and the review drawer; the rehearsal (execution/checkpoint-check.ts) reads the same
+ * SKILL.md and the review drawer; the rehearsal (execution/checkpoints/checkpoint-check.ts) reads the same
  * words back into the check. Anything else is a person's own words, which only a person confirms.
  */
 

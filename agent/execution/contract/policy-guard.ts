@@ -1,5 +1,5 @@
 import type { CDPSession, Dialog, Page, Protocol } from "puppeteer-core";
-import type { TestPolicy } from "../../shared/learning/sessions/test-policy";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { BrowserLease } from "./executor-contract";
 import { clamp } from "./execution-util";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPolicyWatch } from "./policy-guard";
+import { createPolicyWatch } from "../contract/policy-guard";
 import { resolveTarget } from "./target-finder";
 import { fingerprintOf, relocateBySimilarity, revealByHover, rowShows } from "./target-relocation";
 

@@ -1,11 +1,11 @@
 import { parse as parseRecorderFlow } from "@puppeteer/replay";
-import type { ConfirmationReason } from "../../shared/execution/run-contract";
-import type { ConsequenceClass } from "../../shared/execution/run-grants";
-import type { TestPolicy } from "../../shared/learning/sessions/test-policy";
-import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
-import { firstLine } from "./checkpoint-check";
-import type { ExecutionCheckpoint } from "./executor-contract";
-import { showSelector } from "./execution-util";
+import type { ConfirmationReason } from "../../../shared/execution/run-contract";
+import type { ConsequenceClass } from "../../../shared/execution/run-grants";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
+import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
+import { firstLine } from "../checkpoints/checkpoint-check";
+import type { ExecutionCheckpoint } from "../contract/executor-contract";
+import { showSelector } from "../contract/execution-util";
 
 /**
  * The flow plan: which Recorder steps make one result, where each checkpoint is checked, which step

@@ -1,9 +1,9 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
-import type { PageSeen } from "../../shared/execution/run-contract";
-import { clamp, within } from "./execution-util";
-import { maskUrl } from "../../shared/observation/url-rule";
+import type { PageSeen } from "../../../shared/execution/run-contract";
+import { clamp, within } from "../contract/execution-util";
+import { maskUrl } from "../../../shared/observation/url-rule";
 
 /**
  * What the page showed where an execution stopped short, so a person sees why: its address, title,

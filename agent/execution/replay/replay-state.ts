@@ -1,13 +1,13 @@
 import type { Page } from "puppeteer-core";
-import type { PageSeen, RunWhere } from "../../shared/execution/run-contract";
-import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
-import type { readBaseline } from "./checkpoint-check";
+import type { PageSeen, RunWhere } from "../../../shared/execution/run-contract";
+import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
+import type { readBaseline } from "../checkpoints/checkpoint-check";
 import type { ExecutionRecord } from "./execution-record";
-import { Cancelled } from "./execution-util";
-import type { ExecuteInput } from "./executor-contract";
+import { Cancelled } from "../contract/execution-util";
+import type { ExecuteInput } from "../contract/executor-contract";
 import type { ExecutionPlan } from "./flow-plan";
-import { readPageSeen } from "./page-seen";
-import type { PolicyWatch } from "./policy-guard";
+import { readPageSeen } from "../pages/page-seen";
+import type { PolicyWatch } from "../contract/policy-guard";
 import { signInGroupsOf, type SignInGroups } from "./sign-in-state";
 
 /**

@@ -1,9 +1,9 @@
 import type { ElementHandle, Frame, Page } from "puppeteer-core";
-import type { RelocationHint } from "../../shared/execution/recorder-flow";
+import type { RelocationHint } from "../../../shared/execution/recorder-flow";
 import { describeTarget } from "./flow-plan";
-import { POLL_MS, StepFailure, showSelector, sleep } from "./execution-util";
-import type { PolicyWatch } from "./policy-guard";
-import { crossOriginFrameReason, hiddenChildOrigin, otherOriginOf } from "./frame-reach";
+import { POLL_MS, StepFailure, showSelector, sleep } from "../contract/execution-util";
+import type { PolicyWatch } from "../contract/policy-guard";
+import { crossOriginFrameReason, hiddenChildOrigin, otherOriginOf } from "../pages/frame-reach";
 import { relocateBySimilarity, revealByHover, rowShows, wantedRowText } from "./target-relocation";
 
 /** Finding a step's element: ordered selector alternatives, the first that finds a visible element wins; then similarity. */

@@ -1,11 +1,11 @@
-import type { CoachingHighlight, CoachingRead } from "../../shared/observation/coaching-read";
+import type { CoachingHighlight, CoachingRead } from "../../../shared/observation/coaching-read";
 import type { Browser, Page } from "puppeteer-core";
-import type { ConfirmationReason, PageSeen, RunWhere } from "../../shared/execution/run-contract";
-import type { ConsequenceClass } from "../../shared/execution/run-grants";
-import type { TabEndReason } from "../../shared/observation/tab-relay-protocol";
-import type { TestPolicy } from "../../shared/learning/sessions/test-policy";
-import type { RecorderFlow } from "../../shared/execution/recorder-flow";
-import type { SkillParameter, CheckpointPlan } from "../../shared/execution/checkpoint-plan";
+import type { ConfirmationReason, PageSeen, RunWhere } from "../../../shared/execution/run-contract";
+import type { ConsequenceClass } from "../../../shared/execution/run-grants";
+import type { TabEndReason } from "../../../shared/observation/tab-relay-protocol";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
+import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
+import type { SkillParameter, CheckpointPlan } from "../../../shared/execution/checkpoint-plan";
 import type { ReadElsewhere } from "./policy-guard";
 
 /**

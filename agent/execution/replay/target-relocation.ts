@@ -1,5 +1,5 @@
 import type { ElementHandle, Frame } from "puppeteer-core";
-import type { RelocationHint } from "../../shared/execution/recorder-flow";
+import type { RelocationHint } from "../../../shared/execution/recorder-flow";
 
 /**
  * Replay that survives change (issue #14): when every selector of a step misses, the target is

@@ -1,9 +1,9 @@
 import type { Page } from "puppeteer-core";
-import { SIGN_OUT_NAME, type SignInPlan } from "../../shared/execution/sign-in-plan";
-import type { RecorderFlow } from "../../shared/execution/recorder-flow";
-import { firstLine } from "./checkpoint-check";
-import type { CheckpointVerdict } from "./checkpoint-looks";
-import type { ExecutionCheckpoint } from "./executor-contract";
+import { SIGN_OUT_NAME, type SignInPlan } from "../../../shared/execution/sign-in-plan";
+import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
+import { firstLine } from "../checkpoints/checkpoint-check";
+import type { CheckpointVerdict } from "../checkpoints/checkpoint-looks";
+import type { ExecutionCheckpoint } from "../contract/executor-contract";
 import type { ExecutionPlan } from "./flow-plan";
 
 /**

@@ -5,7 +5,7 @@ import path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkSuccessCondition, parseSuccessCondition, readBaseline } from "./checkpoint-check";
-import { textMatcher } from "./text-match";
+import { textMatcher } from "../pages/text-match";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 

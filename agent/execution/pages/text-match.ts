@@ -1,4 +1,4 @@
-import { SCRUBBED } from "../../shared/observation/typed-value-scrubber";
+import { SCRUBBED } from "../../../shared/observation/typed-value-scrubber";
 
 /**
  * Page text compared with what the capture kept: typed values scrubbed to `•••`, `{{parameter}}`

@@ -1,6 +1,6 @@
-import { BY_HAND_REASON, checkSuccessCondition } from "./checkpoint-check";
-import { Cancelled, clamp } from "./execution-util";
-import type { ExecutionCheckpoint } from "./executor-contract";
+import { BY_HAND_REASON, checkSuccessCondition } from "../checkpoints/checkpoint-check";
+import { Cancelled, clamp } from "../contract/execution-util";
+import type { ExecutionCheckpoint } from "../contract/executor-contract";
 import { remaining, stopShort, unreportedViolation, type Replay } from "./replay-state";
 import { checkSignedIn } from "./sign-in-state";
 

@@ -1,12 +1,12 @@
 import type { Page } from "puppeteer-core";
-import { needsBaseline, parseSuccessCondition, type SuccessCheck } from "../../shared/learning/checkpoints/success-conditions";
+import { needsBaseline, parseSuccessCondition, type SuccessCheck } from "../../../shared/learning/checkpoints/success-conditions";
 import { lookOnce, type CheckpointVerdict } from "./checkpoint-looks";
-import { framesOfOtherSites } from "./frame-reach";
-import { readPageFacts, type PageFacts } from "./page-facts";
-import { waitForSettledPage } from "./page-settle";
+import { framesOfOtherSites } from "../pages/frame-reach";
+import { readPageFacts, type PageFacts } from "../pages/page-facts";
+import { waitForSettledPage } from "../pages/page-settle";
 
-export type { SuccessCheck } from "../../shared/learning/checkpoints/success-conditions";
-export { parseSuccessCondition } from "../../shared/learning/checkpoints/success-conditions";
+export type { SuccessCheck } from "../../../shared/learning/checkpoints/success-conditions";
+export { parseSuccessCondition } from "../../../shared/learning/checkpoints/success-conditions";
 
 export const BY_HAND_REASON = "not machine-checkable; confirm by hand";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TestPolicySchema } from "../../shared/learning/sessions/test-policy";
+import { TestPolicySchema } from "../../../shared/learning/sessions/test-policy";
 import { createPolicyWatch, describeReadsElsewhere, judgeRequest, refusal } from "./policy-guard";
 
 const policy = TestPolicySchema.parse({

@@ -1,8 +1,8 @@
 import type { Page, SerializedAXNode } from "puppeteer-core";
-import type { SuccessCheck } from "../../shared/learning/checkpoints/success-conditions";
-import { reachableFrames } from "./frame-reach";
-import { firstNumberIn, numberShape, readPageFacts, type PageFacts } from "./page-facts";
-import { normalize, routeEndsWith, textMatcher } from "./text-match";
+import type { SuccessCheck } from "../../../shared/learning/checkpoints/success-conditions";
+import { reachableFrames } from "../pages/frame-reach";
+import { firstNumberIn, numberShape, readPageFacts, type PageFacts } from "../pages/page-facts";
+import { normalize, routeEndsWith, textMatcher } from "../pages/text-match";
 
 /** One look at the live page for one kind of success check (checkpoint-check.ts waits and looks again). */
 

@@ -1,5 +1,5 @@
 import type { Page } from "puppeteer-core";
-import { sleep } from "./execution-util";
+import { sleep } from "../contract/execution-util";
 
 /**
  * Waiting for a page to settle before a rehearsal reads what a checkpoint compares. Real apps load

@@ -1,6 +1,6 @@
-import type { PageSeen } from "../../shared/execution/run-contract";
-import { clamp, valueRedactor } from "./execution-util";
-import type { ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionProgress } from "./executor-contract";
+import type { PageSeen } from "../../../shared/execution/run-contract";
+import { clamp, valueRedactor } from "../contract/execution-util";
+import type { ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionProgress } from "../contract/executor-contract";
 import type { ExecutionPlan } from "./flow-plan";
 
 /**

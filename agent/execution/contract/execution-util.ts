@@ -1,4 +1,4 @@
-import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
+import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
 
 /** A step that cannot go on, with the reason a person reads. */
 export class StepFailure extends Error {

@@ -1,8 +1,8 @@
-import type { RecorderStep } from "../../shared/execution/recorder-flow";
-import { BASELINE_SETTLE_MAX_MS, firstLine, readBaseline } from "./checkpoint-check";
-import { Cancelled, Declined, StepFailure, pausableLimit, type PausableLimit } from "./execution-util";
+import type { RecorderStep } from "../../../shared/execution/recorder-flow";
+import { BASELINE_SETTLE_MAX_MS, firstLine, readBaseline } from "../checkpoints/checkpoint-check";
+import { Cancelled, Declined, StepFailure, pausableLimit, type PausableLimit } from "../contract/execution-util";
 import { consequenceClassesOf, countsAsAction, soundsConsequential, stepWaitMs, type StepGroup } from "./flow-plan";
-import { waitForSettledPage } from "./page-settle";
+import { waitForSettledPage } from "../pages/page-settle";
 import { checkCheckpoints } from "./replay-checkpoints";
 import { remaining, stopShort, unreportedViolation, type Replay } from "./replay-state";
 import { describeSignInState, readSignInState, signedInName, type SignInGroups } from "./sign-in-state";

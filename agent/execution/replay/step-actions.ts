@@ -1,11 +1,11 @@
 import type { ElementHandle, HTTPRequest, KeyInput, Page } from "puppeteer-core";
-import type { RunWhere } from "../../shared/execution/run-contract";
-import type { TestPolicy } from "../../shared/learning/sessions/test-policy";
-import { maskUrl } from "../../shared/observation/url-rule";
-import type { RecorderStep } from "../../shared/execution/recorder-flow";
-import { firstLine } from "./checkpoint-check";
-import { POLL_MS, StepFailure, sleep } from "./execution-util";
-import { hostAllowed, notAllowedMessage } from "./policy-guard";
+import type { RunWhere } from "../../../shared/execution/run-contract";
+import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
+import { maskUrl } from "../../../shared/observation/url-rule";
+import type { RecorderStep } from "../../../shared/execution/recorder-flow";
+import { firstLine } from "../checkpoints/checkpoint-check";
+import { POLL_MS, StepFailure, sleep } from "../contract/execution-util";
+import { hostAllowed, notAllowedMessage } from "../contract/policy-guard";
 import { describeElement, resolveTarget, type FindContext } from "./target-finder";
 
 /** Doing one Recorder step in the page: open, click, fill, press, wait. */

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTypedValueScrubber } from "../../shared/observation/typed-value-scrubber";
-import { CHROMIUM_ARGS } from "./managed-browser";
+import { createTypedValueScrubber } from "../../../shared/observation/typed-value-scrubber";
+import { CHROMIUM_ARGS } from "../managed-browser";
 import { readPageSeen } from "./page-seen";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
