@@ -1,16 +1,16 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { ObservedActionEventWithDetailSchema } from "../../../shared/learning/observed-actions/observed-action";
+import { ObservedActionEventWithDetailSchema } from "../../../../shared/learning/observed-actions/observed-action";
 import {
   ExcludeEventsRequestSchema,
   SessionObservationsQuerySchema,
   SessionObservationsResponseSchema,
-} from "../../../shared/learning/sessions/session-requests";
-import { AppError } from "../../errors/app-error";
-import type { MemoryStore } from "../../memory/memory-store";
-import { MemoryPaths } from "../../memory/memory-paths";
-import { readExclusions } from "./observation-exclusions";
-import type { SessionService } from "./session-service";
+} from "../../../../shared/learning/sessions/session-requests";
+import { AppError } from "../../../errors/app-error";
+import type { MemoryStore } from "../../../memory/memory-store";
+import { MemoryPaths } from "../../../memory/memory-paths";
+import { readExclusions } from "../observation-exclusions";
+import type { SessionService } from "../session-service";
 
 export interface ObservationRoutesOptions {
   sessions: SessionService;

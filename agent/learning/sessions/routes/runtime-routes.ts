@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { LearningRuntimeSnapshotSchema } from "../../../shared/learning/sessions/runtime-snapshot";
-import { AppError } from "../../errors/app-error";
-import type { MemoryStore } from "../../memory/memory-store";
-import { MemoryPaths } from "../../memory/memory-paths";
+import { LearningRuntimeSnapshotSchema } from "../../../../shared/learning/sessions/runtime-snapshot";
+import { AppError } from "../../../errors/app-error";
+import type { MemoryStore } from "../../../memory/memory-store";
+import { MemoryPaths } from "../../../memory/memory-paths";
 
 export interface RuntimeRoutesOptions {
   memory: MemoryStore;

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ApiErrorResponseSchema } from "../../../shared/common/error-envelope";
-import { LearningRuntimeSnapshotSchema } from "../../../shared/learning/sessions/runtime-snapshot";
-import { ObservationScopeRuntimeSchema } from "../../../shared/learning/sessions/observation-scope-runtime";
-import { LearnSessionSchema, type LearnSession } from "../../../shared/learning/sessions/learn-session";
-import { LearningReceiptSchema } from "../../../shared/learning/sessions/receipts";
-import { MemoryPaths } from "../../memory/memory-paths";
-import { startTestAgent, type TestAgent } from "../../test-support/test-agent";
+import { ApiErrorResponseSchema } from "../../../../shared/common/error-envelope";
+import { LearningRuntimeSnapshotSchema } from "../../../../shared/learning/sessions/runtime-snapshot";
+import { ObservationScopeRuntimeSchema } from "../../../../shared/learning/sessions/observation-scope-runtime";
+import { LearnSessionSchema, type LearnSession } from "../../../../shared/learning/sessions/learn-session";
+import { LearningReceiptSchema } from "../../../../shared/learning/sessions/receipts";
+import { MemoryPaths } from "../../../memory/memory-paths";
+import { startTestAgent, type TestAgent } from "../../../test-support/test-agent";
 
 let agent: TestAgent;
 

@@ -1,18 +1,18 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { CheckpointVerificationReceiptSchema } from "../../../shared/learning/checkpoints/checkpoint-receipt";
-import { LearnSessionSchema, type LearnSession } from "../../../shared/learning/sessions/learn-session";
-import { LearnCheckpointReceiptsResponseSchema } from "../../../shared/learning/read-models";
-import { LearningReceiptSchema } from "../../../shared/learning/sessions/receipts";
+import { CheckpointVerificationReceiptSchema } from "../../../../shared/learning/checkpoints/checkpoint-receipt";
+import { LearnSessionSchema, type LearnSession } from "../../../../shared/learning/sessions/learn-session";
+import { LearnCheckpointReceiptsResponseSchema } from "../../../../shared/learning/read-models";
+import { LearningReceiptSchema } from "../../../../shared/learning/sessions/receipts";
 import {
   LearnHistoryResponseSchema,
   LearnReceiptsResponseSchema,
   PaginationQuerySchema,
   type LearnHistoryResponse,
-} from "../../../shared/learning/route-contracts";
-import type { MemoryStore } from "../../memory/memory-store";
-import { MemoryPaths } from "../../memory/memory-paths";
-import type { SessionService } from "./session-service";
+} from "../../../../shared/learning/route-contracts";
+import type { MemoryStore } from "../../../memory/memory-store";
+import { MemoryPaths } from "../../../memory/memory-paths";
+import type { SessionService } from "../session-service";
 
 export interface HistoryRoutesOptions {
   sessions: SessionService;

@@ -1,10 +1,10 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LearnSessionEventEnvelopeSchema } from "../../../shared/learning/read-models";
-import { agentLoggerOptions, buildApp, type AgentApp } from "../../test-support/test-agent";
-import { openMemoryStore, type MemoryStore } from "../../memory/memory-store";
-import { MemoryPaths } from "../../memory/memory-paths";
-import { makeTempMemoryRoot } from "../../test-support/temp-memory";
+import { LearnSessionEventEnvelopeSchema } from "../../../../shared/learning/read-models";
+import { agentLoggerOptions, buildApp, type AgentApp } from "../../../test-support/test-agent";
+import { openMemoryStore, type MemoryStore } from "../../../memory/memory-store";
+import { MemoryPaths } from "../../../memory/memory-paths";
+import { makeTempMemoryRoot } from "../../../test-support/temp-memory";
 
 interface SseFrame {
   id?: string;

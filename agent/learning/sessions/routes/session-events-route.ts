@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { openEventStream, trackEventStreams } from "../../http/event-stream";
+import { openEventStream, trackEventStreams } from "../../../http/event-stream";
 import { z } from "zod";
-import { isTerminalLearnSessionState, LearnSessionStateSchema } from "../../../shared/learning/sessions/learn-session";
-import type { LearnSessionEventEnvelope } from "../../../shared/learning/read-models";
-import type { LearnEventLog, StoredLearnEvent } from "./learn-event-log";
-import type { SessionService } from "./session-service";
+import { isTerminalLearnSessionState, LearnSessionStateSchema } from "../../../../shared/learning/sessions/learn-session";
+import type { LearnSessionEventEnvelope } from "../../../../shared/learning/read-models";
+import type { LearnEventLog, StoredLearnEvent } from "../learn-event-log";
+import type { SessionService } from "../session-service";
 
 export interface SessionEventsRouteOptions {
   sessions: SessionService;

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { CreateLearnSessionRequestSchema, CreateLearnSessionResponseSchema } from "../../../shared/learning/sessions/create-learn-session";
-import { ObservationScopeRuntimeSchema } from "../../../shared/learning/sessions/observation-scope-runtime";
+import { CreateLearnSessionRequestSchema, CreateLearnSessionResponseSchema } from "../../../../shared/learning/sessions/create-learn-session";
+import { ObservationScopeRuntimeSchema } from "../../../../shared/learning/sessions/observation-scope-runtime";
 import {
   AnswerQuestionsRequestSchema,
   AnswerQuestionsResponseSchema,
@@ -17,10 +17,10 @@ import {
   StartSessionResponseSchema,
   StopSessionResponseSchema,
   TrimRequestSchema,
-} from "../../../shared/learning/route-contracts";
-import { SessionSeedResponseSchema } from "../../../shared/learning/sessions/trace-seed";
-import { BoundarySourceHeaderSchema, CancelSessionRequestSchema, StartSessionRequestSchema } from "../../../shared/learning/sessions/session-requests";
-import type { BoundarySource, SessionService } from "./session-service";
+} from "../../../../shared/learning/route-contracts";
+import { SessionSeedResponseSchema } from "../../../../shared/learning/sessions/trace-seed";
+import { BoundarySourceHeaderSchema, CancelSessionRequestSchema, StartSessionRequestSchema } from "../../../../shared/learning/sessions/session-requests";
+import type { BoundarySource, SessionService } from "../session-service";
 
 /** What the session routes need of the proposals: the rebuild once every question is answered. */
 export interface ProposalRebuilder {
