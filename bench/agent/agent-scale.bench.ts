@@ -7,8 +7,9 @@ import { MemoryPaths } from "../../agent/memory/memory-paths";
 import { serverScript, startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import type { BenchResult } from "../bench-result";
+import { laterRows, startupRows, labelOf, type StartFigures } from "./agent-scale-rows";
 import { benchLongCapture } from "./long-capture";
-import { buildScaleMemory, cachedScaleMemory, type ScaleMemory } from "./scale-memory";
+import { buildScaleMemory, cachedScaleMemory } from "./scale-memory";
 
 const ABILITIES = 1_000;
 const RECEIPTS = 100_000;
@@ -53,16 +54,6 @@ function median(values: number[]): number {
   // An even count: the mean of the two middle values.
   if (sorted.length % 2 === 0 && sorted.length > 0) return ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
   return sorted[middle] ?? Number.NaN;
-}
-
-interface StartFigures {
-  listeningMs: number;
-  cpuListeningMs: number;
-  rssListeningMb: number;
-  rssAfterLookupMb: number;
-  /** Issue 32: the first authenticated request after listening (the sessions list), through HTTP. */
-  firstRequestMs: number;
-  firstLookupMs: number;
 }
 
 /** How the agent is run: compiled, as `npm start` runs it (`node --max-semi-space-size=4 .output/agent-server.mjs`), or its sources through tsx, as the tests run it. */
@@ -128,9 +119,8 @@ async function measureFloor(): Promise<{ readyMs: number; rssMb: number }> {
   }
 }
 
-async function medianStart(root: string, workspace: string, launch: Launch): Promise<StartFigures> {
-  const runs: StartFigures[] = [];
-  for (let run = 0; run < STARTS; run += 1) runs.push(await measureStart(root, workspace, launch));
+/** Each figure's median over several starts. */
+function medianFigures(runs: readonly StartFigures[]): StartFigures {
   return {
     listeningMs: median(runs.map((run) => run.listeningMs)),
     cpuListeningMs: median(runs.map((run) => run.cpuListeningMs)),
@@ -139,6 +129,12 @@ async function medianStart(root: string, workspace: string, launch: Launch): Pro
     firstRequestMs: median(runs.map((run) => run.firstRequestMs)),
     firstLookupMs: median(runs.map((run) => run.firstLookupMs)),
   };
+}
+
+async function medianStart(root: string, workspace: string, launch: Launch): Promise<StartFigures> {
+  const runs: StartFigures[] = [];
+  for (let run = 0; run < STARTS; run += 1) runs.push(await measureStart(root, workspace, launch));
+  return medianFigures(runs);
 }
 
 /** WordNet's compact table (agent/lookup/lexicon/wordnet-lexicon.ts): its first build on a machine, then a read back, in this process. */
@@ -166,132 +162,33 @@ async function measureWordNetTable(): Promise<{ build: WordNetLoadReport; read: 
   }
 }
 
-const labelOf = (built: ScaleMemory) =>
-  `${built.abilities.toLocaleString("en")} abilities, ${built.receipts.toLocaleString("en")} receipts, ${built.checkpointReceipts.toLocaleString("en")} checkpoint receipts (${(built.bytes / 1024 / 1024).toFixed(0)} MB in ${built.files.toLocaleString("en")} files)`;
-
 /** The starts of one memory each, interleaved (empty, 1,000, 10,000, then again) so that each median saw the same load. */
 async function interleavedStarts(memories: ReadonlyArray<{ root: string; workspace: string }>, launch: Launch): Promise<StartFigures[]> {
   const runs: StartFigures[][] = memories.map(() => []);
   for (let run = 0; run < STARTS; run += 1) {
     for (const [index, memory] of memories.entries()) runs[index]?.push(await measureStart(memory.root, memory.workspace, launch));
   }
-  return runs.map((figures) => ({
-    listeningMs: median(figures.map((one) => one.listeningMs)),
-    cpuListeningMs: median(figures.map((one) => one.cpuListeningMs)),
-    rssListeningMb: median(figures.map((one) => one.rssListeningMb)),
-    rssAfterLookupMb: median(figures.map((one) => one.rssAfterLookupMb)),
-    firstRequestMs: median(figures.map((one) => one.firstRequestMs)),
-    firstLookupMs: median(figures.map((one) => one.firstLookupMs)),
-  }));
+  return runs.map(medianFigures);
 }
 
-/** Issue 32: start to listening does not grow with history (1,000 and 10,000 abilities against an empty memory), and where the reading went. */
-function startupRows(built: ScaleMemory, large: ScaleMemory, baseline: StartFigures, atScale: StartFigures, atLarge: StartFigures): BenchResult[] {
-  const label = labelOf(built);
-  const largeLabel = labelOf(large);
-  const empty = { baselineName: "empty ELNOR_MEMORY, same run", baseline: baseline.listeningMs };
-  const ms = { unit: "ms", baselineName: "empty ELNOR_MEMORY" } as const;
-  const mb = { unit: "MB", baselineName: "empty ELNOR_MEMORY" } as const;
-  return [
-    {
-      name: `agent start to listening (spawn → health answers; npm start's compiled agent), ${label}, median of ${STARTS}`,
-      value: atScale.listeningMs,
-      unit: "ms",
-      ...empty,
-      target: "≤ 1.2× the empty agent's (issue 32)",
-      pass: atScale.listeningMs <= 1.2 * baseline.listeningMs,
-    },
-    {
-      name: `agent start to listening, ${largeLabel}, median of ${STARTS}`,
-      value: atLarge.listeningMs,
-      unit: "ms",
-      ...empty,
-      target: `reported: growth from 1,000 abilities (${atScale.listeningMs.toFixed(0)} ms) should be flat`,
-      pass: true,
-    },
-    {
-      name: `agent CPU time (user + system, all threads) from spawn to listening, ${label}, median of ${STARTS}`,
-      value: atScale.cpuListeningMs,
-      unit: "ms",
-      baselineName: "empty ELNOR_MEMORY, same run",
-      baseline: baseline.cpuListeningMs,
-      target: "reported (steadier than wall time on a shared machine)",
-      pass: true,
-    },
-    {
-      name: `agent CPU time from spawn to listening, ${largeLabel}, median of ${STARTS}`,
-      value: atLarge.cpuListeningMs,
-      unit: "ms",
-      baselineName: "empty ELNOR_MEMORY, same run",
-      baseline: baseline.cpuListeningMs,
-      target: "reported (flat)",
-      pass: true,
-    },
-    {
-      name: `agent RSS once listening, ${label}, median of ${STARTS}`,
-      value: atScale.rssListeningMb,
-      ...mb,
-      baseline: baseline.rssListeningMb,
-      target: "≤ 150 MB",
-      pass: atScale.rssListeningMb <= 150,
-    },
-    {
-      name: `agent RSS once listening, ${largeLabel}, median of ${STARTS}`,
-      value: atLarge.rssListeningMb,
-      ...mb,
-      baseline: baseline.rssListeningMb,
-      target: "reported",
-      pass: true,
-    },
-    {
-      name: `first request after start (GET /api/learn/sessions through HTTP), ${label}, median of ${STARTS}`,
-      value: atScale.firstRequestMs,
-      ...ms,
-      baseline: baseline.firstRequestMs,
-      target: "reported (issue 32: start-up's cost not moved to the first request)",
-      pass: true,
-    },
-    {
-      name: `first request after start, ${largeLabel}, median of ${STARTS}`,
-      value: atLarge.firstRequestMs,
-      ...ms,
-      baseline: baseline.firstRequestMs,
-      target: "reported",
-      pass: true,
-    },
-    {
-      name: `first lookup after start (through HTTP; reads WordNet's table, builds the wording index), ${label}, median of ${STARTS}`,
-      value: atScale.firstLookupMs,
-      ...ms,
-      baseline: baseline.firstLookupMs,
-      target: "reported (work left lazy by the start above)",
-      pass: true,
-    },
-    {
-      name: `first lookup after start, ${largeLabel}`,
-      value: atLarge.firstLookupMs,
-      ...ms,
-      baseline: baseline.firstLookupMs,
-      target: "answers 200 (reported)",
-      pass: Number.isFinite(atLarge.firstLookupMs),
-    },
-    {
-      name: `agent RSS after the first lookup, ${label}`,
-      value: atScale.rssAfterLookupMb,
-      ...mb,
-      baseline: baseline.rssAfterLookupMb,
-      target: "reported",
-      pass: true,
-    },
-    {
-      name: `agent RSS after the first lookup, ${largeLabel}`,
-      value: atLarge.rssAfterLookupMb,
-      ...mb,
-      baseline: baseline.rssAfterLookupMb,
-      target: "reported",
-      pass: true,
-    },
+/** The three memories the starts are measured on: empty, 1,000 abilities (built) and 10,000 (copied from the cache). */
+async function scaleMemories(emptyRoot: string, scaleRoot: string, largeRoot: string) {
+  const built = await buildScaleMemory(scaleRoot, path.join(scaleRoot, "openclaw-workspace"), {
+    abilities: ABILITIES,
+    receipts: RECEIPTS,
+    checkpointReceipts: ABILITIES * CHECKPOINT_RECEIPTS_PER_ABILITY,
+  });
+  const large = await cachedScaleMemory(largeRoot, {
+    abilities: LARGE_ABILITIES,
+    receipts: LARGE_RECEIPTS,
+    checkpointReceipts: LARGE_ABILITIES * CHECKPOINT_RECEIPTS_PER_ABILITY,
+  });
+  const memories = [
+    { root: emptyRoot, workspace: path.join(emptyRoot, "openclaw-workspace") },
+    { root: scaleRoot, workspace: path.join(scaleRoot, "openclaw-workspace") },
+    { root: largeRoot, workspace: path.join(largeRoot, "openclaw-workspace") },
   ];
+  return { built, large, memories };
 }
 
 /**
@@ -307,83 +204,21 @@ export async function benchAgentScale(options: { startupOnly?: boolean } = {}): 
   const scale = await makeTempMemoryRoot("elnor-bench-scale-");
   const largeRoot = await makeTempMemoryRoot("elnor-bench-large-");
   try {
-    const built = await buildScaleMemory(scale.root, path.join(scale.root, "openclaw-workspace"), {
-      abilities: ABILITIES,
-      receipts: RECEIPTS,
-      checkpointReceipts: ABILITIES * CHECKPOINT_RECEIPTS_PER_ABILITY,
-    });
-    const large = await cachedScaleMemory(largeRoot.root, {
-      abilities: LARGE_ABILITIES,
-      receipts: LARGE_RECEIPTS,
-      checkpointReceipts: LARGE_ABILITIES * CHECKPOINT_RECEIPTS_PER_ABILITY,
-    });
-    const scaleWorkspace = path.join(scale.root, "openclaw-workspace");
-    const emptyWorkspace = path.join(empty.root, "openclaw-workspace");
-    const memories = [
-      { root: empty.root, workspace: emptyWorkspace },
-      { root: scale.root, workspace: scaleWorkspace },
-      { root: largeRoot.root, workspace: path.join(largeRoot.root, "openclaw-workspace") },
-    ];
+    const { built, large, memories } = await scaleMemories(empty.root, scale.root, largeRoot.root);
     // The first start's lookup rebuilds the bridge, availability snapshot and catalog from the
     // registry (as after an upgrade) and stores WordNet's table if this install has none yet; the
     // starts measured are the ones after it, as every later start is.
     for (const memory of memories) await measureStart(memory.root, memory.workspace, compiled);
     const [baseline, atScale, atLarge] = (await interleavedStarts(memories, compiled)) as [StartFigures, StartFigures, StartFigures];
-    const startup = startupRows(built, large, baseline, atScale, atLarge);
+    const startup = startupRows(built, large, { baseline, atScale, atLarge }, STARTS);
     if (options.startupOnly === true) return startup;
+    const scaleWorkspace = path.join(scale.root, "openclaw-workspace");
     await measureStart(scale.root, scaleWorkspace, FROM_SOURCE);
     const fromSource = await medianStart(scale.root, scaleWorkspace, FROM_SOURCE);
     const floors = [await measureFloor(), await measureFloor(), await measureFloor()];
     const floor = { readyMs: median(floors.map((run) => run.readyMs)), rssMb: median(floors.map((run) => run.rssMb)) };
     const wordnet = await measureWordNetTable();
-    const label = labelOf(built);
-    return [
-      ...startup,
-      {
-        name: `agent from its sources (node --import tsx agent/server.ts, as tests run it): start to listening, ${label}`,
-        value: fromSource.listeningMs,
-        unit: "ms",
-        target: "reported",
-        pass: true,
-      },
-      { name: `agent from its sources: RSS once listening, ${label}`, value: fromSource.rssListeningMb, unit: "MB", target: "reported", pass: true },
-      {
-        name: "floor: node with the agent's flags running an empty module, spawn → first output, median of 3",
-        value: floor.readyMs,
-        unit: "ms",
-        target: "reported (part of every start above)",
-        pass: true,
-      },
-      {
-        name: "floor: RSS of node with the agent's flags running an empty module",
-        value: floor.rssMb,
-        unit: "MB",
-        target: "reported (part of every RSS above)",
-        pass: true,
-      },
-      {
-        name: "WordNet table: first build on an install (parse WordNet 3.1, store the table; once)",
-        value: wordnet.build.ms,
-        unit: "ms",
-        target: "reported",
-        pass: wordnet.build.source === "wordnet",
-      },
-      {
-        name: "WordNet table: read back (every later agent's first lookup)",
-        value: wordnet.read.ms,
-        unit: "ms",
-        target: "reported",
-        pass: wordnet.read.source === "table",
-      },
-      {
-        name: "WordNet table: memory kept once read (heap + array buffers, with the first build's collected)",
-        value: wordnet.heapMb,
-        unit: "MB",
-        target: "reported",
-        pass: true,
-      },
-      ...(await benchLongCapture(compiled)),
-    ];
+    return [...startup, ...laterRows(labelOf(built), fromSource, floor, wordnet), ...(await benchLongCapture(compiled))];
   } finally {
     await largeRoot.cleanup();
     await scale.cleanup();

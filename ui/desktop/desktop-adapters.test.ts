@@ -4,7 +4,7 @@ import type { ObservationAdapterStatus } from "../../shared/learning/observed-ac
 import { createAgentClient } from "../agent-link/agent-client";
 import type { LearnSession } from "../../shared/learning/sessions/learn-session";
 import DesktopAdapters from "./DesktopAdapters.svelte";
-import ObservationScopePanel from "../session/ObservationScopePanel.svelte";
+import ObservationScopePanel from "../session/capture/ObservationScopePanel.svelte";
 import { DesktopAdaptersState, desktopAdapters } from "./desktop-adapters.svelte";
 import { noBrowser } from "../common/no-browser";
 

@@ -5,8 +5,8 @@ import { LearnSessionStateSchema } from "../../shared/learning/sessions/learn-se
 import type { SkillBundleProposal } from "../../shared/skills/proposal";
 import { checkpointProgress } from "../review/checkpoints/checkpoint-progress";
 import { groupPendingAbilities, isPendingSession } from "./pending-abilities";
-import { openQuestions } from "../session/questions.svelte";
-import { availableControls } from "../session/session-control-availability";
+import { openQuestions } from "../session/questions/questions.svelte";
+import { availableControls } from "../session/controls/session-control-availability";
 import { parametersFromSkillMarkdown } from "../review/proposal/skill-markdown";
 import { normalizeSiteEntry } from "../common/site-entry";
 import { siteFromUrl } from "../../shared/observation/site-allowlist";

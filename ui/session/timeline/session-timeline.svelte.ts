@@ -1,6 +1,6 @@
-import { isRouteMissing } from "../agent-link/transport/agent-failure";
-import { describeFailure } from "../common/failure-text";
-import { report, type LearnDeps } from "../common/learn-deps";
+import { isRouteMissing } from "../../agent-link/transport/agent-failure";
+import { describeFailure } from "../../common/failure-text";
+import { report, type LearnDeps } from "../../common/learn-deps";
 import { timelineStep, type TimelineStep } from "./timeline";
 
 /**

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { LearnSession } from "../../shared/learning/sessions/learn-session";
-import type { LearnSessionEventEnvelope } from "../../shared/learning/read-models";
-import { ActiveSessionState } from "./active-session.svelte";
-import { createAgentClient } from "../agent-link/agent-client";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
+import type { LearnSessionEventEnvelope } from "../../../shared/learning/read-models";
+import { ActiveSessionState } from "../controls/active-session.svelte";
+import { createAgentClient } from "../../agent-link/agent-client";
 import { CoachingTurnsState, type CoachingEventSource } from "./coaching-turns.svelte";
-import { eventually, startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { eventually, startListeningAgent, type ListeningAgent } from "../../testing/listening-agent";
 
 let agent: ListeningAgent;
 let turns: CoachingTurnsState | undefined;

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ActiveSessionState } from "./active-session.svelte";
-import type { AgentClient } from "../agent-link/agent-client";
-import type { PanelBrowser } from "../../shared/observation/panel-browser";
-import { eventually, startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import type { AgentClient } from "../../agent-link/agent-client";
+import type { PanelBrowser } from "../../../shared/observation/panel-browser";
+import { eventually, startListeningAgent, type ListeningAgent } from "../../testing/listening-agent";
 
 let agent: ListeningAgent;
 let active: ActiveSessionState | undefined;

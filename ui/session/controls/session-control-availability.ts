@@ -1,5 +1,5 @@
-import { isLearnSessionInProgress, LearnSessionStateSchema, type LearnSessionState } from "../../shared/learning/sessions/learn-session";
-import { validateTransition } from "../../shared/learning/sessions/state-machine";
+import { isLearnSessionInProgress, LearnSessionStateSchema, type LearnSessionState } from "../../../shared/learning/sessions/learn-session";
+import { validateTransition } from "../../../shared/learning/sessions/state-machine";
 
 /** The controls of the active session view (issue #7). */
 export type SessionControl = "start" | "pause" | "resume" | "stop" | "cancel" | "mark_step" | "mark_goal" | "generate_proposal";

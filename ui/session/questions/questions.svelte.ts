@@ -1,6 +1,6 @@
-import type { ProposalDetailResponse } from "../../shared/learning/route-contracts";
-import { describeFailure } from "../common/failure-text";
-import { report, type LearnDeps } from "../common/learn-deps";
+import type { ProposalDetailResponse } from "../../../shared/learning/route-contracts";
+import { describeFailure } from "../../common/failure-text";
+import { report, type LearnDeps } from "../../common/learn-deps";
 
 export interface OpenQuestion {
   question_id: string;

@@ -1,5 +1,5 @@
-import type { CaptureStatusReply } from "../../shared/observation/panel-messages";
-import type { PanelBrowser } from "../../shared/observation/panel-browser";
+import type { CaptureStatusReply } from "../../../shared/observation/panel-messages";
+import type { PanelBrowser } from "../../../shared/observation/panel-browser";
 
 export interface CaptureWarning {
   id: string;

@@ -1,7 +1,7 @@
-import type { CoachingAnswerKind, CoachingState, CoachingTarget, CoachingTurn } from "../../shared/learning/sessions/coaching";
-import type { LearnSessionEventEnvelope } from "../../shared/learning/read-models";
-import { describeFailure } from "../common/failure-text";
-import { report, type LearnDeps } from "../common/learn-deps";
+import type { CoachingAnswerKind, CoachingState, CoachingTarget, CoachingTurn } from "../../../shared/learning/sessions/coaching";
+import type { LearnSessionEventEnvelope } from "../../../shared/learning/read-models";
+import { describeFailure } from "../../common/failure-text";
+import { report, type LearnDeps } from "../../common/learn-deps";
 
 /** "click 'Invoices' (link)": what the agent is about to do, as the panel and the page say it. */
 export function aboutTo(target: Pick<CoachingTarget, "role" | "name">): string {

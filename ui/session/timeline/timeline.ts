@@ -1,4 +1,4 @@
-import type { DomEventKind, ObservedActionEventWithDetail } from "../../shared/learning/observed-actions/observed-action";
+import type { DomEventKind, ObservedActionEventWithDetail } from "../../../shared/learning/observed-actions/observed-action";
 
 /** What the timeline says in place of a typed value: always this word, never the value (DESIGN §4). */
 export const MASKED_TEXT = "masked";

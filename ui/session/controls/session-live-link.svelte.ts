@@ -1,9 +1,9 @@
-import { LearnSessionEventEnvelopeSchema, type LearnSessionEventEnvelope } from "../../shared/learning/read-models";
-import type { AgentClient } from "../agent-link/agent-client";
-import { EventStreamLink, type StreamMessage } from "../agent-link/event-stream-link.svelte";
-import type { SseMessage } from "../agent-link/sse-parser";
+import { LearnSessionEventEnvelopeSchema, type LearnSessionEventEnvelope } from "../../../shared/learning/read-models";
+import type { AgentClient } from "../../agent-link/agent-client";
+import { EventStreamLink, type StreamMessage } from "../../agent-link/event-stream-link.svelte";
+import type { SseMessage } from "../../agent-link/sse-parser";
 
-export type { LiveLinkStatus } from "../agent-link/event-stream-link.svelte";
+export type { LiveLinkStatus } from "../../agent-link/event-stream-link.svelte";
 
 export interface SessionLiveLinkDeps {
   client: AgentClient;

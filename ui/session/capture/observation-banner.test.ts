@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { LearnSession } from "../../shared/learning/sessions/learn-session";
-import { watchesThisComputer } from "../../shared/learning/observed-actions/desktop-detail";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
+import { watchesThisComputer } from "../../../shared/learning/observed-actions/desktop-detail";
 import { observedSummary, observingState } from "./observation-banner";
 
 function session(changes: Partial<LearnSession>): LearnSession {

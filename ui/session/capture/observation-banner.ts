@@ -1,6 +1,6 @@
-import type { LearnSession } from "../../shared/learning/sessions/learn-session";
-import { watchesThisComputer } from "../../shared/learning/observed-actions/desktop-detail";
-import { CAPTURE_STATES } from "./session-control-availability";
+import type { LearnSession } from "../../../shared/learning/sessions/learn-session";
+import { watchesThisComputer } from "../../../shared/learning/observed-actions/desktop-detail";
+import { CAPTURE_STATES } from "../controls/session-control-availability";
 
 /**
  * The panel's half of §0C.22 rule 2 (R11.2-45): while a session observes, a banner on every tab

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CaptureStatusReply } from "../../shared/observation/panel-messages";
+import type { CaptureStatusReply } from "../../../shared/observation/panel-messages";
 import { captureWarnings } from "./capture-health.svelte";
 
 function status(extra: Partial<CaptureStatusReply> = {}, outbox: Partial<CaptureStatusReply["outbox"]> = {}): CaptureStatusReply {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { shellCommandEvent } from "../../agent/reference-adapter/shell-command";
+import { shellCommandEvent } from "../../../agent/reference-adapter/shell-command";
 import { SessionTimelineState } from "./session-timeline.svelte";
 import { timelineStep } from "./timeline";
-import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../../testing/listening-agent";
 
 let agent: ListeningAgent;
 

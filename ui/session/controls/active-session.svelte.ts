@@ -1,11 +1,11 @@
-import { isTerminalLearnSessionState, type LearnSession } from "../../shared/learning/sessions/learn-session";
-import type { ObservationScopeRuntime } from "../../shared/learning/sessions/observation-scope-runtime";
-import type { LearnSessionEventEnvelope } from "../../shared/learning/read-models";
-import { failureCode, describeFailure } from "../common/failure-text";
-import { report, type LearnDeps } from "../common/learn-deps";
+import { isTerminalLearnSessionState, type LearnSession } from "../../../shared/learning/sessions/learn-session";
+import type { ObservationScopeRuntime } from "../../../shared/learning/sessions/observation-scope-runtime";
+import type { LearnSessionEventEnvelope } from "../../../shared/learning/read-models";
+import { failureCode, describeFailure } from "../../common/failure-text";
+import { report, type LearnDeps } from "../../common/learn-deps";
 import { CAPTURE_STATES, IN_FLIGHT_STATES, type SessionControl } from "./session-control-availability";
 import { SessionLiveLink } from "./session-live-link.svelte";
-import { SessionTimelineState } from "./session-timeline.svelte";
+import { SessionTimelineState } from "../timeline/session-timeline.svelte";
 
 export interface ActiveSessionOptions {
   /** How often the timeline and scope are refreshed while events may arrive (default 2 s). */
