@@ -5,6 +5,7 @@ import { MemoryPaths } from "../memory/memory-paths";
 import type { InstalledAbility } from "./ability-registry";
 import { checkpointStatuses } from "./checkpoint-health";
 import type { SkillFolderSource } from "./skill-folders";
+import { MEMORY_READER_NAMES } from "../memory/memory-readers";
 
 /** The views derived from the registry (§0C.11A–B) that start-up rewrote every time before issue 32. */
 const VIEWS = new Set<string>([MemoryPaths.bridgeEntriesCurrent, MemoryPaths.availabilityCurrent, MemoryPaths.catalogCurrent]);
@@ -19,20 +20,6 @@ const ViewsStampSchema = z.object({ inputs: z.string(), schema_version: z.litera
 /** Bumped when what the views hold for the same inputs changes (an agent upgrade then rewrites them once). */
 const VIEWS_FORMAT = 1;
 
-const READS = new Set([
-  "readJson",
-  "readText",
-  "readBytes",
-  "readBytesAt",
-  "readJsonl",
-  "forEachJsonl",
-  "forEachJsonlFrom",
-  "readJsonlContaining",
-  "readJsonlLast",
-  "exists",
-  "list",
-]);
-
 /**
  * The memory store as the ability service writes through it: the first write (or removal) of a
  * derived view removes the stamp before it, so a stop half-way through a lifecycle change or an
@@ -43,7 +30,7 @@ export function guardViews(memory: MemoryStore): { memory: MemoryStore; stamped:
   const guarded = new Proxy(memory, {
     get(target, member, receiver) {
       const value = Reflect.get(target, member, receiver) as unknown;
-      if (typeof member !== "string" || READS.has(member) || typeof value !== "function") return value;
+      if (typeof member !== "string" || MEMORY_READER_NAMES.has(member) || typeof value !== "function") return value;
       return async (relative: unknown, ...rest: unknown[]) => {
         if (stampMayExist && typeof relative === "string" && VIEWS.has(relative)) {
           await target.remove(VIEWS_STAMP).catch(() => undefined);

@@ -10,6 +10,7 @@ import { MemoryPaths } from "../memory/memory-paths";
 import { readyProposal } from "../test-support/ready-proposal";
 import { createFakeClock, startTestAgent, TEST_PORT, type FakeClock, type TestAgent } from "../test-support/test-agent";
 import { agentLoggerOptions, buildApp } from "./app";
+import { MEMORY_READER_NAMES } from "../memory/memory-readers";
 
 /** One read a memory store was asked for: the method, the path and the arguments after its schema. */
 interface Read {
@@ -18,27 +19,13 @@ interface Read {
   rest: unknown[];
 }
 
-const READS = new Set([
-  "readJson",
-  "readText",
-  "readBytes",
-  "readBytesAt",
-  "readJsonl",
-  "forEachJsonl",
-  "forEachJsonlFrom",
-  "readJsonlContaining",
-  "readJsonlLast",
-  "exists",
-  "list",
-]);
-
 /** The store the agent uses, every read counted on the way through. */
 function countingReads(memory: MemoryStore): { memory: MemoryStore; reads: Read[] } {
   const reads: Read[] = [];
   const counted = new Proxy(memory, {
     get(target, member, receiver) {
       const value = Reflect.get(target, member, receiver) as unknown;
-      if (typeof member !== "string" || !READS.has(member) || typeof value !== "function") return value;
+      if (typeof member !== "string" || !MEMORY_READER_NAMES.has(member) || typeof value !== "function") return value;
       return (relative: string, ...rest: unknown[]) => {
         reads.push({ method: member, path: relative, rest: rest.slice(1) });
         return (value as (...args: unknown[]) => unknown).call(target, relative, ...rest);

@@ -67,6 +67,22 @@ function parseRecord<S extends z.ZodType>(relative: string, schema: S, text: str
   return parsed.data;
 }
 
+/** Every reader, by name (the type makes the list whole): the methods of a store that never write. */
+const READER_NAMES: Record<keyof MemoryReaders, true> = {
+  readJson: true,
+  readText: true,
+  readBytes: true,
+  readBytesAt: true,
+  readJsonl: true,
+  forEachJsonl: true,
+  forEachJsonlFrom: true,
+  readJsonlContaining: true,
+  readJsonlLast: true,
+  exists: true,
+  list: true,
+};
+export const MEMORY_READER_NAMES: ReadonlySet<string> = new Set(Object.keys(READER_NAMES));
+
 export function createMemoryReaders(root: string): MemoryReaders {
   const at = (relative: string) => resolveMemoryPath(root, relative);
   const readText = async (relative: string) => unlessMissing(readFile(at(relative), "utf8"), undefined);
