@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiErrorResponseSchema } from "../../../shared/common/error-envelope";
 import { canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
 import { agentLoggerOptions, buildApp, type AgentApp } from "../../test-support/test-agent";
@@ -195,9 +195,13 @@ describe("validation with a real rehearsal", () => {
 
   it("refuses to install while a validation runs (VALIDATION_IN_PROGRESS)", async () => {
     await boot();
-    const { proposalId } = await readyProposal(LIVE);
+    const { sessionId, proposalId } = await readyProposal(LIVE);
     const running = call("POST", `/api/learn/proposals/${proposalId}/validate`, { test_values: { note: "x" }, schema_version: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Wait until the run is under way (the session is testing), not a fixed time: a busy machine is slower.
+    await vi.waitFor(async () => expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("testing_proposal"), {
+      timeout: 20_000,
+      interval: 20,
+    });
     const install = await call("POST", `/api/learn/proposals/${proposalId}/install`, { install_lane: "experimental_private" });
     expect(ApiErrorResponseSchema.parse(install.body).error.code).toBe("VALIDATION_IN_PROGRESS");
     expect((await running).status).toBe(200);
