@@ -3,6 +3,7 @@ import { nameSnapshot, snapshotText } from "../snapshot/snapshot-json";
 import { readPageSnapshot } from "../snapshot/snapshot-observer";
 import type { CaptureState } from "./capture-state";
 import type { HeldEvents, SnapshotHandle } from "./held-events";
+import { createIdleWork } from "./idle-work";
 import { heldSnapshot } from "./observed-events";
 
 /**
@@ -14,6 +15,12 @@ import { heldSnapshot } from "./observed-events";
  * change count (any DOM change in the observed roots, a root coming or going, a toggle, a resize)
  * or the URL moved, or a value typed since then occurs in the last snapshot's text (it must be cut
  * out). Otherwise the last snapshot is the after-state, as reading it again would have given.
+ *
+ * Once due, a snapshot is read in the page's idle time (issue #32: not on the path of the person's
+ * next action or the page's next frame), at most `IDLE_TIMEOUT_MS` late, and at once — before
+ * anything else happens — when the person starts another action (a pointer pressed, a key, focus
+ * moving), when the page is left or hidden, paused, stopped or flushed: it
+ * describes the page as it settled, never the next action's page or the next document.
  */
 
 export interface CaptureSnapshots {
@@ -25,6 +32,8 @@ export interface CaptureSnapshots {
   schedule(): void;
   /** Takes the pending snapshot now (the events waiting for their after-state get it). */
   takeNow(): void;
+  /** A snapshot that is due but waits for idle time is taken now (another action starts, the page is left). */
+  takeDue(): void;
   /** Works out the page's names in idle time after start (see `warmNames`). */
   warm(observer: DomObserver): void;
   /** No settled-page snapshot (capture pauses or stops). */
@@ -33,6 +42,8 @@ export interface CaptureSnapshots {
   stopTimers(): void;
   /** A later session on this page takes its own snapshots. */
   forget(): void;
+  /** Stops listening for the person's next action (the capture is destroyed). */
+  destroy(): void;
 }
 
 export interface SnapshotTiming {
@@ -56,6 +67,14 @@ interface SnapshotBasis {
 const WARM_SLICE_MS = 8;
 const WARM_WAIT_MS = 16;
 const WARM_LIMIT_MS = 1000;
+/** How late a due snapshot may be read when the page is never idle. */
+const IDLE_TIMEOUT_MS = 200;
+/**
+ * The first events of a person's next action (a drag and a paste from the menu start with a
+ * pointer pressed): a due snapshot is read before them (window, capture phase: before the page's
+ * own listeners below it).
+ */
+const NEXT_ACTION_EVENTS = ["pointerdown", "mousedown", "keydown", "focusin"];
 
 /** The last snapshot, what it was read from, and how many times the page was read. */
 interface SnapshotMemory {
@@ -80,6 +99,7 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
   /** When the debounced snapshot is due: one timer is re-armed for the rest when actions came meanwhile, instead of a timer per action. */
   let snapshotDue = 0;
   let warming: Warming | undefined;
+  const input = new AbortController();
 
   const stopSettling = (): void => {
     if (settleTimer !== undefined) win.clearTimeout(settleTimer);
@@ -103,13 +123,21 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
     else if (warming !== undefined && !warming.done && win.performance.now() < warming.until) {
       // The names are being worked out in idle time: the snapshot waits for them (a little).
       snapshotTimer = win.setTimeout(onSnapshotTimer, WARM_WAIT_MS);
-    } else {
-      takeNow();
+    } else dueSnapshot.request();
+  });
+
+  /** The debounced snapshot, read in idle time, then the settled page's a little later. */
+  const dueSnapshot = createIdleWork(
+    win,
+    guard,
+    () => {
+      takeSnapshot(state, held, memory);
       // The settled page: reported (as a snapshot event) only if it changed meanwhile.
       if (settleTimer !== undefined) win.clearTimeout(settleTimer);
       settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
-    }
-  });
+    },
+    IDLE_TIMEOUT_MS,
+  );
 
   const onSettleTimer = guard.wrap(() => {
     settleTimer = undefined;
@@ -119,14 +147,35 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
       settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
       return;
     }
-    takeNow();
-    held.pump();
+    settledSnapshot.request();
   });
+
+  const settledSnapshot = createIdleWork(
+    win,
+    guard,
+    () => {
+      takeSnapshot(state, held, memory);
+      held.pumpSoon();
+    },
+    IDLE_TIMEOUT_MS,
+  );
+
+  /** Due snapshots waiting for idle time are taken now, in the order they became due. */
+  const takeDue = (): void => {
+    settledSnapshot.runNow();
+    dueSnapshot.runNow();
+  };
 
   const takeNow = (): void => {
     stopSnapshotTimer();
-    takeSnapshot(state, held, memory);
+    if (dueSnapshot.pending || settledSnapshot.pending) takeDue();
+    else takeSnapshot(state, held, memory);
   };
+
+  const onNextAction = (): void => {
+    if (dueSnapshot.pending || settledSnapshot.pending) takeDue();
+  };
+  for (const type of NEXT_ACTION_EVENTS) win.addEventListener(type, onNextAction, { capture: true, passive: true, signal: input.signal });
 
   return {
     get latest() {
@@ -137,18 +186,25 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
     },
     schedule,
     takeNow,
+    takeDue,
     warm(observer) {
       warming = warmNames(state, observer, (current) => warming === current);
     },
-    stopSettling,
+    stopSettling() {
+      stopSettling();
+      settledSnapshot.cancel();
+    },
     stopTimers() {
       stopSettling();
       stopSnapshotTimer();
+      settledSnapshot.cancel();
+      dueSnapshot.cancel();
     },
     forget() {
       memory.latest = undefined;
       memory.basis = undefined;
     },
+    destroy: () => input.abort(),
   };
 }
 
@@ -163,7 +219,7 @@ function takeSnapshot(state: CaptureState, held: HeldEvents, memory: SnapshotMem
   const mayToggle = held.awaitingAfter().some((entry) => TOGGLING_ROLES.includes(entry.event.browser_detail?.target_role ?? ""));
   if (basis !== undefined && !mayToggle && lastSnapshotHolds(state, basis, memory.latest, observer, scrub)) {
     held.giveAfter(basis.handle);
-    held.pump();
+    held.pumpSoon();
     return;
   }
   const previous = memory.latest;
@@ -229,7 +285,7 @@ function readSnapshot(
       .catch(guard.report)
       .finally(() => {
         handle.done = true;
-        held.pump();
+        held.pumpSoon();
       }),
   );
   return basis;
