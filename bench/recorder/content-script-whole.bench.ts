@@ -299,12 +299,13 @@ async function runSession(browser: Browser, fixture: Fixture, url: string, recor
     if (trace === undefined) throw new Error("Chromium returned no trace");
     // A session that would pass with a recorder switched off is worthless: it must have recorded the last page's actions.
     if (recorder !== "none") {
-      const expression = "globalThis.__benchTally?.items ?? 0";
-      const items =
+      // Messages, not interaction items: rrweb's last page (the list, just loaded) holds only its full snapshot.
+      const expression = "globalThis.__benchTally?.messages ?? 0";
+      const messages =
         recorder === "ours"
           ? (await cdp.send("Runtime.evaluate", { expression, contextId: captureContextId, returnByValue: true })).result.value
           : await page.evaluate(expression);
-      if (typeof items !== "number" || items === 0) throw new Error(`${recorder} recorded nothing on the ${fixture} fixture's last page`);
+      if (typeof messages !== "number" || messages === 0) throw new Error(`${recorder} recorded nothing on the ${fixture} fixture's last page`);
     }
     return scriptCpuMs(trace);
   } finally {

@@ -16,7 +16,7 @@ const TraceSchema = z.object({
       ts: z.number(),
       dur: z.number().optional(),
       tdur: z.number().optional(),
-      args: z.object({ data: z.object({ url: z.string().optional() }).optional() }).optional(),
+      args: z.object({ data: z.object({ url: z.string().optional(), timedOut: z.boolean().optional() }).optional() }).optional(),
     }),
   ),
 });
@@ -64,7 +64,8 @@ export function stepScriptTimes(trace: Uint8Array, stepCount: number): { stepScr
     if (event.ts < starts[0]! || event.ts > end.ts || event.args?.data?.url?.startsWith("pptr:") === true) continue;
     while (step + 1 < stepCount && event.ts >= starts[step + 1]!) step += 1;
     cpu[step]! += (event.tdur ?? event.dur ?? 0) / 1000;
-    if (event.name !== "FireIdleCallback") critical[step]! += (event.tdur ?? event.dur ?? 0) / 1000;
+    // An idle callback run because its timeout passed (the page was never idle) is an ordinary task: on the critical path.
+    if (event.name !== "FireIdleCallback" || event.args?.data?.timedOut !== false) critical[step]! += (event.tdur ?? event.dur ?? 0) / 1000;
     // An outermost FunctionCall is a call from event dispatch (timers, microtasks, idle callbacks and observers have their own roots).
     if (event.name === "FunctionCall") listeners[step]! += (event.tdur ?? event.dur ?? 0) / 1000;
   }
