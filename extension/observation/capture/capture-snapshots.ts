@@ -94,26 +94,15 @@ const TOGGLING_ROLES = ["checkbox", "radio", "switch"];
 export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, timing: SnapshotTiming): CaptureSnapshots {
   const { win, guard } = state;
   const memory: SnapshotMemory = { latest: undefined, basis: undefined, reads: 0 };
+  const reads = createIdleReads(state, held, memory, timing);
   let snapshotTimer: number | undefined;
-  let settleTimer: number | undefined;
   /** When the debounced snapshot is due: one timer is re-armed for the rest when actions came meanwhile, instead of a timer per action. */
   let snapshotDue = 0;
   let warming: Warming | undefined;
-  const input = new AbortController();
 
-  const stopSettling = (): void => {
-    if (settleTimer !== undefined) win.clearTimeout(settleTimer);
-    settleTimer = undefined;
-  };
   const stopSnapshotTimer = (): void => {
     if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
     snapshotTimer = undefined;
-  };
-
-  const schedule = (): void => {
-    stopSettling();
-    snapshotDue = win.performance.now() + timing.snapshotDelayMs;
-    snapshotTimer ??= win.setTimeout(onSnapshotTimer, timing.snapshotDelayMs);
   };
 
   const onSnapshotTimer = guard.wrap(() => {
@@ -123,59 +112,8 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
     else if (warming !== undefined && !warming.done && win.performance.now() < warming.until) {
       // The names are being worked out in idle time: the snapshot waits for them (a little).
       snapshotTimer = win.setTimeout(onSnapshotTimer, WARM_WAIT_MS);
-    } else dueSnapshot.request();
+    } else reads.requestDue();
   });
-
-  /** The debounced snapshot, read in idle time, then the settled page's a little later. */
-  const dueSnapshot = createIdleWork(
-    win,
-    guard,
-    () => {
-      takeSnapshot(state, held, memory);
-      // The settled page: reported (as a snapshot event) only if it changed meanwhile.
-      if (settleTimer !== undefined) win.clearTimeout(settleTimer);
-      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
-    },
-    IDLE_TIMEOUT_MS,
-  );
-
-  const onSettleTimer = guard.wrap(() => {
-    settleTimer = undefined;
-    // A field still being typed into: what the page shows now (an autocomplete's options) is the
-    // coming Fill's doing, not the action before it; the settled page waits for the edit.
-    if (state.observer?.editing() === true) {
-      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
-      return;
-    }
-    settledSnapshot.request();
-  });
-
-  const settledSnapshot = createIdleWork(
-    win,
-    guard,
-    () => {
-      takeSnapshot(state, held, memory);
-      held.pumpSoon();
-    },
-    IDLE_TIMEOUT_MS,
-  );
-
-  /** Due snapshots waiting for idle time are taken now, in the order they became due. */
-  const takeDue = (): void => {
-    settledSnapshot.runNow();
-    dueSnapshot.runNow();
-  };
-
-  const takeNow = (): void => {
-    stopSnapshotTimer();
-    if (dueSnapshot.pending || settledSnapshot.pending) takeDue();
-    else takeSnapshot(state, held, memory);
-  };
-
-  const onNextAction = (): void => {
-    if (dueSnapshot.pending || settledSnapshot.pending) takeDue();
-  };
-  for (const type of NEXT_ACTION_EVENTS) win.addEventListener(type, onNextAction, { capture: true, passive: true, signal: input.signal });
 
   return {
     get latest() {
@@ -184,25 +122,115 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
     get reads() {
       return memory.reads;
     },
-    schedule,
-    takeNow,
-    takeDue,
+    schedule() {
+      reads.stopSettleTimer();
+      snapshotDue = win.performance.now() + timing.snapshotDelayMs;
+      snapshotTimer ??= win.setTimeout(onSnapshotTimer, timing.snapshotDelayMs);
+    },
+    takeNow() {
+      stopSnapshotTimer();
+      if (reads.pending) reads.takeDue();
+      else takeSnapshot(state, held, memory);
+    },
+    takeDue: reads.takeDue,
     warm(observer) {
       warming = warmNames(state, observer, (current) => warming === current);
     },
-    stopSettling() {
-      stopSettling();
-      settledSnapshot.cancel();
-    },
+    stopSettling: reads.stopSettling,
     stopTimers() {
-      stopSettling();
       stopSnapshotTimer();
-      settledSnapshot.cancel();
-      dueSnapshot.cancel();
+      reads.cancel();
     },
     forget() {
       memory.latest = undefined;
       memory.basis = undefined;
+    },
+    destroy: reads.destroy,
+  };
+}
+
+/** The snapshot reads that wait for idle time once due, and what takes them at once. */
+interface IdleReads {
+  /** The debounced snapshot is due: read in idle time, then the settled page's a little later. */
+  requestDue(): void;
+  /** Whether a read is due and waits for idle time. */
+  readonly pending: boolean;
+  /** Due reads are taken now, in the order they became due. */
+  takeDue(): void;
+  /** The settled page's timer is stopped (another action came); a settled read already due stays due. */
+  stopSettleTimer(): void;
+  /** No settled-page read: neither its timer nor a due one. */
+  stopSettling(): void;
+  /** No read left at all. */
+  cancel(): void;
+  /** Stops listening for the person's next action. */
+  destroy(): void;
+}
+
+function createIdleReads(state: CaptureState, held: HeldEvents, memory: SnapshotMemory, timing: SnapshotTiming): IdleReads {
+  const { win, guard } = state;
+  let settleTimer: number | undefined;
+  const input = new AbortController();
+
+  const stopSettleTimer = (): void => {
+    if (settleTimer !== undefined) win.clearTimeout(settleTimer);
+    settleTimer = undefined;
+  };
+  const dueRead = createIdleWork(
+    win,
+    guard,
+    () => {
+      takeSnapshot(state, held, memory);
+      // The settled page: reported (as a snapshot event) only if it changed meanwhile.
+      stopSettleTimer();
+      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
+    },
+    IDLE_TIMEOUT_MS,
+  );
+  const settledRead = createIdleWork(
+    win,
+    guard,
+    () => {
+      takeSnapshot(state, held, memory);
+      held.pumpSoon();
+    },
+    IDLE_TIMEOUT_MS,
+  );
+  const onSettleTimer = guard.wrap(() => {
+    settleTimer = undefined;
+    // A field still being typed into: what the page shows now (an autocomplete's options) is the
+    // coming Fill's doing, not the action before it; the settled page waits for the edit.
+    if (state.observer?.editing() === true) {
+      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
+      return;
+    }
+    settledRead.request();
+  });
+
+  const takeDue = (): void => {
+    settledRead.runNow();
+    dueRead.runNow();
+  };
+  const onNextAction = (): void => {
+    if (dueRead.pending || settledRead.pending) takeDue();
+  };
+  for (const type of NEXT_ACTION_EVENTS) win.addEventListener(type, onNextAction, { capture: true, passive: true, signal: input.signal });
+
+  return {
+    requestDue: () => dueRead.request(),
+    get pending() {
+      return dueRead.pending || settledRead.pending;
+    },
+    takeDue,
+    stopSettleTimer,
+    stopSettling() {
+      stopSettleTimer();
+      settledRead.cancel();
+    },
+    cancel() {
+      stopSettleTimer();
+      settledRead.cancel();
+      dueRead.cancel();
     },
     destroy: () => input.abort(),
   };
