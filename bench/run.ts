@@ -4,6 +4,7 @@ import { benchAgentMemory } from "./agent/agent-memory.bench";
 import { benchAgentScale } from "./agent/agent-scale.bench";
 import { benchContentScript } from "./recorder/content-script.bench";
 import { benchHeavyPage } from "./recorder/heavy-page.bench";
+import { benchWholeSession } from "./recorder/content-script-whole.bench";
 import { benchExecutor } from "./execution/executor.bench";
 import { benchInTab } from "./execution/in-tab.bench";
 import { benchIngest } from "./agent/ingest.bench";
@@ -25,6 +26,7 @@ const results: BenchResult[] = [
   ...(await benchAgentMemory()),
   ...(await benchContentScript()),
   ...(await benchHeavyPage()),
+  ...(await benchWholeSession()),
   ...(await benchExecutor()),
   ...(await benchInTab()),
   ...(await benchRuns()),

@@ -104,7 +104,12 @@ const MINIMAL_RECORD = `(() => {
   else start();
 })();`;
 
-export function recorderScript(recorder: Exclude<Recorder, "none">, bundles: Bundles, origin: string): string {
+export function recorderScript(
+  recorder: Exclude<Recorder, "none">,
+  bundles: Bundles,
+  origin: string,
+  timers: { snapshotDelayMs: number; batchDelayMs: number } = OUR_TIMERS,
+): string {
   switch (recorder) {
     case "sources":
       return EVENT_SOURCES_ONLY;
@@ -117,8 +122,8 @@ export function recorderScript(recorder: Exclude<Recorder, "none">, bundles: Bun
   const tally = { messages: 0, items: 0, chars: 0 };
   globalThis.__benchTally = tally;
   const capture = ${CAPTURE_GLOBAL}.createContentCapture({
-    snapshotDelayMs: ${OUR_TIMERS.snapshotDelayMs},
-    batchDelayMs: ${OUR_TIMERS.batchDelayMs},
+    snapshotDelayMs: ${timers.snapshotDelayMs},
+    batchDelayMs: ${timers.batchDelayMs},
     send(message) {
       tally.messages += 1;
       tally.items += message.type === "capture/events" ? message.events.filter((event) => event.adapter_kind === "browser_dom").length : 0;

@@ -13,6 +13,13 @@ export const SETTLE_AT_END_MS = 1200;
 export interface RunResult {
   /** Main-thread script CPU time per step window, ms. */
   stepScriptMs: number[];
+  /**
+   * The part of it not in idle callbacks (`requestIdleCallback`) run in idle time: what runs on the
+   * path of the person's next action and the page's next frame. Such callbacks run only when the
+   * main thread has nothing else to do (issue #32); one run because its timeout passed counts
+   * here, as any task; the whole-session figure counts them all.
+   */
+  stepCriticalMs: number[];
   /** The part of it in event listeners (calls from event dispatch: ours and the page's), ms. */
   stepListenerMs: number[];
   tally: SinkTally | undefined;

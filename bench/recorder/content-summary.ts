@@ -5,9 +5,15 @@ import type { Step } from "./content-steps";
 
 // The content-script bench's rows: per step, each recorder's median minus the no-recorder median.
 
-/** Issue 17's targets: half of rrweb's cost at p50 and on average, no more than rrweb's at p95. */
-const TARGET_RATIO = 0.5;
+/**
+ * Issue 32's targets, on the critical path (script outside idle callbacks): at most 1.5× rrweb's
+ * cost at p50, no more than rrweb's at p95 and on average. All script time, idle callbacks
+ * included, is reported beside them; the whole-session rows (content-script-whole.bench.ts) hold
+ * the total to ≤ 0.8× rrweb's.
+ */
+const TARGET_P50_RATIO = 1.5;
 const TARGET_P95_RATIO = 1.0;
+const TARGET_MEAN_RATIO = 1.0;
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -21,7 +27,7 @@ function median(values: readonly number[]): number {
 }
 
 /** Per step: the median over repeats. */
-function medianPerStep(runs: readonly RunResult[], key: "stepScriptMs" | "stepListenerMs" = "stepScriptMs"): number[] {
+function medianPerStep(runs: readonly RunResult[], key: "stepScriptMs" | "stepCriticalMs" | "stepListenerMs" = "stepScriptMs"): number[] {
   return runs[0]![key].map((_, step) => median(runs.map((run) => run[key][step]!)));
 }
 
@@ -38,10 +44,16 @@ function assertRecordersObserved(runs: Record<Recorder, RunResult[]>, steps: rea
 
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
-/** Per step, what each recorder adds to the no-recorder median: all its script time, and the part in event listeners. */
+/**
+ * Per step, what each recorder adds to the no-recorder median: all its script time, the part
+ * outside idle callbacks (the critical path), and the part in event listeners.
+ */
 function addedPerStep(runs: Record<Recorder, RunResult[]>) {
   const none = medianPerStep(runs.none);
   const added = (recorder: Exclude<Recorder, "none">): number[] => medianPerStep(runs[recorder]).map((value, step) => value - none[step]!);
+  const noneCritical = medianPerStep(runs.none, "stepCriticalMs");
+  const addedCritical = (recorder: Exclude<Recorder, "none">): number[] =>
+    medianPerStep(runs[recorder], "stepCriticalMs").map((value, step) => value - noneCritical[step]!);
   const noneListeners = medianPerStep(runs.none, "stepListenerMs");
   const addedInListeners = (recorder: Exclude<Recorder, "none">): number[] =>
     medianPerStep(runs[recorder], "stepListenerMs").map((value, step) => value - noneListeners[step]!);
@@ -50,30 +62,33 @@ function addedPerStep(runs: Record<Recorder, RunResult[]>) {
     runs.none.flatMap((run) => run.stepScriptMs.map((value, step) => Math.abs(value - none[step]!))),
     95,
   );
-  return { added, addedInListeners, noise };
+  return { added, addedCritical, addedInListeners, noise };
 }
 
-/** The three rows with a target: ours against rrweb at p50, p95 and on average. */
+const BASELINE_NAME = "rrweb record(), maskAllInputs: true";
+
+/** The three rows with a target: ours against rrweb on the critical path at p50, p95 and on average. */
 function ratioRows(ours: readonly number[], rrweb: readonly number[], label: string): BenchResult[] {
   const figures = {
     p50: { ours: percentile(ours, 50), rrweb: percentile(rrweb, 50) },
     p95: { ours: percentile(ours, 95), rrweb: percentile(rrweb, 95) },
     mean: { ours: mean(ours), rrweb: mean(rrweb) },
   };
-  const withinRatio = (figure: { ours: number; rrweb: number }, ratio = TARGET_RATIO) => figure.rrweb > 0 && figure.ours <= ratio * figure.rrweb;
-  const baselineName = "rrweb record(), maskAllInputs: true";
+  const withinRatio = (figure: { ours: number; rrweb: number }, ratio: number) => figure.rrweb > 0 && figure.ours <= ratio * figure.rrweb;
+  const baselineName = BASELINE_NAME;
+  const critical = "outside idle callbacks: the path of the next action and frame";
   return [
     {
-      name: `content script: main-thread time added per interaction, p50 (${label})`,
+      name: `content script: main-thread time added per interaction, ${critical}, p50 (${label})`,
       value: figures.p50.ours,
       unit: "ms",
       baselineName,
       baseline: figures.p50.rrweb,
-      target: `≤ ${TARGET_RATIO}× rrweb`,
-      pass: withinRatio(figures.p50),
+      target: `≤ ${TARGET_P50_RATIO}× rrweb`,
+      pass: withinRatio(figures.p50, TARGET_P50_RATIO),
     },
     {
-      name: `content script: main-thread time added per interaction, p95 (${label})`,
+      name: `content script: main-thread time added per interaction, ${critical}, p95 (${label})`,
       value: figures.p95.ours,
       unit: "ms",
       baselineName,
@@ -82,15 +97,33 @@ function ratioRows(ours: readonly number[], rrweb: readonly number[], label: str
       pass: withinRatio(figures.p95, TARGET_P95_RATIO),
     },
     {
-      name: `content script: main-thread time added per interaction, mean (${label})`,
+      name: `content script: main-thread time added per interaction, ${critical}, mean (${label})`,
       value: figures.mean.ours,
       unit: "ms",
       baselineName,
       baseline: figures.mean.rrweb,
-      target: `≤ ${TARGET_RATIO}× rrweb`,
-      pass: withinRatio(figures.mean),
+      target: `≤ ${TARGET_MEAN_RATIO}× rrweb`,
+      pass: withinRatio(figures.mean, TARGET_MEAN_RATIO),
     },
   ];
+}
+
+/** All script time per interaction, idle callbacks included: reported; the whole-session rows hold the total. */
+function allScriptRows(ours: readonly number[], rrweb: readonly number[], label: string): BenchResult[] {
+  const figures = [
+    ["p50", percentile(ours, 50), percentile(rrweb, 50)],
+    ["p95", percentile(ours, 95), percentile(rrweb, 95)],
+    ["mean", mean(ours), mean(rrweb)],
+  ] as const;
+  return figures.map(([figure, value, baseline]) => ({
+    name: `content script: main-thread time added per interaction, all script, idle callbacks included, ${figure} (${label})`,
+    value,
+    unit: "ms",
+    baselineName: BASELINE_NAME,
+    baseline,
+    target: "reported (the whole-session rows hold the total)",
+    pass: true,
+  }));
 }
 
 /** The reported rows: our event sources alone, each recorder's listeners alone, the floor recorder (when run), the noise. */
@@ -142,7 +175,11 @@ function referenceRows(runs: Record<Recorder, RunResult[]>, label: string): Benc
 
 export function summarise(runs: Record<Recorder, RunResult[]>, steps: readonly Step[]): BenchResult[] {
   assertRecordersObserved(runs, steps);
-  const { added } = addedPerStep(runs);
+  const { added, addedCritical } = addedPerStep(runs);
   const label = `${steps.length} steps`;
-  return [...ratioRows(added("ours"), added("rrweb"), label), ...referenceRows(runs, label)];
+  return [
+    ...ratioRows(addedCritical("ours"), addedCritical("rrweb"), label),
+    ...allScriptRows(added("ours"), added("rrweb"), label),
+    ...referenceRows(runs, label),
+  ];
 }

@@ -16,7 +16,7 @@ const TraceSchema = z.object({
       ts: z.number(),
       dur: z.number().optional(),
       tdur: z.number().optional(),
-      args: z.object({ data: z.object({ url: z.string().optional() }).optional() }).optional(),
+      args: z.object({ data: z.object({ url: z.string().optional(), timedOut: z.boolean().optional() }).optional() }).optional(),
     }),
   ),
 });
@@ -37,7 +37,7 @@ const SCRIPT_ROOTS = new Set(["FunctionCall", "TimerFire", "RunMicrotasks", "Fir
  * outermost script events only (nested ones are inside their parent's time), each counted in the
  * window it starts in. The driver's own evaluations (puppeteer's `pptr:` scripts) are left out.
  */
-export function stepScriptTimes(trace: Uint8Array, stepCount: number): { stepScriptMs: number[]; stepListenerMs: number[] } {
+export function stepScriptTimes(trace: Uint8Array, stepCount: number): { stepScriptMs: number[]; stepCriticalMs: number[]; stepListenerMs: number[] } {
   const { traceEvents: events } = TraceSchema.parse(JSON.parse(Buffer.from(trace).toString("utf8")));
   const marks = new Map<string, (typeof events)[number]>();
   for (const event of events) if (event.name.startsWith(MARK_PREFIX) || event.name === END_MARK) marks.set(event.name, event);
@@ -54,6 +54,7 @@ export function stepScriptTimes(trace: Uint8Array, stepCount: number): { stepScr
     // Parents first: earlier start, then longer.
     .sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0));
   const cpu = new Array<number>(stepCount).fill(0);
+  const critical = new Array<number>(stepCount).fill(0);
   const listeners = new Array<number>(stepCount).fill(0);
   let coveredUntil = -Infinity;
   let step = 0;
@@ -63,8 +64,10 @@ export function stepScriptTimes(trace: Uint8Array, stepCount: number): { stepScr
     if (event.ts < starts[0]! || event.ts > end.ts || event.args?.data?.url?.startsWith("pptr:") === true) continue;
     while (step + 1 < stepCount && event.ts >= starts[step + 1]!) step += 1;
     cpu[step]! += (event.tdur ?? event.dur ?? 0) / 1000;
+    // An idle callback run because its timeout passed (the page was never idle) is an ordinary task: on the critical path.
+    if (event.name !== "FireIdleCallback" || event.args?.data?.timedOut !== false) critical[step]! += (event.tdur ?? event.dur ?? 0) / 1000;
     // An outermost FunctionCall is a call from event dispatch (timers, microtasks, idle callbacks and observers have their own roots).
     if (event.name === "FunctionCall") listeners[step]! += (event.tdur ?? event.dur ?? 0) / 1000;
   }
-  return { stepScriptMs: cpu, stepListenerMs: listeners };
+  return { stepScriptMs: cpu, stepCriticalMs: critical, stepListenerMs: listeners };
 }

@@ -144,10 +144,10 @@ export function heavyPage(): string {
 </html>`;
 }
 
-type HeavyStep = { kind: "wheel"; deltaY: number } | { kind: "pick"; nth: number } | { kind: "type"; text: string } | { kind: "tab"; index: number };
+export type HeavyStep = { kind: "wheel"; deltaY: number } | { kind: "pick"; nth: number } | { kind: "type"; text: string } | { kind: "tab"; index: number };
 
-function heavySteps(): HeavyStep[] {
-  return Array.from({ length: STEPS }, (_, index): HeavyStep => {
+export function heavySteps(count = STEPS): HeavyStep[] {
+  return Array.from({ length: count }, (_, index): HeavyStep => {
     switch (index % 5) {
       case 0:
       case 2:
@@ -171,7 +171,7 @@ async function locate(page: Page, selector: string): Promise<{ x: number; y: num
   }, selector);
 }
 
-async function perform(page: Page, step: HeavyStep): Promise<void> {
+export async function performHeavy(page: Page, step: HeavyStep): Promise<void> {
   switch (step.kind) {
     case "wheel": {
       const { x, y } = await locate(page, "#rows");
@@ -295,7 +295,7 @@ async function runHeavy(browser: Browser, url: string, recorder: HeavyRecorder, 
     await page.goto(url, { waitUntil: "load" });
     await sleep(1000);
     for (const step of steps) {
-      await perform(page, step);
+      await performHeavy(page, step);
       await sleep(SETTLE_AFTER_STEP_MS);
     }
     await sleep(SETTLE_AT_END_MS);

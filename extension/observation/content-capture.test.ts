@@ -215,6 +215,38 @@ describe("the settled-page snapshot while a person types", () => {
   });
 });
 
+describe("snapshots read in idle time (issue #32)", () => {
+  /** Idle callbacks the page never gets to run: the capture's due snapshot waits until something else asks for it. */
+  const NO_IDLE_TIME = `window.requestIdleCallback = () => 1; window.cancelIdleCallback = () => undefined;`;
+
+  it("reads a due snapshot before the next action starts, not after the page reacted to it", async () => {
+    const capture = await harness.open("/signup.html", { config: captureConfig([harness.origin]), world: "main", prelude: NO_IDLE_TIME });
+    await capture.flush();
+    const before = await reads(capture);
+    await capture.page.click("#counter");
+    // Well past the debounce (and the name warming's limit, whose idle slices never run either):
+    // the snapshot is due, and waits for idle time that never comes.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await reads(capture)).toBe(before);
+    // The page reacts to a pointer pressed on the button before its click (as a menu that opens on press).
+    await capture.page.evaluate(() => {
+      document.getElementById("counter")!.addEventListener("pointerdown", (event) => {
+        (event.currentTarget as HTMLElement).textContent = "Pressed";
+      });
+    });
+    await capture.page.click("#counter");
+    await capture.flush();
+    const first = lastEvent(capture, "Click 'Clicked 0 times'");
+    const second = lastEvent(capture, "Click 'Pressed'");
+    const settled = JSON.stringify(snapshotOf(capture, first.after_state_ref));
+    expect(settled).toContain("Clicked 1 times");
+    expect(settled).not.toContain("Pressed");
+    expect(second.before_state_ref).toBe(first.after_state_ref);
+    expect(JSON.stringify(snapshotOf(capture, second.after_state_ref))).toContain("Clicked 2 times");
+    await capture.close();
+  });
+});
+
 describe("field edits without an input listener", () => {
   it("reports text entered without key presses (as a paste or autofill puts it) when the field is left", async () => {
     const capture = await open();

@@ -80,6 +80,7 @@ function startObserving(capture: Capture): void {
   state.stopListening = observePageLeaving(win, guard, {
     leaving: (final) => leavePage(capture, final),
     back: (restored) => {
+      capture.held.leaving(false);
       if (!restored) return outgoing.stay();
       outgoing.resume();
       state.observer?.reopened();
@@ -93,7 +94,12 @@ function onObservation(capture: Capture, observation: DomObservation): void {
   const { state, held, snapshots, outgoing } = capture;
   if (state.config === null) return;
   // A person acting on the page: it was not left after all (a download, a cancelled navigation).
-  if (observation.kind !== "navigation") outgoing.stay();
+  if (observation.kind !== "navigation") {
+    outgoing.stay();
+    held.leaving(false);
+  }
+  // The last action's snapshot, if still waiting for idle time, comes first: it is this action's before-state.
+  snapshots.takeDue();
   held.holdAction(heldObservation(observation, state.config, state.newId(), snapshots.latest), observation.maskedField);
   snapshots.schedule();
 }
@@ -172,12 +178,15 @@ async function onIndicatorAction(capture: Capture, action: IndicatorAction): Pro
 
 /**
  * The page is being left (a navigation started, the page hid; `final`: pagehide, it will not run
- * again): what is held goes now, without the after-snapshot it was waiting for.
+ * again): what is held goes now, without the after-snapshot it was waiting for — unless that
+ * snapshot was due and only waited for idle time: it is read now, from the page as it settled.
  */
 function leavePage(capture: Capture, final: boolean): void {
   const { state, held, snapshots, outgoing } = capture;
   state.guard.run(() => {
     state.observer?.flushFields();
+    held.leaving(true);
+    snapshots.takeDue();
     snapshots.stopTimers();
     held.giveAfter("none");
     held.pump(final);
@@ -216,6 +225,7 @@ export function destroyCapture(capture: Capture): void {
     state.observer = undefined;
     state.stopListening?.();
     capture.snapshots.stopTimers();
+    capture.snapshots.destroy();
     capture.outgoing.destroy();
     state.indicator?.remove();
     state.config = null;

@@ -3,6 +3,7 @@ import { nameSnapshot, snapshotText } from "../snapshot/snapshot-json";
 import { readPageSnapshot } from "../snapshot/snapshot-observer";
 import type { CaptureState } from "./capture-state";
 import type { HeldEvents, SnapshotHandle } from "./held-events";
+import { createIdleWork } from "./idle-work";
 import { heldSnapshot } from "./observed-events";
 
 /**
@@ -14,6 +15,12 @@ import { heldSnapshot } from "./observed-events";
  * change count (any DOM change in the observed roots, a root coming or going, a toggle, a resize)
  * or the URL moved, or a value typed since then occurs in the last snapshot's text (it must be cut
  * out). Otherwise the last snapshot is the after-state, as reading it again would have given.
+ *
+ * Once due, a snapshot is read in the page's idle time (issue #32: not on the path of the person's
+ * next action or the page's next frame), at most `IDLE_TIMEOUT_MS` late, and at once — before
+ * anything else happens — when the person starts another action (a pointer pressed, a key, focus
+ * moving), when the page is left or hidden, paused, stopped or flushed: it
+ * describes the page as it settled, never the next action's page or the next document.
  */
 
 export interface CaptureSnapshots {
@@ -25,6 +32,8 @@ export interface CaptureSnapshots {
   schedule(): void;
   /** Takes the pending snapshot now (the events waiting for their after-state get it). */
   takeNow(): void;
+  /** A snapshot that is due but waits for idle time is taken now (another action starts, the page is left). */
+  takeDue(): void;
   /** Works out the page's names in idle time after start (see `warmNames`). */
   warm(observer: DomObserver): void;
   /** No settled-page snapshot (capture pauses or stops). */
@@ -33,6 +42,8 @@ export interface CaptureSnapshots {
   stopTimers(): void;
   /** A later session on this page takes its own snapshots. */
   forget(): void;
+  /** Stops listening for the person's next action (the capture is destroyed). */
+  destroy(): void;
 }
 
 export interface SnapshotTiming {
@@ -56,6 +67,14 @@ interface SnapshotBasis {
 const WARM_SLICE_MS = 8;
 const WARM_WAIT_MS = 16;
 const WARM_LIMIT_MS = 1000;
+/** How late a due snapshot may be read when the page is never idle. */
+const IDLE_TIMEOUT_MS = 200;
+/**
+ * The first events of a person's next action (a drag and a paste from the menu start with a
+ * pointer pressed): a due snapshot is read before them (window, capture phase: before the page's
+ * own listeners below it).
+ */
+const NEXT_ACTION_EVENTS = ["pointerdown", "mousedown", "keydown", "focusin"];
 
 /** The last snapshot, what it was read from, and how many times the page was read. */
 interface SnapshotMemory {
@@ -75,25 +94,15 @@ const TOGGLING_ROLES = ["checkbox", "radio", "switch"];
 export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, timing: SnapshotTiming): CaptureSnapshots {
   const { win, guard } = state;
   const memory: SnapshotMemory = { latest: undefined, basis: undefined, reads: 0 };
+  const reads = createIdleReads(state, held, memory, timing);
   let snapshotTimer: number | undefined;
-  let settleTimer: number | undefined;
   /** When the debounced snapshot is due: one timer is re-armed for the rest when actions came meanwhile, instead of a timer per action. */
   let snapshotDue = 0;
   let warming: Warming | undefined;
 
-  const stopSettling = (): void => {
-    if (settleTimer !== undefined) win.clearTimeout(settleTimer);
-    settleTimer = undefined;
-  };
   const stopSnapshotTimer = (): void => {
     if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
     snapshotTimer = undefined;
-  };
-
-  const schedule = (): void => {
-    stopSettling();
-    snapshotDue = win.performance.now() + timing.snapshotDelayMs;
-    snapshotTimer ??= win.setTimeout(onSnapshotTimer, timing.snapshotDelayMs);
   };
 
   const onSnapshotTimer = guard.wrap(() => {
@@ -103,30 +112,8 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
     else if (warming !== undefined && !warming.done && win.performance.now() < warming.until) {
       // The names are being worked out in idle time: the snapshot waits for them (a little).
       snapshotTimer = win.setTimeout(onSnapshotTimer, WARM_WAIT_MS);
-    } else {
-      takeNow();
-      // The settled page: reported (as a snapshot event) only if it changed meanwhile.
-      if (settleTimer !== undefined) win.clearTimeout(settleTimer);
-      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
-    }
+    } else reads.requestDue();
   });
-
-  const onSettleTimer = guard.wrap(() => {
-    settleTimer = undefined;
-    // A field still being typed into: what the page shows now (an autocomplete's options) is the
-    // coming Fill's doing, not the action before it; the settled page waits for the edit.
-    if (state.observer?.editing() === true) {
-      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
-      return;
-    }
-    takeNow();
-    held.pump();
-  });
-
-  const takeNow = (): void => {
-    stopSnapshotTimer();
-    takeSnapshot(state, held, memory);
-  };
 
   return {
     get latest() {
@@ -135,20 +122,117 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
     get reads() {
       return memory.reads;
     },
-    schedule,
-    takeNow,
+    schedule() {
+      reads.stopSettleTimer();
+      snapshotDue = win.performance.now() + timing.snapshotDelayMs;
+      snapshotTimer ??= win.setTimeout(onSnapshotTimer, timing.snapshotDelayMs);
+    },
+    takeNow() {
+      stopSnapshotTimer();
+      if (reads.pending) reads.takeDue();
+      else takeSnapshot(state, held, memory);
+    },
+    takeDue: reads.takeDue,
     warm(observer) {
       warming = warmNames(state, observer, (current) => warming === current);
     },
-    stopSettling,
+    stopSettling: reads.stopSettling,
     stopTimers() {
-      stopSettling();
       stopSnapshotTimer();
+      reads.cancel();
     },
     forget() {
       memory.latest = undefined;
       memory.basis = undefined;
     },
+    destroy: reads.destroy,
+  };
+}
+
+/** The snapshot reads that wait for idle time once due, and what takes them at once. */
+interface IdleReads {
+  /** The debounced snapshot is due: read in idle time, then the settled page's a little later. */
+  requestDue(): void;
+  /** Whether a read is due and waits for idle time. */
+  readonly pending: boolean;
+  /** Due reads are taken now, in the order they became due. */
+  takeDue(): void;
+  /** The settled page's timer is stopped (another action came); a settled read already due stays due. */
+  stopSettleTimer(): void;
+  /** No settled-page read: neither its timer nor a due one. */
+  stopSettling(): void;
+  /** No read left at all. */
+  cancel(): void;
+  /** Stops listening for the person's next action. */
+  destroy(): void;
+}
+
+function createIdleReads(state: CaptureState, held: HeldEvents, memory: SnapshotMemory, timing: SnapshotTiming): IdleReads {
+  const { win, guard } = state;
+  let settleTimer: number | undefined;
+  const input = new AbortController();
+
+  const stopSettleTimer = (): void => {
+    if (settleTimer !== undefined) win.clearTimeout(settleTimer);
+    settleTimer = undefined;
+  };
+  const dueRead = createIdleWork(
+    win,
+    guard,
+    () => {
+      takeSnapshot(state, held, memory);
+      // The settled page: reported (as a snapshot event) only if it changed meanwhile.
+      stopSettleTimer();
+      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
+    },
+    IDLE_TIMEOUT_MS,
+  );
+  const settledRead = createIdleWork(
+    win,
+    guard,
+    () => {
+      takeSnapshot(state, held, memory);
+      held.pumpSoon();
+    },
+    IDLE_TIMEOUT_MS,
+  );
+  const onSettleTimer = guard.wrap(() => {
+    settleTimer = undefined;
+    // A field still being typed into: what the page shows now (an autocomplete's options) is the
+    // coming Fill's doing, not the action before it; the settled page waits for the edit.
+    if (state.observer?.editing() === true) {
+      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
+      return;
+    }
+    settledRead.request();
+  });
+
+  const takeDue = (): void => {
+    settledRead.runNow();
+    dueRead.runNow();
+  };
+  const onNextAction = (): void => {
+    if (dueRead.pending || settledRead.pending) takeDue();
+  };
+  for (const type of NEXT_ACTION_EVENTS) win.addEventListener(type, onNextAction, { capture: true, passive: true, signal: input.signal });
+
+  return {
+    requestDue: () => dueRead.request(),
+    get pending() {
+      return dueRead.pending || settledRead.pending;
+    },
+    takeDue,
+    stopSettleTimer,
+    stopSettling() {
+      stopSettleTimer();
+      settledRead.cancel();
+    },
+    cancel() {
+      stopSettleTimer();
+      settledRead.cancel();
+      dueRead.cancel();
+    },
+    destroy: () => input.abort(),
   };
 }
 
@@ -163,7 +247,7 @@ function takeSnapshot(state: CaptureState, held: HeldEvents, memory: SnapshotMem
   const mayToggle = held.awaitingAfter().some((entry) => TOGGLING_ROLES.includes(entry.event.browser_detail?.target_role ?? ""));
   if (basis !== undefined && !mayToggle && lastSnapshotHolds(state, basis, memory.latest, observer, scrub)) {
     held.giveAfter(basis.handle);
-    held.pump();
+    held.pumpSoon();
     return;
   }
   const previous = memory.latest;
@@ -229,7 +313,7 @@ function readSnapshot(
       .catch(guard.report)
       .finally(() => {
         handle.done = true;
-        held.pump();
+        held.pumpSoon();
       }),
   );
   return basis;

@@ -4,6 +4,7 @@ import { quoted } from "../observers/dom-observer";
 import type { ErrorGuard } from "../common/error-guard";
 import type { PrivacyBoundary } from "../privacy/privacy-boundary";
 import type { TakenSnapshot } from "../snapshot/snapshot-json";
+import { createIdleWork } from "./idle-work";
 import type { OutgoingBatches } from "./outgoing-batches";
 
 /**
@@ -44,6 +45,10 @@ export interface HeldEvents {
   giveAfter(after: SnapshotHandle | "none"): void;
   /** Delivers the complete events at the front, in order; `final`: the page is going away, everything goes with what is known. */
   pump(final?: boolean): void;
+  /** `pump()` in the page's idle time (issue #32), or at once while the page is being left. */
+  pumpSoon(): void;
+  /** The page is being left (true) or in use again (false): while it is left, `pumpSoon` pumps at once. */
+  leaving(left: boolean): void;
   /** A later session on this page uploads its snapshots afresh. */
   forget(): void;
 }
@@ -63,6 +68,7 @@ export function createHeldEvents(options: HeldEventsOptions): HeldEvents {
   let awaitingAfter: HeldEvent[] = [];
   /** Snapshots already uploaded in this session (by hash): each goes once. */
   const uploaded = new Set<string>();
+  let left = false;
 
   const pump = guard.wrap((final = false) => {
     while (held.length > 0 && (final || isComplete(held[0]!))) {
@@ -74,6 +80,13 @@ export function createHeldEvents(options: HeldEventsOptions): HeldEvents {
       if (finished !== undefined) outgoing.queue(boundary.event(finished.event), finished.uploads);
     }
   });
+  /** Handing events over is not needed before the page's next frame: idle time, at most this late. */
+  const idlePump = createIdleWork(win, guard, () => pump(), PUMP_TIMEOUT_MS);
+
+  function pumpSoon(): void {
+    if (left) pump();
+    else idlePump.request();
+  }
 
   return {
     holdAction(entry, maskedLater) {
@@ -87,7 +100,7 @@ export function createHeldEvents(options: HeldEventsOptions): HeldEvents {
             .catch(guard.report)
             .finally(() => {
               masked.done = true;
-              pump();
+              pumpSoon();
             }),
         );
       }
@@ -100,10 +113,20 @@ export function createHeldEvents(options: HeldEventsOptions): HeldEvents {
       for (const entry of awaitingAfter) entry.after = after;
       awaitingAfter = [];
     },
-    pump,
+    pump(final) {
+      idlePump.cancel();
+      pump(final);
+    },
+    pumpSoon,
+    leaving(now) {
+      left = now;
+      if (left) idlePump.runNow();
+    },
     forget: () => uploaded.clear(),
   };
 }
+
+const PUMP_TIMEOUT_MS = 200;
 
 function isComplete(entry: HeldEvent): boolean {
   return (

@@ -2,6 +2,7 @@ import type { ObservedActionEventWithDetail } from "../../../shared/learning/obs
 import type { SnapshotUpload } from "../../../shared/observation/capture-protocol";
 import type { ContentMessage } from "../common/capture-messages";
 import type { ErrorGuard } from "../common/error-guard";
+import { createIdleWork } from "./idle-work";
 
 /**
  * The page's outgoing side (content-capture.ts): finished events wait in a batch at most
@@ -10,7 +11,9 @@ import type { ErrorGuard } from "../common/error-guard";
  * at once: every batch not answered yet is handed to `send` out of turn, in order, even the one
  * whose answer is awaited (a page that is gone gets no answer; the background keeps each event id
  * once), and at `pagehide` what is still unanswered is parked where the background finds it
- * should the page be gone before its messages arrive.
+ * should the page be gone before its messages arrive. A batch whose delay is over goes in the page's
+ * next idle time (at most `SEND_IDLE_TIMEOUT_MS` later; issue #32), a full one or one of a page being
+ * left at once.
  */
 
 export interface OutgoingOptions {
@@ -49,6 +52,7 @@ const MAX_EVENTS_PER_MESSAGE = 200;
 const MAX_SNAPSHOTS_PER_MESSAGE = 20;
 const SEND_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 1000;
+const SEND_IDLE_TIMEOUT_MS = 200;
 
 export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches {
   const { send, park, window: win, guard, batchDelayMs, batchSize } = options;
@@ -72,6 +76,7 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
   const sendAll = (): Promise<void> => {
     if (batchTimer !== undefined) win.clearTimeout(batchTimer);
     batchTimer = undefined;
+    idleSend.cancel();
     while (pending.events.length > 0 || pending.snapshots.length > 0) {
       const events = pending.events.splice(0, MAX_EVENTS_PER_MESSAGE);
       const snapshots = pending.snapshots.splice(0, MAX_SNAPSHOTS_PER_MESSAGE);
@@ -83,6 +88,8 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
     return sending;
   };
 
+  const idleSend = createIdleWork(win, guard, () => void sendAll(), SEND_IDLE_TIMEOUT_MS);
+
   return {
     queue(event, uploads) {
       pending.events.push(event);
@@ -91,7 +98,7 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
         void sendAll();
       } else if (batchTimer === undefined) {
         batchTimer = win.setTimeout(
-          guard.wrap(() => void sendAll()),
+          guard.wrap(() => idleSend.request()),
           batchDelayMs,
         );
       }
@@ -114,6 +121,7 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
     destroy() {
       if (batchTimer !== undefined) win.clearTimeout(batchTimer);
       batchTimer = undefined;
+      idleSend.cancel();
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { MaskedField } from "../../../shared/learning/observed-actions/observed-action";
 import { isAlwaysSecretField, lengthClass, looksLikeCardNumber, type FieldHints } from "../../../shared/observation/masking-rules";
-import { valueRef } from "../../../shared/observation/value-ref";
+import { createValueRefs } from "../../../shared/observation/value-ref";
 import { NON_TEXT_INPUT_TYPES, inputType } from "../names/accessible-name";
 import type { CaptureConfig } from "../common/capture-messages";
 import { assertNever } from "../../../shared/common/assert-never";
@@ -110,9 +110,11 @@ export function createFieldMasker(config: Pick<CaptureConfig, "text_entry_mode" 
     key ??= importHmacKey(config.hash_key);
     return key;
   };
+  /** The same value's reference is asked for its mask now and its mask with a hash: worked out once (issue #32). */
+  const valueRef = createValueRefs(config.hash_key);
   /** What an address that carries this value names it by (url-rule.ts): secrets have none, so they are never replayed. */
   const refOf = (value: string): { value_ref?: string } => {
-    const ref = valueRef(config.hash_key, value);
+    const ref = valueRef(value);
     return ref === undefined ? {} : { value_ref: ref };
   };
   /** Everything but the hash: undefined when the mode asks for one. */
