@@ -6,244 +6,42 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveRehearsalSite, type RehearsalSite } from "../../e2e/rehearsal-fixtures/server";
 import { PageSeenSchema } from "../../shared/execution/run-contract";
-import { TestPolicySchema, type TestPolicy } from "../../shared/learning/sessions/test-policy";
-import type { RecorderStep, RecorderFlow } from "../../shared/execution/recorder-flow";
+import type { RecorderFlow } from "../../shared/execution/recorder-flow";
 import { execute } from "./executor";
-import type { ConfirmationRequest, ExecuteInput, ExecuteResult, ExecutionCheckpoint, ExecutionProgress } from "./contract/executor-contract";
+import type { ExecuteInput, ExecutionCheckpoint, ExecutionProgress } from "./contract/executor-contract";
 import { managedBrowser } from "./managed-browser";
+import {
+  CHROMIUM,
+  SAVE_STALE,
+  SIGNUP_CHECKPOINTS,
+  VALUES,
+  VIEWPORT,
+  byId,
+  closeShop,
+  executeIn,
+  ids,
+  openShop,
+  policy,
+  postsSince,
+  signupFlow,
+} from "../test-support/executor-harness";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const VIEWPORT: RecorderStep = { type: "setViewport", width: 1280, height: 800, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: true };
-const PARAMETERS: ExecuteInput["parameters"] = [
-  { name: "full_name", type_hint: "text" },
-  { name: "email", type_hint: "email" },
-  { name: "password", type_hint: "secret" },
-  { name: "plan", type_hint: "text" },
-  { name: "nickname", type_hint: "text" },
-  { name: "pin", type_hint: "secret" },
-];
-const VALUES = { full_name: "Run User", email: "runner@example.test", password: "s3cret-run-pw", plan: "Pro", nickname: "Captain Nemo", pin: "p1n-9876" };
-
-function policy(overrides: Partial<TestPolicy> = {}): TestPolicy {
-  return TestPolicySchema.parse({ policy_id: randomUUID(), mode: "controlled_live_test", allowed_domains: ["127.0.0.1"], schema_version: 1, ...overrides });
-}
-
-/** The sign-up flow up to its committing "Create account" click (the flow's last click). */
-function signupFlow(origin: string): RecorderFlow {
-  return {
-    title: "Create an account on the shop",
-    steps: [
-      VIEWPORT,
-      { type: "navigate", url: `${origin}/signup.html` },
-      { type: "change", selectors: [['aria/Full name[role="textbox"]'], ["#full-name"]], value: "{{full_name}}" },
-      { type: "change", selectors: [['aria/Email[role="textbox"]'], ["#email"]], value: "{{email}}" },
-      { type: "change", selectors: [["#password"]], value: "{{password}}" },
-      { type: "change", selectors: [["#plan"]], value: "{{plan}}" },
-      { type: "click", selectors: [['aria/Create account (free)[role="button"]']], offsetX: 1, offsetY: 1 },
-    ],
-    step_ids: [null, null, "s2", "s3", "s4", "s5", "s6"],
-  };
-}
-const SIGNUP_CHECKPOINTS: ExecutionCheckpoint[] = [
-  { checkpoint_id: "cp-02", goal: "Details entered", success_condition: 'The page says "Email looks good"', step_ids: ["s2", "s3"] },
-  { checkpoint_id: "cp-03", goal: "The account is created", success_condition: 'The heading "Welcome aboard" appears', step_ids: ["s4", "s5", "s6"] },
-];
-
-const SAVE_STALE: string[][] = [['aria/Save draft[role="button"]'], ['form#editor > div.actions > button.save[name="save"]']];
-
-const ids = (result: ExecuteResult) => result.steps.map((step) => [step.test_case_id, step.result]);
-const byId = (result: ExecuteResult, id: string) => result.steps.find((step) => step.test_case_id === id);
+/**
+ * The executor in a real headless Chromium: checkpoints that do not hold, step waits, addresses with
+ * inputs, failed steps and cancellation. Asking the person before a step: `executor-confirmation.test.ts`.
+ */
 
 describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium", () => {
   let site: RehearsalSite;
   let temp: string;
-  const posts = (from: number) =>
-    site.requests
-      .slice(from)
-      .filter((request) => request.method === "POST")
-      .map((request) => request.path);
-  const run = (input: Partial<ExecuteInput> & Pick<ExecuteInput, "flow">) =>
-    execute({
-      checkpoints: [],
-      parameters: PARAMETERS,
-      values: VALUES,
-      policy: policy(),
-      browser: managedBrowser({ chromiumPath: CHROMIUM, tempDir: temp }),
-      stepTimeoutMs: 3_000,
-      timeoutMs: 45_000,
-      ...input,
-    });
+  const posts = (from: number) => postsSince(site, from);
+  const run = (input: Partial<ExecuteInput> & Pick<ExecuteInput, "flow">) => executeIn(temp, input);
 
   beforeAll(async () => {
-    site = await serveRehearsalSite({ posts: { "/signup": "/welcome.html" } });
-    temp = await mkdtemp(path.join(tmpdir(), "elnor-executor-test-"));
+    ({ site, temp } = await openShop());
   });
   afterAll(async () => {
-    await site.close();
-    await rm(temp, { recursive: true, force: true });
-  });
-
-  it("asks before the committing submit and, declined, never sends it: the rest is skipped and the page seen is kept", async () => {
-    const before = site.requests.length;
-    const asked: ConfirmationRequest[] = [];
-    const result = await run({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, confirm: async (request) => (asked.push(request), false) });
-
-    // Issue #33: with the page's site and whether it deletes or pays, for a standing grant's terms.
-    expect(asked).toEqual([
-      {
-        step_id: "s6",
-        step_label: 'Click "Create account (free)" (button)',
-        reason: "committing_submit",
-        site_host: new URL(site.origin).host,
-        consequence_classes: [],
-      },
-    ]);
-    expect(posts(before)).toEqual([]);
-    expect(result.stopped).toBe("declined");
-    expect(result.overall).toBe("partial");
-    expect(byId(result, "step:s5")?.result).toBe("passed");
-    expect(byId(result, "step:s6")).toMatchObject({ result: "skipped", details: "not performed: the person declined this step" });
-    expect(byId(result, "checkpoint:cp-03")).toMatchObject({ result: "skipped", details: "not checked: s6 was declined" });
-    expect(result.checkpoints?.map((checkpoint) => checkpoint.status)).toEqual(["reached", "skipped"]);
-    expect(result.page_seen).toMatchObject({ title: "Sign up — Rehearsal Shop", headings: ["Create your account"] });
-    expect(result.page_seen?.buttons).toContain("Create account (free)");
-  });
-
-  it("does the committing submit once the person confirms, and proves its checkpoint", async () => {
-    const before = site.requests.length;
-    const asked: ConfirmationRequest[] = [];
-    const result = await run({ flow: signupFlow(site.origin), checkpoints: SIGNUP_CHECKPOINTS, confirm: async (request) => (asked.push(request), true) });
-
-    expect(asked.map((request) => request.reason)).toEqual(["committing_submit"]);
-    expect(posts(before)).toEqual(["/signup"]);
-    expect(result.overall).toBe("passed");
-    expect(result.stopped).toBeUndefined();
-    expect(result.page_seen).toBeUndefined();
-    expect(result.checkpoints).toEqual([
-      { checkpoint_id: "cp-02", goal: "Details entered", status: "reached", evidence: 'found status "Email looks good"' },
-      { checkpoint_id: "cp-03", goal: "The account is created", status: "reached", evidence: 'found heading "Welcome aboard"' },
-    ]);
-  });
-
-  it("does not count the time the person takes to answer against the execution's time limit", async () => {
-    const before = site.requests.length;
-    const result = await run({
-      flow: signupFlow(site.origin),
-      timeoutMs: 8_000,
-      confirm: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 8_500)),
-    });
-
-    expect(byId(result, "step:s6")?.result).toBe("passed");
-    expect(result.overall).toBe("passed");
-    expect(posts(before)).toEqual(["/signup"]);
-  });
-
-  it("under dry_run_only leaves the committing step out without asking, as the rehearsal does", async () => {
-    const before = site.requests.length;
-    let asked = 0;
-    const result = await run({
-      flow: signupFlow(site.origin),
-      checkpoints: SIGNUP_CHECKPOINTS,
-      policy: policy({ mode: "dry_run_only" }),
-      confirm: async () => ((asked += 1), true),
-    });
-
-    expect(asked).toBe(0);
-    expect(posts(before)).toEqual([]);
-    expect(byId(result, "step:s6")).toMatchObject({ result: "skipped", details: "dry run: final committing step not performed" });
-  });
-
-  it("asks about a marked step and a destructive button too, and reports a target it relocated", async () => {
-    const before = site.requests.length;
-    const asked: ConfirmationRequest[] = [];
-    const flow: RecorderFlow = {
-      title: "Tidy my account",
-      steps: [
-        VIEWPORT,
-        { type: "navigate", url: `${site.origin}/account.html` },
-        { type: "change", selectors: [['aria/Nickname[role="textbox"]']], value: "{{nickname}}", confirm: true },
-        { type: "click", selectors: [['aria/Delete my account[role="button"]']], offsetX: 1, offsetY: 1 },
-        { type: "click", selectors: SAVE_STALE, offsetX: 1, offsetY: 1 },
-      ],
-      step_ids: [null, null, "s2", "s3", "s4"],
-    };
-    const checkpoints: ExecutionCheckpoint[] = [{ checkpoint_id: "cp-04", goal: "Saved", success_condition: 'The page says "Saved"', step_ids: ["s4"] }];
-    const result = await run({ flow, checkpoints, confirm: async (request) => (asked.push(request), true) });
-
-    expect(asked.map((request) => [request.step_id, request.reason])).toEqual([
-      ["s2", "marked"],
-      ["s3", "destructive"],
-      ["s4", "committing_submit"],
-    ]);
-    expect(result.overall).toBe("passed");
-    expect(posts(before)).toEqual(["/delete", "/save"]);
-    expect(byId(result, "step:s4")?.relocated).toEqual({ from: '"Save draft" (button)', to: '"Save as draft" (button)' });
-    expect(byId(result, "step:s4")?.details).toContain("relocated by similarity");
-    expect(byId(result, "step:s3")?.relocated).toBeUndefined();
-  });
-
-  it("asks about a click whose element turns out to be destructive though its selectors did not say so", async () => {
-    const flow: RecorderFlow = {
-      title: "Leave the shop",
-      steps: [
-        VIEWPORT,
-        { type: "navigate", url: `${site.origin}/account.html` },
-        { type: "click", selectors: [["#delete-account"]], offsetX: 1, offsetY: 1 },
-        { type: "click", selectors: [['aria/Sign up[role="link"]']], offsetX: 1, offsetY: 1 },
-      ],
-      step_ids: [null, null, "s2", "s3"],
-    };
-    for (const answer of [false, true]) {
-      const before = site.requests.length;
-      const asked: ConfirmationRequest[] = [];
-      const result = await run({ flow, timeoutMs: 30_000, confirm: async (request) => (asked.push(request), answer) });
-
-      expect(asked[0]).toEqual({
-        step_id: "s2",
-        step_label: 'Click #delete-account ("Delete my account" (button))',
-        reason: "destructive",
-        site_host: new URL(site.origin).host,
-        consequence_classes: ["deletes"],
-      });
-      if (answer) {
-        expect(asked.map((request) => request.reason)).toEqual(["destructive", "committing_submit"]);
-        expect(posts(before)).toEqual(["/delete"]);
-        expect(result.overall).toBe("passed");
-      } else {
-        expect(asked).toHaveLength(1);
-        expect(posts(before)).toEqual([]);
-        expect(result.stopped).toBe("declined");
-        expect(byId(result, "step:s2")).toMatchObject({ result: "skipped", details: "not performed: the person declined this step" });
-        expect(byId(result, "step:s3")).toMatchObject({ result: "skipped", details: "not run: s2 was declined" });
-      }
-    }
-  });
-
-  it('accepts the page\'s own "Are you sure?" for a step the person confirmed, and dismisses it otherwise', async () => {
-    const flow: RecorderFlow = {
-      title: "Clear my drafts",
-      steps: [
-        VIEWPORT,
-        { type: "navigate", url: `${site.origin}/account.html` },
-        { type: "click", selectors: [['aria/Remove all drafts[role="button"]']], offsetX: 1, offsetY: 1 },
-      ],
-      step_ids: [null, null, "s2"],
-    };
-    const checkpoints: ExecutionCheckpoint[] = [
-      { checkpoint_id: "cp-02", goal: "Drafts removed", success_condition: 'The page says "Drafts removed"', step_ids: ["s2"] },
-    ];
-
-    const before = site.requests.length;
-    const confirmed = await run({ flow, checkpoints, confirm: async () => true });
-    expect(posts(before)).toEqual(["/remove-drafts"]);
-    expect(byId(confirmed, "step:s2")?.details).toContain('the page asked (confirm) "Remove all drafts?": accepted, as the person confirmed this step');
-    expect(confirmed.overall).toBe("passed");
-
-    const unattended = site.requests.length;
-    const rehearsed = await run({ flow, checkpoints });
-    expect(posts(unattended)).toEqual([]);
-    expect(byId(rehearsed, "step:s2")?.details).toContain("dismissed under the test policy");
-    expect(byId(rehearsed, "checkpoint:cp-02")?.result).toBe("failed");
+    await closeShop({ site, temp });
   });
 
   it("stops at the first checkpoint that does not hold, says what the page shows, and reports no input value anywhere", async () => {
