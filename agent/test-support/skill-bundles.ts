@@ -1,3 +1,4 @@
+import { SkillImportReceiptSchema } from "../../shared/skills/import-bundle";
 import type { TestAgent } from "./test-agent";
 import { zipFolder } from "./test-zip";
 
@@ -62,4 +63,24 @@ export async function stageThrough(agent: TestAgent, bytes: Buffer, name = "bund
   const staged = await agent.call("POST", "/api/skills/import/stage", { import_id: importId, schema_version: 1 });
   if (staged.body.import_record?.stage_state !== "ready_for_review") throw new Error(`stage: ${JSON.stringify(staged.body)}`);
   return importId;
+}
+
+/** Upload a bundle as a manual upload and scan it: the import id, the state the scan left, its findings. */
+export async function scanThrough(agent: TestAgent, bytes: Buffer): Promise<{ importId: string; state: string; findings: Array<Record<string, unknown>> }> {
+  const uploaded = await uploadThrough(agent, { name: "b.zip", bytes });
+  const scanned = await agent.call("POST", "/api/skills/import/scan", {
+    source: "manual_upload",
+    temp_artifact_ref: uploaded.body.temp_artifact.temp_artifact_ref,
+    schema_version: 1,
+  });
+  return {
+    importId: scanned.body.import_record.import_id,
+    state: scanned.body.import_record.stage_state,
+    findings: scanned.body.compatibility_report.findings,
+  };
+}
+
+/** The kinds of the import receipts written so far, in order. */
+export async function importReceiptKinds(agent: TestAgent): Promise<string[]> {
+  return (await agent.memory.readJsonl("system/skills/import/receipts.jsonl", SkillImportReceiptSchema)).map((receipt) => receipt.receipt_kind);
 }
