@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_CODE_TABLE } from "../../shared/common/error-codes";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
-import { createFuzzSandbox, type FuzzSandbox, type FuzzWorldName } from "../test-support/adversarial/fuzz-sandbox";
+import type { FuzzSandbox } from "../test-support/adversarial/fuzz-sandbox";
 import {
   applyMutation,
   conforming,
@@ -11,7 +10,6 @@ import {
   extraHeaders,
   mutation,
   originHeader,
-  OUTSIDE_CANARY,
   pathParam,
   queryString,
   toJsonText,
@@ -19,42 +17,40 @@ import {
   type KnownIds,
   type WireBody,
 } from "../test-support/adversarial/hostile-input";
-import { startListeningAgent, type ListeningAgent } from "../test-support/adversarial/listening-agent";
-import { diffMemoryTrees, type MemoryTree } from "../test-support/adversarial/memory-tree";
+import type { ListeningAgent } from "../test-support/adversarial/listening-agent";
 import { rawRequest, type RawRequest, type RawResponse } from "../test-support/adversarial/raw-http";
-import { routeCatalog, targetOf, type RouteOperation } from "../test-support/adversarial/route-catalog";
+import { targetOf, type RouteOperation } from "../test-support/adversarial/route-catalog";
+import {
+  RUNS,
+  agentsOn,
+  checkAnswer,
+  expectHealthy,
+  label,
+  openRouteSandbox,
+  parseJson,
+  seeded,
+  worldFor,
+} from "../test-support/adversarial/route-fuzz-harness";
 import { exportClick } from "../test-support/ready-proposal";
 
 /**
  * Issue #8: every route of the local API, fuzzed over a real loopback socket with hostile path
  * parameters, query strings, headers and bodies, against a prepared ELNOR_MEMORY. The route list
  * comes from the agent's own OpenAPI description plus anything it registered without one, so a
- * new route is fuzzed the day it is added.
+ * new route is fuzzed the day it is added. The guard's refusals: `route-guard-fuzz.test.ts`.
  *
  * Seeds: fast-check prints `seed` and `path` when a property fails; replay one route with
  * `FUZZ_SEED=<seed> npx vitest run agent/adversarial/route-fuzz.test.ts -t "<METHOD> <path>"`.
  * FUZZ_RUNS raises the number of random requests per route (default 25) for a longer local soak;
  * FUZZ_STATS=1 prints, per route, how many answers had which status and code.
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
-const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
-const seeded = SEED === undefined ? {} : { seed: SEED };
-
-/** Who may call what without the token; every other route is `paired` (DESIGN §4, request-guard.ts). */
-const PUBLIC_ROUTES = new Set(["GET /api/health", "HEAD /api/health"]);
-const PAIRING_ROUTES = new Set(["POST /api/pairing"]);
-const SOCKET_ROUTES = new Set(["GET /api/observations/stream"]);
-/** 5xx answers the spec asks for (§0C.16B): an adapter that is not connected is a 503, not a bug. */
-const EXPECTED_5XX = new Set(["ADAPTER_UNAVAILABLE"]);
-const PAIRED_EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
-
-const box$ = createFuzzSandbox("elnor-route-fuzz-");
+const sandbox = openRouteSandbox("elnor-route-fuzz-");
 let box: FuzzSandbox;
-const operations: RouteOperation[] = await box$.then(({ openapi, registered }) => routeCatalog(openapi, registered));
-const label = (operation: RouteOperation) => `${operation.method} ${operation.path}`;
+const { operations } = await sandbox;
+const { withAgent, stop: stopRunning } = agentsOn(() => box);
 
 beforeAll(async () => {
-  box = await box$;
+  ({ box } = await sandbox);
   expect(box.escapedFiles(), "escape files exist before the run; remove them").toEqual([]);
 });
 afterAll(async () => {
@@ -66,22 +62,6 @@ afterAll(async () => {
   }
 });
 
-/**
- * Which prepared world a route is fuzzed in: creating a session needs none open, the capture
- * routes need one capturing, everything else (proposals, abilities, reads) the review world.
- */
-function worldFor(operation: RouteOperation): FuzzWorldName {
-  if (operation.path === "/api/learn/sessions" && operation.method === "POST") return "idle";
-  if (
-    operation.path.startsWith("/api/learn/sessions/{sessionId}") ||
-    operation.path.startsWith("/api/learn/session/") ||
-    operation.path.startsWith("/api/observations")
-  ) {
-    return "capturing";
-  }
-  return "review";
-}
-
 /** Answers per route, by status and code, printed with FUZZ_STATS=1. */
 const stats = new Map<string, Map<string, number>>();
 function tally(route: string, response: RawResponse): void {
@@ -90,14 +70,6 @@ function tally(route: string, response: RawResponse): void {
   const counts = stats.get(route) ?? new Map<string, number>();
   counts.set(key, (counts.get(key) ?? 0) + 1);
   stats.set(route, counts);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 interface FuzzRequest {
@@ -185,81 +157,6 @@ function describeRequest(operation: RouteOperation, request: FuzzRequest): strin
   const body =
     request.body === undefined ? "no body" : `${request.body.label} ${request.body.contentType ?? "(no content-type)"}: ${request.body.text.slice(0, 300)}`;
   return `${operation.method} ${targetOf(operation, request.params, request.query).slice(0, 400)} [${request.headers.map(([name, value]) => `${name}: ${value.slice(0, 60)}`).join("; ")}] ${body}`;
-}
-
-/**
- * What every answer must be, whatever was asked: no 5xx but the spec's own, a coded envelope for
- * every failure (its status the code's row in the table), a redirect only to our own routes,
- * nothing from outside ELNOR_MEMORY and never the token, and — for anything not accepted —
- * ELNOR_MEMORY exactly as it was, byte for byte.
- */
-function checkAnswer(
-  agent: ListeningAgent,
-  response: RawResponse,
-  before: MemoryTree,
-  after: MemoryTree,
-  what: string,
-  method: string,
-  acceptedIds: ReadonlySet<string> = new Set(),
-): void {
-  const context = `${what}\n→ ${response.status} ${response.text.slice(0, 400)}`;
-  expect(response.status, context).toBeGreaterThanOrEqual(200);
-  expect(response.text, context).not.toContain(OUTSIDE_CANARY);
-  expect(response.text, context).not.toContain(agent.token);
-  expect(response.text, context).not.toMatch(/PATH=\/|HOME=\//);
-  const envelope = ApiErrorResponseSchema.safeParse(parseJson(response.text));
-  // A HEAD answer has no body by definition (RFC 9110 §9.3.2); its status still counts.
-  if (response.status >= 400 && method !== "HEAD") {
-    expect(envelope.success, `not an ApiErrorEnvelope: ${context}`).toBe(true);
-    const code = envelope.data?.error.code ?? "";
-    expect(Object.keys(ERROR_CODE_TABLE), context).toContain(code);
-    expect(ERROR_CODE_TABLE[code as keyof typeof ERROR_CODE_TABLE].http, `status does not match the code's table row: ${context}`).toBe(response.status);
-  }
-  if (response.status >= 500) expect(EXPECTED_5XX, `unexpected 5xx: ${context}`).toContain(envelope.data?.error.code);
-  if (response.status >= 300 && response.status < 400) {
-    const location = response.headers.location ?? "";
-    // Our own route, RFC 3986 characters only: no `//host` open redirect, no header injection.
-    expect(location, context).toMatch(/^\/api\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/?]*$/);
-    expect(location.split("?")[0]?.split("/"), context).not.toContain("..");
-  }
-  // Work an earlier accepted request started (a practice session's report) may still be writing its own files.
-  const changed = diffMemoryTrees(before, after).filter((entry) => ![...acceptedIds].some((id) => entry.includes(`/${id}/`)));
-  if (response.status >= 300) expect(changed, `a refused request changed ELNOR_MEMORY: ${context}`).toEqual([]);
-}
-
-async function expectHealthy(agent: ListeningAgent): Promise<void> {
-  const health = await rawRequest(agent.port, { method: "GET", target: "/api/health", headers: [["host", `127.0.0.1:${agent.port}`]] });
-  expect(health.status).toBe(200);
-  expect(JSON.parse(health.text)).toMatchObject({ status: "ok" });
-  // A `__proto__` key that reached a plain merge would show up on every object of the process.
-  expect(Object.keys(Object.prototype)).toEqual([]);
-  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-}
-
-/** The agent now running on the sandbox's memory, and which world it was started on. */
-let running: { world: FuzzWorldName; agent: ListeningAgent } | undefined;
-
-async function stopRunning(): Promise<void> {
-  await running?.agent.close();
-  running = undefined;
-}
-
-/**
- * Runs `run` against an agent on `world`: a fresh copy when `fresh` (the fuzzer's accepted
- * requests change the world), else the running one if it is on that world already (the guard
- * tests change nothing, and check that they do not). The process must be healthy afterwards.
- */
-async function withAgent(world: FuzzWorldName, fresh: boolean, run: (agent: ListeningAgent) => Promise<void>): Promise<void> {
-  if (fresh || running?.world !== world) {
-    await stopRunning();
-    await box.resetMemory(world);
-    running = { world, agent: await startListeningAgent(box.memory) };
-  }
-  const { agent } = running;
-  await run(agent);
-  await expectHealthy(agent);
-  expect(agent.logs.join(""), "the token reached a log line").not.toContain(agent.token);
-  expect(box.escapedFiles(), "a path escaped the sandbox").toEqual([]);
 }
 
 describe("route fuzzing: every route, hostile input, a real socket", () => {
@@ -388,172 +285,6 @@ describe("route fuzzing: every route, hostile input, a real socket", () => {
         before = after;
         expect(response.status, `${name} → ${response.status} ${response.text}`).toBeGreaterThanOrEqual(400);
       }
-    });
-  });
-});
-
-describe("route fuzzing: the guard refuses every route that needs the token", () => {
-  /** Ways in that the guard itself must refuse, before any body is read, with these codes. */
-  const refusals = (port: number, token: string): Array<{ name: string; headers: Array<[string, string]>; query?: string; code: string }> => [
-    { name: "no token", headers: [["host", `127.0.0.1:${port}`]], code: "AUTH_REQUIRED" },
-    {
-      name: "a wrong token",
-      headers: [
-        ["host", `127.0.0.1:${port}`],
-        ["authorization", `Bearer ${"A".repeat(43)}`],
-      ],
-      code: "AUTH_INVALID",
-    },
-    {
-      name: "the token with another scheme",
-      headers: [
-        ["host", `127.0.0.1:${port}`],
-        ["authorization", `Token ${token}`],
-      ],
-      code: "AUTH_INVALID",
-    },
-    {
-      name: "the token without a scheme",
-      headers: [
-        ["host", `127.0.0.1:${port}`],
-        ["authorization", token],
-      ],
-      code: "AUTH_INVALID",
-    },
-    {
-      name: "the token plus a suffix",
-      headers: [
-        ["host", `127.0.0.1:${port}`],
-        ["authorization", `Bearer ${token}x`],
-      ],
-      code: "AUTH_INVALID",
-    },
-    { name: "the token in the query string", headers: [["host", `127.0.0.1:${port}`]], query: `?token=${token}`, code: "TOKEN_IN_URL_REJECTED" },
-    {
-      name: "the token in the query string too",
-      headers: [
-        ["host", `127.0.0.1:${port}`],
-        ["authorization", `Bearer ${token}`],
-      ],
-      query: `?Access_Token=${token}`,
-      code: "TOKEN_IN_URL_REJECTED",
-    },
-    ...[
-      `evil.example:${port}`,
-      `127.0.0.1.evil.example:${port}`,
-      `localhost.evil.example:${port}`,
-      `127.0.0.1:${port + 1}`,
-      "127.0.0.1",
-      `0.0.0.0:${port}`,
-      `127.1:${port}`,
-      `2130706433:${port}`,
-      `[::ffff:127.0.0.1]:${port}`,
-      `localhost.:${port}`,
-      `evil.example:${port}@127.0.0.1`,
-      "",
-    ].map((host) => ({
-      name: `Host ${JSON.stringify(host)}`,
-      headers: [
-        ["host", host],
-        ["authorization", `Bearer ${token}`],
-      ] as Array<[string, string]>,
-      code: "HOST_NOT_ALLOWED",
-    })),
-    ...[
-      "https://evil.example",
-      "null",
-      `http://127.0.0.1:${port}`,
-      `http://localhost:${port}`,
-      "chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba",
-      `chrome-extension://${PAIRED_EXTENSION_ID}/`,
-      `moz-extension://${PAIRED_EXTENSION_ID}`,
-    ].map((origin) => ({
-      name: `Origin ${origin}`,
-      headers: [
-        ["host", `127.0.0.1:${port}`],
-        ["authorization", `Bearer ${token}`],
-        ["origin", origin],
-      ] as Array<[string, string]>,
-      code: "ORIGIN_NOT_ALLOWED",
-    })),
-  ];
-
-  // Grouped by world, so one agent per world serves them all.
-  const guarded = operations
-    .filter((operation) => !PUBLIC_ROUTES.has(label(operation)) && !SOCKET_ROUTES.has(label(operation)))
-    .sort((a, b) => worldFor(a).localeCompare(worldFor(b)));
-
-  it.each(guarded.map((operation) => [label(operation), operation] as const))(
-    "%s: refused without the token, from a rebinding Host or a foreign Origin",
-    async (_name, operation) => {
-      const world = worldFor(operation);
-      const known = box.known(world);
-      await withAgent(world, false, async (agent) => {
-        const params = Object.fromEntries(operation.pathParams.map((name) => [name, encodeURIComponent(known[name]?.[0] ?? "x")]));
-        // A body the route would accept from a good client: only the guard can be the reason for a refusal.
-        const body = fc.sample(conforming(operation.body, known), { numRuns: 1, seed: 7 })[0];
-        let before = box.snapshot();
-        for (const refusal of refusals(agent.port, agent.token)) {
-          // A pairing route accepts any extension Origin by design (that is how pairing starts).
-          if (PAIRING_ROUTES.has(label(operation)) && refusal.name.startsWith("Origin chrome-extension://")) continue;
-          const response = await rawRequest(agent.port, {
-            method: operation.method,
-            target: targetOf(operation, params, refusal.query ?? ""),
-            headers: [...refusal.headers, ...(operation.body === undefined ? [] : ([["content-type", "application/json"]] as Array<[string, string]>))],
-            ...(operation.body === undefined ? {} : { body: toJsonText(body) }),
-          });
-          const after = box.snapshot();
-          const what = `${refusal.name} → ${response.status} ${response.text.slice(0, 300)}`;
-          checkAnswer(agent, response, before, after, what, operation.method);
-          before = after;
-          expect(response.status, what).toBe(ERROR_CODE_TABLE[refusal.code as keyof typeof ERROR_CODE_TABLE].http);
-          if (operation.method !== "HEAD") expect(ApiErrorResponseSchema.parse(JSON.parse(response.text)).error.code, what).toBe(refusal.code);
-        }
-      });
-    },
-  );
-
-  it("refuses any Host that is not a loopback name with the agent's port, on every route (fuzzed Host)", async () => {
-    await withAgent("review", false, async (agent) => {
-      const loopback = new Set([`127.0.0.1:${agent.port}`, `localhost:${agent.port}`, `[::1]:${agent.port}`]);
-      const host = fc.oneof(
-        fc.domain().map((name) => `${name}:${agent.port}`),
-        fc
-          .tuple(fc.constantFrom("127.0.0.1", "localhost", "[::1]"), fc.string({ unit: "grapheme-ascii", maxLength: 12 }))
-          .map(([name, rest]) => `${name}${rest}`),
-        fc
-          .tuple(fc.string({ unit: "grapheme-ascii", maxLength: 12 }), fc.constantFrom("127.0.0.1", "localhost"))
-          .map(([rest, name]) => `${rest}${name}:${agent.port}`),
-        fc.ipV4().map((ip) => `${ip}:${agent.port}`),
-      );
-      const known = box.known("review");
-      let before = box.snapshot();
-      await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...guarded), host, async (operation, value) => {
-          const clean = value.replace(/[^\x21-\x7e]/g, "");
-          const params = Object.fromEntries(operation.pathParams.map((name) => [name, encodeURIComponent(known[name]?.[0] ?? "x")]));
-          const response = await rawRequest(agent.port, {
-            method: operation.method,
-            target: targetOf(operation, params),
-            headers: [
-              ["host", clean],
-              ["authorization", `Bearer ${agent.token}`],
-            ],
-          });
-          const after = box.snapshot();
-          const what = `${label(operation)} Host ${JSON.stringify(clean)} → ${response.status} ${response.text.slice(0, 200)}`;
-          try {
-            checkAnswer(agent, response, before, after, what, operation.method);
-          } finally {
-            before = after;
-          }
-          if (!loopback.has(clean.toLowerCase())) {
-            expect(response.status, what).toBe(403);
-            if (operation.method !== "HEAD") expect(ApiErrorResponseSchema.parse(JSON.parse(response.text)).error.code, what).toBe("HOST_NOT_ALLOWED");
-          }
-        }),
-        { numRuns: RUNS * 4, ...seeded, endOnFailure: true },
-      );
     });
   });
 });
