@@ -5,7 +5,7 @@ import type { TabRunAccessReply } from "../../shared/observation/panel-messages"
 import type { PanelBrowser } from "../../shared/observation/panel-browser";
 import { noBrowser } from "../common/no-browser";
 import { RunFormState } from "./run-form.svelte";
-import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../test-support/listening-agent";
 
 /**
  * "In my browser" from the run form (issue #21): the extension's answers are scripted here (its
