@@ -12,7 +12,7 @@ import { ARTIFACTS_DIR, EXTENSION_DIR, launchExtensionBrowser, saveScreenshot, t
 /**
  * What a new user sees of the installed extension (issue #36): its own icon where Chrome lists
  * extensions, the toolbar button in each state the product shows, and "Why these permissions" in
- * the side panel, with the same text as docs/permissions.md. The screenshots in docs/screenshots/
+ * the side panel, with the same text as docs/permissions.md. The screenshots in docs/screenshots/setup/
  * (chrome-extensions-card.png, toolbar-states.png, permissions-view.png) are these, copied from
  * e2e/artifacts/.
  */

@@ -17,7 +17,7 @@ import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from ".
  * step for this skill" with its terms spelled out (skill and version, step, site, these exact
  * inputs); the next run with the same inputs sends without asking; Skills lists the grant under
  * the skill (terms, created, last used) and Revoke ends it at once. The screenshots in
- * docs/screenshots/ (run-always-allow.png, skills-grants.png) are these, copied from e2e/artifacts/.
+ * docs/screenshots/ (runs/run-always-allow.png, skills/skills-grants.png) are these, copied from e2e/artifacts/.
  */
 let root: string;
 let cleanup: () => Promise<void>;
