@@ -1,20 +1,18 @@
 import { readFile } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
-import type { Page, WebWorker } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "wxt/browser";
-import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
-import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { COMMANDS } from "../../extension/background/capture/capture-control-plan";
+import * as bg from "../support/capture-world";
+import { memoryText, startCaptureWorld, waitUntil, type CaptureWorld } from "../support/capture-world";
 import { contentWorld, sendFromContent } from "../support/content-world";
-import { EXTENSION_DIR, launchExtensionBrowser, waitForStatus, type ExtensionBrowser } from "../support/extension-browser";
+import { EXTENSION_DIR } from "../support/extension-browser";
 
 /**
  * The background half of observation (issue #4) in real Chromium with the built extension and a
  * real agent: the socket, the session mirror and badge, the runtime registration for the allowed
- * sites only, the outbox, and a service-worker stop in the middle of a capture.
+ * sites only, recording, and what never leaves. The outbox, a service-worker stop and an agent
+ * that goes down in the middle of a capture are in capture-resilience.e2e.test.ts; the set-up is
+ * e2e/support/capture-world.ts.
  *
  * Site access: headless Chromium cannot answer the `chrome.permissions.request` prompt. A trusted
  * click on an extension page that calls it leaves the promise pending (the prompt is up, with no
@@ -26,178 +24,31 @@ import { EXTENSION_DIR, launchExtensionBrowser, waitForStatus, type ExtensionBro
  * never granted (`shop.test`) shows that nothing is registered without the user's grant.
  */
 
-/** Inside `page.evaluate` on an extension page, the page's own `chrome` global. */
-declare const chrome: typeof Browser;
-
-let root: string;
-let cleanup: () => Promise<void>;
-let agent: AgentProcess | undefined;
-let chromium: ExtensionBrowser;
-let token: string;
-let panel: Page;
-const fixtures: http.Server[] = [];
+let capture: CaptureWorld;
+let chromium: CaptureWorld["chromium"];
 let allowedOrigin: string;
 let otherOrigin: string;
-/** The session a test started; cancelled after it even when the test failed, so the next can start one. */
-let openSession: string | undefined;
-
-const FIXTURE_PAGE = `<!doctype html><html><head><title>Fixture shop</title></head><body>
-<h1>Checkout</h1><form><label>Email <input name="email" type="email"></label>
-<button type="button" id="place">Place order</button></form></body></html>`;
-
-/** Every kind of text entry the privacy test types a canary into. */
-const PRIVACY_PAGE = `<!doctype html><html><head><title>Profile</title></head><body>
-<h1>Edit profile</h1><form>
-<label>Display name <input name="display_name" type="text"></label>
-<label>Password <input name="password" type="password"></label>
-<label>Notes <textarea name="notes"></textarea></label>
-<div role="textbox" aria-label="Bio" contenteditable="true" id="bio"></div>
-<button type="button" id="save">Save profile</button></form></body></html>`;
-
-async function startFixture(): Promise<string> {
-  const server = http.createServer((request, response) => {
-    response.setHeader("content-type", "text/html; charset=utf-8");
-    response.end(request.url?.startsWith("/profile") === true ? PRIVACY_PAGE : FIXTURE_PAGE);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  fixtures.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function api<T = unknown>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${agent!.url}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as T };
-}
-
-async function waitUntil<T>(probe: () => Promise<T>, accept: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await probe();
-  while (!accept(last)) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}; last seen: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    last = await probe();
-  }
-  return last;
-}
-
-/** Badge and tooltip as the toolbar shows them, read from an extension page. */
-const badge = () => panel.evaluate(async () => ({ text: await chrome.action.getBadgeText({}), title: await chrome.action.getTitle({}) }));
-const waitForBadge = (text: string) => waitUntil(badge, (seen) => seen.text === text, `badge "${text}"`);
-const registeredMatches = () => panel.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).flatMap((script) => script.matches ?? []));
-
-/** What the side panel does at Start: ask for the sites, make sure the agent sees the extension, then start. */
-async function startCapture(allowList: string[]): Promise<string> {
-  const origins = allowList.filter((site) => site.startsWith("http://127.0.0.1")).map((site) => `${site}/*`);
-  expect(await panel.evaluate((requested) => chrome.permissions.request({ origins: requested }), origins)).toBe(true);
-  expect(await panel.evaluate(() => chrome.runtime.sendMessage({ type: "capture/ensure-connected", timeout_ms: 10_000 }))).toEqual({
-    connection: "connected",
-  });
-  const created = await api<{ session: { learn_session_id: string } }>("POST", "/api/learn/sessions", {
-    entry_mode: "demonstrating_skill",
-    observation_mode: "outside_agent",
-    target_app_whitelist: allowList,
-  });
-  expect(created.status).toBe(201);
-  const sessionId = created.body.session.learn_session_id;
-  openSession = sessionId;
-  const started = await api("POST", `/api/learn/sessions/${sessionId}/start`);
-  expect(started.status, JSON.stringify(started.body)).toBe(200);
-  return sessionId;
-}
-
-async function endSession(sessionId: string): Promise<void> {
-  await api("POST", `/api/learn/sessions/${sessionId}/cancel`, { reason: "test over" });
-  openSession = undefined;
-}
-
-function observedEvent(sessionId: string, pageUrl: string, label: string) {
-  return {
-    event_id: crypto.randomUUID(),
-    learn_session_id: sessionId,
-    adapter_kind: "browser_dom",
-    action_label: label,
-    caused_state_change: false,
-    redaction_mode: "mask_text",
-    created_at: new Date().toISOString(),
-    schema_version: 1,
-    browser_detail: {
-      page_url: pageUrl,
-      page_title: "Fixture shop",
-      target_role: "button",
-      target_name: "Place order",
-      selectors: [["#place"]],
-      dom_event_kind: "click",
-    },
-  };
-}
-
-async function storedLines(sessionId: string): Promise<string[]> {
-  const text = await readFile(path.join(root, "system/learning/observations", sessionId, "events.jsonl"), "utf8").catch(() => "");
-  return text.split("\n").filter((line) => line.trim() !== "");
-}
-
-async function storedEventIds(sessionId: string): Promise<string[]> {
-  return (await storedLines(sessionId)).map((line) => (JSON.parse(line) as { event_id: string }).event_id);
-}
-
-async function boundariesOf(sessionId: string): Promise<Array<{ kind: string; source: string }>> {
-  const text = await readFile(path.join(root, "system/learning/boundaries.jsonl"), "utf8").catch(() => "");
-  return text
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as { learn_session_id: string; kind: string; source: string })
-    .filter((boundary) => boundary.learn_session_id === sessionId);
-}
-
-const sessionState = async (sessionId: string) => (await api<{ state: string }>("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state;
-
-async function serviceWorker(): Promise<WebWorker> {
-  const target = await chromium.browser.waitForTarget(
-    (candidate) => candidate.type() === "service_worker" && candidate.url() === `chrome-extension://${chromium.extensionId}/background.js`,
-  );
-  const worker = await target.worker();
-  if (worker === null) throw new Error("the background target has no worker");
-  return worker;
-}
-
-/** Every file under ELNOR_MEMORY, as text. */
-async function memoryText(): Promise<string> {
-  const { readdir } = await import("node:fs/promises");
-  const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-  const texts = await Promise.all(files.map((entry) => readFile(path.join(entry.parentPath, entry.name), "utf8").catch(() => "")));
-  return texts.join("\n");
-}
 
 beforeAll(async () => {
-  ({ root, cleanup } = await makeTempMemoryRoot());
-  // Trace-level logs, so the privacy test checks everything the agent could possibly log.
-  agent = await startAgentProcess(root, { ELNOR_LOG_LEVEL: "trace" });
-  token = (await readFile(path.join(root, "system/agent/token"), "utf8")).trim();
-  allowedOrigin = await startFixture();
-  otherOrigin = await startFixture();
-  chromium = await launchExtensionBrowser();
-  panel = await chromium.openSidePanel();
-  await waitForStatus(panel, "unpaired");
-  await panel.locator('input[name="agent-url"]').fill(agent.url);
-  await panel.locator('input[name="token"]').fill(token);
-  await panel.locator('button[type="submit"]').click();
-  await waitForStatus(panel, "connected");
+  capture = await startCaptureWorld();
+  ({ chromium, allowedOrigin, otherOrigin } = capture);
 });
 
 afterEach(async () => {
-  if (openSession !== undefined && agent !== undefined) await endSession(openSession);
+  if (capture?.openSession !== undefined && capture.agent !== undefined) await endSession(capture.openSession);
 });
 
-afterAll(async () => {
-  await chromium?.close();
-  await agent?.stop();
-  for (const server of fixtures) server.close();
-  await cleanup?.();
-});
+afterAll(async () => capture?.close());
+
+const api = <T = unknown>(method: string, route: string, body?: unknown) => bg.api<T>(capture, method, route, body);
+const badge = () => bg.badge(capture);
+const waitForBadge = (text: string) => bg.waitForBadge(capture, text);
+const registeredMatches = () => bg.registeredMatches(capture);
+const startCapture = (allowList: string[]) => bg.startCapture(capture, allowList);
+const endSession = (sessionId: string) => bg.endSession(capture, sessionId);
+const storedLines = (sessionId: string) => bg.storedLines(capture, sessionId);
+const boundariesOf = (sessionId: string) => bg.boundariesOf(capture, sessionId);
+const sessionState = (sessionId: string) => bg.sessionState(capture, sessionId);
 
 describe("the background service worker in real Chromium", () => {
   it("holds no web site permanently: only the agent's loopback hosts, sites asked for per session", async () => {
@@ -261,97 +112,6 @@ describe("the background service worker in real Chromium", () => {
     await shop.close();
     await elsewhere.close();
   });
-
-  it("keeps capturing through a service-worker stop, and the badge comes back", async () => {
-    const shop = await chromium.browser.newPage();
-    await shop.goto(`${allowedOrigin}/cart`);
-    const sessionId = await startCapture([allowedOrigin]);
-    await waitForBadge("ARM");
-    const world = await contentWorld(shop);
-    await waitUntil(
-      () => sendFromContent(world, { type: "capture/get-config" }) as Promise<{ config: unknown }>,
-      (reply) => reply.config !== null,
-      "the page's config",
-    );
-    const clicksStored = async () => (await storedLines(sessionId)).filter((line) => line.includes("Place order")).length;
-    await shop.locator("#place").click();
-    await waitUntil(clicksStored, (count) => count === 1, "the first click at the agent");
-    await waitForBadge("REC");
-
-    // Wipe the badge, then stop the worker: only its start-up can put the badge back. The side
-    // panel checks the capture's health every few seconds, which would wake the worker at once, so
-    // it is closed for this part (a user closing the panel) and opened again afterwards.
-    await panel.evaluate(() => chrome.action.setBadgeText({ text: "" }));
-    await panel.close();
-    await (await serviceWorker()).close();
-    await waitUntil(
-      async () => chromium.browser.targets().some((target) => target.type() === "service_worker" && target.url().endsWith("/background.js")),
-      (running) => !running,
-      "the service worker to stop",
-    );
-
-    // The page goes on recording; its next message wakes the worker, which picks the capture up.
-    await shop.locator("#place").click();
-    await waitUntil(clicksStored, (count) => count === 2, "the click made while the worker was stopped, at the agent");
-    panel = await chromium.openSidePanel();
-    await waitForBadge("REC");
-    expect((await badge()).title).toContain(allowedOrigin);
-    expect(await registeredMatches()).toEqual([`${allowedOrigin}/*`]);
-    // A synthetic event of this page is taken too, so the outbox is alive after the restart.
-    const later = observedEvent(sessionId, `${allowedOrigin}/cart`, "Click 'Checkout'");
-    expect(await sendFromContent(world, { type: "capture/events", events: [later], snapshots: [] })).toEqual({ queued: 1, duplicates: 0, refused: 0 });
-    await waitUntil(
-      () => storedEventIds(sessionId),
-      (ids) => ids.includes(later.event_id),
-      "the later event at the agent",
-    );
-    await endSession(sessionId);
-    await waitForBadge("");
-    await shop.close();
-  });
-
-  it("keeps events in the outbox while the agent is down and delivers each once when it is back", async () => {
-    const shop = await chromium.browser.newPage();
-    await shop.goto(`${allowedOrigin}/orders`);
-    const sessionId = await startCapture([allowedOrigin]);
-    const world = await contentWorld(shop);
-    const before = observedEvent(sessionId, `${allowedOrigin}/orders`, "Click 'Orders'");
-    await sendFromContent(world, { type: "capture/events", events: [before], snapshots: [] });
-    await waitUntil(
-      () => storedEventIds(sessionId),
-      (ids) => ids.includes(before.event_id),
-      "the event before the outage",
-    );
-
-    const port = agent!.port;
-    expect(await agent!.stop()).toBe(0);
-    agent = undefined;
-    const during = Array.from({ length: 30 }, (_, index) => observedEvent(sessionId, `${allowedOrigin}/orders`, `Click 'Row ${index + 1}'`));
-    expect(await sendFromContent(world, { type: "capture/events", events: during, snapshots: [] })).toEqual({ queued: 30, duplicates: 0, refused: 0 });
-    // Ours, and whatever the page's own content script recorded meanwhile (its page-load snapshot).
-    const waiting = (await panel.evaluate(() => chrome.runtime.sendMessage({ type: "capture/outbox-status" }))) as { queued: number; near_full: boolean };
-    expect(waiting).toMatchObject({ capacity: 20_000, near_full: false, refused: 0 });
-    expect(waiting.queued).toBeGreaterThanOrEqual(30);
-    // The same status is kept where the side panel can watch it.
-    const kept = (await panel.evaluate(() => chrome.storage.session.get("outboxStatus"))) as { outboxStatus: { queued: number } };
-    expect(kept.outboxStatus.queued).toBe(waiting.queued);
-
-    agent = await startAgentProcess(root, { ELNOR_AGENT_PORT: String(port), ELNOR_LOG_LEVEL: "trace" });
-    const ids = await waitUntil(
-      () => storedEventIds(sessionId),
-      (stored) => during.every((event) => stored.includes(event.event_id)),
-      "every event of the outage at the agent",
-      45_000,
-    );
-    for (const event of [before, ...during]) expect(ids.filter((id) => id === event.event_id)).toHaveLength(1);
-    await waitUntil(
-      () => panel.evaluate(() => chrome.runtime.sendMessage({ type: "capture/outbox-status" })) as Promise<{ queued: number }>,
-      (status) => status.queued === 0,
-      "an empty outbox",
-    );
-    await endSession(sessionId);
-    await shop.close();
-  }, 60_000);
 
   it("records a demonstration end to end: typed and clicked on the page, stored by the agent, typed text masked", async () => {
     const shop = await chromium.browser.newPage();
@@ -446,42 +206,11 @@ describe("the background service worker in real Chromium", () => {
       "the batch frame",
     );
     expect(frames.join("\n")).not.toContain(canary);
-    expect(await memoryText()).not.toContain(canary);
-    expect(agent!.output()).not.toContain(canary);
-    expect(agent!.output()).toContain("/api/observations/stream");
+    expect(await memoryText(capture)).not.toContain(canary);
+    expect(capture.agent!.output()).not.toContain(canary);
+    expect(capture.agent!.output()).toContain("/api/observations/stream");
     await network.detach();
     await endSession(sessionId);
     await profile.close();
   });
-
-  it("delivers every event exactly once when the agent is killed (SIGKILL) in the middle of a capture and restarted", async () => {
-    const shop = await chromium.browser.newPage();
-    await shop.goto(`${allowedOrigin}/checkout`);
-    const sessionId = await startCapture([allowedOrigin]);
-    const world = await contentWorld(shop);
-    await waitUntil(
-      () => sendFromContent(world, { type: "capture/get-config" }) as Promise<{ config: unknown }>,
-      (reply) => reply.config !== null,
-      "the page's config",
-    );
-    const clicks = async () => (await storedLines(sessionId)).filter((line) => line.includes("Place order")).length;
-    for (let i = 0; i < 3; i += 1) await shop.locator("#place").click();
-    await waitUntil(clicks, (count) => count === 3, "the clicks before the crash");
-
-    const port = agent!.port;
-    agent!.proc.kill("SIGKILL");
-    await new Promise<void>((resolve) => agent!.proc.once("exit", () => resolve()));
-    agent = undefined;
-    for (let i = 0; i < 4; i += 1) await shop.locator("#place").click();
-    // Give the page time to hand its batch to the background's outbox while the agent is gone.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-
-    agent = await startAgentProcess(root, { ELNOR_AGENT_PORT: String(port), ELNOR_LOG_LEVEL: "trace" });
-    await waitUntil(clicks, (count) => count >= 7, "every click at the agent after the restart", 45_000);
-    const ids = await storedEventIds(sessionId);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(await clicks()).toBe(7);
-    await endSession(sessionId);
-    await shop.close();
-  }, 60_000);
 });
