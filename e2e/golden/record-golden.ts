@@ -8,7 +8,7 @@
  *
  * Per flow: a temp ELNOR_MEMORY and agent, a fresh Chromium profile, pairing through the side
  * panel, site access for the fixture origin (127.0.0.1, granted without a prompt, as in
- * e2e/background-capture.e2e.test.ts), a Demonstrating Skill session (outside_agent, whitelist =
+ * e2e/capture/background-capture.e2e.test.ts), a Demonstrating Skill session (outside_agent, whitelist =
  * the fixture origin), the flow done with real input, Stop, then the copy. Nothing is written if a
  * typed canary shows up in what would be kept.
  */

@@ -88,7 +88,7 @@ export async function agentCallOf(agent: AgentProcess, root: string): Promise<Ag
  * Clicks the drawer's Validate once, as a person does, and waits for its form; says what the drawer
  * showed if it never opens. The drawer shows its decisions only once the proposal and every part of
  * its review are read, so the first click opens the form, with its test values
- * (e2e/panel-validate-click).
+ * (e2e/learn/panel-validate-click).
  */
 export async function openValidateForm(page: Page, { buttonTimeout }: { buttonTimeout?: number } = {}): Promise<void> {
   const validate = '[data-proposal-drawer] button[name="validate"]:not([disabled])';
