@@ -62,7 +62,7 @@ describe("the Skills card of the assistant's own skills, in real Chromium", () =
     expect(await line("bundled.theme-factory")).toBe("no version declared · not validated here (bundled with the assistant)");
     expect(await line("native.meeting-notes")).toBe("no version declared · not validated here (the assistant's own skill)");
     await saveScreenshot(panel, "skills-card-own-skills");
-  });
+  }, 60_000);
 
   // Issue #15: the search box asks the agent's lookup, which reads the request's meaning as well as its words.
   it("finds a skill asked for with no word of its own, and nothing for a request no skill does", async () => {
@@ -88,7 +88,7 @@ describe("the Skills card of the assistant's own skills, in real Chromium", () =
     await search("tell me a joke");
     await panel.waitForFunction(() => document.body.innerText.includes("No skill fits that request."), { timeout: 20_000 });
     expect(await panel.$("[data-maybe-you-meant]")).toBeNull();
-  });
+  }, 60_000);
 
   // Issue #34: a request below the gate of every skill still shows the one it reads close to, marked as a guess.
   it('shows "Maybe you meant" with the skill a request reads close to when nothing matches, each a skill item like the others', async () => {
@@ -114,5 +114,5 @@ describe("the Skills card of the assistant's own skills, in real Chromium", () =
     });
     expect(seen.reason).toMatch(/^Low confidence: reads close to "heater.repair" \(similarity 0\.\d\d\)/);
     await saveScreenshot(panel, "skills-maybe-you-meant");
-  });
+  }, 60_000);
 });
