@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import type { Browser, CDPSession, Page } from "puppeteer-core";
 import { z } from "zod";
-import { bundleCaptureRuntime, startContentHarness } from "../../e2e/support/content-harness";
+import { bundleCaptureRuntime, startContentHarness } from "../../e2e/test-support/content-harness";
 import type { BenchResult } from "../bench-result";
 import { serve, sleep } from "./content-page";
 import { CAPTURE_WORLD, bundleRrwebRecord, recorderScript, type Bundles, type Recorder } from "./content-recorders";

@@ -2,17 +2,17 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../extension/background/capture/capture-control-plan";
-import * as bg from "../support/capture-world";
-import { memoryText, startCaptureWorld, waitUntil, type CaptureWorld } from "../support/capture-world";
-import { contentWorld, sendFromContent } from "../support/content-world";
-import { EXTENSION_DIR } from "../support/extension-browser";
+import * as bg from "../test-support/capture-world";
+import { memoryText, startCaptureWorld, waitUntil, type CaptureWorld } from "../test-support/capture-world";
+import { contentWorld, sendFromContent } from "../test-support/content-world";
+import { EXTENSION_DIR } from "../test-support/extension-browser";
 
 /**
  * The background half of observation (issue #4) in real Chromium with the built extension and a
  * real agent: the socket, the session mirror and badge, the runtime registration for the allowed
  * sites only, recording, and what never leaves. The outbox, a service-worker stop and an agent
  * that goes down in the middle of a capture are in capture-resilience.e2e.test.ts; the set-up is
- * e2e/support/capture-world.ts.
+ * e2e/test-support/capture-world.ts.
  *
  * Site access: headless Chromium cannot answer the `chrome.permissions.request` prompt. A trusted
  * click on an extension page that calls it leaves the promise pending (the prompt is up, with no

@@ -1,16 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
 import { startAgentProcess } from "../../agent/test-support/agent-process";
-import * as bg from "../support/capture-world";
-import { observedEvent, serviceWorker, startCaptureWorld, waitUntil, type CaptureWorld } from "../support/capture-world";
-import { contentWorld, sendFromContent } from "../support/content-world";
+import * as bg from "../test-support/capture-world";
+import { observedEvent, serviceWorker, startCaptureWorld, waitUntil, type CaptureWorld } from "../test-support/capture-world";
+import { contentWorld, sendFromContent } from "../test-support/content-world";
 
 /**
  * The background half of observation (issue #4) in real Chromium with the built extension and a
  * real agent, when something stops in the middle of a capture: the service worker (Chrome stops an
  * idle one), the agent (stopped, or killed with SIGKILL). The outbox keeps what the page sent and
  * delivers each event once. The set-up and why the sites live on 127.0.0.1:
- * e2e/support/capture-world.ts and background-capture.e2e.test.ts.
+ * e2e/test-support/capture-world.ts and background-capture.e2e.test.ts.
  */
 
 /** Inside `page.evaluate` on an extension page, the page's own `chrome` global. */

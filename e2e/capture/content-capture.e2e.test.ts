@@ -8,7 +8,7 @@ import { PAGE_SNAPSHOT_MAX_BYTES, canonicalJson } from "../../shared/observation
 import { SnapshotUploadSchema } from "../../shared/observation/capture-protocol";
 import { urlRefusal } from "../../shared/observation/url-rule";
 import { ContentMessageSchema, type CaptureConfig } from "../../extension/observation/common/capture-messages";
-import { captureConfig, startContentHarness, type ContentHarness, type HarnessPage } from "../support/content-harness";
+import { captureConfig, startContentHarness, type ContentHarness, type HarnessPage } from "../test-support/content-harness";
 
 /**
  * The content half of observation (issue #4) in real Chromium: what the capture would hand to the

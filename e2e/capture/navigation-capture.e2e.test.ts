@@ -8,7 +8,7 @@ import type { Browser } from "wxt/browser";
 import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { INDICATOR_TAG } from "../../extension/observation/capture/indicator";
-import { launchExtensionBrowser, pairPanel, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, pairPanel, type ExtensionBrowser } from "../test-support/extension-browser";
 
 /**
  * The navigation drill (issue #35: "No action lost at navigation"): with the built extension in real

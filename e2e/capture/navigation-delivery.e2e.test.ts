@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-actions/observed-action";
-import { captureConfig, startContentHarness, type ContentHarness, type HarnessPage } from "../support/content-harness";
+import { captureConfig, startContentHarness, type ContentHarness, type HarnessPage } from "../test-support/content-harness";
 
 /**
  * What happens right before a page is left is handed over before the page is gone (issue #35), in

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
 import { projectRoot, startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
-import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
+import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
 
 /**
  * §0C.22 rule 2 (R11.2-45), in real Chromium with the built extension and a real agent: while a

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { openTerminal, SHELL_INTEGRATION, type Terminal } from "./fixtures/terminal";
-import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
+import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
 
 /**
  * Issue #18 "Done when", in real Chromium with the built extension and a real agent: a person

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl, { type Entry } from "yauzl";
 import { EXTENSION_PERMISSIONS, permissionNames } from "../../shared/common/extension-permissions";
-import { EXTENSION_DIR, launchExtensionBrowser } from "../support/extension-browser";
+import { EXTENSION_DIR, launchExtensionBrowser } from "../test-support/extension-browser";
 import { projectRoot } from "../../agent/test-support/agent-process";
 
 /**

@@ -7,7 +7,7 @@ import type { CaptureSessionState } from "../../shared/observation/capture-proto
 import { badgeForSession, type BadgeSpec } from "../../extension/background/capture/capture-badge";
 import { runBadge } from "../../extension/background/tab-lending/run-indicator";
 import { askBadge, composeBadge } from "../../extension/background/run-notices/ask-badge";
-import { ARTIFACTS_DIR, EXTENSION_DIR, launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
+import { ARTIFACTS_DIR, EXTENSION_DIR, launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
 
 /**
  * What a new user sees of the installed extension (issue #36): its own icon where Chrome lists

@@ -16,7 +16,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { projectRoot, startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
-import { launchExtensionBrowser, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, type ExtensionBrowser } from "../test-support/extension-browser";
 import { canaryNeedles } from "./canaries";
 import { agentApi, demonstrate, GeneratedSchema, pair, quiet, readRecording, type Recording } from "./demonstration";
 import { serveFixtureSite } from "./fixture-server";

@@ -4,9 +4,9 @@ import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
-import { startCoachingWorld, type CoachingWorld } from "../support/coaching-world";
-import { type ExtensionBrowser } from "../support/extension-browser";
-import { waitForCard } from "../support/panel-flow";
+import { startCoachingWorld, type CoachingWorld } from "../test-support/coaching-world";
+import { type ExtensionBrowser } from "../test-support/extension-browser";
+import { waitForCard } from "../test-support/panel-flow";
 
 /**
  * Coaching Agent (issue #16) and the privacy invariant (DESIGN §8), in real Chromium with the built

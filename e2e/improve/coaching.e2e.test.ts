@@ -2,10 +2,10 @@ import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
-import { startCoachingWorld, type CoachingWorld } from "../support/coaching-world";
+import { startCoachingWorld, type CoachingWorld } from "../test-support/coaching-world";
 import { findForbiddenLabels } from "../../ui/forbidden-labels";
-import { ARTIFACTS_DIR, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
-import { waitForCard, waitForSessionState, waitForText } from "../support/panel-flow";
+import { ARTIFACTS_DIR, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
+import { waitForCard, waitForSessionState, waitForText } from "../test-support/panel-flow";
 
 /**
  * Coaching Agent (issue #16) in real Chromium with the built extension and a real agent process:

@@ -10,7 +10,7 @@ import { startAgentProcess, type AgentProcess } from "../../agent/test-support/a
 import type { AgentCall } from "../../agent/test-support/ready-proposal";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { canonicalJson, type PageSnapshot } from "../../shared/observation/page-snapshot";
-import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
+import { ARTIFACTS_DIR, launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
 import {
   agentCallOf,
   answerPanelQuestions,
@@ -20,7 +20,7 @@ import {
   openValidateForm,
   waitForSessionState,
   waitForText,
-} from "../support/panel-flow";
+} from "../test-support/panel-flow";
 
 /**
  * The issue's "done when" for Improving Existing Skill (issue #16), in real Chromium with the built

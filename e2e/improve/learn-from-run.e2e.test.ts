@@ -8,8 +8,8 @@ import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from 
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { MemoryPaths } from "../../agent/memory/memory-paths";
 import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
-import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
-import { agentCallOf, answerPanelQuestions, endJourney, expectCleanPanel, openPairedPanel, waitForSessionState, waitForText } from "../support/panel-flow";
+import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
+import { agentCallOf, answerPanelQuestions, endJourney, expectCleanPanel, openPairedPanel, waitForSessionState, waitForText } from "../test-support/panel-flow";
 
 /**
  * Learn From This from a failed run (§0B.6, issue #16) in real Chromium with the built extension and

@@ -9,8 +9,8 @@ import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { MemoryPaths } from "../../agent/memory/memory-paths";
 import { AbilityRunSpecSchema, RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
 import { PracticeReportSchema } from "../../shared/learning/sessions/practice";
-import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
-import { agentCallOf, drawerShot, endJourney, expectCleanPanel, openPairedPanel, openValidateForm, waitForCard, waitForText } from "../support/panel-flow";
+import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
+import { agentCallOf, drawerShot, endJourney, expectCleanPanel, openPairedPanel, openValidateForm, waitForCard, waitForText } from "../test-support/panel-flow";
 
 /**
  * The issue's "done when" for Autonomous Agent Practice (issue #16), in real Chromium with the built

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { findForbiddenLabels } from "../../ui/forbidden-labels";
-import { launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "../support/extension-browser";
-import { drawerShot, endJourney, openValidateForm, waitForCard, waitForSessionState, waitForText } from "../support/panel-flow";
+import { launchExtensionBrowser, pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "../test-support/extension-browser";
+import { drawerShot, endJourney, openValidateForm, waitForCard, waitForSessionState, waitForText } from "../test-support/panel-flow";
 
 /**
  * The Ability Learning page (issue #7) in real Chromium: the built extension's side panel page,

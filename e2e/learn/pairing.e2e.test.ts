@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
-import { launchExtensionBrowser, saveScreenshot, waitForStatus, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, saveScreenshot, waitForStatus, type ExtensionBrowser } from "../test-support/extension-browser";
 
 let root: string;
 let cleanup: () => Promise<void>;

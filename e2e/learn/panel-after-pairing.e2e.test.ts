@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
-import { pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "../support/extension-browser";
-import { afterPaint, centreOf, openPanelHolding } from "../support/held-requests";
-import { endJourney, startPanelJourney } from "../support/panel-flow";
+import { pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "../test-support/extension-browser";
+import { afterPaint, centreOf, openPanelHolding } from "../test-support/held-requests";
+import { endJourney, startPanelJourney } from "../test-support/panel-flow";
 
 /**
  * A click right after pairing (the lost clicks of e2e `improve/improve-ui`, seventh session's CI): the

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
 import { readyProposal } from "../../agent/test-support/ready-proposal";
-import { pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "../support/extension-browser";
-import { afterPaint, centreOf, openPanelHolding } from "../support/held-requests";
-import { endJourney, startPanelJourney } from "../support/panel-flow";
+import { pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "../test-support/extension-browser";
+import { afterPaint, centreOf, openPanelHolding } from "../test-support/held-requests";
+import { endJourney, startPanelJourney } from "../test-support/panel-flow";
 
 /**
  * The first click on Validate opens its form (the "click that opens nothing" of e2e learn-ui,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchExtensionBrowser, type ExtensionBrowser } from "../support/extension-browser";
-import { waitForSessionState, waitForText } from "../support/panel-flow";
+import { launchExtensionBrowser, type ExtensionBrowser } from "../test-support/extension-browser";
+import { waitForSessionState, waitForText } from "../test-support/panel-flow";
 
 /**
- * The journeys' shared waits on the side panel (e2e/support/panel-flow.ts) while another tab is in
+ * The journeys' shared waits on the side panel (e2e/test-support/panel-flow.ts) while another tab is in
  * front, as when coaching starts and the assistant's tab comes forward: a panel in the background
  * paints nothing, and a wait that re-checked on animation frames never looked again (e2e `coaching`,
  * "no session state in 20 s", while the panel's page already showed the session armed).

@@ -4,8 +4,8 @@ import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
 import { readyProposal, type AgentCall } from "../../agent/test-support/ready-proposal";
-import type { ExtensionBrowser } from "../support/extension-browser";
-import { drawerShot, endJourney, openPairedPanel, openValidateForm, startPanelJourney, waitForText } from "../support/panel-flow";
+import type { ExtensionBrowser } from "../test-support/extension-browser";
+import { drawerShot, endJourney, openPairedPanel, openValidateForm, startPanelJourney, waitForText } from "../test-support/panel-flow";
 
 /**
  * Issue #35 "a failed validation says what to do", in the side panel against a real agent and a

@@ -10,7 +10,7 @@ import { startAgentProcess, type AgentProcess } from "../../agent/test-support/a
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { SETTLE_MS, agentApi, pair, quiet, sleep, waitUntil } from "../golden/demonstration";
 import { leakCases, type LeakCase, type PageRoute } from "./leak-corpus/leak-pages";
-import { launchExtensionBrowser, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, type ExtensionBrowser } from "../test-support/extension-browser";
 
 /**
  * The leak corpus (issue 13) in real Chromium with the built extension and a real agent: on one

@@ -8,8 +8,8 @@ import type { Browser } from "wxt/browser";
 import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { agentApi, sleep, waitUntil } from "../golden/demonstration";
-import { waitForRecorder } from "../support/content-world";
-import { launchExtensionBrowser, pairPanel, type ExtensionBrowser } from "../support/extension-browser";
+import { waitForRecorder } from "../test-support/content-world";
+import { launchExtensionBrowser, pairPanel, type ExtensionBrowser } from "../test-support/extension-browser";
 
 /**
  * Issue #30, with the built extension and a real agent: a demonstration allowed on two sites; a

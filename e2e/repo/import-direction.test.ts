@@ -37,8 +37,8 @@ export function isTestCode(relative: string): boolean {
   );
 }
 
-/** The one layout for test helpers (issue #31): a `test-support/` folder per part, `e2e/support/`. */
-const TEST_HELPER_FOLDERS = ["agent/test-support/", "mcp/test-support/", "ui/test-support/", "e2e/support/"];
+/** The one layout for test helpers (issue #31): a `test-support/` folder in each part that has helpers. */
+const TEST_HELPER_FOLDERS = ["agent/test-support/", "mcp/test-support/", "ui/test-support/", "e2e/test-support/"];
 
 interface Edge {
   from: string;

@@ -6,15 +6,15 @@ import type { Browser } from "wxt/browser";
 import type { BrowserLease, LeaseStop } from "../../agent/execution/contract/executor-contract";
 import { execute } from "../../agent/execution/executor";
 import { TestPolicySchema } from "../../shared/learning/sessions/test-policy";
-import { EXTENSION_DIR, saveScreenshot } from "../support/extension-browser";
-import * as inTab from "../support/in-tab-world";
-import { indicatorShown, refusalOf, startInTabWorld, tokenOf, waitUntil, type InTabWorld } from "../support/in-tab-world";
+import { EXTENSION_DIR, saveScreenshot } from "../test-support/extension-browser";
+import * as inTab from "../test-support/in-tab-world";
+import { indicatorShown, refusalOf, startInTabWorld, tokenOf, waitUntil, type InTabWorld } from "../test-support/in-tab-world";
 
 /**
  * "In my browser" (issue #21) in real Chromium with the built extension and a real agent: the
  * agent's user-tab provider borrows a tab through the extension's WebSocket and drives it with
  * puppeteer over the relayed CDP. The agent runs in-process here (listening on a real loopback
- * port) so the test can hold the provider the runs service is given (e2e/support/in-tab-world.ts).
+ * port) so the test can hold the provider the runs service is given (e2e/test-support/in-tab-world.ts).
  *
  * Here: lending a tab, and what the extension lets a lease do (sites, frames, Stop, a worker
  * stop, a recording that starts); runs through POST /api/runs are in in-tab-run.e2e.test.ts.

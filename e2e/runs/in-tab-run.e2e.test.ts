@@ -4,14 +4,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../agent/test-support/run-fixture";
 import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
-import * as inTab from "../support/in-tab-world";
-import { indicatorShown, startInTabWorld, tokenOf, waitUntil, type InTabWorld } from "../support/in-tab-world";
+import * as inTab from "../test-support/in-tab-world";
+import { indicatorShown, startInTabWorld, tokenOf, waitUntil, type InTabWorld } from "../test-support/in-tab-world";
 
 /**
  * "In my browser" (issue #21) in real Chromium with the built extension and a real agent: the
  * agent's user-tab provider borrows a tab through the extension's WebSocket and drives it with
  * puppeteer over the relayed CDP. The agent runs in-process here (listening on a real loopback
- * port) so the test can hold the provider the runs service is given (e2e/support/in-tab-world.ts).
+ * port) so the test can hold the provider the runs service is given (e2e/test-support/in-tab-world.ts).
  *
  * Here: runs of an installed ability in the person's tab through POST /api/runs; lending the tab
  * itself is in in-tab-lending.e2e.test.ts.

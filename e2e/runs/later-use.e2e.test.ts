@@ -8,7 +8,7 @@ import { GOLDEN_CANARIES } from "../golden/canaries";
 import { agentApi, demonstrate, pair } from "../golden/demonstration";
 import { serveFixtureSite, type FixtureSite } from "../golden/fixture-server";
 import { GOLDEN_FLOWS } from "../golden/flows";
-import { launchExtensionBrowser, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, type ExtensionBrowser } from "../test-support/extension-browser";
 import type { AbilityRunSpec, RunResponse } from "../../shared/execution/run-contract";
 
 /**

@@ -9,7 +9,7 @@ import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { RunResponseSchema } from "../../shared/execution/run-contract";
 import { RunGrantListResponseSchema } from "../../shared/execution/run-grants";
 import { agentApi, pair } from "../golden/demonstration";
-import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
 
 /**
  * Standing approvals in the side panel (issue #33), in real Chromium with the built extension and

@@ -9,7 +9,7 @@ import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from 
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { memoryText } from "../../agent/test-support/memory-text";
 import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
-import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
 
 /** Inside `worker.evaluate` in the extension's service worker, its own `chrome` global. */
 declare const chrome: typeof Browser;

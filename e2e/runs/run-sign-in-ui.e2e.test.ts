@@ -4,7 +4,7 @@ import type { AgentProcess } from "../../agent/test-support/agent-process";
 import { startNotesAgent, type NotesAgent } from "../../agent/test-support/notes-agent";
 import { FIXTURE_USER, type SignInFixture } from "../../agent/test-support/sign-in-fixture";
 import { pair } from "../golden/demonstration";
-import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
 import { memoryText } from "../../agent/test-support/memory-text";
 
 /**

@@ -10,7 +10,7 @@ import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { AbilityRunSpecSchema, RunListResponseSchema } from "../../shared/execution/run-contract";
 import { findForbiddenLabels } from "../../ui/forbidden-labels";
 import { agentApi, pair } from "../golden/demonstration";
-import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
 
 /** Inside `page.evaluate` on an extension page, the page's own `chrome` global. */
 declare const chrome: typeof Browser;

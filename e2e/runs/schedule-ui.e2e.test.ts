@@ -9,7 +9,7 @@ import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { RunScheduleListResponseSchema } from "../../shared/execution/run-schedules";
 import { findForbiddenLabels } from "../../ui/forbidden-labels";
 import { agentApi, pair } from "../golden/demonstration";
-import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
 
 /**
  * Skills → "Run on a schedule" (issue #33) in real Chromium with the built extension and a real

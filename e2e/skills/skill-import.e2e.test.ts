@@ -8,8 +8,8 @@ import { startAgentProcess, type AgentProcess } from "../../agent/test-support/a
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { FONT_BYTES, publicBundle } from "../../agent/test-support/skill-bundles";
 import { findForbiddenLabels } from "../../ui/forbidden-labels";
-import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
-import { waitForCard } from "../support/panel-flow";
+import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
+import { waitForCard } from "../test-support/panel-flow";
 
 /**
  * Import Skill (issue #20) in real Chromium: the built extension's side panel against a real

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
-import { pairPanel, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
-import { afterPaint, centreOf, openPanelHolding } from "../support/held-requests";
-import { endJourney, installApprovedSkill, startPanelJourney } from "../support/panel-flow";
+import { pairPanel, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
+import { afterPaint, centreOf, openPanelHolding } from "../test-support/held-requests";
+import { endJourney, installApprovedSkill, startPanelJourney } from "../test-support/panel-flow";
 
 /**
  * Skills right after pairing: what each skill offers depends on the agent's description

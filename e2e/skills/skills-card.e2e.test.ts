@@ -5,8 +5,8 @@ import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
-import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../support/extension-browser";
-import { endJourney } from "../support/panel-flow";
+import { launchExtensionBrowser, pairPanel, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
+import { endJourney } from "../test-support/panel-flow";
 
 /**
  * The Skills card of the assistant's own skills, in the built side panel against a real agent: a

@@ -1,9 +1,9 @@
 import type { HTTPRequest, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
-import { pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "../support/extension-browser";
-import { afterPaint, centreOf, openPanelHolding } from "../support/held-requests";
-import { endJourney, installApprovedSkill, startPanelJourney } from "../support/panel-flow";
+import { pairPanel, saveScreenshot, waitForStatus, type ExtensionBrowser } from "../test-support/extension-browser";
+import { afterPaint, centreOf, openPanelHolding } from "../test-support/held-requests";
+import { endJourney, installApprovedSkill, startPanelJourney } from "../test-support/panel-flow";
 
 /**
  * Skills while its abilities refresh, and when the check of what the agent can do fails.
