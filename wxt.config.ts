@@ -16,7 +16,7 @@ export default defineConfig({
   // it (`npm ci && npm run build`): the extension, the side panel, the shared contracts, the config.
   zip: {
     zipSources: true,
-    excludeSources: [".output/**", "agent/**", "mcp/**", "e2e/**", "bench/**", "docs/screenshots/**", "ui/testing/**", "BENCHMARKS.md"],
+    excludeSources: [".output/**", "agent/**", "mcp/**", "e2e/**", "bench/**", "docs/screenshots/**", "ui/test-support/**", "BENCHMARKS.md"],
   },
   // auto-icons renders the one source image to icons/<size>.png (sharp) and lists them as `icons`.
   modules: ["@wxt-dev/module-svelte", "@wxt-dev/auto-icons"],

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startAgentProcess, type AgentProcess } from "../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../agent/test-support/temp-memory";
-import { launchExtensionBrowser, type ExtensionBrowser } from "./support/extension-browser";
+import { launchExtensionBrowser, type ExtensionBrowser } from "./test-support/extension-browser";
 import { agentApi, demonstrate, pair } from "./golden/demonstration";
 import { serveFixtureSite } from "./golden/fixture-server";
 import { GOLDEN_FLOWS } from "./golden/flows";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { DAY_MS } from "../../shared/common/durations";
 import { PortableSkillFrontmatterSchema } from "../../shared/skills/frontmatter";
 import {
   ImportedSkillRecordSchema,
@@ -74,7 +75,7 @@ const RequestRecordSchema = z.object({
 });
 
 /** §0C.20 rule 10: write routes answer a repeated `client_request_id` the same for 24 hours. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
 
 export interface ImportStore {
   readUpload(ref: string): Promise<StoredUpload | undefined>;

@@ -1,7 +1,7 @@
 import type { Page } from "puppeteer-core";
 import type { CaptureConfig } from "../../extension/observation/common/capture-messages";
 import type { BrowserLease } from "../execution/contract/executor-contract";
-import { bundleCaptureRuntime, captureConfig } from "../../e2e/support/content-harness";
+import { bundleCaptureRuntime, captureConfig } from "../../e2e/test-support/content-harness";
 
 /**
  * The extension's recorder in a page the tests lend the Coaching Agent: the very content-capture

@@ -7,7 +7,7 @@ import { execute } from "../../agent/execution/executor";
 import { openMemoryStore } from "../../agent/memory/memory-store";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
 import { serveRehearsalSite, type RehearsalSite } from "../../e2e/rehearsal-fixtures/server";
-import { launchExtensionBrowser, pairPanel } from "../../e2e/support/extension-browser";
+import { launchExtensionBrowser, pairPanel } from "../../e2e/test-support/extension-browser";
 import { TestPolicySchema } from "../../shared/learning/sessions/test-policy";
 import type { BenchResult } from "../bench-result";
 import { CHECKPOINTS, ROUNDS, VALUES, firstRequestAfter, flowOf, median, replayFlowOf, timeReplay } from "./executor.bench";

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { build, type Rollup } from "vite";
 import { z } from "zod";
 import { projectRoot } from "../../agent/test-support/agent-process";
-import { captureConfig } from "../../e2e/support/content-harness";
+import { captureConfig } from "../../e2e/test-support/content-harness";
 import { assertNever } from "../../shared/common/assert-never";
 
 // The recorders the content-script and heavy-page benches compare, as the scripts put in a page.

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { Browser, CDPSession } from "puppeteer-core";
-import { bundleCaptureRuntime, captureConfig, startContentHarness } from "../../e2e/support/content-harness";
+import { bundleCaptureRuntime, captureConfig, startContentHarness } from "../../e2e/test-support/content-harness";
 import { fixturePage, serve, sleep } from "./content-page";
 import { CAPTURE_GLOBAL, CAPTURE_WORLD, OUR_TIMERS } from "./content-recorders";
 import { SETTLE_BEFORE_START_MS } from "./content-run";

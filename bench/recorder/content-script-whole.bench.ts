@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "puppeteer-core";
 import { z } from "zod";
-import { bundleCaptureRuntime, startContentHarness } from "../../e2e/support/content-harness";
+import { bundleCaptureRuntime, startContentHarness } from "../../e2e/test-support/content-harness";
 import { assertNever } from "../../shared/common/assert-never";
 import type { BenchResult } from "../bench-result";
 import { sleep } from "./content-page";

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { bundleCaptureRuntime, startContentHarness } from "../../e2e/support/content-harness";
+import { bundleCaptureRuntime, startContentHarness } from "../../e2e/test-support/content-harness";
 import type { BenchResult } from "../bench-result";
 import { fixturePage, serve } from "./content-page";
 import { bundleRrwebRecord, type Bundles, type Recorder } from "./content-recorders";

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import type { Browser, CDPSession, Page } from "puppeteer-core";
 import { z } from "zod";
-import { bundleCaptureRuntime, startContentHarness } from "../../e2e/support/content-harness";
+import { bundleCaptureRuntime, startContentHarness } from "../../e2e/test-support/content-harness";
 import type { BenchResult } from "../bench-result";
 import { serve, sleep } from "./content-page";
 import { CAPTURE_WORLD, bundleRrwebRecord, recorderScript, type Bundles, type Recorder } from "./content-recorders";
@@ -38,22 +38,8 @@ const VIRTUAL_ROWS = 10_000;
 type HeavyRecorder = Exclude<Recorder, "sources" | "floor">;
 const RECORDERS: readonly HeavyRecorder[] = ["none", "ours", "rrweb"];
 
-export function heavyPage(): string {
-  const words = ["Amber", "Birch", "Cedar", "Delta", "Ember", "Fjord", "Grove", "Harbor", "Iris", "Juniper"];
-  const cards = Array.from({ length: CARDS }, (_, index) => {
-    const word = words[index % words.length]!;
-    return `<div class="card"><h3>${word} ${index}</h3><p>Item <span class="sku">K-${index}</span> in stock: <b>${(index * 7) % 90}</b></p><button type="button" class="fav">Favourite</button></div>`;
-  }).join("\n");
-  const tabs = ["Overview", "Orders", "Stock", "Returns", "Reports"]
-    .map((tab, index) => `<button type="button" role="tab" aria-selected="${index === 0}" id="tab-${index}">${tab}</button>`)
-    .join("");
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Warehouse</title>
-<style>
-  body { font: 13px system-ui, sans-serif; margin: 0; }
+/** The heavy page's style sheet. */
+const HEAVY_STYLE = `  body { font: 13px system-ui, sans-serif; margin: 0; }
   header { display: flex; gap: 12px; align-items: center; padding: 6px 12px; background: #234; color: white; }
   main { display: grid; grid-template-columns: 420px 1fr 260px; gap: 12px; padding: 12px; }
   #rows { height: 560px; overflow: auto; position: relative; border: 1px solid #ccc; }
@@ -63,28 +49,11 @@ export function heavyPage(): string {
   #cards { height: 560px; overflow: auto; display: grid; grid-template-columns: repeat(4, 1fr); gap: 6px; }
   .card { border: 1px solid #ddd; padding: 4px; }
   .badge.on { background: #c33; color: white; }
-</style>
-</head>
-<body>
-<header><strong>Warehouse</strong><nav aria-label="Tabs" role="tablist">${tabs}</nav><span id="clock">--:--:--</span><span class="badge" id="badge">live</span></header>
-<main>
-  <section aria-label="Stock list">
-    <h2>Stock</h2>
-    <label for="search">Search</label> <input id="search" type="search" autocomplete="off">
-    <p role="status" id="picked-status">Nothing picked.</p>
-    <div id="rows" role="list" aria-label="Stock rows"><div id="rows-spacer"></div></div>
-  </section>
-  <section aria-label="Catalogue">
-    <h2>Catalogue</h2>
-    <div id="cards">${cards}</div>
-  </section>
-  <aside aria-label="Live feed">
-    <h2>Live feed</h2>
-    <ol id="feed"></ol>
-  </aside>
-</main>
-<script>
-  const ROW_HEIGHT = 28, TOTAL = ${VIRTUAL_ROWS};
+`;
+
+/** The heavy page's own script: the virtualized list re-rendered on every scroll, picks, search, tabs, and the five-a-second timer. */
+function heavyPageScript(): string {
+  return `  const ROW_HEIGHT = 28, TOTAL = ${VIRTUAL_ROWS};
   const rows = document.getElementById("rows");
   const spacer = document.getElementById("rows-spacer");
   spacer.style.height = TOTAL * ROW_HEIGHT + "px";
@@ -139,7 +108,46 @@ export function heavyPage(): string {
     while (feed.children.length > 20) feed.lastElementChild.remove();
   }, 200);
   render();
-</script>
+`;
+}
+
+export function heavyPage(): string {
+  const words = ["Amber", "Birch", "Cedar", "Delta", "Ember", "Fjord", "Grove", "Harbor", "Iris", "Juniper"];
+  const cards = Array.from({ length: CARDS }, (_, index) => {
+    const word = words[index % words.length]!;
+    return `<div class="card"><h3>${word} ${index}</h3><p>Item <span class="sku">K-${index}</span> in stock: <b>${(index * 7) % 90}</b></p><button type="button" class="fav">Favourite</button></div>`;
+  }).join("\n");
+  const tabs = ["Overview", "Orders", "Stock", "Returns", "Reports"]
+    .map((tab, index) => `<button type="button" role="tab" aria-selected="${index === 0}" id="tab-${index}">${tab}</button>`)
+    .join("");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Warehouse</title>
+<style>
+${HEAVY_STYLE}</style>
+</head>
+<body>
+<header><strong>Warehouse</strong><nav aria-label="Tabs" role="tablist">${tabs}</nav><span id="clock">--:--:--</span><span class="badge" id="badge">live</span></header>
+<main>
+  <section aria-label="Stock list">
+    <h2>Stock</h2>
+    <label for="search">Search</label> <input id="search" type="search" autocomplete="off">
+    <p role="status" id="picked-status">Nothing picked.</p>
+    <div id="rows" role="list" aria-label="Stock rows"><div id="rows-spacer"></div></div>
+  </section>
+  <section aria-label="Catalogue">
+    <h2>Catalogue</h2>
+    <div id="cards">${cards}</div>
+  </section>
+  <aside aria-label="Live feed">
+    <h2>Live feed</h2>
+    <ol id="feed"></ol>
+  </aside>
+</main>
+<script>
+${heavyPageScript()}</script>
 </body>
 </html>`;
 }

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { WorkflowBoundarySchema, type WorkflowBoundary } from "../../shared/learning/sessions/boundary";
 import { ObservedActionEventWithDetailSchema } from "../../shared/learning/observed-actions/observed-action";
 import type { AgentProcess } from "../../agent/test-support/agent-process";
-import { pairPanel, type ExtensionBrowser } from "../support/extension-browser";
+import { pairPanel, type ExtensionBrowser } from "../test-support/extension-browser";
 import type { FixtureSite } from "./fixture-server";
 import type { FlowActor, GoldenFlow } from "./flows";
 

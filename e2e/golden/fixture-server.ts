@@ -31,7 +31,7 @@ const TYPES: Readonly<Record<string, string>> = { ".html": "text/html; charset=u
 
 /**
  * One fixture site on 127.0.0.1 (the only host the extension may observe without a prompt, see
- * e2e/background-capture.e2e.test.ts). Form bodies are read and dropped: nothing typed is kept.
+ * e2e/capture/background-capture.e2e.test.ts). Form bodies are read and dropped: nothing typed is kept.
  * `port` 0 (the default) takes a free port, as the other e2e fixtures do; read it back from `origin`.
  */
 export async function serveFixtureSite(routes: FixtureSiteRoutes, port = 0): Promise<FixtureSite> {

@@ -25,7 +25,7 @@ import { isRoleOnly } from "../../agent/learning/compiler/control-names";
 import { parseSuccessCondition } from "../../shared/learning/checkpoints/success-conditions";
 import { runRehearsal, type RehearsalResult } from "../../agent/learning/validation/rehearsal";
 import type { WorkflowGraph } from "../../shared/learning/checkpoints/workflow-graph";
-import { launchExtensionBrowser, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, type ExtensionBrowser } from "../test-support/extension-browser";
 import { agentApi, demonstrate, pair, readRecording } from "./demonstration";
 import { serveFixtureSite, type FixtureSite } from "./fixture-server";
 import { QUALITY_FLOWS, QUALITY_SITES_DIR, WORK_FLOWS, qualityNeedles, type QualityFlow } from "./quality-flows";

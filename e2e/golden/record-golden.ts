@@ -8,7 +8,7 @@
  *
  * Per flow: a temp ELNOR_MEMORY and agent, a fresh Chromium profile, pairing through the side
  * panel, site access for the fixture origin (127.0.0.1, granted without a prompt, as in
- * e2e/background-capture.e2e.test.ts), a Demonstrating Skill session (outside_agent, whitelist =
+ * e2e/capture/background-capture.e2e.test.ts), a Demonstrating Skill session (outside_agent, whitelist =
  * the fixture origin), the flow done with real input, Stop, then the copy. Nothing is written if a
  * typed canary shows up in what would be kept.
  */
@@ -16,7 +16,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { projectRoot, startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
-import { launchExtensionBrowser, type ExtensionBrowser } from "../support/extension-browser";
+import { launchExtensionBrowser, type ExtensionBrowser } from "../test-support/extension-browser";
 import { canaryNeedles } from "./canaries";
 import { agentApi, demonstrate, GeneratedSchema, pair, quiet, readRecording, type Recording } from "./demonstration";
 import { serveFixtureSite } from "./fixture-server";

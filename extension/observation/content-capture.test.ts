@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ObservedActionEventWithDetail } from "../../shared/learning/observed-actions/observed-action";
 import type { PageSnapshot } from "../../shared/observation/page-snapshot";
-import { captureConfig, startContentHarness, type ContentHarness, type HarnessPage } from "../../e2e/support/content-harness";
+import { captureConfig, startContentHarness, type ContentHarness, type HarnessPage } from "../../e2e/test-support/content-harness";
 
 /**
  * When the capture reads the page for a snapshot (issue #4, BENCHMARKS.md): after an action that

@@ -9,3 +9,4 @@ export * from "./privacy-facts";
 export * from "./agent-address";
 export * from "./agent-version";
 export * from "./assert-never";
+export * from "./durations";

@@ -9,7 +9,7 @@ export * from "./sessions/observation-scope-runtime";
 export * from "./checkpoints/semantic-workflow-interpretation";
 export * from "./checkpoints/checkpoint-receipt";
 export * from "./proposals/validation-run";
-export * from "./proposals/proposal";
+export * from "./proposals/learning-questions";
 export * from "./sessions/test-policy";
 export * from "./sessions/lifecycle-event";
 export * from "./sessions/receipts";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DAY_MS, HOUR_MS } from "../common/durations";
 import { LearnPartialDeploymentStateSchema } from "./partial-deployment";
 import { SkillImportRetryKindSchema, SkillImportStateSchema } from "./import-state";
 
@@ -27,10 +28,10 @@ export const SKILL_IMPORT_ACCEPTED_EXTENSIONS = [".zip", ".skillbundle.zip"] as 
 export const SKILL_IMPORT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
 /** §0C.20 rule 7: an unstaged temp artifact expires after 24 hours. */
-export const SKILL_IMPORT_TEMP_ARTIFACT_TTL_MS = 24 * 60 * 60 * 1000;
+export const SKILL_IMPORT_TEMP_ARTIFACT_TTL_MS = DAY_MS;
 
 /** §0C.20: under this much time left, the UI shows `upload_expiring_soon`. */
-export const SKILL_IMPORT_EXPIRING_SOON_MS = 2 * 60 * 60 * 1000;
+export const SKILL_IMPORT_EXPIRING_SOON_MS = 2 * HOUR_MS;
 
 /** §0C.20: after this many failed retries of one kind, surface `retry_limit_reached`. */
 export const SKILL_IMPORT_RETRY_WARNING_AFTER = 3;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentConnection, ConnectionStorage } from "../../shared/common/agent-connection";
 import { describeAgentStatus, statusFromFailure } from "./agent-status";
 import { AgentStatusState } from "./agent-status.svelte";
-import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../test-support/listening-agent";
 
 const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
 

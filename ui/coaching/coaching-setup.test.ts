@@ -107,7 +107,7 @@ describe("Coaching Agent turns", () => {
     const learn = deps(["coaching"]);
     const active = new ActiveSessionState(learn, { onProposalReady: () => {} });
     const { body } = render(CoachingTurns, { props: { deps: learn, sessionId: "11111111-1111-4111-8111-111111111111", active, recording: false } });
-    // Before the first read, the turns are loading; the view with a state is checked in e2e/coaching.
+    // Before the first read, the turns are loading; the view with a state is checked in e2e/improve/coaching.
     expect(body).toContain("Taking turns");
     expect(body).toContain("Loading the steps");
   });

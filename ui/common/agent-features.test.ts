@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentClient } from "../agent-link/agent-client";
 import { FEATURE_ROUTES, featuresFromOpenApi } from "./agent-features";
 import { AgentFeaturesState } from "./agent-features.svelte";
-import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../test-support/listening-agent";
 
 let agent: ListeningAgent;
 beforeAll(async () => {

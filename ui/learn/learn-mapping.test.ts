@@ -7,7 +7,7 @@ import { checkpointProgress } from "../review/checkpoints/checkpoint-progress";
 import { groupPendingAbilities, isPendingSession } from "./pending-abilities";
 import { openQuestions } from "../session/questions/questions.svelte";
 import { availableControls } from "../session/controls/session-control-availability";
-import { parametersFromSkillMarkdown } from "../review/proposal/skill-markdown";
+import { parametersFromSkillMarkdown } from "../review/proposal/skill-parameters";
 import { normalizeSiteEntry } from "../common/site-entry";
 import { siteFromUrl } from "../../shared/observation/site-allowlist";
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readyProposal } from "../../agent/test-support/ready-proposal";
 import { SessionSetupState } from "./session-setup.svelte";
-import { eventually, startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { eventually, startListeningAgent, type ListeningAgent } from "../test-support/listening-agent";
 
 let agent: ListeningAgent;
 beforeEach(async () => {

@@ -1,3 +1,4 @@
+import { DAY_MS } from "../../shared/common/durations";
 import type { ConsequenceClass, GrantInputsMode, RunGrant } from "../../shared/execution/run-grants";
 
 /**
@@ -28,8 +29,6 @@ export function grantTermsText(grant: Pick<RunGrant, "skill_version" | "step_lab
     grant.consequence_classes.length === 0 ? "" : `; allowed to: ${grant.consequence_classes.map((kind) => CONSEQUENCE_CLASS_LABEL[kind]).join(", ")}`;
   return `Version ${grant.skill_version} · ${grant.step_label} · on ${grant.site_host} · with ${inputsText(grant.inputs, grant.input_names)}${classes}`;
 }
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** How long an "Always allow" lasts, as the person chooses it; the agent ends the grant at `expires_at`. */
 export const GRANT_DURATIONS = [

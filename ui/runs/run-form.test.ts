@@ -5,11 +5,11 @@ import type { TabRunAccessReply } from "../../shared/observation/panel-messages"
 import type { PanelBrowser } from "../../shared/observation/panel-browser";
 import { noBrowser } from "../common/no-browser";
 import { RunFormState } from "./run-form.svelte";
-import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../test-support/listening-agent";
 
 /**
  * "In my browser" from the run form (issue #21): the extension's answers are scripted here (its
- * side of the consent is tested in e2e/in-tab-run and e2e/run-ui), the agent is real.
+ * side of the consent is tested in e2e/runs/in-tab-run and e2e/runs/run-ui), the agent is real.
  */
 let site: RunFixtureSite;
 let agent: ListeningAgent;
@@ -92,7 +92,7 @@ describe("Run in my browser: the person's consent first (issue #21)", () => {
     await form.submit();
     await form.allowTabRuns(true);
     expect(browser.answers).toEqual([true]);
-    // This agent has no extension connected to lend it a tab (the whole path runs in e2e/run-ui):
+    // This agent has no extension connected to lend it a tab (the whole path runs in e2e/runs/run-ui):
     // it refuses the in-tab run, and the form says so in the agent's words, with nothing started.
     expect(form.error).toBe("No browser extension is connected to run in your tab; open Chrome with the extension paired, or run it in the managed browser.");
     expect(started).toEqual([]);

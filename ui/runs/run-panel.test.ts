@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../agent/test-support/run-fixture";
 import { RunPanelState } from "./run-panel.svelte";
 import { RunSpecsState } from "./run-specs.svelte";
-import { eventually, startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { eventually, startListeningAgent, type ListeningAgent } from "../test-support/listening-agent";
 
 /**
  * The panel's run state against a real agent that runs the ability in a real managed Chromium,

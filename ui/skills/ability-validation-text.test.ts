@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readyProposal } from "../../agent/test-support/ready-proposal";
 import { shortDate, validationLine, versionLabel } from "./ability-validation-text";
 import { SkillsCatalogState, type Ability } from "./skills-catalog.svelte";
-import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../test-support/listening-agent";
 
 const base: Ability = {
   ability_id: "learned.export",

@@ -4,7 +4,7 @@ import { CATEGORY_LIMIT } from "../../shared/common/category";
 import CategoryFilter from "./CategoryFilter.svelte";
 import CategoryMenu from "./CategoryMenu.svelte";
 import { SkillCategoriesState } from "./skill-categories.svelte";
-import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../test-support/listening-agent";
 
 let agent: ListeningAgent;
 beforeEach(async () => {

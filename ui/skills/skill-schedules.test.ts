@@ -4,7 +4,7 @@ import { AbilityRunSpecSchema } from "../../shared/execution/run-contract";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../agent/test-support/run-fixture";
 import SkillSchedules from "./SkillSchedules.svelte";
 import { SkillSchedulesState } from "./skill-schedules.svelte";
-import { startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../test-support/listening-agent";
 
 /** Issue #33's panel state against a real agent: schedules made, refused with the agent's own reason, paused, resumed, deleted. */
 let agent: ListeningAgent;

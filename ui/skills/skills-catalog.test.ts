@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readyProposal, type AgentCall } from "../../agent/test-support/ready-proposal";
 import { createAgentClient } from "../agent-link/agent-client";
 import { SkillsCatalogState } from "./skills-catalog.svelte";
-import { eventually, startListeningAgent, type ListeningAgent } from "../testing/listening-agent";
+import { eventually, startListeningAgent, type ListeningAgent } from "../test-support/listening-agent";
 
 let agent: ListeningAgent;
 let skills: SkillsCatalogState | undefined;

@@ -1,8 +1,6 @@
 import { assertNever } from "../../../shared/common/assert-never";
+import { DAY_MS, HOUR_MS } from "../../../shared/common/durations";
 import { WEEKDAYS, type ScheduleRule } from "../../../shared/execution/run-schedules";
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 interface WallTime {
   year: number;

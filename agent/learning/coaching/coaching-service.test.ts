@@ -16,13 +16,13 @@ import { recordLikeTheExtension } from "../../test-support/coaching-recorder";
 
 /**
  * The Coaching Agent's turns through the real agent, its executor and Debian's Chromium, on the
- * invoices fixture (e2e/coaching-fixtures). The person's tab is stood in for by a headless page
- * lent as a `user_tab` (the extension's relay is tested in e2e/coaching.e2e.test.ts); everything
+ * invoices fixture (e2e/improve/coaching-fixtures). The person's tab is stood in for by a headless page
+ * lent as a `user_tab` (the extension's relay is tested in e2e/improve/coaching.e2e.test.ts); everything
  * else — the matcher, the page reading, the highlight, "Do it" through the executor, the page check,
  * the step marks — is the production code.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const FIXTURE = path.join(import.meta.dirname, "../../../e2e/coaching-fixtures/invoices.html");
+const FIXTURE = path.join(import.meta.dirname, "../../../e2e/improve/coaching-fixtures/invoices.html");
 
 let server: Server;
 let origin: string;

@@ -1,4 +1,4 @@
-import type { LearningQuestion } from "../../../shared/learning/proposals/proposal";
+import type { LearningQuestion } from "../../../shared/learning/proposals/learning-questions";
 import type { CheckpointPlan, SkillParameter } from "../../../shared/execution/checkpoint-plan";
 import type { WorkflowGraph, WorkflowStep } from "../../../shared/learning/checkpoints/workflow-graph";
 import type { ControlSurface } from "../../../shared/capabilities/control-surface";

@@ -8,7 +8,7 @@ import { practise } from "./practice-driver";
 /**
  * The driver's rounds and repairs, with a scripted page in place of the browser: the page thanks
  * the person by the name they typed, so a checkpoint written with one name holds for that name
- * only. The executor itself is tested in agent/execution and, with practice, in e2e/practice.
+ * only. The executor itself is tested in agent/execution and, with practice, in e2e/improve/practice.
  */
 const flow: RecorderFlow = {
   title: "Send a message",

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { LearningAnswerSchema } from "../../../shared/learning/proposals/proposal";
+import { LearningAnswerSchema } from "../../../shared/learning/proposals/learning-questions";
 import type { ProposalReviseRequest } from "../../../shared/learning/route-contracts";
 import type { Clock } from "../../common/clock";
 import { AppError } from "../../errors/app-error";

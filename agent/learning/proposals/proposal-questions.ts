@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { LearningAnswerSchema, LearningQuestionSchema, type LearningQuestion } from "../../../shared/learning/proposals/proposal";
+import { LearningAnswerSchema, LearningQuestionSchema, type LearningQuestion } from "../../../shared/learning/proposals/learning-questions";
 import type { MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { AnswersByField, Interpretation } from "../compiler/interpret";

@@ -1,4 +1,4 @@
-import { LearningAnswerSchema } from "../../../shared/learning/proposals/proposal";
+import { LearningAnswerSchema } from "../../../shared/learning/proposals/learning-questions";
 import { RefinementOutcomeSchema, type ProposalDetailResponse } from "../../../shared/learning/route-contracts";
 import { SkillDeltaSchema } from "../../../shared/learning/proposals/skill-delta";
 import { SemanticWorkflowInterpretationSchema } from "../../../shared/learning/checkpoints/semantic-workflow-interpretation";

@@ -1,5 +1,5 @@
 import { isTerminalLearnSessionState } from "../../../shared/learning/sessions/learn-session";
-import { LearningAnswerSchema, LearningQuestionSchema } from "../../../shared/learning/proposals/proposal";
+import { LearningAnswerSchema, LearningQuestionSchema } from "../../../shared/learning/proposals/learning-questions";
 import { validateTransition } from "../../../shared/learning/sessions/state-machine";
 import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";

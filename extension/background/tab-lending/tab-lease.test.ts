@@ -6,7 +6,7 @@ import { createTabLeases } from "./tab-lease";
 /**
  * Which leases may share a tab with a recording (issue #16): only the Coaching Agent's, for the
  * session being recorded. Chrome's debugger is stood in for by a recorder of its commands; the
- * relay in real Chromium is covered by e2e/in-tab-run and e2e/coaching.
+ * relay in real Chromium is covered by e2e/runs/in-tab-run and e2e/improve/coaching.
  */
 const RECORDING = "11111111-1111-4111-8111-111111111111";
 const OTHER = "22222222-2222-4222-8222-222222222222";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../../e2e/support/observation-test-page";
+import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../../e2e/test-support/observation-test-page";
 import type * as IndexKindsModule from "./index-kinds";
 import type * as PageIndexModule from "./page-index";
 import type * as SnapshotModule from "../snapshot/snapshot-observer";

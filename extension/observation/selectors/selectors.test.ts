@@ -1,6 +1,6 @@
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../../e2e/support/observation-test-page";
+import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../../e2e/test-support/observation-test-page";
 import type * as NamesModule from "../names/name-cache";
 import type * as IndexKindsModule from "../page-index/index-kinds";
 import type * as PageIndexModule from "../page-index/page-index";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PageSnapshot } from "../../../shared/observation/page-snapshot";
-import { captureConfig, startContentHarness, type ContentHarness } from "../../../e2e/support/content-harness";
+import { captureConfig, startContentHarness, type ContentHarness } from "../../../e2e/test-support/content-harness";
 
 /**
  * What issue #14 adds to a snapshot, read by the capture in real Chromium: lists and their counts,

@@ -7,7 +7,7 @@ import { describeFailure } from "../../common/failure-text";
 import { report, type LearnDeps } from "../../common/learn-deps";
 import { readLintReport, type CheckpointLintReportView } from "./lint-report";
 import { moreTestsRequestOf, type MoreTestsDraft } from "./more-tests-form";
-import { parametersFromSkillMarkdown, type SkillParameter } from "./skill-markdown";
+import { parametersFromSkillMarkdown, type SkillParameter } from "./skill-parameters";
 
 export type Loadable<T> =
   { status: "loading" } | { status: "ready"; value: T } | { status: "unavailable"; reason: string } | { status: "error"; message: string };

@@ -11,7 +11,7 @@ import { proposalActions } from "../decisions/proposal-actions";
 import { ProposalReviewState } from "./proposal-review.svelte";
 import ProposalSummary from "./ProposalSummary.svelte";
 import SkillDeltaView from "./SkillDeltaView.svelte";
-import { startListeningAgent, type ListeningAgent } from "../../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../../test-support/listening-agent";
 
 const PAGE_TEXT = 'Downloads <img src=x onerror="alert(1)">';
 

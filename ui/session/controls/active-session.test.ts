@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ActiveSessionState } from "./active-session.svelte";
 import type { AgentClient } from "../../agent-link/agent-client";
 import type { PanelBrowser } from "../../../shared/observation/panel-browser";
-import { eventually, startListeningAgent, type ListeningAgent } from "../../testing/listening-agent";
+import { eventually, startListeningAgent, type ListeningAgent } from "../../test-support/listening-agent";
 
 let agent: ListeningAgent;
 let active: ActiveSessionState | undefined;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LearnSessionEventEnvelope } from "../../../shared/learning/read-models";
 import { createAgentClient } from "../../agent-link/agent-client";
 import { SessionLiveLink } from "./session-live-link.svelte";
-import { eventually, startListeningAgent, type ListeningAgent } from "../../testing/listening-agent";
+import { eventually, startListeningAgent, type ListeningAgent } from "../../test-support/listening-agent";
 
 let agent: ListeningAgent;
 

@@ -4,7 +4,7 @@ import type { LearnSessionEventEnvelope } from "../../../shared/learning/read-mo
 import { ActiveSessionState } from "../controls/active-session.svelte";
 import { createAgentClient } from "../../agent-link/agent-client";
 import { CoachingTurnsState, type CoachingEventSource } from "./coaching-turns.svelte";
-import { eventually, startListeningAgent, type ListeningAgent } from "../../testing/listening-agent";
+import { eventually, startListeningAgent, type ListeningAgent } from "../../test-support/listening-agent";
 
 let agent: ListeningAgent;
 let turns: CoachingTurnsState | undefined;

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { shellCommandEvent } from "../../../agent/reference-adapter/shell-command";
 import { SessionTimelineState } from "./session-timeline.svelte";
 import { timelineStep } from "./timeline";
-import { startListeningAgent, type ListeningAgent } from "../../testing/listening-agent";
+import { startListeningAgent, type ListeningAgent } from "../../test-support/listening-agent";
 
 let agent: ListeningAgent;
 
