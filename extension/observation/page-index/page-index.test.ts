@@ -1,101 +1,31 @@
 import fc from "fast-check";
-import type { Browser, Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleObservationModules, servePageInChromium, type ServedPage } from "../../../e2e/test-support/observation-test-page";
+import { startPageIndexWorld, type PageIndexObservation, type PageIndexWorld } from "../../../e2e/test-support/page-index-world";
 import type * as IndexKindsModule from "./index-kinds";
 import type * as PageIndexModule from "./page-index";
-import type * as SnapshotModule from "../snapshot/snapshot-observer";
-import type * as SnapshotSourceModule from "../snapshot/snapshot-source";
-import type * as SelectorsModule from "../selectors/selectors";
-import type * as NamesModule from "../names/accessible-name";
-import type * as SubtreeTextModule from "../names/subtree-text";
-import type * as StateStylesModule from "../snapshot/state-styles";
 
 /**
  * The page index (page-index.ts) against a fresh read of the page, in real Chromium: through any
  * sequence of DOM changes its lists hold what the snapshot's selectors find, in tree order, its
  * remembered names are what a fresh computation gives, and a snapshot read from it equals one read
- * afresh. The selectors built from it each find exactly their element (resolved by Puppeteer's
- * own query handlers), and its change count moves with every change a snapshot could see.
+ * afresh, also when only CSS state changes. What it reads (names, removal, change counting, shadow
+ * roots, selectors, state styles) is in page-index-reads.test.ts.
  */
 
-type Observation = typeof PageIndexModule &
-  typeof IndexKindsModule &
-  typeof SnapshotModule &
-  typeof SnapshotSourceModule &
-  typeof SelectorsModule &
-  typeof NamesModule &
-  typeof SubtreeTextModule &
-  typeof StateStylesModule;
-declare const Observation: Observation;
+declare const Observation: PageIndexObservation;
 
-const MODULES = [
-  "page-index/page-index",
-  "page-index/index-kinds",
-  "snapshot/snapshot-observer",
-  "snapshot/snapshot-source",
-  "selectors/selectors",
-  "names/accessible-name",
-  "names/subtree-text",
-  "snapshot/state-styles",
-];
-
-/** A page with a bit of everything a snapshot lists: a form with labels, buttons, links, headings, landmarks, status, an editable region. */
-const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Index test</title><style id="page-style"></style></head><body>
-<header><nav aria-label="Main"><a href="/a">Home</a> <a href="/b" id="orders-link">Orders</a> <a>No href</a></nav></header>
-<main id="main">
-  <h1>Orders</h1>
-  <section aria-labelledby="form-heading"><h2 id="form-heading">New order</h2>
-    <form id="order" aria-label="Order form">
-      <label for="name">Name</label><input id="name" name="name" required>
-      <label>Email <input type="email" id="email"></label>
-      <label for="country">Country</label><select id="country"><option>France</option><option>Spain</option></select>
-      <textarea id="notes" aria-label="Notes"></textarea>
-      <input type="checkbox" id="agree"><label for="agree">I agree</label>
-      <input type="submit" value="Save order"> <button type="button" id="apply">Apply</button>
-    </form>
-  </section>
-  <section id="list"><h2>Catalogue</h2><ul id="rows">${Array.from({ length: 30 }, (_, index) => `<li id="row-${index}"><span>Item ${index % 7}</span> <button class="add">Add</button></li>`).join("")}</ul></section>
-  <p role="status" id="status">Ready</p>
-  <div contenteditable="true" id="editor" aria-label="Editor"><p>Typed <b>text</b></p></div>
-  <input id="loose" placeholder="Search"> <div role="button" tabindex="0" id="fake">Open menu</div>
-</main>
-<footer><a href="#top">Top</a></footer>
-</body></html>`;
-
-let browser: Browser;
-let served: ServedPage;
-let origin: string;
-let bundle: string;
+let world: PageIndexWorld;
 
 beforeAll(async () => {
-  bundle = await bundleObservationModules(MODULES, "Observation");
-  served = await servePageInChromium(PAGE);
-  ({ browser, origin } = served);
+  world = await startPageIndexWorld();
 });
 
 afterAll(async () => {
-  await served?.close();
+  await world?.close();
 });
 
-async function openPage(): Promise<Page> {
-  const page = await browser.newPage();
-  await page.evaluateOnNewDocument(bundle);
-  await page.goto(`${origin}/`, { waitUntil: "load" });
-  // One index per page, as the observer keeps it; shadow roots that arrive are indexed too.
-  await page.evaluate(() => {
-    const state = globalThis as unknown as { index: PageIndexModule.PageIndex; own: Element };
-    state.own = document.createElement("elnor-own");
-    state.index = Observation.createPageIndex({
-      onFrame: () => undefined,
-      onShadowRoot: (root) => state.index.addRoot(root),
-      isOwnNode: (node) => node === state.own,
-      guard: { wrap: (callback) => callback },
-    });
-    state.index.addRoot(document);
-  });
-  return page;
-}
+const openPage = (): Promise<Page> => world.openPage();
 
 /** DOM changes a page makes, applied in the page by `applyChanges`. Elements are picked by index among the body's elements. */
 type Change =
@@ -360,200 +290,5 @@ describe("page index", () => {
     } finally {
       await page.close();
     }
-  });
-
-  it("renames an element when what its name is read through changes elsewhere in the page", async () => {
-    const page = await openPage();
-    const names = await page.evaluate(() => {
-      const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
-      const nameOf = (id: string): string => {
-        index.sync();
-        return index.names.name(document.getElementById(id)!);
-      };
-      const seen: string[] = [];
-      // A reference that does not exist yet, then arrives.
-      document.getElementById("apply")!.setAttribute("aria-labelledby", "later");
-      seen.push(nameOf("apply"));
-      document.body.insertAdjacentHTML("beforeend", "<div><span id='later'>Apply the coupon</span></div>");
-      seen.push(nameOf("apply"));
-      // The reference's own text changes.
-      document.getElementById("later")!.textContent = "Apply the code";
-      seen.push(nameOf("apply"));
-      // A label's text, a label that arrives for an unlabelled field, a label's `for` pointed elsewhere.
-      seen.push(nameOf("name"));
-      document.querySelector("label[for=name]")!.textContent = "Full name";
-      seen.push(nameOf("name"));
-      seen.push(nameOf("loose"));
-      document.body.insertAdjacentHTML("beforeend", "<label for='loose'>Find</label>");
-      seen.push(nameOf("loose"));
-      document.querySelector("label[for=loose]")!.setAttribute("for", "name");
-      seen.push(nameOf("loose"), nameOf("name"));
-      return seen;
-    });
-    expect(names).toEqual(["Apply", "Apply the coupon", "Apply the code", "Name", "Full name", "Search", "Find", "Search", "Full name Find"]);
-    await page.close();
-  });
-
-  it("drops an element that left the page unseen (taken out of a subtree after the subtree was removed)", async () => {
-    const page = await openPage();
-    const result = await page.evaluate(() => {
-      const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
-      index.sync();
-      const rows = document.getElementById("rows")!;
-      const firstButton = rows.querySelector("button")!;
-      // In one task: the list goes, then a button inside it is taken out (no record names that button).
-      rows.remove();
-      firstButton.remove();
-      document.getElementById("main")!.insertAdjacentHTML("afterbegin", "<button>First</button>");
-      document.body.insertAdjacentHTML("beforeend", "<button>Last</button>");
-      index.sync();
-      const listed = index.elements(document, "buttons");
-      const found = [...document.querySelectorAll(Observation.SNAPSHOT_KINDS.buttons)];
-      return {
-        same: listed.length === found.length && listed.every((button, position) => button === found[position]),
-        names: listed.map((button) => index.names.name(button)),
-      };
-    });
-    expect(result.same).toBe(true);
-    expect(result.names[0]).toBe("First");
-    expect(result.names.at(-1)).toBe("Last");
-    await page.close();
-  });
-
-  it("counts every change a snapshot could see, and nothing else", async () => {
-    const page = await openPage();
-    const counts = await page.evaluate(() => {
-      const { index, own } = globalThis as unknown as { index: PageIndexModule.PageIndex; own: Element };
-      const count = (): number => index.changeCount;
-      const result: Record<string, boolean> = {};
-      let last = count();
-      const moved = (label: string, change: () => void): void => {
-        change();
-        const now = count();
-        result[label] = now !== last;
-        last = now;
-      };
-      moved("nothing", () => undefined);
-      moved("reading the page", () => void document.querySelectorAll("button").length);
-      moved("a text", () => void (document.getElementById("status")!.textContent = "Saved"));
-      moved("an attribute", () => document.querySelector("h1")!.setAttribute("hidden", ""));
-      moved("a class", () => document.getElementById("rows")!.classList.add("compact"));
-      moved("an added node", () => document.getElementById("main")!.append(document.createElement("hr")));
-      moved("touch", () => index.touch());
-      document.documentElement.append(own);
-      last = count();
-      moved("our own node", () => own.setAttribute("data-state", "paused"));
-      return result;
-    });
-    expect(counts).toEqual({
-      nothing: false,
-      "reading the page": false,
-      "a text": true,
-      "an attribute": true,
-      "a class": true,
-      "an added node": true,
-      touch: true,
-      "our own node": false,
-    });
-    await page.close();
-  });
-
-  it("indexes a shadow root that arrives with added nodes, and lists its elements", async () => {
-    const page = await openPage();
-    const found = await page.evaluate(() => {
-      const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
-      const host = document.createElement("fancy-panel");
-      host.attachShadow({ mode: "open" }).innerHTML = "<button>Inside the panel</button>";
-      document.body.append(host);
-      const roots = index.roots();
-      const shadow = roots.find((root) => root !== document);
-      return shadow ? index.elements(shadow, "buttons").map((button) => index.names.name(button)) : [];
-    });
-    expect(found).toEqual(["Inside the panel"]);
-    await page.close();
-  });
-});
-
-describe("selectors from the index", () => {
-  it("offers at least two selectors for every control, each finding exactly that control", async () => {
-    const page = await openPage();
-    const targets = await page.evaluate(() => {
-      const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
-      index.sync();
-      const context = {
-        names: index.names,
-        elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined),
-      };
-      const controls = [...document.querySelectorAll("button, a[href], input, select, textarea, [role=button], [contenteditable], h1, h2")];
-      return controls.map((element, position) => {
-        element.setAttribute("data-target", String(position));
-        return { position, selectors: Observation.selectorsFor(element, index.names.name(element), context) };
-      });
-    });
-    expect(targets.length).toBeGreaterThan(40);
-    const kinds = new Set<string>();
-    for (const { position, selectors } of targets) {
-      expect(selectors.length, `selectors of target ${position}`).toBeGreaterThanOrEqual(2);
-      for (const parts of selectors) {
-        expect(parts).toHaveLength(1);
-        const selector = parts[0]!;
-        kinds.add(/^(aria|text|xpath)\//.exec(selector)?.[1] ?? "css");
-        const found = await page.$$(selector);
-        const hits = await Promise.all(found.map((handle) => handle.evaluate((element) => element.getAttribute("data-target"))));
-        expect(hits, `${selector} for target ${position}`).toEqual([String(position)]);
-      }
-    }
-    // Every kind was offered somewhere, text selectors (checked without walking the whole page) included.
-    expect([...kinds].sort()).toEqual(expect.arrayContaining(["aria", "css", "text", "xpath"]));
-    await page.close();
-  });
-
-  it("offers a text selector only for a text that occurs once on the page, however far apart the copies are", async () => {
-    const page = await openPage();
-    const result = await page.evaluate(() => {
-      const { index } = globalThis as unknown as { index: PageIndexModule.PageIndex };
-      // Far more text nodes than the check walks before it counts occurrences instead.
-      document.body.insertAdjacentHTML(
-        "beforeend",
-        `<div>${Array.from({ length: 400 }, (_, n) => `<span>filler ${n}</span>`).join("")}</div><p>Unique closing words</p><p><b>Apply</b> later</p>`,
-      );
-      index.sync();
-      const context = {
-        names: index.names,
-        elements: (root: IndexKindsModule.Root, kind: IndexKindsModule.IndexKind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined),
-      };
-      const textOf = (element: Element): string[] =>
-        Observation.selectorsFor(element, index.names.name(element), context)
-          .map((parts) => parts[0]!)
-          .filter((selector) => selector.startsWith("text/"));
-      const closing = [...document.querySelectorAll("p")].find((p) => p.textContent === "Unique closing words")!;
-      return { apply: textOf(document.getElementById("apply")!), closing: textOf(closing) };
-    });
-    // "Apply" occurs again 400 text nodes later: no text selector. The closing words occur once.
-    expect(result).toEqual({ apply: [], closing: ["text/Unique closing words"] });
-    await page.close();
-  });
-});
-
-describe("state styles", () => {
-  it("tells pages whose CSS selects on a control's state from pages whose CSS does not", async () => {
-    const page = await openPage();
-    const answers = await page.evaluate(() => {
-      const styles = Observation.createStateStyles();
-      const answers: boolean[] = [styles.selectOnState([document])];
-      document.head.insertAdjacentHTML("beforeend", "<style>.menu { display: none } a:hover { color: red }</style>");
-      answers.push(styles.selectOnState([document]));
-      document.head.insertAdjacentHTML("beforeend", "<style>@media (min-width: 1px) { #toggle:checked ~ .menu { display: block } }</style>");
-      answers.push(styles.selectOnState([document]));
-      const host = document.createElement("div");
-      const shadow = host.attachShadow({ mode: "open" });
-      const sheet = new CSSStyleSheet();
-      sheet.replaceSync("input:invalid + .error { display: block }");
-      shadow.adoptedStyleSheets = [sheet];
-      answers.push(styles.selectOnState([shadow]));
-      return answers;
-    });
-    expect(answers).toEqual([false, false, true, true]);
-    await page.close();
   });
 });
