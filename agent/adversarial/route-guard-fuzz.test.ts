@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODE_TABLE } from "../../shared/common/error-codes";
 import { ApiErrorResponseSchema } from "../../shared/common/error-envelope";
 import type { FuzzSandbox } from "../test-support/adversarial/fuzz-sandbox";
-import { toJsonText, conforming } from "../test-support/adversarial/hostile-input";
+import { conforming } from "../test-support/adversarial/hostile-input";
+import { toJsonText } from "../test-support/adversarial/hostile-values";
 import { rawRequest } from "../test-support/adversarial/raw-http";
 import { targetOf } from "../test-support/adversarial/route-catalog";
 import {

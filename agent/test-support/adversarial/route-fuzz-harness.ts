@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { ERROR_CODE_TABLE } from "../../../shared/common/error-codes";
 import { ApiErrorResponseSchema } from "../../../shared/common/error-envelope";
 import { createFuzzSandbox, type FuzzSandbox, type FuzzWorldName } from "./fuzz-sandbox";
-import { OUTSIDE_CANARY } from "./hostile-input";
+import { OUTSIDE_CANARY } from "./hostile-values";
 import { startListeningAgent, type ListeningAgent } from "./listening-agent";
 import { diffMemoryTrees, type MemoryTree } from "./memory-tree";
 import { rawRequest, type RawResponse } from "./raw-http";

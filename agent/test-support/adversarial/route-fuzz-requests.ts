@@ -1,21 +1,8 @@
 import fc from "fast-check";
 import { ApiErrorResponseSchema } from "../../../shared/common/error-envelope";
 import type { FuzzSandbox, FuzzWorldName } from "./fuzz-sandbox";
-import {
-  applyMutation,
-  conforming,
-  DEEP_ARRAY_TEXT,
-  DEEP_OBJECT_TEXT,
-  extraHeaders,
-  mutation,
-  originHeader,
-  pathParam,
-  queryString,
-  toJsonText,
-  wireBody,
-  type KnownIds,
-  type WireBody,
-} from "./hostile-input";
+import { conforming, extraHeaders, originHeader, pathParam, queryString, wireBody, type KnownIds, type WireBody } from "./hostile-input";
+import { applyMutation, DEEP_ARRAY_TEXT, DEEP_OBJECT_TEXT, mutation, toJsonText } from "./hostile-values";
 import type { ListeningAgent } from "./listening-agent";
 import { rawRequest, type RawResponse } from "./raw-http";
 import { targetOf, type RouteOperation } from "./route-catalog";
