@@ -50,25 +50,22 @@ export interface AlsoConsiderSources {
 /** The plain reason a candidate came up: its closest phrase by meaning, and the words it shares. */
 function reasonOf(close: Closeness | undefined, shared: readonly string[], entry: AbilityAvailabilityEntry): string {
   const parts: string[] = [];
-  if (close !== undefined && close.similarity >= ALSO_CONSIDER_MIN_SIMILARITY) {
-    // A phrase a person wrote, never the skill's folder name (`Closeness.quote`).
-    const quoted = close.quote ?? close;
-    parts.push(
-      close.quote === undefined && isFolderName(close.phrase, entry)
-        ? `reads close in meaning (similarity ${close.similarity.toFixed(2)})`
-        : `reads close to "${quoted.phrase}" (similarity ${quoted.similarity.toFixed(2)})`,
-    );
-  }
+  if (close !== undefined && close.similarity >= ALSO_CONSIDER_MIN_SIMILARITY) parts.push(closenessReason(close, entry, "reads close"));
   if (shared.length > 0) parts.push(`shares the word${shared.length === 1 ? "" : "s"} ${shared.map((word) => `"${word}"`).join(", ")}`);
   return parts.join("; ");
 }
 
 /** The reason of a candidate under the floor, filling the list: the phrase it reads closest to, said to read only faintly so. */
 function faintReasonOf(close: Closeness, entry: AbilityAvailabilityEntry): string {
+  return closenessReason(close, entry, "reads only faintly close");
+}
+
+/** How close a candidate reads, quoting a phrase a person wrote, never the skill's folder name (`Closeness.quote`). */
+function closenessReason(close: Closeness, entry: AbilityAvailabilityEntry, reads: string): string {
   const quoted = close.quote ?? close;
   return close.quote === undefined && isFolderName(close.phrase, entry)
-    ? `reads only faintly close in meaning (similarity ${close.similarity.toFixed(2)})`
-    : `reads only faintly close to "${quoted.phrase}" (similarity ${quoted.similarity.toFixed(2)})`;
+    ? `${reads} in meaning (similarity ${close.similarity.toFixed(2)})`
+    : `${reads} to "${quoted.phrase}" (similarity ${quoted.similarity.toFixed(2)})`;
 }
 
 /** The second tier of one lookup, best first (see above). */

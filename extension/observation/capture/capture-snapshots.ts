@@ -211,10 +211,8 @@ function createIdleReads(state: CaptureState, held: HeldEvents, memory: Snapshot
     settledRead.runNow();
     dueRead.runNow();
   };
-  const onNextAction = (): void => {
-    if (dueRead.pending || settledRead.pending) takeDue();
-  };
-  for (const type of NEXT_ACTION_EVENTS) win.addEventListener(type, onNextAction, { capture: true, passive: true, signal: input.signal });
+  // Each read runs only when pending (`IdleWork.runNow`): nothing to do on an action with none due.
+  for (const type of NEXT_ACTION_EVENTS) win.addEventListener(type, takeDue, { capture: true, passive: true, signal: input.signal });
 
   return {
     requestDue: () => dueRead.request(),
