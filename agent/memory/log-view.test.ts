@@ -96,7 +96,22 @@ function reformatted(text: string): string {
   return `{"sha256":"${createHash("sha256").update(body).digest("hex")}","view":${body}}\n`;
 }
 
+/** The view file with its view's text edited and its digest made to match. */
+function redigested(text: string, edit: (body: string) => string): string {
+  const body = edit(text.trimEnd().slice(text.indexOf('"view":') + 7, -1));
+  return `{"sha256":"${createHash("sha256").update(body).digest("hex")}","view":${body}}\n`;
+}
+
 describe("issue 32: a log's current view is a derived cache of the log", () => {
+  it("trusts a view whose records hold text beyond ASCII (its digest is of the view's UTF-8 bytes)", async () => {
+    await put("a", "brouillon — état 草稿", 1);
+    await load();
+    const byte = await logSize();
+    foldsFrom = [];
+    expect(await load()).toEqual({ a: { record: { id: "a", state: "brouillon — état 草稿", v: 1 }, mark: "v1" } });
+    expect(foldsFrom).toEqual([byte]);
+  });
+
   it("reads only what the log gained since the view, and equals folding the whole log", async () => {
     const byte = await viewThenTail();
     const loaded = await load();
@@ -126,6 +141,10 @@ describe("issue 32: a log's current view is a derived cache of the log", () => {
     ["not JSON", () => "{{{\n"],
     ["changed on disk (a record altered, the digest no longer matches)", (text: string) => text.replace('"state":"draft"', '"state":"ready"')],
     ["of another format (digest right, view of another version)", (text: string) => reformatted(text)],
+    [
+      "holding an entry without its record (digest right)",
+      (text: string) => redigested(text, (body) => body.replace(/\{"record":\{"id":"a"[^}]*\}/, '{"kept":{}')),
+    ],
   ])("folds the whole log when the view is %s", async (_name, spoil) => {
     await viewThenTail();
     await load();

@@ -32,10 +32,11 @@ export interface LogViewSpec<L> {
 const LogViewFileSchema = z.object({
   folded_to_byte: z.number().int().min(0),
   anchor: z.string(),
-  entries: z.record(z.string(), z.object({ record: z.unknown(), mark: z.string().optional() })),
+  /** Each entry is `LogViewEntry`-shaped (`isViewEntry`). */
+  entries: z.record(z.string(), z.unknown()),
   schema_version: z.literal(1),
 });
-type LogViewFile = z.infer<typeof LogViewFileSchema>;
+type LogViewFile = Omit<z.infer<typeof LogViewFileSchema>, "entries"> & { entries: Record<string, LogViewEntry> };
 
 /**
  * The view file is one JSON document, `{"sha256":"<64 hex>","view":<view>}`: the digest of the view's
@@ -56,19 +57,40 @@ async function anchorOf(memory: MemoryStore, log: string, byte: number): Promise
   return bytes.length === byte - from ? sha256(bytes) : "";
 }
 
-/** The view file as kept, or undefined when it is missing, cut, changed, of another format, or not of this log's bytes. */
+/** ASCII whitespace at the end of a view file (it is written with a trailing newline). */
+const TRAILING_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const PREFIX_BYTES = Buffer.from(DIGEST_PREFIX);
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * The view file as kept, or undefined when it is missing, cut, changed, of another format, or not of this log's bytes.
+ * Issue 32: read and digested as bytes (the digest of a view's text is the digest of its UTF-8 bytes); hashing the
+ * decoded text encoded it again, which at 10,000 abilities cost more than the digest itself.
+ */
 async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<LogViewFile | undefined> {
-  const text = (await memory.readText(spec.view).catch(() => undefined))?.trimEnd();
-  if (text === undefined || !text.startsWith(DIGEST_PREFIX) || !text.endsWith("}")) return undefined;
-  const body = text.slice(VIEW_AT, -1);
-  if (text.slice(DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64) !== sha256(body)) return undefined;
+  const bytes = await memory.readBytes(spec.view).catch(() => undefined);
+  if (bytes === undefined) return undefined;
+  let end = bytes.length;
+  while (end > 0 && TRAILING_SPACE.has(bytes[end - 1]!)) end -= 1;
+  if (end <= VIEW_AT || !bytes.subarray(0, PREFIX_BYTES.length).equals(PREFIX_BYTES) || bytes[end - 1] !== CLOSE_BRACE) return undefined;
+  const body = bytes.subarray(VIEW_AT, end - 1);
+  if (bytes.toString("latin1", DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64) !== sha256(body)) return undefined;
   try {
-    const file = LogViewFileSchema.safeParse(JSON.parse(body));
-    if (!file.success) return undefined;
-    return file.data.anchor === (await anchorOf(memory, spec.log, file.data.folded_to_byte)) ? file.data : undefined;
+    const file = LogViewFileSchema.safeParse(JSON.parse(body.toString("utf8")));
+    if (!file.success || !Object.values(file.data.entries).every(isViewEntry)) return undefined;
+    // Every entry was just checked to be a LogViewEntry.
+    const kept: LogViewFile = { ...file.data, entries: file.data.entries as Record<string, LogViewEntry> };
+    return kept.anchor === (await anchorOf(memory, spec.log, kept.folded_to_byte)) ? kept : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** An entry as `writeView` writes it: its record, and a mark when the fold kept one (checked by hand: a schema per entry cost more than the parse). */
+function isViewEntry(entry: unknown): entry is LogViewEntry {
+  if (typeof entry !== "object" || entry === null || !("record" in entry)) return false;
+  const { mark } = entry as { mark?: unknown };
+  return mark === undefined || typeof mark === "string";
 }
 
 /** Writes the view file: the view's digest, then the view (compact: a view of 1,000 sessions is read at every start). */
