@@ -12,7 +12,7 @@ import { createAvailabilityViews, type AvailabilityViews } from "./availability-
 import type { SkillFolderSource } from "./skill-folders";
 import type { InstallSagaStep } from "./install-saga-journal";
 import { createInstallSaga, type AbilityReceiptWriter, type InstallSaga, type InstallSagaDeps } from "./install-saga";
-import { guardViews, viewsInputs, viewsMatch, writeViewsStamp } from "./views-stamp";
+import { committedInputs, foldersInput, guardViews, readViewsStamp, writeViewsStamp } from "./views-stamp";
 import { createAbilityLookupService, type AbilityLookupService } from "./ability-lookup-service";
 import { createSentenceEncoder, memorySentenceVectorStore } from "../lookup/meaning/sentence-encoder";
 import { createWordNetLexiconLoader } from "../lookup/lexicon/wordnet-lexicon";
@@ -36,6 +36,13 @@ export interface AbilityService {
    * from the registry, the saga's commit point.
    */
   recover(): Promise<void>;
+  /**
+   * Issue 32: compares the skill folders with what the views were last written from and, when they
+   * changed, rewrites the snapshot and catalog; answers whether they had. The agent runs it once it
+   * is ready (start-up leaves the folders to it), then every 30 s; the first read of the snapshot
+   * waits for the first check.
+   */
+  checkFolders(): Promise<boolean>;
   install(
     proposalId: string,
     lane: "experimental_private" | "approved_workspace",
@@ -80,7 +87,7 @@ export function createAbilityService(given: AbilityServiceDeps): AbilityService 
   const trigger: TriggerClock = { lastAt: "" };
   const receipt = receiptWriter(deps, now);
   const views = availabilityViewsOf(deps);
-  const parts: ServiceParts = { deps, views, receipt, now, trigger, refreshAvailability: () => refreshAvailability(parts) };
+  const parts: ServiceParts = { deps, views, receipt, now, trigger, refreshAvailability: () => refreshAvailability(parts), folders: {} };
   const saga = createInstallSaga({
     memory: deps.memory,
     registry: deps.registry,
@@ -98,6 +105,7 @@ export function createAbilityService(given: AbilityServiceDeps): AbilityService 
   /** Installs, registrations and deletes, one at a time (each captures the files the one before rewrote). */
   const oneAtATime = serialQueue();
   const snapshot = async () => {
+    await parts.folders.firstCheck;
     const current = (await views.read()) ?? (await views.write(deps.registry.all()));
     return { snapshot: current, stale: trigger.lastAt !== "" && current.snapshot_as_of < trigger.lastAt };
   };
@@ -111,6 +119,7 @@ export function createAbilityService(given: AbilityServiceDeps): AbilityService 
   return {
     refreshAvailability: parts.refreshAvailability,
     recover: () => recover(parts, saga, guard.stamped),
+    checkFolders: () => checkFolders(parts),
     refreshCatalog: () => views.refreshCatalog(deps.registry.all()),
     register: (ability) => oneAtATime(() => registerAbility(parts, ability)),
     lookupWith: (candidate, query) => lookups.lookupWith(candidate, query),
@@ -137,6 +146,8 @@ interface ServiceParts {
   now: () => string;
   trigger: TriggerClock;
   refreshAvailability: () => Promise<AbilityAvailabilitySnapshot>;
+  /** The skill folders as the views were last written from (`seen`), and the first check of them since start-up. */
+  folders: { seen?: string; firstCheck?: Promise<boolean> };
 }
 
 /** Runs the tasks given to it one after the other; a failed one does not stop the next. */
@@ -190,14 +201,34 @@ async function recover(parts: ServiceParts, saga: InstallSaga, stamped: () => vo
   await deps.projector.sweep();
   // The registry is what was committed; the bridge and the snapshot are rebuilt from it, which
   // also repairs a lifecycle change the agent stopped in the middle of (its first view write
-  // removed the stamp). Issue 32: views written from exactly these inputs are not written again.
+  // removed the stamp). Issue 32: views written from exactly what the agent committed since are
+  // not written again; the skill folders are compared once the agent is ready (`checkFolders`).
+  const committed = await committedInputs(deps.memory);
+  const stamp = await readViewsStamp(deps.memory);
+  if (stamp?.committed === committed) {
+    parts.folders.seen = stamp.folders;
+    return;
+  }
+  const folders = await foldersInput(deps.folders);
   const abilities = deps.registry.all();
-  const inputs = await viewsInputs(deps.memory, abilities, deps.folders, deps.categoriesOf);
-  if (await viewsMatch(deps.memory, inputs)) return;
   await writeBridge(parts, abilities);
   await views.write(abilities);
-  await writeViewsStamp(deps.memory, inputs);
+  await writeViewsStamp(deps.memory, { committed, folders });
   stamped();
+  parts.folders.seen = folders;
+}
+
+/** The skill folders against what the views were written from: rewritten when they differ (the stamp goes with the first write). */
+function checkFolders(parts: ServiceParts): Promise<boolean> {
+  const check = (async () => {
+    const now = await foldersInput(parts.deps.folders);
+    if (now === parts.folders.seen) return false;
+    await parts.refreshAvailability();
+    parts.folders.seen = now;
+    return true;
+  })();
+  parts.folders.firstCheck ??= check.catch(() => false);
+  return check;
 }
 
 async function registerAbility(parts: ServiceParts, ability: InstalledAbility): Promise<void> {

@@ -33,8 +33,6 @@ export interface SkillFolderSource {
   scan(own: ReadonlySet<string>): Promise<FolderSkill[]>;
   /** A cheap fingerprint of the folders (names and SKILL.md times), to notice a change. */
   fingerprint(): Promise<string>;
-  /** The fingerprint last taken, if any (issue 32: start-up takes it once, for the views, and the folder watch starts from it). */
-  lastFingerprint(): string | undefined;
 }
 
 const SKILL_MD_MAX_BYTES = 512 * 1024;
@@ -107,7 +105,6 @@ function declaredVersion(metadata: Record<string, unknown> | undefined): string 
 }
 
 export function createSkillFolderSource(folders: readonly SkillFolder[]): SkillFolderSource {
-  let last: string | undefined;
   return {
     async scan(own) {
       const seen = new Set<string>(own);
@@ -134,9 +131,7 @@ export function createSkillFolderSource(folders: readonly SkillFolder[]): SkillF
           batch.forEach((name, index) => parts.push(`${folder.path}/${name}:${infos[index]?.mtimeMs ?? "-"}:${infos[index]?.size ?? "-"}`));
         }
       }
-      last = parts.join("\n");
-      return last;
+      return parts.join("\n");
     },
-    lastFingerprint: () => last,
   };
 }

@@ -2,8 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
-import type { InstalledAbility } from "./ability-registry";
-import { checkpointStatuses } from "./checkpoint-health";
+import { CategoryPaths } from "../categories/category-service";
 import type { SkillFolderSource } from "./skill-folders";
 import { MEMORY_READER_NAMES } from "../memory/memory-readers";
 
@@ -13,12 +12,25 @@ const VIEWS = new Set<string>([MemoryPaths.bridgeEntriesCurrent, MemoryPaths.ava
 /**
  * Issue 32: what the derived views were last written from at start-up (no spec name). Present only
  * while nothing has written a view since: the first write of a view removes it (`guardViews`).
+ * Two parts, so that start-up does not grow with the abilities:
+ * - `committed`: what only this agent writes (the registry, the checkpoint receipts, the categories),
+ *   each log named by its length and its last bytes (they are only ever appended to): compared at
+ *   start-up, before the agent listens, in a few reads whatever the number of abilities;
+ * - `folders`: the skill folders' fingerprint (a person or another tool may change them while the
+ *   agent is stopped): compared by the folder check the agent runs once it is ready, as it does every
+ *   30 s after; the first read of the snapshot waits for that first check.
  */
 const VIEWS_STAMP = "system/abilities/views_stamp.json";
-const ViewsStampSchema = z.object({ inputs: z.string(), schema_version: z.literal(1) });
+const ViewsStampSchema = z.object({ committed: z.string(), folders: z.string(), schema_version: z.literal(1) });
+export type ViewsStamp = z.infer<typeof ViewsStampSchema>;
 
-/** Bumped when what the views hold for the same inputs changes (an agent upgrade then rewrites them once). */
-const VIEWS_FORMAT = 1;
+/** Bumped when what the views hold for the same inputs changes, or the stamp's make-up (an agent upgrade then rewrites them once). */
+const VIEWS_FORMAT = 2;
+
+/** How many of a log's last bytes name it, with its length (as a log view's anchor). */
+const LOG_MARK_BYTES = 512;
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
 /**
  * The memory store as the ability service writes through it: the first write (or removal) of a
@@ -43,35 +55,38 @@ export function guardViews(memory: MemoryStore): { memory: MemoryStore; stamped:
   return { memory: guarded, stamped: () => (stampMayExist = true) };
 }
 
-/** What the bridge, the availability snapshot and the catalog are a function of, hashed. */
-export async function viewsInputs(
-  memory: MemoryStore,
-  abilities: readonly InstalledAbility[],
-  folders: SkillFolderSource | undefined,
-  categoriesOf: ((abilityId: string) => string[]) | undefined,
-): Promise<string> {
-  const external = folders === undefined ? [] : (await folders.scan(new Set(abilities.map((ability) => ability.skill_name)))).map((skill) => skill.entry);
-  const ids = [...abilities.map((ability) => ability.ability_id), ...external.map((entry) => entry.ability_id)];
-  const inputs = {
-    format: VIEWS_FORMAT,
-    abilities,
-    // Which skills' files are present (the projected folders are the native skill folder) and the assistant's own skills.
-    folders: (await folders?.fingerprint()) ?? "",
-    external,
-    health: [...(await checkpointStatuses(memory))],
-    categories: ids.map((id) => categoriesOf?.(id) ?? []),
-  };
-  return createHash("sha256").update(JSON.stringify(inputs)).digest("hex");
+/** A log as it stands: its length and a digest of its last bytes. */
+async function logMark(memory: MemoryStore, log: string): Promise<string> {
+  const size = await memory.sizeOf(log);
+  if (size === undefined) return "absent";
+  const from = Math.max(0, size - LOG_MARK_BYTES);
+  return `${size}:${sha256(await memory.readBytesAt(log, from, size - from))}`;
 }
 
-/** Whether the views on disk were written from exactly these inputs (the stamp says so, and each view is there). */
-export async function viewsMatch(memory: MemoryStore, inputs: string): Promise<boolean> {
+/**
+ * What the bridge, the availability snapshot and the catalog are a function of, among what only
+ * this agent writes, digested: the registry (the abilities), the checkpoint receipts (their health)
+ * and the categories they are filed in.
+ */
+export async function committedInputs(memory: MemoryStore): Promise<string> {
+  const logs = await Promise.all([MemoryPaths.abilityRegistry, MemoryPaths.checkpointReceipts, CategoryPaths.assignments].map((log) => logMark(memory, log)));
+  const categories = await memory.readBytes(CategoryPaths.current);
+  return sha256(JSON.stringify({ format: VIEWS_FORMAT, logs, categories: categories === undefined ? "absent" : sha256(categories) }));
+}
+
+/** Which skills' files are present in the skill folders (the projected folders are the native skill folder, beside the assistant's own), digested. */
+export async function foldersInput(folders: SkillFolderSource | undefined): Promise<string> {
+  return sha256(folders === undefined ? "" : await folders.fingerprint());
+}
+
+/** The stamp, when there is one and each view it speaks for is there. */
+export async function readViewsStamp(memory: MemoryStore): Promise<ViewsStamp | undefined> {
   const stamp = await memory.readJson(VIEWS_STAMP, ViewsStampSchema).catch(() => undefined);
-  if (stamp?.inputs !== inputs) return false;
-  for (const view of VIEWS) if (!(await memory.exists(view))) return false;
-  return true;
+  if (stamp === undefined) return undefined;
+  for (const view of VIEWS) if (!(await memory.exists(view))) return undefined;
+  return stamp;
 }
 
-export async function writeViewsStamp(memory: MemoryStore, inputs: string): Promise<void> {
-  await memory.writeJson(VIEWS_STAMP, { inputs, schema_version: 1 });
+export async function writeViewsStamp(memory: MemoryStore, stamp: Omit<ViewsStamp, "schema_version">): Promise<void> {
+  await memory.writeJson(VIEWS_STAMP, { ...stamp, schema_version: 1 });
 }

@@ -15,7 +15,7 @@ export async function buildApp(options: BuildAppOptions) {
   app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, schedules, scheduler, clock });
   await registerGuards(app, services, options);
   await registerRoutes(app, services, options);
-  await watchSkillFolders(app, services, options);
+  watchSkillFolders(app, services, options);
   scheduleRetention(app, services, options);
   runSchedules(app, services);
   return app;

@@ -67,21 +67,13 @@ export function runSchedules(app: HttpApp, { scheduler }: AgentServices): void {
 }
 
 /** A skill added to or removed from the assistant's folders reaches Skills and lookup on the next check. */
-export async function watchSkillFolders(app: HttpApp, { folders, abilities }: AgentServices, options: BuildAppOptions): Promise<void> {
-  // Issue 32: the print start-up took for the views (abilities.recover), not a second walk of the folders.
-  let folderPrint = folders.lastFingerprint() ?? (await folders.fingerprint());
+export function watchSkillFolders(app: HttpApp, { abilities }: AgentServices, options: BuildAppOptions): void {
   let folderTimer: NodeJS.Timeout | undefined;
-  const checkFolders = async () => {
-    const print = await folders.fingerprint();
-    if (print === folderPrint) return;
-    folderPrint = print;
-    await abilities.refreshAvailability();
-  };
+  const checkFolders = () => void abilities.checkFolders().catch((error: unknown) => app.log.error({ err: error }, "skill folder check failed"));
   app.addHook("onReady", async () => {
-    folderTimer = setInterval(
-      () => void checkFolders().catch((error: unknown) => app.log.error({ err: error }, "skill folder check failed")),
-      options.skillFoldersIntervalMs ?? 30_000,
-    );
+    // Issue 32: the first check runs as soon as the agent is ready, not before it listens (the first read of the snapshot waits for it).
+    checkFolders();
+    folderTimer = setInterval(checkFolders, options.skillFoldersIntervalMs ?? 30_000);
     folderTimer.unref();
   });
   app.addHook("onClose", async () => clearInterval(folderTimer));

@@ -49,6 +49,8 @@ export interface MemoryReaders {
     keep?: (record: z.infer<S>) => boolean,
   ): Promise<Array<z.infer<S>>>;
   exists(relative: string): Promise<boolean>;
+  /** A file's length in bytes; undefined when it is absent (issue 32: a log named by its length and last bytes). */
+  sizeOf(relative: string): Promise<number | undefined>;
   list(relative: string): Promise<string[]>;
 }
 
@@ -79,6 +81,7 @@ const READER_NAMES: Record<keyof MemoryReaders, true> = {
   readJsonlContaining: true,
   readJsonlLast: true,
   exists: true,
+  sizeOf: true,
   list: true,
 };
 export const MEMORY_READER_NAMES: ReadonlySet<string> = new Set(Object.keys(READER_NAMES));
@@ -144,6 +147,11 @@ export function createMemoryReaders(root: string): MemoryReaders {
       unlessMissing(
         stat(at(relative)).then(() => true),
         false,
+      ),
+    sizeOf: async (relative) =>
+      unlessMissing(
+        stat(at(relative)).then((stats) => stats.size),
+        undefined,
       ),
     list: async (relative) =>
       unlessMissing(
