@@ -134,9 +134,15 @@ describe("armed and capturing time limits (§0C.16D)", () => {
 
     await agent.restart();
 
-    // Issue 32: the sweep is scheduled just after ready, not awaited before the agent listens.
-    await vi.waitFor(async () => expect((await detail(id)).state).toBe("cancelled"), { timeout: 2000, interval: 20 });
-    expect((await receiptsOf(id)).find((receipt) => receipt.receipt_kind === "learn.session.cancelled")?.reason).toBe("session_timeout");
+    // Issue 32: the sweep is scheduled just after ready, not awaited before the agent listens. The session reads
+    // cancelled as soon as its new version is appended, and its receipt is written just after: both are waited for.
+    await vi.waitFor(
+      async () => {
+        expect((await detail(id)).state).toBe("cancelled");
+        expect((await receiptsOf(id)).find((receipt) => receipt.receipt_kind === "learn.session.cancelled")?.reason).toBe("session_timeout");
+      },
+      { timeout: 2000, interval: 20 },
+    );
   });
 
   it("runs again on its interval while the agent is up", async () => {
