@@ -54,4 +54,24 @@ describe("proposals.jsonl fold at start", () => {
     );
     expect((error as { code?: string } | undefined)?.code).toBe("MEMORY_RECORD_CORRUPT");
   });
+
+  it("issue 32: finds a session's first live proposal through the log's index, at start and as proposals are added and archived", async () => {
+    agent = await startTestAgent();
+    const { sessionId, proposalId } = await readyProposal(agent.call);
+    const file = path.join(agent.root, MemoryPaths.proposals);
+    const last = JSON.parse((await readFile(file, "utf8")).trim().split("\n").at(-1) as string) as { proposal: Record<string, unknown> };
+    const ofSession = () => agent!.app.learning.proposals.ofSession(sessionId)?.proposal_id;
+    expect(ofSession()).toBe(proposalId);
+    // A second proposal of the same session, written after the first: the first is still the one named.
+    const second = crypto.randomUUID();
+    await appendFile(file, `${JSON.stringify({ ...last, proposal: { ...last.proposal, proposal_id: second } })}\n`);
+    await agent.restart();
+    expect(ofSession()).toBe(proposalId);
+    expect(agent.app.learning.proposals.ofSession(crypto.randomUUID())).toBeUndefined();
+    // The first archived (its tombstone written now): the second is the session's live proposal, and after a restart too.
+    await agent.app.learning.proposals.archive(proposalId);
+    expect(ofSession()).toBe(second);
+    await agent.restart();
+    expect(ofSession()).toBe(second);
+  });
 });

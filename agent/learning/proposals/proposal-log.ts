@@ -51,6 +51,8 @@ export interface ProposalLog {
   /** Leaves the archive's tombstone (§0C.16D): the proposal is no longer live. */
   tombstone(proposalId: string, at: string): Promise<void>;
   all(): ProposalLogRecord[];
+  /** The first live proposal (in the order the log first named them) of a session, if any: looked up, not searched for. */
+  ofSession(sessionId: string): ProposalLogRecord | undefined;
 }
 
 /** The draft revision folder a proposal currently points at. */
@@ -91,6 +93,15 @@ function checkProposal(id: string, line: unknown): ProposalLogRecord {
 export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
   const { entries } = await loadLogView(memory, proposalLogView, checkProposal);
   const records = new Map<string, ProposalLogRecord>([...entries].map(([id, entry]) => [id, entry.record as ProposalLogRecord]));
+  // Issue 32: each session's proposals, so the retention sweep does not search every proposal for each session.
+  const bySession = new Map<string, Set<string>>();
+  const index = (record: ProposalLogRecord) => {
+    const sessionId = record.proposal.learn_session_id;
+    if (sessionId === undefined) return;
+    const ids = bySession.get(sessionId) ?? new Set<string>();
+    bySession.set(sessionId, ids.add(record.proposal.proposal_id));
+  };
+  records.forEach(index);
   const view = createLogViewKeeper(memory, proposalLogView, checkProposal);
   return {
     find(proposalId) {
@@ -101,11 +112,22 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
     async put(record) {
       await memory.append(MemoryPaths.proposals, record);
       records.set(record.proposal.proposal_id, record);
+      index(record);
       await view.noteAppend();
     },
     async tombstone(proposalId, at) {
       await memory.append(MemoryPaths.proposals, { archived_proposal_id: proposalId, archived_at: at });
+      const sessionId = records.get(proposalId)?.proposal.learn_session_id;
       records.delete(proposalId);
+      if (sessionId !== undefined) bySession.get(sessionId)?.delete(proposalId);
+    },
+    ofSession(sessionId) {
+      // A proposal whose later version names another session is still indexed under the first: checked here.
+      for (const proposalId of bySession.get(sessionId) ?? []) {
+        const record = records.get(proposalId);
+        if (record?.proposal.learn_session_id === sessionId) return record;
+      }
+      return undefined;
     },
     all: () => [...records.values()],
   };

@@ -104,7 +104,7 @@ export async function createProposalService(deps: ProposalDeps): Promise<Proposa
 
     adopt: (record) => put(record),
 
-    ofSession: (sessionId) => log.all().find((record) => record.proposal.learn_session_id === sessionId)?.proposal,
+    ofSession: (sessionId) => log.ofSession(sessionId)?.proposal,
 
     archive: (proposalId) => archive(context, proposalId),
 

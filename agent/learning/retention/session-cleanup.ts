@@ -189,9 +189,10 @@ async function purgeObservations(deps: SessionCleanupDeps, report: CleanupReport
 /** §0C.16D: a proposal whose session ended (cancelled or rejected) is archived after 14 days. Run under the lock. */
 async function archiveProposal(deps: SessionCleanupDeps, report: CleanupReport, id: string): Promise<void> {
   const session = currentSession(deps.sessions, id);
-  const proposal = deps.proposals?.ofSession(id);
-  if (session === undefined || proposal === undefined || !isTerminalLearnSessionState(session.state)) return;
+  if (session === undefined || !isTerminalLearnSessionState(session.state)) return;
   if (elapsedInState(deps, id) <= RETENTION_LIMITS.proposalAfterTerminalMs) return;
+  const proposal = deps.proposals?.ofSession(id);
+  if (proposal === undefined) return;
   await deps.proposals?.archive(proposal.proposal_id);
   report.proposals_archived.push(proposal.proposal_id);
 }
