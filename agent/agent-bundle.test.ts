@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -72,58 +71,54 @@ describe("the compiled agent (npm start)", () => {
 
   // The compiled agent is minified (issue 17): the functions the executor sends into the page must
   // still run there, and puppeteer, loaded by the first run only, must still be found.
-  it.skipIf(!existsSync("/usr/bin/chromium"))(
-    "runs an installed ability in Chromium, its first run loading puppeteer",
-    async () => {
-      const root = await makeTempMemoryRoot("elnor-bundle-run-");
-      const site = await serveRunFixtureSite();
-      let started: AgentProcess | undefined;
-      try {
-        started = await startAgentProcess(root.root, { OPENCLAW_WORKSPACE: path.join(root.root, "openclaw-workspace") }, [...AGENT_NODE_FLAGS, bundle]);
-        const url = started.url;
-        const token = (await readFile(path.join(root.root, MemoryPaths.agentToken), "utf8")).trim();
-        const call = httpAgentCall(url, token);
-        const { abilityId } = await installContactAbility(call, site);
-        const sendsBefore = site.sends();
-        const run = await call("POST", "/api/runs", {
-          ability_id: abilityId,
-          inputs: { message: "Hello from the compiled agent", access_code: "code-4321" },
-          schema_version: 1,
-        });
-        expect(run.status, JSON.stringify(run.body)).toBe(202);
-        const dispatchId = run.body.run.dispatch_id as string;
-        const until = async (done: (state: Record<string, any>) => boolean) => {
-          const deadline = Date.now() + 40_000;
-          for (;;) {
-            const current = (await call("GET", `/api/runs/${dispatchId}`)).body.run as Record<string, any>;
-            if (done(current)) return current;
-            if (Date.now() > deadline) throw new Error(`the run never got there: ${JSON.stringify(current)}`);
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-        };
-        const over = (current: Record<string, any>) => current.completed_at !== undefined;
-        const asked = await until((current) => current.state === "needs_confirmation" || over(current));
-        expect(asked.state, JSON.stringify(asked.failure)).toBe("needs_confirmation");
-        const confirmed = await call("POST", `/api/runs/${dispatchId}/confirm`, {
-          confirmation_id: asked.pending_confirmation.confirmation_id,
-          decision: "confirm",
-          schema_version: 1,
-        });
-        expect(confirmed.status).toBe(200);
-        const done = await until(over);
-        expect(done.state, JSON.stringify(done.failure)).toBe("succeeded");
-        expect((done.checkpoints as Array<{ status: string }>).map((checkpoint) => checkpoint.status)).toEqual(["reached", "reached"]);
-        expect(site.sends()).toBe(sendsBefore + 1);
-        expect(await started.stop()).toBe(0);
-        started = undefined;
-      } finally {
-        await started?.stop();
-        await site.close();
-        await root.cleanup();
-      }
-    },
-    90_000,
-  );
+  it("runs an installed ability in Chromium, its first run loading puppeteer", async () => {
+    const root = await makeTempMemoryRoot("elnor-bundle-run-");
+    const site = await serveRunFixtureSite();
+    let started: AgentProcess | undefined;
+    try {
+      started = await startAgentProcess(root.root, { OPENCLAW_WORKSPACE: path.join(root.root, "openclaw-workspace") }, [...AGENT_NODE_FLAGS, bundle]);
+      const url = started.url;
+      const token = (await readFile(path.join(root.root, MemoryPaths.agentToken), "utf8")).trim();
+      const call = httpAgentCall(url, token);
+      const { abilityId } = await installContactAbility(call, site);
+      const sendsBefore = site.sends();
+      const run = await call("POST", "/api/runs", {
+        ability_id: abilityId,
+        inputs: { message: "Hello from the compiled agent", access_code: "code-4321" },
+        schema_version: 1,
+      });
+      expect(run.status, JSON.stringify(run.body)).toBe(202);
+      const dispatchId = run.body.run.dispatch_id as string;
+      const until = async (done: (state: Record<string, any>) => boolean) => {
+        const deadline = Date.now() + 40_000;
+        for (;;) {
+          const current = (await call("GET", `/api/runs/${dispatchId}`)).body.run as Record<string, any>;
+          if (done(current)) return current;
+          if (Date.now() > deadline) throw new Error(`the run never got there: ${JSON.stringify(current)}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      const over = (current: Record<string, any>) => current.completed_at !== undefined;
+      const asked = await until((current) => current.state === "needs_confirmation" || over(current));
+      expect(asked.state, JSON.stringify(asked.failure)).toBe("needs_confirmation");
+      const confirmed = await call("POST", `/api/runs/${dispatchId}/confirm`, {
+        confirmation_id: asked.pending_confirmation.confirmation_id,
+        decision: "confirm",
+        schema_version: 1,
+      });
+      expect(confirmed.status).toBe(200);
+      const done = await until(over);
+      expect(done.state, JSON.stringify(done.failure)).toBe("succeeded");
+      expect((done.checkpoints as Array<{ status: string }>).map((checkpoint) => checkpoint.status)).toEqual(["reached", "reached"]);
+      expect(site.sends()).toBe(sendsBefore + 1);
+      expect(await started.stop()).toBe(0);
+      started = undefined;
+    } finally {
+      await started?.stop();
+      await site.close();
+      await root.cleanup();
+    }
+  }, 90_000);
 
   it("npm start runs the compiled agent with the same flags", async () => {
     const scripts = (JSON.parse(await readFile(path.join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;

@@ -1,10 +1,8 @@
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RehearsalSite } from "../../e2e/rehearsal-fixtures/server";
 import type { RecorderFlow } from "../../shared/execution/recorder-flow";
 import type { ConfirmationRequest, ExecuteInput, ExecutionCheckpoint } from "./contract/executor-contract";
 import {
-  CHROMIUM,
   SAVE_STALE,
   SIGNUP_CHECKPOINTS,
   VIEWPORT,
@@ -23,7 +21,7 @@ import {
  * waits and cancellation: `executor.test.ts`.
  */
 
-describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium", () => {
+describe("the executor in a real headless Chromium", () => {
   let site: RehearsalSite;
   let temp: string;
   const posts = (from: number) => postsSince(site, from);

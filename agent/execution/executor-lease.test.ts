@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -19,7 +18,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
  * acts in `lease.page` only, guards that page's own requests, leaves its size alone, takes its
  * guards off again and gives the lease back without closing anything.
  */
-describe.skipIf(!existsSync(CHROMIUM))("the executor in a page another provider lends", () => {
+describe("the executor in a page another provider lends", () => {
   let site: RehearsalSite;
   let other: RehearsalSite;
   let browser: Browser;

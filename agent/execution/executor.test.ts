@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -31,7 +30,7 @@ import {
  * inputs, failed steps and cancellation. Asking the person before a step: `executor-confirmation.test.ts`.
  */
 
-describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium", () => {
+describe("the executor in a real headless Chromium", () => {
   let site: RehearsalSite;
   let temp: string;
   const posts = (from: number) => postsSince(site, from);
@@ -249,7 +248,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the executor in a real headless Chromium
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))("the rehearsal on an app whose list loads late and re-renders", () => {
+describe("the rehearsal on an app whose list loads late and re-renders", () => {
   let site: RehearsalSite;
   let temp: string;
 

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -43,11 +42,9 @@ const sharedBrowser: BrowserProvider = async () => {
 
 beforeAll(async () => {
   site = await serveSignInFixture(PASSWORD);
-  if (existsSync(CHROMIUM)) {
-    const { default: puppeteer } = await import("puppeteer-core");
-    profile = await mkdtemp(path.join(tmpdir(), "elnor-sign-in-test-"));
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, pipe: true, userDataDir: profile, args: [...CHROMIUM_ARGS] });
-  }
+  const { default: puppeteer } = await import("puppeteer-core");
+  profile = await mkdtemp(path.join(tmpdir(), "elnor-sign-in-test-"));
+  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, pipe: true, userDataDir: profile, args: [...CHROMIUM_ARGS] });
   agent = await startTestAgent({ execute: (input) => execute({ ...input, browser: input.browser ?? sharedBrowser }) });
   const call = (method: "GET" | "POST", url: string, payload?: unknown) => agent.call(method, url, payload);
   ({ abilityId } = await installNotesAbility(call, site, async (proposalId) => {
@@ -104,7 +101,7 @@ describe("a sign-in in a learned skill (issue #35)", () => {
     expect(spec.checkpoints[0]).toMatchObject({ checkpoint_id: "cp-01", goal: "Signed in as {{username}}", verified_by: "page" });
   });
 
-  describe.skipIf(!existsSync(CHROMIUM))("runs in one managed Chromium session", () => {
+  describe("runs in one managed Chromium session", () => {
     it("is validated by a rehearsal in a fresh profile that signs in with the test values (a dry run: the note is not saved)", () => {
       expect(validation?.status, JSON.stringify(validation?.body)).toBe(200);
       expect(validation?.body.validation_run.overall_result).toBe("partial");

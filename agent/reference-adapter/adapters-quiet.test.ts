@@ -73,7 +73,7 @@ function runCli(args: string[]): Promise<number | null> {
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.skipIf(!existsSync(ZSH))("adapters at Stop (issue #30)", () => {
+describe("adapters at Stop (issue #30)", () => {
   beforeAll(async () => {
     ({ root, cleanup } = await makeTempMemoryRoot());
     agent = await startAgentProcess(root, { ELNOR_LOG_LEVEL: "info" });

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureConfig, startContentHarness, type ContentHarness } from "../../e2e/test-support/content-harness";
-import { CHROMIUM_PATH } from "../../e2e/test-support/extension-browser";
 
 /**
  * The inventory of every channel between a page and the extension (docs/privacy-channels.md, issue
@@ -97,7 +96,7 @@ const PRELUDE = `(() => {
 
 let harness: ContentHarness;
 
-describe.skipIf(!existsSync(CHROMIUM_PATH))("the content script in real Chromium, against the inventory", () => {
+describe("the content script in real Chromium, against the inventory", () => {
   beforeAll(async () => {
     harness = await startContentHarness();
   });

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -12,7 +11,7 @@ import { readPageSeen } from "./page-seen";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-describe.skipIf(!existsSync(CHROMIUM))("what the page showed where an execution stopped", () => {
+describe("what the page showed where an execution stopped", () => {
   let browser: Browser;
   let page: Page;
   let temp: string;

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -91,7 +90,7 @@ async function until(sessionId: string, done: (state: CoachingState) => boolean,
 const waiting = (turn: number) => (state: CoachingState) =>
   state.turns.some((entry) => entry.turn === turn && (entry.status === "awaiting_answer" || entry.status === "user_showing")) || state.status === "failed";
 
-describe.skipIf(!existsSync(CHROMIUM))("coaching turns in a real page", () => {
+describe("coaching turns in a real page", () => {
   it("finds two steps by the person's words and does them in the tab, then lets the person show the third", async () => {
     const id = await coachingSession();
     const setUp = await agent.call("POST", `/api/learn/sessions/${id}/coaching`, { start_url: `${origin}/#/`, steps: STEPS });
@@ -250,7 +249,7 @@ const PAGES: Record<string, string> = {
   </script>`,
 };
 
-describe.skipIf(!existsSync(CHROMIUM))("what coaching reads of a page", () => {
+describe("what coaching reads of a page", () => {
   const openPage = async (recorded: "recorded" | "not recorded" | "another site") => {
     const lease = await managedBrowser({ chromiumPath: CHROMIUM })({ deadline: Date.now() + 20_000 });
     if (recorded === "not recorded") return lease;

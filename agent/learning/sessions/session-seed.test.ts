@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +15,6 @@ import { expectError, startTestAgent, type TestAgent } from "../../test-support/
  * Debian's Chromium by the one executor, then new sessions seeded from it, from a session and from
  * a receipt. A seed never carries a typed value; an unknown trace writes nothing.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 let site: RunFixtureSite;
 let agent: TestAgent;
@@ -51,7 +49,7 @@ const events = async (sessionId: string) =>
 
 const cancel = (sessionId: string) => agent.call("POST", `/api/learn/sessions/${sessionId}/cancel`, {});
 
-describe.skipIf(!existsSync(CHROMIUM))("Learn From This", () => {
+describe("Learn From This", () => {
   beforeAll(async () => {
     site = await serveRunFixtureSite();
     agent = await startTestAgent();

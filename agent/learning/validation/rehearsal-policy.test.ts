@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveRehearsalSite, type RehearsalSite } from "../../../e2e/rehearsal-fixtures/server";
 import { ValidationStepResultSchema } from "../../../shared/learning/proposals/validation-run";
 import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
 import type { RehearsalCheckpoint } from "./rehearsal";
-import { CHROMIUM, VIEWPORT, byId, policy, rehearse, serveShopAndOther } from "../../test-support/rehearsal-harness";
+import { VIEWPORT, byId, policy, rehearse, serveShopAndOther } from "../../test-support/rehearsal-harness";
 
 /**
  * The rehearsal's test policy in a real headless Chromium: requests and pages outside allowed_domains,
@@ -13,7 +12,7 @@ import { CHROMIUM, VIEWPORT, byId, policy, rehearse, serveShopAndOther } from ".
  * never driven nor read (issue #30). The replay itself: `rehearsal.test.ts`.
  */
 
-describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", () => {
+describe("rehearsal in a real headless Chromium", () => {
   let site: RehearsalSite;
   let other: RehearsalSite;
 

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RehearsalSite } from "../../../e2e/rehearsal-fixtures/server";
@@ -7,7 +6,6 @@ import { ValidationStepResultSchema } from "../../../shared/learning/proposals/v
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
 import { hostAllowed, runRehearsal, toPuppeteerSelector, type RehearsalCheckpoint } from "./rehearsal";
 import {
-  CHROMIUM,
   PARAMETERS,
   SIGNUP_CHECKPOINTS,
   TEST_VALUES,
@@ -26,7 +24,7 @@ import {
  * browser. What the test policy lets through or refuses: `rehearsal-policy.test.ts`.
  */
 
-describe.skipIf(!existsSync(CHROMIUM))("rehearsal in a real headless Chromium", () => {
+describe("rehearsal in a real headless Chromium", () => {
   let site: RehearsalSite;
   let other: RehearsalSite;
 
