@@ -18,7 +18,9 @@ const seeded = process.env.FUZZ_SEED === undefined ? {} : { seed: Number(process
 
 let agent: TestAgent;
 beforeAll(async () => {
-  agent = await startTestAgent();
+  // The periodic skill-folder check (every 30 s) rewrites the availability views once after imports changed the folders;
+  // under load this fuzz runs longer than that, and a refusal's "changes nothing" would see that write.
+  agent = await startTestAgent({ skillFoldersIntervalMs: 3_600_000 });
 });
 afterAll(async () => agent?.close());
 

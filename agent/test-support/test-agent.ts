@@ -91,6 +91,8 @@ export async function startTestAgent(options: TestAgentOptions = {}): Promise<Te
   const boot = async () => {
     const app = await buildApp({ ...options, memory, port: TEST_PORT, logger });
     await app.ready();
+    // Issue 32: the first skill-folder check runs once the agent is ready; a test starts from an agent that made it.
+    await app.learning.abilities.snapshot();
     return app;
   };
   let app = await boot();

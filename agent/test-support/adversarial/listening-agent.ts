@@ -34,8 +34,15 @@ export async function startListeningAgent(root: string): Promise<ListeningAgent>
     port: 0,
     logger: { ...(agentLoggerOptions("info") as object), stream },
     chromiumPath: "/nonexistent/chromium-for-fuzzing",
+    // The periodic skill-folder check (every 30 s) would rewrite the availability views after an install between a
+    // request and the memory read after it; fuzzing runs longer than that under load. The first check is awaited below.
+    skillFoldersIntervalMs: 3_600_000,
   });
   const url = await app.listen({ host: "127.0.0.1", port: 0 });
+  // Issue 32: the first skill-folder check runs once the agent is ready, and on a copied memory (its
+  // folders at another path) rewrites the availability views: reading the snapshot waits for it, so a
+  // test that compares the memory before and after a request sees only what the request did.
+  await app.learning.abilities.snapshot();
   const address = app.server.address();
   if (address === null || typeof address === "string") throw new Error("the agent is not listening on a TCP port");
   const token = ((await memory.readText(MemoryPaths.agentToken)) ?? "").trim();

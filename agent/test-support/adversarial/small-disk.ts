@@ -91,6 +91,9 @@ export async function withSmallDisk(scratch: string, run: (disk: SmallDisk) => P
     await cp(template, root, { recursive: true });
     disk.agent = await startAgentProcess(root, disk.env);
     disk.token = await tokenOf(root);
+    // Issue 32: the first skill-folder check runs once the agent is ready and rewrites the availability views of a
+    // copied memory (its workspace at another path); reading the snapshot waits for it, before the disk is filled.
+    await apiClient(disk.agent.url, disk.token).call("GET", "/api/abilities/availability");
     await run(disk);
   } finally {
     if (disk.agent !== undefined) await killHard(disk.agent.proc);
