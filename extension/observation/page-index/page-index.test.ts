@@ -65,6 +65,8 @@ const SNIPPETS = [
   "<button aria-expanded='false'>Menu</button>",
   "<div role='tab' aria-selected='true'>Tab 1</div>",
   "<table><tr><th aria-sort='ascending'>Price</th></tr><tr><td>3 left</td></tr></table>",
+  "<table><caption>Stock</caption><tr><td>2 left</td></tr></table>",
+  "<button aria-expanded='false' aria-controls='more-menu'>More</button><ul id='more-menu'><li><a href='/m'>Settings</a></li></ul>",
   "<p><span><strong>4</strong> items left</span></p>",
   "Plain text",
 ];
@@ -72,7 +74,8 @@ const ATTRIBUTES: [string, (string | null)[]][] = [
   ["role", ["button", "link", "heading", "status", "region", "Button", "button link", "list", "switch", "tab", "grid", null]],
   ["href", ["/y", null]],
   ["type", ["button", "SUBMIT", "text", "hidden", "CheckBox", "radio", null]],
-  ["aria-expanded", ["true", null]],
+  ["aria-expanded", ["true", "false", null]],
+  ["aria-controls", ["more-menu", "name more-menu", null]],
   ["aria-pressed", ["false", null]],
   ["aria-selected", ["true", null]],
   ["aria-sort", ["none", null]],

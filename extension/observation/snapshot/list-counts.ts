@@ -213,7 +213,8 @@ function itemsOf(list: Element, memo: SnapshotMemo): Array<{ view: ChildView; po
 function listName(list: Element, names: Names): string {
   const own = names.name(list);
   if (own !== "") return own;
-  const caption = list.querySelector(":scope > caption");
+  // What `:scope > caption` finds, without a query that visits every element of the list (500 rows; issue #32).
+  const caption = childCaption(list);
   if (caption !== null) return names.text(caption);
   let node: Element | null = list;
   for (let depth = 0; node !== null && depth < 4; depth += 1, node = node.parentElement) {
@@ -225,6 +226,13 @@ function listName(list: Element, names: Names): string {
     }
   }
   return "";
+}
+
+/** The first child that `caption` matches: a type selector matches an element whose local name is it (in HTML documents, for HTML elements too). */
+function childCaption(list: Element): Element | null {
+  for (let child = list.firstElementChild; child !== null; child = child.nextElementSibling)
+    if (child.localName === "caption" && child.matches("caption")) return child;
+  return null;
 }
 
 function isChecked(element: Element): boolean {
