@@ -41,7 +41,7 @@ export function readListSummaries(
   const shadowHosts = roots.filter((root): root is ShadowRoot => root.nodeType === Node.DOCUMENT_FRAGMENT_NODE).map((root) => root.host);
   for (const { list } of candidates.slice(0, LIMITS.lists)) {
     const { items, checked } = listCounts(list, memo, shadowHosts);
-    const name = clean(listName(list, names));
+    const name = clean(listName(list, names, memo));
     found.push({ ...(name === "" ? {} : { name }), role: roleOf(list).slice(0, 40), items, checked });
   }
   return found;
@@ -210,11 +210,10 @@ function itemsOf(list: Element, memo: SnapshotMemo): Array<{ view: ChildView; po
 }
 
 /** A heading just before the list (its own, or one of up to three ancestors' earlier siblings), or a caption. */
-function listName(list: Element, names: Names): string {
+function listName(list: Element, names: Names, memo: SnapshotMemo): string {
   const own = names.name(list);
   if (own !== "") return own;
-  // What `:scope > caption` finds, without a query that visits every element of the list (500 rows; issue #32).
-  const caption = childCaption(list);
+  const caption = childCaption(list, memo);
   if (caption !== null) return names.text(caption);
   let node: Element | null = list;
   for (let depth = 0; node !== null && depth < 4; depth += 1, node = node.parentElement) {
@@ -228,11 +227,28 @@ function listName(list: Element, names: Names): string {
   return "";
 }
 
-/** The first child that `caption` matches: a type selector matches an element whose local name is it (in HTML documents, for HTML elements too). */
-function childCaption(list: Element): Element | null {
-  for (let child = list.firstElementChild; child !== null; child = child.nextElementSibling)
-    if (child.localName === "caption" && child.matches("caption")) return child;
-  return null;
+const CAPTION = "caption";
+
+/**
+ * What `:scope > caption` finds: the first child `caption` matches (a type selector matches an
+ * element whose local name is it, in HTML documents for HTML elements too). Which child it is
+ * depends on the child list alone: kept by the memo while that stays (issue #32: a query over a list
+ * of 500 rows, or a look at each row, on every read cost as much as the list's counts).
+ */
+function childCaption(list: Element, memo: SnapshotMemo): Element | null {
+  const view = memo.children(list);
+  let caption = view.state<{ child: Element | null }>(CAPTION);
+  if (caption === undefined) {
+    caption = { child: null };
+    for (const child of view.elements) {
+      if (child.localName === "caption" && child.matches("caption")) {
+        caption.child = child;
+        break;
+      }
+    }
+  }
+  view.setState(CAPTION, caption);
+  return caption.child;
 }
 
 function isChecked(element: Element): boolean {
