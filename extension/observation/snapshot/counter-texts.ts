@@ -127,10 +127,12 @@ function walkChildren(walk: CounterWalk, parent: Node): boolean {
 
 /** Walks the element children of a parent whose own texts hold no digit: those that changed, and those a counter may come from. */
 function walkElements(walk: CounterWalk, view: ChildView): boolean {
-  const { elements, changed } = view;
-  const known = view.state<Set<number>>(LOUD_CHILDREN);
-  const loud = known !== undefined && changed !== undefined ? known : new Set<number>();
-  const positions = known !== undefined && changed !== undefined ? [...new Set([...known, ...changed])].sort((a, b) => a - b) : elements.keys();
+  const { elements } = view;
+  // Kept by the walk that last went through these children; changed: since then, also in reads that did not come here (issue #32).
+  const kept = view.state<Set<number>>(LOUD_CHILDREN);
+  const changed = kept?.changed;
+  const loud = changed !== undefined ? kept!.value : new Set<number>();
+  const positions = changed !== undefined ? [...new Set([...loud, ...changed])].sort((a, b) => a - b) : elements.keys();
   view.setState(LOUD_CHILDREN, loud);
   let complete = true;
   for (const position of positions) {

@@ -131,15 +131,17 @@ function childKind(view: ChildView, position: number, bulleted: boolean): "item"
 }
 
 /**
- * The counts of a list whose items are its children (no table sections), kept from the last read
- * and updated from the children that changed since; undefined for a list with table sections.
+ * The counts of a list whose items are its children (no table sections), kept from the read that
+ * last counted them and updated from the children that changed since; undefined for a list with table sections.
  */
 function directCounts(list: Element, memo: SnapshotMemo): { items: number; checked: number } | undefined {
   const view = memo.children(list);
   const bulleted = list.tagName === "UL" || list.tagName === "OL";
-  let state = view.changed === undefined ? undefined : view.state<ListState>(COUNTS);
+  const kept = view.state<ListState>(COUNTS);
+  const changed = kept?.changed;
+  let state = changed === undefined ? undefined : kept!.value;
   if (state !== undefined) {
-    for (const position of view.changed!) {
+    for (const position of changed!) {
       const kind = childKind(view, position, bulleted);
       if (kind !== (state.items[position] ? "item" : "other")) {
         // Which children are items changed: where the count stops may move.
@@ -237,7 +239,7 @@ const CAPTION = "caption";
  */
 function childCaption(list: Element, memo: SnapshotMemo): Element | null {
   const view = memo.children(list);
-  let caption = view.state<{ child: Element | null }>(CAPTION);
+  let caption = view.state<{ child: Element | null }>(CAPTION)?.value;
   if (caption === undefined) {
     caption = { child: null };
     for (const child of view.elements) {
