@@ -77,8 +77,9 @@ interface CounterWalk {
  * Short texts with numbers (counters), in tree order, each read through `clean`: a walk over the
  * elements and texts of each root (as a TreeWalker gives them) that skips what no counter is read
  * from — rows, buttons, links, headings, fields — and subtrees the memo knows are quiet. Below an
- * element whose own texts hold no digit, only the children that changed since the last read and
- * those a counter came from are visited: a list of 500 rows costs nothing when one row changed.
+ * element whose own texts hold no digit, only the children that changed since the walk last came
+ * there (in the reads between too) and those a counter came from are visited: a list of 500 rows
+ * costs nothing when one row changed.
  */
 export function readTexts(roots: readonly Root[], memo: SnapshotMemo, clean: (text: string, max?: number) => string): string[] {
   const walk: CounterWalk = { memo, clean, texts: [], skipTo: null };

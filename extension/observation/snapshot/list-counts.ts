@@ -111,7 +111,7 @@ const COUNTS = "list-counts";
 const controlsOf = (item: Element): Element[] => [...(item.matches(CHECKED_INSIDE) ? [item] : []), ...item.querySelectorAll(CHECKED_INSIDE)];
 const isListItem = (element: Element): boolean => element.matches(LIST_ITEMS);
 
-/** A list's counts as of the last read, by its children's positions. */
+/** A list's counts as of the read that last counted them, by its children's positions. */
 interface ListState {
   /** Per position: whether the child is an item. */
   items: boolean[];
