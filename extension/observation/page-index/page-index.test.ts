@@ -235,6 +235,38 @@ describe("page index", () => {
     }
   }, 120_000);
 
+  it("reads a part again when a new typed value occurs in its texts, and reuses it when the value occurs in none (issue #32)", async () => {
+    const page = await openPage();
+    try {
+      const { problems, distinct } = await page.evaluate(() => {
+        const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
+        state.index = Observation.createPageIndex({
+          onFrame: () => undefined,
+          onShadowRoot: (root) => state.index.addRoot(root),
+          isOwnNode: () => false,
+          guard: { wrap: (callback) => callback },
+        });
+        state.index.addRoot(document);
+        const found: string[] = [];
+        const snapshots = new Set<string>();
+        // Each time a new scrubber (as when a value is typed), with no DOM change: the index's parts are all kept from the last read.
+        for (const values of [[], ["Zq9"], ["Zq9", "Catalogue"], ["Zq9", "Catalogue"], ["Add"], ["Email"], ["Ready"], ["Main"], ["Orders"], []]) {
+          const scrub = (text: string): string => values.reduce((cut, value) => cut.split(value).join("[typed]"), text);
+          const fromIndex = Observation.readPageSnapshot({ window, source: state.index, scrub }).json;
+          const fresh = Observation.readPageSnapshot({ window, source: Observation.querySource([document]), scrub }).json;
+          if (fromIndex !== fresh) found.push(`with ${values.join(", ")}: from the index ${fromIndex}\n differs from a fresh one ${fresh}`);
+          snapshots.add(fresh);
+        }
+        return { problems: found, distinct: snapshots.size };
+      });
+      expect(problems).toEqual([]);
+      // The values did cut something out of the page's texts, in different parts.
+      expect(distinct).toBeGreaterThanOrEqual(7);
+    } finally {
+      await page.close();
+    }
+  });
+
   it("follows what CSS shows or hides with no DOM change there (pointer, viewport, a property set by script, a preference)", async () => {
     const page = await openPage();
     try {
