@@ -65,6 +65,8 @@ const SNIPPETS = [
   "<button aria-expanded='false'>Menu</button>",
   "<div role='tab' aria-selected='true'>Tab 1</div>",
   "<table><tr><th aria-sort='ascending'>Price</th></tr><tr><td>3 left</td></tr></table>",
+  "<table><caption>Stock</caption><tr><td>2 left</td></tr></table>",
+  "<button aria-expanded='false' aria-controls='more-menu'>More</button><ul id='more-menu'><li><a href='/m'>Settings</a></li></ul>",
   "<p><span><strong>4</strong> items left</span></p>",
   "Plain text",
 ];
@@ -72,7 +74,8 @@ const ATTRIBUTES: [string, (string | null)[]][] = [
   ["role", ["button", "link", "heading", "status", "region", "Button", "button link", "list", "switch", "tab", "grid", null]],
   ["href", ["/y", null]],
   ["type", ["button", "SUBMIT", "text", "hidden", "CheckBox", "radio", null]],
-  ["aria-expanded", ["true", null]],
+  ["aria-expanded", ["true", "false", null]],
+  ["aria-controls", ["more-menu", "name more-menu", null]],
   ["aria-pressed", ["false", null]],
   ["aria-selected", ["true", null]],
   ["aria-sort", ["none", null]],
@@ -231,6 +234,38 @@ describe("page index", () => {
       await page.close();
     }
   }, 120_000);
+
+  it("reads a part again when a new typed value occurs in its texts, and reuses it when the value occurs in none (issue #32)", async () => {
+    const page = await openPage();
+    try {
+      const { problems, distinct } = await page.evaluate(() => {
+        const state = globalThis as unknown as { index: PageIndexModule.PageIndex };
+        state.index = Observation.createPageIndex({
+          onFrame: () => undefined,
+          onShadowRoot: (root) => state.index.addRoot(root),
+          isOwnNode: () => false,
+          guard: { wrap: (callback) => callback },
+        });
+        state.index.addRoot(document);
+        const found: string[] = [];
+        const snapshots = new Set<string>();
+        // Each time a new scrubber (as when a value is typed), with no DOM change: the index's parts are all kept from the last read.
+        for (const values of [[], ["Zq9"], ["Zq9", "Catalogue"], ["Zq9", "Catalogue"], ["Add"], ["Email"], ["Ready"], ["Main"], ["Orders"], []]) {
+          const scrub = (text: string): string => values.reduce((cut, value) => cut.split(value).join("[typed]"), text);
+          const fromIndex = Observation.readPageSnapshot({ window, source: state.index, scrub }).json;
+          const fresh = Observation.readPageSnapshot({ window, source: Observation.querySource([document]), scrub }).json;
+          if (fromIndex !== fresh) found.push(`with ${values.join(", ")}: from the index ${fromIndex}\n differs from a fresh one ${fresh}`);
+          snapshots.add(fresh);
+        }
+        return { problems: found, distinct: snapshots.size };
+      });
+      expect(problems).toEqual([]);
+      // The values did cut something out of the page's texts, in different parts.
+      expect(distinct).toBeGreaterThanOrEqual(7);
+    } finally {
+      await page.close();
+    }
+  });
 
   it("follows what CSS shows or hides with no DOM change there (pointer, viewport, a property set by script, a preference)", async () => {
     const page = await openPage();

@@ -26,8 +26,18 @@ export interface ParentEntry {
   changed: number[] | undefined;
   /** A fact of the parent's own texts (its text children), while none of them changed. */
   ownTexts?: unknown;
-  /** What a reader keeps about the children as a whole, while the child list stays and the entry is read every time. */
-  state?: Map<string, { generation: number; value: unknown }>;
+  /** What a reader keeps about the children as a whole, while the child list stays (see `KeptState`). */
+  state?: Map<string, KeptState>;
+}
+
+/**
+ * What a reader kept about a parent's children, and the positions whose facts or visibility changed
+ * in the reads since ("all": any may have). The entry is brought up to date in every read while it
+ * lives (one a read skips is built afresh), so a reader that skipped reads still learns their changes.
+ */
+interface KeptState {
+  value: unknown;
+  missed: Set<number> | "all";
 }
 
 export interface ChildView {
@@ -39,12 +49,14 @@ export interface ChildView {
   fact<T>(position: number, key: string, compute: (child: Element) => T): T;
   /** Remembers a fact of the child at `position` read in bulk (what `fact` would have computed). */
   remember(position: number, key: string, value: unknown): void;
-  /** Positions of the children whose facts or visibility may differ from the last read's; undefined: any may. */
-  readonly changed: readonly number[] | undefined;
   /** A fact of the parent's text children (`compute` reads nothing else), remembered while none of them changed. */
   ownTexts<T>(compute: (parent: Element) => T): T;
-  /** What a reader kept under `key` about these children as a whole at the last read (undefined if the child list changed since). */
-  state<T>(key: string): T | undefined;
+  /**
+   * What a reader kept under `key` about these children as a whole (undefined if the child list
+   * changed since), with the positions whose facts or visibility changed since it was kept, in
+   * this read and any the reader skipped (undefined: any may have).
+   */
+  state<T>(key: string): { value: T; changed: readonly number[] | undefined } | undefined;
   setState(key: string, value: unknown): void;
 }
 
@@ -134,7 +146,18 @@ function bringUpToDate(state: ChildViewState, parent: Element): ParentEntry {
     for (const child of entry.children) if (styleChangedAround(child.element)) child.visible = undefined;
     all();
   } else reset(positionsOf(entry, childrenAmong(parent, styleChanged)), "visible");
+  noteMissed(entry);
   return entry;
+}
+
+/** Adds this read's changed positions to what each kept state has missed since it was kept. */
+function noteMissed(entry: ParentEntry): void {
+  if (entry.state === undefined) return;
+  for (const kept of entry.state.values()) {
+    if (kept.missed === "all") continue;
+    if (entry.changed === undefined) kept.missed = "all";
+    else for (const position of entry.changed) kept.missed.add(position);
+  }
 }
 
 /** The element children of `parent`, each with its visibility and facts kept up to date. */
@@ -162,19 +185,18 @@ export function childView(state: ChildViewState, parent: Element): ChildView {
       child.facts ??= new Map();
       child.facts.set(key, value);
     },
-    changed: entry.changed,
     ownTexts(compute) {
       if (entry.ownTexts === undefined) entry.ownTexts = { value: compute(parent) };
       return (entry.ownTexts as { value: never }).value;
     },
     state(key) {
-      // Kept at the last read only: a reader that skipped a read missed the changes it brought.
-      const known = entry.state?.get(key);
-      return known !== undefined && known.generation === state.generation - 1 ? (known.value as never) : undefined;
+      const kept = entry.state?.get(key);
+      if (kept === undefined) return undefined;
+      return { value: kept.value as never, changed: kept.missed === "all" ? undefined : [...kept.missed] };
     },
     setState(key, value) {
       entry.state ??= new Map();
-      entry.state.set(key, { generation: state.generation, value });
+      entry.state.set(key, { value, missed: new Set() });
     },
   };
 }

@@ -77,8 +77,9 @@ interface CounterWalk {
  * Short texts with numbers (counters), in tree order, each read through `clean`: a walk over the
  * elements and texts of each root (as a TreeWalker gives them) that skips what no counter is read
  * from — rows, buttons, links, headings, fields — and subtrees the memo knows are quiet. Below an
- * element whose own texts hold no digit, only the children that changed since the last read and
- * those a counter came from are visited: a list of 500 rows costs nothing when one row changed.
+ * element whose own texts hold no digit, only the children that changed since the walk last came
+ * there (in the reads between too) and those a counter came from are visited: a list of 500 rows
+ * costs nothing when one row changed.
  */
 export function readTexts(roots: readonly Root[], memo: SnapshotMemo, clean: (text: string, max?: number) => string): string[] {
   const walk: CounterWalk = { memo, clean, texts: [], skipTo: null };
@@ -127,10 +128,12 @@ function walkChildren(walk: CounterWalk, parent: Node): boolean {
 
 /** Walks the element children of a parent whose own texts hold no digit: those that changed, and those a counter may come from. */
 function walkElements(walk: CounterWalk, view: ChildView): boolean {
-  const { elements, changed } = view;
-  const known = view.state<Set<number>>(LOUD_CHILDREN);
-  const loud = known !== undefined && changed !== undefined ? known : new Set<number>();
-  const positions = known !== undefined && changed !== undefined ? [...new Set([...known, ...changed])].sort((a, b) => a - b) : elements.keys();
+  const { elements } = view;
+  // Kept by the walk that last went through these children; changed: since then, also in reads that did not come here (issue #32).
+  const kept = view.state<Set<number>>(LOUD_CHILDREN);
+  const changed = kept?.changed;
+  const loud = changed !== undefined ? kept!.value : new Set<number>();
+  const positions = changed !== undefined ? [...new Set([...loud, ...changed])].sort((a, b) => a - b) : elements.keys();
   view.setState(LOUD_CHILDREN, loud);
   let complete = true;
   for (const position of positions) {

@@ -70,10 +70,11 @@ export function readHoverRevealed(
   names: Names,
   clean: (text: string, max?: number) => string,
   hoverRules: HoverRules,
+  toggles: (root: Root) => Iterable<Element>,
 ): string[] {
   const hover_revealed: string[] = [];
   const selectors = hoverRules.selectors(roots);
-  const collapsed = collapsedIds(roots);
+  const collapsed = collapsedIds(roots, toggles);
   // Most pages have neither hover rules nor closed menus: their controls are not walked at all.
   const closedMenus = collapsed.size > 0 || roots.some((root) => root.querySelector("details:not([open])") !== null);
   for (const root of selectors.length > 0 || closedMenus ? roots : []) {
@@ -110,11 +111,20 @@ function inClosedMenu(element: Element, collapsed: ReadonlySet<string>): boolean
   return false;
 }
 
-/** The ids of what collapsed buttons control (`aria-expanded="false"` with `aria-controls`). */
-function collapsedIds(roots: readonly Root[]): Set<string> {
+/**
+ * The ids of what collapsed buttons control (`aria-expanded="false"` with `aria-controls`). Every
+ * element with `aria-expanded` is among the roots' `toggles` (snapshot-source.ts `TOGGLES`), which the
+ * page index keeps: only they are looked at, not the whole page (issue #32). A set: their order does not matter.
+ */
+function collapsedIds(roots: readonly Root[], toggles: (root: Root) => Iterable<Element>): Set<string> {
   const ids = new Set<string>();
-  for (const root of roots)
-    for (const opener of root.querySelectorAll('[aria-expanded="false"][aria-controls]'))
-      for (const id of (opener.getAttribute("aria-controls") ?? "").split(/\s+/)) if (id !== "") ids.add(id);
+  for (const root of roots) {
+    for (const opener of toggles(root)) {
+      // What `[aria-expanded="false"][aria-controls]` matches (the value case-sensitively), in the page now.
+      if (!opener.isConnected || opener.getAttribute("aria-expanded") !== "false") continue;
+      const controls = opener.getAttribute("aria-controls");
+      if (controls !== null) for (const id of controls.split(/\s+/)) if (id !== "") ids.add(id);
+    }
+  }
   return ids;
 }

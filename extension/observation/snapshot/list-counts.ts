@@ -41,7 +41,7 @@ export function readListSummaries(
   const shadowHosts = roots.filter((root): root is ShadowRoot => root.nodeType === Node.DOCUMENT_FRAGMENT_NODE).map((root) => root.host);
   for (const { list } of candidates.slice(0, LIMITS.lists)) {
     const { items, checked } = listCounts(list, memo, shadowHosts);
-    const name = clean(listName(list, names));
+    const name = clean(listName(list, names, memo));
     found.push({ ...(name === "" ? {} : { name }), role: roleOf(list).slice(0, 40), items, checked });
   }
   return found;
@@ -111,7 +111,7 @@ const COUNTS = "list-counts";
 const controlsOf = (item: Element): Element[] => [...(item.matches(CHECKED_INSIDE) ? [item] : []), ...item.querySelectorAll(CHECKED_INSIDE)];
 const isListItem = (element: Element): boolean => element.matches(LIST_ITEMS);
 
-/** A list's counts as of the last read, by its children's positions. */
+/** A list's counts as of the read that last counted them, by its children's positions. */
 interface ListState {
   /** Per position: whether the child is an item. */
   items: boolean[];
@@ -131,15 +131,17 @@ function childKind(view: ChildView, position: number, bulleted: boolean): "item"
 }
 
 /**
- * The counts of a list whose items are its children (no table sections), kept from the last read
- * and updated from the children that changed since; undefined for a list with table sections.
+ * The counts of a list whose items are its children (no table sections), kept from the read that
+ * last counted them and updated from the children that changed since; undefined for a list with table sections.
  */
 function directCounts(list: Element, memo: SnapshotMemo): { items: number; checked: number } | undefined {
   const view = memo.children(list);
   const bulleted = list.tagName === "UL" || list.tagName === "OL";
-  let state = view.changed === undefined ? undefined : view.state<ListState>(COUNTS);
+  const kept = view.state<ListState>(COUNTS);
+  const changed = kept?.changed;
+  let state = changed === undefined ? undefined : kept!.value;
   if (state !== undefined) {
-    for (const position of view.changed!) {
+    for (const position of changed!) {
       const kind = childKind(view, position, bulleted);
       if (kind !== (state.items[position] ? "item" : "other")) {
         // Which children are items changed: where the count stops may move.
@@ -210,10 +212,10 @@ function itemsOf(list: Element, memo: SnapshotMemo): Array<{ view: ChildView; po
 }
 
 /** A heading just before the list (its own, or one of up to three ancestors' earlier siblings), or a caption. */
-function listName(list: Element, names: Names): string {
+function listName(list: Element, names: Names, memo: SnapshotMemo): string {
   const own = names.name(list);
   if (own !== "") return own;
-  const caption = list.querySelector(":scope > caption");
+  const caption = childCaption(list, memo);
   if (caption !== null) return names.text(caption);
   let node: Element | null = list;
   for (let depth = 0; node !== null && depth < 4; depth += 1, node = node.parentElement) {
@@ -225,6 +227,30 @@ function listName(list: Element, names: Names): string {
     }
   }
   return "";
+}
+
+const CAPTION = "caption";
+
+/**
+ * What `:scope > caption` finds: the first child `caption` matches (a type selector matches an
+ * element whose local name is it, in HTML documents for HTML elements too). Which child it is
+ * depends on the child list alone: kept by the memo while that stays (issue #32: a query over a list
+ * of 500 rows, or a look at each row, on every read cost as much as the list's counts).
+ */
+function childCaption(list: Element, memo: SnapshotMemo): Element | null {
+  const view = memo.children(list);
+  let caption = view.state<{ child: Element | null }>(CAPTION)?.value;
+  if (caption === undefined) {
+    caption = { child: null };
+    for (const child of view.elements) {
+      if (child.localName === "caption" && child.matches("caption")) {
+        caption.child = child;
+        break;
+      }
+    }
+  }
+  view.setState(CAPTION, caption);
+  return caption.child;
 }
 
 function isChecked(element: Element): boolean {

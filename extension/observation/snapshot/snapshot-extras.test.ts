@@ -32,7 +32,8 @@ describe("the snapshot's lists, states, counters and hover-revealed controls", (
            <p><span><strong>1</strong> chores left</span></p><ul><li><span class="host"></span></li></ul>
            <label><input type="checkbox" name="digest"> Weekly digest</label>
            <details><summary>Howdy, Jon</summary><ul><li><a href="/profile">Edit profile</a></li><li><a href="/logout">Log out</a></li></ul></details>
-           <button type="button" aria-expanded="false" aria-controls="more-menu">More</button><ul id="more-menu" hidden><li><a href="/settings">Settings</a></li></ul>`,
+           <button type="button" aria-expanded="false" aria-controls="more-menu">More</button><ul id="more-menu" hidden><li><a href="/settings">Settings</a></li></ul>
+           <table><caption>Stock</caption><tr><td>Bolts</td></tr><tr><td>Nuts</td></tr></table>`,
         ),
       ROW_TEXT,
     );
@@ -44,6 +45,8 @@ describe("the snapshot's lists, states, counters and hover-revealed controls", (
     await capture.flush();
     const snapshot = capture.snapshots().at(-1)?.snapshot as PageSnapshot;
     expect(snapshot.lists).toContainEqual({ name: "Chores", role: "list", items: 2, checked: 1 });
+    // A table is named by its caption.
+    expect(snapshot.lists).toContainEqual({ name: "Stock", role: "table", items: 2, checked: 0 });
     expect(snapshot.toggles).toEqual(
       expect.arrayContaining([
         { role: "checkbox", state: "checked", row: 1, row_text: `${ROW_TEXT} Drop` },

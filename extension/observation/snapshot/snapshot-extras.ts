@@ -41,6 +41,6 @@ export function readSnapshotExtras(options: ExtrasOptions): Extras {
     lists: readListSummaries(roots, (root) => elements(root, "lists"), names, clean, memo),
     toggles: readToggles(roots, (root) => elements(root, "toggles"), names, clean, memo),
     texts: readTexts(roots, memo, clean),
-    hover_revealed: readHoverRevealed(roots, controls, names, clean, hoverRules),
+    hover_revealed: readHoverRevealed(roots, controls, names, clean, hoverRules, (root) => elements(root, "toggles")),
   };
 }

@@ -59,7 +59,6 @@ export const NO_MEMO: SnapshotMemo = {
       visible: (position) => isVisible(elements[position]!),
       fact: (position, _key, compute) => compute(elements[position]!),
       remember: () => undefined,
-      changed: undefined,
       ownTexts: (compute) => compute(parent),
       state: () => undefined,
       setState: () => undefined,

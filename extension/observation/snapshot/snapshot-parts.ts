@@ -26,11 +26,16 @@ export interface PartsRead {
   editableRoots: ReadonlySet<SnapshotRoot>;
   /** Per root: whether editable regions were looked for. */
   editable: boolean[];
+  /** While a part is read (`reused`): each page text `clean` was given, and what `scrub` made of it. */
+  scrubbed: Map<string, string> | undefined;
 }
 
 /** One read of a part of the snapshot, and what it depended on beside its elements and their names. */
 interface PartRead<T> {
+  /** The scrubber it was read with (or one found to make the same of every text it cleaned). */
   scrub: (text: string) => string;
+  /** Each page text the part cleaned, and what `scrub` made of it. */
+  scrubbed: Map<string, string>;
   /** Per root: whether editable regions were looked for. */
   editable: boolean[];
   /** The elements whose visibility was asked, and the answers. */
@@ -44,10 +49,24 @@ export function beginPartsRead(source: SnapshotSource, scrub: (text: string) => 
   const { names, memo = NO_MEMO } = source;
   const roots = source.roots();
   memo.begin(roots, source.changes);
-  const clean = (text: string, max = NAME_MAX): string => cleanText(scrub(text), max);
   const editableRoots = new Set(roots.filter((root) => mayHoldEditable(root, source)));
   const editable = roots.map((root) => editableRoots.has(root));
-  return { roots, source, names, memo, scrub, clean, editableRoots, editable };
+  const read: PartsRead = {
+    roots,
+    source,
+    names,
+    memo,
+    scrub,
+    clean(text, max = NAME_MAX) {
+      const scrubbed = scrub(text);
+      read.scrubbed?.set(text, scrubbed);
+      return cleanText(scrubbed, max);
+    },
+    editableRoots,
+    editable,
+    scrubbed: undefined,
+  };
+  return read;
 }
 
 /** Visits the elements of a kind in every root, in order, until `take` says it has enough. */
@@ -64,33 +83,53 @@ export function visit(read: PartsRead, kind: SnapshotKind, take: (element: Eleme
 /**
  * One part of the snapshot as `readPart` gives it, or as the last read gave it while nothing it
  * depends on changed: no element of its kinds came, went or was renamed (page-index.ts), every
- * visibility it asked is the same, typed values are cut the same way and editable regions are in
- * the same roots. `readPart` must depend on nothing else.
+ * visibility it asked is the same, typed values are cut the same way from every page text it
+ * cleaned and editable regions are in the same roots. `readPart` must depend on nothing else, and
+ * on the typed values only through `read.clean`.
  */
 export function reused<T>(read: PartsRead, key: string, kinds: readonly SnapshotKind[], readPart: (visible: (element: Element) => boolean) => T[]): T[] {
   const { memo, scrub, editable } = read;
   const previous = memo.last<PartRead<T>>(key);
   if (
     previous !== undefined &&
-    previous.scrub === scrub &&
     previous.editable.length === editable.length &&
     previous.editable.every((value, position) => value === editable[position]) &&
     kinds.every((kind) => memo.kindUnchanged(kind)) &&
-    previous.asked.every((element, position) => memo.isVisible(element) === previous.answers[position])
+    previous.asked.every((element, position) => memo.isVisible(element) === previous.answers[position]) &&
+    scrubsAlike(previous, scrub)
   ) {
     memo.keep(key, previous);
     return [...previous.value];
   }
   const asked: Element[] = [];
   const answers: boolean[] = [];
-  const value = readPart((element) => {
-    const visible = memo.isVisible(element);
-    asked.push(element);
-    answers.push(visible);
-    return visible;
-  });
-  memo.keep(key, { scrub, editable, asked, answers, value });
+  const scrubbed = new Map<string, string>();
+  read.scrubbed = scrubbed;
+  let value: T[];
+  try {
+    value = readPart((element) => {
+      const visible = memo.isVisible(element);
+      asked.push(element);
+      answers.push(visible);
+      return visible;
+    });
+  } finally {
+    read.scrubbed = undefined;
+  }
+  memo.keep(key, { scrub, scrubbed, editable, asked, answers, value });
   return [...value];
+}
+
+/**
+ * Whether `scrub` makes of every page text the part cleaned what its scrubber made (issue #32: new
+ * typed values, which are in none of them, change none of the part): then reading the part again
+ * with it would give the same part. The part is then known by this scrubber.
+ */
+function scrubsAlike<T>(previous: PartRead<T>, scrub: (text: string) => string): boolean {
+  if (previous.scrub === scrub) return true;
+  for (const [text, scrubbed] of previous.scrubbed) if (scrub(text) !== scrubbed) return false;
+  previous.scrub = scrub;
+  return true;
 }
 
 /** Whether anything in the root can be editable: an element with `contenteditable`, or a document in design mode. */
