@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { MemoryStore } from "../memory/memory-store";
 import { MemoryPaths } from "../memory/memory-paths";
+import { anchorOf } from "../memory/log-view";
 import { CategoryPaths } from "../categories/category-service";
 import type { SkillFolderSource } from "./skill-folders";
 import { MEMORY_READER_NAMES } from "../memory/memory-readers";
@@ -26,9 +27,6 @@ export type ViewsStamp = z.infer<typeof ViewsStampSchema>;
 
 /** Bumped when what the views hold for the same inputs changes, or the stamp's make-up (an agent upgrade then rewrites them once). */
 const VIEWS_FORMAT = 2;
-
-/** How many of a log's last bytes name it, with its length (as a log view's anchor). */
-const LOG_MARK_BYTES = 512;
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
@@ -59,8 +57,7 @@ export function guardViews(memory: MemoryStore): { memory: MemoryStore; stamped:
 async function logMark(memory: MemoryStore, log: string): Promise<string> {
   const size = await memory.sizeOf(log);
   if (size === undefined) return "absent";
-  const from = Math.max(0, size - LOG_MARK_BYTES);
-  return `${size}:${sha256(await memory.readBytesAt(log, from, size - from))}`;
+  return `${size}:${await anchorOf(memory, log, size)}`;
 }
 
 /**

@@ -50,8 +50,11 @@ const ANCHOR_BYTES = 512;
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
-/** The digest of the log's last bytes before `byte`: the same only while the log is the one the view was folded from. */
-async function anchorOf(memory: MemoryStore, log: string, byte: number): Promise<string> {
+/**
+ * The digest of the log's last bytes before `byte`: the same only while the log is the one the view was folded from
+ * (and, at its length, while nothing was appended: the views stamp names a log by it, agent/abilities/views-stamp.ts).
+ */
+export async function anchorOf(memory: MemoryStore, log: string, byte: number): Promise<string> {
   const from = Math.max(0, byte - ANCHOR_BYTES);
   const bytes = await memory.readBytesAt(log, from, byte - from);
   return bytes.length === byte - from ? sha256(bytes) : "";
