@@ -101,9 +101,20 @@ function markAndLocate(page: Page, index: number, selector: string): Promise<{ x
   );
 }
 
-/** Real input through CDP: mouse presses and key strokes, the page sees trusted events. */
+/**
+ * Real input through CDP: mouse presses and key strokes, the page sees trusted events. Each step
+ * ends with the cursor drifting a few pixels, as a person's hand does after a click or a key.
+ * Without it Chromium grants the page no idle period after CDP input until the next input comes
+ * (measured: an idle callback asked for 0–300 ms after a CDP click ran only at its timeout, 1 s
+ * later; after one mouse move it ran within 0–14 ms), which no person's session looks like.
+ */
 export async function perform(page: Page, index: number, step: Step): Promise<void> {
   const { x, y } = await markAndLocate(page, index, step.kind === "choose" ? step.labelSelector : step.selector);
+  await press(page, step, x, y);
+  await page.mouse.move(x + 3, y + 2);
+}
+
+async function press(page: Page, step: Step, x: number, y: number): Promise<void> {
   switch (step.kind) {
     case "click":
       await page.mouse.click(x, y);

@@ -245,6 +245,42 @@ describe("snapshots read in idle time (issue #32)", () => {
     expect(JSON.stringify(snapshotOf(capture, second.after_state_ref))).toContain("Clicked 2 times");
     await capture.close();
   });
+
+  it("reads a due snapshot before a key press reaches the page (the key listener is there while a read is due)", async () => {
+    const capture = await harness.open("/signup.html", { config: captureConfig([harness.origin]), world: "main", prelude: NO_IDLE_TIME });
+    await capture.flush();
+    // The page reacts to a key in the field (as a search box that filters as it is typed into).
+    await capture.page.evaluate(() => {
+      document.getElementById("full-name")!.addEventListener("keydown", () => {
+        document.querySelector("main")!.insertAdjacentHTML("beforeend", "<h2>Key seen</h2>");
+      });
+    });
+    await capture.page.click("#counter");
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await capture.page.focus("#full-name");
+    await capture.page.keyboard.press("A");
+    await capture.flush();
+    const click = lastEvent(capture, "Click 'Clicked 0 times'");
+    const settled = JSON.stringify(snapshotOf(capture, click.after_state_ref));
+    expect(settled).toContain("Clicked 1 times");
+    expect(settled).not.toContain("Key seen");
+    await capture.close();
+  });
+
+  it("masks a field's value in idle time under the mode it was typed in, though the session's mode changed before", async () => {
+    const config = captureConfig([harness.origin]);
+    const capture = await harness.open("/signup.html", { config, world: "main", prelude: NO_IDLE_TIME });
+    await capture.flush();
+    await capture.page.type("#full-name", "Grace Hopper");
+    await capture.page.focus("#email");
+    // The edit is held (no idle time: its mask not yet worked out) when the session starts sending what is typed.
+    await capture.setConfig({ ...config, text_entry_mode: "none" });
+    await capture.flush();
+    const fill = lastEvent(capture, "Fill 'Full name'");
+    expect(fill.browser_detail?.masked_field?.masked).toBe(true);
+    expect(JSON.stringify(capture.events())).not.toContain("Grace Hopper");
+    await capture.close();
+  });
 });
 
 describe("field edits without an input listener", () => {

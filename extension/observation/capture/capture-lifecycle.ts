@@ -100,7 +100,7 @@ function onObservation(capture: Capture, observation: DomObservation): void {
   }
   // The last action's snapshot, if still waiting for idle time, comes first: it is this action's before-state.
   snapshots.takeDue();
-  held.holdAction(heldObservation(observation, state.config, state.newId(), snapshots.latest), observation.maskedField);
+  held.holdAction(heldObservation(observation, state.config, state.newId(), snapshots.latest));
   snapshots.schedule();
 }
 
@@ -199,6 +199,8 @@ function finishPending(capture: Capture): void {
   const { state, held, snapshots } = capture;
   state.guard.run(() => state.observer?.flushFields());
   if (held.awaitingAfter().length > 0) state.guard.run(snapshots.takeNow);
+  // The masks under way are what the flush waits for: none may be left unasked.
+  held.maskAll();
 }
 
 /** Waits for the hashes under way, then delivers everything held. */

@@ -5,6 +5,7 @@ import type { CaptureState } from "./capture-state";
 import type { HeldEvents, SnapshotHandle } from "./held-events";
 import { createIdleWork } from "./idle-work";
 import { heldSnapshot } from "./observed-events";
+import { checksWholeText } from "../selectors/text-selector";
 
 /**
  * Snapshots of the page during a capture (../content-capture.ts): debounced after actions (taken
@@ -72,9 +73,13 @@ const IDLE_TIMEOUT_MS = 200;
 /**
  * The first events of a person's next action (a drag and a paste from the menu start with a
  * pointer pressed): a due snapshot is read before them (window, capture phase: before the page's
- * own listeners below it).
+ * own listeners below it). A mouse press, a touch and a pen all start with `pointerdown` (the
+ * `mousedown` after it, and the `focusin` a press or a Tab brings, come later in the same action).
+ * Keys are pressed far more often than a read is due: `keydown` is listened to only while one is
+ * (issue #32), so a word typed calls no listener of ours but the keyboard observer's.
  */
-const NEXT_ACTION_EVENTS = ["pointerdown", "mousedown", "keydown", "focusin"];
+const PRESS_EVENT = "pointerdown";
+const KEY_EVENT = "keydown";
 
 /** The last snapshot, what it was read from, and how many times the page was read. */
 interface SnapshotMemory {
@@ -92,28 +97,12 @@ interface Warming {
 const TOGGLING_ROLES = ["checkbox", "radio", "switch"];
 
 export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, timing: SnapshotTiming): CaptureSnapshots {
-  const { win, guard } = state;
+  const { win } = state;
   const memory: SnapshotMemory = { latest: undefined, basis: undefined, reads: 0 };
-  const reads = createIdleReads(state, held, memory, timing);
-  let snapshotTimer: number | undefined;
-  /** When the debounced snapshot is due: one timer is re-armed for the rest when actions came meanwhile, instead of a timer per action. */
-  let snapshotDue = 0;
   let warming: Warming | undefined;
-
-  const stopSnapshotTimer = (): void => {
-    if (snapshotTimer !== undefined) win.clearTimeout(snapshotTimer);
-    snapshotTimer = undefined;
-  };
-
-  const onSnapshotTimer = guard.wrap(() => {
-    snapshotTimer = undefined;
-    const rest = snapshotDue - win.performance.now();
-    if (rest >= 1) snapshotTimer = win.setTimeout(onSnapshotTimer, rest);
-    else if (warming !== undefined && !warming.done && win.performance.now() < warming.until) {
-      // The names are being worked out in idle time: the snapshot waits for them (a little).
-      snapshotTimer = win.setTimeout(onSnapshotTimer, WARM_WAIT_MS);
-    } else reads.requestDue();
-  });
+  /** The names are being worked out in idle time: the snapshot waits for them (a little). */
+  const waitingForNames = (): boolean => warming !== undefined && !warming.done && win.performance.now() < warming.until;
+  const reads = createIdleReads(state, held, memory, timing, waitingForNames);
 
   return {
     get latest() {
@@ -124,12 +113,11 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
     },
     schedule() {
       reads.stopSettleTimer();
-      snapshotDue = win.performance.now() + timing.snapshotDelayMs;
-      snapshotTimer ??= win.setTimeout(onSnapshotTimer, timing.snapshotDelayMs);
+      // Debounced: due `snapshotDelayMs` after the last action, then read in idle time.
+      reads.requestDue(win.performance.now() + timing.snapshotDelayMs);
     },
     takeNow() {
-      stopSnapshotTimer();
-      if (reads.pending) reads.takeDue();
+      if (reads.pending) reads.takeAll();
       else takeSnapshot(state, held, memory);
     },
     takeDue: reads.takeDue,
@@ -138,7 +126,6 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
     },
     stopSettling: reads.stopSettling,
     stopTimers() {
-      stopSnapshotTimer();
       reads.cancel();
     },
     forget() {
@@ -151,12 +138,14 @@ export function createCaptureSnapshots(state: CaptureState, held: HeldEvents, ti
 
 /** The snapshot reads that wait for idle time once due, and what takes them at once. */
 interface IdleReads {
-  /** The debounced snapshot is due: read in idle time, then the settled page's a little later. */
-  requestDue(): void;
-  /** Whether a read is due and waits for idle time. */
+  /** The debounced snapshot, due at `dueAt`: read in idle time from then, then the settled page's a little later. */
+  requestDue(dueAt: number): void;
+  /** Whether a read was asked for and has not been taken (due or not). */
   readonly pending: boolean;
   /** Due reads are taken now, in the order they became due. */
   takeDue(): void;
+  /** Every read asked for is taken now, due or not (a flush). */
+  takeAll(): void;
   /** The settled page's timer is stopped (another action came); a settled read already due stays due. */
   stopSettleTimer(): void;
   /** No settled-page read: neither its timer nor a due one. */
@@ -167,32 +156,45 @@ interface IdleReads {
   destroy(): void;
 }
 
-function createIdleReads(state: CaptureState, held: HeldEvents, memory: SnapshotMemory, timing: SnapshotTiming): IdleReads {
+function createIdleReads(state: CaptureState, held: HeldEvents, memory: SnapshotMemory, timing: SnapshotTiming, waitingForNames: () => boolean): IdleReads {
   const { win, guard } = state;
   let settleTimer: number | undefined;
   const input = new AbortController();
+  /** The key listener, there while a read is due. */
+  let keys: AbortController | undefined;
+  const listenForKeys = (): void => {
+    if (keys !== undefined || input.signal.aborted) return;
+    keys = new AbortController();
+    win.addEventListener(KEY_EVENT, takeDue, { capture: true, passive: true, signal: keys.signal });
+  };
+  const stopKeysUnlessDue = (): void => {
+    if (keys === undefined || dueRead.pending || settledRead.pending) return;
+    keys.abort();
+    keys = undefined;
+  };
 
   const stopSettleTimer = (): void => {
     if (settleTimer !== undefined) win.clearTimeout(settleTimer);
     settleTimer = undefined;
   };
-  const dueRead = createIdleWork(
-    win,
-    guard,
-    () => {
-      takeSnapshot(state, held, memory);
-      // The settled page: reported (as a snapshot event) only if it changed meanwhile.
-      stopSettleTimer();
-      settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
-    },
-    IDLE_TIMEOUT_MS,
-  );
+  /** The debounced snapshot, once due, then the settled page's read `settleDelayMs` later. */
+  const readDue = (): void => {
+    takeSnapshot(state, held, memory);
+    readTextAhead(state);
+    // The settled page: reported (as a snapshot event) only if it changed meanwhile.
+    stopSettleTimer();
+    settleTimer = win.setTimeout(onSettleTimer, timing.settleDelayMs);
+    stopKeysUnlessDue();
+  };
+  const dueRead = createIdleWork(win, guard, () => (waitingForNames() ? dueRead.request(win.performance.now() + WARM_WAIT_MS) : readDue()), IDLE_TIMEOUT_MS);
   const settledRead = createIdleWork(
     win,
     guard,
     () => {
       takeSnapshot(state, held, memory);
+      readTextAhead(state);
       held.pumpSoon();
+      stopKeysUnlessDue();
     },
     IDLE_TIMEOUT_MS,
   );
@@ -205,33 +207,66 @@ function createIdleReads(state: CaptureState, held: HeldEvents, memory: Snapshot
       return;
     }
     settledRead.request();
+    listenForKeys();
   });
 
-  const takeDue = (): void => {
+  function takeDue(): void {
     settledRead.runNow();
     dueRead.runNow();
+    stopKeysUnlessDue();
+  }
+  /** A flush: the settled read if one waits, and the debounced one at once (a read not yet due is a plain read, with no settled read after it). */
+  const takeAll = (): void => {
+    settledRead.runPending();
+    if (dueRead.pending) {
+      const due = dueRead.due;
+      dueRead.cancel();
+      if (due) guard.run(readDue);
+      else guard.run(() => takeSnapshot(state, held, memory));
+    }
+    stopKeysUnlessDue();
   };
   // Each read runs only when pending (`IdleWork.runNow`): nothing to do on an action with none due.
-  for (const type of NEXT_ACTION_EVENTS) win.addEventListener(type, takeDue, { capture: true, passive: true, signal: input.signal });
+  win.addEventListener(PRESS_EVENT, takeDue, { capture: true, passive: true, signal: input.signal });
 
   return {
-    requestDue: () => dueRead.request(),
+    requestDue(dueAt) {
+      dueRead.request(dueAt);
+      listenForKeys();
+    },
     get pending() {
       return dueRead.pending || settledRead.pending;
     },
     takeDue,
+    takeAll,
     stopSettleTimer,
     stopSettling() {
       stopSettleTimer();
       settledRead.cancel();
+      stopKeysUnlessDue();
     },
     cancel() {
       stopSettleTimer();
       settledRead.cancel();
       dueRead.cancel();
+      stopKeysUnlessDue();
     },
-    destroy: () => input.abort(),
+    destroy() {
+      input.abort();
+      keys?.abort();
+      keys = undefined;
+    },
   };
+}
+
+/**
+ * The page's whole text, read with the settled page (in idle time, most often) for the next
+ * click's text selector check (selectors/text-selector.ts): it is read again only if the page
+ * changes before that click.
+ */
+function readTextAhead(state: CaptureState): void {
+  const { observer, win } = state;
+  if (observer !== undefined && checksWholeText(win.document)) observer.index.wholeText(win.document);
 }
 
 /** Takes a snapshot for the events waiting for their after-state, or gives them the last one if it still holds. */

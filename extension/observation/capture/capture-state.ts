@@ -59,6 +59,7 @@ export function createCaptureState(options: CaptureStateOptions): CaptureState {
       },
       mask: (value, hints) => state.masker.mask(value, hints),
       maskNow: (value, hints) => state.masker.maskNow(value, hints),
+      pin: () => state.masker,
     },
     indicator: undefined,
     stopListening: undefined,

@@ -23,8 +23,11 @@ export interface SnapshotHandle {
 /** An event on its way out: complete once its masked value, its before and its after snapshot are known. */
 export interface HeldEvent {
   event: ObservedActionEventWithDetail;
-  /** `now`: the mask without its hash, for a page left before the hash was ready. */
-  masked: { done: boolean; value: MaskedField | undefined; now: MaskedField | undefined } | undefined;
+  /**
+   * `later`: the field's mask, asked for by the next pump (in idle time) or when the page is
+   * flushed; `now`: the mask without its hash, for a page left before the hash was ready.
+   */
+  masked: { later: (() => Promise<MaskedField>) | undefined; done: boolean; value: MaskedField | undefined; now: (() => MaskedField) | undefined } | undefined;
   /** Finishes the label from the settled page title (navigation). */
   finishLabel: ((title: string) => string) | undefined;
   before: SnapshotHandle | undefined;
@@ -35,8 +38,10 @@ export interface HeldEvent {
 }
 
 export interface HeldEvents {
-  /** An action's event: it waits for the next snapshot, and for `maskedLater` (its mask's hash) when it has one. */
-  holdAction(entry: HeldEvent, maskedLater: Promise<MaskedField> | undefined): void;
+  /** An action's event: it waits for the next snapshot, and for its mask when it has one (worked out by the next pump). */
+  holdAction(entry: HeldEvent): void;
+  /** Works out every held event's mask now (before a flush waits for what is under way). */
+  maskAll(): void;
   /** A snapshot's event (its after-snapshot is itself). */
   holdSnapshot(entry: HeldEvent): void;
   /** The action events waiting for the next snapshot. */
@@ -70,7 +75,33 @@ export function createHeldEvents(options: HeldEventsOptions): HeldEvents {
   const uploaded = new Set<string>();
   let left = false;
 
+  /** Masks not yet asked for: a field's value is masked and hashed off the person's action, before its event can leave. */
+  let unmasked: HeldEvent[] = [];
+  const maskAll = (): void => {
+    const entries = unmasked;
+    unmasked = [];
+    for (const entry of entries) {
+      const masked = entry.masked;
+      const later = masked?.later;
+      if (masked === undefined || later === undefined) continue;
+      masked.later = undefined;
+      void track(
+        Promise.resolve()
+          .then(later)
+          .then((value) => {
+            masked.value = value;
+          })
+          .catch(guard.report)
+          .finally(() => {
+            masked.done = true;
+            pumpSoon();
+          }),
+      );
+    }
+  };
+
   const pump = guard.wrap((final = false) => {
+    maskAll();
     while (held.length > 0 && (final || isComplete(held[0]!))) {
       const entry = held.shift()!;
       const finished = finishEvent(entry, uploaded, () => boundary.text(win.document.title));
@@ -89,24 +120,12 @@ export function createHeldEvents(options: HeldEventsOptions): HeldEvents {
   }
 
   return {
-    holdAction(entry, maskedLater) {
-      const masked = entry.masked;
-      if (maskedLater !== undefined && masked !== undefined) {
-        void track(
-          maskedLater
-            .then((value) => {
-              masked.value = value;
-            })
-            .catch(guard.report)
-            .finally(() => {
-              masked.done = true;
-              pumpSoon();
-            }),
-        );
-      }
+    holdAction(entry) {
+      if (entry.masked?.later !== undefined) unmasked.push(entry);
       held.push(entry);
       awaitingAfter.push(entry);
     },
+    maskAll,
     holdSnapshot: (entry) => void held.push(entry),
     awaitingAfter: () => awaitingAfter,
     giveAfter(after) {
@@ -159,7 +178,7 @@ function finishEvent(
   event.after_state_ref = after?.ref;
   event.caused_state_change = after?.ref !== undefined && after.ref !== before?.ref;
   if (entry.finishLabel !== undefined) event.action_label = entry.finishLabel(after?.snapshot.title ?? currentTitle());
-  const masked = entry.masked === undefined ? undefined : entry.masked.done ? entry.masked.value : entry.masked.now;
+  const masked = entry.masked === undefined ? undefined : entry.masked.done ? entry.masked.value : entry.masked.now?.();
   if (masked !== undefined && event.browser_detail !== undefined) event.browser_detail.masked_field = masked;
   const uploads: SnapshotUpload[] = [];
   for (const taken of [before, after]) {

@@ -14,7 +14,7 @@ import type { HeldEvent, SnapshotHandle } from "./held-events";
 export function heldObservation(observation: DomObservation, config: CaptureConfig, eventId: string, before: SnapshotHandle | undefined): HeldEvent {
   return {
     event: observedEvent(observation, config, eventId),
-    masked: observation.maskedField === undefined ? undefined : { done: false, value: undefined, now: observation.maskedNow },
+    masked: observation.maskedField === undefined ? undefined : { later: observation.maskedField, done: false, value: undefined, now: observation.maskedNow },
     finishLabel: typeof observation.label === "function" ? observation.label : undefined,
     before,
     after: undefined,

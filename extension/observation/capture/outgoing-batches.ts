@@ -60,7 +60,6 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
   /** Batches handed out (or waiting their turn) whose answer has not come, oldest first. */
   const unanswered = new Set<OutgoingBatch>();
   let leaving = false;
-  let batchTimer: number | undefined;
   let sending: Promise<void> = Promise.resolve();
 
   const deliver = (message: ContentMessage): Promise<void> => deliverWithRetries(options, message, SEND_ATTEMPTS);
@@ -74,8 +73,6 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
   };
 
   const sendAll = (): Promise<void> => {
-    if (batchTimer !== undefined) win.clearTimeout(batchTimer);
-    batchTimer = undefined;
     idleSend.cancel();
     while (pending.events.length > 0 || pending.snapshots.length > 0) {
       const events = pending.events.splice(0, MAX_EVENTS_PER_MESSAGE);
@@ -96,11 +93,9 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
       pending.snapshots.push(...uploads);
       if (pending.events.length >= batchSize || leaving) {
         void sendAll();
-      } else if (batchTimer === undefined) {
-        batchTimer = win.setTimeout(
-          guard.wrap(() => idleSend.request()),
-          batchDelayMs,
-        );
+      } else if (!idleSend.pending) {
+        // The batch goes `batchDelayMs` after its first event, in idle time (no timer on the page's path).
+        idleSend.request(win.performance.now() + batchDelayMs);
       }
     },
     sendAll,
@@ -119,8 +114,6 @@ export function createOutgoingBatches(options: OutgoingOptions): OutgoingBatches
       for (const batch of unanswered) takeTurn(batch);
     },
     destroy() {
-      if (batchTimer !== undefined) win.clearTimeout(batchTimer);
-      batchTimer = undefined;
       idleSend.cancel();
     },
   };

@@ -27,11 +27,13 @@ export function reportFieldEdit(state: ObserverState, field: Element, committed 
   const scrub = state.scrubber();
   const target = state.describe(field, scrub);
   const hints = fieldHints(field, state.names.name(field));
+  // Masked in idle time, before the event can leave (held-events.ts), under the session's mode and key now.
+  const masker = state.masker.pin();
   state.observe(
     "change",
     `Fill ${quoted(target.name, "the text field")}`,
     target,
-    { later: state.masker.mask(value, hints), now: state.masker.maskNow(value, hints) },
+    { later: () => masker.mask(value, hints), now: () => masker.maskNow(value, hints) },
     scrub,
   );
 }
@@ -164,7 +166,7 @@ function reportChoice(state: ObserverState, element: Element): void {
     const files = count === 1 ? "1 file" : `${count} files`;
     const masked: MaskedField = { masked: true, reason: `file names are not recorded (${files})` };
     const label = count === 0 ? `Clear the files of ${quoted(target.name, "the file field")}` : `Choose ${files} for ${quoted(target.name, "the file field")}`;
-    state.observe("file_select", label, target, { later: Promise.resolve(masked), now: masked }, scrub);
+    state.observe("file_select", label, target, { later: () => Promise.resolve(masked), now: () => masked }, scrub);
   }
 }
 

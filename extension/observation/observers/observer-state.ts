@@ -33,10 +33,13 @@ export interface DomObservation {
   /** Navigation labels are finished once the page has settled, because SPAs set the title late. */
   label: string | ((settledTitle: string) => string);
   target: TargetDescription | undefined;
-  /** Already masked: the raw value never leaves the observers. */
-  maskedField: Promise<MaskedField> | undefined;
+  /**
+   * The field's mask, worked out when asked (in idle time, before the event can leave: issue #32):
+   * the raw value stays in the observers' closure until then and never leaves it.
+   */
+  maskedField: (() => Promise<MaskedField>) | undefined;
   /** The same mask at once, without a hash: what goes if the page is gone before `maskedField` settles (issue #35). */
-  maskedNow: MaskedField | undefined;
+  maskedNow: (() => MaskedField) | undefined;
   /** The top page's URL, masked. */
   pageUrl: string;
   /** The top page's title, with typed values cut out (at most 200 characters). */
@@ -88,7 +91,7 @@ export interface ObserverState {
     kind: DomEventKind,
     label: DomObservation["label"],
     target?: TargetDescription,
-    masked?: { later: Promise<MaskedField>; now: MaskedField },
+    masked?: { later: () => Promise<MaskedField>; now: () => MaskedField },
     scrub?: (text: string) => string,
   ): void;
   /** Cuts every value typed in the session so far out of page text (the same function while the values stay the same). */
@@ -132,6 +135,7 @@ export function createObserverState(options: ObserverStateOptions): ObserverStat
     names,
     elements: (root, kind) => (index.hasRoot(root) ? index.elements(root, kind) : undefined),
     mayHoldEditable: () => index.mayHoldEditable(),
+    wholeText: (root) => (index.hasRoot(root) ? index.wholeText(root) : undefined),
   };
 
   const maskedTopUrl = createMaskedTopUrl(top, boundary);

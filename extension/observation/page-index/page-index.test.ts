@@ -8,9 +8,9 @@ import type * as PageIndexModule from "./page-index";
 /**
  * The page index (page-index.ts) against a fresh read of the page, in real Chromium: through any
  * sequence of DOM changes its lists hold what the snapshot's selectors find, in tree order, its
- * remembered names are what a fresh computation gives, and a snapshot read from it equals one read
- * afresh, also when only CSS state changes. What it reads (names, removal, change counting, shadow
- * roots, selectors, state styles) is in page-index-reads.test.ts.
+ * remembered names and whole texts are what a fresh read gives, and a snapshot read from it equals
+ * one read afresh, also when only CSS state changes. What it reads (names, removal, change counting,
+ * shadow roots, selectors, state styles) is in page-index-reads.test.ts.
  */
 
 declare const Observation: PageIndexObservation;
@@ -179,6 +179,9 @@ function applyAndCompare(changes: Change[]): string[] {
   const roots = index.roots();
   const kinds = { ...Observation.SNAPSHOT_KINDS, ...Observation.EXTRA_KINDS };
   for (const root of roots) {
+    // The whole text a text selector's check searches (issue #32): remembered until a change, never stale.
+    const text = (root.nodeType === Node.DOCUMENT_NODE ? (root as Document).documentElement.textContent : root.textContent) ?? "";
+    if (index.wholeText(root) !== text) problems.push(`whole text of a root: remembered "${index.wholeText(root)}", now "${text}"`);
     for (const [kind, selector] of Object.entries(kinds)) {
       const listed = index.elements(root, kind as IndexKindsModule.IndexKind);
       const found = [...root.querySelectorAll(selector)];

@@ -1,6 +1,6 @@
 import { createNameCache, type NameCache } from "../names/name-cache";
 import type { ChangeLog } from "../snapshot/memo-changes";
-import { isShadowRoot } from "../snapshot/shadow-roots";
+import { isShadowRoot, rootText } from "../snapshot/shadow-roots";
 import { createSnapshotMemo, type SnapshotMemo } from "../snapshot/snapshot-memo";
 import type { SnapshotSource } from "../snapshot/snapshot-source";
 import { MAX_PENDING_RECORDS, changeEverything, changesSince, createChangeTracker, takeRecords } from "./index-changes";
@@ -46,6 +46,11 @@ export interface PageIndex extends SnapshotSource {
   readonly changeCount: number;
   /** Something a snapshot reads changed outside the DOM (the viewport, a toggled popover, a checked box that CSS may follow). */
   touch(): void;
+  /**
+   * A root's whole text (its text nodes in tree order, what a text selector's check searches),
+   * read again only after a change: read ahead in idle time, the next click's check finds it.
+   */
+  wholeText(root: Root): string;
   /** Where the page changed, so a snapshot re-reads only what a change could alter (snapshot-memo.ts). */
   changes: ChangeLog;
   /** What a snapshot read from this index remembers for the next one. */
@@ -55,6 +60,7 @@ export interface PageIndex extends SnapshotSource {
 
 export function createPageIndex(hooks: PageIndexHooks): PageIndex {
   const changes = createChangeTracker();
+  const texts = new WeakMap<Root, { count: number; text: string }>();
   const lists: IndexLists = { entries: new Map(), membership: new Map(), changes };
   const state: IndexState = {
     hooks,
@@ -100,6 +106,14 @@ export function createPageIndex(hooks: PageIndexHooks): PageIndex {
     },
     touch() {
       changeEverything(changes);
+    },
+    wholeText(root) {
+      sync(state);
+      const known = texts.get(root);
+      if (known !== undefined && known.count === changes.count) return known.text;
+      const text = rootText(root);
+      texts.set(root, { count: changes.count, text });
+      return text;
     },
     memo: createSnapshotMemo(),
     changes: changeLog(state),

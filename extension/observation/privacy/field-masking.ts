@@ -94,6 +94,11 @@ export interface FieldMasker {
    * (issue #35: the field filled right before a navigation). Only `hash_only` differs: no hash.
    */
   maskNow(value: string, hints: FieldHints): MaskedField;
+  /**
+   * The session's masker as it is now: a value typed now is masked under the mode and key it was
+   * typed under, even when its mask is worked out later (in idle time) and the session changed.
+   */
+  pin(): FieldMasker;
 }
 
 /** Limit of `MaskedFieldSchema.value`. */
@@ -133,8 +138,9 @@ export function createFieldMasker(config: Pick<CaptureConfig, "text_entry_mode" 
         return assertNever(mode);
     }
   };
-  return {
+  const masker: FieldMasker = {
     mode,
+    pin: () => masker,
     maskNow: (value, hints) =>
       maskWithoutHash(value, hints) ?? {
         masked: true,
@@ -152,6 +158,7 @@ export function createFieldMasker(config: Pick<CaptureConfig, "text_entry_mode" 
       return { masked: true, length_class, value_hash: await hmacHex(cryptoKey, value), ...refOf(value) };
     },
   };
+  return masker;
 }
 
 async function importHmacKey(hashKey: string): Promise<CryptoKey | undefined> {

@@ -11,6 +11,8 @@ export interface SelectorContext {
   elements?: (root: Root, kind: IndexKind) => readonly Element[] | undefined;
   /** False when nothing observed can be editable (page-index.ts): `isContentEditable`, a style update, need not be asked. */
   mayHoldEditable?: () => boolean;
+  /** A root's whole text, remembered until the page changes (page-index.ts); undefined when the root is not indexed: read at the check. */
+  wholeText?: (root: Root) => string | undefined;
 }
 
 /** Exactly this element matches: the first match must be it (most selectors fail here, early), and there must be no second. */

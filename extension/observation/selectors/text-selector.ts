@@ -1,5 +1,5 @@
 import { isEditable } from "../names/accessible-name";
-import { isShadowRoot } from "../snapshot/shadow-roots";
+import { isShadowRoot, rootText } from "../snapshot/shadow-roots";
 import type { Root, SelectorContext } from "./selector-context";
 
 /** `text/…`: offered when exactly one text node in the root holds the element's whole text, and it is the element's own. */
@@ -12,7 +12,7 @@ const MAX_ELEMENTS_FOR_TEXT_CHECK = 5000;
 /** Text nodes a text selector's check visits before it counts occurrences in the root's whole text instead. */
 const TEXT_NODES_WALKED = 64;
 
-export function textSelector(element: Element, root: Root, { names, mayHoldEditable }: SelectorContext): string[] | undefined {
+export function textSelector(element: Element, root: Root, { names, mayHoldEditable, wholeText }: SelectorContext): string[] | undefined {
   if (["INPUT", "SELECT", "TEXTAREA"].includes(element.tagName) || (mayHoldEditable?.() !== false && isEditable(element))) return undefined;
   const text = names.text(element);
   if (!text || text.length > MAX_TEXT_SELECTOR_LENGTH) return undefined;
@@ -22,17 +22,23 @@ export function textSelector(element: Element, root: Root, { names, mayHoldEdita
   const holders = textHolders(element.ownerDocument, root, text, 2, TEXT_NODES_WALKED);
   if (holders.found.length > 1) return undefined;
   // A document's live element collection knows its length cheaply; a shadow root is small enough to count.
-  const elementCount = isShadowRoot(root) ? root.querySelectorAll("*").length : root.getElementsByTagName("*").length;
-  if (elementCount > MAX_ELEMENTS_FOR_TEXT_CHECK) return undefined;
+  if (!checksWholeText(root)) return undefined;
   // A small root is walked whole.
   if (holders.complete) return holders.found.length === 1 && element.contains(holders.found[0]!) ? [`text/${text}`] : undefined;
   // Else the root's whole text (its text nodes, concatenated) is searched once: every holder is a
   // place where the text occurs there, so one place means at most one holder, which must be the
   // element's own. Two places count as not unique even when one straddles two text nodes: Puppeteer
   // finds `text/` by an element's whole text content, so it would match there too.
-  if (countOccurrences(wholeText(root), text, 2) !== 1) return undefined;
+  if (countOccurrences(wholeText?.(root) ?? rootText(root), text, 2) !== 1) return undefined;
   const own = textHolders(element.ownerDocument, element, text, 1, Number.POSITIVE_INFINITY);
   return own.found.length === 1 ? [`text/${text}`] : undefined;
+}
+
+/** Whether a text check in this root may search its whole text: above `MAX_ELEMENTS_FOR_TEXT_CHECK` elements it gives up instead. */
+export function checksWholeText(root: Root): boolean {
+  // A document's live element collection knows its length cheaply; a shadow root is small enough to count.
+  const elementCount = isShadowRoot(root) ? root.querySelectorAll("*").length : root.getElementsByTagName("*").length;
+  return elementCount <= MAX_ELEMENTS_FOR_TEXT_CHECK;
 }
 
 /** Text nodes under `scope` whose whitespace-collapsed value holds the text: up to `limit` of them, walking at most `budget` nodes. */
@@ -49,11 +55,6 @@ function textHolders(document: Document, scope: Node, text: string, limit: numbe
     if (found.length >= limit) return { found, complete: false };
   }
   return { found, complete: true };
-}
-
-/** The text of every text node in the root, in tree order (what a walk of its text nodes reads). */
-function wholeText(root: Root): string {
-  return (isShadowRoot(root) ? root.textContent : root.documentElement?.textContent) ?? "";
 }
 
 /** How many places (up to `limit`) a whitespace-normalized text starts at in a raw text where it occurs with any whitespace runs. */

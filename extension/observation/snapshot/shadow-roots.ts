@@ -31,6 +31,11 @@ export function isShadowRoot(node: Node): node is ShadowRoot {
   return node.nodeType === Node.DOCUMENT_FRAGMENT_NODE && (node as ShadowRoot).host !== undefined;
 }
 
+/** The text of every text node in a document or shadow root, in tree order (a document's own `textContent` is null). */
+export function rootText(root: Document | ShadowRoot): string {
+  return (isShadowRoot(root) ? root.textContent : root.documentElement?.textContent) ?? "";
+}
+
 /** Open shadow roots under a root or element, nested ones included, in tree order of their hosts. */
 export function openShadowRootsIn(root: Document | ShadowRoot | Element): ShadowRoot[] {
   const found: ShadowRoot[] = [];
