@@ -58,7 +58,10 @@ export interface ProposalLog {
 /** The draft revision folder a proposal currently points at. */
 export const draftFolderOf = (proposal: SkillBundleProposal) => proposal.draft_skill_path.replace(/\/SKILL\.md$/, "");
 
-/** Issue 32: `proposals.jsonl` read through its current view (`proposals_current.json`, agent/memory/log-view.ts). */
+/**
+ * Issue 32: `proposals.jsonl` read through its current view (`proposals_current.json`, agent/memory/log-view.ts),
+ * each proposal's session kept in the view's index (the retention sweep looks a session's proposal up by it).
+ */
 const proposalLogView: LogViewSpec<unknown> = {
   log: MemoryPaths.proposals,
   view: MemoryPaths.proposalsCurrent,
@@ -72,7 +75,15 @@ const proposalLogView: LogViewSpec<unknown> = {
       );
     return key.live ? { id: key.id, put: true, record: line } : { id: key.id, put: false };
   },
+  mark: (_previous, line) => sessionIdOf(line),
 };
+
+/** The session a proposal version names, read from the line as folded (checked in full later, with the whole version). */
+function sessionIdOf(line: unknown): string | undefined {
+  const proposal = typeof line === "object" && line !== null && "proposal" in line ? line.proposal : undefined;
+  const sessionId = typeof proposal === "object" && proposal !== null && "learn_session_id" in proposal ? proposal.learn_session_id : undefined;
+  return typeof sessionId === "string" ? sessionId : undefined;
+}
 
 /** The winning version of a proposal, parsed in full; a version that does not match stops the agent. */
 function checkProposal(id: string, line: unknown): ProposalLogRecord {
@@ -88,20 +99,18 @@ function checkProposal(id: string, line: unknown): ProposalLogRecord {
 /**
  * The live proposals. The log keeps every version of every proposal; start-up reads its view and
  * the lines the log gained since, and only the versions that came from those lines are parsed in
- * full (the view holds versions checked before).
+ * full then; a proposal the view file kept is parsed and checked the first time it is read.
  */
 export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
-  const { entries } = await loadLogView(memory, proposalLogView, checkProposal);
-  const records = new Map<string, ProposalLogRecord>([...entries].map(([id, entry]) => [id, entry.record as ProposalLogRecord]));
+  const { records, marks: sessionOf } = await loadLogView(memory, proposalLogView, checkProposal);
   // Issue 32: each session's proposals, so the retention sweep does not search every proposal for each session.
   const bySession = new Map<string, Set<string>>();
-  const index = (record: ProposalLogRecord) => {
-    const sessionId = record.proposal.learn_session_id;
+  const index = (proposalId: string, sessionId: string | undefined) => {
     if (sessionId === undefined) return;
     const ids = bySession.get(sessionId) ?? new Set<string>();
-    bySession.set(sessionId, ids.add(record.proposal.proposal_id));
+    bySession.set(sessionId, ids.add(proposalId));
   };
-  records.forEach(index);
+  sessionOf.forEach((sessionId, proposalId) => index(proposalId, sessionId));
   const view = createLogViewKeeper(memory, proposalLogView, checkProposal);
   return {
     find(proposalId) {
@@ -111,15 +120,21 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
     },
     async put(record) {
       await memory.append(MemoryPaths.proposals, record);
-      records.set(record.proposal.proposal_id, record);
-      index(record);
+      const { proposal_id: proposalId, learn_session_id: sessionId } = record.proposal;
+      records.set(proposalId, record);
+      if (sessionId === undefined) sessionOf.delete(proposalId);
+      else sessionOf.set(proposalId, sessionId);
+      index(proposalId, sessionId);
       await view.noteAppend();
     },
     async tombstone(proposalId, at) {
       await memory.append(MemoryPaths.proposals, { archived_proposal_id: proposalId, archived_at: at });
-      const sessionId = records.get(proposalId)?.proposal.learn_session_id;
+      // Its session from the index: a proposal archived unread is not parsed for it.
+      const sessionId = sessionOf.get(proposalId);
       records.delete(proposalId);
+      sessionOf.delete(proposalId);
       if (sessionId !== undefined) bySession.get(sessionId)?.delete(proposalId);
+      await view.noteAppend();
     },
     ofSession(sessionId) {
       // A proposal whose later version names another session is still indexed under the first: checked here.

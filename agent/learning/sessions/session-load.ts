@@ -46,17 +46,11 @@ export function checkSession(id: string, record: unknown): LearnSession {
 /**
  * The live sessions and when each entered its current state. The log keeps every version of every
  * session; start-up reads its view and the lines the log gained since, and only the versions that
- * came from those lines are checked against the full schema (the view holds versions checked before).
+ * came from those lines are checked against the full schema then; a session the view file kept is
+ * parsed and checked the first time it is read (issue 32).
  */
 export async function loadSessions(deps: SessionServiceDeps): Promise<{ sessions: Map<string, LearnSession>; stateEnteredAt: Map<string, string> }> {
-  const sessions = new Map<string, LearnSession>();
-  const stateEnteredAt = new Map<string, string>();
-  const { entries } = await loadLogView(deps.memory, sessionLogView, checkSession);
-  for (const [id, entry] of entries) {
-    const session = entry.record as LearnSession;
-    sessions.set(id, session);
-    stateEnteredAt.set(id, entry.mark ?? session.updated_at);
-  }
+  const { records: sessions, marks: stateEnteredAt } = await loadLogView(deps.memory, sessionLogView, checkSession);
   return { sessions, stateEnteredAt };
 }
 
