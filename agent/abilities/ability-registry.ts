@@ -68,12 +68,13 @@ const registryLogView: LogViewSpec<z.infer<typeof RegistryLineSchema>> = {
   view: MemoryPaths.abilityRegistryCurrent,
   line: RegistryLineSchema,
   change: (line) => ("removed_at" in line ? { id: line.ability_id, put: false } : { id: line.ability_id, put: true, record: line }),
-  mark: (_previous, record) => skillNameOf(record),
+  marks: (_previous, record) => skillNameOf(record),
 };
 
-function skillNameOf(record: unknown): string | undefined {
+/** An ability's skill name, the one mark the registry's view keeps (a line the fold put is an installed ability). */
+function skillNameOf(record: unknown): string[] {
   const name = typeof record === "object" && record !== null && "skill_name" in record ? record.skill_name : undefined;
-  return typeof name === "string" ? name : undefined;
+  return typeof name === "string" ? [name] : [];
 }
 
 /** An installed ability's last version, parsed in full; one that does not match is MEMORY_RECORD_CORRUPT. */
@@ -95,13 +96,13 @@ export async function createAbilityRegistry(memory: MemoryStore): Promise<Abilit
     all: () => [...abilities.values()],
     get: (abilityId) => abilities.get(abilityId),
     bySkillName(skillName) {
-      for (const [abilityId, name] of skillNames) if (name === skillName) return abilities.get(abilityId);
+      for (const [abilityId, [name]] of skillNames) if (name === skillName) return abilities.get(abilityId);
       return undefined;
     },
     async put(ability) {
       await memory.append(MemoryPaths.abilityRegistry, ability);
       abilities.set(ability.ability_id, ability);
-      skillNames.set(ability.ability_id, ability.skill_name);
+      skillNames.set(ability.ability_id, [ability.skill_name]);
       await view.noteAppend();
     },
     async remove(abilityId, at) {

@@ -4,28 +4,28 @@ import type { KeptRecord } from "./log-view-records";
 
 /**
  * Issue 32: a log's current view as its file keeps it (the one reader and writer of that file):
- * each live id's record and mark in the order the log first named them, the byte of the log folded
+ * each live id's record and marks in the order the log first named them, the byte of the log folded
  * up to, and a digest of the log's bytes before it (`anchor`, checked by agent/memory/log-view.ts).
  */
 export interface ViewFile {
   folded_to_byte: number;
   anchor: string;
   records: Map<string, KeptRecord>;
-  /** A short text kept with an id in the index (when a session entered its state, an ability's skill name). */
-  marks: Map<string, string>;
-  /** 1: written before records were read when first needed (one JSON document, every record parsed at start); written again as 2. */
+  /** Short texts kept with an id in the index (a session's state and when it entered it, an ability's skill name). */
+  marks: Map<string, readonly string[]>;
+  /** 1: written before records were read when first needed (one JSON document, every record parsed at start, one mark at most); written again as 2. */
   format: 1 | 2;
 }
 
 /*
  * Format 2, one JSON document whose first line is all start-up parses:
  *
- *   {"sha256":"<64 hex>","view":{"schema_version":2,"folded_to_byte":…,"anchor":"…","index":[["<id>",<bytes>,"<mark>"],…]},"records":[
+ *   {"sha256":"<64 hex>","view":{"schema_version":2,"folded_to_byte":…,"anchor":"…","index":[["<id>",<bytes>,"<mark>",…],…]},"records":[
  *   <record>,
  *   <record>
  *   ]}
  *
- * `index` names each record's id, the length in bytes of its JSON text, and its mark if it has one;
+ * `index` names each record's id, the length in bytes of its JSON text, and its marks if it has any;
  * the records follow in the index's order, one a line. A compact JSON text holds no raw newline, so
  * the first line ends where the index does. The digest is of everything between `"view":` and the
  * last `}`: a view changed or cut on disk is not trusted.
@@ -58,18 +58,19 @@ const FormatTwoHeadSchema = z.object({
   schema_version: z.literal(2),
   folded_to_byte: z.number().int().min(0),
   anchor: z.string(),
-  /** Each entry `[id, bytes, mark?]` (`isIndexEntry`). */
+  /** Each entry `[id, bytes, ...marks]` (`isIndexEntry`). */
   index: z.array(z.unknown()),
 });
 
-type IndexEntry = [id: string, bytes: number, mark?: string];
+type IndexEntry = [id: string, bytes: number, ...marks: string[]];
 
 /** Checked by hand, as format 1's entries were: a schema per entry cost more than the parse. */
 function isIndexEntry(entry: unknown): entry is IndexEntry {
-  if (!Array.isArray(entry) || entry.length < 2 || entry.length > 3) return false;
-  const [id, bytes, mark] = entry as unknown[];
+  if (!Array.isArray(entry) || entry.length < 2 || typeof entry[0] !== "string") return false;
+  for (let at = 2; at < entry.length; at += 1) if (typeof entry[at] !== "string") return false;
+  const bytes: unknown = entry[1];
   // The shortest record, `{}`, has two bytes.
-  return typeof id === "string" && Number.isInteger(bytes) && (bytes as number) >= 2 && (mark === undefined || typeof mark === "string");
+  return Number.isInteger(bytes) && (bytes as number) >= 2;
 }
 
 function isFormatOneEntry(entry: unknown): entry is { record: unknown; mark?: string } {
@@ -98,36 +99,36 @@ function decodeFormatOne(body: Buffer): ViewFile | undefined {
   const view = FormatOneSchema.safeParse(JSON.parse(body.toString("utf8")));
   if (!view.success) return undefined;
   const records = new Map<string, KeptRecord>();
-  const marks = new Map<string, string>();
+  const marks = new Map<string, readonly string[]>();
   for (const [id, entry] of Object.entries(view.data.entries)) {
     if (!isFormatOneEntry(entry)) return undefined;
     records.set(id, { value: entry.record });
-    if (entry.mark !== undefined) marks.set(id, entry.mark);
+    if (entry.mark !== undefined) marks.set(id, [entry.mark]);
   }
   return { folded_to_byte: view.data.folded_to_byte, anchor: view.data.anchor, records, marks, format: 1 };
 }
 
-/** Format 2: the first line's index, then each record's bytes where the index puts them (kept as bytes, parsed when first read). */
+/** Format 2: the first line's index, then each record's bytes where the index puts them (kept as offsets into the file, parsed when first read). */
 function decodeFormatTwo(body: Buffer, headEnd: number): ViewFile | undefined {
   const headText = headEnd - RECORDS_OPEN.length;
   if (headText <= 0 || !body.subarray(headText, headEnd).equals(RECORDS_OPEN)) return undefined;
   const head = FormatTwoHeadSchema.safeParse(JSON.parse(body.toString("utf8", 0, headText)));
   if (!head.success) return undefined;
   const records = new Map<string, KeptRecord>();
-  const marks = new Map<string, string>();
+  const marks = new Map<string, readonly string[]>();
   let at = headEnd + 1;
   for (const [number, entry] of head.data.index.entries()) {
     if (!isIndexEntry(entry) || records.has(entry[0])) return undefined;
-    const [id, length, mark] = entry;
-    const text = body.subarray(at, at + length);
-    if (text.length !== length || text[0] !== OPEN_BRACE || text[length - 1] !== CLOSE_BRACE) return undefined;
-    at += length;
+    const [id, length] = entry;
+    const end = at + length;
+    if (end > body.length || body[at] !== OPEN_BRACE || body[end - 1] !== CLOSE_BRACE) return undefined;
+    records.set(id, { file: body, start: at, end });
+    if (entry.length > 2) marks.set(id, entry.slice(2) as string[]);
+    at = end;
     // Records are separated by ",\n", and the last one ends its line.
     const last = number === head.data.index.length - 1;
     if (last ? body[at] !== NEWLINE : body[at] !== COMMA || body[at + 1] !== NEWLINE) return undefined;
     at += last ? 1 : 2;
-    records.set(id, { text });
-    if (mark !== undefined) marks.set(id, mark);
   }
   if (at !== body.length - 1 || body[at] !== CLOSE_BRACKET) return undefined;
   return { folded_to_byte: head.data.folded_to_byte, anchor: head.data.anchor, records, marks, format: 2 };
@@ -138,10 +139,9 @@ export function encodeViewFile(file: Omit<ViewFile, "format">): Buffer {
   const texts: Buffer[] = [];
   const index: IndexEntry[] = [];
   for (const [id, kept] of file.records) {
-    const text = "text" in kept ? kept.text : Buffer.from(JSON.stringify(kept.value));
-    const mark = file.marks.get(id);
+    const text = "value" in kept ? Buffer.from(JSON.stringify(kept.value)) : kept.file.subarray(kept.start, kept.end);
     texts.push(text);
-    index.push(mark === undefined ? [id, text.length] : [id, text.length, mark]);
+    index.push([id, text.length, ...(file.marks.get(id) ?? [])]);
   }
   const head = JSON.stringify({ schema_version: 2, folded_to_byte: file.folded_to_byte, anchor: file.anchor, index });
   const parts: Buffer[] = [Buffer.from(`${head},"records":[\n`)];

@@ -1,8 +1,13 @@
-/** How a log view holds one record: parsed (and checked), or still the JSON text its view file kept, as bytes. */
-export type KeptRecord = { value: unknown } | { text: Buffer };
+/** How a log view holds one record: parsed (and checked), or still the JSON text its view file kept (its bytes `start` to `end` of `file`). */
+export type KeptRecord = { value: unknown } | KeptText;
+export interface KeptText {
+  file: Buffer;
+  start: number;
+  end: number;
+}
 
 /** Parses and checks a record kept as text; throws MEMORY_RECORD_CORRUPT for one that is not JSON or fails its check. */
-export type ReadKeptRecord<T> = (id: string, text: Buffer) => T;
+export type ReadKeptRecord<T> = (id: string, text: KeptText) => T;
 
 /**
  * Issue 32: the live records of a log read through its current view, as a `Map` (the services keep
@@ -73,7 +78,7 @@ export class LogViewRecords<T> implements Map<string, T> {
   #valueOf(id: string, kept: KeptRecord): T {
     // A value was checked when it was folded from the log, or before the view file kept it.
     if ("value" in kept) return kept.value as T;
-    const value = this.#read(id, kept.text);
+    const value = this.#read(id, kept);
     this.#kept.set(id, { value });
     return value;
   }

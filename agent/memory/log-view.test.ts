@@ -20,9 +20,9 @@ const spec: LogViewSpec<Line> = {
   line: Line,
   change: (line) => ("removed" in line ? { id: line.id, put: false } : { id: line.id, put: true, record: line }),
   // When the item entered its state, as sessions keep it.
-  mark: (previous, record) => {
+  marks: (previous, record) => {
     const item = record as { state: string; v: number };
-    return previous === undefined || (previous.record as { state: string }).state !== item.state ? `v${item.v}` : previous.mark;
+    return previous === undefined || (previous.record as { state: string }).state !== item.state ? [`v${item.v}`] : previous.marks;
   },
 };
 /** A winning version checked in full: a negative `v` is refused, as a session that does not match its schema. */
@@ -72,7 +72,7 @@ async function foldedFromLog(): Promise<Record<string, unknown>> {
 
 /** Each id's record (every one read) and mark, as one object to compare. */
 function entriesOf({ records, marks }: LoadedLogView<unknown>): Record<string, { record: unknown; mark?: string }> {
-  return Object.fromEntries([...records].map(([id, record]) => [id, marks.has(id) ? { record, mark: marks.get(id) } : { record }]));
+  return Object.fromEntries([...records].map(([id, record]) => [id, marks.has(id) ? { record, mark: marks.get(id)?.join(" ") } : { record }]));
 }
 
 const load = async () => entriesOf(await loadLogView(counted(), spec, check));
@@ -267,7 +267,10 @@ describe("issue 32: a log's current view is a derived cache of the log", () => {
     const byte = await logSize();
     await writeFile(path.join(root, VIEW), await formatOneFile(byte, { a: { record: { id: "a", state: "draft", v: 1 }, mark: "v1" } }));
     expect(await load()).toEqual({ a: { record: { id: "a", state: "draft", v: 1 }, mark: "v1" } });
-    expect(JSON.parse(await readFile(path.join(root, VIEW), "utf8"))).toMatchObject({ view: { schema_version: 2, folded_to_byte: byte }, records: [{ id: "a" }] });
+    expect(JSON.parse(await readFile(path.join(root, VIEW), "utf8"))).toMatchObject({
+      view: { schema_version: 2, folded_to_byte: byte },
+      records: [{ id: "a" }],
+    });
   });
 
   it.each([
@@ -282,7 +285,7 @@ describe("issue 32: a log's current view is a derived cache of the log", () => {
     const { records, marks } = await loadLogView(counted(), spec, check);
     // Only the index was read at the start: the view was trusted and no record parsed.
     expect(foldsFrom).toEqual([await logSize()]);
-    expect(marks.get("a")).toBe("v4");
+    expect(marks.get("a")).toEqual(["v4"]);
     expect(records.get("c")).toEqual({ id: "c", state: "draft", v: 5 });
     expect(() => records.get("a")).toThrow(expect.objectContaining({ code: "MEMORY_RECORD_CORRUPT" }));
     expect(() => [...records.values()]).toThrow(expect.objectContaining({ code: "MEMORY_RECORD_CORRUPT" }));
@@ -299,7 +302,8 @@ describe("issue 32: a log's current view is a derived cache of the log", () => {
       line: z.object({ id: z.string(), gone: z.literal(true).optional(), data: z.json().optional() }),
       change: (line) => (line.gone === true ? { id: line.id, put: false } : { id: line.id, put: true, record: line }),
       // A mark on some versions, from the version before (read from the view's bytes when it is kept there).
-      mark: (previous, record) => (JSON.stringify(record).length % 3 === 0 ? undefined : `${JSON.stringify(previous?.record ?? null).length}`),
+      marks: (previous, record) =>
+        JSON.stringify(record).length % 3 === 0 ? [] : [`${JSON.stringify(previous?.record ?? null).length}`, ...(previous?.marks.slice(0, 2) ?? [])],
     };
     const passThrough = (_id: string, record: unknown) => record;
     for (let round = 0; round < 4; round += 1) {

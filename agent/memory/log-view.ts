@@ -5,10 +5,10 @@ import { decodeViewFile, encodeViewFile, type ViewFile } from "./log-view-file";
 import { LogViewRecords, type KeptRecord, type ReadKeptRecord } from "./log-view-records";
 import type { MemoryStore } from "./memory-store";
 
-/** One id's winning version as the fold meets it: its record (parsed when first asked for), and its mark. */
+/** One id's winning version as the fold meets it: its record (parsed when first asked for), and its marks. */
 export interface LogViewEntry {
   readonly record: unknown;
-  readonly mark?: string | undefined;
+  readonly marks: readonly string[];
 }
 
 /** What one line of the log does to the view: puts an id's new version, or removes the id. */
@@ -23,10 +23,11 @@ export interface LogViewSpec<L> {
   /** What a line does; throws MEMORY_RECORD_CORRUPT for a line that is neither a put nor a removal. */
   change(line: L, number: number): LogViewChange;
   /**
-   * The mark kept with a put, given the id's entry before it: a short text the view's index keeps,
-   * so start-up has it without parsing the record (when a session entered its state, an ability's skill name).
+   * The marks kept with a put, given the id's entry before it: short texts the view's index keeps,
+   * so start-up has them without parsing the record (a session's state and when it entered it, an
+   * ability's skill name, a proposal's session).
    */
-  mark?(previous: LogViewEntry | undefined, record: unknown): string | undefined;
+  marks?(previous: LogViewEntry | undefined, record: unknown): readonly string[];
 }
 
 /** Checks a winning version in full: answers the record as parsed, or throws MEMORY_RECORD_CORRUPT. */
@@ -55,7 +56,7 @@ export async function anchorOf(memory: MemoryStore, log: string, byte: number): 
 function keptRecordReader<T>(spec: { log: string; view: string }, check: LogViewCheck<T>): ReadKeptRecord<T> {
   return (id, text) => {
     try {
-      return check(id, JSON.parse(text.toString("utf8")));
+      return check(id, JSON.parse(text.file.toString("utf8", text.start, text.end)));
     } catch (error) {
       throw new AppError(
         "MEMORY_RECORD_CORRUPT",
@@ -71,17 +72,20 @@ async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<V
   const bytes = await memory.readBytes(spec.view).catch(() => undefined);
   const file = bytes === undefined ? undefined : decodeViewFile(bytes);
   if (file === undefined || file.anchor !== (await anchorOf(memory, spec.log, file.folded_to_byte))) return undefined;
-  // Format 1 kept no mark where the spec had none then (the registry's, the proposals'): computed from the record.
-  if (file.format === 1 && spec.mark !== undefined) {
+  // Format 1 kept one mark at most (a session's entry into its state): each version is marked as if put again over itself.
+  if (file.format === 1) {
     for (const [id, kept] of file.records) {
-      const mark = file.marks.has(id) || !("value" in kept) ? undefined : spec.mark(undefined, kept.value);
-      if (mark !== undefined) file.marks.set(id, mark);
+      const old = file.marks.get(id) ?? [];
+      const record = "value" in kept ? kept.value : undefined;
+      const marks = spec.marks?.(old.length === 0 ? undefined : { record, marks: old }, record) ?? [];
+      if (marks.length === 0) file.marks.delete(id);
+      else file.marks.set(id, marks);
     }
   }
   return file;
 }
 
-/** The id's entry as the fold meets it; a record kept as bytes is read only if the spec's mark asks for it. */
+/** The id's entry as the fold meets it; a record kept as bytes is read only if the spec's marks ask for it. */
 function entryOf(file: ViewFile, id: string, read: (id: string, kept: KeptRecord) => unknown): LogViewEntry | undefined {
   const kept = file.records.get(id);
   if (kept === undefined) return undefined;
@@ -89,7 +93,7 @@ function entryOf(file: ViewFile, id: string, read: (id: string, kept: KeptRecord
     get record() {
       return read(id, kept);
     },
-    mark: file.marks.get(id),
+    marks: file.marks.get(id) ?? [],
   };
 }
 
@@ -110,10 +114,10 @@ async function foldTail<L>(
       file.marks.delete(change.id);
       return;
     }
-    const mark = spec.mark?.(entryOf(file, change.id, read), change.record);
+    const marks = spec.marks?.(entryOf(file, change.id, read), change.record) ?? [];
     file.records.set(change.id, { value: change.record });
-    if (mark === undefined) file.marks.delete(change.id);
-    else file.marks.set(change.id, mark);
+    if (marks.length === 0) file.marks.delete(change.id);
+    else file.marks.set(change.id, marks);
   });
 }
 
@@ -126,7 +130,7 @@ async function catchUp<L, T>(
   spec: LogViewSpec<L>,
   readText: ReadKeptRecord<T>,
 ): Promise<{ file: ViewFile; fromLog: Set<string>; changed: boolean }> {
-  const read = (id: string, kept: KeptRecord) => ("value" in kept ? kept.value : readText(id, kept.text));
+  const read = (id: string, kept: KeptRecord) => ("value" in kept ? kept.value : readText(id, kept));
   const kept = await readKept(memory, spec);
   if (kept !== undefined) {
     const fromLog = new Set<string>();
@@ -148,10 +152,10 @@ async function writeView<L>(memory: MemoryStore, spec: LogViewSpec<L>, file: Vie
   await memory.writeBytes(spec.view, encodeViewFile({ ...file, anchor }));
 }
 
-/** A log's live records as read through its view, and each id's mark (read from the view's index, no record parsed). */
+/** A log's live records as read through its view, and each id's marks (read from the view's index, no record parsed). */
 export interface LoadedLogView<T> {
   records: LogViewRecords<T>;
-  marks: Map<string, string>;
+  marks: Map<string, readonly string[]>;
 }
 
 /**

@@ -11,7 +11,7 @@ export function withDigest(body: string): string {
 }
 
 interface FormatTwo {
-  view: { schema_version: 2; folded_to_byte: number; anchor: string; index: Array<[string, number, string?]> };
+  view: { schema_version: 2; folded_to_byte: number; anchor: string; index: Array<[string, number, ...string[]]> };
   records: unknown[];
 }
 
@@ -19,7 +19,7 @@ interface FormatTwo {
 export async function editViewRecords(file: string, edit: (id: string, text: string) => string): Promise<void> {
   const kept = JSON.parse(await readFile(file, "utf8")) as FormatTwo;
   const texts = kept.view.index.map(([id], number) => edit(id, JSON.stringify(kept.records[number])));
-  const index = kept.view.index.map(([id, , mark], number) => [id, Buffer.byteLength(texts[number] ?? ""), ...(mark === undefined ? [] : [mark])]);
+  const index = kept.view.index.map(([id, , ...marks], number) => [id, Buffer.byteLength(texts[number] ?? ""), ...marks]);
   const head = JSON.stringify({ ...kept.view, index });
   await writeFile(file, withDigest(`${head},"records":[\n${texts.join(",\n")}${texts.length === 0 ? "" : "\n"}]`));
 }

@@ -75,14 +75,14 @@ const proposalLogView: LogViewSpec<unknown> = {
       );
     return key.live ? { id: key.id, put: true, record: line } : { id: key.id, put: false };
   },
-  mark: (_previous, line) => sessionIdOf(line),
+  marks: (_previous, line) => sessionIdOf(line),
 };
 
-/** The session a proposal version names, read from the line as folded (checked in full later, with the whole version). */
-function sessionIdOf(line: unknown): string | undefined {
+/** The session a proposal version names, its one mark, read from the line as folded (checked in full later, with the whole version). */
+function sessionIdOf(line: unknown): string[] {
   const proposal = typeof line === "object" && line !== null && "proposal" in line ? line.proposal : undefined;
   const sessionId = typeof proposal === "object" && proposal !== null && "learn_session_id" in proposal ? proposal.learn_session_id : undefined;
-  return typeof sessionId === "string" ? sessionId : undefined;
+  return typeof sessionId === "string" ? [sessionId] : [];
 }
 
 /** The winning version of a proposal, parsed in full; a version that does not match stops the agent. */
@@ -110,7 +110,7 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
     const ids = bySession.get(sessionId) ?? new Set<string>();
     bySession.set(sessionId, ids.add(proposalId));
   };
-  sessionOf.forEach((sessionId, proposalId) => index(proposalId, sessionId));
+  sessionOf.forEach(([sessionId], proposalId) => index(proposalId, sessionId));
   const view = createLogViewKeeper(memory, proposalLogView, checkProposal);
   return {
     find(proposalId) {
@@ -123,14 +123,14 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
       const { proposal_id: proposalId, learn_session_id: sessionId } = record.proposal;
       records.set(proposalId, record);
       if (sessionId === undefined) sessionOf.delete(proposalId);
-      else sessionOf.set(proposalId, sessionId);
+      else sessionOf.set(proposalId, [sessionId]);
       index(proposalId, sessionId);
       await view.noteAppend();
     },
     async tombstone(proposalId, at) {
       await memory.append(MemoryPaths.proposals, { archived_proposal_id: proposalId, archived_at: at });
       // Its session from the index: a proposal archived unread is not parsed for it.
-      const sessionId = sessionOf.get(proposalId);
+      const [sessionId] = sessionOf.get(proposalId) ?? [];
       records.delete(proposalId);
       sessionOf.delete(proposalId);
       if (sessionId !== undefined) bySession.get(sessionId)?.delete(proposalId);
