@@ -54,6 +54,10 @@ export function checkSession(id: string, record: unknown): LearnSession {
   return parsed.data.session;
 }
 
+const SESSION_STATES: ReadonlySet<string> = new Set(LearnSessionStateSchema.options);
+/** A mark naming one of the schema's states (a set lookup: a safeParse per session cost more, and a failed one far more). */
+const isSessionState = (mark: string | undefined): mark is LearnSessionState => mark !== undefined && SESSION_STATES.has(mark);
+
 /**
  * The live sessions and each one's state marks. The log keeps every version of every session;
  * start-up reads its view and the lines the log gained since, and only the versions that came from
@@ -65,9 +69,8 @@ export async function loadSessions(deps: SessionServiceDeps): Promise<{ sessions
   const states = new Map<string, SessionStateMarks>();
   for (const id of sessions.keys()) {
     const [since, state, updatedAt] = marks.get(id) ?? [];
-    const known = LearnSessionStateSchema.safeParse(state);
-    if (since !== undefined && known.success && updatedAt !== undefined) {
-      states.set(id, { state: known.data, since, updatedAt });
+    if (since !== undefined && isSessionState(state) && updatedAt !== undefined) {
+      states.set(id, { state, since, updatedAt });
       continue;
     }
     // Marks missing or not a state: the session itself says (read now).
