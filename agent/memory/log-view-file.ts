@@ -58,8 +58,8 @@ const FormatTwoHeadSchema = z.object({
   schema_version: z.literal(2),
   folded_to_byte: z.number().int().min(0),
   anchor: z.string(),
-  /** Each entry `[id, bytes, ...marks]` (`isIndexEntry`). */
-  index: z.array(z.unknown()),
+  /** Each entry `[id, bytes, ...marks]`, checked by `isIndexEntry` as the records are laid out (`z.array` would visit each entry once more). */
+  index: z.custom<unknown[]>((index) => Array.isArray(index)),
 });
 
 type IndexEntry = [id: string, bytes: number, ...marks: string[]];
@@ -116,9 +116,11 @@ function decodeFormatTwo(body: Buffer, headEnd: number): ViewFile | undefined {
   if (!head.success) return undefined;
   const records = new Map<string, KeptRecord>();
   const marks = new Map<string, readonly string[]>();
+  const { index } = head.data;
   let at = headEnd + 1;
-  for (const [number, entry] of head.data.index.entries()) {
-    if (!isIndexEntry(entry) || records.has(entry[0])) return undefined;
+  for (let number = 0; number < index.length; number += 1) {
+    const entry = index[number];
+    if (!isIndexEntry(entry)) return undefined;
     const [id, length] = entry;
     const end = at + length;
     if (end > body.length || body[at] !== OPEN_BRACE || body[end - 1] !== CLOSE_BRACE) return undefined;
@@ -126,11 +128,12 @@ function decodeFormatTwo(body: Buffer, headEnd: number): ViewFile | undefined {
     if (entry.length > 2) marks.set(id, entry.slice(2) as string[]);
     at = end;
     // Records are separated by ",\n", and the last one ends its line.
-    const last = number === head.data.index.length - 1;
+    const last = number === index.length - 1;
     if (last ? body[at] !== NEWLINE : body[at] !== COMMA || body[at + 1] !== NEWLINE) return undefined;
     at += last ? 1 : 2;
   }
-  if (at !== body.length - 1 || body[at] !== CLOSE_BRACKET) return undefined;
+  // An id indexed twice leaves fewer records than entries.
+  if (records.size !== index.length || at !== body.length - 1 || body[at] !== CLOSE_BRACKET) return undefined;
   return { folded_to_byte: head.data.folded_to_byte, anchor: head.data.anchor, records, marks, format: 2 };
 }
 

@@ -15,6 +15,7 @@ type LifecycleOperations = Pick<
   | "list"
   | "get"
   | "all"
+  | "states"
   | "stateSince"
   | "start"
   | "pause"
@@ -53,6 +54,8 @@ export function createLifecycleOperations(core: SessionCore): LifecycleOperation
     get: find,
 
     all: () => [...sessions.values()],
+
+    states: () => [...states].map(([id, { state }]) => ({ learn_session_id: id, state })),
 
     stateSince: (sessionId) => new Date(states.get(sessionId)?.since ?? find(sessionId).updated_at),
 
