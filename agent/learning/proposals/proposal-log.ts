@@ -51,6 +51,8 @@ export interface ProposalLog {
   /** Leaves the archive's tombstone (§0C.16D): the proposal is no longer live. */
   tombstone(proposalId: string, at: string): Promise<void>;
   all(): ProposalLogRecord[];
+  /** A page of the live proposals, newest first, ordered by the view's marks: only the page's are read (issue 32). */
+  page(page: number, pageSize: number): { records: ProposalLogRecord[]; total: number };
   /** The first live proposal (in the order the log first named them) of a session, if any: looked up, not searched for. */
   ofSession(sessionId: string): ProposalLogRecord | undefined;
 }
@@ -60,7 +62,8 @@ export const draftFolderOf = (proposal: SkillBundleProposal) => proposal.draft_s
 
 /**
  * Issue 32: `proposals.jsonl` read through its current view (`proposals_current.json`, agent/memory/log-view.ts),
- * each proposal's session kept in the view's index (the retention sweep looks a session's proposal up by it).
+ * each proposal's session (the retention sweep looks a session's proposal up by it) and creation time
+ * (the list's order) kept in the view's index.
  */
 const proposalLogView: LogViewSpec<unknown> = {
   log: MemoryPaths.proposals,
@@ -75,14 +78,20 @@ const proposalLogView: LogViewSpec<unknown> = {
       );
     return key.live ? { id: key.id, put: true, record: line } : { id: key.id, put: false };
   },
-  marks: (_previous, line) => sessionIdOf(line),
+  marks: (_previous, line) => proposalMarksOf(line),
 };
 
-/** The session a proposal version names, its one mark, read from the line as folded (checked in full later, with the whole version). */
-function sessionIdOf(line: unknown): string[] {
+/**
+ * A proposal version's marks, read from the line as folded (checked in full later, with the whole
+ * version): the session it names ("" for none) and when it was created ("" if it does not say).
+ */
+function proposalMarksOf(line: unknown): string[] {
   const proposal = typeof line === "object" && line !== null && "proposal" in line ? line.proposal : undefined;
-  const sessionId = typeof proposal === "object" && proposal !== null && "learn_session_id" in proposal ? proposal.learn_session_id : undefined;
-  return typeof sessionId === "string" ? [sessionId] : [];
+  const field = (name: string) => {
+    const value = typeof proposal === "object" && proposal !== null && name in proposal ? (proposal as Record<string, unknown>)[name] : undefined;
+    return typeof value === "string" ? value : "";
+  };
+  return [field("learn_session_id"), field("created_at")];
 }
 
 /** The winning version of a proposal, parsed in full; a version that does not match stops the agent. */
@@ -102,7 +111,7 @@ function checkProposal(id: string, line: unknown): ProposalLogRecord {
  * full then; a proposal the view file kept is parsed and checked the first time it is read.
  */
 export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
-  const { records, marks: sessionOf } = await loadLogView(memory, proposalLogView, checkProposal);
+  const { records, marks } = await loadLogView(memory, proposalLogView, checkProposal);
   // Issue 32: each session's proposals, so the retention sweep does not search every proposal for each session.
   const bySession = new Map<string, Set<string>>();
   const index = (proposalId: string, sessionId: string | undefined) => {
@@ -110,7 +119,7 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
     const ids = bySession.get(sessionId) ?? new Set<string>();
     bySession.set(sessionId, ids.add(proposalId));
   };
-  sessionOf.forEach(([sessionId], proposalId) => index(proposalId, sessionId));
+  marks.forEach(([sessionId], proposalId) => index(proposalId, sessionId === "" ? undefined : sessionId));
   const view = createLogViewKeeper(memory, proposalLogView, checkProposal);
   return {
     find(proposalId) {
@@ -122,17 +131,16 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
       await memory.append(MemoryPaths.proposals, record);
       const { proposal_id: proposalId, learn_session_id: sessionId } = record.proposal;
       records.set(proposalId, record);
-      if (sessionId === undefined) sessionOf.delete(proposalId);
-      else sessionOf.set(proposalId, [sessionId]);
+      marks.set(proposalId, [sessionId ?? "", record.proposal.created_at]);
       index(proposalId, sessionId);
       await view.noteAppend();
     },
     async tombstone(proposalId, at) {
       await memory.append(MemoryPaths.proposals, { archived_proposal_id: proposalId, archived_at: at });
       // Its session from the index: a proposal archived unread is not parsed for it.
-      const [sessionId] = sessionOf.get(proposalId) ?? [];
+      const [sessionId] = marks.get(proposalId) ?? [];
       records.delete(proposalId);
-      sessionOf.delete(proposalId);
+      marks.delete(proposalId);
       if (sessionId !== undefined) bySession.get(sessionId)?.delete(proposalId);
       await view.noteAppend();
     },
@@ -145,5 +153,12 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
       return undefined;
     },
     all: () => [...records.values()],
+    page(page, pageSize) {
+      const ordered = [...records.keys()]
+        .map((proposalId) => ({ proposalId, createdAt: marks.get(proposalId)?.[1] ?? "" }))
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+      const onPage = ordered.slice((page - 1) * pageSize, page * pageSize).map(({ proposalId }) => records.get(proposalId) as ProposalLogRecord);
+      return { records: onPage, total: ordered.length };
+    },
   };
 }

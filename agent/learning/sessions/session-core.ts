@@ -148,7 +148,7 @@ async function put(core: SessionCore, session: LearnSession): Promise<void> {
   await core.deps.memory.append(MemoryPaths.sessions, { op: "put", session });
   const previous = core.states.get(session.learn_session_id);
   const since = previous === undefined || previous.state !== session.state ? session.updated_at : previous.since;
-  core.states.set(session.learn_session_id, { state: session.state, since, updatedAt: session.updated_at });
+  core.states.set(session.learn_session_id, { state: session.state, since, updatedAt: session.updated_at, createdAt: session.created_at });
   core.sessions.set(session.learn_session_id, session);
 }
 

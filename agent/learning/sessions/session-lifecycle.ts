@@ -46,9 +46,11 @@ export function createLifecycleOperations(core: SessionCore): LifecycleOperation
       return session === undefined ? undefined : { session, scope: scopes.get(session.learn_session_id) };
     },
 
+    // Newest first, ordered by the sessions' marks: only the page's sessions are read (issue 32).
     list(page, pageSize) {
-      const ordered = [...sessions.values()].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
-      return { sessions: ordered.slice((page - 1) * pageSize, page * pageSize), total: ordered.length };
+      const ordered = [...states].sort(([, a], [, b]) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+      const onPage = ordered.slice((page - 1) * pageSize, page * pageSize).map(([id]) => find(id));
+      return { sessions: onPage, total: ordered.length };
     },
 
     get: find,

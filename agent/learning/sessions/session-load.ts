@@ -18,8 +18,9 @@ type FoldedSession = Extract<SessionLogFoldLine, { op: "put" }>["session"];
 /**
  * Issue 32: `sessions.jsonl` read through its current view (`sessions_current.json`, agent/memory/log-view.ts):
  * each live session's last version, up to a byte of the log, marked in the view's index with when it
- * entered its current state (TTLs count from there, not from the last mark), that state, and when
- * it last changed: what start-up needs of every session, without parsing one.
+ * entered its current state (TTLs count from there, not from the last mark), that state, when it
+ * last changed and when it was created: what start-up and the sessions list need of every session,
+ * without parsing one.
  */
 export const sessionLogView: LogViewSpec<SessionLogFoldLine> = {
   log: MemoryPaths.sessions,
@@ -31,15 +32,17 @@ export const sessionLogView: LogViewSpec<SessionLogFoldLine> = {
     // The state before, from its marks (a view of format 1 kept only the first: then from its record).
     const before = previous === undefined ? undefined : (previous.marks[1] ?? (previous.record as FoldedSession).state);
     const since = before === session.state ? (previous?.marks[0] ?? session.updated_at) : session.updated_at;
-    return [since, session.state, session.updated_at];
+    // The fold does not check created_at (an older version may lack it); the winning version's is checked with it.
+    return [since, session.state, session.updated_at, typeof session.created_at === "string" ? session.created_at : ""];
   },
 };
 
-/** A live session's state, when it entered it and when it last changed (the sessions view's marks): the current-session rule and TTLs need no more. */
+/** A live session's state, when it entered it, last changed and was created (the sessions view's marks): the current-session rule, TTLs and the list's order need no more. */
 export interface SessionStateMarks {
   state: LearnSessionState;
   since: string;
   updatedAt: string;
+  createdAt: string;
 }
 
 /** The winning version of a session, parsed in full; a version that does not match stops the agent. */
@@ -68,14 +71,14 @@ export async function loadSessions(deps: SessionServiceDeps): Promise<{ sessions
   const { records: sessions, marks } = await loadLogView(deps.memory, sessionLogView, checkSession);
   const states = new Map<string, SessionStateMarks>();
   for (const id of sessions.keys()) {
-    const [since, state, updatedAt] = marks.get(id) ?? [];
-    if (since !== undefined && isSessionState(state) && updatedAt !== undefined) {
-      states.set(id, { state, since, updatedAt });
+    const [since, state, updatedAt, createdAt] = marks.get(id) ?? [];
+    if (since !== undefined && isSessionState(state) && updatedAt !== undefined && createdAt !== undefined) {
+      states.set(id, { state, since, updatedAt, createdAt });
       continue;
     }
     // Marks missing or not a state: the session itself says (read now).
     const session = sessions.get(id) as LearnSession;
-    states.set(id, { state: session.state, since: since ?? session.updated_at, updatedAt: session.updated_at });
+    states.set(id, { state: session.state, since: since ?? session.updated_at, updatedAt: session.updated_at, createdAt: session.created_at });
   }
   return { sessions, states };
 }

@@ -62,5 +62,8 @@ describe("sessions.jsonl fold at start", () => {
     expect((await agent.call("GET", `/api/learn/sessions/${current}/detail`)).body.state).toBe("armed");
     expectError(await agent.call("POST", "/api/learn/sessions", { entry_mode: "demonstrating_skill" }), 409, "LEARN_SESSION_ALREADY_ACTIVE");
     expectError(await agent.call("GET", `/api/learn/sessions/${ended}/detail`), 500, "MEMORY_RECORD_CORRUPT");
+    // The list reads only its page's sessions: the page holding the spoiled one fails, the other answers.
+    const pages = await Promise.all([1, 2].map((page) => agent!.call("GET", `/api/learn/sessions?page=${page}&page_size=1`)));
+    expect(pages.map((listed) => listed.status).sort()).toEqual([200, 500]);
   });
 });
