@@ -2,9 +2,8 @@ import { z } from "zod";
 import { ControlSurfaceSchema } from "../../shared/capabilities/control-surface";
 import { AbilityAvailabilityEntrySchema, LastValidationResultSchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
 import { InstallLaneSchema } from "../../shared/skills/proposal";
-import { AppError } from "../errors/app-error";
 import type { MemoryStore } from "../memory/memory-store";
-import { createLogViewKeeper, loadLogView, type LogViewSpec } from "../memory/log-view";
+import { checkedBy, createLogViewKeeper, loadLogView, type LogViewSpec } from "../memory/log-view";
 import { MemoryPaths } from "../memory/memory-paths";
 
 /**
@@ -78,15 +77,7 @@ function skillNameOf(record: unknown): string[] {
 }
 
 /** An installed ability's last version, parsed in full; one that does not match is MEMORY_RECORD_CORRUPT. */
-function checkAbility(id: string, record: unknown): InstalledAbility {
-  const parsed = InstalledAbilitySchema.safeParse(record);
-  if (!parsed.success)
-    throw new AppError(
-      "MEMORY_RECORD_CORRUPT",
-      `A record in ${MemoryPaths.abilityRegistry} is not valid (the last version of ability ${id} does not match its schema).`,
-    );
-  return parsed.data;
-}
+const checkAbility = checkedBy(InstalledAbilitySchema, MemoryPaths.abilityRegistry, "ability");
 
 export async function createAbilityRegistry(memory: MemoryStore): Promise<AbilityRegistry> {
   // Each ability's skill name, from the view's index: found by name without parsing every ability.

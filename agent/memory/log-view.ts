@@ -33,6 +33,16 @@ export interface LogViewSpec<L> {
 /** Checks a winning version in full: answers the record as parsed, or throws MEMORY_RECORD_CORRUPT. */
 export type LogViewCheck<T> = (id: string, record: unknown) => T;
 
+/** The check of a log whose versions are parsed by one schema; `what` names a record in the error (`ability`, `proposal`). */
+export function checkedBy<S extends z.ZodType>(schema: S, log: string, what: string): LogViewCheck<z.output<S>> {
+  return (id, record) => {
+    const parsed = schema.safeParse(record);
+    if (!parsed.success)
+      throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${log} is not valid (the last version of ${what} ${id} does not match its schema).`);
+    return parsed.data;
+  };
+}
+
 /** How many of the log's bytes before `folded_to_byte` the anchor digests. */
 const ANCHOR_BYTES = 512;
 

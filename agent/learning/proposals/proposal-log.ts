@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
-import { createLogViewKeeper, loadLogView, type LogViewSpec } from "../../memory/log-view";
+import { checkedBy, createLogViewKeeper, loadLogView, type LogViewSpec } from "../../memory/log-view";
 import { MemoryPaths } from "../../memory/memory-paths";
 
 /** One line of `proposals.jsonl`: the proposal as it is after a change (last line per id wins). */
@@ -95,15 +95,7 @@ function proposalMarksOf(line: unknown): string[] {
 }
 
 /** The winning version of a proposal, parsed in full; a version that does not match stops the agent. */
-function checkProposal(id: string, line: unknown): ProposalLogRecord {
-  const parsed = LiveProposalRecordSchema.safeParse(line);
-  if (!parsed.success)
-    throw new AppError(
-      "MEMORY_RECORD_CORRUPT",
-      `A record in ${MemoryPaths.proposals} is not valid (the last version of proposal ${id} does not match its schema).`,
-    );
-  return parsed.data;
-}
+const checkProposal = checkedBy(LiveProposalRecordSchema, MemoryPaths.proposals, "proposal");
 
 /**
  * The live proposals. The log keeps every version of every proposal; start-up reads its view and
