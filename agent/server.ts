@@ -37,8 +37,11 @@ async function main(): Promise<void> {
   // before listening, rather than carried by an idle agent (issue 17). `npm start` runs node with
   // --expose-gc (agent/agent-bundle.ts); without it, nothing happens.
   (globalThis as { gc?: () => void }).gc?.();
-  const url = await app.listen({ host: "127.0.0.1", port: config.port });
+  // Issue 32: the token for the banner is read before listening. Read after, its file read let the
+  // first retention sweep (scheduled when ready) run first and hold the banner back while it read
+  // every session.
   const token = await loadOrCreateAgentToken(memory);
+  const url = await app.listen({ host: "127.0.0.1", port: config.port });
   process.stdout.write(startupBanner({ url, memoryRoot: memory.root, token, projectRoot, refiner }));
 }
 

@@ -3,7 +3,7 @@ import { ControlSurfaceSchema } from "../../shared/capabilities/control-surface"
 import { AbilityAvailabilityEntrySchema, LastValidationResultSchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
 import { InstallLaneSchema } from "../../shared/skills/proposal";
 import type { MemoryStore } from "../memory/memory-store";
-import { createLogViewKeeper, loadLogView, type LogViewSpec } from "../memory/log-view";
+import { checkedBy, createLogViewKeeper, loadLogView, type LogViewSpec } from "../memory/log-view";
 import { MemoryPaths } from "../memory/memory-paths";
 
 /**
@@ -57,33 +57,49 @@ export interface AbilityRegistry {
 
 /**
  * Issue 32: the registry read through its current view (`registry_current.json`, agent/memory/log-view.ts):
- * each installed ability's last line, up to a byte of the log. Every line the view folds is checked
- * in full as it is read (a line that does not match stops the agent, as it always did).
+ * each installed ability's last line, up to a byte of the log, its skill name kept in the view's index.
+ * Every line the view folds is checked in full as it is read (a line that does not match stops the
+ * agent, as it always did); an ability the view file kept is parsed and checked the first time it is
+ * read (MEMORY_RECORD_CORRUPT then, not at start-up).
  */
 const registryLogView: LogViewSpec<z.infer<typeof RegistryLineSchema>> = {
   log: MemoryPaths.abilityRegistry,
   view: MemoryPaths.abilityRegistryCurrent,
   line: RegistryLineSchema,
   change: (line) => ("removed_at" in line ? { id: line.ability_id, put: false } : { id: line.ability_id, put: true, record: line }),
+  marks: (_previous, record) => skillNameOf(record),
 };
-const checked = (_id: string, record: unknown) => record;
+
+/** An ability's skill name, the one mark the registry's view keeps (a line the fold put is an installed ability). */
+function skillNameOf(record: unknown): string[] {
+  const name = typeof record === "object" && record !== null && "skill_name" in record ? record.skill_name : undefined;
+  return typeof name === "string" ? [name] : [];
+}
+
+/** An installed ability's last version, parsed in full; one that does not match is MEMORY_RECORD_CORRUPT. */
+const checkAbility = checkedBy(InstalledAbilitySchema, MemoryPaths.abilityRegistry, "ability");
 
 export async function createAbilityRegistry(memory: MemoryStore): Promise<AbilityRegistry> {
-  const { entries } = await loadLogView(memory, registryLogView, checked);
-  const abilities = new Map<string, InstalledAbility>([...entries].map(([id, entry]) => [id, entry.record as InstalledAbility]));
-  const view = createLogViewKeeper(memory, registryLogView, checked);
+  // Each ability's skill name, from the view's index: found by name without parsing every ability.
+  const { records: abilities, marks: skillNames } = await loadLogView(memory, registryLogView, checkAbility);
+  const view = createLogViewKeeper(memory, registryLogView, checkAbility);
   return {
     all: () => [...abilities.values()],
     get: (abilityId) => abilities.get(abilityId),
-    bySkillName: (skillName) => [...abilities.values()].find((ability) => ability.skill_name === skillName),
+    bySkillName(skillName) {
+      for (const [abilityId, [name]] of skillNames) if (name === skillName) return abilities.get(abilityId);
+      return undefined;
+    },
     async put(ability) {
       await memory.append(MemoryPaths.abilityRegistry, ability);
       abilities.set(ability.ability_id, ability);
+      skillNames.set(ability.ability_id, [ability.skill_name]);
       await view.noteAppend();
     },
     async remove(abilityId, at) {
       await memory.append(MemoryPaths.abilityRegistry, RemovedAbilitySchema.parse({ ability_id: abilityId, removed_at: at }));
       abilities.delete(abilityId);
+      skillNames.delete(abilityId);
       await view.noteAppend();
     },
   };

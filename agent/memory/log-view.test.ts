@@ -1,12 +1,12 @@
-import { createHash } from "node:crypto";
 import { appendFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { createLogViewKeeper, loadLogView, type LogViewSpec } from "./log-view";
+import { anchorOf, createLogViewKeeper, loadLogView, type LoadedLogView, type LogViewSpec } from "./log-view";
 import { openMemoryStore, type MemoryStore } from "./memory-store";
+import { editViewRecords, withDigest } from "../test-support/log-view-files";
 
 const Line = z.union([z.object({ id: z.string(), state: z.string(), v: z.number() }), z.object({ id: z.string(), removed: z.literal(true) })]);
 type Line = z.infer<typeof Line>;
@@ -20,9 +20,9 @@ const spec: LogViewSpec<Line> = {
   line: Line,
   change: (line) => ("removed" in line ? { id: line.id, put: false } : { id: line.id, put: true, record: line }),
   // When the item entered its state, as sessions keep it.
-  mark: (previous, record) => {
+  marks: (previous, record) => {
     const item = record as { state: string; v: number };
-    return previous === undefined || (previous.record as { state: string }).state !== item.state ? `v${item.v}` : previous.mark;
+    return previous === undefined || (previous.record as { state: string }).state !== item.state ? [`v${item.v}`] : previous.marks;
   },
 };
 /** A winning version checked in full: a negative `v` is refused, as a session that does not match its schema. */
@@ -64,13 +64,18 @@ const put = (id: string, state: string, v: number) => store.append(LOG, { id, st
 
 /** What folding the whole log gives, from a store with no view: the source of truth. */
 async function foldedFromLog(): Promise<Record<string, unknown>> {
-  const { entries } = await loadLogView(counted(), { ...spec, view: "system/test/scratch_current.json" }, check);
+  const loaded = await loadLogView(counted(), { ...spec, view: "system/test/scratch_current.json" }, check);
   await store.remove("system/test/scratch_current.json");
   foldsFrom.pop();
-  return Object.fromEntries(entries);
+  return entriesOf(loaded);
 }
 
-const load = async () => Object.fromEntries((await loadLogView(counted(), spec, check)).entries);
+/** Each id's record (every one read) and mark, as one object to compare. */
+function entriesOf({ records, marks }: LoadedLogView<unknown>): Record<string, { record: unknown; mark?: string }> {
+  return Object.fromEntries([...records].map(([id, record]) => [id, marks.has(id) ? { record, mark: marks.get(id)?.join(" ") } : { record }]));
+}
+
+const load = async () => entriesOf(await loadLogView(counted(), spec, check));
 const logSize = async () => (await stat(path.join(root, LOG))).size;
 
 /** A memory with a view up to date with its log, and a few lines appended since. */
@@ -87,19 +92,38 @@ async function viewThenTail(): Promise<number> {
   return byte;
 }
 
-/** The view file with its view's `schema_version` changed and its digest made to match, as an agent of another version would write it. */
-function reformatted(text: string): string {
-  const body = text
-    .trimEnd()
-    .slice(text.indexOf('"view":') + 7, -1)
-    .replace('"schema_version":1}', '"schema_version":2}');
-  return `{"sha256":"${createHash("sha256").update(body).digest("hex")}","view":${body}}\n`;
-}
-
 /** The view file with its view's text edited and its digest made to match. */
 function redigested(text: string, edit: (body: string) => string): string {
-  const body = edit(text.trimEnd().slice(text.indexOf('"view":') + 7, -1));
-  return `{"sha256":"${createHash("sha256").update(body).digest("hex")}","view":${body}}\n`;
+  return withDigest(edit(text.trimEnd().slice(text.indexOf('"view":') + 7, -1)));
+}
+
+/** A view file of format 1, as agents before lazy records wrote it: one JSON document, every record in it. */
+async function formatOneFile(byte: number, entries: Record<string, { record: unknown; mark?: string }>): Promise<string> {
+  return withDigest(JSON.stringify({ folded_to_byte: byte, anchor: await anchorOf(store, LOG, byte), entries, schema_version: 1 }));
+}
+
+/** A small deterministic generator (mulberry32): the same "random" records at every run. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Any JSON value, with the text a view must keep exactly: quotes, backslashes, newlines, U+2028, accents, astral characters. */
+function randomJson(random: () => number, depth = 0): unknown {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const text = () => Array.from({ length: Math.floor(random() * 8) }, () => pick(["a", "é", '"', "\\", "\n", "\u2028", "草", "😀", "\u0000", " "])).join("");
+  const kind = depth > 3 ? Math.floor(random() * 4) : Math.floor(random() * 6);
+  if (kind === 0) return text();
+  if (kind === 1) return pick([0, -1, 1.5, 1e21, -0.000123, Number.MAX_SAFE_INTEGER]);
+  if (kind === 2) return pick([true, false]);
+  if (kind === 3) return null;
+  if (kind === 4) return Array.from({ length: Math.floor(random() * 4) }, () => randomJson(random, depth + 1));
+  return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [text(), randomJson(random, depth + 1)]));
 }
 
 describe("issue 32: a log's current view is a derived cache of the log", () => {
@@ -140,11 +164,17 @@ describe("issue 32: a log's current view is a derived cache of the log", () => {
     ["empty", () => ""],
     ["not JSON", () => "{{{\n"],
     ["changed on disk (a record altered, the digest no longer matches)", (text: string) => text.replace('"state":"draft"', '"state":"ready"')],
-    ["of another format (digest right, view of another version)", (text: string) => reformatted(text)],
     [
-      "holding an entry without its record (digest right)",
-      (text: string) => redigested(text, (body) => body.replace(/\{"record":\{"id":"a"[^}]*\}/, '{"kept":{}')),
+      "of another format (digest right, view of another version)",
+      (text: string) => redigested(text, (body) => body.replace('{"schema_version":2,', '{"schema_version":3,')),
     ],
+    ["indexing a record without its length (digest right)", (text: string) => redigested(text, (body) => body.replace(/\["a",\d+,/, '["a",'))],
+    [
+      "indexing a record one byte longer than it is (digest right)",
+      (text: string) => redigested(text, (body) => body.replace(/\["a",(\d+),/, (_all, bytes: string) => `["a",${Number(bytes) + 1},`)),
+    ],
+    ["indexing one id twice (digest right)", (text: string) => redigested(text, (body) => body.replace('["c",', '["a",'))],
+    ["indexing fewer records than it holds (digest right)", (text: string) => redigested(text, (body) => body.replace(/,\["c",\d+,"v5"\]/, ""))],
   ])("folds the whole log when the view is %s", async (_name, spoil) => {
     await viewThenTail();
     await load();
@@ -208,6 +238,87 @@ describe("issue 32: a log's current view is a derived cache of the log", () => {
     await expect(load()).rejects.toMatchObject({ code: "MEMORY_RECORD_CORRUPT" });
     await store.remove(VIEW);
     await expect(load()).rejects.toMatchObject({ code: "MEMORY_RECORD_CORRUPT" });
+  });
+
+  it("reads a view of format 1 (one JSON document, every record in it) and writes it again in format 2", async () => {
+    await put("a", "draft", 1);
+    await put("b", "draft", 2);
+    await put("a", "draft", 3);
+    const byte = await logSize();
+    await writeFile(
+      path.join(root, VIEW),
+      await formatOneFile(byte, { a: { record: { id: "a", state: "draft", v: 3 }, mark: "v1" }, b: { record: { id: "b", state: "draft", v: 2 }, mark: "v2" } }),
+    );
+    await put("a", "ready", 4);
+    foldsFrom = [];
+    const loaded = await load();
+    // The view of format 1 was trusted (only the log's tail was folded), and equals the fold of the whole log.
+    expect(foldsFrom).toEqual([byte]);
+    expect(loaded).toEqual(await foldedFromLog());
+    const text = await readFile(path.join(root, VIEW), "utf8");
+    expect(text.split("\n")[0]).toMatch(/^\{"sha256":"[0-9a-f]{64}","view":\{"schema_version":2,.*,"records":\[$/);
+    foldsFrom = [];
+    expect(await load()).toEqual(loaded);
+    expect(foldsFrom).toEqual([await logSize()]);
+  });
+
+  it("writes a view of format 1 again in format 2 even when the log did not move", async () => {
+    await put("a", "draft", 1);
+    const byte = await logSize();
+    await writeFile(path.join(root, VIEW), await formatOneFile(byte, { a: { record: { id: "a", state: "draft", v: 1 }, mark: "v1" } }));
+    expect(await load()).toEqual({ a: { record: { id: "a", state: "draft", v: 1 }, mark: "v1" } });
+    expect(JSON.parse(await readFile(path.join(root, VIEW), "utf8"))).toMatchObject({
+      view: { schema_version: 2, folded_to_byte: byte },
+      records: [{ id: "a" }],
+    });
+  });
+
+  it.each([
+    ["fails its check", () => '{"id":"a","state":"ready","v":-4}'],
+    ["is not JSON", () => '{"id":"a","state":"ready" "v":4}'],
+  ])("starts on a view whose record %s, and refuses that record with MEMORY_RECORD_CORRUPT when it is read, changing nothing", async (_name, bad) => {
+    await viewThenTail();
+    await load();
+    await editViewRecords(path.join(root, VIEW), (id, text) => (id === "a" ? bad() : text));
+    const before = await readFile(path.join(root, VIEW), "utf8");
+    foldsFrom = [];
+    const { records, marks } = await loadLogView(counted(), spec, check);
+    // Only the index was read at the start: the view was trusted and no record parsed.
+    expect(foldsFrom).toEqual([await logSize()]);
+    expect(marks.get("a")).toEqual(["v4"]);
+    expect(records.get("c")).toEqual({ id: "c", state: "draft", v: 5 });
+    expect(() => records.get("a")).toThrow(expect.objectContaining({ code: "MEMORY_RECORD_CORRUPT" }));
+    expect(() => [...records.values()]).toThrow(expect.objectContaining({ code: "MEMORY_RECORD_CORRUPT" }));
+    expect(records.has("a")).toBe(true);
+    expect(await readFile(path.join(root, VIEW), "utf8")).toBe(before);
+  });
+
+  it("reads each record of a view when first asked for as the whole log's fold has it, over random records, updates and removals", async () => {
+    const random = seeded(32);
+    const ids = Array.from({ length: 40 }, (_, n) => `r${n}`);
+    const randomSpec: LogViewSpec<{ id: string; gone?: true; data?: unknown }> = {
+      log: LOG,
+      view: VIEW,
+      line: z.object({ id: z.string(), gone: z.literal(true).optional(), data: z.json().optional() }),
+      change: (line) => (line.gone === true ? { id: line.id, put: false } : { id: line.id, put: true, record: line }),
+      // A mark on some versions, from the version before (read from the view's bytes when it is kept there).
+      marks: (previous, record) =>
+        JSON.stringify(record).length % 3 === 0 ? [] : [`${JSON.stringify(previous?.record ?? null).length}`, ...(previous?.marks.slice(0, 2) ?? [])],
+    };
+    const passThrough = (_id: string, record: unknown) => record;
+    for (let round = 0; round < 4; round += 1) {
+      for (let n = 0; n < 60; n += 1) {
+        const id = ids[Math.floor(random() * ids.length)] ?? "r0";
+        await store.append(LOG, random() < 0.15 ? { id, gone: true } : { id, data: randomJson(random) });
+      }
+      // Each round: the view read lazily (written by the round before, plus this round's tail), then the whole log folded eagerly.
+      const lazy = await loadLogView(store, randomSpec, passThrough);
+      const eager = await loadLogView(store, { ...randomSpec, view: "system/test/eager_current.json" }, passThrough);
+      await store.remove("system/test/eager_current.json");
+      expect([...lazy.records.keys()]).toEqual([...eager.records.keys()]);
+      expect(Object.fromEntries(lazy.records)).toEqual(Object.fromEntries(eager.records));
+      expect(lazy.marks).toEqual(eager.marks);
+    }
   });
 
   it("a keeper brings the view up to date every 200 appends, so a start folds at most that many lines", async () => {

@@ -1,11 +1,14 @@
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import type { z } from "zod";
+import { AppError } from "../errors/app-error";
+import { decodeViewFile, encodeViewFile, type ViewFile } from "./log-view-file";
+import { LogViewRecords, type KeptRecord, type ReadKeptRecord } from "./log-view-records";
 import type { MemoryStore } from "./memory-store";
 
-/** One id's winning version in a log view: its record, and a mark the fold keeps with it (e.g. when a session entered its state). */
+/** One id's winning version as the fold meets it: its record (parsed when first asked for), and its marks. */
 export interface LogViewEntry {
-  record: unknown;
-  mark?: string | undefined;
+  readonly record: unknown;
+  readonly marks: readonly string[];
 }
 
 /** What one line of the log does to the view: puts an id's new version, or removes the id. */
@@ -19,31 +22,26 @@ export interface LogViewSpec<L> {
   line: z.ZodType<L>;
   /** What a line does; throws MEMORY_RECORD_CORRUPT for a line that is neither a put nor a removal. */
   change(line: L, number: number): LogViewChange;
-  /** The mark kept with a put, given the id's entry before it. */
-  mark?(previous: LogViewEntry | undefined, record: unknown): string | undefined;
+  /**
+   * The marks kept with a put, given the id's entry before it: short texts the view's index keeps,
+   * so start-up has them without parsing the record (a session's state and when it entered it, an
+   * ability's skill name, a proposal's session).
+   */
+  marks?(previous: LogViewEntry | undefined, record: unknown): readonly string[];
 }
 
-/**
- * Issue 32: the view file, a derived cache the log can always rebuild. Each live id's winning
- * version, as the fold left it, the byte of the log folded up to, and a digest of the log's last
- * bytes before it (`anchor`): a view that is behind catches up from the log's tail (the log is only
- * ever appended to, so a stop between an append and the view's write loses nothing).
- */
-const LogViewFileSchema = z.object({
-  folded_to_byte: z.number().int().min(0),
-  anchor: z.string(),
-  /** Each entry is `LogViewEntry`-shaped (`isViewEntry`). */
-  entries: z.record(z.string(), z.unknown()),
-  schema_version: z.literal(1),
-});
-type LogViewFile = Omit<z.infer<typeof LogViewFileSchema>, "entries"> & { entries: Record<string, LogViewEntry> };
+/** Checks a winning version in full: answers the record as parsed, or throws MEMORY_RECORD_CORRUPT. */
+export type LogViewCheck<T> = (id: string, record: unknown) => T;
 
-/**
- * The view file is one JSON document, `{"sha256":"<64 hex>","view":<view>}`: the digest of the view's
- * text as written, so a view changed or cut on disk is not trusted (the prefix has a fixed width).
- */
-const DIGEST_PREFIX = '{"sha256":"';
-const VIEW_AT = DIGEST_PREFIX.length + 64 + '","view":'.length;
+/** The check of a log whose versions are parsed by one schema; `what` names a record in the error (`ability`, `proposal`). */
+export function checkedBy<S extends z.ZodType>(schema: S, log: string, what: string): LogViewCheck<z.output<S>> {
+  return (id, record) => {
+    const parsed = schema.safeParse(record);
+    if (!parsed.success)
+      throw new AppError("MEMORY_RECORD_CORRUPT", `A record in ${log} is not valid (the last version of ${what} ${id} does not match its schema).`);
+    return parsed.data;
+  };
+}
 
 /** How many of the log's bytes before `folded_to_byte` the anchor digests. */
 const ANCHOR_BYTES = 512;
@@ -60,66 +58,76 @@ export async function anchorOf(memory: MemoryStore, log: string, byte: number): 
   return bytes.length === byte - from ? sha256(bytes) : "";
 }
 
-/** ASCII whitespace at the end of a view file (it is written with a trailing newline). */
-const TRAILING_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
-const PREFIX_BYTES = Buffer.from(DIGEST_PREFIX);
-const CLOSE_BRACE = 0x7d;
-
 /**
- * The view file as kept, or undefined when it is missing, cut, changed, of another format, or not of this log's bytes.
- * Issue 32: read and digested as bytes (the digest of a view's text is the digest of its UTF-8 bytes); hashing the
- * decoded text encoded it again, which at 10,000 abilities cost more than the digest itself.
+ * Issue 32: reads a record the view file kept as bytes, the first time it is asked for: parsed and
+ * checked in full, or MEMORY_RECORD_CORRUPT then (the file's digest matched, so this is a view
+ * written by a version whose schema differed, or edited with its digest made to match).
  */
-async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<LogViewFile | undefined> {
+function keptRecordReader<T>(spec: { log: string; view: string }, check: LogViewCheck<T>): ReadKeptRecord<T> {
+  return (id, text) => {
+    try {
+      return check(id, JSON.parse(text.file.toString("utf8", text.start, text.end)));
+    } catch (error) {
+      throw new AppError(
+        "MEMORY_RECORD_CORRUPT",
+        `A record in ${spec.view} is not valid (that of ${id}). The file is a cache of ${spec.log}: removed, it is rebuilt from the log at the next start.`,
+        { cause: error },
+      );
+    }
+  };
+}
+
+/** The view file as kept, or undefined when it is missing, cut, changed, of another format, or not of this log's bytes. */
+async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<ViewFile | undefined> {
   const bytes = await memory.readBytes(spec.view).catch(() => undefined);
-  if (bytes === undefined) return undefined;
-  let end = bytes.length;
-  while (end > 0 && TRAILING_SPACE.has(bytes[end - 1]!)) end -= 1;
-  if (end <= VIEW_AT || !bytes.subarray(0, PREFIX_BYTES.length).equals(PREFIX_BYTES) || bytes[end - 1] !== CLOSE_BRACE) return undefined;
-  const body = bytes.subarray(VIEW_AT, end - 1);
-  if (bytes.toString("latin1", DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64) !== sha256(body)) return undefined;
-  try {
-    const file = LogViewFileSchema.safeParse(JSON.parse(body.toString("utf8")));
-    if (!file.success || !Object.values(file.data.entries).every(isViewEntry)) return undefined;
-    // Every entry was just checked to be a LogViewEntry.
-    const kept: LogViewFile = { ...file.data, entries: file.data.entries as Record<string, LogViewEntry> };
-    return kept.anchor === (await anchorOf(memory, spec.log, kept.folded_to_byte)) ? kept : undefined;
-  } catch {
-    return undefined;
+  const file = bytes === undefined ? undefined : decodeViewFile(bytes);
+  if (file === undefined || file.anchor !== (await anchorOf(memory, spec.log, file.folded_to_byte))) return undefined;
+  // Format 1 kept one mark at most (a session's entry into its state): each version is marked as if put again over itself.
+  if (file.format === 1) {
+    for (const [id, kept] of file.records) {
+      const old = file.marks.get(id) ?? [];
+      const record = "value" in kept ? kept.value : undefined;
+      const marks = spec.marks?.(old.length === 0 ? undefined : { record, marks: old }, record) ?? [];
+      if (marks.length === 0) file.marks.delete(id);
+      else file.marks.set(id, marks);
+    }
   }
+  return file;
 }
 
-/** An entry as `writeView` writes it: its record, and a mark when the fold kept one (checked by hand: a schema per entry cost more than the parse). */
-function isViewEntry(entry: unknown): entry is LogViewEntry {
-  if (typeof entry !== "object" || entry === null || !("record" in entry)) return false;
-  const { mark } = entry as { mark?: unknown };
-  return mark === undefined || typeof mark === "string";
-}
-
-/** Writes the view file: the view's digest, then the view (compact: a view of 1,000 sessions is read at every start). */
-async function writeView<L>(memory: MemoryStore, spec: LogViewSpec<L>, file: LogViewFile): Promise<void> {
-  const body = JSON.stringify({ ...file, anchor: await anchorOf(memory, spec.log, file.folded_to_byte) });
-  await memory.writeText(spec.view, `${DIGEST_PREFIX}${sha256(body)}","view":${body}}\n`);
-}
-
-/** The view as read: its entries, and the ids whose version came from the log now (not from the view file), to be checked in full. */
-export interface LoadedLogView {
-  entries: Map<string, LogViewEntry>;
-  fromLog: Set<string>;
+/** The id's entry as the fold meets it; a record kept as bytes is read only if the spec's marks ask for it. */
+function entryOf(file: ViewFile, id: string, read: (id: string, kept: KeptRecord) => unknown): LogViewEntry | undefined {
+  const kept = file.records.get(id);
+  if (kept === undefined) return undefined;
+  return {
+    get record() {
+      return read(id, kept);
+    },
+    marks: file.marks.get(id) ?? [],
+  };
 }
 
 /** Folds the log from the view's byte on, in place; -1 when the log is shorter than that byte (replaced). */
-async function foldTail<L>(memory: MemoryStore, spec: LogViewSpec<L>, file: LogViewFile, fromLog: Set<string>): Promise<number> {
+async function foldTail<L>(
+  memory: MemoryStore,
+  spec: LogViewSpec<L>,
+  file: ViewFile,
+  fromLog: Set<string>,
+  read: (id: string, kept: KeptRecord) => unknown,
+): Promise<number> {
   let number = 0;
   return memory.forEachJsonlFrom(spec.log, spec.line, file.folded_to_byte, (line) => {
     const change = spec.change(line, (number += 1));
     fromLog.add(change.id);
     if (!change.put) {
-      delete file.entries[change.id];
+      file.records.delete(change.id);
+      file.marks.delete(change.id);
       return;
     }
-    const mark = spec.mark?.(file.entries[change.id], change.record);
-    file.entries[change.id] = mark === undefined ? { record: change.record } : { record: change.record, mark };
+    const marks = spec.marks?.(entryOf(file, change.id, read), change.record) ?? [];
+    file.records.set(change.id, { value: change.record });
+    if (marks.length === 0) file.marks.delete(change.id);
+    else file.marks.set(change.id, marks);
   });
 }
 
@@ -127,39 +135,55 @@ async function foldTail<L>(memory: MemoryStore, spec: LogViewSpec<L>, file: LogV
  * The view file brought up to date: the kept one plus the log's tail, else (missing, torn, changed,
  * ahead of the log, or of a log since replaced) one folded from the whole log, the source of truth.
  */
-async function catchUp<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<{ file: LogViewFile; fromLog: Set<string>; changed: boolean }> {
+async function catchUp<L, T>(
+  memory: MemoryStore,
+  spec: LogViewSpec<L>,
+  readText: ReadKeptRecord<T>,
+): Promise<{ file: ViewFile; fromLog: Set<string>; changed: boolean }> {
+  const read = (id: string, kept: KeptRecord) => ("value" in kept ? kept.value : readText(id, kept));
   const kept = await readKept(memory, spec);
   if (kept !== undefined) {
     const fromLog = new Set<string>();
     const before = kept.folded_to_byte;
     // A tail that does not fold (the view does not fit this log) is folded again from the start, where a bad line is reported.
-    const end = await foldTail(memory, spec, kept, fromLog).catch(() => -1);
-    if (end >= 0) return { file: { ...kept, folded_to_byte: end }, fromLog, changed: end !== before };
+    const end = await foldTail(memory, spec, kept, fromLog, read).catch(() => -1);
+    // A view of format 1 is written again in format 2, whether or not the log moved.
+    if (end >= 0) return { file: { ...kept, folded_to_byte: end }, fromLog, changed: end !== before || kept.format !== 2 };
   }
-  const file: LogViewFile = { folded_to_byte: 0, anchor: "", entries: {}, schema_version: 1 };
+  const file: ViewFile = { folded_to_byte: 0, anchor: "", records: new Map(), marks: new Map(), format: 2 };
   const fromLog = new Set<string>();
-  file.folded_to_byte = Math.max(0, await foldTail(memory, spec, file, fromLog));
+  file.folded_to_byte = Math.max(0, await foldTail(memory, spec, file, fromLog, read));
   return { file, fromLog, changed: true };
 }
 
-/** Checks a winning version in full: answers the record as parsed, or throws MEMORY_RECORD_CORRUPT. */
-export type LogViewCheck = (id: string, record: unknown) => unknown;
+/** Writes the view file in format 2, anchored to the log's bytes before its byte. */
+async function writeView<L>(memory: MemoryStore, spec: LogViewSpec<L>, file: ViewFile): Promise<void> {
+  const anchor = await anchorOf(memory, spec.log, file.folded_to_byte);
+  await memory.writeBytes(spec.view, encodeViewFile({ ...file, anchor }));
+}
+
+/** A log's live records as read through its view, and each id's marks (read from the view's index, no record parsed). */
+export interface LoadedLogView<T> {
+  records: LogViewRecords<T>;
+  marks: Map<string, readonly string[]>;
+}
 
 /**
  * Reads a log through its current view: the view file and only the bytes the log gained since it
- * was written. `check` parses each winning version that came from the log (all of them when the
- * view was rebuilt) and throws to refuse it; the view is written back only after every check
- * passed, with the versions as parsed, so it never holds a version that was not checked.
+ * was written. `check` parses each winning version that came from the log now (all of them when
+ * the view was rebuilt), before this resolves, and throws to refuse it; the view is written back
+ * only after every such check passed. A record the view file kept is parsed and checked when it is
+ * first read (`LogViewRecords`): start-up parses the view's index, not its records.
  */
-export async function loadLogView<L>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck): Promise<LoadedLogView> {
-  const { file, fromLog, changed } = await catchUp(memory, spec);
+export async function loadLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>): Promise<LoadedLogView<T>> {
+  const readText = keptRecordReader(spec, check);
+  const { file, fromLog, changed } = await catchUp(memory, spec, readText);
   for (const id of fromLog) {
-    const entry = file.entries[id];
-    if (entry !== undefined) entry.record = check(id, entry.record);
+    const kept = file.records.get(id);
+    if (kept !== undefined && "value" in kept) file.records.set(id, { value: check(id, kept.value) });
   }
-  const entries = new Map(Object.entries(file.entries));
   if (changed) await writeView(memory, spec, file);
-  return { entries, fromLog };
+  return { records: new LogViewRecords(file.records, readText), marks: file.marks };
 }
 
 /** How many appends a view may fall behind before a write brings it up to date (start-up then folds at most these). */
@@ -168,9 +192,10 @@ const APPENDS_BETWEEN_CATCH_UPS = 200;
 /**
  * Keeps a log's view up to date on write: every `APPENDS_BETWEEN_CATCH_UPS` appends, the view is
  * brought up to date from the log's tail (the view, not the caller's state in memory, is what is
- * folded, so the view is always the fold of the log up to its byte). Callers append first, then note it.
+ * folded, so the view is always the fold of the log up to its byte; its records kept as bytes are
+ * copied, not parsed). Callers append first, then note it.
  */
-export function createLogViewKeeper<L>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck) {
+export function createLogViewKeeper<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>) {
   let appended = 0;
   return {
     async noteAppend(): Promise<void> {

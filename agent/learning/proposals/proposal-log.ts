@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
-import { createLogViewKeeper, loadLogView, type LogViewSpec } from "../../memory/log-view";
+import { checkedBy, createLogViewKeeper, loadLogView, type LogViewSpec } from "../../memory/log-view";
 import { MemoryPaths } from "../../memory/memory-paths";
 
 /** One line of `proposals.jsonl`: the proposal as it is after a change (last line per id wins). */
@@ -51,6 +51,8 @@ export interface ProposalLog {
   /** Leaves the archive's tombstone (§0C.16D): the proposal is no longer live. */
   tombstone(proposalId: string, at: string): Promise<void>;
   all(): ProposalLogRecord[];
+  /** A page of the live proposals, newest first, ordered by the view's marks: only the page's are read (issue 32). */
+  page(page: number, pageSize: number): { records: ProposalLogRecord[]; total: number };
   /** The first live proposal (in the order the log first named them) of a session, if any: looked up, not searched for. */
   ofSession(sessionId: string): ProposalLogRecord | undefined;
 }
@@ -58,7 +60,11 @@ export interface ProposalLog {
 /** The draft revision folder a proposal currently points at. */
 export const draftFolderOf = (proposal: SkillBundleProposal) => proposal.draft_skill_path.replace(/\/SKILL\.md$/, "");
 
-/** Issue 32: `proposals.jsonl` read through its current view (`proposals_current.json`, agent/memory/log-view.ts). */
+/**
+ * Issue 32: `proposals.jsonl` read through its current view (`proposals_current.json`, agent/memory/log-view.ts),
+ * each proposal's session (the retention sweep looks a session's proposal up by it) and creation time
+ * (the list's order) kept in the view's index.
+ */
 const proposalLogView: LogViewSpec<unknown> = {
   log: MemoryPaths.proposals,
   view: MemoryPaths.proposalsCurrent,
@@ -72,36 +78,40 @@ const proposalLogView: LogViewSpec<unknown> = {
       );
     return key.live ? { id: key.id, put: true, record: line } : { id: key.id, put: false };
   },
+  marks: (_previous, line) => proposalMarksOf(line),
 };
 
-/** The winning version of a proposal, parsed in full; a version that does not match stops the agent. */
-function checkProposal(id: string, line: unknown): ProposalLogRecord {
-  const parsed = LiveProposalRecordSchema.safeParse(line);
-  if (!parsed.success)
-    throw new AppError(
-      "MEMORY_RECORD_CORRUPT",
-      `A record in ${MemoryPaths.proposals} is not valid (the last version of proposal ${id} does not match its schema).`,
-    );
-  return parsed.data;
+/**
+ * A proposal version's marks, read from the line as folded (checked in full later, with the whole
+ * version): the session it names ("" for none) and when it was created ("" if it does not say).
+ */
+function proposalMarksOf(line: unknown): string[] {
+  const proposal = typeof line === "object" && line !== null && "proposal" in line ? line.proposal : undefined;
+  const field = (name: string) => {
+    const value = typeof proposal === "object" && proposal !== null && name in proposal ? (proposal as Record<string, unknown>)[name] : undefined;
+    return typeof value === "string" ? value : "";
+  };
+  return [field("learn_session_id"), field("created_at")];
 }
+
+/** The winning version of a proposal, parsed in full; a version that does not match stops the agent. */
+const checkProposal = checkedBy(LiveProposalRecordSchema, MemoryPaths.proposals, "proposal");
 
 /**
  * The live proposals. The log keeps every version of every proposal; start-up reads its view and
  * the lines the log gained since, and only the versions that came from those lines are parsed in
- * full (the view holds versions checked before).
+ * full then; a proposal the view file kept is parsed and checked the first time it is read.
  */
 export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
-  const { entries } = await loadLogView(memory, proposalLogView, checkProposal);
-  const records = new Map<string, ProposalLogRecord>([...entries].map(([id, entry]) => [id, entry.record as ProposalLogRecord]));
+  const { records, marks } = await loadLogView(memory, proposalLogView, checkProposal);
   // Issue 32: each session's proposals, so the retention sweep does not search every proposal for each session.
   const bySession = new Map<string, Set<string>>();
-  const index = (record: ProposalLogRecord) => {
-    const sessionId = record.proposal.learn_session_id;
+  const index = (proposalId: string, sessionId: string | undefined) => {
     if (sessionId === undefined) return;
     const ids = bySession.get(sessionId) ?? new Set<string>();
-    bySession.set(sessionId, ids.add(record.proposal.proposal_id));
+    bySession.set(sessionId, ids.add(proposalId));
   };
-  records.forEach(index);
+  marks.forEach(([sessionId], proposalId) => index(proposalId, sessionId === "" ? undefined : sessionId));
   const view = createLogViewKeeper(memory, proposalLogView, checkProposal);
   return {
     find(proposalId) {
@@ -111,15 +121,20 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
     },
     async put(record) {
       await memory.append(MemoryPaths.proposals, record);
-      records.set(record.proposal.proposal_id, record);
-      index(record);
+      const { proposal_id: proposalId, learn_session_id: sessionId } = record.proposal;
+      records.set(proposalId, record);
+      marks.set(proposalId, [sessionId ?? "", record.proposal.created_at]);
+      index(proposalId, sessionId);
       await view.noteAppend();
     },
     async tombstone(proposalId, at) {
       await memory.append(MemoryPaths.proposals, { archived_proposal_id: proposalId, archived_at: at });
-      const sessionId = records.get(proposalId)?.proposal.learn_session_id;
+      // Its session from the index: a proposal archived unread is not parsed for it.
+      const [sessionId] = marks.get(proposalId) ?? [];
       records.delete(proposalId);
+      marks.delete(proposalId);
       if (sessionId !== undefined) bySession.get(sessionId)?.delete(proposalId);
+      await view.noteAppend();
     },
     ofSession(sessionId) {
       // A proposal whose later version names another session is still indexed under the first: checked here.
@@ -130,5 +145,12 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
       return undefined;
     },
     all: () => [...records.values()],
+    page(page, pageSize) {
+      const ordered = [...records.keys()]
+        .map((proposalId) => ({ proposalId, createdAt: marks.get(proposalId)?.[1] ?? "" }))
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+      const onPage = ordered.slice((page - 1) * pageSize, page * pageSize).map(({ proposalId }) => records.get(proposalId) as ProposalLogRecord);
+      return { records: onPage, total: ordered.length };
+    },
   };
 }

@@ -66,11 +66,8 @@ export async function createProposalService(deps: ProposalDeps): Promise<Proposa
     regenerateAfterAnswers: (sessionId) => regenerateAfterAnswers(context, sessionId),
 
     list(page, pageSize) {
-      const ordered = log
-        .all()
-        .map((record) => record.proposal)
-        .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
-      return { proposals: ordered.slice((page - 1) * pageSize, page * pageSize), total: ordered.length };
+      const { records, total } = log.page(page, pageSize);
+      return { proposals: records.map((record) => record.proposal), total };
     },
 
     detail: (proposalId) => detail(context, proposalId),

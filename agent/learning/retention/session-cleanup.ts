@@ -154,7 +154,9 @@ async function attempt(report: CleanupReport, sessionId: string, action: Cleanup
 /** Live sessions past their time: armed ones cancelled, capturing ones paused. */
 async function endOverdueLiveSessions(deps: SessionCleanupDeps, report: CleanupReport): Promise<void> {
   const { sessions } = deps;
-  for (const { learn_session_id: id } of sessions.all()) {
+  // Issue 32: only sessions that were armed or capturing when the pass began (their states are marks: no session is parsed to find them).
+  for (const { learn_session_id: id, state } of sessions.states()) {
+    if (state !== "armed" && state !== "capturing") continue;
     // Re-read right before acting: an earlier await may have let a user move this session on.
     // cancel/pause take the service's lock themselves, so they are called outside `exclusive`;
     // the guard makes them do nothing if the session left that state (or re-entered it) since.
@@ -209,7 +211,9 @@ async function archiveSession(deps: SessionCleanupDeps, report: CleanupReport, i
 /** Terminal sessions: observations purged, proposals archived, then the session archived, each under the lock. */
 async function retireTerminalSessions(deps: SessionCleanupDeps, report: CleanupReport): Promise<void> {
   const { sessions } = deps;
-  for (const { learn_session_id: id } of sessions.all()) {
+  // Issue 32: only sessions terminal when the pass began (one that ends meanwhile is seen by the next pass).
+  for (const { learn_session_id: id, state } of sessions.states()) {
+    if (!isTerminalLearnSessionState(state)) continue;
     // Under the lock, so a retain flag set (or a session deleted) meanwhile is seen before any purge.
     await attempt(report, id, "purge_observations", () => sessions.exclusive(() => purgeObservations(deps, report, id)));
     await attempt(report, id, "archive_proposal", () => sessions.exclusive(() => archiveProposal(deps, report, id)));

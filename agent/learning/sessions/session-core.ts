@@ -10,7 +10,8 @@ import { AppError } from "../../errors/app-error";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { BoundarySource, SessionServiceDeps, StateGuard } from "./session-service";
 import { createLogViewKeeper } from "../../memory/log-view";
-import { checkSession, loadSessions, readScope, sessionLogView } from "./session-load";
+import { checkSession, loadSessions, readScope, sessionLogView, type SessionStateMarks } from "./session-load";
+import { currentSessionId } from "./session-views";
 import { announce, refreshRuntimeViews, writeBoundary, writeReceipt } from "./session-writes";
 
 const EventIdOnlySchema = z.object({ event_id: z.string() }).passthrough();
@@ -25,9 +26,12 @@ type CurrentListener = (session: LearnSession | undefined, scope: ObservationSco
 export interface SessionCore {
   deps: SessionServiceDeps;
   newId: () => string;
+  /** The live sessions; one the sessions view kept is parsed the first time it is read (issue 32). */
   sessions: Map<string, LearnSession>;
-  /** When each session entered its current state: TTLs count from there, not from the last mark. */
-  stateEnteredAt: Map<string, string>;
+  /** Each live session's state, when it entered it (TTLs count from there, not from the last mark) and when it last changed. */
+  states: Map<string, SessionStateMarks>;
+  /** The session the runtime views describe (`currentSessionId`), the only one parsed to find it. */
+  currentSession(): LearnSession | undefined;
   /**
    * The observation scopes read so far (issue 32: a session's scope file is read the first time
    * the session needs it, not at start). Read a scope through `scopeOf`; this map is for `current()`,
@@ -72,7 +76,7 @@ export interface SessionCore {
 
 /** Reads the sessions log, and returns the shared state and writes of the runtime (no session's own file: issue 32). */
 export async function createSessionCore(deps: SessionServiceDeps): Promise<SessionCore> {
-  const { sessions, stateEnteredAt } = await loadSessions(deps);
+  const { sessions, states } = await loadSessions(deps);
   const scopes = new Map<string, ObservationScopeRuntime | undefined>();
   const view = createLogViewKeeper(deps.memory, sessionLogView, checkSession);
   let queue: Promise<unknown> = Promise.resolve();
@@ -81,7 +85,11 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
     deps,
     newId: deps.newId ?? randomUUID,
     sessions,
-    stateEnteredAt,
+    states,
+    currentSession: () => {
+      const id = currentSessionId(states);
+      return id === undefined ? undefined : sessions.get(id);
+    },
     scopes,
     scopeOf: (sessionId) => readScope(deps, scopes, sessions, sessionId),
     receiptIds: new Map<string, Promise<string[]>>(),
@@ -94,7 +102,7 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
     now,
     find: (sessionId) => find(sessions, sessionId),
     assertTransition,
-    assertUnchanged: (session, guard) => assertUnchanged(stateEnteredAt, session, guard),
+    assertUnchanged: (session, guard) => assertUnchanged(states, session, guard),
     put: async (session) => {
       await put(core, session);
       // Issue 32: the log's current view is brought up to date every so many versions.
@@ -123,9 +131,9 @@ function assertTransition(session: LearnSession, to: LearnSessionState): void {
   }
 }
 
-function assertUnchanged(stateEnteredAt: Map<string, string>, session: LearnSession, guard: StateGuard | undefined): void {
+function assertUnchanged(states: ReadonlyMap<string, SessionStateMarks>, session: LearnSession, guard: StateGuard | undefined): void {
   if (guard === undefined) return;
-  const since = stateEnteredAt.get(session.learn_session_id) ?? session.updated_at;
+  const since = states.get(session.learn_session_id)?.since ?? session.updated_at;
   if (session.state !== guard.state || since !== guard.since.toISOString()) {
     throw new AppError("INVALID_LEARN_STATE_TRANSITION", `The session changed to ${session.state} in the meantime; nothing was done.`);
   }
@@ -138,8 +146,9 @@ function assertUnchanged(stateEnteredAt: Map<string, string>, session: LearnSess
 async function put(core: SessionCore, session: LearnSession): Promise<void> {
   if (core.sessions.has(session.learn_session_id)) await core.scopeOf(session.learn_session_id);
   await core.deps.memory.append(MemoryPaths.sessions, { op: "put", session });
-  const previous = core.sessions.get(session.learn_session_id);
-  if (previous === undefined || previous.state !== session.state) core.stateEnteredAt.set(session.learn_session_id, session.updated_at);
+  const previous = core.states.get(session.learn_session_id);
+  const since = previous === undefined || previous.state !== session.state ? session.updated_at : previous.since;
+  core.states.set(session.learn_session_id, { state: session.state, since, updatedAt: session.updated_at, createdAt: session.created_at });
   core.sessions.set(session.learn_session_id, session);
 }
 

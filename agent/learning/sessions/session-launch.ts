@@ -10,6 +10,7 @@ import { MemoryPaths } from "../../memory/memory-paths";
 import type { ObservationScopeRuntime } from "../../../shared/learning/sessions/observation-scope-runtime";
 import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { SessionCore } from "./session-core";
+import type { SessionStateMarks } from "./session-load";
 import type { PreparedSeed, TraceSeeder } from "./session-seed";
 import type { SessionService } from "./session-service";
 
@@ -32,12 +33,12 @@ export interface ModeLauncher {
   launch(session: LearnSession, request: CreateLearnSessionRequest): void;
 }
 
-/** §0C.3: one session in progress at a time. */
-function assertNoActiveSession(sessions: Iterable<LearnSession>): void {
-  const active = [...sessions].find((session) => isLearnSessionInProgress(session.state));
+/** §0C.3: one session in progress at a time (told by the sessions' state marks: no session is parsed for it). */
+function assertNoActiveSession(states: ReadonlyMap<string, SessionStateMarks>): void {
+  const active = [...states].find(([, { state }]) => isLearnSessionInProgress(state));
   if (active !== undefined) {
     throw new AppError("LEARN_SESSION_ALREADY_ACTIVE", "Another learning session is still open; cancel or finish it first.", {
-      activeSessionId: active.learn_session_id,
+      activeSessionId: active[0],
     });
   }
 }
@@ -140,7 +141,7 @@ async function createSession(
   launchers: ReadonlyMap<LearningEntryMode, ModeLauncher>,
   request: CreateLearnSessionRequest,
 ): Promise<CreateLearnSessionResponse> {
-  assertNoActiveSession(core.sessions.values());
+  assertNoActiveSession(core.states);
   assertFieldsFitMode(request);
   const launcher = launchers.get(request.entry_mode);
   // Before anything is written: a request the mode cannot serve, or a trace that is unknown, leaves no session behind.

@@ -6,7 +6,6 @@ import { MemoryPaths } from "../../memory/memory-paths";
 import { createCaptureOperations } from "./session-capture";
 import type { SessionCore } from "./session-core";
 import type { SessionService } from "./session-service";
-import { currentSession } from "./session-views";
 
 type LifecycleOperations = Pick<
   SessionService,
@@ -16,6 +15,7 @@ type LifecycleOperations = Pick<
   | "list"
   | "get"
   | "all"
+  | "states"
   | "stateSince"
   | "start"
   | "pause"
@@ -32,7 +32,7 @@ type LifecycleOperations = Pick<
  * advance, answers, removal and archive.
  */
 export function createLifecycleOperations(core: SessionCore): LifecycleOperations {
-  const { sessions, stateEnteredAt, scopes, currentListeners, exclusive, find } = core;
+  const { sessions, states, scopes, currentListeners, exclusive, find } = core;
   return {
     advance: (...args) => exclusive(() => advance(core, ...args)),
 
@@ -42,20 +42,24 @@ export function createLifecycleOperations(core: SessionCore): LifecycleOperation
     },
 
     current() {
-      const session = currentSession(sessions.values());
+      const session = core.currentSession();
       return session === undefined ? undefined : { session, scope: scopes.get(session.learn_session_id) };
     },
 
+    // Newest first, ordered by the sessions' marks: only the page's sessions are read (issue 32).
     list(page, pageSize) {
-      const ordered = [...sessions.values()].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
-      return { sessions: ordered.slice((page - 1) * pageSize, page * pageSize), total: ordered.length };
+      const ordered = [...states].sort(([, a], [, b]) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+      const onPage = ordered.slice((page - 1) * pageSize, page * pageSize).map(([id]) => find(id));
+      return { sessions: onPage, total: ordered.length };
     },
 
     get: find,
 
     all: () => [...sessions.values()],
 
-    stateSince: (sessionId) => new Date(stateEnteredAt.get(find(sessionId).learn_session_id) ?? find(sessionId).updated_at),
+    states: () => [...states].map(([id, { state }]) => ({ learn_session_id: id, state })),
+
+    stateSince: (sessionId) => new Date(states.get(sessionId)?.since ?? find(sessionId).updated_at),
 
     ...createCaptureOperations(core),
 
@@ -134,7 +138,7 @@ async function answerQuestions(
 }
 
 async function remove(core: SessionCore, ...[sessionId, source]: Parameters<LifecycleOperations["remove"]>): Promise<void> {
-  const { deps, sessions, stateEnteredAt, scopes, now, find, assertTransition, put, withChanges, writeBoundary, refreshRuntimeViews, announce } = core;
+  const { deps, sessions, states, scopes, now, find, assertTransition, put, withChanges, writeBoundary, refreshRuntimeViews, announce } = core;
   let session = find(sessionId);
   if (!isTerminalLearnSessionState(session.state)) {
     assertTransition(session, "cancelled");
@@ -146,7 +150,7 @@ async function remove(core: SessionCore, ...[sessionId, source]: Parameters<Life
   await deps.memory.remove(MemoryPaths.observationFolder(sessionId));
   await deps.memory.append(MemoryPaths.sessions, { op: "delete", learn_session_id: sessionId, deleted_at: now().toISOString() });
   sessions.delete(sessionId);
-  stateEnteredAt.delete(sessionId);
+  states.delete(sessionId);
   scopes.delete(sessionId);
   await deps.memory.remove(MemoryPaths.observationScope(sessionId));
   deps.events.forget(sessionId);
@@ -154,7 +158,7 @@ async function remove(core: SessionCore, ...[sessionId, source]: Parameters<Life
 }
 
 async function archive(core: SessionCore, sessionId: string): Promise<void> {
-  const { deps, sessions, stateEnteredAt, scopes, now, find, refreshRuntimeViews } = core;
+  const { deps, sessions, states, scopes, now, find, refreshRuntimeViews } = core;
   const session = find(sessionId);
   if (!isTerminalLearnSessionState(session.state)) {
     throw new AppError("INVALID_LEARN_STATE_TRANSITION", "Only a finished session can be archived.");
@@ -166,7 +170,7 @@ async function archive(core: SessionCore, sessionId: string): Promise<void> {
   });
   await deps.memory.append(MemoryPaths.sessions, { op: "delete", learn_session_id: sessionId, deleted_at: now().toISOString() });
   sessions.delete(sessionId);
-  stateEnteredAt.delete(sessionId);
+  states.delete(sessionId);
   scopes.delete(sessionId);
   await deps.memory.remove(MemoryPaths.observationScope(sessionId));
   await refreshRuntimeViews();

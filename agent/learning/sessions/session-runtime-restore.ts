@@ -5,7 +5,7 @@ import { LearningReceiptSchema } from "../../../shared/learning/sessions/receipt
 import { LearningRuntimeSnapshotSchema, type LearningRuntimeSnapshot } from "../../../shared/learning/sessions/runtime-snapshot";
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { SessionCore } from "./session-core";
-import { currentSession, runtimeSnapshotOf } from "./session-views";
+import { runtimeSnapshotOf } from "./session-views";
 
 /**
  * Start-up's runtime (issue 32): the views kept on every session change (`runtime/current.json`,
@@ -22,7 +22,7 @@ import { currentSession, runtimeSnapshotOf } from "./session-views";
  */
 export async function restoreRuntimeViews(core: SessionCore): Promise<void> {
   const { memory } = core.deps;
-  const current = currentSession(core.sessions.values());
+  const current = core.currentSession();
   const [runtime, scope] = await Promise.all([
     memory.readJson(MemoryPaths.runtimeCurrent, LearningRuntimeSnapshotSchema).catch(() => undefined),
     memory.readJson(MemoryPaths.observationScopeCurrent, ObservationScopeRuntimeSchema).catch(() => undefined),

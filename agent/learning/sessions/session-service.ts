@@ -62,6 +62,8 @@ export interface SessionService extends ObservedSessions, InstallingSessions {
   /** What the session was seeded with (Learn From This), or undefined. */
   seedOf(sessionId: string): Promise<TraceSeedSummary | undefined>;
   create(request: CreateLearnSessionRequest): Promise<CreateLearnSessionResponse>;
+  /** Each live session's id and state, in the log's order, from the sessions view's marks (issue 32: no session is parsed for it). */
+  states(): Array<{ learn_session_id: string; state: LearnSessionState }>;
   list(page: number, pageSize: number): { sessions: LearnSession[]; total: number };
   start(sessionId: string, request: StartSessionRequest, source: BoundarySource): Promise<StartSessionResponse>;
   pause(sessionId: string, source: BoundarySource, reason?: string, unchangedSince?: StateGuard): Promise<LearnSession>;

@@ -2,18 +2,20 @@ import type { LearnSession } from "../../../shared/learning/sessions/learn-sessi
 import type { ObservationScopeRuntime } from "../../../shared/learning/sessions/observation-scope-runtime";
 import type { LearningRuntimeSnapshot } from "../../../shared/learning/sessions/runtime-snapshot";
 import { isLearnSessionInProgress } from "../../../shared/learning/sessions/learn-session";
+import type { SessionStateMarks } from "./session-load";
 
 /**
  * The session the runtime views describe: the one in progress (§0C.1B allows one), or
  * else the one changed last, so "what just happened" stays answerable after a cancel.
+ * Decided on the sessions' state marks (issue 32: no session is parsed for it).
  */
-export function currentSession(sessions: Iterable<LearnSession>): LearnSession | undefined {
-  let latest: LearnSession | undefined;
-  for (const session of sessions) {
-    if (isLearnSessionInProgress(session.state)) return session;
-    if (latest === undefined || session.updated_at > latest.updated_at) latest = session;
+export function currentSessionId(states: ReadonlyMap<string, SessionStateMarks>): string | undefined {
+  let latest: { id: string; updatedAt: string } | undefined;
+  for (const [id, { state, updatedAt }] of states) {
+    if (isLearnSessionInProgress(state)) return id;
+    if (latest === undefined || updatedAt > latest.updatedAt) latest = { id, updatedAt };
   }
-  return latest;
+  return latest?.id;
 }
 
 /** §0C.7 — derived from the session and its scope; rewritten on every change, never edited. */

@@ -6,7 +6,7 @@ import { LearningReceiptSchema, type LearningReceipt, type LearningReceiptKind }
 import { MemoryPaths } from "../../memory/memory-paths";
 import type { SessionCore } from "./session-core";
 import type { BoundarySource } from "./session-service";
-import { currentSession, runtimeSnapshotOf } from "./session-views";
+import { runtimeSnapshotOf } from "./session-views";
 
 /** The session runtime's writes other than the session itself: boundaries, receipts, runtime views, announcements. */
 
@@ -75,8 +75,8 @@ export async function writeReceipt(
 
 /** Rewrites the current-session views, then tells the listeners (even when the write failed). */
 export async function refreshRuntimeViews(core: SessionCore): Promise<void> {
-  const { sessions, currentListeners } = core;
-  const current = currentSession(sessions.values());
+  const { currentListeners } = core;
+  const current = core.currentSession();
   const scope = current === undefined ? undefined : await core.scopeOf(current.learn_session_id);
   const notify = () => {
     for (const listener of currentListeners) listener(current, scope);

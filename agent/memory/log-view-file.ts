@@ -1,0 +1,156 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { KeptRecord } from "./log-view-records";
+
+/**
+ * Issue 32: a log's current view as its file keeps it (the one reader and writer of that file):
+ * each live id's record and marks in the order the log first named them, the byte of the log folded
+ * up to, and a digest of the log's bytes before it (`anchor`, checked by agent/memory/log-view.ts).
+ */
+export interface ViewFile {
+  folded_to_byte: number;
+  anchor: string;
+  records: Map<string, KeptRecord>;
+  /** Short texts kept with an id in the index (a session's state and when it entered it, an ability's skill name). */
+  marks: Map<string, readonly string[]>;
+  /** 1: written before records were read when first needed (one JSON document, every record parsed at start, one mark at most); written again as 2. */
+  format: 1 | 2;
+}
+
+/*
+ * Format 2, one JSON document whose first line is all start-up parses:
+ *
+ *   {"sha256":"<64 hex>","view":{"schema_version":2,"folded_to_byte":…,"anchor":"…","index":[["<id>",<bytes>,"<mark>",…],…]},"records":[
+ *   <record>,
+ *   <record>
+ *   ]}
+ *
+ * `index` names each record's id, the length in bytes of its JSON text, and its marks if it has any;
+ * the records follow in the index's order, one a line. A compact JSON text holds no raw newline, so
+ * the first line ends where the index does. The digest is of everything between `"view":` and the
+ * last `}`: a view changed or cut on disk is not trusted.
+ *
+ * Format 1 (still read): `{"sha256":"<64 hex>","view":{"folded_to_byte":…,"anchor":"…","entries":{"<id>":{"record":…,"mark":"…"}},"schema_version":1}}`.
+ */
+const DIGEST_PREFIX = '{"sha256":"';
+const VIEW_AT = DIGEST_PREFIX.length + 64 + '","view":'.length;
+const PREFIX_BYTES = Buffer.from(DIGEST_PREFIX);
+const RECORDS_OPEN = Buffer.from(',"records":[');
+/** ASCII whitespace at the end of a view file (it is written with a trailing newline). */
+const TRAILING_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const NEWLINE = 0x0a;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+
+const FormatOneSchema = z.object({
+  folded_to_byte: z.number().int().min(0),
+  anchor: z.string(),
+  /** Each entry `{record, mark?}` (`isFormatOneEntry`). */
+  entries: z.record(z.string(), z.unknown()),
+  schema_version: z.literal(1),
+});
+
+const FormatTwoHeadSchema = z.object({
+  schema_version: z.literal(2),
+  folded_to_byte: z.number().int().min(0),
+  anchor: z.string(),
+  /** Each entry `[id, bytes, ...marks]`, checked by `isIndexEntry` as the records are laid out (`z.array` would visit each entry once more). */
+  index: z.custom<unknown[]>((index) => Array.isArray(index)),
+});
+
+type IndexEntry = [id: string, bytes: number, ...marks: string[]];
+
+/** Checked by hand, as format 1's entries were: a schema per entry cost more than the parse. */
+function isIndexEntry(entry: unknown): entry is IndexEntry {
+  if (!Array.isArray(entry) || entry.length < 2 || typeof entry[0] !== "string") return false;
+  for (let at = 2; at < entry.length; at += 1) if (typeof entry[at] !== "string") return false;
+  const bytes: unknown = entry[1];
+  // The shortest record, `{}`, has two bytes.
+  return Number.isInteger(bytes) && (bytes as number) >= 2;
+}
+
+function isFormatOneEntry(entry: unknown): entry is { record: unknown; mark?: string } {
+  if (typeof entry !== "object" || entry === null || !("record" in entry)) return false;
+  const { mark } = entry as { mark?: unknown };
+  return mark === undefined || typeof mark === "string";
+}
+
+/** The view file as kept, or undefined when it is cut, changed, of another format, or its index does not match its records. */
+export function decodeViewFile(bytes: Buffer): ViewFile | undefined {
+  let end = bytes.length;
+  while (end > 0 && TRAILING_SPACE.has(bytes[end - 1]!)) end -= 1;
+  if (end <= VIEW_AT || !bytes.subarray(0, PREFIX_BYTES.length).equals(PREFIX_BYTES) || bytes[end - 1] !== CLOSE_BRACE) return undefined;
+  const body = bytes.subarray(VIEW_AT, end - 1);
+  if (bytes.toString("latin1", DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64) !== sha256(body)) return undefined;
+  const headEnd = body.indexOf(NEWLINE);
+  try {
+    return headEnd === -1 ? decodeFormatOne(body) : decodeFormatTwo(body, headEnd);
+  } catch {
+    // Not JSON: the view is ignored and the log folded (a derived cache, never the source of truth).
+    return undefined;
+  }
+}
+
+function decodeFormatOne(body: Buffer): ViewFile | undefined {
+  const view = FormatOneSchema.safeParse(JSON.parse(body.toString("utf8")));
+  if (!view.success) return undefined;
+  const records = new Map<string, KeptRecord>();
+  const marks = new Map<string, readonly string[]>();
+  for (const [id, entry] of Object.entries(view.data.entries)) {
+    if (!isFormatOneEntry(entry)) return undefined;
+    records.set(id, { value: entry.record });
+    if (entry.mark !== undefined) marks.set(id, [entry.mark]);
+  }
+  return { folded_to_byte: view.data.folded_to_byte, anchor: view.data.anchor, records, marks, format: 1 };
+}
+
+/** Format 2: the first line's index, then each record's bytes where the index puts them (kept as offsets into the file, parsed when first read). */
+function decodeFormatTwo(body: Buffer, headEnd: number): ViewFile | undefined {
+  const headText = headEnd - RECORDS_OPEN.length;
+  if (headText <= 0 || !body.subarray(headText, headEnd).equals(RECORDS_OPEN)) return undefined;
+  const head = FormatTwoHeadSchema.safeParse(JSON.parse(body.toString("utf8", 0, headText)));
+  if (!head.success) return undefined;
+  const records = new Map<string, KeptRecord>();
+  const marks = new Map<string, readonly string[]>();
+  const { index } = head.data;
+  let at = headEnd + 1;
+  for (let number = 0; number < index.length; number += 1) {
+    const entry = index[number];
+    if (!isIndexEntry(entry)) return undefined;
+    const [id, length] = entry;
+    const end = at + length;
+    if (end > body.length || body[at] !== OPEN_BRACE || body[end - 1] !== CLOSE_BRACE) return undefined;
+    records.set(id, { file: body, start: at, end });
+    if (entry.length > 2) marks.set(id, entry.slice(2) as string[]);
+    at = end;
+    // Records are separated by ",\n", and the last one ends its line.
+    const last = number === index.length - 1;
+    if (last ? body[at] !== NEWLINE : body[at] !== COMMA || body[at + 1] !== NEWLINE) return undefined;
+    at += last ? 1 : 2;
+  }
+  // An id indexed twice leaves fewer records than entries.
+  if (records.size !== index.length || at !== body.length - 1 || body[at] !== CLOSE_BRACKET) return undefined;
+  return { folded_to_byte: head.data.folded_to_byte, anchor: head.data.anchor, records, marks, format: 2 };
+}
+
+/** The view file's bytes in format 2: a record still kept as bytes is copied as it is, a parsed one written compact. */
+export function encodeViewFile(file: Omit<ViewFile, "format">): Buffer {
+  const texts: Buffer[] = [];
+  const index: IndexEntry[] = [];
+  for (const [id, kept] of file.records) {
+    const text = "value" in kept ? Buffer.from(JSON.stringify(kept.value)) : kept.file.subarray(kept.start, kept.end);
+    texts.push(text);
+    index.push([id, text.length, ...(file.marks.get(id) ?? [])]);
+  }
+  const head = JSON.stringify({ schema_version: 2, folded_to_byte: file.folded_to_byte, anchor: file.anchor, index });
+  const parts: Buffer[] = [Buffer.from(`${head},"records":[\n`)];
+  const separator = Buffer.from(",\n");
+  texts.forEach((text, number) => parts.push(...(number === 0 ? [text] : [separator, text])));
+  parts.push(Buffer.from(texts.length === 0 ? "]" : "\n]"));
+  const body = Buffer.concat(parts);
+  return Buffer.concat([Buffer.from(`${DIGEST_PREFIX}${sha256(body)}","view":`), body, Buffer.from("}\n")]);
+}
