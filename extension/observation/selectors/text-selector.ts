@@ -21,7 +21,6 @@ export function textSelector(element: Element, root: Root, { names, mayHoldEdita
   // answer needs no count of the root's elements (after a page change, a walk of the whole root).
   const holders = textHolders(element.ownerDocument, root, text, 2, TEXT_NODES_WALKED);
   if (holders.found.length > 1) return undefined;
-  // A document's live element collection knows its length cheaply; a shadow root is small enough to count.
   if (!checksWholeText(root)) return undefined;
   // A small root is walked whole.
   if (holders.complete) return holders.found.length === 1 && element.contains(holders.found[0]!) ? [`text/${text}`] : undefined;
