@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PracticeReportSchema, type PracticeReport } from "../../shared/learning/sessions/practice";
 import { MemoryPaths } from "../../agent/memory/memory-paths";
+import { memoryText } from "../../agent/test-support/memory-text";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../agent/test-support/run-fixture";
 import { startTestAgent, type TestAgent } from "../../agent/test-support/test-agent";
 import { serveLateShop, type LateShop } from "./practice-fixtures/late-shop";
@@ -60,12 +61,6 @@ async function finished(sessionId: string, timeoutMs = 90_000): Promise<Practice
     if (Date.now() > deadline) throw new Error(`practice never finished: ${JSON.stringify(answer.body)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-async function memoryText(): Promise<string> {
-  const files = (await readdir(agent.root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-  const parts = await Promise.all(files.map((entry) => readFile(path.join(entry.parentPath, entry.name), "utf8").catch(() => "")));
-  return parts.join("\n");
 }
 
 async function skillDigest(): Promise<string> {
@@ -160,7 +155,7 @@ describe("Autonomous Agent Practice in the managed Chromium", () => {
     );
     // Nothing installed changed; no input value reached a file.
     expect(await skillDigest()).toBe(digest);
-    const everything = await memoryText();
+    const everything = await memoryText(agent.root);
     expect(everything).not.toContain(canary);
     expect(everything).not.toContain("First practice note");
 

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
+import { memoryText } from "../../agent/test-support/memory-text";
 import { GOLDEN_CANARIES } from "../golden/canaries";
 import { agentApi, demonstrate, pair } from "../golden/demonstration";
 import { serveFixtureSite, type FixtureSite } from "../golden/fixture-server";
@@ -113,9 +114,7 @@ describe("from a demonstration to an ability found later (issue #6)", () => {
     expect(quarantined.matches.map((match) => match.ability_id)).not.toContain(abilityId);
 
     // Nothing typed during the demonstration reached the agent's files.
-    const { readdir } = await import("node:fs/promises");
-    const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-    const text = (await Promise.all(files.map((entry) => readFile(path.join(entry.parentPath, entry.name), "utf8")))).join("\n");
+    const text = await memoryText(root);
     for (const value of Object.values(GOLDEN_CANARIES.signup)) expect(text).not.toContain(value);
     // Nor did the run's secret input.
     expect(text).not.toContain(RUN_SECRET);

@@ -1,8 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiErrorResponseSchema } from "../../../shared/common/error-envelope";
 import { canonicalJson, type PageSnapshot } from "../../../shared/observation/page-snapshot";
@@ -10,6 +8,7 @@ import { agentLoggerOptions, buildApp, type AgentApp } from "../../test-support/
 import { openMemoryStore, type MemoryStore } from "../../memory/memory-store";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { makeTempMemoryRoot } from "../../test-support/temp-memory";
+import { memoryText } from "../../test-support/memory-text";
 
 /** The site the demonstration was "recorded" on; `broken` removes the button, as a site redesign would. */
 let site: http.Server;
@@ -149,9 +148,7 @@ describe("validation with a real rehearsal", () => {
     expect(receipts.body.receipts).toEqual([expect.objectContaining({ checkpoint_id: "cp-01", status: "reached" })]);
     expect((await call("GET", `/api/learn/sessions/${sessionId}/detail`)).body.state).toBe("ready_for_review");
     // The test value was typed into the page, never stored.
-    const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-    const stored = await Promise.all(files.map((entry) => readFile(path.join(entry.parentPath, entry.name), "utf8")));
-    expect(stored.join("\n")).not.toContain(canary);
+    expect(await memoryText(root)).not.toContain(canary);
   }, 60_000);
 
   it("R11.2-15: a failed rehearsal keeps its results and sends the proposal back to drafting; a revision brings it back to review", async () => {
