@@ -11,21 +11,25 @@ export default defineConfig({
     // Browser and child-process tests start real Chromium and real agents: keep the 2-core machine calm.
     maxWorkers: 2,
     fileParallelism: true,
+    /*
+     * Three projects: what each file needs, and no more. `isolate: false` lets a worker keep the
+     * modules it already imported for its next file (the unit tests' own state lives in what each
+     * test makes: temp folders, ports, processes); end-to-end files, which drive Chromium and agent
+     * processes for minutes, each start afresh.
+     */
     projects: [
       {
         extends: true,
         // WxtVitest gives extension code its fake browser; svelte() compiles runes in *.svelte.ts.
         plugins: [WxtVitest(), svelte()],
-        test: { name: "extension", include: ["ui/**/*.test.ts", "extension/**/*.test.ts"] },
+        test: { name: "extension", isolate: false, include: ["ui/**/*.test.ts", "extension/**/*.test.ts"] },
       },
       {
         extends: true,
-        // Node code needs neither plugin, and the fake browser's setup costs about a second per file.
-        test: {
-          name: "node",
-          include: ["shared/**/*.test.ts", "agent/**/*.test.ts", "mcp/**/*.test.ts", "e2e/**/*.test.ts", "bench/**/*.test.ts"],
-        },
+        // Node code needs neither plugin, and the fake browser's set-up costs about a second a file.
+        test: { name: "node", isolate: false, include: ["shared/**/*.test.ts", "agent/**/*.test.ts", "mcp/**/*.test.ts", "bench/**/*.test.ts"] },
       },
+      { extends: true, test: { name: "e2e", include: ["e2e/**/*.test.ts"] } },
     ],
   },
 });
