@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +6,7 @@ import { startAgentProcess, type AgentProcess } from "../../agent/test-support/a
 import type { AgentCall } from "../../agent/test-support/ready-proposal";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../agent/test-support/run-fixture";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
+import { memoryText } from "../../agent/test-support/memory-text";
 import { MemoryPaths } from "../../agent/memory/memory-paths";
 import { RunResponseSchema, type RunRecord } from "../../shared/execution/run-contract";
 import { launchExtensionBrowser, saveScreenshot, type ExtensionBrowser } from "../test-support/extension-browser";
@@ -207,11 +208,8 @@ describe("Learn From This from a failed run, in the side panel (issue #16)", () 
   }, 60_000);
 
   it("kept both typed messages out of the agent's memory", async () => {
-    const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-    for (const entry of files) {
-      const text = await readFile(path.join(entry.parentPath, entry.name));
-      expect(text.includes(RUN_CANARY), entry.name).toBe(false);
-      expect(text.includes(PAGE_CANARY), entry.name).toBe(false);
-    }
+    const text = await memoryText(root);
+    expect(text).not.toContain(RUN_CANARY);
+    expect(text).not.toContain(PAGE_CANARY);
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "wxt/browser";
 import { startAgentProcess, type AgentProcess } from "../../agent/test-support/agent-process";
 import { makeTempMemoryRoot } from "../../agent/test-support/temp-memory";
+import { memoryText } from "../../agent/test-support/memory-text";
 import { SETTLE_MS, agentApi, pair, quiet, sleep, waitUntil } from "../golden/demonstration";
 import { leakCases, type LeakCase, type PageRoute } from "./leak-corpus/leak-pages";
 import { launchExtensionBrowser, type ExtensionBrowser } from "../test-support/extension-browser";
@@ -124,12 +125,6 @@ function normalized(text: string): string {
 function holdsCanary(text: string, canary: string): boolean {
   const haystack = normalized(text);
   return [canary, ...canary.split("\n")].some((piece) => haystack.includes(normalized(piece.trim())));
-}
-
-async function filesUnder(folder: string): Promise<string> {
-  const entries = (await readdir(folder, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-  const texts = await Promise.all(entries.map((entry) => readFile(path.join(entry.parentPath, entry.name), "utf8").catch(() => "")));
-  return texts.join("\n");
 }
 
 /** The proposal's parameters, as the compiler wrote them into its draft. */
@@ -253,8 +248,8 @@ describe.each(["mask_text", "hash_only"] as const)("the leak corpus in %s mode",
 
   beforeAll(async () => {
     run = await demonstrateCorpus(mode);
-    memory = await filesUnder(root);
-    projected = await filesUnder(workspace);
+    memory = await memoryText(root, "utf8");
+    projected = await memoryText(workspace, "utf8");
   }, 240_000);
 
   it("went all the way: events recorded for every page, a proposal validated and installed, the refiner asked", async () => {

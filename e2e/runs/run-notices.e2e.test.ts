@@ -180,7 +180,14 @@ describe("a run that waits for the person while no panel is open (issue #33)", {
       buttons: [{ title: "Do it" }, { title: "Don't" }],
     });
     expect(JSON.stringify(ask)).not.toContain(CANARY);
-    expect(await badge(sw)).toEqual({ text: "ASK", title: "Ability Learning: Send a message to the shop waits for your answer" });
+    // The badge follows the notification once the question is stored (run-notices.ts): wait for it.
+    expect(
+      await waitUntil(
+        () => badge(sw),
+        (seen) => seen.text === "ASK",
+        "the ASK badge",
+      ),
+    ).toEqual({ text: "ASK", title: "Ability Learning: Send a message to the shop waits for your answer" });
     expect(site.sends()).toBe(sendsBefore);
 
     // Stands in for the OS click: the person's double click on Do it, through the listener Chrome calls.
@@ -218,7 +225,11 @@ describe("a run that waits for the person while no panel is open (issue #33)", {
     const dispatchId = await startRun("api");
     expect((await until(dispatchId, waiting)).state).toBe("needs_confirmation");
     const id = await askOf(sw, dispatchId);
-    expect((await badge(sw)).text).toBe("ASK");
+    await waitUntil(
+      () => badge(sw),
+      (seen) => seen.text === "ASK",
+      "the ASK badge",
+    );
     await clickButton(sw, id, 1);
     const ended = await until(dispatchId, over);
     expect(ended.state).toBe("cancelled");
