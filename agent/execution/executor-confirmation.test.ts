@@ -14,6 +14,10 @@ import {
   postsSince,
   signupFlow,
 } from "../test-support/executor-harness";
+import { shareChromiumInFile } from "../test-support/shared-chromium";
+
+/** The executions of this file run in one Chromium started for it, each in a fresh context (`shared-chromium.ts`). */
+const chromium = shareChromiumInFile();
 
 /**
  * The executor asks the person before a step with consequences (a committing submit, a marked step, a
@@ -25,7 +29,7 @@ describe("the executor in a real headless Chromium", () => {
   let site: RehearsalSite;
   let temp: string;
   const posts = (from: number) => postsSince(site, from);
-  const run = (input: Partial<ExecuteInput> & Pick<ExecuteInput, "flow">) => executeIn(temp, input);
+  const run = (input: Partial<ExecuteInput> & Pick<ExecuteInput, "flow">) => executeIn(temp, { browser: chromium, ...input });
 
   beforeAll(async () => {
     ({ site, temp } = await openShop());

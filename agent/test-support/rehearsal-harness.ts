@@ -4,7 +4,10 @@ import path from "node:path";
 import { serveRehearsalSite, type RehearsalSite } from "../../e2e/rehearsal-fixtures/server";
 import type { RecorderFlow } from "../../shared/execution/recorder-flow";
 import { REHEARSAL_PROFILE_PREFIX, runRehearsal, type RehearsalCheckpoint, type RehearsalInput, type RehearsalResult } from "../learning/validation/rehearsal";
+import { afterAll, beforeAll } from "vitest";
+import type { BrowserProvider } from "../execution/contract/executor-contract";
 import { CHROMIUM, VIEWPORT, policy } from "./executor-harness";
+import { shareChromiumInFile } from "./shared-chromium";
 
 /**
  * The rehearsal's tests in a real headless Chromium (`agent/learning/validation/rehearsal*.test.ts`):
@@ -60,9 +63,29 @@ export const SIGNUP_CHECKPOINTS: RehearsalCheckpoint[] = [
   { checkpoint_id: "cp-04", goal: "Setup is finished", success_condition: 'A dialog "All set" is open', step_ids: ["s7"] },
 ];
 
+/** The calling file's shared Chromium, while its tests run (`rehearseInSharedChromium`). */
+let sharedBrowser: BrowserProvider | undefined;
+
+/**
+ * The calling file's rehearsals run in one Chromium started for the file (`shared-chromium.ts`),
+ * each in a fresh context; those that name a profile folder (`tempDir`) or a Chromium of their own
+ * test the managed browser itself and still get one.
+ */
+export function rehearseInSharedChromium(): void {
+  const provider = shareChromiumInFile();
+  beforeAll(() => {
+    sharedBrowser = provider;
+  });
+  afterAll(() => {
+    sharedBrowser = undefined;
+  });
+}
+
 /** `runRehearsal()` in the installed Chromium with the shared parameters and test values, short step waits, and what `overrides` says. */
 export function rehearse(overrides: Partial<RehearsalInput> & Pick<RehearsalInput, "flow">): Promise<RehearsalResult> {
+  const ownBrowser = overrides.tempDir !== undefined || overrides.chromiumPath !== undefined;
   return runRehearsal({
+    ...(sharedBrowser !== undefined && !ownBrowser ? { browser: sharedBrowser } : {}),
     checkpoints: [],
     parameters: PARAMETERS,
     testValues: TEST_VALUES,

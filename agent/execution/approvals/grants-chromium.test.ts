@@ -7,6 +7,7 @@ import { RunResponseSchema, type RunRecord } from "../../../shared/execution/run
 import { RunGrantListResponseSchema, RunGrantLogEntrySchema, type RunGrant } from "../../../shared/execution/run-grants";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { installMailAbility, serveMailFixtureSite, type MailFixtureSite } from "../../test-support/grant-fixture";
+import { executorOn, shareChromiumInFile } from "../../test-support/shared-chromium";
 import { expectError, startTestAgent, type TestAgent } from "../../test-support/test-agent";
 
 /**
@@ -27,9 +28,12 @@ const value = (name: string) => {
 };
 const ALICE = value("alice");
 
+/** The runs of this file are in one Chromium started for it, each in a fresh context (`shared-chromium.ts`); installing still rehearses in a managed one. */
+const chromium = shareChromiumInFile();
+
 beforeAll(async () => {
   site = await serveMailFixtureSite();
-  agent = await startTestAgent();
+  agent = await startTestAgent({ execute: executorOn(chromium) });
   const call = (method: "GET" | "POST", url: string, payload?: unknown) => agent.call(method, url, payload);
   sendId = await installMailAbility(call, site, "send");
   deleteId = await installMailAbility(call, site, "delete");

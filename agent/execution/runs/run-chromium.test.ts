@@ -6,6 +6,7 @@ import { CapabilityUseReceiptSchema } from "../../../shared/capabilities/capabil
 import { RunResponseSchema, type RunRecord } from "../../../shared/execution/run-contract";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { installContactAbility, serveRunFixtureSite, type RunFixtureSite } from "../../test-support/run-fixture";
+import { executorOn, shareChromiumInFile } from "../../test-support/shared-chromium";
 import { startTestAgent, type TestAgent } from "../../test-support/test-agent";
 
 /**
@@ -18,10 +19,13 @@ let elsewhere: RunFixtureSite;
 let agent: TestAgent;
 let abilityId: string;
 
+/** The runs of this file are in one Chromium started for it, each in a fresh context (`shared-chromium.ts`); installing still rehearses in a managed one. */
+const chromium = shareChromiumInFile();
+
 beforeAll(async () => {
   site = await serveRunFixtureSite();
   elsewhere = await serveRunFixtureSite();
-  agent = await startTestAgent();
+  agent = await startTestAgent({ execute: executorOn(chromium) });
   ({ abilityId } = await installContactAbility((method, url, payload) => agent.call(method, url, payload), site));
 }, 30_000);
 afterAll(async () => {

@@ -4,13 +4,16 @@ import { serveRehearsalSite, type RehearsalSite } from "../../../e2e/rehearsal-f
 import { ValidationStepResultSchema } from "../../../shared/learning/proposals/validation-run";
 import type { RecorderStep, RecorderFlow } from "../../../shared/execution/recorder-flow";
 import type { RehearsalCheckpoint } from "./rehearsal";
-import { VIEWPORT, byId, policy, rehearse, serveShopAndOther } from "../../test-support/rehearsal-harness";
+import { VIEWPORT, byId, policy, rehearse, rehearseInSharedChromium, serveShopAndOther } from "../../test-support/rehearsal-harness";
 
 /**
  * The rehearsal's test policy in a real headless Chromium: requests and pages outside allowed_domains,
  * sends to another origin, reads let through under live_read_safe_write, and a frame from another site
  * never driven nor read (issue #30). The replay itself: `rehearsal.test.ts`.
  */
+
+/** Rehearsals run in one Chromium started for this file, each in a fresh context, but for those testing the managed browser itself. */
+rehearseInSharedChromium();
 
 describe("rehearsal in a real headless Chromium", () => {
   let site: RehearsalSite;

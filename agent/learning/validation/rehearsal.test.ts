@@ -14,9 +14,13 @@ import {
   policy,
   profileParent,
   rehearse,
+  rehearseInSharedChromium,
   serveShopAndOther,
   signupFlow,
 } from "../../test-support/rehearsal-harness";
+
+/** Rehearsals run in one Chromium started for this file, each in a fresh context, but for those testing the managed browser itself. */
+rehearseInSharedChromium();
 
 /**
  * The rehearsal in a real headless Chromium: the flow replayed with its selector alternatives and

@@ -2,7 +2,7 @@ import type { ErrorCode } from "../../../shared/common/error-codes";
 import type { TestPolicy } from "../../../shared/learning/sessions/test-policy";
 import type { ValidationStepResult } from "../../../shared/learning/proposals/validation-run";
 import { execute } from "../../execution/executor";
-import type { ExecutionCheckpoint, ExecutionParameter } from "../../execution/contract/executor-contract";
+import type { BrowserProvider, ExecutionCheckpoint, ExecutionParameter } from "../../execution/contract/executor-contract";
 import { DEFAULT_CHROMIUM_PATH, MANAGED_PROFILE_PREFIX, managedBrowser } from "../../execution/managed-browser";
 import { describeReadsElsewhere, type ReadElsewhere } from "../../execution/contract/policy-guard";
 import type { RecorderFlow } from "../../../shared/execution/recorder-flow";
@@ -27,6 +27,8 @@ export interface RehearsalInput {
   /** Values the user gave for this validation, by parameter name; never values from the capture. */
   testValues: Readonly<Record<string, string>>;
   policy: TestPolicy;
+  /** Where to rehearse; by default a fresh managed headless Chromium (`chromiumPath`, `tempDir`). */
+  browser?: BrowserProvider;
   chromiumPath?: string;
   /** The whole rehearsal, browser start included. */
   timeoutMs?: number;
@@ -79,7 +81,9 @@ export async function runRehearsal(input: RehearsalInput): Promise<RehearsalResu
     parameters: input.parameters,
     values: input.testValues,
     policy: input.policy,
-    browser: managedBrowser({ chromiumPath: input.chromiumPath ?? DEFAULT_CHROMIUM_PATH, ...(input.tempDir !== undefined ? { tempDir: input.tempDir } : {}) }),
+    browser:
+      input.browser ??
+      managedBrowser({ chromiumPath: input.chromiumPath ?? DEFAULT_CHROMIUM_PATH, ...(input.tempDir !== undefined ? { tempDir: input.tempDir } : {}) }),
     timeoutMs: input.timeoutMs ?? DEFAULT_REHEARSAL_TIMEOUT_MS,
     stepTimeoutMs: input.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
     stopOnCheckpointFailure: false,
