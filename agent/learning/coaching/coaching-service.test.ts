@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CoachingStateSchema, type CoachingState } from "../../../shared/learning/sessions/coaching";
 import type { BrowserLease } from "../../execution/contract/executor-contract";
-import { managedBrowser } from "../../execution/managed-browser";
+import { shareChromiumInFile } from "../../test-support/shared-chromium";
 import type { UserTabProvider } from "../../execution/in-tab/user-tab-provider";
 import { MemoryPaths } from "../../memory/memory-paths";
 import { startTestAgent, type TestAgent } from "../../test-support/test-agent";
@@ -20,8 +20,10 @@ import { recordLikeTheExtension } from "../../test-support/coaching-recorder";
  * else — the matcher, the page reading, the highlight, "Do it" through the executor, the page check,
  * the step marks — is the production code.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const FIXTURE = path.join(import.meta.dirname, "../../../e2e/improve/coaching-fixtures/invoices.html");
+
+/** Pages of one Chromium started for this file, each in a fresh context (`shared-chromium.ts`). */
+const chromium = shareChromiumInFile();
 
 let server: Server;
 let origin: string;
@@ -38,7 +40,7 @@ const tabs: UserTabProvider = {
   lease:
     () =>
     async ({ deadline }) => {
-      const lease = await managedBrowser({ chromiumPath: CHROMIUM })({ deadline });
+      const lease = await chromium({ deadline });
       const readRecorded = await recordLikeTheExtension(lease.page, [origin]);
       lent.push(lease);
       return { ...lease, where: "user_tab", readRecorded, release: async () => void (released += 1) };
@@ -251,7 +253,7 @@ const PAGES: Record<string, string> = {
 
 describe("what coaching reads of a page", () => {
   const openPage = async (recorded: "recorded" | "not recorded" | "another site") => {
-    const lease = await managedBrowser({ chromiumPath: CHROMIUM })({ deadline: Date.now() + 20_000 });
+    const lease = await chromium({ deadline: Date.now() + 20_000 });
     if (recorded === "not recorded") return lease;
     const readRecorded = await recordLikeTheExtension(lease.page, recorded === "recorded" ? [origin] : ["https://elsewhere.example"]);
     return { ...lease, readRecorded };
