@@ -17,10 +17,8 @@ import { CHROMIUM } from "./executor-harness";
  * with `managedBrowser`: the rehearsal tests that name a profile folder or a Chromium, the
  * executor's late-list test, and every test that runs through an agent.
  */
-export interface SharedChromium {
+interface SharedChromium {
   provider: BrowserProvider;
-  /** Leases given so far. */
-  readonly leases: number;
   close(): Promise<void>;
 }
 
@@ -46,23 +44,18 @@ export function shareChromiumInFile(): BrowserProvider {
 
 const SHARED_LABEL = "A page in a fresh context of the test file's headless Chromium";
 
-export async function startSharedChromium(): Promise<SharedChromium> {
+async function startSharedChromium(): Promise<SharedChromium> {
   const profile = await mkdtemp(path.join(tmpdir(), "elnor-shared-chromium-"));
   const browser: Browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, pipe: true, userDataDir: profile, args: [...CHROMIUM_ARGS] });
-  let leases = 0;
   const provider: BrowserProvider = async () => {
     const context = await browser.createBrowserContext();
     const page = await context.newPage();
-    leases += 1;
     const lease: BrowserLease = { where: "managed", browser, page, release: () => context.close().catch(() => undefined) };
     return lease;
   };
   provider.label = SHARED_LABEL;
   return {
     provider,
-    get leases() {
-      return leases;
-    },
     async close() {
       await browser.close().catch(() => undefined);
       await rm(profile, { recursive: true, force: true });
