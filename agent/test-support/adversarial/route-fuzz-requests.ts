@@ -67,6 +67,10 @@ function requestArbitrary(operation: RouteOperation, known: KnownIds): fc.Arbitr
   });
 }
 
+/** Bodies over the agent's limit, made once for every route's explicit cases. */
+const OVER_A_MEGABYTE_TEXT = JSON.stringify({ value: "x".repeat(1_100_000) });
+const FIVE_MEGABYTES_TEXT = JSON.stringify({ value: "x".repeat(5 * 1024 * 1024) });
+
 /**
  * The cases every route gets on every run, whatever the seed: the issue's list of attacks, each
  * around an otherwise acceptable request so the attack is the only thing wrong with it.
@@ -82,8 +86,8 @@ function explicitCases(operation: RouteOperation, known: KnownIds): FuzzRequest[
     { ...plain, body: json("deep object", DEEP_OBJECT_TEXT) },
     { ...plain, body: json("proto", `{"__proto__":{"polluted":"yes"}${objectBody === "}" ? "}" : `,${objectBody}`}`) },
     { ...plain, body: json("constructor", `{"constructor":{"prototype":{"polluted":"yes"}}${objectBody === "}" ? "}" : `,${objectBody}`}`) },
-    { ...plain, body: json("1.1 MB", JSON.stringify({ value: "x".repeat(1_100_000) })) },
-    { ...plain, body: json("5 MB", JSON.stringify({ value: "x".repeat(5 * 1024 * 1024) })) },
+    { ...plain, body: json("1.1 MB", OVER_A_MEGABYTE_TEXT) },
+    { ...plain, body: json("5 MB", FIVE_MEGABYTES_TEXT) },
     { ...plain, body: { label: "text/plain", contentType: "text/plain", text: toJsonText(goodBody) } },
     { ...plain, body: undefined },
     { ...plain, body: { label: "no content-type", contentType: undefined, text: toJsonText(goodBody) } },
