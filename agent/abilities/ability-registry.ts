@@ -3,7 +3,7 @@ import { ControlSurfaceSchema } from "../../shared/capabilities/control-surface"
 import { AbilityAvailabilityEntrySchema, LastValidationResultSchema, type AbilityAvailabilityEntry } from "../../shared/abilities/availability";
 import { InstallLaneSchema } from "../../shared/skills/proposal";
 import type { MemoryStore } from "../memory/memory-store";
-import { checkedBy, createLogViewKeeper, loadLogView, type LogViewSpec } from "../memory/log-view";
+import { checkedBy, createLogViewKeeper, openLogView, type LogViewSpec } from "../memory/log-view";
 import { MemoryPaths } from "../memory/memory-paths";
 
 /**
@@ -53,6 +53,8 @@ export interface AbilityRegistry {
   put(ability: InstalledAbility): Promise<void>;
   /** The commit point of a delete: appended, then the ability is no longer installed. */
   remove(abilityId: string, at: string): Promise<void>;
+  /** At the agent's stop: the registry's view brought up to date (issue 32: the next start then reads no ability). */
+  settleView(): Promise<void>;
 }
 
 /**
@@ -79,29 +81,37 @@ function skillNameOf(record: unknown): string[] {
 /** An installed ability's last version, parsed in full; one that does not match is MEMORY_RECORD_CORRUPT. */
 const checkAbility = checkedBy(InstalledAbilitySchema, MemoryPaths.abilityRegistry, "ability");
 
+/**
+ * The registry as its view keeps it. Start-up needs no ability: a current view's index is read at
+ * the first call that needs the abilities (`openLogView`).
+ */
 export async function createAbilityRegistry(memory: MemoryStore): Promise<AbilityRegistry> {
   // Each ability's skill name, from the view's index: found by name without parsing every ability.
-  const { records: abilities, marks: skillNames } = await loadLogView(memory, registryLogView, checkAbility);
+  const read = await openLogView(memory, registryLogView, checkAbility);
   const view = createLogViewKeeper(memory, registryLogView, checkAbility);
   return {
-    all: () => [...abilities.values()],
-    get: (abilityId) => abilities.get(abilityId),
+    all: () => [...read().records.values()],
+    get: (abilityId) => read().records.get(abilityId),
     bySkillName(skillName) {
+      const { records: abilities, marks: skillNames } = read();
       for (const [abilityId, [name]] of skillNames) if (name === skillName) return abilities.get(abilityId);
       return undefined;
     },
     async put(ability) {
+      const { records: abilities, marks: skillNames } = read();
       await memory.append(MemoryPaths.abilityRegistry, ability);
       abilities.set(ability.ability_id, ability);
       skillNames.set(ability.ability_id, [ability.skill_name]);
       await view.noteAppend();
     },
     async remove(abilityId, at) {
+      const { records: abilities, marks: skillNames } = read();
       await memory.append(MemoryPaths.abilityRegistry, RemovedAbilitySchema.parse({ ability_id: abilityId, removed_at: at }));
       abilities.delete(abilityId);
       skillNames.delete(abilityId);
       await view.noteAppend();
     },
+    settleView: () => view.settle(),
   };
 }
 

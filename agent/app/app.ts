@@ -1,7 +1,7 @@
 import { wireServices } from "./agent-services";
 import type { BuildAppOptions } from "./app-options";
 import { registerGuards, registerRoutes } from "./app-routes";
-import { runSchedules, scheduleRetention, watchSkillFolders } from "./background-work";
+import { runSchedules, scheduleRetention, settleViewsAtStop, watchSkillFolders } from "./background-work";
 import { createHttpApp } from "./http-app";
 
 export { agentLoggerOptions } from "./http-app";
@@ -18,6 +18,7 @@ export async function buildApp(options: BuildAppOptions) {
   watchSkillFolders(app, services, options);
   scheduleRetention(app, services, options);
   runSchedules(app, services);
+  settleViewsAtStop(app, services);
   return app;
 }
 

@@ -78,3 +78,16 @@ export function watchSkillFolders(app: HttpApp, { abilities }: AgentServices, op
   });
   app.addHook("onClose", async () => clearInterval(folderTimer));
 }
+
+/**
+ * Issue 32: at the stop, the sessions', proposals' and registry's current views are brought up to
+ * date with what this run appended, so the next start finds them current: it folds nothing, and
+ * reads no proposal or ability index until one is needed (agent/memory/log-view.ts `openLogView`).
+ */
+export function settleViewsAtStop(app: HttpApp, { sessions, proposals, registry }: AgentServices): void {
+  app.addHook("onClose", async () => {
+    await sessions.settleView();
+    await proposals.settleView();
+    await registry.settleView();
+  });
+}

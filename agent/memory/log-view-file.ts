@@ -81,18 +81,48 @@ function isFormatOneEntry(entry: unknown): entry is { record: unknown; mark?: st
 
 /** The view file as kept, or undefined when it is cut, changed, of another format, or its index does not match its records. */
 export function decodeViewFile(bytes: Buffer): ViewFile | undefined {
+  return checkViewFile(bytes)?.decode();
+}
+
+/**
+ * A view file whose digest matched, with the byte of the log it was folded to and the anchor; its
+ * index is parsed and laid out against its records by `decode` (undefined when they do not match).
+ */
+export interface CheckedViewFile {
+  folded_to_byte: number;
+  anchor: string;
+  format: 1 | 2;
+  decode(): ViewFile | undefined;
+}
+
+/** Format 2's head as `encodeViewFile` writes it, up to its index: read without parsing the index. */
+const FORMAT_TWO_HEAD = /^\{"schema_version":2,"folded_to_byte":(\d{1,15}),"anchor":"([0-9a-f]*)","index":\[/;
+
+/**
+ * Issue 32: the view file's digest checked, and the byte and anchor read from the head, without
+ * parsing its index (that is `decode`, left to the caller: start-up leaves it until the records
+ * are first needed). Undefined when the file is cut, changed, or of another format.
+ */
+export function checkViewFile(bytes: Buffer): CheckedViewFile | undefined {
   let end = bytes.length;
   while (end > 0 && TRAILING_SPACE.has(bytes[end - 1]!)) end -= 1;
   if (end <= VIEW_AT || !bytes.subarray(0, PREFIX_BYTES.length).equals(PREFIX_BYTES) || bytes[end - 1] !== CLOSE_BRACE) return undefined;
   const body = bytes.subarray(VIEW_AT, end - 1);
   if (bytes.toString("latin1", DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64) !== sha256(body)) return undefined;
   const headEnd = body.indexOf(NEWLINE);
-  try {
-    return headEnd === -1 ? decodeFormatOne(body) : decodeFormatTwo(body, headEnd);
-  } catch {
-    // Not JSON: the view is ignored and the log folded (a derived cache, never the source of truth).
-    return undefined;
-  }
+  const decode = () => {
+    try {
+      return headEnd === -1 ? decodeFormatOne(body) : decodeFormatTwo(body, headEnd);
+    } catch {
+      // Not JSON: the view is ignored and the log folded (a derived cache, never the source of truth).
+      return undefined;
+    }
+  };
+  const head = headEnd === -1 ? null : FORMAT_TWO_HEAD.exec(body.toString("latin1", 0, Math.min(headEnd, 256)));
+  if (head !== null) return { folded_to_byte: Number(head[1]), anchor: head[2] ?? "", format: 2, decode };
+  // Format 1, or a head written otherwise: decoded now.
+  const file = decode();
+  return file === undefined ? undefined : { folded_to_byte: file.folded_to_byte, anchor: file.anchor, format: file.format, decode: () => file };
 }
 
 function decodeFormatOne(body: Buffer): ViewFile | undefined {

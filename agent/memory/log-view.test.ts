@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { anchorOf, createLogViewKeeper, loadLogView, type LoadedLogView, type LogViewSpec } from "./log-view";
+import { anchorOf, createLogViewKeeper, loadLogView, openLogView, type LoadedLogView, type LogViewSpec } from "./log-view";
 import { openMemoryStore, type MemoryStore } from "./memory-store";
 import { editViewRecords, withDigest } from "../test-support/log-view-files";
 
@@ -335,5 +335,72 @@ describe("issue 32: a log's current view is a derived cache of the log", () => {
     foldsFrom = [];
     expect(await load()).toEqual(await foldedFromLog());
     expect(foldsFrom).toEqual([await logSize()]);
+  });
+});
+
+describe("issue 32: a log whose records start-up does not need (openLogView)", () => {
+  /** The view file kept with its index's first byte count one too many, and its digest made to match: it does not lay out. */
+  async function spoilLayout(): Promise<void> {
+    const text = await readFile(path.join(root, VIEW), "utf8");
+    await writeFile(
+      path.join(root, VIEW),
+      redigested(text, (body) => body.replace(/"index":\[\["([^"]+)",(\d+)/, (_all, id: string, bytes: string) => `"index":[["${id}",${Number(bytes) + 1}`)),
+    );
+  }
+
+  it("opens a current view without laying out its index: one that does not lay out is refused at the first read, not at the open", async () => {
+    await viewThenTail();
+    await load();
+    await spoilLayout();
+    foldsFrom = [];
+    // loadLogView would not trust it, and would fold the whole log.
+    const opened = await openLogView(counted(), spec, check);
+    expect(foldsFrom).toEqual([]);
+    expect(() => opened()).toThrow(expect.objectContaining({ code: "MEMORY_RECORD_CORRUPT" }));
+    expect(() => opened()).toThrow(expect.objectContaining({ code: "MEMORY_RECORD_CORRUPT" }));
+  });
+
+  it("reads a current view's records at the first read as the whole log's fold has them, and folds nothing", async () => {
+    await viewThenTail();
+    await load();
+    foldsFrom = [];
+    const read = await openLogView(counted(), spec, check);
+    expect(foldsFrom).toEqual([]);
+    expect(entriesOf(read())).toEqual(await foldedFromLog());
+    // The same records at every read: the first read's, changes included.
+    read().records.set("z", { id: "z", state: "draft", v: 9 });
+    expect(read().records.get("z")).toEqual({ id: "z", state: "draft", v: 9 });
+  });
+
+  it.each([
+    ["behind its log", "the tail", async () => undefined],
+    ["missing", "the whole log", async () => store.remove(VIEW)],
+    [
+      "changed on disk",
+      "the whole log",
+      async () => writeFile(path.join(root, VIEW), (await readFile(path.join(root, VIEW), "utf8")).replace('"v":2', '"v":7')),
+    ],
+  ])("reads a view %s at the open, as loadLogView does (%s folded, every version from it checked)", async (_name, folded, spoil) => {
+    const byte = await viewThenTail();
+    await spoil();
+    const read = await openLogView(counted(), spec, check);
+    expect(foldsFrom).toEqual([folded === "the tail" ? byte : 0]);
+    expect(entriesOf(read())).toEqual(await foldedFromLog());
+  });
+
+  it("a keeper's settle brings a view behind its log up to its last byte, and writes nothing when nothing was appended", async () => {
+    await load();
+    const keeper = createLogViewKeeper(counted(), spec, check);
+    const written = async () => (await stat(path.join(root, VIEW))).ino;
+    const before = await written();
+    await keeper.settle();
+    expect(await written()).toBe(before);
+    await put("a", "draft", 1);
+    await keeper.noteAppend();
+    await keeper.settle();
+    expect(JSON.parse(await readFile(path.join(root, VIEW), "utf8"))).toMatchObject({ view: { folded_to_byte: await logSize() } });
+    foldsFrom = [];
+    await openLogView(counted(), spec, check);
+    expect(foldsFrom).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { decodeViewFile, encodeViewFile, type ViewFile } from "./log-view-file";
+import { checkViewFile, encodeViewFile, type ViewFile } from "./log-view-file";
 import { LogViewRecords, type KeptRecord, type ReadKeptRecord } from "./log-view-records";
 import type { MemoryStore } from "./memory-store";
 
@@ -80,7 +80,7 @@ function keptRecordReader<T>(spec: { log: string; view: string }, check: LogView
 /** The view file as kept, or undefined when it is missing, cut, changed, of another format, or not of this log's bytes. */
 async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<ViewFile | undefined> {
   const bytes = await memory.readBytes(spec.view).catch(() => undefined);
-  const file = bytes === undefined ? undefined : decodeViewFile(bytes);
+  const file = bytes === undefined ? undefined : checkViewFile(bytes)?.decode();
   if (file === undefined || file.anchor !== (await anchorOf(memory, spec.log, file.folded_to_byte))) return undefined;
   // Format 1 kept one mark at most (a session's entry into its state): each version is marked as if put again over itself.
   if (file.format === 1) {
@@ -186,6 +186,43 @@ export async function loadLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L
   return { records: new LogViewRecords(file.records, readText), marks: file.marks };
 }
 
+/** A log read through its view when first needed: the records and marks, read at the first call. */
+export type LogViewReader<T> = () => LoadedLogView<T>;
+
+/**
+ * Issue 32: a log whose records start-up does not need (the registry, the proposals). When its view
+ * file is exactly current (its digest matches, it was folded to the log's last byte, and its anchor
+ * matches the log's bytes before it), start-up reads only that much, and the view's index is parsed
+ * and laid out against its records at the first read: a view that does not lay out then is refused
+ * with MEMORY_RECORD_CORRUPT (its digest matched, so a writer of another version wrote it). Any other
+ * view (missing, changed, behind the log, of format 1) is read now, as `loadLogView` reads it.
+ */
+export async function openLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>): Promise<LogViewReader<T>> {
+  const bytes = await memory.readBytes(spec.view).catch(() => undefined);
+  const checked = bytes === undefined ? undefined : checkViewFile(bytes);
+  const current =
+    checked?.format === 2 &&
+    (await memory.sizeOf(spec.log)) === checked.folded_to_byte &&
+    checked.anchor === (await anchorOf(memory, spec.log, checked.folded_to_byte));
+  if (checked === undefined || !current) {
+    const loaded = await loadLogView(memory, spec, check);
+    return () => loaded;
+  }
+  const readText = keptRecordReader(spec, check);
+  let loaded: LoadedLogView<T> | undefined;
+  return () => {
+    if (loaded !== undefined) return loaded;
+    const file = checked.decode();
+    if (file === undefined)
+      throw new AppError(
+        "MEMORY_RECORD_CORRUPT",
+        `${spec.view} does not lay out its records as its index says. The file is a cache of ${spec.log}: removed, it is rebuilt from the log at the next start.`,
+      );
+    loaded = { records: new LogViewRecords(file.records, readText), marks: file.marks };
+    return loaded;
+  };
+}
+
 /** How many appends a view may fall behind before a write brings it up to date (start-up then folds at most these). */
 const APPENDS_BETWEEN_CATCH_UPS = 200;
 
@@ -197,13 +234,19 @@ const APPENDS_BETWEEN_CATCH_UPS = 200;
  */
 export function createLogViewKeeper<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>) {
   let appended = 0;
+  const catchUp = async () => {
+    appended = 0;
+    // A view that cannot be brought up to date now stays behind; the next start folds the tail.
+    await loadLogView(memory, spec, check).catch(() => undefined);
+  };
   return {
     async noteAppend(): Promise<void> {
       appended += 1;
-      if (appended < APPENDS_BETWEEN_CATCH_UPS) return;
-      appended = 0;
-      // A view that cannot be brought up to date now stays behind; the next start folds the tail.
-      await loadLogView(memory, spec, check).catch(() => undefined);
+      if (appended >= APPENDS_BETWEEN_CATCH_UPS) await catchUp();
+    },
+    /** At the agent's stop: the view brought up to date if anything was appended since it last was, so the next start finds it current (`openLogView`). */
+    async settle(): Promise<void> {
+      if (appended > 0) await catchUp();
     },
   };
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SkillBundleProposalSchema, type SkillBundleProposal } from "../../../shared/skills/proposal";
 import { AppError } from "../../errors/app-error";
 import type { MemoryStore } from "../../memory/memory-store";
-import { checkedBy, createLogViewKeeper, loadLogView, type LogViewSpec } from "../../memory/log-view";
+import { checkedBy, createLogViewKeeper, openLogView, type LoadedLogView, type LogViewSpec } from "../../memory/log-view";
 import { MemoryPaths } from "../../memory/memory-paths";
 
 /** One line of `proposals.jsonl`: the proposal as it is after a change (last line per id wins). */
@@ -55,6 +55,8 @@ export interface ProposalLog {
   page(page: number, pageSize: number): { records: ProposalLogRecord[]; total: number };
   /** The first live proposal (in the order the log first named them) of a session, if any: looked up, not searched for. */
   ofSession(sessionId: string): ProposalLogRecord | undefined;
+  /** At the agent's stop: the log's view brought up to date (issue 32: the next start then reads no proposal). */
+  settleView(): Promise<void>;
 }
 
 /** The draft revision folder a proposal currently points at. */
@@ -100,26 +102,22 @@ const checkProposal = checkedBy(LiveProposalRecordSchema, MemoryPaths.proposals,
 /**
  * The live proposals. The log keeps every version of every proposal; start-up reads its view and
  * the lines the log gained since, and only the versions that came from those lines are parsed in
- * full then; a proposal the view file kept is parsed and checked the first time it is read.
+ * full then; a proposal the view file kept is parsed and checked the first time it is read. A
+ * current view's index is itself read at the first call that needs the proposals (`openLogView`).
  */
 export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog> {
-  const { records, marks } = await loadLogView(memory, proposalLogView, checkProposal);
-  // Issue 32: each session's proposals, so the retention sweep does not search every proposal for each session.
-  const bySession = new Map<string, Set<string>>();
-  const index = (proposalId: string, sessionId: string | undefined) => {
-    if (sessionId === undefined) return;
-    const ids = bySession.get(sessionId) ?? new Set<string>();
-    bySession.set(sessionId, ids.add(proposalId));
-  };
-  marks.forEach(([sessionId], proposalId) => index(proposalId, sessionId === "" ? undefined : sessionId));
+  const read = await openLogView(memory, proposalLogView, checkProposal);
+  let kept: ReturnType<typeof indexed> | undefined;
+  const state = () => (kept ??= indexed(read()));
   const view = createLogViewKeeper(memory, proposalLogView, checkProposal);
   return {
     find(proposalId) {
-      const record = records.get(proposalId);
+      const record = state().records.get(proposalId);
       if (record === undefined) throw new AppError("PROPOSAL_NOT_FOUND", `No proposal ${proposalId}.`);
       return record;
     },
     async put(record) {
+      const { records, marks, index } = state();
       await memory.append(MemoryPaths.proposals, record);
       const { proposal_id: proposalId, learn_session_id: sessionId } = record.proposal;
       records.set(proposalId, record);
@@ -128,6 +126,7 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
       await view.noteAppend();
     },
     async tombstone(proposalId, at) {
+      const { records, marks, bySession } = state();
       await memory.append(MemoryPaths.proposals, { archived_proposal_id: proposalId, archived_at: at });
       // Its session from the index: a proposal archived unread is not parsed for it.
       const [sessionId] = marks.get(proposalId) ?? [];
@@ -137,6 +136,7 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
       await view.noteAppend();
     },
     ofSession(sessionId) {
+      const { records, bySession } = state();
       // A proposal whose later version names another session is still indexed under the first: checked here.
       for (const proposalId of bySession.get(sessionId) ?? []) {
         const record = records.get(proposalId);
@@ -144,13 +144,27 @@ export async function openProposalLog(memory: MemoryStore): Promise<ProposalLog>
       }
       return undefined;
     },
-    all: () => [...records.values()],
+    all: () => [...state().records.values()],
     page(page, pageSize) {
+      const { records, marks } = state();
       const ordered = [...records.keys()]
         .map((proposalId) => ({ proposalId, createdAt: marks.get(proposalId)?.[1] ?? "" }))
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
       const onPage = ordered.slice((page - 1) * pageSize, page * pageSize).map(({ proposalId }) => records.get(proposalId) as ProposalLogRecord);
       return { records: onPage, total: ordered.length };
     },
+    settleView: () => view.settle(),
   };
+}
+
+/** The live proposals and their marks, with each session's proposals indexed (the retention sweep does not search every proposal for each session). */
+function indexed({ records, marks }: LoadedLogView<ProposalLogRecord>) {
+  const bySession = new Map<string, Set<string>>();
+  const index = (proposalId: string, sessionId: string | undefined) => {
+    if (sessionId === undefined) return;
+    const ids = bySession.get(sessionId) ?? new Set<string>();
+    bySession.set(sessionId, ids.add(proposalId));
+  };
+  marks.forEach(([sessionId], proposalId) => index(proposalId, sessionId === "" ? undefined : sessionId));
+  return { records, marks, bySession, index };
 }

@@ -46,6 +46,8 @@ export interface ProposalService extends InstallableProposals {
    * answers to nothing live any more, and the last SKILL.md) and out of the live list.
    */
   archive(proposalId: string): Promise<void>;
+  /** At the agent's stop: the proposals' current view brought up to date (issue 32). */
+  settleView(): Promise<void>;
 }
 
 /**
@@ -71,6 +73,8 @@ export async function createProposalService(deps: ProposalDeps): Promise<Proposa
     },
 
     detail: (proposalId) => detail(context, proposalId),
+
+    settleView: () => log.settleView(),
 
     async revise(proposalId, request) {
       await revise(context, proposalId, request);

@@ -32,6 +32,8 @@ export interface SessionCore {
   states: Map<string, SessionStateMarks>;
   /** The session the runtime views describe (`currentSessionId`), the only one parsed to find it. */
   currentSession(): LearnSession | undefined;
+  /** At the agent's stop: the sessions' current view brought up to date (issue 32). */
+  settleView(): Promise<void>;
   /**
    * The observation scopes read so far (issue 32: a session's scope file is read the first time
    * the session needs it, not at start). Read a scope through `scopeOf`; this map is for `current()`,
@@ -90,6 +92,7 @@ export async function createSessionCore(deps: SessionServiceDeps): Promise<Sessi
       const id = currentSessionId(states);
       return id === undefined ? undefined : sessions.get(id);
     },
+    settleView: () => view.settle(),
     scopes,
     scopeOf: (sessionId) => readScope(deps, scopes, sessions, sessionId),
     receiptIds: new Map<string, Promise<string[]>>(),

@@ -84,6 +84,8 @@ export interface SessionService extends ObservedSessions, InstallingSessions {
   refreshRuntimeViews(): Promise<void>;
   /** Runs `fn` with every other session change held back (used by TTL enforcement). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** At the agent's stop: the sessions' current view brought up to date, once every other change is done (issue 32). */
+  settleView(): Promise<void>;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function createSessionService(deps: SessionServiceDeps): Promise<Se
   const service: SessionService = {
     exclusive: core.exclusive,
     refreshRuntimeViews: () => core.exclusive(core.refreshRuntimeViews),
+    settleView: () => core.exclusive(core.settleView),
     ...createLaunchOperations(core, seeder),
     ...lifecycle,
     ...boundaries,
