@@ -108,7 +108,8 @@ describe("the executor in a real headless Chromium", () => {
       { ...(SIGNUP_CHECKPOINTS[0] as ExecutionCheckpoint), success_condition: 'The page says "Email rejected"' },
       SIGNUP_CHECKPOINTS[1] as ExecutionCheckpoint,
     ];
-    const result = await run({ flow: signupFlow(site.origin), checkpoints, stepTimeoutMs: 1_000, policy: policy({ mode: "controlled_live_test" }) });
+    // A step wait a loaded machine meets: a step that ran out of time would stop the replay and skip the checkpoints after it.
+    const result = await run({ flow: signupFlow(site.origin), checkpoints, stepTimeoutMs: 15_000, policy: policy({ mode: "controlled_live_test" }) });
 
     expect(byId(result, "checkpoint:cp-02")?.result).toBe("failed");
     expect(byId(result, "step:s6")?.result).toBe("passed");
@@ -165,8 +166,9 @@ describe("the executor in a real headless Chromium", () => {
   it("says what the page shows when a step fails, and runs nothing after it", async () => {
     const before = site.requests.length;
     const flow = signupFlow(site.origin);
-    flow.steps[4] = { type: "change", selectors: [["#old-password"]], value: "{{password}}" };
-    const result = await run({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 1_000, confirm: async () => true });
+    // The missing field's own 1 s wait; the steps before it have the run's, which a loaded machine meets.
+    flow.steps[4] = { type: "change", selectors: [["#old-password"]], value: "{{password}}", timeout: 1_000 };
+    const result = await run({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 15_000, confirm: async () => true });
 
     expect(byId(result, "step:s4")).toMatchObject({
       result: "failed",

@@ -251,7 +251,7 @@ describe("rehearsal in a real headless Chromium", () => {
       const checkpoints: RehearsalCheckpoint[] = [
         { checkpoint_id: "cp-01", goal: "The widget is ready", success_condition: 'The page says "Partner widget ready"', step_ids: ["s1"] },
       ];
-      const result = await rehearse({ flow, checkpoints, policy: livePolicy(), stepTimeoutMs: 1_500 });
+      const result = await rehearse({ flow, checkpoints, policy: livePolicy(), stepTimeoutMs: 15_000 });
 
       expect(result.policy_violation).toBeUndefined();
       const checkpoint = byId(result, "checkpoint:cp-01");

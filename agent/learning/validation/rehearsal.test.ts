@@ -119,8 +119,9 @@ describe("rehearsal in a real headless Chromium", () => {
 
   it("fails at the step whose selectors all miss, and skips everything after it", async () => {
     const flow = signupFlow(site.origin);
-    flow.steps[3] = { type: "change", selectors: [["#nope"], ['aria/No such field[role="textbox"]']], value: "{{email}}" };
-    const result = await rehearse({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 1_000 });
+    // The missing field's own 1 s wait; the steps before it have the run's, which a loaded machine meets.
+    flow.steps[3] = { type: "change", selectors: [["#nope"], ['aria/No such field[role="textbox"]']], value: "{{email}}", timeout: 1_000 };
+    const result = await rehearse({ flow, checkpoints: SIGNUP_CHECKPOINTS, stepTimeoutMs: 15_000 });
 
     expect(result.overall).toBe("failed");
     expect(result.policy_violation).toBeUndefined();
