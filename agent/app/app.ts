@@ -13,12 +13,14 @@ export async function buildApp(options: BuildAppOptions) {
   const { sessions, events, adapters, proposals, abilities, validation, runs, schedules, scheduler, clock } = services;
   app.decorate("userTab", services.userTab);
   app.decorate("learning", { sessions, events, adapters, proposals, abilities, validation, runs, schedules, scheduler, clock });
+  // Fastify runs onClose hooks in the reverse order of their registration, plugins' included: registered first, the
+  // views are settled last, once practice, coaching, the sweep and the runs have stopped writing.
+  settleViewsAtStop(app, services);
   await registerGuards(app, services, options);
   await registerRoutes(app, services, options);
   watchSkillFolders(app, services, options);
   scheduleRetention(app, services, options);
   runSchedules(app, services);
-  settleViewsAtStop(app, services);
   return app;
 }
 

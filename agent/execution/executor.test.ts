@@ -108,8 +108,11 @@ describe("the executor in a real headless Chromium", () => {
       { ...(SIGNUP_CHECKPOINTS[0] as ExecutionCheckpoint), success_condition: 'The page says "Email rejected"' },
       SIGNUP_CHECKPOINTS[1] as ExecutionCheckpoint,
     ];
-    // A step wait a loaded machine meets: a step that ran out of time would stop the replay and skip the checkpoints after it.
-    const result = await run({ flow: signupFlow(site.origin), checkpoints, stepTimeoutMs: 15_000, policy: policy({ mode: "controlled_live_test" }) });
+    // Each step waits as long as a loaded machine needs (a step that ran out of time would stop the replay and skip the
+    // checkpoints after it); a checkpoint keeps the run's 1 s, so the one that does not hold fails in that time.
+    const flow = signupFlow(site.origin);
+    flow.steps = flow.steps.map((step) => ({ ...step, timeout: 15_000 }));
+    const result = await run({ flow, checkpoints, stepTimeoutMs: 1_000, policy: policy({ mode: "controlled_live_test" }) });
 
     expect(byId(result, "checkpoint:cp-02")?.result).toBe("failed");
     expect(byId(result, "step:s6")?.result).toBe("passed");

@@ -193,9 +193,12 @@ export type LogViewReader<T> = () => LoadedLogView<T>;
  * Issue 32: a log whose records start-up does not need (the registry, the proposals). When its view
  * file is exactly current (its digest matches, it was folded to the log's last byte, and its anchor
  * matches the log's bytes before it), start-up reads only that much, and the view's index is parsed
- * and laid out against its records at the first read: a view that does not lay out then is refused
- * with MEMORY_RECORD_CORRUPT (its digest matched, so a writer of another version wrote it). Any other
- * view (missing, changed, behind the log, of format 1) is read now, as `loadLogView` reads it.
+ * and laid out against its records at the first read. Any other view (missing, changed, behind the
+ * log, of format 1) is read now, as `loadLogView` reads it.
+ *
+ * A current view that does not lay out (its digest matched, so a writer of another version wrote
+ * it) is refused at that read with MEMORY_RECORD_CORRUPT, and rebuilt from the log at once: reads
+ * are refused until the rebuild is done, then answer from it (`repairOf`).
  */
 export async function openLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>): Promise<LogViewReader<T>> {
   const bytes = await memory.readBytes(spec.view).catch(() => undefined);
@@ -210,17 +213,37 @@ export async function openLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L
   }
   const readText = keptRecordReader(spec, check);
   let loaded: LoadedLogView<T> | undefined;
+  let repair: Repair<T> | undefined;
   return () => {
     if (loaded !== undefined) return loaded;
-    const file = checked.decode();
-    if (file === undefined)
-      throw new AppError(
-        "MEMORY_RECORD_CORRUPT",
-        `${spec.view} does not lay out its records as its index says. The file is a cache of ${spec.log}: removed, it is rebuilt from the log at the next start.`,
-      );
-    loaded = { records: new LogViewRecords(file.records, readText), marks: file.marks };
-    return loaded;
+    if (repair === undefined) {
+      const file = checked.decode();
+      if (file !== undefined) return (loaded = { records: new LogViewRecords(file.records, readText), marks: file.marks });
+      repair = repairOf(memory, spec, check);
+    }
+    if (repair.done !== undefined) return (loaded = repair.done);
+    if (repair.failed !== undefined) throw repair.failed;
+    throw new AppError(
+      "MEMORY_RECORD_CORRUPT",
+      `${spec.view} does not lay out its records as its index says. The file is a cache of ${spec.log}: it is being rebuilt from the log; try again.`,
+    );
   };
+}
+
+/** A view rebuilt from its log: `done` once it is, `failed` with the fold's error (a bad line in the log) if it cannot be. */
+interface Repair<T> {
+  done?: LoadedLogView<T>;
+  failed?: unknown;
+}
+
+/** The log folded whole (the view that does not lay out is ignored, as `loadLogView` ignores it) and its view written again. */
+function repairOf<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>): Repair<T> {
+  const repair: Repair<T> = {};
+  void loadLogView(memory, spec, check).then(
+    (rebuilt) => (repair.done = rebuilt),
+    (error: unknown) => (repair.failed = error),
+  );
+  return repair;
 }
 
 /** How many appends a view may fall behind before a write brings it up to date (start-up then folds at most these). */

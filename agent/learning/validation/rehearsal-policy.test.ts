@@ -245,13 +245,14 @@ describe("rehearsal in a real headless Chromium", () => {
     it("is never read for evidence: a checkpoint shown only inside it fails and says it did not look there", async () => {
       const flow: RecorderFlow = {
         title: "Open partner offers",
-        steps: [VIEWPORT, { type: "navigate", url: `${framing.origin}/partner.html` }],
+        // The page's own wait as long as a loaded machine needs; the checkpoint keeps the run's 1.5 s.
+        steps: [VIEWPORT, { type: "navigate", url: `${framing.origin}/partner.html`, timeout: 15_000 }],
         step_ids: [null, null],
       };
       const checkpoints: RehearsalCheckpoint[] = [
         { checkpoint_id: "cp-01", goal: "The widget is ready", success_condition: 'The page says "Partner widget ready"', step_ids: ["s1"] },
       ];
-      const result = await rehearse({ flow, checkpoints, policy: livePolicy(), stepTimeoutMs: 15_000 });
+      const result = await rehearse({ flow, checkpoints, policy: livePolicy(), stepTimeoutMs: 1_500 });
 
       expect(result.policy_violation).toBeUndefined();
       const checkpoint = byId(result, "checkpoint:cp-01");

@@ -23,6 +23,17 @@ describe("readMemoryTree: every change between two reads shows, however quick", 
     }
   });
 
+  it("sees a same-size rewrite of a file whose digest the last read kept (written well before it)", async () => {
+    const file = path.join(root, "kept.json");
+    writeFileSync(file, "aaaa");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    readMemoryTree(root);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const before = readMemoryTree(root);
+    writeFileSync(file, "bbbb");
+    expect(diffMemoryTrees(before, readMemoryTree(root))).toEqual([expect.stringMatching(/^~ kept\.json \(file size=4 /)]);
+  });
+
   it("sees a file replaced by a rename, its mode changed, a file added and one removed", () => {
     writeFileSync(path.join(root, "a"), "same");
     writeFileSync(path.join(root, "b"), "gone");

@@ -12,8 +12,15 @@ interface KnownDigest {
   digest: string;
 }
 
-/** The digests of each root's files at its last read (replaced whole at each read, so a removed file is forgotten). */
-const knownDigests = new Map<string, Map<string, KnownDigest>>();
+/** Each root's last read: when it started (ns since the epoch) and its files' digests (replaced whole, so a removed file is forgotten). */
+const lastReads = new Map<string, { startedNs: bigint; digests: Map<string, KnownDigest> }>();
+
+/**
+ * A file whose ctime is this close to the start of the last read, or later, is read again even with
+ * its lstat unchanged (git's "racily clean" rule): a new inode's times are not fine-grained until a
+ * stat asks for them, and an inode number can be reused.
+ */
+const RACY_NS = 100_000_000n;
 
 /** Per device: whether its file system gives every change after a stat a new ctime (see `changesAlwaysSeen`). */
 const finelyStamped = new Map<bigint, boolean>();
@@ -54,12 +61,15 @@ const stampOf = (info: BigIntStats) => `${info.ino}:${info.size}:${info.mode}:${
 /**
  * Synchronous on purpose: a tree of a hundred small files reads ten times faster without a
  * thread-pool round trip per file, and nothing else may run in between anyway. A file whose lstat
- * is as it was at the last read of this root keeps its digest, where the file system shows every
- * change in the ctime (`changesAlwaysSeen`); any other file is read and digested.
+ * is as it was at the last read of this root, and whose ctime is well before that read (`RACY_NS`),
+ * keeps its digest where the file system shows every change in the ctime (`changesAlwaysSeen`); any
+ * other file is read and digested.
  */
 export function readMemoryTree(root: string): MemoryTree {
   const entries = new Map<string, string>();
-  const previous = knownDigests.get(root);
+  const startedNs = BigInt(Date.now()) * 1_000_000n;
+  const previous = lastReads.get(root);
+  const settledBefore = previous === undefined ? 0n : previous.startedNs - RACY_NS;
   const digests = new Map<string, KnownDigest>();
   let reuse: boolean | undefined;
   const walk = (folder: string): void => {
@@ -76,16 +86,17 @@ export function readMemoryTree(root: string): MemoryTree {
         entries.set(relative, `link -> ${readlinkSync(absolute)}`);
       } else {
         const stamp = stampOf(info);
-        const kept = previous?.get(relative);
+        const kept = previous?.digests.get(relative);
         reuse ??= changesAlwaysSeen(info.dev);
-        const digest = reuse && kept?.stamp === stamp ? kept.digest : createHash("sha256").update(readFileSync(absolute)).digest("hex");
+        const unchanged = reuse && kept?.stamp === stamp && info.ctimeNs < settledBefore;
+        const digest = unchanged && kept !== undefined ? kept.digest : createHash("sha256").update(readFileSync(absolute)).digest("hex");
         digests.set(relative, { stamp, digest });
         entries.set(relative, `file size=${info.size} mode=${mode} sha256=${digest}`);
       }
     }
   };
   walk(root);
-  knownDigests.set(root, digests);
+  lastReads.set(root, { startedNs, digests });
   return entries;
 }
 
