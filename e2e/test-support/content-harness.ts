@@ -39,6 +39,8 @@ export interface OpenOptions {
   origin?: "allowed" | "other";
   /** Source run in the capture's world before the capture's own code (a test's instruments). */
   prelude?: string;
+  /** The settled page's read this long after the debounced one (the capture's default when unset). */
+  settleDelayMs?: number;
 }
 
 export interface HarnessPage {
@@ -179,6 +181,7 @@ ${bundle}
       const delay = ${options.replyDelayMs ?? 0};
       if (delay > 0) return new Promise((resolve) => setTimeout(resolve, delay));
     },
+    ${options.settleDelayMs === undefined ? "" : `settleDelayMs: ${options.settleDelayMs},`}
   });
   globalThis.__elnorHarness = capture;
   const start = () => capture.setConfig(${JSON.stringify(options.config)});

@@ -23,8 +23,12 @@ afterAll(async () => {
   await harness?.close();
 });
 
-async function open(): Promise<HarnessPage> {
-  const capture = await harness.open("/signup.html", { config: captureConfig([harness.origin]), world: "main" });
+async function open(settleDelayMs?: number): Promise<HarnessPage> {
+  const capture = await harness.open("/signup.html", {
+    config: captureConfig([harness.origin]),
+    world: "main",
+    ...(settleDelayMs === undefined ? {} : { settleDelayMs }),
+  });
   await capture.flush();
   return capture;
 }
@@ -59,7 +63,9 @@ async function addToPage(capture: HarnessPage, html: string): Promise<void> {
 
 describe("snapshot reads", () => {
   it("does not read an unchanged page again: the action's after-state is the snapshot before it", async () => {
-    const capture = await open();
+    // No settled-page read comes due during the test: on a loaded machine the page's own one (2.5 s after its first
+    // read) could fall between the count before and the click, which takes it.
+    const capture = await open(60_000);
     const before = await reads(capture);
     await capture.page.click("h1");
     await capture.flush();
