@@ -79,11 +79,6 @@ function isFormatOneEntry(entry: unknown): entry is { record: unknown; mark?: st
   return mark === undefined || typeof mark === "string";
 }
 
-/** The view file as kept, or undefined when it is cut, changed, of another format, or its index does not match its records. */
-export function decodeViewFile(bytes: Buffer): ViewFile | undefined {
-  return checkViewFile(bytes)?.decode();
-}
-
 /**
  * A view file whose digest matched, with the byte of the log it was folded to and the anchor; its
  * index is parsed and laid out against its records by `decode` (undefined when they do not match).

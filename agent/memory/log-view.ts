@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { checkViewFile, encodeViewFile, type ViewFile } from "./log-view-file";
+import { checkViewFile, encodeViewFile, type CheckedViewFile, type ViewFile } from "./log-view-file";
 import { LogViewRecords, type KeptRecord, type ReadKeptRecord } from "./log-view-records";
 import type { MemoryStore } from "./memory-store";
 
@@ -77,10 +77,15 @@ function keptRecordReader<T>(spec: { log: string; view: string }, check: LogView
   };
 }
 
-/** The view file as kept, or undefined when it is missing, cut, changed, of another format, or not of this log's bytes. */
-async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<ViewFile | undefined> {
+/** The view file read and its digest checked (its index not parsed yet), or undefined when it is missing, cut, changed or of another format. */
+async function readViewFile<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<CheckedViewFile | undefined> {
   const bytes = await memory.readBytes(spec.view).catch(() => undefined);
-  const file = bytes === undefined ? undefined : checkViewFile(bytes)?.decode();
+  return bytes === undefined ? undefined : checkViewFile(bytes);
+}
+
+/** The view file as kept, or undefined when it is missing, cut, changed, of another format, or not of this log's bytes. */
+async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>, checked: CheckedViewFile | undefined): Promise<ViewFile | undefined> {
+  const file = checked?.decode();
   if (file === undefined || file.anchor !== (await anchorOf(memory, spec.log, file.folded_to_byte))) return undefined;
   // Format 1 kept one mark at most (a session's entry into its state): each version is marked as if put again over itself.
   if (file.format === 1) {
@@ -139,9 +144,10 @@ async function catchUp<L, T>(
   memory: MemoryStore,
   spec: LogViewSpec<L>,
   readText: ReadKeptRecord<T>,
+  checked: CheckedViewFile | undefined,
 ): Promise<{ file: ViewFile; fromLog: Set<string>; changed: boolean }> {
   const read = (id: string, kept: KeptRecord) => ("value" in kept ? kept.value : readText(id, kept));
-  const kept = await readKept(memory, spec);
+  const kept = await readKept(memory, spec, checked);
   if (kept !== undefined) {
     const fromLog = new Set<string>();
     const before = kept.folded_to_byte;
@@ -176,8 +182,18 @@ export interface LoadedLogView<T> {
  * first read (`LogViewRecords`): start-up parses the view's index, not its records.
  */
 export async function loadLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>): Promise<LoadedLogView<T>> {
+  return loadChecked(memory, spec, check, await readViewFile(memory, spec));
+}
+
+/** `loadLogView` over a view file already read (`openLogView` reads it once, whichever way it goes). */
+async function loadChecked<L, T>(
+  memory: MemoryStore,
+  spec: LogViewSpec<L>,
+  check: LogViewCheck<T>,
+  checked: CheckedViewFile | undefined,
+): Promise<LoadedLogView<T>> {
   const readText = keptRecordReader(spec, check);
-  const { file, fromLog, changed } = await catchUp(memory, spec, readText);
+  const { file, fromLog, changed } = await catchUp(memory, spec, readText, checked);
   for (const id of fromLog) {
     const kept = file.records.get(id);
     if (kept !== undefined && "value" in kept) file.records.set(id, { value: check(id, kept.value) });
@@ -201,14 +217,13 @@ export type LogViewReader<T> = () => LoadedLogView<T>;
  * are refused until the rebuild is done, then answer from it (`repairOf`).
  */
 export async function openLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>): Promise<LogViewReader<T>> {
-  const bytes = await memory.readBytes(spec.view).catch(() => undefined);
-  const checked = bytes === undefined ? undefined : checkViewFile(bytes);
+  const checked = await readViewFile(memory, spec);
   const current =
     checked?.format === 2 &&
     (await memory.sizeOf(spec.log)) === checked.folded_to_byte &&
     checked.anchor === (await anchorOf(memory, spec.log, checked.folded_to_byte));
   if (checked === undefined || !current) {
-    const loaded = await loadLogView(memory, spec, check);
+    const loaded = await loadChecked(memory, spec, check, checked);
     return () => loaded;
   }
   const readText = keptRecordReader(spec, check);
