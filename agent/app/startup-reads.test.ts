@@ -11,6 +11,7 @@ import { readyProposal } from "../test-support/ready-proposal";
 import { createFakeClock, startTestAgent, TEST_PORT, type FakeClock, type TestAgent } from "../test-support/test-agent";
 import { agentLoggerOptions, buildApp } from "./app";
 import { MEMORY_READER_NAMES } from "../memory/memory-readers";
+import { VIEW_HEAD_BYTES } from "../memory/log-view-file";
 
 /** One read a memory store was asked for: the method, the path and the arguments after its schema. */
 interface Read {
@@ -169,6 +170,17 @@ describe("issue 32: start-up reads current views, not history", () => {
       // The proposals and the registry: their views are current (the log's length and last bytes say so), so nothing is folded.
       expect(folds(MemoryPaths.proposals)).toEqual([]);
       expect(folds(MemoryPaths.abilityRegistry)).toEqual([]);
+    });
+    // That start rewrote the derived views (checkpoint receipts were appended behind the agent's back), which reads every
+    // ability. The next finds them as written: of the proposals' and the registry's views only the head is read, a few
+    // hundred bytes however many records they hold (the rest when a request first needs them).
+    await startCounted(root, clock, async (reads) => {
+      for (const view of [MemoryPaths.proposalsCurrent, MemoryPaths.abilityRegistryCurrent]) {
+        expect(
+          reads.filter((read) => read.path === view).map((read) => [read.method, ...read.rest]),
+          view,
+        ).toEqual([["readBytesAt", VIEW_HEAD_BYTES]]);
+      }
     });
   });
 

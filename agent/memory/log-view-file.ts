@@ -87,11 +87,37 @@ export interface CheckedViewFile {
   folded_to_byte: number;
   anchor: string;
   format: 1 | 2;
+  /** The digest the file names, which its bytes matched. */
+  digest: string;
   decode(): ViewFile | undefined;
 }
 
 /** Format 2's head as `encodeViewFile` writes it, up to its index: read without parsing the index. */
 const FORMAT_TWO_HEAD = /^\{"schema_version":2,"folded_to_byte":(\d{1,15}),"anchor":"([0-9a-f]*)","index":\[/;
+
+/** What a format 2 view file's head says, as its first bytes hold it: not checked (its digest is of the whole file). */
+export interface ViewHead {
+  digest: string;
+  folded_to_byte: number;
+  anchor: string;
+}
+
+/** How many of a view file's first bytes hold its head: the digest, the format, the byte folded to and the anchor (64 hex digits or none). */
+export const VIEW_HEAD_BYTES = VIEW_AT + 256;
+
+/**
+ * Issue 32: the head of a format 2 view file from its first `VIEW_HEAD_BYTES`, without reading the
+ * rest: the byte of the log it says it was folded to and its anchor, to tell whether it is current
+ * before reading it. Undefined for any other format or a head cut short. Nothing here is checked:
+ * the file's digest is checked when it is read whole (`checkViewFile`), and must then be this one.
+ */
+export function readViewHead(first: Buffer): ViewHead | undefined {
+  if (first.length <= VIEW_AT || !first.subarray(0, PREFIX_BYTES.length).equals(PREFIX_BYTES)) return undefined;
+  const digest = first.toString("latin1", DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64);
+  const head = FORMAT_TWO_HEAD.exec(first.toString("latin1", VIEW_AT));
+  if (!/^[0-9a-f]{64}$/.test(digest) || head === null) return undefined;
+  return { digest, folded_to_byte: Number(head[1]), anchor: head[2] ?? "" };
+}
 
 /**
  * Issue 32: the view file's digest checked, and the byte and anchor read from the head, without
@@ -103,7 +129,8 @@ export function checkViewFile(bytes: Buffer): CheckedViewFile | undefined {
   while (end > 0 && TRAILING_SPACE.has(bytes[end - 1]!)) end -= 1;
   if (end <= VIEW_AT || !bytes.subarray(0, PREFIX_BYTES.length).equals(PREFIX_BYTES) || bytes[end - 1] !== CLOSE_BRACE) return undefined;
   const body = bytes.subarray(VIEW_AT, end - 1);
-  if (bytes.toString("latin1", DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64) !== sha256(body)) return undefined;
+  const digest = bytes.toString("latin1", DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64);
+  if (digest !== sha256(body)) return undefined;
   const headEnd = body.indexOf(NEWLINE);
   const decode = () => {
     try {
@@ -114,10 +141,10 @@ export function checkViewFile(bytes: Buffer): CheckedViewFile | undefined {
     }
   };
   const head = headEnd === -1 ? null : FORMAT_TWO_HEAD.exec(body.toString("latin1", 0, Math.min(headEnd, 256)));
-  if (head !== null) return { folded_to_byte: Number(head[1]), anchor: head[2] ?? "", format: 2, decode };
+  if (head !== null) return { folded_to_byte: Number(head[1]), anchor: head[2] ?? "", format: 2, digest, decode };
   // Format 1, or a head written otherwise: decoded now.
   const file = decode();
-  return file === undefined ? undefined : { folded_to_byte: file.folded_to_byte, anchor: file.anchor, format: file.format, decode: () => file };
+  return file === undefined ? undefined : { folded_to_byte: file.folded_to_byte, anchor: file.anchor, format: file.format, digest, decode: () => file };
 }
 
 function decodeFormatOne(body: Buffer): ViewFile | undefined {

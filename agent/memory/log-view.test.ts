@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AppError } from "../errors/app-error";
 import { anchorOf, createLogViewKeeper, loadLogView, openLogView, type LoadedLogView, type LogViewSpec } from "./log-view";
+import { VIEW_HEAD_BYTES } from "./log-view-file";
 import { openMemoryStore, type MemoryStore } from "./memory-store";
 import { editViewRecords, withDigest } from "../test-support/log-view-files";
 
@@ -35,26 +36,30 @@ let root: string;
 let store: MemoryStore;
 /** Where each fold of the log started (forEachJsonlFrom's byte), and whether the whole log was folded through another reader. */
 let foldsFrom: number[];
+/** Each read of the view file: the reader's name and its arguments after the path. */
+let viewReads: Array<[string, ...unknown[]]>;
 
 beforeEach(async () => {
   root = await mkdtemp(path.join(tmpdir(), "elnor-log-view-"));
   store = await openMemoryStore({ root });
   foldsFrom = [];
+  viewReads = [];
 });
 afterEach(async () => {
   await store.close();
   await rm(root, { recursive: true, force: true });
 });
 
-/** The store with the log's folds counted. */
+/** The store with the log's folds and the view file's reads counted. */
 function counted(): MemoryStore {
   return new Proxy(store, {
     get(target, member, receiver) {
       const value = Reflect.get(target, member, receiver) as unknown;
-      if (member !== "forEachJsonlFrom" || typeof value !== "function") return value;
-      return (relative: string, schema: unknown, from: number, visit: unknown) => {
-        if (relative === LOG) foldsFrom.push(from);
-        return (value as (...args: unknown[]) => unknown).call(target, relative, schema, from, visit);
+      if (typeof member !== "string" || typeof value !== "function") return value;
+      return (relative: string, ...rest: unknown[]) => {
+        if (member === "forEachJsonlFrom" && relative === LOG) foldsFrom.push(rest[1] as number);
+        if (relative === VIEW && member.startsWith("read")) viewReads.push([member, ...rest]);
+        return (value as (...args: unknown[]) => unknown).call(target, relative, ...rest);
       };
     },
   });
@@ -367,16 +372,44 @@ describe("issue 32: a log whose records start-up does not need (openLogView)", (
     expect(foldsFrom).toEqual([]);
   });
 
-  it("reads a current view's records at the first read as the whole log's fold has them, and folds nothing", async () => {
+  it("reads only a current view's head at the open, and the file whole at the first read, as the whole log's fold has it; it folds nothing", async () => {
     await viewThenTail();
     await load();
     foldsFrom = [];
+    viewReads = [];
     const read = await openLogView(counted(), spec, check);
     expect(foldsFrom).toEqual([]);
+    // A few hundred bytes from the file's start, whatever the number of records.
+    expect(viewReads).toEqual([["readBytesAt", 0, VIEW_HEAD_BYTES]]);
+    expect(VIEW_HEAD_BYTES).toBeLessThan(512);
     expect(entriesOf(read())).toEqual(await foldedFromLog());
+    expect(viewReads.slice(1)).toEqual([["readBytesSync"]]);
+    read();
+    expect(viewReads).toHaveLength(2);
     // The same records at every read: the first read's, changes included.
     read().records.set("z", { id: "z", state: "draft", v: 9 });
     expect(read().records.get("z")).toEqual({ id: "z", state: "draft", v: 9 });
+  });
+
+  it.each([
+    ["before the open", true],
+    ["after the open", false],
+  ])("refuses a current view changed on disk %s at the first read (its digest no longer matches), then rebuilds it from the log", async (_when, before) => {
+    await viewThenTail();
+    await load();
+    const view = path.join(root, VIEW);
+    // One record's bytes changed, its head and digest left as they were.
+    const spoil = async () => writeFile(view, (await readFile(view, "utf8")).replace('"v":4', '"v":8'));
+    if (before) await spoil();
+    foldsFrom = [];
+    const opened = await openLogView(counted(), spec, check);
+    if (!before) await spoil();
+    expect(foldsFrom).toEqual([]);
+    expect(() => opened()).toThrow(expect.objectContaining({ code: "MEMORY_RECORD_CORRUPT" }));
+    const rebuilt = await vi.waitFor(() => opened());
+    expect(foldsFrom).toEqual([0]);
+    expect(entriesOf(rebuilt)).toEqual(await foldedFromLog());
+    expect(entriesOf(rebuilt)).toMatchObject({ a: { record: { v: 4 } } });
   });
 
   it.each([

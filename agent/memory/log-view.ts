@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { checkViewFile, encodeViewFile, type CheckedViewFile, type ViewFile } from "./log-view-file";
+import { checkViewFile, encodeViewFile, readViewHead, VIEW_HEAD_BYTES, type CheckedViewFile, type ViewFile, type ViewHead } from "./log-view-file";
 import { LogViewRecords, type KeptRecord, type ReadKeptRecord } from "./log-view-records";
 import type { MemoryStore } from "./memory-store";
 
@@ -182,18 +182,8 @@ export interface LoadedLogView<T> {
  * first read (`LogViewRecords`): start-up parses the view's index, not its records.
  */
 export async function loadLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>): Promise<LoadedLogView<T>> {
-  return loadChecked(memory, spec, check, await readViewFile(memory, spec));
-}
-
-/** `loadLogView` over a view file already read (`openLogView` reads it once, whichever way it goes). */
-async function loadChecked<L, T>(
-  memory: MemoryStore,
-  spec: LogViewSpec<L>,
-  check: LogViewCheck<T>,
-  checked: CheckedViewFile | undefined,
-): Promise<LoadedLogView<T>> {
   const readText = keptRecordReader(spec, check);
-  const { file, fromLog, changed } = await catchUp(memory, spec, readText, checked);
+  const { file, fromLog, changed } = await catchUp(memory, spec, readText, await readViewFile(memory, spec));
   for (const id of fromLog) {
     const kept = file.records.get(id);
     if (kept !== undefined && "value" in kept) file.records.set(id, { value: check(id, kept.value) });
@@ -207,23 +197,24 @@ export type LogViewReader<T> = () => LoadedLogView<T>;
 
 /**
  * Issue 32: a log whose records start-up does not need (the registry, the proposals). When its view
- * file is exactly current (its digest matches, it was folded to the log's last byte, and its anchor
- * matches the log's bytes before it), start-up reads only that much, and the view's index is parsed
- * and laid out against its records at the first read. Any other view (missing, changed, behind the
- * log, of format 1) is read now, as `loadLogView` reads it.
+ * file is current (its head says it was folded to the log's last byte, and the log's bytes before
+ * that byte match its anchor), start-up reads only the head, a few hundred bytes whatever the
+ * number of records: the file is read whole, its digest checked and its index laid out against its
+ * records at the first read. Any other view (missing, behind the log, of format 1, of a log since
+ * replaced) is read now, as `loadLogView` reads it.
  *
- * A current view that does not lay out (its digest matched, so a writer of another version wrote
- * it) is refused at that read with MEMORY_RECORD_CORRUPT, and rebuilt from the log at once: reads
- * are refused until the rebuild is done, then answer from it (`repairOf`).
+ * A view found current that, read whole, is not what its head said (changed on disk: its digest
+ * does not match, or is not the one its head named) or does not lay out (its digest matched, so a
+ * writer of another version wrote it) is refused at that read with MEMORY_RECORD_CORRUPT, and
+ * rebuilt from the log at once: reads are refused until the rebuild is done, then answer from it
+ * (`repairOf`).
  */
 export async function openLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>): Promise<LogViewReader<T>> {
-  const checked = await readViewFile(memory, spec);
+  const head = readViewHead(await memory.readBytesAt(spec.view, 0, VIEW_HEAD_BYTES));
   const current =
-    checked?.format === 2 &&
-    (await memory.sizeOf(spec.log)) === checked.folded_to_byte &&
-    checked.anchor === (await anchorOf(memory, spec.log, checked.folded_to_byte));
-  if (checked === undefined || !current) {
-    const loaded = await loadChecked(memory, spec, check, checked);
+    head !== undefined && (await memory.sizeOf(spec.log)) === head.folded_to_byte && head.anchor === (await anchorOf(memory, spec.log, head.folded_to_byte));
+  if (!current) {
+    const loaded = await loadLogView(memory, spec, check);
     return () => loaded;
   }
   const readText = keptRecordReader(spec, check);
@@ -232,7 +223,7 @@ export async function openLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L
   return () => {
     if (loaded !== undefined) return loaded;
     if (repair === undefined) {
-      const file = checked.decode();
+      const file = asHeadSaid(memory.readBytesSync(spec.view), head);
       if (file !== undefined) return (loaded = { records: new LogViewRecords(file.records, readText), marks: file.marks });
       repair = repairOf(memory, spec, check);
     }
@@ -240,9 +231,16 @@ export async function openLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L
     if (repair.failed !== undefined) throw repair.failed;
     throw new AppError(
       "MEMORY_RECORD_CORRUPT",
-      `${spec.view} does not lay out its records as its index says. The file is a cache of ${spec.log}: it is being rebuilt from the log; try again.`,
+      `${spec.view} is not as it was at start-up, or does not lay out its records as its index says. The file is a cache of ${spec.log}: it is being rebuilt from the log; try again.`,
     );
   };
+}
+
+/** The view file read whole, when its digest matches and is the one its head named at start-up, laid out; else undefined. */
+function asHeadSaid(bytes: Buffer | undefined, head: ViewHead): ViewFile | undefined {
+  const checked = bytes === undefined ? undefined : checkViewFile(bytes);
+  // The head is part of what the digest covers: the same digest, matched, is the same head.
+  return checked?.format === 2 && checked.digest === head.digest ? checked.decode() : undefined;
 }
 
 /** A view rebuilt from its log: `done` once it is, `failed` with the fold's error (a bad line in the log) if it cannot be. */

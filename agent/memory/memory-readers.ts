@@ -1,7 +1,8 @@
+import { readFileSync } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import type { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { unlessMissing } from "./memory-fs";
+import { isMissing, unlessMissing } from "./memory-fs";
 import { resolveMemoryPath } from "./memory-paths";
 import { forEachLine, forEachLineFromEnd } from "./log-lines";
 
@@ -15,6 +16,12 @@ export interface MemoryReaders {
    * absent file): issue 32, the end of what a log's current view folded, to tell it is still that log.
    */
   readBytesAt(relative: string, from: number, length: number): Promise<Buffer>;
+  /**
+   * A file whole, read synchronously; undefined when it is absent. Issue 32: only for a current
+   * view that start-up left unread (agent/memory/log-view.ts `openLogView`), read the first time a
+   * service needs it, from calls that answer synchronously (the registry's `get`), once a run.
+   */
+  readBytesSync(relative: string): Buffer | undefined;
   readJsonl<S extends z.ZodType>(relative: string, schema: S): Promise<Array<z.infer<S>>>;
   /**
    * Each record of a JSONL log in order, checked against the schema, handed to `visit` as it is
@@ -75,6 +82,7 @@ const READER_NAMES: Record<keyof MemoryReaders, true> = {
   readText: true,
   readBytes: true,
   readBytesAt: true,
+  readBytesSync: true,
   readJsonl: true,
   forEachJsonl: true,
   forEachJsonlFrom: true,
@@ -96,6 +104,14 @@ export function createMemoryReaders(root: string): MemoryReaders {
       return text === undefined ? undefined : parseRecord(relative, schema, text);
     },
     readBytes: async (relative) => unlessMissing(readFile(at(relative)), undefined),
+    readBytesSync(relative) {
+      try {
+        return readFileSync(at(relative));
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw error;
+      }
+    },
     async readBytesAt(relative, from, length) {
       const handle = await unlessMissing(open(at(relative), "r"), undefined);
       if (handle === undefined) return Buffer.alloc(0);
