@@ -3,6 +3,12 @@ import { unlessMissing } from "./memory-fs";
 
 /** Logs are read 1 MB at a time, so a large one is never held whole. */
 const CHUNK_BYTES = 1024 * 1024;
+/**
+ * Read from its end, a log's first read is this much, and each next one twice the last, up to
+ * `CHUNK_BYTES`: most who read from the end want the last line or the last few (issue 32: start-up
+ * reads the last line of two logs), and a whole chunk decoded for one line cost milliseconds each.
+ */
+const FIRST_CHUNK_FROM_END = 16 * 1024;
 
 /**
  * Calls `visit` with each complete line of a log, in order, from byte `from` (0: the start; else
@@ -52,8 +58,10 @@ export async function forEachLineFromEnd(absolute: string, visit: (line: string)
     // log's last newline was found (bytes after it are a torn line, never visited).
     let carry = Buffer.alloc(0);
     let lastNewlineFound = false;
+    let size = FIRST_CHUNK_FROM_END;
     while (end > 0) {
-      const start = Math.max(0, end - chunk.length);
+      const start = Math.max(0, end - size);
+      size = Math.min(CHUNK_BYTES, size * 2);
       const { bytesRead } = await handle.read(chunk, 0, end - start, start);
       end = start;
       let data = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([chunk.subarray(0, bytesRead), carry]);

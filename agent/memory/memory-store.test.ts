@@ -178,6 +178,11 @@ describe("memory store", () => {
     expect(await store.readJsonlLast(MemoryPaths.answers, Line, "wanted-key", 10)).toEqual([]);
     await writeFile(path.join(root, MemoryPaths.answers), "");
     expect(await store.readJsonlLast(MemoryPaths.answers, Line, "wanted-key", 10)).toEqual([]);
+    // Issue 32: the first read from the end is small and each next one larger: a last line many times its size, of
+    // multi-byte text at every offset (1 to 4 bytes a character), is read whole, and so is the line before it.
+    const long = (seq: number) => ({ seq, key: "wanted-key", note: "aé€🙂".repeat(7_001 + seq) });
+    await writeFile(path.join(root, MemoryPaths.answers), `${JSON.stringify(long(1))}\n${JSON.stringify(long(2))}\n`);
+    expect(await store.readJsonlLast(MemoryPaths.answers, Line, "wanted-key", 2)).toEqual([long(1), long(2)]);
   });
 
   it("issue 32: forEachJsonlFrom reads only what a log gained since an offset it returned, never a torn line", async () => {
