@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { AppError } from "../errors/app-error";
-import { checkViewFile, encodeViewFile, readViewHead, VIEW_HEAD_BYTES, type CheckedViewFile, type ViewFile, type ViewHead } from "./log-view-file";
+import { checkViewFile, encodeViewFile, readViewHead, VIEW_HEAD_BYTES, type ViewFile, type ViewHead } from "./log-view-file";
 import { LogViewRecords, type KeptRecord, type ReadKeptRecord } from "./log-view-records";
 import type { MemoryStore } from "./memory-store";
 
@@ -77,15 +77,10 @@ function keptRecordReader<T>(spec: { log: string; view: string }, check: LogView
   };
 }
 
-/** The view file read and its digest checked (its index not parsed yet), or undefined when it is missing, cut, changed or of another format. */
-async function readViewFile<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<CheckedViewFile | undefined> {
-  const bytes = await memory.readBytes(spec.view).catch(() => undefined);
-  return bytes === undefined ? undefined : checkViewFile(bytes);
-}
-
 /** The view file as kept, or undefined when it is missing, cut, changed, of another format, or not of this log's bytes. */
-async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>, checked: CheckedViewFile | undefined): Promise<ViewFile | undefined> {
-  const file = checked?.decode();
+async function readKept<L>(memory: MemoryStore, spec: LogViewSpec<L>): Promise<ViewFile | undefined> {
+  const bytes = await memory.readBytes(spec.view).catch(() => undefined);
+  const file = bytes === undefined ? undefined : checkViewFile(bytes)?.decode();
   if (file === undefined || file.anchor !== (await anchorOf(memory, spec.log, file.folded_to_byte))) return undefined;
   // Format 1 kept one mark at most (a session's entry into its state): each version is marked as if put again over itself.
   if (file.format === 1) {
@@ -144,10 +139,9 @@ async function catchUp<L, T>(
   memory: MemoryStore,
   spec: LogViewSpec<L>,
   readText: ReadKeptRecord<T>,
-  checked: CheckedViewFile | undefined,
 ): Promise<{ file: ViewFile; fromLog: Set<string>; changed: boolean }> {
   const read = (id: string, kept: KeptRecord) => ("value" in kept ? kept.value : readText(id, kept));
-  const kept = await readKept(memory, spec, checked);
+  const kept = await readKept(memory, spec);
   if (kept !== undefined) {
     const fromLog = new Set<string>();
     const before = kept.folded_to_byte;
@@ -183,7 +177,7 @@ export interface LoadedLogView<T> {
  */
 export async function loadLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L>, check: LogViewCheck<T>): Promise<LoadedLogView<T>> {
   const readText = keptRecordReader(spec, check);
-  const { file, fromLog, changed } = await catchUp(memory, spec, readText, await readViewFile(memory, spec));
+  const { file, fromLog, changed } = await catchUp(memory, spec, readText);
   for (const id of fromLog) {
     const kept = file.records.get(id);
     if (kept !== undefined && "value" in kept) file.records.set(id, { value: check(id, kept.value) });
@@ -239,8 +233,8 @@ export async function openLogView<L, T>(memory: MemoryStore, spec: LogViewSpec<L
 /** The view file read whole, when its digest matches and is the one its head named at start-up, laid out; else undefined. */
 function asHeadSaid(bytes: Buffer | undefined, head: ViewHead): ViewFile | undefined {
   const checked = bytes === undefined ? undefined : checkViewFile(bytes);
-  // The head is part of what the digest covers: the same digest, matched, is the same head.
-  return checked?.format === 2 && checked.digest === head.digest ? checked.decode() : undefined;
+  // The head is part of what the digest covers: the same digest, matched, is the same head (so format 2 still).
+  return checked?.digest === head.digest ? checked.decode() : undefined;
 }
 
 /** A view rebuilt from its log: `done` once it is, `failed` with the fold's error (a bad line in the log) if it cannot be. */
